@@ -1,0 +1,164 @@
+// The HTTP server of the one process: health, the auth API, static files, then Astro.
+import { randomUUID } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { createAuthRoutes } from './auth/routes.ts';
+import { createMailer, type Mailer } from './auth/mailer.ts';
+import { createRateLimiter, type RateLimiter } from './auth/rate-limit.ts';
+import { createAuthService, type AuthService } from './auth/service.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { sendJson } from './http/json.ts';
+import type { Logger } from './log.ts';
+
+/** What Astro pages receive as `Astro.locals.services`. */
+export type Services = { auth: AuthService; config: Pick<Config, 'publicUrl'> };
+
+export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
+
+export type App = {
+  services: Services;
+  limiter: RateLimiter;
+  mailer: Mailer;
+  /** Handles backend paths; returns false for the paths Astro renders. */
+  handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  server: Server;
+  listen(): Promise<{ port: number; url: string }>;
+  /** Stops accepting, waits for requests in flight, then closes the database. */
+  close(): Promise<void>;
+};
+
+const MIME: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+};
+
+function serveStatic(clientDir: string, req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const file = path.join(clientDir, path.normalize(decodeURIComponent(pathname)));
+  if (!file.startsWith(clientDir + path.sep)) return false;
+  let stat;
+  try {
+    stat = statSync(file);
+  } catch {
+    return false;
+  }
+  if (!stat.isFile()) return false;
+  res.writeHead(200, {
+    'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
+    'Content-Length': stat.size,
+    'X-Content-Type-Options': 'nosniff',
+    // Astro fingerprints what it emits under /_astro/.
+    'Cache-Control': pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+  });
+  if (req.method === 'HEAD') res.end();
+  else createReadStream(file).pipe(res);
+  return true;
+}
+
+export function createApp(options: {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  astroHandler?: AstroHandler;
+  clientDir?: string;
+}): App {
+  const { config, database, logger } = options;
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
+  const auth = createAuthService({
+    db: database.db,
+    mailer,
+    publicUrl: config.publicUrl,
+    jwtSecret: config.jwtSecret,
+    accessTokenExpiresIn: config.accessTokenExpiresIn,
+  });
+  const limiter = createRateLimiter();
+  const handleAuth = createAuthRoutes({ auth, limiter, limits: config.rateLimits });
+  const services: Services = { auth, config: { publicUrl: config.publicUrl } };
+
+  async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const pathname = (req.url ?? '/').split('?')[0]!;
+    if (pathname === '/healthz') {
+      sendJson(res, 200, { status: 'ok' });
+      return true;
+    }
+    if (pathname === '/readyz') {
+      try {
+        await database.ping();
+        sendJson(res, 200, { status: 'ok', database: database.kind });
+      } catch {
+        sendJson(res, 503, { status: 'unavailable', database: database.kind });
+      }
+      return true;
+    }
+    if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) {
+      await handleAuth(req, res, pathname.slice('/api/auth'.length) || '/');
+      return true;
+    }
+    return false;
+  }
+
+  const server = createServer(async (req, res) => {
+    const started = performance.now();
+    const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
+    const pathname = (req.url ?? '/').split('?')[0]!;
+    res.setHeader('X-Request-Id', id);
+    res.on('finish', () =>
+      logger.info('request', {
+        id,
+        method: req.method,
+        path: pathname,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      }),
+    );
+    try {
+      if (await handleBackend(req, res)) return;
+      if (options.clientDir && serveStatic(options.clientDir, req, res, pathname)) return;
+      if (options.astroHandler) return await options.astroHandler(req, res, undefined, { services });
+      sendJson(res, 404, { status: 404, error: 'route-not-found', message: 'Route not found' });
+    } catch (error) {
+      logger.error('request failed', { id, path: pathname, error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal-error', message: 'Internal error' });
+      else res.destroy();
+    }
+  });
+  server.keepAliveTimeout = 5_000;
+
+  let closing: Promise<void> | undefined;
+  return {
+    services,
+    limiter,
+    mailer,
+    handleBackend,
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          const address = server.address();
+          const port = typeof address === 'object' && address ? address.port : config.port;
+          resolve({ port, url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}` });
+        });
+      }),
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          // Requests in flight get 10 s; then the sockets are cut so the process can end.
+          setTimeout(() => server.closeAllConnections(), 10_000).unref();
+          if (!server.listening) resolve();
+        });
+        mailer.close();
+        await database.close();
+      })()),
+  };
+}

@@ -1,0 +1,168 @@
+// hasura-auth's HTTP API (SPEC §7.1) at /api/auth, over the auth service.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { ApiError, readJson, sendError, sendJson } from '../http/json.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { AuthService } from './service.ts';
+
+const email = z.string().max(254).pipe(z.email());
+const password = z.string().min(1).max(256);
+const redirectTo = z.string().max(2048).optional();
+
+const options = z
+  .strictObject({
+    redirectTo,
+    displayName: z.string().trim().max(120).optional(),
+    locale: z.string().min(2).max(10).optional(),
+    defaultRole: z.string().max(40).optional(),
+    allowedRoles: z.array(z.string().max(40)).max(10).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .optional();
+
+const bodies = {
+  signIn: z.strictObject({ email, password }),
+  signUp: z.strictObject({ email, password, options }),
+  token: z.strictObject({ refreshToken: z.string().min(1).max(512) }),
+  signOut: z.strictObject({ refreshToken: z.string().max(512).optional(), all: z.boolean().optional() }),
+  reset: z.strictObject({ email, options }),
+  password: z.strictObject({ newPassword: password, ticket: z.string().max(512).optional() }),
+  verification: z.strictObject({ email, options }),
+  emailChange: z.strictObject({ newEmail: email, options }),
+  verify: z.strictObject({ ticket: z.string().min(1).max(512), type: z.string().max(40).optional(), redirectTo }),
+};
+
+/** Maps a zod failure to hasura-auth's error codes. */
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = String(issue.path.at(-1) ?? '');
+  if (field === 'email' || field === 'newEmail') throw new ApiError(400, 'invalid-email', 'Email is incorrectly formatted');
+  if (field === 'password' || field === 'newPassword') throw new ApiError(400, 'invalid-password', 'Password is incorrectly formatted');
+  if (issue.code === 'unrecognized_keys') {
+    throw new ApiError(400, 'invalid-request', `Unknown field: ${issue.keys.join(', ')}`);
+  }
+  throw new ApiError(400, 'invalid-request', `Invalid field ${issue.path.join('.') || 'body'}: ${issue.message}`);
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  const match = header?.match(/^Bearer\s+(\S+)$/i);
+  return match?.[1];
+}
+
+function clientIp(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+const OK = 'OK';
+
+export function createAuthRoutes(deps: { auth: AuthService; limiter: RateLimiter; limits: Config['rateLimits'] }) {
+  const { auth, limiter, limits } = deps;
+
+  type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
+  const post = (handle: (body: unknown, req: IncomingMessage) => Promise<unknown>): Handler => async (req, res) => {
+    const body = await readJson(req);
+    sendJson(res, 200, await handle(body, req));
+  };
+  const limitEmail = (req: IncomingMessage, address: string) => {
+    limiter.hit('email-ip', clientIp(req), limits.emailPerIp);
+    limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
+  };
+
+  const routes: Record<string, Handler> = {
+    'POST /signin/email-password': post(async (raw, req) => {
+      const body = parse(bodies.signIn, raw);
+      limiter.hit('signin-ip', clientIp(req), limits.signInPerIp);
+      limiter.hit('signin-email', body.email.toLowerCase(), limits.signInPerEmail);
+      return { session: await auth.signInEmailPassword(body.email, body.password), mfa: null };
+    }),
+    'POST /signup/email-password': post(async (raw, req) => {
+      const body = parse(bodies.signUp, raw);
+      limiter.hit('signup-ip', clientIp(req), limits.signUpPerIp);
+      limitEmail(req, body.email);
+      return auth.signUpEmailPassword({
+        email: body.email,
+        password: body.password,
+        displayName: body.options?.displayName,
+        locale: body.options?.locale,
+        defaultRole: body.options?.defaultRole,
+        redirectTo: body.options?.redirectTo,
+      });
+    }),
+    'POST /token': post(async (raw, req) => {
+      const body = parse(bodies.token, raw);
+      limiter.hit('token-ip', clientIp(req), limits.refreshPerIp);
+      return auth.refresh(body.refreshToken);
+    }),
+    'POST /signout': post(async (raw, req) => {
+      const body = parse(bodies.signOut, raw);
+      const token = bearer(req);
+      const userId = token ? (await auth.issuer.verify(token))?.userId : undefined;
+      await auth.signOut({ refreshToken: body.refreshToken, all: body.all, userId });
+      return OK;
+    }),
+    'POST /user/password/reset': post(async (raw, req) => {
+      const body = parse(bodies.reset, raw);
+      limitEmail(req, body.email);
+      await auth.requestPasswordReset(body.email, body.options?.redirectTo);
+      return OK;
+    }),
+    'POST /user/password': post(async (raw, req) => {
+      const body = parse(bodies.password, raw);
+      if (body.ticket) {
+        limiter.hit('ticket-ip', clientIp(req), limits.signInPerIp);
+        await auth.changePassword({ newPassword: body.newPassword, ticket: body.ticket });
+      } else {
+        const user = await auth.authenticate(bearer(req));
+        await auth.changePassword({ newPassword: body.newPassword, userId: user.id });
+      }
+      return OK;
+    }),
+    'POST /user/email/send-verification-email': post(async (raw, req) => {
+      const body = parse(bodies.verification, raw);
+      limitEmail(req, body.email);
+      await auth.sendVerificationEmail(body.email, body.options?.redirectTo);
+      return OK;
+    }),
+    'POST /user/email/change': post(async (raw, req) => {
+      const body = parse(bodies.emailChange, raw);
+      const user = await auth.authenticate(bearer(req));
+      limitEmail(req, body.newEmail);
+      await auth.changeEmail(user.id, body.newEmail, body.options?.redirectTo);
+      return OK;
+    }),
+    'GET /user': async (req, res) => {
+      const user = await auth.authenticate(bearer(req));
+      sendJson(res, 200, await auth.getUser(user.id));
+    },
+    'GET /verify': async (req, res) => {
+      const query = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams);
+      const input = parse(bodies.verify, query);
+      limiter.hit('ticket-ip', clientIp(req), limits.signInPerIp);
+      const location = await auth.verify(input);
+      res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+      res.end();
+    },
+  };
+
+  /** Handles a request whose path starts with /api/auth; `subpath` is the rest. */
+  return async function handleAuth(req: IncomingMessage, res: ServerResponse, subpath: string): Promise<void> {
+    const route = routes[`${req.method} ${subpath}`];
+    try {
+      if (!route) {
+        const known = Object.keys(routes).some((key) => key.endsWith(` ${subpath}`));
+        req.resume();
+        throw known
+          ? new ApiError(405, 'method-not-allowed', 'Method not allowed')
+          : new ApiError(404, 'route-not-found', 'Route not found');
+      }
+      await route(req, res);
+    } catch (error) {
+      if (error instanceof ApiError) return sendError(res, error);
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,420 @@
+// The authentication service: verbs over accounts, grants, refresh tokens and tickets.
+// The HTTP routes (routes.ts) and, in process, the Astro pages call these.
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import type { Mailer } from './mailer.ts';
+import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
+import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
+import type { MailKind } from './templates.ts';
+
+const DAY = 86_400_000;
+export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
+export const ROTATION_GRACE_MS = 10_000;
+
+const TICKET_LIFETIME_MS: Record<TicketType, number> = {
+  verifyEmail: 7 * DAY,
+  passwordReset: 3_600_000,
+  setPassword: 7 * DAY,
+  emailConfirmChange: DAY,
+};
+
+export type TicketType = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange';
+
+/** The `type` of the /verify link and of its redirect, in hasura-auth's words. */
+const linkTypes: Record<TicketType, string> = {
+  verifyEmail: 'emailVerify',
+  passwordReset: 'passwordReset',
+  setPassword: 'setPassword',
+  emailConfirmChange: 'emailConfirmChange',
+};
+export type UserRow = typeof users.$inferSelect;
+
+/** The user object of hasura-auth's session and GET /user. */
+export type AuthUser = {
+  id: string;
+  createdAt: string;
+  displayName: string;
+  avatarUrl: string;
+  locale: string;
+  email: string;
+  isAnonymous: boolean;
+  defaultRole: string;
+  roles: string[];
+  metadata: Record<string, unknown>;
+  emailVerified: boolean;
+  phoneNumber: null;
+  phoneNumberVerified: boolean;
+  activeMfaType: null;
+};
+
+export type Session = {
+  accessToken: string;
+  accessTokenExpiresIn: number;
+  refreshToken: string;
+  refreshTokenId: string;
+  user: AuthUser;
+};
+
+export const authErrors = {
+  invalidEmailPassword: () => new ApiError(401, 'invalid-email-password', 'Incorrect email or password'),
+  unverifiedUser: () => new ApiError(401, 'unverified-user', 'Email is not verified'),
+  disabledUser: () => new ApiError(401, 'disabled-user', 'User is disabled'),
+  invalidRefreshToken: () => new ApiError(401, 'invalid-refresh-token', 'Invalid or expired refresh token'),
+  unauthenticated: () => new ApiError(401, 'unauthenticated-user', 'User is not authenticated'),
+  invalidTicket: () => new ApiError(401, 'invalid-ticket', 'Invalid or expired ticket'),
+  emailInUse: () => new ApiError(409, 'email-already-in-use', 'Email already in use'),
+  invalidPassword: (message: string) => new ApiError(400, 'invalid-password', message),
+  redirectNotAllowed: () => new ApiError(400, 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
+  roleNotAllowed: () => new ApiError(400, 'role-not-allowed', 'Role not allowed'),
+};
+
+export function toAuthUser(u: UserRow): AuthUser {
+  return {
+    id: u.id,
+    createdAt: u.createdAt.toISOString(),
+    displayName: u.displayName,
+    avatarUrl: u.avatarUrl,
+    locale: u.locale,
+    email: u.email,
+    isAnonymous: false,
+    defaultRole: u.defaultRole,
+    roles: [u.defaultRole],
+    metadata: (u.metadata ?? {}) as Record<string, unknown>,
+    emailVerified: u.emailVerified,
+    phoneNumber: null,
+    phoneNumberVerified: false,
+    activeMfaType: null,
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService(deps: {
+  db: Db;
+  mailer: Mailer;
+  publicUrl: string;
+  jwtSecret: string;
+  accessTokenExpiresIn: number;
+  /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
+  signUpRole?: string;
+}) {
+  const { db, mailer, publicUrl } = deps;
+  const issuer = createTokenIssuer({
+    secret: deps.jwtSecret,
+    issuer: `${publicUrl}/api/auth`,
+    audience: publicUrl,
+    expiresIn: deps.accessTokenExpiresIn,
+  });
+  const rotationSecret = `${deps.jwtSecret}:refresh`;
+  const origin = new URL(publicUrl).origin;
+
+  const findUserByEmail = async (email: string) =>
+    (await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1))[0];
+  const findUserById = async (id: string) => (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
+
+  const claimsOf = (u: UserRow): AccessClaims => ({
+    userId: u.id,
+    defaultRole: u.defaultRole,
+    allowedRoles: [u.defaultRole],
+    isAnonymous: false,
+  });
+
+  async function sessionFor(u: UserRow, refreshToken: string, refreshTokenId: string): Promise<Session> {
+    return {
+      accessToken: await issuer.sign(claimsOf(u)),
+      accessTokenExpiresIn: issuer.expiresIn,
+      refreshToken,
+      refreshTokenId,
+      user: toAuthUser(u),
+    };
+  }
+
+  /** Opens a new grant (a sign-in) and its first refresh token. */
+  async function startSession(u: UserRow): Promise<Session> {
+    const token = randomToken();
+    const id = await db.transaction(async (tx) => {
+      const [grant] = await tx
+        .insert(grants)
+        .values({ userId: u.id, expiresAt: new Date(Date.now() + REFRESH_TOKEN_LIFETIME_MS) })
+        .returning({ id: grants.id });
+      const [row] = await tx.insert(refreshTokens).values({ grantId: grant!.id, tokenHash: sha256(token) }).returning({ id: refreshTokens.id });
+      await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
+      return row!.id;
+    });
+    return sessionFor(u, token, id);
+  }
+
+  /** Checks that a redirect stays on PUBLIC_URL; returns the default when absent. */
+  function checkRedirect(redirectTo: string | undefined, fallback: string): string {
+    if (!redirectTo) return `${publicUrl}${fallback}`;
+    let url: URL;
+    try {
+      url = new URL(redirectTo, publicUrl);
+    } catch {
+      throw authErrors.redirectNotAllowed();
+    }
+    if (url.origin !== origin || !/^https?:$/.test(url.protocol)) throw authErrors.redirectNotAllowed();
+    return url.toString();
+  }
+
+  async function createTicket(userId: string, type: TicketType, newEmail?: string): Promise<string> {
+    const ticket = `${type}:${randomToken()}`;
+    await db.insert(tickets).values({
+      userId,
+      type,
+      tokenHash: sha256(ticket),
+      newEmail: newEmail ?? null,
+      expiresAt: new Date(Date.now() + TICKET_LIFETIME_MS[type]),
+    });
+    return ticket;
+  }
+
+  /** Marks a ticket used and returns it, or throws invalid-ticket. */
+  async function consumeTicket(ticket: string, types: TicketType[]) {
+    const [row] = await db
+      .update(tickets)
+      .set({ usedAt: new Date() })
+      .where(
+        and(
+          eq(tickets.tokenHash, sha256(ticket)),
+          inArray(tickets.type, types),
+          isNull(tickets.usedAt),
+          sql`${tickets.expiresAt} > now()`,
+        ),
+      )
+      .returning();
+    if (!row) throw authErrors.invalidTicket();
+    return row;
+  }
+
+  async function mailTicket(u: UserRow, kind: MailKind, type: TicketType, redirectTo: string, to = u.email, newEmail?: string) {
+    const ticket = await createTicket(u.id, type, newEmail);
+    const link = new URL(`${publicUrl}/api/auth/verify`);
+    link.searchParams.set('ticket', ticket);
+    link.searchParams.set('type', linkTypes[type]);
+    link.searchParams.set('redirectTo', redirectTo);
+    try {
+      await mailer.send(kind, to, { displayName: u.displayName, link: link.toString() });
+    } catch {
+      throw new ApiError(502, 'email-not-sent', 'The e-mail could not be sent');
+    }
+  }
+
+  async function requireActive(u: UserRow | undefined): Promise<UserRow> {
+    if (!u) throw authErrors.unauthenticated();
+    if (u.disabled) throw authErrors.disabledUser();
+    return u;
+  }
+
+  return {
+    issuer,
+    checkRedirect,
+
+    async signInEmailPassword(email: string, password: string): Promise<Session> {
+      const u = await findUserByEmail(email);
+      const ok = await verifyPassword(u?.passwordHash, password);
+      if (!u || !ok) throw authErrors.invalidEmailPassword();
+      if (u.disabled) throw authErrors.disabledUser();
+      if (!u.emailVerified) throw authErrors.unverifiedUser();
+      return startSession(u);
+    },
+
+    /**
+     * Self-registration: the account is created disabled with the least role, and a
+     * verification e-mail is sent; an admin enables it. No session is returned.
+     */
+    async signUpEmailPassword(input: {
+      email: string;
+      password: string;
+      displayName?: string;
+      locale?: string;
+      defaultRole?: string;
+      redirectTo?: string;
+    }): Promise<{ session: null }> {
+      const role = deps.signUpRole ?? 'mechanic';
+      if (input.defaultRole && input.defaultRole !== role) throw authErrors.roleNotAllowed();
+      const policy = passwordPolicyError(input.password);
+      if (policy) throw authErrors.invalidPassword(policy);
+      const redirectTo = checkRedirect(input.redirectTo, '/sign-in');
+      const email = input.email.toLowerCase();
+      if (await findUserByEmail(email)) throw authErrors.emailInUse();
+      const [u] = await db
+        .insert(users)
+        .values({
+          email,
+          displayName: input.displayName ?? email,
+          locale: input.locale ?? 'fr',
+          defaultRole: role,
+          disabled: true,
+          passwordHash: await hashPassword(input.password),
+        })
+        .onConflictDoNothing()
+        .returning();
+      if (!u) throw authErrors.emailInUse();
+      await mailTicket(u, 'verifyEmail', 'verifyEmail', redirectTo);
+      return { session: null };
+    },
+
+    /** Rotates a refresh token; see docs/decisions/002-refresh-token-rotation.md. */
+    async refresh(token: string): Promise<Session> {
+      const hash = sha256(token);
+      const outcome = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .select({ id: refreshTokens.id, grantId: refreshTokens.grantId, rotatedAt: refreshTokens.rotatedAt, grant: grants })
+          .from(refreshTokens)
+          .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+          .where(eq(refreshTokens.tokenHash, hash))
+          .for('update')
+          .limit(1);
+        if (!row || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now()) return { kind: 'invalid' as const };
+        const u = (await tx.select().from(users).where(eq(users.id, row.grant.userId)).limit(1))[0];
+        if (!u) return { kind: 'invalid' as const };
+        if (u.disabled) return { kind: 'disabled' as const };
+        if (!row.rotatedAt) {
+          const next = successorToken(rotationSecret, token);
+          const [created] = await tx.insert(refreshTokens).values({ grantId: row.grantId, tokenHash: sha256(next) }).returning({ id: refreshTokens.id });
+          await tx.update(refreshTokens).set({ rotatedAt: new Date() }).where(eq(refreshTokens.id, row.id));
+          await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
+          return { kind: 'ok' as const, user: u, token: next, id: created!.id };
+        }
+        if (Date.now() - row.rotatedAt.getTime() <= ROTATION_GRACE_MS) {
+          // A concurrent request already rotated this token: hand out the current head of the chain.
+          let current = token;
+          for (let step = 0; step < 32; step++) {
+            current = successorToken(rotationSecret, current);
+            const [head] = await tx
+              .select({ id: refreshTokens.id, rotatedAt: refreshTokens.rotatedAt })
+              .from(refreshTokens)
+              .where(eq(refreshTokens.tokenHash, sha256(current)))
+              .limit(1);
+            if (!head) break;
+            if (!head.rotatedAt) return { kind: 'ok' as const, user: u, token: current, id: head.id };
+          }
+          return { kind: 'invalid' as const };
+        }
+        // Reuse of a rotated token outside the grace window: the token leaked, end the sign-in.
+        await tx.update(grants).set({ revokedAt: new Date() }).where(eq(grants.id, row.grantId));
+        return { kind: 'invalid' as const };
+      });
+      if (outcome.kind === 'disabled') throw authErrors.disabledUser();
+      if (outcome.kind === 'invalid') throw authErrors.invalidRefreshToken();
+      return sessionFor(outcome.user, outcome.token, outcome.id);
+    },
+
+    /** Revokes the grant of the refresh token, or every grant of its user with `all`. */
+    async signOut(input: { refreshToken?: string; all?: boolean; userId?: string }): Promise<void> {
+      let userId = input.userId;
+      let grantId: string | undefined;
+      if (input.refreshToken) {
+        const [row] = await db
+          .select({ grantId: refreshTokens.grantId, userId: grants.userId })
+          .from(refreshTokens)
+          .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+          .where(eq(refreshTokens.tokenHash, sha256(input.refreshToken)))
+          .limit(1);
+        grantId = row?.grantId;
+        userId ??= row?.userId;
+      }
+      if (input.all) {
+        if (!userId) throw authErrors.unauthenticated();
+        await db.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.userId, userId), isNull(grants.revokedAt)));
+      } else if (grantId) {
+        await db.update(grants).set({ revokedAt: new Date() }).where(eq(grants.id, grantId));
+      }
+    },
+
+    /** The user behind a bearer token, or throws unauthenticated-user / disabled-user. */
+    async authenticate(accessToken: string | undefined): Promise<UserRow> {
+      const claims = accessToken ? await issuer.verify(accessToken) : null;
+      if (!claims) throw authErrors.unauthenticated();
+      return requireActive(await findUserById(claims.userId));
+    },
+
+    async getUser(userId: string): Promise<AuthUser> {
+      return toAuthUser(await requireActive(await findUserById(userId)));
+    },
+
+    /** Always succeeds for an unknown address, so the answer reveals nothing. */
+    async requestPasswordReset(email: string, redirectTo?: string): Promise<void> {
+      const target = checkRedirect(redirectTo, '/set-password');
+      const u = await findUserByEmail(email);
+      if (!u || u.disabled) return;
+      await mailTicket(u, 'passwordReset', 'passwordReset', target);
+    },
+
+    /** The "set your password" e-mail of a new account created by an admin. */
+    async sendSetPasswordEmail(userId: string, redirectTo?: string): Promise<void> {
+      const u = await requireActive(await findUserById(userId));
+      await mailTicket(u, 'setPassword', 'setPassword', checkRedirect(redirectTo, '/set-password'));
+    },
+
+    async sendVerificationEmail(email: string, redirectTo?: string): Promise<void> {
+      const target = checkRedirect(redirectTo, '/sign-in');
+      const u = await findUserByEmail(email);
+      if (!u || u.emailVerified) return;
+      await mailTicket(u, 'verifyEmail', 'verifyEmail', target);
+    },
+
+    async changeEmail(userId: string, newEmail: string, redirectTo?: string): Promise<void> {
+      const target = checkRedirect(redirectTo, '/repair-orders');
+      const u = await requireActive(await findUserById(userId));
+      const email = newEmail.toLowerCase();
+      if (await findUserByEmail(email)) throw authErrors.emailInUse();
+      await db.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
+      await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email);
+    },
+
+    /** With a ticket (reset by e-mail, all sign-ins end) or for the signed-in user. */
+    async changePassword(input: { newPassword: string; ticket?: string; userId?: string }): Promise<void> {
+      const policy = passwordPolicyError(input.newPassword);
+      if (policy) throw authErrors.invalidPassword(policy);
+      let userId = input.userId;
+      if (input.ticket) {
+        const row = await consumeTicket(input.ticket, ['passwordReset', 'setPassword']);
+        userId = row.userId;
+      }
+      if (!userId) throw authErrors.unauthenticated();
+      await requireActive(await findUserById(userId));
+      const passwordHash = await hashPassword(input.newPassword);
+      await db.transaction(async (tx) => {
+        await tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, userId));
+        if (input.ticket) await tx.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.userId, userId), isNull(grants.revokedAt)));
+      });
+    },
+
+    /**
+     * The e-mail link: consumes the ticket, applies it and signs the user in. Returns where
+     * to redirect; errors go back to the redirect target as `error` and `errorDescription`.
+     */
+    async verify(input: { ticket: string; type?: string; redirectTo?: string }): Promise<string> {
+      const target = new URL(checkRedirect(input.redirectTo, '/repair-orders'));
+      try {
+        const types = (Object.keys(linkTypes) as TicketType[]).filter((t) => !input.type || linkTypes[t] === input.type);
+        const row = await consumeTicket(input.ticket, types);
+        const u = await requireActive(await findUserById(row.userId));
+        if (row.type === 'emailConfirmChange') {
+          const email = row.newEmail!;
+          const taken = await findUserByEmail(email);
+          if (taken && taken.id !== u.id) throw authErrors.emailInUse();
+          await db.update(users).set({ email, newEmail: null, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+        } else {
+          await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+        }
+        const fresh = (await findUserById(u.id))!;
+        const session = await startSession(fresh);
+        target.searchParams.set('refreshToken', session.refreshToken);
+        target.searchParams.set('type', linkTypes[row.type as TicketType]);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        target.searchParams.set('error', error.error);
+        target.searchParams.set('errorDescription', error.message);
+      }
+      return target.toString();
+    },
+
+    findUserByEmail,
+    findUserById,
+  };
+}

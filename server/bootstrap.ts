@@ -1,0 +1,39 @@
+// Opens the database, applies migrations and fills a new database: shared by the server,
+// the dev integration and the db scripts.
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/client.ts';
+import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './db/seed.ts';
+import type { Logger } from './log.ts';
+
+export async function prepareDatabase(config: Config, logger: Logger): Promise<Database> {
+  const database = await openDatabase(config);
+  try {
+    await database.migrate();
+    if ((await countUsers(database.db)) === 0) {
+      // Demo data only on a new embedded database, unless DEMO_DATA=1 says otherwise.
+      const demo = config.demoData ?? (database.kind === 'pglite' && database.isNew);
+      if (demo) {
+        await seedDemoWorkshop(database.db);
+        logger.info('demo workshop loaded', {
+          password: DEMO_PASSWORD,
+          accounts: demoAccounts.map((a) => `${a.email} (${a.role})`),
+        });
+      }
+      const admin = await createFirstAdmin(database.db, {
+        email: config.adminEmail,
+        password: config.adminPassword,
+        demoLoaded: demo,
+      });
+      if (admin?.generatedPassword) {
+        // Printed once, on stderr so that log collectors of stdout do not keep it.
+        process.stderr.write(`First admin account: ${admin.email}  password: ${admin.generatedPassword}\n`);
+      } else if (admin) {
+        logger.info('first admin account created', { email: admin.email });
+      }
+    }
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+// Environment of ARCHITECTURE.md, validated once at start. A wrong value stops the
+// process with one clear line (see main.ts), never a stack trace.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const flag = z
+  .enum(['0', '1', 'true', 'false'])
+  .transform((v) => v === '1' || v === 'true');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4321),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().optional(),
+  DEMO_DATA: flag.optional(),
+  AUTH_ACCESS_TOKEN_EXPIRES_IN: z.coerce.number().int().min(10).max(86400).default(900),
+  LOG_LEVEL: z.enum(['silent', 'error', 'info']).default('info'),
+});
+
+export type RateLimitRule = { max: number; windowMs: number };
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  smtpUrl: string | undefined;
+  publicUrl: string;
+  sessionSecret: string;
+  jwtSecret: string;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  /** undefined: decided by the kind of database (on for a new embedded one). */
+  demoData: boolean | undefined;
+  accessTokenExpiresIn: number;
+  logLevel: 'silent' | 'error' | 'info';
+  rateLimits: {
+    signInPerEmail: RateLimitRule;
+    signInPerIp: RateLimitRule;
+    signUpPerIp: RateLimitRule;
+    emailPerAddress: RateLimitRule;
+    emailPerIp: RateLimitRule;
+    refreshPerIp: RateLimitRule;
+  };
+};
+
+export class ConfigError extends Error {}
+
+const MINUTE = 60_000;
+
+export const defaultRateLimits: Config['rateLimits'] = {
+  // hasura-auth's brute-force burst: 10 attempts per 5 minutes.
+  signInPerEmail: { max: 10, windowMs: 5 * MINUTE },
+  // A workshop's terminals usually share one public address: keep the IP limit wider.
+  signInPerIp: { max: 100, windowMs: 5 * MINUTE },
+  signUpPerIp: { max: 10, windowMs: 5 * MINUTE },
+  // hasura-auth's e-mail limit: 10 per hour.
+  emailPerAddress: { max: 10, windowMs: 60 * MINUTE },
+  emailPerIp: { max: 10, windowMs: 60 * MINUTE },
+  refreshPerIp: { max: 600, windowMs: MINUTE },
+};
+
+/** Reads a secret from DATA_DIR, creating it on first use (embedded mode only). */
+function keptSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, 'secrets', name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const value = randomBytes(48).toString('base64url');
+  writeFileSync(file, value + '\n', { mode: 0o600 });
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')),
+  );
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid ${key}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(overrides.dataDir ?? e.DATA_DIR);
+  const databaseUrl = overrides.databaseUrl ?? e.DATABASE_URL;
+  const secret = (value: string | undefined, name: string, file: string) => {
+    if (value) return value;
+    if (databaseUrl) {
+      // Several instances share one PostgreSQL: a per-machine secret would break their tokens.
+      throw new ConfigError(`Missing ${name}: it is required when DATABASE_URL is set`);
+    }
+    return keptSecret(dataDir, file);
+  };
+  const port = overrides.port ?? e.PORT;
+  const publicUrl = (overrides.publicUrl ?? e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  return {
+    port,
+    host: e.HOST,
+    dataDir,
+    databaseUrl,
+    smtpUrl: e.SMTP_URL,
+    publicUrl,
+    sessionSecret: overrides.sessionSecret ?? secret(e.SESSION_SECRET, 'SESSION_SECRET', 'session'),
+    jwtSecret: overrides.jwtSecret ?? secret(e.JWT_SECRET, 'JWT_SECRET', 'jwt'),
+    adminEmail: e.ADMIN_EMAIL?.toLowerCase(),
+    adminPassword: e.ADMIN_PASSWORD,
+    demoData: e.DEMO_DATA,
+    accessTokenExpiresIn: e.AUTH_ACCESS_TOKEN_EXPIRES_IN,
+    logLevel: e.LOG_LEVEL,
+    rateLimits: defaultRateLimits,
+    ...overrides,
+  };
+}

@@ -1,0 +1,59 @@
+// First run (an admin account) and the demo workshop. Later domains add their demo data here.
+import { randomBytes } from 'node:crypto';
+import { count } from 'drizzle-orm';
+import type { Role } from '../../src/lib/roles.ts';
+import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
+import { ConfigError } from '../config.ts';
+import type { Db } from './client.ts';
+import { users } from './schema/index.ts';
+
+export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
+
+export const demoAccounts: { email: string; displayName: string; role: Role }[] = [
+  { email: 'admin@demo.local', displayName: 'Claire Dubois', role: 'app_admin' },
+  { email: 'diagnostic@demo.local', displayName: 'Julien Moreau', role: 'diagnostician' },
+  { email: 'mecanicien@demo.local', displayName: 'Karim Benali', role: 'mechanic' },
+  { email: 'commercial@demo.local', displayName: 'Sophie Laurent', role: 'commercial' },
+];
+
+export async function countUsers(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(users);
+  return row?.n ?? 0;
+}
+
+/** A password that satisfies the policy of SPEC §5. */
+function generatePassword(): string {
+  return `${randomBytes(18).toString('base64url')}-Aa1!`;
+}
+
+/**
+ * With no user at all: the admin of ADMIN_EMAIL / ADMIN_PASSWORD, or with a generated
+ * password printed once. Skipped when the demo workshop brings its own admin.
+ */
+export async function createFirstAdmin(
+  db: Db,
+  options: { email?: string; password?: string; demoLoaded: boolean },
+): Promise<{ email: string; generatedPassword?: string } | null> {
+  if (!options.email && options.demoLoaded) return null;
+  const email = (options.email ?? 'admin@atelier.local').toLowerCase();
+  let password = options.password;
+  if (password) {
+    const problem = passwordPolicyError(password);
+    if (problem) throw new ConfigError(`Invalid ADMIN_PASSWORD: ${problem}`);
+  }
+  const generatedPassword = password ? undefined : generatePassword();
+  password ??= generatedPassword!;
+  await db
+    .insert(users)
+    .values({ email, displayName: 'Administrateur', defaultRole: 'app_admin', emailVerified: true, passwordHash: await hashPassword(password) })
+    .onConflictDoNothing();
+  return { email, generatedPassword };
+}
+
+export async function seedDemoWorkshop(db: Db): Promise<void> {
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  await db
+    .insert(users)
+    .values(demoAccounts.map((a) => ({ email: a.email, displayName: a.displayName, defaultRole: a.role, emailVerified: true, passwordHash })))
+    .onConflictDoNothing();
+}
