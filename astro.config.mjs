@@ -13,5 +13,4 @@ export default defineConfig({
   adapter: node({ mode: 'middleware' }),
   integrations,
   server: { port: Number(process.env.PORT ?? 4321) },
-  telemetry: false,
 });

@@ -151,11 +151,10 @@ export function createApp(options: {
     close: () =>
       (closing ??= (async () => {
         await new Promise<void>((resolve) => {
+          // close() stops accepting and ends idle keep-alive sockets; requests in flight
+          // get 10 s, then their sockets are cut so the process can end.
           server.close(() => resolve());
-          server.closeIdleConnections();
-          // Requests in flight get 10 s; then the sockets are cut so the process can end.
           setTimeout(() => server.closeAllConnections(), 10_000).unref();
-          if (!server.listening) resolve();
         });
         mailer.close();
         await database.close();

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -36,11 +36,18 @@ export async function openDatabase(options: { dataDir: string; databaseUrl?: str
   return openPglite(path.join(options.dataDir, 'db'));
 }
 
+/** Rows of a raw query; both drivers answer with `{ rows }`. */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
 async function hasTables(db: Db): Promise<boolean> {
-  const result = await db.execute<{ exists: boolean }>(
+  const [row] = await queryRows<{ exists: boolean }>(
+    db,
     sql`select exists (select 1 from information_schema.tables where table_schema = 'auth' and table_name = 'users') as exists`,
   );
-  return Boolean(result.rows[0]?.exists);
+  return Boolean(row?.exists);
 }
 
 async function openPglite(dir: string): Promise<Database> {

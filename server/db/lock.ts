@@ -23,7 +23,7 @@ export function acquireLock(file: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
         throw new DatabaseLockedError(
           `The database in ${file.replace(/\.lock$/, '')} is already open in process ${pid}; stop it first`,
         );

@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../server/config.ts';
+import { passwordStrength } from '../src/lib/password.ts';
+import { passwordPolicyError } from '../server/auth/passwords.ts';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('configuration', () => {
+  it('has defaults for the embedded mode and keeps generated secrets in DATA_DIR', () => {
+    const config = loadConfig({ DATA_DIR: dataDir });
+    expect(config).toMatchObject({ port: 4321, dataDir, publicUrl: 'http://localhost:4321', databaseUrl: undefined, accessTokenExpiresIn: 900, demoData: undefined });
+    expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(path.join(dataDir, 'secrets/jwt'), 'utf8').trim()).toBe(config.jwtSecret);
+    expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(config.jwtSecret);
+    expect(config.sessionSecret).not.toBe(config.jwtSecret);
+  });
+
+  it('names the setting that is wrong', () => {
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/^Invalid PORT: /);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow('Invalid DATABASE_URL: must start with postgres:// or postgresql://');
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://atelier' })).toThrow(/^Invalid PUBLIC_URL/);
+    expect(() => loadConfig({ JWT_SECRET: 'court' })).toThrow('Invalid JWT_SECRET: must be at least 32 characters');
+    expect(() => loadConfig({ DEMO_DATA: 'oui' })).toThrow(/^Invalid DEMO_DATA/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/atelier', SESSION_SECRET: 's'.repeat(32) })).toThrow('Missing JWT_SECRET: it is required when DATABASE_URL is set');
+  });
+
+  it('reads DEMO_DATA and trims the public URL', () => {
+    expect(loadConfig({ DATA_DIR: dataDir, DEMO_DATA: '0' }).demoData).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir, DEMO_DATA: '1', PUBLIC_URL: 'https://atelier.example/' }).publicUrl).toBe('https://atelier.example');
+  });
+});
+
+describe('password policy (SPEC §5)', () => {
+  it.each([
+    ['court1!A', null],
+    ['Abc1!', 'Minimum 8 caractères'],
+    ['motdepasse1!', 'Au moins une majuscule'],
+    ['MotDePasse!', 'Au moins un chiffre'],
+    ['MotDePasse1', 'Au moins un caractère spécial'],
+  ])('%s → %s', (password, message) => {
+    expect(passwordPolicyError(password)).toBe(message);
+  });
+
+  it('fills one strength segment per satisfied rule', () => {
+    expect(['', 'abcdefgh', 'Abcdefgh', 'Abcdefg1', 'Abcdef1!'].map(passwordStrength)).toEqual([0, 1, 2, 3, 4]);
+  });
+});

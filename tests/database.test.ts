@@ -1,0 +1,149 @@
+// The database layer: migrations, first run, demo data rules, the PGlite lock and backups.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { prepareDatabase } from '../server/bootstrap.ts';
+import { ConfigError, loadConfig } from '../server/config.ts';
+import { dumpPglite } from '../server/db/backup.ts';
+import { openDatabase, queryRows, type Database } from '../server/db/client.ts';
+import { sql } from 'drizzle-orm';
+import { DatabaseLockedError } from '../server/db/lock.ts';
+import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { createLogger } from '../server/log.ts';
+import { createPostgresDatabase, postJson, startTestApp } from './support/app.ts';
+
+const silent = createLogger('silent');
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'atelier-db-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function prepare(env: Record<string, string>, overrides: { dataDir: string; databaseUrl?: string }): Promise<Database> {
+  const config = loadConfig({ JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ...env }, overrides);
+  const database = await prepareDatabase(config, silent);
+  cleanup.push(() => database.close());
+  return database;
+}
+
+async function emails(database: Database): Promise<string[]> {
+  const rows = await queryRows<{ email: string }>(database.db, sql`select email from auth.users order by email`);
+  return rows.map((r) => r.email);
+}
+
+describe('first run', () => {
+  it('loads the demo workshop into a new embedded database', async () => {
+    const database = await prepare({}, { dataDir: tempDir() });
+    expect(await emails(database)).toEqual(['admin@demo.local', 'commercial@demo.local', 'diagnostic@demo.local', 'mecanicien@demo.local']);
+  });
+
+  it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {
+    const database = await prepare({ DEMO_DATA: '0', ADMIN_EMAIL: 'Chef@Garage.fr', ADMIN_PASSWORD: 'Chef-Atelier-2026!' }, { dataDir: tempDir() });
+    expect(await emails(database)).toEqual(['chef@garage.fr']);
+  });
+
+  it('generates and prints a strong admin password once when none is given', async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (printed.push(String(chunk)), true));
+    const dataDir = tempDir();
+    try {
+      const database = await prepare({ DEMO_DATA: '0' }, { dataDir });
+      await database.close();
+      await prepare({ DEMO_DATA: '0' }, { dataDir });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(printed).toHaveLength(1);
+    const [, email, password] = printed[0]!.match(/First admin account: (\S+)\s+password: (\S+)/)!;
+    expect(email).toBe('admin@atelier.local');
+    expect(password!.length).toBeGreaterThanOrEqual(24);
+  });
+
+  it('refuses an ADMIN_PASSWORD that breaks the password policy', async () => {
+    await expect(prepare({ DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'faible' }, { dataDir: tempDir() })).rejects.toThrow(
+      new ConfigError('Invalid ADMIN_PASSWORD: Minimum 8 caractères'),
+    );
+  });
+
+  it('never loads demo data into a PostgreSQL server unless DEMO_DATA=1', async () => {
+    const plain = await prepare({ ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Atelier-2026!' }, { dataDir: tempDir(), databaseUrl: await createPostgresDatabase() });
+    expect(plain.kind).toBe('postgres');
+    expect(await emails(plain)).toEqual(['chef@garage.fr']);
+    const demo = await prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: await createPostgresDatabase() });
+    expect(await emails(demo)).toHaveLength(4);
+  });
+
+  it('applies migrations once, whatever the number of starts', async () => {
+    const url = await createPostgresDatabase();
+    const [a, b] = await Promise.all([prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url }), prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url })]);
+    expect(await emails(a)).toEqual(await emails(b));
+    const applied = await queryRows<{ n: number }>(a.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+    expect(applied[0]!.n).toBe(1);
+  });
+});
+
+describe('the embedded database lock', () => {
+  it('refuses a second opening of the same directory, with a clear message', async () => {
+    const dataDir = tempDir();
+    const first = await openDatabase({ dataDir });
+    cleanup.push(() => first.close());
+    const second = openDatabase({ dataDir });
+    await expect(second).rejects.toThrow(DatabaseLockedError);
+    await expect(openDatabase({ dataDir })).rejects.toThrow(`is already open in process ${process.pid}`);
+  });
+
+  it('opens again once the first process closed it', async () => {
+    const dataDir = tempDir();
+    await (await openDatabase({ dataDir })).close();
+    const again = await openDatabase({ dataDir });
+    await again.close();
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const dataDir = tempDir();
+    await (await openDatabase({ dataDir })).close();
+    writeFileSync(path.join(dataDir, 'db.lock'), '999999');
+    const database = await openDatabase({ dataDir });
+    await database.close();
+  });
+});
+
+describe('backup', () => {
+  it('dumps plain SQL that a fresh PGlite and a PostgreSQL server restore, and the app runs on it', async () => {
+    const source = await startTestApp('pglite');
+    cleanup.push(() => source.close());
+    await postJson(`${source.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD });
+    const dump = await dumpPglite(source.database.pglite!);
+    expect(dump).toContain('PostgreSQL database dump');
+    expect(dump).toMatch(/INSERT INTO auth\.users VALUES/);
+    const before = await emails(source.database);
+
+    // Into a fresh PGlite directory, then the app opens it as its own.
+    const dataDir = tempDir();
+    const fresh = await PGlite.create(path.join(dataDir, 'db'));
+    await fresh.exec(dump);
+    await fresh.close();
+    const restored = await startTestApp('pglite', { dataDir });
+    cleanup.push(() => restored.close());
+    expect(await emails(restored.database)).toEqual(before);
+    const signIn = await postJson(`${restored.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD });
+    expect(signIn.status).toBe(200);
+
+    // Into a PostgreSQL server, as psql would replay it.
+    const url = await createPostgresDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(dump);
+    const rows = await client.query('select email from auth.users order by email');
+    await client.end();
+    expect(rows.rows.map((r) => r.email)).toEqual(before);
+  });
+});

@@ -1,0 +1,84 @@
+// Real SMTP: the app sends its French e-mails to an smtp-server started here.
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { freePort } from './support/postgres-server.ts';
+import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
+
+type Received = { from: string; to: string[]; raw: string };
+
+describe('e-mail over SMTP', () => {
+  const received: Received[] = [];
+  let smtp: SMTPServer;
+  let t: TestApp;
+  let api: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
+    t = await startTestApp('pglite', { smtpUrl: `smtp://127.0.0.1:${port}` });
+    api = `${t.url}/api/auth`;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  });
+
+  it('sends the password reset e-mail in French, text and HTML, with a working link', async () => {
+    await postJson(`${api}/user/password/reset`, { email: 'diagnostic@demo.local' });
+    const mail = received.at(-1)!;
+    expect(mail.to).toEqual(['diagnostic@demo.local']);
+    expect(mail.from).toBe('no-reply@atelier.local');
+    const text = decodeMail(mail.raw);
+    expect(text).toContain('Subject: Réinitialisation de votre mot de passe');
+    expect(text).toContain('Bonjour Julien Moreau,');
+    expect(text).toContain('Choisir un nouveau mot de passe');
+    expect(mail.raw).toMatch(/Content-Type: text\/plain; charset=utf-8/);
+    expect(mail.raw).toMatch(/Content-Type: text\/html; charset=utf-8/);
+    const landing = await fetch(verifyLink(mail.raw), { redirect: 'manual' });
+    expect(new URL(landing.headers.get('location')!).searchParams.get('refreshToken')).toBeTruthy();
+    expect(t.outbox()).toEqual([]);
+  });
+
+  it('sends the verification and e-mail change messages', async () => {
+    await postJson(`${api}/signup/email-password`, { email: 'apprenti@garage.fr', password: 'Apprenti-2026!' });
+    expect(decodeMail(received.at(-1)!.raw)).toContain('Subject: Confirmez votre adresse e-mail');
+
+    const { session } = (await postJson(`${api}/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).body;
+    await postJson(`${api}/user/email/change`, { newEmail: 'ventes@demo.local' }, { authorization: `Bearer ${session.accessToken}` });
+    const change = received.at(-1)!;
+    expect(change.to).toEqual(['ventes@demo.local']);
+    expect(decodeMail(change.raw)).toContain('Subject: Confirmez votre nouvelle adresse e-mail');
+  });
+
+  it('sends the "set your password" message of a new account', async () => {
+    const user = await t.app.services.auth.findUserByEmail('mecanicien@demo.local');
+    await t.app.services.auth.sendSetPasswordEmail(user!.id);
+    const text = decodeMail(received.at(-1)!.raw);
+    expect(text).toContain('Subject: Votre compte a été créé');
+    expect(verifyLink(received.at(-1)!.raw)).toContain('type=setPassword');
+  });
+
+  it('answers 502 when the SMTP server is gone, and keeps no ticket usable', async () => {
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    const res = await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local' });
+    expect(res.body).toEqual({ status: 502, error: 'email-not-sent', message: 'The e-mail could not be sent' });
+  });
+});

@@ -1,0 +1,83 @@
+// Nhost's own client library, unchanged, against our auth service.
+import { HasuraAuthClient } from '@nhost/hasura-auth-js';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { databaseKinds, startTestApp, verifyLink, type TestApp } from './support/app.ts';
+
+function client(url: string) {
+  const storage = new Map<string, string>();
+  return new HasuraAuthClient({
+    url: `${url}/api/auth`,
+    clientStorageType: 'custom',
+    clientStorage: {
+      getItem: (key: string) => storage.get(key) ?? null,
+      setItem: (key: string, value: string) => void storage.set(key, value),
+      removeItem: (key: string) => void storage.delete(key),
+    },
+    autoRefreshToken: false,
+    autoSignIn: false,
+    start: true,
+  });
+}
+
+describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t?.close());
+
+  it('signs in, reads claims, refreshes, changes the password, resets it by e-mail and signs out', async () => {
+    const auth = client(t.url);
+    const signedIn = await auth.signIn({ email: 'mecanicien@demo.local', password: DEMO_PASSWORD });
+    expect(signedIn.error).toBeNull();
+    expect(auth.isAuthenticated()).toBe(true);
+    expect(auth.getUser()).toMatchObject({ email: 'mecanicien@demo.local', displayName: 'Karim Benali', defaultRole: 'mechanic' });
+    expect(auth.getHasuraClaim('default-role')).toBe('mechanic');
+    expect(auth.getHasuraClaims()).toMatchObject({ 'x-hasura-allowed-roles': ['mechanic'], 'x-hasura-user-id': auth.getUser()!.id });
+
+    const firstRefreshToken = signedIn.session!.refreshToken!;
+    const refreshed = await auth.refreshSession();
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.session!.refreshToken).not.toBe(firstRefreshToken);
+    expect(auth.getAccessToken()).toBe(refreshed.session!.accessToken);
+
+    // The old token is honoured inside the grace window, refused after it.
+    await t.database.db.execute(sql`update auth.refresh_tokens set rotated_at = now() - interval '11 seconds' where rotated_at is not null`);
+    const other = client(t.url);
+    const replay = await other.refreshSession(firstRefreshToken);
+    // The client reports any refused refresh with its own code.
+    expect(replay).toMatchObject({ session: null, error: { error: 'invalid-refresh-token' } });
+
+    const changed = await auth.changePassword({ newPassword: 'Boite-Auto-2026!' });
+    expect(changed.error).toBeNull();
+    const withNew = client(t.url);
+    expect((await withNew.signIn({ email: 'mecanicien@demo.local', password: 'Boite-Auto-2026!' })).error).toBeNull();
+    await withNew.signOut();
+
+    const reset = await auth.resetPassword({ email: 'mecanicien@demo.local' });
+    expect(reset.error).toBeNull();
+    const landing = await fetch(verifyLink(t.outbox().at(-1)!), { redirect: 'manual' });
+    const location = new URL(landing.headers.get('location')!);
+    expect(location.pathname).toBe('/set-password');
+    expect(location.searchParams.get('type')).toBe('passwordReset');
+    const fromLink = client(t.url);
+    const linked = await fromLink.refreshSession(location.searchParams.get('refreshToken')!);
+    expect(linked.error).toBeNull();
+    expect(fromLink.getUser()?.email).toBe('mecanicien@demo.local');
+    expect((await fromLink.changePassword({ newPassword: 'Apres-Reset-2026!' })).error).toBeNull();
+    expect((await client(t.url).signIn({ email: 'mecanicien@demo.local', password: 'Apres-Reset-2026!' })).error).toBeNull();
+
+    const lastRefreshToken = auth.getSession()!.refreshToken!;
+    await auth.signOut();
+    expect(auth.isAuthenticated()).toBe(false);
+    expect(await client(t.url).refreshSession(lastRefreshToken)).toMatchObject({ session: null, error: { error: 'invalid-refresh-token' } });
+  });
+
+  it('reports a wrong password with the hasura-auth error', async () => {
+    const result = await client(t.url).signIn({ email: 'admin@demo.local', password: 'Mauvais-Passe-1!' });
+    expect(result.session).toBeNull();
+    expect(result.error).toMatchObject({ status: 401, error: 'invalid-email-password' });
+  });
+});

@@ -1,0 +1,130 @@
+// Boots the real app (auth API, database, mail) on a free port for a test file.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createApp, type App } from '../../server/app.ts';
+import { prepareDatabase } from '../../server/bootstrap.ts';
+import { loadConfig, defaultRateLimits, type Config } from '../../server/config.ts';
+import type { Database } from '../../server/db/client.ts';
+import type { Logger } from '../../server/log.ts';
+import { freePort } from './postgres-server.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+export const databaseKinds: DatabaseKind[] = ['pglite', 'postgres'];
+
+/** A fresh database on the shared PostgreSQL server. */
+export async function createPostgresDatabase(): Promise<string> {
+  const base = inject('postgresUrl');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: `${base}/postgres` });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  return `${base}/${name}`;
+}
+
+export type TestApp = {
+  url: string;
+  app: App;
+  config: Config;
+  database: Database;
+  logLines: Record<string, unknown>[];
+  /** Mails written to DATA_DIR/outbox, oldest first. */
+  outbox(): string[];
+  close(): Promise<void>;
+};
+
+export async function startTestApp(
+  kind: DatabaseKind,
+  overrides: Partial<Config> & { env?: Record<string, string> } = {},
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-test-'));
+  const port = await freePort();
+  const { env, ...rest } = overrides;
+  const config = loadConfig(
+    { LOG_LEVEL: 'info', DEMO_DATA: '1', ...env },
+    {
+      dataDir,
+      port,
+      host: '127.0.0.1',
+      publicUrl: `http://127.0.0.1:${port}`,
+      jwtSecret: randomBytes(32).toString('hex'),
+      sessionSecret: randomBytes(32).toString('hex'),
+      databaseUrl: kind === 'postgres' ? await createPostgresDatabase() : undefined,
+      // Functional suites make many calls from one address; the limits have their own tests.
+      rateLimits: Object.fromEntries(
+        Object.entries(defaultRateLimits).map(([k, rule]) => [k, { ...rule, max: rule.max * 100 }]),
+      ) as Config['rateLimits'],
+      ...rest,
+    },
+  );
+  const logLines: Record<string, unknown>[] = [];
+  const logger: Logger = {
+    info: (msg, fields) => logLines.push({ level: 'info', msg, ...fields }),
+    error: (msg, fields) => logLines.push({ level: 'error', msg, ...fields }),
+  };
+  const database = await prepareDatabase(config, logger);
+  const app = createApp({ config, database, logger });
+  await app.listen();
+  const outboxDir = path.join(dataDir, 'outbox');
+  return {
+    url: config.publicUrl,
+    app,
+    config,
+    database,
+    logLines,
+    outbox: () => {
+      try {
+        return readdirSync(outboxDir)
+          .sort()
+          .map((f) => readFileSync(path.join(outboxDir, f), 'utf8'));
+      } catch {
+        return [];
+      }
+    },
+    close: async () => {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POSTs JSON to the auth API and returns status, headers and parsed body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+/** Undoes header folding, MIME encoded words and quoted-printable, enough to read our own mails. */
+export function decodeMail(raw: string): string {
+  const text = raw.replace(/\r\n/g, '\n');
+  const split = text.indexOf('\n\n');
+  const qp = (s: string) => Buffer.from(s.replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  const headers = text
+    .slice(0, split)
+    .replace(/\n[ \t]+/g, ' ')
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?UTF-8\?Q\?([^?]*)\?=/gi, (_, q: string) => qp(q.replace(/_/g, ' ')));
+  return `${headers}\n\n${qp(text.slice(split + 2).replace(/=\n/g, ''))}`;
+}
+
+/** The /api/auth/verify link of a mail. */
+export function verifyLink(raw: string): string {
+  const match = decodeMail(raw).match(/https?:\/\/\S+\/api\/auth\/verify\?\S+/);
+  if (!match) throw new Error('no verify link in mail');
+  return match[0].replace(/&amp;/g, '&').replace(/["<].*$/, '');
+}

