@@ -42,7 +42,13 @@ const MIME: Record<string, string> = {
 
 function serveStatic(clientDir: string, req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-  const file = path.join(clientDir, path.normalize(decodeURIComponent(pathname)));
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return false;
+  }
+  const file = path.join(clientDir, path.normalize(decoded));
   if (!file.startsWith(clientDir + path.sep)) return false;
   let stat;
   try {
@@ -107,7 +113,8 @@ export function createApp(options: {
 
   const server = createServer(async (req, res) => {
     const started = performance.now();
-    const id = (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     const pathname = (req.url ?? '/').split('?')[0]!;
     res.setHeader('X-Request-Id', id);
     res.on('finish', () =>
