@@ -1,6 +1,7 @@
 // @ts-check
 import node from '@astrojs/node';
 import react from '@astrojs/react';
+import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'astro/config';
 
 // The back end joins `astro dev` only; in production server/main.ts mounts Astro itself.
@@ -13,4 +14,22 @@ export default defineConfig({
   adapter: node({ mode: 'middleware' }),
   integrations,
   server: { port: Number(process.env.PORT ?? 4321) },
+  security: {
+    // Our middleware checks the Origin of every state-changing request (forms and JSON) and
+    // answers with a French page; Astro's own check covers forms only.
+    checkOrigin: false,
+    // Sent as a header on every page, with the hashes of Astro's own scripts and styles.
+    csp: {
+      directives: [
+        "default-src 'self'",
+        "img-src 'self' data: blob:",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+        "form-action 'self'",
+        "base-uri 'self'",
+        "object-src 'none'",
+      ],
+    },
+  },
+  vite: { plugins: [tailwindcss()] },
 });

@@ -11,11 +11,16 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
+import { createUsersService, type UsersService } from './users/service.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
-export type Services = { auth: AuthService; config: Pick<Config, 'publicUrl'> };
+export type Services = {
+  auth: AuthService;
+  users: UsersService;
+  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn'>;
+};
 
-export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: undefined, locals: object) => Promise<void>;
+export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (() => Promise<void>) | undefined, locals: object) => Promise<void>;
 
 export type App = {
   services: Services;
@@ -77,6 +82,7 @@ export function createApp(options: {
   clientDir?: string;
 }): App {
   const { config, database, logger } = options;
+  const limiter = createRateLimiter();
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
   const auth = createAuthService({
     db: database.db,
@@ -84,10 +90,15 @@ export function createApp(options: {
     publicUrl: config.publicUrl,
     jwtSecret: config.jwtSecret,
     accessTokenExpiresIn: config.accessTokenExpiresIn,
+    limiter,
+    limits: config.rateLimits,
   });
-  const limiter = createRateLimiter();
-  const handleAuth = createAuthRoutes({ auth, limiter, limits: config.rateLimits });
-  const services: Services = { auth, config: { publicUrl: config.publicUrl } };
+  const handleAuth = createAuthRoutes(auth);
+  const services: Services = {
+    auth,
+    users: createUsersService({ db: database.db }),
+    config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
+  };
 
   async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const pathname = (req.url ?? '/').split('?')[0]!;
@@ -129,7 +140,15 @@ export function createApp(options: {
     try {
       if (await handleBackend(req, res)) return;
       if (options.clientDir && serveStatic(options.clientDir, req, res, pathname)) return;
-      if (options.astroHandler) return await options.astroHandler(req, res, undefined, { services });
+      if (options.astroHandler) {
+        // Astro renders its 404 for unknown paths without our locals; send those through the
+        // /404 route instead, so the middleware (and its guard) runs with the services.
+        const notFound = () => {
+          req.url = '/404';
+          return options.astroHandler!(req, res, undefined, { services });
+        };
+        return await options.astroHandler(req, res, notFound, { services });
+      }
       sendJson(res, 404, { status: 404, error: 'route-not-found', message: 'Route not found' });
     } catch (error) {
       logger.error('request failed', { id, path: pathname, error: error instanceof Error ? error.message : String(error) });

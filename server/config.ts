@@ -26,6 +26,7 @@ const envSchema = z.object({
   DEMO_DATA: flag.optional(),
   AUTH_ACCESS_TOKEN_EXPIRES_IN: z.coerce.number().int().min(10).max(86400).default(900),
   LOG_LEVEL: z.enum(['silent', 'error', 'info']).default('info'),
+  AUTH_RATE_LIMIT_FACTOR: z.coerce.number().min(1).max(1000).default(1),
 });
 
 export type RateLimitRule = { max: number; windowMs: number };
@@ -117,7 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     demoData: e.DEMO_DATA,
     accessTokenExpiresIn: e.AUTH_ACCESS_TOKEN_EXPIRES_IN,
     logLevel: e.LOG_LEVEL,
-    rateLimits: defaultRateLimits,
+    // A large workshop behind one address, or a test run, may need wider limits.
+    rateLimits: Object.fromEntries(
+      Object.entries(defaultRateLimits).map(([name, rule]) => [name, { ...rule, max: rule.max * e.AUTH_RATE_LIMIT_FACTOR }]),
+    ) as Config['rateLimits'],
     ...overrides,
   };
 }

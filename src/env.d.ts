@@ -3,5 +3,11 @@
 declare namespace App {
   interface Locals {
     services: import('../server/app.ts').Services;
+    /** The signed-in user, loaded on every request; null when signed out. */
+    user: import('./lib/session-user.ts').SessionUser | null;
+    /** The access token of the session, for in-process API calls. */
+    accessToken: string | null;
+    /** Toasts flashed by the previous request. */
+    flash: import('./lib/toasts.ts').FlashToast[];
   }
 }

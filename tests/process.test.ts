@@ -111,12 +111,15 @@ describe('the server process', () => {
   it('builds the pages when needed and serves them with npm start', { timeout: 180_000 }, async () => {
     const server = await start({}, 'server/start.ts');
     try {
-      const page = await fetch(server.url);
+      const home = await fetch(server.url, { redirect: 'manual' });
+      expect(home.status).toBe(302);
+      expect(home.headers.get('location')).toBe('/sign-in');
+      const page = await fetch(`${server.url}/sign-in`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toContain('text/html');
       const html = await page.text();
       expect(html).toContain('<html lang="fr">');
-      expect(html).toContain(`Le service d’authentification est en ligne sur http://localhost:`);
+      expect(html).toContain('<h1 class="mb-4 text-2xl font-bold">Connexion</h1>');
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

@@ -1,10 +1,8 @@
 // hasura-auth's HTTP API (SPEC §7.1) at /api/auth, over the auth service.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
 import { ApiError, readJson, sendError, sendJson } from '../http/json.ts';
-import type { RateLimiter } from './rate-limit.ts';
-import type { AuthService } from './service.ts';
+import type { AuthService, Caller } from './service.ts';
 
 const email = z.string().max(254).pipe(z.email());
 const password = z.string().min(1).max(256);
@@ -53,36 +51,27 @@ function bearer(req: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
-function clientIp(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
+function caller(req: IncomingMessage): Caller {
+  return { ip: req.socket.remoteAddress ?? 'unknown' };
 }
 
 const OK = 'OK';
 
-export function createAuthRoutes(deps: { auth: AuthService; limiter: RateLimiter; limits: Config['rateLimits'] }) {
-  const { auth, limiter, limits } = deps;
+export function createAuthRoutes(auth: AuthService) {
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
   const post = (handle: (body: unknown, req: IncomingMessage) => Promise<unknown>): Handler => async (req, res) => {
     const body = await readJson(req);
     sendJson(res, 200, await handle(body, req));
   };
-  const limitEmail = (req: IncomingMessage, address: string) => {
-    limiter.hit('email-ip', clientIp(req), limits.emailPerIp);
-    limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
-  };
 
   const routes: Record<string, Handler> = {
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
-      limiter.hit('signin-ip', clientIp(req), limits.signInPerIp);
-      limiter.hit('signin-email', body.email.toLowerCase(), limits.signInPerEmail);
-      return { session: await auth.signInEmailPassword(body.email, body.password), mfa: null };
+      return { session: await auth.signInEmailPassword(body.email, body.password, caller(req)), mfa: null };
     }),
     'POST /signup/email-password': post(async (raw, req) => {
       const body = parse(bodies.signUp, raw);
-      limiter.hit('signup-ip', clientIp(req), limits.signUpPerIp);
-      limitEmail(req, body.email);
       return auth.signUpEmailPassword({
         email: body.email,
         password: body.password,
@@ -90,12 +79,11 @@ export function createAuthRoutes(deps: { auth: AuthService; limiter: RateLimiter
         locale: body.options?.locale,
         defaultRole: body.options?.defaultRole,
         redirectTo: body.options?.redirectTo,
-      });
+      }, caller(req));
     }),
     'POST /token': post(async (raw, req) => {
       const body = parse(bodies.token, raw);
-      limiter.hit('token-ip', clientIp(req), limits.refreshPerIp);
-      return auth.refresh(body.refreshToken);
+      return auth.refresh(body.refreshToken, caller(req));
     }),
     'POST /signout': post(async (raw, req) => {
       const body = parse(bodies.signOut, raw);
@@ -106,32 +94,28 @@ export function createAuthRoutes(deps: { auth: AuthService; limiter: RateLimiter
     }),
     'POST /user/password/reset': post(async (raw, req) => {
       const body = parse(bodies.reset, raw);
-      limitEmail(req, body.email);
-      await auth.requestPasswordReset(body.email, body.options?.redirectTo);
+      await auth.requestPasswordReset(body.email, body.options?.redirectTo, caller(req));
       return OK;
     }),
     'POST /user/password': post(async (raw, req) => {
       const body = parse(bodies.password, raw);
       if (body.ticket) {
-        limiter.hit('ticket-ip', clientIp(req), limits.signInPerIp);
-        await auth.changePassword({ newPassword: body.newPassword, ticket: body.ticket });
+        await auth.changePassword({ newPassword: body.newPassword, ticket: body.ticket }, caller(req));
       } else {
         const user = await auth.authenticate(bearer(req));
-        await auth.changePassword({ newPassword: body.newPassword, userId: user.id });
+        await auth.changePassword({ newPassword: body.newPassword, userId: user.id }, caller(req));
       }
       return OK;
     }),
     'POST /user/email/send-verification-email': post(async (raw, req) => {
       const body = parse(bodies.verification, raw);
-      limitEmail(req, body.email);
-      await auth.sendVerificationEmail(body.email, body.options?.redirectTo);
+      await auth.sendVerificationEmail(body.email, body.options?.redirectTo, caller(req));
       return OK;
     }),
     'POST /user/email/change': post(async (raw, req) => {
       const body = parse(bodies.emailChange, raw);
       const user = await auth.authenticate(bearer(req));
-      limitEmail(req, body.newEmail);
-      await auth.changeEmail(user.id, body.newEmail, body.options?.redirectTo);
+      await auth.changeEmail(user.id, body.newEmail, body.options?.redirectTo, caller(req));
       return OK;
     }),
     'GET /user': async (req, res) => {
@@ -141,8 +125,7 @@ export function createAuthRoutes(deps: { auth: AuthService; limiter: RateLimiter
     'GET /verify': async (req, res) => {
       const query = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams);
       const input = parse(bodies.verify, query);
-      limiter.hit('ticket-ip', clientIp(req), limits.signInPerIp);
-      const location = await auth.verify(input);
+      const location = await auth.verify(input, caller(req));
       res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
       res.end();
     },

@@ -4,7 +4,9 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
+import type { Config } from '../config.ts';
 import type { Mailer } from './mailer.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
 import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
 import type { MailKind } from './templates.ts';
@@ -91,16 +93,25 @@ export function toAuthUser(u: UserRow): AuthUser {
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
+/** Who is calling, for the rate limits: the HTTP routes and the pages pass the client address. */
+export type Caller = { ip: string };
+
 export function createAuthService(deps: {
   db: Db;
   mailer: Mailer;
   publicUrl: string;
   jwtSecret: string;
   accessTokenExpiresIn: number;
+  limiter: RateLimiter;
+  limits: Config['rateLimits'];
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
 }) {
-  const { db, mailer, publicUrl } = deps;
+  const { db, mailer, publicUrl, limiter, limits } = deps;
+  const limitEmail = (caller: Caller, address: string) => {
+    limiter.hit('email-ip', caller.ip, limits.emailPerIp);
+    limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
+  };
   const issuer = createTokenIssuer({
     secret: deps.jwtSecret,
     issuer: `${publicUrl}/api/auth`,
@@ -212,7 +223,9 @@ export function createAuthService(deps: {
     issuer,
     checkRedirect,
 
-    async signInEmailPassword(email: string, password: string): Promise<Session> {
+    async signInEmailPassword(email: string, password: string, caller: Caller): Promise<Session> {
+      limiter.hit('signin-ip', caller.ip, limits.signInPerIp);
+      limiter.hit('signin-email', email.toLowerCase(), limits.signInPerEmail);
       const u = await findUserByEmail(email);
       const ok = await verifyPassword(u?.passwordHash, password);
       if (!u || !ok) throw authErrors.invalidEmailPassword();
@@ -232,7 +245,9 @@ export function createAuthService(deps: {
       locale?: string;
       defaultRole?: string;
       redirectTo?: string;
-    }): Promise<{ session: null }> {
+    }, caller: Caller): Promise<{ session: null }> {
+      limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
+      limitEmail(caller, input.email);
       const role = deps.signUpRole ?? 'mechanic';
       if (input.defaultRole && input.defaultRole !== role) throw authErrors.roleNotAllowed();
       const policy = passwordPolicyError(input.password);
@@ -258,7 +273,8 @@ export function createAuthService(deps: {
     },
 
     /** Rotates a refresh token; see docs/decisions/002-refresh-token-rotation.md. */
-    async refresh(token: string): Promise<Session> {
+    async refresh(token: string, caller: Caller): Promise<Session> {
+      limiter.hit('token-ip', caller.ip, limits.refreshPerIp);
       const hash = sha256(token);
       const outcome = await db.transaction(async (tx) => {
         const [row] = await tx
@@ -337,7 +353,8 @@ export function createAuthService(deps: {
     },
 
     /** Always succeeds for an unknown address, so the answer reveals nothing. */
-    async requestPasswordReset(email: string, redirectTo?: string): Promise<void> {
+    async requestPasswordReset(email: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
+      limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/set-password');
       const u = await findUserByEmail(email);
       if (!u || u.disabled) return;
@@ -350,14 +367,16 @@ export function createAuthService(deps: {
       await mailTicket(u, 'setPassword', 'setPassword', checkRedirect(redirectTo, '/set-password'));
     },
 
-    async sendVerificationEmail(email: string, redirectTo?: string): Promise<void> {
+    async sendVerificationEmail(email: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
+      limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/sign-in');
       const u = await findUserByEmail(email);
       if (!u || u.emailVerified) return;
       await mailTicket(u, 'verifyEmail', 'verifyEmail', target);
     },
 
-    async changeEmail(userId: string, newEmail: string, redirectTo?: string): Promise<void> {
+    async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
+      limitEmail(caller, newEmail);
       const target = checkRedirect(redirectTo, '/repair-orders');
       const u = await requireActive(await findUserById(userId));
       const email = newEmail.toLowerCase();
@@ -367,7 +386,8 @@ export function createAuthService(deps: {
     },
 
     /** With a ticket (reset by e-mail, all sign-ins end) or for the signed-in user. */
-    async changePassword(input: { newPassword: string; ticket?: string; userId?: string }): Promise<void> {
+    async changePassword(input: { newPassword: string; ticket?: string; userId?: string }, caller: Caller): Promise<void> {
+      if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.signInPerIp);
       const policy = passwordPolicyError(input.newPassword);
       if (policy) throw authErrors.invalidPassword(policy);
       let userId = input.userId;
@@ -388,7 +408,8 @@ export function createAuthService(deps: {
      * The e-mail link: consumes the ticket, applies it and signs the user in. Returns where
      * to redirect; errors go back to the redirect target as `error` and `errorDescription`.
      */
-    async verify(input: { ticket: string; type?: string; redirectTo?: string }): Promise<string> {
+    async verify(input: { ticket: string; type?: string; redirectTo?: string }, caller: Caller): Promise<string> {
+      limiter.hit('ticket-ip', caller.ip, limits.signInPerIp);
       const target = new URL(checkRedirect(input.redirectTo, '/repair-orders'));
       try {
         const types = (Object.keys(linkTypes) as TicketType[]).filter((t) => !input.type || linkTypes[t] === input.type);

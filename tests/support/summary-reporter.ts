@@ -1,4 +1,5 @@
-// Ends the run with the plain closing line CI reads: "N passed, N failed, N skipped".
+// Counts the unit and integration tests for the closing line of `npm test` (scripts/test.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
@@ -15,6 +16,7 @@ export default class SummaryReporter implements Reporter {
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) count.failed++;
     }
     count.failed += unhandledErrors.length;
-    process.stdout.write(`\n${count.passed} passed, ${count.failed} failed, ${count.skipped} skipped\n`);
+    mkdirSync('.test-summary', { recursive: true });
+    writeFileSync('.test-summary/vitest.json', JSON.stringify(count));
   }
 }

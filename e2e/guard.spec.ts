@@ -1,0 +1,46 @@
+// SPEC §2.2 for every route of SPEC §2.1: signed out and each of the four roles.
+import { expect, test } from '@playwright/test';
+import { routes, type RouteDef } from '../src/lib/routes.ts';
+import type { Role } from '../src/lib/roles.ts';
+import { roleNames, storageState } from './support/fixtures.ts';
+
+const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
+const concrete = (route: RouteDef) => (route.path === '/jump' ? '/jump?to=%2Fstock' : route.path.replace(/\{\w+\??\}/g, ID));
+
+type Expectation = { path: string; status?: number };
+
+function expected(route: RouteDef, role: Role | null): Expectation {
+  const url = concrete(route);
+  if (route.access === 'signed-out') return role ? { path: '/repair-orders' } : { path: url, status: 200 };
+  if (!role) return { path: '/sign-in' };
+  if (route.access !== 'signed-in' && !route.access.includes(role)) return { path: '/repair-orders' };
+  // No record exists yet behind an id: a French 404 at the same URL.
+  return { path: url, status: url.includes(ID) ? 404 : 200 };
+}
+
+const states: (Role | null)[] = [null, ...roleNames];
+
+for (const role of states) {
+  test.describe(`guard, ${role ?? 'signed out'}`, () => {
+    if (role) test.use({ storageState: storageState(role) });
+
+    for (const route of routes) {
+      const url = concrete(route);
+      const want = expected(route, role);
+      test(`${url} → ${want.path}${want.status ? ` (${want.status})` : ''}`, async ({ page }) => {
+        const response = await page.goto(url);
+        expect(new URL(page.url()).pathname).toBe(want.path.split('?')[0]);
+        if (want.status) expect(response?.status()).toBe(want.status);
+        if (want.status === 404) await expect(page.getByRole('heading', { name: 'Page introuvable' })).toBeVisible();
+        if (want.path === '/sign-in' && url !== '/sign-in') expect(new URL(page.url()).searchParams.get('redirectTo')).toBe(url);
+      });
+    }
+
+    test('an unknown path', async ({ page }) => {
+      await page.goto('/pas/une/page');
+      expect(new URL(page.url()).pathname).toBe(role ? '/repair-orders' : '/sign-in');
+      await page.goto('/');
+      expect(new URL(page.url()).pathname).toBe(role ? '/repair-orders' : '/sign-in');
+    });
+  });
+}

@@ -1,0 +1,81 @@
+import { expect, test, type Page } from '@playwright/test';
+import { DEMO_PASSWORD, lastMailTo, openProfileMenu, signIn, signOut, verifyLinkOf } from './support/fixtures.ts';
+
+async function changePasswordInDialog(page: Page, password: string) {
+  await openProfileMenu(page);
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Modifier le mot de passe' });
+  await dialog.getByLabel('Nouveau mot de passe').fill(password);
+  await dialog.getByLabel('Confirmation').fill(password);
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Mot de passe modifié' })).toBeVisible();
+  await expect(dialog).toBeHidden();
+}
+
+test('resets a forgotten password from the e-mail link to a new sign-in', async ({ page }) => {
+  await page.goto('/sign-in');
+  await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
+  await expect(page).toHaveURL(/view=forgot-password/);
+  await page.getByLabel('Adresse e-mail').fill('mecanicien@demo.local');
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Si un compte existe pour cette adresse' })).toBeVisible();
+
+  const mail = lastMailTo('mecanicien@demo.local');
+  await page.goto(verifyLinkOf(mail));
+  await expect(page).toHaveURL(/\/set-password\?type=passwordReset$/);
+  await expect(page.getByRole('heading', { name: 'Nouveau mot de passe' })).toBeVisible();
+  await expect(page.getByText('J’accepte les conditions d’utilisation')).toHaveCount(0);
+
+  await page.getByLabel('Mot de passe', { exact: false }).first().fill('nouveau-passe');
+  await page.getByLabel('Confirmation du mot de passe').fill('autre');
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  await expect(page.getByText('Au moins une majuscule')).toBeVisible();
+  await expect(page.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
+
+  await page.locator('input[name=password]').fill('Boite-Auto-2027!');
+  await page.getByLabel('Confirmation du mot de passe').fill('Boite-Auto-2027!');
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  await expect(page).toHaveURL(/\/repair-orders$/);
+  // The toast raised before the redirect survives it.
+  await expect(page.getByRole('status').filter({ hasText: 'Mot de passe enregistré' })).toBeVisible();
+
+  await signOut(page);
+  await signIn(page, 'mecanicien@demo.local', 'Boite-Auto-2027!');
+  await changePasswordInDialog(page, DEMO_PASSWORD);
+  await signOut(page);
+
+  // The link works once.
+  await page.goto(verifyLinkOf(mail));
+  await expect(page).toHaveURL(/\/sign-in/);
+  await expect(page.getByRole('alert').filter({ hasText: 'Ce lien a expiré ou a déjà été utilisé' })).toBeVisible();
+});
+
+test('the update-password dialog fills one strength segment per rule and saves', async ({ page }) => {
+  await signIn(page, 'commercial@demo.local');
+  await openProfileMenu(page);
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Modifier le mot de passe' });
+  const meter = dialog.getByRole('meter');
+  const field = dialog.getByLabel('Nouveau mot de passe');
+  for (const [value, filled] of [
+    ['', 0],
+    ['abcdefgh', 1],
+    ['Abcdefgh', 2],
+    ['Abcdefg1', 3],
+    ['Abcdef1!', 4],
+  ] as const) {
+    await field.fill(value);
+    await expect(meter).toHaveAttribute('aria-valuenow', String(filled));
+    await expect(meter.locator('[data-filled="true"]')).toHaveCount(filled);
+  }
+  await dialog.getByLabel('Confirmation').fill('Abcdef1?');
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(dialog.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Annuler' }).click();
+  await expect(dialog).toBeHidden();
+
+  await changePasswordInDialog(page, 'Commercial-2027!');
+  await signOut(page);
+  await signIn(page, 'commercial@demo.local', 'Commercial-2027!');
+  await changePasswordInDialog(page, DEMO_PASSWORD);
+});

@@ -1,0 +1,88 @@
+import { expect, test } from '@playwright/test';
+import { accounts, DEMO_PASSWORD, openProfileMenu, roleNames, signIn, signOut } from './support/fixtures.ts';
+
+const tabsByRole = {
+  app_admin: ['Ordres de réparation', 'Stock', 'Informations techniques', 'Base symptômes et conditions', 'Utilisateurs'],
+  diagnostician: ['Ordres de réparation', 'Stock', 'Informations techniques', 'Base symptômes et conditions'],
+  commercial: ['Ordres de réparation', 'Stock', 'Informations techniques'],
+  mechanic: ['Ordres de réparation', 'Informations techniques'],
+};
+
+for (const role of roleNames) {
+  test(`${accounts[role].label} signs in, sees the shell of the role, and signs out`, async ({ page }) => {
+    await signIn(page, accounts[role].email);
+    const nav = page.getByRole('navigation', { name: 'Navigation principale' });
+    await expect(nav.getByRole('link')).toHaveText(tabsByRole[role]);
+    await expect(nav.getByRole('link', { name: 'Ordres de réparation' })).toHaveAttribute('aria-current', 'page');
+    await openProfileMenu(page);
+    const menu = page.getByRole('group', { name: 'Menu du profil' });
+    await expect(menu.getByText(accounts[role].label, { exact: true })).toBeVisible();
+    await expect(menu.getByText(accounts[role].email)).toBeVisible();
+    await expect(menu.getByText('Actif')).toBeVisible();
+    await expect(menu.getByText('••••••••')).toBeVisible();
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByRole('status').filter({ hasText: 'Vous êtes déconnecté' })).toBeVisible();
+    await page.goto('/repair-orders');
+    await expect(page).toHaveURL(/\/sign-in\?redirectTo=/);
+  });
+}
+
+test('a wrong password gets the French message and keeps the e-mail', async ({ page }) => {
+  await page.goto('/sign-in');
+  await page.getByLabel('Adresse e-mail').fill('admin@demo.local');
+  await page.getByLabel('Mot de passe').fill('pas-le-bon');
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'Identifiant ou mot de passe incorrect' })).toBeVisible();
+  await expect(page.getByLabel('Adresse e-mail')).toHaveValue('admin@demo.local');
+});
+
+test('empty fields and a malformed e-mail get the messages of SPEC §5', async ({ page }) => {
+  await page.goto('/sign-in');
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page.getByText('Champ obligatoire')).toHaveCount(2);
+  await page.getByLabel('Adresse e-mail').fill('atelier');
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page.getByText('Adresse e-mail invalide')).toBeVisible();
+});
+
+test('a bookmarked page comes back after sign-in', async ({ page }) => {
+  await page.goto('/gearboxes?type=automatic');
+  await expect(page).toHaveURL(/\/sign-in\?redirectTo=/);
+  await page.getByLabel('Adresse e-mail').fill('diagnostic@demo.local');
+  await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page).toHaveURL(/\/gearboxes\?type=automatic$/);
+  await signOut(page);
+});
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('signs in and out', async ({ page }) => {
+    await signIn(page, 'commercial@demo.local');
+    await expect(page.getByRole('heading', { name: 'Ordres de réparation' })).toBeVisible();
+    await page.getByLabel('Menu du profil').first().click();
+    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByText('Vous êtes déconnecté')).toBeVisible();
+  });
+
+  test('asks for a password reset', async ({ page }) => {
+    await page.goto('/sign-in');
+    await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
+    await page.getByLabel('Adresse e-mail').fill('inconnu@demo.local');
+    await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Si un compte existe pour cette adresse' })).toBeVisible();
+  });
+});
+
+test('sign-out in one tab reaches the other tabs', async ({ context }) => {
+  const first = await context.newPage();
+  await signIn(first, 'diagnostic@demo.local');
+  const second = await context.newPage();
+  await second.goto('/gearboxes');
+  await expect(second.getByRole('heading', { name: 'Informations techniques' })).toBeVisible();
+  await signOut(first);
+  await expect(second).toHaveURL(/\/sign-in/);
+});

@@ -1,0 +1,56 @@
+// Story-like helpers for the browser tests.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+
+export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
+
+export const accounts = {
+  app_admin: { email: 'admin@demo.local', name: 'Claire Dubois', label: 'Admin' },
+  diagnostician: { email: 'diagnostic@demo.local', name: 'Julien Moreau', label: 'Diagnostiqueur' },
+  mechanic: { email: 'mecanicien@demo.local', name: 'Karim Benali', label: 'Mécanicien' },
+  commercial: { email: 'commercial@demo.local', name: 'Sophie Laurent', label: 'Commercial' },
+} as const;
+export type RoleName = keyof typeof accounts;
+export const roleNames = Object.keys(accounts) as RoleName[];
+
+export const storageState = (role: RoleName) => `test-results/.auth/${role}.json`;
+
+export async function signIn(page: Page, email: string, password = DEMO_PASSWORD) {
+  await page.goto('/sign-in');
+  await page.getByLabel('Adresse e-mail').fill(email);
+  await page.getByLabel('Mot de passe').fill(password);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await expect(page).toHaveURL(/\/repair-orders$/);
+}
+
+/** Opens the profile menu, unless it is open already. */
+export async function openProfileMenu(page: Page) {
+  const group = page.getByRole('group', { name: 'Menu du profil' });
+  if (!(await group.isVisible())) await page.getByLabel('Menu du profil').first().click();
+  await expect(group).toBeVisible();
+}
+
+export async function signOut(page: Page) {
+  await openProfileMenu(page);
+  await page.getByRole('button', { name: 'Se déconnecter' }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+}
+
+const outbox = path.join('test-results/e2e-data/outbox');
+
+/** The last e-mail sent to an address, decoded enough to read its link. */
+export function lastMailTo(address: string): string {
+  const files = readdirSync(outbox).sort().reverse();
+  for (const file of files) {
+    const raw = readFileSync(path.join(outbox, file), 'utf8');
+    if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  }
+  throw new Error(`no mail to ${address}`);
+}
+
+export function verifyLinkOf(mail: string): string {
+  const link = mail.match(/https?:\/\/\S+\/api\/auth\/verify\?[^\s"<]+/)?.[0];
+  if (!link) throw new Error('no link in mail');
+  return link.replace(/&amp;/g, '&');
+}

@@ -1,0 +1,39 @@
+// `npm test`: what CI runs. Installs Debian's Chromium when it is missing, then types,
+// unit and integration tests (vitest), browser tests (Playwright), and one closing line.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const run = (command: string, args: string[]) => spawnSync(command, args, { stdio: 'inherit' }).status ?? 1;
+
+if (!existsSync(chromium)) {
+  if (process.getuid?.() !== 0) {
+    console.error(`Chromium is missing at ${chromium}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`);
+    process.exit(1);
+  }
+  console.log('Installing Debian’s Chromium for the browser tests…');
+  if (run('apt-get', ['update', '-qq']) !== 0 || run('apt-get', ['install', '-y', '-qq', 'chromium']) !== 0) process.exit(1);
+}
+
+rmSync('.test-summary/vitest.json', { force: true });
+rmSync('.test-summary/e2e.json', { force: true });
+const bin = (name: string) => `node_modules/.bin/${name}`;
+const steps = [
+  { name: 'types', status: run(bin('tsc'), ['--noEmit']) },
+  { name: 'vitest', status: run(bin('vitest'), ['run']) },
+  { name: 'playwright', status: run(bin('playwright'), ['test']) },
+];
+
+const total = { passed: 0, failed: 0, skipped: 0 };
+for (const file of ['.test-summary/vitest.json', '.test-summary/e2e.json']) {
+  if (!existsSync(file)) continue;
+  const counts = JSON.parse(readFileSync(file, 'utf8')) as typeof total;
+  total.passed += counts.passed;
+  total.failed += counts.failed;
+  total.skipped += counts.skipped;
+}
+const failedSteps = steps.filter((s) => s.status !== 0);
+// A step that failed without a failing test (types, a crash) still fails the run.
+if (failedSteps.length && total.failed === 0) total.failed = failedSteps.length;
+console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(failedSteps.length ? 1 : 0);

@@ -1,0 +1,86 @@
+// The text input of SPEC §5: label with '(obligatoire)' or '(automatique)', placeholder, type,
+// autocomplete (off by default), disabled, read-only, clearable, icons at start and end, the
+// error beneath in the danger colour, and read mode. Rendered by .astro pages without
+// JavaScript, and by islands.
+import { mdiClose } from '@mdi/js';
+import { useId, useRef, type InputHTMLAttributes, type Ref } from 'react';
+import { t } from '../lib/i18n.ts';
+import { Icon } from './Icon.tsx';
+
+export type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'> & {
+  label?: string;
+  required?: boolean;
+  automatic?: boolean;
+  error?: string;
+  clearable?: boolean;
+  startIcon?: string;
+  endIcon?: string;
+  mode?: 'edit' | 'read';
+  onClear?: () => void;
+  ref?: Ref<HTMLInputElement>;
+};
+
+export function TextInput(props: TextInputProps) {
+  const { label, required, automatic, error, clearable, startIcon, endIcon, mode = 'edit', onClear, id, type = 'text', autoComplete = 'off', readOnly, className, ref, ...rest } = props;
+  const generated = useId();
+  const inputId = id ?? generated;
+  const errorId = `${inputId}-error`;
+  const local = useRef<HTMLInputElement | null>(null);
+  const read = mode === 'read' || readOnly;
+  const setRef = (node: HTMLInputElement | null) => {
+    local.current = node;
+    if (typeof ref === 'function') ref(node);
+    else if (ref) (ref as { current: HTMLInputElement | null }).current = node;
+  };
+  return (
+    <div className={`flex flex-col gap-1 ${className ?? ''}`}>
+      {label ? (
+        <label htmlFor={inputId} className={`text-sm font-semibold ${error ? 'text-danger' : 'text-ink'}`}>
+          {label}
+          {required ? <span className="ml-1 font-normal text-muted">{t('input.required')}</span> : null}
+          {automatic ? <span className="ml-1 font-normal text-muted">{t('input.automatic')}</span> : null}
+        </label>
+      ) : null}
+      <div className="relative flex items-center">
+        {startIcon ? <Icon path={startIcon} className="pointer-events-none absolute left-3 text-muted" /> : null}
+        <input
+          ref={setRef}
+          id={inputId}
+          type={type}
+          autoComplete={autoComplete}
+          readOnly={read}
+          required={required}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? errorId : undefined}
+          className={`field-input ${startIcon ? 'pl-10' : ''} ${endIcon || clearable ? 'pr-10' : ''} ${read ? 'bg-readonly' : ''}`}
+          {...rest}
+        />
+        {clearable && !read && !rest.disabled ? (
+          <button
+            type="button"
+            className="absolute right-2 rounded p-1 text-muted hover:text-ink"
+            aria-label={t('input.clear')}
+            onClick={() => {
+              if (local.current) {
+                const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+                setter?.call(local.current, '');
+                local.current.dispatchEvent(new Event('input', { bubbles: true }));
+                local.current.focus();
+              }
+              onClear?.();
+            }}
+          >
+            <Icon path={mdiClose} size={18} />
+          </button>
+        ) : endIcon ? (
+          <Icon path={endIcon} className="pointer-events-none absolute right-3 text-muted" />
+        ) : null}
+      </div>
+      {error ? (
+        <p id={errorId} className="text-sm text-danger">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

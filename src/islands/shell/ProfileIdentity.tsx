@@ -1,0 +1,66 @@
+// Name and e-mail of the profile menu, with the pencil that edits them (SPEC §2.5).
+import { mdiPencil } from '@mdi/js';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Icon } from '../../components/Icon.tsx';
+import { TextInput } from '../../components/TextInput.tsx';
+import { postJson } from '../../lib/api-client.ts';
+import { t } from '../../lib/i18n.ts';
+import { showToast } from '../../lib/toasts.ts';
+import { profileSchema } from '../../lib/validation.ts';
+
+type Values = { displayName: string; email: string };
+
+export default function ProfileIdentity(props: Values & { canEdit: boolean }) {
+  const [saved, setSaved] = useState<Values>({ displayName: props.displayName, email: props.email });
+  const [editing, setEditing] = useState(false);
+  const { register, handleSubmit, reset, setError, formState } = useForm<Values>({ resolver: zodResolver(profileSchema), defaultValues: saved });
+
+  const submit = handleSubmit(async (values) => {
+    const result = await postJson<Values>('/api/session/profile', values);
+    if (result.ok) {
+      setSaved(result.data);
+      reset(result.data);
+      setEditing(false);
+      document.querySelectorAll('[data-profile-name]').forEach((el) => (el.textContent = result.data.displayName));
+      showToast({ type: 'success', message: t('success.profileSaved') });
+    } else if (result.error === 'email-already-in-use') {
+      setError('email', { message: t('errors.emailTaken') });
+    } else {
+      showToast({ type: 'error', message: t('errors.generic') });
+    }
+  });
+
+  if (editing) {
+    return (
+      <form onSubmit={submit} noValidate className="flex flex-col gap-3" aria-label={t('profile.edit')}>
+        <TextInput label={t('profile.name')} required autoComplete="name" error={formState.errors.displayName?.message} {...register('displayName')} />
+        <TextInput label={t('profile.email')} type="email" required autoComplete="email" error={formState.errors.email?.message} {...register('email')} />
+        <div className="flex justify-end gap-2">
+          <button type="button" className="btn btn-secondary" onClick={() => (reset(saved), setEditing(false))}>
+            {t('profile.cancel')}
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
+            {t('profile.save')}
+          </button>
+        </div>
+      </form>
+    );
+  }
+  return (
+    <div className="flex items-start justify-between gap-2">
+      <dl className="grid grid-cols-[4.5rem_1fr] gap-x-3 gap-y-1 text-sm">
+        <dt className="text-muted">{t('profile.name')}</dt>
+        <dd className="font-semibold">{saved.displayName}</dd>
+        <dt className="text-muted">{t('profile.email')}</dt>
+        <dd>{saved.email}</dd>
+      </dl>
+      {props.canEdit ? (
+        <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} onClick={() => setEditing(true)}>
+          <Icon path={mdiPencil} />
+        </button>
+      ) : null}
+    </div>
+  );
+}

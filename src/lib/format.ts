@@ -1,0 +1,26 @@
+// Dates DD/MM/YYYY, HH:mm, DD/MM/YYYY HH:mm and fr-FR numbers (SPEC §1).
+import dayjs from 'dayjs';
+import 'dayjs/locale/fr.js';
+
+dayjs.locale('fr');
+
+type DateInput = Date | string | number | null | undefined;
+
+const fmt = (value: DateInput, pattern: string) => {
+  if (value === null || value === undefined || value === '') return '';
+  const d = dayjs(value);
+  return d.isValid() ? d.format(pattern) : '';
+};
+
+export const formatDate = (value: DateInput) => fmt(value, 'DD/MM/YYYY');
+export const formatTime = (value: DateInput) => fmt(value, 'HH:mm');
+export const formatDateTime = (value: DateInput) => fmt(value, 'DD/MM/YYYY HH:mm');
+
+const numberFormats = new Map<string, Intl.NumberFormat>();
+export function formatNumber(value: number | null | undefined, options: Intl.NumberFormatOptions = {}): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '';
+  const key = JSON.stringify(options);
+  let f = numberFormats.get(key);
+  if (!f) numberFormats.set(key, (f = new Intl.NumberFormat('fr-FR', options)));
+  return f.format(value);
+}

@@ -1,0 +1,14 @@
+// The capability table: what each role may do beyond reaching a route. The API checks it;
+// pages read it only to decide which buttons to show.
+import type { Role } from './roles.ts';
+
+export const capabilities = {
+  /** SPEC §2.5: the pencil of the profile menu is not offered to mechanics. */
+  editOwnProfile: ['app_admin', 'diagnostician', 'commercial'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Capability = keyof typeof capabilities;
+
+export function can(role: Role | null | undefined, capability: Capability): boolean {
+  return !!role && (capabilities[capability] as readonly Role[]).includes(role);
+}

@@ -1,0 +1,108 @@
+// The session cookie: the tokens of a sign-in, encrypted (JWE, dir + A256GCM) with
+// SESSION_SECRET. HttpOnly: the refresh token never reaches browser JavaScript.
+import { createHash } from 'node:crypto';
+import type { AstroCookies } from 'astro';
+import { EncryptJWT, jwtDecrypt } from 'jose';
+import type { Services } from '../../server/app.ts';
+import { FLASH_COOKIE, type FlashToast } from './toasts.ts';
+
+type Session = Awaited<ReturnType<Services['auth']['refresh']>>;
+
+export type SessionTokens = { accessToken: string; refreshToken: string; expiresAt: number };
+
+const MAX_AGE = 30 * 86_400;
+const keys = new Map<string, Uint8Array>();
+const keyOf = (secret: string) => {
+  let key = keys.get(secret);
+  if (!key) keys.set(secret, (key = createHash('sha256').update(`session-cookie:${secret}`).digest()));
+  return key;
+};
+
+const isHttps = (services: Services) => services.config.publicUrl.startsWith('https:');
+
+export function sessionCookieName(services: Services): string {
+  return isHttps(services) ? '__Host-atelier_session' : 'atelier_session';
+}
+
+function cookieOptions(services: Services, maxAge: number) {
+  return { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: isHttps(services), maxAge };
+}
+
+export function tokensOf(session: Session): SessionTokens {
+  return {
+    accessToken: session.accessToken,
+    refreshToken: session.refreshToken,
+    expiresAt: Date.now() + session.accessTokenExpiresIn * 1000,
+  };
+}
+
+export async function writeSession(cookies: AstroCookies, services: Services, tokens: SessionTokens): Promise<void> {
+  const value = await new EncryptJWT({ at: tokens.accessToken, rt: tokens.refreshToken, exp_at: tokens.expiresAt })
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+    .setIssuedAt()
+    .setExpirationTime(`${MAX_AGE}s`)
+    .encrypt(keyOf(services.config.sessionSecret));
+  cookies.set(sessionCookieName(services), value, cookieOptions(services, MAX_AGE));
+}
+
+export function clearSession(cookies: AstroCookies, services: Services): void {
+  cookies.delete(sessionCookieName(services), { path: '/', secure: isHttps(services), httpOnly: true, sameSite: 'lax' });
+}
+
+/** The tokens of the cookie, or null for a missing, tampered, truncated or foreign one. */
+export async function readSession(cookies: AstroCookies, services: Services): Promise<SessionTokens | null> {
+  const value = cookies.get(sessionCookieName(services))?.value;
+  if (!value || value.length > 4096) return null;
+  try {
+    const { payload } = await jwtDecrypt(value, keyOf(services.config.sessionSecret), {
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+    });
+    const { at, rt, exp_at } = payload as Record<string, unknown>;
+    if (typeof at !== 'string' || typeof rt !== 'string' || typeof exp_at !== 'number') return null;
+    return { accessToken: at, refreshToken: rt, expiresAt: exp_at };
+  } catch {
+    return null;
+  }
+}
+
+export function setFlash(cookies: AstroCookies, toast: FlashToast): void {
+  cookies.set(FLASH_COOKIE, Buffer.from(JSON.stringify(toast)).toString('base64url'), {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    maxAge: 60,
+  });
+}
+
+export function takeFlash(cookies: AstroCookies): FlashToast[] {
+  const value = cookies.get(FLASH_COOKIE)?.value;
+  if (!value) return [];
+  cookies.delete(FLASH_COOKIE, { path: '/' });
+  try {
+    const toast = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as FlashToast;
+    if ((toast.type === 'success' || toast.type === 'error') && typeof toast.message === 'string') {
+      return [{ type: toast.type, message: toast.message.slice(0, 300) }];
+    }
+  } catch {
+    // A mangled flash cookie is dropped.
+  }
+  return [];
+}
+
+const inFlight = new Map<string, Promise<Session>>();
+
+/**
+ * Refreshes once per refresh token, however many requests of the same browser arrive
+ * together: they share one rotation.
+ */
+export function refreshOnce(services: Services, refreshToken: string, ip: string): Promise<Session> {
+  let pending = inFlight.get(refreshToken);
+  if (!pending) {
+    pending = services.auth.refresh(refreshToken, { ip });
+    inFlight.set(refreshToken, pending);
+    const forget = () => setTimeout(() => inFlight.delete(refreshToken), 5_000).unref?.();
+    pending.then(forget, forget);
+  }
+  return pending;
+}

@@ -1,0 +1,59 @@
+// The reusable validators of SPEC §5 as zod schemas with the exact French messages, and
+// one schema per form of the shell, shared by the islands and the server.
+import { z } from 'zod';
+import { t } from './i18n.ts';
+import { passwordRules } from './password.ts';
+
+export const required = () => z.string({ error: t('validation.required') }).trim().min(1, t('validation.required'));
+export const email = () => required().max(254, t('validation.email')).pipe(z.email(t('validation.email')));
+export const nonEmpty = <T>(item: z.ZodType<T>) => z.array(item).min(1, t('validation.required'));
+
+const numeric = (message: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.replace(',', '.').replace(/\s/g, ''))) : v),
+    z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : message) }).refine(Number.isFinite, message),
+  );
+export const number = () => numeric(t('validation.number'));
+export const integer = () => numeric(t('validation.number')).refine(Number.isInteger, t('validation.integer'));
+export const minNumber = (min: number) => numeric(t('validation.number')).refine((v) => v >= min, t('validation.min', { min }));
+/** A four-digit year. */
+export const year = () => z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), z.string({ error: t('validation.required') }).min(1, t('validation.required')).regex(/^\d{4}$/, t('validation.year'))).transform(Number);
+
+export const password = () =>
+  passwordRules.reduce(
+    (schema, rule) => schema.refine(rule.test, { message: rule.message, abort: false }),
+    z.string({ error: t('validation.required') }).min(1, t('validation.required')).max(256),
+  );
+
+/** A checkbox posted by a form ('on') or sent as a boolean by an island. */
+const accepted = () => z.preprocess((v) => v === true || v === 'on' || v === 'true', z.literal(true, { error: t('validation.termsRequired') }));
+
+const withConfirmation = <T extends z.ZodObject<{ password: z.ZodType<string>; confirmation: z.ZodType<string> }>>(schema: T) =>
+  schema.refine((v) => v.password === v.confirmation, {
+    path: ['confirmation'],
+    message: t('validation.passwordsDiffer'),
+    // Also when another field failed: the form shows every problem at once.
+    when: (payload) => {
+      const value = payload.value as { password?: unknown; confirmation?: unknown };
+      return typeof value?.password === 'string' && typeof value?.confirmation === 'string';
+    },
+  });
+
+export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
+export const forgotPasswordSchema = z.object({ email: email() });
+export const updatePasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
+export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string(), terms: accepted() }));
+export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
+export const profileSchema = z.object({ displayName: required().max(120, t('validation.required')), email: email() });
+
+export type FieldErrors = Partial<Record<string, string>>;
+
+/** The first message per field, as forms show them. */
+export function fieldErrors(error: z.ZodError): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? '');
+    out[key] ??= issue.message;
+  }
+  return out;
+}

@@ -1,0 +1,141 @@
+// The pure modules of the shell: route table and guard, capability table, validators, formats, i18n.
+import { describe, expect, it } from 'vitest';
+import { formatDate, formatDateTime, formatNumber, formatTime } from '../src/lib/format.ts';
+import { t } from '../src/lib/i18n.ts';
+import { can } from '../src/lib/permissions.ts';
+import { guardRedirect, matchRoute, navTabs, routes, safeLocalPath, selectedTab } from '../src/lib/routes.ts';
+import { email, fieldErrors, integer, minNumber, nonEmpty, number, profileSchema, required, setPasswordSchema, signInSchema, year } from '../src/lib/validation.ts';
+import { z } from 'zod';
+
+const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
+
+describe('route table (SPEC §2.1)', () => {
+  it('lists the 19 routes of the specification', () => {
+    expect(routes).toHaveLength(19);
+  });
+
+  it.each([
+    ['/repair-order/x/code-conditions', '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', { or_uuid: 'x', code_uuid: undefined }],
+    [`/repair-order/x/code-conditions/${ID}`, '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', { or_uuid: 'x', code_uuid: ID }],
+    ['/repair-order/x/diagnostic/', '/repair-order/{uuid}/diagnostic', { uuid: 'x' }],
+    ['/gearbox/g/outage', '/gearbox/{gearboxUuid}/outage/{outageUuid?}', { gearboxUuid: 'g', outageUuid: undefined }],
+    ['/repair-order', '/repair-order', {}],
+  ])('matches %s', (path, pattern, params) => {
+    const match = matchRoute(path)!;
+    expect(match.route.path).toBe(pattern);
+    expect(match.params).toEqual(params);
+  });
+
+  it('matches nothing for unknown or malformed paths', () => {
+    expect(matchRoute('/')).toBeNull();
+    expect(matchRoute('/repair-order/a/b')).toBeNull();
+    expect(matchRoute('/repair-order/%E0%A4%A')).toBeNull();
+  });
+});
+
+describe('guard (SPEC §2.2)', () => {
+  it('sends unknown paths home or to sign-in', () => {
+    expect(guardRedirect('/nulle-part', null)).toBe('/sign-in');
+    expect(guardRedirect('/nulle-part', 'mechanic')).toBe('/repair-orders');
+  });
+  it('keeps /sign-in for the signed out only', () => {
+    expect(guardRedirect('/sign-in', null)).toBeNull();
+    expect(guardRedirect('/sign-in', 'app_admin')).toBe('/repair-orders');
+  });
+  it('applies the roles of each route', () => {
+    expect(guardRedirect('/users', 'app_admin')).toBeNull();
+    expect(guardRedirect('/users', 'diagnostician')).toBe('/repair-orders');
+    expect(guardRedirect('/stock', 'mechanic')).toBe('/repair-orders');
+    expect(guardRedirect('/stock', 'commercial')).toBeNull();
+    expect(guardRedirect('/repair-order', 'commercial')).toBe('/repair-orders');
+    expect(guardRedirect(`/repair-order/${ID}/measure/${ID}`, 'mechanic')).toBeNull();
+    expect(guardRedirect('/jump', null)).toBe('/sign-in');
+    expect(guardRedirect('/set-password', 'mechanic')).toBeNull();
+  });
+});
+
+describe('navigation (SPEC §2.4)', () => {
+  it('selects the tab of the current route, repair orders by default', () => {
+    expect(selectedTab('/add-stock')).toBe('/stock');
+    expect(selectedTab(`/gearbox/${ID}/outage`)).toBe('/gearboxes');
+    expect(selectedTab('/repair-order')).toBe('/repair-orders');
+    expect(selectedTab('/jump')).toBe('/repair-orders');
+  });
+  it('shows each role its tabs', () => {
+    const tabs = (role: 'mechanic' | 'commercial') => navTabs.filter((tab) => tab.roles.includes(role)).map((tab) => tab.href);
+    expect(tabs('mechanic')).toEqual(['/repair-orders', '/gearboxes']);
+    expect(tabs('commercial')).toEqual(['/repair-orders', '/stock', '/gearboxes']);
+  });
+});
+
+describe('safe redirect targets', () => {
+  it.each([
+    ['/stock?onglet=historique', '/stock?onglet=historique'],
+    ['/repair-order/x#notes', '/repair-order/x#notes'],
+    ['https://evil.example/', null],
+    ['//evil.example', null],
+    ['/\\evil.example', null],
+    ['javascript:alert(1)', null],
+    ['', null],
+    [null, null],
+  ])('%s → %s', (input, output) => {
+    expect(safeLocalPath(input)).toBe(output);
+  });
+});
+
+describe('capabilities', () => {
+  it('does not let a mechanic edit the profile', () => {
+    expect(can('mechanic', 'editOwnProfile')).toBe(false);
+    expect(can('commercial', 'editOwnProfile')).toBe(true);
+    expect(can(null, 'editOwnProfile')).toBe(false);
+  });
+});
+
+describe('validators (SPEC §5)', () => {
+  const message = (schema: z.ZodType, value: unknown) => {
+    const result = schema.safeParse(value);
+    return result.success ? null : result.error.issues[0]!.message;
+  };
+  it('says the exact French messages', () => {
+    expect(message(required(), '  ')).toBe('Champ obligatoire');
+    expect(message(email(), 'atelier@')).toBe('Adresse e-mail invalide');
+    expect(message(email(), '')).toBe('Champ obligatoire');
+    expect(message(year(), '96')).toBe('Année invalide');
+    expect(year().parse('2016')).toBe(2016);
+    expect(message(number(), 'douze')).toBe('Nombre invalide');
+    expect(number().parse('12,5')).toBe(12.5);
+    expect(message(minNumber(3), '2')).toBe('Minimum 3');
+    expect(message(integer(), '2.5')).toBe('Nombre entier attendu');
+    expect(message(nonEmpty(z.string()), [])).toBe('Champ obligatoire');
+  });
+  it('checks the set-password form: rules, confirmation and terms', () => {
+    const result = setPasswordSchema.safeParse({ password: 'motdepasse', confirmation: 'autre' });
+    expect(result.success).toBe(false);
+    expect(fieldErrors(result.error!)).toEqual({
+      password: 'Au moins une majuscule',
+      confirmation: 'Les mots de passe ne sont pas identiques',
+      terms: 'Vous devez accepter les conditions d’utilisation',
+    });
+    expect(setPasswordSchema.safeParse({ password: 'Boite-2026!', confirmation: 'Boite-2026!', terms: 'on' }).success).toBe(true);
+  });
+  it('checks the sign-in and profile forms', () => {
+    expect(fieldErrors(signInSchema.safeParse({ email: '', password: '' }).error!)).toEqual({ email: 'Champ obligatoire', password: 'Champ obligatoire' });
+    expect(profileSchema.parse({ displayName: ' Anne ', email: 'anne@garage.fr' })).toEqual({ displayName: 'Anne', email: 'anne@garage.fr' });
+  });
+});
+
+describe('formats (SPEC §1)', () => {
+  it('writes dates as DD/MM/YYYY, HH:mm and DD/MM/YYYY HH:mm, numbers as fr-FR', () => {
+    const date = new Date(2026, 10, 22, 7, 5);
+    expect(formatDate(date)).toBe('22/11/2026');
+    expect(formatTime(date)).toBe('07:05');
+    expect(formatDateTime(date)).toBe('22/11/2026 07:05');
+    expect(formatDate(null)).toBe('');
+    expect(formatDate('pas une date')).toBe('');
+    expect(formatNumber(123456.5)).toBe('123\u202f456,5');
+  });
+  it('interpolates catalogue messages', () => {
+    expect(t('validation.minLength', { min: 8 })).toBe('Minimum 8 caractères');
+    expect(t('errors.fileImport', { file: 'courbe.csv' })).toBe('Erreur lors de l’import du fichier courbe.csv');
+  });
+});
