@@ -8,12 +8,14 @@ import { TextInput } from '../../components/TextInput.tsx';
 import { postJson } from '../../lib/api-client.ts';
 import { t } from '../../lib/i18n.ts';
 import { showToast } from '../../lib/toasts.ts';
+import { useHydrated } from '../../lib/use-hydrated.ts';
 import { updatePasswordSchema } from '../../lib/validation.ts';
 
 type Values = { password: string; confirmation: string };
 
 export default function UpdatePasswordDialog() {
   const [open, setOpen] = useState(false);
+  const hydrated = useHydrated();
   const { register, handleSubmit, watch, reset, formState } = useForm<Values>({
     resolver: zodResolver(updatePasswordSchema),
     defaultValues: { password: '', confirmation: '' },
@@ -33,7 +35,7 @@ export default function UpdatePasswordDialog() {
   });
   return (
     <>
-      <button type="button" className="btn btn-secondary min-h-8 px-3 py-1 text-sm" onClick={() => setOpen(true)}>
+      <button type="button" className="btn btn-secondary min-h-8 px-3 py-1 text-sm" disabled={!hydrated} onClick={() => setOpen(true)}>
         {t('profile.update')}
       </button>
       {/* Rendered only while open: closed, Headless UI would still emit a styled hidden node. */}

@@ -8,6 +8,7 @@ import { TextInput } from '../../components/TextInput.tsx';
 import { postJson } from '../../lib/api-client.ts';
 import { t } from '../../lib/i18n.ts';
 import { showToast } from '../../lib/toasts.ts';
+import { useHydrated } from '../../lib/use-hydrated.ts';
 import { profileSchema } from '../../lib/validation.ts';
 
 type Values = { displayName: string; email: string };
@@ -15,6 +16,7 @@ type Values = { displayName: string; email: string };
 export default function ProfileIdentity(props: Values & { canEdit: boolean }) {
   const [saved, setSaved] = useState<Values>({ displayName: props.displayName, email: props.email });
   const [editing, setEditing] = useState(false);
+  const hydrated = useHydrated();
   const { register, handleSubmit, reset, setError, formState } = useForm<Values>({ resolver: zodResolver(profileSchema), defaultValues: saved });
 
   const submit = handleSubmit(async (values) => {
@@ -57,7 +59,7 @@ export default function ProfileIdentity(props: Values & { canEdit: boolean }) {
         <dd>{saved.email}</dd>
       </dl>
       {props.canEdit ? (
-        <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} onClick={() => setEditing(true)}>
+        <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} disabled={!hydrated} onClick={() => setEditing(true)}>
           <Icon path={mdiPencil} />
         </button>
       ) : null}
