@@ -6,6 +6,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { ensureBuilt } from '../server/build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEMO_PASSWORD = 'Demo-Atelier-2026!';
@@ -70,7 +72,7 @@ async function post(url: string, body: unknown): Promise<{ ms: number; json: any
 async function latency(label: string, env: Record<string, string>): Promise<void> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawnServer(['scripts/bench.ts', '--serve'], { PORT: String(port), PUBLIC_URL: url, ...env });
+  const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, AUTH_RATE_LIMIT_FACTOR: '1000', ...env });
   await waitReady(url, child);
   const api = `${url}/api/auth`;
   for (let i = 0; i < 10; i++) await post(`${api}/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD });
@@ -102,13 +104,84 @@ async function latency(label: string, env: Record<string, string>): Promise<void
   await stop(child);
 }
 
+const gz = (body: Buffer | string) => gzipSync(body, { level: 9 }).length;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** HTML and JS of a page as a browser loads it, gzip-compressed sizes. */
+async function pageWeight(url: string, cookie?: { name: string; value: string }, openMenu = false) {
+  const { chromium } = await import('@playwright/test');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  try {
+    const context = await browser.newContext();
+    if (cookie) await context.addCookies([{ ...cookie, url }]);
+    const page = await context.newPage();
+    let html = 0;
+    let js = 0;
+    page.on('response', async (response) => {
+      const type = response.request().resourceType();
+      if (type !== 'document' && type !== 'script') return;
+      const body = await response.body().catch(() => Buffer.alloc(0));
+      if (type === 'document') html += gz(body);
+      else js += gz(body);
+    });
+    await page.goto(url, { waitUntil: 'networkidle' });
+    if (openMenu) {
+      await page.getByLabel('Menu du profil').first().click();
+      await page.waitForLoadState('networkidle');
+      await page.waitForTimeout(500);
+    }
+    return { html, js };
+  } finally {
+    await browser.close();
+  }
+}
+
+async function pages(dataDir: string): Promise<void> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, AUTH_RATE_LIMIT_FACTOR: '1000' });
+  await waitReady(url, child);
+  const signIn = await fetch(`${url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email: 'diagnostic@demo.local', password: DEMO_PASSWORD }),
+  });
+  const [pair] = signIn.headers.getSetCookie().find((c) => c.startsWith('atelier_session='))!.split(';');
+  const cookie = { name: 'atelier_session', value: pair!.slice('atelier_session='.length) };
+
+  const signInPage = await pageWeight(`${url}/sign-in`);
+  const shell = await pageWeight(`${url}/repair-orders`, cookie);
+  const shellMenu = await pageWeight(`${url}/repair-orders`, cookie, true);
+  console.log('\nPage weight (gzip): HTML / JavaScript');
+  console.log(`  /sign-in                         ${kb(signInPage.html)} / ${kb(signInPage.js)}`);
+  console.log(`  /repair-orders (signed in)       ${kb(shell.html)} / ${kb(shell.js)}`);
+  console.log(`  the same, profile menu opened    ${kb(shellMenu.html)} / ${kb(shellMenu.js)}`);
+
+  const times: number[] = [];
+  for (let i = 0; i < 520; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${url}/repair-orders`, { headers: { cookie: `${cookie.name}=${cookie.value}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`/repair-orders answered ${res.status}`);
+    if (i >= 20) times.push(performance.now() - t0);
+  }
+  console.log(`  signed-in page, 500 requests on loopback: median ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`);
+  await stop(child);
+}
+
 async function bench(): Promise<void> {
+  ensureBuilt();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
   try {
     console.log(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
     const fresh = await startTime(dataDir);
     const existing = await startTime(dataDir);
     console.log(`start to /readyz: new embedded database ${ms(fresh)}, existing ${ms(existing)}`);
+    await pages(dataDir);
 
     await latency('PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'latency'), DEMO_DATA: '1' });
 
@@ -137,19 +210,4 @@ async function bench(): Promise<void> {
   }
 }
 
-// --serve: the app with rate limits raised, so that hundreds of sign-ins can be timed.
-if (process.argv[2] === '--serve') {
-  const { createApp } = await import('../server/app.ts');
-  const { prepareDatabase } = await import('../server/bootstrap.ts');
-  const { loadConfig, defaultRateLimits } = await import('../server/config.ts');
-  const { createLogger } = await import('../server/log.ts');
-  const rateLimits = Object.fromEntries(Object.entries(defaultRateLimits).map(([k, r]) => [k, { ...r, max: 1e9 }]));
-  const config = loadConfig(process.env, { rateLimits } as never);
-  const logger = createLogger('silent');
-  const app = createApp({ config, database: await prepareDatabase(config, logger), logger });
-  await app.listen();
-  process.stdout.write('ready\n');
-  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
-} else {
-  await bench();
-}
+await bench();

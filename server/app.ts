@@ -1,6 +1,7 @@
 // The HTTP server of the one process: health, the auth API, static files, then Astro.
 import { randomUUID } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createAuthRoutes } from './auth/routes.ts';
@@ -45,6 +46,10 @@ const MIME: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
+const COMPRESSIBLE = new Set(['.js', '.css', '.svg', '.txt', '.webmanifest']);
+// Built assets never change while the process runs: each is compressed once.
+const gzipCache = new Map<string, Buffer>();
+
 function serveStatic(clientDir: string, req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   let decoded: string;
@@ -62,13 +67,22 @@ function serveStatic(clientDir: string, req: IncomingMessage, res: ServerRespons
     return false;
   }
   if (!stat.isFile()) return false;
-  res.writeHead(200, {
-    'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
-    'Content-Length': stat.size,
+  const ext = path.extname(file);
+  const headers: Record<string, string | number> = {
+    'Content-Type': MIME[ext] ?? 'application/octet-stream',
     'X-Content-Type-Options': 'nosniff',
     // Astro fingerprints what it emits under /_astro/.
     'Cache-Control': pathname.startsWith('/_astro/') ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
-  });
+    Vary: 'Accept-Encoding',
+  };
+  if (COMPRESSIBLE.has(ext) && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+    let body = gzipCache.get(file);
+    if (!body) gzipCache.set(file, (body = gzipSync(readFileSync(file), { level: 9 })));
+    res.writeHead(200, { ...headers, 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
+  }
+  res.writeHead(200, { ...headers, 'Content-Length': stat.size });
   if (req.method === 'HEAD') res.end();
   else createReadStream(file).pipe(res);
   return true;

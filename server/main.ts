@@ -1,25 +1,24 @@
 // Process entry: config, database, services, HTTP server, Astro handler, graceful shutdown.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { createApp, type AstroHandler } from './app.ts';
+import { astroEntry, root } from './build.ts';
 import { prepareDatabase } from './bootstrap.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseLockedError } from './db/lock.ts';
 import { createLogger } from './log.ts';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function fail(message: string): never {
   process.stderr.write(`atelier-bva: ${message}\n`);
   process.exit(1);
 }
 
-async function loadAstro(): Promise<{ handler?: AstroHandler; clientDir?: string }> {
-  const entry = path.join(root, 'dist/server/entry.mjs');
-  if (!existsSync(entry)) return {};
+/** The built Astro app, if there is one. */
+export async function loadAstro(): Promise<{ handler?: AstroHandler; clientDir?: string }> {
+  if (!existsSync(astroEntry)) return {};
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
-  const mod = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
+  const mod = (await import(pathToFileURL(astroEntry).href)) as { handler: AstroHandler };
   return { handler: mod.handler, clientDir: path.join(root, 'dist/client') };
 }
 

@@ -11,6 +11,7 @@ import { loadConfig, defaultRateLimits, type Config } from '../../server/config.
 import type { Database } from '../../server/db/client.ts';
 import type { Logger } from '../../server/log.ts';
 import { freePort } from './postgres-server.ts';
+import { loadAstro } from '../../server/main.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 export const databaseKinds: DatabaseKind[] = ['pglite', 'postgres'];
@@ -27,6 +28,7 @@ export async function createPostgresDatabase(): Promise<string> {
 }
 
 export type TestApp = {
+  /** Where the app listens (PUBLIC_URL may name another address). */
   url: string;
   app: App;
   config: Config;
@@ -39,18 +41,18 @@ export type TestApp = {
 
 export async function startTestApp(
   kind: DatabaseKind,
-  overrides: Partial<Config> & { env?: Record<string, string> } = {},
+  overrides: Partial<Config> & { env?: Record<string, string>; pages?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-test-'));
   const port = await freePort();
-  const { env, ...rest } = overrides;
+  const { env, pages, ...rest } = overrides;
   const config = loadConfig(
     { LOG_LEVEL: 'info', DEMO_DATA: '1', ...env },
     {
       dataDir,
       port,
       host: '127.0.0.1',
-      publicUrl: `http://127.0.0.1:${port}`,
+      publicUrl: rest.publicUrl ?? `http://127.0.0.1:${port}`,
       jwtSecret: randomBytes(32).toString('hex'),
       sessionSecret: randomBytes(32).toString('hex'),
       databaseUrl: kind === 'postgres' ? await createPostgresDatabase() : undefined,
@@ -67,11 +69,12 @@ export async function startTestApp(
     error: (msg, fields) => logLines.push({ level: 'error', msg, ...fields }),
   };
   const database = await prepareDatabase(config, logger);
-  const app = createApp({ config, database, logger });
+  const astro = pages ? await loadAstro() : {};
+  const app = createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir });
   await app.listen();
   const outboxDir = path.join(dataDir, 'outbox');
   return {
-    url: config.publicUrl,
+    url: `http://127.0.0.1:${port}`,
     app,
     config,
     database,

@@ -1,0 +1,171 @@
+// The signed session as the built pages serve it: cookie, refresh, guard, refusals.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../server/db/client.ts';
+import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+
+/** A browser-like client: keeps cookies, sends our Origin on posts, never follows redirects. */
+function browser(base: string) {
+  const jar = new Map<string, string>();
+  const setCookies: string[] = [];
+  async function request(path: string, init: RequestInit & { origin?: string } = {}) {
+    const headers = new Headers(init.headers);
+    headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
+    if (init.method && init.method !== 'GET') headers.set('origin', init.origin ?? base);
+    const res = await fetch(base + path, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      setCookies.push(line);
+      const [pair] = line.split(';');
+      const [name, ...rest] = pair!.split('=');
+      const value = rest.join('=');
+      if (/max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line) || value === '') jar.delete(name!);
+      else jar.set(name!, value);
+    }
+    return res;
+  }
+  return {
+    jar,
+    setCookies,
+    request,
+    signIn: (email: string, password = DEMO_PASSWORD) =>
+      request('/sign-in', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() }),
+  };
+}
+
+describe('the signed session', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Two-second access tokens: the refresh margin is one second.
+    t = await startTestApp('pglite', { pages: true, accessTokenExpiresIn: 2 });
+  });
+  afterAll(() => t?.close());
+
+  it('signs in without JavaScript into an HttpOnly, SameSite=Lax cookie', async () => {
+    const b = browser(t.url);
+    const res = await b.signIn('commercial@demo.local');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/repair-orders');
+    const cookie = b.setCookies.find((c) => c.startsWith('atelier_session='))!;
+    expect(cookie).toMatch(/; HttpOnly/i);
+    expect(cookie).toMatch(/; SameSite=Lax/i);
+    expect(cookie).toMatch(/; Path=\//);
+    expect(cookie).not.toMatch(/Secure/i);
+    expect(cookie).not.toContain(DEMO_PASSWORD);
+    const page = await b.request('/repair-orders');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Sophie Laurent');
+  });
+
+  it('answers a wrong password with 401 and the French message', async () => {
+    const res = await browser(t.url).signIn('commercial@demo.local', 'mauvais');
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('Identifiant ou mot de passe incorrect');
+  });
+
+  it('refreshes the access token shortly before it expires, once for concurrent requests', async () => {
+    const b = browser(t.url);
+    await b.signIn('diagnostic@demo.local');
+    const before = b.jar.get('atelier_session');
+    await new Promise((r) => setTimeout(r, 1_200));
+    const pages = await Promise.all(Array.from({ length: 4 }, () => b.request('/gearboxes')));
+    expect(pages.map((p) => p.status)).toEqual([200, 200, 200, 200]);
+    expect(b.jar.get('atelier_session')).not.toBe(before);
+    const [row] = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from auth.refresh_tokens r join auth.grants g on g.id = r.grant_id join auth.users u on u.id = g.user_id where u.email = 'diagnostic@demo.local' and g.revoked_at is null`,
+    );
+    expect(row!.n).toBe(2);
+  });
+
+  it('signs out a browser whose sign-in was revoked, a disabled user and a deleted one', async () => {
+    const revoked = browser(t.url);
+    await revoked.signIn('admin@demo.local');
+    await t.database.db.execute(sql`update auth.grants set revoked_at = now() where user_id = (select id from auth.users where email = 'admin@demo.local')`);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const res = await revoked.request('/repair-orders');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/sign-in?redirectTo=%2Frepair-orders');
+    expect(revoked.jar.has('atelier_session')).toBe(false);
+
+    const disabled = browser(t.url);
+    await disabled.signIn('mecanicien@demo.local');
+    await t.database.db.execute(sql`update auth.users set disabled = true where email = 'mecanicien@demo.local'`);
+    expect((await disabled.request('/repair-orders')).headers.get('location')).toMatch(/^\/sign-in/);
+    expect(disabled.jar.has('atelier_session')).toBe(false);
+    await t.database.db.execute(sql`update auth.users set disabled = false where email = 'mecanicien@demo.local'`);
+
+    const deleted = browser(t.url);
+    await deleted.signIn('mecanicien@demo.local');
+    await t.database.db.execute(sql`delete from auth.users where email = 'mecanicien@demo.local'`);
+    expect((await deleted.request('/gearboxes')).headers.get('location')).toMatch(/^\/sign-in/);
+  });
+
+  it('refuses state changes from another origin with a French page, forms and JSON alike', async () => {
+    const b = browser(t.url);
+    await b.signIn('commercial@demo.local');
+    const form = await b.request('/sign-out', { method: 'POST', origin: 'https://evil.example' });
+    expect(form.status).toBe(403);
+    expect(await form.text()).toContain('Requête refusée : elle ne vient pas de l’application.');
+    const json = await b.request('/api/session/profile', {
+      method: 'POST',
+      origin: 'https://evil.example',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ displayName: 'Pirate', email: 'pirate@demo.local' }),
+    });
+    expect(json.status).toBe(403);
+    expect((await b.request('/repair-orders')).status).toBe(200);
+  });
+
+  it('answers the profile endpoint with 400, 409 and 415 for bad input, and changes nothing', async () => {
+    const b = browser(t.url);
+    await b.signIn('commercial@demo.local');
+    const post = (body: string, type = 'application/json') => b.request('/api/session/profile', { method: 'POST', headers: { 'content-type': type }, body });
+    expect((await post('{"displayName":')).status).toBe(400);
+    expect((await post('displayName=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    const invalid = await post(JSON.stringify({ displayName: '', email: 'pas-un-email' }));
+    expect(await invalid.json()).toEqual({ status: 400, error: 'validation', message: 'Invalid input', fields: { displayName: 'Champ obligatoire', email: 'Adresse e-mail invalide' } });
+    expect((await post(JSON.stringify({ displayName: 'Sophie', email: 'admin@demo.local' }))).status).toBe(409);
+    expect((await post(JSON.stringify({ displayName: 'Sophie', email: 'sophie@demo.local', role: 'app_admin' }))).status).toBe(400);
+    const [row] = await queryRows<{ display_name: string; email: string }>(t.database.db, sql`select display_name, email from auth.users where email = 'commercial@demo.local'`);
+    expect(row).toEqual({ display_name: 'Sophie Laurent', email: 'commercial@demo.local' });
+  });
+
+  it('lands an e-mail link signed in on a URL without its token', async () => {
+    const b = browser(t.url);
+    await t.app.services.auth.requestPasswordReset('commercial@demo.local', undefined, { ip: '127.0.0.1' });
+    const link = t.outbox().at(-1)!.replace(/=\r?\n/g, '').replace(/=3D/g, '=').match(/http:\/\/\S+\/api\/auth\/verify\?[^\s"<]+/)![0].replace(/&amp;/g, '&');
+    const verify = await b.request(link.slice(t.url.length));
+    const landing = verify.headers.get('location')!;
+    expect(landing).toContain('refreshToken=');
+    const signedIn = await b.request(landing.slice(t.url.length));
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.get('location')).toBe('/set-password?type=passwordReset');
+    const page = await b.request('/set-password?type=passwordReset');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Nouveau mot de passe');
+  });
+});
+
+describe('behind https', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true, publicUrl: 'https://atelier.example' });
+  });
+  afterAll(() => t?.close());
+
+  it('names the cookie __Host- and marks it Secure', async () => {
+    const b = browser(t.url);
+    const res = await b.request('/sign-in', {
+      method: 'POST',
+      origin: 'https://atelier.example',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'admin@demo.local', password: DEMO_PASSWORD }).toString(),
+    });
+    expect(res.status).toBe(303);
+    const cookie = b.setCookies.find((c) => c.startsWith('__Host-atelier_session='))!;
+    expect(cookie).toMatch(/; Secure/i);
+    expect(cookie).toMatch(/; Path=\//);
+    expect(cookie).not.toMatch(/Domain=/i);
+  });
+});
