@@ -3,7 +3,7 @@ import { defineMiddleware, sequence } from 'astro:middleware';
 import { t } from './lib/i18n.ts';
 import { isRole } from './lib/roles.ts';
 import { endpoints, guardRedirect, matchRoute, SIGN_IN } from './lib/routes.ts';
-import { clearSession, readSession, refreshOnce, takeFlash, tokensOf, writeSession, setFlash } from './lib/session.server.ts';
+import { clearSession, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, tokensOf, writeSession } from './lib/session.server.ts';
 import { renderMessagePage } from './lib/message-page.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -68,6 +68,8 @@ const session = defineMiddleware(async (context, next) => {
   locals.accessToken = null;
   locals.flash = takeFlash(cookies);
   const tokens = await readSession(cookies, services);
+  // A tampered, truncated or foreign cookie is dropped.
+  if (!tokens && cookies.has(sessionCookieName(services))) clearSession(cookies, services);
   if (tokens) {
     const lifetime = services.config.accessTokenExpiresIn * 1000;
     // SPEC §9: refresh before expiry by the smaller of a constant and half the lifetime.
