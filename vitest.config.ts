@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // One copy of graphql, as Node loads it: Yoga and Pothos must see the same GraphQLError.
+  resolve: { alias: [{ find: /^graphql$/, replacement: fileURLToPath(import.meta.resolve('graphql')) }] },
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/support/build.ts', 'tests/support/postgres-server.ts'],

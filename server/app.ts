@@ -13,11 +13,15 @@ import type { Database } from './db/client.ts';
 import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
 import { createUsersService, type UsersService } from './users/service.ts';
+import { createChanges } from './realtime/changes.ts';
+import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
   auth: AuthService;
   users: UsersService;
+  /** The GraphQL API in process: pages call it without a network hop. */
+  graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn'>;
 };
 
@@ -29,6 +33,8 @@ export type App = {
   mailer: Mailer;
   /** Handles backend paths; returns false for the paths Astro renders. */
   handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** The GraphQL WebSocket on another HTTP server (`astro dev`). */
+  attachWebSocket(server: Server): void;
   server: Server;
   listen(): Promise<{ port: number; url: string }>;
   /** Stops accepting, waits for requests in flight, then closes the database. */
@@ -88,13 +94,14 @@ function serveStatic(clientDir: string, req: IncomingMessage, res: ServerRespons
   return true;
 }
 
-export function createApp(options: {
+export async function createApp(options: {
   config: Config;
   database: Database;
   logger: Logger;
   astroHandler?: AstroHandler;
   clientDir?: string;
-}): App {
+  production?: boolean;
+}): Promise<App> {
   const { config, database, logger } = options;
   const limiter = createRateLimiter();
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
@@ -108,11 +115,20 @@ export function createApp(options: {
     limits: config.rateLimits,
   });
   const handleAuth = createAuthRoutes(auth);
+  const changes = await createChanges(database);
+  const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
   const services: Services = {
     auth,
     users: createUsersService({ db: database.db }),
+    graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };
+  const graphql = (graphqlRef.current = createGraphQL({
+    services,
+    changes,
+    publicUrl: config.publicUrl,
+    production: options.production ?? process.env.NODE_ENV === 'production',
+  }));
 
   async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const pathname = (req.url ?? '/').split('?')[0]!;
@@ -127,6 +143,10 @@ export function createApp(options: {
       } catch {
         sendJson(res, 503, { status: 'unavailable', database: database.kind });
       }
+      return true;
+    }
+    if (pathname === GRAPHQL_PATH) {
+      await graphql.yoga.requestListener(req, res);
       return true;
     }
     if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) {
@@ -171,6 +191,7 @@ export function createApp(options: {
     }
   });
   server.keepAliveTimeout = 5_000;
+  graphql.attach(server, { exclusive: true });
 
   let closing: Promise<void> | undefined;
   return {
@@ -178,6 +199,7 @@ export function createApp(options: {
     limiter,
     mailer,
     handleBackend,
+    attachWebSocket: (other) => graphql.attach(other, { exclusive: false }),
     server,
     listen: () =>
       new Promise((resolve, reject) => {
@@ -196,6 +218,8 @@ export function createApp(options: {
           server.close(() => resolve());
           setTimeout(() => server.closeAllConnections(), 10_000).unref();
         });
+        await graphql.close();
+        await changes.close();
         mailer.close();
         await database.close();
       })()),

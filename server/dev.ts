@@ -15,8 +15,9 @@ export function backendIntegration(): AstroIntegration {
         const config = loadConfig(process.env, { port: Number(address) });
         const logger = createLogger(config.logLevel);
         const database = await prepareDatabase(config, logger);
-        const app = createApp({ config, database, logger });
+        const app = await createApp({ config, database, logger });
         server.httpServer?.once('close', () => void app.close());
+        if (server.httpServer) app.attachWebSocket(server.httpServer as import('node:http').Server);
         server.middlewares.use((req, res, next) => {
           app
             .handleBackend(req, res)

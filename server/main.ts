@@ -40,7 +40,7 @@ export async function main(): Promise<void> {
   }
   const astro = await loadAstro();
   if (!astro.handler) logger.error('no Astro build in dist/: only the APIs are served (run npm run build)');
-  const app = createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir });
+  const app = await createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir });
   try {
     const { url } = await app.listen();
     logger.info('listening', { url, publicUrl: config.publicUrl, database: database.kind, dataDir: config.dataDir });

@@ -367,6 +367,13 @@ export function createAuthService(deps: {
       await mailTicket(u, 'setPassword', 'setPassword', checkRedirect(redirectTo, '/set-password'));
     },
 
+    /** The users screen's "resend": the set-password e-mail while the account has no password. */
+    async resendAccountEmail(userId: string): Promise<void> {
+      const u = await requireActive(await findUserById(userId));
+      if (!u.passwordHash) await mailTicket(u, 'setPassword', 'setPassword', checkRedirect(undefined, '/set-password'));
+      else await mailTicket(u, 'verifyEmail', 'verifyEmail', checkRedirect(undefined, '/sign-in'));
+    },
+
     async sendVerificationEmail(email: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
       limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/sign-in');

@@ -22,6 +22,8 @@ export type Database = {
   isNew: boolean;
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  /** LISTEN on a channel; resolves to the function that stops listening. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** The PGlite instance, for tools that need it (backup). */
   pglite?: PGlite;
@@ -72,6 +74,7 @@ async function openPglite(dir: string): Promise<Database> {
     ping: async () => {
       await client.query('select 1');
     },
+    listen: (channel, onMessage) => client.listen(channel, onMessage),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -106,10 +109,40 @@ async function openPostgres(url: string): Promise<Database> {
     ping: async () => {
       await pool.query('select 1');
     },
+    listen: (channel, onMessage) => listenPostgres(url, channel, onMessage),
     close: async () => {
       if (closed) return;
       closed = true;
       await pool.end();
     },
+  };
+}
+
+/** A dedicated connection for LISTEN, reconnected with backoff when it drops. */
+async function listenPostgres(url: string, channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>> {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let delay = 500;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (message) => {
+      if (message.channel === channel && message.payload) onMessage(message.payload);
+    });
+    const retry = () => {
+      if (stopped || client !== c) return;
+      client = null;
+      setTimeout(() => void connect().catch(retry), Math.min((delay *= 2), 30_000)).unref();
+    };
+    c.on('error', retry);
+    c.on('end', retry);
+    client = c;
+    await c.connect();
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    delay = 500;
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    await client?.end().catch(() => undefined);
   };
 }

@@ -1,37 +1,162 @@
-// Accounts as the application manages them (profile now; the users screen later).
-import { and, eq, ne } from 'drizzle-orm';
+// Accounts as the application manages them: the profile menu and the users screen.
+import { and, asc, count, desc, eq, ilike, inArray, ne, not, or, sql, type SQL } from 'drizzle-orm';
 import { can } from '../../src/lib/permissions.ts';
-import { isRole } from '../../src/lib/roles.ts';
+import { isRole, type Role } from '../../src/lib/roles.ts';
 import type { Db } from '../db/client.ts';
 import { users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
-
+export type UserRow = typeof users.$inferSelect;
 export type Actor = { id: string; role: string };
+
+// GraphQL hands absent input fields over as null or undefined alike.
+type Comparison<T> = { _eq?: T | null; _neq?: T | null; _in?: T[] | null; _ilike?: string | null };
+/** Hasura's users_bool_exp, on the fields the screens filter by. */
+export type UsersWhere = {
+  _and?: UsersWhere[] | null;
+  _or?: UsersWhere[] | null;
+  _not?: UsersWhere | null;
+  id?: Comparison<string> | null;
+  email?: Comparison<string> | null;
+  displayName?: Comparison<string> | null;
+  defaultRole?: Comparison<string> | null;
+  disabled?: Comparison<boolean> | null;
+  emailVerified?: Comparison<boolean> | null;
+};
+export type UsersOrderBy = Partial<Record<'createdAt' | 'displayName' | 'email', 'asc' | 'desc' | null>>;
+
+const columns = {
+  id: users.id,
+  email: users.email,
+  displayName: users.displayName,
+  defaultRole: users.defaultRole,
+  disabled: users.disabled,
+  emailVerified: users.emailVerified,
+  createdAt: users.createdAt,
+} as const;
+
+/** `%` and `_` typed by a user are literal in a search; `_ilike` patterns keep theirs. */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export function whereOf(exp: UsersWhere | undefined): SQL | undefined {
+  if (!exp) return undefined;
+  const parts: (SQL | undefined)[] = [];
+  for (const [key, value] of Object.entries(exp)) {
+    if (value === undefined || value === null) continue;
+    if (key === '_and') parts.push(and(...(value as UsersWhere[]).map(whereOf)));
+    else if (key === '_or') parts.push(or(...(value as UsersWhere[]).map(whereOf)));
+    else if (key === '_not') {
+      const inner = whereOf(value as UsersWhere);
+      if (inner) parts.push(not(inner));
+    } else {
+      // The GraphQL input types restrict each comparison to its column's type.
+      const column = columns[key as keyof typeof columns] as typeof users.email;
+      const cmp = value as Comparison<string>;
+      if (cmp._eq != null) parts.push(eq(column, cmp._eq));
+      if (cmp._neq != null) parts.push(ne(column, cmp._neq));
+      if (cmp._in != null) parts.push(cmp._in.length ? inArray(column, cmp._in) : sql`false`);
+      if (cmp._ilike != null) parts.push(ilike(column, cmp._ilike));
+    }
+  }
+  return parts.length ? and(...parts) : undefined;
+}
+
+function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
+  const out: SQL[] = [];
+  for (const item of orderBy ?? []) {
+    for (const [key, direction] of Object.entries(item)) {
+      if (!direction) continue;
+      const column = columns[key as 'createdAt' | 'displayName' | 'email'];
+      out.push(direction === 'desc' ? desc(column) : asc(column));
+    }
+  }
+  out.push(asc(users.id)); // a stable order for pages
+  return out;
+}
+
+const emailTaken = () => new ApiError(409, 'email-already-in-use', 'Email non disponible');
 
 export function createUsersService(deps: { db: Db }) {
   const { db } = deps;
+
+  const get = async (id: string) => (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
+
+  async function assertEmailFree(email: string, exceptId?: string) {
+    const [taken] = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(exceptId ? and(eq(users.email, email), ne(users.id, exceptId)) : eq(users.email, email))
+      .limit(1);
+    if (taken) throw emailTaken();
+  }
+
+  const adminCount = async (exceptId: string) =>
+    (await db.select({ n: count() }).from(users).where(and(eq(users.defaultRole, 'app_admin'), eq(users.disabled, false), ne(users.id, exceptId))))[0]!.n;
+
   return {
+    get,
+
+    list: (input: { where?: UsersWhere; orderBy?: UsersOrderBy[]; limit?: number; offset?: number }) =>
+      db
+        .select()
+        .from(users)
+        .where(whereOf(input.where))
+        .orderBy(...orderOf(input.orderBy))
+        .limit(input.limit ?? 100)
+        .offset(input.offset ?? 0),
+
+    count: async (where?: UsersWhere) => (await db.select({ n: count() }).from(users).where(whereOf(where)))[0]!.n,
+
     /** SPEC §2.5: name and e-mail from the profile menu; not for mechanics. */
     async updateProfile(actor: Actor, input: { displayName: string; email: string }) {
       if (!isRole(actor.role) || !can(actor.role, 'editOwnProfile')) {
         throw new ApiError(403, 'forbidden', 'Not allowed to edit the profile');
       }
       const email = input.email.toLowerCase();
-      const [taken] = await db
-        .select({ id: users.id })
-        .from(users)
-        .where(and(eq(users.email, email), ne(users.id, actor.id)))
-        .limit(1);
-      if (taken) throw new ApiError(409, 'email-already-in-use', 'Email already in use');
-      const [row] = await db
-        .update(users)
-        .set({ displayName: input.displayName, email, updatedAt: new Date() })
-        .where(eq(users.id, actor.id))
-        .returning();
+      await assertEmailFree(email, actor.id);
+      const [row] = await db.update(users).set({ displayName: input.displayName, email, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
       if (!row) throw new ApiError(404, 'not-found', 'User not found');
       return row;
+    },
+
+    /** A new account without a password: its owner chooses one from the e-mail. */
+    async insert(input: { email: string; displayName: string; defaultRole: Role; locale?: string }) {
+      const email = input.email.toLowerCase();
+      await assertEmailFree(email);
+      const [row] = await db
+        .insert(users)
+        .values({ email, displayName: input.displayName, defaultRole: input.defaultRole, locale: input.locale ?? 'fr' })
+        .onConflictDoNothing()
+        .returning();
+      if (!row) throw emailTaken();
+      return row;
+    },
+
+    /** An admin's changes to an account; an admin cannot lock the last admin out. */
+    async update(actor: Actor, id: string, set: { displayName?: string; email?: string; defaultRole?: Role; disabled?: boolean }) {
+      const current = await get(id);
+      if (!current) throw new ApiError(404, 'not-found', 'User not found');
+      if (set.email) {
+        set.email = set.email.toLowerCase();
+        await assertEmailFree(set.email, id);
+      }
+      const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
+      if (losesAdmin && id === actor.id) throw new ApiError(409, 'own-admin-rights', 'Vous ne pouvez pas retirer vos propres droits d’administration');
+      if (losesAdmin && (await adminCount(id)) === 0) throw new ApiError(409, 'last-admin', 'Il doit rester au moins un administrateur actif');
+      const [row] = await db.update(users).set({ ...set, updatedAt: new Date() }).where(eq(users.id, id)).returning();
+      return row!;
+    },
+
+    async remove(actor: Actor, id: string) {
+      const current = await get(id);
+      if (!current) throw new ApiError(404, 'not-found', 'User not found');
+      if (id === actor.id) throw new ApiError(409, 'own-account', 'Vous ne pouvez pas supprimer votre propre compte');
+      if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
+        throw new ApiError(409, 'last-admin', 'Il doit rester au moins un administrateur actif');
+      }
+      await db.delete(users).where(eq(users.id, id));
+      return current;
     },
   };
 }

@@ -5,6 +5,8 @@ import type { Role } from './roles.ts';
 export const capabilities = {
   /** SPEC §2.5: the pencil of the profile menu is not offered to mechanics. */
   editOwnProfile: ['app_admin', 'diagnostician', 'commercial'],
+  /** SPEC §2.9, §6: the users screen and every operation on other accounts. */
+  manageUsers: ['app_admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

@@ -70,7 +70,7 @@ export async function startTestApp(
   };
   const database = await prepareDatabase(config, logger);
   const astro = pages ? await loadAstro() : {};
-  const app = createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir });
+  const app = await createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir });
   await app.listen();
   const outboxDir = path.join(dataDir, 'outbox');
   return {

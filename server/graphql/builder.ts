@@ -1,0 +1,82 @@
+// The Pothos builder: context, scalars and the scope-auth rules read from the capability table.
+import SchemaBuilder from '@pothos/core';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { GraphQLError, Kind } from 'graphql';
+import { can, type Capability } from '../../src/lib/permissions.ts';
+import type { Role } from '../../src/lib/roles.ts';
+import type { Services } from '../app.ts';
+import type { Changes } from '../realtime/changes.ts';
+import { apiError, forbidden } from './errors.ts';
+
+export type Viewer = { id: string; role: Role };
+
+export type GraphQLContext = {
+  viewer: Viewer | null;
+  /** Why there is no viewer: no token at all, or one that is not valid. */
+  authError: 'none' | 'invalid' | null;
+  services: Services;
+  changes: Changes;
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A malformed value of a scalar is a bad request: 400, as Yoga reads extensions.http. */
+const badValue = (message: string) => apiError('validation', message, { http: { status: 400 } });
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  AuthScopes: { signedIn: boolean; capability: Capability };
+  Scalars: {
+    uuid: { Input: string; Output: string };
+    timestamptz: { Input: Date; Output: Date | string };
+  };
+}>({
+  plugins: [ScopeAuthPlugin],
+  scopeAuth: {
+    authScopes: async (context) => ({
+      signedIn: !!context.viewer,
+      capability: (capability: Capability) => can(context.viewer?.role, capability),
+    }),
+    unauthorizedError: (_parent, context) => requireViewerError(context) ?? forbidden(),
+  },
+});
+
+/** The error for a request without a valid identity, or null when there is one. */
+export function requireViewerError(context: GraphQLContext): GraphQLError | null {
+  if (context.viewer) return null;
+  return context.authError === 'invalid' ? apiError('invalid-jwt', 'Jeton invalide ou expiré') : forbidden();
+}
+
+/** For resolvers that check by hand (subscriptions, row rules). */
+export function requireCapability(context: GraphQLContext, capability: Capability): Viewer {
+  const error = requireViewerError(context);
+  if (error) throw error;
+  if (!can(context.viewer!.role, capability)) throw forbidden();
+  return context.viewer!;
+}
+
+builder.scalarType('uuid', {
+  serialize: (value) => String(value),
+  parseValue: (value) => {
+    if (typeof value !== 'string' || !UUID.test(value)) throw badValue('Identifiant invalide');
+    return value.toLowerCase();
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING || !UUID.test(ast.value)) throw badValue('Identifiant invalide');
+    return ast.value.toLowerCase();
+  },
+});
+
+builder.scalarType('timestamptz', {
+  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  parseValue: (value) => {
+    const date = new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw badValue('Date invalide');
+    return date;
+  },
+});
+
+export const OrderBy = builder.enumType('order_by', { values: ['asc', 'desc'] as const });
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});

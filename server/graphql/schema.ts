@@ -1,0 +1,5 @@
+// The schema: one module per domain registers its types and fields on the builder.
+import { builder } from './builder.ts';
+import './users.ts';
+
+export const schema = builder.toSchema({ sortSchema: false });

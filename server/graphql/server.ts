@@ -1,0 +1,191 @@
+// GraphQL over HTTP (Yoga) and over WebSocket (graphql-ws, graphql-transport-ws) on /graphql,
+// sharing one envelop: the same plugins, limits and context on both (STYLE.md, the API layer).
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
+import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { isRole } from '../../src/lib/roles.ts';
+import type { Services } from '../app.ts';
+import type { Changes } from '../realtime/changes.ts';
+import type { GraphQLContext } from './builder.ts';
+import { apiError } from './errors.ts';
+import { schema } from './schema.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+const INIT_TIMEOUT_MS = 3_000;
+
+type HeaderSource = { get(name: string): string | null | undefined };
+
+/** Identity from `Authorization: Bearer`; `x-hasura-role` picks among the token's roles. */
+async function contextFor(headers: HeaderSource, services: Services, changes: Changes): Promise<GraphQLContext> {
+  const base = { services, changes };
+  const authorization = headers.get('authorization');
+  if (!authorization) return { ...base, viewer: null, authError: 'none' };
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+  const claims = token ? await services.auth.issuer.verify(token) : null;
+  if (!claims) return { ...base, viewer: null, authError: 'invalid' };
+  const user = await services.users.get(claims.userId);
+  // A disabled account, or a role changed since the token was issued: the client refreshes.
+  if (!user || user.disabled || user.defaultRole !== claims.defaultRole || !isRole(user.defaultRole)) {
+    return { ...base, viewer: null, authError: 'invalid' };
+  }
+  const requested = headers.get('x-hasura-role');
+  if (requested && !claims.allowedRoles.includes(requested)) return { ...base, viewer: null, authError: 'none' };
+  return { ...base, viewer: { id: user.id, role: user.defaultRole }, authError: null };
+}
+
+/** The API code of an error. Duck-typed: a second copy of `graphql` (CJS beside ESM) defeats instanceof. */
+const codeOf = (error: unknown) => (error as { extensions?: { code?: unknown } } | null)?.extensions?.code;
+
+/** Errors that GraphQL itself raises (syntax, validation, limits) get the validation code. */
+const withCode = (error: Error): GraphQLError => {
+  if (codeOf(error)) return error as GraphQLError;
+  const e = error as Partial<GraphQLError>;
+  return new GraphQLError(error.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, extensions: { ...e.extensions, code: 'validation' } });
+};
+
+function codePlugin(production: boolean): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      if (production) addValidationRule(NoSchemaIntrospectionCustomRule);
+      return ({ result, setResult }) => {
+        if (result.length) setResult(result.map(withCode));
+      };
+    },
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        if (result instanceof Error) replaceParseResult(withCode(result));
+      };
+    },
+  };
+}
+
+/** Browser requests must come from our pages; POST bodies must be JSON. */
+function originPlugin(allowedOrigin: string): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      const refuse = (status: number, message: string) =>
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: status === 403 ? 'forbidden' : 'validation' } }] }), {
+            status,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          }),
+        );
+      const origin = request.headers.get('origin');
+      if (origin && origin !== allowedOrigin) return refuse(403, 'Origine refusée');
+      if (request.method === 'POST') {
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== 'application/json' && type !== 'application/graphql+json') return refuse(415, 'Le corps doit être en JSON');
+      }
+    },
+  };
+}
+
+export function createGraphQL(options: { services: Services; changes: Changes; publicUrl: string; production: boolean }) {
+  const { services, changes } = options;
+  const allowedOrigin = new URL(options.publicUrl).origin;
+  const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    context: ({ request }) => contextFor(request.headers, services, changes),
+    graphiql: false,
+    landingPage: false,
+    batching: false,
+    cors: false,
+    logging: false,
+    maskedErrors: {
+      maskError: (error) => {
+        const original = (error as { originalError?: unknown }).originalError;
+        if (codeOf(original)) return original as Error;
+        if (codeOf(error)) return error as Error;
+        return apiError('internal', 'Une erreur est survenue');
+      },
+    },
+    plugins: [
+      originPlugin(allowedOrigin),
+      EnvelopArmorPlugin({
+        maxDepth: { n: 8 },
+        maxAliases: { n: 15 },
+        maxDirectives: { n: 10 },
+        maxTokens: { n: 2_000 },
+        costLimit: { maxCost: 5_000 },
+        blockFieldSuggestion: { enabled: options.production },
+      }),
+      codePlugin(options.production),
+    ],
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  type Extra = { request: IncomingMessage; socket: WebSocket; context?: GraphQLContext };
+  type WsContext = Context<Record<string, unknown> | undefined, Extra>;
+  useServer(
+    {
+      connectionInitWaitTimeout: INIT_TIMEOUT_MS,
+      onConnect: async (ctx: WsContext) => {
+        const params = ctx.connectionParams ?? {};
+        const raw = (params.headers ?? {}) as Record<string, unknown>;
+        const headers = new Map(Object.entries(raw).map(([k, v]) => [k.toLowerCase(), typeof v === 'string' ? v : undefined]));
+        const context = await contextFor({ get: (name) => headers.get(name) }, services, changes);
+        if (!context.viewer) {
+          if (context.authError === 'invalid') ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized');
+          return false;
+        }
+        ctx.extra.context = context;
+        return true;
+      },
+      execute: (args: ExecutionArgs & { rootValue: { execute: typeof import('graphql').execute } }) => args.rootValue.execute(args),
+      subscribe: (args: ExecutionArgs & { rootValue: { subscribe: typeof import('graphql').subscribe } }) => args.rootValue.subscribe(args),
+      onSubscribe: async (ctx: WsContext, _id: string, payload: SubscribePayload) => {
+        const { schema: enveloped, execute, subscribe, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, params: payload });
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [withCode(error as Error)];
+        }
+        const errors = validate(enveloped, document);
+        if (errors.length) return errors.map(withCode);
+        return {
+          schema: enveloped,
+          operationName: payload.operationName,
+          document,
+          variableValues: payload.variables,
+          contextValue: ctx.extra.context!,
+          rootValue: { execute, subscribe },
+        } as ExecutionArgs;
+      },
+    } as never,
+    wss,
+  );
+
+  return {
+    yoga,
+    /** In-process calls from server pages: no network hop (ARCHITECTURE.md). */
+    fetch: (input: string, init?: RequestInit) => yoga.fetch(new URL(input, options.publicUrl), init as never),
+    /** `exclusive`: no other WebSocket lives on this server (in `astro dev`, Vite's does). */
+    attach(server: Server, { exclusive }: { exclusive: boolean }) {
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const path = (req.url ?? '').split('?')[0];
+        if (path !== GRAPHQL_PATH) {
+          if (exclusive) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+          return;
+        }
+        const origin = req.headers.origin;
+        if (origin && origin !== allowedOrigin) {
+          socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+          return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.close(CloseCode.InternalServerError, 'Server shutting down');
+        wss.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,257 @@
+// Users with hasura-auth's operation names (ARCHITECTURE.md): users, usersAggregate, user,
+// insertUser, updateUser, deleteUser; users and usersAggregate also as live subscriptions.
+import { z } from 'zod';
+import { can } from '../../src/lib/permissions.ts';
+import { roles } from '../../src/lib/roles.ts';
+import { email as emailSchema, fieldErrors, required } from '../../src/lib/validation.ts';
+import { ApiError } from '../http/json.ts';
+import type { UserRow, UsersOrderBy, UsersWhere } from '../users/service.ts';
+import { builder, OrderBy, requireCapability, requireViewerError, type GraphQLContext } from './builder.ts';
+import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
+import { live } from './live.ts';
+
+const MAX_LIMIT = 100;
+const MAX_FILTER_DEPTH = 5;
+const MAX_IN = 100;
+
+const User = builder.objectRef<UserRow>('users').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    createdAt: t.expose('createdAt', { type: 'timestamptz' }),
+    updatedAt: t.expose('updatedAt', { type: 'timestamptz' }),
+    lastSeen: t.expose('lastSeen', { type: 'timestamptz', nullable: true }),
+    displayName: t.exposeString('displayName'),
+    email: t.exposeString('email'),
+    emailVerified: t.exposeBoolean('emailVerified'),
+    defaultRole: t.exposeString('defaultRole'),
+    disabled: t.exposeBoolean('disabled'),
+    avatarUrl: t.exposeString('avatarUrl'),
+    locale: t.exposeString('locale'),
+  }),
+});
+
+const StringComparison = builder.inputType('String_comparison_exp', {
+  fields: (t) => ({ _eq: t.string(), _neq: t.string(), _in: t.stringList(), _ilike: t.string() }),
+});
+const UuidComparison = builder.inputType('uuid_comparison_exp', {
+  fields: (t) => ({ _eq: t.field({ type: 'uuid' }), _neq: t.field({ type: 'uuid' }), _in: t.field({ type: ['uuid'] }) }),
+});
+const BooleanComparison = builder.inputType('Boolean_comparison_exp', {
+  fields: (t) => ({ _eq: t.boolean(), _neq: t.boolean() }),
+});
+
+const UsersBoolExp = builder.inputRef<UsersWhere>('users_bool_exp');
+UsersBoolExp.implement({
+  fields: (t) => ({
+    _and: t.field({ type: [UsersBoolExp] }),
+    _or: t.field({ type: [UsersBoolExp] }),
+    _not: t.field({ type: UsersBoolExp }),
+    id: t.field({ type: UuidComparison }),
+    email: t.field({ type: StringComparison }),
+    displayName: t.field({ type: StringComparison }),
+    defaultRole: t.field({ type: StringComparison }),
+    disabled: t.field({ type: BooleanComparison }),
+    emailVerified: t.field({ type: BooleanComparison }),
+  }),
+});
+
+const UsersOrderByInput = builder.inputType('users_order_by', {
+  fields: (t) => ({ createdAt: t.field({ type: OrderBy }), displayName: t.field({ type: OrderBy }), email: t.field({ type: OrderBy }) }),
+});
+
+const UsersAggregateFields = builder.objectRef<{ count: number }>('users_aggregate_fields').implement({
+  fields: (t) => ({ count: t.exposeInt('count') }),
+});
+const UsersAggregate = builder.objectRef<{ count: number }>('users_aggregate').implement({
+  fields: (t) => ({ aggregate: t.field({ type: UsersAggregateFields, resolve: (parent) => parent }) }),
+});
+
+const UsersPkColumns = builder.inputType('users_pk_columns_input', { fields: (t) => ({ id: t.field({ type: 'uuid', required: true }) }) });
+const UsersSetInput = builder.inputType('users_set_input', {
+  fields: (t) => ({ displayName: t.string(), email: t.string(), defaultRole: t.string(), disabled: t.boolean() }),
+});
+const UsersInsertInput = builder.inputType('users_insert_input', {
+  fields: (t) => ({ email: t.string({ required: true }), displayName: t.string({ required: true }), defaultRole: t.string({ required: true }), locale: t.string() }),
+});
+
+const roleSchema = z.enum(roles, { error: 'Rôle inconnu' });
+const insertSchema = z.strictObject({
+  email: emailSchema(),
+  displayName: required().max(120, 'Maximum 120 caractères'),
+  defaultRole: roleSchema,
+  locale: z.enum(['fr']).optional(),
+});
+const setSchema = z.strictObject({
+  email: emailSchema().optional(),
+  displayName: required().max(120, 'Maximum 120 caractères').optional(),
+  defaultRole: roleSchema.optional(),
+  disabled: z.boolean().optional(),
+});
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
+  const result = schema.safeParse(Object.fromEntries(Object.entries(value as object).filter(([, v]) => v !== null && v !== undefined)));
+  if (result.success) return result.data;
+  const fields = Object.fromEntries(Object.entries(fieldErrors(result.error)).map(([k, v]) => [`${prefix}.${k}`, v!]));
+  throw validationError(fields);
+}
+
+/** Service refusals as API errors with their code. */
+function fromService(error: unknown): never {
+  if (error instanceof ApiError) {
+    if (error.status === 404) throw notFound();
+    if (error.status === 403) throw forbidden();
+    if (error.status === 409) throw conflict(error.message, { reason: error.error });
+    if (error.error === 'email-not-sent') throw apiError('conflict', 'Une erreur est survenue lors de l’envoi de l’email', { reason: 'email-not-sent' });
+  }
+  throw error;
+}
+
+type ListArgs = { where?: UsersWhere | null; order_by?: UsersOrderBy[] | null; limit?: number | null; offset?: number | null };
+
+function checkWhere(where: UsersWhere | null | undefined, depth = 0): void {
+  if (!where) return;
+  if (depth > MAX_FILTER_DEPTH) throw validationError({ where: 'Filtre trop imbriqué' });
+  for (const nested of [...(where._and ?? []), ...(where._or ?? []), ...(where._not ? [where._not] : [])]) checkWhere(nested, depth + 1);
+  for (const value of Object.values(where)) {
+    const list = (value as { _in?: unknown[] } | null)?._in;
+    if (Array.isArray(list) && list.length > MAX_IN) throw validationError({ where: `Maximum ${MAX_IN} valeurs` });
+  }
+}
+
+function listInput(args: ListArgs) {
+  const limit = args.limit ?? MAX_LIMIT;
+  if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
+  if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+  checkWhere(args.where);
+  return { where: args.where ?? undefined, orderBy: args.order_by ?? undefined, limit, offset: args.offset ?? 0 };
+}
+
+const listArgs = (t: Parameters<Parameters<typeof builder.queryField>[1]>[0]) => ({
+  where: t.arg({ type: UsersBoolExp }),
+  order_by: t.arg({ type: [UsersOrderByInput] }),
+  limit: t.arg.int(),
+  offset: t.arg.int(),
+});
+
+const listUsers = (context: GraphQLContext, args: ListArgs) => context.services.users.list(listInput(args));
+const countUsers = async (context: GraphQLContext, args: ListArgs) => ({ count: await context.services.users.count(listInput(args).where) });
+
+builder.queryField('users', (t) =>
+  t.field({ type: [User], args: listArgs(t), authScopes: { capability: 'manageUsers' }, resolve: (_root, args, context) => listUsers(context, args) }),
+);
+
+builder.queryField('usersAggregate', (t) =>
+  t.field({ type: UsersAggregate, args: listArgs(t), authScopes: { capability: 'manageUsers' }, resolve: (_root, args, context) => countUsers(context, args) }),
+);
+
+builder.queryField('user', (t) =>
+  t.field({
+    type: User,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, { id }, context) => {
+      if (id !== context.viewer!.id && !can(context.viewer!.role, 'manageUsers')) throw forbidden();
+      return (await context.services.users.get(id)) ?? null;
+    },
+  }),
+);
+
+builder.mutationField('insertUser', (t) =>
+  t.field({
+    type: User,
+    args: { object: t.arg({ type: UsersInsertInput, required: true }) },
+    authScopes: { capability: 'manageUsers' },
+    resolve: async (_root, { object }, context) => {
+      const input = parse(insertSchema, object, 'object');
+      const { users, auth } = context.services;
+      const row = await users.insert(input).catch(fromService);
+      try {
+        await auth.sendSetPasswordEmail(row.id);
+      } catch (error) {
+        // No half-made account: without its e-mail nobody could ever use it.
+        await users.remove({ id: context.viewer!.id, role: context.viewer!.role }, row.id).catch(() => undefined);
+        fromService(error);
+      }
+      return row;
+    },
+  }),
+);
+
+builder.mutationField('updateUser', (t) =>
+  t.field({
+    type: User,
+    nullable: true,
+    args: { pk_columns: t.arg({ type: UsersPkColumns, required: true }), _set: t.arg({ type: UsersSetInput, required: true }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, args, context) => {
+      const viewer = context.viewer!;
+      const set = parse(setSchema, args._set, '_set');
+      const id = args.pk_columns.id;
+      if (can(viewer.role, 'manageUsers')) return context.services.users.update(viewer, id, set).catch(fromService);
+      // Everyone else: their own name and e-mail, and not the mechanics (SPEC §2.5).
+      const ownProfile = id === viewer.id && set.defaultRole === undefined && set.disabled === undefined;
+      if (!ownProfile || !can(viewer.role, 'editOwnProfile')) throw forbidden();
+      const current = (await context.services.users.get(id))!;
+      return context.services.users
+        .updateProfile(viewer, { displayName: set.displayName ?? current.displayName, email: set.email ?? current.email })
+        .catch(fromService);
+    },
+  }),
+);
+
+builder.mutationField('deleteUser', (t) =>
+  t.field({
+    type: User,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageUsers' },
+    resolve: (_root, { id }, context) => context.services.users.remove(context.viewer!, id).catch(fromService),
+  }),
+);
+
+builder.mutationField('sendVerificationEmail', (t) =>
+  t.boolean({
+    description: 'Sends the account e-mail again: "set your password" while it has none, else the verification.',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageUsers' },
+    resolve: async (_root, { id }, context) => {
+      const user = await context.services.users.get(id);
+      if (!user) throw notFound();
+      await context.services.auth.resendAccountEmail(user.id).catch(fromService);
+      return true;
+    },
+  }),
+);
+
+const liveScope = (context: GraphQLContext) => {
+  const error = requireViewerError(context);
+  if (error) throw error;
+  requireCapability(context, 'manageUsers');
+};
+
+builder.subscriptionField('users', (t) =>
+  t.field({
+    type: [User],
+    args: listArgs(t as never),
+    subscribe: (_root, args, context) => {
+      liveScope(context);
+      const input = listInput(args);
+      return live(context, ['auth.users'], () => context.services.users.list(input));
+    },
+    resolve: (rows: UserRow[]) => rows,
+  }),
+);
+
+builder.subscriptionField('usersAggregate', (t) =>
+  t.field({
+    type: UsersAggregate,
+    args: listArgs(t as never),
+    subscribe: (_root, args, context) => {
+      liveScope(context);
+      const where = listInput(args).where;
+      return live(context, ['auth.users'], async () => ({ count: await context.services.users.count(where) }));
+    },
+    resolve: (value: { count: number }) => value,
+  }),
+);
