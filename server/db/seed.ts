@@ -16,6 +16,22 @@ export const demoAccounts: { email: string; displayName: string; role: Role }[] 
   { email: 'commercial@demo.local', displayName: 'Sophie Laurent', role: 'commercial' },
 ];
 
+/** The rest of the workshop's staff, so the users screen has more than one page. */
+const staff: [string, Role][] = [
+  ['Nathalie Garnier', 'diagnostician'], ['Thomas Lefèvre', 'mechanic'], ['Élodie Roux', 'commercial'],
+  ['Mathieu Fournier', 'mechanic'], ['Camille Girard', 'diagnostician'], ['Nicolas Bonnet', 'mechanic'],
+  ['Aurélie Dupont', 'commercial'], ['Julie Lambert', 'mechanic'], ['Sébastien Fontaine', 'diagnostician'],
+  ['Laura Rousseau', 'commercial'], ['Pierre Vincent', 'mechanic'], ['Manon Muller', 'mechanic'],
+  ['Antoine Lefebvre', 'diagnostician'], ['Chloé Faure', 'commercial'], ['Romain André', 'mechanic'],
+  ['Pauline Mercier', 'mechanic'], ['Maxime Blanc', 'diagnostician'], ['Emma Guérin', 'commercial'],
+  ['Hugo Boyer', 'mechanic'], ['Léa Garcia', 'mechanic'], ['Alexandre Chevalier', 'diagnostician'],
+  ['Inès François', 'commercial'], ['Lucas Legrand', 'mechanic'], ['Sarah Gauthier', 'mechanic'],
+  ['Olivier Perrin', 'app_admin'],
+];
+
+const emailOf = (name: string) =>
+  `${name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]+/g, '.')}@demo.local`;
+
 export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
   return row?.n ?? 0;
@@ -55,5 +71,10 @@ export async function seedDemoWorkshop(db: Db): Promise<void> {
   await db
     .insert(users)
     .values(demoAccounts.map((a) => ({ email: a.email, displayName: a.displayName, defaultRole: a.role, emailVerified: true, passwordHash })))
+    .onConflictDoNothing();
+  // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
+  await db
+    .insert(users)
+    .values(staff.map(([name, role], i) => ({ email: emailOf(name), displayName: name, defaultRole: role, emailVerified: i % 2 === 0, passwordHash: i % 2 === 0 ? passwordHash : null })))
     .onConflictDoNothing();
 }
