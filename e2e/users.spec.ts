@@ -1,0 +1,97 @@
+// SPEC §2.9 and §9: the users screen of an admin, live across browsers.
+import { expect, test } from '@playwright/test';
+import { storageState } from './support/fixtures.ts';
+
+test.use({ storageState: storageState('app_admin') });
+
+const table = (page: import('@playwright/test').Page) => page.getByRole('table');
+
+test('searches by name or e-mail, pages by 15, and keeps both in the URL', async ({ page }) => {
+  await page.goto('/users');
+  await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
+  await expect(table(page).getByRole('row')).toHaveCount(16);
+  await expect(page.getByText('Page 1 sur 2')).toBeVisible();
+  await page.getByRole('link', { name: 'Page suivante' }).click();
+  await expect(page).toHaveURL(/\/users\?page=2$/);
+  await expect(table(page).getByRole('row')).toHaveCount(15);
+
+  await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('MOREAU');
+  // Debounced: the list and the URL follow half a second later, back on page 1.
+  await expect(page).toHaveURL(/\/users\?recherche=MOREAU$/);
+  await expect(table(page).getByRole('row')).toHaveCount(2);
+  await expect(table(page).getByRole('rowheader')).toHaveText(['Julien Moreau']);
+
+  await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('demo.local');
+  await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
+
+  // A bookmarked search renders on the server.
+  await page.goto('/users?recherche=garcia');
+  await expect(table(page).getByRole('rowheader')).toHaveText(['Léa Garcia']);
+});
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+  test('the search form and the pages work', async ({ page }) => {
+    await page.goto('/users');
+    await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('benali');
+    await page.getByRole('button', { name: 'Rechercher' }).click();
+    await expect(page).toHaveURL(/\/users\?recherche=benali$/);
+    await expect(table(page).getByRole('rowheader')).toHaveText(['Karim Benali']);
+  });
+});
+
+test('an admin adds a user in one browser; the other shows it without reloading', async ({ browser, page }) => {
+  const other = await browser.newContext({ storageState: storageState('app_admin') });
+  const watcher = await other.newPage();
+  await watcher.goto('/users?recherche=atelier-demo');
+  await expect(watcher.getByText('Aucun utilisateur ne correspond à cette recherche.')).toBeVisible();
+
+  await page.goto('/users');
+  await page.getByRole('button', { name: 'Ajouter un utilisateur' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Nouvel utilisateur' });
+  await dialog.getByRole('button', { name: 'Ajouter' }).click();
+  await expect(dialog.getByText('Champ obligatoire')).toHaveCount(2);
+  await dialog.getByLabel('Nom').fill('Gaëlle Nouvelle');
+  await dialog.getByLabel('E-mail professionnel').fill('admin@demo.local');
+  await dialog.getByLabel('Rôle').selectOption('commercial');
+  await dialog.getByRole('button', { name: 'Ajouter' }).click();
+  await expect(dialog.getByText('Email non disponible')).toBeVisible();
+  await dialog.getByLabel('E-mail professionnel').fill('gaelle@atelier-demo.fr');
+  await dialog.getByRole('button', { name: 'Ajouter' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
+
+  const row = watcher.getByRole('row', { name: /Gaëlle Nouvelle/ });
+  await expect(row).toBeVisible();
+  await expect(row.getByText('E-mail non vérifié')).toBeVisible();
+  await expect(row.getByRole('combobox')).toHaveValue('commercial');
+
+  // Role and status changes reach the other browser too.
+  await page.goto('/users?recherche=gaelle');
+  await page.getByRole('combobox', { name: 'Rôle de Gaëlle Nouvelle' }).selectOption('diagnostician');
+  await expect(page.getByRole('status').filter({ hasText: 'Utilisateur mis à jour' })).toBeVisible();
+  await expect(row.getByRole('combobox')).toHaveValue('diagnostician');
+  await page.getByRole('button', { name: 'Désactiver : Gaëlle Nouvelle' }).click();
+  await expect(row.getByText('Désactivé')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Supprimer : Gaëlle Nouvelle' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Supprimer l’utilisateur' });
+  await expect(confirm.getByText('Cette action est irréversible.')).toBeVisible();
+  await confirm.getByRole('button', { name: 'Supprimer définitivement' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Utilisateur supprimé' })).toBeVisible();
+  await expect(watcher.getByText('Aucun utilisateur ne correspond à cette recherche.')).toBeVisible();
+  await other.close();
+});
+
+test('resends the e-mail of an account that has no password yet', async ({ page }) => {
+  await page.goto('/users?recherche=chloe');
+  await page.getByRole('button', { name: 'Renvoyer l’e-mail : Chloé Faure' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'E-mail envoyé' })).toBeVisible();
+});
+
+test('the admin cannot change, disable or delete their own account here', async ({ page }) => {
+  await page.goto('/users?recherche=admin%40demo');
+  const row = table(page).getByRole('row', { name: /Claire Dubois/ });
+  await expect(row.getByText('(vous)')).toBeVisible();
+  await expect(row.getByRole('combobox')).toHaveCount(0);
+  await expect(row.getByRole('button')).toHaveCount(0);
+});

@@ -1,0 +1,315 @@
+// The users screen (SPEC §2.9): the first page comes rendered from the server; the island makes
+// search instant (debounced 500 ms), keeps the table live, and carries the admin's actions.
+import { Dialog, DialogPanel, DialogTitle } from '@headlessui/react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
+import { useEffect, useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Icon } from '../../components/Icon.tsx';
+import { TextInput } from '../../components/TextInput.tsx';
+import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '../../lib/graphql-client.ts';
+import { t } from '../../lib/i18n.ts';
+import { roleLabels, roles, type Role } from '../../lib/roles.ts';
+import { showToast } from '../../lib/toasts.ts';
+import { useHydrated } from '../../lib/use-hydrated.ts';
+import {
+  addUserSchema, DELETE_USER, INSERT_USER, RESEND_EMAIL, statusOf, UPDATE_USER, USERS_COUNT_LIVE, USERS_LIVE, USERS_PAGE_SIZE,
+  usersHref, usersVariables, usersWhere, type UserListItem,
+} from '../../lib/users.ts';
+
+type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string };
+
+const statusLabel = { active: t('users.statusActive'), pending: t('users.statusPending'), disabled: t('users.statusDisabled') };
+const statusClass = { active: 'bg-success-soft text-success', pending: 'bg-amber-100 text-amber-900', disabled: 'bg-readonly text-muted' };
+
+function failure(error: unknown) {
+  const { reason } = apiErrorOf(error);
+  showToast({ type: 'error', message: reason === 'email-not-sent' ? t('errors.emailSend') : t('errors.generic') });
+}
+
+export default function UsersScreen(props: Props) {
+  const hydrated = useHydrated();
+  const [text, setText] = useState(props.search);
+  const [search, setSearch] = useState(props.search);
+  const [page, setPage] = useState(props.page);
+  const [rows, setRows] = useState(props.users);
+  const [count, setCount] = useState(props.count);
+  const [adding, setAdding] = useState(false);
+  const [deleting, setDeleting] = useState<UserListItem | null>(null);
+  const first = useRef(true);
+
+  // Debounced search: back to page 1 whenever the filter changes (SPEC §9).
+  useEffect(() => {
+    if (text === search) return;
+    const timer = setTimeout(() => {
+      setSearch(text);
+      setPage(1);
+    }, 500);
+    return () => clearTimeout(timer);
+  }, [text, search]);
+
+  useEffect(() => {
+    if (!first.current) window.history.replaceState(null, '', usersHref(search, page));
+    first.current = false;
+    const onError = () => showToast({ type: 'error', message: t('errors.generic') });
+    const stopRows = graphqlSubscribe<{ users: UserListItem[] }>(USERS_LIVE, usersVariables(search, page), (data) => setRows(data.users), onError);
+    const stopCount = graphqlSubscribe<{ usersAggregate: { aggregate: { count: number } } }>(
+      USERS_COUNT_LIVE,
+      { where: usersWhere(search) },
+      (data) => setCount(data.usersAggregate.aggregate.count),
+      onError,
+    );
+    return () => {
+      stopRows();
+      stopCount();
+    };
+  }, [search, page]);
+
+  const pages = Math.max(1, Math.ceil(count / USERS_PAGE_SIZE));
+  const go = (target: number) => (event: React.MouseEvent) => {
+    if (!hydrated) return;
+    event.preventDefault();
+    setPage(target);
+  };
+  const update = async (user: UserListItem, set: Partial<Pick<UserListItem, 'defaultRole' | 'disabled'>>) => {
+    try {
+      await graphqlRequest(UPDATE_USER, { id: user.id, set });
+      showToast({ type: 'success', message: t('users.updated') });
+    } catch (error) {
+      const { code, message } = apiErrorOf(error);
+      showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+    }
+  };
+  const resend = async (user: UserListItem) => {
+    try {
+      await graphqlRequest(RESEND_EMAIL, { id: user.id });
+      showToast({ type: 'success', message: t('users.emailSent') });
+    } catch (error) {
+      showToast({ type: 'error', message: apiErrorOf(error).reason === 'email-not-sent' ? t('errors.emailSend') : t('errors.generic') });
+    }
+  };
+
+  return (
+    <section aria-labelledby="titre-utilisateurs" className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-center justify-between gap-4">
+        <h1 id="titre-utilisateurs" className="text-2xl font-bold">
+          {t('users.title')}
+        </h1>
+        <button type="button" className="btn btn-primary" disabled={!hydrated} onClick={() => setAdding(true)}>
+          <Icon path={mdiAccountPlus} />
+          {t('users.add')}
+        </button>
+      </div>
+      <form
+        method="get"
+        action="/users"
+        role="search"
+        aria-label={t('users.search')}
+        className="flex max-w-xl items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setSearch(text);
+          setPage(1);
+        }}
+      >
+        <TextInput
+          className="flex-1"
+          label={t('users.search')}
+          name="recherche"
+          type="search"
+          startIcon={mdiMagnify}
+          placeholder={t('users.searchPlaceholder')}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+        />
+        <button type="submit" className="btn btn-secondary">
+          {t('users.searchSubmit')}
+        </button>
+      </form>
+      <p className="text-sm text-muted" aria-live="polite">
+        {t('users.count', { count })}
+      </p>
+      <div className="overflow-x-auto rounded-[8px] border border-line bg-surface">
+        <table className="w-full text-left text-sm">
+          <thead className="border-b border-line bg-canvas">
+            <tr>
+              <th scope="col" className="px-4 py-2">{t('users.name')}</th>
+              <th scope="col" className="px-4 py-2">{t('users.email')}</th>
+              <th scope="col" className="px-4 py-2">{t('users.status')}</th>
+              <th scope="col" className="px-4 py-2">{t('users.role')}</th>
+              <th scope="col" className="px-4 py-2">{t('users.actions')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.length === 0 ? (
+              <tr>
+                <td colSpan={5} className="px-4 py-6 text-center text-muted">
+                  {t('users.empty')}
+                </td>
+              </tr>
+            ) : (
+              rows.map((user) => {
+                const self = user.id === props.viewerId;
+                const status = statusOf(user);
+                return (
+                  <tr key={user.id} className="border-b border-line last:border-0">
+                    <th scope="row" className="px-4 py-2 font-semibold">
+                      {user.displayName} {self ? <span className="font-normal text-muted">{t('users.you')}</span> : null}
+                    </th>
+                    <td className="px-4 py-2">{user.email}</td>
+                    <td className="px-4 py-2">
+                      <span className={`rounded-full px-2 py-1 text-xs font-semibold ${statusClass[status]}`}>{statusLabel[status]}</span>
+                    </td>
+                    <td className="px-4 py-2">
+                      {self ? (
+                        roleLabels[user.defaultRole]
+                      ) : (
+                        <select
+                          aria-label={t('users.roleOf', { name: user.displayName })}
+                          className="field-input min-h-8 py-1"
+                          value={user.defaultRole}
+                          disabled={!hydrated}
+                          onChange={(event) => void update(user, { defaultRole: event.target.value as Role })}
+                        >
+                          {roles.map((role) => (
+                            <option key={role} value={role}>
+                              {roleLabels[role]}
+                            </option>
+                          ))}
+                        </select>
+                      )}
+                    </td>
+                    <td className="px-4 py-2">
+                      {self ? null : (
+                        <div className="flex flex-wrap gap-2">
+                          {status === 'pending' ? (
+                            <button type="button" className="link" disabled={!hydrated} onClick={() => void resend(user)} aria-label={`${t('users.resend')} : ${user.displayName}`}>
+                              {t('users.resend')}
+                            </button>
+                          ) : null}
+                          <button type="button" className="link" disabled={!hydrated} onClick={() => void update(user, { disabled: !user.disabled })} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
+                            {user.disabled ? t('users.enable') : t('users.disable')}
+                          </button>
+                          <button type="button" className="link text-danger" disabled={!hydrated} onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
+                            {t('users.delete')}
+                          </button>
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })
+            )}
+          </tbody>
+        </table>
+      </div>
+      {pages > 1 ? (
+        <nav aria-label={t('users.pages')} className="flex items-center gap-4">
+          {page > 1 ? (
+            <a className="link" href={usersHref(search, page - 1)} onClick={go(page - 1)} rel="prev">
+              {t('users.previous')}
+            </a>
+          ) : null}
+          <span className="text-sm">{t('users.pageOf', { page, pages })}</span>
+          {page < pages ? (
+            <a className="link" href={usersHref(search, page + 1)} onClick={go(page + 1)} rel="next">
+              {t('users.next')}
+            </a>
+          ) : null}
+        </nav>
+      ) : null}
+      {adding ? <AddUserDialog onClose={() => setAdding(false)} /> : null}
+      {deleting ? <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} /> : null}
+    </section>
+  );
+}
+
+type AddValues = { displayName: string; email: string; defaultRole: Role };
+
+function AddUserDialog(props: { onClose: () => void }) {
+  const { register, handleSubmit, setError, formState } = useForm<AddValues>({
+    resolver: zodResolver(addUserSchema),
+    defaultValues: { displayName: '', email: '', defaultRole: 'mechanic' },
+  });
+  const submit = handleSubmit(async (values) => {
+    try {
+      await graphqlRequest(INSERT_USER, { object: values });
+      showToast({ type: 'success', message: t('users.added') });
+      props.onClose();
+    } catch (error) {
+      const { code, reason } = apiErrorOf(error);
+      if (code === 'conflict' && reason === 'email-already-in-use') setError('email', { message: t('errors.emailTaken') });
+      else failure(error);
+    }
+  });
+  return (
+    <Dialog open onClose={props.onClose} className="relative z-50">
+      <div className="fixed inset-0 bg-black/40" aria-hidden="true" />
+      <div className="fixed inset-0 flex items-center justify-center p-4">
+        <DialogPanel className="card w-full max-w-md">
+          <DialogTitle className="mb-2 text-lg font-bold">{t('users.addTitle')}</DialogTitle>
+          <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
+          <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+            <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
+            <TextInput label={t('users.email')} type="email" required error={formState.errors.email?.message} {...register('email')} />
+            <div className="flex flex-col gap-1">
+              <label htmlFor="nouveau-role" className="text-sm font-semibold">
+                {t('users.role')}
+              </label>
+              <select id="nouveau-role" className="field-input" {...register('defaultRole')}>
+                {roles.map((role) => (
+                  <option key={role} value={role}>
+                    {roleLabels[role]}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="flex justify-end gap-2">
+              <button type="button" className="btn btn-secondary" onClick={props.onClose}>
+                {t('users.cancel')}
+              </button>
+              <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
+                {t('users.addSubmit')}
+              </button>
+            </div>
+          </form>
+        </DialogPanel>
+      </div>
+    </Dialog>
+  );
+}
+
+function DeleteUserDialog(props: { user: UserListItem; onClose: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const confirm = async () => {
+    setBusy(true);
+    try {
+      await graphqlRequest(DELETE_USER, { id: props.user.id });
+      showToast({ type: 'success', message: t('users.deleted') });
+      props.onClose();
+    } catch (error) {
+      const { code, message } = apiErrorOf(error);
+      showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog open onClose={props.onClose} role="alertdialog" className="relative z-50">
+      <div className="fixed inset-0 bg-black/40" aria-hidden="true" />
+      <div className="fixed inset-0 flex items-center justify-center p-4">
+        <DialogPanel className="card w-full max-w-md">
+          <DialogTitle className="mb-2 text-lg font-bold">{t('users.deleteTitle')}</DialogTitle>
+          <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
+          <div className="flex justify-end gap-2">
+            <button type="button" className="btn btn-secondary" onClick={props.onClose}>
+              {t('users.cancel')}
+            </button>
+            <button type="button" className="btn bg-danger text-white" disabled={busy} onClick={() => void confirm()}>
+              {t('users.deleteConfirm')}
+            </button>
+          </div>
+        </DialogPanel>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,85 @@
+// The islands' API client (SPEC §7.3): graphql-request for queries and mutations, a lazy
+// graphql-ws socket for subscriptions, both with a short-lived token from the session.
+import { ClientError, GraphQLClient } from 'graphql-request';
+import { createClient, type Client } from 'graphql-ws';
+
+type Token = { accessToken: string; expiresAt: number };
+let token: Token | null = null;
+let pendingToken: Promise<Token> | null = null;
+
+async function currentToken(force = false): Promise<string> {
+  if (!force && token && token.expiresAt - Date.now() > 30_000) return token.accessToken;
+  pendingToken ??= fetch('/api/session/token', { credentials: 'same-origin', cache: 'no-store' })
+    .then(async (res) => {
+      if (res.status === 401) {
+        window.location.assign('/sign-in');
+        throw new Error('signed out');
+      }
+      if (!res.ok) throw new Error(`Response not successful: Received status code ${res.status}`);
+      return (await res.json()) as Token;
+    })
+    .finally(() => (pendingToken = null));
+  const next = await pendingToken;
+  const changed = token?.accessToken !== next.accessToken;
+  token = next;
+  // The socket authenticated with the old token: close it, it reconnects with the new one.
+  if (changed && socket && socket.readyState === WebSocket.OPEN) socket.close(4000, 'tokenChanged');
+  return next.accessToken;
+}
+
+const http = new GraphQLClient(typeof location === 'undefined' ? 'http://localhost/graphql' : `${location.origin}/graphql`);
+
+const codeOf = (error: unknown) => (error instanceof ClientError ? error.response.errors?.[0]?.extensions?.code : undefined);
+
+/** A query or mutation; after invalid-jwt or a lost connection, one retry with a fresh token. */
+export async function graphqlRequest<T>(document: string, variables?: Record<string, unknown>): Promise<T> {
+  const run = async (force: boolean) => http.request<T>({ document, variables, requestHeaders: { authorization: `Bearer ${await currentToken(force)}` } });
+  try {
+    return await run(false);
+  } catch (error) {
+    const retry = codeOf(error) === 'invalid-jwt' || String((error as Error)?.message).includes('connection_error');
+    if (!retry) throw error;
+    return run(true);
+  }
+}
+
+/** The French message of an API error, for toasts and forms. */
+export function apiErrorOf(error: unknown): { code?: string; message?: string; reason?: string } {
+  if (!(error instanceof ClientError)) return {};
+  const first = error.response.errors?.[0];
+  return { code: first?.extensions?.code as string | undefined, message: first?.message, reason: first?.extensions?.reason as string | undefined };
+}
+
+let client: Client | null = null;
+let socket: WebSocket | null = null;
+
+function ws(): Client {
+  client ??= createClient({
+    url: `${location.origin.replace(/^http/, 'ws')}/graphql`,
+    lazy: true,
+    connectionParams: async () => ({ headers: { Authorization: `Bearer ${await currentToken()}` } }),
+    retryAttempts: 5,
+    retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, 500 * 2 ** retries)),
+    shouldRetry: () => true,
+    on: {
+      opened: (opened) => (socket = opened as WebSocket),
+      closed: () => (socket = null),
+    },
+  });
+  return client;
+}
+
+/** A live subscription; returns the function that ends it. */
+export function graphqlSubscribe<T>(document: string, variables: Record<string, unknown>, onData: (data: T) => void, onError: (error: unknown) => void): () => void {
+  return ws().subscribe<T>(
+    { query: document, variables },
+    {
+      next: (result) => {
+        if (result.errors?.length) onError(result.errors[0]);
+        else if (result.data) onData(result.data as T);
+      },
+      error: onError,
+      complete: () => undefined,
+    },
+  );
+}

@@ -1,0 +1,59 @@
+// The users screen (SPEC §2.9, §9): documents, list rules and the add-user form, shared by the
+// page (first render on the server) and its island (live afterwards).
+import { z } from 'zod';
+import { t } from './i18n.ts';
+import { roles, type Role } from './roles.ts';
+import { email, required } from './validation.ts';
+
+export const USERS_PAGE_SIZE = 15;
+
+export type UserListItem = { id: string; displayName: string; email: string; defaultRole: Role; disabled: boolean; emailVerified: boolean };
+export type UsersPage = { users: UserListItem[]; usersAggregate: { aggregate: { count: number } } };
+
+const FIELDS = 'id displayName email defaultRole disabled emailVerified';
+const ARGS = '(where: $where, limit: $limit, offset: $offset, order_by: [{ displayName: asc }, { email: asc }])';
+export const USERS_QUERY = `query UsersPage($where: users_bool_exp, $limit: Int, $offset: Int) { users${ARGS} { ${FIELDS} } usersAggregate(where: $where) { aggregate { count } } }`;
+export const USERS_LIVE = `subscription UsersLive($where: users_bool_exp, $limit: Int, $offset: Int) { users${ARGS} { ${FIELDS} } }`;
+export const USERS_COUNT_LIVE = `subscription UsersCount($where: users_bool_exp) { usersAggregate(where: $where) { aggregate { count } } }`;
+export const INSERT_USER = `mutation InsertUser($object: users_insert_input!) { insertUser(object: $object) { id } }`;
+export const UPDATE_USER = `mutation UpdateUser($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { id } }`;
+export const DELETE_USER = `mutation DeleteUser($id: uuid!) { deleteUser(id: $id) { id } }`;
+export const RESEND_EMAIL = `mutation Resend($id: uuid!) { sendVerificationEmail(id: $id) }`;
+
+/** Case-insensitive search over name or e-mail (SPEC §9); the user's % and _ are literal. */
+export function usersWhere(search: string) {
+  const text = search.trim();
+  if (!text) return {};
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { _or: [{ displayName: { _ilike: pattern } }, { email: { _ilike: pattern } }] };
+}
+
+export function usersVariables(search: string, page: number) {
+  return { where: usersWhere(search), limit: USERS_PAGE_SIZE, offset: (page - 1) * USERS_PAGE_SIZE };
+}
+
+/** `?recherche=…&page=…` as the page reads it; a bad page number is page 1. */
+export function readUsersQuery(params: URLSearchParams): { search: string; page: number } {
+  const page = Number(params.get('page'));
+  return { search: (params.get('recherche') ?? '').slice(0, 120), page: Number.isInteger(page) && page > 0 ? page : 1 };
+}
+
+export function usersHref(search: string, page: number): string {
+  const params = new URLSearchParams();
+  if (search.trim()) params.set('recherche', search.trim());
+  if (page > 1) params.set('page', String(page));
+  const query = params.toString();
+  return query ? `/users?${query}` : '/users';
+}
+
+export type UserStatus = 'active' | 'pending' | 'disabled';
+export function statusOf(user: Pick<UserListItem, 'disabled' | 'emailVerified'>): UserStatus {
+  if (user.disabled) return 'disabled';
+  return user.emailVerified ? 'active' : 'pending';
+}
+
+export const addUserSchema = z.object({
+  displayName: required().max(120, t('validation.required')),
+  email: email(),
+  defaultRole: z.enum(roles, { error: t('validation.required') }),
+});
