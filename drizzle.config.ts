@@ -4,5 +4,5 @@ export default defineConfig({
   dialect: 'postgresql',
   schema: './server/db/schema/index.ts',
   out: './server/db/migrations',
-  schemaFilter: ['public', 'auth'],
+  schemaFilter: ['public', 'auth', 'storage'],
 });

@@ -15,6 +15,7 @@ import type { Logger } from './log.ts';
 import { createUsersService, type UsersService } from './users/service.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
+import { createStorageRoutes } from './storage/routes.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -123,6 +124,7 @@ export async function createApp(options: {
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };
+  const handleStorage = createStorageRoutes({ db: database.db, services, config });
   const graphql = (graphqlRef.current = createGraphQL({
     services,
     changes,
@@ -147,6 +149,10 @@ export async function createApp(options: {
     }
     if (pathname === GRAPHQL_PATH) {
       await graphql.yoga.requestListener(req, res);
+      return true;
+    }
+    if (pathname.startsWith('/api/storage/')) {
+      await handleStorage(req, res, (req.url ?? '').slice('/api/storage'.length));
       return true;
     }
     if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) {

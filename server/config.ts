@@ -27,6 +27,7 @@ const envSchema = z.object({
   AUTH_ACCESS_TOKEN_EXPIRES_IN: z.coerce.number().int().min(10).max(86400).default(900),
   LOG_LEVEL: z.enum(['silent', 'error', 'info']).default('info'),
   AUTH_RATE_LIMIT_FACTOR: z.coerce.number().min(1).max(1000).default(1),
+  STORAGE_MAX_FILE_MB: z.coerce.number().int().min(1).max(10_000).optional(),
 });
 
 export type RateLimitRule = { max: number; windowMs: number };
@@ -46,6 +47,8 @@ export type Config = {
   demoData: boolean | undefined;
   accessTokenExpiresIn: number;
   logLevel: 'silent' | 'error' | 'info';
+  /** Largest file each storage bucket accepts, in bytes. */
+  storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
   rateLimits: {
     signInPerEmail: RateLimitRule;
     signInPerIp: RateLimitRule;
@@ -71,6 +74,13 @@ export const defaultRateLimits: Config['rateLimits'] = {
   emailPerIp: { max: 10, windowMs: 60 * MINUTE },
   refreshPerIp: { max: 600, windowMs: MINUTE },
 };
+
+const MB = 1024 * 1024;
+/** Documents and images up to 20 MB; buckets that take videos up to 200 MB, unless capped. */
+function storageCaps(capMb: number | undefined): Config['storageMaxBytes'] {
+  const cap = (mb: number) => Math.min(mb, capMb ?? mb) * MB;
+  return { 'diagnostic-import': cap(20), measure: cap(20), outage: cap(200), documents: cap(200) };
+}
 
 /** Reads a secret from DATA_DIR, creating it on first use (embedded mode only). */
 function keptSecret(dataDir: string, name: string): string {
@@ -118,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     demoData: e.DEMO_DATA,
     accessTokenExpiresIn: e.AUTH_ACCESS_TOKEN_EXPIRES_IN,
     logLevel: e.LOG_LEVEL,
+    storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
     // A large workshop behind one address, or a test run, may need wider limits.
     rateLimits: Object.fromEntries(
       Object.entries(defaultRateLimits).map(([name, rule]) => [name, { ...rule, max: rule.max * e.AUTH_RATE_LIMIT_FACTOR }]),

@@ -3,12 +3,12 @@ import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError, Kind } from 'graphql';
 import { can, type Capability } from '../../src/lib/permissions.ts';
-import type { Role } from '../../src/lib/roles.ts';
 import type { Services } from '../app.ts';
 import type { Changes } from '../realtime/changes.ts';
 import { apiError, forbidden } from './errors.ts';
 
-export type Viewer = { id: string; role: Role };
+import type { Viewer } from '../auth/viewer.ts';
+export type { Viewer };
 
 export type GraphQLContext = {
   viewer: Viewer | null;

@@ -8,7 +8,7 @@ import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { isRole } from '../../src/lib/roles.ts';
+import { resolveViewer } from '../auth/viewer.ts';
 import type { Services } from '../app.ts';
 import type { Changes } from '../realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -18,24 +18,9 @@ import { schema } from './schema.ts';
 export const GRAPHQL_PATH = '/graphql';
 const INIT_TIMEOUT_MS = 3_000;
 
-type HeaderSource = { get(name: string): string | null | undefined };
-
-/** Identity from `Authorization: Bearer`; `x-hasura-role` picks among the token's roles. */
-async function contextFor(headers: HeaderSource, services: Services, changes: Changes): Promise<GraphQLContext> {
-  const base = { services, changes };
-  const authorization = headers.get('authorization');
-  if (!authorization) return { ...base, viewer: null, authError: 'none' };
-  const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-  const claims = token ? await services.auth.issuer.verify(token) : null;
-  if (!claims) return { ...base, viewer: null, authError: 'invalid' };
-  const user = await services.users.get(claims.userId);
-  // A disabled account, or a role changed since the token was issued: the client refreshes.
-  if (!user || user.disabled || user.defaultRole !== claims.defaultRole || !isRole(user.defaultRole)) {
-    return { ...base, viewer: null, authError: 'invalid' };
-  }
-  const requested = headers.get('x-hasura-role');
-  if (requested && !claims.allowedRoles.includes(requested)) return { ...base, viewer: null, authError: 'none' };
-  return { ...base, viewer: { id: user.id, role: user.defaultRole }, authError: null };
+async function contextFor(headers: { get(name: string): string | null | undefined }, services: Services, changes: Changes): Promise<GraphQLContext> {
+  const identity = await resolveViewer(headers, services);
+  return { services, changes, viewer: identity.viewer, authError: identity.error };
 }
 
 /** The API code of an error. Duck-typed: a second copy of `graphql` (CJS beside ESM) defeats instanceof. */

@@ -7,6 +7,9 @@ export const capabilities = {
   editOwnProfile: ['app_admin', 'diagnostician', 'commercial'],
   /** SPEC §2.9, §6: the users screen and every operation on other accounts. */
   manageUsers: ['app_admin'],
+  /** Files attached to orders, measures, outages and dossiers. */
+  uploadFiles: ['app_admin', 'diagnostician', 'mechanic'],
+  deleteFiles: ['app_admin', 'diagnostician'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

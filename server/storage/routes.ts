@@ -1,0 +1,292 @@
+// The file storage API of SPEC §7.2 at /api/storage, with hasura-storage's shapes, so that
+// Nhost's @nhost/hasura-storage-js works against it.
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, openSync, readSync, closeSync, renameSync, rmSync, statSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { eq } from 'drizzle-orm';
+import { fileTypeFromFile } from 'file-type';
+import { buckets, fileKinds, isBucketId, UNSUPPORTED_FORMAT, type BucketId } from '../../src/lib/files.ts';
+import { can } from '../../src/lib/permissions.ts';
+import type { Services } from '../app.ts';
+import { resolveViewer, type Viewer } from '../auth/viewer.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { files } from '../db/schema/index.ts';
+import { sendJson } from '../http/json.ts';
+
+const MAX_FILES = 20;
+const PRESIGNED_SECONDS = 3600;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Shown in the browser; everything else downloads. */
+const INLINE = new Set(['application/pdf', 'image/png', 'image/jpeg']);
+
+class StorageError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+type FileRow = typeof files.$inferSelect;
+const toResponse = (row: FileRow) => ({
+  id: row.id,
+  name: row.name,
+  size: row.size,
+  bucketId: row.bucketId,
+  etag: row.etag,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+  isUploaded: row.isUploaded,
+  mimeType: row.mimeType,
+  uploadedByUserId: row.uploadedByUserId,
+  metadata: null,
+});
+
+/** A display name without path parts or control characters. */
+function cleanName(name: string): string {
+  const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return clean && clean !== '.' && clean !== '..' ? clean : 'fichier';
+}
+
+function looksLikeText(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    const head = buffer.subarray(0, read);
+    if (head.includes(0)) return false;
+    // A cut in the middle of a character at the end of the sample is not an error.
+    new TextDecoder('utf-8', { fatal: true }).decode(read === buffer.length ? head.subarray(0, read - 4) : head);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The MIME type the bytes and the extension agree on, or UNSUPPORTED_FORMAT. */
+async function checkType(bucket: BucketId, name: string, file: string): Promise<string> {
+  const ext = path.extname(name).slice(1).toLowerCase();
+  const kind = buckets[bucket].kinds.find((k) => fileKinds[k].extensions.includes(ext));
+  if (!kind) throw new StorageError(415, UNSUPPORTED_FORMAT);
+  const rules = fileKinds[kind];
+  const detected = await fileTypeFromFile(file);
+  if (rules.text) {
+    if (detected || !looksLikeText(file)) throw new StorageError(415, UNSUPPORTED_FORMAT);
+    return rules.mimeTypes[0]!;
+  }
+  if (!detected || !rules.mimeTypes.includes(detected.mime)) throw new StorageError(415, UNSUPPORTED_FORMAT);
+  return detected.mime;
+}
+
+type Part = { name: string; tmp: string; size: number; sha: string; truncated: boolean };
+
+export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'auth' | 'users'>; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'publicUrl'> }) {
+  const { db, config } = deps;
+  const root = path.join(config.dataDir, 'files');
+  const tmpDir = path.join(root, 'tmp');
+  mkdirSync(tmpDir, { recursive: true });
+  const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
+  const signKey = `${config.jwtSecret}:storage`;
+  const sign = (id: string, expires: number) => createHmac('sha256', signKey).update(`${id}:${expires}`).digest('base64url');
+  const pathOf = (id: string) => path.join(root, id);
+
+  async function viewerOf(req: IncomingMessage): Promise<Viewer> {
+    const identity = await resolveViewer({ get: (name) => req.headers[name] as string | undefined }, deps.services);
+    if (!identity.viewer) throw new StorageError(identity.error === 'invalid' ? 401 : 403, identity.error === 'invalid' ? 'Jeton invalide ou expiré' : 'Accès refusé');
+    return identity.viewer;
+  }
+
+  const findFile = async (id: string) => {
+    if (!UUID.test(id)) throw new StorageError(404, 'Fichier introuvable');
+    const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
+    if (!row) throw new StorageError(404, 'Fichier introuvable');
+    return row;
+  };
+
+  /** Streams the parts to temporary files; the bucket id may come after the files. */
+  async function readMultipart(req: IncomingMessage): Promise<{ bucketId?: string; parts: Part[]; metadata: { id?: string; name?: string }[] }> {
+    const parts: Part[] = [];
+    const metadata: { id?: string; name?: string }[] = [];
+    let bucketId: string | undefined;
+    let failure: StorageError | null = null;
+    const writes: Promise<void>[] = [];
+    await new Promise<void>((resolve, reject) => {
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({ headers: req.headers, limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 } });
+      } catch {
+        return reject(new StorageError(400, 'Requête multipart attendue'));
+      }
+      parser.on('field', (name, value) => {
+        if (name === 'bucket-id') bucketId = value;
+      });
+      parser.on('file', (field, stream, info) => {
+        if (field === 'metadata[]') {
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            try {
+              metadata.push(JSON.parse(Buffer.concat(chunks).toString('utf8').slice(0, 4096)));
+            } catch {
+              metadata.push({});
+            }
+          });
+          return;
+        }
+        if (field !== 'file[]') return stream.resume();
+        const tmp = path.join(tmpDir, randomUUID());
+        const hash = createHash('md5');
+        const part: Part = { name: info.filename ?? 'fichier', tmp, size: 0, sha: '', truncated: false };
+        parts.push(part);
+        stream.on('data', (c: Buffer) => {
+          part.size += c.length;
+          hash.update(c);
+        });
+        stream.on('limit', () => (part.truncated = true));
+        writes.push(
+          pipeline(stream, createWriteStream(tmp)).then(() => {
+            part.sha = hash.digest('hex');
+          }),
+        );
+      });
+      parser.on('filesLimit', () => (failure ??= new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`)));
+      parser.on('partsLimit', () => (failure ??= new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`)));
+      parser.on('error', () => reject(new StorageError(400, 'Requête multipart invalide')));
+      parser.on('close', () => resolve());
+      req.pipe(parser);
+    });
+    await Promise.all(writes);
+    if (failure) throw failure;
+    if (parts.length > MAX_FILES) throw new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`);
+    return { bucketId, parts, metadata };
+  }
+
+  async function upload(req: IncomingMessage, res: ServerResponse) {
+    const viewer = await viewerOf(req);
+    if (!can(viewer.role, 'uploadFiles')) throw new StorageError(403, 'Accès refusé');
+    const type = (req.headers['content-type'] ?? '').toLowerCase();
+    if (!type.startsWith('multipart/form-data')) throw new StorageError(415, 'Requête multipart attendue');
+    const { bucketId = 'documents', parts, metadata } = await readMultipart(req);
+    try {
+      if (!isBucketId(bucketId)) throw new StorageError(400, 'Bucket inconnu');
+      if (parts.length === 0) throw new StorageError(400, 'Aucun fichier reçu');
+      const checked: { part: Part; id: string; name: string; mimeType: string }[] = [];
+      for (const [i, part] of parts.entries()) {
+        const meta = metadata[i] ?? {};
+        const name = cleanName(meta.name ?? part.name);
+        if (part.truncated || part.size > config.storageMaxBytes[bucketId]) {
+          throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[bucketId] / 1024 / 1024)} Mo au plus`);
+        }
+        if (part.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+        const mimeType = await checkType(bucketId, name, part.tmp);
+        const id = meta.id && UUID.test(meta.id) ? meta.id.toLowerCase() : randomUUID();
+        checked.push({ part, id, name, mimeType });
+      }
+      // Every file passed: record them in one transaction, then move the bytes in place.
+      const rows = await db.transaction((tx) =>
+        tx
+          .insert(files)
+          .values(checked.map((c) => ({ id: c.id, bucketId, name: c.name, size: c.part.size, mimeType: c.mimeType, etag: `"${c.part.sha}"`, uploadedByUserId: viewer.id })))
+          .returning(),
+      ).catch((error: { cause?: { code?: string }; code?: string }) => {
+        if ((error.cause?.code ?? error.code) === '23505') throw new StorageError(409, 'Un fichier existe déjà avec cet identifiant');
+        throw error;
+      });
+      for (const c of checked) renameSync(c.part.tmp, pathOf(c.id));
+      sendJson(res, 201, { processedFiles: rows.map(toResponse) });
+    } finally {
+      for (const part of parts) rmSync(part.tmp, { force: true });
+    }
+  }
+
+  async function download(req: IncomingMessage, res: ServerResponse, id: string, query: URLSearchParams) {
+    const expires = Number(query.get('expires'));
+    const signature = query.get('signature');
+    if (signature) {
+      const expected = Buffer.from(sign(id, expires));
+      const given = Buffer.from(signature);
+      if (!(expires * 1000 > Date.now() && given.length === expected.length && timingSafeEqual(given, expected))) throw new StorageError(403, 'Lien expiré ou invalide');
+    } else {
+      await viewerOf(req);
+    }
+    const row = await findFile(id);
+    const file = pathOf(row.id);
+    const size = statSync(file).size;
+    const headers: Record<string, string | number> = {
+      'Content-Type': row.mimeType,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      ETag: row.etag,
+      'Accept-Ranges': 'bytes',
+      'Cache-Control': 'private, max-age=3600',
+      'Content-Disposition': `${INLINE.has(row.mimeType) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(row.name)}`,
+    };
+    if (req.headers['if-none-match'] === row.etag) {
+      res.writeHead(304, headers);
+      return res.end();
+    }
+    const range = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+    if (range && (range[1] || range[2])) {
+      let start = range[1] ? Number(range[1]) : size - Number(range[2]);
+      let end = range[1] && range[2] ? Number(range[2]) : size - 1;
+      start = Math.max(0, start);
+      end = Math.min(end, size - 1);
+      if (start > end) {
+        res.writeHead(416, { 'Content-Range': `bytes */${size}` });
+        return res.end();
+      }
+      res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Content-Length': end - start + 1 });
+      if (req.method === 'HEAD') return res.end();
+      return void (await pipeline(createReadStream(file, { start, end }), res));
+    }
+    res.writeHead(200, { ...headers, 'Content-Length': size });
+    if (req.method === 'HEAD') return res.end();
+    await pipeline(createReadStream(file), res);
+  }
+
+  async function presigned(req: IncomingMessage, res: ServerResponse, id: string) {
+    await viewerOf(req);
+    const row = await findFile(id);
+    const expires = Math.floor(Date.now() / 1000) + PRESIGNED_SECONDS;
+    const url = `${config.publicUrl}/api/storage/files/${row.id}?expires=${expires}&signature=${sign(row.id, expires)}`;
+    sendJson(res, 200, { url, expiration: PRESIGNED_SECONDS });
+  }
+
+  async function remove(req: IncomingMessage, res: ServerResponse, id: string) {
+    const viewer = await viewerOf(req);
+    const row = await findFile(id);
+    if (!can(viewer.role, 'deleteFiles') && row.uploadedByUserId !== viewer.id) throw new StorageError(403, 'Accès refusé');
+    await db.delete(files).where(eq(files.id, row.id));
+    rmSync(pathOf(row.id), { force: true });
+    res.writeHead(204);
+    res.end();
+  }
+
+  /** `subpath` is what follows /api/storage. */
+  return async function handleStorage(req: IncomingMessage, res: ServerResponse, subpath: string): Promise<void> {
+    const [pathname, search = ''] = subpath.split('?');
+    const query = new URLSearchParams(search);
+    const match = /^\/files(?:\/([^/]+)(\/presignedurl)?)?\/?$/.exec(pathname!);
+    try {
+      if (!match) throw new StorageError(404, 'Route inconnue');
+      const [, id, presign] = match;
+      if (!id && req.method === 'POST') return await upload(req, res);
+      if (id && presign && req.method === 'GET') return await presigned(req, res, id);
+      if (id && !presign && (req.method === 'GET' || req.method === 'HEAD')) return void (await download(req, res, id, query));
+      if (id && !presign && req.method === 'DELETE') return await remove(req, res, id);
+      throw new StorageError(405, 'Méthode non autorisée');
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      req.resume();
+      if (res.headersSent) return;
+      sendJson(res, error.status, { error: { message: error.message } }, error.status === 413 ? { Connection: 'close' } : {});
+    }
+  };
+}

@@ -1,0 +1,154 @@
+// The storage API with real files, and Nhost's own client against it.
+import { readFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
+import { HasuraStorageClient } from '@nhost/hasura-storage-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { postJson, startTestApp, type TestApp } from './support/app.ts';
+
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+const CSV = Buffer.from('pression;valeur\nligne principale;4,2\n', 'utf8');
+const MP4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42'), Buffer.from([0, 0, 0, 0]), Buffer.from('mp42isom'), Buffer.alloc(200, 7)]);
+
+function png(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const crc = Buffer.alloc(4);
+    let c = ~0;
+    for (const byte of body) {
+      c ^= byte;
+      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+    }
+    crc.writeUInt32BE(~c >>> 0);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.from([0, 200, 30, 30]))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+describe('storage API', () => {
+  let t: TestApp;
+  let api: string;
+  const tokens: Record<string, string> = {};
+
+  async function upload(token: string | null, parts: { name: string; body: Buffer }[], bucket?: string) {
+    const form = new FormData();
+    for (const part of parts) {
+      form.append('file[]', new Blob([part.body]), part.name);
+      form.append('metadata[]', new Blob([JSON.stringify({ name: part.name })], { type: 'application/json' }), '');
+    }
+    if (bucket) form.append('bucket-id', bucket);
+    const res = await fetch(`${api}/files`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: res.status, body: await res.json() };
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { env: { STORAGE_MAX_FILE_MB: '1' } });
+    api = `${t.url}/api/storage`;
+    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
+      tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
+    }
+  });
+  afterAll(() => t?.close());
+
+  it('stores a PDF, a PNG and a CSV, checked by content and extension', async () => {
+    const res = await upload(tokens.mechanic!, [
+      { name: 'courbe.pdf', body: PDF },
+      { name: 'photo.png', body: png() },
+      { name: 'mesures.csv', body: CSV },
+    ], 'measure');
+    expect(res.status).toBe(201);
+    expect(res.body.processedFiles.map((f: { name: string; mimeType: string; size: number }) => [f.name, f.mimeType, f.size])).toEqual([
+      ['courbe.pdf', 'application/pdf', PDF.length],
+      ['photo.png', 'image/png', png().length],
+      ['mesures.csv', 'text/csv', CSV.length],
+    ]);
+    const pdf = await fetch(`${api}/files/${res.body.processedFiles[0].id}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('content-disposition')).toBe(`inline; filename*=UTF-8''courbe.pdf`);
+    expect(pdf.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await pdf.arrayBuffer())).toEqual(PDF);
+    const csv = await fetch(`${api}/files/${res.body.processedFiles[2].id}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
+    expect(csv.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''mesures.csv`);
+  });
+
+  it('refuses an executable renamed .pdf, a wrong extension and an empty file with "Format non supporté"', async () => {
+    const elf = readFileSync(process.execPath).subarray(0, 64 * 1024);
+    for (const part of [{ name: 'facture.pdf', body: elf }, { name: 'photo.gif', body: png() }, { name: 'vide.pdf', body: Buffer.alloc(0) }, { name: 'donnees.csv', body: Buffer.from([0, 1, 2, 3]) }]) {
+      const res = await upload(tokens.diagnostician!, [part], 'measure');
+      expect(res, part.name).toEqual({ status: 415, body: { error: { message: 'Format non supporté' } } });
+    }
+    // A video belongs to outages and documents, not to measures.
+    expect((await upload(tokens.diagnostician!, [{ name: 'essai.mp4', body: MP4 }], 'measure')).status).toBe(415);
+  });
+
+  it('keeps only the base of a name with ../ and stores the bytes under its own name', async () => {
+    const res = await upload(tokens.diagnostician!, [{ name: '../../etc/passwd.pdf', body: PDF }], 'documents');
+    expect(res.status).toBe(201);
+    expect(res.body.processedFiles[0].name).toBe('passwd.pdf');
+  });
+
+  it('refuses a file over the bucket cap, 500 files, and a request without a file, writing nothing', async () => {
+    const big = Buffer.concat([PDF, Buffer.alloc(1024 * 1024 + 10, 32)]);
+    const tooBig = await upload(tokens.diagnostician!, [{ name: 'gros.pdf', body: big }], 'documents');
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.error.message).toMatch(/^Fichier trop volumineux/);
+    const many = await upload(tokens.diagnostician!, Array.from({ length: 500 }, (_, i) => ({ name: `f${i}.csv`, body: CSV })), 'measure');
+    expect(many.status).toBe(413);
+    const none = await upload(tokens.diagnostician!, [], 'measure');
+    expect(none).toEqual({ status: 400, body: { error: { message: 'Aucun fichier reçu' } } });
+    const notMultipart = await fetch(`${api}/files`, { method: 'POST', headers: { authorization: `Bearer ${tokens.diagnostician}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(notMultipart.status).toBe(415);
+    expect((await upload(tokens.diagnostician!, [{ name: 'a.pdf', body: PDF }], 'inconnu')).status).toBe(400);
+  });
+
+  it('follows the roles: commercials read only, mechanics delete only their own files', async () => {
+    expect((await upload(tokens.commercial!, [{ name: 'a.pdf', body: PDF }], 'documents')).status).toBe(403);
+    expect((await upload(null, [{ name: 'a.pdf', body: PDF }], 'documents')).status).toBe(403);
+    const byDiag = (await upload(tokens.diagnostician!, [{ name: 'plan.pdf', body: PDF }], 'documents')).body.processedFiles[0].id;
+    const byMech = (await upload(tokens.mechanic!, [{ name: 'photo.png', body: png() }], 'outage')).body.processedFiles[0].id;
+    const del = (token: string, id: string) => fetch(`${api}/files/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await del(tokens.mechanic!, byDiag)).toBe(403);
+    expect(await del(tokens.commercial!, byMech)).toBe(403);
+    expect(await del(tokens.mechanic!, byMech)).toBe(204);
+    expect(await del(tokens.diagnostician!, byDiag)).toBe(204);
+    expect((await fetch(`${api}/files/${byDiag}`, { headers: { authorization: `Bearer ${tokens.app_admin}` } })).status).toBe(404);
+    expect((await fetch(`${api}/files/not-an-id`, { headers: { authorization: `Bearer ${tokens.app_admin}` } })).status).toBe(404);
+    expect((await fetch(`${api}/files/${byMech}`)).status).toBe(403);
+  });
+
+  it('serves video ranges', async () => {
+    const id = (await upload(tokens.mechanic!, [{ name: 'bruit.mp4', body: MP4 }], 'outage')).body.processedFiles[0].id;
+    const res = await fetch(`${api}/files/${id}`, { headers: { authorization: `Bearer ${tokens.commercial}`, range: 'bytes=4-11' } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes 4-11/${MP4.length}`);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment/);
+    expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('ftypmp42');
+  });
+
+  it('works with @nhost/hasura-storage-js: upload, presigned URL, download, delete', async () => {
+    const storage = new HasuraStorageClient({ url: api });
+    storage.setAccessToken(tokens.diagnostician!);
+    const uploaded = await storage.upload({ file: new File([PDF], 'schema-hydraulique.pdf', { type: 'application/pdf' }), bucketId: 'documents', name: 'schema-hydraulique.pdf' });
+    expect(uploaded.error).toBeNull();
+    const id = uploaded.fileMetadata!.id;
+    expect(uploaded.fileMetadata).toMatchObject({ name: 'schema-hydraulique.pdf', bucketId: 'documents', mimeType: 'application/pdf', isUploaded: true });
+
+    const { presignedUrl, error } = await storage.getPresignedUrl({ fileId: id });
+    expect(error).toBeNull();
+    expect(presignedUrl!.expiration).toBe(3600);
+    const viaLink = await fetch(presignedUrl!.url.replace(t.config.publicUrl, t.url));
+    expect(viaLink.status).toBe(200);
+    expect(Buffer.from(await viaLink.arrayBuffer())).toEqual(PDF);
+    const forged = await fetch(presignedUrl!.url.replace(t.config.publicUrl, t.url).replace(/signature=[^&]+/, 'signature=abc'));
+    expect(forged.status).toBe(403);
+
+    const refused = await storage.upload({ file: new File([readFileSync(process.execPath).subarray(0, 4096)], 'outil.pdf'), bucketId: 'documents' });
+    expect(refused.error).toMatchObject({ status: 415, message: 'Format non supporté' });
+
+    expect((await storage.delete({ fileId: id })).error).toBeNull();
+    expect((await fetch(`${api}/files/${id}`, { headers: { authorization: `Bearer ${tokens.diagnostician}` } })).status).toBe(404);
+  });
+});
