@@ -300,3 +300,42 @@ describe('two instances on one PostgreSQL server', () => {
     expect(emails).toEqual([[], ['chef@atelier-b.fr']]);
   });
 });
+
+describe('every users operation for every role', () => {
+  let t: TestApp;
+  const tokens: Record<string, string> = {};
+  let otherId: string;
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
+      tokens[role] = await tokenOf(t, email);
+    }
+    otherId = (await gql(t, tokens.app_admin!, '{ users(where: { email: { _eq: "elodie.roux@demo.local" } }) { id } }')).body.data.users[0].id;
+  });
+  afterAll(() => t?.close());
+
+  const operations: [string, string, (id: string) => object][] = [
+    ['users', '{ users(limit: 1) { id } }', () => ({})],
+    ['usersAggregate', '{ usersAggregate { aggregate { count } } }', () => ({})],
+    ['user (another account)', 'query($id: uuid!) { user(id: $id) { id } }', (id) => ({ id })],
+    ['insertUser', 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', () => ({ o: { email: `m${Math.random().toString(36).slice(2)}@demo.local`, displayName: 'Matrice', defaultRole: 'mechanic' } })],
+    ['updateUser (another account)', 'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { displayName: "Élodie Roux" }) { id } }', (id) => ({ id })],
+    ['sendVerificationEmail', 'mutation($id: uuid!) { sendVerificationEmail(id: $id) }', (id) => ({ id })],
+  ];
+
+  for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial']) {
+    for (const [name, query, variables] of operations) {
+      it(`${name} is ${role === 'app_admin' ? 'allowed' : 'refused'} for ${role}`, async () => {
+        const res = await gql(t, tokens[role]!, query, variables(otherId));
+        if (role === 'app_admin') expect(res.body.errors).toBeUndefined();
+        else expect(res.body.errors![0]!.extensions.code).toBe('forbidden');
+      });
+    }
+    it(`deleteUser is ${role === 'app_admin' ? 'allowed' : 'refused'} for ${role}`, async () => {
+      const created = await gql(t, tokens.app_admin!, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', { o: { email: `del-${role}@demo.local`, displayName: 'À supprimer', defaultRole: 'mechanic' } });
+      const res = await gql(t, tokens[role]!, 'mutation($id: uuid!) { deleteUser(id: $id) { id } }', { id: created.body.data.insertUser.id });
+      if (role === 'app_admin') expect(res.body.data.deleteUser.id).toBe(created.body.data.insertUser.id);
+      else expect(res.body.errors![0]!.extensions.code).toBe('forbidden');
+    });
+  }
+});

@@ -107,28 +107,37 @@ describe('the signed session', () => {
     const form = await b.request('/sign-out', { method: 'POST', origin: 'https://evil.example' });
     expect(form.status).toBe(403);
     expect(await form.text()).toContain('Requête refusée : elle ne vient pas de l’application.');
-    const json = await b.request('/api/session/profile', {
+    const json = await b.request('/api/session/password', {
       method: 'POST',
       origin: 'https://evil.example',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ displayName: 'Pirate', email: 'pirate@demo.local' }),
+      body: JSON.stringify({ password: 'Pirate-Passe-1!' }),
     });
     expect(json.status).toBe(403);
     expect((await b.request('/repair-orders')).status).toBe(200);
   });
 
-  it('answers the profile endpoint with 400, 409 and 415 for bad input, and changes nothing', async () => {
+  it('answers the password endpoint with 400 and 415 for bad input, and changes nothing', async () => {
     const b = browser(t.url);
     await b.signIn('commercial@demo.local');
-    const post = (body: string, type = 'application/json') => b.request('/api/session/profile', { method: 'POST', headers: { 'content-type': type }, body });
-    expect((await post('{"displayName":')).status).toBe(400);
-    expect((await post('displayName=x', 'application/x-www-form-urlencoded')).status).toBe(415);
-    const invalid = await post(JSON.stringify({ displayName: '', email: 'pas-un-email' }));
-    expect(await invalid.json()).toEqual({ status: 400, error: 'validation', message: 'Invalid input', fields: { displayName: 'Champ obligatoire', email: 'Adresse e-mail invalide' } });
-    expect((await post(JSON.stringify({ displayName: 'Sophie', email: 'admin@demo.local' }))).status).toBe(409);
-    expect((await post(JSON.stringify({ displayName: 'Sophie', email: 'sophie@demo.local', role: 'app_admin' }))).status).toBe(400);
-    const [row] = await queryRows<{ display_name: string; email: string }>(t.database.db, sql`select display_name, email from auth.users where email = 'commercial@demo.local'`);
-    expect(row).toEqual({ display_name: 'Sophie Laurent', email: 'commercial@demo.local' });
+    const post = (body: string, type = 'application/json') => b.request('/api/session/password', { method: 'POST', headers: { 'content-type': type }, body });
+    expect((await post('{"password":')).status).toBe(400);
+    expect((await post('password=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    const weak = await post(JSON.stringify({ password: 'faible' }));
+    expect(await weak.json()).toEqual({ status: 400, error: 'validation', message: 'Invalid input', fields: { password: 'Minimum 8 caractères' } });
+    expect((await post(JSON.stringify({ password: 'Bonne-Passe-2027!', role: 'app_admin' }))).status).toBe(400);
+    expect((await browser(t.url).signIn('commercial@demo.local')).status).toBe(303);
+  });
+
+  it('hands islands a short-lived access token, never the refresh token', async () => {
+    const b = browser(t.url);
+    expect((await b.request('/api/session/token')).status).toBe(401);
+    await b.signIn('commercial@demo.local');
+    const res = await b.request('/api/session/token');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(['accessToken', 'expiresAt']);
+    expect(await t.app.services.auth.issuer.verify(body.accessToken)).toMatchObject({ defaultRole: 'commercial' });
   });
 
   it('lands an e-mail link signed in on a URL without its token', async () => {

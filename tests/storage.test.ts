@@ -36,7 +36,7 @@ describe('storage API', () => {
   async function upload(token: string | null, parts: { name: string; body: Buffer }[], bucket?: string) {
     const form = new FormData();
     for (const part of parts) {
-      form.append('file[]', new Blob([part.body]), part.name);
+      form.append('file[]', new Blob([new Uint8Array(part.body)]), part.name);
       form.append('metadata[]', new Blob([JSON.stringify({ name: part.name })], { type: 'application/json' }), '');
     }
     if (bucket) form.append('bucket-id', bucket);
@@ -131,7 +131,7 @@ describe('storage API', () => {
   it('works with @nhost/hasura-storage-js: upload, presigned URL, download, delete', async () => {
     const storage = new HasuraStorageClient({ url: api });
     storage.setAccessToken(tokens.diagnostician!);
-    const uploaded = await storage.upload({ file: new File([PDF], 'schema-hydraulique.pdf', { type: 'application/pdf' }), bucketId: 'documents', name: 'schema-hydraulique.pdf' });
+    const uploaded = await storage.upload({ file: new File([new Uint8Array(PDF)], 'schema-hydraulique.pdf', { type: 'application/pdf' }), bucketId: 'documents', name: 'schema-hydraulique.pdf' });
     expect(uploaded.error).toBeNull();
     const id = uploaded.fileMetadata!.id;
     expect(uploaded.fileMetadata).toMatchObject({ name: 'schema-hydraulique.pdf', bucketId: 'documents', mimeType: 'application/pdf', isUploaded: true });
@@ -145,7 +145,7 @@ describe('storage API', () => {
     const forged = await fetch(presignedUrl!.url.replace(t.config.publicUrl, t.url).replace(/signature=[^&]+/, 'signature=abc'));
     expect(forged.status).toBe(403);
 
-    const refused = await storage.upload({ file: new File([readFileSync(process.execPath).subarray(0, 4096)], 'outil.pdf'), bucketId: 'documents' });
+    const refused = await storage.upload({ file: new File([new Uint8Array(readFileSync(process.execPath).subarray(0, 4096))], 'outil.pdf'), bucketId: 'documents' });
     expect(refused.error).toMatchObject({ status: 415, message: 'Format non supporté' });
 
     expect((await storage.delete({ fileId: id })).error).toBeNull();

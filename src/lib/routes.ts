@@ -40,7 +40,7 @@ export const routes: readonly RouteDef[] = [
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */
-export const endpoints: readonly string[] = ['/sign-out', '/api/session/profile', '/api/session/password', '/api/session/token'];
+export const endpoints: readonly string[] = ['/sign-out', '/api/session/password', '/api/session/token'];
 
 export const HOME = '/repair-orders';
 export const SIGN_IN = '/sign-in';

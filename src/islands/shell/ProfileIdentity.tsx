@@ -5,32 +5,33 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Icon } from '../../components/Icon.tsx';
 import { TextInput } from '../../components/TextInput.tsx';
-import { postJson } from '../../lib/api-client.ts';
+import { apiErrorOf, graphqlRequest } from '../../lib/graphql-client.ts';
 import { t } from '../../lib/i18n.ts';
 import { showToast } from '../../lib/toasts.ts';
 import { useHydrated } from '../../lib/use-hydrated.ts';
+import { UPDATE_PROFILE } from '../../lib/users.ts';
 import { profileSchema } from '../../lib/validation.ts';
 
 type Values = { displayName: string; email: string };
 
-export default function ProfileIdentity(props: Values & { canEdit: boolean }) {
+export default function ProfileIdentity(props: Values & { id: string; canEdit: boolean }) {
   const [saved, setSaved] = useState<Values>({ displayName: props.displayName, email: props.email });
   const [editing, setEditing] = useState(false);
   const hydrated = useHydrated();
   const { register, handleSubmit, reset, setError, formState } = useForm<Values>({ resolver: zodResolver(profileSchema), defaultValues: saved });
 
   const submit = handleSubmit(async (values) => {
-    const result = await postJson<Values>('/api/session/profile', values);
-    if (result.ok) {
-      setSaved(result.data);
-      reset(result.data);
+    try {
+      const { updateUser } = await graphqlRequest<{ updateUser: Values }>(UPDATE_PROFILE, { id: props.id, set: values });
+      setSaved(updateUser);
+      reset(updateUser);
       setEditing(false);
-      document.querySelectorAll('[data-profile-name]').forEach((el) => (el.textContent = result.data.displayName));
+      document.querySelectorAll('[data-profile-name]').forEach((el) => (el.textContent = updateUser.displayName));
       showToast({ type: 'success', message: t('success.profileSaved') });
-    } else if (result.error === 'email-already-in-use') {
-      setError('email', { message: t('errors.emailTaken') });
-    } else {
-      showToast({ type: 'error', message: t('errors.generic') });
+    } catch (error) {
+      const { code, message } = apiErrorOf(error);
+      if (code === 'conflict' && message === t('errors.emailTaken')) setError('email', { message: t('errors.emailTaken') });
+      else showToast({ type: 'error', message: t('errors.generic') });
     }
   });
 
