@@ -12,7 +12,7 @@ async function currentToken(force = false): Promise<string> {
   pendingToken ??= fetch('/api/session/token', { credentials: 'same-origin', cache: 'no-store' })
     .then(async (res) => {
       if (res.status === 401) {
-        window.location.assign('/sign-in');
+        if (typeof window !== 'undefined') window.location.assign('/sign-in');
         throw new Error('signed out');
       }
       if (!res.ok) throw new Error(`Response not successful: Received status code ${res.status}`);
@@ -31,9 +31,31 @@ const http = new GraphQLClient(typeof location === 'undefined' ? 'http://localho
 
 const codeOf = (error: unknown) => (error instanceof ClientError ? error.response.errors?.[0]?.extensions?.code : undefined);
 
+/** SPEC §8's transport messages, for answers that carry no GraphQL error. */
+function transportError(error: unknown): unknown {
+  if (error instanceof ClientError) {
+    if (error.response.errors?.length) return error;
+    if (error.response.status >= 300) return new Error(`Response not successful: Received status code ${error.response.status}`);
+    return new Error('Server response was missing for query');
+  }
+  if (error instanceof SyntaxError) return new Error(`JSON parse error: ${error.message}`);
+  if (error instanceof TypeError) return new Error('Network Error');
+  return error;
+}
+
 /** A query or mutation; after invalid-jwt or a lost connection, one retry with a fresh token. */
 export async function graphqlRequest<T>(document: string, variables?: Record<string, unknown>): Promise<T> {
-  const run = async (force: boolean) => http.request<T>({ document, variables, requestHeaders: { authorization: `Bearer ${await currentToken(force)}` } });
+  const run = async (force: boolean) => {
+    const authorization = `Bearer ${await currentToken(force)}`;
+    let data: T;
+    try {
+      data = await http.request<T>({ document, variables, requestHeaders: { authorization } });
+    } catch (error) {
+      throw transportError(error);
+    }
+    if (data === undefined || data === null) throw new Error('Server response was missing for query');
+    return data;
+  };
   try {
     return await run(false);
   } catch (error) {
