@@ -1,11 +1,11 @@
 // The users screen (SPEC §2.9): the first page comes rendered from the server; the island makes
 // search instant (debounced 500 ms), keeps the table live, and carries the admin's actions.
-import { Dialog, DialogPanel, DialogTitle } from '@headlessui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Icon } from '../../components/Icon.tsx';
+import { Modal, ModalActions } from '../../components/Modal.tsx';
 import { TextInput } from '../../components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '../../lib/graphql-client.ts';
 import { t } from '../../lib/i18n.ts';
@@ -243,39 +243,26 @@ function AddUserDialog(props: { onClose: () => void }) {
     }
   });
   return (
-    <Dialog open onClose={props.onClose} className="relative z-50">
-      <div className="fixed inset-0 bg-black/40" aria-hidden="true" />
-      <div className="fixed inset-0 flex items-center justify-center p-4">
-        <DialogPanel className="card w-full max-w-md">
-          <DialogTitle className="mb-2 text-lg font-bold">{t('users.addTitle')}</DialogTitle>
-          <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
-          <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-            <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
-            <TextInput label={t('users.email')} type="email" required error={formState.errors.email?.message} {...register('email')} />
-            <div className="flex flex-col gap-1">
-              <label htmlFor="nouveau-role" className="text-sm font-semibold">
-                {t('users.role')}
-              </label>
-              <select id="nouveau-role" className="field-input" {...register('defaultRole')}>
-                {roles.map((role) => (
-                  <option key={role} value={role}>
-                    {roleLabels[role]}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="flex justify-end gap-2">
-              <button type="button" className="btn btn-secondary" onClick={props.onClose}>
-                {t('users.cancel')}
-              </button>
-              <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
-                {t('users.addSubmit')}
-              </button>
-            </div>
-          </form>
-        </DialogPanel>
-      </div>
-    </Dialog>
+    <Modal title={t('users.addTitle')} onClose={props.onClose}>
+      <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
+      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
+        <TextInput label={t('users.email')} type="email" required error={formState.errors.email?.message} {...register('email')} />
+        <div className="flex flex-col gap-1">
+          <label htmlFor="nouveau-role" className="text-sm font-semibold">
+            {t('users.role')}
+          </label>
+          <select id="nouveau-role" className="field-input" {...register('defaultRole')}>
+            {roles.map((role) => (
+              <option key={role} value={role}>
+                {roleLabels[role]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onClose} submitLabel={t('users.addSubmit')} busy={formState.isSubmitting} />
+      </form>
+    </Modal>
   );
 }
 
@@ -294,22 +281,9 @@ function DeleteUserDialog(props: { user: UserListItem; onClose: () => void }) {
     }
   };
   return (
-    <Dialog open onClose={props.onClose} role="alertdialog" className="relative z-50">
-      <div className="fixed inset-0 bg-black/40" aria-hidden="true" />
-      <div className="fixed inset-0 flex items-center justify-center p-4">
-        <DialogPanel className="card w-full max-w-md">
-          <DialogTitle className="mb-2 text-lg font-bold">{t('users.deleteTitle')}</DialogTitle>
-          <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
-          <div className="flex justify-end gap-2">
-            <button type="button" className="btn btn-secondary" onClick={props.onClose}>
-              {t('users.cancel')}
-            </button>
-            <button type="button" className="btn bg-danger text-white" disabled={busy} onClick={() => void confirm()}>
-              {t('users.deleteConfirm')}
-            </button>
-          </div>
-        </DialogPanel>
-      </div>
-    </Dialog>
+    <Modal title={t('users.deleteTitle')} onClose={props.onClose} role="alertdialog">
+      <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
+      <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onClose} submitLabel={t('users.deleteConfirm')} busy={busy} danger onSubmit={() => void confirm()} />
+    </Modal>
   );
 }
