@@ -1,4 +1,5 @@
 // SPEC §2.9 and §9: the users screen of an admin, live across browsers.
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
@@ -94,4 +95,11 @@ test('the admin cannot change, disable or delete their own account here', async 
   await expect(row.getByText('(vous)')).toBeVisible();
   await expect(row.getByRole('combobox')).toHaveCount(0);
   await expect(row.getByRole('button')).toHaveCount(0);
+});
+
+test('the users screen passes an axe scan with no serious violation', async ({ page }) => {
+  await page.goto('/users');
+  await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 });

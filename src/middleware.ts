@@ -75,17 +75,23 @@ const session = defineMiddleware(async (context, next) => {
     // SPEC §9: refresh before expiry by the smaller of a constant and half the lifetime.
     const margin = Math.min(60_000, lifetime / 2);
     let current = tokens;
-    let claims = Date.now() < tokens.expiresAt - margin ? await services.auth.issuer.verify(tokens.accessToken) : null;
-    if (!claims) {
+    const refresh = async () => {
       try {
-        current = tokensOf(await refreshOnce(services, tokens.refreshToken, context.clientAddress));
+        current = tokensOf(await refreshOnce(services, current.refreshToken, context.clientAddress));
         await writeSession(cookies, services, current);
-        claims = await services.auth.issuer.verify(current.accessToken);
+        return await services.auth.issuer.verify(current.accessToken);
       } catch {
-        claims = null;
+        return null;
       }
+    };
+    let claims = Date.now() < tokens.expiresAt - margin ? await services.auth.issuer.verify(tokens.accessToken) : null;
+    claims ??= await refresh();
+    let row = claims ? await services.auth.findUserById(claims.userId) : undefined;
+    // An admin changed the role: a new token carries it, or the API would refuse the old one.
+    if (row && claims && row.defaultRole !== claims.defaultRole) {
+      claims = await refresh();
+      row = claims ? row : undefined;
     }
-    const row = claims ? await services.auth.findUserById(claims.userId) : undefined;
     if (row && !row.disabled && isRole(row.defaultRole)) {
       locals.user = { id: row.id, displayName: row.displayName, email: row.email, role: row.defaultRole, emailVerified: row.emailVerified };
       locals.accessToken = current.accessToken;

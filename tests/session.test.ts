@@ -129,6 +129,22 @@ describe('the signed session', () => {
     expect((await browser(t.url).signIn('commercial@demo.local')).status).toBe(303);
   });
 
+  it('takes a role changed by an admin into the next page and token', async () => {
+    const b = browser(t.url);
+    await b.signIn('diagnostic@demo.local');
+    expect((await b.request('/symptoms-conditions-base')).status).toBe(200);
+    const user = (await t.app.services.users.list({ where: { email: { _eq: 'diagnostic@demo.local' } } }))[0]!;
+    const admin = (await t.app.services.users.list({ where: { email: { _eq: 'admin@demo.local' } } }))[0]!;
+    await t.app.services.users.update({ id: admin.id, role: 'app_admin' }, user.id, { defaultRole: 'commercial' });
+    try {
+      expect((await b.request('/symptoms-conditions-base')).headers.get('location')).toBe('/repair-orders');
+      const { accessToken } = await (await b.request('/api/session/token')).json();
+      expect(await t.app.services.auth.issuer.verify(accessToken)).toMatchObject({ defaultRole: 'commercial' });
+    } finally {
+      await t.app.services.users.update({ id: admin.id, role: 'app_admin' }, user.id, { defaultRole: 'diagnostician' });
+    }
+  });
+
   it('hands islands a short-lived access token, never the refresh token', async () => {
     const b = browser(t.url);
     expect((await b.request('/api/session/token')).status).toBe(401);
