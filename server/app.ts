@@ -13,6 +13,7 @@ import type { Database } from './db/client.ts';
 import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
 import { createUsersService, type UsersService } from './users/service.ts';
+import { createBaseService, type BaseService } from './base/service.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
@@ -21,6 +22,7 @@ import { createStorageRoutes } from './storage/routes.ts';
 export type Services = {
   auth: AuthService;
   users: UsersService;
+  base: BaseService;
   /** The GraphQL API in process: pages call it without a network hop. */
   graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn'>;
@@ -121,6 +123,7 @@ export async function createApp(options: {
   const services: Services = {
     auth,
     users: createUsersService({ db: database.db }),
+    base: createBaseService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

@@ -5,7 +5,8 @@ import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
-import { users } from './schema/index.ts';
+import { baseItems, users } from './schema/index.ts';
+import type { BaseKind } from '../../src/lib/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 
@@ -31,6 +32,14 @@ const staff: [string, Role][] = [
 
 const emailOf = (name: string) =>
   `${name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]+/g, '.')}@demo.local`;
+
+/** The base every diagnostic picks from, as a French workshop words it. */
+const baseDemo: Record<BaseKind, string[]> = {
+  condition: ['Moteur froid', 'Moteur chaud (plus de 80 °C)', 'Au démarrage', 'En accélération franche', 'En décélération', 'À vitesse stabilisée', 'En côte', 'Après un long trajet', 'En marche arrière', 'Au passage de N en D'],
+  symptom: ['Patinage', 'À-coup au passage de rapport', 'Passage de rapport retardé', 'Mode dégradé (secours)', 'Voyant de boîte allumé', 'Sifflement', 'Vibrations au démarrage', 'Pas de marche arrière', 'Perte de puissance', 'Fuite d’huile'],
+  component: ['Mécatronique', 'Convertisseur de couple', 'Bloc hydraulique', 'Électrovanne de pression', 'Capteur de régime de sortie', 'Double embrayage (K1/K2)', 'Pompe à huile', 'Calculateur de boîte (TCU)', 'Faisceau électrique', 'Courroie de variateur'],
+  outage_type: ['Usure', 'Défaut électrique', 'Fuite', 'Grippage', 'Casse mécanique', 'Huile polluée', 'Défaut logiciel', 'Surchauffe'],
+};
 
 export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
@@ -71,6 +80,10 @@ export async function seedDemoWorkshop(db: Db): Promise<void> {
   await db
     .insert(users)
     .values(demoAccounts.map((a) => ({ email: a.email, displayName: a.displayName, defaultRole: a.role, emailVerified: true, passwordHash })))
+    .onConflictDoNothing();
+  await db
+    .insert(baseItems)
+    .values(Object.entries(baseDemo).flatMap(([kind, names]) => names.map((name) => ({ kind, name }))))
     .onConflictDoNothing();
   // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
   await db

@@ -1,5 +1,6 @@
 // The schema: one module per domain registers its types and fields on the builder.
 import { builder } from './builder.ts';
 import './users.ts';
+import './base.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import { can } from '../../src/lib/permissions.ts';
 import { roles } from '../../src/lib/roles.ts';
-import { email as emailSchema, fieldErrors, required } from '../../src/lib/validation.ts';
-import { ApiError } from '../http/json.ts';
+import { email as emailSchema, required } from '../../src/lib/validation.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '../users/service.ts';
 import { builder, OrderBy, requireCapability, requireViewerError, type GraphQLContext } from './builder.ts';
-import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
+import { forbidden, notFound, validationError } from './errors.ts';
+import { fromService, parse } from './inputs.ts';
 import { live } from './live.ts';
 
 const MAX_LIMIT = 100;
@@ -87,24 +87,6 @@ const setSchema = z.strictObject({
   defaultRole: roleSchema.optional(),
   disabled: z.boolean().optional(),
 });
-
-function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
-  const result = schema.safeParse(Object.fromEntries(Object.entries(value as object).filter(([, v]) => v !== null && v !== undefined)));
-  if (result.success) return result.data;
-  const fields = Object.fromEntries(Object.entries(fieldErrors(result.error)).map(([k, v]) => [`${prefix}.${k}`, v!]));
-  throw validationError(fields);
-}
-
-/** Service refusals as API errors with their code. */
-function fromService(error: unknown): never {
-  if (error instanceof ApiError) {
-    if (error.status === 404) throw notFound();
-    if (error.status === 403) throw forbidden();
-    if (error.status === 409) throw conflict(error.message, { reason: error.error });
-    if (error.error === 'email-not-sent') throw apiError('conflict', 'Une erreur est survenue lors de l’envoi de l’email', { reason: 'email-not-sent' });
-  }
-  throw error;
-}
 
 type ListArgs = { where?: UsersWhere | null; order_by?: UsersOrderBy[] | null; limit?: number | null; offset?: number | null };
 

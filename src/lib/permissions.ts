@@ -10,6 +10,8 @@ export const capabilities = {
   /** Files attached to orders, measures, outages and dossiers. */
   uploadFiles: ['app_admin', 'diagnostician', 'mechanic'],
   deleteFiles: ['app_admin', 'diagnostician'],
+  /** SPEC §2.9: the symptoms and conditions base is kept by admins and diagnosticians. */
+  manageBase: ['app_admin', 'diagnostician'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

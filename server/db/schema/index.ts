@@ -1,2 +1,3 @@
 export * from './auth.ts';
 export * from './storage.ts';
+export * from './base.ts';

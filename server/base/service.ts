@@ -1,0 +1,51 @@
+// The symptoms and conditions base: one table for the four lists, names unique per list.
+import { and, asc, eq, ilike } from 'drizzle-orm';
+import type { BaseKind } from '../../src/lib/base.ts';
+import type { Db } from '../db/client.ts';
+import { baseItems } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import { escapeLike } from '../users/service.ts';
+
+export type BaseService = ReturnType<typeof createBaseService>;
+
+/** PostgreSQL's error code, wherever the driver put it. */
+const pgCode = (error: unknown) => {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e.cause?.code ?? e.code;
+};
+
+const translate = (error: unknown): never => {
+  if (pgCode(error) === '23505') throw new ApiError(409, 'item-exists', 'Cet item existe déjà');
+  // 23503: a reference without ON DELETE rule; 23001: ON DELETE RESTRICT.
+  if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'item-in-use', 'Cet item est utilisé');
+  throw error;
+};
+
+export function createBaseService(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    list: (kind: BaseKind, search = '') =>
+      db
+        .select()
+        .from(baseItems)
+        .where(search.trim() ? and(eq(baseItems.kind, kind), ilike(baseItems.name, `%${escapeLike(search.trim())}%`)) : eq(baseItems.kind, kind))
+        .orderBy(asc(baseItems.name)),
+
+    insert: async (kind: BaseKind, name: string) => {
+      const [row] = await db.insert(baseItems).values({ kind, name: name.trim() }).returning().catch(translate);
+      return row!;
+    },
+
+    rename: async (id: string, name: string) => {
+      const [row] = await db.update(baseItems).set({ name: name.trim(), updatedAt: new Date() }).where(eq(baseItems.id, id)).returning().catch(translate);
+      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      return row;
+    },
+
+    remove: async (id: string) => {
+      const [row] = await db.delete(baseItems).where(eq(baseItems.id, id)).returning().catch(translate);
+      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      return row;
+    },
+  };
+}

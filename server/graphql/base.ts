@@ -1,0 +1,77 @@
+// The symptoms and conditions base: read by every signed-in role (the pickers), kept by
+// admins and diagnosticians; the lists are also live.
+import { baseItemSchema, baseKinds, type BaseKind } from '../../src/lib/base.ts';
+import type { baseItems } from '../db/schema/index.ts';
+import { builder, requireViewerError } from './builder.ts';
+import { fromService, parse } from './inputs.ts';
+import { live } from './live.ts';
+
+type BaseRow = typeof baseItems.$inferSelect;
+
+const BaseKindEnum = builder.enumType('base_kind', { values: baseKinds });
+
+const BaseItem = builder.objectRef<BaseRow>('base_items').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    kind: t.field({ type: BaseKindEnum, resolve: (row) => row.kind as BaseKind }),
+    name: t.exposeString('name'),
+    createdAt: t.expose('createdAt', { type: 'timestamptz' }),
+  }),
+});
+
+const searchOf = (search: string | null | undefined) => (search ?? '').slice(0, 120);
+
+builder.queryField('baseItems', (t) =>
+  t.field({
+    type: [BaseItem],
+    args: { kind: t.arg({ type: BaseKindEnum, required: true }), search: t.arg.string() },
+    authScopes: { signedIn: true },
+    resolve: (_root, args, context) => context.services.base.list(args.kind, searchOf(args.search)),
+  }),
+);
+
+builder.subscriptionField('baseItems', (t) =>
+  t.field({
+    type: [BaseItem],
+    args: { kind: t.arg({ type: BaseKindEnum, required: true }), search: t.arg.string() },
+    subscribe: (_root, args, context) => {
+      const error = requireViewerError(context);
+      if (error) throw error;
+      return live(context, ['public.base_items'], () => context.services.base.list(args.kind, searchOf(args.search)));
+    },
+    resolve: (rows: BaseRow[]) => rows,
+  }),
+);
+
+builder.mutationField('insertBaseItem', (t) =>
+  t.field({
+    type: BaseItem,
+    args: { kind: t.arg({ type: BaseKindEnum, required: true }), name: t.arg.string({ required: true }) },
+    authScopes: { capability: 'manageBase' },
+    resolve: (_root, args, context) => {
+      const { name } = parse(baseItemSchema, { name: args.name }, 'object');
+      return context.services.base.insert(args.kind, name).catch(fromService);
+    },
+  }),
+);
+
+builder.mutationField('updateBaseItem', (t) =>
+  t.field({
+    type: BaseItem,
+    args: { id: t.arg({ type: 'uuid', required: true }), name: t.arg.string({ required: true }) },
+    authScopes: { capability: 'manageBase' },
+    resolve: (_root, args, context) => {
+      const { name } = parse(baseItemSchema, { name: args.name }, 'object');
+      return context.services.base.rename(args.id, name).catch(fromService);
+    },
+  }),
+);
+
+builder.mutationField('deleteBaseItem', (t) =>
+  t.field({
+    type: BaseItem,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageBase' },
+    resolve: (_root, args, context) => context.services.base.remove(args.id).catch(fromService),
+  }),
+);

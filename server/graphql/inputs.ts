@@ -1,0 +1,26 @@
+// Inputs checked by the zod schemas of src/lib (French messages), and service refusals turned
+// into API errors: shared by every domain module.
+import type { z } from 'zod';
+import { fieldErrors } from '../../src/lib/validation.ts';
+import { ApiError } from '../http/json.ts';
+import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
+
+/** Parses `value` (absent fields may come as null); failures name the field under `prefix`. */
+export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
+  const result = schema.safeParse(Object.fromEntries(Object.entries(value as object).filter(([, v]) => v !== null && v !== undefined)));
+  if (result.success) return result.data;
+  const fields = Object.fromEntries(Object.entries(fieldErrors(result.error)).map(([k, v]) => [`${prefix}.${k}`, v!]));
+  throw validationError(fields);
+}
+
+/** Service refusals as API errors with their code. */
+export function fromService(error: unknown): never {
+  if (error instanceof ApiError) {
+    if (error.status === 404) throw notFound();
+    if (error.status === 403) throw forbidden();
+    if (error.status === 409) throw conflict(error.message, { reason: error.error });
+    if (error.error === 'email-not-sent') throw apiError('conflict', 'Une erreur est survenue lors de l’envoi de l’email', { reason: 'email-not-sent' });
+  }
+  throw error;
+}
+

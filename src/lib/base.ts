@@ -1,0 +1,23 @@
+// The symptoms and conditions base (SPEC §2.9): the four lists every diagnostic picks from.
+import { z } from 'zod';
+import { t } from './i18n.ts';
+import { required } from './validation.ts';
+
+export const baseKinds = ['condition', 'symptom', 'component', 'outage_type'] as const;
+export type BaseKind = (typeof baseKinds)[number];
+
+/** Tabs in SPEC §2.9's order, with the slug of their URL. */
+export const baseTabs: readonly { kind: BaseKind; slug: string; label: string; singular: string }[] = [
+  { kind: 'condition', slug: 'conditions', label: 'Conditions', singular: 'condition' },
+  { kind: 'symptom', slug: 'symptomes', label: 'Symptômes', singular: 'symptôme' },
+  { kind: 'component', slug: 'composants', label: 'Composants', singular: 'composant' },
+  { kind: 'outage_type', slug: 'types-de-panne', label: 'Types de panne', singular: 'type de panne' },
+];
+
+export function tabOf(slug: string | null) {
+  return baseTabs.find((tab) => tab.slug === slug) ?? baseTabs[0]!;
+}
+
+export const baseItemSchema = z.object({ name: required().max(120, t('validation.required')) });
+
+export type BaseItem = { id: string; kind: BaseKind; name: string };

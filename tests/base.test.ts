@@ -1,0 +1,86 @@
+// The symptoms and conditions base through the API: roles, uniqueness, items in use, live.
+import { sql } from 'drizzle-orm';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
+
+describe.each(databaseKinds)('base on %s', (kind) => {
+  let t: TestApp;
+  const tokens: Record<string, string> = {};
+  const gql = (role: string, query: string, variables?: object) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[role]}` },
+      body: JSON.stringify({ query, variables }),
+    }).then((r) => r.json() as Promise<{ data?: any; errors?: { message: string; extensions: { code: string; fields?: object } }[] }>);
+  const insert = (role: string, name: string, k = 'symptom') => gql(role, 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id name } }', { k, n: name });
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
+      tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
+    }
+  });
+  afterAll(() => t?.close());
+
+  it('lets every role read the lists, sorted and searchable', async () => {
+    for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial']) {
+      const res = await gql(role, '{ baseItems(kind: outage_type) { name } }');
+      expect(res.data.baseItems.map((i: { name: string }) => i.name)).toContain('Grippage');
+    }
+    const search = await gql('mechanic', '{ baseItems(kind: component, search: "HUILE") { name } }');
+    expect(search.data.baseItems).toEqual([{ name: 'Pompe à huile' }]);
+    const literal = await gql('mechanic', '{ baseItems(kind: component, search: "%") { name } }');
+    expect(literal.data.baseItems).toEqual([]);
+  });
+
+  it('lets admins and diagnosticians write, and refuses the others', async () => {
+    expect((await insert('app_admin', 'Claquement')).data.insertBaseItem.name).toBe('Claquement');
+    expect((await insert('diagnostician', 'Odeur de brûlé')).data.insertBaseItem.name).toBe('Odeur de brûlé');
+    for (const role of ['mechanic', 'commercial']) {
+      expect((await insert(role, 'Bruit de roulement')).errors![0]!.extensions.code).toBe('forbidden');
+      const id = (await gql(role, '{ baseItems(kind: symptom) { id } }')).data.baseItems[0].id;
+      expect((await gql(role, 'mutation($id: uuid!) { updateBaseItem(id: $id, name: "X") { id } }', { id })).errors![0]!.extensions.code).toBe('forbidden');
+      expect((await gql(role, 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id })).errors![0]!.extensions.code).toBe('forbidden');
+    }
+  });
+
+  it('refuses a name already in the list, whatever its case, and an empty one', async () => {
+    expect((await insert('diagnostician', 'PATINAGE')).errors![0]).toMatchObject({ message: 'Cet item existe déjà', extensions: { code: 'conflict' } });
+    // The same name in another list is another item.
+    expect((await insert('diagnostician', 'Patinage', 'condition')).data.insertBaseItem.name).toBe('Patinage');
+    expect((await insert('diagnostician', '   ')).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.name': 'Champ obligatoire' } });
+    const rows = await gql('diagnostician', '{ baseItems(kind: symptom, search: "patinage") { name } }');
+    expect(rows.data.baseItems).toEqual([{ name: 'Patinage' }]);
+  });
+
+  it('refuses to delete an item in use with "Cet item est utilisé", and deletes one that is not', async () => {
+    const used = (await insert('diagnostician', 'Sifflement aigu')).data.insertBaseItem.id;
+    // Later domains reference the base the same way (ON DELETE RESTRICT).
+    await t.database.db.execute(sql`create table if not exists test_base_refs (item_id uuid references base_items(id) on delete restrict)`);
+    await t.database.db.execute(sql`insert into test_base_refs values (${used})`);
+    const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: used });
+    expect(refused.errors![0]).toMatchObject({ message: 'Cet item est utilisé', extensions: { code: 'conflict', reason: 'item-in-use' } });
+    await t.database.db.execute(sql`delete from test_base_refs`);
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).data.deleteBaseItem.name).toBe('Sifflement aigu');
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).errors![0]!.extensions.code).toBe('not-found');
+  });
+
+  it('keeps a list live', async () => {
+    const client = createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } } });
+    const seen: string[][] = [];
+    const second = new Promise<void>((resolve) =>
+      client.subscribe<{ baseItems: { name: string }[] }>(
+        { query: 'subscription { baseItems(kind: outage_type, search: "corrosion") { name } }' },
+        { next: (v) => (seen.push(v.data!.baseItems.map((i) => i.name)), seen.length === 2 && resolve()), error: () => undefined, complete: () => undefined },
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    await insert('diagnostician', 'Corrosion', 'outage_type');
+    await second;
+    expect(seen).toEqual([[], ['Corrosion']]);
+    await client.dispose();
+  });
+});
