@@ -14,6 +14,7 @@ import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
 import { createUsersService, type UsersService } from './users/service.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
+import { createGearboxesService, type GearboxesService } from './gearboxes/service.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
@@ -23,6 +24,7 @@ export type Services = {
   auth: AuthService;
   users: UsersService;
   base: BaseService;
+  gearboxes: GearboxesService;
   /** The GraphQL API in process: pages call it without a network hop. */
   graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn'>;
@@ -124,6 +126,7 @@ export async function createApp(options: {
     auth,
     users: createUsersService({ db: database.db }),
     base: createBaseService({ db: database.db }),
+    gearboxes: createGearboxesService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

@@ -5,7 +5,7 @@ import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
-import { baseItems, users } from './schema/index.ts';
+import { baseItems, gearboxModels, users } from './schema/index.ts';
 import type { BaseKind } from '../../src/lib/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
@@ -40,6 +40,19 @@ const baseDemo: Record<BaseKind, string[]> = {
   component: ['Mécatronique', 'Convertisseur de couple', 'Bloc hydraulique', 'Électrovanne de pression', 'Capteur de régime de sortie', 'Double embrayage (K1/K2)', 'Pompe à huile', 'Calculateur de boîte (TCU)', 'Faisceau électrique', 'Courroie de variateur'],
   outage_type: ['Usure', 'Défaut électrique', 'Fuite', 'Grippage', 'Casse mécanique', 'Huile polluée', 'Défaut logiciel', 'Surchauffe'],
 };
+
+/** Gearbox models as a French workshop records them (the dossiers around them come later). */
+const demoGearboxes = [
+  { model: 'ZF 8HP45', bvaId: '8HP45', type: 'automatic', constructorName: 'ZF', doctorCode: 'GA8HP45Z', businessName: '8HP', startYear: 2009, endYear: null, gears: 8, arrangement: 'Longitudinale', propulsion: 'Propulsion', optionalPropulsion: 'Intégrale (xDrive)' },
+  { model: 'ZF 6HP26', bvaId: '6HP26', type: 'automatic', constructorName: 'ZF', doctorCode: 'GA6HP26Z', businessName: '6HP', startYear: 2001, endYear: 2011, gears: 6, arrangement: 'Longitudinale', propulsion: 'Propulsion', optionalPropulsion: 'Intégrale' },
+  { model: 'Aisin TF-80SC', bvaId: 'TF-80SC', type: 'automatic', constructorName: 'Aisin Warner', doctorCode: 'AM6', businessName: 'AM6 / TF-80SC', startYear: 2005, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale' },
+  { model: 'Aisin AW55-51SN', bvaId: 'AW55-51SN', type: 'automatic', constructorName: 'Aisin Warner', doctorCode: 'AF33', businessName: 'AW55', startYear: 2000, endYear: 2010, gears: 5, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
+  { model: 'VW DQ200 0AM', bvaId: '0AM', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ200', businessName: 'DSG7 à embrayages secs', startYear: 2008, endYear: null, gears: 7, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
+  { model: 'VW DQ250 02E', bvaId: '02E', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ250', businessName: 'DSG6 à bain d’huile', startYear: 2003, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale (4Motion)' },
+  { model: 'Jatco JF011E', bvaId: 'JF011E', type: 'variator', constructorName: 'Jatco', doctorCode: 'RE0F10A', businessName: 'CVT Xtronic', startYear: 2005, endYear: null, gears: null, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale' },
+  { model: 'Getrag 6DCT450', bvaId: 'MPS6', type: 'double_clutch', constructorName: 'Getrag', doctorCode: '6DCT450', businessName: 'Powershift', startYear: 2008, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
+  { model: 'PSA ETG6', bvaId: 'ETG6', type: 'robotic', constructorName: 'PSA', doctorCode: 'MCP', businessName: 'BMP6 / ETG6', startYear: 2009, endYear: 2018, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
+];
 
 export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
@@ -85,6 +98,7 @@ export async function seedDemoWorkshop(db: Db): Promise<void> {
     .insert(baseItems)
     .values(Object.entries(baseDemo).flatMap(([kind, names]) => names.map((name) => ({ kind, name }))))
     .onConflictDoNothing();
+  await db.insert(gearboxModels).values(demoGearboxes).onConflictDoNothing();
   // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
   await db
     .insert(users)

@@ -2,5 +2,6 @@
 import { builder } from './builder.ts';
 import './users.ts';
 import './base.ts';
+import './gearboxes.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -37,8 +37,9 @@ export function TextInput(props: TextInputProps) {
       {label ? (
         <label htmlFor={inputId} className={`text-sm font-semibold ${error ? 'text-danger' : 'text-ink'}`}>
           {label}
-          {required ? <span className="ml-1 font-normal text-muted">{t('input.required')}</span> : null}
-          {automatic ? <span className="ml-1 font-normal text-muted">{t('input.automatic')}</span> : null}
+          {/* A real space: the accessible name reads "Nom (obligatoire)". */}
+          {required ? <span className="font-normal text-muted"> {t('input.required')}</span> : null}
+          {automatic ? <span className="font-normal text-muted"> {t('input.automatic')}</span> : null}
         </label>
       ) : null}
       <div className="relative flex items-center">

@@ -12,6 +12,8 @@ export const capabilities = {
   deleteFiles: ['app_admin', 'diagnostician'],
   /** SPEC §2.9: the symptoms and conditions base is kept by admins and diagnosticians. */
   manageBase: ['app_admin', 'diagnostician'],
+  /** SPEC §2.1, §6: technical dossiers are written by admins and diagnosticians, read by all. */
+  manageGearboxes: ['app_admin', 'diagnostician'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

@@ -1,0 +1,85 @@
+// SPEC §2.8: the gearbox models of the technical dossiers (list, creation, general data).
+import { expect, test, type Page } from '@playwright/test';
+import { storageState } from './support/fixtures.ts';
+
+const rows = (page: Page) => page.getByRole('table').getByRole('rowheader');
+
+test.describe('a diagnostician', () => {
+  test.use({ storageState: storageState('diagnostician') });
+
+  test('searches and filters the models, all in the URL', async ({ page }) => {
+    await page.goto('/gearboxes');
+    await expect(page.getByText('9 modèle(s)')).toBeVisible();
+    await page.getByLabel('Type').selectOption('double_clutch');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    await expect(page).toHaveURL(/\/gearboxes\?recherche=&type=double_clutch&annee=$/);
+    await expect(rows(page)).toHaveText(['Getrag 6DCT450', 'VW DQ200 0AM', 'VW DQ250 02E']);
+    await page.goto('/gearboxes?annee=2012&recherche=zf');
+    // The 6HP26 ended in 2011: only the 8HP45 covers 2012.
+    await expect(rows(page)).toHaveText(['ZF 8HP45']);
+    await expect(page.getByRole('row', { name: /ZF 8HP45/ }).getByText('depuis 2009')).toBeVisible();
+  });
+
+  test('creates a model, with the messages of SPEC §5 and §8, then edits and deletes it', async ({ page }) => {
+    await page.goto('/gearboxes');
+    await page.getByRole('link', { name: 'Nouveau modèle' }).click();
+    await expect(page).toHaveURL(/\/gearbox$/);
+    await page.getByLabel('Modèle (obligatoire)').fill('zf 8hp45');
+    await page.getByLabel('Type').selectOption('automatic');
+    await page.getByLabel('Constructeur').fill('ZF');
+    await page.getByLabel('Année de début').fill('2016');
+    await page.getByLabel('Année de fin').fill('2014');
+    await page.getByLabel('Nombre de rapports').fill('huit');
+    await page.getByRole('button', { name: 'Créer le modèle' }).click();
+    await expect(page.getByText('Année invalide')).toBeVisible();
+    await expect(page.getByText('Nombre invalide')).toBeVisible();
+    await expect(page.getByLabel('Constructeur')).toHaveValue('ZF');
+
+    await page.getByLabel('Année de fin').fill('');
+    await page.getByLabel('Nombre de rapports').fill('8');
+    await page.getByRole('button', { name: 'Créer le modèle' }).click();
+    await expect(page.getByText('Modèle non disponible')).toBeVisible();
+
+    await page.getByLabel('Modèle (obligatoire)').fill('ZF 8HP70');
+    await page.getByLabel('Nom commercial').fill('8HP');
+    await page.getByRole('button', { name: 'Créer le modèle' }).click();
+    await expect(page).toHaveURL(/\/gearbox\/[0-9a-f-]{36}$/);
+    await expect(page.getByRole('heading', { name: 'ZF 8HP70' })).toBeVisible();
+    await expect(page.getByRole('status').filter({ hasText: 'Modèle créé' })).toBeVisible();
+
+    await page.getByLabel('Année de fin').fill('2022');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Modèle mis à jour' })).toBeVisible();
+    await expect(page.getByLabel('Année de fin')).toHaveValue('2022');
+
+    await page.getByRole('link', { name: 'Supprimer le modèle' }).click();
+    await expect(page.getByText('Supprimer le modèle ZF 8HP70 ?')).toBeVisible();
+    await expect(page.getByText('Cette action est irréversible.')).toBeVisible();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page).toHaveURL(/\/gearboxes$/);
+    await expect(page.getByRole('status').filter({ hasText: 'Modèle supprimé' })).toBeVisible();
+    await expect(page.getByText('9 modèle(s)')).toBeVisible();
+  });
+});
+
+test.describe('a commercial', () => {
+  test.use({ storageState: storageState('commercial') });
+  test('reads a dossier and finds no edit control', async ({ page }) => {
+    await page.goto('/gearboxes');
+    await expect(page.getByRole('link', { name: 'Nouveau modèle' })).toHaveCount(0);
+    await page.getByRole('link', { name: 'Jatco JF011E' }).click();
+    await expect(page.getByRole('heading', { name: 'Jatco JF011E' })).toBeVisible();
+    await expect(page.getByLabel('Nom commercial')).toHaveValue('CVT Xtronic');
+    await expect(page.getByLabel('Nom commercial')).toHaveAttribute('readonly', '');
+    await expect(page.getByRole('button', { name: 'Enregistrer' })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'Supprimer le modèle' })).toHaveCount(0);
+  });
+});
+
+test.describe('a mechanic', () => {
+  test.use({ storageState: storageState('mechanic') });
+  test('cannot reach the creation screen', async ({ page }) => {
+    await page.goto('/gearbox');
+    await expect(page).toHaveURL(/\/repair-orders$/);
+  });
+});

@@ -1,0 +1,26 @@
+// Gearbox models, the root of each technical dossier (SPEC §3).
+import { sql } from 'drizzle-orm';
+import { type AnyPgColumn, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+export const gearboxModels = pgTable(
+  'gearbox_models',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    model: text('model').notNull(),
+    bvaId: text('bva_id').notNull().default(''),
+    type: text('type').notNull(),
+    constructorName: text('constructor_name').notNull(),
+    doctorCode: text('doctor_code').notNull().default(''),
+    businessName: text('business_name').notNull().default(''),
+    parentId: uuid('parent_id').references((): AnyPgColumn => gearboxModels.id, { onDelete: 'restrict' }),
+    startYear: integer('start_year').notNull(),
+    endYear: integer('end_year'),
+    gears: integer('gears'),
+    arrangement: text('arrangement').notNull().default(''),
+    propulsion: text('propulsion').notNull().default(''),
+    optionalPropulsion: text('optional_propulsion').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('gearbox_models_model_key').on(sql`lower(${t.model})`), index('gearbox_models_type_idx').on(t.type)],
+);

@@ -1,0 +1,68 @@
+// Gearbox models: the list with its search and filters, and their writes.
+import { and, asc, count, eq, gte, ilike, isNull, lte, or, type SQL } from 'drizzle-orm';
+import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
+import type { Db } from '../db/client.ts';
+import { gearboxModels } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import { escapeLike } from '../users/service.ts';
+
+export type GearboxesService = ReturnType<typeof createGearboxesService>;
+export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null };
+
+const pgCode = (error: unknown) => {
+  const e = error as { code?: string; cause?: { code?: string } };
+  return e.cause?.code ?? e.code;
+};
+
+function whereOf(filter: GearboxFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [];
+  const text = filter.search?.trim();
+  if (text) {
+    const pattern = `%${escapeLike(text)}%`;
+    parts.push(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.businessName, pattern), ilike(gearboxModels.constructorName, pattern), ilike(gearboxModels.bvaId, pattern)));
+  }
+  if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
+  // "Years covered": produced during that year.
+  if (filter.year) parts.push(lte(gearboxModels.startYear, filter.year), or(isNull(gearboxModels.endYear), gte(gearboxModels.endYear, filter.year)));
+  return parts.length ? and(...parts) : undefined;
+}
+
+const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear ?? null, gears: input.gears ?? null });
+
+export function createGearboxesService(deps: { db: Db }) {
+  const { db } = deps;
+  const taken = (error: unknown): never => {
+    if (pgCode(error) === '23505') throw new ApiError(409, 'model-taken', 'Modèle non disponible');
+    throw error;
+  };
+  return {
+    list: (filter: GearboxFilter & { limit: number; offset: number }) =>
+      db.select().from(gearboxModels).where(whereOf(filter)).orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model)).limit(filter.limit).offset(filter.offset),
+
+    count: async (filter: GearboxFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
+
+    get: async (id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
+
+    insert: async (input: GearboxModelInput) => (await db.insert(gearboxModels).values(toRow(input)).returning().catch(taken))[0]!,
+
+    update: async (id: string, input: GearboxModelInput) => {
+      const [row] = await db.update(gearboxModels).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxModels.id, id)).returning().catch(taken);
+      if (!row) throw new ApiError(404, 'not-found', 'Modèle introuvable');
+      return row;
+    },
+
+    remove: async (id: string) => {
+      const [row] = await db
+        .delete(gearboxModels)
+        .where(eq(gearboxModels.id, id))
+        .returning()
+        .catch((error: unknown) => {
+          // Anything still attached to the model (later: orders, procedures, documents…) keeps it.
+          if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'delete-refused', 'Suppression impossible');
+          throw error;
+        });
+      if (!row) throw new ApiError(404, 'not-found', 'Modèle introuvable');
+      return row;
+    },
+  };
+}

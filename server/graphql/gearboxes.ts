@@ -1,0 +1,115 @@
+// Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
+import { gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
+import type { gearboxModels } from '../db/schema/index.ts';
+import { builder } from './builder.ts';
+import { validationError } from './errors.ts';
+import { fromService, parse } from './inputs.ts';
+
+type Row = typeof gearboxModels.$inferSelect;
+const MAX_LIMIT = 100;
+
+const GearboxType = builder.enumType('gearbox_type', { values: gearboxTypes });
+
+const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    model: t.exposeString('model'),
+    bvaId: t.exposeString('bvaId'),
+    type: t.field({ type: GearboxType, resolve: (row) => row.type as GearboxType }),
+    constructorName: t.exposeString('constructorName'),
+    doctorCode: t.exposeString('doctorCode'),
+    businessName: t.exposeString('businessName'),
+    startYear: t.exposeInt('startYear'),
+    endYear: t.exposeInt('endYear', { nullable: true }),
+    gears: t.exposeInt('gears', { nullable: true }),
+    arrangement: t.exposeString('arrangement'),
+    propulsion: t.exposeString('propulsion'),
+    optionalPropulsion: t.exposeString('optionalPropulsion'),
+    createdAt: t.expose('createdAt', { type: 'timestamptz' }),
+  }),
+});
+
+const Count = builder.objectRef<{ count: number }>('gearbox_models_aggregate_fields').implement({ fields: (t) => ({ count: t.exposeInt('count') }) });
+const Aggregate = builder.objectRef<{ count: number }>('gearbox_models_aggregate').implement({
+  fields: (t) => ({ aggregate: t.field({ type: Count, resolve: (parent) => parent }) }),
+});
+
+const ModelInput = builder.inputType('gearbox_models_input', {
+  fields: (t) => ({
+    model: t.string({ required: true }),
+    bvaId: t.string(),
+    type: t.field({ type: GearboxType, required: true }),
+    constructorName: t.string({ required: true }),
+    doctorCode: t.string(),
+    businessName: t.string(),
+    startYear: t.int({ required: true }),
+    endYear: t.int(),
+    gears: t.int(),
+    arrangement: t.string(),
+    propulsion: t.string(),
+    optionalPropulsion: t.string(),
+  }),
+});
+
+type FilterArgs = { search?: string | null; type?: GearboxType | null; year?: number | null };
+const filterOf = (args: FilterArgs) => ({ search: (args.search ?? '').slice(0, 120), type: args.type ?? null, year: args.year ?? null });
+
+builder.queryField('gearboxModels', (t) =>
+  t.field({
+    type: [GearboxModel],
+    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), limit: t.arg.int(), offset: t.arg.int() },
+    authScopes: { signedIn: true },
+    resolve: (_root, args, context) => {
+      const limit = args.limit ?? MAX_LIMIT;
+      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
+      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      return context.services.gearboxes.list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
+    },
+  }),
+);
+
+builder.queryField('gearboxModelsAggregate', (t) =>
+  t.field({
+    type: Aggregate,
+    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int() },
+    authScopes: { signedIn: true },
+    resolve: async (_root, args, context) => ({ count: await context.services.gearboxes.count(filterOf(args)) }),
+  }),
+);
+
+builder.queryField('gearboxModel', (t) =>
+  t.field({
+    type: GearboxModel,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.get(id)) ?? null,
+  }),
+);
+
+builder.mutationField('insertGearboxModel', (t) =>
+  t.field({
+    type: GearboxModel,
+    args: { object: t.arg({ type: ModelInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, { object }, context) => context.services.gearboxes.insert(parse(gearboxModelSchema, object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('updateGearboxModel', (t) =>
+  t.field({
+    type: GearboxModel,
+    args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ModelInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, { id, object }, context) => context.services.gearboxes.update(id, parse(gearboxModelSchema, object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteGearboxModel', (t) =>
+  t.field({
+    type: GearboxModel,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, { id }, context) => context.services.gearboxes.remove(id).catch(fromService),
+  }),
+);

@@ -1,0 +1,92 @@
+// Gearbox models (SPEC §3, §2.8): enumerations, labels, the list's URL and the model form.
+import { z } from 'zod';
+import { t } from './i18n.ts';
+import { required } from './validation.ts';
+
+export const gearboxTypes = ['robotic', 'automatic', 'double_clutch', 'variator'] as const;
+export type GearboxType = (typeof gearboxTypes)[number];
+export const gearboxTypeLabels: Record<GearboxType, string> = {
+  robotic: 'Robotisée',
+  automatic: 'Automatique',
+  double_clutch: 'Double embrayage',
+  variator: 'Variateur',
+};
+
+export type GearboxModel = {
+  id: string;
+  model: string;
+  bvaId: string;
+  type: GearboxType;
+  constructorName: string;
+  doctorCode: string;
+  businessName: string;
+  startYear: number;
+  endYear: number | null;
+  gears: number | null;
+  arrangement: string;
+  propulsion: string;
+  optionalPropulsion: string;
+};
+
+export const GEARBOXES_PAGE_SIZE = 20;
+
+/** `?recherche=&type=&annee=&page=` as the list reads it. */
+export function readGearboxesQuery(params: URLSearchParams) {
+  const type = params.get('type');
+  const year = Number(params.get('annee'));
+  const page = Number(params.get('page'));
+  return {
+    search: (params.get('recherche') ?? '').slice(0, 120),
+    type: (gearboxTypes as readonly string[]).includes(type ?? '') ? (type as GearboxType) : null,
+    year: Number.isInteger(year) && year >= 1950 && year <= 2100 ? year : null,
+    page: Number.isInteger(page) && page > 0 ? page : 1,
+  };
+}
+
+export function gearboxesHref(query: { search: string; type: GearboxType | null; year: number | null; page: number }): string {
+  const params = new URLSearchParams();
+  if (query.search) params.set('recherche', query.search);
+  if (query.type) params.set('type', query.type);
+  if (query.year) params.set('annee', String(query.year));
+  if (query.page > 1) params.set('page', String(query.page));
+  const text = params.toString();
+  return text ? `/gearboxes?${text}` : '/gearboxes';
+}
+
+/** "2008 – 2016", or "depuis 2019" while still produced. */
+export function yearsCovered(model: Pick<GearboxModel, 'startYear' | 'endYear'>): string {
+  return model.endYear ? `${model.startYear} – ${model.endYear}` : `depuis ${model.startYear}`;
+}
+
+const optionalText = () => z.string().trim().max(120).optional().default('');
+const yearField = () => z.preprocess((v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : v), z.string().regex(/^\d{4}$/, t('validation.year')).transform(Number).refine((y) => y >= 1950 && y <= 2100, t('validation.year')));
+
+/** One schema for the creation form, the edit form and the API. */
+export const gearboxModelSchema = z
+  .object({
+    model: required().max(60, t('validation.required')),
+    bvaId: optionalText(),
+    type: z.enum(gearboxTypes, { error: t('validation.required') }),
+    constructorName: required().max(60, t('validation.required')),
+    doctorCode: optionalText(),
+    businessName: optionalText(),
+    startYear: yearField(),
+    endYear: z.preprocess((v) => (v === '' || v === null ? undefined : v), yearField().optional()),
+    gears: z.preprocess(
+      (v) => (v === '' || v === null || v === undefined ? undefined : Number(v)),
+      z.number({ error: t('validation.number') }).int(t('validation.number')).min(1, t('validation.min', { min: 1 })).max(12, t('validation.number')).optional(),
+    ),
+    arrangement: optionalText(),
+    propulsion: optionalText(),
+    optionalPropulsion: optionalText(),
+  })
+  .refine((v) => v.endYear === undefined || v.endYear >= v.startYear, {
+    path: ['endYear'],
+    message: t('validation.year'),
+    // Also when another field failed: an end before the start is shown with the rest.
+    when: (payload) => {
+      const value = payload.value as { startYear?: unknown; endYear?: unknown };
+      return typeof value?.startYear === 'number' && typeof value?.endYear === 'number';
+    },
+  });
+export type GearboxModelInput = z.infer<typeof gearboxModelSchema>;
