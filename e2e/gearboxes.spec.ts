@@ -83,3 +83,46 @@ test.describe('a mechanic', () => {
     await expect(page).toHaveURL(/\/repair-orders$/);
   });
 });
+
+test.describe('codes of a dossier', () => {
+  test.use({ storageState: storageState('diagnostician') });
+
+  test('a diagnostician adds doctor and gearbox codes, refused when taken or in use', async ({ page }) => {
+    await page.goto('/gearboxes?recherche=6HP26');
+    await page.getByRole('link', { name: 'ZF 6HP26' }).click();
+    await page.getByRole('navigation', { name: 'Onglets du dossier' }).getByRole('link', { name: 'Codes Doctor et codes boîte' }).click();
+    await expect(page).toHaveURL(/onglet=codes$/);
+    await expect(page.getByText('Aucun code Doctor pour ce modèle.')).toBeVisible();
+
+    const form = page.getByRole('region', { name: 'Nouveau code Doctor' });
+    await form.getByRole('button', { name: 'Ajouter le code Doctor' }).click();
+    await expect(form.getByText('Champ obligatoire')).toBeVisible();
+    await form.getByLabel('Code Doctor').fill('GA6HP26Z-1');
+    await form.getByLabel('Moteur').fill('3.0 V6 TDI');
+    await form.getByRole('button', { name: 'Ajouter le code Doctor' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Code ajouté' })).toBeVisible();
+
+    const card = page.getByRole('article', { name: 'Code Doctor GA6HP26Z-1' });
+    await card.getByLabel('Code boîte (GA6HP26Z-1)').fill('1068 040 015');
+    await card.getByRole('button', { name: 'Ajouter' }).click();
+    await expect(card.getByRole('list', { name: 'Codes boîte GA6HP26Z-1' }).getByText('1068 040 015')).toBeVisible();
+
+    await form.getByLabel('Code Doctor').fill('ga6hp26z-1');
+    await form.getByRole('button', { name: 'Ajouter le code Doctor' }).click();
+    await expect(form.getByText('Code déjà existant')).toBeVisible();
+    await expect(form.getByLabel('Moteur')).toHaveValue('');
+
+    await page.getByRole('link', { name: 'Supprimer GA6HP26Z-1' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Code utilisé' })).toBeVisible();
+
+    await page.goto(page.url().replace(/&action=.*$/, ''));
+    await page.getByRole('link', { name: 'Supprimer 1068 040 015' }).click();
+    await expect(page.getByText('Supprimer le code 1068 040 015 ?')).toBeVisible();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Code supprimé' })).toBeVisible();
+    await page.getByRole('link', { name: 'Supprimer GA6HP26Z-1' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByText('Aucun code Doctor pour ce modèle.')).toBeVisible();
+  });
+});

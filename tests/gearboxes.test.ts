@@ -60,4 +60,22 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     expect(before.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.endYear': 'Année invalide' } });
     expect((await gql('diagnostician', '{ gearboxModels(search: "Essai") { id } }')).data.gearboxModels).toEqual([]);
   });
+
+  it('keeps doctor and gearbox codes unique, refuses deleting a doctor code in use, and lets only A and D write', async () => {
+    const modelId = (await gql('mechanic', '{ gearboxModels(search: "DQ250") { id } }')).data.gearboxModels[0].id;
+    const addDoctor = 'mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id code } }';
+    expect((await gql('commercial', addDoctor, { m: modelId, o: { code: 'DQ250-CD' } })).errors![0]!.extensions.code).toBe('forbidden');
+    const doctor = (await gql('diagnostician', addDoctor, { m: modelId, o: { code: 'DQ250-CD', engine: '2.0 TDI 170' } })).data.insertDoctorCode;
+    expect((await gql('app_admin', addDoctor, { m: modelId, o: { code: 'dq250-cd' } })).errors![0]).toMatchObject({ message: 'Code déjà existant', extensions: { code: 'conflict' } });
+    const addBox = 'mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }';
+    const box = (await gql('diagnostician', addBox, { d: doctor.id, c: 'KNS' })).data.insertGearboxCode;
+    expect((await gql('diagnostician', addBox, { d: doctor.id, c: 'kns' })).errors![0]!.message).toBe('Code déjà existant');
+    const read = await gql('mechanic', 'query($id: uuid!) { gearboxModel(id: $id) { doctorCodes { code engine gearboxCodes { code } } } }', { id: modelId });
+    expect(read.data.gearboxModel.doctorCodes).toEqual([{ code: 'DQ250-CD', engine: '2.0 TDI 170', gearboxCodes: [{ code: 'KNS' }] }]);
+    const delDoctor = 'mutation($id: uuid!) { deleteDoctorCode(id: $id) }';
+    expect((await gql('diagnostician', delDoctor, { id: doctor.id })).errors![0]).toMatchObject({ message: 'Code utilisé', extensions: { code: 'conflict' } });
+    expect((await gql('mechanic', 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }', { id: box.id })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }', { id: box.id })).data.deleteGearboxCode).toBe(box.id);
+    expect((await gql('diagnostician', delDoctor, { id: doctor.id })).data.deleteDoctorCode).toBe(doctor.id);
+  });
 });

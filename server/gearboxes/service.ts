@@ -1,6 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
-import { and, asc, count, eq, gte, ilike, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
+import { doctorCodes, gearboxCodes } from '../db/schema/index.ts';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
@@ -35,6 +36,11 @@ export function createGearboxesService(deps: { db: Db }) {
     if (pgCode(error) === '23505') throw new ApiError(409, 'model-taken', 'Modèle non disponible');
     throw error;
   };
+  const codeTaken = (error: unknown): never => {
+    if (pgCode(error) === '23505') throw new ApiError(409, 'code-exists', 'Code déjà existant');
+    if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Élément introuvable');
+    throw error;
+  };
   return {
     list: (filter: GearboxFilter & { limit: number; offset: number }) =>
       db.select().from(gearboxModels).where(whereOf(filter)).orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model)).limit(filter.limit).offset(filter.offset),
@@ -48,6 +54,36 @@ export function createGearboxesService(deps: { db: Db }) {
     update: async (id: string, input: GearboxModelInput) => {
       const [row] = await db.update(gearboxModels).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxModels.id, id)).returning().catch(taken);
       if (!row) throw new ApiError(404, 'not-found', 'Modèle introuvable');
+      return row;
+    },
+
+    /** The doctor codes of a model, each with its gearbox codes. */
+    codesOf: async (gearboxModelId: string) => {
+      const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.gearboxModelId, gearboxModelId)).orderBy(asc(doctorCodes.code));
+      const codes = doctors.length
+        ? await db.select().from(gearboxCodes).where(inArray(gearboxCodes.doctorCodeId, doctors.map((d) => d.id))).orderBy(asc(gearboxCodes.code))
+        : [];
+      return doctors.map((d) => ({ ...d, gearboxCodes: codes.filter((c) => c.doctorCodeId === d.id) }));
+    },
+
+    insertDoctorCode: async (gearboxModelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
+      (await db.insert(doctorCodes).values({ gearboxModelId, ...input }).returning().catch(codeTaken))[0]!,
+
+    /** A doctor code that still has gearbox codes is in use. */
+    removeDoctorCode: async (id: string) =>
+      db.transaction(async (tx) => {
+        const [used] = await tx.select({ id: gearboxCodes.id }).from(gearboxCodes).where(eq(gearboxCodes.doctorCodeId, id)).limit(1);
+        if (used) throw new ApiError(409, 'code-used', 'Code utilisé');
+        const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning();
+        if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+        return row;
+      }),
+
+    insertGearboxCode: async (doctorCodeId: string, code: string) => (await db.insert(gearboxCodes).values({ doctorCodeId, code }).returning().catch(codeTaken))[0]!,
+
+    removeGearboxCode: async (id: string) => {
+      const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
       return row;
     },
 

@@ -1,6 +1,6 @@
 // Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
-import { gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
-import type { gearboxModels } from '../db/schema/index.ts';
+import { doctorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
+import type { doctorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
 import { builder } from './builder.ts';
 import { validationError } from './errors.ts';
 import { fromService, parse } from './inputs.ts';
@@ -9,6 +9,24 @@ type Row = typeof gearboxModels.$inferSelect;
 const MAX_LIMIT = 100;
 
 const GearboxType = builder.enumType('gearbox_type', { values: gearboxTypes });
+
+type GearboxCodeRow = typeof gearboxCodes.$inferSelect;
+type DoctorCodeRow = typeof doctorCodes.$inferSelect & { gearboxCodes: GearboxCodeRow[] };
+
+const GearboxCode = builder.objectRef<GearboxCodeRow>('gearbox_codes').implement({
+  fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code') }),
+});
+
+const DoctorCode = builder.objectRef<DoctorCodeRow>('doctor_codes').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    code: t.exposeString('code'),
+    businessName: t.exposeString('businessName'),
+    tvsCode: t.exposeString('tvsCode'),
+    engine: t.exposeString('engine'),
+    gearboxCodes: t.field({ type: [GearboxCode], resolve: (row) => row.gearboxCodes }),
+  }),
+});
 
 const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
   fields: (t) => ({
@@ -26,6 +44,7 @@ const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     propulsion: t.exposeString('propulsion'),
     optionalPropulsion: t.exposeString('optionalPropulsion'),
     createdAt: t.expose('createdAt', { type: 'timestamptz' }),
+    doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxes.codesOf(row.id) }),
   }),
 });
 
@@ -111,5 +130,48 @@ builder.mutationField('deleteGearboxModel', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { id }, context) => context.services.gearboxes.remove(id).catch(fromService),
+  }),
+);
+
+const DoctorCodeInput = builder.inputType('doctor_codes_input', {
+  fields: (t) => ({ code: t.string({ required: true }), businessName: t.string(), tvsCode: t.string(), engine: t.string() }),
+});
+
+builder.mutationField('insertDoctorCode', (t) =>
+  t.field({
+    type: DoctorCode,
+    args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: DoctorCodeInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: async (_root, args, context) => {
+      const row = await context.services.gearboxes.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object')).catch(fromService);
+      return { ...row, gearboxCodes: [] };
+    },
+  }),
+);
+
+builder.mutationField('deleteDoctorCode', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeDoctorCode(id).catch(fromService)).id,
+  }),
+);
+
+builder.mutationField('insertGearboxCode', (t) =>
+  t.field({
+    type: GearboxCode,
+    args: { doctorCodeId: t.arg({ type: 'uuid', required: true }), code: t.arg.string({ required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, args, context) => context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteGearboxCode', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id).catch(fromService)).id,
   }),
 );

@@ -90,3 +90,14 @@ export const gearboxModelSchema = z
     },
   });
 export type GearboxModelInput = z.infer<typeof gearboxModelSchema>;
+
+export type GearboxCode = { id: string; code: string };
+export type DoctorCode = { id: string; code: string; businessName: string; tvsCode: string; engine: string; gearboxCodes: GearboxCode[] };
+
+export const doctorCodeSchema = z.object({
+  code: required().max(40, t('validation.required')),
+  businessName: optionalText(),
+  tvsCode: optionalText(),
+  engine: optionalText(),
+});
+export const gearboxCodeSchema = z.object({ code: required().max(40, t('validation.required')) });

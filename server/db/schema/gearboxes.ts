@@ -24,3 +24,34 @@ export const gearboxModels = pgTable(
   },
   (t) => [uniqueIndex('gearbox_models_model_key').on(sql`lower(${t.model})`), index('gearbox_models_type_idx').on(t.type)],
 );
+
+/** Doctor codes of a model (doctor code, business name, TVS code, engine); they go with it. */
+export const doctorCodes = pgTable(
+  'doctor_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    gearboxModelId: uuid('gearbox_model_id')
+      .notNull()
+      .references(() => gearboxModels.id, { onDelete: 'cascade' }),
+    code: text('code').notNull(),
+    businessName: text('business_name').notNull().default(''),
+    tvsCode: text('tvs_code').notNull().default(''),
+    engine: text('engine').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('doctor_codes_code_key').on(sql`lower(${t.code})`), index('doctor_codes_model_idx').on(t.gearboxModelId)],
+);
+
+/** Gearbox codes, each under a doctor code; deleting a doctor code that has some is refused ('Code utilisé'). */
+export const gearboxCodes = pgTable(
+  'gearbox_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    doctorCodeId: uuid('doctor_code_id')
+      .notNull()
+      .references(() => doctorCodes.id, { onDelete: 'cascade' }),
+    code: text('code').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('gearbox_codes_code_key').on(sql`lower(${t.code})`), index('gearbox_codes_doctor_idx').on(t.doctorCodeId)],
+);
