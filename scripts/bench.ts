@@ -170,6 +170,35 @@ async function pages(dataDir: string): Promise<void> {
     if (i >= 20) times.push(performance.now() - t0);
   }
   console.log(`  signed-in page, 500 requests on loopback: median ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`);
+
+  // Technical dossiers: the list and a dossier, with the demo models, then with 500 models.
+  const headers = { cookie: `${cookie.name}=${cookie.value}` };
+  const median = async (path: string, runs = 200) => {
+    const samples: number[] = [];
+    for (let i = 0; i < runs + 10; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${url}${path}`, { headers });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+      if (i >= 10) samples.push(performance.now() - t0);
+    }
+    return pct(samples, 50);
+  };
+  const token = await signInToken(url, 'diagnostic@demo.local');
+  const firstId = (await gql(url, token, '{ gearboxModels(limit: 1) { id } }')).gearboxModels[0].id;
+  const dossiers = async (label: string) => {
+    const list = await pageWeight(`${url}/gearboxes`, cookie);
+    const dossier = await pageWeight(`${url}/gearbox/${firstId}`, cookie);
+    console.log(`  ${label}: /gearboxes median ${ms(await median('/gearboxes'))} (${kb(list.html)} HTML, ${kb(list.js)} JS), /gearbox/{uuid} median ${ms(await median(`/gearbox/${firstId}`))} (${kb(dossier.html)} HTML, ${kb(dossier.js)} JS)`);
+  };
+  await dossiers('9 demo models');
+  const count = (await gql(url, token, '{ gearboxModelsAggregate { aggregate { count } } }')).gearboxModelsAggregate.aggregate.count;
+  for (let i = count; i < 500; i++) {
+    await gql(url, token, 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', {
+      o: { model: `Banc ${String(i).padStart(3, '0')}`, type: ['automatic', 'double_clutch', 'variator', 'robotic'][i % 4], constructorName: ['ZF', 'Aisin Warner', 'Getrag', 'Jatco'][i % 4], startYear: 1995 + (i % 25), gears: 4 + (i % 6) },
+    });
+  }
+  await dossiers('500 models');
   await stop(child);
 }
 
