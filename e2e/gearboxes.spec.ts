@@ -126,3 +126,35 @@ test.describe('codes of a dossier', () => {
     await expect(page.getByText('Aucun code Doctor pour ce modèle.')).toBeVisible();
   });
 });
+
+test.describe('error codes of a dossier', () => {
+  test.use({ storageState: storageState('diagnostician') });
+
+  test('lists the codes, adds one in capitals, refuses a duplicate and deletes after confirmation', async ({ page }) => {
+    await page.goto('/gearboxes?recherche=DQ200');
+    await page.getByRole('link', { name: 'VW DQ200 0AM' }).click();
+    await page.getByRole('navigation', { name: 'Onglets du dossier' }).getByRole('link', { name: 'Codes défaut' }).click();
+    await expect(page).toHaveURL(/onglet=codes-defaut$/);
+    await expect(page.getByRole('rowheader')).toHaveText(['P0841', 'P0868', 'P17BF', 'P189C']);
+
+    const form = page.getByRole('region', { name: 'Nouveau code défaut' });
+    await form.getByLabel('Code défaut').fill('p0730');
+    await form.getByRole('button', { name: 'Ajouter le code défaut' }).click();
+    await expect(form.getByText('Champ obligatoire')).toBeVisible();
+    await form.getByLabel('Description').fill('Rapport engagé incorrect');
+    await form.getByRole('button', { name: 'Ajouter le code défaut' }).click();
+    await expect(page.getByRole('row', { name: /P0730/ })).toBeVisible();
+
+    await form.getByLabel('Code défaut').fill('P17bf');
+    await form.getByLabel('Description').fill('Doublon');
+    await form.getByRole('button', { name: 'Ajouter le code défaut' }).click();
+    await expect(form.getByText('Code déjà existant')).toBeVisible();
+    await expect(form.getByLabel('Description')).toHaveValue('Doublon');
+
+    await page.goto(page.url().replace(/&action=.*$/, ''));
+    await page.getByRole('link', { name: 'Supprimer P0730' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Code supprimé' })).toBeVisible();
+    await expect(page.getByRole('row', { name: /P0730/ })).toHaveCount(0);
+  });
+});

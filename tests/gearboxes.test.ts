@@ -78,4 +78,19 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }', { id: box.id })).data.deleteGearboxCode).toBe(box.id);
     expect((await gql('diagnostician', delDoctor, { id: doctor.id })).data.deleteDoctorCode).toBe(doctor.id);
   });
+
+  it('keeps error codes unique within a model, in capitals, and lets only A and D write', async () => {
+    const models = (await gql('mechanic', '{ gearboxModels(search: "ZF") { id model errorCodes { code } } }')).data.gearboxModels;
+    const [first, second] = models;
+    expect(first.errorCodes.map((c: { code: string }) => c.code)).toContain('P0730');
+    const add = 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id code } }';
+    expect((await gql('commercial', add, { m: first.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).errors![0]!.extensions.code).toBe('forbidden');
+    const created = (await gql('diagnostician', add, { m: first.id, o: { code: 'p0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode;
+    expect(created.code).toBe('P0735');
+    expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P0735', description: 'Doublon' } })).errors![0]!.message).toBe('Code déjà existant');
+    // The same code on another model is that model's own.
+    expect((await gql('diagnostician', add, { m: second.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode.code).toBe('P0735');
+    expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P07 35!', description: 'x' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Code invalide' } });
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteErrorCode(id: $id) }', { id: created.id })).data.deleteErrorCode).toBe(created.id);
+  });
 });

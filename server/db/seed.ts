@@ -5,7 +5,7 @@ import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
-import { baseItems, gearboxModels, users } from './schema/index.ts';
+import { baseItems, errorCodes, gearboxModels, users } from './schema/index.ts';
 import type { BaseKind } from '../../src/lib/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
@@ -54,6 +54,33 @@ const demoGearboxes = [
   { model: 'PSA ETG6', bvaId: 'ETG6', type: 'robotic', constructorName: 'PSA', doctorCode: 'MCP', businessName: 'BMP6 / ETG6', startYear: 2009, endYear: 2018, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
 ];
 
+/** Fault codes as the workshop's readers show them, per model. */
+const p07: Record<string, string> = {
+  P0700: 'Système de commande de boîte : défaut mémorisé (demande d’allumage du voyant)',
+  P0711: 'Capteur de température d’huile de boîte : plage ou performances',
+  P0715: 'Capteur de régime de turbine : circuit',
+  P0720: 'Capteur de régime de sortie : circuit',
+  P0730: 'Rapport engagé incorrect',
+  P0741: 'Embrayage de pontage du convertisseur : performances ou bloqué ouvert',
+  P0750: 'Électrovanne de passage A : circuit',
+  P0780: 'Défaut de passage de rapport',
+  P0841: 'Capteur de pression d’huile : plage ou performances',
+  P0868: 'Pression d’huile de boîte trop basse',
+  P17BF: 'Embrayage K1 : patinage (VAG)',
+  P189C: 'Bloc mécatronique : plage de pression hors tolérance (VAG)',
+};
+const demoErrorCodes: Record<string, string[]> = {
+  'ZF 8HP45': ['P0700', 'P0715', 'P0730', 'P0741'],
+  'ZF 6HP26': ['P0700', 'P0730', 'P0741', 'P0750'],
+  'Aisin TF-80SC': ['P0711', 'P0730', 'P0741', 'P0780'],
+  'Aisin AW55-51SN': ['P0715', 'P0730', 'P0750'],
+  'VW DQ200 0AM': ['P17BF', 'P189C', 'P0841', 'P0868'],
+  'VW DQ250 02E': ['P0841', 'P0868', 'P189C'],
+  'Jatco JF011E': ['P0711', 'P0720', 'P0841', 'P0868'],
+  'Getrag 6DCT450': ['P0700', 'P0780', 'P0868'],
+  'PSA ETG6': ['P0700', 'P0780'],
+};
+
 export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
   return row?.n ?? 0;
@@ -99,6 +126,11 @@ export async function seedDemoWorkshop(db: Db): Promise<void> {
     .values(Object.entries(baseDemo).flatMap(([kind, names]) => names.map((name) => ({ kind, name }))))
     .onConflictDoNothing();
   await db.insert(gearboxModels).values(demoGearboxes).onConflictDoNothing();
+  const models = await db.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels);
+  await db
+    .insert(errorCodes)
+    .values(models.flatMap((m) => (demoErrorCodes[m.model] ?? []).map((code) => ({ gearboxModelId: m.id, code, description: p07[code]! }))))
+    .onConflictDoNothing();
   // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
   await db
     .insert(users)

@@ -1,7 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { doctorCodes, gearboxCodes } from '../db/schema/index.ts';
+import { doctorCodes, errorCodes, gearboxCodes } from '../db/schema/index.ts';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
@@ -83,6 +83,18 @@ export function createGearboxesService(deps: { db: Db }) {
 
     removeGearboxCode: async (id: string) => {
       const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      return row;
+    },
+
+    errorCodesOf: (gearboxModelId: string) =>
+      db.select().from(errorCodes).where(eq(errorCodes.gearboxModelId, gearboxModelId)).orderBy(asc(errorCodes.code)),
+
+    insertErrorCode: async (gearboxModelId: string, input: { code: string; description: string }) =>
+      (await db.insert(errorCodes).values({ gearboxModelId, ...input }).returning().catch(codeTaken))[0]!,
+
+    removeErrorCode: async (id: string) => {
+      const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning();
       if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
       return row;
     },

@@ -1,6 +1,6 @@
 // Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
-import { doctorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
-import type { doctorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
+import { doctorCodeSchema, errorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
+import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
 import { builder } from './builder.ts';
 import { validationError } from './errors.ts';
 import { fromService, parse } from './inputs.ts';
@@ -28,6 +28,10 @@ const DoctorCode = builder.objectRef<DoctorCodeRow>('doctor_codes').implement({
   }),
 });
 
+const ErrorCode = builder.objectRef<typeof errorCodes.$inferSelect>('error_codes').implement({
+  fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
+});
+
 const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
@@ -45,6 +49,7 @@ const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     optionalPropulsion: t.exposeString('optionalPropulsion'),
     createdAt: t.expose('createdAt', { type: 'timestamptz' }),
     doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxes.codesOf(row.id) }),
+    errorCodes: t.field({ type: [ErrorCode], resolve: (row, _args, context) => context.services.gearboxes.errorCodesOf(row.id) }),
   }),
 });
 
@@ -173,5 +178,27 @@ builder.mutationField('deleteGearboxCode', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id).catch(fromService)).id,
+  }),
+);
+
+const ErrorCodeInput = builder.inputType('error_codes_input', {
+  fields: (t) => ({ code: t.string({ required: true }), description: t.string({ required: true }) }),
+});
+
+builder.mutationField('insertErrorCode', (t) =>
+  t.field({
+    type: ErrorCode,
+    args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ErrorCodeInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, args, context) => context.services.gearboxes.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteErrorCode', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id).catch(fromService)).id,
   }),
 );

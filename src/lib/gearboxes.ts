@@ -101,3 +101,10 @@ export const doctorCodeSchema = z.object({
   engine: optionalText(),
 });
 export const gearboxCodeSchema = z.object({ code: required().max(40, t('validation.required')) });
+
+export type ErrorCode = { id: string; code: string; description: string };
+/** A fault code as a reader shows it: P0730, U0100, or a maker's own (letters, digits, dashes). */
+export const errorCodeSchema = z.object({
+  code: required().max(20, t('validation.required')).regex(/^[A-Za-z0-9-]+$/, 'Code invalide').transform((v) => v.toUpperCase()),
+  description: required().max(300, t('validation.required')),
+});

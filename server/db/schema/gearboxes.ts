@@ -55,3 +55,18 @@ export const gearboxCodes = pgTable(
   },
   (t) => [uniqueIndex('gearbox_codes_code_key').on(sql`lower(${t.code})`), index('gearbox_codes_doctor_idx').on(t.doctorCodeId)],
 );
+
+/** Fault codes known for a model (P07xx and the makers' own), unique within the model. */
+export const errorCodes = pgTable(
+  'error_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    gearboxModelId: uuid('gearbox_model_id')
+      .notNull()
+      .references(() => gearboxModels.id, { onDelete: 'cascade' }),
+    code: text('code').notNull(),
+    description: text('description').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('error_codes_model_code_key').on(t.gearboxModelId, sql`upper(${t.code})`)],
+);
