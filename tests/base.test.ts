@@ -3,30 +3,23 @@ import { sql } from 'drizzle-orm';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
-import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
 
 describe.each(databaseKinds)('base on %s', (kind) => {
   let t: TestApp;
-  const tokens: Record<string, string> = {};
-  const gql = (role: string, query: string, variables?: object) =>
-    fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[role]}` },
-      body: JSON.stringify({ query, variables }),
-    }).then((r) => r.json() as Promise<{ data?: any; errors?: { message: string; extensions: { code: string; fields?: object } }[] }>);
-  const insert = (role: string, name: string, k = 'symptom') => gql(role, 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id name } }', { k, n: name });
+  let gql: ReturnType<typeof graphqlAs>;
+  let tokens: Record<DemoRole, string>;
+  const insert = (role: DemoRole, name: string, k = 'symptom') => gql(role, 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id name } }', { k, n: name });
 
   beforeAll(async () => {
     t = await startTestApp(kind);
-    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
-      tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
-    }
+    tokens = await signInAll(t);
+    gql = graphqlAs(t, tokens);
   });
   afterAll(() => t?.close());
 
   it('lets every role read the lists, sorted and searchable', async () => {
-    for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial']) {
+    for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial'] as const) {
       const res = await gql(role, '{ baseItems(kind: outage_type) { name } }');
       expect(res.data.baseItems.map((i: { name: string }) => i.name)).toContain('Grippage');
     }
@@ -39,7 +32,7 @@ describe.each(databaseKinds)('base on %s', (kind) => {
   it('lets admins and diagnosticians write, and refuses the others', async () => {
     expect((await insert('app_admin', 'Claquement')).data.insertBaseItem.name).toBe('Claquement');
     expect((await insert('diagnostician', 'Odeur de brûlé')).data.insertBaseItem.name).toBe('Odeur de brûlé');
-    for (const role of ['mechanic', 'commercial']) {
+    for (const role of ['mechanic', 'commercial'] as const) {
       expect((await insert(role, 'Bruit de roulement')).errors![0]!.extensions.code).toBe('forbidden');
       const id = (await gql(role, '{ baseItems(kind: symptom) { id } }')).data.baseItems[0].id;
       expect((await gql(role, 'mutation($id: uuid!) { updateBaseItem(id: $id, name: "X") { id } }', { id })).errors![0]!.extensions.code).toBe('forbidden');

@@ -1,31 +1,22 @@
 // Gearbox models through the API: A and D write, C and M read; uniqueness and bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
-import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
 
 const INSERT = 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id model startYear endYear gears } }';
 const model = (overrides: object = {}) => ({ model: 'Aisin TF-60SN', type: 'automatic', constructorName: 'Aisin Warner', startYear: 2003, endYear: 2016, gears: 6, ...overrides });
 
 describe.each(databaseKinds)('gearbox models on %s', (kind) => {
   let t: TestApp;
-  const tokens: Record<string, string> = {};
-  const gql = (role: string, query: string, variables?: object) =>
-    fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[role]}` },
-      body: JSON.stringify({ query, variables }),
-    }).then((r) => r.json() as Promise<{ data?: any; errors?: { message: string; extensions: { code: string; fields?: object } }[] }>);
+  let gql: ReturnType<typeof graphqlAs>;
 
   beforeAll(async () => {
     t = await startTestApp(kind);
-    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
-      tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
-    }
+    gql = graphqlAs(t, await signInAll(t));
   });
   afterAll(() => t?.close());
 
   it('lets every role read and filter the models', async () => {
-    for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial']) {
+    for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial'] as const) {
       const res = await gql(role, '{ gearboxModels(type: variator) { model } gearboxModelsAggregate { aggregate { count } } }');
       expect(res.data).toEqual({ gearboxModels: [{ model: 'Jatco JF011E' }], gearboxModelsAggregate: { aggregate: { count: 9 } } });
     }
@@ -34,7 +25,7 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
   });
 
   it('lets admins and diagnosticians create, update and delete, and refuses the others', async () => {
-    for (const role of ['mechanic', 'commercial']) expect((await gql(role, INSERT, { o: model() })).errors![0]!.extensions.code).toBe('forbidden');
+    for (const role of ['mechanic', 'commercial'] as const) expect((await gql(role, INSERT, { o: model() })).errors![0]!.extensions.code).toBe('forbidden');
     const created = (await gql('diagnostician', INSERT, { o: model() })).data.insertGearboxModel;
     expect(created).toMatchObject({ model: 'Aisin TF-60SN', startYear: 2003, endYear: 2016, gears: 6 });
     const update = 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { endYear } }';

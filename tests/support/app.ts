@@ -10,6 +10,7 @@ import { prepareDatabase } from '../../server/bootstrap.ts';
 import { loadConfig, defaultRateLimits, type Config } from '../../server/config.ts';
 import type { Database } from '../../server/db/client.ts';
 import type { Logger } from '../../server/log.ts';
+import { DEMO_PASSWORD } from '../../server/db/seed.ts';
 import { freePort } from './postgres-server.ts';
 import { loadAstro } from '../../server/main.ts';
 
@@ -130,4 +131,33 @@ export function verifyLink(raw: string): string {
   const match = decodeMail(raw).match(/https?:\/\/\S+\/api\/auth\/verify\?\S+/);
   if (!match) throw new Error('no verify link in mail');
   return match[0].replace(/&amp;/g, '&').replace(/["<].*$/, '');
+}
+
+export const demoEmails = {
+  app_admin: 'admin@demo.local',
+  diagnostician: 'diagnostic@demo.local',
+  mechanic: 'mecanicien@demo.local',
+  commercial: 'commercial@demo.local',
+} as const;
+export type DemoRole = keyof typeof demoEmails;
+
+/** An access token for each demo role. */
+export async function signInAll(t: TestApp): Promise<Record<DemoRole, string>> {
+  const tokens = {} as Record<DemoRole, string>;
+  for (const [role, email] of Object.entries(demoEmails) as [DemoRole, string][]) {
+    tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
+  }
+  return tokens;
+}
+
+export type GqlResult = { data?: any; errors?: { message: string; extensions: { code: string; fields?: object; reason?: string } }[] };
+
+/** A GraphQL call as `role`, over HTTP. */
+export function graphqlAs(t: TestApp, tokens: Record<DemoRole, string>) {
+  return (role: DemoRole, query: string, variables?: object): Promise<GqlResult> =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[role]}` },
+      body: JSON.stringify({ query, variables }),
+    }).then((r) => r.json() as Promise<GqlResult>);
 }
