@@ -158,3 +158,53 @@ test.describe('error codes of a dossier', () => {
     await expect(page.getByRole('row', { name: /P0730/ })).toHaveCount(0);
   });
 });
+
+test.describe('outages of a dossier', () => {
+  test.use({ storageState: storageState('diagnostician') });
+
+  test('picks component and type from the base, adds a missing one in place, and protects what is in use', async ({ page }) => {
+    await page.goto('/gearboxes?recherche=6DCT450');
+    await page.getByRole('link', { name: 'Getrag 6DCT450' }).click();
+    await page.getByRole('navigation', { name: 'Onglets du dossier' }).getByRole('link', { name: 'Pannes identifiées' }).click();
+    await expect(page.getByText('Aucune panne identifiée pour ce modèle.')).toBeVisible();
+    await page.getByRole('link', { name: 'Nouvelle panne' }).click();
+
+    await page.getByLabel('Composant').fill('Fourchette de sélection');
+    await page.getByLabel('Type de panne').fill('Usure');
+    await page.getByLabel('Taux d’occurrence (%)').fill('12');
+    await page.getByLabel('Kilométrage moyen (km)').fill('135000');
+    await page.getByRole('button', { name: 'Enregistrer la panne' }).click();
+    await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toBeVisible();
+    await expect(page.getByLabel('Composant')).toHaveValue('Fourchette de sélection');
+    await page.getByLabel('Ajouter à la base les éléments qui n’y sont pas encore').check();
+    await page.getByRole('button', { name: 'Enregistrer la panne' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Panne ajoutée' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Fourchette de sélection — Usure' })).toBeVisible();
+
+    // The model now has an outage: it cannot be deleted, and says why.
+    await page.getByRole('link', { name: /Getrag 6DCT450/ }).click();
+    await page.getByRole('link', { name: 'Supprimer le modèle' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Suppression impossible' })).toContainText('hypothèses de panne (1)');
+
+    // The new component is in the base, and in use.
+    await page.goto('/symptoms-conditions-base?onglet=composants');
+    await page.getByRole('link', { name: 'Supprimer « Fourchette de sélection »' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Cet item est utilisé' })).toBeVisible();
+  });
+});
+
+test.describe('a commercial reading an outage', () => {
+  test.use({ storageState: storageState('commercial') });
+  test('sees it read-only', async ({ page }) => {
+    await page.goto('/gearboxes?recherche=DQ200');
+    await page.getByRole('link', { name: 'VW DQ200 0AM' }).click();
+    await page.getByRole('link', { name: 'Pannes identifiées' }).click();
+    await page.getByRole('link', { name: 'Double embrayage (K1/K2)' }).click();
+    await expect(page.getByLabel('Composant')).toHaveAttribute('readonly', '');
+    await expect(page.getByLabel('Description')).toHaveValue(/Embrayage sec usé/);
+    await expect(page.getByRole('button')).not.toContainText(['Enregistrer']);
+    await expect(page.getByRole('link', { name: 'Nouvelle panne' })).toHaveCount(0);
+  });
+});

@@ -84,4 +84,29 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P07 35!', description: 'x' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Code invalide' } });
     expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteErrorCode(id: $id) }', { id: created.id })).data.deleteErrorCode).toBe(created.id);
   });
+
+  it('records outages from the base names, refuses unknown ones unless added, and keeps a model that has some', async () => {
+    const modelId = (await gql('mechanic', '{ gearboxModels(search: "ETG6") { id } }')).data.gearboxModels[0].id;
+    const add = 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }';
+    const outage = { component: 'mécatronique', outageType: 'Défaut logiciel', occurrenceRate: 9, averageMileage: 80000 };
+    expect((await gql('mechanic', add, { m: modelId, o: outage })).errors![0]!.extensions.code).toBe('forbidden');
+    const unknown = await gql('diagnostician', add, { m: modelId, o: { ...outage, component: 'Actionneur d’embrayage', outageType: 'Calage' } });
+    expect(unknown.errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.component': 'Cet item ne fait pas partie de la base de donnée', 'object.outageType': 'Cet item ne fait pas partie de la base de donnée' },
+    });
+    expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([]);
+    const id = (await gql('diagnostician', add, { m: modelId, o: outage })).data.insertOutage;
+    const added = (await gql('diagnostician', add, { m: modelId, o: { ...outage, component: 'Actionneur d’embrayage', addMissing: true } })).data.insertOutage;
+    const read = await gql('commercial', 'query($id: uuid!) { gearboxOutage(id: $id) { component { name } outageType { name } occurrenceRate } }', { id });
+    expect(read.data.gearboxOutage).toEqual({ component: { name: 'Mécatronique' }, outageType: { name: 'Défaut logiciel' }, occurrenceRate: 9 });
+    expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([{ name: 'Actionneur d’embrayage' }]);
+    expect((await gql('diagnostician', add, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { 'object.occurrenceRate': 'Nombre invalide' } });
+
+    const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: modelId });
+    expect(refused.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict', reasons: ['hypothèses de panne (2)'] } });
+    const componentId = (await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { id } }')).data.baseItems[0].id;
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: componentId })).errors![0]!.message).toBe('Cet item est utilisé');
+    for (const outageId of [id, added]) expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteOutage(id: $id) }', { id: outageId })).data.deleteOutage).toBe(outageId);
+  });
 });

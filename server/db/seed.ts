@@ -5,7 +5,7 @@ import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
-import { baseItems, errorCodes, gearboxModels, users } from './schema/index.ts';
+import { baseItems, errorCodes, gearboxModels, outages, users } from './schema/index.ts';
 import type { BaseKind } from '../../src/lib/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
@@ -81,6 +81,20 @@ const demoErrorCodes: Record<string, string[]> = {
   'PSA ETG6': ['P0700', 'P0780'],
 };
 
+/** Outages the workshop has met on each model: component, type, share of orders, mileage. */
+const demoOutages: Record<string, [string, string, number, number, string][]> = {
+  'ZF 8HP45': [
+    ['Mécatronique', 'Défaut électrique', 18, 142000, 'Capteur de régime intégré à la mécatronique hors service : mode secours en 3e.'],
+    ['Convertisseur de couple', 'Usure', 11, 175000, 'Embrayage de pontage usé : vibrations à 70–90 km/h sous faible charge.'],
+  ],
+  'VW DQ200 0AM': [
+    ['Double embrayage (K1/K2)', 'Usure', 34, 98000, 'Embrayage sec usé : à-coups au démarrage et patinage en côte.'],
+    ['Mécatronique', 'Fuite', 27, 120000, 'Fissure de l’accumulateur de pression : perte de pression et voyant allumé.'],
+  ],
+  'Aisin TF-80SC': [['Bloc hydraulique', 'Huile polluée', 22, 160000, 'Électrovannes encrassées par une huile jamais vidangée : passages durs 2–3.']],
+  'Jatco JF011E': [['Courroie de variateur', 'Usure', 25, 150000, 'Courroie et poulies marquées : sifflement et patinage à l’accélération.']],
+};
+
 export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
   return row?.n ?? 0;
@@ -131,6 +145,23 @@ export async function seedDemoWorkshop(db: Db): Promise<void> {
     .insert(errorCodes)
     .values(models.flatMap((m) => (demoErrorCodes[m.model] ?? []).map((code) => ({ gearboxModelId: m.id, code, description: p07[code]! }))))
     .onConflictDoNothing();
+  const base = await db.select({ id: baseItems.id, kind: baseItems.kind, name: baseItems.name }).from(baseItems);
+  const baseId = (kind: string, name: string) => base.find((b) => b.kind === kind && b.name === name)!.id;
+  const existing = await db.select({ id: outages.id }).from(outages).limit(1);
+  if (existing.length === 0) {
+    await db.insert(outages).values(
+      models.flatMap((m) =>
+        (demoOutages[m.model] ?? []).map(([component, type, occurrenceRate, averageMileage, description]) => ({
+          gearboxModelId: m.id,
+          componentId: baseId('component', component),
+          outageTypeId: baseId('outage_type', type),
+          occurrenceRate,
+          averageMileage,
+          description,
+        })),
+      ),
+    );
+  }
   // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
   await db
     .insert(users)

@@ -1,7 +1,9 @@
 // Gearbox models: the list with its search and filters, and their writes.
-import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { doctorCodes, errorCodes, gearboxCodes } from '../db/schema/index.ts';
+import { baseItems, doctorCodes, errorCodes, gearboxCodes, outages } from '../db/schema/index.ts';
+import type { OutageInput } from '../../src/lib/outages.ts';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
@@ -30,8 +32,51 @@ function whereOf(filter: GearboxFilter): SQL | undefined {
 
 const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear ?? null, gears: input.gears ?? null });
 
+const componentItems = alias(baseItems, 'component_items');
+const typeItems = alias(baseItems, 'type_items');
+
 export function createGearboxesService(deps: { db: Db }) {
   const { db } = deps;
+
+  const outagesQuery = () =>
+    db
+      .select({
+        id: outages.id,
+        gearboxModelId: outages.gearboxModelId,
+        component: { id: componentItems.id, name: componentItems.name },
+        outageType: { id: typeItems.id, name: typeItems.name },
+        description: outages.description,
+        occurrenceRate: outages.occurrenceRate,
+        averageMileage: outages.averageMileage,
+      })
+      .from(outages)
+      .innerJoin(componentItems, eq(componentItems.id, outages.componentId))
+      .innerJoin(typeItems, eq(typeItems.id, outages.outageTypeId));
+
+  const lookup = async (kind: 'component' | 'outage_type', name: string) =>
+    (await db.select({ id: baseItems.id }).from(baseItems).where(and(eq(baseItems.kind, kind), sql`lower(${baseItems.name}) = lower(${name.trim()})`)).limit(1))[0]?.id;
+
+  /**
+   * The base ids of the outage's names. A name the base does not have is refused with
+   * 'Cet item ne fait pas partie de la base de donnée', unless the user asked to add it and
+   * may: then it is added, and only once both names are known to be acceptable.
+   */
+  async function resolveBase(input: OutageInput, canAddToBase: boolean) {
+    let componentId = await lookup('component', input.component);
+    let outageTypeId = await lookup('outage_type', input.outageType);
+    const adding = input.addMissing && canAddToBase;
+    if (!adding && (!componentId || !outageTypeId)) {
+      const missing: Record<string, string> = {};
+      if (!componentId) missing['object.component'] = 'Cet item ne fait pas partie de la base de donnée';
+      if (!outageTypeId) missing['object.outageType'] = 'Cet item ne fait pas partie de la base de donnée';
+      throw new ApiError(400, 'item-unknown', Object.values(missing)[0]!, {}, missing);
+    }
+    const add = async (kind: 'component' | 'outage_type', name: string) =>
+      (await db.insert(baseItems).values({ kind, name: name.trim() }).onConflictDoNothing().returning({ id: baseItems.id }))[0]?.id ?? (await lookup(kind, name))!;
+    componentId ??= await add('component', input.component);
+    outageTypeId ??= await add('outage_type', input.outageType);
+    return { componentId, outageTypeId };
+  }
   const taken = (error: unknown): never => {
     if (pgCode(error) === '23505') throw new ApiError(409, 'model-taken', 'Modèle non disponible');
     throw error;
@@ -99,7 +144,45 @@ export function createGearboxesService(deps: { db: Db }) {
       return row;
     },
 
+    outagesOf: (gearboxModelId: string) => outagesQuery().where(eq(outages.gearboxModelId, gearboxModelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
+
+    getOutage: async (id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
+
+    /** Names are looked up in the base; missing ones are added only when asked and allowed. */
+    insertOutage: async (gearboxModelId: string, input: OutageInput, canAddToBase: boolean) => {
+      const ids = await resolveBase(input, canAddToBase);
+      const [row] = await db
+        .insert(outages)
+        .values({ gearboxModelId, ...ids, description: input.description, occurrenceRate: input.occurrenceRate ?? null, averageMileage: input.averageMileage ?? null })
+        .returning()
+        .catch((error: unknown) => {
+          if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+          throw error;
+        });
+      return row!.id;
+    },
+
+    updateOutage: async (id: string, input: OutageInput, canAddToBase: boolean) => {
+      const ids = await resolveBase(input, canAddToBase);
+      const [row] = await db
+        .update(outages)
+        .set({ ...ids, description: input.description, occurrenceRate: input.occurrenceRate ?? null, averageMileage: input.averageMileage ?? null, updatedAt: new Date() })
+        .where(eq(outages.id, id))
+        .returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Panne introuvable');
+      return row.id;
+    },
+
+    removeOutage: async (id: string) => {
+      const [row] = await db.delete(outages).where(eq(outages.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Panne introuvable');
+      return row;
+    },
+
+    /** SPEC §8: a model attached to other items is kept, with the reasons. */
     remove: async (id: string) => {
+      const [attached] = await db.select({ n: count() }).from(outages).where(eq(outages.gearboxModelId, id));
+      if (attached!.n > 0) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons: [`hypothèses de panne (${attached!.n})`] });
       const [row] = await db
         .delete(gearboxModels)
         .where(eq(gearboxModels.id, id))

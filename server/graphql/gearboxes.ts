@@ -1,6 +1,8 @@
 // Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
 import { doctorCodeSchema, errorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
+import { can } from '../../src/lib/permissions.ts';
+import { outageSchema } from '../../src/lib/outages.ts';
 import { builder } from './builder.ts';
 import { validationError } from './errors.ts';
 import { fromService, parse } from './inputs.ts';
@@ -200,5 +202,79 @@ builder.mutationField('deleteErrorCode', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id).catch(fromService)).id,
+  }),
+);
+
+type OutageRow = NonNullable<Awaited<ReturnType<import('../gearboxes/service.ts').GearboxesService['getOutage']>>>;
+
+const BaseRef = builder.objectRef<{ id: string; name: string }>('base_item_ref').implement({
+  fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), name: t.exposeString('name') }),
+});
+
+const OutageType = builder.objectRef<OutageRow>('outages').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    component: t.field({ type: BaseRef, resolve: (row) => row.component }),
+    outageType: t.field({ type: BaseRef, resolve: (row) => row.outageType }),
+    description: t.exposeString('description'),
+    occurrenceRate: t.exposeInt('occurrenceRate', { nullable: true }),
+    averageMileage: t.exposeInt('averageMileage', { nullable: true }),
+  }),
+});
+
+builder.objectField(GearboxModel, 'outages', (t) =>
+  t.field({ type: [OutageType], resolve: (row, _args, context) => context.services.gearboxes.outagesOf(row.id) }),
+);
+
+builder.queryField('gearboxOutage', (t) =>
+  t.field({
+    type: OutageType,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.getOutage(id)) ?? null,
+  }),
+);
+
+const OutageInput = builder.inputType('outages_input', {
+  fields: (t) => ({
+    component: t.string({ required: true }),
+    outageType: t.string({ required: true }),
+    description: t.string(),
+    occurrenceRate: t.int(),
+    averageMileage: t.int(),
+    addMissing: t.boolean(),
+  }),
+});
+
+builder.mutationField('insertOutage', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, args, context) =>
+      context.services.gearboxes
+        .insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase'))
+        .catch(fromService),
+  }),
+);
+
+builder.mutationField('updateOutage', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, args, context) =>
+      context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteOutage', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeOutage(id).catch(fromService)).id,
   }),
 );

@@ -17,8 +17,9 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: st
 export function fromService(error: unknown): never {
   if (error instanceof ApiError) {
     if (error.status === 404) throw notFound();
+    if (error.status === 400) throw validationError(error.details as Record<string, string>);
     if (error.status === 403) throw forbidden();
-    if (error.status === 409) throw conflict(error.message, { reason: error.error });
+    if (error.status === 409) throw conflict(error.message, { reason: error.error, ...error.details });
     if (error.error === 'email-not-sent') throw apiError('conflict', 'Une erreur est survenue lors de l’envoi de l’email', { reason: 'email-not-sent' });
   }
   throw error;

@@ -8,11 +8,14 @@ export class ApiError extends Error {
   readonly status: number;
   readonly error: string;
   readonly headers: Record<string, string>;
-  constructor(status: number, error: string, message: string, headers: Record<string, string> = {}) {
+  /** More for the API's clients, e.g. the reasons a deletion is refused. */
+  readonly details: Record<string, unknown>;
+  constructor(status: number, error: string, message: string, headers: Record<string, string> = {}, details: Record<string, unknown> = {}) {
     super(message);
     this.status = status;
     this.error = error;
     this.headers = headers;
+    this.details = details;
   }
 }
 

@@ -1,6 +1,7 @@
 // Gearbox models, the root of each technical dossier (SPEC §3).
 import { sql } from 'drizzle-orm';
 import { type AnyPgColumn, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { baseItems } from './base.ts';
 
 export const gearboxModels = pgTable(
   'gearbox_models',
@@ -69,4 +70,28 @@ export const errorCodes = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('error_codes_model_code_key').on(t.gearboxModelId, sql`upper(${t.code})`)],
+);
+
+/** Outages identified on a model: a component and an outage type from the base. */
+export const outages = pgTable(
+  'outages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    gearboxModelId: uuid('gearbox_model_id')
+      .notNull()
+      .references(() => gearboxModels.id, { onDelete: 'restrict' }),
+    componentId: uuid('component_id')
+      .notNull()
+      .references(() => baseItems.id, { onDelete: 'restrict' }),
+    outageTypeId: uuid('outage_type_id')
+      .notNull()
+      .references(() => baseItems.id, { onDelete: 'restrict' }),
+    description: text('description').notNull().default(''),
+    /** Share of this model's orders with this outage, in percent. */
+    occurrenceRate: integer('occurrence_rate'),
+    averageMileage: integer('average_mileage'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('outages_model_idx').on(t.gearboxModelId)],
 );

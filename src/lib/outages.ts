@@ -1,0 +1,37 @@
+// Outages of a gearbox model (SPEC §3): component and outage type picked from the base.
+import { z } from 'zod';
+import { t } from './i18n.ts';
+import { required } from './validation.ts';
+
+export type Outage = {
+  id: string;
+  component: { id: string; name: string };
+  outageType: { id: string; name: string };
+  description: string;
+  occurrenceRate: number | null;
+  averageMileage: number | null;
+};
+
+const optionalInt = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (v === '' || v === null || v === undefined ? undefined : typeof v === 'string' ? Number(v.replace(/\s/g, '').replace(',', '.')) : v),
+    z
+      .number({ error: t('validation.number') })
+      .refine(Number.isFinite, t('validation.number'))
+      .refine(Number.isInteger, t('validation.integer'))
+      .refine((n) => n >= min, t('validation.min', { min }))
+      .refine((n) => n <= max, t('validation.number'))
+      .optional(),
+  );
+
+/** One schema for the outage form and the API; the names are resolved against the base. */
+export const outageSchema = z.object({
+  component: required().max(120, t('validation.required')),
+  outageType: required().max(120, t('validation.required')),
+  description: z.string().trim().max(2000).optional().default(''),
+  occurrenceRate: optionalInt(0, 100),
+  averageMileage: optionalInt(0, 2_000_000),
+  /** Add a component or outage type missing from the base (admins and diagnosticians). */
+  addMissing: z.preprocess((v) => v === true || v === 'on' || v === 'true', z.boolean()).optional().default(false),
+});
+export type OutageInput = z.infer<typeof outageSchema>;
