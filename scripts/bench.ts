@@ -26,6 +26,17 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+/** Durations of `runs` sequential calls, after `warmup` calls that are not kept. */
+async function timed(runs: number, warmup: number, call: () => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const t0 = performance.now();
+    await call();
+    if (i >= warmup) samples.push(performance.now() - t0);
+  }
+  return samples;
+}
 const rssOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 
 function spawnServer(script: string[], env: Record<string, string>): ChildProcess {
@@ -161,29 +172,17 @@ async function pages(dataDir: string): Promise<void> {
   console.log(`  /repair-orders (signed in)       ${kb(shell.html)} / ${kb(shell.js)}`);
   console.log(`  the same, profile menu opened    ${kb(shellMenu.html)} / ${kb(shellMenu.js)}`);
 
-  const times: number[] = [];
-  for (let i = 0; i < 520; i++) {
-    const t0 = performance.now();
-    const res = await fetch(`${url}/repair-orders`, { headers: { cookie: `${cookie.name}=${cookie.value}` } });
+  const headers = { cookie: `${cookie.name}=${cookie.value}` };
+  const getPage = (path: string) => async () => {
+    const res = await fetch(`${url}${path}`, { headers });
     await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`/repair-orders answered ${res.status}`);
-    if (i >= 20) times.push(performance.now() - t0);
-  }
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+  };
+  const times = await timed(500, 20, getPage('/repair-orders'));
   console.log(`  signed-in page, 500 requests on loopback: median ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`);
 
   // Technical dossiers: the list and a dossier, with the demo models, then with 500 models.
-  const headers = { cookie: `${cookie.name}=${cookie.value}` };
-  const median = async (path: string, runs = 200) => {
-    const samples: number[] = [];
-    for (let i = 0; i < runs + 10; i++) {
-      const t0 = performance.now();
-      const res = await fetch(`${url}${path}`, { headers });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-      if (i >= 10) samples.push(performance.now() - t0);
-    }
-    return pct(samples, 50);
-  };
+  const median = async (path: string) => pct(await timed(200, 10, getPage(path)), 50);
   const token = await signInToken(url, 'diagnostic@demo.local');
   const firstId = (await gql(url, token, '{ gearboxModels(limit: 1) { id } }')).gearboxModels[0].id;
   const dossiers = async (label: string) => {
@@ -259,13 +258,8 @@ async function graphqlFigures(label: string, env: Record<string, string>, second
   await waitReady(url, child);
   const token = await signInToken(url);
   console.log(`\n${label}`);
-  const times: number[] = [];
   const page = 'query { users(limit: 15, order_by: [{ displayName: asc }]) { id displayName email defaultRole disabled emailVerified } usersAggregate { aggregate { count } } }';
-  for (let i = 0; i < 520; i++) {
-    const t0 = performance.now();
-    await gql(url, token, page);
-    if (i >= 20) times.push(performance.now() - t0);
-  }
+  const times = await timed(500, 20, () => gql(url, token, page));
   console.log(`  users (15 rows + count), 500 calls  p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}`);
   const one = await liveLatencies(url, url, token, 50);
   console.log(`  insert → live list, same instance (50)  p50 ${ms(pct(one, 50))}  p95 ${ms(pct(one, 95))}`);

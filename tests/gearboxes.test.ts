@@ -1,6 +1,6 @@
 // Gearbox models through the API: A and D write, C and M read; uniqueness and bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const INSERT = 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id model startYear endYear gears } }';
 const model = (overrides: object = {}) => ({ model: 'Aisin TF-60SN', type: 'automatic', constructorName: 'Aisin Warner', startYear: 2003, endYear: 2016, gears: 6, ...overrides });

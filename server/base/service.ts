@@ -4,15 +4,10 @@ import type { BaseKind } from '../../src/lib/base.ts';
 import type { Db } from '../db/client.ts';
 import { baseItems } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
-import { escapeLike } from '../users/service.ts';
+import { escapeLike } from '../../src/lib/search.ts';
+import { pgCode } from '../db/errors.ts';
 
 export type BaseService = ReturnType<typeof createBaseService>;
-
-/** PostgreSQL's error code, wherever the driver put it. */
-const pgCode = (error: unknown) => {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return e.cause?.code ?? e.code;
-};
 
 const translate = (error: unknown): never => {
   if (pgCode(error) === '23505') throw new ApiError(409, 'item-exists', 'Cet item existe déjà');

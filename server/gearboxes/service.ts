@@ -7,15 +7,11 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
-import { escapeLike } from '../users/service.ts';
+import { escapeLike } from '../../src/lib/search.ts';
+import { pgCode } from '../db/errors.ts';
 
 export type GearboxesService = ReturnType<typeof createGearboxesService>;
 export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null };
-
-const pgCode = (error: unknown) => {
-  const e = error as { code?: string; cause?: { code?: string } };
-  return e.cause?.code ?? e.code;
-};
 
 function whereOf(filter: GearboxFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [];

@@ -5,7 +5,7 @@ import { can } from '../../src/lib/permissions.ts';
 import { roles } from '../../src/lib/roles.ts';
 import { email as emailSchema, required } from '../../src/lib/validation.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '../users/service.ts';
-import { builder, OrderBy, requireCapability, requireViewerError, type GraphQLContext } from './builder.ts';
+import { builder, OrderBy, requireCapability, type GraphQLContext } from './builder.ts';
 import { forbidden, notFound, validationError } from './errors.ts';
 import { fromService, parse } from './inputs.ts';
 import { live } from './live.ts';
@@ -206,18 +206,12 @@ builder.mutationField('sendVerificationEmail', (t) =>
   }),
 );
 
-const liveScope = (context: GraphQLContext) => {
-  const error = requireViewerError(context);
-  if (error) throw error;
-  requireCapability(context, 'manageUsers');
-};
-
 builder.subscriptionField('users', (t) =>
   t.field({
     type: [User],
     args: listArgs(t as never),
     subscribe: (_root, args, context) => {
-      liveScope(context);
+      requireCapability(context, 'manageUsers');
       const input = listInput(args);
       return live(context, ['auth.users'], () => context.services.users.list(input));
     },
@@ -230,7 +224,7 @@ builder.subscriptionField('usersAggregate', (t) =>
     type: UsersAggregate,
     args: listArgs(t as never),
     subscribe: (_root, args, context) => {
-      liveScope(context);
+      requireCapability(context, 'manageUsers');
       const where = listInput(args).where;
       return live(context, ['auth.users'], async () => ({ count: await context.services.users.count(where) }));
     },

@@ -14,6 +14,7 @@ import type { Services } from '../app.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
 import { files } from '../db/schema/index.ts';
 import { sendJson } from '../http/json.ts';
 
@@ -195,8 +196,8 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
           .insert(files)
           .values(checked.map((c) => ({ id: c.id, bucketId, name: c.name, size: c.part.size, mimeType: c.mimeType, etag: `"${c.part.sha}"`, uploadedByUserId: viewer.id })))
           .returning(),
-      ).catch((error: { cause?: { code?: string }; code?: string }) => {
-        if ((error.cause?.code ?? error.code) === '23505') throw new StorageError(409, 'Un fichier existe déjà avec cet identifiant');
+      ).catch((error: unknown) => {
+        if (pgCode(error) === '23505') throw new StorageError(409, 'Un fichier existe déjà avec cet identifiant');
         throw error;
       });
       for (const c of checked) renameSync(c.part.tmp, pathOf(c.id));

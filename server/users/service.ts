@@ -36,9 +36,6 @@ const columns = {
   createdAt: users.createdAt,
 } as const;
 
-/** `%` and `_` typed by a user are literal in a search; `_ilike` patterns keep theirs. */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export function whereOf(exp: UsersWhere | undefined): SQL | undefined {
   if (!exp) return undefined;
   const parts: (SQL | undefined)[] = [];

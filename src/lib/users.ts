@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { roles, type Role } from './roles.ts';
+import { escapeLike } from './search.ts';
 import { email, required } from './validation.ts';
 
 export const USERS_PAGE_SIZE = 15;
@@ -25,7 +26,7 @@ export const RESEND_EMAIL = `mutation Resend($id: uuid!) { sendVerificationEmail
 export function usersWhere(search: string) {
   const text = search.trim();
   if (!text) return {};
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = `%${escapeLike(text)}%`;
   return { _or: [{ displayName: { _ilike: pattern } }, { email: { _ilike: pattern } }] };
 }
 
