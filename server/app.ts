@@ -18,6 +18,10 @@ import { createGearboxesService, type GearboxesService } from './gearboxes/servi
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
+import { createFileStore, type FileStore } from './storage/store.ts';
+import { createProceduresService, type ProceduresService } from './gearboxes/procedures.ts';
+import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
+import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -25,6 +29,11 @@ export type Services = {
   users: UsersService;
   base: BaseService;
   gearboxes: GearboxesService;
+  procedures: ProceduresService;
+  measures: MeasuresService;
+  documents: DocumentsService;
+  /** Stored files: pages save posted files and sign links through it. */
+  files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
   graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn'>;
@@ -122,15 +131,20 @@ export async function createApp(options: {
   const handleAuth = createAuthRoutes(auth);
   const changes = await createChanges(database);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
+  const files = createFileStore({ db: database.db, config });
   const services: Services = {
     auth,
     users: createUsersService({ db: database.db }),
     base: createBaseService({ db: database.db }),
     gearboxes: createGearboxesService({ db: database.db }),
+    procedures: createProceduresService({ db: database.db }),
+    measures: createMeasuresService({ db: database.db }),
+    documents: createDocumentsService({ db: database.db, files }),
+    files,
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };
-  const handleStorage = createStorageRoutes({ db: database.db, services, config });
+  const handleStorage = createStorageRoutes({ store: services.files, services, config });
   const graphql = (graphqlRef.current = createGraphQL({
     services,
     changes,

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './db/seed.ts';
 import type { Logger } from './log.ts';
+import { createFileStore } from './storage/store.ts';
 
 export async function prepareDatabase(config: Config, logger: Logger): Promise<Database> {
   const database = await openDatabase(config);
@@ -13,7 +14,7 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
       // Demo data only on a new embedded database, unless DEMO_DATA=1 says otherwise.
       const demo = config.demoData ?? (database.kind === 'pglite' && database.isNew);
       if (demo) {
-        await seedDemoWorkshop(database.db);
+        await seedDemoWorkshop(database.db, { files: createFileStore({ db: database.db, config }) });
         logger.info('demo workshop loaded', {
           password: DEMO_PASSWORD,
           accounts: demoAccounts.map((a) => `${a.email} (${a.role})`),

@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './client.ts';
 import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 import { dumpPglite } from './backup.ts';
+import { createFileStore } from '../storage/store.ts';
 
 const [command, target] = process.argv.slice(2);
 
@@ -43,7 +44,7 @@ async function run(): Promise<void> {
       logger.info('migrations applied', { database: database.kind });
     } else if (command === 'seed') {
       await database.migrate();
-      await seedDemoWorkshop(database.db);
+      await seedDemoWorkshop(database.db, { files: createFileStore({ db: database.db, config }) });
       logger.info('demo workshop loaded', { database: database.kind });
     } else if (command === 'backup') {
       const file = await backup(database, config.dataDir, config.databaseUrl);

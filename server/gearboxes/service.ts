@@ -1,7 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { baseItems, doctorCodes, errorCodes, gearboxCodes, outages } from '../db/schema/index.ts';
+import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairProcedures } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
@@ -177,14 +177,23 @@ export function createGearboxesService(deps: { db: Db }) {
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */
     remove: async (id: string) => {
-      const [attached] = await db.select({ n: count() }).from(outages).where(eq(outages.gearboxModelId, id));
-      if (attached!.n > 0) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons: [`hypothèses de panne (${attached!.n})`] });
+      const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments, extra?: SQL) =>
+        (await db.select({ n: count() }).from(table).where(and(eq(table.gearboxModelId, id), extra)))[0]!.n;
+      const [hypotheses, procedures, measures] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures)];
+      // An outage's or a measure's files are counted with them.
+      const documents = await counted(gearboxDocuments, and(isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)));
+      const reasons = [
+        procedures && `procédures de réparation (${procedures})`,
+        documents + measures && `documents techniques (${documents + measures})`,
+        hypotheses && `hypothèses de panne (${hypotheses})`,
+      ].filter((reason): reason is string => !!reason);
+      if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
       const [row] = await db
         .delete(gearboxModels)
         .where(eq(gearboxModels.id, id))
         .returning()
         .catch((error: unknown) => {
-          // Anything still attached to the model (later: orders, procedures, documents…) keeps it.
+          // Something attached in the meantime keeps it too.
           if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'delete-refused', 'Suppression impossible');
           throw error;
         });

@@ -3,9 +3,12 @@ import { doctorCodeSchema, errorCodeSchema, gearboxCodeSchema, gearboxModelSchem
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
 import { can } from '../../src/lib/permissions.ts';
 import { outageSchema } from '../../src/lib/outages.ts';
-import { builder } from './builder.ts';
+import { builder, requireViewerError } from './builder.ts';
 import { validationError } from './errors.ts';
 import { fromService, parse } from './inputs.ts';
+import { live } from './live.ts';
+
+const DOSSIER_TABLES = ['public.gearbox_models', 'public.doctor_codes', 'public.error_codes', 'public.outages', 'public.repair_procedures', 'public.gearbox_measures', 'public.gearbox_documents'];
 
 type Row = typeof gearboxModels.$inferSelect;
 const MAX_LIMIT = 100;
@@ -34,7 +37,7 @@ const ErrorCode = builder.objectRef<typeof errorCodes.$inferSelect>('error_codes
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
 });
 
-const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
+export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     model: t.exposeString('model'),
@@ -211,7 +214,7 @@ const BaseRef = builder.objectRef<{ id: string; name: string }>('base_item_ref')
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), name: t.exposeString('name') }),
 });
 
-const OutageType = builder.objectRef<OutageRow>('outages').implement({
+export const OutageType = builder.objectRef<OutageRow>('outages').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
@@ -275,6 +278,30 @@ builder.mutationField('deleteOutage', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeOutage(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => {
+      // Its files' bytes go first; the links go with the outage.
+      if (await context.services.gearboxes.getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
+      return (await context.services.gearboxes.removeOutage(id).catch(fromService)).id;
+    },
+  }),
+);
+
+/** The dossier as it changes: the model again after any change to it or to what hangs off it. */
+builder.subscriptionField('gearboxModel', (t) =>
+  t.field({
+    type: GearboxModel,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    subscribe: (_root, { id }, context) => {
+      const error = requireViewerError(context);
+      if (error) throw error;
+      let version = 0;
+      // Every change is news: the nested lists are resolved after, so the row alone cannot tell.
+      return live(context, DOSSIER_TABLES, async () => {
+        const row = await context.services.gearboxes.get(id);
+        return row ? { ...row, version: ++version } : null;
+      });
+    },
+    resolve: (row: Row | null) => row,
   }),
 );

@@ -3,5 +3,8 @@ import { builder } from './builder.ts';
 import './users.ts';
 import './base.ts';
 import './gearboxes.ts';
+import './procedures.ts';
+import './measures.ts';
+import './documents.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,22 +1,18 @@
 // The file storage API of SPEC §7.2 at /api/storage, with hasura-storage's shapes, so that
 // Nhost's @nhost/hasura-storage-js works against it.
-import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, openSync, readSync, closeSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { eq } from 'drizzle-orm';
-import { fileTypeFromFile } from 'file-type';
-import { buckets, fileKinds, isBucketId, UNSUPPORTED_FORMAT, type BucketId } from '../../src/lib/files.ts';
+import { isBucketId, UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
 import { can } from '../../src/lib/permissions.ts';
 import type { Services } from '../app.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { files } from '../db/schema/index.ts';
 import { sendJson } from '../http/json.ts';
+import { checkType, cleanName, StorageError, type FileRow, type FileStore } from './store.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
@@ -24,15 +20,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Shown in the browser; everything else downloads. */
 const INLINE = new Set(['application/pdf', 'image/png', 'image/jpeg']);
 
-class StorageError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
-
-type FileRow = typeof files.$inferSelect;
 const toResponse = (row: FileRow) => ({
   id: row.id,
   name: row.name,
@@ -47,56 +34,12 @@ const toResponse = (row: FileRow) => ({
   metadata: null,
 });
 
-/** A display name without path parts or control characters. */
-function cleanName(name: string): string {
-  const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
-  return clean && clean !== '.' && clean !== '..' ? clean : 'fichier';
-}
-
-function looksLikeText(file: string): boolean {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const head = buffer.subarray(0, read);
-    if (head.includes(0)) return false;
-    // A cut in the middle of a character at the end of the sample is not an error.
-    new TextDecoder('utf-8', { fatal: true }).decode(read === buffer.length ? head.subarray(0, read - 4) : head);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The MIME type the bytes and the extension agree on, or UNSUPPORTED_FORMAT. */
-async function checkType(bucket: BucketId, name: string, file: string): Promise<string> {
-  const ext = path.extname(name).slice(1).toLowerCase();
-  const kind = buckets[bucket].kinds.find((k) => fileKinds[k].extensions.includes(ext));
-  if (!kind) throw new StorageError(415, UNSUPPORTED_FORMAT);
-  const rules = fileKinds[kind];
-  const detected = await fileTypeFromFile(file);
-  if (rules.text) {
-    if (detected || !looksLikeText(file)) throw new StorageError(415, UNSUPPORTED_FORMAT);
-    return rules.mimeTypes[0]!;
-  }
-  if (!detected || !rules.mimeTypes.includes(detected.mime)) throw new StorageError(415, UNSUPPORTED_FORMAT);
-  return detected.mime;
-}
-
 type Part = { name: string; tmp: string; size: number; sha: string; truncated: boolean };
 
-export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'auth' | 'users'>; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'publicUrl'> }) {
-  const { db, config } = deps;
-  const root = path.join(config.dataDir, 'files');
-  const tmpDir = path.join(root, 'tmp');
-  mkdirSync(tmpDir, { recursive: true });
+export function createStorageRoutes(deps: { store: FileStore; services: Pick<Services, 'auth' | 'users'>; config: Pick<Config, 'storageMaxBytes' | 'publicUrl'> }) {
+  const { store, config } = deps;
+  const { tmpDir, pathOf } = store;
   const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
-  const signKey = `${config.jwtSecret}:storage`;
-  const sign = (id: string, expires: number) => createHmac('sha256', signKey).update(`${id}:${expires}`).digest('base64url');
-  const pathOf = (id: string) => path.join(root, id);
 
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
     const identity = await resolveViewer({ get: (name) => req.headers[name] as string | undefined }, deps.services);
@@ -104,12 +47,7 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
     return identity.viewer;
   }
 
-  const findFile = async (id: string) => {
-    if (!UUID.test(id)) throw new StorageError(404, 'Fichier introuvable');
-    const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
-    if (!row) throw new StorageError(404, 'Fichier introuvable');
-    return row;
-  };
+  const findFile = store.find;
 
   /** Streams the parts to temporary files; the bucket id may come after the files. */
   async function readMultipart(req: IncomingMessage): Promise<{ bucketId?: string; parts: Part[]; metadata: { id?: string; name?: string }[] }> {
@@ -178,7 +116,7 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
     try {
       if (!isBucketId(bucketId)) throw new StorageError(400, 'Bucket inconnu');
       if (parts.length === 0) throw new StorageError(400, 'Aucun fichier reçu');
-      const checked: { part: Part; id: string; name: string; mimeType: string }[] = [];
+      const checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[] = [];
       for (const [i, part] of parts.entries()) {
         const meta = metadata[i] ?? {};
         const name = cleanName(meta.name ?? part.name);
@@ -188,19 +126,10 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
         if (part.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
         const mimeType = await checkType(bucketId, name, part.tmp);
         const id = meta.id && UUID.test(meta.id) ? meta.id.toLowerCase() : randomUUID();
-        checked.push({ part, id, name, mimeType });
+        checked.push({ tmp: part.tmp, id, name, size: part.size, etag: `"${part.sha}"`, mimeType });
       }
       // Every file passed: record them in one transaction, then move the bytes in place.
-      const rows = await db.transaction((tx) =>
-        tx
-          .insert(files)
-          .values(checked.map((c) => ({ id: c.id, bucketId, name: c.name, size: c.part.size, mimeType: c.mimeType, etag: `"${c.part.sha}"`, uploadedByUserId: viewer.id })))
-          .returning(),
-      ).catch((error: unknown) => {
-        if (pgCode(error) === '23505') throw new StorageError(409, 'Un fichier existe déjà avec cet identifiant');
-        throw error;
-      });
-      for (const c of checked) renameSync(c.part.tmp, pathOf(c.id));
+      const rows = await store.commit(bucketId, viewer.id, checked);
       sendJson(res, 201, { processedFiles: rows.map(toResponse) });
     } finally {
       for (const part of parts) rmSync(part.tmp, { force: true });
@@ -211,25 +140,26 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
     const expires = Number(query.get('expires'));
     const signature = query.get('signature');
     if (signature) {
-      const expected = Buffer.from(sign(id, expires));
-      const given = Buffer.from(signature);
-      if (!(expires * 1000 > Date.now() && given.length === expected.length && timingSafeEqual(given, expected))) throw new StorageError(403, 'Lien expiré ou invalide');
+      if (!store.verifySignature(id, expires, signature)) throw new StorageError(403, 'Lien expiré ou invalide');
     } else {
       await viewerOf(req);
     }
     const row = await findFile(id);
-    const file = pathOf(row.id);
+    // hasura-storage's image transformation: `w` gives a thumbnail (WebP) of an image.
+    const width = Number(query.get('w'));
+    const thumbnail = width ? await store.thumbnail(row, width) : null;
+    const file = thumbnail ?? pathOf(row.id);
     const size = statSync(file).size;
     const headers: Record<string, string | number> = {
-      'Content-Type': row.mimeType,
+      'Content-Type': thumbnail ? 'image/webp' : row.mimeType,
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
-      ETag: row.etag,
+      ETag: thumbnail ? `"${row.etag.slice(1, -1)}-w${width}"` : row.etag,
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'private, max-age=3600',
       'Content-Disposition': `${INLINE.has(row.mimeType) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(row.name)}`,
     };
-    if (req.headers['if-none-match'] === row.etag) {
+    if (req.headers['if-none-match'] === headers.ETag) {
       res.writeHead(304, headers);
       return res.end();
     }
@@ -255,8 +185,7 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
   async function presigned(req: IncomingMessage, res: ServerResponse, id: string) {
     await viewerOf(req);
     const row = await findFile(id);
-    const expires = Math.floor(Date.now() / 1000) + PRESIGNED_SECONDS;
-    const url = `${config.publicUrl}/api/storage/files/${row.id}?expires=${expires}&signature=${sign(row.id, expires)}`;
+    const url = `${config.publicUrl}${store.signedPath(row.id)}`;
     sendJson(res, 200, { url, expiration: PRESIGNED_SECONDS });
   }
 
@@ -264,8 +193,7 @@ export function createStorageRoutes(deps: { db: Db; services: Pick<Services, 'au
     const viewer = await viewerOf(req);
     const row = await findFile(id);
     if (!can(viewer.role, 'deleteFiles') && row.uploadedByUserId !== viewer.id) throw new StorageError(403, 'Accès refusé');
-    await db.delete(files).where(eq(files.id, row.id));
-    rmSync(pathOf(row.id), { force: true });
+    await store.remove(row.id);
     res.writeHead(204);
     res.end();
   }

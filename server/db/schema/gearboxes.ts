@@ -1,7 +1,8 @@
 // Gearbox models, the root of each technical dossier (SPEC §3).
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { baseItems } from './base.ts';
+import { files } from './storage.ts';
 
 export const gearboxModels = pgTable(
   'gearbox_models',
@@ -94,4 +95,102 @@ export const outages = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('outages_model_idx').on(t.gearboxModelId)],
+);
+
+/**
+ * Repair procedures of a model (SPEC §3): ordered steps, and checkpoints whose result and
+ * measured value are answered later on each repair order.
+ */
+export const repairProcedures = pgTable(
+  'repair_procedures',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    gearboxModelId: uuid('gearbox_model_id')
+      .notNull()
+      .references(() => gearboxModels.id, { onDelete: 'restrict' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    steps: text('steps').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('repair_procedures_model_idx').on(t.gearboxModelId), uniqueIndex('repair_procedures_model_name_key').on(t.gearboxModelId, sql`lower(${t.name})`)],
+);
+
+export const procedureCheckpoints = pgTable(
+  'procedure_checkpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    procedureId: uuid('procedure_id')
+      .notNull()
+      .references(() => repairProcedures.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+  },
+  (t) => [index('procedure_checkpoints_procedure_idx').on(t.procedureId, t.position)],
+);
+
+/** The procedures to apply for an outage, in priority order (1 first). */
+export const outageProcedures = pgTable(
+  'outage_procedures',
+  {
+    outageId: uuid('outage_id')
+      .notNull()
+      .references(() => outages.id, { onDelete: 'cascade' }),
+    procedureId: uuid('procedure_id')
+      .notNull()
+      .references(() => repairProcedures.id, { onDelete: 'restrict' }),
+    priority: integer('priority').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.outageId, t.procedureId] }), index('outage_procedures_procedure_idx').on(t.procedureId)],
+);
+
+/** Measures of a model with their bounds; the value is taken later, on each order. */
+export const gearboxMeasures = pgTable(
+  'gearbox_measures',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    gearboxModelId: uuid('gearbox_model_id')
+      .notNull()
+      .references(() => gearboxModels.id, { onDelete: 'restrict' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    unit: text('unit').notNull().default(''),
+    minimum: doublePrecision('minimum'),
+    maximum: doublePrecision('maximum'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('gearbox_measures_model_idx').on(t.gearboxModelId)],
+);
+
+/**
+ * Every file of a dossier, one table: the model's documents (a category of the document type
+ * enum, or a reference curve), an outage's files and a measure's procedure files, each with a
+ * title and a comment. The bytes stay in the storage API.
+ */
+export const gearboxDocuments = pgTable(
+  'gearbox_documents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    gearboxModelId: uuid('gearbox_model_id')
+      .notNull()
+      .references(() => gearboxModels.id, { onDelete: 'restrict' }),
+    outageId: uuid('outage_id').references(() => outages.id, { onDelete: 'cascade' }),
+    measureId: uuid('measure_id').references(() => gearboxMeasures.id, { onDelete: 'cascade' }),
+    category: text('category').notNull(),
+    fileId: uuid('file_id')
+      .notNull()
+      .references(() => files.id, { onDelete: 'cascade' }),
+    title: text('title').notNull().default(''),
+    comment: text('comment').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('gearbox_documents_model_idx').on(t.gearboxModelId, t.category),
+    index('gearbox_documents_outage_idx').on(t.outageId),
+    index('gearbox_documents_measure_idx').on(t.measureId),
+    uniqueIndex('gearbox_documents_file_key').on(t.fileId),
+  ],
 );

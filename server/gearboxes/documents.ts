@@ -1,0 +1,100 @@
+// The files of a dossier: a stored file (storage API) linked to a model, and maybe to one of its
+// outages or measures, under a category whose bucket rules the file must have passed.
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
+import { bucketOf, type DocumentCategory, type DocumentInput } from '../../src/lib/documents.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { files, gearboxDocuments, gearboxMeasures, outages } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import type { FileStore } from '../storage/store.ts';
+
+export type DocumentsService = ReturnType<typeof createDocumentsService>;
+
+const selection = {
+  id: gearboxDocuments.id,
+  gearboxModelId: gearboxDocuments.gearboxModelId,
+  outageId: gearboxDocuments.outageId,
+  measureId: gearboxDocuments.measureId,
+  category: gearboxDocuments.category,
+  title: gearboxDocuments.title,
+  comment: gearboxDocuments.comment,
+  createdAt: gearboxDocuments.createdAt,
+  file: { id: files.id, name: files.name, mimeType: files.mimeType, size: files.size, bucketId: files.bucketId },
+};
+
+export type DocumentOwner = { gearboxModelId: string; outageId?: string | null; measureId?: string | null };
+
+export function createDocumentsService(deps: { db: Db; files: FileStore }) {
+  const { db } = deps;
+  const query = () => db.select(selection).from(gearboxDocuments).innerJoin(files, eq(files.id, gearboxDocuments.fileId));
+
+  /** The model an outage or measure belongs to must be the document's. */
+  async function checkOwner(owner: DocumentOwner, category: DocumentCategory) {
+    if ((category === 'outage-file') !== !!owner.outageId || (category === 'measure-file') !== !!owner.measureId) {
+      throw new ApiError(400, 'invalid', 'Catégorie invalide', {}, { 'object.category': 'Catégorie invalide' });
+    }
+    if (owner.outageId) {
+      const [row] = await db.select({ m: outages.gearboxModelId }).from(outages).where(eq(outages.id, owner.outageId));
+      if (row?.m !== owner.gearboxModelId) throw new ApiError(404, 'not-found', 'Panne introuvable');
+    }
+    if (owner.measureId) {
+      const [row] = await db.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, owner.measureId));
+      if (row?.m !== owner.gearboxModelId) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+    }
+  }
+
+  return {
+    /** The model's own documents (not those of its outages and measures), newest first. */
+    ofModel: (gearboxModelId: string) =>
+      query()
+        .where(and(eq(gearboxDocuments.gearboxModelId, gearboxModelId), isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)))
+        .orderBy(asc(gearboxDocuments.category), desc(gearboxDocuments.createdAt)),
+
+    ofOutage: (outageId: string) => query().where(eq(gearboxDocuments.outageId, outageId)).orderBy(asc(gearboxDocuments.createdAt)),
+
+    ofMeasure: (measureId: string) => query().where(eq(gearboxDocuments.measureId, measureId)).orderBy(asc(gearboxDocuments.createdAt)),
+
+    get: async (id: string) => (await query().where(eq(gearboxDocuments.id, id)).limit(1))[0],
+
+    /** Links an uploaded file; it must have passed its category's bucket (a reference curve is a CSV). */
+    insert: async (owner: DocumentOwner, fileId: string, input: DocumentInput) => {
+      await checkOwner(owner, input.category);
+      const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
+      if (!file) throw new ApiError(404, 'not-found', 'Fichier introuvable');
+      if (file.bucketId !== bucketOf(input.category) || (input.category === 'reference-curve' && file.mimeType !== 'text/csv')) {
+        throw new ApiError(400, 'unsupported-format', 'Format non supporté', {}, { fileId: 'Format non supporté' });
+      }
+      const [row] = await db
+        .insert(gearboxDocuments)
+        .values({ gearboxModelId: owner.gearboxModelId, outageId: owner.outageId ?? null, measureId: owner.measureId ?? null, fileId, ...input, title: input.title || file.name })
+        .returning()
+        .catch((error: unknown) => {
+          if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', 'Ce fichier est déjà joint');
+          if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+          throw error;
+        });
+      return row!.id;
+    },
+
+    update: async (id: string, input: { title: string; comment: string }) => {
+      const [row] = await db.update(gearboxDocuments).set(input).where(eq(gearboxDocuments.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Document introuvable');
+      return row.id;
+    },
+
+    /** The link and the stored file both go. */
+    remove: async (id: string) => {
+      const [row] = await db.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Document introuvable');
+      await deps.files.remove(row.fileId);
+      return row;
+    },
+
+    /** Before a measure or outage is deleted: their files' bytes. */
+    removeFilesOf: async (owner: { outageId?: string; measureId?: string }) => {
+      const where = owner.outageId ? eq(gearboxDocuments.outageId, owner.outageId) : eq(gearboxDocuments.measureId, owner.measureId!);
+      const rows = await db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(where);
+      for (const row of rows) await deps.files.remove(row.fileId);
+    },
+  };
+}

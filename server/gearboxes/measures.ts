@@ -1,0 +1,45 @@
+// Measures of a model: name, description, unit and bounds; their files are dossier documents.
+import { asc, eq } from 'drizzle-orm';
+import type { MeasureInput } from '../../src/lib/measures.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { gearboxMeasures } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+
+export type MeasuresService = ReturnType<typeof createMeasuresService>;
+
+const toRow = (input: MeasureInput) => ({ ...input, minimum: input.minimum ?? null, maximum: input.maximum ?? null });
+
+export function createMeasuresService(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    listOf: (gearboxModelId: string) => db.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, gearboxModelId)).orderBy(asc(gearboxMeasures.name)),
+
+    get: async (id: string) => (await db.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).limit(1))[0],
+
+    insert: async (gearboxModelId: string, input: MeasureInput) => {
+      const [row] = await db
+        .insert(gearboxMeasures)
+        .values({ gearboxModelId, ...toRow(input) })
+        .returning()
+        .catch((error: unknown) => {
+          if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+          throw error;
+        });
+      return row!;
+    },
+
+    update: async (id: string, input: MeasureInput) => {
+      const [row] = await db.update(gearboxMeasures).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxMeasures.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+      return row;
+    },
+
+    /** The measure's files go with it (the documents' rows cascade; the bytes are removed by the caller). */
+    remove: async (id: string) => {
+      const [row] = await db.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+      return row;
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// Repair procedures of a model and their priorities on its outages.
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import type { ProcedureInput } from '../../src/lib/procedures.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { outageProcedures, outages, procedureCheckpoints, repairProcedures } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+
+export type ProceduresService = ReturnType<typeof createProceduresService>;
+type Row = typeof repairProcedures.$inferSelect;
+export type ProcedureRow = Row & { checkpoints: (typeof procedureCheckpoints.$inferSelect)[]; outageCount: number };
+
+const nameTaken = (error: unknown): never => {
+  if (pgCode(error) === '23505') throw new ApiError(409, 'name-taken', 'Une procédure porte déjà ce nom', {}, { 'object.name': 'Une procédure porte déjà ce nom' });
+  if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+  throw error;
+};
+
+export function createProceduresService(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** Rows with their checkpoints in order and the number of outages that use them. */
+  async function complete(rows: Row[]): Promise<ProcedureRow[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const checkpoints = await db.select().from(procedureCheckpoints).where(inArray(procedureCheckpoints.procedureId, ids)).orderBy(asc(procedureCheckpoints.position));
+    const uses = await db
+      .select({ procedureId: outageProcedures.procedureId, n: count() })
+      .from(outageProcedures)
+      .where(inArray(outageProcedures.procedureId, ids))
+      .groupBy(outageProcedures.procedureId);
+    return rows.map((row) => ({
+      ...row,
+      checkpoints: checkpoints.filter((c) => c.procedureId === row.id),
+      outageCount: uses.find((u) => u.procedureId === row.id)?.n ?? 0,
+    }));
+  }
+
+  type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+  /** Checkpoints keep their ids (orders' answers point at them); removed ones go. */
+  async function writeCheckpoints(tx: Tx, procedureId: string, input: ProcedureInput) {
+    const existing = await tx.select({ id: procedureCheckpoints.id }).from(procedureCheckpoints).where(eq(procedureCheckpoints.procedureId, procedureId));
+    const kept = new Set(input.checkpoints.map((c) => c.id).filter(Boolean));
+    const gone = existing.filter((c) => !kept.has(c.id)).map((c) => c.id);
+    if (gone.length) await tx.delete(procedureCheckpoints).where(inArray(procedureCheckpoints.id, gone));
+    const known = new Set(existing.map((c) => c.id));
+    for (const [position, checkpoint] of input.checkpoints.entries()) {
+      const values = { name: checkpoint.name, description: checkpoint.description, position: position + 1 };
+      if (checkpoint.id && known.has(checkpoint.id)) {
+        await tx.update(procedureCheckpoints).set(values).where(and(eq(procedureCheckpoints.id, checkpoint.id), eq(procedureCheckpoints.procedureId, procedureId)));
+      } else {
+        await tx.insert(procedureCheckpoints).values({ ...values, procedureId });
+      }
+    }
+  }
+
+  const service = {
+    listOf: async (gearboxModelId: string) =>
+      complete(await db.select().from(repairProcedures).where(eq(repairProcedures.gearboxModelId, gearboxModelId)).orderBy(asc(repairProcedures.name))),
+
+    get: async (id: string) => (await complete(await db.select().from(repairProcedures).where(eq(repairProcedures.id, id)).limit(1)))[0],
+
+    insert: async (gearboxModelId: string, input: ProcedureInput) =>
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx.insert(repairProcedures).values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps }).returning();
+          await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
+          return row!.id;
+        })
+        .catch(nameTaken),
+
+    update: async (id: string, input: ProcedureInput) =>
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx
+            .update(repairProcedures)
+            .set({ name: input.name, description: input.description, steps: input.steps, updatedAt: new Date() })
+            .where(eq(repairProcedures.id, id))
+            .returning();
+          if (!row) throw new ApiError(404, 'not-found', 'Procédure introuvable');
+          await writeCheckpoints(tx, id, input);
+          return id;
+        })
+        .catch(nameTaken),
+
+    /** A procedure an outage still lists is kept, with the outages as reasons. */
+    remove: async (id: string) =>
+      db.transaction(async (tx) => {
+        const [used] = await tx.select({ n: count() }).from(outageProcedures).where(eq(outageProcedures.procedureId, id));
+        if (used!.n > 0) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons: [`pannes qui l’utilisent (${used!.n})`] });
+        const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
+        if (!row) throw new ApiError(404, 'not-found', 'Procédure introuvable');
+        return row;
+      }),
+
+    /** The procedures of an outage, by priority (1 first). */
+    ofOutage: async (outageId: string) => {
+      const links = await db.select().from(outageProcedures).where(eq(outageProcedures.outageId, outageId)).orderBy(asc(outageProcedures.priority));
+      if (links.length === 0) return [];
+      const rows = await complete(await db.select().from(repairProcedures).where(inArray(repairProcedures.id, links.map((l) => l.procedureId))));
+      return links.map((link) => ({ priority: link.priority, procedure: rows.find((r) => r.id === link.procedureId)! }));
+    },
+
+    /** Replaces the outage's ordered list; every procedure must belong to the outage's model. */
+    setOutageProcedures: async (outageId: string, procedureIds: string[]) =>
+      db.transaction(async (tx) => {
+        // Locks the outage: two people reordering at once apply one after the other.
+        const [outage] = await tx.select().from(outages).where(eq(outages.id, outageId)).for('update');
+        if (!outage) throw new ApiError(404, 'not-found', 'Panne introuvable');
+        if (procedureIds.length) {
+          const own = await tx
+            .select({ id: repairProcedures.id })
+            .from(repairProcedures)
+            .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.gearboxModelId, outage.gearboxModelId)));
+          if (own.length !== procedureIds.length) throw new ApiError(400, 'invalid', 'Procédure d’un autre modèle', {}, { procedureIds: 'Procédure introuvable pour ce modèle' });
+        }
+        await tx.delete(outageProcedures).where(eq(outageProcedures.outageId, outageId));
+        if (procedureIds.length) await tx.insert(outageProcedures).values(procedureIds.map((procedureId, i) => ({ outageId, procedureId, priority: i + 1 })));
+        // Announces the change to whoever watches the dossier.
+        await tx.update(outages).set({ updatedAt: sql`now()` }).where(eq(outages.id, outageId));
+        return outageId;
+      }),
+  };
+  return service;
+}
+

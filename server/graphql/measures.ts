@@ -1,0 +1,64 @@
+// Measures of a model (SPEC §3): bounds checked by the form's schema.
+import { measureSchema } from '../../src/lib/measures.ts';
+import type { gearboxMeasures } from '../db/schema/index.ts';
+import { builder } from './builder.ts';
+import { GearboxModel } from './gearboxes.ts';
+import { fromService, parse } from './inputs.ts';
+
+export const Measure = builder.objectRef<typeof gearboxMeasures.$inferSelect>('gearbox_measures').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    unit: t.exposeString('unit'),
+    minimum: t.exposeFloat('minimum', { nullable: true }),
+    maximum: t.exposeFloat('maximum', { nullable: true }),
+  }),
+});
+
+builder.objectField(GearboxModel, 'measures', (t) => t.field({ type: [Measure], resolve: (row, _args, context) => context.services.measures.listOf(row.id) }));
+
+builder.queryField('gearboxMeasure', (t) =>
+  t.field({
+    type: Measure,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, { id }, context) => (await context.services.measures.get(id)) ?? null,
+  }),
+);
+
+const MeasureInput = builder.inputType('gearbox_measures_input', {
+  fields: (t) => ({ name: t.string({ required: true }), description: t.string(), unit: t.string(), minimum: t.float(), maximum: t.float() }),
+});
+
+builder.mutationField('insertGearboxMeasure', (t) =>
+  t.field({
+    type: Measure,
+    args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, args, context) => context.services.measures.insert(args.gearboxModelId, parse(measureSchema, args.object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('updateGearboxMeasure', (t) =>
+  t.field({
+    type: Measure,
+    args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: (_root, args, context) => context.services.measures.update(args.id, parse(measureSchema, args.object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteGearboxMeasure', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageGearboxes' },
+    resolve: async (_root, { id }, context) => {
+      if (await context.services.measures.get(id)) await context.services.documents.removeFilesOf({ measureId: id });
+      return (await context.services.measures.remove(id).catch(fromService)).id;
+    },
+  }),
+);

@@ -1,0 +1,172 @@
+// The files on disk and their metadata rows: one place that checks a file against its bucket,
+// keeps it, signs links to it, makes thumbnails and removes it. The storage API and the
+// server-rendered pages (forms that post a file) both go through it.
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { fileTypeFromFile } from 'file-type';
+import { buckets, fileKinds, UNSUPPORTED_FORMAT, type BucketId } from '../../src/lib/files.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { files } from '../db/schema/index.ts';
+
+export type FileRow = typeof files.$inferSelect;
+export type FileStore = ReturnType<typeof createFileStore>;
+
+export class StorageError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Links on a page stay the same for the hour, so the browser's cache serves thumbnails. */
+const LINK_WINDOW = 3600;
+const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
+
+/** A display name without path parts or control characters. */
+export function cleanName(name: string): string {
+  const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return clean && clean !== '.' && clean !== '..' ? clean : 'fichier';
+}
+
+function looksLikeText(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    const head = buffer.subarray(0, read);
+    if (head.includes(0)) return false;
+    // A cut in the middle of a character at the end of the sample is not an error.
+    new TextDecoder('utf-8', { fatal: true }).decode(read === buffer.length ? head.subarray(0, read - 4) : head);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The MIME type the bytes and the extension agree on, or UNSUPPORTED_FORMAT. */
+export async function checkType(bucket: BucketId, name: string, file: string): Promise<string> {
+  const ext = path.extname(name).slice(1).toLowerCase();
+  const kind = buckets[bucket].kinds.find((k) => fileKinds[k].extensions.includes(ext));
+  if (!kind) throw new StorageError(415, UNSUPPORTED_FORMAT);
+  const rules = fileKinds[kind];
+  const detected = await fileTypeFromFile(file);
+  if (rules.text) {
+    if (detected || !looksLikeText(file)) throw new StorageError(415, UNSUPPORTED_FORMAT);
+    return rules.mimeTypes[0]!;
+  }
+  if (!detected || !rules.mimeTypes.includes(detected.mime)) throw new StorageError(415, UNSUPPORTED_FORMAT);
+  return detected.mime;
+}
+
+export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret'> }) {
+  const { db, config } = deps;
+  const root = path.join(config.dataDir, 'files');
+  const tmpDir = path.join(root, 'tmp');
+  const thumbDir = path.join(root, 'thumbnails');
+  mkdirSync(tmpDir, { recursive: true });
+  mkdirSync(thumbDir, { recursive: true });
+  const signKey = `${config.jwtSecret}:storage`;
+  const sign = (id: string, expires: number) => createHmac('sha256', signKey).update(`${id}:${expires}`).digest('base64url');
+  const pathOf = (id: string) => path.join(root, id);
+
+  const store = {
+    root,
+    tmpDir,
+    pathOf,
+    maxBytes: config.storageMaxBytes,
+
+    find: async (id: string): Promise<FileRow> => {
+      if (!UUID.test(id)) throw new StorageError(404, 'Fichier introuvable');
+      const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
+      if (!row) throw new StorageError(404, 'Fichier introuvable');
+      return row;
+    },
+
+    /** Checks checked temporary files in, in one transaction; their bytes move in place after. */
+    commit: async (bucketId: BucketId, userId: string, checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[]) => {
+      const rows = await db
+        .transaction((tx) =>
+          tx
+            .insert(files)
+            .values(checked.map((c) => ({ id: c.id, bucketId, name: c.name, size: c.size, mimeType: c.mimeType, etag: c.etag, uploadedByUserId: userId })))
+            .returning(),
+        )
+        .catch((error: unknown) => {
+          if (pgCode(error) === '23505') throw new StorageError(409, 'Un fichier existe déjà avec cet identifiant');
+          throw error;
+        });
+      for (const c of checked) renameSync(c.tmp, pathOf(c.id));
+      return rows;
+    },
+
+    /** A file posted by a page's form: same rules as the storage API. */
+    save: async (input: { bucketId: BucketId; file: File; userId: string }): Promise<FileRow> => {
+      const name = cleanName(input.file.name);
+      if (input.file.size > config.storageMaxBytes[input.bucketId]) {
+        throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[input.bucketId] / 1024 / 1024)} Mo au plus`);
+      }
+      if (input.file.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+      const tmp = path.join(tmpDir, randomUUID());
+      try {
+        const bytes = Buffer.from(await input.file.arrayBuffer());
+        writeFileSync(tmp, bytes);
+        const mimeType = await checkType(input.bucketId, name, tmp);
+        const etag = `"${createHash('md5').update(bytes).digest('hex')}"`;
+        const [row] = await store.commit(input.bucketId, input.userId, [{ tmp, id: randomUUID(), name, size: bytes.length, etag, mimeType }]);
+        return row!;
+      } finally {
+        rmSync(tmp, { force: true });
+      }
+    },
+
+    remove: async (id: string) => {
+      await db.delete(files).where(eq(files.id, id));
+      rmSync(pathOf(id), { force: true });
+      for (const size of THUMBNAIL_SIZES) rmSync(path.join(thumbDir, `${id}-${size}.webp`), { force: true });
+    },
+
+    /** The text of a small text file (a CSV curve), or null when it is not one or too large. */
+    readText: async (id: string, maxBytes = 2 * 1024 * 1024): Promise<string | null> => {
+      const row = await store.find(id).catch(() => null);
+      if (!row || !row.mimeType.startsWith('text/') || row.size > maxBytes) return null;
+      return readFile(pathOf(row.id), 'utf8').catch(() => null);
+    },
+
+    /** A link that works without a token until the end of the next hour. */
+    signedPath: (id: string, options: { width?: number } = {}) => {
+      const expires = (Math.floor(Date.now() / 1000 / LINK_WINDOW) + 2) * LINK_WINDOW;
+      const width = options.width ? `&w=${options.width}` : '';
+      return `/api/storage/files/${id}?expires=${expires}&signature=${sign(id, expires)}${width}`;
+    },
+
+    verifySignature: (id: string, expires: number, signature: string) => {
+      const expected = Buffer.from(sign(id, expires));
+      const given = Buffer.from(signature);
+      return expires * 1000 > Date.now() && given.length === expected.length && timingSafeEqual(given, expected);
+    },
+
+    /** A WebP no wider than `width` of an image, made once and kept. */
+    thumbnail: async (row: FileRow, width: number): Promise<string | null> => {
+      if (!THUMBNAIL_SIZES.has(width) || (row.mimeType !== 'image/png' && row.mimeType !== 'image/jpeg')) return null;
+      const file = path.join(thumbDir, `${row.id}-${width}.webp`);
+      if (!existsSync(file)) {
+        const { default: sharp } = await import('sharp');
+        const tmp = path.join(tmpDir, randomUUID());
+        await sharp(pathOf(row.id), { limitInputPixels: 64_000_000 }).rotate().resize({ width, height: width, fit: 'inside', withoutEnlargement: true }).webp({ quality: 70 }).toFile(tmp);
+        renameSync(tmp, file);
+      }
+      return file;
+    },
+  };
+  return store;
+}

@@ -1,0 +1,49 @@
+// A page's file form: the posted file is stored (bucket rules of SPEC §5), then linked to the
+// dossier through the API; when the link fails the stored file goes, so nothing half-written stays.
+import type { GraphQLClient } from 'graphql-request';
+import { bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
+import { graphqlErrorOf } from './graphql.server.ts';
+import { t } from './i18n.ts';
+import { fieldErrors, type FieldErrors } from './validation.ts';
+
+export const DOCUMENT_SELECTION = 'id category title comment outageId measureId createdAt file { id name mimeType size }';
+
+export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
+export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
+
+/** Reads the form; returns null when the file was linked, or what to show again. */
+export async function postDocument(locals: App.Locals, api: GraphQLClient, form: FormData, owner: DocumentOwner, allowed: readonly DocumentCategory[]): Promise<DocumentDraft | null> {
+  const values = { category: String(form.get('category') ?? allowed[0]), title: String(form.get('title') ?? '').slice(0, 400), comment: String(form.get('comment') ?? '').slice(0, 2000) };
+  const parsed = documentSchema.safeParse(values);
+  const errors: FieldErrors = parsed.success ? {} : fieldErrors(parsed.error);
+  if (parsed.success && !allowed.includes(parsed.data.category)) errors.category = t('validation.required');
+  const file = form.get('file');
+  if (!(file instanceof File) || file.size === 0 || !file.name) errors.file = t('documents.fileRequired');
+  if (!parsed.success || Object.keys(errors).length || !(file instanceof File)) return { values, errors };
+  const category = parsed.data.category;
+  let stored: { id: string } | null = null;
+  try {
+    stored = await locals.services.files.save({ bucketId: bucketOf(category), file, userId: locals.user!.id });
+    await api.request('mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
+      o: { ...owner, fileId: stored.id, category: category.replace(/-/g, '_'), title: parsed.data.title, comment: parsed.data.comment },
+    });
+    return null;
+  } catch (error) {
+    if (stored) await locals.services.files.remove(stored.id);
+    if (error instanceof Error && 'status' in error) return { values, errors: { file: error.message } };
+    const { message, code, fields } = graphqlErrorOf(error);
+    if (code === 'validation' && fields) return { values, errors: { file: Object.values(fields)[0] } };
+    return { values, errors: {}, formError: code === 'conflict' || code === 'validation' ? (message ?? t('errors.generic')) : t('errors.fileImport', { file: file.name }) };
+  }
+}
+
+/** The API's category names use underscores. */
+export function documentsOf<T extends { category: string }>(rows: T[]): (T & { category: DocumentCategory })[] {
+  return rows.map((row) => ({ ...row, category: row.category.replace(/_/g, '-') as DocumentCategory }));
+}
+
+/** Links a page shows: the file (signed for the hour) and, for an image, its thumbnail. */
+export function linksOf(locals: App.Locals, document: Pick<DossierDocument, 'file'>) {
+  const { files } = locals.services;
+  return { href: files.signedPath(document.file.id), thumbnail: files.signedPath(document.file.id, { width: 320 }) };
+}
