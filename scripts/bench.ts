@@ -189,6 +189,10 @@ async function pages(dataDir: string): Promise<void> {
     const list = await pageWeight(`${url}/gearboxes`, cookie);
     const dossier = await pageWeight(`${url}/gearbox/${firstId}`, cookie);
     console.log(`  ${label}: /gearboxes median ${ms(await median('/gearboxes'))} (${kb(list.html)} HTML, ${kb(list.js)} JS), /gearbox/{uuid} median ${ms(await median(`/gearbox/${firstId}`))} (${kb(dossier.html)} HTML, ${kb(dossier.js)} JS)`);
+    for (const tab of ['?onglet=procedures', '?onglet=documents&vue=courbes']) {
+      const weight = await pageWeight(`${url}/gearbox/${firstId}${tab}`, cookie);
+      console.log(`    /gearbox/{uuid}${tab} median ${ms(await median(`/gearbox/${firstId}${tab}`))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
+    }
   };
   await dossiers('9 demo models');
   const count = (await gql(url, token, '{ gearboxModelsAggregate { aggregate { count } } }')).gearboxModelsAggregate.aggregate.count;

@@ -11,7 +11,7 @@ type Row = typeof repairProcedures.$inferSelect;
 export type ProcedureRow = Row & { checkpoints: (typeof procedureCheckpoints.$inferSelect)[]; outageCount: number };
 
 const nameTaken = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw new ApiError(409, 'name-taken', 'Une procédure porte déjà ce nom', {}, { 'object.name': 'Une procédure porte déjà ce nom' });
+  if (pgCode(error) === '23505') throw new ApiError(409, 'name-taken', 'Une procédure porte déjà ce nom');
   if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
   throw error;
 };

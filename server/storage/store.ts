@@ -162,7 +162,13 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
       if (!existsSync(file)) {
         const { default: sharp } = await import('sharp');
         const tmp = path.join(tmpDir, randomUUID());
-        await sharp(pathOf(row.id), { limitInputPixels: 64_000_000 }).rotate().resize({ width, height: width, fit: 'inside', withoutEnlargement: true }).webp({ quality: 70 }).toFile(tmp);
+        try {
+          await sharp(pathOf(row.id), { limitInputPixels: 64_000_000 }).rotate().resize({ width, height: width, fit: 'inside', withoutEnlargement: true }).webp({ quality: 70 }).toFile(tmp);
+        } catch {
+          // Bytes that passed the upload's type check yet do not decode: served as they are.
+          rmSync(tmp, { force: true });
+          return null;
+        }
         renameSync(tmp, file);
       }
       return file;
