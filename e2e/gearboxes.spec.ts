@@ -92,7 +92,8 @@ test.describe('codes of a dossier', () => {
     await page.getByRole('link', { name: 'ZF 6HP26' }).click();
     await page.getByRole('navigation', { name: 'Onglets du dossier' }).getByRole('link', { name: 'Codes Doctor et codes boîte' }).click();
     await expect(page).toHaveURL(/onglet=codes$/);
-    await expect(page.getByText('Aucun code Doctor pour ce modèle.')).toBeVisible();
+    // The demo's own codes of the 6HP26.
+    await expect(page.getByRole('article', { name: /^Code Doctor / })).toHaveCount(2);
 
     const form = page.getByRole('region', { name: 'Nouveau code Doctor' });
     await form.getByRole('button', { name: 'Ajouter le code Doctor' }).click();
@@ -123,7 +124,9 @@ test.describe('codes of a dossier', () => {
     await expect(page.getByRole('status').filter({ hasText: 'Code supprimé' })).toBeVisible();
     await page.getByRole('link', { name: 'Supprimer GA6HP26Z-1' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
-    await expect(page.getByText('Aucun code Doctor pour ce modèle.')).toBeVisible();
+    await expect(page.getByRole('status').filter({ hasText: 'Code supprimé' })).toBeVisible();
+    await expect(page.getByRole('article', { name: /^Code Doctor / })).toHaveCount(2);
+    await expect(page.getByRole('article', { name: 'Code Doctor GA6HP26Z-1' })).toHaveCount(0);
   });
 });
 
@@ -166,7 +169,7 @@ test.describe('outages of a dossier', () => {
     await page.goto('/gearboxes?recherche=6DCT450');
     await page.getByRole('link', { name: 'Getrag 6DCT450' }).click();
     await page.getByRole('navigation', { name: 'Onglets du dossier' }).getByRole('link', { name: 'Pannes identifiées' }).click();
-    await expect(page.getByText('Aucune panne identifiée pour ce modèle.')).toBeVisible();
+    await expect(page.getByRole('table').getByRole('rowheader')).toHaveCount(4);
     await page.getByRole('link', { name: 'Nouvelle panne' }).click();
 
     await page.getByLabel('Composant').fill('Fourchette de sélection');
@@ -185,7 +188,7 @@ test.describe('outages of a dossier', () => {
     await page.getByRole('link', { name: /Getrag 6DCT450/ }).click();
     await page.getByRole('link', { name: 'Supprimer le modèle' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'Suppression impossible' })).toContainText('hypothèses de panne (1)');
+    await expect(page.getByRole('alert').filter({ hasText: 'Suppression impossible' }).getByRole('listitem')).toHaveText(['procédures de réparation (3)', 'documents techniques (4)', 'hypothèses de panne (5)']);
 
     // The new component is in the base, and in use.
     await page.goto('/symptoms-conditions-base?onglet=composants');

@@ -62,7 +62,12 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     const box = (await gql('diagnostician', addBox, { d: doctor.id, c: 'KNS' })).data.insertGearboxCode;
     expect((await gql('diagnostician', addBox, { d: doctor.id, c: 'kns' })).errors![0]!.message).toBe('Code déjà existant');
     const read = await gql('mechanic', 'query($id: uuid!) { gearboxModel(id: $id) { doctorCodes { code engine gearboxCodes { code } } } }', { id: modelId });
-    expect(read.data.gearboxModel.doctorCodes).toEqual([{ code: 'DQ250-CD', engine: '2.0 TDI 170', gearboxCodes: [{ code: 'KNS' }] }]);
+    // Between the demo's own doctor codes of the model, in code order.
+    expect(read.data.gearboxModel.doctorCodes).toEqual([
+      { code: 'DQ250-BKD', engine: '2.0 TDI BKD (140 ch)', gearboxCodes: [{ code: 'HXT' }, { code: 'JPM' }] },
+      { code: 'DQ250-CD', engine: '2.0 TDI 170', gearboxCodes: [{ code: 'KNS' }] },
+      { code: 'DQ250-CFG', engine: '2.0 TDI CFGB (170 ch)', gearboxCodes: [{ code: 'LQV' }, { code: 'NLE' }] },
+    ]);
     const delDoctor = 'mutation($id: uuid!) { deleteDoctorCode(id: $id) }';
     expect((await gql('diagnostician', delDoctor, { id: doctor.id })).errors![0]).toMatchObject({ message: 'Code utilisé', extensions: { code: 'conflict' } });
     expect((await gql('mechanic', 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }', { id: box.id })).errors![0]!.extensions.code).toBe('forbidden');
@@ -104,7 +109,11 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     expect((await gql('diagnostician', add, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { 'object.occurrenceRate': 'Nombre invalide' } });
 
     const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: modelId });
-    expect(refused.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict', reasons: ['hypothèses de panne (2)'] } });
+    // The demo dossier: 3 procedures, 3 measures and a reference curve, 4 outages; and the 2 added here.
+    expect(refused.errors![0]).toMatchObject({
+      message: 'Suppression impossible',
+      extensions: { code: 'conflict', reasons: ['procédures de réparation (3)', 'documents techniques (4)', 'hypothèses de panne (6)'] },
+    });
     const componentId = (await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { id } }')).data.baseItems[0].id;
     expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: componentId })).errors![0]!.message).toBe('Cet item est utilisé');
     for (const outageId of [id, added]) expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteOutage(id: $id) }', { id: outageId })).data.deleteOutage).toBe(outageId);

@@ -1,11 +1,29 @@
 // First run (an admin account) and the demo workshop. Later domains add their demo data here.
-import { randomBytes } from 'node:crypto';
-import { count } from 'drizzle-orm';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { count, eq, sql } from 'drizzle-orm';
 import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
-import { baseItems, errorCodes, gearboxModels, outages, users } from './schema/index.ts';
+import { checkType, type FileStore } from '../storage/store.ts';
+import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
+import {
+  baseItems,
+  doctorCodes,
+  errorCodes,
+  files,
+  gearboxCodes,
+  gearboxDocuments,
+  gearboxMeasures,
+  gearboxModels,
+  outageProcedures,
+  outages,
+  procedureCheckpoints,
+  repairProcedures,
+  users,
+} from './schema/index.ts';
 import type { BaseKind } from '../../src/lib/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
@@ -37,11 +55,14 @@ const emailOf = (name: string) =>
 const baseDemo: Record<BaseKind, string[]> = {
   condition: ['Moteur froid', 'Moteur chaud (plus de 80 °C)', 'Au démarrage', 'En accélération franche', 'En décélération', 'À vitesse stabilisée', 'En côte', 'Après un long trajet', 'En marche arrière', 'Au passage de N en D'],
   symptom: ['Patinage', 'À-coup au passage de rapport', 'Passage de rapport retardé', 'Mode dégradé (secours)', 'Voyant de boîte allumé', 'Sifflement', 'Vibrations au démarrage', 'Pas de marche arrière', 'Perte de puissance', 'Fuite d’huile'],
-  component: ['Mécatronique', 'Convertisseur de couple', 'Bloc hydraulique', 'Électrovanne de pression', 'Capteur de régime de sortie', 'Double embrayage (K1/K2)', 'Pompe à huile', 'Calculateur de boîte (TCU)', 'Faisceau électrique', 'Courroie de variateur'],
+  component: [
+    'Mécatronique', 'Convertisseur de couple', 'Bloc hydraulique', 'Électrovanne de pression', 'Capteur de régime de sortie', 'Double embrayage (K1/K2)', 'Pompe à huile', 'Calculateur de boîte (TCU)', 'Faisceau électrique', 'Courroie de variateur',
+    'Carter-filtre', 'Douille de connecteur (passe-cloison)', 'Embrayages multidisques', 'Embrayage', 'Volant bimasse', 'Roulement de poulie', 'Capteur de pression', 'Échangeur thermique', 'Joint à lèvre de sortie', 'Moteur d’embrayage', 'Robot de sélection des rapports',
+  ],
   outage_type: ['Usure', 'Défaut électrique', 'Fuite', 'Grippage', 'Casse mécanique', 'Huile polluée', 'Défaut logiciel', 'Surchauffe'],
 };
 
-/** Gearbox models as a French workshop records them (the dossiers around them come later). */
+/** Gearbox models as a French workshop records them; their dossiers are in demo-dossiers.ts. */
 const demoGearboxes = [
   { model: 'ZF 8HP45', bvaId: '8HP45', type: 'automatic', constructorName: 'ZF', doctorCode: 'GA8HP45Z', businessName: '8HP', startYear: 2009, endYear: null, gears: 8, arrangement: 'Longitudinale', propulsion: 'Propulsion', optionalPropulsion: 'Intégrale (xDrive)' },
   { model: 'ZF 6HP26', bvaId: '6HP26', type: 'automatic', constructorName: 'ZF', doctorCode: 'GA6HP26Z', businessName: '6HP', startYear: 2001, endYear: 2011, gears: 6, arrangement: 'Longitudinale', propulsion: 'Propulsion', optionalPropulsion: 'Intégrale' },
@@ -81,20 +102,6 @@ const demoErrorCodes: Record<string, string[]> = {
   'PSA ETG6': ['P0700', 'P0780'],
 };
 
-/** Outages the workshop has met on each model: component, type, share of orders, mileage. */
-const demoOutages: Record<string, [string, string, number, number, string][]> = {
-  'ZF 8HP45': [
-    ['Mécatronique', 'Défaut électrique', 18, 142000, 'Capteur de régime intégré à la mécatronique hors service : mode secours en 3e.'],
-    ['Convertisseur de couple', 'Usure', 11, 175000, 'Embrayage de pontage usé : vibrations à 70–90 km/h sous faible charge.'],
-  ],
-  'VW DQ200 0AM': [
-    ['Double embrayage (K1/K2)', 'Usure', 34, 98000, 'Embrayage sec usé : à-coups au démarrage et patinage en côte.'],
-    ['Mécatronique', 'Fuite', 27, 120000, 'Fissure de l’accumulateur de pression : perte de pression et voyant allumé.'],
-  ],
-  'Aisin TF-80SC': [['Bloc hydraulique', 'Huile polluée', 22, 160000, 'Électrovannes encrassées par une huile jamais vidangée : passages durs 2–3.']],
-  'Jatco JF011E': [['Courroie de variateur', 'Usure', 25, 150000, 'Courroie et poulies marquées : sifflement et patinage à l’accélération.']],
-};
-
 export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(users);
   return row?.n ?? 0;
@@ -129,42 +136,125 @@ export async function createFirstAdmin(
   return { email, generatedPassword };
 }
 
-export async function seedDemoWorkshop(db: Db): Promise<void> {
+/** Serialises the demo load when several instances start on one PostgreSQL (DEMO_DATA=1). */
+const DEMO_SEED_LOCK = 724_519_002;
+
+/**
+ * The demo workshop: accounts, the base, the gearbox models and their technical dossiers, in one
+ * transaction. Each kind of dossier row is skipped when its table already has some.
+ */
+export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Promise<void> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
-  await db
-    .insert(users)
-    .values(demoAccounts.map((a) => ({ email: a.email, displayName: a.displayName, defaultRole: a.role, emailVerified: true, passwordHash })))
-    .onConflictDoNothing();
-  await db
-    .insert(baseItems)
-    .values(Object.entries(baseDemo).flatMap(([kind, names]) => names.map((name) => ({ kind, name }))))
-    .onConflictDoNothing();
-  await db.insert(gearboxModels).values(demoGearboxes).onConflictDoNothing();
-  const models = await db.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels);
-  await db
-    .insert(errorCodes)
-    .values(models.flatMap((m) => (demoErrorCodes[m.model] ?? []).map((code) => ({ gearboxModelId: m.id, code, description: p07[code]! }))))
-    .onConflictDoNothing();
+  const curves: CheckedFile[] = [];
+  try {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_SEED_LOCK})`);
+      await tx
+        .insert(users)
+        .values(demoAccounts.map((a) => ({ email: a.email, displayName: a.displayName, defaultRole: a.role, emailVerified: true, passwordHash })))
+        .onConflictDoNothing();
+      await tx
+        .insert(baseItems)
+        .values(Object.entries(baseDemo).flatMap(([kind, names]) => names.map((name) => ({ kind, name }))))
+        .onConflictDoNothing();
+      await tx.insert(gearboxModels).values(demoGearboxes).onConflictDoNothing();
+      const models = (await tx.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels)).filter((m) => demoDossiers[m.model]);
+      const dossiers = models.map((m) => ({ modelId: m.id, ...demoDossiers[m.model]! }));
+      await tx
+        .insert(errorCodes)
+        .values(models.flatMap((m) => (demoErrorCodes[m.model] ?? []).map((code) => ({ gearboxModelId: m.id, code, description: p07[code]! }))))
+        .onConflictDoNothing();
+      await seedCodes(tx, dossiers);
+      await seedOutagesAndProcedures(tx, dossiers);
+      await seedMeasuresAndCurves(tx, dossiers, deps.files, curves);
+      // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
+      await tx
+        .insert(users)
+        .values(staff.map(([name, role], i) => ({ email: emailOf(name), displayName: name, defaultRole: role, emailVerified: i % 2 === 0, passwordHash: i % 2 === 0 ? passwordHash : null })))
+        .onConflictDoNothing();
+    });
+    // As an upload does: the rows are in, the bytes move in place.
+    for (const curve of curves) renameSync(curve.tmp, deps.files.pathOf(curve.id));
+  } finally {
+    for (const curve of curves) rmSync(curve.tmp, { force: true });
+  }
+}
+
+type SeededDossier = DemoDossier & { modelId: string };
+type CheckedFile = { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string };
+
+const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments) =>
+  (await db.select({ n: count() }).from(table))[0]!.n === 0;
+
+/** Doctor codes and their gearbox codes; ids are made here so both go in one batch each. */
+async function seedCodes(db: Db, dossiers: SeededDossier[]) {
+  if (!(await isEmpty(db, doctorCodes))) return;
+  const doctors = dossiers.flatMap((d) => d.doctorCodes.map(({ gearboxCodes, ...doctor }) => ({ id: randomUUID(), gearboxModelId: d.modelId, ...doctor, gearboxCodes })));
+  if (doctors.length === 0) return;
+  // Both tables are empty here (a gearbox code needs its doctor code): a duplicate is a mistake in the demo.
+  await db.insert(doctorCodes).values(doctors.map(({ gearboxCodes: _codes, ...doctor }) => doctor));
+  await db.insert(gearboxCodes).values(doctors.flatMap((doctor) => doctor.gearboxCodes.map((code) => ({ doctorCodeId: doctor.id, code }))));
+}
+
+/** Outages, procedures with their checkpoints, and which procedures each outage calls for, by priority. */
+async function seedOutagesAndProcedures(db: Db, dossiers: SeededDossier[]) {
   const base = await db.select({ id: baseItems.id, kind: baseItems.kind, name: baseItems.name }).from(baseItems);
   const baseId = (kind: string, name: string) => base.find((b) => b.kind === kind && b.name === name)!.id;
-  const existing = await db.select({ id: outages.id }).from(outages).limit(1);
-  if (existing.length === 0) {
-    await db.insert(outages).values(
-      models.flatMap((m) =>
-        (demoOutages[m.model] ?? []).map(([component, type, occurrenceRate, averageMileage, description]) => ({
-          gearboxModelId: m.id,
-          componentId: baseId('component', component),
-          outageTypeId: baseId('outage_type', type),
-          occurrenceRate,
-          averageMileage,
-          description,
-        })),
-      ),
-    );
+  const outageRows = dossiers.flatMap((d) =>
+    d.outages.map(([component, type, occurrenceRate, averageMileage, description, procedures]) => ({
+      id: randomUUID(),
+      gearboxModelId: d.modelId,
+      componentId: baseId('component', component),
+      outageTypeId: baseId('outage_type', type),
+      occurrenceRate,
+      averageMileage,
+      description,
+      procedures: procedures.map((name) => `${d.modelId}|${name}`),
+    })),
+  );
+  const procedureRows = dossiers.flatMap((d) => d.procedures.map((p) => ({ id: randomUUID(), gearboxModelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })));
+  const outagesAdded = (await isEmpty(db, outages)) && outageRows.length > 0;
+  if (outagesAdded) await db.insert(outages).values(outageRows.map(({ procedures: _p, ...row }) => row));
+  const proceduresAdded = (await isEmpty(db, repairProcedures)) && procedureRows.length > 0;
+  if (proceduresAdded) {
+    await db.insert(repairProcedures).values(procedureRows.map(({ id, gearboxModelId, name, description, steps }) => ({ id, gearboxModelId, name, description, steps })));
+    await db
+      .insert(procedureCheckpoints)
+      .values(procedureRows.flatMap((p) => p.checkpoints.map(([name, description], i) => ({ procedureId: p.id, position: i + 1, name, description }))));
   }
-  // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
-  await db
-    .insert(users)
-    .values(staff.map(([name, role], i) => ({ email: emailOf(name), displayName: name, defaultRole: role, emailVerified: i % 2 === 0, passwordHash: i % 2 === 0 ? passwordHash : null })))
-    .onConflictDoNothing();
+  // Links only between rows made here: older outages and procedures are the workshop's own.
+  if (outagesAdded && proceduresAdded && (await isEmpty(db, outageProcedures))) {
+    const procedureId = new Map(procedureRows.map((p) => [p.key, p.id]));
+    const links = outageRows.flatMap((o) => o.procedures.map((key, i) => ({ outageId: o.id, procedureId: procedureId.get(key)!, priority: i + 1 })));
+    const unknown = links.find((l) => !l.procedureId);
+    if (unknown) throw new Error('A demo outage names a procedure its model does not have');
+    if (links.length) await db.insert(outageProcedures).values(links);
+  }
+}
+
+/**
+ * Measures with their bounds, and each model's reference curve: a CSV checked against the
+ * documents bucket as an upload is, its metadata row, and its bytes in a temporary file that
+ * the caller moves in place once the transaction is committed.
+ */
+async function seedMeasuresAndCurves(db: Db, dossiers: SeededDossier[], store: FileStore, curves: CheckedFile[]) {
+  if (await isEmpty(db, gearboxMeasures)) {
+    const rows = dossiers.flatMap((d) => d.measures.map((m) => ({ gearboxModelId: d.modelId, ...m })));
+    if (rows.length) await db.insert(gearboxMeasures).values(rows);
+  }
+  if (!(await isEmpty(db, gearboxDocuments))) return;
+  const [uploader] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'diagnostic@demo.local')).limit(1);
+  if (!uploader || dossiers.length === 0) return;
+  for (const d of dossiers) {
+    const bytes = Buffer.from(d.curve.csv, 'utf8');
+    const tmp = path.join(store.tmpDir, randomUUID());
+    writeFileSync(tmp, bytes);
+    const curve = { tmp, id: randomUUID(), name: d.curve.fileName, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"`, mimeType: '' };
+    curves.push(curve);
+    curve.mimeType = await checkType('documents', d.curve.fileName, tmp);
+  }
+  await db.insert(files).values(curves.map(({ tmp: _tmp, ...c }) => ({ ...c, bucketId: 'documents', uploadedByUserId: uploader.id })));
+  await db.insert(gearboxDocuments).values(
+    dossiers.map((d, i) => ({ gearboxModelId: d.modelId, category: 'reference-curve', fileId: curves[i]!.id, title: d.curve.title, comment: d.curve.comment })),
+  );
 }
