@@ -22,6 +22,7 @@ import { createFileStore, type FileStore } from './storage/store.ts';
 import { createProceduresService, type ProceduresService } from './gearboxes/procedures.ts';
 import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
 import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
+import { createStockService, type StockService } from './stock/service.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -32,6 +33,7 @@ export type Services = {
   procedures: ProceduresService;
   measures: MeasuresService;
   documents: DocumentsService;
+  stock: StockService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
@@ -141,6 +143,7 @@ export async function createApp(options: {
     measures: createMeasuresService({ db: database.db }),
     documents: createDocumentsService({ db: database.db, files }),
     files,
+    stock: createStockService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

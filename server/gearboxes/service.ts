@@ -1,7 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairProcedures } from '../db/schema/index.ts';
+import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairProcedures, stockItems } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
@@ -82,6 +82,10 @@ export function createGearboxesService(deps: { db: Db }) {
     if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Élément introuvable');
     throw error;
   };
+  const codeUsed = (error: unknown): never => {
+    if (pgCode(error) === '23503') throw new ApiError(409, 'code-used', 'Code utilisé');
+    throw error;
+  };
   return {
     list: (filter: GearboxFilter & { limit: number; offset: number }) =>
       db.select().from(gearboxModels).where(whereOf(filter)).orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model)).limit(filter.limit).offset(filter.offset),
@@ -115,15 +119,16 @@ export function createGearboxesService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [used] = await tx.select({ id: gearboxCodes.id }).from(gearboxCodes).where(eq(gearboxCodes.doctorCodeId, id)).limit(1);
         if (used) throw new ApiError(409, 'code-used', 'Code utilisé');
-        const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning();
+        const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
         return row;
       }),
 
     insertGearboxCode: async (doctorCodeId: string, code: string) => (await db.insert(gearboxCodes).values({ doctorCodeId, code }).returning().catch(codeTaken))[0]!,
 
+    /** A code a stock item carries is in use. */
     removeGearboxCode: async (id: string) => {
-      const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning();
+      const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning().catch(codeUsed);
       if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
       return row;
     },
@@ -177,15 +182,16 @@ export function createGearboxesService(deps: { db: Db }) {
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */
     remove: async (id: string) => {
-      const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments, extra?: SQL) =>
+      const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems, extra?: SQL) =>
         (await db.select({ n: count() }).from(table).where(and(eq(table.gearboxModelId, id), extra)))[0]!.n;
-      const [hypotheses, procedures, measures] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures)];
+      const [hypotheses, procedures, measures, stock] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures), await counted(stockItems)];
       // An outage's or a measure's files are counted with them.
       const documents = await counted(gearboxDocuments, and(isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)));
       const reasons = [
         procedures && `procédures de réparation (${procedures})`,
         documents + measures && `documents techniques (${documents + measures})`,
         hypotheses && `hypothèses de panne (${hypotheses})`,
+        stock && `boîtes du stock (${stock})`,
       ].filter((reason): reason is string => !!reason);
       if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
       const [row] = await db

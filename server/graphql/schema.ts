@@ -6,5 +6,6 @@ import './gearboxes.ts';
 import './procedures.ts';
 import './measures.ts';
 import './documents.ts';
+import './stock.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

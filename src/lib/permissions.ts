@@ -14,6 +14,8 @@ export const capabilities = {
   manageBase: ['app_admin', 'diagnostician'],
   /** SPEC §2.1, §6: technical dossiers are written by admins and diagnosticians, read by all. */
   manageGearboxes: ['app_admin', 'diagnostician'],
+  /** SPEC §2.9, §6: the stock is read and kept by admins, diagnosticians and commercials. */
+  manageStock: ['app_admin', 'diagnostician', 'commercial'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

@@ -2,3 +2,4 @@ export * from './auth.ts';
 export * from './storage.ts';
 export * from './base.ts';
 export * from './gearboxes.ts';
+export * from './stock.ts';

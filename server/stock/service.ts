@@ -1,0 +1,188 @@
+// The gearbox stock: the lists with their filters and counts, and the transitions of SPEC §4
+// (added, moved, condition changed, removed), each kept as a movement with who and when. A
+// change made on an older version of an item is refused, so two people acting on the same box
+// at once cannot both succeed.
+import { and, asc, count, desc, eq, ilike, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { SelectedFields } from 'drizzle-orm/pg-core';
+import type { GearboxType } from '../../src/lib/gearboxes.ts';
+import type { AddStockInput, GearboxCondition } from '../../src/lib/stock.ts';
+import { escapeLike } from '../../src/lib/search.ts';
+import type { Db } from '../db/client.ts';
+
+import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+
+export type StockService = ReturnType<typeof createStockService>;
+export type StockFilter = {
+  history?: boolean;
+  search?: string;
+  modelId?: string | null;
+  type?: GearboxType | null;
+  condition?: GearboxCondition | null;
+  rack?: string | null;
+};
+export type Actor = { id: string };
+
+const selection = {
+  id: stockItems.id,
+  number: stockItems.number,
+  version: stockItems.version,
+  model: { id: gearboxModels.id, model: gearboxModels.model, type: gearboxModels.type, constructorName: gearboxModels.constructorName },
+  doctorCode: doctorCodes.code,
+  gearboxCode: gearboxCodes.code,
+  condition: stockItems.condition,
+  rack: stockItems.rack,
+  level: stockItems.level,
+  addedOn: stockItems.addedOn,
+  outOn: stockItems.outOn,
+  outReason: stockItems.outReason,
+  comment: stockItems.comment,
+};
+export type StockRow = { id: string; number: number; version: number; model: { id: string; model: string; type: string; constructorName: string }; doctorCode: string | null; gearboxCode: string | null; condition: string; rack: string; level: number; addedOn: string; outOn: string | null; outReason: string; comment: string };
+
+export const referenceOf = (number: number) => `S-${String(number).padStart(6, '0')}`;
+
+function whereOf(filter: StockFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [filter.history ? isNotNull(stockItems.outOn) : isNull(stockItems.outOn)];
+  const text = filter.search?.trim();
+  if (text) {
+    const pattern = `%${escapeLike(text)}%`;
+    const number = /^(?:S-?)?0*(\d{1,9})$/i.exec(text)?.[1];
+    parts.push(
+      or(
+        ilike(gearboxModels.model, pattern),
+        ilike(gearboxModels.constructorName, pattern),
+        ilike(doctorCodes.code, pattern),
+        ilike(gearboxCodes.code, pattern),
+        ilike(stockItems.comment, pattern),
+        ilike(stockItems.outReason, pattern),
+        number ? eq(stockItems.number, Number(number)) : undefined,
+      ),
+    );
+  }
+  if (filter.modelId) parts.push(eq(stockItems.gearboxModelId, filter.modelId));
+  if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
+  if (filter.condition) parts.push(eq(stockItems.condition, filter.condition));
+  if (filter.rack) parts.push(eq(stockItems.rack, filter.rack));
+  return and(...parts);
+}
+
+const byName = (actor: Actor) => sql`coalesce((select ${users.displayName} from ${users} where ${users.id} = ${actor.id}), '')`;
+
+export function createStockService(deps: { db: Db }) {
+  const { db } = deps;
+  const from = (fields: SelectedFields) =>
+    db
+      .select(fields)
+      .from(stockItems)
+      .innerJoin(gearboxModels, eq(gearboxModels.id, stockItems.gearboxModelId))
+      .leftJoin(doctorCodes, eq(doctorCodes.id, stockItems.doctorCodeId))
+      .leftJoin(gearboxCodes, eq(gearboxCodes.id, stockItems.gearboxCodeId));
+
+  type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+  /** The item locked for the change, checked against the version the user saw. */
+  async function lockCurrent(tx: Tx, id: string, version: number) {
+    const [item] = await tx.select().from(stockItems).where(eq(stockItems.id, id)).for('update');
+    if (!item) throw new ApiError(404, 'not-found', 'Boîte introuvable');
+    if (item.outOn) throw new ApiError(409, 'already-removed', 'Cette boîte a déjà été retirée du stock.');
+    if (item.version !== version) throw new ApiError(409, 'stale', 'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.');
+    return item;
+  }
+
+  const service = {
+    list: (filter: StockFilter & { limit: number; offset: number }) =>
+      from(selection)
+        .where(whereOf(filter))
+        .orderBy(...(filter.history ? [desc(stockItems.outOn), desc(stockItems.number)] : [asc(stockItems.rack), asc(stockItems.level), asc(stockItems.number)]))
+        .limit(filter.limit)
+        .offset(filter.offset) as unknown as Promise<StockRow[]>,
+
+    count: async (filter: StockFilter) => (await from({ n: count() }).where(whereOf(filter)))[0]!.n as number,
+
+    /** Current stock per model and condition, under the same filters. */
+    counts: (filter: StockFilter) =>
+      from({ modelId: gearboxModels.id, model: gearboxModels.model, condition: stockItems.condition, n: count() })
+        .where(whereOf({ ...filter, history: false }))
+        .groupBy(gearboxModels.id, gearboxModels.model, stockItems.condition)
+        .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: string; n: number }[]>,
+
+    /** The racks in use, for the filter and the pickers. */
+    racks: async () => (await db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack))).map((r) => r.rack),
+
+    get: async (id: string) => ((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as StockRow[])[0],
+
+    movementsOf: (itemId: string) => db.select().from(stockMovements).where(eq(stockMovements.itemId, itemId)).orderBy(asc(stockMovements.at), asc(stockMovements.id)),
+
+    /** `quantity` identical boxes; the code must be one of the model's. */
+    insert: async (input: AddStockInput, actor: Actor): Promise<string[]> => {
+      const [model] = await db.select({ id: gearboxModels.id }).from(gearboxModels).where(eq(gearboxModels.id, input.gearboxModelId));
+      if (!model) throw new ApiError(400, 'invalid', 'Modèle inconnu', {}, { 'object.gearboxModelId': 'Modèle inconnu' });
+      let doctorCodeId: string | null = null;
+      let gearboxCodeId: string | null = null;
+      if (input.code) {
+        const [kind, id] = [input.code[0], input.code.slice(2)];
+        const [found] =
+          kind === 'd'
+            ? await db.select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: sql<string | null>`null` }).from(doctorCodes).where(eq(doctorCodes.id, id))
+            : await db
+                .select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: gearboxCodes.id })
+                .from(gearboxCodes)
+                .innerJoin(doctorCodes, eq(doctorCodes.id, gearboxCodes.doctorCodeId))
+                .where(eq(gearboxCodes.id, id));
+        if (!found || found.model !== model.id) throw new ApiError(400, 'invalid', 'Ce code n’appartient pas à ce modèle', {}, { 'object.code': 'Ce code n’appartient pas à ce modèle' });
+        doctorCodeId = found.doctor;
+        gearboxCodeId = found.code;
+      }
+      return db.transaction(async (tx) => {
+        const rows = await tx
+          .insert(stockItems)
+          .values(
+            Array.from({ length: input.quantity }, () => ({
+              gearboxModelId: model.id,
+              doctorCodeId,
+              gearboxCodeId,
+              condition: input.condition,
+              rack: input.rack,
+              level: input.level,
+              addedOn: input.addedOn,
+              comment: input.comment,
+            })),
+          )
+          .returning({ id: stockItems.id });
+        await tx.insert(stockMovements).values(
+          rows.map((row) => ({ itemId: row.id, kind: 'added', toRack: input.rack, toLevel: input.level, toCondition: input.condition, byUserId: actor.id, byName: byName(actor) })),
+        );
+        return rows.map((r) => r.id);
+      });
+    },
+
+    move: (id: string, version: number, to: { rack: string; level: number }, actor: Actor) =>
+      db.transaction(async (tx) => {
+        const item = await lockCurrent(tx, id, version);
+        if (item.rack === to.rack && item.level === to.level) return id;
+        await tx.update(stockItems).set({ rack: to.rack, level: to.level, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
+        await tx.insert(stockMovements).values({ itemId: id, kind: 'moved', fromRack: item.rack, fromLevel: item.level, toRack: to.rack, toLevel: to.level, byUserId: actor.id, byName: byName(actor) });
+        return id;
+      }),
+
+    changeCondition: (id: string, version: number, condition: GearboxCondition, actor: Actor) =>
+      db.transaction(async (tx) => {
+        const item = await lockCurrent(tx, id, version);
+        if (item.condition === condition) return id;
+        await tx.update(stockItems).set({ condition, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
+        await tx.insert(stockMovements).values({ itemId: id, kind: 'condition', fromCondition: item.condition, toCondition: condition, byUserId: actor.id, byName: byName(actor) });
+        return id;
+      }),
+
+    remove: (id: string, version: number, out: { outOn: string; outReason: string }, actor: Actor) =>
+      db.transaction(async (tx) => {
+        const item = await lockCurrent(tx, id, version);
+        if (out.outOn < item.addedOn) throw new ApiError(400, 'invalid', 'La date de sortie précède la date d’entrée', {}, { 'object.outOn': 'La date de sortie précède la date d’entrée' });
+        await tx.update(stockItems).set({ outOn: out.outOn, outReason: out.outReason, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
+        await tx.insert(stockMovements).values({ itemId: id, kind: 'removed', fromRack: item.rack, fromLevel: item.level, reason: out.outReason, byUserId: actor.id, byName: byName(actor) });
+        return id;
+      }),
+  };
+  return service;
+}
+

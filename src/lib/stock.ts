@@ -1,0 +1,150 @@
+// The gearbox stock (SPEC §2.9, §3, §4): conditions, the list's URL, and one schema per form
+// (add, move, change condition, remove), shared by the pages and the API.
+import { z } from 'zod';
+import { gearboxTypes, type GearboxType } from './gearboxes.ts';
+import { t } from './i18n.ts';
+import { required } from './validation.ts';
+
+export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
+export type GearboxCondition = (typeof gearboxConditions)[number];
+export const conditionLabels: Record<GearboxCondition, string> = {
+  new: 'Neuve',
+  used: 'Occasion',
+  refurbished: 'Reconditionnée',
+  old_material: 'Ancienne matière',
+  out_of_order: 'Hors service',
+};
+
+export const movementKinds = ['added', 'moved', 'condition', 'removed'] as const;
+export type MovementKind = (typeof movementKinds)[number];
+
+export const STOCK_PAGE_SIZE = 25;
+export const MAX_QUANTITY = 100;
+
+export type StockView = 'stock' | 'historique' | 'codes';
+export type StockQuery = { view: StockView; search: string; modelId: string | null; type: GearboxType | null; condition: GearboxCondition | null; rack: string | null; page: number };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `?onglet=&recherche=&modele=&type=&etat=&rayon=&page=` as the screen reads it. */
+export function readStockQuery(params: URLSearchParams): StockQuery {
+  const view = params.get('onglet');
+  const type = params.get('type');
+  const condition = params.get('etat');
+  const rack = normaliseRack(params.get('rayon') ?? '');
+  const page = Number(params.get('page'));
+  const model = params.get('modele') ?? '';
+  return {
+    view: view === 'historique' || view === 'codes' ? view : 'stock',
+    search: (params.get('recherche') ?? '').slice(0, 120),
+    modelId: UUID.test(model) ? model.toLowerCase() : null,
+    type: (gearboxTypes as readonly string[]).includes(type ?? '') ? (type as GearboxType) : null,
+    condition: (gearboxConditions as readonly string[]).includes(condition ?? '') ? (condition as GearboxCondition) : null,
+    rack: /^[A-Z0-9-]{1,10}$/.test(rack) ? rack : null,
+    page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
+  };
+}
+
+export function stockHref(query: Partial<StockQuery> & { item?: string; format?: 'csv' }): string {
+  const params = new URLSearchParams();
+  if (query.view && query.view !== 'stock') params.set('onglet', query.view);
+  if (query.search?.trim()) params.set('recherche', query.search.trim());
+  if (query.modelId) params.set('modele', query.modelId);
+  if (query.type) params.set('type', query.type);
+  if (query.condition) params.set('etat', query.condition);
+  if (query.rack) params.set('rayon', query.rack);
+  if (query.page && query.page > 1) params.set('page', String(query.page));
+  if (query.item) params.set('article', query.item);
+  if (query.format) params.set('format', query.format);
+  const text = params.toString();
+  return text ? `/stock?${text}` : '/stock';
+}
+
+/** Racks are written as the workshop paints them: capitals, no spaces ("b" → "B", "a 12" → "A12"). */
+export function normaliseRack(value: string): string {
+  return value.replace(/\s+/g, '').toUpperCase();
+}
+
+/** A date typed as YYYY-MM-DD (date input) or DD/MM/YYYY; kept as YYYY-MM-DD. */
+const day = () =>
+  z.preprocess(
+    (v) => {
+      if (v instanceof Date) return v.toISOString().slice(0, 10);
+      if (typeof v !== 'string') return v;
+      const fr = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v.trim());
+      return fr ? `${fr[3]}-${fr[2]}-${fr[1]}` : v.trim();
+    },
+    z
+      .string({ error: t('validation.required') })
+      .min(1, t('validation.required'))
+      .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), t('stock.invalidDate')),
+  );
+
+const rack = () => required().transform(normaliseRack).pipe(z.string().regex(/^[A-Z0-9-]{1,10}$/, t('stock.invalidRack')));
+const level = () =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
+    z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).int(t('validation.integer')).min(1, t('validation.min', { min: 1 })).max(99, t('validation.number')),
+  );
+const comment = () => z.string().trim().max(1000).optional().default('');
+
+/** Adding one or several identical gearboxes to a rack and level. */
+export const addStockSchema = z.object({
+  gearboxModelId: z.uuid({ error: t('validation.required') }),
+  /** `d:{doctor code id}` or `g:{gearbox code id}`; empty when the box carries none. */
+  code: z
+    .string()
+    .optional()
+    .default('')
+    .refine((v) => v === '' || /^[dg]:[0-9a-f-]{36}$/i.test(v), t('validation.required')),
+  condition: z.enum(gearboxConditions, { error: t('validation.required') }),
+  rack: rack(),
+  level: level(),
+  addedOn: day(),
+  quantity: z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
+    z
+      .number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) })
+      .int(t('validation.integer'))
+      .refine((n) => n >= 1 && n <= MAX_QUANTITY, t('stock.quantityRange', { max: MAX_QUANTITY })),
+  ),
+  comment: comment(),
+});
+export type AddStockInput = z.infer<typeof addStockSchema>;
+
+export const moveStockSchema = z.object({ rack: rack(), level: level() });
+export const conditionStockSchema = z.object({ condition: z.enum(gearboxConditions, { error: t('validation.required') }) });
+export const removeStockSchema = z.object({ outOn: day(), outReason: required().max(300, t('validation.required')) });
+
+export type StockMovement = {
+  id: string;
+  kind: MovementKind;
+  at: string;
+  byName: string;
+  fromRack: string | null;
+  fromLevel: number | null;
+  toRack: string | null;
+  toLevel: number | null;
+  fromCondition: GearboxCondition | null;
+  toCondition: GearboxCondition | null;
+  reason: string;
+};
+
+export type StockItem = {
+  id: string;
+  reference: string;
+  version: number;
+  model: { id: string; model: string; type: GearboxType; constructorName: string };
+  doctorCode: string | null;
+  gearboxCode: string | null;
+  condition: GearboxCondition;
+  rack: string;
+  level: number;
+  addedOn: string;
+  outOn: string | null;
+  outReason: string;
+  comment: string;
+};
+
+/** "A-3": rack and level as painted on the shelves. */
+export const placeOf = (item: { rack: string; level: number }) => `${item.rack}-${item.level}`;
