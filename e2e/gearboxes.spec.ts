@@ -184,11 +184,17 @@ test.describe('outages of a dossier', () => {
     await expect(page.getByRole('status').filter({ hasText: 'Panne ajoutée' })).toBeVisible();
     await expect(page.getByRole('heading', { name: 'Fourchette de sélection — Usure' })).toBeVisible();
 
-    // The model now has an outage: it cannot be deleted, and says why.
+    // The model now has an outage: it cannot be deleted, and says why (the demo stock has 8 of its boxes on the racks and 3 gone).
     await page.getByRole('link', { name: /Getrag 6DCT450/ }).click();
     await page.getByRole('link', { name: 'Supprimer le modèle' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'Suppression impossible' }).getByRole('listitem')).toHaveText(['procédures de réparation (3)', 'documents techniques (4)', 'hypothèses de panne (5)']);
+    await expect(page.getByRole('alert').filter({ hasText: 'Suppression impossible' }).getByRole('listitem')).toHaveText([
+      'procédures de réparation (3)',
+      'documents techniques (4)',
+      'hypothèses de panne (5)',
+      'boîtes en stock (8)',
+      'historique du stock (3)',
+    ]);
 
     // The new component is in the base, and in use.
     await page.goto('/symptoms-conditions-base?onglet=composants');

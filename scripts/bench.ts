@@ -202,6 +202,21 @@ async function pages(dataDir: string): Promise<void> {
     });
   }
   await dossiers('500 models');
+
+  // Stock: the list and a search, with the demo's boxes, then with 20,000 in stock.
+  const stock = async (label: string) => {
+    const weight = await pageWeight(`${url}/stock`, cookie);
+    const searched = await median('/stock?recherche=1087');
+    console.log(`  ${label}: /stock median ${ms(await median('/stock'))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS), searched ${ms(searched)}, history ${ms(await median('/stock?onglet=historique'))}`);
+  };
+  await stock(`stock, ${(await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count} demo boxes`);
+  const models = (await gql(url, token, '{ gearboxModels(limit: 9) { id } }')).gearboxModels as { id: string }[];
+  for (let i = (await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count; i < 20_000; i += 100) {
+    await gql(url, token, 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
+      o: { gearboxModelId: models[(i / 100) % models.length]!.id, condition: ['used', 'refurbished', 'new'][(i / 100) % 3], rack: 'ABCDEFGH'[(i / 100) % 8], level: 1 + ((i / 100) % 4), addedOn: '2026-01-15', quantity: Math.min(100, 20_000 - i) },
+    });
+  }
+  await stock('stock, 20,000 boxes');
   await stop(child);
 }
 

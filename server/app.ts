@@ -153,6 +153,7 @@ export async function createApp(options: {
     changes,
     publicUrl: config.publicUrl,
     production: options.production ?? process.env.NODE_ENV === 'production',
+    logger,
   }));
 
   async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {

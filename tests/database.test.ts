@@ -46,6 +46,27 @@ describe('first run', () => {
     expect(all).toEqual(expect.arrayContaining(['admin@demo.local', 'commercial@demo.local', 'diagnostic@demo.local', 'mecanicien@demo.local', 'elodie.roux@demo.local']));
     // The users screen pages by 15: the demo fills two pages.
     expect(all.length).toBeGreaterThan(15);
+    // The gearbox stock: in stock and gone, each box where and as its last movements leave it.
+    const [stock] = await queryRows<Record<string, number>>(
+      database.db,
+      sql`select count(*) filter (where out_on is null)::int as current, count(*) filter (where out_on is not null)::int as gone,
+            count(*) filter (where gearbox_code_id is not null)::int as coded, (select count(*)::int from stock_movements) as movements from stock_items`,
+    );
+    expect(stock).toMatchObject({ current: 120, gone: 40 });
+    expect(stock!.coded).toBeGreaterThan(80);
+    const broken = await queryRows<{ number: number }>(
+      database.db,
+      sql`select i.number from stock_items i
+          left join gearbox_codes g on g.id = i.gearbox_code_id left join doctor_codes d on d.id = i.doctor_code_id
+          where (i.gearbox_code_id is not null and g.doctor_code_id is distinct from i.doctor_code_id)
+             or (i.doctor_code_id is not null and d.gearbox_model_id <> i.gearbox_model_id)
+             or i.version <> (select count(*) from stock_movements m where m.item_id = i.id)
+             or row(i.rack, i.level) is distinct from (select row(m.to_rack, m.to_level) from stock_movements m where m.item_id = i.id and m.to_rack is not null order by m.at desc limit 1)
+             or i.condition is distinct from (select m.to_condition from stock_movements m where m.item_id = i.id and m.to_condition is not null order by m.at desc limit 1)
+             or (i.out_on is not null) <> exists (select 1 from stock_movements m where m.item_id = i.id and m.kind = 'removed' and m.reason = i.out_reason)
+             or exists (select 1 from stock_movements m left join auth.users u on u.id = m.by_user_id where m.item_id = i.id and u.display_name is distinct from m.by_name)`,
+    );
+    expect(broken).toEqual([]);
   });
 
   it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {

@@ -2,13 +2,14 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { count, eq, sql } from 'drizzle-orm';
+import { count, eq, inArray, sql } from 'drizzle-orm';
 import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
 import { checkType, type FileStore } from '../storage/store.ts';
 import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
+import { demoStockItems, demoStockPeople } from './demo-stock.ts';
 import {
   baseItems,
   doctorCodes,
@@ -22,6 +23,8 @@ import {
   outages,
   procedureCheckpoints,
   repairProcedures,
+  stockItems,
+  stockMovements,
   users,
 } from './schema/index.ts';
 import type { BaseKind } from '../../src/lib/base.ts';
@@ -140,8 +143,9 @@ export async function createFirstAdmin(
 const DEMO_SEED_LOCK = 724_519_002;
 
 /**
- * The demo workshop: accounts, the base, the gearbox models and their technical dossiers, in one
- * transaction. Each kind of dossier row is skipped when its table already has some.
+ * The demo workshop: accounts, the base, the gearbox models, their technical dossiers and the
+ * gearbox stock, in one transaction. Each kind of dossier row, and the stock, is skipped when its
+ * table already has some.
  */
 export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Promise<void> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
@@ -172,6 +176,8 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
         .insert(users)
         .values(staff.map(([name, role], i) => ({ email: emailOf(name), displayName: name, defaultRole: role, emailVerified: i % 2 === 0, passwordHash: i % 2 === 0 ? passwordHash : null })))
         .onConflictDoNothing();
+      // After the colleagues: some of them moved boxes.
+      await seedStock(tx, models);
     });
     // As an upload does: the rows are in, the bytes move in place.
     for (const curve of curves) renameSync(curve.tmp, deps.files.pathOf(curve.id));
@@ -183,7 +189,7 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
 type SeededDossier = DemoDossier & { modelId: string };
 type CheckedFile = { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string };
 
-const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments) =>
+const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems) =>
   (await db.select({ n: count() }).from(table))[0]!.n === 0;
 
 /** Doctor codes and their gearbox codes; ids are made here so both go in one batch each. */
@@ -256,5 +262,58 @@ async function seedMeasuresAndCurves(db: Db, dossiers: SeededDossier[], store: F
   await db.insert(files).values(curves.map(({ tmp: _tmp, ...c }) => ({ ...c, bucketId: 'documents', uploadedByUserId: uploader.id })));
   await db.insert(gearboxDocuments).values(
     dossiers.map((d, i) => ({ gearboxModelId: d.modelId, category: 'reference-curve', fileId: curves[i]!.id, title: d.curve.title, comment: d.curve.comment })),
+  );
+}
+
+/**
+ * The gearbox stock and the movements of each box, a batch each. Codes and people are looked up
+ * by name, as the workshop may have changed them: a code gone leaves the box without it, a person
+ * gone leaves the name the demo gives.
+ */
+async function seedStock(db: Db, models: { id: string; model: string }[]) {
+  if (!(await isEmpty(db, stockItems))) return;
+  const modelId = new Map(models.map((m) => [m.model, m.id]));
+  const items = demoStockItems().filter((item) => modelId.has(item.model));
+  if (items.length === 0) return;
+  const codes = await db
+    .select({ modelId: doctorCodes.gearboxModelId, doctorId: doctorCodes.id, doctor: doctorCodes.code, gearboxId: gearboxCodes.id, gearbox: gearboxCodes.code })
+    .from(doctorCodes)
+    .leftJoin(gearboxCodes, eq(gearboxCodes.doctorCodeId, doctorCodes.id))
+    .where(inArray(doctorCodes.gearboxModelId, models.map((m) => m.id)));
+  const people = await db.select({ id: users.id, email: users.email, displayName: users.displayName }).from(users).where(inArray(users.email, demoStockPeople.map((p) => p.email)));
+  const person = new Map<string, { id: string | null; displayName: string }>(demoStockPeople.map((p) => [p.email, { id: null, displayName: p.name }]));
+  for (const p of people) person.set(p.email, p);
+
+  const rows = items.map((item) => {
+    const model = modelId.get(item.model)!;
+    const doctor = item.doctorCode ? codes.find((c) => c.modelId === model && c.doctor === item.doctorCode) : undefined;
+    const gearbox = doctor && item.gearboxCode ? codes.find((c) => c.doctorId === doctor.doctorId && c.gearbox === item.gearboxCode) : undefined;
+    const last = item.movements[item.movements.length - 1]!;
+    return {
+      id: randomUUID(),
+      gearboxModelId: model,
+      doctorCodeId: doctor?.doctorId ?? null,
+      gearboxCodeId: gearbox?.gearboxId ?? null,
+      condition: item.condition,
+      rack: item.rack,
+      level: item.level,
+      addedOn: item.addedOn,
+      outOn: item.outOn,
+      outReason: item.outReason,
+      comment: item.comment,
+      version: item.version,
+      createdAt: item.movements[0]!.at,
+      updatedAt: last.at,
+    };
+  });
+  // In the order the boxes came in: their numbers (S-000001…) follow it.
+  await db.insert(stockItems).values(rows);
+  await db.insert(stockMovements).values(
+    items.flatMap((item, i) =>
+      item.movements.map(({ by, ...movement }) => {
+        const who = person.get(by)!;
+        return { itemId: rows[i]!.id, ...movement, byUserId: who.id, byName: who.displayName };
+      }),
+    ),
   );
 }

@@ -1,5 +1,5 @@
 // Gearbox models: the list with its search and filters, and their writes.
-import { and, asc, count, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
 import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairProcedures, stockItems } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
@@ -83,7 +83,8 @@ export function createGearboxesService(deps: { db: Db }) {
     throw error;
   };
   const codeUsed = (error: unknown): never => {
-    if (pgCode(error) === '23503') throw new ApiError(409, 'code-used', 'Code utilisé');
+    // 23001: a stock item keeps its code (ON DELETE RESTRICT); 23503: a reference without rule.
+    if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'code-used', 'Code utilisé');
     throw error;
   };
   return {
@@ -184,14 +185,17 @@ export function createGearboxesService(deps: { db: Db }) {
     remove: async (id: string) => {
       const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems, extra?: SQL) =>
         (await db.select({ n: count() }).from(table).where(and(eq(table.gearboxModelId, id), extra)))[0]!.n;
-      const [hypotheses, procedures, measures, stock] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures), await counted(stockItems)];
+      const [hypotheses, procedures, measures] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures)];
+      // Boxes that left the stock keep the model too: their history names it.
+      const [inStock, leftStock] = [await counted(stockItems, isNull(stockItems.outOn)), await counted(stockItems, isNotNull(stockItems.outOn))];
       // An outage's or a measure's files are counted with them.
       const documents = await counted(gearboxDocuments, and(isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)));
       const reasons = [
         procedures && `procédures de réparation (${procedures})`,
         documents + measures && `documents techniques (${documents + measures})`,
         hypotheses && `hypothèses de panne (${hypotheses})`,
-        stock && `boîtes du stock (${stock})`,
+        inStock && `boîtes en stock (${inStock})`,
+        leftStock && `historique du stock (${leftStock})`,
       ].filter((reason): reason is string => !!reason);
       if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
       const [row] = await db

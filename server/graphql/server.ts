@@ -14,6 +14,7 @@ import type { Changes } from '../realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
 import { schema } from './schema.ts';
+import type { Logger } from '../log.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 const INIT_TIMEOUT_MS = 3_000;
@@ -70,7 +71,7 @@ function originPlugin(allowedOrigin: string): Plugin {
   };
 }
 
-export function createGraphQL(options: { services: Services; changes: Changes; publicUrl: string; production: boolean }) {
+export function createGraphQL(options: { services: Services; changes: Changes; publicUrl: string; production: boolean; logger?: Logger }) {
   const { services, changes } = options;
   const allowedOrigin = new URL(options.publicUrl).origin;
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -87,6 +88,9 @@ export function createGraphQL(options: { services: Services; changes: Changes; p
         const original = (error as { originalError?: unknown }).originalError;
         if (codeOf(original)) return original as Error;
         if (codeOf(error)) return error as Error;
+        // The client learns nothing of it; the log keeps what happened.
+        const cause = original ?? error;
+        options.logger?.error('graphql internal error', { error: cause instanceof Error ? cause.message : String(cause), stack: cause instanceof Error ? cause.stack : undefined });
         return apiError('internal', 'Une erreur est survenue');
       },
     },

@@ -1,7 +1,7 @@
 // The gearbox stock (SPEC §2.9, §3, §4): admins, diagnosticians and commercials read and write
 // it; mechanics are refused. Every change of an item names the version it was made on.
 import { gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
-import { addStockSchema, conditionStockSchema, gearboxConditions, moveStockSchema, removeStockSchema, type GearboxCondition } from '../../src/lib/stock.ts';
+import { addStockSchema, conditionStockSchema, gearboxConditions, moveStockSchema, normaliseRack, removeStockSchema, type GearboxCondition } from '../../src/lib/stock.ts';
 import { referenceOf, type StockRow } from '../stock/service.ts';
 import type { stockMovements } from '../db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
@@ -83,7 +83,8 @@ const filterOf = (args: FilterArgs) => ({
   modelId: args.modelId ?? null,
   type: args.type ?? null,
   condition: args.condition ?? null,
-  rack: args.rack ? args.rack.toUpperCase().slice(0, 10) : null,
+  // As written on add and move ("t 1" is rack T1).
+  rack: normaliseRack(args.rack ?? '').slice(0, 10) || null,
 });
 
 builder.queryField('stockItems', (t) =>

@@ -40,6 +40,8 @@ const selection = {
 };
 export type StockRow = { id: string; number: number; version: number; model: { id: string; model: string; type: string; constructorName: string }; doctorCode: string | null; gearboxCode: string | null; condition: string; rack: string; level: number; addedOn: string; outOn: string | null; outReason: string; comment: string };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export const referenceOf = (number: number) => `S-${String(number).padStart(6, '0')}`;
 
 function whereOf(filter: StockFilter): SQL | undefined {
@@ -120,9 +122,11 @@ export function createStockService(deps: { db: Db }) {
       let doctorCodeId: string | null = null;
       let gearboxCodeId: string | null = null;
       if (input.code) {
-        const [kind, id] = [input.code[0], input.code.slice(2)];
-        const [found] =
-          kind === 'd'
+        // The form's check lets 'D:' and 36 dashes through: neither may reach the query as is.
+        const [kind, id] = [input.code[0]!.toLowerCase(), input.code.slice(2).toLowerCase()];
+        const [found] = !UUID.test(id)
+          ? []
+          : kind === 'd'
             ? await db.select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: sql<string | null>`null` }).from(doctorCodes).where(eq(doctorCodes.id, id))
             : await db
                 .select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: gearboxCodes.id })

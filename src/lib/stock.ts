@@ -86,7 +86,7 @@ const level = () =>
     (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
     z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).int(t('validation.integer')).min(1, t('validation.min', { min: 1 })).max(99, t('validation.number')),
   );
-const comment = () => z.string().trim().max(1000).optional().default('');
+const comment = () => z.string().trim().max(1000, t('stock.tooLong', { max: 1000 })).optional().default('');
 
 /** Adding one or several identical gearboxes to a rack and level. */
 export const addStockSchema = z.object({
@@ -96,7 +96,7 @@ export const addStockSchema = z.object({
     .string()
     .optional()
     .default('')
-    .refine((v) => v === '' || /^[dg]:[0-9a-f-]{36}$/i.test(v), t('validation.required')),
+    .refine((v) => v === '' || /^[dg]:[0-9a-f-]{36}$/i.test(v), t('stock.codeOfAnotherModel')),
   condition: z.enum(gearboxConditions, { error: t('validation.required') }),
   rack: rack(),
   level: level(),
@@ -114,7 +114,7 @@ export type AddStockInput = z.infer<typeof addStockSchema>;
 
 export const moveStockSchema = z.object({ rack: rack(), level: level() });
 export const conditionStockSchema = z.object({ condition: z.enum(gearboxConditions, { error: t('validation.required') }) });
-export const removeStockSchema = z.object({ outOn: day(), outReason: required().max(300, t('validation.required')) });
+export const removeStockSchema = z.object({ outOn: day(), outReason: required().max(300, t('stock.tooLong', { max: 300 })) });
 
 export type StockMovement = {
   id: string;

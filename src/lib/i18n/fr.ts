@@ -384,6 +384,7 @@ export const fr = {
     quantity: 'Quantité',
     quantityRange: 'Entre 1 et {{max}} boîtes',
     invalidDate: 'Date invalide',
+    tooLong: '{{max}} caractères au plus',
     invalidRack: 'Rayon invalide : lettres, chiffres ou tiret',
     outBeforeIn: 'La date de sortie précède la date d’entrée',
     unknownModel: 'Modèle inconnu',
