@@ -86,7 +86,7 @@ test.describe('a commercial', () => {
 
     // The history lists it with its date and reason.
     await page.getByRole('link', { name: 'Historique du stock' }).click();
-    await page.getByLabel('Rechercher').fill(references[1]!);
+    await page.getByRole('searchbox', { name: 'Rechercher' }).fill(references[1]!);
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await expect(page).toHaveURL(/onglet=historique&recherche=S-/);
     await expect(page.getByRole('row', { name: new RegExp(references[1]!) })).toContainText('Vendue — Garage Petit, Villeurbanne');
