@@ -211,9 +211,9 @@ async function pages(dataDir: string): Promise<void> {
   };
   await stock(`stock, ${(await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count} demo boxes`);
   const models = (await gql(url, token, '{ gearboxModels(limit: 9) { id } }')).gearboxModels as { id: string }[];
-  for (let i = (await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count; i < 20_000; i += 100) {
+  for (let i = (await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count, k = 0; i < 20_000; i += 100, k++) {
     await gql(url, token, 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
-      o: { gearboxModelId: models[(i / 100) % models.length]!.id, condition: ['used', 'refurbished', 'new'][(i / 100) % 3], rack: 'ABCDEFGH'[(i / 100) % 8], level: 1 + ((i / 100) % 4), addedOn: '2026-01-15', quantity: Math.min(100, 20_000 - i) },
+      o: { gearboxModelId: models[k % models.length]!.id, condition: ['used', 'refurbished', 'new'][k % 3], rack: 'ABCDEFGH'[k % 8], level: 1 + (k % 4), addedOn: '2026-01-15', quantity: Math.min(100, 20_000 - i) },
     });
   }
   await stock('stock, 20,000 boxes');

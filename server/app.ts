@@ -23,6 +23,7 @@ import { createProceduresService, type ProceduresService } from './gearboxes/pro
 import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
 import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
 import { createStockService, type StockService } from './stock/service.ts';
+import { createRepairOrdersService, type RepairOrdersService } from './repair-orders/service.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -34,6 +35,7 @@ export type Services = {
   measures: MeasuresService;
   documents: DocumentsService;
   stock: StockService;
+  repairOrders: RepairOrdersService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
@@ -144,6 +146,7 @@ export async function createApp(options: {
     documents: createDocumentsService({ db: database.db, files }),
     files,
     stock: createStockService({ db: database.db }),
+    repairOrders: createRepairOrdersService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

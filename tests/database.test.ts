@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareDatabase } from '../server/bootstrap.ts';
@@ -152,7 +153,7 @@ describe('backup', () => {
 
     // Into a fresh PGlite directory, then the app opens it as its own.
     const dataDir = tempDir();
-    const fresh = await PGlite.create(path.join(dataDir, 'db'));
+    const fresh = await PGlite.create(path.join(dataDir, 'db'), { extensions: { pg_trgm } });
     await fresh.exec(dump);
     await fresh.close();
     const restored = await startTestApp('pglite', { dataDir });

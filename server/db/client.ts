@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -57,7 +58,8 @@ async function openPglite(dir: string): Promise<Database> {
   const release = acquireLock(`${dir}.lock`);
   let client: PGlite;
   try {
-    client = await PGlite.create(dir);
+    // pg_trgm: the repair orders' search (same extension as on a PostgreSQL server).
+    client = await PGlite.create(dir, { extensions: { pg_trgm } });
   } catch (error) {
     release();
     throw error;

@@ -7,5 +7,6 @@ import './procedures.ts';
 import './measures.ts';
 import './documents.ts';
 import './stock.ts';
+import './repair-orders.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -16,6 +16,8 @@ export const capabilities = {
   manageGearboxes: ['app_admin', 'diagnostician'],
   /** SPEC §2.9, §6: the stock is read and kept by admins, diagnosticians and commercials. */
   manageStock: ['app_admin', 'diagnostician', 'commercial'],
+  /** SPEC §2.7, §6: orders are created, edited and deleted by admins and diagnosticians, read by all. */
+  manageOrders: ['app_admin', 'diagnostician'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

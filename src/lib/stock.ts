@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
-import { required } from './validation.ts';
+import { isoDate, required } from './validation.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
 export type GearboxCondition = (typeof gearboxConditions)[number];
@@ -65,21 +65,6 @@ export function normaliseRack(value: string): string {
   return value.replace(/\s+/g, '').toUpperCase();
 }
 
-/** A date typed as YYYY-MM-DD (date input) or DD/MM/YYYY; kept as YYYY-MM-DD. */
-const day = () =>
-  z.preprocess(
-    (v) => {
-      if (v instanceof Date) return v.toISOString().slice(0, 10);
-      if (typeof v !== 'string') return v;
-      const fr = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v.trim());
-      return fr ? `${fr[3]}-${fr[2]}-${fr[1]}` : v.trim();
-    },
-    z
-      .string({ error: t('validation.required') })
-      .min(1, t('validation.required'))
-      .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), t('stock.invalidDate')),
-  );
-
 const rack = () => required().transform(normaliseRack).pipe(z.string().regex(/^[A-Z0-9-]{1,10}$/, t('stock.invalidRack')));
 const level = () =>
   z.preprocess(
@@ -100,7 +85,7 @@ export const addStockSchema = z.object({
   condition: z.enum(gearboxConditions, { error: t('validation.required') }),
   rack: rack(),
   level: level(),
-  addedOn: day(),
+  addedOn: isoDate(),
   quantity: z.preprocess(
     (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
     z
@@ -114,7 +99,7 @@ export type AddStockInput = z.infer<typeof addStockSchema>;
 
 export const moveStockSchema = z.object({ rack: rack(), level: level() });
 export const conditionStockSchema = z.object({ condition: z.enum(gearboxConditions, { error: t('validation.required') }) });
-export const removeStockSchema = z.object({ outOn: day(), outReason: required().max(300, t('stock.tooLong', { max: 300 })) });
+export const removeStockSchema = z.object({ outOn: isoDate(), outReason: required().max(300, t('stock.tooLong', { max: 300 })) });
 
 export type StockMovement = {
   id: string;

@@ -19,6 +19,21 @@ export const minNumber = (min: number) => numeric(t('validation.number')).refine
 /** A four-digit year. */
 export const year = () => z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), z.string({ error: t('validation.required') }).min(1, t('validation.required')).regex(/^\d{4}$/, t('validation.year'))).transform(Number);
 
+/** A date typed as YYYY-MM-DD (date input) or DD/MM/YYYY; kept as YYYY-MM-DD. */
+export const isoDate = () =>
+  z.preprocess(
+    (v) => {
+      if (v instanceof Date) return v.toISOString().slice(0, 10);
+      if (typeof v !== 'string') return v;
+      const fr = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v.trim());
+      return fr ? `${fr[3]}-${fr[2]}-${fr[1]}` : v.trim();
+    },
+    z
+      .string({ error: t('validation.required') })
+      .min(1, t('validation.required'))
+      .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), t('validation.date')),
+  );
+
 export const password = () =>
   passwordRules.reduce(
     (schema, rule) => schema.refine(rule.test, { message: rule.message, abort: false }),

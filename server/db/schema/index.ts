@@ -3,3 +3,4 @@ export * from './storage.ts';
 export * from './base.ts';
 export * from './gearboxes.ts';
 export * from './stock.ts';
+export * from './repair-orders.ts';

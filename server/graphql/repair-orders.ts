@@ -1,0 +1,192 @@
+// Repair orders (SPEC §2.7, §3): read by every role, written by admins and diagnosticians.
+import { gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
+import {
+  energies,
+  engineSizes,
+  interventionCategories,
+  mileageBands,
+  orderSorts,
+  orderStatuses,
+  repairOrderSchema,
+  type InterventionCategory,
+  type OrderSort,
+} from '../../src/lib/repair-orders.ts';
+import type { RepairOrdersService } from '../repair-orders/service.ts';
+import { builder } from './builder.ts';
+import { validationError } from './errors.ts';
+import { fromService, parse } from './inputs.ts';
+
+const MAX_LIMIT = 100;
+type ListRow = Awaited<ReturnType<RepairOrdersService['list']>>[number];
+type OrderRow = NonNullable<Awaited<ReturnType<RepairOrdersService['get']>>>;
+
+const Status = builder.enumType('repair_order_status', { values: orderStatuses });
+const Category = builder.enumType('intervention_category', { values: interventionCategories });
+const TypeFilter = builder.enumType('repair_order_gearbox_type', { values: gearboxTypes });
+const Sort = builder.enumType('repair_order_sort', { values: orderSorts });
+// GraphQL names cannot start with a digit or hold dots: the values are strings.
+const enumText = <T extends readonly string[]>(values: T, name: string) => (value: unknown) => {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (!(values as readonly unknown[]).includes(value)) throw validationError({ [`object.${name}`]: 'Valeur inconnue' });
+  return value as T[number];
+};
+
+const OrderModel = builder.objectRef<ListRow['model'] & { bvaId?: string }>('repair_order_models').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    model: t.exposeString('model'),
+    type: t.exposeString('type'),
+    constructorName: t.exposeString('constructorName'),
+    bvaId: t.string({ resolve: (row) => row.bvaId ?? '' }),
+  }),
+});
+
+const Referent = builder.objectRef<{ id: string; displayName: string }>('repair_order_referents').implement({
+  fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), displayName: t.exposeString('displayName') }),
+});
+
+const HistoryEntry = builder.objectRef<{ mileage: number; intervention: string }>('intervention_history').implement({
+  fields: (t) => ({ mileage: t.exposeInt('mileage'), intervention: t.exposeString('intervention') }),
+});
+
+const RepairOrder = builder.objectRef<ListRow & Partial<Omit<OrderRow, 'model'>>>('repair_orders').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    number: t.exposeString('number'),
+    openedOn: t.exposeString('openedOn'),
+    closedOn: t.string({ nullable: true, resolve: (row) => row.closedOn ?? null }),
+    status: t.field({ type: Status, resolve: (row) => row.status as (typeof orderStatuses)[number] }),
+    interventionCategory: t.field({ type: Category, resolve: (row) => row.interventionCategory as InterventionCategory }),
+    gearboxCode: t.exposeString('gearboxCode'),
+    model: t.field({ type: OrderModel, resolve: (row) => row.model }),
+    referent: t.field({ type: Referent, nullable: true, resolve: (row) => row.referent ?? null }),
+    vehicleBrand: t.string({ resolve: (row) => row.vehicleBrand ?? '' }),
+    vehicleModel: t.string({ resolve: (row) => row.vehicleModel ?? '' }),
+    energy: t.string({ nullable: true, resolve: (row) => row.energy ?? null }),
+    engineSize: t.string({ nullable: true, resolve: (row) => row.engineSize ?? null }),
+    mileage: t.string({ nullable: true, resolve: (row) => row.mileage ?? null }),
+    constructionYear: t.int({ nullable: true, resolve: (row) => row.constructionYear ?? null }),
+    comment: t.string({ resolve: (row) => row.comment ?? '' }),
+    interventions: t.stringList({ resolve: (row) => row.interventions ?? [] }),
+    outageParts: t.stringList({ resolve: (row) => row.outageParts ?? [] }),
+    history: t.field({ type: [HistoryEntry], resolve: (row) => row.history ?? [] }),
+    canReadFaultCodes: t.boolean({ nullable: true, resolve: (row) => row.canReadFaultCodes ?? null }),
+    measuresDone: t.boolean({ nullable: true, resolve: (row) => row.measuresDone ?? null }),
+    /** The gearbox model can no longer change: the diagnostic has begun. */
+    modelLocked: t.boolean({ resolve: (row) => row.modelLocked ?? false }),
+  }),
+});
+
+const filterArgs = builder.args((t) => ({
+  search: t.string(),
+  from: t.string(),
+  to: t.string(),
+  category: t.field({ type: Category }),
+  type: t.field({ type: TypeFilter }),
+  modelId: t.field({ type: 'uuid' }),
+}));
+type FilterArgs = { search?: string | null; from?: string | null; to?: string | null; category?: InterventionCategory | null; type?: GearboxType | null; modelId?: string | null };
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const filterOf = (args: FilterArgs) => {
+  for (const key of ['from', 'to'] as const) if (args[key] && !DAY.test(args[key]!)) throw validationError({ [key]: 'Date invalide' });
+  return { search: (args.search ?? '').slice(0, 80), from: args.from ?? null, to: args.to ?? null, category: args.category ?? null, type: args.type ?? null, modelId: args.modelId ?? null };
+};
+
+builder.queryField('repairOrders', (t) =>
+  t.field({
+    type: [RepairOrder],
+    args: { ...filterArgs, sort: t.arg({ type: Sort }), descending: t.arg.boolean(), limit: t.arg.int(), offset: t.arg.int() },
+    authScopes: { signedIn: true },
+    resolve: (_root, args, context) => {
+      const limit = args.limit ?? 20;
+      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
+      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      const sort: OrderSort = args.sort ?? 'date';
+      return context.services.repairOrders.list({ ...filterOf(args), sort, descending: args.descending ?? sort === 'date', limit, offset: args.offset ?? 0 });
+    },
+  }),
+);
+
+const Aggregate = builder.objectRef<{ count: number }>('repair_orders_aggregate').implement({ fields: (t) => ({ count: t.exposeInt('count') }) });
+
+builder.queryField('repairOrdersAggregate', (t) =>
+  t.field({
+    type: Aggregate,
+    args: filterArgs,
+    authScopes: { signedIn: true },
+    resolve: async (_root, args, context) => ({ count: await context.services.repairOrders.count(filterOf(args)) }),
+  }),
+);
+
+builder.queryField('repairOrder', (t) =>
+  t.field({
+    type: RepairOrder,
+    nullable: true,
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, { id }, context) => (await context.services.repairOrders.get(id)) ?? null,
+  }),
+);
+
+builder.queryField('repairOrderReferents', (t) =>
+  t.field({ type: [Referent], authScopes: { signedIn: true }, resolve: (_root, _args, context) => context.services.repairOrders.referents() }),
+);
+
+const HistoryInput = builder.inputType('intervention_history_input', {
+  fields: (t) => ({ mileage: t.int({ required: true }), intervention: t.string({ required: true }) }),
+});
+
+const OrderInput = builder.inputType('repair_orders_input', {
+  fields: (t) => ({
+    number: t.string({ required: true }),
+    openedOn: t.string({ required: true }),
+    interventionCategory: t.field({ type: Category, required: true }),
+    gearboxModelId: t.field({ type: 'uuid', required: true }),
+    gearboxCode: t.string(),
+    referentId: t.field({ type: 'uuid' }),
+    vehicleBrand: t.string(),
+    vehicleModel: t.string(),
+    energy: t.string(),
+    engineSize: t.string(),
+    mileage: t.string(),
+    constructionYear: t.int(),
+    comment: t.string(),
+    interventions: t.stringList(),
+    outageParts: t.stringList(),
+    history: t.field({ type: [HistoryInput] }),
+  }),
+});
+
+const orderOf = (object: Record<string, unknown>) =>
+  parse(
+    repairOrderSchema,
+    { ...object, energy: enumText(energies, 'energy')(object.energy), engineSize: enumText(engineSizes, 'engineSize')(object.engineSize), mileage: enumText(mileageBands, 'mileage')(object.mileage) },
+    'object',
+  );
+
+builder.mutationField('insertRepairOrder', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { object: t.arg({ type: OrderInput, required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, { object }, context) => context.services.repairOrders.insert(orderOf(object)).catch(fromService),
+  }),
+);
+
+builder.mutationField('updateRepairOrder', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OrderInput, required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, { id, object }, context) => context.services.repairOrders.update(id, orderOf(object)).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteRepairOrder', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: async (_root, { id }, context) => (await context.services.repairOrders.remove(id).catch(fromService)).id,
+  }),
+);

@@ -1,0 +1,161 @@
+// Repair orders: the list (search by number, gearbox code or model; filters; sort; pages) and
+// the order's own writes. The gearbox model is locked once the diagnostic has begun.
+import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { GearboxType } from '../../src/lib/gearboxes.ts';
+import type { InterventionCategory, OrderSort, RepairOrderInput } from '../../src/lib/repair-orders.ts';
+import { escapeLike } from '../../src/lib/search.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { gearboxModels, interventionHistory, repairOrders, users } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+
+export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
+export type OrderFilter = { search?: string; from?: string | null; to?: string | null; category?: InterventionCategory | null; type?: GearboxType | null; modelId?: string | null };
+
+const listSelection = {
+  id: repairOrders.id,
+  number: repairOrders.number,
+  openedOn: repairOrders.openedOn,
+  status: repairOrders.status,
+  interventionCategory: repairOrders.interventionCategory,
+  gearboxCode: repairOrders.gearboxCode,
+  model: { id: gearboxModels.id, model: gearboxModels.model, type: gearboxModels.type, constructorName: gearboxModels.constructorName },
+};
+
+const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
+  numero: repairOrders.number,
+  date: sql`${repairOrders.openedOn}`,
+  categorie: sql`${repairOrders.interventionCategory}`,
+  type: sql`${gearboxModels.type}`,
+  constructeur: sql`${gearboxModels.constructorName}`,
+  modele: sql`${gearboxModels.model}`,
+  statut: sql`${repairOrders.status}`,
+};
+
+const numberTaken = (error: unknown): never => {
+  if (pgCode(error) === '23505') throw new ApiError(400, 'invalid', 'Numéro de l’ordre de réparation non disponible', {}, { 'object.number': 'Numéro de l’ordre de réparation non disponible' });
+  if (pgCode(error) === '23503') throw new ApiError(400, 'invalid', 'Modèle inconnu', {}, { 'object.gearboxModelId': 'Modèle inconnu' });
+  throw error;
+};
+
+export function createRepairOrdersService(deps: { db: Db }) {
+  const { db } = deps;
+
+  /** Number and gearbox code through their trigram indexes; a model's name through its ids. */
+  function whereOf(filter: OrderFilter): SQL | undefined {
+    const parts: (SQL | undefined)[] = [];
+    const text = filter.search?.trim().toUpperCase();
+    if (text) {
+      const pattern = `%${escapeLike(text)}%`;
+      parts.push(
+        or(
+          sql`upper(${repairOrders.number}) like ${pattern}`,
+          sql`upper(${repairOrders.gearboxCode}) like ${pattern}`,
+          inArray(repairOrders.gearboxModelId, db.select({ id: gearboxModels.id }).from(gearboxModels).where(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.bvaId, pattern)))),
+        ),
+      );
+    }
+    if (filter.from) parts.push(gte(repairOrders.openedOn, filter.from));
+    if (filter.to) parts.push(lte(repairOrders.openedOn, filter.to));
+    if (filter.category) parts.push(eq(repairOrders.interventionCategory, filter.category));
+    if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
+    if (filter.modelId) parts.push(eq(repairOrders.gearboxModelId, filter.modelId));
+    return parts.length ? and(...parts) : undefined;
+  }
+
+  /** Has the diagnostic begun? Then the model is kept (SPEC §4). */
+  const diagnosticStarted = (row: { canReadFaultCodes: boolean | null; measuresDone: boolean | null }) => row.canReadFaultCodes !== null || row.measuresDone !== null;
+
+  const toRow = (input: RepairOrderInput) => ({
+    number: input.number,
+    openedOn: input.openedOn,
+    interventionCategory: input.interventionCategory,
+    gearboxModelId: input.gearboxModelId,
+    gearboxCode: input.gearboxCode,
+    referentId: input.referentId ?? null,
+    vehicleBrand: input.vehicleBrand,
+    vehicleModel: input.vehicleModel,
+    energy: input.energy ?? null,
+    engineSize: input.engineSize ?? null,
+    mileage: input.mileage ?? null,
+    constructionYear: input.constructionYear ?? null,
+    comment: input.comment,
+    interventions: input.interventions,
+    outageParts: input.outageParts,
+  });
+
+  type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+  async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
+    await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
+    if (input.history.length) await tx.insert(interventionHistory).values(input.history.map((h, i) => ({ repairOrderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
+  }
+
+  const service = {
+    list: async (filter: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
+      const column = sortColumns[filter.sort];
+      return await db
+        .select(listSelection)
+        .from(repairOrders)
+        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
+        .where(whereOf(filter))
+        .orderBy(filter.descending ? desc(column) : asc(column), desc(repairOrders.number))
+        .limit(filter.limit)
+        .offset(filter.offset);
+    },
+
+    count: async (filter: OrderFilter) =>
+      (await db.select({ n: count() }).from(repairOrders).innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId)).where(whereOf(filter)))[0]!.n,
+
+    get: async (id: string) => {
+      const [row] = await db
+        .select({ order: repairOrders, model: { id: gearboxModels.id, model: gearboxModels.model, type: gearboxModels.type, constructorName: gearboxModels.constructorName, bvaId: gearboxModels.bvaId }, referent: { id: users.id, displayName: users.displayName } })
+        .from(repairOrders)
+        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
+        .leftJoin(users, eq(users.id, repairOrders.referentId))
+        .where(eq(repairOrders.id, id))
+        .limit(1);
+      if (!row) return undefined;
+      const history = await db.select().from(interventionHistory).where(eq(interventionHistory.repairOrderId, id)).orderBy(asc(interventionHistory.position));
+      return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: diagnosticStarted(row.order) };
+    },
+
+    /** Admins and diagnosticians, who may be the diagnostic referent. */
+    referents: () =>
+      db
+        .select({ id: users.id, displayName: users.displayName })
+        .from(users)
+        .where(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)))
+        .orderBy(asc(users.displayName)),
+
+    insert: async (input: RepairOrderInput) =>
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx.insert(repairOrders).values(toRow(input)).returning({ id: repairOrders.id });
+          await writeHistory(tx, row!.id, input);
+          return row!.id;
+        })
+        .catch(numberTaken),
+
+    update: async (id: string, input: RepairOrderInput) =>
+      db
+        .transaction(async (tx) => {
+          const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+          if (!current) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+          if (current.status === 'CLOSED') throw new ApiError(409, 'closed', 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+          if (current.gearboxModelId !== input.gearboxModelId && diagnosticStarted(current)) {
+            throw new ApiError(400, 'model-locked', 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.', {}, { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' });
+          }
+          await tx.update(repairOrders).set({ ...toRow(input), updatedAt: new Date() }).where(eq(repairOrders.id, id));
+          await writeHistory(tx, id, input);
+          return id;
+        })
+        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : numberTaken(error))),
+
+    remove: async (id: string) => {
+      const [row] = await db.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
+      if (!row) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+      return row;
+    },
+  };
+  return service;
+}

@@ -1,0 +1,195 @@
+// Repair orders (SPEC §2.7, §3, §4): enumerations and labels, the list's URL, and one schema
+// per form, shared by the pages and the API.
+import { z } from 'zod';
+import { gearboxTypes, type GearboxType } from './gearboxes.ts';
+import { t } from './i18n.ts';
+import { isoDate, required } from './validation.ts';
+
+export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+export const orderStatusLabels: Record<OrderStatus, string> = { IN_PROGRESS: 'En cours', CLOSED: 'Clôturé' };
+
+export const interventionCategories = ['mechatronics_only', 'complete_car', 'gearbox_only'] as const;
+export type InterventionCategory = (typeof interventionCategories)[number];
+export const interventionCategoryLabels: Record<InterventionCategory, string> = {
+  mechatronics_only: 'Mécatronique seule',
+  complete_car: 'Véhicule complet',
+  gearbox_only: 'Boîte seule',
+};
+
+export const energies = ['diesel', 'petrol', 'hybrid', 'electric'] as const;
+export type Energy = (typeof energies)[number];
+export const energyLabels: Record<Energy, string> = { diesel: 'Diesel', petrol: 'Essence', hybrid: 'Hybride', electric: 'Électrique' };
+
+export const engineSizes = ['0.6L_to_1.6L', '1.8L_to_2.5L', '2.5L_to_7.0L', 'above_7.0L'] as const;
+export type EngineSize = (typeof engineSizes)[number];
+export const engineSizeLabels: Record<EngineSize, string> = {
+  '0.6L_to_1.6L': '0,6 L à 1,6 L',
+  '1.8L_to_2.5L': '1,8 L à 2,5 L',
+  '2.5L_to_7.0L': '2,5 L à 7,0 L',
+  'above_7.0L': 'Plus de 7,0 L',
+};
+
+export const mileageBands = ['0_to_50000', '50000_to_100000', '100000_to_150000', '150000_to_200000', 'above_200000'] as const;
+export type MileageBand = (typeof mileageBands)[number];
+export const mileageBandLabels: Record<MileageBand, string> = {
+  '0_to_50000': '0 à 50 000 km',
+  '50000_to_100000': '50 000 à 100 000 km',
+  '100000_to_150000': '100 000 à 150 000 km',
+  '150000_to_200000': '150 000 à 200 000 km',
+  above_200000: 'Plus de 200 000 km',
+};
+
+export { gearboxTypes, type GearboxType };
+export const ORDERS_PAGE_SIZE = 20;
+
+export type RepairOrderListItem = {
+  id: string;
+  number: string;
+  openedOn: string;
+  status: OrderStatus;
+  interventionCategory: InterventionCategory;
+  gearboxCode: string;
+  model: { id: string; model: string; type: GearboxType; constructorName: string };
+};
+
+export type InterventionHistoryEntry = { mileage: number; intervention: string };
+
+export type RepairOrder = RepairOrderListItem & {
+  closedOn: string | null;
+  referent: { id: string; displayName: string } | null;
+  vehicleBrand: string;
+  vehicleModel: string;
+  energy: Energy | null;
+  engineSize: EngineSize | null;
+  mileage: MileageBand | null;
+  constructionYear: number | null;
+  comment: string;
+  interventions: string[];
+  outageParts: string[];
+  history: InterventionHistoryEntry[];
+  canReadFaultCodes: boolean | null;
+  measuresDone: boolean | null;
+  modelLocked: boolean;
+};
+
+export const orderSorts = ['numero', 'date', 'categorie', 'type', 'constructeur', 'modele', 'statut'] as const;
+export type OrderSort = (typeof orderSorts)[number];
+
+export type OrdersQuery = {
+  search: string;
+  from: string | null;
+  to: string | null;
+  category: InterventionCategory | null;
+  type: GearboxType | null;
+  modelId: string | null;
+  sort: OrderSort;
+  descending: boolean;
+  page: number;
+};
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const oneOf = <T extends string>(values: readonly T[], value: string | null): T | null => ((values as readonly string[]).includes(value ?? '') ? (value as T) : null);
+
+/** `?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=` as the list reads it; newest first by default. */
+export function readOrdersQuery(params: URLSearchParams): OrdersQuery {
+  const page = Number(params.get('page'));
+  const from = params.get('du') ?? '';
+  const to = params.get('au') ?? '';
+  const model = params.get('modele') ?? '';
+  const sort = oneOf(orderSorts, params.get('tri')) ?? 'date';
+  return {
+    search: (params.get('recherche') ?? '').slice(0, 80),
+    from: DAY.test(from) ? from : null,
+    to: DAY.test(to) ? to : null,
+    category: oneOf(interventionCategories, params.get('categorie')),
+    type: oneOf(gearboxTypes, params.get('type')),
+    modelId: UUID.test(model) ? model.toLowerCase() : null,
+    sort,
+    descending: params.has('ordre') ? params.get('ordre') === 'desc' : sort === 'date',
+    page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
+  };
+}
+
+export function ordersHref(query: Partial<OrdersQuery>): string {
+  const params = new URLSearchParams();
+  if (query.search?.trim()) params.set('recherche', query.search.trim());
+  if (query.from) params.set('du', query.from);
+  if (query.to) params.set('au', query.to);
+  if (query.category) params.set('categorie', query.category);
+  if (query.type) params.set('type', query.type);
+  if (query.modelId) params.set('modele', query.modelId);
+  if (query.sort && query.sort !== 'date') params.set('tri', query.sort);
+  if (query.sort && query.descending !== undefined && query.descending !== (query.sort === 'date')) params.set('ordre', query.descending ? 'desc' : 'asc');
+  if (query.page && query.page > 1) params.set('page', String(query.page));
+  const text = params.toString();
+  return text ? `/repair-orders?${text}` : '/repair-orders';
+}
+
+const optionalText = (max: number) => z.string().trim().max(max, t('stock.tooLong', { max })).optional().default('');
+const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) => z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(values, { error: t('validation.required') }).optional());
+const lines = (max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(/\r?\n/) : v),
+    z.array(z.string().trim().max(300, t('stock.tooLong', { max: 300 }))).transform((list) => list.filter(Boolean)).refine((list) => list.length <= max, t('stock.tooLong', { max })),
+  );
+const nonNegativeInt = () =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : /^-?\d[\d\s]*$/.test(v.trim()) ? Number(v.replace(/\s/g, '')) : Number.NaN) : v),
+    z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).refine((n) => Number.isInteger(n) && n >= 0 && n <= 3_000_000, t('validation.number')),
+  );
+
+export const historyEntrySchema = z.object({ mileage: nonNegativeInt(), intervention: required().max(300, t('stock.tooLong', { max: 300 })) });
+
+/** One schema for the creation form, the general data tab and the API. */
+export const repairOrderSchema = z.object({
+  number: required()
+    .max(40, t('stock.tooLong', { max: 40 }))
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 ./_-]*$/, t('repairOrders.invalidNumber'))
+    .transform((v) => v.toUpperCase()),
+  openedOn: isoDate(),
+  interventionCategory: z.enum(interventionCategories, { error: t('validation.required') }),
+  gearboxModelId: z.uuid({ error: t('validation.required') }),
+  gearboxCode: optionalText(40),
+  referentId: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.uuid({ error: t('validation.required') }).optional()),
+  vehicleBrand: optionalText(60),
+  vehicleModel: optionalText(60),
+  energy: optionalEnum(energies),
+  engineSize: optionalEnum(engineSizes),
+  mileage: optionalEnum(mileageBands),
+  constructionYear: z.preprocess(
+    (v) => (v === '' || v === null || v === undefined ? undefined : typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : v),
+    z
+      .string()
+      .regex(/^\d{4}$/, t('validation.year'))
+      .transform(Number)
+      .refine((y) => y >= 1950 && y <= new Date().getFullYear() + 1, t('validation.year'))
+      .optional(),
+  ),
+  comment: optionalText(2000),
+  interventions: lines(30),
+  outageParts: lines(30),
+  history: z.array(historyEntrySchema).max(30).optional().default([]),
+});
+export type RepairOrderInput = z.infer<typeof repairOrderSchema>;
+
+export const ORDER_FIELDS = ['number', 'openedOn', 'interventionCategory', 'gearboxModelId', 'gearboxCode', 'referentId', 'vehicleBrand', 'vehicleModel', 'energy', 'engineSize', 'mileage', 'constructionYear', 'comment', 'interventions', 'outageParts'] as const;
+
+/** What the order form posted, as typed, history rows included (blank rows dropped). */
+export function readOrderForm(form: FormData): { values: Record<string, string>; history: { mileage: string; intervention: string }[] } {
+  const values = Object.fromEntries(ORDER_FIELDS.map((k) => [k, String(form.get(k) ?? '').slice(0, k === 'comment' || k === 'interventions' || k === 'outageParts' ? 4000 : 200)]));
+  const mileages = form.getAll('historyMileage').map(String);
+  const interventions = form.getAll('historyIntervention').map(String);
+  const history = mileages.map((mileage, i) => ({ mileage: mileage.slice(0, 20), intervention: (interventions[i] ?? '').slice(0, 400) })).filter((h) => h.mileage.trim() || h.intervention.trim());
+  return { values, history };
+}
+
+/** Checks a posted form; errors keyed by field, history rows as `history.{i}.mileage`. */
+export function checkOrderForm(posted: ReturnType<typeof readOrderForm>): { input?: RepairOrderInput; errors: Record<string, string> } {
+  const parsed = repairOrderSchema.safeParse({ ...posted.values, history: posted.history });
+  if (parsed.success) return { input: parsed.data, errors: {} };
+  const errors: Record<string, string> = {};
+  for (const issue of parsed.error.issues) errors[issue.path.join('.')] ??= issue.message;
+  return { errors };
+}
