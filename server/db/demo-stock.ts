@@ -128,10 +128,10 @@ const exits: [Exit, number][] = [
 
 // ---- The generator.
 
-type Rand = () => number;
+export type Rand = () => number;
 
 /** mulberry32: small, fast and the same everywhere. */
-function generator(seed: number): Rand {
+export function generator(seed: number): Rand {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -141,12 +141,12 @@ function generator(seed: number): Rand {
   };
 }
 /** One stream per model, so that changing one model's boxes leaves the others as they were. */
-const seedOf = (text: string) => [...text].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
+export const seedOf = (text: string) => [...text].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
 
-function pick<T>(rand: Rand, values: readonly T[]): T {
+export function pick<T>(rand: Rand, values: readonly T[]): T {
   return values[Math.floor(rand() * values.length)]!;
 }
-function weighted<T>(rand: Rand, entries: readonly (readonly [T, number])[]): T {
+export function weighted<T>(rand: Rand, entries: readonly (readonly [T, number])[]): T {
   let left = rand() * entries.reduce((sum, [, w]) => sum + w, 0);
   for (const [value, w] of entries) if ((left -= w) < 0) return value;
   return entries[entries.length - 1]![0];

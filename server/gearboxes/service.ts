@@ -1,7 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairProcedures, stockItems } from '../db/schema/index.ts';
+import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
@@ -183,14 +183,16 @@ export function createGearboxesService(deps: { db: Db }) {
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */
     remove: async (id: string) => {
-      const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems, extra?: SQL) =>
+      const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders, extra?: SQL) =>
         (await db.select({ n: count() }).from(table).where(and(eq(table.gearboxModelId, id), extra)))[0]!.n;
       const [hypotheses, procedures, measures] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures)];
       // Boxes that left the stock keep the model too: their history names it.
       const [inStock, leftStock] = [await counted(stockItems, isNull(stockItems.outOn)), await counted(stockItems, isNotNull(stockItems.outOn))];
       // An outage's or a measure's files are counted with them.
       const documents = await counted(gearboxDocuments, and(isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)));
+      const orders = await counted(repairOrders);
       const reasons = [
+        orders && `ordres de réparation (${orders})`,
         procedures && `procédures de réparation (${procedures})`,
         documents + measures && `documents techniques (${documents + measures})`,
         hypotheses && `hypothèses de panne (${hypotheses})`,

@@ -85,6 +85,12 @@ export function createRepairOrdersService(deps: { db: Db }) {
   });
 
   type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+  /** The referent is an admin or a diagnostician (an unknown id would otherwise read as an unknown model). */
+  async function checkReferent(tx: Tx, referentId: string | undefined) {
+    if (!referentId) return;
+    const [user] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, referentId), inArray(users.defaultRole, ['app_admin', 'diagnostician']))).limit(1);
+    if (!user) throw new ApiError(400, 'invalid', 'Référent inconnu', {}, { 'object.referentId': 'Référent inconnu' });
+  }
   async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
     await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
     if (input.history.length) await tx.insert(interventionHistory).values(input.history.map((h, i) => ({ repairOrderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
@@ -130,11 +136,12 @@ export function createRepairOrdersService(deps: { db: Db }) {
     insert: async (input: RepairOrderInput) =>
       db
         .transaction(async (tx) => {
+          await checkReferent(tx, input.referentId);
           const [row] = await tx.insert(repairOrders).values(toRow(input)).returning({ id: repairOrders.id });
           await writeHistory(tx, row!.id, input);
           return row!.id;
         })
-        .catch(numberTaken),
+        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : numberTaken(error))),
 
     update: async (id: string, input: RepairOrderInput) =>
       db
@@ -145,6 +152,8 @@ export function createRepairOrdersService(deps: { db: Db }) {
           if (current.gearboxModelId !== input.gearboxModelId && diagnosticStarted(current)) {
             throw new ApiError(400, 'model-locked', 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.', {}, { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' });
           }
+          // One already named keeps their place even if their role has changed since.
+          if (input.referentId !== current.referentId) await checkReferent(tx, input.referentId);
           await tx.update(repairOrders).set({ ...toRow(input), updatedAt: new Date() }).where(eq(repairOrders.id, id));
           await writeHistory(tx, id, input);
           return id;

@@ -2,7 +2,7 @@
 // (added, moved, condition changed, removed), each kept as a movement with who and when. A
 // change made on an older version of an item is refused, so two people acting on the same box
 // at once cannot both succeed.
-import { and, asc, count, desc, eq, ilike, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { GearboxType } from '../../src/lib/gearboxes.ts';
 import type { AddStockInput, GearboxCondition } from '../../src/lib/stock.ts';
@@ -50,12 +50,12 @@ function whereOf(filter: StockFilter): SQL | undefined {
   if (text) {
     const pattern = `%${escapeLike(text)}%`;
     const number = /^(?:S-?)?0*(\d{1,9})$/i.exec(text)?.[1];
+    // Models and codes are few: their matching ids first, then the boxes by index.
     parts.push(
       or(
-        ilike(gearboxModels.model, pattern),
-        ilike(gearboxModels.constructorName, pattern),
-        ilike(doctorCodes.code, pattern),
-        ilike(gearboxCodes.code, pattern),
+        inArray(stockItems.gearboxModelId, sql`(select ${gearboxModels.id} from ${gearboxModels} where ${gearboxModels.model} ilike ${pattern} or ${gearboxModels.constructorName} ilike ${pattern})`),
+        inArray(stockItems.doctorCodeId, sql`(select ${doctorCodes.id} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
+        inArray(stockItems.gearboxCodeId, sql`(select ${gearboxCodes.id} from ${gearboxCodes} where ${gearboxCodes.code} ilike ${pattern})`),
         ilike(stockItems.comment, pattern),
         ilike(stockItems.outReason, pattern),
         number ? eq(stockItems.number, Number(number)) : undefined,

@@ -30,8 +30,8 @@ export const stockItems = pgTable(
   },
   (t) => [
     index('stock_items_current_idx').on(t.gearboxModelId, t.condition).where(sql`${t.outOn} is null`),
-    index('stock_items_rack_idx').on(t.rack, t.level).where(sql`${t.outOn} is null`),
-    index('stock_items_out_idx').on(t.outOn).where(sql`${t.outOn} is not null`),
+    index('stock_items_rack_idx').on(t.rack, t.level, t.number).where(sql`${t.outOn} is null`),
+    index('stock_items_out_idx').on(t.outOn, t.number).where(sql`${t.outOn} is not null`),
     index('stock_items_doctor_idx').on(t.doctorCodeId),
     index('stock_items_gearbox_code_idx').on(t.gearboxCodeId),
     check('stock_items_out_after_in', sql`${t.outOn} is null or ${t.outOn} >= ${t.addedOn}`),

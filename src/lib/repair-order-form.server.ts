@@ -1,0 +1,50 @@
+// Reading and saving the repair order form of a page: what was typed is kept on failure, the
+// API's refusals land next to their fields.
+import type { GraphQLClient } from 'graphql-request';
+import { graphqlErrorOf } from './graphql.server.ts';
+import { checkOrderForm, ORDER_FIELDS, readOrderForm, type RepairOrder, type RepairOrderInput } from './repair-orders.ts';
+
+export type OrderDraft = { values: Record<string, string>; history: { mileage: string; intervention: string }[]; errors: Record<string, string> };
+
+/** The API input of a checked form (absent optional values as null). */
+const objectOf = (input: RepairOrderInput) => ({ ...input, referentId: input.referentId ?? null, energy: input.energy ?? null, engineSize: input.engineSize ?? null, mileage: input.mileage ?? null, constructionYear: input.constructionYear ?? null });
+
+/**
+ * Saves the posted form (insert without `id`); answers the order's id, or the draft to show
+ * again. `base`: the saved order's values, for a form that posts only part of them.
+ */
+export async function saveOrderForm(api: GraphQLClient, request: Request, id?: string, base?: { part: 'general' | 'history'; order: OrderDraft }): Promise<{ id: string } | { draft: OrderDraft; failed?: boolean }> {
+  const form = readOrderForm(await request.formData());
+  const posted = base ? (base.part === 'history' ? { values: base.order.values, history: form.history } : { values: form.values, history: base.order.history }) : form;
+  const checked = checkOrderForm(posted);
+  if (!checked.input) return { draft: { ...posted, errors: checked.errors } };
+  try {
+    if (id) {
+      await api.request('mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }', { id, o: objectOf(checked.input) });
+      return { id };
+    }
+    const { insertRepairOrder } = await api.request<{ insertRepairOrder: string }>('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', { o: objectOf(checked.input) });
+    return { id: insertRepairOrder };
+  } catch (error) {
+    const { code, fields, message } = graphqlErrorOf(error);
+    if (code === 'validation' && fields) return { draft: { ...posted, errors: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/^object\./, ''), v])) } };
+    return { draft: { ...posted, errors: code === 'conflict' && message ? { form: message } : {} }, failed: true };
+  }
+}
+
+/** The form's values of a saved order. */
+export function orderValues(order: RepairOrder): OrderDraft {
+  const values = Object.fromEntries(
+    ORDER_FIELDS.map((name) => {
+      if (name === 'gearboxModelId') return [name, order.model.id];
+      if (name === 'referentId') return [name, order.referent?.id ?? ''];
+      if (name === 'interventions' || name === 'outageParts') return [name, order[name].join('\n')];
+      const value = order[name as keyof RepairOrder];
+      return [name, value === null || value === undefined ? '' : String(value)];
+    }),
+  );
+  return { values, history: order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention })), errors: {} };
+}
+
+export const ORDER_SELECTION =
+  'id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName } vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention } canReadFaultCodes measuresDone modelLocked';
