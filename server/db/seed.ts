@@ -2,14 +2,16 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { count, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Role } from '../../src/lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
 import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
 import { checkType, type FileStore } from '../storage/store.ts';
 import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
+import { demoRepairOrders, demoOrderReferents } from './demo-orders.ts';
 import { demoStockItems, demoStockPeople } from './demo-stock.ts';
+import { referenceOf } from '../stock/service.ts';
 import {
   baseItems,
   doctorCodes,
@@ -19,9 +21,11 @@ import {
   gearboxDocuments,
   gearboxMeasures,
   gearboxModels,
+  interventionHistory,
   outageProcedures,
   outages,
   procedureCheckpoints,
+  repairOrders,
   repairProcedures,
   stockItems,
   stockMovements,
@@ -93,7 +97,7 @@ const p07: Record<string, string> = {
   P17BF: 'Embrayage K1 : patinage (VAG)',
   P189C: 'Bloc mécatronique : plage de pression hors tolérance (VAG)',
 };
-const demoErrorCodes: Record<string, string[]> = {
+export const demoErrorCodes: Record<string, string[]> = {
   'ZF 8HP45': ['P0700', 'P0715', 'P0730', 'P0741'],
   'ZF 6HP26': ['P0700', 'P0730', 'P0741', 'P0750'],
   'Aisin TF-80SC': ['P0711', 'P0730', 'P0741', 'P0780'],
@@ -143,9 +147,9 @@ export async function createFirstAdmin(
 const DEMO_SEED_LOCK = 724_519_002;
 
 /**
- * The demo workshop: accounts, the base, the gearbox models, their technical dossiers and the
- * gearbox stock, in one transaction. Each kind of dossier row, and the stock, is skipped when its
- * table already has some.
+ * The demo workshop: accounts, the base, the gearbox models, their technical dossiers, the
+ * gearbox stock and the repair orders, in one transaction. Each kind of dossier row, the stock and
+ * the orders are skipped when their table already has some.
  */
 export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Promise<void> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
@@ -178,6 +182,8 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
         .onConflictDoNothing();
       // After the colleagues: some of them moved boxes.
       await seedStock(tx, models);
+      // After the stock: the orders name the boxes it fitted.
+      await seedOrders(tx, models);
     });
     // As an upload does: the rows are in, the bytes move in place.
     for (const curve of curves) renameSync(curve.tmp, deps.files.pathOf(curve.id));
@@ -189,7 +195,7 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
 type SeededDossier = DemoDossier & { modelId: string };
 type CheckedFile = { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string };
 
-const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems) =>
+const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders) =>
   (await db.select({ n: count() }).from(table))[0]!.n === 0;
 
 /** Doctor codes and their gearbox codes; ids are made here so both go in one batch each. */
@@ -316,4 +322,41 @@ async function seedStock(db: Db, models: { id: string; model: string }[]) {
       }),
     ),
   );
+}
+
+/**
+ * The repair orders and their intervention history, a batch each. Referents are looked up by
+ * e-mail among the diagnosticians and admins, as the workshop may have changed them: one gone
+ * leaves the order without a referent. A box of the stock fitted on an order is named by its
+ * reference when the stock still has it.
+ */
+async function seedOrders(db: Db, models: { id: string; model: string }[]) {
+  if (!(await isEmpty(db, repairOrders))) return;
+  const modelId = new Map(models.map((m) => [m.model, m.id]));
+  const orders = demoRepairOrders().filter((order) => modelId.has(order.model));
+  if (orders.length === 0) return;
+  const people = await db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .where(and(inArray(users.email, demoOrderReferents.map((p) => p.email)), inArray(users.defaultRole, ['app_admin', 'diagnostician'])));
+  const referent = new Map(people.map((p) => [p.email, p.id]));
+  const fitted = orders.flatMap((o) => (o.fittedBox ? [o.fittedBox] : []));
+  const boxes = fitted.length
+    ? await db.select({ number: stockItems.number, modelId: stockItems.gearboxModelId, reason: stockItems.outReason }).from(stockItems).where(inArray(stockItems.outReason, fitted))
+    : [];
+
+  const rows = orders.map(({ model, referent: email, history: _history, fittedBox, ...order }) => {
+    const box = fittedBox ? boxes.find((b) => b.reason === fittedBox && b.modelId === modelId.get(model)) : undefined;
+    return {
+      ...order,
+      id: randomUUID(),
+      gearboxModelId: modelId.get(model)!,
+      referentId: referent.get(email) ?? null,
+      interventions: box ? order.interventions.map((line) => (line.endsWith(' du stock') ? `${line} ${referenceOf(box.number)}` : line)) : order.interventions,
+    };
+  });
+  // Oldest first, as the workshop numbered them.
+  await db.insert(repairOrders).values(rows);
+  const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ repairOrderId: rows[i]!.id, position: j + 1, ...entry })));
+  if (history.length) await db.insert(interventionHistory).values(history);
 }

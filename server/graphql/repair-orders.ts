@@ -196,7 +196,7 @@ builder.mutationField('deleteRepairOrder', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
+    authScopes: { capability: 'manageOrders' },
     resolve: async (_root, { id }, context) => (await context.services.repairOrders.remove(id).catch(fromService)).id,
   }),
 );
