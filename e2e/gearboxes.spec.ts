@@ -189,6 +189,7 @@ test.describe('outages of a dossier', () => {
     await page.getByRole('link', { name: 'Supprimer le modèle' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await expect(page.getByRole('alert').filter({ hasText: 'Suppression impossible' }).getByRole('listitem')).toHaveText([
+      'ordres de réparation (5)',
       'procédures de réparation (3)',
       'documents techniques (4)',
       'hypothèses de panne (5)',

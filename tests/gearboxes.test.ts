@@ -110,10 +110,10 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
 
     const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: modelId });
     // The demo dossier: 3 procedures, 3 measures and a reference curve, 4 outages; and the 2 added here.
-    // The demo stock: 6 of its boxes on the racks and 2 gone, kept in the history.
+    // The demo stock: 6 of its boxes on the racks and 2 gone, kept in the history. The demo orders: 4 on this model.
     expect(refused.errors![0]).toMatchObject({
       message: 'Suppression impossible',
-      extensions: { code: 'conflict', reasons: ['procédures de réparation (3)', 'documents techniques (4)', 'hypothèses de panne (6)', 'boîtes en stock (6)', 'historique du stock (2)'] },
+      extensions: { code: 'conflict', reasons: ['ordres de réparation (4)', 'procédures de réparation (3)', 'documents techniques (4)', 'hypothèses de panne (6)', 'boîtes en stock (6)', 'historique du stock (2)'] },
     });
     const componentId = (await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { id } }')).data.baseItems[0].id;
     expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: componentId })).errors![0]!.message).toBe('Cet item est utilisé');

@@ -36,27 +36,13 @@ type Order = {
   status: string;
   interventionCategory: string;
   gearboxCode: string;
-  model: {
-    id: string;
-    model: string;
-    type: string;
-    constructorName: string;
-    bvaId: string;
-  };
+  model: { id: string; model: string; type: string; constructorName: string; bvaId: string };
   referent: { id: string; displayName: string } | null;
   history: { mileage: number; intervention: string }[];
   modelLocked: boolean;
   [field: string]: unknown;
 };
-type Listed = {
-  id: string;
-  number: string;
-  openedOn: string;
-  status: string;
-  interventionCategory: string;
-  gearboxCode: string;
-  model: { id: string; model: string; type: string; constructorName: string };
-};
+type Listed = { id: string; number: string; openedOn: string; status: string; interventionCategory: string; gearboxCode: string; model: { id: string; model: string; type: string; constructorName: string } };
 
 const LOCKED = 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.';
 const TAKEN = 'Numéro de l’ordre de réparation non disponible';
@@ -77,36 +63,16 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
   };
   const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(t.database.db, query);
   async function newModel(model: string, overrides: object = {}): Promise<string> {
-    return ok(
-      await gql('diagnostician', Q.insertModel, {
-        o: {
-          model,
-          type: 'automatic',
-          constructorName: 'ZF Friedrichshafen',
-          startYear: 2010,
-          gears: 8,
-          ...overrides,
-        },
-      }),
-    ).insertGearboxModel.id;
+    return ok(await gql('diagnostician', Q.insertModel, { o: { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides } })).insertGearboxModel.id;
   }
-  const order = (modelId: string, overrides: object = {}) => ({
-    number: 'T-0001',
-    openedOn: '2026-03-10',
-    interventionCategory: 'gearbox_only',
-    gearboxModelId: modelId,
-    ...overrides,
-  });
+  const order = (modelId: string, overrides: object = {}) => ({ number: 'T-0001', openedOn: '2026-03-10', interventionCategory: 'gearbox_only', gearboxModelId: modelId, ...overrides });
   async function add(object: object, role: DemoRole = 'diagnostician'): Promise<string> {
     return ok(await gql(role, Q.insert, { o: object })).insertRepairOrder;
   }
   const orderOf = async (id: string, role: DemoRole = 'app_admin'): Promise<Order | null> => ok(await gql(role, Q.order, { id })).repairOrder;
   const listOf = async (variables: object): Promise<{ items: Listed[]; count: number }> => {
     const data = ok(await gql('app_admin', Q.list, variables));
-    return {
-      items: data.repairOrders,
-      count: data.repairOrdersAggregate.count,
-    };
+    return { items: data.repairOrders, count: data.repairOrdersAggregate.count };
   };
   /** Orders whose number holds `text`, counted in the table itself. */
   const stored = async (text: string) => (await rows<{ n: number }>(sql`select count(*)::int as n from repair_orders where upper(number) like ${`%${text.toUpperCase()}%`}`))[0]!.n;
@@ -124,29 +90,11 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       expect(read.repairOrders).toEqual([{ number: 'T-ROLE-1' }, { number: 'T-ROLE-2' }]);
       expect(read.repairOrdersAggregate.count).toBe(2);
       expect(read.repairOrderReferents.length).toBeGreaterThan(0);
-      expect(await orderOf(id, role)).toMatchObject({
-        id,
-        number: 'T-ROLE-1',
-        comment: 'Avant',
-      });
+      expect(await orderOf(id, role)).toMatchObject({ id, number: 'T-ROLE-1', comment: 'Avant' });
     }
     // Admins and diagnosticians write.
-    expect(
-      ok(
-        await gql('diagnostician', Q.update, {
-          id,
-          o: order(modelId, { number: 'T-ROLE-1', comment: 'Par D' }),
-        }),
-      ).updateRepairOrder,
-    ).toBe(id);
-    expect(
-      ok(
-        await gql('app_admin', Q.update, {
-          id,
-          o: order(modelId, { number: 'T-ROLE-1', comment: 'Par A' }),
-        }),
-      ).updateRepairOrder,
-    ).toBe(id);
+    expect(ok(await gql('diagnostician', Q.update, { id, o: order(modelId, { number: 'T-ROLE-1', comment: 'Par D' }) })).updateRepairOrder).toBe(id);
+    expect(ok(await gql('app_admin', Q.update, { id, o: order(modelId, { number: 'T-ROLE-1', comment: 'Par A' }) })).updateRepairOrder).toBe(id);
 
     for (const role of ['commercial', 'mechanic'] as const) {
       const attempts: [string, object][] = [
@@ -170,11 +118,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
   });
 
   it('keeps every field of an order as written, its history in order, and offers only admins and diagnosticians as referents', async () => {
-    const modelId = await newModel('Essai OR champs', {
-      bvaId: 'BVA-CH-7',
-      type: 'double_clutch',
-      constructorName: 'Getrag',
-    });
+    const modelId = await newModel('Essai OR champs', { bvaId: 'BVA-CH-7', type: 'double_clutch', constructorName: 'Getrag' });
     const referents: { id: string; displayName: string }[] = ok(await gql('mechanic', Q.referents)).repairOrderReferents;
     const expected = await rows<{ id: string; display_name: string }>(sql`select id, display_name from auth.users where default_role in ('app_admin', 'diagnostician') and not disabled order by display_name`);
     expect(referents).toEqual(expected.map((u) => ({ id: u.id, displayName: u.display_name })));
@@ -216,13 +160,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       status: 'IN_PROGRESS',
       interventionCategory: 'complete_car',
       gearboxCode: 'LQV',
-      model: {
-        id: modelId,
-        model: 'Essai OR champs',
-        type: 'double_clutch',
-        constructorName: 'Getrag',
-        bvaId: 'BVA-CH-7',
-      },
+      model: { id: modelId, model: 'Essai OR champs', type: 'double_clutch', constructorName: 'Getrag', bvaId: 'BVA-CH-7' },
       referent: { id: julien.id, displayName: 'Julien Moreau' },
       vehicleBrand: 'Volkswagen',
       vehicleModel: 'Golf VII',
@@ -241,17 +179,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
 
     // Updating replaces the history with the new rows, in their new order, and clears what is left out.
     const history = [full.history[2]!, { mileage: 0, intervention: 'Contrôle à la livraison' }];
-    ok(
-      await gql('app_admin', Q.update, {
-        id,
-        o: order(modelId, {
-          number: 'T-CR-2026/01',
-          openedOn: '2026-03-11',
-          interventionCategory: 'mechatronics_only',
-          history,
-        }),
-      }),
-    );
+    ok(await gql('app_admin', Q.update, { id, o: order(modelId, { number: 'T-CR-2026/01', openedOn: '2026-03-11', interventionCategory: 'mechatronics_only', history }) }));
     expect(await orderOf(id)).toMatchObject({
       number: 'T-CR-2026/01',
       openedOn: '2026-03-11',
@@ -270,14 +198,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     });
     expect((await rows<{ position: number }>(sql`select position from intervention_history where repair_order_id = ${id} order by position`)).map((r) => r.position)).toEqual([1, 2]);
     // An order nobody has is not found.
-    expect(
-      (
-        await gql('app_admin', Q.update, {
-          id: '00000000-0000-4000-8000-000000000000',
-          o: order(modelId, { number: 'T-CR-X' }),
-        })
-      ).errors?.[0]?.extensions.code,
-    ).toBe('not-found');
+    expect((await gql('app_admin', Q.update, { id: '00000000-0000-4000-8000-000000000000', o: order(modelId, { number: 'T-CR-X' }) })).errors?.[0]?.extensions.code).toBe('not-found');
     expect(await orderOf('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 
@@ -286,39 +207,15 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const first = await add(order(modelId, { number: 'T-UNIQ-7a' }));
     expect((await orderOf(first))!.number).toBe('T-UNIQ-7A');
     for (const number of ['t-uniq-7a', 'T-UNIQ-7A', ' T-Uniq-7A ']) {
-      expect(
-        fieldsOf(
-          await gql('diagnostician', Q.insert, {
-            o: order(modelId, { number }),
-          }),
-        ),
-      ).toEqual({ 'object.number': TAKEN });
+      expect(fieldsOf(await gql('diagnostician', Q.insert, { o: order(modelId, { number }) }))).toEqual({ 'object.number': TAKEN });
     }
     const second = await add(order(modelId, { number: 'T-UNIQ-8' }));
-    expect(
-      fieldsOf(
-        await gql('app_admin', Q.update, {
-          id: second,
-          o: order(modelId, { number: 't-uniq-7A', comment: 'Changé' }),
-        }),
-      ),
-    ).toEqual({ 'object.number': TAKEN });
+    expect(fieldsOf(await gql('app_admin', Q.update, { id: second, o: order(modelId, { number: 't-uniq-7A', comment: 'Changé' }) }))).toEqual({ 'object.number': TAKEN });
     expect(await stored('T-UNIQ-')).toBe(2);
-    expect(await orderOf(second)).toMatchObject({
-      number: 'T-UNIQ-8',
-      comment: '',
-    });
+    expect(await orderOf(second)).toMatchObject({ number: 'T-UNIQ-8', comment: '' });
     // Its own number, in another case, is still its own.
-    ok(
-      await gql('app_admin', Q.update, {
-        id: second,
-        o: order(modelId, { number: 't-uniq-8', comment: 'Changé' }),
-      }),
-    );
-    expect(await orderOf(second)).toMatchObject({
-      number: 'T-UNIQ-8',
-      comment: 'Changé',
-    });
+    ok(await gql('app_admin', Q.update, { id: second, o: order(modelId, { number: 't-uniq-8', comment: 'Changé' }) }));
+    expect(await orderOf(second)).toMatchObject({ number: 'T-UNIQ-8', comment: 'Changé' });
   });
 
   it('refuses bad input in French and writes nothing', async () => {
@@ -338,18 +235,8 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
         { 'object.history': 'Nombre invalide' },
       ],
       [{ history: [{ mileage: 1000, intervention: ' ' }] }, { 'object.history': 'Champ obligatoire' }],
-      [
-        { number: 'T#1' },
-        {
-          'object.number': 'Numéro invalide : lettres, chiffres, espace, . / _ ou -',
-        },
-      ],
-      [
-        { number: '-T-1' },
-        {
-          'object.number': 'Numéro invalide : lettres, chiffres, espace, . / _ ou -',
-        },
-      ],
+      [{ number: 'T#1' }, { 'object.number': 'Numéro invalide : lettres, chiffres, espace, . / _ ou -' }],
+      [{ number: '-T-1' }, { 'object.number': 'Numéro invalide : lettres, chiffres, espace, . / _ ou -' }],
       [{ number: '  ' }, { 'object.number': 'Champ obligatoire' }],
       [{ openedOn: '2026-02-30' }, { 'object.openedOn': 'Date invalide' }],
       [{ energy: 'charbon' }, { 'object.energy': 'Valeur inconnue' }],
@@ -361,40 +248,15 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       [{ referentId: mechanicId }, { 'object.referentId': 'Référent inconnu' }],
     ];
     for (const [overrides, fields] of refusals) {
-      expect(
-        fieldsOf(
-          await gql('diagnostician', Q.insert, {
-            o: { ...base, ...overrides },
-          }),
-        ),
-        JSON.stringify(overrides),
-      ).toEqual(fields);
+      expect(fieldsOf(await gql('diagnostician', Q.insert, { o: { ...base, ...overrides } })), JSON.stringify(overrides)).toEqual(fields);
     }
     expect(await stored('T-BAD-')).toBe(0);
     // The same refusals on an update leave the order as it was.
-    const id = await add({
-      ...base,
-      constructionYear: 2012,
-      history: [{ mileage: 5000, intervention: 'Vidange' }],
-    });
+    const id = await add({ ...base, constructionYear: 2012, history: [{ mileage: 5000, intervention: 'Vidange' }] });
     for (const [overrides, fields] of refusals) {
-      expect(
-        fieldsOf(
-          await gql('diagnostician', Q.update, {
-            id,
-            o: { ...base, comment: 'Changé', ...overrides },
-          }),
-        ),
-        JSON.stringify(overrides),
-      ).toEqual(fields);
+      expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: { ...base, comment: 'Changé', ...overrides } })), JSON.stringify(overrides)).toEqual(fields);
     }
-    expect(await orderOf(id)).toMatchObject({
-      number: 'T-BAD-1',
-      comment: '',
-      constructionYear: 2012,
-      model: { id: modelId },
-      history: [{ mileage: 5000, intervention: 'Vidange' }],
-    });
+    expect(await orderOf(id)).toMatchObject({ number: 'T-BAD-1', comment: '', constructionYear: 2012, model: { id: modelId }, history: [{ mileage: 5000, intervention: 'Vidange' }] });
     expect(await stored('T-BAD-')).toBe(1);
   });
 
@@ -403,132 +265,39 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const otherModel = await newModel('Essai OR verrou bis');
     const id = await add(order(modelId, { number: 'T-LOCK-1' }));
     // Before the diagnostic, the model may change.
-    ok(
-      await gql('diagnostician', Q.update, {
-        id,
-        o: order(otherModel, { number: 'T-LOCK-1' }),
-      }),
-    );
-    expect(await orderOf(id)).toMatchObject({
-      model: { id: otherModel },
-      modelLocked: false,
-    });
+    ok(await gql('diagnostician', Q.update, { id, o: order(otherModel, { number: 'T-LOCK-1' }) }));
+    expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, modelLocked: false });
 
     await t.database.db.execute(sql`update repair_orders set can_read_fault_codes = true where id = ${id}`);
-    expect(await orderOf(id)).toMatchObject({
-      canReadFaultCodes: true,
-      measuresDone: null,
-      modelLocked: true,
-    });
-    expect(
-      fieldsOf(
-        await gql('diagnostician', Q.update, {
-          id,
-          o: order(modelId, { number: 'T-LOCK-1', comment: 'Changé' }),
-        }),
-      ),
-    ).toEqual({ 'object.gearboxModelId': LOCKED });
-    expect(await orderOf(id)).toMatchObject({
-      model: { id: otherModel },
-      comment: '',
-    });
+    expect(await orderOf(id)).toMatchObject({ canReadFaultCodes: true, measuresDone: null, modelLocked: true });
+    expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: order(modelId, { number: 'T-LOCK-1', comment: 'Changé' }) }))).toEqual({ 'object.gearboxModelId': LOCKED });
+    expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, comment: '' });
     // Everything else still changes, and the diagnostic's answers are kept.
-    ok(
-      await gql('app_admin', Q.update, {
-        id,
-        o: order(otherModel, {
-          number: 'T-LOCK-1',
-          comment: 'Changé',
-          gearboxCode: 'ABC',
-          history: [{ mileage: 10, intervention: 'Essai' }],
-        }),
-      }),
-    );
-    expect(await orderOf(id)).toMatchObject({
-      model: { id: otherModel },
-      comment: 'Changé',
-      gearboxCode: 'ABC',
-      history: [{ mileage: 10, intervention: 'Essai' }],
-      canReadFaultCodes: true,
-      modelLocked: true,
-    });
+    ok(await gql('app_admin', Q.update, { id, o: order(otherModel, { number: 'T-LOCK-1', comment: 'Changé', gearboxCode: 'ABC', history: [{ mileage: 10, intervention: 'Essai' }] }) }));
+    expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, comment: 'Changé', gearboxCode: 'ABC', history: [{ mileage: 10, intervention: 'Essai' }], canReadFaultCodes: true, modelLocked: true });
 
     // Measures alone lock it too.
     const measured = await add(order(modelId, { number: 'T-LOCK-2' }));
     await t.database.db.execute(sql`update repair_orders set measures_done = false where id = ${measured}`);
     expect(await orderOf(measured)).toMatchObject({ modelLocked: true });
-    expect(
-      fieldsOf(
-        await gql('diagnostician', Q.update, {
-          id: measured,
-          o: order(otherModel, { number: 'T-LOCK-2' }),
-        }),
-      ),
-    ).toEqual({ 'object.gearboxModelId': LOCKED });
+    expect(fieldsOf(await gql('diagnostician', Q.update, { id: measured, o: order(otherModel, { number: 'T-LOCK-2' }) }))).toEqual({ 'object.gearboxModelId': LOCKED });
 
     const closed = await add(order(modelId, { number: 'T-LOCK-3', comment: 'Avant' }));
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${closed}`);
-    const res = await gql('app_admin', Q.update, {
-      id: closed,
-      o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }),
-    });
-    expect(res.errors?.[0]).toMatchObject({
-      message: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
-      extensions: { code: 'conflict', reason: 'closed' },
-    });
-    expect(await orderOf(closed)).toMatchObject({
-      status: 'CLOSED',
-      closedOn: '2026-03-20',
-      comment: 'Avant',
-    });
+    const res = await gql('app_admin', Q.update, { id: closed, o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }) });
+    expect(res.errors?.[0]).toMatchObject({ message: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.', extensions: { code: 'conflict', reason: 'closed' } });
+    expect(await orderOf(closed)).toMatchObject({ status: 'CLOSED', closedOn: '2026-03-20', comment: 'Avant' });
   });
 
   it('searches by number, gearbox code and model, filters, sorts both ways and pages, counting alike', async () => {
-    const alpha = await newModel('Essai Tri Alpha', {
-      type: 'robotic',
-      constructorName: 'Constructeur A',
-      bvaId: 'BVA-TRI-A',
-    });
-    const beta = await newModel('Essai Tri Beta', {
-      type: 'variator',
-      constructorName: 'Constructeur B',
-    });
+    const alpha = await newModel('Essai Tri Alpha', { type: 'robotic', constructorName: 'Constructeur A', bvaId: 'BVA-TRI-A' });
+    const beta = await newModel('Essai Tri Beta', { type: 'variator', constructorName: 'Constructeur B' });
     const specs = [
-      {
-        number: 'T-SRT-01',
-        openedOn: '2019-01-10',
-        interventionCategory: 'gearbox_only',
-        gearboxModelId: alpha,
-        gearboxCode: 'QXA1',
-      },
-      {
-        number: 'T-SRT-02',
-        openedOn: '2019-01-20',
-        interventionCategory: 'complete_car',
-        gearboxModelId: beta,
-        gearboxCode: 'QXB2',
-      },
-      {
-        number: 'T-SRT-03',
-        openedOn: '2019-01-31',
-        interventionCategory: 'mechatronics_only',
-        gearboxModelId: alpha,
-        gearboxCode: 'QXB3',
-      },
-      {
-        number: 'T-SRT-04',
-        openedOn: '2019-01-09',
-        interventionCategory: 'complete_car',
-        gearboxModelId: beta,
-        gearboxCode: 'ZZQX%',
-      },
-      {
-        number: 'T-SRT-05',
-        openedOn: '2019-02-01',
-        interventionCategory: 'gearbox_only',
-        gearboxModelId: beta,
-        gearboxCode: '',
-      },
+      { number: 'T-SRT-01', openedOn: '2019-01-10', interventionCategory: 'gearbox_only', gearboxModelId: alpha, gearboxCode: 'QXA1' },
+      { number: 'T-SRT-02', openedOn: '2019-01-20', interventionCategory: 'complete_car', gearboxModelId: beta, gearboxCode: 'QXB2' },
+      { number: 'T-SRT-03', openedOn: '2019-01-31', interventionCategory: 'mechatronics_only', gearboxModelId: alpha, gearboxCode: 'QXB3' },
+      { number: 'T-SRT-04', openedOn: '2019-01-09', interventionCategory: 'complete_car', gearboxModelId: beta, gearboxCode: 'ZZQX%' },
+      { number: 'T-SRT-05', openedOn: '2019-02-01', interventionCategory: 'gearbox_only', gearboxModelId: beta, gearboxCode: 'SRT5' },
     ];
     const ids = new Map<string, string>();
     for (const spec of specs) ids.set(spec.number, await add(spec));
@@ -543,6 +312,8 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     // Search: a part of the number, of the gearbox code, of the model's name or BVA id, any case.
     expect(sorted(await numbersOf({ s: 't-srt-0' }))).toEqual(['T-SRT-01', 'T-SRT-02', 'T-SRT-03', 'T-SRT-04', 'T-SRT-05']);
     expect(await numbersOf({ s: 'srt-04' })).toEqual(['T-SRT-04']);
+    // Found by its number and by its gearbox code, an order is listed and counted once.
+    expect(sorted(await numbersOf({ s: 'srt' }))).toEqual(['T-SRT-01', 'T-SRT-02', 'T-SRT-03', 'T-SRT-04', 'T-SRT-05']);
     expect(sorted(await numbersOf({ s: 'qxb' }))).toEqual(['T-SRT-02', 'T-SRT-03']);
     expect(sorted(await numbersOf({ s: 'qx' }))).toEqual(['T-SRT-01', 'T-SRT-02', 'T-SRT-03', 'T-SRT-04']);
     // `%` is a character, not a wildcard.
@@ -591,12 +362,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const all = await numbersOf({ s: 'T-SRT', sort: 'numero' });
     const pages: string[] = [];
     for (const offset of [0, 2, 4, 6]) {
-      const page = await listOf({
-        s: 'T-SRT',
-        sort: 'numero',
-        limit: 2,
-        offset,
-      });
+      const page = await listOf({ s: 'T-SRT', sort: 'numero', limit: 2, offset });
       expect(page.count).toBe(5);
       expect(page.items.length).toBe(Math.max(0, Math.min(2, 5 - offset)));
       pages.push(...page.items.map((i) => i.number));

@@ -629,7 +629,8 @@ const models: Record<string, DemoOrderModel> = {
 const garages = ['Garage Martin, Lyon', 'Garage du Centre, Villeurbanne', 'Auto Service Dupuis, Vienne', 'Garage des Alpes, Grenoble', 'Garage Moderne, Bourgoin-Jallieu', 'Garage de la Gare, Villefranche-sur-Saône'];
 /** Why an order opened weeks ago is still in progress. */
 const waiting = ['En attente de pièces (délai fournisseur).', 'Devis envoyé, en attente d’accord.', 'Pièces reçues, intervention planifiée.', 'Client relancé pour l’accord du devis.'];
-const intake: Record<InterventionCategory, string> = { complete_car: 'Lecture des codes défaut et essai routier', gearbox_only: 'Démontage et expertise de la boîte', mechatronics_only: '' };
+/** The first thing done on an order; a mechatronics-only one starts with its model's bench check. */
+const intake: Record<Exclude<InterventionCategory, 'mechatronics_only'>, string> = { complete_car: 'Lecture des codes défaut et essai routier', gearbox_only: 'Démontage et expertise de la boîte' };
 const closing: Record<InterventionCategory, string> = { complete_car: 'Essai routier de contrôle', gearbox_only: 'Essai au banc', mechatronics_only: 'Test au banc après réparation' };
 const boxCondition: Record<string, string> = { used: 'd’occasion testée', refurbished: 'reconditionnée', new: 'neuve' };
 

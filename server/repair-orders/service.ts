@@ -47,13 +47,12 @@ export function createRepairOrdersService(deps: { db: Db }) {
     const text = filter.search?.trim().toUpperCase();
     if (text) {
       const pattern = `%${escapeLike(text)}%`;
-      parts.push(
-        or(
-          sql`upper(${repairOrders.number}) like ${pattern}`,
-          sql`upper(${repairOrders.gearboxCode}) like ${pattern}`,
-          inArray(repairOrders.gearboxModelId, db.select({ id: gearboxModels.id }).from(gearboxModels).where(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.bvaId, pattern)))),
-        ),
-      );
+      // One branch per index: OR-ed with the model's sub-select, the planner scanned the whole table.
+      const byNumber = db.select({ id: repairOrders.id }).from(repairOrders).where(sql`upper(${repairOrders.number}) like ${pattern}`);
+      const byCode = db.select({ id: repairOrders.id }).from(repairOrders).where(sql`upper(${repairOrders.gearboxCode}) like ${pattern}`);
+      const models = db.select({ id: gearboxModels.id }).from(gearboxModels).where(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.bvaId, pattern)));
+      const byModel = db.select({ id: repairOrders.id }).from(repairOrders).where(inArray(repairOrders.gearboxModelId, models));
+      parts.push(inArray(repairOrders.id, byNumber.unionAll(byCode).unionAll(byModel)));
     }
     if (filter.from) parts.push(gte(repairOrders.openedOn, filter.from));
     if (filter.to) parts.push(lte(repairOrders.openedOn, filter.to));
