@@ -52,7 +52,6 @@ type Listed = { id: string; reference: string; rack: string; level: number; cond
 
 const STALE = 'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.';
 const REMOVED = 'Cette boîte a déjà été retirée du stock.';
-const names: Record<DemoRole, string> = { app_admin: 'Claire Dubois', diagnostician: 'Julien Moreau', mechanic: 'Karim Benali', commercial: 'Sophie Laurent' };
 /** What a movement says besides when. */
 const said = (m: Item['movements'][number]) => {
   const { at: _at, ...rest } = m;

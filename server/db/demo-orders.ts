@@ -741,7 +741,7 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
 
   // Earlier interventions on this gearbox, below the mileage it has now.
   const count = weighted(rand, [[0, 3], [1, 4], [2, 3], [3, 1]] as const);
-  const possible = m.history.map((h, i) => i).filter((i) => m.history[i]![1] < km - 10_000);
+  const possible = m.history.map((_, i) => i).filter((i) => m.history[i]![1] < km - 10_000);
   const chosen = new Set<number>();
   while (chosen.size < Math.min(count, possible.length)) chosen.add(pick(rand, possible));
   const history = [...chosen]
