@@ -24,6 +24,7 @@ import { createMeasuresService, type MeasuresService } from './gearboxes/measure
 import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
 import { createStockService, type StockService } from './stock/service.ts';
 import { createRepairOrdersService, type RepairOrdersService } from './repair-orders/service.ts';
+import { createDiagnosticService, type DiagnosticService } from './repair-orders/diagnostic.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -36,6 +37,7 @@ export type Services = {
   documents: DocumentsService;
   stock: StockService;
   repairOrders: RepairOrdersService;
+  diagnostic: DiagnosticService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
@@ -147,6 +149,7 @@ export async function createApp(options: {
     files,
     stock: createStockService({ db: database.db }),
     repairOrders: createRepairOrdersService({ db: database.db }),
+    diagnostic: createDiagnosticService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

@@ -1,7 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
+import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, orderFaultCodes, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
@@ -134,14 +134,28 @@ export function createGearboxesService(deps: { db: Db }) {
       return row;
     },
 
+    /** With how many of the model's orders recorded each (SPEC §3: a rate and "n / total"). */
     errorCodesOf: (gearboxModelId: string) =>
-      db.select().from(errorCodes).where(eq(errorCodes.gearboxModelId, gearboxModelId)).orderBy(asc(errorCodes.code)),
+      db
+        .select({
+          id: errorCodes.id,
+          gearboxModelId: errorCodes.gearboxModelId,
+          code: errorCodes.code,
+          description: errorCodes.description,
+          createdAt: errorCodes.createdAt,
+          orderCount: sql<number>`(select count(*)::int from ${orderFaultCodes} where ${orderFaultCodes.errorCodeId} = ${errorCodes.id})`,
+        })
+        .from(errorCodes)
+        .where(eq(errorCodes.gearboxModelId, gearboxModelId))
+        .orderBy(asc(errorCodes.code)),
+
+    orderCountOf: async (gearboxModelId: string) => (await db.select({ n: count() }).from(repairOrders).where(eq(repairOrders.gearboxModelId, gearboxModelId)))[0]!.n,
 
     insertErrorCode: async (gearboxModelId: string, input: { code: string; description: string }) =>
       (await db.insert(errorCodes).values({ gearboxModelId, ...input }).returning().catch(codeTaken))[0]!,
 
     removeErrorCode: async (id: string) => {
-      const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning();
+      const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
       if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
       return row;
     },

@@ -33,8 +33,14 @@ const DoctorCode = builder.objectRef<DoctorCodeRow>('doctor_codes').implement({
   }),
 });
 
-const ErrorCode = builder.objectRef<typeof errorCodes.$inferSelect>('error_codes').implement({
-  fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
+const ErrorCode = builder.objectRef<typeof errorCodes.$inferSelect & { orderCount?: number }>('error_codes').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    code: t.exposeString('code'),
+    description: t.exposeString('description'),
+    /** Orders of the model on which the code was read. */
+    orderCount: t.int({ resolve: (row) => row.orderCount ?? 0 }),
+  }),
 });
 
 export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
@@ -55,6 +61,8 @@ export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     createdAt: t.expose('createdAt', { type: 'timestamptz' }),
     doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxes.codesOf(row.id) }),
     errorCodes: t.field({ type: [ErrorCode], resolve: (row, _args, context) => context.services.gearboxes.errorCodesOf(row.id) }),
+    /** All the model's repair orders: the denominator of the codes' occurrence rates. */
+    orderCount: t.int({ resolve: (row, _args, context) => context.services.gearboxes.orderCountOf(row.id) }),
   }),
 });
 

@@ -12,6 +12,7 @@ import {
   type OrderSort,
 } from '../../src/lib/repair-orders.ts';
 import type { RepairOrdersService } from '../repair-orders/service.ts';
+import { faultCodeSchema, temporalities } from '../../src/lib/diagnostic.ts';
 import { builder } from './builder.ts';
 import { validationError } from './errors.ts';
 import { fromService, parse } from './inputs.ts';
@@ -198,5 +199,79 @@ builder.mutationField('deleteRepairOrder', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
     resolve: async (_root, { id }, context) => (await context.services.repairOrders.remove(id).catch(fromService)).id,
+  }),
+);
+
+// The fault code reports of an order (SPEC §2.7 diagnostic): read by all, written by A and D.
+const Temporality = builder.enumType('temporality', { values: temporalities });
+type FaultCodeRow = Awaited<ReturnType<import('../repair-orders/diagnostic.ts').DiagnosticService['faultCodesOf']>>[number];
+const ErrorCodeRef = builder.objectRef<FaultCodeRow['errorCode']>('order_error_codes').implement({
+  fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
+});
+const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    errorCode: t.field({ type: ErrorCodeRef, resolve: (row) => row.errorCode }),
+    temporality: t.field({ type: Temporality, nullable: true, resolve: (row) => (row.temporality as (typeof temporalities)[number] | null) ?? null }),
+    acceleratorLoad: t.exposeString('acceleratorLoad'),
+    bvaMode: t.exposeString('bvaMode'),
+    gear: t.exposeString('gear'),
+    action: t.exposeString('action'),
+    otherCondition: t.exposeString('otherCondition'),
+    comment: t.exposeString('comment'),
+  }),
+});
+
+builder.objectField(RepairOrder, 'faultCodes', (t) => t.field({ type: [FaultCode], resolve: (row, _args, context) => context.services.diagnostic.faultCodesOf(row.id) }));
+
+const FaultCodeInput = builder.inputType('order_fault_codes_input', {
+  fields: (t) => ({
+    code: t.string({ required: true }),
+    description: t.string(),
+    temporality: t.field({ type: Temporality }),
+    acceleratorLoad: t.string(),
+    bvaMode: t.string(),
+    gear: t.string(),
+    action: t.string(),
+    otherCondition: t.string(),
+    comment: t.string(),
+  }),
+});
+
+const Discarded = builder.objectRef<{ discarded: number }>('fault_code_reading_result').implement({ fields: (t) => ({ discarded: t.exposeInt('discarded') }) });
+
+builder.mutationField('setFaultCodeReading', (t) =>
+  t.field({
+    type: Discarded,
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }), canRead: t.arg.boolean({ required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.diagnostic.setFaultCodeReading(args.repairOrderId, args.canRead).catch(fromService),
+  }),
+);
+
+builder.mutationField('insertOrderFaultCode', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.diagnostic.insertFaultCode(args.repairOrderId, parse(faultCodeSchema, args.object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('updateOrderFaultCode', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.diagnostic.updateFaultCode(args.id, parse(faultCodeSchema, args.object, 'object')).catch(fromService),
+  }),
+);
+
+builder.mutationField('deleteOrderFaultCode', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, { id }, context) => context.services.diagnostic.removeFaultCode(id).catch(fromService),
   }),
 );

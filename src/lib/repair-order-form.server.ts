@@ -48,3 +48,5 @@ export function orderValues(order: RepairOrder): OrderDraft {
 
 export const ORDER_SELECTION =
   'id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName } vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention } canReadFaultCodes measuresDone modelLocked';
+
+export const FAULT_CODE_SELECTION = 'id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';

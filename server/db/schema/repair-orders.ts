@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './auth.ts';
-import { gearboxModels } from './gearboxes.ts';
+import { errorCodes, gearboxModels } from './gearboxes.ts';
 
 export const repairOrders = pgTable(
   'repair_orders',
@@ -60,4 +60,31 @@ export const interventionHistory = pgTable(
     intervention: text('intervention').notNull(),
   },
   (t) => [index('intervention_history_order_idx').on(t.repairOrderId, t.position)],
+);
+
+/**
+ * A fault code read on the order's gearbox (SPEC §3 appearance condition), with the conditions
+ * it appeared in. The code is one of the model's error codes (added to the dossier when new).
+ */
+export const orderFaultCodes = pgTable(
+  'order_fault_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    errorCodeId: uuid('error_code_id')
+      .notNull()
+      .references(() => errorCodes.id, { onDelete: 'restrict' }),
+    temporality: text('temporality'),
+    acceleratorLoad: text('accelerator_load').notNull().default(''),
+    bvaMode: text('bva_mode').notNull().default(''),
+    gear: text('gear').notNull().default(''),
+    /** The operating phase, as the base's conditions name it. */
+    action: text('action').notNull().default(''),
+    otherCondition: text('other_condition').notNull().default(''),
+    comment: text('comment').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('order_fault_codes_order_idx').on(t.repairOrderId), uniqueIndex('order_fault_codes_order_code_key').on(t.repairOrderId, t.errorCodeId), index('order_fault_codes_code_idx').on(t.errorCodeId)],
 );

@@ -1,0 +1,113 @@
+// The diagnostic recorded on a repair order: whether the gearbox allows fault code reading, and
+// the codes read with their appearance conditions. Answering "no" discards the codes; a closed
+// order takes no change.
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { FaultCodeInput } from '../../src/lib/diagnostic.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { errorCodes, orderFaultCodes, repairOrders } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+
+export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+
+/** The order locked for a change; a closed one refuses it. */
+async function openOrder(tx: Tx, id: string) {
+  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+  return order;
+}
+
+export function createDiagnosticService(deps: { db: Db }) {
+  const { db } = deps;
+
+  const conditionsOf = (input: FaultCodeInput) => ({
+    temporality: input.temporality ?? null,
+    acceleratorLoad: input.acceleratorLoad,
+    bvaMode: input.bvaMode,
+    gear: input.gear,
+    action: input.action,
+    otherCondition: input.otherCondition,
+    comment: input.comment,
+  });
+
+  /** The model's error code of that name; a new one joins the dossier with its description. */
+  async function errorCodeOf(tx: Tx, gearboxModelId: string, input: FaultCodeInput) {
+    const [known] = await tx.select({ id: errorCodes.id }).from(errorCodes).where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
+    if (known) return known.id;
+    if (!input.description) throw new ApiError(400, 'invalid', 'Décrivez ce code : le dossier du modèle ne le connaît pas encore', {}, { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' });
+    const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
+    return created!.id;
+  }
+
+  const taken = (error: unknown): never => {
+    if (pgCode(error) === '23505') throw new ApiError(400, 'invalid', 'Ce code est déjà relevé sur cet OR', {}, { 'object.code': 'Ce code est déjà relevé sur cet OR' });
+    throw error;
+  };
+
+  return {
+    faultCodesOf: (repairOrderId: string) =>
+      db
+        .select({
+          id: orderFaultCodes.id,
+          errorCode: { id: errorCodes.id, code: errorCodes.code, description: errorCodes.description },
+          temporality: orderFaultCodes.temporality,
+          acceleratorLoad: orderFaultCodes.acceleratorLoad,
+          bvaMode: orderFaultCodes.bvaMode,
+          gear: orderFaultCodes.gear,
+          action: orderFaultCodes.action,
+          otherCondition: orderFaultCodes.otherCondition,
+          comment: orderFaultCodes.comment,
+        })
+        .from(orderFaultCodes)
+        .innerJoin(errorCodes, eq(errorCodes.id, orderFaultCodes.errorCodeId))
+        .where(eq(orderFaultCodes.repairOrderId, repairOrderId))
+        .orderBy(asc(errorCodes.code)),
+
+    /** "The gearbox allows fault code reading": answering no discards the codes read (SPEC §4). */
+    setFaultCodeReading: (repairOrderId: string, canRead: boolean) =>
+      db.transaction(async (tx) => {
+        await openOrder(tx, repairOrderId);
+        const [read] = await tx.select({ n: count() }).from(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
+        if (!canRead && read!.n > 0) await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
+        await tx.update(repairOrders).set({ canReadFaultCodes: canRead, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        return { discarded: canRead ? 0 : read!.n };
+      }),
+
+    insertFaultCode: (repairOrderId: string, input: FaultCodeInput) =>
+      db
+        .transaction(async (tx) => {
+          const order = await openOrder(tx, repairOrderId);
+          if (order.canReadFaultCodes !== true) throw new ApiError(409, 'reading-off', 'Indiquez d’abord que la boîte permet la lecture des codes défaut.');
+          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
+          const [row] = await tx.insert(orderFaultCodes).values({ repairOrderId, errorCodeId, ...conditionsOf(input) }).returning({ id: orderFaultCodes.id });
+          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+          return row!.id;
+        })
+        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error))),
+
+    updateFaultCode: (id: string, input: FaultCodeInput) =>
+      db
+        .transaction(async (tx) => {
+          const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
+          if (!current) throw new ApiError(404, 'not-found', 'Code défaut introuvable');
+          const order = await openOrder(tx, current.repairOrderId);
+          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
+          await tx.update(orderFaultCodes).set({ errorCodeId, ...conditionsOf(input) }).where(eq(orderFaultCodes.id, id));
+          return id;
+        })
+        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error))),
+
+    removeFaultCode: (id: string) =>
+      db.transaction(async (tx) => {
+        const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
+        if (!current) throw new ApiError(404, 'not-found', 'Code défaut introuvable');
+        await openOrder(tx, current.repairOrderId);
+        await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.id, id));
+        return id;
+      }),
+  };
+}

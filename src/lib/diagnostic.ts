@@ -1,0 +1,49 @@
+// The diagnostic of a repair order (SPEC §2.7, §3): fault codes read on the gearbox and the
+// conditions they appeared in. Symptoms, measures and curves follow the same pattern.
+import { z } from 'zod';
+import { t } from './i18n.ts';
+import { required } from './validation.ts';
+
+export const temporalities = ['pre', 'during', 'post'] as const;
+export type Temporality = (typeof temporalities)[number];
+export const temporalityLabels: Record<Temporality, string> = { pre: 'Avant', during: 'Pendant', post: 'Après' };
+
+/** Suggestions of the condition fields (free text: the workshop may word it otherwise). */
+export const acceleratorLoads = ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge', 'Kick-down'] as const;
+export const bvaModes = ['P', 'R', 'N', 'D', 'S (sport)', 'M (manuel)', 'Neige', 'Secours'] as const;
+export const gears = ['1', '2', '3', '4', '5', '6', '7', '8', 'R', 'N'] as const;
+
+export type AppearanceConditions = {
+  temporality: Temporality | null;
+  acceleratorLoad: string;
+  bvaMode: string;
+  gear: string;
+  action: string;
+  otherCondition: string;
+  comment: string;
+};
+
+export type OrderFaultCode = AppearanceConditions & { id: string; errorCode: { id: string; code: string; description: string } };
+
+const text = (max: number) => z.string().trim().max(max, t('stock.tooLong', { max })).optional().default('');
+
+export const conditionsSchema = z.object({
+  temporality: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(temporalities, { error: t('validation.required') }).optional()),
+  acceleratorLoad: text(60),
+  bvaMode: text(40),
+  gear: text(10),
+  action: text(120),
+  otherCondition: text(300),
+  comment: text(1000),
+});
+
+/** A fault code and its conditions: the code is the dossier's, or a new one with its description. */
+export const faultCodeSchema = conditionsSchema.extend({
+  code: required()
+    .max(20, t('validation.required'))
+    .regex(/^[A-Za-z0-9-]+$/, 'Code invalide')
+    .transform((v) => v.toUpperCase()),
+  description: text(300),
+});
+export type FaultCodeInput = z.infer<typeof faultCodeSchema>;
+export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;

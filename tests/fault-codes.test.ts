@@ -1,0 +1,91 @@
+// The fault code reports of a repair order through the API: the "can read fault codes" answer,
+// codes from the model's dossier or new ones (which join the dossier), their appearance
+// conditions, answering "no" discarding them, the model then locked, and who may write.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+
+const Q = {
+  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
+  insertErrorCode: 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id } }',
+  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
+  updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
+  reading: 'mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }',
+  insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
+  updateCode: 'mutation($id: uuid!, $c: order_fault_codes_input!) { updateOrderFaultCode(id: $id, object: $c) }',
+  deleteCode: 'mutation($id: uuid!) { deleteOrderFaultCode(id: $id) }',
+  deleteErrorCode: 'mutation($id: uuid!) { deleteErrorCode(id: $id) }',
+  order: 'query($id: uuid!) { repairOrder(id: $id) { canReadFaultCodes modelLocked faultCodes { id errorCode { code description } temporality acceleratorLoad bvaMode gear action otherCondition comment } } }',
+  dossier: 'query($id: uuid!) { gearboxModel(id: $id) { errorCodes { id code description } } }',
+};
+
+describe.each(databaseKinds)('fault code reports on %s', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    gql = graphqlAs(t, await signInAll(t));
+  });
+  afterAll(() => t?.close());
+
+  const ok = (res: GqlResult) => {
+    expect(res.errors).toBeUndefined();
+    return res.data;
+  };
+  const setUp = async () => {
+    n += 1;
+    const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
+    const other = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
+    ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
+    const order = { number: `FC-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
+    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: order })).insertRepairOrder;
+    return { modelId, other, orderId, order };
+  };
+
+  it('records codes of the dossier and new ones with their conditions, A and D only', async () => {
+    const { modelId, orderId } = await setUp();
+    // Nothing is recorded before the gearbox is said to allow reading.
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]).toMatchObject({ message: 'Indiquez d’abord que la boîte permet la lecture des codes défaut.', extensions: { code: 'conflict' } });
+    for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.reading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
+    const conditions = { temporality: 'during', acceleratorLoad: 'Pleine charge', bvaMode: 'D', gear: '3', action: 'En accélération franche', otherCondition: 'Huile à 95 °C', comment: 'Apparaît après 20 km' };
+    const first = ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'p0730', ...conditions } })).insertOrderFaultCode;
+    // A code the dossier does not know needs its description, then joins the dossier.
+    expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' } });
+    ok(await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', description: 'Embrayage K1 : patinage' } }));
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' } });
+    expect((await gql('commercial', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P07 3', temporality: 'never' } })).errors).toBeDefined();
+
+    const order = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
+    expect(order.canReadFaultCodes).toBe(true);
+    expect(order.modelLocked).toBe(true);
+    expect(order.faultCodes).toEqual([
+      { id: first, errorCode: { code: 'P0730', description: 'Rapport engagé incorrect' }, ...conditions },
+      { id: expect.any(String), errorCode: { code: 'P17BF', description: 'Embrayage K1 : patinage' }, temporality: null, acceleratorLoad: '', bvaMode: '', gear: '', action: '', otherCondition: '', comment: '' },
+    ]);
+    const dossier = ok(await gql('mechanic', Q.dossier, { id: modelId })).gearboxModel.errorCodes;
+    expect(dossier.map((c: { code: string }) => c.code)).toEqual(['P0730', 'P17BF']);
+    // A code an order carries stays in the dossier.
+    expect((await gql('diagnostician', Q.deleteErrorCode, { id: dossier[0].id })).errors![0]).toMatchObject({ message: 'Code utilisé' });
+
+    ok(await gql('diagnostician', Q.updateCode, { id: first, c: { code: 'P0730', temporality: 'post', comment: 'Revu' } }));
+    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes[0]).toMatchObject({ temporality: 'post', acceleratorLoad: '', comment: 'Revu' });
+    ok(await gql('diagnostician', Q.deleteCode, { id: first }));
+    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes.map((c: { errorCode: { code: string } }) => c.errorCode.code)).toEqual(['P17BF']);
+  });
+
+  it('discards the codes when the answer becomes "no", and keeps the model from changing', async () => {
+    const { orderId, order, other } = await setUp();
+    ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
+    ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730' } }));
+    expect(ok(await gql('diagnostician', Q.reading, { o: orderId, c: false })).setFaultCodeReading).toEqual({ discarded: 1 });
+    const after = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
+    expect(after).toMatchObject({ canReadFaultCodes: false, modelLocked: true, faultCodes: [] });
+    expect((await gql('diagnostician', Q.updateOrder, { id: orderId, o: { ...order, gearboxModelId: other } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' },
+    });
+  });
+});
