@@ -66,6 +66,16 @@ test.describe('a diagnostician', () => {
     await toast(page, 'Relevé mis à jour');
     await expect(page.getByText('Aucun code défaut disponible : la boîte ne permet pas leur lecture.')).toBeVisible();
     await expect(codes).toHaveCount(0);
+
+    // The new code joined the model's dossier; read on no order any more, it may go again.
+    await page.goto('/gearboxes?recherche=DQ200');
+    await page.getByRole('link', { name: 'VW DQ200 0AM' }).click();
+    await page.getByRole('link', { name: 'Codes défaut' }).click();
+    await expect(page.getByRole('row', { name: /P0562/ })).toContainText('Tension d’alimentation trop basse');
+    await page.getByRole('link', { name: 'Supprimer P0562' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await toast(page, 'Code supprimé');
+    await expect(page.getByRole('row', { name: /P0562/ })).toHaveCount(0);
   });
 });
 

@@ -218,6 +218,13 @@ async function pages(dataDir: string): Promise<void> {
     });
   }
   await stock('stock, 20,000 boxes');
+
+  // Repair orders: the list and an order, with the demo's orders.
+  const orderId = (await gql(url, token, '{ repairOrders(limit: 1) { id } }')).repairOrders[0].id;
+  for (const path of ['/repair-orders', `/repair-order/${orderId}`, `/repair-order/${orderId}?onglet=codes-defaut`, `/repair-order/${orderId}?onglet=informations-techniques`]) {
+    const weight = await pageWeight(`${url}${path}`, cookie);
+    console.log(`  ${path.replace(orderId, '{uuid}')} median ${ms(await median(path))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
+  }
   await stop(child);
 }
 
