@@ -7,6 +7,7 @@ import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { GearboxType } from '../../src/lib/gearboxes.ts';
 import type { AddStockInput, GearboxCondition } from '../../src/lib/stock.ts';
 import { escapeLike } from '../../src/lib/search.ts';
+import { isUuid } from '../../src/lib/ids.ts';
 import type { Db } from '../db/client.ts';
 
 import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '../db/schema/index.ts';
@@ -39,8 +40,6 @@ const selection = {
   comment: stockItems.comment,
 };
 export type StockRow = { id: string; number: number; version: number; model: { id: string; model: string; type: string; constructorName: string }; doctorCode: string | null; gearboxCode: string | null; condition: string; rack: string; level: number; addedOn: string; outOn: string | null; outReason: string; comment: string };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const referenceOf = (number: number) => `S-${String(number).padStart(6, '0')}`;
 
@@ -124,7 +123,7 @@ export function createStockService(deps: { db: Db }) {
       if (input.code) {
         // The form's check lets 'D:' and 36 dashes through: neither may reach the query as is.
         const [kind, id] = [input.code[0]!.toLowerCase(), input.code.slice(2).toLowerCase()];
-        const [found] = !UUID.test(id)
+        const [found] = !isUuid(id)
           ? []
           : kind === 'd'
             ? await db.select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: sql<string | null>`null` }).from(doctorCodes).where(eq(doctorCodes.id, id))

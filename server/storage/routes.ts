@@ -6,19 +6,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
+import { opensInline } from '../../src/lib/documents.ts';
 import { isBucketId, UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
 import { can } from '../../src/lib/permissions.ts';
 import type { Services } from '../app.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
 import { sendJson } from '../http/json.ts';
-import { checkType, cleanName, StorageError, type FileRow, type FileStore } from './store.ts';
+import { checkType, cleanName, FILE_ID, StorageError, type FileRow, type FileStore } from './store.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Shown in the browser; everything else downloads. */
-const INLINE = new Set(['application/pdf', 'image/png', 'image/jpeg']);
 
 const toResponse = (row: FileRow) => ({
   id: row.id,
@@ -125,7 +123,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
         }
         if (part.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
         const mimeType = await checkType(bucketId, name, part.tmp);
-        const id = meta.id && UUID.test(meta.id) ? meta.id.toLowerCase() : randomUUID();
+        const id = meta.id && FILE_ID.test(meta.id) ? meta.id.toLowerCase() : randomUUID();
         checked.push({ tmp: part.tmp, id, name, size: part.size, etag: `"${part.sha}"`, mimeType });
       }
       // Every file passed: record them in one transaction, then move the bytes in place.
@@ -157,7 +155,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
       ETag: thumbnail ? `"${row.etag.slice(1, -1)}-w${width}"` : row.etag,
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'private, max-age=3600',
-      'Content-Disposition': `${INLINE.has(row.mimeType) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(row.name)}`,
+      'Content-Disposition': `${opensInline(row.mimeType) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(row.name)}`,
     };
     if (req.headers['if-none-match'] === headers.ETag) {
       res.writeHead(304, headers);

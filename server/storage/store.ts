@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
+import { isImage } from '../../src/lib/documents.ts';
 import { buckets, fileKinds, UNSUPPORTED_FORMAT, type BucketId } from '../../src/lib/files.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -24,7 +25,8 @@ export class StorageError extends Error {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Any UUID shape: clients of the storage API choose their files' ids. */
+export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Links on a page stay the same for the hour, so the browser's cache serves thumbnails. */
 const LINK_WINDOW = 3600;
 const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
@@ -86,7 +88,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     maxBytes: config.storageMaxBytes,
 
     find: async (id: string): Promise<FileRow> => {
-      if (!UUID.test(id)) throw new StorageError(404, 'Fichier introuvable');
+      if (!FILE_ID.test(id)) throw new StorageError(404, 'Fichier introuvable');
       const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
       if (!row) throw new StorageError(404, 'Fichier introuvable');
       return row;
@@ -157,7 +159,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
 
     /** A WebP no wider than `width` of an image, made once and kept. */
     thumbnail: async (row: FileRow, width: number): Promise<string | null> => {
-      if (!THUMBNAIL_SIZES.has(width) || (row.mimeType !== 'image/png' && row.mimeType !== 'image/jpeg')) return null;
+      if (!THUMBNAIL_SIZES.has(width) || !isImage(row.mimeType)) return null;
       const file = path.join(thumbDir, `${row.id}-${width}.webp`);
       if (!existsSync(file)) {
         const { default: sharp } = await import('sharp');

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
+import { isUuid } from './ids.ts';
 import { isoDate, required } from './validation.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
@@ -89,7 +90,6 @@ export type OrdersQuery = {
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const oneOf = <T extends string>(values: readonly T[], value: string | null): T | null => ((values as readonly string[]).includes(value ?? '') ? (value as T) : null);
 
 /** `?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=` as the list reads it; newest first by default. */
@@ -105,7 +105,7 @@ export function readOrdersQuery(params: URLSearchParams): OrdersQuery {
     to: DAY.test(to) ? to : null,
     category: oneOf(interventionCategories, params.get('categorie')),
     type: oneOf(gearboxTypes, params.get('type')),
-    modelId: UUID.test(model) ? model.toLowerCase() : null,
+    modelId: isUuid(model) ? model.toLowerCase() : null,
     sort,
     descending: params.has('ordre') ? params.get('ordre') === 'desc' : sort === 'date',
     page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
@@ -127,12 +127,12 @@ export function ordersHref(query: Partial<OrdersQuery>): string {
   return text ? `/repair-orders?${text}` : '/repair-orders';
 }
 
-const optionalText = (max: number) => z.string().trim().max(max, t('stock.tooLong', { max })).optional().default('');
+const optionalText = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
 const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) => z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(values, { error: t('validation.required') }).optional());
 const lines = (max: number) =>
   z.preprocess(
     (v) => (typeof v === 'string' ? v.split(/\r?\n/) : v),
-    z.array(z.string().trim().max(300, t('stock.tooLong', { max: 300 }))).transform((list) => list.filter(Boolean)).refine((list) => list.length <= max, t('stock.tooLong', { max })),
+    z.array(z.string().trim().max(300, t('validation.maxLength', { max: 300 }))).transform((list) => list.filter(Boolean)).refine((list) => list.length <= max, t('validation.maxLength', { max })),
   );
 const nonNegativeInt = () =>
   z.preprocess(
@@ -140,12 +140,12 @@ const nonNegativeInt = () =>
     z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).refine((n) => Number.isInteger(n) && n >= 0 && n <= 3_000_000, t('validation.number')),
   );
 
-export const historyEntrySchema = z.object({ mileage: nonNegativeInt(), intervention: required().max(300, t('stock.tooLong', { max: 300 })) });
+export const historyEntrySchema = z.object({ mileage: nonNegativeInt(), intervention: required().max(300, t('validation.maxLength', { max: 300 })) });
 
 /** One schema for the creation form, the general data tab and the API. */
 export const repairOrderSchema = z.object({
   number: required()
-    .max(40, t('stock.tooLong', { max: 40 }))
+    .max(40, t('validation.maxLength', { max: 40 }))
     .regex(/^[A-Za-z0-9][A-Za-z0-9 ./_-]*$/, t('repairOrders.invalidNumber'))
     .transform((v) => v.toUpperCase()),
   openedOn: isoDate(),

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
+import { isUuid } from './ids.ts';
 import { isoDate, required } from './validation.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
@@ -24,8 +25,6 @@ export const MAX_QUANTITY = 100;
 export type StockView = 'stock' | 'historique' | 'codes';
 export type StockQuery = { view: StockView; search: string; modelId: string | null; type: GearboxType | null; condition: GearboxCondition | null; rack: string | null; page: number };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `?onglet=&recherche=&modele=&type=&etat=&rayon=&page=` as the screen reads it. */
 export function readStockQuery(params: URLSearchParams): StockQuery {
   const view = params.get('onglet');
@@ -37,7 +36,7 @@ export function readStockQuery(params: URLSearchParams): StockQuery {
   return {
     view: view === 'historique' || view === 'codes' ? view : 'stock',
     search: (params.get('recherche') ?? '').slice(0, 120),
-    modelId: UUID.test(model) ? model.toLowerCase() : null,
+    modelId: isUuid(model) ? model.toLowerCase() : null,
     type: (gearboxTypes as readonly string[]).includes(type ?? '') ? (type as GearboxType) : null,
     condition: (gearboxConditions as readonly string[]).includes(condition ?? '') ? (condition as GearboxCondition) : null,
     rack: /^[A-Z0-9-]{1,10}$/.test(rack) ? rack : null,
@@ -71,7 +70,7 @@ const level = () =>
     (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
     z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).int(t('validation.integer')).min(1, t('validation.min', { min: 1 })).max(99, t('validation.number')),
   );
-const comment = () => z.string().trim().max(1000, t('stock.tooLong', { max: 1000 })).optional().default('');
+const comment = () => z.string().trim().max(1000, t('validation.maxLength', { max: 1000 })).optional().default('');
 
 /** Adding one or several identical gearboxes to a rack and level. */
 export const addStockSchema = z.object({
@@ -99,7 +98,7 @@ export type AddStockInput = z.infer<typeof addStockSchema>;
 
 export const moveStockSchema = z.object({ rack: rack(), level: level() });
 export const conditionStockSchema = z.object({ condition: z.enum(gearboxConditions, { error: t('validation.required') }) });
-export const removeStockSchema = z.object({ outOn: isoDate(), outReason: required().max(300, t('stock.tooLong', { max: 300 })) });
+export const removeStockSchema = z.object({ outOn: isoDate(), outReason: required().max(300, t('validation.maxLength', { max: 300 })) });
 
 export type StockMovement = {
   id: string;
