@@ -25,7 +25,7 @@ export type AppearanceConditions = {
 
 export type OrderFaultCode = AppearanceConditions & { id: string; errorCode: { id: string; code: string; description: string } };
 
-const text = (max: number) => z.string().trim().max(max, t('stock.tooLong', { max })).optional().default('');
+const text = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
 
 export const conditionsSchema = z.object({
   temporality: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(temporalities, { error: t('validation.required') }).optional()),

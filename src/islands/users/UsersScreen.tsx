@@ -204,16 +204,16 @@ export default function UsersScreen(props: Props) {
         </table>
       </div>
       {pages > 1 ? (
-        <nav aria-label={t('users.pages')} className="flex items-center gap-4">
+        <nav aria-label={t('pager.label')} className="flex items-center gap-4">
           {page > 1 ? (
             <a className="link" href={usersHref(search, page - 1)} onClick={go(page - 1)} rel="prev">
-              {t('users.previous')}
+              {t('pager.previous')}
             </a>
           ) : null}
-          <span className="text-sm">{t('users.pageOf', { page, pages })}</span>
+          <span className="text-sm">{t('pager.pageOf', { page, pages })}</span>
           {page < pages ? (
             <a className="link" href={usersHref(search, page + 1)} onClick={go(page + 1)} rel="next">
-              {t('users.next')}
+              {t('pager.next')}
             </a>
           ) : null}
         </nav>
