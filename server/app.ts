@@ -25,6 +25,10 @@ import { createDocumentsService, type DocumentsService } from './gearboxes/docum
 import { createStockService, type StockService } from './stock/service.ts';
 import { createRepairOrdersService, type RepairOrdersService } from './repair-orders/service.ts';
 import { createDiagnosticService, type DiagnosticService } from './repair-orders/diagnostic.ts';
+import { createOrderCurvesService, type OrderCurvesService } from './repair-orders/curves.ts';
+import { createOrderMeasuresService, type OrderMeasuresService } from './repair-orders/measures.ts';
+import { createSymptomsService, type SymptomsService } from './repair-orders/symptoms.ts';
+import { createDiagnosticFlowService, type DiagnosticFlowService } from './repair-orders/flow.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -38,6 +42,10 @@ export type Services = {
   stock: StockService;
   repairOrders: RepairOrdersService;
   diagnostic: DiagnosticService;
+  orderCurves: OrderCurvesService;
+  orderMeasures: OrderMeasuresService;
+  symptoms: SymptomsService;
+  flow: DiagnosticFlowService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
@@ -138,18 +146,23 @@ export async function createApp(options: {
   const changes = await createChanges(database);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
   const files = createFileStore({ db: database.db, config });
+  const procedures = createProceduresService({ db: database.db });
   const services: Services = {
     auth,
+    procedures,
     users: createUsersService({ db: database.db }),
     base: createBaseService({ db: database.db }),
     gearboxes: createGearboxesService({ db: database.db }),
-    procedures: createProceduresService({ db: database.db }),
     measures: createMeasuresService({ db: database.db }),
     documents: createDocumentsService({ db: database.db, files }),
     files,
     stock: createStockService({ db: database.db }),
     repairOrders: createRepairOrdersService({ db: database.db }),
     diagnostic: createDiagnosticService({ db: database.db }),
+    orderCurves: createOrderCurvesService({ db: database.db, files }),
+    orderMeasures: createOrderMeasuresService({ db: database.db, files }),
+    symptoms: createSymptomsService({ db: database.db }),
+    flow: createDiagnosticFlowService({ db: database.db, procedures }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

@@ -90,13 +90,31 @@ describe('first run', () => {
           where u.default_role is distinct from 'diagnostician' and u.default_role is distinct from 'app_admin'
              or (o.gearbox_code <> '' and not exists (select 1 from gearbox_codes g join doctor_codes d on d.id = g.doctor_code_id where d.gearbox_model_id = o.gearbox_model_id and g.code = o.gearbox_code))
              or (o.status = 'CLOSED') <> (o.closed_on is not null)
-             or o.can_read_fault_codes is not null or o.measures_done is not null
+             or (o.can_read_fault_codes is false and exists (select 1 from order_fault_codes f where f.repair_order_id = o.id))
              or exists (select 1 from intervention_history h where h.repair_order_id = o.id and h.position > (select count(*) from intervention_history k where k.repair_order_id = o.id))
              or exists (select 1 from unnest(o.interventions) line where line like '% du stock%' and not exists (
                   select 1 from stock_items s where s.gearbox_model_id = o.gearbox_model_id and s.out_reason = 'Posée sur OR ' || substr(o.number, 4)
                     and line like '% du stock S-' || lpad(s.number::text, 6, '0')))`,
     );
     expect(wrongOrders).toEqual([]);
+
+    // Their diagnostics: every closed order has its confirmed outage and validated procedure (the
+    // ranking's history); the orders in progress stand at every stage of the flow.
+    const [diagnostics] = await queryRows<Record<string, number>>(
+      database.db,
+      sql`select count(*) filter (where status = 'CLOSED' and validated_at is not null and exists (select 1 from order_outages x where x.repair_order_id = o.id))::int as confirmed,
+            count(distinct diagnostic_step + case when validated_at is null then 0 else 1 end) filter (where status = 'IN_PROGRESS')::int as stages,
+            count(*) filter (where status = 'IN_PROGRESS' and validated_at is not null)::int as waiting,
+            (select count(*)::int from order_fault_codes) as codes, (select count(*)::int from order_symptoms) as symptoms,
+            (select count(*)::int from order_measures where check_result = 'nok') as nok
+          from repair_orders o`,
+    );
+    expect(diagnostics!.confirmed).toBe(drawn.filter((o) => o.status === 'CLOSED').length);
+    expect(diagnostics!.stages).toBe(5);
+    expect(diagnostics!.waiting).toBeGreaterThanOrEqual(2);
+    expect(diagnostics!.codes).toBeGreaterThan(30);
+    expect(diagnostics!.symptoms).toBeGreaterThan(35);
+    expect(diagnostics!.nok).toBeGreaterThan(5);
   });
 
   it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {

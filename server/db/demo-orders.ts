@@ -54,6 +54,9 @@ export type DemoOrder = {
   history: DemoHistoryEntry[];
   /** For an order a box of the demo stock was fitted on, the removal reason that box carries. */
   fittedBox: string | null;
+  /** The fault codes read at intake (the diagnostic records them), and what the customer said. */
+  codes: string[];
+  symptom: string;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -729,8 +732,9 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
   const codes = fault.codes.length && rand() < 0.8 ? fault.codes.slice(0, 1 + Math.floor(rand() * fault.codes.length)) : [];
   const codeText = codes.length === 1 ? `Code ${codes[0]} mémorisé.` : codes.length ? `Codes ${codes.slice(0, -1).join(', ')} et ${codes[codes.length - 1]} mémorisés.` : '';
   const condition = box ? (boxCondition[box.item.condition] ?? 'd’occasion') : '';
+  const said = exchange ? exchange[0] : pick(rand, fault.symptoms);
   const comment = [
-    exchange ? exchange[0] : pick(rand, fault.symptoms),
+    said,
     exchange ? '' : codeText,
     exchange ? `Démontage : ${exchange[1]}, réparation non rentable. Échange par une boîte ${condition} du stock.` : '',
     category === 'gearbox_only' ? `Boîte déposée et apportée par ${pick(rand, garages)}.` : '',
@@ -769,6 +773,8 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
     outageParts: exchange ? exchange[2] : fault.parts,
     history,
     fittedBox: box ? box.item.outReason : null,
+    codes,
+    symptom: said,
     natural,
     fixed: !!box,
     box,

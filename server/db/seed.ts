@@ -9,6 +9,7 @@ import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
 import { checkType, type FileStore } from '../storage/store.ts';
 import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
+import { seedDiagnostics } from './demo-diagnostics.ts';
 import { demoRepairOrders, demoOrderReferents } from './demo-orders.ts';
 import { demoStockItems, demoStockPeople } from './demo-stock.ts';
 import { referenceOf } from '../stock/service.ts';
@@ -345,7 +346,7 @@ async function seedOrders(db: Db, models: { id: string; model: string }[]) {
     ? await db.select({ number: stockItems.number, modelId: stockItems.gearboxModelId, reason: stockItems.outReason }).from(stockItems).where(inArray(stockItems.outReason, fitted))
     : [];
 
-  const rows = orders.map(({ model, referent: email, history: _history, fittedBox, ...order }) => {
+  const rows = orders.map(({ model, referent: email, history: _history, fittedBox, codes: _codes, symptom: _symptom, ...order }) => {
     const box = fittedBox ? boxes.find((b) => b.reason === fittedBox && b.modelId === modelId.get(model)) : undefined;
     return {
       ...order,
@@ -359,4 +360,5 @@ async function seedOrders(db: Db, models: { id: string; model: string }[]) {
   await db.insert(repairOrders).values(rows);
   const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ repairOrderId: rows[i]!.id, position: j + 1, ...entry })));
   if (history.length) await db.insert(interventionHistory).values(history);
+  await seedDiagnostics(db, orders.map((order, i) => ({ ...order, id: rows[i]!.id, gearboxModelId: rows[i]!.gearboxModelId })), p07);
 }

@@ -6,6 +6,7 @@ import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
+import { MILEAGE_MIDPOINT } from '../repair-orders/flow.ts';
 import { ApiError } from '../http/json.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
@@ -44,6 +45,9 @@ export function createGearboxesService(deps: { db: Db }) {
         description: outages.description,
         occurrenceRate: outages.occurrenceRate,
         averageMileage: outages.averageMileage,
+        // Statistics from the orders (SPEC §3): validated diagnostics that retained the outage.
+        orderCount: sql<number>`(select count(*)::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and r.validated_at is not null)`,
+        ordersAverageMileage: sql<number | null>`(select round(avg(${MILEAGE_MIDPOINT}))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and r.validated_at is not null)`,
       })
       .from(outages)
       .innerJoin(componentItems, eq(componentItems.id, outages.componentId))

@@ -231,6 +231,9 @@ export const OutageType = builder.objectRef<OutageRow>('outages').implement({
     description: t.exposeString('description'),
     occurrenceRate: t.exposeInt('occurrenceRate', { nullable: true }),
     averageMileage: t.exposeInt('averageMileage', { nullable: true }),
+    /** Validated diagnostics of the model's orders that retained this outage. */
+    orderCount: t.int({ resolve: (row) => Number(row.orderCount ?? 0) }),
+    ordersAverageMileage: t.int({ nullable: true, resolve: (row) => (row.ordersAverageMileage === null || row.ordersAverageMileage === undefined ? null : Number(row.ordersAverageMileage)) }),
   }),
 });
 

@@ -16,7 +16,7 @@ const Checkpoint = builder.objectRef<CheckpointRow>('procedure_checkpoints').imp
   }),
 });
 
-const RepairProcedure = builder.objectRef<ProcedureRow>('repair_procedures').implement({
+export const RepairProcedure = builder.objectRef<ProcedureRow>('repair_procedures').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),

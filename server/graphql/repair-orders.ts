@@ -50,7 +50,7 @@ const HistoryEntry = builder.objectRef<{ mileage: number; intervention: string }
   fields: (t) => ({ mileage: t.exposeInt('mileage'), intervention: t.exposeString('intervention') }),
 });
 
-const RepairOrder = builder.objectRef<ListRow & Partial<Omit<OrderRow, 'model'>>>('repair_orders').implement({
+export const RepairOrder = builder.objectRef<ListRow & Partial<Omit<OrderRow, 'model'>>>('repair_orders').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     number: t.exposeString('number'),
@@ -75,6 +75,9 @@ const RepairOrder = builder.objectRef<ListRow & Partial<Omit<OrderRow, 'model'>>
     measuresDone: t.boolean({ nullable: true, resolve: (row) => row.measuresDone ?? null }),
     /** The gearbox model can no longer change: the diagnostic has begun. */
     modelLocked: t.boolean({ resolve: (row) => row.modelLocked ?? false }),
+    /** How far the diagnostic flow went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
+    diagnosticStep: t.int({ resolve: (row) => row.diagnosticStep ?? 0 }),
+    validatedAt: t.string({ nullable: true, resolve: (row) => (row.validatedAt ? new Date(row.validatedAt).toISOString() : null) }),
   }),
 });
 
@@ -203,9 +206,9 @@ builder.mutationField('deleteRepairOrder', (t) =>
 );
 
 // The fault code reports of an order (SPEC §2.7 diagnostic): read by all, written by A and D.
-const Temporality = builder.enumType('temporality', { values: temporalities });
+export const Temporality = builder.enumType('temporality', { values: temporalities });
 type FaultCodeRow = Awaited<ReturnType<import('../repair-orders/diagnostic.ts').DiagnosticService['faultCodesOf']>>[number];
-const ErrorCodeRef = builder.objectRef<FaultCodeRow['errorCode']>('order_error_codes').implement({
+export const ErrorCodeRef = builder.objectRef<FaultCodeRow['errorCode']>('order_error_codes').implement({
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
 });
 const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement({

@@ -8,5 +8,9 @@ import './measures.ts';
 import './documents.ts';
 import './stock.ts';
 import './repair-orders.ts';
+import './order-curves.ts';
+import './order-measures.ts';
+import './order-symptoms.ts';
+import './diagnostic-flow.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -4,7 +4,7 @@ import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL 
 import type { GearboxType } from '../../src/lib/gearboxes.ts';
 import type { InterventionCategory, OrderSort, RepairOrderInput } from '../../src/lib/repair-orders.ts';
 import { escapeLike } from '../../src/lib/search.ts';
-import type { Db } from '../db/client.ts';
+import { queryRows, type Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { gearboxModels, interventionHistory, repairOrders, users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
@@ -63,7 +63,15 @@ export function createRepairOrdersService(deps: { db: Db }) {
   }
 
   /** Has the diagnostic begun? Then the model is kept (SPEC §4). */
-  const diagnosticStarted = (row: { canReadFaultCodes: boolean | null; measuresDone: boolean | null }) => row.canReadFaultCodes !== null || row.measuresDone !== null;
+  /** Any answer, symptom, curve, imported file or flow step means the diagnostic has begun. */
+  const diagnosticStarted = async (q: Pick<Db, 'execute'>, row: { id: string; canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number }) => {
+    if (row.canReadFaultCodes !== null || row.measuresDone !== null || row.diagnosticStep > 0) return true;
+    const [found] = await queryRows<{ started: boolean }>(
+      q as Db,
+      sql`select exists (select 1 from order_symptoms where repair_order_id = ${row.id}) or exists (select 1 from order_curves where repair_order_id = ${row.id}) or exists (select 1 from order_files where repair_order_id = ${row.id}) as started`,
+    );
+    return found?.started === true;
+  };
 
   const toRow = (input: RepairOrderInput) => ({
     number: input.number,
@@ -121,7 +129,7 @@ export function createRepairOrdersService(deps: { db: Db }) {
         .limit(1);
       if (!row) return undefined;
       const history = await db.select().from(interventionHistory).where(eq(interventionHistory.repairOrderId, id)).orderBy(asc(interventionHistory.position));
-      return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: diagnosticStarted(row.order) };
+      return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: await diagnosticStarted(db, row.order) };
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
@@ -148,7 +156,7 @@ export function createRepairOrdersService(deps: { db: Db }) {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
           if (!current) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
           if (current.status === 'CLOSED') throw new ApiError(409, 'closed', 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-          if (current.gearboxModelId !== input.gearboxModelId && diagnosticStarted(current)) {
+          if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
             throw new ApiError(400, 'model-locked', 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.', {}, { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' });
           }
           // One already named keeps their place even if their role has changed since.

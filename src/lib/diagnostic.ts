@@ -47,3 +47,30 @@ export const faultCodeSchema = conditionsSchema.extend({
 });
 export type FaultCodeInput = z.infer<typeof faultCodeSchema>;
 export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
+
+export type OrderSymptom = AppearanceConditions & {
+  id: string;
+  symptom: { id: string; name: string };
+  errorCode: { id: string; code: string; description: string } | null;
+};
+export const SYMPTOM_SELECTION = 'id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';
+
+/** The fields that count as an appearance condition (the comment does not). */
+export const CONDITION_FIELDS = ['temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition'] as const;
+
+/** A symptom of the base and its conditions; at least one condition is requested (SPEC §5). */
+export const symptomSchema = conditionsSchema
+  .extend({
+    symptom: required().max(120, t('validation.maxLength', { max: 120 })),
+    errorCode: text(20)
+      .refine((v) => /^[A-Za-z0-9-]*$/.test(v), 'Code invalide')
+      .transform((v) => v.toUpperCase()),
+  })
+  .refine((v) => CONDITION_FIELDS.some((k) => !!v[k]), {
+    path: ['conditions'],
+    message: t('symptoms.conditionRequired'),
+    // Also when another field failed: the form shows every problem at once.
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  });
+export type SymptomInput = z.infer<typeof symptomSchema>;
+export const SYMPTOM_FIELDS = ['symptom', 'errorCode', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;

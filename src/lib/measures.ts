@@ -29,7 +29,8 @@ export const measureSchema = z
     message: t('measures.minAboveMax'),
     when: (payload) => {
       const value = payload.value as { minimum?: unknown; maximum?: unknown };
-      return typeof value?.minimum === 'number' && typeof value?.maximum === 'number';
+      // A bound typed wrong is NaN here: its own 'Nombre invalide' says enough.
+      return Number.isFinite(value?.minimum) && Number.isFinite(value?.maximum);
     },
   });
 export type MeasureInput = z.infer<typeof measureSchema>;

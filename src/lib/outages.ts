@@ -1,5 +1,6 @@
 // Outages of a gearbox model (SPEC §3): component and outage type picked from the base.
 import { z } from 'zod';
+import { formatNumber } from './format.ts';
 import { t } from './i18n.ts';
 import { required } from './validation.ts';
 
@@ -10,7 +11,25 @@ export type Outage = {
   description: string;
   occurrenceRate: number | null;
   averageMileage: number | null;
+  /** From the orders: validated diagnostics that retained it, and their average mileage. */
+  orderCount?: number;
+  ordersAverageMileage?: number | null;
 };
+export const OUTAGE_STATS_SELECTION = 'occurrenceRate averageMileage orderCount ordersAverageMileage';
+
+/**
+ * SPEC §3: the rate as "n % (n / total OR)" counted from the model's orders; before any order
+ * retained it, the dossier's own estimate, said to be one.
+ */
+export function outageRate(outage: Outage, totalOrders: number): string {
+  if (outage.orderCount && totalOrders) return `${formatNumber((100 * outage.orderCount) / totalOrders, { maximumFractionDigits: 0 })} % (${outage.orderCount} / ${totalOrders} OR)`;
+  return outage.occurrenceRate === null ? '—' : `${formatNumber(outage.occurrenceRate)} % (${t('gearboxes.estimate')})`;
+}
+
+export function outageMileage(outage: Outage): string {
+  if (outage.orderCount && outage.ordersAverageMileage != null) return `${formatNumber(outage.ordersAverageMileage)} km`;
+  return outage.averageMileage === null ? '—' : `${formatNumber(outage.averageMileage)} km (${t('gearboxes.estimate')})`;
+}
 
 const optionalInt = (min: number, max: number) =>
   z.preprocess(

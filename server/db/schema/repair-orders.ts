@@ -1,9 +1,11 @@
 // Repair orders (SPEC §3): the order, its vehicle and its intervention history. The diagnostic
 // recorded on an order hangs off it in its own tables.
 import { sql } from 'drizzle-orm';
-import { boolean, date, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './auth.ts';
-import { errorCodes, gearboxModels } from './gearboxes.ts';
+import { baseItems } from './base.ts';
+import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, repairProcedures } from './gearboxes.ts';
+import { files } from './storage.ts';
 
 export const repairOrders = pgTable(
   'repair_orders',
@@ -34,6 +36,11 @@ export const repairOrders = pgTable(
     canReadFaultCodes: boolean('can_read_fault_codes'),
     /** SPEC §3: were measures taken; null until the diagnostic says. */
     measuresDone: boolean('measures_done'),
+    /** How far the diagnostic flow went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
+    diagnosticStep: integer('diagnostic_step').notNull().default(0),
+    /** Set when the diagnostic is validated: the procedures are then the mechanics' to follow. */
+    validatedAt: timestamp('validated_at', { withTimezone: true }),
+    validatedById: uuid('validated_by_id').references(() => users.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -62,6 +69,18 @@ export const interventionHistory = pgTable(
   (t) => [index('intervention_history_order_idx').on(t.repairOrderId, t.position)],
 );
 
+/** The appearance conditions shared by a fault code read and a symptom (SPEC §3). */
+const conditionColumns = () => ({
+  temporality: text('temporality'),
+  acceleratorLoad: text('accelerator_load').notNull().default(''),
+  bvaMode: text('bva_mode').notNull().default(''),
+  gear: text('gear').notNull().default(''),
+  /** The operating phase, as the base's conditions name it. */
+  action: text('action').notNull().default(''),
+  otherCondition: text('other_condition').notNull().default(''),
+  comment: text('comment').notNull().default(''),
+});
+
 /**
  * A fault code read on the order's gearbox (SPEC §3 appearance condition), with the conditions
  * it appeared in. The code is one of the model's error codes (added to the dossier when new).
@@ -76,15 +95,123 @@ export const orderFaultCodes = pgTable(
     errorCodeId: uuid('error_code_id')
       .notNull()
       .references(() => errorCodes.id, { onDelete: 'restrict' }),
-    temporality: text('temporality'),
-    acceleratorLoad: text('accelerator_load').notNull().default(''),
-    bvaMode: text('bva_mode').notNull().default(''),
-    gear: text('gear').notNull().default(''),
-    /** The operating phase, as the base's conditions name it. */
-    action: text('action').notNull().default(''),
-    otherCondition: text('other_condition').notNull().default(''),
-    comment: text('comment').notNull().default(''),
+    ...conditionColumns(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('order_fault_codes_order_idx').on(t.repairOrderId), uniqueIndex('order_fault_codes_order_code_key').on(t.repairOrderId, t.errorCodeId), index('order_fault_codes_code_idx').on(t.errorCodeId)],
+);
+
+/** A symptom of the base seen on the order's gearbox, with its conditions and the code it came with. */
+export const orderSymptoms = pgTable(
+  'order_symptoms',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    symptomId: uuid('symptom_id')
+      .notNull()
+      .references(() => baseItems.id, { onDelete: 'restrict' }),
+    errorCodeId: uuid('error_code_id').references(() => errorCodes.id, { onDelete: 'restrict' }),
+    ...conditionColumns(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('order_symptoms_order_symptom_key').on(t.repairOrderId, t.symptomId), index('order_symptoms_symptom_idx').on(t.symptomId), index('order_symptoms_code_idx').on(t.errorCodeId)],
+);
+
+/** A measure taken on the order: copied from the dossier's measure (or typed), with its value. */
+export const orderMeasures = pgTable(
+  'order_measures',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    gearboxMeasureId: uuid('gearbox_measure_id').references(() => gearboxMeasures.id, { onDelete: 'set null' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    unit: text('unit').notNull().default(''),
+    minimum: doublePrecision('minimum'),
+    maximum: doublePrecision('maximum'),
+    measuredValue: doublePrecision('measured_value'),
+    /** ok, nok, not_mesurable, high_tolerance, low_tolerance. */
+    checkResult: text('check_result'),
+    comment: text('comment').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('order_measures_order_idx').on(t.repairOrderId)],
+);
+
+/** A curve or log recorded on the order, read against one of the model's reference curves. */
+export const orderCurves = pgTable(
+  'order_curves',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    description: text('description').notNull(),
+    result: text('result').notNull().default(''),
+    comment: text('comment').notNull().default(''),
+    referenceDocumentId: uuid('reference_document_id').references(() => gearboxDocuments.id, { onDelete: 'set null' }),
+    measureProcedureDocumentId: uuid('measure_procedure_document_id').references(() => gearboxDocuments.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('order_curves_order_idx').on(t.repairOrderId)],
+);
+
+/**
+ * Every file of an order's diagnostic, one table: a measure's files, a curve's files (its CSV is
+ * drawn), and imported diagnostic files (kind import). The bytes stay in the storage API.
+ */
+export const orderFiles = pgTable(
+  'order_files',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    measureId: uuid('measure_id').references(() => orderMeasures.id, { onDelete: 'cascade' }),
+    curveId: uuid('curve_id').references(() => orderCurves.id, { onDelete: 'cascade' }),
+    fileId: uuid('file_id')
+      .notNull()
+      .references(() => files.id, { onDelete: 'cascade' }),
+    comment: text('comment').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('order_files_order_idx').on(t.repairOrderId, t.kind), index('order_files_measure_idx').on(t.measureId), index('order_files_curve_idx').on(t.curveId), uniqueIndex('order_files_file_key').on(t.fileId)],
+);
+
+/** The outages the diagnostic retained, in the order chosen; on a closed order, the confirmed ones. */
+export const orderOutages = pgTable(
+  'order_outages',
+  {
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    outageId: uuid('outage_id')
+      .notNull()
+      .references(() => outages.id, { onDelete: 'restrict' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.repairOrderId, t.outageId] }), index('order_outages_outage_idx').on(t.outageId)],
+);
+
+/** The repair procedures to apply on the order, in order; the mechanics follow them once validated. */
+export const orderProcedures = pgTable(
+  'order_procedures',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    procedureId: uuid('procedure_id')
+      .notNull()
+      .references(() => repairProcedures.id, { onDelete: 'restrict' }),
+    /** The outage it was chosen for; null for a procedure added by hand. */
+    outageId: uuid('outage_id').references(() => outages.id, { onDelete: 'set null' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [uniqueIndex('order_procedures_order_procedure_key').on(t.repairOrderId, t.procedureId), index('order_procedures_procedure_idx').on(t.procedureId)],
 );

@@ -1,0 +1,146 @@
+// The demo orders' diagnostics, at every stage, so that the ranking has history and a newcomer
+// finds orders to carry on: every closed order has its codes, a symptom, measures and a confirmed
+// outage with its validated procedure; the orders in progress run from "nothing recorded yet" to
+// "validated, waiting for the mechanic". Drawn from the orders themselves (their codes, what the
+// customer said, the parts at fault) with a seeded generator: every load gives the same.
+import { and, eq, inArray } from 'drizzle-orm';
+import { proposeCheckResult } from '../../src/lib/order-measures.ts';
+import type { Db } from './client.ts';
+import { generator, pick, seedOf } from './demo-stock.ts';
+import type { DemoOrder } from './demo-orders.ts';
+import {
+  baseItems,
+  errorCodes,
+  gearboxMeasures,
+  orderFaultCodes,
+  orderMeasures,
+  orderOutages,
+  orderProcedures,
+  orderSymptoms,
+  outageProcedures,
+  outages,
+  repairOrders,
+  repairProcedures,
+  users,
+} from './schema/index.ts';
+
+type SeededOrder = DemoOrder & { id: string; gearboxModelId: string };
+
+/** How far an order in progress went, in the order of the diagnostic. */
+const stages = ['none', 'codes', 'symptoms', 'measures', 'outages', 'procedures', 'visualised', 'validated'] as const;
+type Stage = (typeof stages)[number];
+const atLeast = (stage: Stage, than: Stage) => stages.indexOf(stage) >= stages.indexOf(than);
+
+/** The base's symptom a customer's words come to, first match wins. */
+const symptomWords: [RegExp, string][] = [
+  [/secours|dégradé/i, 'Mode dégradé (secours)'],
+  [/patin/i, 'Patinage'],
+  [/à-coup|a-coup|claque|choc/i, 'À-coup au passage de rapport'],
+  [/vibration|broute/i, 'Vibrations au démarrage'],
+  [/marche arrière/i, 'Pas de marche arrière'],
+  [/fuite/i, 'Fuite d’huile'],
+  [/siffl|bruit|ronfl/i, 'Sifflement'],
+  [/retard|tard|lent/i, 'Passage de rapport retardé'],
+  [/voyant|message/i, 'Voyant de boîte allumé'],
+];
+const conditionsOf = ['Moteur froid', 'Moteur chaud (plus de 80 °C)', 'Au démarrage', 'En accélération franche', 'En décélération', 'À vitesse stabilisée'];
+
+export async function seedDiagnostics(db: Db, orders: SeededOrder[], descriptions: Record<string, string>) {
+  if (orders.length === 0) return;
+  const modelIds = [...new Set(orders.map((o) => o.gearboxModelId))];
+  const symptoms = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'symptom'));
+  const symptomId = new Map(symptoms.map((s) => [s.name, s.id]));
+  const modelOutages = await db
+    .select({ id: outages.id, modelId: outages.gearboxModelId, component: baseItems.name, rate: outages.occurrenceRate })
+    .from(outages)
+    .innerJoin(baseItems, eq(baseItems.id, outages.componentId))
+    .where(inArray(outages.gearboxModelId, modelIds));
+  const priorities = await db
+    .select({ outageId: outageProcedures.outageId, procedureId: outageProcedures.procedureId, priority: outageProcedures.priority })
+    .from(outageProcedures)
+    .innerJoin(outages, eq(outages.id, outageProcedures.outageId))
+    .where(inArray(outages.gearboxModelId, modelIds));
+  const procedures = await db.select({ id: repairProcedures.id, modelId: repairProcedures.gearboxModelId }).from(repairProcedures).where(inArray(repairProcedures.gearboxModelId, modelIds));
+  const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.gearboxModelId, modelIds));
+  const codes = await db.select({ id: errorCodes.id, modelId: errorCodes.gearboxModelId, code: errorCodes.code }).from(errorCodes).where(inArray(errorCodes.gearboxModelId, modelIds));
+  const [validator] = await db.select({ id: users.id }).from(users).where(and(eq(users.email, 'diagnostic@demo.local')));
+
+  /** The model's error code, added to its dossier when the workshop read one it did not list. */
+  async function codeId(modelId: string, code: string) {
+    const known = codes.find((c) => c.modelId === modelId && c.code === code);
+    if (known) return known.id;
+    const [row] = await db.insert(errorCodes).values({ gearboxModelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' }).returning({ id: errorCodes.id });
+    codes.push({ id: row!.id, modelId, code });
+    return row!.id;
+  }
+
+  const inProgress = orders.filter((o) => o.status !== 'CLOSED');
+  const faultRows: (typeof orderFaultCodes.$inferInsert)[] = [];
+  const symptomRows: (typeof orderSymptoms.$inferInsert)[] = [];
+  const measureRows: (typeof orderMeasures.$inferInsert)[] = [];
+  const outageRows: (typeof orderOutages.$inferInsert)[] = [];
+  const procedureRows: (typeof orderProcedures.$inferInsert)[] = [];
+
+  for (const order of orders) {
+    const rand = generator(seedOf(`diagnostic ${order.number}`));
+    // The most recent orders in progress are at every stage; one just opened has nothing yet.
+    const stage: Stage = order.status === 'CLOSED' ? 'validated' : order.outageParts.length === 0 ? 'none' : stages[1 + (inProgress.indexOf(order) % (stages.length - 1))]!;
+    const flags: Partial<typeof repairOrders.$inferInsert> = {};
+    if (atLeast(stage, 'codes')) {
+      flags.canReadFaultCodes = order.codes.length > 0;
+      for (const [i, code] of order.codes.entries()) {
+        faultRows.push({
+          repairOrderId: order.id,
+          errorCodeId: await codeId(order.gearboxModelId, code),
+          temporality: pick(rand, ['pre', 'during', 'post'] as const),
+          acceleratorLoad: pick(rand, ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge']),
+          bvaMode: pick(rand, ['D', 'D', 'S (sport)', 'M (manuel)']),
+          gear: String(1 + Math.floor(rand() * 4)),
+          action: pick(rand, conditionsOf),
+          comment: i === 0 ? 'Relevé à la valise à l’arrivée.' : '',
+        });
+      }
+    }
+    if (atLeast(stage, 'symptoms')) {
+      const name = symptomWords.find(([words]) => words.test(order.symptom))?.[1] ?? 'Perte de puissance';
+      const id = symptomId.get(name);
+      if (id) symptomRows.push({ repairOrderId: order.id, symptomId: id, action: pick(rand, conditionsOf), temporality: 'during', comment: order.symptom.slice(0, 300) });
+    }
+    if (atLeast(stage, 'measures')) {
+      const own = measures.filter((m) => m.gearboxModelId === order.gearboxModelId);
+      flags.measuresDone = own.length > 0;
+      for (const m of own.slice(0, 3)) {
+        const low = m.minimum ?? 0;
+        const high = m.maximum ?? low + 1;
+        // Mostly within the bounds; now and then out, as on a faulty box.
+        const out = rand() < 0.25;
+        const value = Math.round((out ? high + (high - low) * (0.2 + rand() * 0.5) : low + (high - low) * (0.15 + rand() * 0.7)) * 100) / 100;
+        measureRows.push({ repairOrderId: order.id, gearboxMeasureId: m.id, name: m.name, description: m.description, unit: m.unit, minimum: m.minimum, maximum: m.maximum, measuredValue: value, checkResult: proposeCheckResult(value, m.minimum, m.maximum) });
+      }
+    }
+    if (atLeast(stage, 'outages')) {
+      const own = modelOutages.filter((o) => o.modelId === order.gearboxModelId);
+      // The outage whose part the workshop found at fault, else the likeliest of the dossier.
+      const confirmed = own.find((o) => order.outageParts.some((part) => part.toLowerCase().includes(o.component.toLowerCase()) || o.component.toLowerCase().includes(part.toLowerCase()))) ?? [...own].sort((a, b) => (b.rate ?? 0) - (a.rate ?? 0))[0];
+      if (confirmed) {
+        outageRows.push({ repairOrderId: order.id, outageId: confirmed.id, position: 1 });
+        flags.diagnosticStep = 1;
+        if (atLeast(stage, 'procedures')) {
+          const first = priorities.filter((p) => p.outageId === confirmed.id).sort((a, b) => a.priority - b.priority)[0];
+          const procedureId = first?.procedureId ?? procedures.find((p) => p.modelId === order.gearboxModelId)?.id;
+          if (procedureId) {
+            procedureRows.push({ repairOrderId: order.id, procedureId, outageId: first ? confirmed.id : null, position: 1 });
+            flags.diagnosticStep = atLeast(stage, 'visualised') ? 3 : 2;
+            if (stage === 'validated') Object.assign(flags, { validatedAt: new Date(order.updatedAt), validatedById: validator?.id ?? null });
+          }
+        }
+      }
+    }
+    if (Object.keys(flags).length) await db.update(repairOrders).set(flags).where(eq(repairOrders.id, order.id));
+  }
+  if (faultRows.length) await db.insert(orderFaultCodes).values(faultRows).onConflictDoNothing();
+  if (symptomRows.length) await db.insert(orderSymptoms).values(symptomRows);
+  if (measureRows.length) await db.insert(orderMeasures).values(measureRows);
+  if (outageRows.length) await db.insert(orderOutages).values(outageRows);
+  if (procedureRows.length) await db.insert(orderProcedures).values(procedureRows);
+}

@@ -1,0 +1,106 @@
+// The diagnostic flow of an order (SPEC §2.7, §4): the ranked outage candidates, the outages and
+// procedures chosen, the steps, validation; and the diagnostic page's start guide preference.
+// Read by every role (the mechanics follow the validated procedures); written by A and D.
+import type { OutageCandidate } from '../repair-orders/flow.ts';
+import { builder } from './builder.ts';
+import { OutageType } from './gearboxes.ts';
+import { fromService } from './inputs.ts';
+import { RepairProcedure } from './procedures.ts';
+import { RepairOrder } from './repair-orders.ts';
+
+type ProcedureLink = Awaited<ReturnType<import('../repair-orders/flow.ts').DiagnosticFlowService['proceduresOf']>>[number];
+
+const Candidate = builder.objectRef<OutageCandidate>('outage_candidates').implement({
+  fields: (t) => ({
+    outage: t.field({ type: OutageType, resolve: async (row, _args, context) => (await context.services.gearboxes.getOutage(row.outageId))! }),
+    similarOrders: t.exposeInt('similarOrders'),
+    confirmedOrders: t.exposeInt('confirmedOrders'),
+    dossierRate: t.exposeInt('dossierRate', { nullable: true }),
+    chosen: t.exposeBoolean('chosen'),
+  }),
+});
+
+const OrderProcedure = builder.objectRef<ProcedureLink>('order_procedures').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    position: t.exposeInt('position'),
+    outageId: t.expose('outageId', { type: 'uuid', nullable: true }),
+    procedure: t.field({ type: RepairProcedure, resolve: (row) => row.procedure }),
+  }),
+});
+
+builder.objectField(RepairOrder, 'outageCandidates', (t) =>
+  t.field({ type: [Candidate], resolve: (row, _args, context) => context.services.flow.candidatesOf(row.id) }),
+);
+builder.objectField(RepairOrder, 'chosenOutages', (t) =>
+  t.field({ type: [OutageType], resolve: async (row, _args, context) => (await Promise.all((await context.services.flow.outageIdsOf(row.id)).map((id) => context.services.gearboxes.getOutage(id)))).filter((o) => !!o) }),
+);
+builder.objectField(RepairOrder, 'procedures', (t) =>
+  t.field({ type: [OrderProcedure], resolve: (row, _args, context) => context.services.flow.proceduresOf(row.id) }),
+);
+
+const ProcedureChoice = builder.inputType('order_procedures_input', {
+  fields: (t) => ({ procedureId: t.field({ type: 'uuid', required: true }), outageId: t.field({ type: 'uuid' }) }),
+});
+
+builder.mutationField('chooseOrderOutages', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }), outageIds: t.arg({ type: ['uuid'], required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.flow.chooseOutages(args.repairOrderId, args.outageIds).catch(fromService),
+  }),
+);
+
+builder.mutationField('chooseOrderProcedures', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedures: t.arg({ type: [ProcedureChoice], required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.flow.chooseProcedures(args.repairOrderId, args.procedures).catch(fromService),
+  }),
+);
+
+builder.mutationField('addOrderProcedure', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedureId: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.flow.addProcedure(args.repairOrderId, args.procedureId).catch(fromService),
+  }),
+);
+
+for (const [name, run] of [
+  ['markProceduresVisualised', 'markVisualised'],
+  ['reopenDiagnostic', 'reopen'],
+] as const) {
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: 'uuid',
+      args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
+      authScopes: { capability: 'manageOrders' },
+      resolve: (_root, args, context) => context.services.flow[run](args.repairOrderId).catch(fromService),
+    }),
+  );
+}
+
+builder.mutationField('validateDiagnostic', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.flow.validate(args.repairOrderId, context.viewer!.id).catch(fromService),
+  }),
+);
+
+builder.queryField('diagnosticGuideHidden', (t) =>
+  t.boolean({ authScopes: { signedIn: true }, resolve: (_root, _args, context) => context.services.flow.guideHidden(context.viewer!.id) }),
+);
+
+builder.mutationField('setDiagnosticGuideHidden', (t) =>
+  t.boolean({
+    args: { hidden: t.arg.boolean({ required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.flow.setGuideHidden(context.viewer!.id, args.hidden),
+  }),
+);

@@ -1,0 +1,206 @@
+// The curves and logs recorded on a repair order (SPEC §3), each read against one of its model's
+// reference curves, with their files; and the diagnostic files imported on the order. The bytes
+// stay in the storage; a closed order takes no change.
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '../../src/lib/curves.ts';
+import { t } from '../../src/lib/i18n.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import type { FileStore } from '../storage/store.ts';
+
+export type OrderCurvesService = ReturnType<typeof createOrderCurvesService>;
+export type OrderFileKind = 'curve' | 'import';
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+const invalid = (field: string, message: string) => new ApiError(400, 'invalid', message, {}, { [field]: message });
+
+/** The order locked for a change; a closed one refuses it. */
+async function openOrder(tx: Tx, id: string) {
+  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+  return order;
+}
+
+const fileSelection = { id: files.id, name: files.name, mimeType: files.mimeType, size: files.size };
+const referenceDocs = alias(gearboxDocuments, 'reference_documents');
+const referenceFiles = alias(files, 'reference_files');
+const procedureDocs = alias(gearboxDocuments, 'procedure_documents');
+const procedureFiles = alias(files, 'procedure_files');
+
+export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
+  const { db } = deps;
+
+  const filesQuery = () =>
+    db
+      .select({ id: orderFiles.id, kind: orderFiles.kind, curveId: orderFiles.curveId, comment: orderFiles.comment, createdAt: orderFiles.createdAt, file: fileSelection })
+      .from(orderFiles)
+      .innerJoin(files, eq(files.id, orderFiles.fileId));
+
+  /** A chosen document must be one of the order's model, of the category the field asks for. */
+  async function checkDocuments(tx: Tx, gearboxModelId: string, input: OrderCurveInput) {
+    const wanted = [
+      [input.referenceDocumentId, 'reference-curve', 'object.referenceDocumentId', t('curves.wrongReference')],
+      [input.measureProcedureDocumentId, 'measure-procedure', 'object.measureProcedureDocumentId', t('curves.wrongProcedure')],
+    ] as const;
+    for (const [id, category, field, message] of wanted) {
+      if (!id) continue;
+      const [doc] = await tx.select({ modelId: gearboxDocuments.gearboxModelId, category: gearboxDocuments.category }).from(gearboxDocuments).where(eq(gearboxDocuments.id, id));
+      if (doc?.modelId !== gearboxModelId || doc.category !== category) throw invalid(field, message);
+    }
+  }
+
+  const valuesOf = (input: OrderCurveInput) => ({
+    description: input.description,
+    result: input.result,
+    comment: input.comment,
+    referenceDocumentId: input.referenceDocumentId ?? null,
+    measureProcedureDocumentId: input.measureProcedureDocumentId ?? null,
+  });
+
+  /** The curve, its order locked and open. */
+  async function openCurve(tx: Tx, id: string) {
+    const [curve] = await tx.select().from(orderCurves).where(eq(orderCurves.id, id));
+    if (!curve) throw new ApiError(404, 'not-found', t('curves.curveNotFound'));
+    return { curve, order: await openOrder(tx, curve.repairOrderId) };
+  }
+
+  /** Links a stored file to the order; it must have passed the bucket of its kind. */
+  async function link(tx: Tx, values: { repairOrderId: string; kind: OrderFileKind; curveId: string | null; fileId: string; comment: string }) {
+    const [file] = await tx.select().from(files).where(eq(files.id, values.fileId));
+    if (!file) throw new ApiError(404, 'not-found', t('curves.fileNotFound'));
+    const allowed = values.kind === 'curve' ? file.bucketId === CURVE_BUCKET && curveFileMimeTypes.includes(file.mimeType) : file.bucketId === IMPORT_BUCKET;
+    if (!allowed) throw new ApiError(400, 'unsupported-format', 'Format non supporté', {}, { 'object.fileId': 'Format non supporté' });
+    const [row] = await tx
+      .insert(orderFiles)
+      .values({ ...values, comment: values.comment.trim().slice(0, 1000) })
+      .returning({ id: orderFiles.id })
+      .catch((error: unknown) => {
+        if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', t('curves.fileTaken'));
+        throw error;
+      });
+    await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.repairOrderId));
+    return row!.id;
+  }
+
+  /** Unlinks in the transaction, then removes the bytes: a failed removal leaves no dangling link. */
+  async function removeStored(fileIds: string[]) {
+    for (const fileId of fileIds) await deps.files.remove(fileId);
+  }
+
+  const service = {
+    curvesOf: async (repairOrderId: string) => {
+      // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
+      const rows = await db
+        .select({
+          curve: { id: orderCurves.id, description: orderCurves.description, result: orderCurves.result, comment: orderCurves.comment, createdAt: orderCurves.createdAt },
+          referenceId: referenceDocs.id,
+          referenceTitle: referenceDocs.title,
+          referenceFile: { id: referenceFiles.id, name: referenceFiles.name, mimeType: referenceFiles.mimeType, size: referenceFiles.size },
+          procedureId: procedureDocs.id,
+          procedureTitle: procedureDocs.title,
+          procedureFile: { id: procedureFiles.id, name: procedureFiles.name, mimeType: procedureFiles.mimeType, size: procedureFiles.size },
+        })
+        .from(orderCurves)
+        .leftJoin(referenceDocs, eq(referenceDocs.id, orderCurves.referenceDocumentId))
+        .leftJoin(referenceFiles, eq(referenceFiles.id, referenceDocs.fileId))
+        .leftJoin(procedureDocs, eq(procedureDocs.id, orderCurves.measureProcedureDocumentId))
+        .leftJoin(procedureFiles, eq(procedureFiles.id, procedureDocs.fileId))
+        .where(eq(orderCurves.repairOrderId, repairOrderId))
+        .orderBy(asc(orderCurves.createdAt), asc(orderCurves.id));
+      const curveIds = rows.map((r) => r.curve.id);
+      const attached = curveIds.length
+        ? await filesQuery()
+            .where(and(eq(orderFiles.kind, 'curve'), inArray(orderFiles.curveId, curveIds)))
+            .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id))
+        : [];
+      type StoredFile = { id: string; name: string; mimeType: string; size: number };
+      const documentOf = (id: string | null, title: string | null, file: StoredFile | null) => (id && file ? { id, title: title ?? '', file } : null);
+      return rows.map((r) => ({
+        ...r.curve,
+        reference: documentOf(r.referenceId, r.referenceTitle, r.referenceFile),
+        measureProcedure: documentOf(r.procedureId, r.procedureTitle, r.procedureFile),
+        files: attached.filter((f) => f.curveId === r.curve.id),
+      }));
+    },
+
+    importsOf: (repairOrderId: string) =>
+      filesQuery()
+        .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, 'import')))
+        .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id)),
+
+    insertCurve: (repairOrderId: string, input: OrderCurveInput) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, repairOrderId);
+        await checkDocuments(tx, order.gearboxModelId, input);
+        const [row] = await tx.insert(orderCurves).values({ repairOrderId, ...valuesOf(input) }).returning({ id: orderCurves.id });
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        return row!.id;
+      }),
+
+    updateCurve: (id: string, input: OrderCurveInput) =>
+      db.transaction(async (tx) => {
+        const { order } = await openCurve(tx, id);
+        await checkDocuments(tx, order.gearboxModelId, input);
+        await tx.update(orderCurves).set(valuesOf(input)).where(eq(orderCurves.id, id));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
+        return id;
+      }),
+
+    /** The curve, its links and its stored files. */
+    removeCurve: async (id: string) => {
+      const fileIds = await db.transaction(async (tx) => {
+        await openCurve(tx, id);
+        const rows = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.curveId, id));
+        await tx.delete(orderCurves).where(eq(orderCurves.id, id));
+        return rows.map((r) => r.fileId);
+      });
+      await removeStored(fileIds);
+      return id;
+    },
+
+    attachCurveFile: (curveId: string, fileId: string, comment = '') =>
+      db.transaction(async (tx) => {
+        const { curve } = await openCurve(tx, curveId);
+        return link(tx, { repairOrderId: curve.repairOrderId, kind: 'curve', curveId, fileId, comment });
+      }),
+
+    importFile: (repairOrderId: string, fileId: string, comment = '') =>
+      db.transaction(async (tx) => {
+        await openOrder(tx, repairOrderId);
+        return link(tx, { repairOrderId, kind: 'import', curveId: null, fileId, comment });
+      }),
+
+    /** Either kind, as the API's insertOrderFile gives it; a curve file names a curve of the order. */
+    insertFile: (repairOrderId: string, input: { fileId: string; kind: OrderFileKind; curveId?: string | null; comment?: string | null }) => {
+      if (input.kind === 'import') return service.importFile(repairOrderId, input.fileId, input.comment ?? '');
+      if (!input.curveId) return Promise.reject(invalid('object.curveId', t('validation.required')));
+      return db.transaction(async (tx) => {
+        const { curve } = await openCurve(tx, input.curveId!);
+        if (curve.repairOrderId !== repairOrderId) throw new ApiError(404, 'not-found', t('curves.curveNotFound'));
+        return link(tx, { repairOrderId, kind: 'curve', curveId: curve.id, fileId: input.fileId, comment: input.comment ?? '' });
+      });
+    },
+
+    /** A curve's file or an imported file: the link, then the stored file. */
+    removeFile: async (id: string, kind?: OrderFileKind) => {
+      const fileId = await db.transaction(async (tx) => {
+        const [row] = await tx.select().from(orderFiles).where(eq(orderFiles.id, id));
+        if (!row || (row.kind !== 'curve' && row.kind !== 'import') || (kind && row.kind !== kind)) throw new ApiError(404, 'not-found', t('curves.fileNotFound'));
+        await openOrder(tx, row.repairOrderId);
+        await tx.delete(orderFiles).where(eq(orderFiles.id, id));
+        return row.fileId;
+      });
+      await removeStored([fileId]);
+      return id;
+    },
+
+    removeCurveFile: (id: string) => service.removeFile(id, 'curve'),
+    removeImport: (id: string) => service.removeFile(id, 'import'),
+  };
+  return service;
+}

@@ -1,0 +1,193 @@
+// The diagnostic flow of a repair order (SPEC §2.7, §4): choose the outages, choose the repair
+// procedures to apply, add one if needed, visualise, validate. Each step needs the one before it
+// (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
+// sharing this order's fault codes and symptoms turned out to have.
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { STEP_REQUIRED } from '../../src/lib/diagnostic-page.ts';
+import type { Db } from '../db/client.ts';
+import { queryRows } from '../db/client.ts';
+import { orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import type { ProceduresService } from '../gearboxes/procedures.ts';
+
+export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
+const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+const VALIDATED = 'Le diagnostic est validé : rouvrez-le pour le modifier.';
+
+/** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
+export const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
+
+export type OutageCandidate = {
+  outageId: string;
+  /** Closed orders of the model sharing a fault code or symptom with this one. */
+  similarOrders: number;
+  /** Among them, those whose confirmed outage was this one. */
+  confirmedOrders: number;
+  /** The dossier's rate (from every order of the model, else its estimate) when there is no history. */
+  dossierRate: number | null;
+  chosen: boolean;
+};
+
+async function openOrder(tx: Tx, id: string, opts: { needs?: number; editable?: boolean } = {}) {
+  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+  if (opts.editable !== false && order.validatedAt) throw new ApiError(409, 'validated', VALIDATED);
+  if (opts.needs && order.diagnosticStep < opts.needs) throw new ApiError(409, 'step-skipped', STEP_REQUIRED[opts.needs]!);
+  return order;
+}
+
+export function createDiagnosticFlowService(deps: { db: Db; procedures: ProceduresService }) {
+  const { db, procedures } = deps;
+
+  const setStep = (tx: Tx, id: string, step: number, extra: Partial<typeof repairOrders.$inferInsert> = {}) =>
+    tx.update(repairOrders).set({ diagnosticStep: step, updatedAt: new Date(), ...extra }).where(eq(repairOrders.id, id));
+
+  return {
+    /**
+     * The model's outages, best first: how many similar closed orders confirmed each. Similar =
+     * closed, same model, with a confirmed outage, sharing at least one fault code or symptom with
+     * this order (every closed order of the model when this one has recorded neither yet).
+     */
+    candidatesOf: async (orderId: string): Promise<OutageCandidate[]> => {
+      const rows = await queryRows<{ outage_id: string; similar: number; confirmed: number; rate: number | null; chosen: boolean }>(
+        db,
+        sql`
+        with this_order as (select id, gearbox_model_id from repair_orders where id = ${orderId}),
+        codes as (select error_code_id from order_fault_codes where repair_order_id = ${orderId}),
+        symptoms as (select symptom_id from order_symptoms where repair_order_id = ${orderId}),
+        alike as (
+          select r.id from repair_orders r, this_order
+          where r.gearbox_model_id = this_order.gearbox_model_id and r.id <> this_order.id and r.status = 'CLOSED'
+            and exists (select 1 from order_outages oo where oo.repair_order_id = r.id)
+            and (
+              (not exists (select 1 from codes) and not exists (select 1 from symptoms))
+              or exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
+              or exists (select 1 from order_symptoms s where s.repair_order_id = r.id and s.symptom_id in (select symptom_id from symptoms))
+            )
+        ),
+        total as (select count(*)::int as n from alike),
+        model_orders as (select count(*)::int as n from repair_orders r, this_order where r.gearbox_model_id = this_order.gearbox_model_id)
+        select o.id as outage_id,
+          (select n from total) as similar,
+          (select count(*)::int from order_outages oo where oo.outage_id = o.id and oo.repair_order_id in (select id from alike)) as confirmed,
+          coalesce(
+            (select round(100.0 * count(*) / nullif((select n from model_orders), 0))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id
+              where oo.outage_id = o.id and r.validated_at is not null having count(*) > 0),
+            o.occurrence_rate) as rate,
+          exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${orderId}) as chosen
+        from outages o, this_order where o.gearbox_model_id = this_order.gearbox_model_id`,
+      );
+      return rows
+        .map((r) => ({ outageId: r.outage_id, similarOrders: Number(r.similar), confirmedOrders: Number(r.confirmed), dossierRate: r.rate === null ? null : Number(r.rate), chosen: r.chosen }))
+        .sort((a, b) => b.confirmedOrders - a.confirmedOrders || (b.dossierRate ?? -1) - (a.dossierRate ?? -1));
+    },
+
+    /** The outages retained, in the order chosen. */
+    outageIdsOf: async (orderId: string) =>
+      (await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))).map((r) => r.id),
+
+    /** The procedures to apply, in order, complete with steps and checkpoints. */
+    proceduresOf: async (orderId: string) => {
+      const links = await db.select().from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId)).orderBy(asc(orderProcedures.position));
+      if (links.length === 0) return [];
+      const rows = await Promise.all(links.map((l) => procedures.get(l.procedureId)));
+      return links.map((link, i) => ({ id: link.id, position: link.position, outageId: link.outageId, procedure: rows[i]! }));
+    },
+
+    /** Step 1: the outages retained (the model's), in order. Procedures of outages dropped go. */
+    chooseOutages: (orderId: string, outageIds: string[]) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, orderId);
+        const ids = [...new Set(outageIds)];
+        if (ids.length === 0) throw new ApiError(400, 'invalid', 'Choisissez au moins une panne', {}, { outageIds: 'Choisissez au moins une panne' });
+        const own = await tx.select({ id: outages.id }).from(outages).where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
+        if (own.length !== ids.length) throw new ApiError(400, 'invalid', 'Panne introuvable pour ce modèle', {}, { outageIds: 'Panne introuvable pour ce modèle' });
+        await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
+        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
+        const dropped = await tx
+          .delete(orderProcedures)
+          .where(and(eq(orderProcedures.repairOrderId, orderId), sql`${orderProcedures.outageId} is not null`, sql`${orderProcedures.outageId} not in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`))
+          .returning({ id: orderProcedures.id });
+        // Going back keeps what still holds; a changed choice must be seen again before validating.
+        const step = dropped.length ? STEP.outages : Math.max(order.diagnosticStep === STEP.visualised ? STEP.procedures : order.diagnosticStep, STEP.outages);
+        await setStep(tx, orderId, step);
+        return orderId;
+      }),
+
+    /** Step 2: the procedures to apply (the model's), each for one of the chosen outages or added by hand. */
+    chooseProcedures: (orderId: string, entries: { procedureId: string; outageId?: string | null }[]) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, orderId, { needs: STEP.outages });
+        const seen = new Set<string>();
+        const list = entries.filter((e) => !seen.has(e.procedureId) && seen.add(e.procedureId));
+        if (list.length === 0) throw new ApiError(400, 'invalid', 'Choisissez au moins une procédure', {}, { procedures: 'Choisissez au moins une procédure' });
+        const own = await tx
+          .select({ id: repairProcedures.id })
+          .from(repairProcedures)
+          .where(and(inArray(repairProcedures.id, list.map((e) => e.procedureId)), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
+        if (own.length !== list.length) throw new ApiError(400, 'invalid', 'Procédure introuvable pour ce modèle', {}, { procedures: 'Procédure introuvable pour ce modèle' });
+        const chosen = new Set((await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id));
+        if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw new ApiError(400, 'invalid', 'Panne non retenue sur cet OR', {}, { procedures: 'Panne non retenue sur cet OR' });
+        await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
+        await tx.insert(orderProcedures).values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
+        await setStep(tx, orderId, STEP.procedures);
+        return orderId;
+      }),
+
+    /** Step 3 (optional): one more procedure of the model, written for the occasion or existing. */
+    addProcedure: (orderId: string, procedureId: string) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, orderId, { needs: STEP.outages });
+        const [own] = await tx.select({ id: repairProcedures.id }).from(repairProcedures).where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
+        if (!own) throw new ApiError(400, 'invalid', 'Procédure introuvable pour ce modèle', {}, { procedureId: 'Procédure introuvable pour ce modèle' });
+        const [last] = await tx.select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` }).from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
+        await tx
+          .insert(orderProcedures)
+          .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
+          .onConflictDoNothing();
+        await setStep(tx, orderId, STEP.procedures);
+        return orderId;
+      }),
+
+    /** Step 4: the procedure has been seen as a whole. */
+    markVisualised: (orderId: string) =>
+      db.transaction(async (tx) => {
+        await openOrder(tx, orderId, { needs: STEP.procedures });
+        await setStep(tx, orderId, STEP.visualised);
+        return orderId;
+      }),
+
+    /** Step 5: the procedures become the mechanics' to follow. */
+    validate: (orderId: string, userId: string) =>
+      db.transaction(async (tx) => {
+        await openOrder(tx, orderId, { needs: STEP.visualised });
+        await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
+        return orderId;
+      }),
+
+    /** The start guide of the diagnostic page, hidden for good by the user's choice (kept in metadata). */
+    guideHidden: async (userId: string) =>
+      (await db.select({ hidden: sql<boolean | null>`(${users.metadata} ->> 'diagnosticGuideHidden')::boolean` }).from(users).where(eq(users.id, userId)))[0]?.hidden === true,
+
+    setGuideHidden: async (userId: string, hidden: boolean) => {
+      await db
+        .update(users)
+        .set({ metadata: sql`${users.metadata} || jsonb_build_object('diagnosticGuideHidden', ${hidden}::boolean)` })
+        .where(eq(users.id, userId));
+      return hidden;
+    },
+
+    /** Takes a validated diagnostic back to the visualise step, to change it. */
+    reopen: (orderId: string) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, orderId, { editable: false });
+        if (!order.validatedAt) throw new ApiError(409, 'not-validated', 'Le diagnostic n’est pas validé.');
+        await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });
+        return orderId;
+      }),
+  };
+}

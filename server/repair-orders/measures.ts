@@ -1,0 +1,209 @@
+// The measures and checks of a repair order: were measures taken, the measures (copied from the
+// model's dossier or typed) with their values, results and files. Answering "no" discards the
+// measures and their files; a closed order takes no change.
+import { and, asc, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
+import { proposeCheckResult, type OrderMeasureInput } from '../../src/lib/order-measures.ts';
+import { UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import type { FileStore } from '../storage/store.ts';
+
+export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+const DONE_REQUIRED = 'Indiquez d’abord que des mesures ont été prises.';
+const MEASURE_FILE = 'measure';
+
+/** The order locked for a change; a closed one refuses it. */
+async function openOrder(tx: Tx, id: string) {
+  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+  return order;
+}
+
+const fileSelection = {
+  id: orderFiles.id,
+  measureId: orderFiles.measureId,
+  comment: orderFiles.comment,
+  createdAt: orderFiles.createdAt,
+  fileId: files.id,
+  name: files.name,
+  mimeType: files.mimeType,
+  size: files.size,
+};
+export type OrderMeasureFileRow = { id: string; measureId: string | null; comment: string; createdAt: Date; fileId: string; name: string; mimeType: string; size: number };
+
+export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) {
+  const { db } = deps;
+
+  /** A measure's row and its order, the order locked. */
+  async function measureOf(tx: Tx, id: string) {
+    const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id));
+    if (!current) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+    const order = await openOrder(tx, current.repairOrderId);
+    return { current, order };
+  }
+
+  /** Automatic (no result given) stores what the bounds propose. */
+  const valuesOf = (input: OrderMeasureInput) => {
+    const minimum = input.minimum ?? null;
+    const maximum = input.maximum ?? null;
+    const measuredValue = input.measuredValue ?? null;
+    return {
+      name: input.name,
+      description: input.description,
+      unit: input.unit,
+      minimum,
+      maximum,
+      measuredValue,
+      checkResult: input.checkResult ?? proposeCheckResult(measuredValue, minimum, maximum),
+      comment: input.comment,
+    };
+  };
+
+  /** Deletes the stored files' rows in the transaction; their bytes go once it has committed. */
+  async function dropFiles(tx: Tx, fileIds: string[]) {
+    if (fileIds.length) await tx.delete(files).where(inArray(files.id, fileIds));
+  }
+  const removeBytes = async (fileIds: string[]) => {
+    for (const id of fileIds) await deps.files?.remove(id);
+  };
+
+  const filesOf = (where: SQL) =>
+    db
+      .select(fileSelection)
+      .from(orderFiles)
+      .innerJoin(files, eq(files.id, orderFiles.fileId))
+      .where(and(eq(orderFiles.kind, MEASURE_FILE), where))
+      .orderBy(asc(orderFiles.createdAt));
+
+  const withFiles = <T extends { id: string }>(rows: T[], fileRows: OrderMeasureFileRow[]) =>
+    rows.map((row) => ({ ...row, files: fileRows.filter((f) => f.measureId === row.id) }));
+
+  return {
+    /** The order's measures in the order they were added, each with its files. */
+    measuresOf: async (repairOrderId: string) => {
+      const rows = await db.select().from(orderMeasures).where(eq(orderMeasures.repairOrderId, repairOrderId)).orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name));
+      if (!rows.length) return [];
+      return withFiles(rows, await filesOf(eq(orderFiles.repairOrderId, repairOrderId)));
+    },
+
+    get: async (id: string) => {
+      const [row] = await db.select().from(orderMeasures).where(eq(orderMeasures.id, id));
+      return row ? withFiles([row], await filesOf(eq(orderFiles.measureId, id)))[0] : undefined;
+    },
+
+    /** "Were measures taken": answering no discards the measures and their files (SPEC §4). */
+    setMeasuresDone: async (repairOrderId: string, done: boolean) => {
+      const result = await db.transaction(async (tx) => {
+        await openOrder(tx, repairOrderId);
+        let discarded: { id: string; name: string }[] = [];
+        let fileIds: string[] = [];
+        if (!done) {
+          fileIds = (
+            await tx
+              .select({ fileId: orderFiles.fileId })
+              .from(orderFiles)
+              .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
+          ).map((r) => r.fileId);
+          discarded = await tx.delete(orderMeasures).where(eq(orderMeasures.repairOrderId, repairOrderId)).returning({ id: orderMeasures.id, name: orderMeasures.name });
+          await dropFiles(tx, fileIds);
+        }
+        await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        return { discarded, fileIds };
+      });
+      await removeBytes(result.fileIds);
+      return { discarded: result.discarded.length, measures: result.discarded.map((m) => m.name), files: result.fileIds.length };
+    },
+
+    insertMeasure: (repairOrderId: string, input: OrderMeasureInput) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, repairOrderId);
+        if (order.measuresDone !== true) throw new ApiError(409, 'measures-off', DONE_REQUIRED);
+        if (input.gearboxMeasureId) {
+          const [known] = await tx.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
+          if (known?.m !== order.gearboxModelId) throw new ApiError(400, 'invalid', 'Mesure inconnue du dossier du modèle', {}, { 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
+        }
+        const [row] = await tx
+          .insert(orderMeasures)
+          .values({ repairOrderId, gearboxMeasureId: input.gearboxMeasureId ?? null, ...valuesOf(input) })
+          .returning({ id: orderMeasures.id });
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        return row!.id;
+      }),
+
+    /** Every measure of the model's dossier not yet on the order, in one go; answers how many. */
+    insertDossierMeasures: (repairOrderId: string) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, repairOrderId);
+        if (order.measuresDone !== true) throw new ApiError(409, 'measures-off', DONE_REQUIRED);
+        const taken = await tx.select({ id: orderMeasures.gearboxMeasureId }).from(orderMeasures).where(and(eq(orderMeasures.repairOrderId, repairOrderId), isNotNull(orderMeasures.gearboxMeasureId)));
+        const known = new Set(taken.map((r) => r.id));
+        const dossier = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, order.gearboxModelId)).orderBy(asc(gearboxMeasures.name));
+        const missing = dossier.filter((m) => !known.has(m.id));
+        if (!missing.length) return 0;
+        await tx.insert(orderMeasures).values(
+          missing.map((m) => ({ repairOrderId, gearboxMeasureId: m.id, name: m.name, description: m.description, unit: m.unit, minimum: m.minimum, maximum: m.maximum })),
+        );
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        return missing.length;
+      }),
+
+    /** The link to the dossier's measure stays what it was. */
+    updateMeasure: (id: string, input: OrderMeasureInput) =>
+      db.transaction(async (tx) => {
+        const { current } = await measureOf(tx, id);
+        await tx.update(orderMeasures).set(valuesOf(input)).where(eq(orderMeasures.id, id));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));
+        return id;
+      }),
+
+    removeMeasure: async (id: string) => {
+      const fileIds = await db.transaction(async (tx) => {
+        await measureOf(tx, id);
+        const linked = (await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.measureId, id))).map((r) => r.fileId);
+        await tx.delete(orderMeasures).where(eq(orderMeasures.id, id));
+        await dropFiles(tx, linked);
+        return linked;
+      });
+      await removeBytes(fileIds);
+      return id;
+    },
+
+    /** Links a stored file to a measure; it must have passed the measure bucket (SPEC §5). */
+    attachFile: (measureId: string, fileId: string, comment = '') =>
+      db
+        .transaction(async (tx) => {
+          const { current } = await measureOf(tx, measureId);
+          const [file] = await tx.select({ bucketId: files.bucketId }).from(files).where(eq(files.id, fileId));
+          if (!file) throw new ApiError(404, 'not-found', 'Fichier introuvable');
+          if (file.bucketId !== 'measure') throw new ApiError(400, 'unsupported-format', UNSUPPORTED_FORMAT, {}, { fileId: UNSUPPORTED_FORMAT });
+          const [row] = await tx
+            .insert(orderFiles)
+            .values({ repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment: comment.trim().slice(0, 1000) })
+            .returning({ id: orderFiles.id });
+          return row!.id;
+        })
+        .catch((error: unknown) => {
+          if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', 'Ce fichier est déjà joint');
+          throw error;
+        }),
+
+    /** The link and the stored file both go. */
+    removeFile: async (id: string) => {
+      const fileId = await db.transaction(async (tx) => {
+        const [link] = await tx.select().from(orderFiles).where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
+        if (!link) throw new ApiError(404, 'not-found', 'Fichier introuvable');
+        await openOrder(tx, link.repairOrderId);
+        await dropFiles(tx, [link.fileId]);
+        return link.fileId;
+      });
+      await removeBytes([fileId]);
+      return id;
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// The symptoms seen on a repair order's gearbox (SPEC §2.7, §3): an item of the symptoms base,
+// its appearance conditions and, when known, the model's error code it came with. A closed
+// order takes no change.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { SymptomInput } from '../../src/lib/diagnostic.ts';
+import type { Db } from '../db/client.ts';
+import { pgCode } from '../db/errors.ts';
+import { baseItems, errorCodes, orderSymptoms, repairOrders } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+
+export type SymptomsService = ReturnType<typeof createSymptomsService>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+const NOT_IN_BASE = 'Cet item ne fait pas partie de la base de donnée';
+const UNKNOWN_CODE = 'Ce code ne fait pas partie du dossier du modèle';
+const TAKEN = 'Ce symptôme est déjà relevé sur cet OR';
+
+const invalid = (field: string, message: string) => new ApiError(400, 'invalid', message, {}, { [`object.${field}`]: message });
+
+/** The order locked for a change; a closed one refuses it. */
+async function openOrder(tx: Tx, id: string) {
+  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+  return order;
+}
+
+export function createSymptomsService(deps: { db: Db }) {
+  const { db } = deps;
+
+  const conditionsOf = (input: SymptomInput) => ({
+    temporality: input.temporality ?? null,
+    acceleratorLoad: input.acceleratorLoad,
+    bvaMode: input.bvaMode,
+    gear: input.gear,
+    action: input.action,
+    otherCondition: input.otherCondition,
+    comment: input.comment,
+  });
+
+  /** The base's symptom of that name (the form types or picks it, in any case). */
+  async function symptomOf(tx: Tx, name: string) {
+    const [item] = await tx
+      .select({ id: baseItems.id })
+      .from(baseItems)
+      .where(and(eq(baseItems.kind, 'symptom'), sql`lower(${baseItems.name}) = lower(${name})`));
+    if (!item) throw invalid('symptom', NOT_IN_BASE);
+    return item.id;
+  }
+
+  /** The model's error code of that text; unlike a fault code, a symptom never adds one. */
+  async function errorCodeOf(tx: Tx, gearboxModelId: string, code: string) {
+    if (!code) return null;
+    const [known] = await tx
+      .select({ id: errorCodes.id })
+      .from(errorCodes)
+      .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = upper(${code})`));
+    if (!known) throw invalid('errorCode', UNKNOWN_CODE);
+    return known.id;
+  }
+
+  const taken = (error: unknown): never => {
+    if (pgCode(error) === '23505') throw invalid('symptom', TAKEN);
+    throw error;
+  };
+  const refused = (error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error));
+
+  return {
+    symptomsOf: (repairOrderId: string) =>
+      db
+        .select({
+          id: orderSymptoms.id,
+          symptom: { id: baseItems.id, name: baseItems.name },
+          errorCode: { id: errorCodes.id, code: errorCodes.code, description: errorCodes.description },
+          temporality: orderSymptoms.temporality,
+          acceleratorLoad: orderSymptoms.acceleratorLoad,
+          bvaMode: orderSymptoms.bvaMode,
+          gear: orderSymptoms.gear,
+          action: orderSymptoms.action,
+          otherCondition: orderSymptoms.otherCondition,
+          comment: orderSymptoms.comment,
+        })
+        .from(orderSymptoms)
+        .innerJoin(baseItems, eq(baseItems.id, orderSymptoms.symptomId))
+        .leftJoin(errorCodes, eq(errorCodes.id, orderSymptoms.errorCodeId))
+        .where(eq(orderSymptoms.repairOrderId, repairOrderId))
+        .orderBy(asc(baseItems.name)),
+
+    insertSymptom: (repairOrderId: string, input: SymptomInput) =>
+      db
+        .transaction(async (tx) => {
+          const order = await openOrder(tx, repairOrderId);
+          const symptomId = await symptomOf(tx, input.symptom);
+          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
+          const [row] = await tx.insert(orderSymptoms).values({ repairOrderId, symptomId, errorCodeId, ...conditionsOf(input) }).returning({ id: orderSymptoms.id });
+          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+          return row!.id;
+        })
+        .catch(refused),
+
+    updateSymptom: (id: string, input: SymptomInput) =>
+      db
+        .transaction(async (tx) => {
+          const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
+          if (!current) throw new ApiError(404, 'not-found', 'Symptôme introuvable');
+          const order = await openOrder(tx, current.repairOrderId);
+          const symptomId = await symptomOf(tx, input.symptom);
+          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
+          await tx.update(orderSymptoms).set({ symptomId, errorCodeId, ...conditionsOf(input) }).where(eq(orderSymptoms.id, id));
+          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
+          return id;
+        })
+        .catch(refused),
+
+    removeSymptom: (id: string) =>
+      db.transaction(async (tx) => {
+        const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
+        if (!current) throw new ApiError(404, 'not-found', 'Symptôme introuvable');
+        await openOrder(tx, current.repairOrderId);
+        await tx.delete(orderSymptoms).where(eq(orderSymptoms.id, id));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));
+        return id;
+      }),
+  };
+}

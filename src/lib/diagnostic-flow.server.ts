@@ -1,0 +1,102 @@
+// The diagnostic flow's form posts (choose outages → procedures → add → visualise → validate) and
+// the start guide's checkbox, for the diagnostic page. Each success redirects to the next step's
+// URL; a refusal comes back as a failure the page renders with what was typed.
+import type { AstroGlobal } from 'astro';
+import { STEP_REQUIRED, type DiagnosticOrder, type TabFailure } from './diagnostic-page.ts';
+import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { t } from './i18n.ts';
+import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from './procedures.ts';
+import { redirectWithToast, setFlash } from './session.server.ts';
+
+export const flowSteps = ['pannes', 'procedures', 'ajout', 'visualiser', 'valider'] as const;
+export type FlowStep = (typeof flowSteps)[number];
+/** The `diagnostic_step` each step needs: procedures need chosen outages, and so on. */
+export const stepNeeds: Record<FlowStep, number> = { pannes: 0, procedures: 1, ajout: 1, visualiser: 2, valider: 3 };
+/** The step to go back to when `step` was asked before its turn. */
+export const stepFor = (reached: number): FlowStep => (reached >= 2 ? 'visualiser' : reached >= 1 ? 'procedures' : 'pannes');
+
+export const flowHref = (orderId: string, step: FlowStep) => `/repair-order/${orderId}/diagnostic?etape=${step}`;
+
+export type FlowFailure = TabFailure & { draft?: ProcedureDraft; selection?: string[] };
+
+/** A step asked by URL before its turn: back to the step to do, saying why. */
+export function refuseSkippedStep(astro: AstroGlobal, order: DiagnosticOrder, step: FlowStep): Response | null {
+  if (order.validatedAt || order.diagnosticStep >= stepNeeds[step]) return null;
+  // Says what to do first: the step right after the one reached.
+  setFlash(astro.cookies, { type: 'error', message: STEP_REQUIRED[order.diagnosticStep + 1]! });
+  return astro.redirect(flowHref(order.id, stepFor(order.diagnosticStep)), 303);
+}
+
+export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder, action: string): Promise<Response | FlowFailure> {
+  const api = serverGraphQL(astro.locals);
+  const form = await astro.request.formData();
+  const o = order.id;
+  let failure: FlowFailure = { status: 400, form: action };
+  try {
+    switch (action) {
+      case 'guide': {
+        const hidden = form.get('hidden') === '1';
+        await api.request('mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }', { h: hidden });
+        return astro.redirect(`/repair-order/${o}/diagnostic?onglet=${String(form.get('onglet') ?? 'codes')}`, 303);
+      }
+      case 'pannes': {
+        const ids = form.getAll('outageId').map(String);
+        failure = { ...failure, selection: ids };
+        await api.request('mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', { o, ids });
+        return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(o, 'procedures'));
+      }
+      case 'procedures': {
+        const picked = form.getAll('procedure').map(String);
+        failure = { ...failure, selection: picked };
+        const procedures = picked.map((value) => {
+          const [procedureId, outageId] = value.split(':');
+          return { procedureId, outageId: outageId || null };
+        });
+        await api.request('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', { o, p: procedures });
+        return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(o, 'ajout'));
+      }
+      case 'ajout-existante': {
+        const procedureId = String(form.get('procedureId') ?? '');
+        if (!procedureId) return { ...failure, errors: { procedureId: t('validation.required') } };
+        await api.request('mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }', { o, p: procedureId });
+        return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, 'ajout'));
+      }
+      case 'ajout-nouvelle': {
+        const draft = readProcedureForm(form);
+        const checked = checkProcedureDraft(draft);
+        failure = { ...failure, draft, errors: checked.errors };
+        // "More rows" posts back what was typed; nothing is written.
+        if (astro.url.searchParams.has('lignes')) return { ...failure, errors: {} };
+        if (!checked.input) return failure;
+        // The step is checked before the procedure joins the dossier, so a refusal writes nothing.
+        if (order.diagnosticStep < 1) return { ...failure, formError: STEP_REQUIRED[1] };
+        const { insertRepairProcedure } = await api.request<{ insertRepairProcedure: string }>(
+          'mutation($m: uuid!, $p: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $p) }',
+          { m: order.model.id, p: checked.input },
+        );
+        await api.request('mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }', { o, p: insertRepairProcedure });
+        return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, 'ajout'));
+      }
+      case 'visualiser':
+        await api.request('mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }', { o });
+        return astro.redirect(flowHref(o, 'valider'), 303);
+      case 'valider':
+        await api.request('mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }', { o });
+        return redirectWithToast(astro, t('diagnosticFlow.validated'), flowHref(o, 'valider'));
+      case 'rouvrir':
+        await api.request('mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }', { o });
+        return redirectWithToast(astro, t('diagnosticFlow.reopened'), flowHref(o, 'visualiser'));
+      default:
+        return { status: 400, formError: t('errors.generic') };
+    }
+  } catch (error) {
+    const { code, message, fields } = graphqlErrorOf(error);
+    if (code === 'validation' && fields) {
+      const errors = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/^object\./, '').replace(/^p\./, ''), v]));
+      // The procedure form names its fields; the others show one message above the form.
+      return action === 'ajout-nouvelle' ? { ...failure, errors } : { ...failure, formError: Object.values(errors)[0] ?? t('errors.generic') };
+    }
+    if (code === 'conflict' && message) return { ...failure, status: 409, formError: message };
+    return { ...failure, formError: t('errors.repairOrderUpdate') };
+  }
+}

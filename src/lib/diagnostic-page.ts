@@ -1,0 +1,36 @@
+// The diagnostic page of an order (`/repair-order/{uuid}/diagnostic`): its sub-tabs and what a tab
+// hands back to the page when it handles a form post. Each tab is an Astro component that reads
+// its own data; the page dispatches `?action=` posts to the tab's `post…Action`.
+import type { FieldErrors } from './validation.ts';
+
+export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
+export type DiagnosticTab = (typeof diagnosticTabs)[number];
+
+/** What every tab receives of the order. */
+export type DiagnosticOrder = {
+  id: string;
+  number: string;
+  status: 'IN_PROGRESS' | 'CLOSED';
+  canReadFaultCodes: boolean | null;
+  measuresDone: boolean | null;
+  diagnosticStep: number;
+  validatedAt: string | null;
+  model: { id: string; model: string };
+};
+export const DIAGNOSTIC_ORDER_SELECTION = 'id number status canReadFaultCodes measuresDone diagnosticStep validatedAt model { id model }';
+
+/**
+ * A post a tab could not carry out: the page answers with `status` and renders the tab again with
+ * this failure, so what was typed (`values`) is kept and each field shows its error.
+ */
+export type TabFailure = { status: number; formError?: string; values?: Record<string, string>; errors?: FieldErrors; form?: string };
+export type TabActionResult = Response | TabFailure;
+
+export const diagnosticHref = (orderId: string, tab: DiagnosticTab = 'codes', extra = '') => `/repair-order/${orderId}/diagnostic?onglet=${tab}${extra}`;
+
+/** Why a step of the flow cannot be taken yet, by the `diagnostic_step` it needs (SPEC §4). */
+export const STEP_REQUIRED: Record<number, string> = {
+  1: 'Choisissez d’abord les pannes.',
+  2: 'Choisissez d’abord les procédures de réparation.',
+  3: 'Visualisez d’abord la procédure.',
+};

@@ -1,0 +1,205 @@
+// The curves sub-tab of an order's diagnostic: what it reads (curves, imported files, the model's
+// reference curves and measure procedures, the CSVs to draw) and the posts it handles. A posted
+// file is stored first, then linked through the API; when the link fails the stored file goes.
+import type { AstroGlobal } from 'astro';
+import { ClientError } from 'graphql-request';
+import {
+  CURVE_BUCKET,
+  IMPORT_BUCKET,
+  isCurveFileName,
+  MAX_CURVE_BYTES,
+  MAX_CURVE_ROWS,
+  ORDER_CURVE_FIELDS,
+  orderCurveSchema,
+  readCurve,
+  type CurveReading,
+  type OrderCurve,
+  type OrderFile,
+  type StoredFileInfo,
+} from './curves.ts';
+import { diagnosticHref, type DiagnosticOrder, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
+import { DOCUMENT_SELECTION, documentsOf } from './documents.server.ts';
+import type { DossierDocument } from './documents.ts';
+import { formatNumber } from './format.ts';
+import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { t } from './i18n.ts';
+import { redirectWithToast } from './session.server.ts';
+import { fieldErrors, type FieldErrors } from './validation.ts';
+
+const FILE_SELECTION = 'id kind curveId comment createdAt file { id name mimeType size }';
+export const ORDER_CURVE_SELECTION = `id description result comment createdAt reference { id title file { id name mimeType size } } measureProcedure { id title file { id name mimeType size } } files { ${FILE_SELECTION} }`;
+
+const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
+
+/** A stored CSV read as a curve, or why it cannot be drawn. */
+async function readingOf(locals: App.Locals, file: StoredFileInfo): Promise<CurveReading> {
+  if (file.size > MAX_CURVE_BYTES) return { curve: null, error: t('curves.tooLong', { max: formatNumber(MAX_CURVE_ROWS) }) };
+  const text = await locals.services.files.readText(file.id, MAX_CURVE_BYTES);
+  return text === null ? { curve: null, error: t('curves.notText') } : readCurve(text);
+}
+
+/** Everything the tab shows; each CSV (the curves' and their references') read once. */
+export async function loadCurvesTab(locals: App.Locals, order: DiagnosticOrder) {
+  const api = serverGraphQL(locals);
+  const data = await api.request<{ repairOrder: { curves: OrderCurve[]; diagnosticFiles: OrderFile[] } | null; gearboxModel: { documents: DossierDocument[] } | null }>(
+    `query($id: uuid!, $m: uuid!) { repairOrder(id: $id) { curves { ${ORDER_CURVE_SELECTION} } diagnosticFiles { ${FILE_SELECTION} } } gearboxModel(id: $m) { documents { ${DOCUMENT_SELECTION} } } }`,
+    { id: order.id, m: order.model.id },
+  );
+  const documents = documentsOf(data.gearboxModel?.documents ?? []);
+  const curves = data.repairOrder?.curves ?? [];
+  const readings = new Map<string, CurveReading>();
+  const toRead = curves.flatMap((c) => [...(c.reference ? [c.reference.file] : []), ...c.files.map((f) => f.file).filter(isCsv)]);
+  for (const file of toRead) if (!readings.has(file.id)) readings.set(file.id, await readingOf(locals, file));
+  return {
+    curves,
+    imports: data.repairOrder?.diagnosticFiles ?? [],
+    referenceCurves: documents.filter((d) => d.category === 'reference-curve'),
+    measureProcedures: documents.filter((d) => d.category === 'measure-procedure'),
+    readings,
+  };
+}
+
+/** What went wrong, in French, whatever threw: nothing reaches the page as a 500. */
+function reasonOf(error: unknown): { code?: string; message: string; fields: FieldErrors } {
+  if (error instanceof ClientError) {
+    const { code, message, fields } = graphqlErrorOf(error);
+    const named: FieldErrors = Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k.replace(/^object\./, '').replace(/^fileId$/, 'file'), v]));
+    if (code === 'forbidden') return { code, message: 'Accès refusé', fields: {} };
+    if (code === 'not-found') return { code, message: t('curves.notFound'), fields: {} };
+    return { code, message: code === 'validation' || code === 'conflict' ? (message ?? t('errors.generic')) : t('errors.generic'), fields: named };
+  }
+  // The file store's refusals (format, size) carry a status and a French message.
+  if (error instanceof Error && 'status' in error) return { code: 'storage', message: error.message, fields: { file: error.message } };
+  return { message: t('errors.generic'), fields: {} };
+}
+
+const failure = (form: string, values: Record<string, string>, reason: { code?: string; message: string; fields: FieldErrors }): TabFailure => ({
+  status: reason.code === 'forbidden' ? 403 : 400,
+  form,
+  values,
+  errors: reason.fields,
+  // A refusal tied to a field shows there; the others (closed order, rights) above the form.
+  formError: Object.keys(reason.fields).length ? undefined : reason.message,
+});
+
+/** The posted file, when one was chosen. */
+const fileOf = (form: FormData, name = 'file') => {
+  const file = form.get(name);
+  return file instanceof File && file.size > 0 && file.name ? file : null;
+};
+
+/** A curve file is checked before anything is written: its format, and a CSV must read as a curve. */
+async function checkCurveFile(file: File): Promise<string | null> {
+  if (!isCurveFileName(file.name)) return t('validation.unsupportedFormat');
+  if (!file.name.toLowerCase().endsWith('.csv')) return null;
+  if (file.size > MAX_CURVE_BYTES) return t('curves.tooLong', { max: formatNumber(MAX_CURVE_ROWS) });
+  return readCurve(await file.text()).error ?? null;
+}
+
+/** Handles the tab's `?action=courbe…` and `?action=import…` posts. */
+export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrder): Promise<TabActionResult> {
+  const { locals } = astro;
+  const action = astro.url.searchParams.get('action') ?? '';
+  const href = diagnosticHref(order.id, 'courbes');
+  const api = serverGraphQL(locals);
+  let form: FormData;
+  try {
+    form = await astro.request.formData();
+  } catch {
+    return { status: 400, form: action, formError: t('errors.generic') };
+  }
+  const id = String(form.get('id') ?? astro.url.searchParams.get('id') ?? '');
+  const { files } = locals.services;
+
+  /** Stores then links; the stored file goes when the link fails. */
+  const storeAndLink = async (file: File, bucketId: typeof CURVE_BUCKET | typeof IMPORT_BUCKET, object: Record<string, unknown>) => {
+    const stored = await files.save({ bucketId, file, userId: locals.user!.id });
+    try {
+      await api.request('mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', { o: order.id, f: { ...object, fileId: stored.id } });
+    } catch (error) {
+      await files.remove(stored.id);
+      throw error;
+    }
+  };
+
+  if (action === 'courbe-ajout' || action === 'courbe-modif') {
+    const values = Object.fromEntries(ORDER_CURVE_FIELDS.map((name) => [name, String(form.get(name) ?? '').slice(0, 4000)]));
+    if (action === 'courbe-modif') values.id = id;
+    const parsed = orderCurveSchema.safeParse(values);
+    const errors: FieldErrors = parsed.success ? {} : fieldErrors(parsed.error);
+    const file = action === 'courbe-ajout' ? fileOf(form) : null;
+    const fileError = file ? await checkCurveFile(file) : null;
+    if (fileError) errors.file = fileError;
+    if (!parsed.success || Object.keys(errors).length) return { status: 400, form: action, values, errors };
+    const object = { ...parsed.data };
+    if (action === 'courbe-modif') {
+      try {
+        await api.request('mutation($id: uuid!, $c: order_curves_input!) { updateOrderCurve(id: $id, object: $c) }', { id, c: object });
+        return redirectWithToast(astro, t('curves.saved'), href);
+      } catch (error) {
+        return failure(action, values, reasonOf(error));
+      }
+    }
+    let curveId: string | null = null;
+    try {
+      curveId = (await api.request<{ insertOrderCurve: string }>('mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', { o: order.id, c: object })).insertOrderCurve;
+      if (file) await storeAndLink(file, CURVE_BUCKET, { kind: 'curve', curveId });
+      return redirectWithToast(astro, t('curves.added'), href);
+    } catch (error) {
+      // A curve whose file could not be kept is not kept either.
+      if (curveId) await api.request('mutation($id: uuid!) { deleteOrderCurve(id: $id) }', { id: curveId }).catch(() => undefined);
+      return failure(action, values, reasonOf(error));
+    }
+  }
+
+  if (action === 'courbe-fichier') {
+    const values = { id, comment: String(form.get('comment') ?? '').slice(0, 1000) };
+    const file = fileOf(form);
+    const fileError = file ? await checkCurveFile(file) : t('curves.fileRequired');
+    if (!file || fileError) return { status: 400, form: action, values, errors: { file: fileError ?? undefined } };
+    try {
+      await storeAndLink(file, CURVE_BUCKET, { kind: 'curve', curveId: id, comment: values.comment });
+      return redirectWithToast(astro, t('curves.fileAdded'), href);
+    } catch (error) {
+      return failure(action, values, reasonOf(error));
+    }
+  }
+
+  if (action === 'import') {
+    const chosen = form.getAll('files').filter((f): f is File => f instanceof File && f.size > 0 && !!f.name);
+    if (chosen.length === 0) return { status: 400, form: action, values: {}, errors: { files: t('curves.filesRequired') } };
+    // Each file on its own: one refused does not keep the others out (SPEC §8).
+    const failed: { name: string; reason: string }[] = [];
+    for (const file of chosen) {
+      try {
+        await storeAndLink(file, IMPORT_BUCKET, { kind: 'import' });
+      } catch (error) {
+        failed.push({ name: file.name, reason: reasonOf(error).message });
+      }
+    }
+    if (failed.length === 0) return redirectWithToast(astro, t('curves.imported', { count: chosen.length }), href);
+    return {
+      status: 400,
+      form: action,
+      values: {},
+      formError: failed.map((f) => t('errors.fileImport', { file: f.name })).join('\n'),
+      errors: { files: failed.map((f) => `${f.name} : ${f.reason}`).join('\n') },
+    };
+  }
+
+  const deletions: Record<string, { mutation: string; done: string }> = {
+    'courbe-suppr': { mutation: 'mutation($id: uuid!) { deleteOrderCurve(id: $id) }', done: t('curves.deleted') },
+    'courbe-fichier-suppr': { mutation: 'mutation($id: uuid!) { deleteOrderFile(id: $id) }', done: t('curves.fileDeleted') },
+    'import-suppr': { mutation: 'mutation($id: uuid!) { deleteOrderFile(id: $id) }', done: t('curves.importDeleted') },
+  };
+  const deletion = Object.hasOwn(deletions, action) ? deletions[action] : undefined;
+  if (deletion) {
+    try {
+      await api.request(deletion.mutation, { id });
+      return redirectWithToast(astro, deletion.done, href);
+    } catch (error) {
+      return failure(action, { id }, { ...reasonOf(error), fields: {} });
+    }
+  }
+  return astro.redirect(href, 303);
+}

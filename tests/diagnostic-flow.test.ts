@@ -1,0 +1,182 @@
+// The diagnostic flow through the API: outage candidates ranked on a fixed history of closed
+// orders ("3 OR sur 4 similaires", the dossier's rate when there is none), steps refused when
+// skipped, validation giving the procedures to the mechanics, the outages' statistics from the
+// orders, the start guide's preference, and who may do what.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+
+const Q = {
+  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
+  insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
+  insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
+  setPriorities: 'mutation($o: uuid!, $p: [uuid!]!) { setOutageProcedures(outageId: $o, procedureIds: $p) }',
+  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
+  updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
+  reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: true) { discarded } }',
+  insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
+  chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
+  chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
+  addProcedure: 'mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }',
+  visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
+  validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
+  reopen: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
+  candidates: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt modelLocked outageCandidates { outage { id } similarOrders confirmedOrders dossierRate chosen } } }',
+  procedures: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt chosenOutages { id } procedures { position outageId procedure { id name checkpoints { name } } } } }',
+  outages: 'query($id: uuid!) { gearboxModel(id: $id) { orderCount outages { id orderCount ordersAverageMileage occurrenceRate } } }',
+  guide: '{ diagnosticGuideHidden }',
+  setGuide: 'mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }',
+};
+
+describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    gql = graphqlAs(t, await signInAll(t));
+  });
+  afterAll(() => t?.close());
+
+  const ok = (res: GqlResult) => {
+    expect(res.errors).toBeUndefined();
+    return res.data;
+  };
+  const refusal = (res: GqlResult) => res.errors?.[0]?.message;
+
+  /** A model with three outages (the third with a dossier estimate of 40 %) and a procedure per outage. */
+  async function newModel() {
+    n += 1;
+    const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } })).insertGearboxModel.id as string;
+    const outage = async (component: string, outageType: string, occurrenceRate?: number) => ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component, outageType, occurrenceRate } })).insertOutage as string;
+    const outages = [await outage('Mécatronique', 'Défaut électrique', 10), await outage('Convertisseur de couple', 'Usure', 20), await outage('Pompe à huile', 'Usure', 40)];
+    const procedures: string[] = [];
+    for (const [i, outageId] of outages.entries()) {
+      const procedureId = ok(await gql('diagnostician', Q.insertProcedure, { m: modelId, o: { name: `Procédure ${i + 1}`, steps: ['Vidanger', 'Remplacer'], checkpoints: [{ name: `Contrôle ${i + 1}` }] } })).insertRepairProcedure as string;
+      ok(await gql('diagnostician', Q.setPriorities, { o: outageId, p: [procedureId] }));
+      procedures.push(procedureId);
+    }
+    return { modelId, outages, procedures };
+  }
+
+  async function newOrder(modelId: string, codes: string[] = [], mileage?: string) {
+    n += 1;
+    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `FLX-${kind}-${n}`, openedOn: '2026-10-01', interventionCategory: 'complete_car', gearboxModelId: modelId, mileage } })).insertRepairOrder as string;
+    if (codes.length) {
+      ok(await gql('diagnostician', Q.reading, { o: orderId }));
+      for (const code of codes) ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code, description: `Code ${code}` } }));
+    }
+    return orderId;
+  }
+
+  /** A closed order of the history: its codes, its confirmed outage (validated, then closed). */
+  async function closedOrder(modelId: string, codes: string[], outageId: string | null, mileage?: string) {
+    const orderId = await newOrder(modelId, codes, mileage);
+    if (outageId) ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
+    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = case when ${outageId !== null} then now() end where id = ${orderId}`);
+    return orderId;
+  }
+
+  it('ranks the outages by the closed orders sharing fault codes, with the evidence, else the dossier rate', async () => {
+    const { modelId, outages } = await newModel();
+    const [o1, o2, o3] = outages as [string, string, string];
+    // Before any history: the dossier's estimates, highest first.
+    const fresh = await newOrder(modelId, ['P0730']);
+    const before = ok(await gql('diagnostician', Q.candidates, { id: fresh })).repairOrder.outageCandidates;
+    expect(before.map((c: { outage: { id: string } }) => c.outage.id)).toEqual([o3, o2, o1]);
+    expect(before[0]).toMatchObject({ similarOrders: 0, confirmedOrders: 0, dossierRate: 40, chosen: false });
+
+    for (let i = 0; i < 3; i++) await closedOrder(modelId, ['P0730'], o1, '100000_to_150000');
+    await closedOrder(modelId, ['P0730'], o2, '150000_to_200000');
+    await closedOrder(modelId, ['P0841'], o2);
+    await closedOrder(modelId, [], o3);
+    await closedOrder(modelId, ['P0730'], null); // closed without a confirmed outage: not evidence
+
+    const ranked = ok(await gql('commercial', Q.candidates, { id: fresh })).repairOrder.outageCandidates;
+    expect(ranked.map((c: { outage: { id: string }; confirmedOrders: number; similarOrders: number }) => [c.outage.id, c.confirmedOrders, c.similarOrders])).toEqual([
+      [o1, 3, 4],
+      [o2, 1, 4],
+      [o3, 0, 4],
+    ]);
+    // An order with neither codes nor symptoms compares with every closed order of the model.
+    const bare = await newOrder(modelId);
+    const all = ok(await gql('diagnostician', Q.candidates, { id: bare })).repairOrder.outageCandidates;
+    expect(all.map((c: { confirmedOrders: number; similarOrders: number }) => [c.confirmedOrders, c.similarOrders])).toEqual([
+      [3, 6],
+      [2, 6],
+      [1, 6],
+    ]);
+
+    // The dossier's statistics come from the orders: validated diagnostics that retained each outage.
+    const stats = ok(await gql('mechanic', Q.outages, { id: modelId })).gearboxModel;
+    const o1Stats = stats.outages.find((o: { id: string }) => o.id === o1);
+    expect(o1Stats).toMatchObject({ orderCount: 3, ordersAverageMileage: 125000, occurrenceRate: 10 });
+    expect(stats.outages.find((o: { id: string }) => o.id === o2)).toMatchObject({ orderCount: 2, ordersAverageMileage: 175000 });
+    expect(stats.orderCount).toBe(9);
+  });
+
+  it('runs the steps in order, refuses a skipped one, validates for the mechanics; A and D only', async () => {
+    const { modelId, outages, procedures } = await newModel();
+    const other = await newModel();
+    const orderId = await newOrder(modelId, ['P0730']);
+    const [o1, o2] = outages as [string, string];
+    const [p1, p2, p3] = procedures as [string, string, string];
+
+    // Skipping steps by calling them directly.
+    expect(refusal(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe('Choisissez d’abord les pannes.');
+    expect(refusal(await gql('diagnostician', Q.visualised, { o: orderId }))).toBe('Choisissez d’abord les procédures de réparation.');
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Visualisez d’abord la procédure.');
+    for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.chooseOutages, { o: orderId, ids: [o1] })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [] })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { outageIds: 'Choisissez au moins une panne' } });
+    expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [other.outages[0]] })).errors![0]!.extensions.code).toBe('validation');
+    expect(ok(await gql('diagnostician', Q.candidates, { id: orderId })).repairOrder.diagnosticStep).toBe(0);
+
+    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o1, o2] }));
+    expect(ok(await gql('diagnostician', Q.candidates, { id: orderId })).repairOrder).toMatchObject({ diagnosticStep: 1, modelLocked: true });
+    // A procedure of another model, or for an outage not retained, is refused; nothing written.
+    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: other.procedures[0] }] })).errors![0]!.extensions.code).toBe('validation');
+    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p3, outageId: outages[2] }] })).errors![0]!.extensions.code).toBe('validation');
+    expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder.procedures).toEqual([]);
+
+    ok(await gql('app_admin', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p2, outageId: o2 }] }));
+    ok(await gql('diagnostician', Q.addProcedure, { o: orderId, p: p3 }));
+    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    // Going back to the outages keeps the step reached unless a procedure had to go.
+    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o1] }));
+    const back = ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder;
+    expect(back.diagnosticStep).toBe(1);
+    expect(back.procedures.map((p: { procedure: { id: string } }) => p.procedure.id)).toEqual([p1, p3]);
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Visualisez d’abord la procédure.');
+    ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p3 }] }));
+    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    ok(await gql('diagnostician', Q.validate, { o: orderId }));
+
+    // The mechanic reads the validated procedure, in order, with its checkpoints.
+    const seen = ok(await gql('mechanic', Q.procedures, { id: orderId })).repairOrder;
+    expect(seen.validatedAt).not.toBeNull();
+    expect(seen.procedures.map((p: { position: number; outageId: string | null; procedure: { name: string; checkpoints: { name: string }[] } }) => [p.position, p.outageId, p.procedure.name, p.procedure.checkpoints[0]!.name])).toEqual([
+      [1, o1, 'Procédure 1', 'Contrôle 1'],
+      [2, null, 'Procédure 3', 'Contrôle 3'],
+    ]);
+    // A validated diagnostic changes only once reopened.
+    expect(refusal(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o2] }))).toBe('Le diagnostic est validé : rouvrez-le pour le modifier.');
+    expect((await gql('mechanic', Q.reopen, { o: orderId })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('diagnostician', Q.reopen, { o: orderId }));
+    expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder).toMatchObject({ validatedAt: null, diagnosticStep: 3 });
+
+    // A closed order takes no change.
+    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED' where id = ${orderId}`);
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+  });
+
+  it('keeps the start guide hidden per user', async () => {
+    expect(ok(await gql('diagnostician', Q.guide)).diagnosticGuideHidden).toBe(false);
+    ok(await gql('diagnostician', Q.setGuide, { h: true }));
+    expect(ok(await gql('diagnostician', Q.guide)).diagnosticGuideHidden).toBe(true);
+    expect(ok(await gql('app_admin', Q.guide)).diagnosticGuideHidden).toBe(false);
+    expect((await gql('mechanic', Q.setGuide, { h: true })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('diagnostician', Q.setGuide, { h: false }));
+    expect(ok(await gql('diagnostician', Q.guide)).diagnosticGuideHidden).toBe(false);
+  });
+});
