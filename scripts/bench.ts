@@ -1,6 +1,7 @@
 // npm run bench: prints start time to /readyz, sign-in and refresh latency (p50/p95) and memory.
 // Figures only: nothing here passes or fails. `npm run bench -- orders` runs only the
-// repair orders' search over 100,000 orders.
+// repair orders' search over 100,000 orders; `npm run bench -- pages` only the page figures;
+// `npm run bench -- report` only the intervention report (PDF and page).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -219,13 +220,82 @@ async function pages(dataDir: string): Promise<void> {
   }
   await stock('stock, 20,000 boxes');
 
-  // Repair orders: the list and an order, with the demo's orders.
-  const orderId = (await gql(url, token, '{ repairOrders(limit: 1) { id } }')).repairOrders[0].id;
-  for (const path of ['/repair-orders', `/repair-order/${orderId}`, `/repair-order/${orderId}?onglet=codes-defaut`, `/repair-order/${orderId}?onglet=informations-techniques`]) {
+  // Repair orders: the list and an order, with the demo's orders; its diagnostic, on an order
+  // whose diagnostic went as far as the procedures (codes, symptom, measures, candidates).
+  const demoOrders = (await gql(url, token, '{ repairOrders(limit: 100) { id status diagnosticStep } }')).repairOrders as { id: string; status: string; diagnosticStep: number }[];
+  const orderId = demoOrders.find((o) => o.status === 'IN_PROGRESS' && o.diagnosticStep >= 2)?.id ?? demoOrders[0]!.id;
+  const diagnostic = `/repair-order/${orderId}/diagnostic`;
+  for (const path of [
+    '/repair-orders',
+    `/repair-order/${orderId}`,
+    `/repair-order/${orderId}?onglet=codes-defaut`,
+    `/repair-order/${orderId}?onglet=informations-techniques`,
+    `/repair-order/${orderId}?onglet=procedure`,
+    diagnostic,
+    `${diagnostic}?onglet=symptomes`,
+    `${diagnostic}?onglet=mesures`,
+    `${diagnostic}?onglet=courbes`,
+    `${diagnostic}?etape=pannes`,
+    `${diagnostic}?etape=visualiser`,
+  ]) {
     const weight = await pageWeight(`${url}${path}`, cookie);
     console.log(`  ${path.replace(orderId, '{uuid}')} median ${ms(await median(path))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
   }
   await stop(child);
+}
+
+/**
+ * The intervention report: the longest closed demo order's PDF (three pages if one has them),
+ * rendered 50 times in a row over HTTP as a mechanic; the server's memory around it; its page.
+ */
+async function reportBench(dataDir: string): Promise<void> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, AUTH_RATE_LIMIT_FACTOR: '1000' });
+  await waitReady(url, child);
+  try {
+    const email = 'mecanicien@demo.local';
+    const signIn = await fetch(`${url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
+    });
+    const [pair] = signIn.headers.getSetCookie().find((c) => c.startsWith('atelier_session='))!.split(';');
+    const cookie = { name: 'atelier_session', value: pair!.slice('atelier_session='.length) };
+    const headers = { cookie: `${cookie.name}=${cookie.value}` };
+    const pdfOf = async (id: string) => {
+      const res = await fetch(`${url}/repair-order/${id}/report.pdf`, { headers });
+      const body = Buffer.from(await res.arrayBuffer());
+      if (res.status !== 200 || res.headers.get('content-type') !== 'application/pdf') throw new Error(`report ${id} answered ${res.status}`);
+      return body;
+    };
+    // pdfkit writes every page object plainly: one `/Type /Page` each (not `/Pages`).
+    const pageCount = (pdf: Buffer) => (pdf.toString('latin1').match(/\/Type\s*\/Page(?![A-Za-z])/g) ?? []).length;
+    const rssBefore = rssOf(child.pid!);
+
+    const token = await signInToken(url, email);
+    const closed = ((await gql(url, token, '{ repairOrders(limit: 100) { id number status } }')).repairOrders as { id: string; number: string; status: string }[]).filter((o) => o.status === 'CLOSED');
+    let chosen: { id: string; number: string; pages: number; bytes: number } | null = null;
+    for (const order of closed) {
+      const pdf = await pdfOf(order.id);
+      const pages = pageCount(pdf);
+      if (!chosen || pages > chosen.pages) chosen = { id: order.id, number: order.number, pages, bytes: pdf.length };
+      if (pages >= 3) break;
+    }
+    if (!chosen) throw new Error('no closed demo order');
+    const rssScanned = rssOf(child.pid!);
+    const times = await timed(50, 0, () => pdfOf(chosen.id));
+    const rssAfter = rssOf(child.pid!);
+    const weight = await pageWeight(`${url}/repair-order/${chosen.id}/report`, cookie);
+    console.log(`\nIntervention report (${closed.length} closed demo orders, PDF by @react-pdf/renderer)`);
+    console.log(`  ${chosen.number}: ${chosen.pages} page(s), ${kb(chosen.bytes)}`);
+    console.log(`  PDF, 50 sequential requests: p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`);
+    console.log(`  server RSS: ${rssBefore.toFixed(0)} MiB before any report, ${rssScanned.toFixed(0)} MiB after one PDF per order, ${rssAfter.toFixed(0)} MiB after the 50`);
+    console.log(`  /repair-order/{uuid}/report (gzip): ${kb(weight.html)} HTML, ${kb(weight.js)} JS`);
+  } finally {
+    await stop(child);
+  }
 }
 
 async function signInToken(url: string, email = 'admin@demo.local', password = DEMO_PASSWORD): Promise<string> {
@@ -522,6 +592,7 @@ async function bench(): Promise<void> {
     const existing = await startTime(dataDir);
     console.log(`start to /readyz: new embedded database ${ms(fresh)}, existing ${ms(existing)}`);
     await pages(dataDir);
+    await reportBench(path.join(dataDir, 'report'));
 
     await latency('PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'latency'), DEMO_DATA: '1' });
     await graphqlFigures('GraphQL on PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'graphql'), DEMO_DATA: '1' });
@@ -545,7 +616,23 @@ async function bench(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'orders') {
+if (process.argv[2] === 'report') {
+  ensureBuilt();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
+  try {
+    await reportBench(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else if (process.argv[2] === 'pages') {
+  ensureBuilt();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
+  try {
+    await pages(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else if (process.argv[2] === 'orders') {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
   try {
     await ordersBench(dataDir);

@@ -29,6 +29,7 @@ import { createOrderCurvesService, type OrderCurvesService } from './repair-orde
 import { createOrderMeasuresService, type OrderMeasuresService } from './repair-orders/measures.ts';
 import { createSymptomsService, type SymptomsService } from './repair-orders/symptoms.ts';
 import { createDiagnosticFlowService, type DiagnosticFlowService } from './repair-orders/flow.ts';
+import { createOrderProcedureService, type OrderProcedureService } from './repair-orders/procedure.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -46,6 +47,7 @@ export type Services = {
   orderMeasures: OrderMeasuresService;
   symptoms: SymptomsService;
   flow: DiagnosticFlowService;
+  orderProcedure: OrderProcedureService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
@@ -163,6 +165,7 @@ export async function createApp(options: {
     orderMeasures: createOrderMeasuresService({ db: database.db, files }),
     symptoms: createSymptomsService({ db: database.db }),
     flow: createDiagnosticFlowService({ db: database.db, procedures }),
+    orderProcedure: createOrderProcedureService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
   };

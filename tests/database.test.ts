@@ -115,6 +115,15 @@ describe('first run', () => {
     expect(diagnostics!.codes).toBeGreaterThan(30);
     expect(diagnostics!.symptoms).toBeGreaterThan(35);
     expect(diagnostics!.nok).toBeGreaterThan(5);
+    // Closed orders: every checkpoint answered, the closing recorded; some in progress half done.
+    const [shopFloor] = await queryRows<Record<string, number>>(
+      database.db,
+      sql`select (select count(*)::int from order_checkpoints c join repair_orders o on o.id = c.repair_order_id where o.status = 'CLOSED' and c.check_result is null) as open_on_closed,
+            (select count(*)::int from repair_orders o where o.status = 'CLOSED' and not exists (select 1 from order_events e where e.repair_order_id = o.id and e.kind = 'closed')) as unrecorded,
+            (select count(distinct c.repair_order_id)::int from order_checkpoints c join repair_orders o on o.id = c.repair_order_id where o.status = 'IN_PROGRESS' and c.check_result is null) as to_answer`,
+    );
+    expect(shopFloor).toMatchObject({ open_on_closed: 0, unrecorded: 0 });
+    expect(shopFloor!.to_answer).toBeGreaterThanOrEqual(2);
   });
 
   it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {

@@ -8,10 +8,13 @@ import { proposeCheckResult } from '../../src/lib/order-measures.ts';
 import type { Db } from './client.ts';
 import { generator, pick, seedOf } from './demo-stock.ts';
 import type { DemoOrder } from './demo-orders.ts';
+import { snapshotProcedures } from '../repair-orders/flow.ts';
 import {
   baseItems,
   errorCodes,
   gearboxMeasures,
+  orderCheckpoints,
+  orderEvents,
   orderFaultCodes,
   orderMeasures,
   orderOutages,
@@ -64,6 +67,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.gearboxModelId, modelIds));
   const codes = await db.select({ id: errorCodes.id, modelId: errorCodes.gearboxModelId, code: errorCodes.code }).from(errorCodes).where(inArray(errorCodes.gearboxModelId, modelIds));
   const [validator] = await db.select({ id: users.id }).from(users).where(and(eq(users.email, 'diagnostic@demo.local')));
+  const [mechanic] = await db.select({ id: users.id, name: users.displayName }).from(users).where(eq(users.email, 'mecanicien@demo.local'));
 
   /** The model's error code, added to its dossier when the workshop read one it did not list. */
   async function codeId(modelId: string, code: string) {
@@ -143,4 +147,25 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   if (measureRows.length) await db.insert(orderMeasures).values(measureRows);
   if (outageRows.length) await db.insert(orderOutages).values(outageRows);
   if (procedureRows.length) await db.insert(orderProcedures).values(procedureRows);
+
+  // Validated orders: their procedures as validated. Closed ones have every checkpoint answered
+  // (now and then out of tolerance) and their closing recorded; of the others, some are begun.
+  const validated = orders.filter((o) => outageRows.some((r) => r.repairOrderId === o.id) && procedureRows.some((r) => r.repairOrderId === o.id) && (o.status === 'CLOSED' || inProgress.indexOf(o) % (stages.length - 1) === stages.length - 2));
+  for (const order of validated) {
+    await snapshotProcedures(db, order.id);
+    const points = await db.select({ id: orderCheckpoints.id }).from(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, order.id)).orderBy(orderCheckpoints.position);
+    const rand = generator(seedOf(`checkpoints ${order.number}`));
+    const answered = order.status === 'CLOSED' ? points.length : Math.floor(points.length / 2);
+    const by = { answeredById: mechanic?.id ?? null, answeredByName: mechanic?.name ?? '' };
+    for (const point of points.slice(0, answered)) {
+      const checkResult = rand() < 0.85 ? 'ok' : pick(rand, ['high_tolerance', 'low_tolerance', 'not_mesurable'] as const);
+      await db
+        .update(orderCheckpoints)
+        .set({ checkResult, comment: checkResult === 'ok' ? '' : 'Contrôlé deux fois, valeur stable.', answeredAt: new Date(order.updatedAt), version: 1, ...by })
+        .where(eq(orderCheckpoints.id, point.id));
+    }
+    if (order.status === 'CLOSED') {
+      await db.insert(orderEvents).values({ repairOrderId: order.id, kind: 'closed', at: new Date(order.updatedAt), byUserId: mechanic?.id ?? null, byName: mechanic?.name ?? '', comment: pick(rand, ['', 'Essai routier de 20 km concluant.', 'Client prévenu, véhicule prêt.']) });
+    }
+  }
 }

@@ -20,11 +20,15 @@ const Candidate = builder.objectRef<OutageCandidate>('outage_candidates').implem
   }),
 });
 
-const OrderProcedure = builder.objectRef<ProcedureLink>('order_procedures').implement({
+export const OrderProcedure = builder.objectRef<ProcedureLink>('order_procedures').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     position: t.exposeInt('position'),
     outageId: t.expose('outageId', { type: 'uuid', nullable: true }),
+    /** As validated (the dossier's procedure may change afterwards); the dossier's before. */
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    steps: t.exposeStringList('steps'),
     procedure: t.field({ type: RepairProcedure, resolve: (row) => row.procedure }),
   }),
 });

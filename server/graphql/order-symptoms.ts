@@ -1,10 +1,10 @@
 // The symptoms of a repair order and their appearance conditions (SPEC §2.7 diagnostic): read by
 // all, written by admins and diagnosticians.
-import { symptomSchema, temporalities } from '../../src/lib/diagnostic.ts';
+import { symptomSchema } from '../../src/lib/diagnostic.ts';
 import type { SymptomsService } from '../repair-orders/symptoms.ts';
 import { builder } from './builder.ts';
 import { fromService, parse } from './inputs.ts';
-import { ErrorCodeRef, RepairOrder, Temporality } from './repair-orders.ts';
+import { AppearanceConditions, conditionInputFields, ErrorCodeRef, RepairOrder } from './repair-orders.ts';
 
 type SymptomRow = Awaited<ReturnType<SymptomsService['symptomsOf']>>[number];
 
@@ -13,17 +13,11 @@ const SymptomItem = builder.objectRef<SymptomRow['symptom']>('order_symptom_item
 });
 
 const OrderSymptom = builder.objectRef<SymptomRow>('order_symptoms').implement({
+  interfaces: [AppearanceConditions],
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     symptom: t.field({ type: SymptomItem, resolve: (row) => row.symptom }),
     errorCode: t.field({ type: ErrorCodeRef, nullable: true, resolve: (row) => row.errorCode ?? null }),
-    temporality: t.field({ type: Temporality, nullable: true, resolve: (row) => (row.temporality as (typeof temporalities)[number] | null) ?? null }),
-    acceleratorLoad: t.exposeString('acceleratorLoad'),
-    bvaMode: t.exposeString('bvaMode'),
-    gear: t.exposeString('gear'),
-    action: t.exposeString('action'),
-    otherCondition: t.exposeString('otherCondition'),
-    comment: t.exposeString('comment'),
   }),
 });
 
@@ -32,17 +26,7 @@ builder.objectField(RepairOrder, 'symptoms', (t) =>
 );
 
 const SymptomInput = builder.inputType('order_symptoms_input', {
-  fields: (t) => ({
-    symptom: t.string({ required: true }),
-    errorCode: t.string(),
-    temporality: t.field({ type: Temporality }),
-    acceleratorLoad: t.string(),
-    bvaMode: t.string(),
-    gear: t.string(),
-    action: t.string(),
-    otherCondition: t.string(),
-    comment: t.string(),
-  }),
+  fields: (t) => ({ symptom: t.string({ required: true }), errorCode: t.string(), ...conditionInputFields(t) }),
 });
 
 builder.mutationField('insertOrderSymptom', (t) =>

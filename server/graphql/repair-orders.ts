@@ -211,10 +211,10 @@ type FaultCodeRow = Awaited<ReturnType<import('../repair-orders/diagnostic.ts').
 export const ErrorCodeRef = builder.objectRef<FaultCodeRow['errorCode']>('order_error_codes').implement({
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
 });
-const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement({
+/** SPEC §3: the appearance conditions a fault code read and a symptom share. */
+type ConditionsRow = Pick<FaultCodeRow, 'temporality' | 'acceleratorLoad' | 'bvaMode' | 'gear' | 'action' | 'otherCondition' | 'comment'>;
+export const AppearanceConditions = builder.interfaceRef<ConditionsRow>('appearance_conditions').implement({
   fields: (t) => ({
-    id: t.expose('id', { type: 'uuid' }),
-    errorCode: t.field({ type: ErrorCodeRef, resolve: (row) => row.errorCode }),
     temporality: t.field({ type: Temporality, nullable: true, resolve: (row) => (row.temporality as (typeof temporalities)[number] | null) ?? null }),
     acceleratorLoad: t.exposeString('acceleratorLoad'),
     bvaMode: t.exposeString('bvaMode'),
@@ -224,21 +224,30 @@ const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement
     comment: t.exposeString('comment'),
   }),
 });
+type InputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+/** The same conditions, as the inputs that write them. */
+export const conditionInputFields = (t: InputFields) => ({
+  temporality: t.field({ type: Temporality }),
+  acceleratorLoad: t.string(),
+  bvaMode: t.string(),
+  gear: t.string(),
+  action: t.string(),
+  otherCondition: t.string(),
+  comment: t.string(),
+});
+
+const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement({
+  interfaces: [AppearanceConditions],
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    errorCode: t.field({ type: ErrorCodeRef, resolve: (row) => row.errorCode }),
+  }),
+});
 
 builder.objectField(RepairOrder, 'faultCodes', (t) => t.field({ type: [FaultCode], resolve: (row, _args, context) => context.services.diagnostic.faultCodesOf(row.id) }));
 
 const FaultCodeInput = builder.inputType('order_fault_codes_input', {
-  fields: (t) => ({
-    code: t.string({ required: true }),
-    description: t.string(),
-    temporality: t.field({ type: Temporality }),
-    acceleratorLoad: t.string(),
-    bvaMode: t.string(),
-    gear: t.string(),
-    action: t.string(),
-    otherCondition: t.string(),
-    comment: t.string(),
-  }),
+  fields: (t) => ({ code: t.string({ required: true }), description: t.string(), ...conditionInputFields(t) }),
 });
 
 const Discarded = builder.objectRef<{ discarded: number }>('fault_code_reading_result').implement({ fields: (t) => ({ discarded: t.exposeInt('discarded') }) });

@@ -12,5 +12,6 @@ import './order-curves.ts';
 import './order-measures.ts';
 import './order-symptoms.ts';
 import './diagnostic-flow.ts';
+import './order-procedure.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

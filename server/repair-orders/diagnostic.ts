@@ -7,19 +7,10 @@ import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { errorCodes, orderFaultCodes, repairOrders } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
+import { openOrder, type Tx } from './open-order.ts';
 
 export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
-
-/** The order locked for a change; a closed one refuses it. */
-async function openOrder(tx: Tx, id: string) {
-  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
-  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
-  return order;
-}
 
 export function createDiagnosticService(deps: { db: Db }) {
   const { db } = deps;

@@ -2,19 +2,17 @@
 // procedures to apply, add one if needed, visualise, validate. Each step needs the one before it
 // (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
 // sharing this order's fault codes and symptoms turned out to have.
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { STEP_REQUIRED } from '../../src/lib/diagnostic-page.ts';
-import type { Db } from '../db/client.ts';
-import { queryRows } from '../db/client.ts';
-import { orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '../db/schema/index.ts';
+import { queryRows, type Db } from '../db/client.ts';
+import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
+import { openOrder, type Tx } from './open-order.ts';
 import type { ProceduresService } from '../gearboxes/procedures.ts';
 
 export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
-const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
 const VALIDATED = 'Le diagnostic est validé : rouvrez-le pour le modifier.';
 
 /** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
@@ -31,10 +29,18 @@ export type OutageCandidate = {
   chosen: boolean;
 };
 
-async function openOrder(tx: Tx, id: string, opts: { needs?: number; editable?: boolean } = {}) {
-  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
-  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+/** The procedures as validated: what the mechanics follow and the report prints, whatever the dossier becomes. */
+export async function snapshotProcedures(tx: Pick<Tx, 'execute'>, orderId: string) {
+  await tx.execute(sql`update order_procedures op set name = p.name, description = p.description, steps = p.steps
+    from repair_procedures p where p.id = op.procedure_id and op.repair_order_id = ${orderId}`);
+  await tx.execute(sql`insert into order_checkpoints (repair_order_id, order_procedure_id, checkpoint_id, position, name, description)
+    select op.repair_order_id, op.id, c.id, c.position, c.name, c.description
+    from order_procedures op join procedure_checkpoints c on c.procedure_id = op.procedure_id where op.repair_order_id = ${orderId}`);
+}
+
+/** The order locked and open (open-order.ts), not validated yet unless `editable: false`, at step `needs` or past it. */
+async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?: boolean } = {}) {
+  const order = await openOrder(tx, id);
   if (opts.editable !== false && order.validatedAt) throw new ApiError(409, 'validated', VALIDATED);
   if (opts.needs && order.diagnosticStep < opts.needs) throw new ApiError(409, 'step-skipped', STEP_REQUIRED[opts.needs]!);
   return order;
@@ -95,13 +101,22 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       const links = await db.select().from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId)).orderBy(asc(orderProcedures.position));
       if (links.length === 0) return [];
       const rows = await Promise.all(links.map((l) => procedures.get(l.procedureId)));
-      return links.map((link, i) => ({ id: link.id, position: link.position, outageId: link.outageId, procedure: rows[i]! }));
+      // Once validated, the procedure as it was then; before, as the dossier has it now.
+      return links.map((link, i) => ({
+        id: link.id,
+        position: link.position,
+        outageId: link.outageId,
+        name: link.name ?? rows[i]!.name,
+        description: link.description ?? rows[i]!.description,
+        steps: link.steps ?? rows[i]!.steps,
+        procedure: rows[i]!,
+      }));
     },
 
     /** Step 1: the outages retained (the model's), in order. Procedures of outages dropped go. */
     chooseOutages: (orderId: string, outageIds: string[]) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, orderId);
+        const order = await openAtStep(tx, orderId);
         const ids = [...new Set(outageIds)];
         if (ids.length === 0) throw new ApiError(400, 'invalid', 'Choisissez au moins une panne', {}, { outageIds: 'Choisissez au moins une panne' });
         const own = await tx.select({ id: outages.id }).from(outages).where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
@@ -121,7 +136,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** Step 2: the procedures to apply (the model's), each for one of the chosen outages or added by hand. */
     chooseProcedures: (orderId: string, entries: { procedureId: string; outageId?: string | null }[]) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, orderId, { needs: STEP.outages });
+        const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const seen = new Set<string>();
         const list = entries.filter((e) => !seen.has(e.procedureId) && seen.add(e.procedureId));
         if (list.length === 0) throw new ApiError(400, 'invalid', 'Choisissez au moins une procédure', {}, { procedures: 'Choisissez au moins une procédure' });
@@ -141,7 +156,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** Step 3 (optional): one more procedure of the model, written for the occasion or existing. */
     addProcedure: (orderId: string, procedureId: string) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, orderId, { needs: STEP.outages });
+        const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const [own] = await tx.select({ id: repairProcedures.id }).from(repairProcedures).where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
         if (!own) throw new ApiError(400, 'invalid', 'Procédure introuvable pour ce modèle', {}, { procedureId: 'Procédure introuvable pour ce modèle' });
         const [last] = await tx.select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` }).from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
@@ -156,7 +171,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** Step 4: the procedure has been seen as a whole. */
     markVisualised: (orderId: string) =>
       db.transaction(async (tx) => {
-        await openOrder(tx, orderId, { needs: STEP.procedures });
+        await openAtStep(tx, orderId, { needs: STEP.procedures });
         await setStep(tx, orderId, STEP.visualised);
         return orderId;
       }),
@@ -164,7 +179,8 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** Step 5: the procedures become the mechanics' to follow. */
     validate: (orderId: string, userId: string) =>
       db.transaction(async (tx) => {
-        await openOrder(tx, orderId, { needs: STEP.visualised });
+        await openAtStep(tx, orderId, { needs: STEP.visualised });
+        await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
         return orderId;
       }),
@@ -184,8 +200,12 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** Takes a validated diagnostic back to the visualise step, to change it. */
     reopen: (orderId: string) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, orderId, { editable: false });
+        const order = await openAtStep(tx, orderId, { editable: false });
         if (!order.validatedAt) throw new ApiError(409, 'not-validated', 'Le diagnostic n’est pas validé.');
+        const [answered] = await tx.select({ n: count() }).from(orderCheckpoints).where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
+        if (answered!.n > 0) throw new ApiError(409, 'answered', 'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
+        await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
+        await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });
         return orderId;
       }),

@@ -9,21 +9,12 @@ import { pgCode } from '../db/errors.ts';
 import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
+import { openOrder, type Tx } from './open-order.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
 const DONE_REQUIRED = 'Indiquez d’abord que des mesures ont été prises.';
 const MEASURE_FILE = 'measure';
-
-/** The order locked for a change; a closed one refuses it. */
-async function openOrder(tx: Tx, id: string) {
-  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
-  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
-  return order;
-}
 
 const fileSelection = {
   id: orderFiles.id,

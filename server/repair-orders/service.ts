@@ -8,6 +8,7 @@ import { queryRows, type Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { gearboxModels, interventionHistory, repairOrders, users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
+import { CLOSED } from './open-order.ts';
 
 export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
 export type OrderFilter = { search?: string; from?: string | null; to?: string | null; category?: InterventionCategory | null; type?: GearboxType | null; modelId?: string | null };
@@ -19,6 +20,9 @@ const listSelection = {
   status: repairOrders.status,
   interventionCategory: repairOrders.interventionCategory,
   gearboxCode: repairOrders.gearboxCode,
+  closedOn: repairOrders.closedOn,
+  diagnosticStep: repairOrders.diagnosticStep,
+  validatedAt: repairOrders.validatedAt,
   model: { id: gearboxModels.id, model: gearboxModels.model, type: gearboxModels.type, constructorName: gearboxModels.constructorName },
 };
 
@@ -155,7 +159,7 @@ export function createRepairOrdersService(deps: { db: Db }) {
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
           if (!current) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
-          if (current.status === 'CLOSED') throw new ApiError(409, 'closed', 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+          if (current.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
           if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
             throw new ApiError(400, 'model-locked', 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.', {}, { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' });
           }

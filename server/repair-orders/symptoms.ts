@@ -7,24 +7,15 @@ import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
+import { openOrder, type Tx } from './open-order.ts';
 
 export type SymptomsService = ReturnType<typeof createSymptomsService>;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
 const NOT_IN_BASE = 'Cet item ne fait pas partie de la base de donnée';
 const UNKNOWN_CODE = 'Ce code ne fait pas partie du dossier du modèle';
 const TAKEN = 'Ce symptôme est déjà relevé sur cet OR';
 
 const invalid = (field: string, message: string) => new ApiError(400, 'invalid', message, {}, { [`object.${field}`]: message });
-
-/** The order locked for a change; a closed one refuses it. */
-async function openOrder(tx: Tx, id: string) {
-  const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
-  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
-  return order;
-}
 
 export function createSymptomsService(deps: { db: Db }) {
   const { db } = deps;

@@ -18,6 +18,10 @@ export const capabilities = {
   manageStock: ['app_admin', 'diagnostician', 'commercial'],
   /** SPEC §2.7, §6: orders are created, edited and deleted by admins and diagnosticians, read by all. */
   manageOrders: ['app_admin', 'diagnostician'],
+  /** SPEC §2.7: the mechanic follows the validated procedure, answers its checkpoints, closes the order. */
+  followProcedures: ['app_admin', 'diagnostician', 'mechanic'],
+  /** SPEC §4: a closed order is read-only; an admin may reopen it (recorded). */
+  reopenOrders: ['app_admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './auth.ts';
 import { baseItems } from './base.ts';
-import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, repairProcedures } from './gearboxes.ts';
+import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, procedureCheckpoints, repairProcedures } from './gearboxes.ts';
 import { files } from './storage.ts';
 
 export const repairOrders = pgTable(
@@ -212,6 +212,62 @@ export const orderProcedures = pgTable(
     /** The outage it was chosen for; null for a procedure added by hand. */
     outageId: uuid('outage_id').references(() => outages.id, { onDelete: 'set null' }),
     position: integer('position').notNull(),
+    /**
+     * The procedure as validated: the mechanics follow, and the report prints, what was validated
+     * even if the dossier's procedure changes afterwards. Null until validation.
+     */
+    name: text('name'),
+    description: text('description'),
+    steps: text('steps').array(),
   },
   (t) => [uniqueIndex('order_procedures_order_procedure_key').on(t.repairOrderId, t.procedureId), index('order_procedures_procedure_idx').on(t.procedureId)],
+);
+
+/**
+ * A checkpoint of a validated procedure, as the mechanic answers it on the order (SPEC §2.7):
+ * result, measured value, comment; who answered and when. Copied from the dossier at validation.
+ */
+export const orderCheckpoints = pgTable(
+  'order_checkpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    orderProcedureId: uuid('order_procedure_id')
+      .notNull()
+      .references(() => orderProcedures.id, { onDelete: 'cascade' }),
+    /** The dossier's checkpoint it was copied from; kept if the dossier drops it. */
+    checkpointId: uuid('checkpoint_id').references(() => procedureCheckpoints.id, { onDelete: 'set null' }),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    /** ok, nok, not_mesurable, high_tolerance, low_tolerance; null until answered. */
+    checkResult: text('check_result'),
+    measuredValue: doublePrecision('measured_value'),
+    comment: text('comment').notNull().default(''),
+    answeredById: uuid('answered_by_id').references(() => users.id, { onDelete: 'set null' }),
+    answeredByName: text('answered_by_name'),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+    /** Bumped by every answer: a stale answer (another terminal's) is refused, not lost silently. */
+    version: integer('version').notNull().default(0),
+  },
+  (t) => [index('order_checkpoints_order_idx').on(t.repairOrderId, t.position), index('order_checkpoints_procedure_idx').on(t.orderProcedureId)],
+);
+
+/** Closings and reopenings of an order (SPEC §4): who, when, with what comment. */
+export const orderEvents = pgTable(
+  'order_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    repairOrderId: uuid('repair_order_id')
+      .notNull()
+      .references(() => repairOrders.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    byUserId: uuid('by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    byName: text('by_name').notNull().default(''),
+    comment: text('comment').notNull().default(''),
+  },
+  (t) => [index('order_events_order_idx').on(t.repairOrderId, t.at)],
 );

@@ -1,0 +1,93 @@
+// The repair procedure of an order on the shop floor (SPEC §2.7, §4): the procedures as
+// validated, their checkpoints answered (live for everyone viewing the order), closing and an
+// admin's reopening, recorded. Read by every role; answered and closed by A, D and M.
+import type { CheckResult } from '../../src/lib/check-results.ts';
+import { checkpointAnswerSchema, closeOrderSchema } from '../../src/lib/order-procedure.ts';
+import type { OrderProcedureService } from '../repair-orders/procedure.ts';
+import { builder, requireViewerError } from './builder.ts';
+import { OrderProcedure } from './diagnostic-flow.ts';
+import { fromService, parse } from './inputs.ts';
+import { live } from './live.ts';
+import { CheckResultType } from './order-measures.ts';
+import { RepairOrder } from './repair-orders.ts';
+
+type CheckpointRow = Awaited<ReturnType<OrderProcedureService['checkpointsOf']>>[number];
+type EventRow = Awaited<ReturnType<OrderProcedureService['eventsOf']>>[number];
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+const Checkpoint = builder.objectRef<CheckpointRow>('order_checkpoints').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'uuid' }),
+    orderProcedureId: t.expose('orderProcedureId', { type: 'uuid' }),
+    position: t.exposeInt('position'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    checkResult: t.field({ type: CheckResultType, nullable: true, resolve: (row) => (row.checkResult as CheckResult | null) ?? null }),
+    measuredValue: t.exposeFloat('measuredValue', { nullable: true }),
+    comment: t.exposeString('comment'),
+    answeredByName: t.exposeString('answeredByName', { nullable: true }),
+    answeredAt: t.string({ nullable: true, resolve: (row) => iso(row.answeredAt) }),
+    /** Sent back with an answer: a newer one by a colleague is then refused, not overwritten. */
+    version: t.exposeInt('version'),
+  }),
+});
+
+const OrderEvent = builder.objectRef<EventRow>('order_events').implement({
+  fields: (t) => ({
+    kind: t.exposeString('kind'),
+    at: t.string({ resolve: (row) => iso(row.at)! }),
+    byName: t.exposeString('byName'),
+    comment: t.exposeString('comment'),
+  }),
+});
+
+builder.objectField(OrderProcedure, 'checkpoints', (t) =>
+  t.field({ type: [Checkpoint], resolve: (row, _args, context) => context.services.orderProcedure.checkpointsOfProcedure(row.id) }),
+);
+builder.objectField(RepairOrder, 'checkpoints', (t) => t.field({ type: [Checkpoint], resolve: (row, _args, context) => context.services.orderProcedure.checkpointsOf(row.id) }));
+builder.objectField(RepairOrder, 'events', (t) => t.field({ type: [OrderEvent], resolve: (row, _args, context) => context.services.orderProcedure.eventsOf(row.id) }));
+
+const AnswerInput = builder.inputType('order_checkpoints_input', {
+  fields: (t) => ({ checkResult: t.field({ type: CheckResultType }), measuredValue: t.string(), comment: t.string() }),
+});
+
+builder.mutationField('answerOrderCheckpoint', (t) =>
+  t.field({
+    type: Checkpoint,
+    args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), object: t.arg({ type: AnswerInput, required: true }) },
+    authScopes: { capability: 'followProcedures' },
+    resolve: (_root, args, context) => context.services.orderProcedure.answer(args.id, parse(checkpointAnswerSchema, args.object, 'object'), args.version, context.viewer!).catch(fromService),
+  }),
+);
+
+builder.mutationField('closeRepairOrder', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
+    authScopes: { capability: 'followProcedures' },
+    resolve: (_root, args, context) => context.services.orderProcedure.close(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!).catch(fromService),
+  }),
+);
+
+builder.mutationField('reopenRepairOrder', (t) =>
+  t.field({
+    type: 'uuid',
+    args: { id: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
+    authScopes: { capability: 'reopenOrders' },
+    resolve: (_root, args, context) => context.services.orderProcedure.reopen(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!).catch(fromService),
+  }),
+);
+
+/** The order's checkpoints, again after every answer: what a second terminal on the same order sees. */
+builder.subscriptionField('orderCheckpoints', (t) =>
+  t.field({
+    type: [Checkpoint],
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
+    subscribe: (_root, { repairOrderId }, context) => {
+      const error = requireViewerError(context);
+      if (error) throw error;
+      return live(context, ['public.order_checkpoints', 'public.repair_orders'], () => context.services.orderProcedure.checkpointsOf(repairOrderId));
+    },
+    resolve: (rows: CheckpointRow[]) => rows,
+  }),
+);

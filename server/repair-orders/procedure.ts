@@ -1,0 +1,121 @@
+// The repair procedure on the shop floor (SPEC §2.7, §4): the checkpoints of the validated
+// procedures answered one at a time (each answer carries the version its author saw, so a
+// colleague's newer answer is never overwritten unknowingly), closing once every checkpoint is
+// answered, and an admin's reopening; closings and reopenings are recorded.
+import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { CheckpointAnswer } from '../../src/lib/order-procedure.ts';
+import type { Db } from '../db/client.ts';
+import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '../db/schema/index.ts';
+import { ApiError } from '../http/json.ts';
+import { openOrder, type Tx } from './open-order.ts';
+
+export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
+type Actor = { id: string };
+
+const NOT_VALIDATED = 'Le diagnostic de cet OR n’est pas validé : aucune procédure n’est à suivre.';
+export const STALE = 'Un collègue vient de renseigner ce point de contrôle : sa réponse est affichée, vérifiez-la avant de la remplacer.';
+
+const nameOf = async (tx: Tx, actor: Actor) => (await tx.select({ name: users.displayName }).from(users).where(eq(users.id, actor.id)))[0]?.name ?? '';
+
+export function createOrderProcedureService(deps: { db: Db }) {
+  const { db } = deps;
+  const checkpoints = (where: SQL) =>
+    db
+      .select({
+        id: orderCheckpoints.id,
+        orderProcedureId: orderCheckpoints.orderProcedureId,
+        position: orderCheckpoints.position,
+        name: orderCheckpoints.name,
+        description: orderCheckpoints.description,
+        checkResult: orderCheckpoints.checkResult,
+        measuredValue: orderCheckpoints.measuredValue,
+        comment: orderCheckpoints.comment,
+        answeredByName: orderCheckpoints.answeredByName,
+        answeredAt: orderCheckpoints.answeredAt,
+        version: orderCheckpoints.version,
+      })
+      .from(orderCheckpoints)
+      .innerJoin(orderProcedures, eq(orderProcedures.id, orderCheckpoints.orderProcedureId))
+      .where(where)
+      .orderBy(asc(orderProcedures.position), asc(orderCheckpoints.position));
+
+  return {
+    /** Every checkpoint of the order, procedure by procedure, in order. */
+    checkpointsOf: (orderId: string) => checkpoints(eq(orderCheckpoints.repairOrderId, orderId)),
+    checkpointsOfProcedure: (orderProcedureId: string) => checkpoints(eq(orderCheckpoints.orderProcedureId, orderProcedureId)),
+
+    eventsOf: (orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.repairOrderId, orderId)).orderBy(desc(orderEvents.at)),
+
+    /** An answer to one checkpoint, against the version its author saw. */
+    answer: (id: string, input: CheckpointAnswer, version: number, actor: Actor) =>
+      db.transaction(async (tx) => {
+        const [current] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
+        if (!current) throw new ApiError(404, 'not-found', 'Point de contrôle introuvable');
+        const order = await openOrder(tx, current.repairOrderId);
+        if (!order.validatedAt) throw new ApiError(409, 'not-validated', NOT_VALIDATED);
+        // Read again under the order's lock: the version now is the one that counts.
+        const [locked] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
+        if (locked!.version !== version) throw new ApiError(409, 'stale', STALE);
+        const [row] = await tx
+          .update(orderCheckpoints)
+          .set({
+            checkResult: input.checkResult,
+            measuredValue: input.measuredValue ?? null,
+            comment: input.comment,
+            answeredById: actor.id,
+            answeredByName: await nameOf(tx, actor),
+            answeredAt: new Date(),
+            version: locked!.version + 1,
+          })
+          .where(eq(orderCheckpoints.id, id))
+          .returning();
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
+        return row!;
+      }),
+
+    /** SPEC §4: closed once every checkpoint is answered; the comment goes with the closing. */
+    close: (orderId: string, comment: string, actor: Actor) =>
+      db.transaction(async (tx) => {
+        const order = await openOrder(tx, orderId);
+        if (!order.validatedAt) throw new ApiError(409, 'not-validated', NOT_VALIDATED);
+        const [open] = await tx
+          .select({ n: count() })
+          .from(orderCheckpoints)
+          .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNull(orderCheckpoints.checkResult)));
+        if (open!.n > 0) throw new ApiError(409, 'checkpoints-open', `Tous les points de contrôle doivent être renseignés avant la clôture (${open!.n} restant${open!.n > 1 ? 's' : ''}).`);
+        await tx
+          .update(repairOrders)
+          .set({
+            status: 'CLOSED',
+            closedOn: sql`current_date`,
+            updatedAt: new Date(),
+          })
+          .where(eq(repairOrders.id, orderId));
+        await tx.insert(orderEvents).values({
+          repairOrderId: orderId,
+          kind: 'closed',
+          byUserId: actor.id,
+          byName: await nameOf(tx, actor),
+          comment,
+        });
+        return orderId;
+      }),
+
+    /** An admin's reopening, recorded with its reason. */
+    reopen: (orderId: string, comment: string, actor: Actor) =>
+      db.transaction(async (tx) => {
+        const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, orderId)).for('update');
+        if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+        if (order.status !== 'CLOSED') throw new ApiError(409, 'not-closed', 'Cet ordre de réparation n’est pas clôturé.');
+        await tx.update(repairOrders).set({ status: 'IN_PROGRESS', closedOn: null, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
+        await tx.insert(orderEvents).values({
+          repairOrderId: orderId,
+          kind: 'reopened',
+          byUserId: actor.id,
+          byName: await nameOf(tx, actor),
+          comment,
+        });
+        return orderId;
+      }),
+  };
+}

@@ -1,0 +1,53 @@
+// The procedure tab's posts when JavaScript is off (the island saves through the API otherwise):
+// a checkpoint's answer, closing the order, an admin's reopening. The API decides who may.
+import type { AstroGlobal } from 'astro';
+import type { Draft } from '../islands/orders/CheckpointsList.tsx';
+import type { CheckResult } from './check-results.ts';
+import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { t } from './i18n.ts';
+import { redirectWithToast } from './session.server.ts';
+
+type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null };
+
+const messageOf = (error: unknown) => {
+  const { code, message, fields } = graphqlErrorOf(error);
+  if (code === 'validation' && fields) return Object.values(fields)[0] ?? t('errors.generic');
+  if ((code === 'conflict' || code === 'not-found') && message) return message;
+  if (code === 'forbidden') return t('errors.generic');
+  return t('errors.repairOrderUpdate');
+};
+
+export async function postProcedureAction(astro: AstroGlobal, orderId: string, params: URLSearchParams): Promise<Response | Failure> {
+  const api = serverGraphQL(astro.locals);
+  const form = await astro.request.formData();
+  const self = `/repair-order/${orderId}?onglet=procedure`;
+  const comment = String(form.get('comment') ?? '').slice(0, 2000);
+  const action = params.get('action');
+  if (action === 'point') {
+    const id = params.get('id') ?? '';
+    const values: Draft = { checkResult: (String(form.get('checkResult') ?? '') || null) as CheckResult | null, measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40), comment: comment.slice(0, 1000) };
+    try {
+      await api.request('mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { id } }', {
+        id,
+        v: Number(params.get('version') ?? 0),
+        o: { checkResult: values.checkResult, measuredValue: values.measuredValue, comment: values.comment },
+      });
+      return redirectWithToast(astro, t('orderProcedure.answerSaved'), `${self}#point-${id}`);
+    } catch (error) {
+      return { status: 400, failure: { id, values, message: messageOf(error) }, formError: null };
+    }
+  }
+  try {
+    if (action === 'cloturer') {
+      await api.request('mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }', { id: orderId, c: comment });
+      return redirectWithToast(astro, t('orderProcedure.closed'), self);
+    }
+    if (action === 'rouvrir') {
+      await api.request('mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }', { id: orderId, c: comment });
+      return redirectWithToast(astro, t('orderProcedure.reopened'), self);
+    }
+  } catch (error) {
+    return { status: 409, failure: null, formError: messageOf(error) };
+  }
+  return astro.redirect(self, 303);
+}

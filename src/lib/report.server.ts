@@ -1,0 +1,218 @@
+// The intervention report of a repair order (SPEC §2.7): one read through the API, shaped once
+// into French text for the printable page and for its PDF, so that both say the same thing.
+import { ClientError } from 'graphql-request';
+import { MAX_CURVE_BYTES, MAX_CURVE_ROWS, readCurve, type Curve, type CurveReading, type OrderCurve, type StoredFileInfo } from './curves.ts';
+import { CONDITION_FIELDS, SYMPTOM_SELECTION, temporalityLabels, type AppearanceConditions, type OrderFaultCode, type OrderSymptom } from './diagnostic.ts';
+import { formatDate, formatDateTime, formatNumber } from './format.ts';
+import { gearboxTypeLabels } from './gearboxes.ts';
+import { serverGraphQL } from './graphql.server.ts';
+import { t } from './i18n.ts';
+import { isUuid } from './ids.ts';
+import { boundsText } from './measures.ts';
+import { ORDER_CURVE_SELECTION } from './order-curves.server.ts';
+import { checkResultLabels, type CheckResult } from './order-measures.ts';
+import { qrPath } from './qr.ts';
+import { FAULT_CODE_SELECTION, ORDER_SELECTION } from './repair-order-form.server.ts';
+import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels, type RepairOrder } from './repair-orders.ts';
+
+export type ReportField = { label: string; value: string };
+export type ReportCheckpoint = { id: string; name: string; description: string; result: CheckResult | null; resultLabel: string; value: string; comment: string; answered: string };
+export type ReportProcedure = { id: string; name: string; description: string; steps: string[]; checkpoints: ReportCheckpoint[] };
+export type ReportMeasure = { id: string; name: string; bounds: string; value: string; result: CheckResult | null; resultLabel: string; comment: string };
+export type ReportChart = { title: string; reference: Curve | null; measured: Curve | null };
+export type ReportCurve = { id: string; description: string; result: string; comment: string; charts: ReportChart[]; problems: string[] };
+export type ReportCondition = { id: string; name: string; detail: string; conditions: ReportField[]; comment: string };
+
+export type Report = {
+  id: string;
+  number: string;
+  /** The order's page, which the QR code opens. */
+  url: string;
+  qr: { d: string; size: number };
+  editedOn: string;
+  order: ReportField[];
+  vehicle: ReportField[];
+  gearbox: ReportField[];
+  /** Why there are no codes, when the gearbox cannot be read. */
+  faultCodesNote: string | null;
+  faultCodes: ReportCondition[];
+  symptoms: ReportCondition[];
+  outages: { id: string; label: string; description: string }[];
+  validatedOn: string | null;
+  procedures: ReportProcedure[];
+  measures: ReportMeasure[];
+  curves: ReportCurve[];
+  comment: string;
+  closing: { comment: string; by: string } | null;
+};
+
+type OrderProcedureRow = {
+  id: string;
+  position: number;
+  /** The procedure as validated; null on an order validated before that was kept. */
+  name: string | null;
+  description: string | null;
+  steps: string[] | null;
+  procedure: { name: string; description: string; steps: string[] };
+  checkpoints: { id: string; position: number; name: string; description: string; checkResult: CheckResult | null; measuredValue: number | null; comment: string; answeredByName: string | null; answeredAt: string | null }[];
+};
+type MeasureRow = { id: string; name: string; unit: string; minimum: number | null; maximum: number | null; measuredValue: number | null; checkResult: CheckResult | null; comment: string };
+type Loaded = {
+  repairOrder:
+    | (RepairOrder & {
+        validatedAt: string | null;
+        faultCodes: OrderFaultCode[];
+        symptoms: OrderSymptom[];
+        measures: MeasureRow[];
+        curves: OrderCurve[];
+        chosenOutages: { id: string; description: string; component: { name: string }; outageType: { name: string } }[];
+        procedures: OrderProcedureRow[];
+        events: { kind: string; at: string; byName: string; comment: string }[];
+      })
+    | null;
+};
+
+const REPORT_QUERY = `query($id: uuid!) { repairOrder(id: $id) {
+  ${ORDER_SELECTION} validatedAt
+  faultCodes { ${FAULT_CODE_SELECTION} }
+  symptoms { ${SYMPTOM_SELECTION} }
+  measures { id name unit minimum maximum measuredValue checkResult comment }
+  curves { ${ORDER_CURVE_SELECTION} }
+  chosenOutages { id description component { name } outageType { name } }
+  procedures { id position name description steps procedure { name description steps } checkpoints { id position name description checkResult measuredValue comment answeredByName answeredAt } }
+  events { kind at byName comment }
+} }`;
+
+const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
+const number = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '' : `${formatNumber(n)}${unit ? ` ${unit}` : ''}`);
+
+/** The conditions given, labelled; the comment is shown on its own. */
+function conditionsOf(c: AppearanceConditions): ReportField[] {
+  const labels = { temporality: t('diagnostic.temporality'), acceleratorLoad: t('diagnostic.acceleratorLoad'), bvaMode: t('diagnostic.bvaMode'), gear: t('diagnostic.gear'), action: t('diagnostic.action'), otherCondition: t('diagnostic.otherCondition') };
+  return CONDITION_FIELDS.flatMap((key) => {
+    const value = key === 'temporality' ? (c.temporality ? temporalityLabels[c.temporality] : '') : c[key];
+    return value ? [{ label: labels[key], value }] : [];
+  });
+}
+
+const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
+
+/** A stored CSV read as a curve, or why it cannot be drawn (as the curves tab reads them). */
+async function readingOf(locals: App.Locals, file: StoredFileInfo): Promise<CurveReading> {
+  if (file.size > MAX_CURVE_BYTES) return { curve: null, error: t('curves.tooLong', { max: formatNumber(MAX_CURVE_ROWS) }) };
+  const text = await locals.services.files.readText(file.id, MAX_CURVE_BYTES);
+  return text === null ? { curve: null, error: t('curves.notText') } : readCurve(text);
+}
+
+/** Each order curve's CSVs over its reference; a curve with no CSV shows its reference alone. */
+async function curvesOf(locals: App.Locals, curves: OrderCurve[]): Promise<ReportCurve[]> {
+  const readings = new Map<string, CurveReading>();
+  const read = async (file: StoredFileInfo) => {
+    if (!readings.has(file.id)) readings.set(file.id, await readingOf(locals, file));
+    return readings.get(file.id)!;
+  };
+  const out: ReportCurve[] = [];
+  for (const curve of curves) {
+    const problems: string[] = [];
+    const charts: ReportChart[] = [];
+    const reference = curve.reference ? await read(curve.reference.file) : null;
+    if (curve.reference && reference?.error) problems.push(t('report.curveUnreadable', { title: curve.reference.title, reason: reference.error }));
+    const csvFiles = curve.files.filter((f) => isCsv(f.file));
+    for (const f of csvFiles) {
+      const measured = await read(f.file);
+      if (measured.curve) charts.push({ title: t('report.chart', { title: f.file.name }), reference: reference?.curve ?? null, measured: measured.curve });
+      else problems.push(t('report.curveUnreadable', { title: f.file.name, reason: measured.error }));
+    }
+    if (csvFiles.length === 0 && reference?.curve) charts.push({ title: `${t('report.reference')} : ${curve.reference!.title}`, reference: reference.curve, measured: null });
+    out.push({ id: curve.id, description: curve.description, result: curve.result, comment: curve.comment, charts, problems });
+  }
+  return out;
+}
+
+/** The report of an order, or null when the id is malformed or names no order the viewer may read. */
+export async function loadReport(locals: App.Locals, id: string | undefined): Promise<Report | null> {
+  if (!isUuid(id)) return null;
+  let data: Loaded;
+  try {
+    data = await serverGraphQL(locals).request<Loaded>(REPORT_QUERY, { id });
+  } catch (error) {
+    // The API refused (not found, rights): the page says so in French rather than failing.
+    if (error instanceof ClientError) return null;
+    throw error;
+  }
+  const order = data.repairOrder;
+  if (!order) return null;
+  const url = new URL(`/repair-order/${order.id}`, locals.services.config.publicUrl).toString();
+  const closed = order.events.filter((e) => e.kind === 'closed').at(-1);
+  return {
+    id: order.id,
+    number: order.number,
+    url,
+    qr: qrPath(url),
+    editedOn: formatDateTime(new Date()),
+    order: [
+      { label: t('repairOrders.number'), value: order.number },
+      { label: t('repairOrders.openedOn'), value: formatDate(order.openedOn) },
+      { label: t('repairOrders.closedOn'), value: dash(formatDate(order.closedOn)) },
+      { label: t('repairOrders.status'), value: orderStatusLabels[order.status] },
+      { label: t('repairOrders.category'), value: interventionCategoryLabels[order.interventionCategory] },
+      { label: t('repairOrders.referent'), value: order.referent?.displayName ?? t('repairOrders.noReferent') },
+    ],
+    vehicle: [
+      { label: t('repairOrders.vehicleBrand'), value: dash(order.vehicleBrand) },
+      { label: t('repairOrders.vehicleModel'), value: dash(order.vehicleModel) },
+      { label: t('repairOrders.energy'), value: dash(order.energy && energyLabels[order.energy]) },
+      { label: t('repairOrders.engineSize'), value: dash(order.engineSize && engineSizeLabels[order.engineSize]) },
+      { label: t('repairOrders.mileage'), value: dash(order.mileage && mileageBandLabels[order.mileage]) },
+      { label: t('repairOrders.constructionYear'), value: dash(order.constructionYear) },
+    ],
+    gearbox: [
+      { label: t('report.gearboxModel'), value: order.model.model },
+      { label: t('report.gearboxType'), value: gearboxTypeLabels[order.model.type] ?? order.model.type },
+      { label: t('report.constructorName'), value: dash(order.model.constructorName) },
+      { label: t('report.gearboxCode'), value: dash(order.gearboxCode) },
+    ],
+    faultCodesNote: order.canReadFaultCodes === false ? t('report.faultCodesNotReadable') : null,
+    faultCodes: order.faultCodes.map((c) => ({ id: c.id, name: c.errorCode.code, detail: c.errorCode.description, conditions: conditionsOf(c), comment: c.comment })),
+    symptoms: order.symptoms.map((s) => ({ id: s.id, name: s.symptom.name, detail: s.errorCode?.code ?? '', conditions: conditionsOf(s), comment: s.comment })),
+    outages: order.chosenOutages.map((o) => ({ id: o.id, label: `${o.component.name} — ${o.outageType.name}`, description: o.description })),
+    validatedOn: order.validatedAt ? formatDate(order.validatedAt) : null,
+    procedures: order.validatedAt
+      ? [...order.procedures]
+          .sort((a, b) => a.position - b.position)
+          .map((p) => ({
+            id: p.id,
+            name: p.name ?? p.procedure.name,
+            description: p.description ?? p.procedure.description,
+            steps: p.steps ?? p.procedure.steps,
+            checkpoints: [...(p.checkpoints ?? [])]
+              .sort((a, b) => a.position - b.position)
+              .map((c) => ({
+                id: c.id,
+                name: c.name,
+                description: c.description,
+                result: c.checkResult,
+                resultLabel: c.checkResult ? checkResultLabels[c.checkResult] : t('report.notAnswered'),
+                value: dash(number(c.measuredValue)),
+                comment: c.comment,
+                answered: c.answeredAt ? [c.answeredByName, formatDateTime(c.answeredAt)].filter(Boolean).join(', ') : '',
+              })),
+          }))
+      : [],
+    measures: order.measures.map((m) => ({
+      id: m.id,
+      name: m.name,
+      bounds: boundsText(m, (n) => formatNumber(n)),
+      value: m.measuredValue === null ? t('orderMeasures.noValue') : number(m.measuredValue, m.unit),
+      result: m.checkResult,
+      resultLabel: m.checkResult ? checkResultLabels[m.checkResult] : '—',
+      comment: m.comment,
+    })),
+    curves: await curvesOf(locals, order.curves),
+    comment: order.comment,
+    closing: closed ? { comment: closed.comment, by: t('report.closedBy', { name: closed.byName || '—', date: formatDateTime(closed.at) }) } : null,
+  };
+}
+
+/** The PDF's file name: the order number kept to characters any browser and header accept. */
+export const reportFileName = (number: string) => `rapport-${number.replace(/[^A-Za-z0-9._-]+/g, '-')}.pdf`;
