@@ -124,6 +124,14 @@ describe('first run', () => {
     );
     expect(shopFloor).toMatchObject({ open_on_closed: 0, unrecorded: 0 });
     expect(shopFloor!.to_answer).toBeGreaterThanOrEqual(2);
+    // Curves recorded on orders, each over its model's reference, their CSV in the store.
+    const curves = await queryRows<{ file_id: string; same_model: boolean }>(
+      database.db,
+      sql`select f.file_id, d.gearbox_model_id = o.gearbox_model_id as same_model from order_curves c join repair_orders o on o.id = c.repair_order_id
+          join gearbox_documents d on d.id = c.reference_document_id join order_files f on f.curve_id = c.id`,
+    );
+    expect(curves.length).toBeGreaterThanOrEqual(8);
+    expect(curves.every((c) => c.same_model)).toBe(true);
   });
 
   it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {

@@ -123,7 +123,8 @@ describe('the intervention report of a closed order', () => {
     for (const id of [UNKNOWN, 'pas-un-uuid']) {
       const pdf = await get(`/repair-order/${id}/report.pdf`);
       expect(pdf.status).toBe(404);
-      expect(await pdf.text()).toBe('Impossible de récupérer l’ordre de réparation');
+      expect(pdf.headers.get('content-type')).toContain('text/html');
+      expect(await pdf.text()).toContain('Page introuvable');
       const page = await get(`/repair-order/${id}/report`);
       expect(page.status).toBe(404);
       expect(await page.text()).toContain('Page introuvable');

@@ -3,7 +3,12 @@
 // outage with its validated procedure; the orders in progress run from "nothing recorded yet" to
 // "validated, waiting for the mechanic". Drawn from the orders themselves (their codes, what the
 // customer said, the parts at fault) with a seeded generator: every load gives the same.
-import { and, eq, inArray } from 'drizzle-orm';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { and, count, eq, inArray } from 'drizzle-orm';
+import { CURVE_BUCKET, parseCurve } from '../../src/lib/curves.ts';
+import { checkType, type FileStore } from '../storage/store.ts';
 import { proposeCheckResult } from '../../src/lib/order-measures.ts';
 import type { Db } from './client.ts';
 import { generator, pick, seedOf } from './demo-stock.ts';
@@ -12,8 +17,12 @@ import { snapshotProcedures } from '../repair-orders/flow.ts';
 import {
   baseItems,
   errorCodes,
+  files,
+  gearboxDocuments,
   gearboxMeasures,
   orderCheckpoints,
+  orderCurves,
+  orderFiles,
   orderEvents,
   orderFaultCodes,
   orderMeasures,
@@ -48,7 +57,10 @@ const symptomWords: [RegExp, string][] = [
 ];
 const conditionsOf = ['Moteur froid', 'Moteur chaud (plus de 80 °C)', 'Au démarrage', 'En accélération franche', 'En décélération', 'À vitesse stabilisée'];
 
-export async function seedDiagnostics(db: Db, orders: SeededOrder[], descriptions: Record<string, string>) {
+/** A file written for the demo: moved into the store once the transaction has committed. */
+export type DemoFile = { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string };
+
+export async function seedDiagnostics(db: Db, orders: SeededOrder[], descriptions: Record<string, string>, deps: { store: FileStore; files: DemoFile[] }) {
   if (orders.length === 0) return;
   const modelIds = [...new Set(orders.map((o) => o.gearboxModelId))];
   const symptoms = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'symptom'));
@@ -147,6 +159,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   if (measureRows.length) await db.insert(orderMeasures).values(measureRows);
   if (outageRows.length) await db.insert(orderOutages).values(outageRows);
   if (procedureRows.length) await db.insert(orderProcedures).values(procedureRows);
+  await seedCurves(db, orders.filter((o) => measureRows.some((m) => m.repairOrderId === o.id)), deps);
 
   // Validated orders: their procedures as validated. Closed ones have every checkpoint answered
   // (now and then out of tolerance) and their closing recorded; of the others, some are begun.
@@ -167,5 +180,44 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     if (order.status === 'CLOSED') {
       await db.insert(orderEvents).values({ repairOrderId: order.id, kind: 'closed', at: new Date(order.updatedAt), byUserId: mechanic?.id ?? null, byName: mechanic?.name ?? '', comment: pick(rand, ['', 'Essai routier de 20 km concluant.', 'Client prévenu, véhicule prêt.']) });
     }
+  }
+}
+
+/**
+ * A curve recorded on every other order that took measures: the reference band's middle as the
+ * gearbox gave it, leaving the band after two thirds of the run on the orders where a measure was
+ * out of range, so the chart shows where.
+ */
+async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStore; files: DemoFile[] }) {
+  const references = await db
+    .select({ id: gearboxDocuments.id, modelId: gearboxDocuments.gearboxModelId, fileId: gearboxDocuments.fileId, title: gearboxDocuments.title })
+    .from(gearboxDocuments)
+    .where(and(eq(gearboxDocuments.category, 'reference-curve'), inArray(gearboxDocuments.gearboxModelId, [...new Set(orders.map((o) => o.gearboxModelId))])));
+  const [uploader] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'diagnostic@demo.local'));
+  if (!uploader) return;
+  for (const [i, order] of orders.entries()) {
+    if (i % 2 === 1) continue;
+    const reference = references.find((r) => r.modelId === order.gearboxModelId);
+    // The reference's bytes are not in the store yet (they move after the commit): read the pending file.
+    const pending = reference && deps.files.find((f) => f.id === reference.fileId);
+    const parsed = pending ? parseCurve(readFileSync(pending.tmp, 'utf8')) : null;
+    const band = parsed?.band;
+    if (!reference || !band) continue;
+    const [nok] = await db.select({ n: count() }).from(orderMeasures).where(and(eq(orderMeasures.repairOrderId, order.id), eq(orderMeasures.checkResult, 'nok')));
+    const drifts = nok!.n > 0;
+    const fr = (n: number) => (Math.round(n * 100) / 100).toString().replace('.', ',');
+    const lines = [`${parsed.xLabel};mesure`, ...band.points.map(([x, low, high], k) => `${fr(x)};${fr((low + high) / 2 - (drifts && k > (band.points.length * 2) / 3 ? (high - low) * 1.2 : 0))}`)];
+    const bytes = Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
+    const name = `releve-${order.number.toLowerCase()}.csv`;
+    const tmp = path.join(deps.store.tmpDir, randomUUID());
+    writeFileSync(tmp, bytes);
+    const file: DemoFile = { tmp, id: randomUUID(), name, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"`, mimeType: await checkType(CURVE_BUCKET, name, tmp) };
+    deps.files.push(file);
+    await db.insert(files).values({ id: file.id, name, size: file.size, etag: file.etag, mimeType: file.mimeType, bucketId: CURVE_BUCKET, uploadedByUserId: uploader.id });
+    const [curve] = await db
+      .insert(orderCurves)
+      .values({ repairOrderId: order.id, description: `Relevé au diagnostic : ${reference.title}`, result: drifts ? 'Sort de la bande en fin de relevé' : 'Dans la bande', referenceDocumentId: reference.id })
+      .returning({ id: orderCurves.id });
+    await db.insert(orderFiles).values({ repairOrderId: order.id, kind: 'curve', curveId: curve!.id, fileId: file.id });
   }
 }

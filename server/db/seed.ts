@@ -9,7 +9,7 @@ import { ConfigError } from '../config.ts';
 import type { Db } from './client.ts';
 import { checkType, type FileStore } from '../storage/store.ts';
 import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
-import { seedDiagnostics } from './demo-diagnostics.ts';
+import { seedDiagnostics, type DemoFile } from './demo-diagnostics.ts';
 import { demoRepairOrders, demoOrderReferents } from './demo-orders.ts';
 import { demoStockItems, demoStockPeople } from './demo-stock.ts';
 import { referenceOf } from '../stock/service.ts';
@@ -184,7 +184,7 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
       // After the colleagues: some of them moved boxes.
       await seedStock(tx, models);
       // After the stock: the orders name the boxes it fitted.
-      await seedOrders(tx, models);
+      await seedOrders(tx, models, { store: deps.files, files: curves });
     });
     // As an upload does: the rows are in, the bytes move in place.
     for (const curve of curves) renameSync(curve.tmp, deps.files.pathOf(curve.id));
@@ -194,7 +194,7 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
 }
 
 type SeededDossier = DemoDossier & { modelId: string };
-type CheckedFile = { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string };
+type CheckedFile = DemoFile;
 
 const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders) =>
   (await db.select({ n: count() }).from(table))[0]!.n === 0;
@@ -331,7 +331,7 @@ async function seedStock(db: Db, models: { id: string; model: string }[]) {
  * leaves the order without a referent. A box of the stock fitted on an order is named by its
  * reference when the stock still has it.
  */
-async function seedOrders(db: Db, models: { id: string; model: string }[]) {
+async function seedOrders(db: Db, models: { id: string; model: string }[], deps: { store: FileStore; files: CheckedFile[] }) {
   if (!(await isEmpty(db, repairOrders))) return;
   const modelId = new Map(models.map((m) => [m.model, m.id]));
   const orders = demoRepairOrders().filter((order) => modelId.has(order.model));
@@ -360,5 +360,5 @@ async function seedOrders(db: Db, models: { id: string; model: string }[]) {
   await db.insert(repairOrders).values(rows);
   const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ repairOrderId: rows[i]!.id, position: j + 1, ...entry })));
   if (history.length) await db.insert(interventionHistory).values(history);
-  await seedDiagnostics(db, orders.map((order, i) => ({ ...order, id: rows[i]!.id, gearboxModelId: rows[i]!.gearboxModelId })), p07);
+  await seedDiagnostics(db, orders.map((order, i) => ({ ...order, id: rows[i]!.id, gearboxModelId: rows[i]!.gearboxModelId })), p07, deps);
 }

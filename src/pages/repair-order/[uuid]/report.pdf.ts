@@ -1,14 +1,15 @@
 // SPEC §2.7: the intervention report as a PDF, streamed as it is written. Guarded by the route
-// table like the page (every signed-in role); an unknown order is a short French 404.
+// table like the page (every signed-in role); an unknown order gets the French 404 page, as a
+// browser following a stale link shows it.
 import { Readable } from 'node:stream';
 import type { APIRoute } from 'astro';
-import { t } from '../../../lib/i18n.ts';
 import { renderReportPdf } from '../../../lib/report-pdf.tsx';
 import { loadReport, reportFileName } from '../../../lib/report.server.ts';
 
-export const GET: APIRoute = async ({ params, locals }) => {
+export const GET: APIRoute = async ({ params, locals, rewrite }) => {
   const report = await loadReport(locals, params.uuid);
-  if (!report) return new Response(t('report.notFound'), { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  // The report page says it in the application's words (a French 404 at this same URL).
+  if (!report) return rewrite(`/repair-order/${encodeURIComponent(params.uuid ?? '')}/report`);
   const pdf = await renderReportPdf(report);
   return new Response(Readable.toWeb(pdf as Readable) as ReadableStream<Uint8Array>, {
     headers: {
