@@ -222,15 +222,17 @@ async function pages(dataDir: string): Promise<void> {
 
   // Repair orders: the list and an order, with the demo's orders; its diagnostic, on an order
   // whose diagnostic went as far as the procedures (codes, symptom, measures, candidates).
-  const demoOrders = (await gql(url, token, '{ repairOrders(limit: 100) { id status diagnosticStep } }')).repairOrders as { id: string; status: string; diagnosticStep: number }[];
+  const demoOrders = (await gql(url, token, '{ repairOrders(limit: 100) { id status diagnosticStep validatedAt } }')).repairOrders as { id: string; status: string; diagnosticStep: number; validatedAt: string | null }[];
   const orderId = demoOrders.find((o) => o.status === 'IN_PROGRESS' && o.diagnosticStep >= 2)?.id ?? demoOrders[0]!.id;
+  // The shop floor's procedure tab with its checkpoints island, on an order waiting for the mechanic.
+  const followed = demoOrders.find((o) => o.status === 'IN_PROGRESS' && o.validatedAt)?.id ?? orderId;
   const diagnostic = `/repair-order/${orderId}/diagnostic`;
   for (const path of [
     '/repair-orders',
     `/repair-order/${orderId}`,
     `/repair-order/${orderId}?onglet=codes-defaut`,
     `/repair-order/${orderId}?onglet=informations-techniques`,
-    `/repair-order/${orderId}?onglet=procedure`,
+    `/repair-order/${followed}?onglet=procedure`,
     diagnostic,
     `${diagnostic}?onglet=symptomes`,
     `${diagnostic}?onglet=mesures`,
@@ -239,7 +241,7 @@ async function pages(dataDir: string): Promise<void> {
     `${diagnostic}?etape=visualiser`,
   ]) {
     const weight = await pageWeight(`${url}${path}`, cookie);
-    console.log(`  ${path.replace(orderId, '{uuid}')} median ${ms(await median(path))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
+    console.log(`  ${path.replace(orderId, '{uuid}').replace(followed, '{validated}')} median ${ms(await median(path))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
   }
   await stop(child);
 }
