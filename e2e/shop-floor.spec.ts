@@ -124,3 +124,30 @@ test.describe('without JavaScript', () => {
     await expect(page.locator('li[id^="point-"]').filter({ hasText: name }).getByRole('radio', { name: 'Non mesurable' })).toBeChecked();
   });
 });
+
+test.describe('two terminals on one order', () => {
+  test('an answer given on one shows on the other without reloading', async ({ browser }) => {
+    const mechanic = await browser.newContext({ storageState: storageState('mechanic') });
+    const diagnostician = await browser.newContext({ storageState: storageState('diagnostician') });
+    try {
+      const here = await mechanic.newPage();
+      const there = await diagnostician.newPage();
+      for (const page of [here, there]) {
+        await page.goto('/repair-orders?recherche=OR-2026-0351');
+        await page.getByRole('link', { name: 'OR-2026-0351', exact: true }).click();
+        await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+        // Hydrated: the island's saves replace the page's own buttons.
+        await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
+      }
+      const name = (await there.locator('li[id^="point-"]').filter({ hasText: 'Pas encore renseigné' }).first().locator('legend').textContent())!;
+      const row = (page: typeof here) => page.locator('li[id^="point-"]').filter({ hasText: name });
+      await row(there).getByText('Non conforme', { exact: true }).click();
+      await expect(row(there).getByRole('status')).toContainText('Enregistré à');
+      await expect(row(here).getByRole('radio', { name: 'Non conforme' })).toBeChecked();
+      await expect(row(here).getByRole('status')).toContainText('Enregistré à');
+    } finally {
+      await mechanic.close();
+      await diagnostician.close();
+    }
+  });
+});
