@@ -159,7 +159,7 @@ export async function createApp(options: {
     documents: createDocumentsService({ db: database.db, files }),
     files,
     stock: createStockService({ db: database.db }),
-    repairOrders: createRepairOrdersService({ db: database.db }),
+    repairOrders: createRepairOrdersService({ db: database.db, files }),
     diagnostic: createDiagnosticService({ db: database.db }),
     orderCurves: createOrderCurvesService({ db: database.db, files }),
     orderMeasures: createOrderMeasuresService({ db: database.db, files }),

@@ -32,6 +32,14 @@ const sameOrigin = defineMiddleware((context, next) => {
   return renderMessagePage({ status: 403, title: t('errors.generic'), text: t('errors.forbiddenRequest') });
 });
 
+/** Pages take form posts only: another body would fail to parse inside the page, a 500. */
+const formBodies = defineMiddleware((context, next) => {
+  const { request, url } = context;
+  if (SAFE_METHODS.has(request.method) || url.pathname.startsWith('/api/') || endpoints.includes(url.pathname)) return next();
+  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(request.headers.get('content-type') ?? '')) return next();
+  return renderMessagePage({ status: 415, title: t('errors.generic'), text: t('errors.formOnly') });
+});
+
 /**
  * The e-mail links land with `refreshToken`: exchange it for a session, then drop it from the
  * URL. A link that failed lands with `error` and `errorDescription`: say so in French.
@@ -117,4 +125,4 @@ const guard = defineMiddleware((context, next) => {
   return context.redirect(target, 302);
 });
 
-export const onRequest = sequence(securityHeaders, sameOrigin, autoSignIn, session, guard);
+export const onRequest = sequence(securityHeaders, sameOrigin, formBodies, autoSignIn, session, guard);

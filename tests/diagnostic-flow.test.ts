@@ -15,12 +15,15 @@ const Q = {
   updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
   reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: true) { discarded } }',
   insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
+  insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
   chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
   chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
   addProcedure: 'mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }',
   visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
   validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
   reopen: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
+  deleteOutage: 'mutation($id: uuid!) { deleteOutage(id: $id) }',
+  deleteProcedure: 'mutation($id: uuid!) { deleteRepairProcedure(id: $id) }',
   candidates: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt modelLocked outageCandidates { outage { id } similarOrders confirmedOrders dossierRate chosen } } }',
   procedures: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt chosenOutages { id } procedures { position outageId procedure { id name checkpoints { name } } } } }',
   outages: 'query($id: uuid!) { gearboxModel(id: $id) { orderCount outages { id orderCount ordersAverageMileage occurrenceRate } } }',
@@ -150,6 +153,9 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Visualisez d’abord la procédure.');
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p3 }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    // SPEC §5: no validation without a symptom and its conditions.
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Décrivez au moins un symptôme et ses conditions d’apparition avant de valider.');
+    ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Patinage', action: 'En accélération franche' } }));
     ok(await gql('diagnostician', Q.validate, { o: orderId }));
 
     // The mechanic reads the validated procedure, in order, with its checkpoints.
@@ -164,6 +170,10 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     expect((await gql('mechanic', Q.reopen, { o: orderId })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('diagnostician', Q.reopen, { o: orderId }));
     expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder).toMatchObject({ validatedAt: null, diagnosticStep: 3 });
+
+    // The dossier keeps what an order retained, saying why (SPEC §8).
+    expect((await gql('diagnostician', Q.deleteOutage, { id: o1 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ['ordres de réparation (1)'] } });
+    expect((await gql('diagnostician', Q.deleteProcedure, { id: p3 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ['pannes qui l’utilisent (1)', 'ordres de réparation (1)'] } });
 
     // A closed order takes no change.
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED' where id = ${orderId}`);

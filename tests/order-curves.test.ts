@@ -6,8 +6,8 @@ import type { AstroGlobal } from 'astro';
 import { count, eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repairOrders, files as storedFiles, users } from '../server/db/schema/index.ts';
-import { MAX_CURVE_ROWS, parseCurve, readCurve } from '../src/lib/curves.ts';
+import { gearboxDocuments, repairOrders, files as storedFiles, users } from '../server/db/schema/index.ts';
+import { MAX_CURVE_ROWS, parseCurve, readCurve, ticks } from '../src/lib/curves.ts';
 import type { DiagnosticOrder, TabFailure } from '../src/lib/diagnostic-page.ts';
 import { formatNumber } from '../src/lib/format.ts';
 import { postCurvesAction } from '../src/lib/order-curves.server.ts';
@@ -27,6 +27,7 @@ const Q = {
   deleteCurve: 'mutation($id: uuid!) { deleteOrderCurve(id: $id) }',
   insertFile: 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }',
   deleteFile: 'mutation($id: uuid!) { deleteOrderFile(id: $id) }',
+  deleteOrder: 'mutation($id: uuid!) { deleteRepairOrder(id: $id) }',
   order: `query($id: uuid!) { repairOrder(id: $id) {
     curves { id description result comment reference { id title file { name } } measureProcedure { id title } files { id kind curveId comment file { id name mimeType } } }
     diagnosticFiles { id kind curveId file { id name mimeType size } }
@@ -48,6 +49,14 @@ describe('curve CSV checks', () => {
     expect(readCurve('temps;pression;débit\n0;1;2\n1;2\n').error).toBe('Ligne 3 : valeur manquante dans la colonne « débit »');
     expect(readCurve('temps;pression\n0;1\n').error).toBe('Il faut au moins deux lignes de valeurs.');
     expect(readCurve('temps\n0\n1\n').error).toBe('Il faut au moins deux colonnes : l’abscisse, puis une valeur ou les limites basse et haute.');
+  });
+
+  it('refuses values beyond any measure, and ticks never loop on huge or tiny ranges', () => {
+    expect(readCurve('temps;pression\n1152921504606846976;1\n1152921504606847232;2\n').error).toBe('Ligne 2 : « 1152921504606846976 » est hors de portée d’une mesure');
+    expect(readCurve('temps;pression\n0;1e999\n1;2\n').error).toBe('Ligne 2 : « 1e999 » est hors de portée d’une mesure');
+    // Steps below the resolution of doubles: a bounded handful of ticks, not an endless loop.
+    expect(ticks(1152921504606846976, 1152921504606847232).length).toBeLessThanOrEqual(16);
+    expect(ticks(0, 10)).toEqual([0, 2, 4, 6, 8, 10]);
   });
 
   it('refuses ten million lines without reading them', () => {
@@ -210,6 +219,18 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     ok(await gql('app_admin', Q.deleteFile, { id: imports[0].id }));
     expect((await download(csv)).status).toBe(404);
     expect((await orderOf(orderId)).diagnosticFiles.map((f: { file: { name: string } }) => f.file.name)).toEqual(['rapport-valise.pdf']);
+  });
+
+  it('never links a dossier’s file, and deleting an order takes its files along', async () => {
+    const { orderId, procedure } = await setUp();
+    // The measure procedure's PDF sits in the same bucket as curve files: it stays the dossier's.
+    const dossierFile = (await t.database.db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.id, procedure)))[0]!.fileId;
+    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: dossierFile, kind: 'import' } })).errors![0]).toMatchObject({ message: 'Ce fichier est déjà joint', extensions: { code: 'conflict' } });
+    const csv = await uploaded('valise.csv', MEASURED, 'diagnostic-import');
+    ok(await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: csv, kind: 'import' } }));
+    ok(await gql('diagnostician', Q.deleteOrder, { id: orderId }));
+    expect((await download(csv)).status).toBe(404);
+    expect((await download(dossierFile)).status).toBe(200);
   });
 
   it('leaves a closed order untouched', async () => {

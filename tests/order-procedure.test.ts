@@ -18,6 +18,8 @@ const Q = {
   chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
   visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
   validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
+  reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }',
+  insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
   reopenDiagnostic: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
   order: 'query($id: uuid!) { repairOrder(id: $id) { status closedOn procedures { name steps checkpoints { id name checkResult measuredValue comment answeredByName version } } events { kind byName comment } } }',
   answer: 'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { checkResult measuredValue comment answeredByName version } }',
@@ -54,6 +56,9 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    expect((await gql('diagnostician', Q.validate, { o: orderId })).errors![0]!.message).toBe('Indiquez d’abord si la boîte permet la lecture des codes défaut.');
+    ok(await gql('diagnostician', Q.reading, { o: orderId }));
+    ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Sifflement', temporality: 'during' } }));
     ok(await gql('diagnostician', Q.validate, { o: orderId }));
     return { orderId, procedureId, procedure };
   }

@@ -117,6 +117,18 @@ describe('the signed session', () => {
     expect((await b.request('/repair-orders')).status).toBe(200);
   });
 
+  it('answers a page posted something else than its form with a French 415, not a 500', async () => {
+    const b = browser(t.url);
+    await b.signIn('diagnostic@demo.local');
+    for (const body of [JSON.stringify({ number: 'X' }), '\u0000\u0001']) {
+      const res = await b.request('/repair-order', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(415);
+      expect(await res.text()).toContain('Requête refusée : cette page n’accepte que ses propres formulaires.');
+    }
+    const none = await b.request('/repair-orders?action=supprimer', { method: 'POST' });
+    expect(none.status).toBe(415);
+  });
+
   it('answers the password endpoint with 400 and 415 for bad input, and changes nothing', async () => {
     const b = browser(t.url);
     await b.signIn('commercial@demo.local');

@@ -3,7 +3,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { ProcedureInput } from '../../src/lib/procedures.ts';
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
-import { outageProcedures, outages, procedureCheckpoints, repairProcedures } from '../db/schema/index.ts';
+import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
 
 export type ProceduresService = ReturnType<typeof createProceduresService>;
@@ -60,14 +60,16 @@ export function createProceduresService(deps: { db: Db }) {
 
     get: async (id: string) => (await complete(await db.select().from(repairProcedures).where(eq(repairProcedures.id, id)).limit(1)))[0],
 
-    insert: async (gearboxModelId: string, input: ProcedureInput) =>
-      db
-        .transaction(async (tx) => {
-          const [row] = await tx.insert(repairProcedures).values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps }).returning();
-          await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
-          return row!.id;
-        })
-        .catch(nameTaken),
+    insert: async (gearboxModelId: string, input: ProcedureInput) => db.transaction((tx) => service.insertIn(tx, gearboxModelId, input)).catch(nameTaken),
+
+    /** The same, inside a caller's transaction (an order adding the procedure it writes). */
+    insertIn: async (tx: Tx, gearboxModelId: string, input: ProcedureInput) => {
+      const [row] = await tx.insert(repairProcedures).values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps }).returning();
+      await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
+      return row!.id;
+    },
+
+    nameTaken,
 
     update: async (id: string, input: ProcedureInput) =>
       db
@@ -87,7 +89,9 @@ export function createProceduresService(deps: { db: Db }) {
     remove: async (id: string) =>
       db.transaction(async (tx) => {
         const [used] = await tx.select({ n: count() }).from(outageProcedures).where(eq(outageProcedures.procedureId, id));
-        if (used!.n > 0) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons: [`pannes qui l’utilisent (${used!.n})`] });
+        const [applied] = await tx.select({ n: count() }).from(orderProcedures).where(eq(orderProcedures.procedureId, id));
+        const reasons = [...(used!.n ? [`pannes qui l’utilisent (${used!.n})`] : []), ...(applied!.n ? [`ordres de réparation (${applied!.n})`] : [])];
+        if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
         if (!row) throw new ApiError(404, 'not-found', 'Procédure introuvable');
         return row;

@@ -1,15 +1,17 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, orderFaultCodes, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
+import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, orderFaultCodes, orderOutages, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
-import { MILEAGE_MIDPOINT } from '../repair-orders/flow.ts';
 import { ApiError } from '../http/json.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
+
+/** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
+const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
 export type GearboxesService = ReturnType<typeof createGearboxesService>;
 export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null };
@@ -193,7 +195,10 @@ export function createGearboxesService(deps: { db: Db }) {
       return row.id;
     },
 
+    /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason. */
     removeOutage: async (id: string) => {
+      const [used] = await db.select({ n: count() }).from(orderOutages).where(eq(orderOutages.outageId, id));
+      if (used!.n > 0) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons: [`ordres de réparation (${used!.n})`] });
       const [row] = await db.delete(outages).where(eq(outages.id, id)).returning();
       if (!row) throw new ApiError(404, 'not-found', 'Panne introuvable');
       return row;

@@ -4,8 +4,9 @@
 import type { OutageCandidate } from '../repair-orders/flow.ts';
 import { builder } from './builder.ts';
 import { OutageType } from './gearboxes.ts';
-import { fromService } from './inputs.ts';
-import { RepairProcedure } from './procedures.ts';
+import { outageChoiceSchema, procedureChoiceSchema } from '../../src/lib/diagnostic-page.ts';
+import { fromService, parse } from './inputs.ts';
+import { ProcedureInput, procedureOf, RepairProcedure } from './procedures.ts';
 import { RepairOrder } from './repair-orders.ts';
 
 type ProcedureLink = Awaited<ReturnType<import('../repair-orders/flow.ts').DiagnosticFlowService['proceduresOf']>>[number];
@@ -52,7 +53,7 @@ builder.mutationField('chooseOrderOutages', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), outageIds: t.arg({ type: ['uuid'], required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.chooseOutages(args.repairOrderId, args.outageIds).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds).catch(fromService),
   }),
 );
 
@@ -61,7 +62,7 @@ builder.mutationField('chooseOrderProcedures', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedures: t.arg({ type: [ProcedureChoice], required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.chooseProcedures(args.repairOrderId, args.procedures).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures).catch(fromService),
   }),
 );
 
@@ -71,6 +72,16 @@ builder.mutationField('addOrderProcedure', (t) =>
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedureId: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.flow.addProcedure(args.repairOrderId, args.procedureId).catch(fromService),
+  }),
+);
+
+builder.mutationField('addNewOrderProcedure', (t) =>
+  t.field({
+    type: 'uuid',
+    description: 'A procedure written for the order: it joins the model’s dossier and the order in one transaction.',
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
+    authScopes: { capability: 'manageOrders' },
+    resolve: (_root, args, context) => context.services.flow.addNewProcedure(args.repairOrderId, procedureOf(args.object)).catch(fromService),
   }),
 );
 

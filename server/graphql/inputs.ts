@@ -5,11 +5,11 @@ import { fieldErrors } from '../../src/lib/validation.ts';
 import { ApiError } from '../http/json.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
 
-/** Parses `value` (absent fields may come as null); failures name the field under `prefix`. */
+/** Parses `value` (absent fields may come as null); failures name the field under `prefix` ('' for top-level arguments). */
 export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
   const result = schema.safeParse(Object.fromEntries(Object.entries(value as object).filter(([, v]) => v !== null && v !== undefined)));
   if (result.success) return result.data;
-  const fields = Object.fromEntries(Object.entries(fieldErrors(result.error)).map(([k, v]) => [`${prefix}.${k}`, v!]));
+  const fields = Object.fromEntries(Object.entries(fieldErrors(result.error)).map(([k, v]) => [prefix ? `${prefix}.${k}` : k, v!]));
   throw validationError(fields);
 }
 

@@ -58,7 +58,7 @@ const CheckpointInput = builder.inputType('procedure_checkpoints_input', {
   fields: (t) => ({ id: t.field({ type: 'uuid' }), name: t.string({ required: true }), description: t.string() }),
 });
 
-const ProcedureInput = builder.inputType('repair_procedures_input', {
+export const ProcedureInput = builder.inputType('repair_procedures_input', {
   fields: (t) => ({
     name: t.string({ required: true }),
     description: t.string(),
@@ -68,7 +68,7 @@ const ProcedureInput = builder.inputType('repair_procedures_input', {
 });
 
 /** Checkpoints come as input objects whose absent fields are null: zod wants them absent. */
-const procedureOf = (object: unknown) => {
+export const procedureOf = (object: unknown) => {
   const value = object as { checkpoints?: Record<string, unknown>[] };
   return parse(procedureSchema, { ...value, checkpoints: value.checkpoints?.map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== undefined))) }, 'object');
 };

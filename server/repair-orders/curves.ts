@@ -6,11 +6,11 @@ import { alias } from 'drizzle-orm/pg-core';
 import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '../../src/lib/curves.ts';
 import { t } from '../../src/lib/i18n.ts';
 import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
 import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { linkOrderFile, removeStoredFiles } from './order-files.ts';
 
 export type OrderCurvesService = ReturnType<typeof createOrderCurvesService>;
 export type OrderFileKind = 'curve' | 'import';
@@ -61,27 +61,15 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
   }
 
   /** Links a stored file to the order; it must have passed the bucket of its kind. */
-  async function link(tx: Tx, values: { repairOrderId: string; kind: OrderFileKind; curveId: string | null; fileId: string; comment: string }) {
-    const [file] = await tx.select().from(files).where(eq(files.id, values.fileId));
-    if (!file) throw new ApiError(404, 'not-found', t('curves.fileNotFound'));
-    const allowed = values.kind === 'curve' ? file.bucketId === CURVE_BUCKET && curveFileMimeTypes.includes(file.mimeType) : file.bucketId === IMPORT_BUCKET;
-    if (!allowed) throw new ApiError(400, 'unsupported-format', 'Format non supporté', {}, { 'object.fileId': 'Format non supporté' });
-    const [row] = await tx
-      .insert(orderFiles)
-      .values({ ...values, comment: values.comment.trim().slice(0, 1000) })
-      .returning({ id: orderFiles.id })
-      .catch((error: unknown) => {
-        if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', t('curves.fileTaken'));
-        throw error;
-      });
-    await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.repairOrderId));
-    return row!.id;
-  }
+  const link = (tx: Tx, values: { repairOrderId: string; kind: OrderFileKind; curveId: string | null; fileId: string; comment: string }) =>
+    linkOrderFile(tx, values, (file) => (values.kind === 'curve' ? file.bucketId === CURVE_BUCKET && curveFileMimeTypes.includes(file.mimeType) : file.bucketId === IMPORT_BUCKET), {
+      notFound: t('curves.fileNotFound'),
+      unsupported: 'Format non supporté',
+      taken: t('curves.fileTaken'),
+      field: 'object.fileId',
+    });
 
-  /** Unlinks in the transaction, then removes the bytes: a failed removal leaves no dangling link. */
-  async function removeStored(fileIds: string[]) {
-    for (const fileId of fileIds) await deps.files.remove(fileId);
-  }
+  const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
   const service = {
     curvesOf: async (repairOrderId: string) => {

@@ -9,14 +9,13 @@ import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repair
 import { ApiError } from '../http/json.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import type { ProceduresService } from '../gearboxes/procedures.ts';
+import type { ProcedureInput } from '../../src/lib/procedures.ts';
 
 export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
 
 export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
 const VALIDATED = 'Le diagnostic est validé : rouvrez-le pour le modifier.';
 
-/** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
-export const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
 export type OutageCandidate = {
   outageId: string;
@@ -48,6 +47,16 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
 
 export function createDiagnosticFlowService(deps: { db: Db; procedures: ProceduresService }) {
   const { db, procedures } = deps;
+
+  /** A procedure added by hand goes last; adding one means the procedures step is done. */
+  const append = async (tx: Tx, orderId: string, procedureId: string) => {
+    const [last] = await tx.select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` }).from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
+    await tx
+      .insert(orderProcedures)
+      .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
+      .onConflictDoNothing();
+    await setStep(tx, orderId, STEP.procedures);
+  };
 
   const setStep = (tx: Tx, id: string, step: number, extra: Partial<typeof repairOrders.$inferInsert> = {}) =>
     tx.update(repairOrders).set({ diagnosticStep: step, updatedAt: new Date(), ...extra }).where(eq(repairOrders.id, id));
@@ -159,14 +168,20 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const [own] = await tx.select({ id: repairProcedures.id }).from(repairProcedures).where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
         if (!own) throw new ApiError(400, 'invalid', 'Procédure introuvable pour ce modèle', {}, { procedureId: 'Procédure introuvable pour ce modèle' });
-        const [last] = await tx.select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` }).from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
-        await tx
-          .insert(orderProcedures)
-          .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
-          .onConflictDoNothing();
-        await setStep(tx, orderId, STEP.procedures);
+        await append(tx, orderId, procedureId);
         return orderId;
       }),
+
+    /** Step 3, a procedure written for the occasion: it joins the model's dossier and the order at once. */
+    addNewProcedure: (orderId: string, input: ProcedureInput) =>
+      db
+        .transaction(async (tx) => {
+          const order = await openAtStep(tx, orderId, { needs: STEP.outages });
+          const procedureId = await procedures.insertIn(tx, order.gearboxModelId, input);
+          await append(tx, orderId, procedureId);
+          return procedureId;
+        })
+        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : procedures.nameTaken(error))),
 
     /** Step 4: the procedure has been seen as a whole. */
     markVisualised: (orderId: string) =>
@@ -179,7 +194,15 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** Step 5: the procedures become the mechanics' to follow. */
     validate: (orderId: string, userId: string) =>
       db.transaction(async (tx) => {
-        await openAtStep(tx, orderId, { needs: STEP.visualised });
+        const order = await openAtStep(tx, orderId, { needs: STEP.visualised });
+        // SPEC §5: a symptom with its conditions, and the fault codes read or said unreadable.
+        const [found] = await queryRows<{ codes: number; symptoms: number }>(
+          tx as unknown as Db,
+          sql`select (select count(*)::int from order_fault_codes where repair_order_id = ${orderId}) as codes, (select count(*)::int from order_symptoms where repair_order_id = ${orderId}) as symptoms`,
+        );
+        if (order.canReadFaultCodes === null) throw new ApiError(409, 'incomplete', 'Indiquez d’abord si la boîte permet la lecture des codes défaut.');
+        if (order.canReadFaultCodes && found!.codes === 0) throw new ApiError(409, 'incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
+        if (found!.symptoms === 0) throw new ApiError(409, 'incomplete', 'Décrivez au moins un symptôme et ses conditions d’apparition avant de valider.');
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
         return orderId;

@@ -5,11 +5,11 @@ import { and, asc, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
 import { proposeCheckResult, type OrderMeasureInput } from '../../src/lib/order-measures.ts';
 import { UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
 import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
 import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { linkOrderFile, removeStoredFiles } from './order-files.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 
@@ -60,9 +60,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
   async function dropFiles(tx: Tx, fileIds: string[]) {
     if (fileIds.length) await tx.delete(files).where(inArray(files.id, fileIds));
   }
-  const removeBytes = async (fileIds: string[]) => {
-    for (const id of fileIds) await deps.files?.remove(id);
-  };
+  const removeBytes = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
   const filesOf = (where: SQL) =>
     db
@@ -167,22 +165,15 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
 
     /** Links a stored file to a measure; it must have passed the measure bucket (SPEC §5). */
     attachFile: (measureId: string, fileId: string, comment = '') =>
-      db
-        .transaction(async (tx) => {
-          const { current } = await measureOf(tx, measureId);
-          const [file] = await tx.select({ bucketId: files.bucketId }).from(files).where(eq(files.id, fileId));
-          if (!file) throw new ApiError(404, 'not-found', 'Fichier introuvable');
-          if (file.bucketId !== 'measure') throw new ApiError(400, 'unsupported-format', UNSUPPORTED_FORMAT, {}, { fileId: UNSUPPORTED_FORMAT });
-          const [row] = await tx
-            .insert(orderFiles)
-            .values({ repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment: comment.trim().slice(0, 1000) })
-            .returning({ id: orderFiles.id });
-          return row!.id;
-        })
-        .catch((error: unknown) => {
-          if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', 'Ce fichier est déjà joint');
-          throw error;
-        }),
+      db.transaction(async (tx) => {
+        const { current } = await measureOf(tx, measureId);
+        return linkOrderFile(tx, { repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment }, (file) => file.bucketId === 'measure', {
+          notFound: 'Fichier introuvable',
+          unsupported: UNSUPPORTED_FORMAT,
+          taken: 'Ce fichier est déjà joint',
+          field: 'fileId',
+        });
+      }),
 
     /** The link and the stored file both go. */
     removeFile: async (id: string) => {

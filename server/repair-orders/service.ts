@@ -6,7 +6,9 @@ import type { InterventionCategory, OrderSort, RepairOrderInput } from '../../sr
 import { escapeLike } from '../../src/lib/search.ts';
 import { queryRows, type Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
-import { gearboxModels, interventionHistory, repairOrders, users } from '../db/schema/index.ts';
+import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '../db/schema/index.ts';
+import type { FileStore } from '../storage/store.ts';
+import { removeStoredFiles } from './order-files.ts';
 import { ApiError } from '../http/json.ts';
 import { CLOSED } from './open-order.ts';
 
@@ -42,7 +44,7 @@ const numberTaken = (error: unknown): never => {
   throw error;
 };
 
-export function createRepairOrdersService(deps: { db: Db }) {
+export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
 
   /** Number and gearbox code through their trigram indexes; a model's name through its ids. */
@@ -171,9 +173,15 @@ export function createRepairOrdersService(deps: { db: Db }) {
         })
         .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : numberTaken(error))),
 
+    /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed. */
     remove: async (id: string) => {
-      const [row] = await db.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+      const { row, fileIds } = await db.transaction(async (tx) => {
+        const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
+        const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
+        if (!deleted) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+        return { row: deleted, fileIds: linked.map((l) => l.fileId) };
+      });
+      await removeStoredFiles(deps.files, fileIds);
       return row;
     },
   };

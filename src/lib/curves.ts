@@ -20,6 +20,8 @@ export const MAX_CURVE_ROWS = 20_000;
 export const MAX_CURVE_COLUMNS = 16;
 /** 20,000 rows of 16 columns fit well within it: a larger file is refused unread. */
 export const MAX_CURVE_BYTES = 8 * 1024 * 1024;
+/** No measure of a gearbox comes near it; past it a value is refused rather than drawn. */
+export const MAX_CURVE_VALUE = 1e9;
 /** A long series is drawn as this many slices, each keeping its lowest and highest point. */
 const DRAWN_SLICES = 800;
 
@@ -112,6 +114,8 @@ export function readCurve(csv: string): CurveReading {
       const value = toNumber(cell);
       if (cell === '') return refused(t('curves.missingValue', { line, column: header[i]! }));
       if (Number.isNaN(value)) return refused(t('curves.notANumber', { line, value: excerpt(cell) }));
+      // Beyond any measure (and where doubles lose the units): refused, never drawn.
+      if (!Number.isFinite(value) || Math.abs(value) > MAX_CURVE_VALUE) return refused(t('curves.outOfRange', { line, value: excerpt(cell) }));
       values.push(value);
     }
     rows.push(values);
@@ -139,8 +143,11 @@ export function ticks(min: number, max: number, count = 5): number[] {
   const raw = (max - min) / count;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw)!;
+  if (!Number.isFinite(step) || step <= 0) return [min];
   const out: number[] = [];
-  for (let v = Math.ceil(min / step) * step; v <= max + step / 1e6; v += step) out.push(Number(v.toFixed(10)));
+  // Counted, not accumulated: a step below the doubles' resolution cannot loop forever.
+  const first = Math.ceil(min / step);
+  for (let k = first; k * step <= max + step / 1e6 && out.length <= count * 3; k++) out.push(Number((k * step).toFixed(10)));
   return out;
 }
 

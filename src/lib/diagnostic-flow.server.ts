@@ -2,7 +2,7 @@
 // the start guide's checkbox, for the diagnostic page. Each success redirects to the next step's
 // URL; a refusal comes back as a failure the page renders with what was typed.
 import type { AstroGlobal } from 'astro';
-import { STEP_REQUIRED, type DiagnosticOrder, type TabFailure } from './diagnostic-page.ts';
+import { diagnosticHref, diagnosticTabs, outageChoiceSchema, procedureChoiceSchema, STEP_REQUIRED, type DiagnosticOrder, type TabFailure } from './diagnostic-page.ts';
 import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from './procedures.ts';
@@ -37,21 +37,23 @@ export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder,
       case 'guide': {
         const hidden = form.get('hidden') === '1';
         await api.request('mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }', { h: hidden });
-        return astro.redirect(`/repair-order/${o}/diagnostic?onglet=${String(form.get('onglet') ?? 'codes')}`, 303);
+        const tab = diagnosticTabs.find((name) => name === form.get('onglet')) ?? 'codes';
+        return astro.redirect(diagnosticHref(o, tab), 303);
       }
       case 'pannes': {
         const ids = form.getAll('outageId').map(String);
         failure = { ...failure, selection: ids };
+        const parsed = outageChoiceSchema.safeParse({ outageIds: ids });
+        if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
         await api.request('mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', { o, ids });
         return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(o, 'procedures'));
       }
       case 'procedures': {
         const picked = form.getAll('procedure').map(String);
         failure = { ...failure, selection: picked };
-        const procedures = picked.map((value) => {
-          const [procedureId, outageId] = value.split(':');
-          return { procedureId, outageId: outageId || null };
-        });
+        const parsed = procedureChoiceSchema.safeParse({ procedures: picked });
+        if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
+        const procedures = parsed.data.procedures;
         await api.request('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', { o, p: procedures });
         return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(o, 'ajout'));
       }
@@ -68,13 +70,8 @@ export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder,
         // "More rows" posts back what was typed; nothing is written.
         if (astro.url.searchParams.has('lignes')) return { ...failure, errors: {} };
         if (!checked.input) return failure;
-        // The step is checked before the procedure joins the dossier, so a refusal writes nothing.
-        if (order.diagnosticStep < 1) return { ...failure, formError: STEP_REQUIRED[1] };
-        const { insertRepairProcedure } = await api.request<{ insertRepairProcedure: string }>(
-          'mutation($m: uuid!, $p: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $p) }',
-          { m: order.model.id, p: checked.input },
-        );
-        await api.request('mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }', { o, p: insertRepairProcedure });
+        // One transaction: the procedure joins the dossier only if the order takes it.
+        await api.request('mutation($o: uuid!, $p: repair_procedures_input!) { addNewOrderProcedure(repairOrderId: $o, object: $p) }', { o, p: checked.input });
         return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, 'ajout'));
       }
       case 'visualiser':

@@ -1,6 +1,8 @@
 // The diagnostic page of an order (`/repair-order/{uuid}/diagnostic`): its sub-tabs and what a tab
 // hands back to the page when it handles a form post. Each tab is an Astro component that reads
 // its own data; the page dispatches `?action=` posts to the tab's `post…Action`.
+import { z } from 'zod';
+import { isUuid } from './ids.ts';
 import type { FieldErrors } from './validation.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
@@ -34,3 +36,24 @@ export const STEP_REQUIRED: Record<number, string> = {
   2: 'Choisissez d’abord les procédures de réparation.',
   3: 'Visualisez d’abord la procédure.',
 };
+
+const id = z.string().refine((value) => isUuid(value), 'Élément introuvable');
+
+/** Step 1's form and API: the outages retained, in the order ticked. */
+export const outageChoiceSchema = z.object({ outageIds: z.array(id).min(1, 'Choisissez au moins une panne').max(50) });
+
+/**
+ * Step 2's form and API: the procedures to apply, each for one of the outages or added by hand.
+ * The form posts "procedure:outage" (empty after the colon for one added by hand).
+ */
+export const procedureChoiceSchema = z.object({
+  procedures: z
+    .array(
+      z.preprocess(
+        (v) => (typeof v === 'string' ? { procedureId: v.split(':')[0], outageId: v.split(':')[1] || null } : v),
+        z.object({ procedureId: id, outageId: id.nullable().optional() }),
+      ),
+    )
+    .min(1, 'Choisissez au moins une procédure')
+    .max(100),
+});

@@ -74,3 +74,12 @@ export const symptomSchema = conditionsSchema
   });
 export type SymptomInput = z.infer<typeof symptomSchema>;
 export const SYMPTOM_FIELDS = ['symptom', 'errorCode', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
+
+/** The conditions given, labelled, in the form's order (lists, the report). */
+export function conditionsOf(c: AppearanceConditions): { label: string; value: string }[] {
+  const labels = { temporality: t('diagnostic.temporality'), acceleratorLoad: t('diagnostic.acceleratorLoad'), bvaMode: t('diagnostic.bvaMode'), gear: t('diagnostic.gear'), action: t('diagnostic.action'), otherCondition: t('diagnostic.otherCondition') };
+  return CONDITION_FIELDS.flatMap((key) => {
+    const value = key === 'temporality' ? (c.temporality ? temporalityLabels[c.temporality] : '') : c[key];
+    return value ? [{ label: labels[key], value }] : [];
+  });
+}

@@ -7,7 +7,7 @@ import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 
-type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null };
+type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null; comment?: string };
 
 const messageOf = (error: unknown) => {
   const { code, message, fields } = graphqlErrorOf(error);
@@ -47,7 +47,8 @@ export async function postProcedureAction(astro: AstroGlobal, orderId: string, p
       return redirectWithToast(astro, t('orderProcedure.reopened'), self);
     }
   } catch (error) {
-    return { status: 409, failure: null, formError: messageOf(error) };
+    // The comment typed for the closing or the reopening comes back in its field.
+    return { status: 409, failure: null, formError: messageOf(error), comment };
   }
   return astro.redirect(self, 303);
 }

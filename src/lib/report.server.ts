@@ -2,7 +2,7 @@
 // into French text for the printable page and for its PDF, so that both say the same thing.
 import { ClientError } from 'graphql-request';
 import { MAX_CURVE_BYTES, MAX_CURVE_ROWS, readCurve, type Curve, type CurveReading, type OrderCurve, type StoredFileInfo } from './curves.ts';
-import { CONDITION_FIELDS, SYMPTOM_SELECTION, temporalityLabels, type AppearanceConditions, type OrderFaultCode, type OrderSymptom } from './diagnostic.ts';
+import { conditionsOf, SYMPTOM_SELECTION, type OrderFaultCode, type OrderSymptom } from './diagnostic.ts';
 import { formatDate, formatDateTime, formatNumber } from './format.ts';
 import { gearboxTypeLabels } from './gearboxes.ts';
 import { serverGraphQL } from './graphql.server.ts';
@@ -87,13 +87,6 @@ const dash = (value: string | number | null | undefined) => (value === null || v
 const number = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '' : `${formatNumber(n)}${unit ? ` ${unit}` : ''}`);
 
 /** The conditions given, labelled; the comment is shown on its own. */
-function conditionsOf(c: AppearanceConditions): ReportField[] {
-  const labels = { temporality: t('diagnostic.temporality'), acceleratorLoad: t('diagnostic.acceleratorLoad'), bvaMode: t('diagnostic.bvaMode'), gear: t('diagnostic.gear'), action: t('diagnostic.action'), otherCondition: t('diagnostic.otherCondition') };
-  return CONDITION_FIELDS.flatMap((key) => {
-    const value = key === 'temporality' ? (c.temporality ? temporalityLabels[c.temporality] : '') : c[key];
-    return value ? [{ label: labels[key], value }] : [];
-  });
-}
 
 const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
 
@@ -143,7 +136,8 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
   const order = data.repairOrder;
   if (!order) return null;
   const url = new URL(`/repair-order/${order.id}`, locals.services.config.publicUrl).toString();
-  const closed = order.events.filter((e) => e.kind === 'closed').at(-1);
+  // Events come newest first: the closing that stands is the latest, and only while the order is closed.
+  const closed = order.status === 'CLOSED' ? order.events.find((e) => e.kind === 'closed') : undefined;
   return {
     id: order.id,
     number: order.number,

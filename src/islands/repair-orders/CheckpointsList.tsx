@@ -46,12 +46,13 @@ type Props = {
 };
 
 export type Draft = { checkResult: CheckResult | null; measuredValue: string; comment: string };
-type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed'; message?: string };
+type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict'; message?: string };
 
 const CHECKPOINT_FIELDS = 'id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version';
 const ANSWER = `mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { ${CHECKPOINT_FIELDS} } }`;
 const LIVE = `subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ${CHECKPOINT_FIELDS} } }`;
 const CLOSE = 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }';
+const CURRENT = `query($o: uuid!) { repairOrder(id: $o) { checkpoints { ${CHECKPOINT_FIELDS} } } }`;
 
 const draftOf = (c: OrderCheckpoint): Draft => ({ checkResult: c.checkResult, measuredValue: c.measuredValue === null ? '' : String(c.measuredValue).replace('.', ','), comment: c.comment });
 /** "14:05" today, "12/11 à 14:05" another day. */
@@ -126,8 +127,23 @@ export default function CheckpointsList(props: Props) {
       setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
       if (!queued.current.has(id)) busy.current.delete(id);
     } catch (error) {
+      const { message, code, reason } = apiErrorOf(error);
+      if (reason === 'stale') {
+        // A colleague answered first: show their answer (the message says so); choosing again replaces it.
+        const fresh = await graphqlRequest<{ repairOrder: { checkpoints: OrderCheckpoint[] } | null }>(CURRENT, { o: props.orderId }).catch(() => null);
+        const theirs = fresh?.repairOrder?.checkpoints.find((c) => c.id === id);
+        if (theirs) {
+          versions.current.set(id, theirs.version);
+          busy.current.delete(id);
+          queued.current.delete(id);
+          setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
+          setDrafts((d) => ({ ...d, [id]: draftOf(theirs) }));
+          setStates((s) => ({ ...s, [id]: { status: 'conflict', message } }));
+          return;
+        }
+      }
       // The entry stays as typed; the message says why, the button tries again.
-      const { message, code } = apiErrorOf(error);
+
       const fields = (error as { response?: { errors?: { extensions?: { fields?: Record<string, string> } }[] } }).response?.errors?.[0]?.extensions?.fields;
       const text = fields ? Object.values(fields)[0] : code === 'conflict' && message ? message : '';
       setStates((s) => ({ ...s, [id]: { status: 'failed', message: text || labels.failed } }));
@@ -173,7 +189,7 @@ export default function CheckpointsList(props: Props) {
                 const status =
                   state.status === 'saving'
                     ? labels.saving
-                    : state.status === 'failed'
+                    : state.status === 'failed' || state.status === 'conflict'
                       ? state.message
                       : row.checkResult
                         ? labels.saved.replace('{{time}}', time(row.answeredAt)).replace('{{name}}', row.answeredByName ?? '')
@@ -239,7 +255,7 @@ export default function CheckpointsList(props: Props) {
                         </div>
                       </fieldset>
                       <div className="flex flex-wrap items-center gap-3">
-                        <p role="status" className={`text-sm ${state.status === 'failed' ? 'font-semibold text-danger' : 'text-muted'}`}>
+                        <p role="status" className={`text-sm ${state.status === 'failed' || state.status === 'conflict' ? 'font-semibold text-danger' : 'text-muted'}`}>
                           {status}
                         </p>
                         {state.status === 'failed' && (

@@ -1,0 +1,39 @@
+// The files of an order's diagnostic (measure and curve files, imports): linking one the storage
+// API stored, and removing the bytes once the rows are gone. One place for both kinds.
+import { eq } from 'drizzle-orm';
+import { files, gearboxDocuments, orderFiles, repairOrders } from '../db/schema/index.ts';
+import { pgCode } from '../db/errors.ts';
+import { ApiError } from '../http/json.ts';
+import type { FileStore } from '../storage/store.ts';
+import type { Tx } from './open-order.ts';
+
+type Link = typeof orderFiles.$inferInsert;
+type StoredFile = typeof files.$inferSelect;
+
+/**
+ * Links a stored file to the order. It must exist, have passed the bucket its use requires
+ * (`accepts`), and belong to nothing else: not a dossier's document (deleting the order's link
+ * would delete it), not another link.
+ */
+export async function linkOrderFile(tx: Tx, values: Link, accepts: (file: StoredFile) => boolean, messages: { notFound: string; unsupported: string; taken: string; field: string }) {
+  const [file] = await tx.select().from(files).where(eq(files.id, values.fileId));
+  if (!file) throw new ApiError(404, 'not-found', messages.notFound);
+  const [dossier] = await tx.select({ id: gearboxDocuments.id }).from(gearboxDocuments).where(eq(gearboxDocuments.fileId, values.fileId));
+  if (dossier) throw new ApiError(409, 'file-linked', messages.taken);
+  if (!accepts(file)) throw new ApiError(400, 'unsupported-format', messages.unsupported, {}, { [messages.field]: messages.unsupported });
+  const [row] = await tx
+    .insert(orderFiles)
+    .values({ ...values, comment: (values.comment ?? '').trim().slice(0, 1000) })
+    .returning({ id: orderFiles.id })
+    .catch((error: unknown) => {
+      if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', messages.taken);
+      throw error;
+    });
+  await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.repairOrderId));
+  return row!.id;
+}
+
+/** After the transaction that dropped their rows: the stored files and their bytes. */
+export async function removeStoredFiles(store: FileStore | undefined, fileIds: string[]) {
+  for (const id of fileIds) await store?.remove(id);
+}
