@@ -7,11 +7,11 @@ import './procedures.ts';
 import './measures.ts';
 import './documents.ts';
 import './stock.ts';
-import './repair-orders.ts';
-import './order-curves.ts';
-import './order-measures.ts';
-import './order-symptoms.ts';
-import './diagnostic-flow.ts';
-import './order-procedure.ts';
+import './repair-orders/index.ts';
+import './repair-orders/curves.ts';
+import './repair-orders/measures.ts';
+import './repair-orders/symptoms.ts';
+import './repair-orders/flow.ts';
+import './repair-orders/procedure.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,10 +1,10 @@
 // The symptoms of a repair order and their appearance conditions (SPEC §2.7 diagnostic): read by
 // all, written by admins and diagnosticians.
-import { symptomSchema } from '../../src/lib/diagnostic.ts';
-import type { SymptomsService } from '../repair-orders/symptoms.ts';
-import { builder } from './builder.ts';
-import { fromService, parse } from './inputs.ts';
-import { AppearanceConditions, conditionInputFields, ErrorCodeRef, RepairOrder } from './repair-orders.ts';
+import { symptomSchema } from '../../../src/lib/diagnostic.ts';
+import type { SymptomsService } from '../../repair-orders/symptoms.ts';
+import { builder } from '../builder.ts';
+import { fromService, parse } from '../inputs.ts';
+import { AppearanceConditions, conditionInputFields, ErrorCodeRef, RepairOrder } from './index.ts';
 
 type SymptomRow = Awaited<ReturnType<SymptomsService['symptomsOf']>>[number];
 

@@ -1,10 +1,10 @@
 // The measures and checks of an order (SPEC §2.7 diagnostic, §3 measure): read by all, written by
 // admins and diagnosticians. Files are stored through the storage API, then linked here.
-import { checkResults, orderMeasureSchema, type CheckResult } from '../../src/lib/order-measures.ts';
-import type { OrderMeasureFileRow, OrderMeasuresService } from '../repair-orders/measures.ts';
-import { builder } from './builder.ts';
-import { fromService, parse } from './inputs.ts';
-import { RepairOrder } from './repair-orders.ts';
+import { checkResults, orderMeasureSchema, type CheckResult } from '../../../src/lib/order-measures.ts';
+import type { OrderMeasureFileRow, OrderMeasuresService } from '../../repair-orders/measures.ts';
+import { builder } from '../builder.ts';
+import { fromService, parse } from '../inputs.ts';
+import { RepairOrder } from './index.ts';
 
 type MeasureRow = NonNullable<Awaited<ReturnType<OrderMeasuresService['get']>>>;
 

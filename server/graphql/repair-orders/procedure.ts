@@ -1,15 +1,15 @@
 // The repair procedure of an order on the shop floor (SPEC §2.7, §4): the procedures as
 // validated, their checkpoints answered (live for everyone viewing the order), closing and an
 // admin's reopening, recorded. Read by every role; answered and closed by A, D and M.
-import type { CheckResult } from '../../src/lib/check-results.ts';
-import { checkpointAnswerSchema, closeOrderSchema } from '../../src/lib/order-procedure.ts';
-import type { OrderProcedureService } from '../repair-orders/procedure.ts';
-import { builder, requireViewerError } from './builder.ts';
-import { OrderProcedure } from './diagnostic-flow.ts';
-import { fromService, parse } from './inputs.ts';
-import { live } from './live.ts';
-import { CheckResultType } from './order-measures.ts';
-import { RepairOrder } from './repair-orders.ts';
+import type { CheckResult } from '../../../src/lib/check-results.ts';
+import { checkpointAnswerSchema, closeOrderSchema } from '../../../src/lib/order-procedure.ts';
+import type { OrderProcedureService } from '../../repair-orders/procedure.ts';
+import { builder, requireViewerError } from '../builder.ts';
+import { OrderProcedure } from './flow.ts';
+import { fromService, parse } from '../inputs.ts';
+import { live } from '../live.ts';
+import { CheckResultType } from './measures.ts';
+import { RepairOrder } from './index.ts';
 
 type CheckpointRow = Awaited<ReturnType<OrderProcedureService['checkpointsOf']>>[number];
 type EventRow = Awaited<ReturnType<OrderProcedureService['eventsOf']>>[number];

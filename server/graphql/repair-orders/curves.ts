@@ -1,11 +1,11 @@
 // The curves and logs of an order and its imported diagnostic files (SPEC §2.7 diagnostic, §3
 // curve/log): read by all, written by admins and diagnosticians. Files are stored through the
 // storage API first, then linked here.
-import { orderCurveSchema } from '../../src/lib/curves.ts';
-import type { OrderCurvesService } from '../repair-orders/curves.ts';
-import { builder } from './builder.ts';
-import { fromService, parse } from './inputs.ts';
-import { RepairOrder } from './repair-orders.ts';
+import { orderCurveSchema } from '../../../src/lib/curves.ts';
+import type { OrderCurvesService } from '../../repair-orders/curves.ts';
+import { builder } from '../builder.ts';
+import { fromService, parse } from '../inputs.ts';
+import { RepairOrder } from './index.ts';
 
 type CurveRow = Awaited<ReturnType<OrderCurvesService['curvesOf']>>[number];
 type FileRow = CurveRow['files'][number];
