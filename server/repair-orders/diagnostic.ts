@@ -2,7 +2,7 @@
 // the codes read with their appearance conditions. Answering "no" discards the codes; a closed
 // order takes no change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import type { FaultCodeInput } from '../../src/lib/diagnostic.ts';
+import { conditionValues, type FaultCodeInput } from '../../src/lib/diagnostic.ts';
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { errorCodes, orderFaultCodes, repairOrders } from '../db/schema/index.ts';
@@ -11,19 +11,8 @@ import { openOrder, type Tx } from './open-order.ts';
 
 export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 
-
 export function createDiagnosticService(deps: { db: Db }) {
   const { db } = deps;
-
-  const conditionsOf = (input: FaultCodeInput) => ({
-    temporality: input.temporality ?? null,
-    acceleratorLoad: input.acceleratorLoad,
-    bvaMode: input.bvaMode,
-    gear: input.gear,
-    action: input.action,
-    otherCondition: input.otherCondition,
-    comment: input.comment,
-  });
 
   /** The model's error code of that name; a new one joins the dossier with its description. */
   async function errorCodeOf(tx: Tx, gearboxModelId: string, input: FaultCodeInput) {
@@ -74,7 +63,7 @@ export function createDiagnosticService(deps: { db: Db }) {
           const order = await openOrder(tx, repairOrderId);
           if (order.canReadFaultCodes !== true) throw new ApiError(409, 'reading-off', 'Indiquez d’abord que la boîte permet la lecture des codes défaut.');
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
-          const [row] = await tx.insert(orderFaultCodes).values({ repairOrderId, errorCodeId, ...conditionsOf(input) }).returning({ id: orderFaultCodes.id });
+          const [row] = await tx.insert(orderFaultCodes).values({ repairOrderId, errorCodeId, ...conditionValues(input) }).returning({ id: orderFaultCodes.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           return row!.id;
         })
@@ -87,7 +76,7 @@ export function createDiagnosticService(deps: { db: Db }) {
           if (!current) throw new ApiError(404, 'not-found', 'Code défaut introuvable');
           const order = await openOrder(tx, current.repairOrderId);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
-          await tx.update(orderFaultCodes).set({ errorCodeId, ...conditionsOf(input) }).where(eq(orderFaultCodes.id, id));
+          await tx.update(orderFaultCodes).set({ errorCodeId, ...conditionValues(input) }).where(eq(orderFaultCodes.id, id));
           return id;
         })
         .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error))),

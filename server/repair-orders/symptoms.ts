@@ -2,7 +2,7 @@
 // its appearance conditions and, when known, the model's error code it came with. A closed
 // order takes no change.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { SymptomInput } from '../../src/lib/diagnostic.ts';
+import { conditionValues, type SymptomInput } from '../../src/lib/diagnostic.ts';
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '../db/schema/index.ts';
@@ -19,16 +19,6 @@ const invalid = (field: string, message: string) => new ApiError(400, 'invalid',
 
 export function createSymptomsService(deps: { db: Db }) {
   const { db } = deps;
-
-  const conditionsOf = (input: SymptomInput) => ({
-    temporality: input.temporality ?? null,
-    acceleratorLoad: input.acceleratorLoad,
-    bvaMode: input.bvaMode,
-    gear: input.gear,
-    action: input.action,
-    otherCondition: input.otherCondition,
-    comment: input.comment,
-  });
 
   /** The base's symptom of that name (the form types or picks it, in any case). */
   async function symptomOf(tx: Tx, name: string) {
@@ -84,7 +74,7 @@ export function createSymptomsService(deps: { db: Db }) {
           const order = await openOrder(tx, repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
-          const [row] = await tx.insert(orderSymptoms).values({ repairOrderId, symptomId, errorCodeId, ...conditionsOf(input) }).returning({ id: orderSymptoms.id });
+          const [row] = await tx.insert(orderSymptoms).values({ repairOrderId, symptomId, errorCodeId, ...conditionValues(input) }).returning({ id: orderSymptoms.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           return row!.id;
         })
@@ -98,7 +88,7 @@ export function createSymptomsService(deps: { db: Db }) {
           const order = await openOrder(tx, current.repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
-          await tx.update(orderSymptoms).set({ symptomId, errorCodeId, ...conditionsOf(input) }).where(eq(orderSymptoms.id, id));
+          await tx.update(orderSymptoms).set({ symptomId, errorCodeId, ...conditionValues(input) }).where(eq(orderSymptoms.id, id));
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
           return id;
         })

@@ -37,6 +37,18 @@ export const conditionsSchema = z.object({
   comment: text(1000),
 });
 
+export type ConditionsInput = z.infer<typeof conditionsSchema>;
+/** The condition columns of a fault code read or a symptom, as the API stores them. */
+export const conditionValues = (input: ConditionsInput) => ({
+  temporality: input.temporality ?? null,
+  acceleratorLoad: input.acceleratorLoad,
+  bvaMode: input.bvaMode,
+  gear: input.gear,
+  action: input.action,
+  otherCondition: input.otherCondition,
+  comment: input.comment,
+});
+
 /** A fault code and its conditions: the code is the dossier's, or a new one with its description. */
 export const faultCodeSchema = conditionsSchema.extend({
   code: required()
