@@ -149,12 +149,13 @@ export async function createApp(options: {
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
   const files = createFileStore({ db: database.db, config });
   const procedures = createProceduresService({ db: database.db });
+  const gearboxes = createGearboxesService({ db: database.db });
   const services: Services = {
     auth,
     procedures,
     users: createUsersService({ db: database.db }),
     base: createBaseService({ db: database.db }),
-    gearboxes: createGearboxesService({ db: database.db }),
+    gearboxes,
     measures: createMeasuresService({ db: database.db }),
     documents: createDocumentsService({ db: database.db, files }),
     files,
@@ -164,7 +165,7 @@ export async function createApp(options: {
     orderCurves: createOrderCurvesService({ db: database.db, files }),
     orderMeasures: createOrderMeasuresService({ db: database.db, files }),
     symptoms: createSymptomsService({ db: database.db }),
-    flow: createDiagnosticFlowService({ db: database.db, procedures }),
+    flow: createDiagnosticFlowService({ db: database.db, procedures, gearboxes }),
     orderProcedure: createOrderProcedureService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
     config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },

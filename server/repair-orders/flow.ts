@@ -9,7 +9,10 @@ import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repair
 import { ApiError } from '../http/json.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import type { ProceduresService } from '../gearboxes/procedures.ts';
+import type { GearboxesService } from '../gearboxes/service.ts';
 import type { ProcedureInput } from '../../src/lib/procedures.ts';
+
+type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
 
 export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
 
@@ -18,7 +21,7 @@ const VALIDATED = 'Le diagnostic est validé : rouvrez-le pour le modifier.';
 
 
 export type OutageCandidate = {
-  outageId: string;
+  outage: OutageRow;
   /** Closed orders of the model sharing a fault code or symptom with this one. */
   similarOrders: number;
   /** Among them, those whose confirmed outage was this one. */
@@ -45,8 +48,8 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticFlowService(deps: { db: Db; procedures: ProceduresService }) {
-  const { db, procedures } = deps;
+export function createDiagnosticFlowService(deps: { db: Db; procedures: ProceduresService; gearboxes: GearboxesService }) {
+  const { db, procedures, gearboxes } = deps;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
   const append = async (tx: Tx, orderId: string, procedureId: string) => {
@@ -68,15 +71,16 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
      * this order (every closed order of the model when this one has recorded neither yet).
      */
     candidatesOf: async (orderId: string): Promise<OutageCandidate[]> => {
-      const rows = await queryRows<{ outage_id: string; similar: number; confirmed: number; rate: number | null; chosen: boolean }>(
+      const [order] = await db.select({ modelId: repairOrders.gearboxModelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
+      if (!order) return [];
+      const evidence = await queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
         db,
         sql`
-        with this_order as (select id, gearbox_model_id from repair_orders where id = ${orderId}),
-        codes as (select error_code_id from order_fault_codes where repair_order_id = ${orderId}),
+        with codes as (select error_code_id from order_fault_codes where repair_order_id = ${orderId}),
         symptoms as (select symptom_id from order_symptoms where repair_order_id = ${orderId}),
         alike as (
-          select r.id from repair_orders r, this_order
-          where r.gearbox_model_id = this_order.gearbox_model_id and r.id <> this_order.id and r.status = 'CLOSED'
+          select r.id from repair_orders r
+          where r.gearbox_model_id = ${order.modelId} and r.id <> ${orderId} and r.status = 'CLOSED'
             and exists (select 1 from order_outages oo where oo.repair_order_id = r.id)
             and (
               (not exists (select 1 from codes) and not exists (select 1 from symptoms))
@@ -84,20 +88,21 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
               or exists (select 1 from order_symptoms s where s.repair_order_id = r.id and s.symptom_id in (select symptom_id from symptoms))
             )
         ),
-        total as (select count(*)::int as n from alike),
-        model_orders as (select count(*)::int as n from repair_orders r, this_order where r.gearbox_model_id = this_order.gearbox_model_id)
+        total as (select count(*)::int as n from alike)
         select o.id as outage_id,
           (select n from total) as similar,
           (select count(*)::int from order_outages oo where oo.outage_id = o.id and oo.repair_order_id in (select id from alike)) as confirmed,
-          coalesce(
-            (select round(100.0 * count(*) / nullif((select n from model_orders), 0))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id
-              where oo.outage_id = o.id and r.validated_at is not null having count(*) > 0),
-            o.occurrence_rate) as rate,
           exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${orderId}) as chosen
-        from outages o, this_order where o.gearbox_model_id = this_order.gearbox_model_id`,
+        from outages o where o.gearbox_model_id = ${order.modelId}`,
       );
-      return rows
-        .map((r) => ({ outageId: r.outage_id, similarOrders: Number(r.similar), confirmedOrders: Number(r.confirmed), dossierRate: r.rate === null ? null : Number(r.rate), chosen: r.chosen }))
+      // The rate is the dossier's statistic (gearboxes service): from validated orders, else its estimate.
+      const [known, total] = [await gearboxes.outagesOf(order.modelId), await gearboxes.orderCountOf(order.modelId)];
+      return known
+        .map((outage) => {
+          const row = evidence.find((e) => e.outage_id === outage.id)!;
+          const dossierRate = outage.orderCount && total ? Math.round((100 * Number(outage.orderCount)) / total) : outage.occurrenceRate;
+          return { outage, similarOrders: Number(row.similar), confirmedOrders: Number(row.confirmed), dossierRate, chosen: row.chosen };
+        })
         .sort((a, b) => b.confirmedOrders - a.confirmedOrders || (b.dossierRate ?? -1) - (a.dossierRate ?? -1));
     },
 

@@ -12,8 +12,8 @@ export const flowSteps = ['pannes', 'procedures', 'ajout', 'visualiser', 'valide
 export type FlowStep = (typeof flowSteps)[number];
 /** The `diagnostic_step` each step needs: procedures need chosen outages, and so on. */
 export const stepNeeds: Record<FlowStep, number> = { pannes: 0, procedures: 1, ajout: 1, visualiser: 2, valider: 3 };
-/** The step to go back to when `step` was asked before its turn. */
-export const stepFor = (reached: number): FlowStep => (reached >= 2 ? 'visualiser' : reached >= 1 ? 'procedures' : 'pannes');
+/** The step to take next, from how far the flow went (also where a step asked too early sends). */
+export const stepFor = (reached: number): FlowStep => (reached >= 3 ? 'valider' : reached >= 2 ? 'visualiser' : reached >= 1 ? 'procedures' : 'pannes');
 
 export const flowHref = (orderId: string, step: FlowStep) => `/repair-order/${orderId}/diagnostic?etape=${step}`;
 

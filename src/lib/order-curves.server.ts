@@ -29,10 +29,10 @@ import { fieldErrors, type FieldErrors } from './validation.ts';
 const FILE_SELECTION = 'id kind curveId comment createdAt file { id name mimeType size }';
 export const ORDER_CURVE_SELECTION = `id description result comment createdAt reference { id title file { id name mimeType size } } measureProcedure { id title file { id name mimeType size } } files { ${FILE_SELECTION} }`;
 
-const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
+export const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
 
-/** A stored CSV read as a curve, or why it cannot be drawn. */
-async function readingOf(locals: App.Locals, file: StoredFileInfo): Promise<CurveReading> {
+/** A stored CSV read as a curve, or why it cannot be drawn (the curves tab and the report). */
+export async function readingOf(locals: App.Locals, file: StoredFileInfo): Promise<CurveReading> {
   if (file.size > MAX_CURVE_BYTES) return { curve: null, error: t('curves.tooLong', { max: formatNumber(MAX_CURVE_ROWS) }) };
   const text = await locals.services.files.readText(file.id, MAX_CURVE_BYTES);
   return text === null ? { curve: null, error: t('curves.notText') } : readCurve(text);

@@ -15,6 +15,9 @@ export type Outage = {
   orderCount?: number;
   ordersAverageMileage?: number | null;
 };
+/** "Mécatronique — Usure": how the workshop names an outage. */
+export const outageLabel = (o: { component: { name: string }; outageType: { name: string } }) => `${o.component.name} — ${o.outageType.name}`;
+
 export const OUTAGE_STATS_SELECTION = 'occurrenceRate averageMileage orderCount ordersAverageMileage';
 
 /**

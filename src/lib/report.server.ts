@@ -1,7 +1,7 @@
 // The intervention report of a repair order (SPEC §2.7): one read through the API, shaped once
 // into French text for the printable page and for its PDF, so that both say the same thing.
 import { ClientError } from 'graphql-request';
-import { MAX_CURVE_BYTES, MAX_CURVE_ROWS, readCurve, type Curve, type CurveReading, type OrderCurve, type StoredFileInfo } from './curves.ts';
+import type { Curve, CurveReading, OrderCurve, StoredFileInfo } from './curves.ts';
 import { conditionsOf, SYMPTOM_SELECTION, type OrderFaultCode, type OrderSymptom } from './diagnostic.ts';
 import { formatDate, formatDateTime, formatNumber } from './format.ts';
 import { gearboxTypeLabels } from './gearboxes.ts';
@@ -9,8 +9,9 @@ import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 import { boundsText } from './measures.ts';
-import { ORDER_CURVE_SELECTION } from './order-curves.server.ts';
+import { isCsv, ORDER_CURVE_SELECTION, readingOf } from './order-curves.server.ts';
 import { checkResultLabels, type CheckResult } from './order-measures.ts';
+import { outageLabel } from './outages.ts';
 import { qrPath } from './qr.ts';
 import { FAULT_CODE_SELECTION, ORDER_SELECTION } from './repair-order-form.server.ts';
 import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels, type RepairOrder } from './repair-orders.ts';
@@ -86,17 +87,6 @@ const REPORT_QUERY = `query($id: uuid!) { repairOrder(id: $id) {
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
 const number = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '' : `${formatNumber(n)}${unit ? ` ${unit}` : ''}`);
 
-/** The conditions given, labelled; the comment is shown on its own. */
-
-const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
-
-/** A stored CSV read as a curve, or why it cannot be drawn (as the curves tab reads them). */
-async function readingOf(locals: App.Locals, file: StoredFileInfo): Promise<CurveReading> {
-  if (file.size > MAX_CURVE_BYTES) return { curve: null, error: t('curves.tooLong', { max: formatNumber(MAX_CURVE_ROWS) }) };
-  const text = await locals.services.files.readText(file.id, MAX_CURVE_BYTES);
-  return text === null ? { curve: null, error: t('curves.notText') } : readCurve(text);
-}
-
 /** Each order curve's CSVs over its reference; a curve with no CSV shows its reference alone. */
 async function curvesOf(locals: App.Locals, curves: OrderCurve[]): Promise<ReportCurve[]> {
   const readings = new Map<string, CurveReading>();
@@ -169,7 +159,7 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
     faultCodesNote: order.canReadFaultCodes === false ? t('report.faultCodesNotReadable') : null,
     faultCodes: order.faultCodes.map((c) => ({ id: c.id, name: c.errorCode.code, detail: c.errorCode.description, conditions: conditionsOf(c), comment: c.comment })),
     symptoms: order.symptoms.map((s) => ({ id: s.id, name: s.symptom.name, detail: s.errorCode?.code ?? '', conditions: conditionsOf(s), comment: s.comment })),
-    outages: order.chosenOutages.map((o) => ({ id: o.id, label: `${o.component.name} — ${o.outageType.name}`, description: o.description })),
+    outages: order.chosenOutages.map((o) => ({ id: o.id, label: outageLabel(o), description: o.description })),
     validatedOn: order.validatedAt ? formatDate(order.validatedAt) : null,
     procedures: order.validatedAt
       ? [...order.procedures]

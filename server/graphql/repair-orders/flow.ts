@@ -13,7 +13,7 @@ type ProcedureLink = Awaited<ReturnType<import('../../repair-orders/flow.ts').Di
 
 const Candidate = builder.objectRef<OutageCandidate>('outage_candidates').implement({
   fields: (t) => ({
-    outage: t.field({ type: OutageType, resolve: async (row, _args, context) => (await context.services.gearboxes.getOutage(row.outageId))! }),
+    outage: t.field({ type: OutageType, resolve: (row) => row.outage }),
     similarOrders: t.exposeInt('similarOrders'),
     confirmedOrders: t.exposeInt('confirmedOrders'),
     dossierRate: t.exposeInt('dossierRate', { nullable: true }),
