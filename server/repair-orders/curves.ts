@@ -10,7 +10,7 @@ import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '
 import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import { linkOrderFile, removeStoredFiles } from './order-files.ts';
+import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
 
 export type OrderCurvesService = ReturnType<typeof createOrderCurvesService>;
 export type OrderFileKind = 'curve' | 'import';
@@ -136,6 +136,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
         await openCurve(tx, id);
         const rows = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.curveId, id));
         await tx.delete(orderCurves).where(eq(orderCurves.id, id));
+        await dropStoredRows(tx, rows.map((r) => r.fileId));
         return rows.map((r) => r.fileId);
       });
       await removeStored(fileIds);
@@ -171,7 +172,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
         const [row] = await tx.select().from(orderFiles).where(eq(orderFiles.id, id));
         if (!row || (row.kind !== 'curve' && row.kind !== 'import') || (kind && row.kind !== kind)) throw new ApiError(404, 'not-found', t('curves.fileNotFound'));
         await openOrder(tx, row.repairOrderId);
-        await tx.delete(orderFiles).where(eq(orderFiles.id, id));
+        await dropStoredRows(tx, [row.fileId]);
         return row.fileId;
       });
       await removeStored([fileId]);

@@ -1,7 +1,7 @@
 // The measures and checks of a repair order: were measures taken, the measures (copied from the
 // model's dossier or typed) with their values, results and files. Answering "no" discards the
 // measures and their files; a closed order takes no change.
-import { and, asc, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, type SQL } from 'drizzle-orm';
 import { proposeCheckResult, type OrderMeasureInput } from '../../src/lib/order-measures.ts';
 import { UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
 import type { Db } from '../db/client.ts';
@@ -9,7 +9,7 @@ import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from 
 import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import { linkOrderFile, removeStoredFiles } from './order-files.ts';
+import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 
@@ -56,10 +56,6 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     };
   };
 
-  /** Deletes the stored files' rows in the transaction; their bytes go once it has committed. */
-  async function dropFiles(tx: Tx, fileIds: string[]) {
-    if (fileIds.length) await tx.delete(files).where(inArray(files.id, fileIds));
-  }
   const removeBytes = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
   const filesOf = (where: SQL) =>
@@ -100,7 +96,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
               .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
           ).map((r) => r.fileId);
           discarded = await tx.delete(orderMeasures).where(eq(orderMeasures.repairOrderId, repairOrderId)).returning({ id: orderMeasures.id, name: orderMeasures.name });
-          await dropFiles(tx, fileIds);
+          await dropStoredRows(tx, fileIds);
         }
         await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
         return { discarded, fileIds };
@@ -156,7 +152,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         await measureOf(tx, id);
         const linked = (await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.measureId, id))).map((r) => r.fileId);
         await tx.delete(orderMeasures).where(eq(orderMeasures.id, id));
-        await dropFiles(tx, linked);
+        await dropStoredRows(tx, linked);
         return linked;
       });
       await removeBytes(fileIds);
@@ -181,7 +177,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         const [link] = await tx.select().from(orderFiles).where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
         if (!link) throw new ApiError(404, 'not-found', 'Fichier introuvable');
         await openOrder(tx, link.repairOrderId);
-        await dropFiles(tx, [link.fileId]);
+        await dropStoredRows(tx, [link.fileId]);
         return link.fileId;
       });
       await removeBytes([fileId]);

@@ -1,6 +1,7 @@
 // The files of an order's diagnostic (measure and curve files, imports): linking one the storage
-// API stored, and removing the bytes once the rows are gone. One place for both kinds.
-import { eq } from 'drizzle-orm';
+// API stored; dropping them with what used them, then their bytes once that is committed. One
+// place for measures, curves, imports and the order itself.
+import { eq, inArray } from 'drizzle-orm';
 import { files, gearboxDocuments, orderFiles, repairOrders } from '../db/schema/index.ts';
 import { pgCode } from '../db/errors.ts';
 import { ApiError } from '../http/json.ts';
@@ -33,7 +34,12 @@ export async function linkOrderFile(tx: Tx, values: Link, accepts: (file: Stored
   return row!.id;
 }
 
-/** After the transaction that dropped their rows: the stored files and their bytes. */
+/** The stored files' rows, in the transaction that drops what used them (their links go by cascade). */
+export async function dropStoredRows(tx: Tx, fileIds: string[]) {
+  if (fileIds.length) await tx.delete(files).where(inArray(files.id, fileIds));
+}
+
+/** Once that transaction has committed: the bytes (and the rows, should any be left). */
 export async function removeStoredFiles(store: FileStore | undefined, fileIds: string[]) {
   for (const id of fileIds) await store?.remove(id);
 }

@@ -8,7 +8,7 @@ import { queryRows, type Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '../db/schema/index.ts';
 import type { FileStore } from '../storage/store.ts';
-import { removeStoredFiles } from './order-files.ts';
+import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { ApiError } from '../http/json.ts';
 import { CLOSED } from './open-order.ts';
 
@@ -179,6 +179,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+        await dropStoredRows(tx, linked.map((l) => l.fileId));
         return { row: deleted, fileIds: linked.map((l) => l.fileId) };
       });
       await removeStoredFiles(deps.files, fileIds);
