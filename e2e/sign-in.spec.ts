@@ -20,7 +20,7 @@ for (const role of roleNames) {
     await expect(menu.getByText(accounts[role].email)).toBeVisible();
     await expect(menu.getByText('Actif')).toBeVisible();
     await expect(menu.getByText('••••••••')).toBeVisible();
-    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
     await expect(page).toHaveURL(/\/sign-in$/);
     await expect(page.getByRole('status').filter({ hasText: 'Vous êtes déconnecté' })).toBeVisible();
     await page.goto('/repair-orders');
@@ -63,7 +63,7 @@ test.describe('without JavaScript', () => {
     await signIn(page, 'commercial@demo.local');
     await expect(page.getByRole('heading', { name: 'Ordres de réparation' })).toBeVisible();
     await page.getByLabel('Menu du profil').first().click();
-    await page.getByRole('button', { name: 'Se déconnecter' }).click();
+    await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
     await expect(page).toHaveURL(/\/sign-in$/);
     await expect(page.getByText('Vous êtes déconnecté')).toBeVisible();
   });

@@ -42,7 +42,12 @@ async function timed(runs: number, warmup: number, call: () => Promise<unknown>)
 const rssOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 
 function spawnServer(script: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, script, { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // A bench holds one token for minutes: longer than the 15 s default.
+  return spawn(process.execPath, script, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', AUTH_ACCESS_TOKEN_EXPIRES_IN: '3600', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {

@@ -177,6 +177,7 @@ export async function createApp(options: {
     publicUrl: config.publicUrl,
     production: options.production ?? process.env.NODE_ENV === 'production',
     logger,
+    sessionSweepMs: config.sessionSweepMs,
   }));
 
   async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {

@@ -7,6 +7,8 @@ declare namespace App {
     user: import('./lib/session-user.ts').SessionUser | null;
     /** The access token of the session, for in-process API calls. */
     accessToken: string | null;
+    /** The sign-in (grant) of the session cookie. */
+    sessionId: string | null;
     /** Toasts flashed by the previous request. */
     flash: import('./lib/toasts.ts').FlashToast[];
   }

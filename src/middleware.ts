@@ -3,7 +3,7 @@ import { defineMiddleware, sequence } from 'astro:middleware';
 import { t } from './lib/i18n.ts';
 import { isRole } from './lib/roles.ts';
 import { endpoints, guardRedirect, matchRoute, SIGN_IN } from './lib/routes.ts';
-import { clearSession, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, tokensOf, writeSession } from './lib/session.server.ts';
+import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from './lib/session.server.ts';
 import { renderMessagePage } from './lib/message-page.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -59,7 +59,7 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   clean.searchParams.delete('refreshToken');
   try {
     const session = await refreshOnce(locals.services, token, context.clientAddress);
-    await writeSession(cookies, locals.services, tokensOf(session));
+    await writeSession(cookies, locals.services, cookieOf(session));
   } catch {
     clearSession(cookies, locals.services);
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
@@ -68,45 +68,61 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   return context.redirect(clean.pathname + clean.search, 302);
 });
 
-/** Resolves the signed-in user from the cookie, refreshing the access token shortly before it expires. */
+/** SPEC §4: 5 s × 2^(attempts − 1) between retries, up to the fifth attempt's delay. */
+const RETRY_COOKIE = 'atelier_retry';
+const MAX_RETRY_ATTEMPTS = 5;
+
+/**
+ * The sign-in could not be checked (the database is away): the session is kept, and the page
+ * asks to be loaded again after SPEC §4's back-off. Only an ended sign-in signs out.
+ */
+function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[0]): Response {
+  const attempts = Math.min(MAX_RETRY_ATTEMPTS, (Number(context.cookies.get(RETRY_COOKIE)?.value) || 0) + 1);
+  context.cookies.set(RETRY_COOKIE, String(attempts), { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 600 });
+  const seconds = 5 * 2 ** (attempts - 1);
+  const message = { status: 503, title: t('errors.sessionUnavailableTitle'), text: t('errors.sessionUnavailable', { seconds }), retryAfter: seconds };
+  if (context.url.pathname.startsWith('/api/')) {
+    return new Response(JSON.stringify({ status: 503, error: 'session-unavailable', message: message.text }), {
+      status: 503,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(seconds) },
+    });
+  }
+  return renderMessagePage(message);
+}
+
+/**
+ * Resolves the signed-in user from the cookie. Every request checks that its sign-in is still
+ * open (one query, with the account), so a sign-out, a disabled account or an admin's "sign
+ * out everywhere" ends it at once, and mints the short access token of its API calls from
+ * the account as it is now (a changed role included).
+ */
 const session = defineMiddleware(async (context, next) => {
   const { cookies, locals } = context;
   const { services } = locals;
   locals.user = null;
   locals.accessToken = null;
+  locals.sessionId = null;
   locals.flash = takeFlash(cookies);
-  const tokens = await readSession(cookies, services);
-  // A tampered, truncated or foreign cookie is dropped.
-  if (!tokens && cookies.has(sessionCookieName(services))) clearSession(cookies, services);
-  if (tokens) {
-    const lifetime = services.config.accessTokenExpiresIn * 1000;
-    // SPEC §9: refresh before expiry by the smaller of a constant and half the lifetime.
-    const margin = Math.min(60_000, lifetime / 2);
-    let current = tokens;
-    const refresh = async () => {
-      try {
-        current = tokensOf(await refreshOnce(services, current.refreshToken, context.clientAddress));
-        await writeSession(cookies, services, current);
-        return await services.auth.issuer.verify(current.accessToken);
-      } catch {
-        return null;
-      }
-    };
-    let claims = Date.now() < tokens.expiresAt - margin ? await services.auth.issuer.verify(tokens.accessToken) : null;
-    claims ??= await refresh();
-    let row = claims ? await services.auth.findUserById(claims.userId) : undefined;
-    // An admin changed the role: a new token carries it, or the API would refuse the old one.
-    if (row && claims && row.defaultRole !== claims.defaultRole) {
-      claims = await refresh();
-      row = claims ? row : undefined;
-    }
-    if (row && !row.disabled && isRole(row.defaultRole)) {
-      locals.user = { id: row.id, displayName: row.displayName, email: row.email, role: row.defaultRole, emailVerified: row.emailVerified };
-      locals.accessToken = current.accessToken;
-    } else {
-      clearSession(cookies, services);
-    }
+  const cookie = await readSession(cookies, services);
+  const signedOut = () => {
+    clearSession(cookies, services);
+    return next();
+  };
+  // A tampered, truncated, foreign or old cookie is dropped.
+  if (!cookie) return cookies.has(sessionCookieName(services)) ? signedOut() : next();
+  let open;
+  try {
+    open = await services.auth.openSession(cookie.sessionId, cookie.userId);
+  } catch {
+    return retryLater(context);
   }
+  const row = open?.user;
+  const role = row?.defaultRole;
+  if (!open || !row || !isRole(role)) return signedOut();
+  if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
+  locals.user = { id: row.id, displayName: row.displayName, email: row.email, role, emailVerified: row.emailVerified };
+  locals.accessToken = await services.auth.accessTokenFor(open);
+  locals.sessionId = open.sessionId;
   return next();
 });
 

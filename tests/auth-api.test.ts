@@ -3,7 +3,7 @@ import { SignJWT, UnsecuredJWT, decodeJwt } from 'jose';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '../server/db/seed.ts';
-import { databaseKinds, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
+import { databaseKinds, decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 
 const CLAIMS = 'https://hasura.io/jwt/claims';
 
@@ -223,9 +223,13 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     const auth = { authorization: `Bearer ${session.accessToken}` };
     expect((await postJson(`${api}/user/email/change`, { newEmail: 'diagnostic@demo.local' }, auth)).body.error).toBe('email-already-in-use');
     expect((await postJson(`${api}/user/email/change`, { newEmail: 'chef@demo.local' }, auth)).status).toBe(200);
-    const mail = t.outbox().at(-1)!;
+    const [mail, notice] = t.outbox().slice(-2);
     expect(mail).toMatch(/^To: chef@demo\.local$/m);
-    const landing = new URL((await fetch(verifyLink(mail), { redirect: 'manual' })).headers.get('location')!);
+    // The current address is told, and nothing has changed yet.
+    expect(notice).toMatch(/^To: admin@demo\.local$/m);
+    expect(decodeMail(notice!)).toContain('chef@demo.local');
+    expect((await getUser(session.accessToken)).body.email).toBe('admin@demo.local');
+    const landing = new URL((await fetch(verifyLink(mail!), { redirect: 'manual' })).headers.get('location')!);
     expect(landing.searchParams.get('type')).toBe('emailConfirmChange');
     expect((await getUser(session.accessToken)).body.email).toBe('chef@demo.local');
     await t.database.db.execute(sql`update auth.users set email = 'admin@demo.local' where email = 'chef@demo.local'`);

@@ -63,9 +63,11 @@ describe('e-mail over SMTP', () => {
 
     const { session } = (await postJson(`${api}/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).body;
     await postJson(`${api}/user/email/change`, { newEmail: 'ventes@demo.local' }, { authorization: `Bearer ${session.accessToken}` });
-    const change = received.at(-1)!;
-    expect(change.to).toEqual(['ventes@demo.local']);
-    expect(decodeMail(change.raw)).toContain('Subject: Confirmez votre nouvelle adresse e-mail');
+    const [change, notice] = received.slice(-2);
+    expect(change!.to).toEqual(['ventes@demo.local']);
+    expect(decodeMail(change!.raw)).toContain('Subject: Confirmez votre nouvelle adresse e-mail');
+    expect(notice!.to).toEqual(['commercial@demo.local']);
+    expect(decodeMail(notice!.raw)).toContain('Subject: Demande de changement de votre adresse e-mail');
   });
 
   it('sends the "set your password" message of a new account', async () => {

@@ -33,7 +33,7 @@ export async function openProfileMenu(page: Page) {
 
 export async function signOut(page: Page) {
   await openProfileMenu(page);
-  await page.getByRole('button', { name: 'Se déconnecter' }).click();
+  await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
 }
 

@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log.ts';
-import { renderMail, type MailKind } from './templates.ts';
+import { renderMail, type MailKind, type MailVars } from './templates.ts';
 
 export type Mailer = {
-  send(kind: MailKind, to: string, vars: { displayName: string; link: string }): Promise<void>;
+  send(kind: MailKind, to: string, vars: MailVars): Promise<void>;
   close(): void;
 };
 

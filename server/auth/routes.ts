@@ -25,7 +25,8 @@ const bodies = {
   token: z.strictObject({ refreshToken: z.string().min(1).max(512) }),
   signOut: z.strictObject({ refreshToken: z.string().max(512).optional(), all: z.boolean().optional() }),
   reset: z.strictObject({ email, options }),
-  password: z.strictObject({ newPassword: password, ticket: z.string().max(512).optional() }),
+  // currentPassword: our addition to hasura-auth's body, the proof a signed-in change needs.
+  password: z.strictObject({ newPassword: password, ticket: z.string().max(512).optional(), currentPassword: password.optional() }),
   verification: z.strictObject({ email, options }),
   emailChange: z.strictObject({ newEmail: email, options }),
   verify: z.strictObject({ ticket: z.string().min(1).max(512), type: z.string().max(40).optional(), redirectTo }),
@@ -102,8 +103,8 @@ export function createAuthRoutes(auth: AuthService) {
       if (body.ticket) {
         await auth.changePassword({ newPassword: body.newPassword, ticket: body.ticket }, caller(req));
       } else {
-        const user = await auth.authenticate(bearer(req));
-        await auth.changePassword({ newPassword: body.newPassword, userId: user.id }, caller(req));
+        const session = await auth.authenticate(bearer(req));
+        await auth.changePassword({ newPassword: body.newPassword, session, currentPassword: body.currentPassword }, caller(req));
       }
       return OK;
     }),
@@ -114,12 +115,12 @@ export function createAuthRoutes(auth: AuthService) {
     }),
     'POST /user/email/change': post(async (raw, req) => {
       const body = parse(bodies.emailChange, raw);
-      const user = await auth.authenticate(bearer(req));
+      const { user } = await auth.authenticate(bearer(req));
       await auth.changeEmail(user.id, body.newEmail, body.options?.redirectTo, caller(req));
       return OK;
     }),
     'GET /user': async (req, res) => {
-      const user = await auth.authenticate(bearer(req));
+      const { user } = await auth.authenticate(bearer(req));
       sendJson(res, 200, await auth.getUser(user.id));
     },
     'GET /verify': async (req, res) => {

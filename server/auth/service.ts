@@ -4,16 +4,23 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
+import { isUuid } from '../../src/lib/ids.ts';
 import type { Config } from '../config.ts';
 import type { Mailer } from './mailer.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
 import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
+
 import type { MailKind } from './templates.ts';
+import { endSessions } from './sessions.ts';
 
 const DAY = 86_400_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
 export const ROTATION_GRACE_MS = 10_000;
+/** A password sign-in this recent proves the user for a password change (the API's "sudo mode"). */
+export const FRESH_SIGN_IN_MS = 5 * 60_000;
+/** A sign-in from a reset or set-password link proves the user for this long. */
+const LINK_PROOF_MS = 3_600_000;
 
 const TICKET_LIFETIME_MS: Record<TicketType, number> = {
   verifyEmail: 7 * DAY,
@@ -68,6 +75,8 @@ export const authErrors = {
   invalidTicket: () => new ApiError(401, 'invalid-ticket', 'Invalid or expired ticket'),
   emailInUse: () => new ApiError(409, 'email-already-in-use', 'Email already in use'),
   invalidPassword: (message: string) => new ApiError(400, 'invalid-password', message),
+  invalidCurrentPassword: () => new ApiError(400, 'invalid-current-password', 'The current password is incorrect'),
+  proofRequired: () => new ApiError(403, 'elevated-claim-required', 'The current password is required'),
   redirectNotAllowed: () => new ApiError(400, 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
   roleNotAllowed: () => new ApiError(400, 'role-not-allowed', 'Role not allowed'),
 };
@@ -95,6 +104,9 @@ export type AuthService = ReturnType<typeof createAuthService>;
 
 /** Who is calling, for the rate limits: the HTTP routes and the pages pass the client address. */
 export type Caller = { ip: string };
+
+/** An open sign-in and its account, as every request checks them. */
+export type SessionRow = { user: UserRow; sessionId: string; method: string; createdAt: Date };
 
 export function createAuthService(deps: {
   db: Db;
@@ -125,16 +137,17 @@ export function createAuthService(deps: {
     (await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1))[0];
   const findUserById = async (id: string) => (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
 
-  const claimsOf = (u: UserRow): AccessClaims => ({
+  const claimsOf = (u: UserRow, sessionId: string): AccessClaims => ({
     userId: u.id,
     defaultRole: u.defaultRole,
     allowedRoles: [u.defaultRole],
     isAnonymous: false,
+    sessionId,
   });
 
-  async function sessionFor(u: UserRow, refreshToken: string, refreshTokenId: string): Promise<Session> {
+  async function sessionFor(u: UserRow, refreshToken: string, refreshTokenId: string, grantId: string): Promise<Session> {
     return {
-      accessToken: await issuer.sign(claimsOf(u)),
+      accessToken: await issuer.sign(claimsOf(u, grantId)),
       accessTokenExpiresIn: issuer.expiresIn,
       refreshToken,
       refreshTokenId,
@@ -142,20 +155,50 @@ export function createAuthService(deps: {
     };
   }
 
-  /** Opens a new grant (a sign-in) and its first refresh token. */
-  async function startSession(u: UserRow): Promise<Session> {
+  /** Opens a new grant (a sign-in, proved by `method`) and its first refresh token. */
+  async function startSession(u: UserRow, method = 'password'): Promise<Session> {
     const token = randomToken();
-    const id = await db.transaction(async (tx) => {
+    const { id, grantId } = await db.transaction(async (tx) => {
       const [grant] = await tx
         .insert(grants)
-        .values({ userId: u.id, expiresAt: new Date(Date.now() + REFRESH_TOKEN_LIFETIME_MS) })
+        .values({ userId: u.id, method, expiresAt: new Date(Date.now() + REFRESH_TOKEN_LIFETIME_MS) })
         .returning({ id: grants.id });
       const [row] = await tx.insert(refreshTokens).values({ grantId: grant!.id, tokenHash: sha256(token) }).returning({ id: refreshTokens.id });
       await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
-      return row!.id;
+      return { id: row!.id, grantId: grant!.id };
     });
-    return sessionFor(u, token, id);
+    return sessionFor(u, token, id, grantId);
   }
+
+  /**
+   * The open sign-ins among `sessionIds`, with their accounts: a revoked or expired grant, or
+   * a disabled account, is left out. One query, for a page, a bearer call or a socket sweep.
+   */
+  async function openSessions(sessionIds: string[]): Promise<Map<string, SessionRow>> {
+    const ids = [...new Set(sessionIds)].filter((id) => isUuid(id));
+    if (!ids.length) return new Map();
+    const rows = await db
+      .select({ user: users, sessionId: grants.id, method: grants.method, createdAt: grants.createdAt })
+      .from(grants)
+      .innerJoin(users, eq(users.id, grants.userId))
+      .where(and(inArray(grants.id, ids), isNull(grants.revokedAt), sql`${grants.expiresAt} > now()`, eq(users.disabled, false)));
+    return new Map(rows.map((row) => [row.sessionId, row]));
+  }
+
+  /** The account behind an open sign-in of `userId`, or undefined once it has ended. */
+  async function openSession(sessionId: string, userId: string): Promise<SessionRow | undefined> {
+    const row = (await openSessions([sessionId])).get(sessionId);
+    return row?.user.id === userId ? row : undefined;
+  }
+
+  /** Whether a password change from this sign-in must first give the current password. */
+  function needsCurrentPassword(session: SessionRow): boolean {
+    if (!session.user.passwordHash) return false;
+    const age = Date.now() - session.createdAt.getTime();
+    return !((session.method === 'passwordReset' || session.method === 'setPassword') && age < LINK_PROOF_MS);
+  }
+
+
 
   /** Checks that a redirect stays on PUBLIC_URL; returns the default when absent. */
   function checkRedirect(redirectTo: string | undefined, fallback: string): string {
@@ -293,7 +336,7 @@ export function createAuthService(deps: {
           const [created] = await tx.insert(refreshTokens).values({ grantId: row.grantId, tokenHash: sha256(next) }).returning({ id: refreshTokens.id });
           await tx.update(refreshTokens).set({ rotatedAt: new Date() }).where(eq(refreshTokens.id, row.id));
           await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
-          return { kind: 'ok' as const, user: u, token: next, id: created!.id };
+          return { kind: 'ok' as const, user: u, token: next, id: created!.id, grantId: row.grantId };
         }
         if (Date.now() - row.rotatedAt.getTime() <= ROTATION_GRACE_MS) {
           // A concurrent request already rotated this token: hand out the current head of the chain.
@@ -306,7 +349,7 @@ export function createAuthService(deps: {
               .where(eq(refreshTokens.tokenHash, sha256(current)))
               .limit(1);
             if (!head) break;
-            if (!head.rotatedAt) return { kind: 'ok' as const, user: u, token: current, id: head.id };
+            if (!head.rotatedAt) return { kind: 'ok' as const, user: u, token: current, id: head.id, grantId: row.grantId };
           }
           return { kind: 'invalid' as const };
         }
@@ -316,13 +359,13 @@ export function createAuthService(deps: {
       });
       if (outcome.kind === 'disabled') throw authErrors.disabledUser();
       if (outcome.kind === 'invalid') throw authErrors.invalidRefreshToken();
-      return sessionFor(outcome.user, outcome.token, outcome.id);
+      return sessionFor(outcome.user, outcome.token, outcome.id, outcome.grantId);
     },
 
-    /** Revokes the grant of the refresh token, or every grant of its user with `all`. */
-    async signOut(input: { refreshToken?: string; all?: boolean; userId?: string }): Promise<void> {
+    /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */
+    async signOut(input: { refreshToken?: string; sessionId?: string; all?: boolean; userId?: string }): Promise<void> {
       let userId = input.userId;
-      let grantId: string | undefined;
+      let grantId = input.sessionId;
       if (input.refreshToken) {
         const [row] = await db
           .select({ grantId: refreshTokens.grantId, userId: grants.userId })
@@ -335,18 +378,28 @@ export function createAuthService(deps: {
       }
       if (input.all) {
         if (!userId) throw authErrors.unauthenticated();
-        await db.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.userId, userId), isNull(grants.revokedAt)));
+        await endSessions(db, userId);
       } else if (grantId) {
         await db.update(grants).set({ revokedAt: new Date() }).where(eq(grants.id, grantId));
       }
     },
 
-    /** The user behind a bearer token, or throws unauthenticated-user / disabled-user. */
-    async authenticate(accessToken: string | undefined): Promise<UserRow> {
+    /** The open sign-in behind a bearer token, or throws unauthenticated-user. */
+    async authenticate(accessToken: string | undefined): Promise<SessionRow> {
       const claims = accessToken ? await issuer.verify(accessToken) : null;
-      if (!claims) throw authErrors.unauthenticated();
-      return requireActive(await findUserById(claims.userId));
+      const session = claims ? await openSession(claims.sessionId, claims.userId) : undefined;
+      if (!session) throw authErrors.unauthenticated();
+      return session;
     },
+
+    openSession,
+    openSessions,
+    /** The access token of an open sign-in, for the pages' in-process API calls and islands. */
+    accessTokenFor: (session: SessionRow) => issuer.sign(claimsOf(session.user, session.sessionId)),
+    /** An admin's or the user's "sign out everywhere". */
+    endSessions: (userId: string) => endSessions(db, userId),
+
+    needsCurrentPassword,
 
     async getUser(userId: string): Promise<AuthUser> {
       return toAuthUser(await requireActive(await findUserById(userId)));
@@ -382,6 +435,10 @@ export function createAuthService(deps: {
       await mailTicket(u, 'verifyEmail', 'verifyEmail', target);
     },
 
+    /**
+     * Asks for a new address: it takes effect only from the link sent to it (verify), and the
+     * current address is told, so a stolen session cannot quietly take the account over.
+     */
     async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
       limitEmail(caller, newEmail);
       const target = checkRedirect(redirectTo, '/repair-orders');
@@ -390,24 +447,50 @@ export function createAuthService(deps: {
       if (await findUserByEmail(email)) throw authErrors.emailInUse();
       await db.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
       await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email);
+      try {
+        await mailer.send('emailChangeNotice', u.email, { displayName: u.displayName, link: `${publicUrl}/sign-in?view=forgot-password`, newEmail: email });
+      } catch {
+        throw new ApiError(502, 'email-not-sent', 'The e-mail could not be sent');
+      }
     },
 
-    /** With a ticket (reset by e-mail, all sign-ins end) or for the signed-in user. */
-    async changePassword(input: { newPassword: string; ticket?: string; userId?: string }, caller: Caller): Promise<void> {
+    /**
+     * With a ticket (reset by e-mail: every sign-in ends), or for a signed-in user with proof
+     * (the current password, a reset link's sign-in, or a password sign-in of the last five
+     * minutes): every other sign-in of the user ends.
+     */
+    async changePassword(
+      input: { newPassword: string; ticket?: string; session?: SessionRow; currentPassword?: string },
+      caller: Caller,
+    ): Promise<void> {
       if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.signInPerIp);
       const policy = passwordPolicyError(input.newPassword);
       if (policy) throw authErrors.invalidPassword(policy);
-      let userId = input.userId;
+      let userId: string;
+      let keep: string | undefined;
       if (input.ticket) {
-        const row = await consumeTicket(input.ticket, ['passwordReset', 'setPassword']);
-        userId = row.userId;
+        userId = (await consumeTicket(input.ticket, ['passwordReset', 'setPassword'])).userId;
+      } else if (input.session) {
+        const { user, sessionId } = input.session;
+        userId = user.id;
+        keep = sessionId;
+        if (input.currentPassword !== undefined) {
+          limiter.hit('current-password', user.id, limits.signInPerEmail);
+          if (!(await verifyPassword(user.passwordHash ?? undefined, input.currentPassword))) throw authErrors.invalidCurrentPassword();
+        } else {
+          const fresh = input.session.method === 'password' && Date.now() - input.session.createdAt.getTime() < FRESH_SIGN_IN_MS;
+          if (!fresh && needsCurrentPassword(input.session)) throw authErrors.proofRequired();
+        }
+      } else {
+        throw authErrors.unauthenticated();
       }
-      if (!userId) throw authErrors.unauthenticated();
       await requireActive(await findUserById(userId));
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction(async (tx) => {
         await tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, userId));
-        if (input.ticket) await tx.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.userId, userId), isNull(grants.revokedAt)));
+        await endSessions(tx, userId, keep);
+        // A reset link proves the user once: further changes from this sign-in need the password.
+        if (keep) await tx.update(grants).set({ method: 'password' }).where(eq(grants.id, keep));
       });
     },
 
@@ -431,7 +514,7 @@ export function createAuthService(deps: {
           await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
         }
         const fresh = (await findUserById(u.id))!;
-        const session = await startSession(fresh);
+        const session = await startSession(fresh, row.type);
         target.searchParams.set('refreshToken', session.refreshToken);
         target.searchParams.set('type', linkTypes[row.type as TicketType]);
       } catch (error) {

@@ -1,7 +1,9 @@
 // French e-mails of the auth service, as text and HTML.
-export type MailKind = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange';
+export type MailKind = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange' | 'emailChangeNotice';
 
-type Content = { subject: string; intro: string; action: string; outro: string };
+export type MailVars = { displayName: string; link: string; newEmail?: string };
+
+type Content = { subject: string; intro: string | ((vars: MailVars) => string); action: string; outro: string };
 
 const contents: Record<MailKind, Content> = {
   verifyEmail: {
@@ -28,18 +30,27 @@ const contents: Record<MailKind, Content> = {
     action: 'Confirmer ma nouvelle adresse',
     outro: 'Si vous n’êtes pas à l’origine de cette demande, ignorez ce message : votre adresse reste inchangée.',
   },
+  // Sent to the current address: the owner learns of a change they may not have asked for.
+  emailChangeNotice: {
+    subject: 'Demande de changement de votre adresse e-mail',
+    intro: (vars) =>
+      `Une demande a été faite pour remplacer l’adresse e-mail de votre compte par ${vars.newEmail ?? 'une autre adresse'}. Elle ne prendra effet qu’une fois confirmée depuis la nouvelle adresse.`,
+    action: 'Si vous n’êtes pas à l’origine de cette demande, changez votre mot de passe',
+    outro: 'Tant que la nouvelle adresse n’est pas confirmée, votre adresse actuelle reste celle du compte.',
+  },
 };
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-export function renderMail(kind: MailKind, vars: { displayName: string; link: string }) {
+export function renderMail(kind: MailKind, vars: MailVars) {
   const c = contents[kind];
+  const intro = typeof c.intro === 'function' ? c.intro(vars) : c.intro;
   const greeting = vars.displayName ? `Bonjour ${vars.displayName},` : 'Bonjour,';
-  const text = `${greeting}\n\n${c.intro}\n\n${c.action} :\n${vars.link}\n\n${c.outro}\n`;
+  const text = `${greeting}\n\n${intro}\n\n${c.action} :\n${vars.link}\n\n${c.outro}\n`;
   const html = `<!doctype html><html lang="fr"><body style="font-family:system-ui,sans-serif;color:#1f2937">
 <p>${escapeHtml(greeting)}</p>
-<p>${escapeHtml(c.intro)}</p>
+<p>${escapeHtml(intro)}</p>
 <p><a href="${escapeHtml(vars.link)}" style="display:inline-block;padding:8px 16px;border-radius:8px;background:#1d4ed8;color:#fff;text-decoration:none">${escapeHtml(c.action)}</a></p>
 <p style="font-size:13px;color:#4b5563">${escapeHtml(c.outro)}</p>
 </body></html>`;

@@ -9,6 +9,8 @@ export type AccessClaims = {
   defaultRole: string;
   allowedRoles: string[];
   isAnonymous: boolean;
+  /** The sign-in (grant) the token belongs to: every API checks it is still open. */
+  sessionId: string;
 };
 
 export type TokenIssuer = {
@@ -30,6 +32,8 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
           'x-hasura-user-id': c.userId,
           'x-hasura-user-is-anonymous': String(c.isAnonymous),
         },
+        // OpenID's `sid`: the grant, so that ending a sign-in ends its tokens at once.
+        sid: c.sessionId,
       })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(c.userId)
@@ -44,7 +48,7 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
           algorithms: ['HS256'],
           issuer: options.issuer,
           audience: options.audience,
-          requiredClaims: ['exp', 'sub'],
+          requiredClaims: ['exp', 'sub', 'sid'],
         });
         const claims = payload[CLAIMS] as Record<string, unknown> | undefined;
         const userId = claims?.['x-hasura-user-id'];
@@ -52,7 +56,9 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
         const allowedRoles = claims?.['x-hasura-allowed-roles'];
         if (typeof userId !== 'string' || userId !== payload.sub || typeof defaultRole !== 'string') return null;
         if (!Array.isArray(allowedRoles) || !allowedRoles.every((r) => typeof r === 'string')) return null;
+        if (typeof payload.sid !== 'string') return null;
         return {
+          sessionId: payload.sid,
           userId,
           defaultRole,
           allowedRoles: allowedRoles as string[],

@@ -8,7 +8,7 @@ import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { resolveViewer } from '../auth/viewer.ts';
+import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Services } from '../app.ts';
 import type { Changes } from '../realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -71,7 +71,40 @@ function originPlugin(allowedOrigin: string): Plugin {
   };
 }
 
-export function createGraphQL(options: { services: Services; changes: Changes; publicUrl: string; production: boolean; logger?: Logger }) {
+/**
+ * Open sockets are checked against their sign-in every `sessionSweepMs`, in one query: an ended
+ * sign-in or a disabled account closes its sockets (4401, fatal for the client), a changed
+ * role closes them with 4403 so the client reconnects with a token of the new role.
+ */
+function sweepSessions(services: Services, sockets: Map<WebSocket, Viewer>, logger?: Logger) {
+  return async () => {
+    if (!sockets.size) return;
+    let open;
+    try {
+      open = await services.auth.openSessions([...sockets.values()].map((viewer) => viewer.sessionId));
+    } catch (error) {
+      // The database is away: keep the sockets, the next sweep decides.
+      logger?.error('socket session sweep failed', { error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    for (const [socket, viewer] of sockets) {
+      const session = open.get(viewer.sessionId);
+      if (!session || session.user.id !== viewer.id) socket.close(CloseCode.Unauthorized, 'Session ended');
+      else if (session.user.defaultRole !== viewer.role) socket.close(CloseCode.Forbidden, 'Role changed');
+      else continue;
+      sockets.delete(socket);
+    }
+  };
+}
+
+export function createGraphQL(options: {
+  services: Services;
+  changes: Changes;
+  publicUrl: string;
+  production: boolean;
+  logger?: Logger;
+  sessionSweepMs?: number;
+}) {
   const { services, changes } = options;
   const allowedOrigin = new URL(options.publicUrl).origin;
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -109,6 +142,9 @@ export function createGraphQL(options: { services: Services; changes: Changes; p
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const sockets = new Map<WebSocket, Viewer>();
+  const sweep = setInterval(sweepSessions(services, sockets, options.logger), options.sessionSweepMs ?? 5_000);
+  sweep.unref();
   type Extra = { request: IncomingMessage; socket: WebSocket; context?: GraphQLContext };
   type WsContext = Context<Record<string, unknown> | undefined, Extra>;
   useServer(
@@ -124,6 +160,9 @@ export function createGraphQL(options: { services: Services; changes: Changes; p
           return false;
         }
         ctx.extra.context = context;
+        const socket = ctx.extra.socket;
+        sockets.set(socket, context.viewer);
+        socket.once('close', () => sockets.delete(socket));
         return true;
       },
       execute: (args: ExecutionArgs & { rootValue: { execute: typeof import('graphql').execute } }) => args.rootValue.execute(args),
@@ -173,6 +212,7 @@ export function createGraphQL(options: { services: Services; changes: Changes; p
     },
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(sweep);
         for (const client of wss.clients) client.close(CloseCode.InternalServerError, 'Server shutting down');
         wss.close(() => resolve());
       }),

@@ -22,6 +22,8 @@ const User = builder.objectRef<UserRow>('users').implement({
     lastSeen: t.expose('lastSeen', { type: 'timestamptz', nullable: true }),
     displayName: t.exposeString('displayName'),
     email: t.exposeString('email'),
+    /** An address asked for and not confirmed yet from its link. */
+    newEmail: t.exposeString('newEmail', { nullable: true }),
     emailVerified: t.exposeBoolean('emailVerified'),
     defaultRole: t.exposeString('defaultRole'),
     disabled: t.exposeBoolean('disabled'),
@@ -168,16 +170,24 @@ builder.mutationField('updateUser', (t) =>
     authScopes: { signedIn: true },
     resolve: async (_root, args, context) => {
       const viewer = context.viewer!;
-      const set = parse(setSchema, args._set, '_set');
+      const { email, ...set } = parse(setSchema, args._set, '_set');
       const id = args.pk_columns.id;
-      if (can(viewer.role, 'manageUsers')) return context.services.users.update(viewer, id, set).catch(fromService);
+      const { users, auth } = context.services;
+      const manager = can(viewer.role, 'manageUsers');
       // Everyone else: their own name and e-mail, and not the mechanics (SPEC §2.5).
       const ownProfile = id === viewer.id && set.defaultRole === undefined && set.disabled === undefined;
-      if (!ownProfile || !can(viewer.role, 'editOwnProfile')) throw forbidden();
-      const current = (await context.services.users.get(id))!;
-      return context.services.users
-        .updateProfile(viewer, { displayName: set.displayName ?? current.displayName, email: set.email ?? current.email })
-        .catch(fromService);
+      if (!manager && (!ownProfile || !can(viewer.role, 'editOwnProfile'))) throw forbidden();
+      const current = await users.get(id);
+      if (!current) throw notFound();
+      // A new address is only asked for here: it takes effect from the link sent to it.
+      const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
+      if (newEmail) await users.assertEmailFree(newEmail, id).catch(fromService);
+      const row = manager
+        ? await users.update(viewer, id, set).catch(fromService)
+        : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName }).catch(fromService);
+      if (!newEmail) return row;
+      await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` }).catch(fromService);
+      return (await users.get(id)) ?? null;
     },
   }),
 );
@@ -189,6 +199,19 @@ builder.mutationField('deleteUser', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageUsers' },
     resolve: (_root, { id }, context) => context.services.users.remove(context.viewer!, id).catch(fromService),
+  }),
+);
+
+builder.mutationField('signOutUser', (t) =>
+  t.boolean({
+    description: 'Ends every sign-in of the account, on every device: pages, API tokens and live subscriptions.',
+    args: { id: t.arg({ type: 'uuid', required: true }) },
+    authScopes: { capability: 'manageUsers' },
+    resolve: async (_root, { id }, context) => {
+      if (!(await context.services.users.get(id))) throw notFound();
+      await context.services.auth.endSessions(id);
+      return true;
+    },
   }),
 );
 

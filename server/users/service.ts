@@ -4,6 +4,7 @@ import { can } from '../../src/lib/permissions.ts';
 import { isRole, type Role } from '../../src/lib/roles.ts';
 import type { Db } from '../db/client.ts';
 import { users } from '../db/schema/index.ts';
+import { endSessions } from '../auth/sessions.ts';
 import { ApiError } from '../http/json.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
@@ -105,17 +106,21 @@ export function createUsersService(deps: { db: Db }) {
 
     count: async (where?: UsersWhere) => (await db.select({ n: count() }).from(users).where(whereOf(where)))[0]!.n,
 
-    /** SPEC §2.5: name and e-mail from the profile menu; not for mechanics. */
-    async updateProfile(actor: Actor, input: { displayName: string; email: string }) {
+    /**
+     * SPEC §2.5: the name from the profile menu; not for mechanics. A new e-mail address goes
+     * through the auth service's confirmation (changeEmail), never straight into the row.
+     */
+    async updateProfile(actor: Actor, input: { displayName: string }) {
       if (!isRole(actor.role) || !can(actor.role, 'editOwnProfile')) {
         throw new ApiError(403, 'forbidden', 'Not allowed to edit the profile');
       }
-      const email = input.email.toLowerCase();
-      await assertEmailFree(email, actor.id);
-      const [row] = await db.update(users).set({ displayName: input.displayName, email, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
+      const [row] = await db.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
       if (!row) throw new ApiError(404, 'not-found', 'User not found');
       return row;
     },
+
+    /** Refuses an address another account already has (before a change is asked for). */
+    assertEmailFree: (email: string, exceptId?: string) => assertEmailFree(email.toLowerCase(), exceptId),
 
     /** A new account without a password: its owner chooses one from the e-mail. */
     async insert(input: { email: string; displayName: string; defaultRole: Role; locale?: string }) {
@@ -130,19 +135,21 @@ export function createUsersService(deps: { db: Db }) {
       return row;
     },
 
-    /** An admin's changes to an account; an admin cannot lock the last admin out. */
-    async update(actor: Actor, id: string, set: { displayName?: string; email?: string; defaultRole?: Role; disabled?: boolean }) {
+    /**
+     * An admin's changes to an account; an admin cannot lock the last admin out. Disabling
+     * ends every sign-in for good: enabling the account again does not bring them back.
+     */
+    async update(actor: Actor, id: string, set: { displayName?: string; defaultRole?: Role; disabled?: boolean }) {
       const current = await get(id);
       if (!current) throw new ApiError(404, 'not-found', 'User not found');
-      if (set.email) {
-        set.email = set.email.toLowerCase();
-        await assertEmailFree(set.email, id);
-      }
       const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
       if (losesAdmin && id === actor.id) throw new ApiError(409, 'own-admin-rights', 'Vous ne pouvez pas retirer vos propres droits d’administration');
       if (losesAdmin && (await adminCount(id)) === 0) throw new ApiError(409, 'last-admin', 'Il doit rester au moins un administrateur actif');
-      const [row] = await db.update(users).set({ ...set, updatedAt: new Date() }).where(eq(users.id, id)).returning();
-      return row!;
+      return db.transaction(async (tx) => {
+        const [row] = await tx.update(users).set({ ...set, updatedAt: new Date() }).where(eq(users.id, id)).returning();
+        if (set.disabled) await endSessions(tx, id);
+        return row!;
+      });
     },
 
     async remove(actor: Actor, id: string) {

@@ -4,11 +4,12 @@ import { ClientError, GraphQLClient } from 'graphql-request';
 import { createClient, type Client } from 'graphql-ws';
 
 type Token = { accessToken: string; expiresAt: number };
-let token: Token | null = null;
+let token: (Token & { margin: number }) | null = null;
 let pendingToken: Promise<Token> | null = null;
 
 async function currentToken(force = false): Promise<string> {
-  if (!force && token && token.expiresAt - Date.now() > 30_000) return token.accessToken;
+  // SPEC §9: renew before expiry by the smaller of a constant and half the lifetime.
+  if (!force && token && token.expiresAt - Date.now() > token.margin) return token.accessToken;
   pendingToken ??= fetch('/api/session/token', { credentials: 'same-origin', cache: 'no-store' })
     .then(async (res) => {
       if (res.status === 401) {
@@ -21,7 +22,7 @@ async function currentToken(force = false): Promise<string> {
     .finally(() => (pendingToken = null));
   const next = await pendingToken;
   const changed = token?.accessToken !== next.accessToken;
-  token = next;
+  token = { ...next, margin: Math.min(30_000, (next.expiresAt - Date.now()) / 2) };
   // The socket authenticated with the old token: close it, it reconnects with the new one.
   if (changed && socket && socket.readyState === WebSocket.OPEN) socket.close(4000, 'tokenChanged');
   return next.accessToken;
@@ -85,7 +86,16 @@ function ws(): Client {
     shouldRetry: () => true,
     on: {
       opened: (opened) => (socket = opened as WebSocket),
-      closed: () => (socket = null),
+      closed: (event) => {
+        socket = null;
+        const code = (event as CloseEvent | undefined)?.code;
+        // The server ended the socket's sign-in (4401) or saw a new role (4403): the next
+        // connection needs a new token; a session that has ended goes back to /sign-in.
+        if (code === 4401 || code === 4403) {
+          token = null;
+          if (code === 4401) void currentToken(true).catch(() => undefined);
+        }
+      },
     },
   });
   return client;

@@ -1,14 +1,16 @@
-// The session cookie: the tokens of a sign-in, encrypted (JWE, dir + A256GCM) with
-// SESSION_SECRET. HttpOnly: the refresh token never reaches browser JavaScript.
+// The session cookie: the sign-in (grant) it belongs to, encrypted (JWE, dir + A256GCM) with
+// SESSION_SECRET, HttpOnly. Every request checks that sign-in in the database and mints the
+// short-lived access token of its in-process API calls (docs/decisions/013-sessions-end.md).
 import { createHash } from 'node:crypto';
 import type { AstroCookies } from 'astro';
-import { EncryptJWT, jwtDecrypt } from 'jose';
+import { decodeJwt, EncryptJWT, jwtDecrypt } from 'jose';
 import type { Services } from '../../server/app.ts';
 import { FLASH_COOKIE, type FlashToast } from './toasts.ts';
 
 type Session = Awaited<ReturnType<Services['auth']['refresh']>>;
 
-export type SessionTokens = { accessToken: string; refreshToken: string; expiresAt: number };
+/** What the cookie names: a sign-in of a user, never a token that works anywhere else. */
+export type SessionCookie = { sessionId: string; userId: string };
 
 const MAX_AGE = 30 * 86_400;
 const keys = new Map<string, Uint8Array>();
@@ -28,16 +30,13 @@ function cookieOptions(services: Services, maxAge: number) {
   return { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: isHttps(services), maxAge };
 }
 
-export function tokensOf(session: Session): SessionTokens {
-  return {
-    accessToken: session.accessToken,
-    refreshToken: session.refreshToken,
-    expiresAt: Date.now() + session.accessTokenExpiresIn * 1000,
-  };
+/** The sign-in of a session the auth service opened (its access token carries `sid`). */
+export function cookieOf(session: Session): SessionCookie {
+  return { sessionId: String(decodeJwt(session.accessToken).sid), userId: session.user.id };
 }
 
-export async function writeSession(cookies: AstroCookies, services: Services, tokens: SessionTokens): Promise<void> {
-  const value = await new EncryptJWT({ at: tokens.accessToken, rt: tokens.refreshToken, exp_at: tokens.expiresAt })
+export async function writeSession(cookies: AstroCookies, services: Services, cookie: SessionCookie): Promise<void> {
+  const value = await new EncryptJWT({ sid: cookie.sessionId, uid: cookie.userId })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
     .setIssuedAt()
     .setExpirationTime(`${MAX_AGE}s`)
@@ -49,8 +48,8 @@ export function clearSession(cookies: AstroCookies, services: Services): void {
   cookies.delete(sessionCookieName(services), { path: '/', secure: isHttps(services), httpOnly: true, sameSite: 'lax' });
 }
 
-/** The tokens of the cookie, or null for a missing, tampered, truncated or foreign one. */
-export async function readSession(cookies: AstroCookies, services: Services): Promise<SessionTokens | null> {
+/** The sign-in of the cookie, or null for a missing, tampered, truncated, foreign or old one. */
+export async function readSession(cookies: AstroCookies, services: Services): Promise<SessionCookie | null> {
   const value = cookies.get(sessionCookieName(services))?.value;
   if (!value || value.length > 4096) return null;
   try {
@@ -58,9 +57,9 @@ export async function readSession(cookies: AstroCookies, services: Services): Pr
       keyManagementAlgorithms: ['dir'],
       contentEncryptionAlgorithms: ['A256GCM'],
     });
-    const { at, rt, exp_at } = payload as Record<string, unknown>;
-    if (typeof at !== 'string' || typeof rt !== 'string' || typeof exp_at !== 'number') return null;
-    return { accessToken: at, refreshToken: rt, expiresAt: exp_at };
+    const { sid, uid } = payload as Record<string, unknown>;
+    if (typeof sid !== 'string' || typeof uid !== 'string') return null;
+    return { sessionId: sid, userId: uid };
   } catch {
     return null;
   }
@@ -93,8 +92,8 @@ export function takeFlash(cookies: AstroCookies): FlashToast[] {
 const inFlight = new Map<string, Promise<Session>>();
 
 /**
- * Refreshes once per refresh token, however many requests of the same browser arrive
- * together: they share one rotation.
+ * Exchanges the refresh token of an e-mail link once, however many requests of the same
+ * browser arrive together with it: they share one rotation.
  */
 export function refreshOnce(services: Services, refreshToken: string, ip: string): Promise<Session> {
   let pending = inFlight.get(refreshToken);

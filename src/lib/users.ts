@@ -18,9 +18,10 @@ export const USERS_LIVE = `subscription UsersLive($where: users_bool_exp, $limit
 export const USERS_COUNT_LIVE = `subscription UsersCount($where: users_bool_exp) { usersAggregate(where: $where) { aggregate { count } } }`;
 export const INSERT_USER = `mutation InsertUser($object: users_insert_input!) { insertUser(object: $object) { id } }`;
 export const UPDATE_USER = `mutation UpdateUser($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { id } }`;
-export const UPDATE_PROFILE = `mutation UpdateProfile($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { displayName email } }`;
+export const UPDATE_PROFILE = `mutation UpdateProfile($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { displayName email newEmail } }`;
 export const DELETE_USER = `mutation DeleteUser($id: uuid!) { deleteUser(id: $id) { id } }`;
 export const RESEND_EMAIL = `mutation Resend($id: uuid!) { sendVerificationEmail(id: $id) }`;
+export const SIGN_OUT_USER = `mutation SignOutUser($id: uuid!) { signOutUser(id: $id) }`;
 
 /** Case-insensitive search over name or e-mail (SPEC §9); the user's % and _ are literal. */
 export function usersWhere(search: string) {

@@ -56,7 +56,10 @@ const withConfirmation = <T extends z.ZodObject<{ password: z.ZodType<string>; c
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
-export const updatePasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
+// The current password proves it is the user (issue 14); the server checks it.
+export const updatePasswordSchema = withConfirmation(
+  z.strictObject({ currentPassword: z.string({ error: t('validation.required') }).min(1, t('validation.required')).max(256), password: password(), confirmation: z.string() }),
+);
 export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string(), terms: accepted() }));
 export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
 export const profileSchema = z.object({ displayName: required().max(120, t('validation.required')), email: email() });

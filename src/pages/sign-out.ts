@@ -1,13 +1,16 @@
-// The profile menu's sign-out form: ends this sign-in, then back to /sign-in.
+// The profile menu's sign-out form: ends this sign-in (or, with `all`, every sign-in of the
+// user, on every device), then back to /sign-in.
 import type { APIRoute } from 'astro';
 import { t } from '../lib/i18n.ts';
 import { clearSession, readSession, setFlash } from '../lib/session.server.ts';
 
-export const POST: APIRoute = async ({ cookies, locals, redirect }) => {
-  const tokens = await readSession(cookies, locals.services);
-  if (tokens) await locals.services.auth.signOut({ refreshToken: tokens.refreshToken }).catch(() => undefined);
+export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
+  const form = await request.formData().catch(() => new FormData());
+  const all = form.get('all') === '1' && !!locals.user;
+  const session = await readSession(cookies, locals.services);
+  if (session) await locals.services.auth.signOut({ sessionId: session.sessionId, all, userId: session.userId }).catch(() => undefined);
   clearSession(cookies, locals.services);
-  setFlash(cookies, { type: 'success', message: t('success.signedOut') });
+  setFlash(cookies, { type: 'success', message: all ? t('success.signedOutEverywhere') : t('success.signedOut') });
   return redirect('/sign-in', 303);
 };
 

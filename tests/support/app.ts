@@ -57,6 +57,8 @@ export async function startTestApp(
       jwtSecret: randomBytes(32).toString('hex'),
       sessionSecret: randomBytes(32).toString('hex'),
       databaseUrl: kind === 'postgres' ? await createPostgresDatabase() : undefined,
+      // Functional suites hold one token for minutes; sessions have their own tests.
+      accessTokenExpiresIn: 900,
       // Functional suites make many calls from one address; the limits have their own tests.
       rateLimits: Object.fromEntries(
         Object.entries(defaultRateLimits).map(([k, rule]) => [k, { ...rule, max: rule.max * 100 }]),

@@ -37,6 +37,8 @@ export const grants = auth.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** How the sign-in was proved: 'password', or the e-mail link's ticket type. */
+    method: text('method').notNull().default('password'),
   },
   (t) => [index('grants_user_id_idx').on(t.userId)],
 );

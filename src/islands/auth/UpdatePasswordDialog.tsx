@@ -11,24 +11,26 @@ import { showToast } from '../../lib/toasts.ts';
 import { useHydrated } from '../../lib/use-hydrated.ts';
 import { updatePasswordSchema } from '../../lib/validation.ts';
 
-type Values = { password: string; confirmation: string };
+type Values = { currentPassword: string; password: string; confirmation: string };
 
 export default function UpdatePasswordDialog() {
   const [open, setOpen] = useState(false);
   const hydrated = useHydrated();
-  const { register, handleSubmit, watch, reset, formState } = useForm<Values>({
+  const { register, handleSubmit, watch, reset, setError, formState } = useForm<Values>({
     resolver: zodResolver(updatePasswordSchema),
-    defaultValues: { password: '', confirmation: '' },
+    defaultValues: { currentPassword: '', password: '', confirmation: '' },
   });
   const close = () => {
     setOpen(false);
     reset();
   };
   const submit = handleSubmit(async (values) => {
-    const result = await postJson('/api/session/password', { password: values.password });
+    const result = await postJson('/api/session/password', values);
     if (result.ok) {
       showToast({ type: 'success', message: t('success.passwordSaved') });
       close();
+    } else if (result.error === 'invalid-current-password') {
+      setError('currentPassword', { message: t('errors.currentPasswordWrong') }, { shouldFocus: true });
     } else {
       showToast({ type: 'error', message: t('errors.generic') });
     }
@@ -41,6 +43,7 @@ export default function UpdatePasswordDialog() {
       {open ? (
         <Modal title={t('updatePassword.title')} onClose={close}>
           <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+            <TextInput label={t('updatePassword.currentPassword')} type="password" autoComplete="current-password" required error={formState.errors.currentPassword?.message} {...register('currentPassword')} />
             <TextInput label={t('updatePassword.password')} type="password" autoComplete="new-password" required error={formState.errors.password?.message} {...register('password')} />
             <PasswordStrength value={watch('password')} />
             <TextInput label={t('updatePassword.confirmation')} type="password" autoComplete="new-password" required error={formState.errors.confirmation?.message} {...register('confirmation')} />

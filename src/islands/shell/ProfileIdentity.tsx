@@ -17,17 +17,22 @@ type Values = { displayName: string; email: string };
 export default function ProfileIdentity(props: Values & { id: string; canEdit: boolean }) {
   const [saved, setSaved] = useState<Values>({ displayName: props.displayName, email: props.email });
   const [editing, setEditing] = useState(false);
+  const [pending, setPending] = useState<string | null>(null);
   const hydrated = useHydrated();
   const { register, handleSubmit, reset, setError, formState } = useForm<Values>({ resolver: zodResolver(profileSchema), defaultValues: saved });
 
   const submit = handleSubmit(async (values) => {
     try {
-      const { updateUser } = await graphqlRequest<{ updateUser: Values }>(UPDATE_PROFILE, { id: props.id, set: values });
-      setSaved(updateUser);
-      reset(updateUser);
+      const { updateUser } = await graphqlRequest<{ updateUser: Values & { newEmail: string | null } }>(UPDATE_PROFILE, { id: props.id, set: values });
+      const asked = values.email.toLowerCase() !== saved.email.toLowerCase();
+      const next = { displayName: updateUser.displayName, email: updateUser.email };
+      setSaved(next);
+      setPending(updateUser.newEmail);
+      reset(next);
       setEditing(false);
       document.querySelectorAll('[data-profile-name]').forEach((el) => (el.textContent = updateUser.displayName));
-      showToast({ type: 'success', message: t('success.profileSaved') });
+      // A new address takes effect from the link sent to it: say where to look.
+      showToast({ type: 'success', message: asked ? t('success.emailChangeSent', { email: values.email }) : t('success.profileSaved') });
     } catch (error) {
       const { code, message } = apiErrorOf(error);
       if (code === 'conflict' && message === t('errors.emailTaken')) setError('email', { message: t('errors.emailTaken') });
@@ -58,6 +63,7 @@ export default function ProfileIdentity(props: Values & { id: string; canEdit: b
         <dd className="font-semibold">{saved.displayName}</dd>
         <dt className="text-muted">{t('profile.email')}</dt>
         <dd>{saved.email}</dd>
+        {pending ? <dd className="col-span-2 text-xs text-muted">{t('profile.pendingEmail', { email: pending })}</dd> : null}
       </dl>
       {props.canEdit ? (
         <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} disabled={!hydrated} onClick={() => setEditing(true)}>

@@ -13,7 +13,7 @@ import { roleLabels, roles, type Role } from '../../lib/roles.ts';
 import { showToast } from '../../lib/toasts.ts';
 import { useHydrated } from '../../lib/use-hydrated.ts';
 import {
-  addUserSchema, DELETE_USER, INSERT_USER, RESEND_EMAIL, statusOf, UPDATE_USER, USERS_COUNT_LIVE, USERS_LIVE, USERS_PAGE_SIZE,
+  addUserSchema, DELETE_USER, INSERT_USER, RESEND_EMAIL, SIGN_OUT_USER, statusOf, UPDATE_USER, USERS_COUNT_LIVE, USERS_LIVE, USERS_PAGE_SIZE,
   usersHref, usersVariables, usersWhere, type UserListItem,
 } from '../../lib/users.ts';
 
@@ -78,6 +78,14 @@ export default function UsersScreen(props: Props) {
     } catch (error) {
       const { code, message } = apiErrorOf(error);
       showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+    }
+  };
+  const signOut = async (user: UserListItem) => {
+    try {
+      await graphqlRequest(SIGN_OUT_USER, { id: user.id });
+      showToast({ type: 'success', message: t('users.signedOut', { name: user.displayName }) });
+    } catch {
+      showToast({ type: 'error', message: t('errors.generic') });
     }
   };
   const resend = async (user: UserListItem) => {
@@ -190,6 +198,11 @@ export default function UsersScreen(props: Props) {
                           <button type="button" className="link" disabled={!hydrated} onClick={() => void update(user, { disabled: !user.disabled })} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
                             {user.disabled ? t('users.enable') : t('users.disable')}
                           </button>
+                          {user.disabled ? null : (
+                            <button type="button" className="link" disabled={!hydrated} onClick={() => void signOut(user)} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
+                              {t('users.signOut')}
+                            </button>
+                          )}
                           <button type="button" className="link text-danger" disabled={!hydrated} onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
                             {t('users.delete')}
                           </button>

@@ -1,20 +1,23 @@
-// The update-password dialog (SPEC §2.5): a new password for the signed-in user.
+// The update-password dialog (SPEC §2.5): a new password for the signed-in user, who proves
+// it is them with the current one; every other sign-in of the user then ends.
 import type { APIRoute } from 'astro';
-import { z } from 'zod';
+import { t } from '../../../lib/i18n.ts';
 import { json, jsonError, readBody, serviceErrorResponse } from '../../../lib/json-endpoint.ts';
-import { password } from '../../../lib/validation.ts';
-
-const schema = z.strictObject({ password: password() });
+import { updatePasswordSchema } from '../../../lib/validation.ts';
 
 export const POST: APIRoute = async ({ request, locals, clientAddress }) => {
-  const { user, services } = locals;
-  if (!user) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
-  const body = await readBody(request, schema);
+  const { user, services, sessionId } = locals;
+  const session = user && sessionId ? await services.auth.openSession(sessionId, user.id) : undefined;
+  if (!session) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
+  const body = await readBody(request, updatePasswordSchema);
   if ('response' in body) return body.response;
   try {
-    await services.auth.changePassword({ newPassword: body.data.password, userId: user.id }, { ip: clientAddress });
+    await services.auth.changePassword({ newPassword: body.data.password, session, currentPassword: body.data.currentPassword }, { ip: clientAddress });
     return json(200, 'OK');
   } catch (error) {
+    if ((error as { error?: string }).error === 'invalid-current-password') {
+      return jsonError(400, 'invalid-current-password', t('errors.currentPasswordWrong'), { fields: { currentPassword: t('errors.currentPasswordWrong') } });
+    }
     return serviceErrorResponse(error);
   }
 };

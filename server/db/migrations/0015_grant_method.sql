@@ -1,0 +1,1 @@
+ALTER TABLE "auth"."grants" ADD COLUMN "method" text DEFAULT 'password' NOT NULL;

@@ -1,0 +1,30 @@
+// A browser as the pages see it, without one: cookies kept, our Origin on posts, no redirects followed.
+import { DEMO_PASSWORD } from '../../server/db/seed.ts';
+
+/** A browser-like client: keeps cookies, sends our Origin on posts, never follows redirects. */
+export function browser(base: string) {
+  const jar = new Map<string, string>();
+  const setCookies: string[] = [];
+  async function request(path: string, init: RequestInit & { origin?: string } = {}) {
+    const headers = new Headers(init.headers);
+    headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
+    if (init.method && init.method !== 'GET') headers.set('origin', init.origin ?? base);
+    const res = await fetch(base + path, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      setCookies.push(line);
+      const [pair] = line.split(';');
+      const [name, ...rest] = pair!.split('=');
+      const value = rest.join('=');
+      if (/max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line) || value === '') jar.delete(name!);
+      else jar.set(name!, value);
+    }
+    return res;
+  }
+  return {
+    jar,
+    setCookies,
+    request,
+    signIn: (email: string, password = DEMO_PASSWORD) =>
+      request('/sign-in', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() }),
+  };
+}
