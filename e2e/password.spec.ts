@@ -1,10 +1,13 @@
 import { expect, test, type Page } from '@playwright/test';
 import { DEMO_PASSWORD, lastMailTo, openProfileMenu, signIn, signOut, verifyLinkOf } from './support/fixtures.ts';
 
-async function changePasswordInDialog(page: Page, password: string) {
+// A password change ends the user's other sign-ins: these stories use colleagues' accounts,
+// not the four that the other specs keep signed in.
+async function changePasswordInDialog(page: Page, current: string, password: string) {
   await openProfileMenu(page);
   await page.getByRole('button', { name: 'Modifier', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Modifier le mot de passe' });
+  await dialog.getByLabel('Mot de passe actuel').fill(current);
   await dialog.getByLabel('Nouveau mot de passe').fill(password);
   await dialog.getByLabel('Confirmation').fill(password);
   await dialog.getByRole('button', { name: 'Enregistrer' }).click();
@@ -16,11 +19,11 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
   await page.goto('/sign-in');
   await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
   await expect(page).toHaveURL(/view=forgot-password/);
-  await page.getByLabel('Adresse e-mail').fill('mecanicien@demo.local');
+  await page.getByLabel('Adresse e-mail').fill('pierre.vincent@demo.local');
   await page.getByRole('button', { name: 'Envoyer le lien' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Si un compte existe pour cette adresse' })).toBeVisible();
 
-  const mail = lastMailTo('mecanicien@demo.local');
+  const mail = lastMailTo('pierre.vincent@demo.local');
   await page.goto(verifyLinkOf(mail));
   await expect(page).toHaveURL(/\/set-password\?type=passwordReset$/);
   await expect(page.getByRole('heading', { name: 'Nouveau mot de passe' })).toBeVisible();
@@ -40,8 +43,8 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
   await expect(page.getByRole('status').filter({ hasText: 'Mot de passe enregistré' })).toBeVisible();
 
   await signOut(page);
-  await signIn(page, 'mecanicien@demo.local', 'Boite-Auto-2027!');
-  await changePasswordInDialog(page, DEMO_PASSWORD);
+  await signIn(page, 'pierre.vincent@demo.local', 'Boite-Auto-2027!');
+  await changePasswordInDialog(page, 'Boite-Auto-2027!', DEMO_PASSWORD);
   await signOut(page);
 
   // The link works once.
@@ -51,7 +54,7 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
 });
 
 test('the update-password dialog fills one strength segment per rule and saves', async ({ page }) => {
-  await signIn(page, 'commercial@demo.local');
+  await signIn(page, 'elodie.roux@demo.local');
   await openProfileMenu(page);
   await page.getByRole('button', { name: 'Modifier', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Modifier le mot de passe' });
@@ -74,8 +77,18 @@ test('the update-password dialog fills one strength segment per rule and saves',
   await dialog.getByRole('button', { name: 'Annuler' }).click();
   await expect(dialog).toBeHidden();
 
-  await changePasswordInDialog(page, 'Commercial-2027!');
+  // A wrong current password changes nothing and says so beside the field.
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  await dialog.getByLabel('Mot de passe actuel').fill('Pas-Le-Bon-1!');
+  await dialog.getByLabel('Nouveau mot de passe').fill('Commercial-2027!');
+  await dialog.getByLabel('Confirmation').fill('Commercial-2027!');
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(dialog.getByText('Mot de passe actuel incorrect')).toBeVisible();
+  await expect(dialog.getByLabel('Nouveau mot de passe')).toHaveValue('Commercial-2027!');
+  await dialog.getByRole('button', { name: 'Annuler' }).click();
+
+  await changePasswordInDialog(page, DEMO_PASSWORD, 'Commercial-2027!');
   await signOut(page);
-  await signIn(page, 'commercial@demo.local', 'Commercial-2027!');
-  await changePasswordInDialog(page, DEMO_PASSWORD);
+  await signIn(page, 'elodie.roux@demo.local', 'Commercial-2027!');
+  await changePasswordInDialog(page, 'Commercial-2027!', DEMO_PASSWORD);
 });

@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
-import { openProfileMenu, storageState } from './support/fixtures.ts';
+import { lastMailTo, openProfileMenu, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
 
-  test('edits name and e-mail from the profile menu', async ({ page }) => {
+  test('edits the name at once, and the e-mail once the new address confirms it', async ({ page }) => {
     await page.goto('/gearboxes');
     await openProfileMenu(page);
     await page.getByRole('button', { name: 'Modifier le nom et l’e-mail' }).click();
@@ -15,18 +15,30 @@ test.describe('a diagnostician', () => {
     await expect(form.getByText('Email non disponible')).toBeVisible();
     await form.getByLabel('E-mail').fill('julien.moreau@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Profil mis à jour' })).toBeVisible();
+    await expect(page.getByRole('status').filter({ hasText: 'Un lien de confirmation a été envoyé à julien.moreau@demo.local' })).toBeVisible();
+    const menu = page.getByRole('group', { name: 'Menu du profil' });
+    await expect(menu.getByText('En attente de confirmation : julien.moreau@demo.local')).toBeVisible();
+    // The current address keeps the account until the new one confirms, and is told.
     await page.reload();
     await openProfileMenu(page);
-    const menu = page.getByRole('group', { name: 'Menu du profil' });
     await expect(menu.getByText('Julien Moreau-Petit')).toBeVisible();
+    await expect(menu.getByText('diagnostic@demo.local')).toBeVisible();
+    expect(lastMailTo('diagnostic@demo.local')).toContain('julien.moreau@demo.local');
+
+    await page.goto(verifyLinkOf(lastMailTo('julien.moreau@demo.local')));
+    await expect(page).toHaveURL(/\/repair-orders\?type=emailConfirmChange$/);
+    await openProfileMenu(page);
     await expect(menu.getByText('julien.moreau@demo.local')).toBeVisible();
 
     await page.getByRole('button', { name: 'Modifier le nom et l’e-mail' }).click();
     await form.getByLabel('Nom').fill('Julien Moreau');
     await form.getByLabel('E-mail').fill('diagnostic@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Un lien de confirmation a été envoyé à diagnostic@demo.local' })).toBeVisible();
+    await page.goto(verifyLinkOf(lastMailTo('diagnostic@demo.local')));
+    await openProfileMenu(page);
     await expect(menu.getByText('diagnostic@demo.local')).toBeVisible();
+    await expect(menu.getByText('Julien Moreau', { exact: true })).toBeVisible();
   });
 
   test('keeps what was typed when the name is emptied', async ({ page }) => {
