@@ -23,6 +23,7 @@ test.describe('a diagnostician', () => {
     await openProfileMenu(page);
     await expect(menu.getByText('Julien Moreau-Petit')).toBeVisible();
     await expect(menu.getByText('diagnostic@demo.local')).toBeVisible();
+    await expect(menu.getByText('En attente de confirmation : julien.moreau@demo.local')).toBeVisible();
     expect(lastMailTo('diagnostic@demo.local')).toContain('julien.moreau@demo.local');
 
     await page.goto(verifyLinkOf(lastMailTo('julien.moreau@demo.local')));

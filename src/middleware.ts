@@ -120,7 +120,7 @@ const session = defineMiddleware(async (context, next) => {
   const role = row?.defaultRole;
   if (!open || !row || !isRole(role)) return signedOut();
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
-  locals.user = { id: row.id, displayName: row.displayName, email: row.email, role, emailVerified: row.emailVerified };
+  locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
   locals.accessToken = await services.auth.accessTokenFor(open);
   locals.sessionId = open.sessionId;
   return next();

@@ -1,3 +1,4 @@
 import type { Role } from './roles.ts';
 
-export type SessionUser = { id: string; displayName: string; email: string; role: Role; emailVerified: boolean };
+/** `newEmail`: an address asked for and not confirmed yet. */
+export type SessionUser = { id: string; displayName: string; email: string; newEmail: string | null; role: Role; emailVerified: boolean };

@@ -14,10 +14,10 @@ import { profileSchema } from '../../lib/validation.ts';
 
 type Values = { displayName: string; email: string };
 
-export default function ProfileIdentity(props: Values & { id: string; canEdit: boolean }) {
+export default function ProfileIdentity(props: Values & { id: string; newEmail: string | null; canEdit: boolean }) {
   const [saved, setSaved] = useState<Values>({ displayName: props.displayName, email: props.email });
   const [editing, setEditing] = useState(false);
-  const [pending, setPending] = useState<string | null>(null);
+  const [pending, setPending] = useState<string | null>(props.newEmail);
   const hydrated = useHydrated();
   const { register, handleSubmit, reset, setError, formState } = useForm<Values>({ resolver: zodResolver(profileSchema), defaultValues: saved });
 
