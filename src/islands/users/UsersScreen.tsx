@@ -198,11 +198,11 @@ export default function UsersScreen(props: Props) {
                           <button type="button" className="link" disabled={!hydrated} onClick={() => void update(user, { disabled: !user.disabled })} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
                             {user.disabled ? t('users.enable') : t('users.disable')}
                           </button>
-                          {user.disabled ? null : (
+                          {status === 'active' ? (
                             <button type="button" className="link" disabled={!hydrated} onClick={() => void signOut(user)} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
                               {t('users.signOut')}
                             </button>
-                          )}
+                          ) : null}
                           <button type="button" className="link text-danger" disabled={!hydrated} onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
                             {t('users.delete')}
                           </button>
