@@ -5,6 +5,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.ts';
+import { queryRows } from '../server/db/client.ts';
 import { DEMO_PASSWORD } from '../server/db/seed.ts';
 import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
@@ -153,6 +154,21 @@ describe('sessions that end when they should', () => {
     } finally {
       await t.app.services.users.update(admin, diagnostician, { defaultRole: 'diagnostician' });
     }
+  });
+
+  it('ends a sign-in left idle for 12 hours, on the page, the API and the refresh token', async () => {
+    const { b, accessToken } = await signedIn('commercial@demo.local');
+    const { session } = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).body;
+    const idleFor = (hours: number) => t.database.db.execute(sql`update auth.grants set last_used_at = now() - make_interval(hours => ${hours}) where revoked_at is null`);
+    // Eleven hours idle: still open, and this request counts as activity.
+    await idleFor(11);
+    expect((await b.request('/stock')).status).toBe(200);
+    const [touched] = await queryRows<{ recent: boolean }>(t.database.db, sql`select max(last_used_at) > now() - interval '1 minute' as recent from auth.grants where revoked_at is null`);
+    expect(touched!.recent).toBe(true);
+    await idleFor(13);
+    expect((await b.request('/stock')).headers.get('location')).toMatch(/^\/sign-in/);
+    expect((await gql(accessToken, '{ gearboxModels(limit: 1) { id } }')).errors![0]!.extensions.code).toBe('invalid-jwt');
+    expect((await postJson(`${t.url}/api/auth/token`, { refreshToken: session.refreshToken })).body.error).toBe('invalid-refresh-token');
   });
 
   it('keeps the session through a database hiccup and asks to retry with the back-off', async () => {

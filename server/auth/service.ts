@@ -1,6 +1,6 @@
 // The authentication service: verbs over accounts, grants, refresh tokens and tickets.
 // The HTTP routes (routes.ts) and, in process, the Astro pages call these.
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
@@ -19,6 +19,10 @@ export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
 export const ROTATION_GRACE_MS = 10_000;
 /** A password sign-in this recent proves the user for a password change (the API's "sudo mode"). */
 export const FRESH_SIGN_IN_MS = 5 * 60_000;
+/** A sign-in unused this long ends (ASVS 7.3.1): a shift and more, not a terminal left for the night. */
+export const IDLE_TIMEOUT_MS = 12 * 3_600_000;
+/** Activity is written at most this often per sign-in. */
+const ACTIVITY_WRITE_MS = 60_000;
 /** A sign-in from a reset or set-password link proves the user for this long. */
 const LINK_PROOF_MS = 3_600_000;
 
@@ -106,7 +110,7 @@ export type AuthService = ReturnType<typeof createAuthService>;
 export type Caller = { ip: string };
 
 /** An open sign-in and its account, as every request checks them. */
-export type SessionRow = { user: UserRow; sessionId: string; method: string; createdAt: Date };
+export type SessionRow = { user: UserRow; sessionId: string; method: string; createdAt: Date; lastUsedAt: Date };
 
 export function createAuthService(deps: {
   db: Db;
@@ -171,24 +175,41 @@ export function createAuthService(deps: {
   }
 
   /**
-   * The open sign-ins among `sessionIds`, with their accounts: a revoked or expired grant, or
-   * a disabled account, is left out. One query, for a page, a bearer call or a socket sweep.
+   * The open sign-ins among `sessionIds`, with their accounts: a revoked, expired or idle
+   * grant, or a disabled account, is left out. One query, for a page, a bearer call or a
+   * socket sweep.
    */
   async function openSessions(sessionIds: string[]): Promise<Map<string, SessionRow>> {
     const ids = [...new Set(sessionIds)].filter((id) => isUuid(id));
     if (!ids.length) return new Map();
+    const idleSince = new Date(Date.now() - IDLE_TIMEOUT_MS);
     const rows = await db
-      .select({ user: users, sessionId: grants.id, method: grants.method, createdAt: grants.createdAt })
+      .select({ user: users, sessionId: grants.id, method: grants.method, createdAt: grants.createdAt, lastUsedAt: grants.lastUsedAt })
       .from(grants)
       .innerJoin(users, eq(users.id, grants.userId))
-      .where(and(inArray(grants.id, ids), isNull(grants.revokedAt), sql`${grants.expiresAt} > now()`, eq(users.disabled, false)));
+      .where(
+        and(
+          inArray(grants.id, ids),
+          isNull(grants.revokedAt),
+          sql`${grants.expiresAt} > now()`,
+          gt(grants.lastUsedAt, idleSince),
+          eq(users.disabled, false),
+        ),
+      );
     return new Map(rows.map((row) => [row.sessionId, row]));
   }
 
-  /** The account behind an open sign-in of `userId`, or undefined once it has ended. */
+  /**
+   * The account behind an open sign-in of `userId`, or undefined once it has ended. A request
+   * is activity: it keeps the sign-in from going idle (written once a minute at most).
+   */
   async function openSession(sessionId: string, userId: string): Promise<SessionRow | undefined> {
     const row = (await openSessions([sessionId])).get(sessionId);
-    return row?.user.id === userId ? row : undefined;
+    if (row?.user.id !== userId) return undefined;
+    if (Date.now() - row.lastUsedAt.getTime() > ACTIVITY_WRITE_MS) {
+      await db.update(grants).set({ lastUsedAt: new Date() }).where(eq(grants.id, sessionId));
+    }
+    return row;
   }
 
   /** Whether a password change from this sign-in must first give the current password. */
@@ -327,7 +348,8 @@ export function createAuthService(deps: {
           .where(eq(refreshTokens.tokenHash, hash))
           .for('update')
           .limit(1);
-        if (!row || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now()) return { kind: 'invalid' as const };
+        const idle = row && Date.now() - row.grant.lastUsedAt.getTime() > IDLE_TIMEOUT_MS;
+        if (!row || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now() || idle) return { kind: 'invalid' as const };
         const u = (await tx.select().from(users).where(eq(users.id, row.grant.userId)).limit(1))[0];
         if (!u) return { kind: 'invalid' as const };
         if (u.disabled) return { kind: 'disabled' as const };
@@ -336,6 +358,7 @@ export function createAuthService(deps: {
           const [created] = await tx.insert(refreshTokens).values({ grantId: row.grantId, tokenHash: sha256(next) }).returning({ id: refreshTokens.id });
           await tx.update(refreshTokens).set({ rotatedAt: new Date() }).where(eq(refreshTokens.id, row.id));
           await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
+          await tx.update(grants).set({ lastUsedAt: new Date() }).where(eq(grants.id, row.grantId));
           return { kind: 'ok' as const, user: u, token: next, id: created!.id, grantId: row.grantId };
         }
         if (Date.now() - row.rotatedAt.getTime() <= ROTATION_GRACE_MS) {

@@ -39,6 +39,8 @@ export const grants = auth.table(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     /** How the sign-in was proved: 'password', or the e-mail link's ticket type. */
     method: text('method').notNull().default('password'),
+    /** Last request of the sign-in (to the minute): idle for 12 hours, it ends. */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('grants_user_id_idx').on(t.userId)],
 );

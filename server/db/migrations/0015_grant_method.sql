@@ -1,1 +1,0 @@
-ALTER TABLE "auth"."grants" ADD COLUMN "method" text DEFAULT 'password' NOT NULL;

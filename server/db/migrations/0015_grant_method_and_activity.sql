@@ -1,0 +1,2 @@
+ALTER TABLE "auth"."grants" ADD COLUMN "method" text DEFAULT 'password' NOT NULL;--> statement-breakpoint
+ALTER TABLE "auth"."grants" ADD COLUMN "last_used_at" timestamp with time zone DEFAULT now() NOT NULL;
