@@ -2,7 +2,8 @@
 import { defineMiddleware, sequence } from 'astro:middleware';
 import { t } from './lib/i18n.ts';
 import { isRole } from './lib/roles.ts';
-import { endpoints, guardRedirect, matchRoute, SIGN_IN } from './lib/routes.ts';
+import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from './lib/routes.ts';
+import { safeRedirect } from './lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from './lib/session.server.ts';
 import { renderMessagePage } from './lib/message-page.ts';
 
@@ -48,11 +49,13 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   const { url, cookies, locals } = context;
   if (!SAFE_METHODS.has(context.request.method)) return next();
   const clean = new URL(url);
+  // The same URL without what the link added, if it is one of ours (`//evil.example/?error=…` is not).
+  const landing = () => safeRedirect(clean.pathname + clean.search, locals.services.config.publicUrl)?.path ?? HOME;
   if (url.searchParams.has('errorDescription')) {
     clean.searchParams.delete('error');
     clean.searchParams.delete('errorDescription');
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
-    return context.redirect(clean.pathname + clean.search, 302);
+    return context.redirect(landing(), 302);
   }
   const token = url.searchParams.get('refreshToken');
   if (!token) return next();
@@ -65,7 +68,7 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
     return context.redirect(SIGN_IN, 302);
   }
-  return context.redirect(clean.pathname + clean.search, 302);
+  return context.redirect(landing(), 302);
 });
 
 /** SPEC §4: 5 s × 2^(attempts − 1) between retries, up to the fifth attempt's delay. */

@@ -280,7 +280,7 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     });
 
     it('refuses redirects outside PUBLIC_URL', async () => {
-      for (const redirectTo of ['https://evil.example/set-password', 'javascript:alert(1)', '//evil.example/x']) {
+      for (const redirectTo of ['https://evil.example/set-password', 'javascript:alert(1)', '//evil.example/x', `${t.url}/.//evil.example`, `${t.url}/api/auth/verify`]) {
         const res = await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local', options: { redirectTo } });
         expect(res.body, redirectTo).toMatchObject({ status: 400, error: 'redirectTo-not-allowed' });
       }

@@ -30,6 +30,26 @@ describe('the signed session', () => {
     expect(await page.text()).toContain('Sophie Laurent');
   });
 
+  it('stays home after sign-in and from an e-mail link, whatever redirectTo says', async () => {
+    for (const [target, landing] of [
+      ['/stock?onglet=historique', '/stock?onglet=historique'],
+      ['/.//evil.example', '/repair-orders'],
+      ['/\\evil.example', '/repair-orders'],
+      ['https://evil.example/stock', '/repair-orders'],
+    ]) {
+      const b = browser(t.url);
+      const res = await b.request(`/sign-in?redirectTo=${encodeURIComponent(target!)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: 'commercial@demo.local', password: DEMO_PASSWORD }).toString(),
+      });
+      expect(res.headers.get('location'), target).toBe(landing);
+    }
+    const link = await fetch(`${t.url}//evil.example/?error=x&errorDescription=y`, { redirect: 'manual' });
+    // A landing URL that is not one of ours never becomes a protocol-relative Location.
+    expect(link.headers.get('location')).toMatch(/^\/[a-z]/);
+  });
+
   it('answers a wrong password with 401 and the French message', async () => {
     const res = await browser(t.url).signIn('commercial@demo.local', 'mauvais');
     expect(res.status).toBe(401);

@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
 import { isUuid } from '../../src/lib/ids.ts';
+import { safeRedirect } from '../../src/lib/redirects.ts';
 import type { Config } from '../config.ts';
 import type { Mailer } from './mailer.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -135,7 +136,6 @@ export function createAuthService(deps: {
     expiresIn: deps.accessTokenExpiresIn,
   });
   const rotationSecret = `${deps.jwtSecret}:refresh`;
-  const origin = new URL(publicUrl).origin;
 
   const findUserByEmail = async (email: string) =>
     (await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1))[0];
@@ -221,17 +221,12 @@ export function createAuthService(deps: {
 
 
 
-  /** Checks that a redirect stays on PUBLIC_URL; returns the default when absent. */
+  /** The e-mail link's target on PUBLIC_URL (one rule: safeRedirect); the default when absent. */
   function checkRedirect(redirectTo: string | undefined, fallback: string): string {
     if (!redirectTo) return `${publicUrl}${fallback}`;
-    let url: URL;
-    try {
-      url = new URL(redirectTo, publicUrl);
-    } catch {
-      throw authErrors.redirectNotAllowed();
-    }
-    if (url.origin !== origin || !/^https?:$/.test(url.protocol)) throw authErrors.redirectNotAllowed();
-    return url.toString();
+    const target = safeRedirect(redirectTo, publicUrl);
+    if (!target) throw authErrors.redirectNotAllowed();
+    return target.href;
   }
 
   async function createTicket(userId: string, type: TicketType, newEmail?: string): Promise<string> {

@@ -115,15 +115,3 @@ export function selectedTab(pathname: string): string {
   if (pathname.startsWith('/users')) return '/users';
   return '/repair-orders';
 }
-
-/** A same-origin path to go to after sign-in or from /jump; null for anything else. */
-export function safeLocalPath(target: string | null | undefined): string | null {
-  if (!target || !target.startsWith('/') || target.startsWith('//') || target.includes('\\')) return null;
-  try {
-    const url = new URL(target, 'http://local.invalid');
-    if (url.origin !== 'http://local.invalid') return null;
-    return url.pathname + url.search + url.hash;
-  } catch {
-    return null;
-  }
-}
