@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from 'node:path';
 import { createAuthRoutes } from './auth/routes.ts';
 import { createMailer, type Mailer } from './auth/mailer.ts';
-import { createRateLimiter, type RateLimiter } from './auth/rate-limit.ts';
+import { createRateLimiter, createSignInThrottle, type RateLimiter } from './auth/rate-limit.ts';
+import { clientAddressOf } from './http/client-address.ts';
 import { createAuthService, type AuthService } from './auth/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -143,8 +144,9 @@ export async function createApp(options: {
     accessTokenExpiresIn: config.accessTokenExpiresIn,
     limiter,
     limits: config.rateLimits,
+    throttle: createSignInThrottle(config.signInThrottle),
   });
-  const handleAuth = createAuthRoutes(auth);
+  const handleAuth = createAuthRoutes(auth, { trustProxy: config.trustProxy });
   const changes = await createChanges(database);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
   const files = createFileStore({ db: database.db, config });
@@ -231,11 +233,13 @@ export async function createApp(options: {
       if (options.astroHandler) {
         // Astro renders its 404 for unknown paths without our locals; send those through the
         // /404 route instead, so the middleware (and its guard) runs with the services.
+        // The pages read the client address the same way the APIs do (TRUST_PROXY).
+        const locals = { services, clientAddress: clientAddressOf(req, config.trustProxy) };
         const notFound = () => {
           req.url = '/404';
-          return options.astroHandler!(req, res, undefined, { services });
+          return options.astroHandler!(req, res, undefined, locals);
         };
-        return await options.astroHandler(req, res, notFound, { services });
+        return await options.astroHandler(req, res, notFound, locals);
       }
       sendJson(res, 404, { status: 404, error: 'route-not-found', message: 'Route not found' });
     } catch (error) {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { ThrottleRule } from './auth/rate-limit.ts';
 
 const flag = z
   .enum(['0', '1', 'true', 'false'])
@@ -29,6 +30,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['silent', 'error', 'info']).default('info'),
   AUTH_RATE_LIMIT_FACTOR: z.coerce.number().min(1).max(1000).default(1),
   STORAGE_MAX_FILE_MB: z.coerce.number().int().min(1).max(10_000).optional(),
+  // How many reverse proxies stand in front (each appends to X-Forwarded-For); 0: none.
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type RateLimitRule = { max: number; windowMs: number };
@@ -52,9 +55,13 @@ export type Config = {
   logLevel: 'silent' | 'error' | 'info';
   /** Largest file each storage bucket accepts, in bytes. */
   storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
+  /** Reverse proxies in front: the client address comes from X-Forwarded-For only when > 0. */
+  trustProxy: number;
+  /** Password guesses: free failures per (account, address) and per address, then doubling delays. */
+  signInThrottle: ThrottleRule;
   rateLimits: {
-    signInPerEmail: RateLimitRule;
-    signInPerIp: RateLimitRule;
+    /** E-mail link tickets tried from one address. */
+    ticketPerIp: RateLimitRule;
     signUpPerIp: RateLimitRule;
     emailPerAddress: RateLimitRule;
     emailPerIp: RateLimitRule;
@@ -66,11 +73,18 @@ export class ConfigError extends Error {}
 
 const MINUTE = 60_000;
 
+export const defaultSignInThrottle: ThrottleRule = {
+  // Five free guesses per account and address, then 1 s, 2 s, 4 s… up to 15 min between guesses.
+  accountFree: 5,
+  // A workshop's terminals usually share one public address: wider across accounts.
+  addressFree: 50,
+  maxDelayMs: 15 * MINUTE,
+  // Failures older than this are forgotten.
+  forgetMs: 15 * MINUTE,
+};
+
 export const defaultRateLimits: Config['rateLimits'] = {
-  // hasura-auth's brute-force burst: 10 attempts per 5 minutes.
-  signInPerEmail: { max: 10, windowMs: 5 * MINUTE },
-  // A workshop's terminals usually share one public address: keep the IP limit wider.
-  signInPerIp: { max: 100, windowMs: 5 * MINUTE },
+  ticketPerIp: { max: 100, windowMs: 5 * MINUTE },
   signUpPerIp: { max: 10, windowMs: 5 * MINUTE },
   // hasura-auth's e-mail limit: 10 per hour.
   emailPerAddress: { max: 10, windowMs: 60 * MINUTE },
@@ -133,6 +147,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionSweepMs: 5_000,
     logLevel: e.LOG_LEVEL,
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
+    trustProxy: e.TRUST_PROXY,
+    signInThrottle: {
+      ...defaultSignInThrottle,
+      accountFree: defaultSignInThrottle.accountFree * e.AUTH_RATE_LIMIT_FACTOR,
+      addressFree: defaultSignInThrottle.addressFree * e.AUTH_RATE_LIMIT_FACTOR,
+    },
     // A large workshop behind one address, or a test run, may need wider limits.
     rateLimits: Object.fromEntries(
       Object.entries(defaultRateLimits).map(([name, rule]) => [name, { ...rule, max: rule.max * e.AUTH_RATE_LIMIT_FACTOR }]),

@@ -1,5 +1,6 @@
 // `astro dev` with the same back end: the Vite server gets the backend paths and every
 // page request gets the same `locals` as in production (ARCHITECTURE.md, rules of the house).
+import { clientAddressOf } from './http/client-address.ts';
 import type { AstroIntegration } from 'astro';
 import { createApp } from './app.ts';
 import { prepareDatabase } from './bootstrap.ts';
@@ -23,7 +24,7 @@ export function backendIntegration(): AstroIntegration {
             .handleBackend(req, res)
             .then((handled) => {
               if (handled) return;
-              Reflect.set(req, Symbol.for('astro.locals'), { services: app.services });
+              Reflect.set(req, Symbol.for('astro.locals'), { services: app.services, clientAddress: clientAddressOf(req, config.trustProxy) });
               next();
             })
             .catch(next);

@@ -3,6 +3,8 @@
 declare namespace App {
   interface Locals {
     services: import('../server/app.ts').Services;
+    /** The client's address, X-Forwarded-For read only as TRUST_PROXY allows (server/http/client-address.ts). */
+    clientAddress: string;
     /** The signed-in user, loaded on every request; null when signed out. */
     user: import('./lib/session-user.ts').SessionUser | null;
     /** The access token of the session, for in-process API calls. */

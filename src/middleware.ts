@@ -61,7 +61,7 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   if (!token) return next();
   clean.searchParams.delete('refreshToken');
   try {
-    const session = await refreshOnce(locals.services, token, context.clientAddress);
+    const session = await refreshOnce(locals.services, token, locals.clientAddress);
     await writeSession(cookies, locals.services, cookieOf(session));
   } catch {
     clearSession(cookies, locals.services);

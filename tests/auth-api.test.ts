@@ -313,9 +313,11 @@ describe('rate limits', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('pglite', {
+      // Behind one proxy: the tests speak from several addresses through X-Forwarded-For.
+      trustProxy: 1,
+      signInThrottle: { accountFree: 3, addressFree: 6, maxDelayMs: 60_000, forgetMs: 60_000 },
       rateLimits: {
-        signInPerEmail: { max: 3, windowMs: 60_000 },
-        signInPerIp: { max: 5, windowMs: 60_000 },
+        ticketPerIp: { max: 5, windowMs: 60_000 },
         signUpPerIp: { max: 10, windowMs: 60_000 },
         emailPerAddress: { max: 2, windowMs: 60_000 },
         emailPerIp: { max: 10, windowMs: 60_000 },
@@ -325,16 +327,40 @@ describe('rate limits', () => {
   });
   afterAll(() => t?.close());
 
-  it('answers 429 with Retry-After past the sign-in limits, per e-mail then per address', async () => {
-    const api = `${t.url}/api/auth`;
+  const signInFrom = (ip: string, email: string, password: string) =>
+    postJson(`${t.url}/api/auth/signin/email-password`, { email, password }, { 'x-forwarded-for': ip });
+
+  it('throttles a stranger guessing a password with growing delays, never the owner elsewhere', async () => {
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await postJson(`${api}/signin/email-password`, { email: 'admin@demo.local', password: 'Faux-passe-1!' })).status);
+    for (let i = 0; i < 4; i++) statuses.push((await signInFrom('203.0.113.7', 'admin@demo.local', 'Faux-passe-1!')).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
-    const limited = await postJson(`${api}/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD });
+    const limited = await signInFrom('203.0.113.7', 'admin@demo.local', DEMO_PASSWORD);
     expect(limited.body).toMatchObject({ status: 429, error: 'too-many-requests' });
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    // Another e-mail from the same address: the per-address limit (5) comes next.
-    expect((await postJson(`${api}/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('1');
+    // The admin, from the workshop's address, is not locked out.
+    expect((await signInFrom('198.51.100.20', 'admin@demo.local', DEMO_PASSWORD)).status).toBe(200);
+    // Each further failure doubles the wait.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await signInFrom('203.0.113.7', 'admin@demo.local', 'Faux-passe-2!')).status).toBe(401);
+    expect((await signInFrom('203.0.113.7', 'admin@demo.local', 'Faux-passe-3!')).headers.get('retry-after')).toBe('2');
+  });
+
+  it('forgets the failures of an account and address once it signs in', async () => {
+    const tries = async (n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push((await signInFrom('198.51.100.30', 'diagnostic@demo.local', 'Faute-de-frappe-1!')).status);
+      return out;
+    };
+    expect(await tries(2)).toEqual([401, 401]);
+    expect((await signInFrom('198.51.100.30', 'diagnostic@demo.local', DEMO_PASSWORD)).status).toBe(200);
+    expect(await tries(3)).toEqual([401, 401, 401]);
+  });
+
+  it('throttles one address guessing across accounts', async () => {
+    const accounts = ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => `${x}@inconnu.fr`);
+    for (const email of accounts) expect((await signInFrom('192.0.2.99', email, 'Devinette-1!')).status).toBe(401);
+    expect((await signInFrom('192.0.2.99', 'commercial@demo.local', DEMO_PASSWORD)).status).toBe(429);
+    expect((await signInFrom('192.0.2.100', 'commercial@demo.local', DEMO_PASSWORD)).status).toBe(200);
   });
 
   it('limits the e-mails sent to one address', async () => {

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage } from 'node:http';
 import { loadConfig } from '../server/config.ts';
+import { clientAddressOf } from '../server/http/client-address.ts';
 import { passwordStrength } from '../src/lib/password.ts';
 import { passwordPolicyError } from '../server/auth/passwords.ts';
 
@@ -12,7 +14,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 describe('configuration', () => {
   it('has defaults for the embedded mode and keeps generated secrets in DATA_DIR', () => {
     const config = loadConfig({ DATA_DIR: dataDir });
-    expect(config).toMatchObject({ port: 4321, dataDir, publicUrl: 'http://localhost:4321', databaseUrl: undefined, accessTokenExpiresIn: 900, demoData: undefined });
+    expect(config).toMatchObject({ port: 4321, dataDir, publicUrl: 'http://localhost:4321', databaseUrl: undefined, accessTokenExpiresIn: 15, demoData: undefined });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(readFileSync(path.join(dataDir, 'secrets/jwt'), 'utf8').trim()).toBe(config.jwtSecret);
     expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(config.jwtSecret);
@@ -47,5 +49,25 @@ describe('password policy (SPEC §5)', () => {
 
   it('fills one strength segment per satisfied rule', () => {
     expect(['', 'abcdefgh', 'Abcdefgh', 'Abcdefg1', 'Abcdef1!'].map(passwordStrength)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('the client address (TRUST_PROXY)', () => {
+  const request = (forwarded?: string) =>
+    ({ socket: { remoteAddress: '127.0.0.1' }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
+
+  it('ignores X-Forwarded-For without TRUST_PROXY', () => {
+    expect(clientAddressOf(request('203.0.113.7'), 0)).toBe('127.0.0.1');
+    expect(loadConfig({ DATA_DIR: dataDir }).trustProxy).toBe(0);
+  });
+
+  it('reads the entry the trusted proxies added, never what the client wrote before them', () => {
+    expect(clientAddressOf(request('203.0.113.7'), 1)).toBe('203.0.113.7');
+    expect(clientAddressOf(request('6.6.6.6, 203.0.113.7'), 1)).toBe('203.0.113.7');
+    expect(clientAddressOf(request('6.6.6.6, 203.0.113.7, 10.0.0.2'), 2)).toBe('203.0.113.7');
+    expect(clientAddressOf(request('not-an-address'), 1)).toBe('127.0.0.1');
+    expect(clientAddressOf(request(), 1)).toBe('127.0.0.1');
+    expect(loadConfig({ DATA_DIR: dataDir, TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(() => loadConfig({ DATA_DIR: dataDir, TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
   });
 });

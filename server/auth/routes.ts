@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ApiError, readJson, sendError, sendJson } from '../http/json.ts';
+import { clientAddressOf } from '../http/client-address.ts';
 import type { AuthService, Caller } from './service.ts';
 
 const email = z.string().max(254).pipe(z.email());
@@ -52,13 +53,10 @@ function bearer(req: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
-function caller(req: IncomingMessage): Caller {
-  return { ip: req.socket.remoteAddress ?? 'unknown' };
-}
-
 const OK = 'OK';
 
-export function createAuthRoutes(auth: AuthService) {
+export function createAuthRoutes(auth: AuthService, options: { trustProxy: number }) {
+  const caller = (req: IncomingMessage): Caller => ({ ip: clientAddressOf(req, options.trustProxy) });
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
   const post = (handle: (body: unknown, req: IncomingMessage) => Promise<unknown>): Handler => async (req, res) => {

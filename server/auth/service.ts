@@ -8,7 +8,7 @@ import { isUuid } from '../../src/lib/ids.ts';
 import { safeRedirect } from '../../src/lib/redirects.ts';
 import type { Config } from '../config.ts';
 import type { Mailer } from './mailer.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RateLimiter, SignInThrottle } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
 import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
 
@@ -121,10 +121,11 @@ export function createAuthService(deps: {
   accessTokenExpiresIn: number;
   limiter: RateLimiter;
   limits: Config['rateLimits'];
+  throttle: SignInThrottle;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
 }) {
-  const { db, mailer, publicUrl, limiter, limits } = deps;
+  const { db, mailer, publicUrl, limiter, limits, throttle } = deps;
   const limitEmail = (caller: Caller, address: string) => {
     limiter.hit('email-ip', caller.ip, limits.emailPerIp);
     limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
@@ -283,11 +284,14 @@ export function createAuthService(deps: {
     checkRedirect,
 
     async signInEmailPassword(email: string, password: string, caller: Caller): Promise<Session> {
-      limiter.hit('signin-ip', caller.ip, limits.signInPerIp);
-      limiter.hit('signin-email', email.toLowerCase(), limits.signInPerEmail);
+      throttle.check(email, caller.ip);
       const u = await findUserByEmail(email);
       const ok = await verifyPassword(u?.passwordHash, password);
-      if (!u || !ok) throw authErrors.invalidEmailPassword();
+      if (!u || !ok) {
+        throttle.fail(email, caller.ip);
+        throw authErrors.invalidEmailPassword();
+      }
+      throttle.succeed(email, caller.ip);
       if (u.disabled) throw authErrors.disabledUser();
       if (!u.emailVerified) throw authErrors.unverifiedUser();
       return startSession(u);
@@ -481,7 +485,7 @@ export function createAuthService(deps: {
       input: { newPassword: string; ticket?: string; session?: SessionRow; currentPassword?: string },
       caller: Caller,
     ): Promise<void> {
-      if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.signInPerIp);
+      if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       const policy = passwordPolicyError(input.newPassword);
       if (policy) throw authErrors.invalidPassword(policy);
       let userId: string;
@@ -493,8 +497,13 @@ export function createAuthService(deps: {
         userId = user.id;
         keep = sessionId;
         if (input.currentPassword !== undefined) {
-          limiter.hit('current-password', user.id, limits.signInPerEmail);
-          if (!(await verifyPassword(user.passwordHash ?? undefined, input.currentPassword))) throw authErrors.invalidCurrentPassword();
+          // A stolen session guessing the password: throttled as sign-in guesses are.
+          throttle.check(`user:${user.id}`, caller.ip);
+          if (!(await verifyPassword(user.passwordHash ?? undefined, input.currentPassword))) {
+            throttle.fail(`user:${user.id}`, caller.ip);
+            throw authErrors.invalidCurrentPassword();
+          }
+          throttle.succeed(`user:${user.id}`, caller.ip);
         } else {
           const fresh = input.session.method === 'password' && Date.now() - input.session.createdAt.getTime() < FRESH_SIGN_IN_MS;
           if (!fresh && needsCurrentPassword(input.session)) throw authErrors.proofRequired();
@@ -517,7 +526,7 @@ export function createAuthService(deps: {
      * to redirect; errors go back to the redirect target as `error` and `errorDescription`.
      */
     async verify(input: { ticket: string; type?: string; redirectTo?: string }, caller: Caller): Promise<string> {
-      limiter.hit('ticket-ip', caller.ip, limits.signInPerIp);
+      limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       const target = new URL(checkRedirect(input.redirectTo, '/repair-orders'));
       try {
         const types = (Object.keys(linkTypes) as TicketType[]).filter((t) => !input.type || linkTypes[t] === input.type);

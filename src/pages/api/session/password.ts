@@ -5,14 +5,14 @@ import { t } from '../../../lib/i18n.ts';
 import { json, jsonError, readBody, serviceErrorResponse } from '../../../lib/json-endpoint.ts';
 import { updatePasswordSchema } from '../../../lib/validation.ts';
 
-export const POST: APIRoute = async ({ request, locals, clientAddress }) => {
+export const POST: APIRoute = async ({ request, locals }) => {
   const { user, services, sessionId } = locals;
   const session = user && sessionId ? await services.auth.openSession(sessionId, user.id) : undefined;
   if (!session) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
   const body = await readBody(request, updatePasswordSchema);
   if ('response' in body) return body.response;
   try {
-    await services.auth.changePassword({ newPassword: body.data.password, session, currentPassword: body.data.currentPassword }, { ip: clientAddress });
+    await services.auth.changePassword({ newPassword: body.data.password, session, currentPassword: body.data.currentPassword }, { ip: locals.clientAddress });
     return json(200, 'OK');
   } catch (error) {
     if ((error as { error?: string }).error === 'invalid-current-password') {
