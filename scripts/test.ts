@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Astro sends no telemetry from a test run (nor from our other scripts).
+process.env.ASTRO_TELEMETRY_DISABLED = '1';
 const run = (command: string, args: string[]) => spawnSync(command, args, { stdio: 'inherit' }).status ?? 1;
 
 if (!existsSync(chromium)) {

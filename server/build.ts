@@ -29,7 +29,7 @@ export function ensureBuilt(): void {
     cwd: root,
     // Whoever asks (vitest runs with NODE_ENV=test), the build is a production one: with any
     // other NODE_ENV, Vite bundles React's development build, twice as heavy.
-    env: { ...process.env, NODE_ENV: 'production' },
+    env: { ...process.env, NODE_ENV: 'production', ASTRO_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (result.status !== 0) throw new Error('the build failed');

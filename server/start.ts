@@ -1,5 +1,7 @@
-// `npm start`: builds the Astro app when the build is missing or older than its sources, then serves.
-import { ensureBuilt } from './build.ts';
+// `npm start`: builds the Astro app when the build is missing or older than its sources, then
+// serves in production: no stack traces, no introspection for non-admins (issue 14).
+process.env.NODE_ENV = 'production';
+const { ensureBuilt } = await import('./build.ts');
 
 try {
   ensureBuilt();
@@ -9,3 +11,4 @@ try {
 }
 const { main } = await import('./main.ts');
 await main();
+export {};

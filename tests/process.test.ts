@@ -120,6 +120,24 @@ describe('the server process', () => {
       const html = await page.text();
       expect(html).toContain('<html lang="fr">');
       expect(html).toContain('<h1 class="mb-4 text-2xl font-bold">Connexion</h1>');
+
+      // Production (issue 14, item 9): no version headers, the schema for admins only, no suggestions.
+      for (const res of [page, home, await fetch(`${server.url}/healthz`), await fetch(`${server.url}/graphql`, { method: 'POST' })]) {
+        expect([...res.headers.keys()].filter((h) => /powered|^server$|version/i.test(h))).toEqual([]);
+      }
+      const tokenOf = async (email: string) =>
+        (await postJson(`${server.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken as string;
+      const ask = async (token: string, query: string) =>
+        (await postJson(`${server.url}/graphql`, { query }, { authorization: `Bearer ${token}` })).body as { data?: any; errors?: { message: string; extensions: { code: string } }[] };
+      const mechanic = await tokenOf('mecanicien@demo.local');
+      const admin = await tokenOf('admin@demo.local');
+      for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "users") { name } }']) {
+        expect((await ask(mechanic, query)).errors![0]!.extensions.code).toBe('forbidden');
+      }
+      expect((await ask(admin, '{ __schema { queryType { name } } }')).data.__schema.queryType.name).toBe('Query');
+      expect((await ask(mechanic, '{ __typename }')).data.__typename).toBe('Query');
+      const typo = await ask(mechanic, '{ gearboxModls { id } }');
+      expect(typo.errors![0]!.message).not.toMatch(/Did you mean/);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

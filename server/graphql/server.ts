@@ -3,7 +3,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
+import { BREAK, GraphQLError, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin } from 'graphql-yoga';
@@ -34,10 +34,9 @@ const withCode = (error: Error): GraphQLError => {
   return new GraphQLError(error.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, extensions: { ...e.extensions, code: 'validation' } });
 };
 
-function codePlugin(production: boolean): Plugin {
+function codePlugin(): Plugin {
   return {
-    onValidate({ addValidationRule }) {
-      if (production) addValidationRule(NoSchemaIntrospectionCustomRule);
+    onValidate() {
       return ({ result, setResult }) => {
         if (result.length) setResult(result.map(withCode));
       };
@@ -46,6 +45,35 @@ function codePlugin(production: boolean): Plugin {
       return ({ result, replaceParseResult }) => {
         if (result instanceof Error) replaceParseResult(withCode(result));
       };
+    },
+  };
+}
+
+/** Whether a document asks for the schema itself (`__typename` is not introspection). */
+function introspects(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value === '__schema' || node.name.value === '__type') {
+        found = true;
+        return BREAK;
+      }
+    },
+  });
+  return found;
+}
+
+/**
+ * In production only admins may read the schema (ASVS 4.3.2). Checked at execution, once the
+ * viewer is known, on HTTP and WebSocket alike; suggestions are masked for all (armor).
+ */
+function introspectionPlugin(): Plugin<GraphQLContext> {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as GraphQLContext;
+      if (context.viewer?.role !== 'app_admin' && introspects(args.document)) {
+        setResultAndStopExecution({ errors: [apiError('forbidden', 'Introspection réservée aux administrateurs')] });
+      }
     },
   };
 }
@@ -137,7 +165,8 @@ export function createGraphQL(options: {
         costLimit: { maxCost: 5_000 },
         blockFieldSuggestion: { enabled: options.production },
       }),
-      codePlugin(options.production),
+      codePlugin(),
+      ...(options.production ? [introspectionPlugin()] : []),
     ],
   });
 

@@ -42,11 +42,11 @@ export type TestApp = {
 
 export async function startTestApp(
   kind: DatabaseKind,
-  overrides: Partial<Config> & { env?: Record<string, string>; pages?: boolean } = {},
+  overrides: Partial<Config> & { env?: Record<string, string>; pages?: boolean; production?: boolean } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-test-'));
   const port = await freePort();
-  const { env, pages, ...rest } = overrides;
+  const { env, pages, production, ...rest } = overrides;
   const config = loadConfig(
     { LOG_LEVEL: 'info', DEMO_DATA: '1', ...env },
     {
@@ -73,7 +73,7 @@ export async function startTestApp(
   };
   const database = await prepareDatabase(config, logger);
   const astro = pages ? await loadAstro() : {};
-  const app = await createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir });
+  const app = await createApp({ config, database, logger, astroHandler: astro.handler, clientDir: astro.clientDir, production });
   await app.listen();
   const outboxDir = path.join(dataDir, 'outbox');
   return {
