@@ -11,7 +11,9 @@ if (dev) integrations.push((await import('./server/dev.ts')).backendIntegration(
 
 export default defineConfig({
   output: 'server',
-  adapter: node({ mode: 'middleware' }),
+  // A body without a declared length is cut here (the largest upload, 200 MB, and its form);
+  // the middleware refuses a declared one before reading it.
+  adapter: node({ mode: 'middleware', bodySizeLimit: 202 * 1024 * 1024 }),
   integrations,
   server: { port: Number(process.env.PORT ?? 4321) },
   security: {

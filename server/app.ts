@@ -53,7 +53,7 @@ export type Services = {
   files: FileStore;
   /** The GraphQL API in process: pages call it without a network hop. */
   graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
-  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn'>;
+  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
 };
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (() => Promise<void>) | undefined, locals: object) => Promise<void>;
@@ -125,6 +125,19 @@ function serveStatic(clientDir: string, req: IncomingMessage, res: ServerRespons
   return true;
 }
 
+/**
+ * A /graphql body is refused before it is read (issue 14): over its limit by its declared
+ * length, or without one (a chunked body could be endless). Anonymous callers get a small one.
+ */
+function graphqlBodyRefusal(req: IncomingMessage, limits: Config['graphqlLimits']): { status: number; message: string } | null {
+  if (req.method !== 'POST') return null;
+  const declared = req.headers['content-length'];
+  if (declared === undefined) return { status: 411, message: 'Longueur de la requête requise' };
+  const max = req.headers.authorization ? limits.maxBodyBytes : limits.maxAnonymousBodyBytes;
+  if (Number(declared) > max) return { status: 413, message: `Requête trop volumineuse : ${Math.round(max / 1024)} Kio au plus` };
+  return null;
+}
+
 export async function createApp(options: {
   config: Config;
   database: Database;
@@ -170,7 +183,7 @@ export async function createApp(options: {
     flow: createDiagnosticFlowService({ db: database.db, procedures, gearboxes }),
     orderProcedure: createOrderProcedureService({ db: database.db }),
     graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
-    config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn },
+    config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn, storageMaxBytes: config.storageMaxBytes },
   };
   const handleStorage = createStorageRoutes({ store: services.files, services, config });
   const graphql = (graphqlRef.current = createGraphQL({
@@ -180,6 +193,7 @@ export async function createApp(options: {
     production: options.production ?? process.env.NODE_ENV === 'production',
     logger,
     sessionSweepMs: config.sessionSweepMs,
+    limits: config.graphqlLimits,
   }));
 
   async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
@@ -198,6 +212,12 @@ export async function createApp(options: {
       return true;
     }
     if (pathname === GRAPHQL_PATH) {
+      const refused = graphqlBodyRefusal(req, config.graphqlLimits);
+      if (refused) {
+        req.resume();
+        sendJson(res, refused.status, { errors: [{ message: refused.message, extensions: { code: 'too-large' } }] }, { Connection: 'close' });
+        return true;
+      }
       await graphql.yoga.requestListener(req, res);
       return true;
     }

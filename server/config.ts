@@ -52,6 +52,8 @@ export type Config = {
   accessTokenExpiresIn: number;
   /** How often open WebSockets are checked against their sign-in (ms). */
   sessionSweepMs: number;
+  /** What one GraphQL caller may ask for (issue 14, item 3). */
+  graphqlLimits: GraphQLLimits;
   logLevel: 'silent' | 'error' | 'info';
   /** Largest file each storage bucket accepts, in bytes. */
   storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
@@ -67,6 +69,25 @@ export type Config = {
     emailPerIp: RateLimitRule;
     refreshPerIp: RateLimitRule;
   };
+};
+
+export type GraphQLLimits = {
+  /** An operation still running after this is stopped (subscriptions: each event's execution). */
+  timeBudgetMs: number;
+  subscriptionsPerConnection: number;
+  /** Across the user's sockets on this instance. */
+  subscriptionsPerUser: number;
+  /** Request bodies of /graphql, signed in and anonymous. */
+  maxBodyBytes: number;
+  maxAnonymousBodyBytes: number;
+};
+
+export const defaultGraphQLLimits: GraphQLLimits = {
+  timeBudgetMs: 5_000,
+  subscriptionsPerConnection: 25,
+  subscriptionsPerUser: 50,
+  maxBodyBytes: 1024 * 1024,
+  maxAnonymousBodyBytes: 16 * 1024,
 };
 
 export class ConfigError extends Error {}
@@ -145,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     demoData: e.DEMO_DATA,
     accessTokenExpiresIn: e.AUTH_ACCESS_TOKEN_EXPIRES_IN,
     sessionSweepMs: 5_000,
+    graphqlLimits: defaultGraphQLLimits,
     logLevel: e.LOG_LEVEL,
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
     trustProxy: e.TRUST_PROXY,

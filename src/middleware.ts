@@ -33,12 +33,28 @@ const sameOrigin = defineMiddleware((context, next) => {
   return renderMessagePage({ status: 403, title: t('errors.generic'), text: t('errors.forbiddenRequest') });
 });
 
-/** Pages take form posts only: another body would fail to parse inside the page, a 500. */
+/** A form without files; a form with files carries at most the largest file a bucket takes. */
+const MAX_FORM_BYTES = 1024 * 1024;
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+/**
+ * Pages take form posts only (another body would fail to parse inside the page, a 500), of a
+ * declared size within their limit, refused before they are read.
+ */
 const formBodies = defineMiddleware((context, next) => {
-  const { request, url } = context;
+  const { request, url, locals } = context;
   if (SAFE_METHODS.has(request.method) || url.pathname.startsWith('/api/') || endpoints.includes(url.pathname)) return next();
-  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(request.headers.get('content-type') ?? '')) return next();
-  return renderMessagePage({ status: 415, title: t('errors.generic'), text: t('errors.formOnly') });
+  const type = request.headers.get('content-type') ?? '';
+  const multipart = /^multipart\/form-data\b/i.test(type);
+  if (!multipart && !/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    return renderMessagePage({ status: 415, title: t('errors.generic'), text: t('errors.formOnly') });
+  }
+  const max = multipart ? Math.max(...Object.values(locals.services.config.storageMaxBytes)) + FORM_OVERHEAD_BYTES : MAX_FORM_BYTES;
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > max) {
+    return renderMessagePage({ status: 413, title: t('errors.generic'), text: t('errors.formTooLarge', { size: Math.round(max / 1024 / 1024) }) });
+  }
+  return next();
 });
 
 /**

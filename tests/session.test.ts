@@ -123,6 +123,10 @@ describe('the signed session', () => {
     }
     const none = await b.request('/repair-orders?action=supprimer', { method: 'POST' });
     expect(none.status).toBe(415);
+    // A form over its size is refused before it is read.
+    const huge = await b.request('/repair-order', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `number=${'x'.repeat(2 * 1024 * 1024)}` });
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain('le formulaire envoyé dépasse 1 Mo');
   });
 
   it('answers the password endpoint with 400 and 415 for bad input, and changes nothing', async () => {

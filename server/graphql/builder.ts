@@ -1,7 +1,8 @@
 // The Pothos builder: context, scalars and the scope-auth rules read from the capability table.
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin, { ComplexityErrorKind } from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { GraphQLError, Kind } from 'graphql';
+import { getNamedType, getNullableType, GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
 import { can, type Capability } from '../../src/lib/permissions.ts';
 import type { Services } from '../app.ts';
 import type { Changes } from '../realtime/changes.ts';
@@ -16,11 +17,29 @@ export type GraphQLContext = {
   authError: 'none' | 'invalid' | null;
   services: Services;
   changes: Changes;
+  /** Set per query or mutation by the time budget (budget.ts). */
+  deadline?: { at: number; ms: number };
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A malformed value of a scalar is a bad request: 400, as Yoga reads extensions.http. */
 const badValue = (message: string) => apiError('validation', message, { http: { status: 400 } });
+
+/**
+ * The cost of an operation (issue 14, item 3), computed before anything runs: a value read from
+ * its row costs nothing, a field that runs a query costs 1, a list multiplies what it selects by
+ * its `limit` (10 without one), and the outage ranking costs RANKING_COST per order.
+ */
+export const MAX_COST = 5_000;
+export const RANKING_COST = 100;
+const LIST_WITHOUT_LIMIT = 10;
+
+function fieldComplexity(args: Record<string, unknown>, _context: GraphQLContext, field: GraphQLField<unknown, GraphQLContext, Record<string, unknown>>) {
+  if (isLeafType(getNamedType(field.type))) return 0;
+  if (!isListType(getNullableType(field.type))) return 1;
+  const limit = typeof args.limit === 'number' ? Math.max(0, args.limit) : LIST_WITHOUT_LIMIT;
+  return { field: 1, multiplier: limit };
+}
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -30,7 +49,15 @@ export const builder = new SchemaBuilder<{
     timestamptz: { Input: Date; Output: Date | string };
   };
 }>({
-  plugins: [ScopeAuthPlugin],
+  plugins: [ScopeAuthPlugin, ComplexityPlugin],
+  complexity: {
+    fieldComplexity,
+    limit: { complexity: MAX_COST, depth: 10, breadth: 300 },
+    complexityError: (kind, result) =>
+      kind === ComplexityErrorKind.Complexity
+        ? apiError('cost-limit', `Requête trop coûteuse : coût ${result.complexity}, maximum ${MAX_COST}. Demandez moins d’éléments à la fois.`, { cost: result.complexity, maxCost: MAX_COST })
+        : apiError('cost-limit', 'Requête trop imbriquée ou trop large.', { depth: result.depth, breadth: result.breadth }),
+  },
   scopeAuth: {
     authScopes: async (context) => ({
       signedIn: !!context.viewer,

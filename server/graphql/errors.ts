@@ -1,7 +1,18 @@
 // Every error of the API carries extensions.code (issue 4): clients branch on it.
 import { GraphQLError } from 'graphql';
 
-export type ErrorCode = 'invalid-jwt' | 'forbidden' | 'validation' | 'not-found' | 'conflict' | 'internal';
+export type ErrorCode =
+  | 'invalid-jwt'
+  | 'forbidden'
+  | 'validation'
+  | 'not-found'
+  | 'conflict'
+  | 'internal'
+  // Limits (issue 14, item 3): an operation too costly, too long, or one live subscription too many.
+  | 'cost-limit'
+  | 'timeout'
+  | 'too-many-subscriptions'
+  | 'too-large';
 
 export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra } });

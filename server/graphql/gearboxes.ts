@@ -308,7 +308,7 @@ builder.subscriptionField('gearboxModel', (t) =>
       if (error) throw error;
       let version = 0;
       // Every change is news: the nested lists are resolved after, so the row alone cannot tell.
-      return live(context, DOSSIER_TABLES, async () => {
+      return live(context, DOSSIER_TABLES, null, async () => {
         const row = await context.services.gearboxes.get(id);
         return row ? { ...row, version: ++version } : null;
       });

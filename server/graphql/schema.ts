@@ -1,5 +1,6 @@
 // The schema: one module per domain registers its types and fields on the builder.
 import { builder } from './builder.ts';
+import { withTimeBudget } from './budget.ts';
 import './users.ts';
 import './base.ts';
 import './gearboxes.ts';
@@ -14,4 +15,4 @@ import './repair-orders/symptoms.ts';
 import './repair-orders/flow.ts';
 import './repair-orders/procedure.ts';
 
-export const schema = builder.toSchema({ sortSchema: false });
+export const schema = withTimeBudget(builder.toSchema({ sortSchema: false }));

@@ -13,8 +13,10 @@ import type { Services } from '../app.ts';
 import type { Changes } from '../realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
+import { timeBudgetPlugin } from './budget.ts';
 import { schema } from './schema.ts';
 import type { Logger } from '../log.ts';
+import { defaultGraphQLLimits, type GraphQLLimits } from '../config.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 const INIT_TIMEOUT_MS = 3_000;
@@ -132,8 +134,10 @@ export function createGraphQL(options: {
   production: boolean;
   logger?: Logger;
   sessionSweepMs?: number;
+  limits?: GraphQLLimits;
 }) {
   const { services, changes } = options;
+  const limits = options.limits ?? defaultGraphQLLimits;
   const allowedOrigin = new URL(options.publicUrl).origin;
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -162,16 +166,29 @@ export function createGraphQL(options: {
         maxAliases: { n: 15 },
         maxDirectives: { n: 10 },
         maxTokens: { n: 2_000 },
-        costLimit: { maxCost: 5_000 },
+        // The cost is the complexity plugin's (builder.ts), with real weights: not armor's guess.
+        costLimit: { enabled: false },
         blockFieldSuggestion: { enabled: options.production },
       }),
       codePlugin(),
+      timeBudgetPlugin(limits.timeBudgetMs),
       ...(options.production ? [introspectionPlugin()] : []),
     ],
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const sockets = new Map<WebSocket, Viewer>();
+  // Operations running on each socket, and per user across this instance's sockets.
+  const operations = new Map<WebSocket, { userId: string; ids: Set<string> }>();
+  const perUser = new Map<string, number>();
+  const release = (socket: WebSocket, id: string) => {
+    const running = operations.get(socket);
+    if (!running?.ids.delete(id)) return;
+    if (!running.ids.size) operations.delete(socket);
+    const left = (perUser.get(running.userId) ?? 1) - 1;
+    if (left > 0) perUser.set(running.userId, left);
+    else perUser.delete(running.userId);
+  };
   const sweep = setInterval(sweepSessions(services, sockets, options.logger), options.sessionSweepMs ?? 5_000);
   sweep.unref();
   type Extra = { request: IncomingMessage; socket: WebSocket; context?: GraphQLContext };
@@ -191,12 +208,22 @@ export function createGraphQL(options: {
         ctx.extra.context = context;
         const socket = ctx.extra.socket;
         sockets.set(socket, context.viewer);
-        socket.once('close', () => sockets.delete(socket));
+        socket.once('close', () => {
+          sockets.delete(socket);
+          for (const id of [...(operations.get(socket)?.ids ?? [])]) release(socket, id);
+        });
         return true;
       },
       execute: (args: ExecutionArgs & { rootValue: { execute: typeof import('graphql').execute } }) => args.rootValue.execute(args),
       subscribe: (args: ExecutionArgs & { rootValue: { subscribe: typeof import('graphql').subscribe } }) => args.rootValue.subscribe(args),
-      onSubscribe: async (ctx: WsContext, _id: string, payload: SubscribePayload) => {
+      onComplete: (ctx: WsContext, id: string) => release(ctx.extra.socket, id),
+      onSubscribe: async (ctx: WsContext, id: string, payload: SubscribePayload) => {
+        const socket = ctx.extra.socket;
+        const userId = ctx.extra.context!.viewer!.id;
+        // One user's live lists are bounded: every write re-runs each of them.
+        if ((operations.get(socket)?.ids.size ?? 0) >= limits.subscriptionsPerConnection || (perUser.get(userId) ?? 0) >= limits.subscriptionsPerUser) {
+          return [apiError('too-many-subscriptions', 'Trop d’abonnements en direct ouverts : fermez des onglets ou des écrans, puis réessayez.')];
+        }
         const { schema: enveloped, execute, subscribe, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, params: payload });
         let document;
         try {
@@ -206,12 +233,17 @@ export function createGraphQL(options: {
         }
         const errors = validate(enveloped, document);
         if (errors.length) return errors.map(withCode);
+        let running = operations.get(socket);
+        if (!running) operations.set(socket, (running = { userId, ids: new Set() }));
+        running.ids.add(id);
+        perUser.set(userId, (perUser.get(userId) ?? 0) + 1);
         return {
           schema: enveloped,
           operationName: payload.operationName,
           document,
           variableValues: payload.variables,
-          contextValue: ctx.extra.context!,
+          // A context of its own: a deadline set for one operation must not reach another.
+          contextValue: { ...ctx.extra.context! },
           rootValue: { execute, subscribe },
         } as ExecutionArgs;
       },

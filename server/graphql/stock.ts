@@ -110,7 +110,8 @@ builder.subscriptionField('stockItems', (t) =>
       if (error) throw error;
       if (!can(context.viewer!.role, 'manageStock')) throw forbidden();
       const limit = Math.min(Math.max(args.limit ?? 100, 0), MAX_LIMIT);
-      return live(context, ['public.stock_items'], () => context.services.stock.list({ ...filterOf(args), limit, offset: Math.max(args.offset ?? 0, 0) }));
+      const input = { ...filterOf(args), limit, offset: Math.max(args.offset ?? 0, 0) };
+      return live(context, ['public.stock_items'], `stockItems:${JSON.stringify(input)}`, () => context.services.stock.list(input));
     },
     resolve: (rows: StockRow[]) => rows,
   }),

@@ -236,7 +236,7 @@ builder.subscriptionField('users', (t) =>
     subscribe: (_root, args, context) => {
       requireCapability(context, 'manageUsers');
       const input = listInput(args);
-      return live(context, ['auth.users'], () => context.services.users.list(input));
+      return live(context, ['auth.users'], `users:${JSON.stringify(input)}`, () => context.services.users.list(input));
     },
     resolve: (rows: UserRow[]) => rows,
   }),
@@ -249,7 +249,7 @@ builder.subscriptionField('usersAggregate', (t) =>
     subscribe: (_root, args, context) => {
       requireCapability(context, 'manageUsers');
       const where = listInput(args).where;
-      return live(context, ['auth.users'], async () => ({ count: await context.services.users.count(where) }));
+      return live(context, ['auth.users'], `usersAggregate:${JSON.stringify(where ?? null)}`, async () => ({ count: await context.services.users.count(where) }));
     },
     resolve: (value: { count: number }) => value,
   }),

@@ -2,7 +2,7 @@
 // procedures chosen, the steps, validation; and the diagnostic page's start guide preference.
 // Read by every role (the mechanics follow the validated procedures); written by A and D.
 import type { OutageCandidate } from '../../repair-orders/flow.ts';
-import { builder } from '../builder.ts';
+import { builder, RANKING_COST } from '../builder.ts';
 import { OutageType } from '../gearboxes.ts';
 import { outageChoiceSchema, procedureChoiceSchema } from '../../../src/lib/diagnostic-page.ts';
 import { fromService, parse } from '../inputs.ts';
@@ -35,7 +35,8 @@ export const OrderProcedure = builder.objectRef<ProcedureLink>('order_procedures
 });
 
 builder.objectField(RepairOrder, 'outageCandidates', (t) =>
-  t.field({ type: [Candidate], resolve: (row, _args, context) => context.services.flow.candidatesOf(row.id) }),
+  // The ranking compares the order with every closed order of its model: the costliest field.
+  t.field({ type: [Candidate], complexity: { field: RANKING_COST, multiplier: 10 }, resolve: (row, _args, context) => context.services.flow.candidatesOf(row.id) }),
 );
 builder.objectField(RepairOrder, 'chosenOutages', (t) =>
   t.field({ type: [OutageType], resolve: async (row, _args, context) => (await Promise.all((await context.services.flow.outageIdsOf(row.id)).map((id) => context.services.gearboxes.getOutage(id)))).filter((o) => !!o) }),

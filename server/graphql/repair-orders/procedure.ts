@@ -86,7 +86,7 @@ builder.subscriptionField('orderCheckpoints', (t) =>
     subscribe: (_root, { repairOrderId }, context) => {
       const error = requireViewerError(context);
       if (error) throw error;
-      return live(context, ['public.order_checkpoints', 'public.repair_orders'], () => context.services.orderProcedure.checkpointsOf(repairOrderId));
+      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${repairOrderId}`, () => context.services.orderProcedure.checkpointsOf(repairOrderId));
     },
     resolve: (rows: CheckpointRow[]) => rows,
   }),

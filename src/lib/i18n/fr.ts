@@ -48,6 +48,7 @@ export const fr = {
     sessionUnavailableTitle: 'Connexion momentanément indisponible',
     sessionUnavailable: 'Votre session n’a pas pu être vérifiée. Vous restez connecté : nouvel essai dans {{seconds}} secondes.',
     currentPasswordWrong: 'Mot de passe actuel incorrect',
+    formTooLarge: 'Requête refusée : le formulaire envoyé dépasse {{size}} Mo.',
   },
   success: {
     profileSaved: 'Profil mis à jour',

@@ -1,0 +1,44 @@
+// The time budget of an operation (issue 14, item 3). Not an AbortSignal timer: PGlite answers
+// in microtasks, so a busy operation never lets a timer fire. Each field that loads something
+// checks the clock instead, so an operation past its budget starts no further query.
+import { defaultFieldResolver, getNamedType, isLeafType, isObjectType, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GraphQLContext } from './builder.ts';
+import { apiError } from './errors.ts';
+
+const timeoutError = (ms: number) =>
+  apiError('timeout', `Requête trop longue : arrêtée après ${new Intl.NumberFormat('fr-FR').format(ms / 1000)} s. Demandez moins d’éléments à la fois.`);
+
+/** Wraps every field that resolves to an object (where queries run) with the deadline check. */
+export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (isLeafType(getNamedType(field.type))) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, context: GraphQLContext, info) => {
+        if (context.deadline && Date.now() > context.deadline.at) throw timeoutError(context.deadline.ms);
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
+}
+
+/**
+ * Sets the deadline of each query and mutation; past it, the answer is the `timeout` error
+ * alone. Subscriptions live on: each gets a context of its own without a deadline.
+ */
+export function timeBudgetPlugin(ms: number): Plugin {
+  return {
+    onExecute({ args }) {
+      const context = args.contextValue as unknown as GraphQLContext;
+      context.deadline = { at: Date.now() + ms, ms };
+      return {
+        onExecuteDone({ setResult }) {
+          if (Date.now() > context.deadline!.at) setResult({ errors: [timeoutError(ms)] });
+        },
+      };
+    },
+  };
+}
