@@ -590,6 +590,62 @@ async function ordersBench(dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * Issue 14, item 3: the heaviest GraphQL operation the limits allow (a mechanic's order list
+ * with the outage ranking, as many orders as the cost allows), alone, then 20 at once while
+ * /healthz is timed; the goal is /healthz p95 under load below 10 × its idle value.
+ */
+async function limitsBench(dataDir: string): Promise<void> {
+  const { complexityFromQuery } = await import('@pothos/plugin-complexity');
+  const { schema } = await import('../server/graphql/schema.ts');
+  const { MAX_COST } = await import('../server/graphql/builder.ts');
+  const heavy = (limit: number) =>
+    `{ repairOrders(limit: ${limit}) { id number outageCandidates { outage { id component { name } outageType { name } description } similarOrders confirmedOrders dossierRate chosen } } }`;
+  let limit = 100;
+  while (limit > 1 && complexityFromQuery(heavy(limit), { schema }).complexity > MAX_COST) limit--;
+  const cost = complexityFromQuery(heavy(limit), { schema }).complexity;
+  const refused = complexityFromQuery(heavy(limit + 1), { schema }).complexity;
+
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, DEMO_DATA: '1', AUTH_RATE_LIMIT_FACTOR: '1000' });
+  try {
+    await waitReady(url, child);
+    const token = (await post(`${url}/api/auth/signin/email-password`, { email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).json.session.accessToken as string;
+    const ask = async () => {
+      try {
+        const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: heavy(limit) }) });
+        return ((await res.json()) as { errors?: { extensions: { code: string } }[] }).errors?.[0]?.extensions.code ?? 'data';
+      } catch (error) {
+        return `network error (${(error as { cause?: { code?: string } }).cause?.code ?? String(error)})`;
+      }
+    };
+    const health = (runs: number) => timed(runs, 10, () => fetch(`${url}/healthz`).then((r) => r.text()));
+    const alone = await timed(5, 1, ask);
+    const outcome = await ask();
+    const idle = await health(200);
+    let running = true;
+    const outcomes = new Map<string, number>();
+    const load = Array.from({ length: 20 }, async () => {
+      while (running) {
+        const code = await ask();
+        outcomes.set(code, (outcomes.get(code) ?? 0) + 1);
+      }
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const loaded = await health(200);
+    running = false;
+    await Promise.all(load);
+    console.log(`\nGraphQL limits (PGlite, a mechanic): heaviest allowed operation = repairOrders(limit: ${limit}) with the outage ranking, cost ${cost} of ${MAX_COST} (limit ${limit + 1}: ${refused}, refused)`);
+    console.log(`  alone: median ${ms(pct(alone, 50))} (answer: ${outcome})`);
+    console.log(`  /healthz idle: p50 ${ms(pct(idle, 50))}, p95 ${ms(pct(idle, 95))}`);
+    console.log(`  /healthz with 20 of them running: p50 ${ms(pct(loaded, 50))}, p95 ${ms(pct(loaded, 95))} (${(pct(loaded, 95) / pct(idle, 95)).toFixed(1)} × idle p95; goal < 10 ×)`);
+    console.log(`  answers under load: ${[...outcomes].map(([code, n]) => `${code} ${n}`).join(', ')}`);
+  } finally {
+    await stop(child);
+  }
+}
+
 async function bench(): Promise<void> {
   ensureBuilt();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
@@ -618,6 +674,7 @@ async function bench(): Promise<void> {
       await server.stop();
     }
     await ordersBench(dataDir);
+    await limitsBench(path.join(dataDir, 'limits'));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -636,6 +693,13 @@ if (process.argv[2] === 'report') {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
   try {
     await pages(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else if (process.argv[2] === 'limits') {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
+  try {
+    await limitsBench(dataDir);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

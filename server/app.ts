@@ -299,6 +299,7 @@ export async function createApp(options: {
         await graphql.close();
         await changes.close();
         mailer.close();
+        files.close();
         await database.close();
       })()),
   };

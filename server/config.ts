@@ -30,6 +30,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['silent', 'error', 'info']).default('info'),
   AUTH_RATE_LIMIT_FACTOR: z.coerce.number().min(1).max(1000).default(1),
   STORAGE_MAX_FILE_MB: z.coerce.number().int().min(1).max(10_000).optional(),
+  // Uploads are refused while the disk of DATA_DIR would keep less than this.
+  STORAGE_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(64),
   // How many reverse proxies stand in front (each appends to X-Forwarded-For); 0: none.
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 });
@@ -55,6 +57,8 @@ export type Config = {
   /** What one GraphQL caller may ask for (issue 14, item 3). */
   graphqlLimits: GraphQLLimits;
   logLevel: 'silent' | 'error' | 'info';
+  /** Free space an upload must leave on the disk of DATA_DIR, in bytes. */
+  storageMinFreeBytes: number;
   /** Largest file each storage bucket accepts, in bytes. */
   storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
   /** Reverse proxies in front: the client address comes from X-Forwarded-For only when > 0. */
@@ -169,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     graphqlLimits: defaultGraphQLLimits,
     logLevel: e.LOG_LEVEL,
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
+    storageMinFreeBytes: e.STORAGE_MIN_FREE_MB * MB,
     trustProxy: e.TRUST_PROXY,
     signInThrottle: {
       ...defaultSignInThrottle,

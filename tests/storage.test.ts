@@ -67,11 +67,11 @@ describe('storage API', () => {
     ]);
     const pdf = await fetch(`${api}/files/${res.body.processedFiles[0].id}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(pdf.headers.get('content-disposition')).toBe(`inline; filename*=UTF-8''courbe.pdf`);
+    expect(pdf.headers.get('content-disposition')).toBe(`inline; filename="courbe.pdf"; filename*=UTF-8''courbe.pdf`);
     expect(pdf.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await pdf.arrayBuffer())).toEqual(PDF);
     const csv = await fetch(`${api}/files/${res.body.processedFiles[2].id}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
-    expect(csv.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''mesures.csv`);
+    expect(csv.headers.get('content-disposition')).toBe(`attachment; filename="mesures.csv"; filename*=UTF-8''mesures.csv`);
   });
 
   it('refuses an executable renamed .pdf, a wrong extension and an empty file with "Format non supporté"', async () => {

@@ -13,7 +13,7 @@ import type { Services } from '../app.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
 import { sendJson } from '../http/json.ts';
-import { checkType, cleanName, FILE_ID, StorageError, type FileRow, type FileStore } from './store.ts';
+import { checkType, cleanName, contentDisposition, FILE_ID, StorageError, type FileRow, type FileStore } from './store.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
@@ -47,20 +47,44 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
 
   const findFile = store.find;
 
-  /** Streams the parts to temporary files; the bucket id may come after the files. */
+  /**
+   * Streams the parts to temporary files; the bucket id may come after the files. On any
+   * failure, a client gone mid-upload included, what was written is removed before it throws.
+   */
   async function readMultipart(req: IncomingMessage): Promise<{ bucketId?: string; parts: Part[]; metadata: { id?: string; name?: string }[] }> {
     const parts: Part[] = [];
+    const writes: Promise<void>[] = [];
+    try {
+      return await readParts(req, parts, writes);
+    } catch (error) {
+      // Let the write streams close before their files go.
+      await Promise.allSettled(writes);
+      for (const part of parts) rmSync(part.tmp, { force: true });
+      throw error;
+    }
+  }
+
+  async function readParts(req: IncomingMessage, parts: Part[], writes: Promise<void>[]) {
     const metadata: { id?: string; name?: string }[] = [];
     let bucketId: string | undefined;
     let failure: StorageError | null = null;
-    const writes: Promise<void>[] = [];
     await new Promise<void>((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
-        parser = busboy({ headers: req.headers, limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 } });
+        // File names are UTF-8 (busboy reads them as latin1 unless told).
+        parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 } });
       } catch {
         return reject(new StorageError(400, 'Requête multipart attendue'));
       }
+      const gone = () => {
+        const error = new StorageError(400, 'Envoi interrompu');
+        parser.destroy(error);
+        reject(error);
+      };
+      req.once('aborted', gone);
+      req.once('close', () => {
+        if (!req.complete) gone();
+      });
       parser.on('field', (name, value) => {
         if (name === 'bucket-id') bucketId = value;
       });
@@ -88,9 +112,15 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
         });
         stream.on('limit', () => (part.truncated = true));
         writes.push(
-          pipeline(stream, createWriteStream(tmp)).then(() => {
-            part.sha = hash.digest('hex');
-          }),
+          pipeline(stream, createWriteStream(tmp)).then(
+            () => {
+              part.sha = hash.digest('hex');
+            },
+            (error: unknown) => {
+              failure ??= new StorageError(400, 'Envoi interrompu');
+              throw error;
+            },
+          ),
         );
       });
       parser.on('filesLimit', () => (failure ??= new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`)));
@@ -99,8 +129,9 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
       parser.on('close', () => resolve());
       req.pipe(parser);
     });
-    await Promise.all(writes);
+    await Promise.allSettled(writes);
     if (failure) throw failure;
+    await Promise.all(writes);
     if (parts.length > MAX_FILES) throw new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`);
     return { bucketId, parts, metadata };
   }
@@ -110,6 +141,8 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
     if (!can(viewer.role, 'uploadFiles')) throw new StorageError(403, 'Accès refusé');
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     if (!type.startsWith('multipart/form-data')) throw new StorageError(415, 'Requête multipart attendue');
+    // Before a byte is read: a nearly full disk refuses what the request says it carries.
+    store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
     const { bucketId = 'documents', parts, metadata } = await readMultipart(req);
     try {
       if (!isBucketId(bucketId)) throw new StorageError(400, 'Bucket inconnu');
@@ -155,7 +188,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
       ETag: thumbnail ? `"${row.etag.slice(1, -1)}-w${width}"` : row.etag,
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'private, max-age=3600',
-      'Content-Disposition': `${opensInline(row.mimeType) ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(row.name)}`,
+      'Content-Disposition': contentDisposition(opensInline(row.mimeType) ? 'inline' : 'attachment', row.name),
     };
     if (req.headers['if-none-match'] === headers.ETag) {
       res.writeHead(304, headers);

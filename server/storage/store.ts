@@ -2,7 +2,7 @@
 // keeps it, signs links to it, makes thumbnails and removes it. The storage API and the
 // server-rendered pages (forms that post a file) both go through it.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -30,6 +30,22 @@ export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 /** Links on a page stay the same for the hour, so the browser's cache serves thumbnails. */
 const LINK_WINDOW = 3600;
 const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
+/** A temporary file nobody has written to for this long belongs to an upload that died. */
+export const TMP_IDLE_MS = 5 * 60_000;
+
+/**
+ * RFC 6266 / 5987: the name as given in `filename*` (UTF-8), and an ASCII stand-in in
+ * `filename` for clients that read only that one.
+ */
+export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
+  const ascii = name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/g, '_')
+    .replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
 
 /** A display name without path parts or control characters. */
 export function cleanName(name: string): string {
@@ -70,13 +86,29 @@ export async function checkType(bucket: BucketId, name: string, file: string): P
   return detected.mime;
 }
 
-export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret'> }) {
+export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes'> }) {
   const { db, config } = deps;
   const root = path.join(config.dataDir, 'files');
   const tmpDir = path.join(root, 'tmp');
   const thumbDir = path.join(root, 'thumbnails');
   mkdirSync(tmpDir, { recursive: true });
   mkdirSync(thumbDir, { recursive: true });
+
+  /** Removes what uploads cut off, refused or killed with the server left behind. */
+  const sweepTmp = (idleMs = TMP_IDLE_MS) => {
+    const now = Date.now();
+    for (const name of readdirSync(tmpDir)) {
+      const file = path.join(tmpDir, name);
+      try {
+        if (now - statSync(file).mtimeMs >= idleMs) rmSync(file, { force: true });
+      } catch {
+        // Gone already: another sweep or its upload finished.
+      }
+    }
+  };
+  sweepTmp();
+  const sweeper = setInterval(() => sweepTmp(), TMP_IDLE_MS);
+  sweeper.unref();
   const signKey = `${config.jwtSecret}:storage`;
   const sign = (id: string, expires: number) => createHmac('sha256', signKey).update(`${id}:${expires}`).digest('base64url');
   const pathOf = (id: string) => path.join(root, id);
@@ -86,6 +118,16 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     tmpDir,
     pathOf,
     maxBytes: config.storageMaxBytes,
+    sweepTmp,
+    close: () => clearInterval(sweeper),
+
+    /** Refuses an upload of `bytes` before it is read when the disk would keep less than the reserve. */
+    assertRoom: (bytes: number) => {
+      const { bavail, bsize } = statfsSync(root);
+      if (bavail * bsize - bytes < config.storageMinFreeBytes) {
+        throw new StorageError(507, 'Espace disque insuffisant sur le serveur : fichier refusé. Prévenez l’administrateur.');
+      }
+    },
 
     find: async (id: string): Promise<FileRow> => {
       if (!FILE_ID.test(id)) throw new StorageError(404, 'Fichier introuvable');
@@ -118,6 +160,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
         throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[input.bucketId] / 1024 / 1024)} Mo au plus`);
       }
       if (input.file.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+      store.assertRoom(input.file.size);
       const tmp = path.join(tmpDir, randomUUID());
       try {
         const bytes = Buffer.from(await input.file.arrayBuffer());
