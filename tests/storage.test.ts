@@ -54,7 +54,7 @@ describe('storage API', () => {
   afterAll(() => t?.close());
 
   it('stores a PDF, a PNG and a CSV, checked by content and extension', async () => {
-    const res = await upload(tokens.mechanic!, [
+    const res = await upload(tokens.diagnostician!, [
       { name: 'courbe.pdf', body: PDF },
       { name: 'photo.png', body: png() },
       { name: 'mesures.csv', body: CSV },
@@ -104,23 +104,24 @@ describe('storage API', () => {
     expect((await upload(tokens.diagnostician!, [{ name: 'a.pdf', body: PDF }], 'inconnu')).status).toBe(400);
   });
 
-  it('follows the roles: commercials read only, mechanics delete only their own files', async () => {
+  it('follows the roles: commercials and mechanics read, diagnosticians and admins write (tests/storage-permissions.test.ts has the whole table)', async () => {
     expect((await upload(tokens.commercial!, [{ name: 'a.pdf', body: PDF }], 'documents')).status).toBe(403);
-    expect((await upload(null, [{ name: 'a.pdf', body: PDF }], 'documents')).status).toBe(403);
+    expect((await upload(tokens.mechanic!, [{ name: 'a.pdf', body: PDF }], 'outage')).status).toBe(403);
+    expect((await upload(null, [{ name: 'a.pdf', body: PDF }], 'documents')).status).toBe(401);
     const byDiag = (await upload(tokens.diagnostician!, [{ name: 'plan.pdf', body: PDF }], 'documents')).body.processedFiles[0].id;
-    const byMech = (await upload(tokens.mechanic!, [{ name: 'photo.png', body: png() }], 'outage')).body.processedFiles[0].id;
+    const byAdmin = (await upload(tokens.app_admin!, [{ name: 'photo.png', body: png() }], 'outage')).body.processedFiles[0].id;
     const del = (token: string, id: string) => fetch(`${api}/files/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
     expect(await del(tokens.mechanic!, byDiag)).toBe(403);
-    expect(await del(tokens.commercial!, byMech)).toBe(403);
-    expect(await del(tokens.mechanic!, byMech)).toBe(204);
+    expect(await del(tokens.commercial!, byAdmin)).toBe(403);
+    expect(await del(tokens.diagnostician!, byAdmin)).toBe(204);
     expect(await del(tokens.diagnostician!, byDiag)).toBe(204);
     expect((await fetch(`${api}/files/${byDiag}`, { headers: { authorization: `Bearer ${tokens.app_admin}` } })).status).toBe(404);
     expect((await fetch(`${api}/files/not-an-id`, { headers: { authorization: `Bearer ${tokens.app_admin}` } })).status).toBe(404);
-    expect((await fetch(`${api}/files/${byMech}`)).status).toBe(403);
+    expect((await fetch(`${api}/files/${byAdmin}`)).status).toBe(401);
   });
 
   it('serves video ranges', async () => {
-    const id = (await upload(tokens.mechanic!, [{ name: 'bruit.mp4', body: MP4 }], 'outage')).body.processedFiles[0].id;
+    const id = (await upload(tokens.diagnostician!, [{ name: 'bruit.mp4', body: MP4 }], 'outage')).body.processedFiles[0].id;
     const res = await fetch(`${api}/files/${id}`, { headers: { authorization: `Bearer ${tokens.commercial}`, range: 'bytes=4-11' } });
     expect(res.status).toBe(206);
     expect(res.headers.get('content-range')).toBe(`bytes 4-11/${MP4.length}`);

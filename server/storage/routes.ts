@@ -7,8 +7,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { opensInline } from '../../src/lib/documents.ts';
-import { isBucketId, UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
-import { can } from '../../src/lib/permissions.ts';
+import { buckets, isBucketId, UNSUPPORTED_FORMAT, type BucketId } from '../../src/lib/files.ts';
+
+const bucketIds = Object.keys(buckets) as BucketId[];
+import { canWriteBucket } from '../../src/lib/permissions.ts';
 import type { Services } from '../app.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
@@ -40,6 +42,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
   const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
 
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
+    if (!req.headers.authorization) throw new StorageError(401, 'Authentification requise');
     const identity = await resolveViewer({ get: (name) => req.headers[name] as string | undefined }, deps.services);
     if (!identity.viewer) throw new StorageError(identity.error === 'invalid' ? 401 : 403, identity.error === 'invalid' ? 'Jeton invalide ou expiré' : 'Accès refusé');
     return identity.viewer;
@@ -138,7 +141,8 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
 
   async function upload(req: IncomingMessage, res: ServerResponse) {
     const viewer = await viewerOf(req);
-    if (!can(viewer.role, 'uploadFiles')) throw new StorageError(403, 'Accès refusé');
+    // A role that may write no bucket is refused before a byte is read.
+    if (!bucketIds.some((bucket) => canWriteBucket(viewer.role, bucket))) throw new StorageError(403, 'Accès refusé');
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     if (!type.startsWith('multipart/form-data')) throw new StorageError(415, 'Requête multipart attendue');
     // Before a byte is read: a nearly full disk refuses what the request says it carries.
@@ -146,6 +150,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
     const { bucketId = 'documents', parts, metadata } = await readMultipart(req);
     try {
       if (!isBucketId(bucketId)) throw new StorageError(400, 'Bucket inconnu');
+      if (!canWriteBucket(viewer.role, bucketId)) throw new StorageError(403, 'Accès refusé');
       if (parts.length === 0) throw new StorageError(400, 'Aucun fichier reçu');
       const checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[] = [];
       for (const [i, part] of parts.entries()) {
@@ -162,6 +167,30 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
       // Every file passed: record them in one transaction, then move the bytes in place.
       const rows = await store.commit(bucketId, viewer.id, checked);
       sendJson(res, 201, { processedFiles: rows.map(toResponse) });
+    } finally {
+      for (const part of parts) rmSync(part.tmp, { force: true });
+    }
+  }
+
+  /** hasura-storage's PUT /files/{id}: one file replaces the bytes, in the same bucket. */
+  async function replace(req: IncomingMessage, res: ServerResponse, id: string) {
+    const viewer = await viewerOf(req);
+    const row = await findFile(id);
+    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw new StorageError(403, 'Accès refusé');
+    const type = (req.headers['content-type'] ?? '').toLowerCase();
+    if (!type.startsWith('multipart/form-data')) throw new StorageError(415, 'Requête multipart attendue');
+    store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
+    const { parts, metadata } = await readMultipart(req);
+    try {
+      if (parts.length !== 1) throw new StorageError(400, 'Un seul fichier attendu');
+      const part = parts[0]!;
+      const name = cleanName(metadata[0]?.name ?? part.name);
+      if (part.truncated || part.size > config.storageMaxBytes[row.bucketId]) {
+        throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[row.bucketId] / 1024 / 1024)} Mo au plus`);
+      }
+      if (part.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+      const mimeType = await checkType(row.bucketId, name, part.tmp);
+      sendJson(res, 200, toResponse(await store.replace(row, { tmp: part.tmp, name, size: part.size, etag: `"${part.sha}"`, mimeType })));
     } finally {
       for (const part of parts) rmSync(part.tmp, { force: true });
     }
@@ -223,7 +252,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
   async function remove(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!can(viewer.role, 'deleteFiles') && row.uploadedByUserId !== viewer.id) throw new StorageError(403, 'Accès refusé');
+    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw new StorageError(403, 'Accès refusé');
     await store.remove(row.id);
     res.writeHead(204);
     res.end();
@@ -241,6 +270,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
       if (id && presign && req.method === 'GET') return await presigned(req, res, id);
       if (id && !presign && (req.method === 'GET' || req.method === 'HEAD')) return void (await download(req, res, id, query));
       if (id && !presign && req.method === 'DELETE') return await remove(req, res, id);
+      if (id && !presign && req.method === 'PUT') return await replace(req, res, id);
       throw new StorageError(405, 'Méthode non autorisée');
     } catch (error) {
       if (!(error instanceof StorageError)) throw error;

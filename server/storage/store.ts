@@ -153,6 +153,18 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
       return rows;
     },
 
+    /** New bytes (and name) for a file, checked like an upload; links to it stay valid. */
+    replace: async (row: FileRow, checked: { tmp: string; name: string; size: number; etag: string; mimeType: string }) => {
+      const [updated] = await db
+        .update(files)
+        .set({ name: checked.name, size: checked.size, etag: checked.etag, mimeType: checked.mimeType, updatedAt: new Date() })
+        .where(eq(files.id, row.id))
+        .returning();
+      renameSync(checked.tmp, pathOf(row.id));
+      for (const size of THUMBNAIL_SIZES) rmSync(path.join(thumbDir, `${row.id}-${size}.webp`), { force: true });
+      return updated!;
+    },
+
     /** A file posted by a page's form: same rules as the storage API. */
     save: async (input: { bucketId: BucketId; file: File; userId: string }): Promise<FileRow> => {
       const name = cleanName(input.file.name);

@@ -1,5 +1,6 @@
 // The capability table: what each role may do beyond reaching a route. The API checks it;
 // pages read it only to decide which buttons to show.
+import type { BucketId } from './files.ts';
 import type { Role } from './roles.ts';
 
 export const capabilities = {
@@ -7,9 +8,6 @@ export const capabilities = {
   editOwnProfile: ['app_admin', 'diagnostician', 'commercial'],
   /** SPEC §2.9, §6: the users screen and every operation on other accounts. */
   manageUsers: ['app_admin'],
-  /** Files attached to orders, measures, outages and dossiers. */
-  uploadFiles: ['app_admin', 'diagnostician', 'mechanic'],
-  deleteFiles: ['app_admin', 'diagnostician'],
   /** SPEC §2.9: the symptoms and conditions base is kept by admins and diagnosticians. */
   manageBase: ['app_admin', 'diagnostician'],
   /** SPEC §2.1, §6: technical dossiers are written by admins and diagnosticians, read by all. */
@@ -28,4 +26,23 @@ export type Capability = keyof typeof capabilities;
 
 export function can(role: Role | null | undefined, capability: Capability): boolean {
   return !!role && (capabilities[capability] as readonly Role[]).includes(role);
+}
+
+/**
+ * Files obey the table too (issue 14): a bucket's files are uploaded, replaced and deleted by
+ * whoever may write what they belong to, and read by every role, as orders and dossiers are.
+ */
+export const bucketWriters = {
+  /** The diagnostic's imported files. */
+  'diagnostic-import': 'manageOrders',
+  /** An order's measure and curve files, and a dossier measure's procedure files. */
+  measure: 'manageOrders',
+  /** An outage's images, videos and files, in its dossier. */
+  outage: 'manageGearboxes',
+  /** A dossier's documents. */
+  documents: 'manageGearboxes',
+} as const satisfies Record<BucketId, Capability>;
+
+export function canWriteBucket(role: Role | null | undefined, bucket: BucketId): boolean {
+  return can(role, bucketWriters[bucket]);
 }
