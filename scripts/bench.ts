@@ -633,7 +633,7 @@ async function limitsBench(dataDir: string): Promise<void> {
       }
     });
     await new Promise((r) => setTimeout(r, 200));
-    const loaded = await health(200);
+    const loaded = await health(100);
     running = false;
     await Promise.all(load);
     console.log(`\nGraphQL limits (PGlite, a mechanic): heaviest allowed operation = repairOrders(limit: ${limit}) with the outage ranking, cost ${cost} of ${MAX_COST} (limit ${limit + 1}: ${refused}, refused)`);

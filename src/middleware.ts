@@ -21,6 +21,22 @@ const securityHeaders = defineMiddleware(async (_context, next) => {
   return response;
 });
 
+/**
+ * A URL whose path or query holds a NUL or does not decode (lone `%`, broken UTF-8) is refused
+ * with a French 400: no page reads it, PostgreSQL would refuse it deeper down as a 500.
+ */
+const wellFormedUrl = defineMiddleware((context, next) => {
+  const raw = context.url.pathname + context.url.search;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    decoded = '\u0000';
+  }
+  if (!decoded.includes('\u0000')) return next();
+  return renderMessagePage({ status: 400, title: t('errors.generic'), text: t('errors.badAddress') });
+});
+
 /** State-changing requests must come from our own pages (forms and JSON alike). */
 const sameOrigin = defineMiddleware((context, next) => {
   const { request, locals, url } = context;
@@ -160,4 +176,4 @@ const guard = defineMiddleware((context, next) => {
   return context.redirect(target, 302);
 });
 
-export const onRequest = sequence(securityHeaders, sameOrigin, formBodies, autoSignIn, session, guard);
+export const onRequest = sequence(securityHeaders, wellFormedUrl, sameOrigin, formBodies, autoSignIn, session, guard);

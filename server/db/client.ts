@@ -64,6 +64,17 @@ async function openPglite(dir: string): Promise<Database> {
     release();
     throw error;
   }
+  // PGlite runs a query synchronously in WASM and answers in microtasks: a queue of queries
+  // (one costly GraphQL operation) would hold the event loop until it drains, and every other
+  // request, /healthz included, would wait behind it. Queries outside transactions take turns
+  // here instead, and the loop turns once between two of them (issue 14, item 3).
+  const query = client.query.bind(client);
+  let turn: Promise<unknown> = Promise.resolve();
+  client.query = ((...args: Parameters<typeof query>) => {
+    const run = turn.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => query(...args));
+    turn = run.catch(() => undefined);
+    return run;
+  }) as typeof client.query;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   const isNew = !(await hasTables(db));
   let closed = false;

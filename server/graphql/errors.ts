@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'cost-limit'
   | 'timeout'
   | 'too-many-subscriptions'
+  | 'too-many-requests'
   | 'too-large';
 
 export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {

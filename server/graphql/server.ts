@@ -14,6 +14,7 @@ import type { Changes } from '../realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
 import { timeBudgetPlugin } from './budget.ts';
+import { pgCode } from '../db/errors.ts';
 import { schema } from './schema.ts';
 import type { Logger } from '../log.ts';
 import { defaultGraphQLLimits, type GraphQLLimits } from '../config.ts';
@@ -47,6 +48,35 @@ function codePlugin(): Plugin {
       return ({ result, replaceParseResult }) => {
         if (result instanceof Error) replaceParseResult(withCode(result));
       };
+    },
+  };
+}
+
+/**
+ * What PostgreSQL refused because of the input (issue 14, item 8): a data exception (class 22:
+ * a NUL, an impossible date, a number out of range, a text too long) is the caller's, not a bug.
+ */
+function databaseError(error: unknown): GraphQLError | null {
+  const code = pgCode(error);
+  if (!code) return null;
+  if (code.startsWith('22') || code === '23502' || code === '23514') return apiError('validation', 'Valeur invalide', { http: { status: 400 } });
+  if (code === '23505') return apiError('conflict', 'Cet élément existe déjà');
+  if (code === '23503') return apiError('conflict', 'Cet élément est lié à un autre, introuvable ou encore utilisé');
+  return null;
+}
+
+const NUL = /\\u0000|\u0000/;
+
+/** A NUL in a variable or in the document is refused before anything runs: no column takes one. */
+function nulPlugin(): Plugin {
+  const refusal = { errors: [apiError('validation', 'Valeur invalide : caractère nul')] };
+  const holdsNul = (args: ExecutionArgs) => NUL.test(JSON.stringify(args.variableValues ?? {})) || NUL.test(args.document.loc?.source.body ?? '');
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (holdsNul(args)) setResultAndStopExecution(refusal);
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      if (holdsNul(args)) setResultAndStopExecution(refusal);
     },
   };
 }
@@ -153,6 +183,8 @@ export function createGraphQL(options: {
         const original = (error as { originalError?: unknown }).originalError;
         if (codeOf(original)) return original as Error;
         if (codeOf(error)) return error as Error;
+        const known = databaseError(original);
+        if (known) return known;
         // The client learns nothing of it; the log keeps what happened.
         const cause = original ?? error;
         options.logger?.error('graphql internal error', { error: cause instanceof Error ? cause.message : String(cause), stack: cause instanceof Error ? cause.stack : undefined });
@@ -171,6 +203,7 @@ export function createGraphQL(options: {
         blockFieldSuggestion: { enabled: options.production },
       }),
       codePlugin(),
+      nulPlugin(),
       timeBudgetPlugin(limits.timeBudgetMs),
       ...(options.production ? [introspectionPlugin()] : []),
     ],

@@ -39,7 +39,7 @@ export function readGearboxesQuery(params: URLSearchParams) {
     search: (params.get('recherche') ?? '').slice(0, 120),
     type: (gearboxTypes as readonly string[]).includes(type ?? '') ? (type as GearboxType) : null,
     year: Number.isInteger(year) && year >= 1950 && year <= 2100 ? year : null,
-    page: Number.isInteger(page) && page > 0 ? page : 1,
+    page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
   };
 }
 

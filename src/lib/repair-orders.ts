@@ -90,6 +90,8 @@ export type OrdersQuery = {
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A day that exists (2026-02-31 does not) between 1900 and 2999. */
+const isDay = (value: string) => DAY.test(value) && value >= '1900' && value < '3000' && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 const oneOf = <T extends string>(values: readonly T[], value: string | null): T | null => ((values as readonly string[]).includes(value ?? '') ? (value as T) : null);
 
 /** `?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=` as the list reads it; newest first by default. */
@@ -101,8 +103,8 @@ export function readOrdersQuery(params: URLSearchParams): OrdersQuery {
   const sort = oneOf(orderSorts, params.get('tri')) ?? 'date';
   return {
     search: (params.get('recherche') ?? '').slice(0, 80),
-    from: DAY.test(from) ? from : null,
-    to: DAY.test(to) ? to : null,
+    from: isDay(from) ? from : null,
+    to: isDay(to) ? to : null,
     category: oneOf(interventionCategories, params.get('categorie')),
     type: oneOf(gearboxTypes, params.get('type')),
     modelId: isUuid(model) ? model.toLowerCase() : null,

@@ -38,7 +38,7 @@ export function usersVariables(search: string, page: number) {
 /** `?recherche=…&page=…` as the page reads it; a bad page number is page 1. */
 export function readUsersQuery(params: URLSearchParams): { search: string; page: number } {
   const page = Number(params.get('page'));
-  return { search: (params.get('recherche') ?? '').slice(0, 120), page: Number.isInteger(page) && page > 0 ? page : 1 };
+  return { search: (params.get('recherche') ?? '').slice(0, 120), page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1 };
 }
 
 export function usersHref(search: string, page: number): string {

@@ -49,6 +49,8 @@ export const fr = {
     sessionUnavailable: 'Votre session n’a pas pu être vérifiée. Vous restez connecté : nouvel essai dans {{seconds}} secondes.',
     currentPasswordWrong: 'Mot de passe actuel incorrect',
     formTooLarge: 'Requête refusée : le formulaire envoyé dépasse {{size}} Mo.',
+    badAddress: 'Adresse invalide : elle contient des caractères qu’aucune page n’accepte.',
+    badValue: 'Valeur invalide',
   },
   success: {
     profileSaved: 'Profil mis à jour',
