@@ -1,4 +1,5 @@
 // Gearbox models (SPEC §3, §2.8): enumerations, labels, the list's URL and the model form.
+import { choice, integer, page, readQuery, text } from './page-query.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { required } from './validation.ts';
@@ -31,17 +32,12 @@ export type GearboxModel = {
 export const GEARBOXES_PAGE_SIZE = 20;
 
 /** `?recherche=&type=&annee=&page=` as the list reads it. */
-export function readGearboxesQuery(params: URLSearchParams) {
-  const type = params.get('type');
-  const year = Number(params.get('annee'));
-  const page = Number(params.get('page'));
-  return {
-    search: (params.get('recherche') ?? '').slice(0, 120),
-    type: (gearboxTypes as readonly string[]).includes(type ?? '') ? (type as GearboxType) : null,
-    year: Number.isInteger(year) && year >= 1950 && year <= 2100 ? year : null,
-    page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
-  };
-}
+/** `/gearboxes?recherche=&type=&annee=&page=`, as the list reads it. */
+export const gearboxesQuerySchema = z
+  .object({ recherche: text(120), type: choice(gearboxTypes), annee: integer(1950, 2100), page: page() })
+  .transform((q) => ({ search: q.recherche, type: q.type as GearboxType | null, year: q.annee, page: q.page }));
+
+export const readGearboxesQuery = (params: URLSearchParams) => readQuery(gearboxesQuerySchema, params);
 
 export function gearboxesHref(query: { search: string; type: GearboxType | null; year: number | null; page: number }): string {
   const params = new URLSearchParams();

@@ -1,9 +1,9 @@
 // Repair orders (SPEC §2.7, §3, §4): enumerations and labels, the list's URL, and one schema
 // per form, shared by the pages and the API.
+import { choice, day, page, readQuery, recordId, text } from './page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
-import { isUuid } from './ids.ts';
 import { isoDate, required } from './validation.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
@@ -89,30 +89,25 @@ export type OrdersQuery = {
   page: number;
 };
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** A day that exists (2026-02-31 does not) between 1900 and 2999. */
-const isDay = (value: string) => DAY.test(value) && value >= '1900' && value < '3000' && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-const oneOf = <T extends string>(values: readonly T[], value: string | null): T | null => ((values as readonly string[]).includes(value ?? '') ? (value as T) : null);
+/** `/repair-orders?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=`, as the list reads it. */
+export const ordersQuerySchema = z
+  .object({
+    recherche: text(80),
+    du: day(),
+    au: day(),
+    categorie: choice(interventionCategories),
+    type: choice(gearboxTypes),
+    modele: recordId(),
+    tri: choice(orderSorts),
+    ordre: choice(['asc', 'desc'] as const),
+    page: page(),
+  })
+  .transform((q): OrdersQuery => {
+    const sort = q.tri ?? 'date';
+    return { search: q.recherche, from: q.du, to: q.au, category: q.categorie, type: q.type, modelId: q.modele, sort, descending: q.ordre ? q.ordre === 'desc' : sort === 'date', page: q.page };
+  });
 
-/** `?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=` as the list reads it; newest first by default. */
-export function readOrdersQuery(params: URLSearchParams): OrdersQuery {
-  const page = Number(params.get('page'));
-  const from = params.get('du') ?? '';
-  const to = params.get('au') ?? '';
-  const model = params.get('modele') ?? '';
-  const sort = oneOf(orderSorts, params.get('tri')) ?? 'date';
-  return {
-    search: (params.get('recherche') ?? '').slice(0, 80),
-    from: isDay(from) ? from : null,
-    to: isDay(to) ? to : null,
-    category: oneOf(interventionCategories, params.get('categorie')),
-    type: oneOf(gearboxTypes, params.get('type')),
-    modelId: isUuid(model) ? model.toLowerCase() : null,
-    sort,
-    descending: params.has('ordre') ? params.get('ordre') === 'desc' : sort === 'date',
-    page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
-  };
-}
+export const readOrdersQuery = (params: URLSearchParams): OrdersQuery => readQuery(ordersQuerySchema, params);
 
 export function ordersHref(query: Partial<OrdersQuery>): string {
   const params = new URLSearchParams();

@@ -1,9 +1,9 @@
 // The gearbox stock (SPEC §2.9, §3, §4): conditions, the list's URL, and one schema per form
 // (add, move, change condition, remove), shared by the pages and the API.
+import { choice, page, readQuery, recordId, text } from './page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
-import { isUuid } from './ids.ts';
 import { isoDate, required } from './validation.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
@@ -26,22 +26,25 @@ export type StockView = 'stock' | 'historique' | 'codes';
 export type StockQuery = { view: StockView; search: string; modelId: string | null; type: GearboxType | null; condition: GearboxCondition | null; rack: string | null; page: number };
 
 /** `?onglet=&recherche=&modele=&type=&etat=&rayon=&page=` as the screen reads it. */
+export const stockQuerySchema = z
+  .object({
+    onglet: choice(['historique', 'codes'] as const),
+    recherche: text(120),
+    modele: recordId(),
+    type: choice(gearboxTypes),
+    etat: choice(gearboxConditions),
+    rayon: z
+      .string()
+      .transform(normaliseRack)
+      .refine((rack) => /^[A-Z0-9-]{1,10}$/.test(rack))
+      .nullable()
+      .catch(null),
+    page: page(),
+  })
+  .transform((q): StockQuery => ({ view: q.onglet ?? 'stock', search: q.recherche, modelId: q.modele, type: q.type, condition: q.etat, rack: q.rayon, page: q.page }));
+
 export function readStockQuery(params: URLSearchParams): StockQuery {
-  const view = params.get('onglet');
-  const type = params.get('type');
-  const condition = params.get('etat');
-  const rack = normaliseRack(params.get('rayon') ?? '');
-  const page = Number(params.get('page'));
-  const model = params.get('modele') ?? '';
-  return {
-    view: view === 'historique' || view === 'codes' ? view : 'stock',
-    search: (params.get('recherche') ?? '').slice(0, 120),
-    modelId: isUuid(model) ? model.toLowerCase() : null,
-    type: (gearboxTypes as readonly string[]).includes(type ?? '') ? (type as GearboxType) : null,
-    condition: (gearboxConditions as readonly string[]).includes(condition ?? '') ? (condition as GearboxCondition) : null,
-    rack: /^[A-Z0-9-]{1,10}$/.test(rack) ? rack : null,
-    page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1,
-  };
+  return readQuery(stockQuerySchema, params);
 }
 
 export function stockHref(query: Partial<StockQuery> & { item?: string; format?: 'csv' }): string {

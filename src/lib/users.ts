@@ -1,5 +1,6 @@
 // The users screen (SPEC §2.9, §9): documents, list rules and the add-user form, shared by the
 // page (first render on the server) and its island (live afterwards).
+import { page, readQuery, text } from './page-query.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { roles, type Role } from './roles.ts';
@@ -36,10 +37,10 @@ export function usersVariables(search: string, page: number) {
 }
 
 /** `?recherche=…&page=…` as the page reads it; a bad page number is page 1. */
-export function readUsersQuery(params: URLSearchParams): { search: string; page: number } {
-  const page = Number(params.get('page'));
-  return { search: (params.get('recherche') ?? '').slice(0, 120), page: Number.isInteger(page) && page > 0 && page < 100_000 ? page : 1 };
-}
+/** `/users?recherche=&page=`, as the users screen reads it. */
+export const usersQuerySchema = z.object({ recherche: text(120), page: page() }).transform((q) => ({ search: q.recherche, page: q.page }));
+
+export const readUsersQuery = (params: URLSearchParams): { search: string; page: number } => readQuery(usersQuerySchema, params);
 
 export function usersHref(search: string, page: number): string {
   const params = new URLSearchParams();
