@@ -305,7 +305,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await link({ fileId: fromDocuments, category: 'outage_file', outageId })).errors![0]!.message).toBe('Format non supporté');
     const pdfCurve = await upload('diagnostician', 'courbe.pdf', PDF, 'documents');
     expect((await link({ fileId: pdfCurve, category: 'reference_curve' })).errors![0]).toMatchObject({ message: 'Format non supporté', extensions: { code: 'validation' } });
-    const photo = await upload('mechanic', 'fuite-2.jpg', jpeg, 'outage');
+    const photo = await upload('diagnostician', 'fuite-2.jpg', jpeg, 'outage');
     expect((await link({ fileId: photo, category: 'outage_file', outageId: foreignOutageId })).errors![0]!.extensions.code).toBe('not-found');
     expect((await link({ fileId: fileIds.reference_curve, category: 'reference_curve' })).errors![0]).toMatchObject({ message: 'Ce fichier est déjà joint', extensions: { code: 'conflict' } });
     const after = await dossierOf(modelId);
@@ -322,8 +322,8 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const measureId = (await gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne' } })).data.insertGearboxMeasure.id;
     const plan = await upload('diagnostician', 'plan.pdf', PDF, 'documents');
     const curve = await upload('diagnostician', 'courbe.csv', CSV, 'documents');
-    const photo = await upload('mechanic', 'fuite.jpg', jpeg, 'outage');
-    const reading = await upload('mechanic', 'releve.csv', CSV, 'measure');
+    const photo = await upload('diagnostician', 'fuite.jpg', jpeg, 'outage');
+    const reading = await upload('diagnostician', 'releve.csv', CSV, 'measure');
     const link = async (o: object) => (await gql('app_admin', Q.insertDocument, { o: { gearboxModelId: modelId, ...o } })).data.insertGearboxDocument as string;
     const planDoc = await link({ fileId: plan, category: 'gearbox_technical_drawing' });
     await link({ fileId: curve, category: 'reference_curve' });
@@ -370,7 +370,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
   });
 
   it('serves a WebP thumbnail of an image with w=, and a file that is not an image as it is', async () => {
-    const photo = await upload('mechanic', 'fuite.jpg', jpeg, 'outage');
+    const photo = await upload('diagnostician', 'fuite.jpg', jpeg, 'outage');
     const small = await download(photo, '?w=160');
     expect(small.status).toBe(200);
     expect(small.headers.get('content-type')).toBe('image/webp');
@@ -392,7 +392,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
     // A JPEG header on bytes that do not decode passes the upload; its thumbnail is the file itself.
     const broken = Buffer.concat([jpeg.subarray(0, 4), Buffer.alloc(300, 7)]);
-    const brokenId = await upload('mechanic', 'casse.jpg', broken, 'outage');
+    const brokenId = await upload('diagnostician', 'casse.jpg', broken, 'outage');
     const fallback = await download(brokenId, '?w=160');
     expect(fallback.status).toBe(200);
     expect(fallback.headers.get('content-type')).toBe('image/jpeg');
