@@ -23,6 +23,8 @@ test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
 
   test('records codes, a symptom, measures and a curve, then runs the flow and validates', async ({ page }) => {
+    // A whole diagnostic in one story: about 25 s on a quiet machine, over 30 s on a busy one.
+    test.slow();
     await page.goto('/repair-order');
     await page.getByLabel('N° d’OR').fill(NUMBER);
     await page.getByLabel('Catégorie d’intervention').selectOption({ label: 'Véhicule complet' });
