@@ -8,7 +8,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gearboxDocuments, repairOrders, files as storedFiles, users } from '../server/db/schema/index.ts';
 import { MAX_CURVE_ROWS, parseCurve, readCurve, ticks } from '../src/lib/curves.ts';
-import type { DiagnosticOrder, TabFailure } from '../src/lib/diagnostic-page.ts';
+import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '../src/lib/diagnostic-page.ts';
+import { readPage } from '../src/lib/page-query.ts';
 import { formatNumber } from '../src/lib/format.ts';
 import { postCurvesAction } from '../src/lib/order-curves.server.ts';
 import { databaseKinds, demoEmails, graphqlAs, signInAll, startTestApp, type DemoRole, type GqlResult, type TestApp } from './support/app.ts';
@@ -261,7 +262,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
         redirect: (location: string, status = 302) => new Response(null, { status, headers: { location } }),
       } as unknown as AstroGlobal;
       const diagnosticOrder: DiagnosticOrder = { id: order.id, number: 'x', status: 'IN_PROGRESS', canReadFaultCodes: null, measuresDone: null, diagnosticStep: 0, validatedAt: null, model: { id: order.modelId, model: 'x' } };
-      return postCurvesAction(astro, diagnosticOrder);
+      return postCurvesAction(astro, diagnosticOrder, readPage(diagnosticPageSchema, { url, params: { uuid: order.id } }));
     };
     const formOf = (fields: Record<string, string>, filesOf: Record<string, [string, Buffer][]> = {}) => {
       const form = new FormData();

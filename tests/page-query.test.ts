@@ -1,7 +1,15 @@
-// One schema per list page for its URL (issue 14, item 8): invalid values fall back to defaults.
+// One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
 import { readGearboxesQuery } from '../src/lib/gearboxes.ts';
-import { readOrdersQuery } from '../src/lib/repair-orders.ts';
+import { basePageSchema } from '../src/lib/base.ts';
+import { codeConditionsPageSchema } from '../src/lib/diagnostic.ts';
+import { diagnosticPageSchema } from '../src/lib/diagnostic-page.ts';
+import { gearboxPageSchema, modelPrefillSchema } from '../src/lib/gearboxes.ts';
+import { orderMeasurePageSchema } from '../src/lib/order-measures.ts';
+import { outagePageSchema } from '../src/lib/outages.ts';
+import { readPage, readQuery } from '../src/lib/page-query.ts';
+import { orderPageSchema, readOrdersQuery } from '../src/lib/repair-orders.ts';
+import { signInPageSchema } from '../src/lib/validation.ts';
 import { readStockQuery } from '../src/lib/stock.ts';
 import { readUsersQuery } from '../src/lib/users.ts';
 
@@ -11,7 +19,7 @@ const q = (text: string) => new URLSearchParams(text);
 describe('list page queries', () => {
   it('reads what the screens write', () => {
     expect(readOrdersQuery(q(`recherche=OR-12&du=2026-02-28&au=2026-03-31&categorie=gearbox_only&type=automatic&modele=${MODEL}&tri=numero&ordre=desc&page=3`))).toEqual({
-      search: 'OR-12', from: '2026-02-28', to: '2026-03-31', category: 'gearbox_only', type: 'automatic', modelId: MODEL.toLowerCase(), sort: 'numero', descending: true, page: 3,
+      search: 'OR-12', from: '2026-02-28', to: '2026-03-31', category: 'gearbox_only', type: 'automatic', modelId: MODEL.toLowerCase(), sort: 'numero', descending: true, page: 3, confirm: null, action: null,
     });
     expect(readStockQuery(q('onglet=historique&rayon=b&etat=used&page=2'))).toMatchObject({ view: 'historique', rack: 'B', condition: 'used', page: 2 });
     expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', year: 2015, page: 1 });
@@ -20,11 +28,51 @@ describe('list page queries', () => {
 
   it('falls back to defaults for impossible, huge or hostile values', () => {
     expect(readOrdersQuery(q('du=2026-02-31&au=99999-01-01&categorie=x&tri=__proto__&page=99999999999999999999&modele=..%2F'))).toEqual({
-      search: '', from: null, to: null, category: null, type: null, modelId: null, sort: 'date', descending: true, page: 1,
+      search: '', from: null, to: null, category: null, type: null, modelId: null, sort: 'date', descending: true, page: 1, confirm: null, action: null,
     });
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
     expect(readGearboxesQuery(q('page=1e20&annee=99999&type=constructor'))).toEqual({ search: '', type: null, year: null, page: 1 });
     expect(readStockQuery(q('onglet=autre&rayon=%3Cscript%3E&page=-4&modele=1'))).toMatchObject({ view: 'stock', rack: null, page: 1, modelId: null });
     expect(readUsersQuery(q('page=0.5'))).toEqual({ search: '', page: 1 });
+  });
+});
+
+const ID = '0b7c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
+const at = (path: Record<string, string | undefined>, query = '') => ({ params: path, url: new URL(`http://atelier.test/x?${query}`) });
+
+describe('record page paths and queries', () => {
+  it('reads an order page: its tab, its action, a checkpoint answer, the compatible search', () => {
+    expect(readPage(orderPageSchema, at({ uuid: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
+      id: MODEL.toLowerCase(), tab: 'procedure', action: 'point', checkpointId: ID, version: 4, confirmDelete: false, compatibleSearch: undefined,
+    });
+    // A search made with nothing typed is told apart from no search at all.
+    expect(readPage(orderPageSchema, at({ uuid: ID }, 'onglet=informations-techniques&bva=%20%20')).compatibleSearch).toBe('');
+    expect(readPage(orderPageSchema, at({ uuid: ID }, 'supprimer&confirmer-lecture=non'))).toMatchObject({ tab: 'general', confirmDelete: true, confirmNoReading: true });
+  });
+
+  it('answers no record for a path that is no id, and defaults for hostile values', () => {
+    expect(readPage(orderPageSchema, at({ uuid: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({ id: null, tab: 'general', checkpointId: null, version: 0 });
+    expect(readPage(diagnosticPageSchema, at({ uuid: ID }, 'etape=valider2&onglet=courbes&lignes=1e9&courbe=x'))).toMatchObject({ step: null, tab: 'courbes', moreRows: true, extraRows: 3, editCurve: null });
+    expect(readPage(diagnosticPageSchema, at({ uuid: ID }, 'etape=ajout&lignes=7'))).toMatchObject({ step: 'ajout', tab: 'codes', moreRows: true, extraRows: 7 });
+    expect(readPage(gearboxPageSchema, at({ uuid: ID }, 'onglet=documents&vue=toutes&procedure=nouvelle&confirmer=nope'))).toMatchObject({ tab: 'documents', view: 'courbes', editProcedure: 'nouvelle', confirm: null, moreRows: false });
+    expect(readPage(gearboxPageSchema, at({ uuid: ID }, `procedure=${ID}`)).editProcedure).toBe(ID);
+    expect(readPage(gearboxPageSchema, at({ uuid: ID }, 'procedure=autre')).editProcedure).toBeNull();
+    expect(readPage(orderMeasurePageSchema, at({ repair_order_uuid: ID, uuid: 'x' }))).toMatchObject({ orderId: ID, measureId: null });
+  });
+
+  it('tells a creation form (no child id) from a child id that is no id', () => {
+    expect(readPage(outagePageSchema, at({ gearboxUuid: ID, outageUuid: undefined }, 'onglet=procedures'))).toMatchObject({ gearboxId: ID, outageId: undefined, tab: 'general' });
+    expect(readPage(outagePageSchema, at({ gearboxUuid: ID, outageUuid: ID }, 'onglet=procedures'))).toMatchObject({ outageId: ID, tab: 'procedures' });
+    expect(readPage(outagePageSchema, at({ gearboxUuid: ID, outageUuid: 'a/b' })).outageId).toBeNull();
+    expect(readPage(codeConditionsPageSchema, at({ or_uuid: ID, code_uuid: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({ orderId: ID, codeId: undefined, fromDiagnostic: true, confirmFile: null });
+  });
+
+  it('reads the other pages: the base, a prefilled creation form, the sign-in', () => {
+    expect(readQuery(basePageSchema, q(`onglet=composants&supprimer=${ID}&renommer=1`))).toMatchObject({ tab: { kind: 'component' }, deleteId: ID, renameId: null });
+    expect(readQuery(basePageSchema, q('onglet=inconnu')).tab.kind).toBe('condition');
+    expect(readQuery(modelPrefillSchema, q('modele=<b>'))).toEqual({ modelId: '' });
+    // A redirect target is never cut short: a cut path would be another page.
+    expect(readQuery(signInPageSchema, q(`redirectTo=/stock${'x'.repeat(3000)}&view=forgot-password`)).redirectTo).toHaveLength(3006);
+    expect(readQuery(signInPageSchema, q('view=autre')).forgot).toBe(false);
   });
 });

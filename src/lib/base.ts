@@ -1,6 +1,7 @@
 // The symptoms and conditions base (SPEC §2.9): the four lists every diagnostic picks from.
 import { z } from 'zod';
 import { t } from './i18n.ts';
+import { recordId, text } from './page-query.ts';
 import { required } from './validation.ts';
 
 export const baseKinds = ['condition', 'symptom', 'component', 'outage_type'] as const;
@@ -14,9 +15,10 @@ export const baseTabs: readonly { kind: BaseKind; slug: string; label: string; s
   { kind: 'outage_type', slug: 'types-de-panne', label: 'Types de panne', singular: 'type de panne' },
 ];
 
-export function tabOf(slug: string | null) {
-  return baseTabs.find((tab) => tab.slug === slug) ?? baseTabs[0]!;
-}
+/** `/symptoms-conditions-base?onglet=&recherche=&renommer=&supprimer=`: the tab, the search, an item to rename or delete. */
+export const basePageSchema = z
+  .object({ onglet: text(40), recherche: text(120), renommer: recordId(), supprimer: recordId() })
+  .transform((q) => ({ tab: baseTabs.find((tab) => tab.slug === q.onglet) ?? baseTabs[0]!, search: q.recherche, renameId: q.renommer, deleteId: q.supprimer }));
 
 export const baseItemSchema = z.object({ name: required().max(120, t('validation.required')) });
 

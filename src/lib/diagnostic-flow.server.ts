@@ -2,14 +2,12 @@
 // the start guide's checkbox, for the diagnostic page. Each success redirects to the next step's
 // URL; a refusal comes back as a failure the page renders with what was typed.
 import type { AstroGlobal } from 'astro';
-import { diagnosticHref, diagnosticTabs, outageChoiceSchema, procedureChoiceSchema, STEP_REQUIRED, type DiagnosticOrder, type TabFailure } from './diagnostic-page.ts';
+import { diagnosticHref, diagnosticTabs, outageChoiceSchema, procedureChoiceSchema, STEP_REQUIRED, type DiagnosticOrder, type DiagnosticPageQuery, type FlowStep, type TabFailure } from './diagnostic-page.ts';
 import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from './procedures.ts';
 import { redirectWithToast, setFlash } from './session.server.ts';
 
-export const flowSteps = ['pannes', 'procedures', 'ajout', 'visualiser', 'valider'] as const;
-export type FlowStep = (typeof flowSteps)[number];
 /** The `diagnostic_step` each step needs: procedures need chosen outages, and so on. */
 export const stepNeeds: Record<FlowStep, number> = { pannes: 0, procedures: 1, ajout: 1, visualiser: 2, valider: 3 };
 /** The step to take next, from how far the flow went (also where a step asked too early sends). */
@@ -27,7 +25,8 @@ export function refuseSkippedStep(astro: AstroGlobal, order: DiagnosticOrder, st
   return astro.redirect(flowHref(order.id, stepFor(order.diagnosticStep)), 303);
 }
 
-export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder, action: string): Promise<Response | FlowFailure> {
+export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder, query: Pick<DiagnosticPageQuery, 'action' | 'moreRows'>): Promise<Response | FlowFailure> {
+  const { action } = query;
   const api = serverGraphQL(astro.locals);
   const form = await astro.request.formData();
   const o = order.id;
@@ -68,7 +67,7 @@ export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder,
         const checked = checkProcedureDraft(draft);
         failure = { ...failure, draft, errors: checked.errors };
         // "More rows" posts back what was typed; nothing is written.
-        if (astro.url.searchParams.has('lignes')) return { ...failure, errors: {} };
+        if (query.moreRows) return { ...failure, errors: {} };
         if (!checked.input) return failure;
         // One transaction: the procedure joins the dossier only if the order takes it.
         await api.request('mutation($o: uuid!, $p: repair_procedures_input!) { addNewOrderProcedure(repairOrderId: $o, object: $p) }', { o, p: checked.input });

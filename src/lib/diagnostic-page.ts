@@ -3,10 +3,46 @@
 // its own data; the page dispatches `?action=` posts to the tab's `post…Action`.
 import { z } from 'zod';
 import { isUuid } from './ids.ts';
+import { choice, option, optionalInteger, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import type { FieldErrors } from './validation.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
 export type DiagnosticTab = (typeof diagnosticTabs)[number];
+export const flowSteps = ['pannes', 'procedures', 'ajout', 'visualiser', 'valider'] as const;
+export type FlowStep = (typeof flowSteps)[number];
+
+/** `/repair-order/{uuid}/diagnostic`: its path and query, read by the page and handed to its tabs. */
+export const diagnosticPageSchema = z
+  .object({
+    uuid: recordId(),
+    etape: choice(flowSteps),
+    onglet: option(diagnosticTabs, 'codes'),
+    ...recordPageFields,
+    // The record a form acts on when its body does not name it (a curve's file).
+    id: recordId(),
+    // "More rows" of a new procedure's checkpoints: how many empty rows to show.
+    lignes: optionalInteger(1, 40),
+    courbe: recordId(),
+    'confirmer-courbe': recordId(),
+    'confirmer-import': recordId(),
+    'confirmer-lecture': choice(['non'] as const),
+    'confirmer-mesures': choice(['non'] as const),
+  })
+  .transform((q) => ({
+    id: q.uuid,
+    step: q.etape,
+    tab: q.onglet,
+    ...recordPageValues(q),
+    recordId: q.id,
+    moreRows: q.lignes !== undefined,
+    extraRows: q.lignes ?? 3,
+    editCurve: q.courbe,
+    confirmCurve: q['confirmer-courbe'],
+    confirmImport: q['confirmer-import'],
+    confirmNoReading: q['confirmer-lecture'] === 'non',
+    confirmNoMeasures: q['confirmer-mesures'] === 'non',
+  }));
+export type DiagnosticPageQuery = z.output<typeof diagnosticPageSchema>;
 
 /** What every tab receives of the order. */
 export type DiagnosticOrder = {

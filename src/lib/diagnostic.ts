@@ -2,6 +2,7 @@
 // conditions they appeared in. Symptoms, measures and curves follow the same pattern.
 import { z } from 'zod';
 import { t } from './i18n.ts';
+import { choice, optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { required } from './validation.ts';
 
 export const temporalities = ['pre', 'during', 'post'] as const;
@@ -59,6 +60,16 @@ export const faultCodeSchema = conditionsSchema.extend({
 });
 export type FaultCodeInput = z.infer<typeof faultCodeSchema>;
 export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
+
+/** `/repair-order/{uuid}/code-conditions/{uuid}` (or the creation form): path and query; `?depuis=diagnostic` leads back there. */
+export const codeConditionsPageSchema = z
+  .object({ or_uuid: recordId(), code_uuid: optionalRecordId(), depuis: choice(['diagnostic'] as const), ...recordPageFields })
+  .transform((q) => ({ orderId: q.or_uuid, codeId: q.code_uuid, fromDiagnostic: q.depuis === 'diagnostic', ...recordPageValues(q) }));
+
+/** `/repair-order/{uuid}/symptom-conditions/{uuid}` (or the creation form): path and query. */
+export const symptomConditionsPageSchema = z
+  .object({ or_uuid: recordId(), symptom_uuid: optionalRecordId(), ...recordPageFields })
+  .transform((q) => ({ orderId: q.or_uuid, symptomId: q.symptom_uuid, ...recordPageValues(q) }));
 
 export type OrderSymptom = AppearanceConditions & {
   id: string;

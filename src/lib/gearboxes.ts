@@ -1,5 +1,6 @@
 // Gearbox models (SPEC §3, §2.8): enumerations, labels, the list's URL and the model form.
-import { choice, integer, page, readQuery, text } from './page-query.ts';
+import { choice, integer, option, optionalInteger, page, readQuery, recordId, recordPageFields, recordPageValues, text, uuid } from './page-query.ts';
+import { documentViews } from './documents.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { required } from './validation.ts';
@@ -31,13 +32,41 @@ export type GearboxModel = {
 
 export const GEARBOXES_PAGE_SIZE = 20;
 
-/** `?recherche=&type=&annee=&page=` as the list reads it. */
 /** `/gearboxes?recherche=&type=&annee=&page=`, as the list reads it. */
 export const gearboxesQuerySchema = z
   .object({ recherche: text(120), type: choice(gearboxTypes), annee: integer(1950, 2100), page: page() })
   .transform((q) => ({ search: q.recherche, type: q.type as GearboxType | null, year: q.annee, page: q.page }));
 
 export const readGearboxesQuery = (params: URLSearchParams) => readQuery(gearboxesQuerySchema, params);
+
+/** `/repair-order?modele=` and `/add-stock?modele=`: a creation form opened from a dossier starts with its model. */
+export const modelPrefillSchema = z.object({ modele: recordId() }).transform((q) => ({ modelId: q.modele ?? '' }));
+
+export const gearboxTabs = ['general', 'pannes', 'codes-defaut', 'documents', 'codes', 'procedures'] as const;
+
+/** `/gearbox/{uuid}`: the dossier's path and query (SPEC §2.8). */
+export const gearboxPageSchema = z
+  .object({
+    uuid: recordId(),
+    onglet: option(gearboxTabs, 'general'),
+    vue: option(documentViews, 'courbes'),
+    ...recordPageFields,
+    // The procedure being edited: 'nouvelle' or its id.
+    procedure: z.union([z.literal('nouvelle'), uuid()]).nullable().catch(null),
+    // "More rows" of a procedure's checkpoints: how many empty rows to show.
+    lignes: optionalInteger(1, 30),
+    confirmer: recordId(),
+  })
+  .transform((q) => ({
+    id: q.uuid,
+    tab: q.onglet,
+    view: q.vue,
+    ...recordPageValues(q),
+    editProcedure: q.procedure,
+    moreRows: q.lignes !== undefined,
+    extraRows: q.lignes ?? 3,
+    confirm: q.confirmer,
+  }));
 
 export function gearboxesHref(query: { search: string; type: GearboxType | null; year: number | null; page: number }): string {
   const params = new URLSearchParams();

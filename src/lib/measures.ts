@@ -1,6 +1,7 @@
 // Measures of a gearbox model (SPEC §3): what to measure and within which bounds.
 import { z } from 'zod';
 import { t } from './i18n.ts';
+import { optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { required } from './validation.ts';
 
 export type Measure = { id: string; name: string; description: string; unit: string; minimum: number | null; maximum: number | null };
@@ -16,6 +17,11 @@ const bound = () =>
   );
 
 /** One schema for the measure form and the API. */
+/** `/gearbox/{uuid}/measure/{uuid}` (or the creation form without the measure): path and query. */
+export const measurePageSchema = z
+  .object({ gearbox_uuid: recordId(), uuid: optionalRecordId(), ...recordPageFields })
+  .transform((q) => ({ gearboxId: q.gearbox_uuid, measureId: q.uuid, ...recordPageValues(q) }));
+
 export const measureSchema = z
   .object({
     name: required().max(120, t('validation.required')),

@@ -17,7 +17,7 @@ import {
   type OrderFile,
   type StoredFileInfo,
 } from './curves.ts';
-import { diagnosticHref, type DiagnosticOrder, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
+import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
 import { DOCUMENT_SELECTION, documentsOf } from './documents.server.ts';
 import type { DossierDocument } from './documents.ts';
 import { formatNumber } from './format.ts';
@@ -97,9 +97,9 @@ async function checkCurveFile(file: File): Promise<string | null> {
 }
 
 /** Handles the tab's `?action=courbe…` and `?action=import…` posts. */
-export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrder): Promise<TabActionResult> {
+export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrder, query: Pick<DiagnosticPageQuery, 'action' | 'recordId'>): Promise<TabActionResult> {
   const { locals } = astro;
-  const action = astro.url.searchParams.get('action') ?? '';
+  const { action } = query;
   const href = diagnosticHref(order.id, 'courbes');
   const api = serverGraphQL(locals);
   let form: FormData;
@@ -108,7 +108,7 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
   } catch {
     return { status: 400, form: action, formError: t('errors.generic') };
   }
-  const id = String(form.get('id') ?? astro.url.searchParams.get('id') ?? '');
+  const id = String(form.get('id') ?? query.recordId ?? '');
   const { files } = locals.services;
 
   /** Stores then links; the stored file goes when the link fails. */

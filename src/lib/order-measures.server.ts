@@ -1,7 +1,7 @@
 // The forms of the diagnostic's "measures and checks" tab: were measures taken (answering no
 // asks first when measures would be lost), add one measure, add the dossier's measures.
 import type { AstroGlobal } from 'astro';
-import { diagnosticHref, type DiagnosticOrder, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
+import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
 import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import type { Measure } from './measures.ts';
@@ -14,8 +14,8 @@ type MeasureAction = (typeof MEASURE_ACTIONS)[number];
 
 const same = (a: string, b: string) => a.trim().toLocaleLowerCase('fr') === b.trim().toLocaleLowerCase('fr');
 
-export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOrder): Promise<TabActionResult> {
-  const action = astro.url.searchParams.get('action') as MeasureAction | null;
+export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOrder, query: Pick<DiagnosticPageQuery, 'action'>): Promise<TabActionResult> {
+  const action = query.action as MeasureAction;
   const api = serverGraphQL(astro.locals);
   const tabHref = diagnosticHref(order.id, 'mesures');
   if (!action || !MEASURE_ACTIONS.includes(action)) return { status: 400, formError: t('errors.generic') };

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { measureSchema } from './measures.ts';
+import { recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { number } from './validation.ts';
 
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
@@ -39,6 +40,11 @@ export const measuredValue = () =>
  * One schema for the measure form and the API: the dossier measure's fields (same bounds rules),
  * the value and the result; no result means "automatic" (the bounds' proposal is stored).
  */
+/** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
+export const orderMeasurePageSchema = z
+  .object({ repair_order_uuid: recordId(), uuid: recordId(), ...recordPageFields })
+  .transform((q) => ({ orderId: q.repair_order_uuid, measureId: q.uuid, ...recordPageValues(q) }));
+
 export const orderMeasureSchema = measureSchema.safeExtend({
   gearboxMeasureId: z.uuid().optional(),
   measuredValue: measuredValue(),

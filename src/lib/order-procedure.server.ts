@@ -5,6 +5,7 @@ import type { Draft } from '../islands/repair-orders/CheckpointsList.tsx';
 import type { CheckResult } from './check-results.ts';
 import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
+import type { OrderPageQuery } from './repair-orders.ts';
 import { redirectWithToast } from './session.server.ts';
 
 type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null; comment?: string };
@@ -17,19 +18,19 @@ const messageOf = (error: unknown) => {
   return t('errors.repairOrderUpdate');
 };
 
-export async function postProcedureAction(astro: AstroGlobal, orderId: string, params: URLSearchParams): Promise<Response | Failure> {
+export async function postProcedureAction(astro: AstroGlobal, orderId: string, query: Pick<OrderPageQuery, 'action' | 'checkpointId' | 'version'>): Promise<Response | Failure> {
   const api = serverGraphQL(astro.locals);
   const form = await astro.request.formData();
   const self = `/repair-order/${orderId}?onglet=procedure`;
   const comment = String(form.get('comment') ?? '').slice(0, 2000);
-  const action = params.get('action');
+  const { action } = query;
   if (action === 'point') {
-    const id = params.get('id') ?? '';
+    const id = query.checkpointId ?? '';
     const values: Draft = { checkResult: (String(form.get('checkResult') ?? '') || null) as CheckResult | null, measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40), comment: comment.slice(0, 1000) };
     try {
       await api.request('mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { id } }', {
         id,
-        v: Number(params.get('version') ?? 0),
+        v: query.version,
         o: { checkResult: values.checkResult, measuredValue: values.measuredValue, comment: values.comment },
       });
       return redirectWithToast(astro, t('orderProcedure.answerSaved'), `${self}#point-${id}`);

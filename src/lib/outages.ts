@@ -1,6 +1,7 @@
 // Outages of a gearbox model (SPEC §3): component and outage type picked from the base.
 import { z } from 'zod';
 import { formatNumber } from './format.ts';
+import { option, optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { t } from './i18n.ts';
 import { required } from './validation.ts';
 
@@ -47,6 +48,11 @@ const optionalInt = (min: number, max: number) =>
   );
 
 /** One schema for the outage form and the API; the names are resolved against the base. */
+/** `/gearbox/{uuid}/outage/{uuid}` (or the creation form without the outage): path and query. */
+export const outagePageSchema = z
+  .object({ gearboxUuid: recordId(), outageUuid: optionalRecordId(), onglet: option(['general', 'procedures'] as const, 'general'), ...recordPageFields })
+  .transform((q) => ({ gearboxId: q.gearboxUuid, outageId: q.outageUuid, tab: q.outageUuid ? q.onglet : 'general', ...recordPageValues(q) }));
+
 export const outageSchema = z.object({
   component: required().max(120, t('validation.required')),
   outageType: required().max(120, t('validation.required')),

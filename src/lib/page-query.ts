@@ -5,8 +5,10 @@ import { isUuid } from './ids.ts';
 
 /** Reads `params` (first value of each name) with `schema`; never throws. */
 export function readQuery<S extends z.ZodType>(schema: S, params: URLSearchParams): z.output<S> {
-  return schema.parse(Object.fromEntries([...new Set(params.keys())].map((name) => [name, params.get(name)])));
+  return schema.parse(firstValues(params));
 }
+
+const firstValues = (params: URLSearchParams) => Object.fromEntries([...new Set(params.keys())].map((name) => [name, params.get(name)]));
 
 /** A text of at most `max` characters ('' when absent). */
 export const text = (max: number) =>
@@ -21,14 +23,15 @@ export const choice = <T extends string>(values: readonly T[]) => z.enum(values 
 /** A page number between 1 and 99,999, else 1. */
 export const page = () => z.coerce.number().int().min(1).max(99_999).catch(1);
 
-/** A record id (lower-cased), else null. */
-export const recordId = () =>
+/** A record id, lower-cased; fails on anything else (for a union). */
+export const uuid = () =>
   z
     .string()
     .refine(isUuid)
-    .transform((v) => v.toLowerCase())
-    .nullable()
-    .catch(null);
+    .transform((v) => v.toLowerCase());
+
+/** A record id (lower-cased), else null. */
+export const recordId = () => uuid().nullable().catch(null);
 
 /** A day that exists (2026-02-31 does not), between 1900 and 2999, else null. */
 export const day = () =>
@@ -41,3 +44,39 @@ export const day = () =>
 
 /** An integer between `min` and `max`, else null. */
 export const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max).nullable().catch(null);
+
+/** One of `values`, else `fallback` (a tab, a view). */
+export const option = <T extends string>(values: readonly T[], fallback: NoInfer<T>) => z.enum(values as [T, ...T[]]).catch(fallback);
+
+/** Whether the name is in the query at all (`?supprimer`). */
+export const flag = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => v !== undefined)
+    .catch(false);
+
+/** A rest path parameter: undefined when absent (a creation form), the id, or null when it is no id. */
+export const optionalRecordId = () => uuid().optional().nullable().catch(null);
+
+/** A typed entry, trimmed to `max` characters; undefined when absent (a search not yet made). */
+export const entry = (max: number) =>
+  z
+    .string()
+    .transform((v) => v.trim().slice(0, max))
+    .optional()
+    .catch('');
+
+/** An integer between `min` and `max`; undefined when absent, null when invalid. */
+export const optionalInteger = (min: number, max: number) => integer(min, max).optional();
+
+/** What every record page reads: the action a form posts, a deletion to confirm, the file whose deletion to confirm. */
+export const recordPageFields = { action: text(40), supprimer: flag(), 'confirmer-fichier': recordId() };
+
+/** The same, named as the page's code uses them. */
+export const recordPageValues = (q: { action: string; supprimer: boolean; 'confirmer-fichier': string | null }) => ({ action: q.action, confirmDelete: q.supprimer, confirmFile: q['confirmer-fichier'] });
+
+/** Reads a page's path parameters and URL query with its one schema; never throws. */
+export function readPage<S extends z.ZodType>(schema: S, astro: { params: Record<string, string | undefined>; url: URL }): z.output<S> {
+  return schema.parse({ ...firstValues(astro.url.searchParams), ...astro.params });
+}

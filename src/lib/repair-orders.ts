@@ -1,6 +1,6 @@
 // Repair orders (SPEC §2.7, §3, §4): enumerations and labels, the list's URL, and one schema
 // per form, shared by the pages and the API.
-import { choice, day, page, readQuery, recordId, text } from './page-query.ts';
+import { choice, day, entry, integer, option, page, readQuery, recordId, recordPageFields, recordPageValues, text } from './page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
@@ -101,13 +101,43 @@ export const ordersQuerySchema = z
     tri: choice(orderSorts),
     ordre: choice(['asc', 'desc'] as const),
     page: page(),
+    // A deletion from the list: the order to confirm, then the posted action.
+    confirmer: recordId(),
+    action: choice(['supprimer'] as const),
   })
-  .transform((q): OrdersQuery => {
+  .transform((q) => {
     const sort = q.tri ?? 'date';
-    return { search: q.recherche, from: q.du, to: q.au, category: q.categorie, type: q.type, modelId: q.modele, sort, descending: q.ordre ? q.ordre === 'desc' : sort === 'date', page: q.page };
+    const list: OrdersQuery = { search: q.recherche, from: q.du, to: q.au, category: q.categorie, type: q.type, modelId: q.modele, sort, descending: q.ordre ? q.ordre === 'desc' : sort === 'date', page: q.page };
+    return { ...list, confirm: q.confirmer, action: q.action };
   });
 
-export const readOrdersQuery = (params: URLSearchParams): OrdersQuery => readQuery(ordersQuerySchema, params);
+export const readOrdersQuery = (params: URLSearchParams) => readQuery(ordersQuerySchema, params);
+
+export const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
+export type OrderTab = (typeof orderTabs)[number];
+
+/** `/repair-order/{uuid}`: its path and query (SPEC §2.7). */
+export const orderPageSchema = z
+  .object({
+    uuid: recordId(),
+    onglet: option(orderTabs, 'general'),
+    ...recordPageFields,
+    // A checkpoint's answer names its row and the version it saw.
+    id: recordId(),
+    version: integer(0, 2_147_483_647),
+    bva: entry(40),
+    'confirmer-lecture': choice(['non'] as const),
+  })
+  .transform((q) => ({
+    id: q.uuid,
+    tab: q.onglet,
+    ...recordPageValues(q),
+    checkpointId: q.id,
+    version: q.version ?? 0,
+    compatibleSearch: q.bva,
+    confirmNoReading: q['confirmer-lecture'] === 'non',
+  }));
+export type OrderPageQuery = z.output<typeof orderPageSchema>;
 
 export function ordersHref(query: Partial<OrdersQuery>): string {
   const params = new URLSearchParams();

@@ -1,6 +1,6 @@
 // The gearbox stock (SPEC §2.9, §3, §4): conditions, the list's URL, and one schema per form
 // (add, move, change condition, remove), shared by the pages and the API.
-import { choice, page, readQuery, recordId, text } from './page-query.ts';
+import { choice, flag, optionalRecordId, page, readQuery, recordId, text } from './page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
@@ -40,10 +40,23 @@ export const stockQuerySchema = z
       .nullable()
       .catch(null),
     page: page(),
+    // One box (`?article=`), its rack label (`&etiquette`), a form's action; the CSV export.
+    article: optionalRecordId(),
+    etiquette: flag(),
+    action: text(40),
+    confirmer: recordId(),
+    format: choice(['csv'] as const),
   })
-  .transform((q): StockQuery => ({ view: q.onglet ?? 'stock', search: q.recherche, modelId: q.modele, type: q.type, condition: q.etat, rack: q.rayon, page: q.page }));
+  .transform((q) => ({
+    ...({ view: q.onglet ?? 'stock', search: q.recherche, modelId: q.modele, type: q.type, condition: q.etat, rack: q.rayon, page: q.page } satisfies StockQuery),
+    itemId: q.article,
+    label: q.etiquette,
+    action: q.action,
+    confirm: q.confirmer,
+    csv: q.format === 'csv',
+  }));
 
-export function readStockQuery(params: URLSearchParams): StockQuery {
+export function readStockQuery(params: URLSearchParams) {
   return readQuery(stockQuerySchema, params);
 }
 

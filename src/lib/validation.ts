@@ -2,6 +2,7 @@
 // one schema per form of the shell, shared by the islands and the server.
 import { z } from 'zod';
 import { t } from './i18n.ts';
+import { choice } from './page-query.ts';
 import { passwordRules } from './password.ts';
 
 export const required = () => z.string({ error: t('validation.required') }).trim().min(1, t('validation.required'));
@@ -53,6 +54,17 @@ const withConfirmation = <T extends z.ZodObject<{ password: z.ZodType<string>; c
       return typeof value?.password === 'string' && typeof value?.confirmation === 'string';
     },
   });
+
+/** `/sign-in?view=forgot-password&redirectTo=`: hasura-auth's names; the target is checked by `safeRedirect`. */
+// A target kept whole (never cut: a cut path is another page); `safeRedirect` refuses the long ones.
+const target = () => z.string().nullable().catch(null);
+export const signInPageSchema = z
+  .object({ view: choice(['forgot-password'] as const), redirectTo: target() })
+  .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo }));
+/** `/set-password?type=passwordReset`: arrived from a reset link. */
+export const setPasswordPageSchema = z.object({ type: choice(['passwordReset'] as const) }).transform((q) => ({ reset: q.type === 'passwordReset' }));
+/** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
+export const jumpPageSchema = z.object({ to: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
