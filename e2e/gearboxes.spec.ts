@@ -165,6 +165,33 @@ test.describe('error codes of a dossier', () => {
 test.describe('outages of a dossier', () => {
   test.use({ storageState: storageState('diagnostician') });
 
+  test('the dossier, its outage page and the order agree on one history: the closed orders of the model', async ({ page }) => {
+    // The demo's ZF 6HP26 has 8 orders, 5 of them closed: P0700 was read on 2 of those.
+    await page.goto('/gearboxes?recherche=6HP26');
+    await page.getByRole('link', { name: 'ZF 6HP26' }).click();
+    const dossier = page.url();
+    await page.getByRole('navigation', { name: 'Onglets du dossier' }).getByRole('link', { name: 'Codes défaut' }).click();
+    await expect(page.getByRole('row', { name: /P0700/ })).toContainText('40 % (2 / 5 OR)');
+    await expect(page.getByRole('row', { name: /P0750/ })).toContainText('20 % (1 / 5 OR)');
+    await expect(page.getByRole('row', { name: /P0741/ })).toContainText('0 % (0 / 5 OR)');
+    await page.goto(`${dossier}?onglet=pannes`);
+    const row = page.getByRole('row', { name: /Carter-filtre/ });
+    await expect(row).toContainText('40 % (2 / 5 OR)');
+    await expect(row).toContainText('175\u202f000 km');
+    // The outage's own page says the same, and the dossier's estimate is only its form's value.
+    await row.getByRole('link').first().click();
+    const stats = page.getByRole('region', { name: 'Statistiques' });
+    await expect(stats).toContainText('Sur les 5 OR clôturés de ce modèle.');
+    await expect(stats).toContainText('40 % (2 / 5 OR)');
+    await expect(stats).toContainText('175\u202f000 km');
+    await expect(page.getByLabel('Taux d’occurrence estimé (%)')).toHaveValue('12');
+    // And so does an order of that model, in its technical information.
+    await page.goto('/repair-orders?recherche=OR-2026-0649');
+    await page.getByRole('link', { name: 'OR-2026-0649', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' }).getByRole('link', { name: 'Informations techniques' }).click();
+    await expect(page.getByRole('table', { name: 'Pannes connues' }).getByRole('row', { name: /Carter-filtre/ })).toContainText('40 % (2 / 5 OR)');
+  });
+
   test('picks component and type from the base, adds a missing one in place, and protects what is in use', async ({ page }) => {
     await page.goto('/gearboxes?recherche=6DCT450');
     await page.getByRole('link', { name: 'Getrag 6DCT450' }).click();
@@ -174,8 +201,8 @@ test.describe('outages of a dossier', () => {
 
     await page.getByLabel('Composant').fill('Fourchette de sélection');
     await page.getByLabel('Type de panne').fill('Usure');
-    await page.getByLabel('Taux d’occurrence (%)').fill('12');
-    await page.getByLabel('Kilométrage moyen (km)').fill('135000');
+    await page.getByLabel('Taux d’occurrence estimé (%)').fill('12');
+    await page.getByLabel('Kilométrage moyen estimé (km)').fill('135000');
     await page.getByRole('button', { name: 'Enregistrer la panne' }).click();
     await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toBeVisible();
     await expect(page.getByLabel('Composant')).toHaveValue('Fourchette de sélection');

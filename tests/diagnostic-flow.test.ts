@@ -4,6 +4,7 @@
 // orders, the start guide's preference, and who may do what.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyRateText, outageMileage, outageRate } from '../src/lib/outages.ts';
 import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
 
 const Q = {
@@ -26,7 +27,7 @@ const Q = {
   deleteProcedure: 'mutation($id: uuid!) { deleteRepairProcedure(id: $id) }',
   candidates: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt modelLocked outageCandidates { outage { id } similarOrders confirmedOrders dossierRate chosen } } }',
   procedures: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt chosenOutages { id } procedures { position outageId procedure { id name checkpoints { name } } } } }',
-  outages: 'query($id: uuid!) { gearboxModel(id: $id) { orderCount outages { id orderCount ordersAverageMileage occurrenceRate } } }',
+  outages: 'query($id: uuid!) { gearboxModel(id: $id) { orderCount errorCodes { code orderCount } outages { id orderCount ordersAverageMileage occurrenceRate } } }',
   guide: '{ diagnosticGuideHidden }',
   setGuide: 'mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }',
 };
@@ -111,12 +112,21 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
       [1, 6],
     ]);
 
-    // The dossier's statistics come from the orders: validated diagnostics that retained each outage.
+    // One history for every figure (decision 018): the model's 7 closed orders, not the 2 in progress.
     const stats = ok(await gql('mechanic', Q.outages, { id: modelId })).gearboxModel;
-    const o1Stats = stats.outages.find((o: { id: string }) => o.id === o1);
-    expect(o1Stats).toMatchObject({ orderCount: 3, ordersAverageMileage: 125000, occurrenceRate: 10 });
-    expect(stats.outages.find((o: { id: string }) => o.id === o2)).toMatchObject({ orderCount: 2, ordersAverageMileage: 175000 });
-    expect(stats.orderCount).toBe(9);
+    const statsOf = (id: string) => stats.outages.find((o: { id: string }) => o.id === id);
+    expect(stats.orderCount).toBe(7);
+    expect(statsOf(o1)).toMatchObject({ orderCount: 3, ordersAverageMileage: 125000, occurrenceRate: 10 });
+    expect(statsOf(o2)).toMatchObject({ orderCount: 2, ordersAverageMileage: 175000 });
+    expect(statsOf(o3)).toMatchObject({ orderCount: 1, ordersAverageMileage: null });
+    // P0730 was read on 5 closed orders (and on the open one, which does not count); P0841 on 1.
+    expect(stats.errorCodes).toEqual([{ code: 'P0730', orderCount: 5 }, { code: 'P0841', orderCount: 1 }]);
+    // The same figures, as the dossier, the outage page and the order's technical tab print them.
+    expect(historyRateText(5, stats.orderCount)).toBe('71 % (5 / 7 OR)');
+    expect(outageRate({ ...statsOf(o1), component: { id: '', name: '' }, outageType: { id: '', name: '' }, description: '', averageMileage: null }, stats.orderCount)).toBe('43 % (3 / 7 OR)');
+    expect(outageMileage({ ...statsOf(o3), component: { id: '', name: '' }, outageType: { id: '', name: '' }, description: '', averageMileage: 90000 })).toBe('90\u202f000 km (estimation du dossier)');
+    // And the ranking's rate is that rate.
+    expect(all.map((c: { dossierRate: number }) => c.dossierRate)).toEqual([43, 29, 14]);
   });
 
   it('runs the steps in order, refuses a skipped one, validates for the mechanics; A and D only', async () => {

@@ -1,6 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
+import { queryRows } from '../db/client.ts';
 import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, orderFaultCodes, orderOutages, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
@@ -11,6 +12,9 @@ import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
 
 /** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
+// The history every statistic of a dossier counts (decision 018): the model's closed repair
+// orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
+const CLOSED = sql`r.status = 'CLOSED'`;
 const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
 export type GearboxesService = ReturnType<typeof createGearboxesService>;
@@ -47,9 +51,9 @@ export function createGearboxesService(deps: { db: Db }) {
         description: outages.description,
         occurrenceRate: outages.occurrenceRate,
         averageMileage: outages.averageMileage,
-        // Statistics from the orders (SPEC §3): validated diagnostics that retained the outage.
-        orderCount: sql<number>`(select count(*)::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and r.validated_at is not null)`,
-        ordersAverageMileage: sql<number | null>`(select round(avg(${MILEAGE_MIDPOINT}))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and r.validated_at is not null)`,
+        // Statistics from the history (SPEC §3): the closed orders that retained the outage.
+        orderCount: sql<number>`(select count(*)::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
+        ordersAverageMileage: sql<number | null>`(select round(avg(${MILEAGE_MIDPOINT}))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
       })
       .from(outages)
       .innerJoin(componentItems, eq(componentItems.id, outages.componentId))
@@ -140,7 +144,7 @@ export function createGearboxesService(deps: { db: Db }) {
       return row;
     },
 
-    /** With how many of the model's orders recorded each (SPEC §3: a rate and "n / total"). */
+    /** With how many closed orders of the model recorded each (SPEC §3: a rate and "n / total"). */
     errorCodesOf: (gearboxModelId: string) =>
       db
         .select({
@@ -149,13 +153,15 @@ export function createGearboxesService(deps: { db: Db }) {
           code: errorCodes.code,
           description: errorCodes.description,
           createdAt: errorCodes.createdAt,
-          orderCount: sql<number>`(select count(*)::int from ${orderFaultCodes} where ${orderFaultCodes.errorCodeId} = ${errorCodes.id})`,
+          // Qualified by hand: a one-table select renders its columns bare, and a bare "id" here is the subquery's own.
+          orderCount: sql<number>`(select count(distinct f.repair_order_id)::int from order_fault_codes f join repair_orders r on r.id = f.repair_order_id where f.error_code_id = "error_codes"."id" and ${CLOSED})`,
         })
         .from(errorCodes)
         .where(eq(errorCodes.gearboxModelId, gearboxModelId))
         .orderBy(asc(errorCodes.code)),
 
-    orderCountOf: async (gearboxModelId: string) => (await db.select({ n: count() }).from(repairOrders).where(eq(repairOrders.gearboxModelId, gearboxModelId)))[0]!.n,
+    /** The size of the model's history: its closed orders. */
+    orderCountOf: async (gearboxModelId: string) => Number((await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${gearboxModelId} and ${CLOSED}`))[0]!.n),
 
     insertErrorCode: async (gearboxModelId: string, input: { code: string; description: string }) =>
       (await db.insert(errorCodes).values({ gearboxModelId, ...input }).returning().catch(codeTaken))[0]!,

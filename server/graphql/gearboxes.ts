@@ -61,7 +61,7 @@ export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     createdAt: t.expose('createdAt', { type: 'timestamptz' }),
     doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxes.codesOf(row.id) }),
     errorCodes: t.field({ type: [ErrorCode], resolve: (row, _args, context) => context.services.gearboxes.errorCodesOf(row.id) }),
-    /** All the model's repair orders: the denominator of the codes' occurrence rates. */
+    /** The model's history, its closed orders: the denominator of every rate of the dossier (decision 018). */
     orderCount: t.int({ resolve: (row, _args, context) => context.services.gearboxes.orderCountOf(row.id) }),
   }),
 });
@@ -231,7 +231,7 @@ export const OutageType = builder.objectRef<OutageRow>('outages').implement({
     description: t.exposeString('description'),
     occurrenceRate: t.exposeInt('occurrenceRate', { nullable: true }),
     averageMileage: t.exposeInt('averageMileage', { nullable: true }),
-    /** Validated diagnostics of the model's orders that retained this outage. */
+    /** The model's closed orders that retained this outage, and their average mileage. */
     orderCount: t.int({ resolve: (row) => Number(row.orderCount ?? 0) }),
     ordersAverageMileage: t.int({ nullable: true, resolve: (row) => (row.ordersAverageMileage === null || row.ordersAverageMileage === undefined ? null : Number(row.ordersAverageMileage)) }),
   }),

@@ -4,6 +4,7 @@
 // sharing this order's fault codes and symptoms turned out to have.
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { STEP_REQUIRED } from '../../src/lib/diagnostic-page.ts';
+import { outageRateValue } from '../../src/lib/outages.ts';
 import { queryRows, type Db } from '../db/client.ts';
 import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '../db/schema/index.ts';
 import { ApiError } from '../http/json.ts';
@@ -95,15 +96,16 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${orderId}) as chosen
         from outages o where o.gearbox_model_id = ${order.modelId}`,
       );
-      // The rate is the dossier's statistic (gearboxes service): from validated orders, else its estimate.
-      const [known, total] = [await gearboxes.outagesOf(order.modelId), await gearboxes.orderCountOf(order.modelId)];
+      // The rate is the dossier's figure (decision 018): from the history, else its estimate.
+      const [known, history] = [await gearboxes.outagesOf(order.modelId), await gearboxes.orderCountOf(order.modelId)];
       return known
         .map((outage) => {
           const row = evidence.find((e) => e.outage_id === outage.id)!;
-          const dossierRate = outage.orderCount && total ? Math.round((100 * Number(outage.orderCount)) / total) : outage.occurrenceRate;
+          const dossierRate = outageRateValue({ ...outage, orderCount: Number(outage.orderCount) }, history);
           return { outage, similarOrders: Number(row.similar), confirmedOrders: Number(row.confirmed), dossierRate, chosen: row.chosen };
         })
-        .sort((a, b) => b.confirmedOrders - a.confirmedOrders || (b.dossierRate ?? -1) - (a.dossierRate ?? -1));
+        // Then the dossier's estimate: outages the history has not seen yet keep their expected order.
+        .sort((a, b) => b.confirmedOrders - a.confirmedOrders || (b.dossierRate ?? -1) - (a.dossierRate ?? -1) || (b.outage.occurrenceRate ?? -1) - (a.outage.occurrenceRate ?? -1));
     },
 
     /** The outages retained, in the order chosen. */

@@ -12,7 +12,7 @@ export type Outage = {
   description: string;
   occurrenceRate: number | null;
   averageMileage: number | null;
-  /** From the orders: validated diagnostics that retained it, and their average mileage. */
+  /** From the history (the model's closed orders): those that retained it, and their average mileage. */
   orderCount?: number;
   ordersAverageMileage?: number | null;
 };
@@ -21,15 +21,28 @@ export const outageLabel = (o: { component: { name: string }; outageType: { name
 
 export const OUTAGE_STATS_SELECTION = 'occurrenceRate averageMileage orderCount ordersAverageMileage';
 
-/**
- * SPEC §3: the rate as "n % (n / total OR)" counted from the model's orders; before any order
- * retained it, the dossier's own estimate, said to be one.
- */
-export function outageRate(outage: Outage, totalOrders: number): string {
-  if (outage.orderCount && totalOrders) return `${formatNumber((100 * outage.orderCount) / totalOrders, { maximumFractionDigits: 0 })} % (${outage.orderCount} / ${totalOrders} OR)`;
+// The dossier's figures (SPEC §3, decision 018), one definition each, for the dossier, the outage
+// page, the order's technical information and the diagnostic's ranking. The history is the model's
+// closed orders (`orderCount` of the model); a rate is how many of them, out of all of them.
+
+/** k of the history's N as a whole percent; null while the model has no history. */
+export const historyRate = (count: number, history: number): number | null => (history > 0 ? Math.round((100 * count) / history) : null);
+
+/** "43 % (3 / 7 OR)"; "— (0 / 0 OR)" without history. */
+export function historyRateText(count: number, history: number): string {
+  const rate = historyRate(count, history);
+  return `${rate === null ? '—' : `${formatNumber(rate)} %`} (${count} / ${history} OR)`;
+}
+
+/** An outage's rate: from the history once the model has one (0 % included), else the dossier's estimate. */
+export const outageRateValue = (outage: Outage, history: number): number | null => historyRate(outage.orderCount ?? 0, history) ?? outage.occurrenceRate;
+
+export function outageRate(outage: Outage, history: number): string {
+  if (history > 0) return historyRateText(outage.orderCount ?? 0, history);
   return outage.occurrenceRate === null ? '—' : `${formatNumber(outage.occurrenceRate)} % (${t('gearboxes.estimate')})`;
 }
 
+/** The average mileage of the closed orders that retained it; until one did, the dossier's estimate. */
 export function outageMileage(outage: Outage): string {
   if (outage.orderCount && outage.ordersAverageMileage != null) return `${formatNumber(outage.ordersAverageMileage)} km`;
   return outage.averageMileage === null ? '—' : `${formatNumber(outage.averageMileage)} km (${t('gearboxes.estimate')})`;
