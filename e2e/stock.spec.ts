@@ -65,12 +65,12 @@ test.describe('a commercial', () => {
     // A colleague has the same box open in another tab.
     const other = await browser.newPage({ storageState: storageState('diagnostician') });
     await other.goto(second);
-    await page.getByLabel('Date de sortie').fill('2000-01-01');
+    await page.getByLabel('Date de sortie').fill('01/01/2000');
     await page.getByLabel('Motif de sortie').fill('Vendue — Garage Petit, Villeurbanne');
     await page.getByRole('button', { name: 'Retirer du stock' }).click();
     await expect(page.getByText('La date de sortie précède la date d’entrée')).toBeVisible();
     await expect(page.getByLabel('Motif de sortie')).toHaveValue('Vendue — Garage Petit, Villeurbanne');
-    await page.getByLabel('Date de sortie').fill(new Date().toISOString().slice(0, 10));
+    await page.getByLabel('Date de sortie').fill(new Date().toLocaleDateString('fr-FR'));
     await page.getByRole('button', { name: 'Retirer du stock' }).click();
     await toast(page, 'Boîte retirée du stock');
     await expect(page).toHaveURL(/onglet=historique/);

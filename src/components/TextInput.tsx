@@ -1,7 +1,8 @@
 // The text input of SPEC §5: label with '(obligatoire)' or '(automatique)', placeholder, type,
 // autocomplete (off by default), disabled, read-only, clearable, icons at start and end, the
 // error beneath in the danger colour, and read mode. Rendered by .astro pages without
-// JavaScript, and by islands.
+// JavaScript, and by islands. A date is typed DD/MM/YYYY whatever the browser's language (a
+// native date field would follow it: MM/DD/YYYY under an English browser); the schemas read both.
 import { mdiClose } from '@mdi/js';
 import { useId, useRef, type InputHTMLAttributes, type Ref } from 'react';
 import { t } from '../lib/i18n.ts';
@@ -20,8 +21,14 @@ export type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'>
   ref?: Ref<HTMLInputElement>;
 };
 
+/** An ISO day as typed in a date field: 2026-02-28 → 28/02/2026; anything else as it is. */
+const frenchDay = (value: unknown) => (typeof value === 'string' ? value.replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$3/$2/$1') : value);
+
 export function TextInput(props: TextInputProps) {
-  const { label, required, automatic, error, clearable, startIcon, endIcon, mode = 'edit', onClear, id, type = 'text', autoComplete = 'off', readOnly, className, ref, ...rest } = props;
+  const { label, required, automatic, error, clearable, startIcon, endIcon, mode = 'edit', onClear, id, type: asked = 'text', autoComplete = 'off', readOnly, className, ref, ...given } = props;
+  const date = asked === 'date';
+  const type = date ? 'text' : asked;
+  const rest = date ? { inputMode: 'numeric' as const, placeholder: t('input.datePlaceholder'), pattern: '\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}', ...given, min: undefined, max: undefined, defaultValue: frenchDay(given.defaultValue) as string | undefined, value: frenchDay(given.value) as string | undefined } : given;
   const generated = useId();
   const inputId = id ?? generated;
   const errorId = `${inputId}-error`;

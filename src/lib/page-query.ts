@@ -33,12 +33,18 @@ export const uuid = () =>
 /** A record id (lower-cased), else null. */
 export const recordId = () => uuid().nullable().catch(null);
 
-/** A day that exists (2026-02-31 does not), between 1900 and 2999, else null. */
+/** A day as typed: "5/3/2026" or "05/03/2026" → "2026-03-05"; anything else trimmed, as it is. */
+export function isoDay(text: string): string {
+  const fr = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text.trim());
+  return fr ? `${fr[3]}-${fr[2]!.padStart(2, '0')}-${fr[1]!.padStart(2, '0')}` : text.trim();
+}
+
+/** A day that exists (2026-02-31 does not), between 1900 and 2999, else null; typed either way. */
 export const day = () =>
   z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .refine((v) => v >= '1900' && v < '3000' && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v))
+    .transform(isoDay)
+    .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && v >= '1900' && v < '3000' && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v))
     .nullable()
     .catch(null);
 

@@ -2,7 +2,7 @@
 // one schema per form of the shell, shared by the islands and the server.
 import { z } from 'zod';
 import { t } from './i18n.ts';
-import { choice } from './page-query.ts';
+import { choice, isoDay } from './page-query.ts';
 import { passwordRules } from './password.ts';
 
 export const required = () => z.string({ error: t('validation.required') }).trim().min(1, t('validation.required'));
@@ -20,15 +20,10 @@ export const minNumber = (min: number) => numeric(t('validation.number')).refine
 /** A four-digit year. */
 export const year = () => z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), z.string({ error: t('validation.required') }).min(1, t('validation.required')).regex(/^\d{4}$/, t('validation.year'))).transform(Number);
 
-/** A date typed as YYYY-MM-DD (date input) or DD/MM/YYYY; kept as YYYY-MM-DD. */
+/** A date typed as DD/MM/YYYY (date fields) or YYYY-MM-DD (the API); kept as YYYY-MM-DD. */
 export const isoDate = () =>
   z.preprocess(
-    (v) => {
-      if (v instanceof Date) return v.toISOString().slice(0, 10);
-      if (typeof v !== 'string') return v;
-      const fr = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v.trim());
-      return fr ? `${fr[3]}-${fr[2]}-${fr[1]}` : v.trim();
-    },
+    (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === 'string' ? isoDay(v) : v),
     z
       .string({ error: t('validation.required') })
       .min(1, t('validation.required'))

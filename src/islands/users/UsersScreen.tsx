@@ -137,7 +137,7 @@ export default function UsersScreen(props: Props) {
       <p className="text-sm text-muted" aria-live="polite">
         {t('users.count', { count })}
       </p>
-      <div className="overflow-x-auto rounded-[8px] border border-line bg-surface">
+      <div className="relative overflow-x-auto rounded-[8px] border border-line bg-surface">
         <table className="w-full text-left text-sm">
           <thead className="border-b border-line bg-canvas">
             <tr>
@@ -164,7 +164,7 @@ export default function UsersScreen(props: Props) {
                     <th scope="row" className="px-4 py-2 font-semibold">
                       {user.displayName} {self ? <span className="font-normal text-muted">{t('users.you')}</span> : null}
                     </th>
-                    <td className="px-4 py-2">{user.email}</td>
+                    <td className="px-4 py-2 [overflow-wrap:anywhere]">{user.email}</td>
                     <td className="px-4 py-2">
                       <span className={`rounded-full px-2 py-1 text-xs font-semibold ${statusClass[status]}`}>{statusLabel[status]}</span>
                     </td>
@@ -174,7 +174,7 @@ export default function UsersScreen(props: Props) {
                       ) : (
                         <select
                           aria-label={t('users.roleOf', { name: user.displayName })}
-                          className="field-input min-h-8 py-1"
+                          className="field-input min-h-8 w-auto min-w-40 py-1"
                           value={user.defaultRole}
                           disabled={!hydrated}
                           onChange={(event) => void update(user, { defaultRole: event.target.value as Role })}
@@ -191,19 +191,19 @@ export default function UsersScreen(props: Props) {
                       {self ? null : (
                         <div className="flex flex-wrap gap-2">
                           {status === 'pending' ? (
-                            <button type="button" className="link" disabled={!hydrated} onClick={() => void resend(user)} aria-label={`${t('users.resend')} : ${user.displayName}`}>
+                            <button type="button" className="link text-left" disabled={!hydrated} onClick={() => void resend(user)} aria-label={`${t('users.resend')} : ${user.displayName}`}>
                               {t('users.resend')}
                             </button>
                           ) : null}
-                          <button type="button" className="link" disabled={!hydrated} onClick={() => void update(user, { disabled: !user.disabled })} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
+                          <button type="button" className="link text-left" disabled={!hydrated} onClick={() => void update(user, { disabled: !user.disabled })} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
                             {user.disabled ? t('users.enable') : t('users.disable')}
                           </button>
                           {status === 'active' ? (
-                            <button type="button" className="link" disabled={!hydrated} onClick={() => void signOut(user)} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
+                            <button type="button" className="link text-left" disabled={!hydrated} onClick={() => void signOut(user)} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
                               {t('users.signOut')}
                             </button>
                           ) : null}
-                          <button type="button" className="link text-danger" disabled={!hydrated} onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
+                          <button type="button" className="link text-left text-danger" disabled={!hydrated} onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
                             {t('users.delete')}
                           </button>
                         </div>
@@ -219,13 +219,13 @@ export default function UsersScreen(props: Props) {
       {pages > 1 ? (
         <nav aria-label={t('pager.label')} className="flex items-center gap-4">
           {page > 1 ? (
-            <a className="link" href={usersHref(search, page - 1)} onClick={go(page - 1)} rel="prev">
+            <a className="btn btn-secondary" href={usersHref(search, page - 1)} onClick={go(page - 1)} rel="prev">
               {t('pager.previous')}
             </a>
           ) : null}
           <span className="text-sm">{t('pager.pageOf', { page, pages })}</span>
           {page < pages ? (
-            <a className="link" href={usersHref(search, page + 1)} onClick={go(page + 1)} rel="next">
+            <a className="btn btn-secondary" href={usersHref(search, page + 1)} onClick={go(page + 1)} rel="next">
               {t('pager.next')}
             </a>
           ) : null}

@@ -61,7 +61,7 @@ export const fr = {
     emailChangeSent: 'Un lien de confirmation a été envoyé à {{email}}. Votre adresse changera une fois confirmée.',
   },
   roles: { app_admin: 'Admin', diagnostician: 'Diagnostiqueur', mechanic: 'Mécanicien', commercial: 'Commercial' },
-  input: { required: '(obligatoire)', automatic: '(automatique)', clear: 'Effacer' },
+  input: { required: '(obligatoire)', automatic: '(automatique)', clear: 'Effacer', datePlaceholder: 'jj/mm/aaaa' },
   signIn: {
     title: 'Connexion',
     intro: 'Connectez-vous avec votre adresse e-mail professionnelle.',
@@ -101,6 +101,7 @@ export const fr = {
   },
   nav: {
     label: 'Navigation principale',
+    menu: 'Menu',
     repairOrders: 'Ordres de réparation',
     stock: 'Stock',
     gearboxes: 'Informations techniques',
