@@ -78,7 +78,9 @@ test.describe('a mechanic', () => {
     await expect(page.getByRole('button', { name: 'Clôturer l’OR' })).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Rouvrir l’OR' })).toHaveCount(0);
 
-    // The intervention report: the printable page, then its PDF.
+    // The intervention report: the printable page under the same CSP as every page, then its PDF.
+    const refused: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && /Content Security Policy/.test(message.text()) && refused.push(message.text()));
     await page.getByRole('link', { name: 'Rapport d’intervention' }).first().click();
     await page.getByRole('link', { name: 'Version imprimable' }).click();
     await expect(page.getByRole('heading', { name: 'Rapport d’intervention' })).toBeVisible();
@@ -86,6 +88,11 @@ test.describe('a mechanic', () => {
     await expect(page.getByText('Essai routier concluant, client prévenu.')).toBeVisible();
     await expect(page.getByRole('navigation', { name: 'Navigation principale' })).toHaveCount(0);
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+    expect(refused).toEqual([]);
+    // "Télécharger le PDF" downloads it, named after the order; "Ouvrir le PDF" shows it.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Télécharger le PDF' }).click()]);
+    expect(download.suggestedFilename()).toBe(`rapport-${NUMBER}.pdf`);
+    await expect(page.getByRole('link', { name: 'Ouvrir le PDF' })).toHaveAttribute('target', '_blank');
     const pdfHref = (await page.getByRole('link', { name: 'Télécharger le PDF' }).getAttribute('href'))!;
     const response = await page.request.get(pdfHref);
     expect(response.status()).toBe(200);

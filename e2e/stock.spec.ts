@@ -96,6 +96,8 @@ test.describe('a commercial', () => {
     await page.goto('/stock?rayon=E');
     await page.getByRole('table', { name: 'Stock actuel' }).getByRole('rowheader').first().getByRole('link').click();
     const itemUrl = page.url();
+    const refused: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && /Content Security Policy/.test(message.text()) && refused.push(message.text()));
     await page.getByRole('link', { name: 'Imprimer l’étiquette' }).click();
     const label = page.getByRole('article', { name: /^Étiquette de rayon S-\d{6}$/ });
     await expect(label).toBeVisible();
@@ -106,6 +108,8 @@ test.describe('a commercial', () => {
     await expect(page.getByRole('navigation')).toHaveCount(0);
     const results = await new AxeBuilder({ page }).analyze();
     expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    // The label page obeys the CSP of every page: nothing refused.
+    expect(refused).toEqual([]);
   });
 
   test('exports the current stock as CSV', async ({ page }) => {
@@ -127,6 +131,8 @@ test.describe('a commercial', () => {
     await expect(page.getByText(/\d+ boîte\(s\)/)).toBeVisible();
     const results = await new AxeBuilder({ page }).analyze();
     expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    // The label page obeys the CSP of every page: nothing refused.
+    expect(refused).toEqual([]);
   });
 });
 

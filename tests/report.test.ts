@@ -98,7 +98,11 @@ describe('the intervention report of a closed order', () => {
     const res = await get(`/repair-order/${order.id}/report.pdf`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
-    expect(res.headers.get('content-disposition')).toMatch(/^inline; filename="rapport-[A-Za-z0-9._-]+\.pdf"$/);
+    // A download named after the order; `?ouvrir` opens the same PDF in the browser.
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="rapport-${order.number}.pdf"; filename*=UTF-8''rapport-${order.number}.pdf`);
+    const opened = await get(`/repair-order/${order.id}/report.pdf?ouvrir`);
+    expect(opened.headers.get('content-disposition')).toMatch(/^inline; filename="rapport-/);
+    await opened.arrayBuffer();
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(Buffer.from(bytes.subarray(0, 4)).toString()).toBe('%PDF');
     const { text } = await pdfText(bytes);

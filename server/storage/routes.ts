@@ -15,7 +15,8 @@ import type { Services } from '../app.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
 import { sendJson } from '../http/json.ts';
-import { checkType, cleanName, contentDisposition, FILE_ID, StorageError, type FileRow, type FileStore } from './store.ts';
+import { contentDisposition } from '../../src/lib/files.ts';
+import { checkType, cleanName, FILE_ID, StorageError, type FileRow, type FileStore } from './store.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;

@@ -33,20 +33,6 @@ const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 /** A temporary file nobody has written to for this long belongs to an upload that died. */
 export const TMP_IDLE_MS = 5 * 60_000;
 
-/**
- * RFC 6266 / 5987: the name as given in `filename*` (UTF-8), and an ASCII stand-in in
- * `filename` for clients that read only that one.
- */
-export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
-  const ascii = name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]/g, '_')
-    .replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
-
 /** A display name without path parts or control characters. */
 export function cleanName(name: string): string {
   const base = name.replace(/\\/g, '/').split('/').pop() ?? '';

@@ -35,3 +35,17 @@ export function acceptOf(bucket: BucketId): string {
 }
 
 export const UNSUPPORTED_FORMAT = 'Format non supporté';
+
+/**
+ * RFC 6266 / 5987: the name as given in `filename*` (UTF-8), and an ASCII stand-in in
+ * `filename` for clients that read only that one.
+ */
+export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
+  const ascii = name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/g, '_')
+    .replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

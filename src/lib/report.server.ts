@@ -1,6 +1,7 @@
 // The intervention report of a repair order (SPEC §2.7): one read through the API, shaped once
 // into French text for the printable page and for its PDF, so that both say the same thing.
 import { ClientError } from 'graphql-request';
+import { z } from 'zod';
 import type { Curve, CurveReading, OrderCurve, StoredFileInfo } from './curves.ts';
 import { conditionsOf, SYMPTOM_SELECTION, type OrderFaultCode, type OrderSymptom } from './diagnostic.ts';
 import { formatDate, formatDateTime, formatNumber } from './format.ts';
@@ -8,6 +9,7 @@ import { gearboxTypeLabels } from './gearboxes.ts';
 import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
+import { flag } from './page-query.ts';
 import { boundsText } from './measures.ts';
 import { isCsv, ORDER_CURVE_SELECTION, readingOf } from './order-curves.server.ts';
 import { checkResultLabels, type CheckResult } from './order-measures.ts';
@@ -199,4 +201,7 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
 }
 
 /** The PDF's file name: the order number kept to characters any browser and header accept. */
+/** `/repair-order/{uuid}/report.pdf?ouvrir`: open the PDF in the browser rather than download it. */
+export const reportPdfSchema = z.object({ ouvrir: flag() }).transform((q) => ({ open: q.ouvrir }));
+
 export const reportFileName = (number: string) => `rapport-${number.replace(/[^A-Za-z0-9._-]+/g, '-')}.pdf`;

@@ -799,6 +799,7 @@ export const fr = {
     workshop: 'Atelier BVA',
     print: 'Imprimer',
     download: 'Télécharger le PDF',
+    open: 'Ouvrir le PDF',
     back: 'Retour à l’OR',
     toolbar: 'Actions du rapport',
     notFound: 'Impossible de récupérer l’ordre de réparation',

@@ -4,9 +4,13 @@
 import { Readable } from 'node:stream';
 import type { APIRoute } from 'astro';
 import { renderReportPdf } from '../../../lib/report-pdf.tsx';
-import { loadReport, reportFileName } from '../../../lib/report.server.ts';
+import { contentDisposition } from '../../../lib/files.ts';
+import { readQuery } from '../../../lib/page-query.ts';
+import { loadReport, reportFileName, reportPdfSchema } from '../../../lib/report.server.ts';
 
-export const GET: APIRoute = async ({ params, locals, rewrite }) => {
+export const GET: APIRoute = async ({ params, url, locals, rewrite }) => {
+  // A download by default (named after the order); `?ouvrir` shows it in the browser instead.
+  const { open } = readQuery(reportPdfSchema, url.searchParams);
   const report = await loadReport(locals, params.uuid);
   // The report page says it in the application's words (a French 404 at this same URL).
   if (!report) return rewrite(`/repair-order/${encodeURIComponent(params.uuid ?? '')}/report`);
@@ -14,7 +18,7 @@ export const GET: APIRoute = async ({ params, locals, rewrite }) => {
   return new Response(Readable.toWeb(pdf as Readable) as ReadableStream<Uint8Array>, {
     headers: {
       'Content-Type': 'application/pdf',
-      'Content-Disposition': `inline; filename="${reportFileName(report.number)}"`,
+      'Content-Disposition': contentDisposition(open ? 'inline' : 'attachment', reportFileName(report.number)),
     },
   });
 };
