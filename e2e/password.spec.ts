@@ -32,7 +32,7 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
   await page.getByLabel('Mot de passe', { exact: false }).first().fill('nouveau-passe');
   await page.getByLabel('Confirmation du mot de passe').fill('autre');
   await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
-  await expect(page.getByText('Au moins une majuscule')).toBeVisible();
+  await expect(page.getByText('Au moins une majuscule, au moins un chiffre', { exact: true })).toBeVisible();
   await expect(page.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
 
   await page.locator('input[name=password]').fill('Boite-Auto-2027!');
@@ -71,6 +71,11 @@ test('the update-password dialog fills one strength segment per rule and saves',
     await expect(meter).toHaveAttribute('aria-valuenow', String(filled));
     await expect(meter.locator('[data-filled="true"]')).toHaveCount(filled);
   }
+  // "abc" breaks four rules: all four are said.
+  await field.fill('abc');
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(dialog.getByText('Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial')).toBeVisible();
+  await field.fill('Abcdef1!');
   await dialog.getByLabel('Confirmation').fill('Abcdef1?');
   await dialog.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(dialog.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();

@@ -128,10 +128,10 @@ describe('the intervention report of a closed order', () => {
       const pdf = await get(`/repair-order/${id}/report.pdf`);
       expect(pdf.status).toBe(404);
       expect(pdf.headers.get('content-type')).toContain('text/html');
-      expect(await pdf.text()).toContain('Page introuvable');
+      expect(await pdf.text()).toContain('Impossible de récupérer l’ordre de réparation');
       const page = await get(`/repair-order/${id}/report`);
       expect(page.status).toBe(404);
-      expect(await page.text()).toContain('Page introuvable');
+      expect(await page.text()).toContain('Impossible de récupérer l’ordre de réparation');
     }
   });
 

@@ -136,7 +136,7 @@ describe('the signed session', () => {
     expect((await post('{"password":')).status).toBe(400);
     expect((await post('password=x', 'application/x-www-form-urlencoded')).status).toBe(415);
     const weak = await post(JSON.stringify({ currentPassword: DEMO_PASSWORD, password: 'faible', confirmation: 'faible' }));
-    expect(await weak.json()).toEqual({ status: 400, error: 'validation', message: 'Invalid input', fields: { password: 'Minimum 8 caractères' } });
+    expect(await weak.json()).toEqual({ status: 400, error: 'validation', message: 'Invalid input', fields: { password: 'Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial' } });
     const good = { currentPassword: DEMO_PASSWORD, password: 'Bonne-Passe-2027!', confirmation: 'Bonne-Passe-2027!' };
     expect((await post(JSON.stringify({ ...good, role: 'app_admin' }))).status).toBe(400);
     // Without the current password, or with a wrong one, nothing changes.

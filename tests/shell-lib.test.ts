@@ -97,7 +97,8 @@ describe('validators (SPEC §5)', () => {
     const result = setPasswordSchema.safeParse({ password: 'motdepasse', confirmation: 'autre' });
     expect(result.success).toBe(false);
     expect(fieldErrors(result.error!)).toEqual({
-      password: 'Au moins une majuscule',
+      // Every rule it breaks, not the first one only.
+      password: 'Au moins une majuscule, au moins un chiffre, au moins un caractère spécial',
       confirmation: 'Les mots de passe ne sont pas identiques',
       terms: 'Vous devez accepter les conditions d’utilisation',
     });

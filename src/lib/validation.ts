@@ -74,11 +74,21 @@ export const profileSchema = z.object({ displayName: required().max(120, t('vali
 export type FieldErrors = Partial<Record<string, string>>;
 
 /** The first message per field, as forms show them. */
+/**
+ * Every rule a field breaks, in one sentence ("abc" breaks four password rules: all four are
+ * said); a field left empty says only that.
+ */
+export function joinMessages(messages: readonly string[]): string {
+  const distinct = [...new Set(messages)];
+  if (distinct.includes(t('validation.required'))) return t('validation.required');
+  return distinct.map((m, i) => (i === 0 ? m : m.charAt(0).toLocaleLowerCase('fr') + m.slice(1))).join(', ');
+}
+
 export function fieldErrors(error: z.ZodError): FieldErrors {
-  const out: FieldErrors = {};
+  const byField = new Map<string, string[]>();
   for (const issue of error.issues) {
     const key = String(issue.path[0] ?? '');
-    out[key] ??= issue.message;
+    byField.set(key, [...(byField.get(key) ?? []), issue.message]);
   }
-  return out;
+  return Object.fromEntries([...byField].map(([key, messages]) => [key, joinMessages(messages)]));
 }

@@ -9,7 +9,7 @@ import { postJson } from '../../lib/api-client.ts';
 import { t } from '../../lib/i18n.ts';
 import { showToast } from '../../lib/toasts.ts';
 import { useHydrated } from '../../lib/use-hydrated.ts';
-import { updatePasswordSchema } from '../../lib/validation.ts';
+import { joinMessages, updatePasswordSchema } from '../../lib/validation.ts';
 
 type Values = { currentPassword: string; password: string; confirmation: string };
 
@@ -19,7 +19,16 @@ export default function UpdatePasswordDialog() {
   const { register, handleSubmit, watch, reset, setError, formState } = useForm<Values>({
     resolver: zodResolver(updatePasswordSchema),
     defaultValues: { currentPassword: '', password: '', confirmation: '' },
+    // Every broken rule, not the first one only.
+    criteriaMode: 'all',
   });
+  /** A field's error: all its rules at once, as the server-rendered forms say them. */
+  const errorOf = (name: keyof Values) => {
+    const error = formState.errors[name];
+    if (!error) return undefined;
+    const all = Object.values(error.types ?? {}).flatMap((m) => (Array.isArray(m) ? m : [m])).filter((m): m is string => typeof m === 'string');
+    return all.length ? joinMessages(all) : error.message;
+  };
   const close = () => {
     setOpen(false);
     reset();
@@ -43,10 +52,10 @@ export default function UpdatePasswordDialog() {
       {open ? (
         <Modal title={t('updatePassword.title')} onClose={close}>
           <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-            <TextInput label={t('updatePassword.currentPassword')} type="password" autoComplete="current-password" required error={formState.errors.currentPassword?.message} {...register('currentPassword')} />
-            <TextInput label={t('updatePassword.password')} type="password" autoComplete="new-password" required error={formState.errors.password?.message} {...register('password')} />
+            <TextInput label={t('updatePassword.currentPassword')} type="password" autoComplete="current-password" required error={errorOf('currentPassword')} {...register('currentPassword')} />
+            <TextInput label={t('updatePassword.password')} type="password" autoComplete="new-password" required error={errorOf('password')} {...register('password')} />
             <PasswordStrength value={watch('password')} />
-            <TextInput label={t('updatePassword.confirmation')} type="password" autoComplete="new-password" required error={formState.errors.confirmation?.message} {...register('confirmation')} />
+            <TextInput label={t('updatePassword.confirmation')} type="password" autoComplete="new-password" required error={errorOf('confirmation')} {...register('confirmation')} />
             <ModalActions cancelLabel={t('updatePassword.cancel')} onCancel={close} submitLabel={t('updatePassword.submit')} busy={formState.isSubmitting} />
           </form>
         </Modal>

@@ -802,7 +802,6 @@ export const fr = {
     open: 'Ouvrir le PDF',
     back: 'Retour à l’OR',
     toolbar: 'Actions du rapport',
-    notFound: 'Impossible de récupérer l’ordre de réparation',
     editedOn: 'Édité le {{date}}',
     page: 'Page {{page}} / {{pages}}',
     footer: 'Rapport d’intervention · {{number}}',
