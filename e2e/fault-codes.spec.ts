@@ -27,6 +27,12 @@ test.describe('a diagnostician', () => {
 
     await page.getByRole('link', { name: 'Ajouter un code défaut' }).click();
     await page.getByLabel('Code défaut').fill('p17bf');
+    // Without a single condition the code is refused, and what was typed stays.
+    await page.getByLabel('Commentaire').fill('Vu au démarrage à froid');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'Indiquez au moins une condition d’apparition' })).toBeVisible();
+    await expect(page.getByLabel('Code défaut')).toHaveValue('p17bf');
+    await expect(page.getByLabel('Commentaire')).toHaveValue('Vu au démarrage à froid');
     await page.getByLabel('Temporalité').selectOption({ label: 'Pendant' });
     await page.getByLabel('Charge accélérateur').fill('Mi-charge');
     await page.getByLabel('Rapport engagé').fill('1');

@@ -69,7 +69,7 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `FLX-${kind}-${n}`, openedOn: '2026-10-01', interventionCategory: 'complete_car', gearboxModelId: modelId, mileage } })).insertRepairOrder as string;
     if (codes.length) {
       ok(await gql('diagnostician', Q.reading, { o: orderId }));
-      for (const code of codes) ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code, description: `Code ${code}` } }));
+      for (const code of codes) ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code, description: `Code ${code}`, temporality: 'during' } }));
     }
     return orderId;
   }

@@ -46,15 +46,17 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
   it('records codes of the dossier and new ones with their conditions, A and D only', async () => {
     const { modelId, orderId } = await setUp();
     // Nothing is recorded before the gearbox is said to allow reading.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]).toMatchObject({ message: 'Indiquez d’abord que la boîte permet la lecture des codes défaut.', extensions: { code: 'conflict' } });
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({ message: 'Indiquez d’abord que la boîte permet la lecture des codes défaut.', extensions: { code: 'conflict' } });
     for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.reading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
     const conditions = { temporality: 'during', acceleratorLoad: 'Pleine charge', bvaMode: 'D', gear: '3', action: 'En accélération franche', otherCondition: 'Huile à 95 °C', comment: 'Apparaît après 20 km' };
+    // A code needs the conditions it appeared in: at least one (SPEC §5), said with every other problem.
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.conditions': 'Indiquez au moins une condition d’apparition' } });
     const first = ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'p0730', ...conditions } })).insertOrderFaultCode;
     // A code the dossier does not know needs its description, then joins the dossier.
-    expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' } });
-    ok(await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', description: 'Embrayage K1 : patinage' } }));
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' } });
+    expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' } });
+    ok(await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', description: 'Embrayage K1 : patinage', temporality: 'pre' } }));
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'pre' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' } });
     expect((await gql('commercial', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions.code).toBe('forbidden');
     expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P07 3', temporality: 'never' } })).errors).toBeDefined();
 
@@ -63,7 +65,7 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
     expect(order.modelLocked).toBe(true);
     expect(order.faultCodes).toEqual([
       { id: first, errorCode: { code: 'P0730', description: 'Rapport engagé incorrect' }, ...conditions },
-      { id: expect.any(String), errorCode: { code: 'P17BF', description: 'Embrayage K1 : patinage' }, temporality: null, acceleratorLoad: '', bvaMode: '', gear: '', action: '', otherCondition: '', comment: '' },
+      { id: expect.any(String), errorCode: { code: 'P17BF', description: 'Embrayage K1 : patinage' }, temporality: 'pre', acceleratorLoad: '', bvaMode: '', gear: '', action: '', otherCondition: '', comment: '' },
     ]);
     const dossier = ok(await gql('mechanic', Q.dossier, { id: modelId })).gearboxModel.errorCodes;
     expect(dossier.map((c: { code: string }) => c.code)).toEqual(['P0730', 'P17BF']);
@@ -79,7 +81,7 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
   it('discards the codes when the answer becomes "no", and keeps the model from changing', async () => {
     const { orderId, order, other } = await setUp();
     ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
-    ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730' } }));
+    ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } }));
     expect(ok(await gql('diagnostician', Q.reading, { o: orderId, c: false })).setFaultCodeReading).toEqual({ discarded: 1 });
     const after = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
     expect(after).toMatchObject({ canReadFaultCodes: false, modelLocked: true, faultCodes: [] });

@@ -24,6 +24,35 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     expect(covered.data.gearboxModels.map((m: { model: string }) => m.model)).toEqual(['Aisin AW55-51SN', 'Aisin TF-80SC']);
   });
 
+  it('finds a model by a doctor or gearbox code of its dossier, as the stock finds its boxes', async () => {
+    // The code on the plate of boxes in stock: the order's compatible search starts from it.
+    const { stockItems } = (await gql('commercial', '{ stockItems(limit: 1) { gearboxCode doctorCode model { model } } }')).data;
+    const [box] = stockItems as { gearboxCode: string; doctorCode: string; model: { model: string } }[];
+    for (const code of [box!.gearboxCode, box!.doctorCode]) {
+      const { gearboxModels } = (await gql('mechanic', 'query($s: String) { gearboxModels(search: $s) { model } }', { s: code })).data;
+      expect(gearboxModels).toContainEqual({ model: box!.model.model });
+    }
+    const { stockItemsAggregate } = (await gql('commercial', 'query($s: String) { stockItemsAggregate(search: $s) { count } }', { s: box!.gearboxCode })).data;
+    expect(stockItemsAggregate.count).toBeGreaterThan(0);
+  });
+
+  it('records the parent BVA model of a model, never itself nor a loop, and keeps a parent', async () => {
+    const insert = 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id parentId } }';
+    const update = 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { parentId } }';
+    const base = { type: 'automatic', constructorName: 'Essai parent', startYear: 2010 };
+    const parent = (await gql('diagnostician', insert, { o: { ...base, model: `Parent ${kind}` } })).data.insertGearboxModel;
+    const child = (await gql('diagnostician', insert, { o: { ...base, model: `Dérivé ${kind}`, parentId: parent.id } })).data.insertGearboxModel;
+    expect(child.parentId).toBe(parent.id);
+    const refusal = async (id: string, parentId: string) => (await gql('diagnostician', update, { id, o: { ...base, model: id === parent.id ? `Parent ${kind}` : `Dérivé ${kind}`, parentId } })).errors![0]!.extensions;
+    expect(await refusal(parent.id, parent.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
+    // The parent under its own child would make a loop.
+    expect(await refusal(parent.id, child.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
+    expect(await refusal(child.id, '00000000-0000-4000-8000-000000000000')).toMatchObject({ code: 'validation', fields: { parentId: 'Élément introuvable' } });
+    const kept = await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: parent.id });
+    expect(kept.errors![0]!.extensions).toMatchObject({ reasons: ['modèles dérivés (1)'] });
+    for (const id of [child.id, parent.id]) expect((await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id })).errors).toBeUndefined();
+  });
+
   it('lets admins and diagnosticians create, update and delete, and refuses the others', async () => {
     for (const role of ['mechanic', 'commercial'] as const) expect((await gql(role, INSERT, { o: model() })).errors![0]!.extensions.code).toBe('forbidden');
     const created = (await gql('diagnostician', INSERT, { o: model() })).data.insertGearboxModel;

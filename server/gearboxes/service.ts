@@ -25,7 +25,17 @@ function whereOf(filter: GearboxFilter): SQL | undefined {
   const text = filter.search?.trim();
   if (text) {
     const pattern = `%${escapeLike(text)}%`;
-    parts.push(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.businessName, pattern), ilike(gearboxModels.constructorName, pattern), ilike(gearboxModels.bvaId, pattern)));
+    // Its names, and the doctor and gearbox codes of its dossier: the code on a box's plate finds its model.
+    parts.push(
+      or(
+        ilike(gearboxModels.model, pattern),
+        ilike(gearboxModels.businessName, pattern),
+        ilike(gearboxModels.constructorName, pattern),
+        ilike(gearboxModels.bvaId, pattern),
+        inArray(gearboxModels.id, sql`(select ${doctorCodes.gearboxModelId} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
+        inArray(gearboxModels.id, sql`(select d.gearbox_model_id from ${gearboxCodes} g join ${doctorCodes} d on d.id = g.doctor_code_id where g.code ilike ${pattern})`),
+      ),
+    );
   }
   if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
   // "Years covered": produced during that year.
@@ -33,7 +43,7 @@ function whereOf(filter: GearboxFilter): SQL | undefined {
   return parts.length ? and(...parts) : undefined;
 }
 
-const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear ?? null, gears: input.gears ?? null });
+const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear ?? null, gears: input.gears ?? null, parentId: input.parentId ?? null });
 
 const componentItems = alias(baseItems, 'component_items');
 const typeItems = alias(baseItems, 'type_items');
@@ -97,6 +107,21 @@ export function createGearboxesService(deps: { db: Db }) {
     if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'code-used', 'Code utilisé');
     throw error;
   };
+  /** The parent exists and is neither the model nor one of its descendants (no loop). */
+  const checkParent = async (id: string | null, parentId: string | undefined) => {
+    if (!parentId) return;
+    const refused = (message: string) => new ApiError(400, 'validation', message, {}, { parentId: message });
+    if (parentId === id) throw refused('Un modèle ne peut pas être son propre parent');
+    const [found] = await queryRows<{ id: string; loop: boolean }>(
+      db,
+      sql`with recursive up(id, parent_id) as (select id, parent_id from gearbox_models where id = ${parentId}
+            union select g.id, g.parent_id from gearbox_models g join up on g.id = up.parent_id)
+          select ${parentId}::uuid as id, exists (select 1 from up where id = ${id}::uuid) as loop where exists (select 1 from gearbox_models where id = ${parentId})`,
+    );
+    if (!found) throw refused('Élément introuvable');
+    if (found.loop) throw refused('Un modèle ne peut pas être son propre parent');
+  };
+
   return {
     list: (filter: GearboxFilter & { limit: number; offset: number }) =>
       db.select().from(gearboxModels).where(whereOf(filter)).orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model)).limit(filter.limit).offset(filter.offset),
@@ -105,9 +130,13 @@ export function createGearboxesService(deps: { db: Db }) {
 
     get: async (id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
 
-    insert: async (input: GearboxModelInput) => (await db.insert(gearboxModels).values(toRow(input)).returning().catch(taken))[0]!,
+    insert: async (input: GearboxModelInput) => {
+      await checkParent(null, input.parentId);
+      return (await db.insert(gearboxModels).values(toRow(input)).returning().catch(taken))[0]!;
+    },
 
     update: async (id: string, input: GearboxModelInput) => {
+      await checkParent(id, input.parentId);
       const [row] = await db.update(gearboxModels).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxModels.id, id)).returning().catch(taken);
       if (!row) throw new ApiError(404, 'not-found', 'Modèle introuvable');
       return row;
@@ -220,7 +249,9 @@ export function createGearboxesService(deps: { db: Db }) {
       // An outage's or a measure's files are counted with them.
       const documents = await counted(gearboxDocuments, and(isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)));
       const orders = await counted(repairOrders);
+      const [children] = await db.select({ n: count() }).from(gearboxModels).where(eq(gearboxModels.parentId, id));
       const reasons = [
+        children!.n && `modèles dérivés (${children!.n})`,
         orders && `ordres de réparation (${orders})`,
         procedures && `procédures de réparation (${procedures})`,
         documents + measures && `documents techniques (${documents + measures})`,

@@ -58,6 +58,7 @@ export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     arrangement: t.exposeString('arrangement'),
     propulsion: t.exposeString('propulsion'),
     optionalPropulsion: t.exposeString('optionalPropulsion'),
+    parentId: t.expose('parentId', { type: 'uuid', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'timestamptz' }),
     doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxes.codesOf(row.id) }),
     errorCodes: t.field({ type: [ErrorCode], resolve: (row, _args, context) => context.services.gearboxes.errorCodesOf(row.id) }),
@@ -85,6 +86,7 @@ const ModelInput = builder.inputType('gearbox_models_input', {
     arrangement: t.string(),
     propulsion: t.string(),
     optionalPropulsion: t.string(),
+    parentId: t.field({ type: 'uuid' }),
   }),
 });
 

@@ -50,14 +50,27 @@ export const conditionValues = (input: ConditionsInput) => ({
   comment: input.comment,
 });
 
-/** A fault code and its conditions: the code is the dossier's, or a new one with its description. */
-export const faultCodeSchema = conditionsSchema.extend({
-  code: required()
-    .max(20, t('validation.required'))
-    .regex(/^[A-Za-z0-9-]+$/, 'Code invalide')
-    .transform((v) => v.toUpperCase()),
-  description: text(300),
-});
+/** The fields that count as an appearance condition (the comment does not). */
+export const CONDITION_FIELDS = ['temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition'] as const;
+
+/** At least one condition (SPEC §5): said under `conditions`, with every other problem at once. */
+const withCondition = <S extends z.ZodType<Partial<Record<(typeof CONDITION_FIELDS)[number], unknown>>>>(schema: S) =>
+  schema.refine((v) => CONDITION_FIELDS.some((k) => !!v[k]), {
+    path: ['conditions'],
+    message: t('symptoms.conditionRequired'),
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  });
+
+/** A fault code and the conditions it appeared in: the code is the dossier's, or a new one with its description. */
+export const faultCodeSchema = withCondition(
+  conditionsSchema.extend({
+    code: required()
+      .max(20, t('validation.required'))
+      .regex(/^[A-Za-z0-9-]+$/, 'Code invalide')
+      .transform((v) => v.toUpperCase()),
+    description: text(300),
+  }),
+);
 export type FaultCodeInput = z.infer<typeof faultCodeSchema>;
 export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
 
@@ -78,23 +91,15 @@ export type OrderSymptom = AppearanceConditions & {
 };
 export const SYMPTOM_SELECTION = 'id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';
 
-/** The fields that count as an appearance condition (the comment does not). */
-export const CONDITION_FIELDS = ['temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition'] as const;
-
 /** A symptom of the base and its conditions; at least one condition is requested (SPEC §5). */
-export const symptomSchema = conditionsSchema
-  .extend({
+export const symptomSchema = withCondition(
+  conditionsSchema.extend({
     symptom: required().max(120, t('validation.maxLength', { max: 120 })),
     errorCode: text(20)
       .refine((v) => /^[A-Za-z0-9-]*$/.test(v), 'Code invalide')
       .transform((v) => v.toUpperCase()),
-  })
-  .refine((v) => CONDITION_FIELDS.some((k) => !!v[k]), {
-    path: ['conditions'],
-    message: t('symptoms.conditionRequired'),
-    // Also when another field failed: the form shows every problem at once.
-    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
-  });
+  }),
+);
 export type SymptomInput = z.infer<typeof symptomSchema>;
 export const SYMPTOM_FIELDS = ['symptom', 'errorCode', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
 

@@ -2,7 +2,7 @@
 import { gearboxModelSchema, type GearboxModel, type GearboxModelInput } from './gearboxes.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
 
-export const GEARBOX_FIELDS = ['model', 'type', 'constructorName', 'businessName', 'bvaId', 'doctorCode', 'startYear', 'endYear', 'gears', 'arrangement', 'propulsion', 'optionalPropulsion'] as const;
+export const GEARBOX_FIELDS = ['model', 'type', 'constructorName', 'businessName', 'bvaId', 'doctorCode', 'startYear', 'endYear', 'gears', 'arrangement', 'propulsion', 'optionalPropulsion', 'parentId'] as const;
 
 export const GEARBOX_SELECTION = `id ${GEARBOX_FIELDS.join(' ')}`;
 
@@ -15,7 +15,7 @@ export async function readGearboxForm(request: Request): Promise<{ values: Recor
 
 /** The API input of a checked form (absent optional numbers as null). */
 export function gearboxObject(input: GearboxModelInput) {
-  return { ...input, endYear: input.endYear ?? null, gears: input.gears ?? null };
+  return { ...input, endYear: input.endYear ?? null, gears: input.gears ?? null, parentId: input.parentId ?? null };
 }
 
 export function valuesOf(model: GearboxModel): Record<string, string> {

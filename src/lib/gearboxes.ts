@@ -1,6 +1,7 @@
 // Gearbox models (SPEC §3, §2.8): enumerations, labels, the list's URL and the model form.
 import { choice, integer, option, optionalInteger, page, readQuery, recordId, recordPageFields, recordPageValues, text, uuid } from './page-query.ts';
 import { documentViews } from './documents.ts';
+import { isUuid } from './ids.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { required } from './validation.ts';
@@ -28,6 +29,8 @@ export type GearboxModel = {
   arrangement: string;
   propulsion: string;
   optionalPropulsion: string;
+  /** The automatic-gearbox model this one derives from (SPEC §3, "parent BVA model"). */
+  parentId: string | null;
 };
 
 export const GEARBOXES_PAGE_SIZE = 20;
@@ -104,6 +107,7 @@ export const gearboxModelSchema = z
     arrangement: optionalText(),
     propulsion: optionalText(),
     optionalPropulsion: optionalText(),
+    parentId: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.string().refine(isUuid, t('errors.itemUnknown')).optional()),
   })
   .refine((v) => v.endYear === undefined || v.endYear >= v.startYear, {
     path: ['endYear'],
