@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { lastMailTo, openProfileMenu, storageState, verifyLinkOf } from './support/fixtures.ts';
+import { lastMailTo, openProfileMenu, signIn, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
@@ -74,5 +74,31 @@ test.describe('a mechanic', () => {
       return (await res.json()).errors[0].extensions.code;
     });
     expect(answer).toBe('forbidden');
+  });
+});
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false });
+
+  test('edits the name from the profile menu through the profile page, and finds the password page', async ({ page }) => {
+    await signIn(page, 'antoine.lefebvre@demo.local');
+    await page.goto('/gearboxes?type=automatic');
+    await page.locator('header summary').last().click();
+    await page.getByRole('link', { name: 'Modifier le nom et l’e-mail' }).click();
+    await expect(page).toHaveURL(/\/profile\?retour=%2Fgearboxes%3Ftype%3Dautomatic$/);
+    // A failed save keeps what was typed.
+    await page.getByRole('main').getByRole('textbox', { name: 'Nom (obligatoire)' }).fill('');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByRole('main').getByRole('textbox', { name: 'Nom (obligatoire)' })).toHaveAccessibleDescription('Champ obligatoire');
+    await page.getByRole('main').getByRole('textbox', { name: 'Nom (obligatoire)' }).fill('Antoine Lefebvre-Martin');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page).toHaveURL(/\/gearboxes\?type=automatic$/);
+    await expect(page.getByRole('status').filter({ hasText: 'Profil mis à jour' })).toBeVisible();
+    await expect(page.locator('header summary').last()).toHaveAccessibleName('Antoine Lefebvre-Martin Menu du profil');
+    // The password: the dialog's page.
+    await page.locator('header summary').last().click();
+    await page.getByRole('group', { name: 'Menu du profil' }).getByRole('link', { name: 'Modifier', exact: true }).click();
+    await expect(page).toHaveURL(/\/set-password$/);
+    await expect(page.getByLabel('Mot de passe actuel')).toBeVisible();
   });
 });

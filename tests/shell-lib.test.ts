@@ -11,7 +11,7 @@ const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
 
 describe('route table (SPEC §2.1)', () => {
   it('lists the 19 routes of the specification and the intervention report (page and PDF)', () => {
-    expect(routes).toHaveLength(21);
+    expect(routes).toHaveLength(24);
   });
 
   it.each([

@@ -34,12 +34,17 @@ export const routes: readonly RouteDef[] = [
   { path: '/gearboxes', access: [A, C, D, M], nav: true, title: 'Informations techniques' },
   { path: '/gearbox', access: [A, D], nav: true, title: 'Nouveau modèle de boîte' },
   { path: '/gearbox/{uuid}', access: [A, C, D, M], nav: true, title: 'Modèle de boîte' },
+  // Without its id, the creation form: only those who write the dossier (first match wins).
+  { path: '/gearbox/{gearbox_uuid}/measure', access: [A, D], nav: true, title: 'Nouvelle mesure du modèle' },
   { path: '/gearbox/{gearbox_uuid}/measure/{uuid?}', access: [A, C, D, M], nav: true, title: 'Mesure du modèle' },
+  { path: '/gearbox/{gearboxUuid}/outage', access: [A, D], nav: true, title: 'Nouvelle panne du modèle' },
   { path: '/gearbox/{gearboxUuid}/outage/{outageUuid?}', access: [A, C, D, M], nav: true, title: 'Panne du modèle' },
   { path: '/users', access: [A], nav: true, title: 'Utilisateurs' },
   { path: '/symptoms-conditions-base', access: [A, D], nav: true, title: 'Base symptômes et conditions' },
   { path: '/stock', access: [A, D, C], nav: true, title: 'Stock' },
   { path: '/add-stock', access: [A, D, C], nav: true, title: 'Ajout au stock' },
+  // The profile menu's form, for a browser without JavaScript (decision 019).
+  { path: '/profile', access: 'signed-in', nav: true, title: 'Mon profil' },
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */

@@ -60,6 +60,8 @@ export const signInPageSchema = z
 export const setPasswordPageSchema = z.object({ type: choice(['passwordReset'] as const) }).transform((q) => ({ reset: q.type === 'passwordReset' }));
 /** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
 export const jumpPageSchema = z.object({ to: target() });
+/** `/profile?retour=`: the page to go back to once saved, checked by `safeRedirect`. */
+export const profilePageSchema = z.object({ retour: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
@@ -73,7 +75,6 @@ export const profileSchema = z.object({ displayName: required().max(120, t('vali
 
 export type FieldErrors = Partial<Record<string, string>>;
 
-/** The first message per field, as forms show them. */
 /**
  * Every rule a field breaks, in one sentence ("abc" breaks four password rules: all four are
  * said); a field left empty says only that.
@@ -84,6 +85,7 @@ export function joinMessages(messages: readonly string[]): string {
   return distinct.map((m, i) => (i === 0 ? m : m.charAt(0).toLocaleLowerCase('fr') + m.slice(1))).join(', ');
 }
 
+/** The message of each field, as forms show them. */
 export function fieldErrors(error: z.ZodError): FieldErrors {
   const byField = new Map<string, string[]>();
   for (const issue of error.issues) {

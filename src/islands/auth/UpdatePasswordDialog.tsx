@@ -46,9 +46,16 @@ export default function UpdatePasswordDialog() {
   });
   return (
     <>
-      <button type="button" className="btn btn-secondary min-h-8 px-3 py-1 text-sm" disabled={!hydrated} onClick={() => setOpen(true)}>
-        {t('profile.update')}
-      </button>
+      {/* Until the island runs (or without JavaScript), the password page does the same. */}
+      {hydrated ? (
+        <button type="button" className="btn btn-secondary min-h-8 px-3 py-1 text-sm" onClick={() => setOpen(true)}>
+          {t('profile.update')}
+        </button>
+      ) : (
+        <a className="btn btn-secondary min-h-8 px-3 py-1 text-sm" href="/set-password">
+          {t('profile.update')}
+        </a>
+      )}
       {open ? (
         <Modal title={t('updatePassword.title')} onClose={close}>
           <form onSubmit={submit} noValidate className="flex flex-col gap-4">

@@ -14,7 +14,8 @@ import { profileSchema } from '../../lib/validation.ts';
 
 type Values = { displayName: string; email: string };
 
-export default function ProfileIdentity(props: Values & { id: string; newEmail: string | null; canEdit: boolean }) {
+/** `profileHref`: the profile page, where the pencil leads until the island runs (or without JavaScript). */
+export default function ProfileIdentity(props: Values & { id: string; newEmail: string | null; canEdit: boolean; profileHref: string }) {
   const [saved, setSaved] = useState<Values>({ displayName: props.displayName, email: props.email });
   const [editing, setEditing] = useState(false);
   const [pending, setPending] = useState<string | null>(props.newEmail);
@@ -65,10 +66,14 @@ export default function ProfileIdentity(props: Values & { id: string; newEmail: 
         <dd>{saved.email}</dd>
         {pending ? <dd className="col-span-2 text-xs text-muted">{t('profile.pendingEmail', { email: pending })}</dd> : null}
       </dl>
-      {props.canEdit ? (
-        <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} disabled={!hydrated} onClick={() => setEditing(true)}>
+      {props.canEdit && hydrated ? (
+        <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} onClick={() => setEditing(true)}>
           <Icon path={mdiPencil} />
         </button>
+      ) : props.canEdit ? (
+        <a className="rounded p-1 text-primary hover:bg-primary-soft" href={props.profileHref} aria-label={t('profile.edit')} title={t('profile.edit')}>
+          <Icon path={mdiPencil} />
+        </a>
       ) : null}
     </div>
   );

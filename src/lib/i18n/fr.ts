@@ -123,6 +123,9 @@ export const fr = {
     signOut: 'Se déconnecter',
     signOutEverywhere: 'Se déconnecter de tous les appareils',
     pendingEmail: 'En attente de confirmation : {{email}}',
+    title: 'Mon profil',
+    back: 'Retour',
+    readOnly: 'Votre rôle ne permet pas de modifier ces informations.',
   },
   updatePassword: {
     title: 'Modifier le mot de passe',
