@@ -12,8 +12,13 @@ test.describe('a diagnostician', () => {
     await expect(page.getByText('9 modèle(s)')).toBeVisible();
     await page.getByLabel('Type').selectOption('double_clutch');
     await page.getByRole('button', { name: 'Filtrer' }).click();
-    await expect(page).toHaveURL(/\/gearboxes\?recherche=&type=double_clutch&annee=$/);
+    await expect(page).toHaveURL(/\/gearboxes\?recherche=&type=double_clutch&modele=&annee=$/);
     await expect(rows(page)).toHaveText(['Getrag 6DCT450', 'VW DQ200 0AM', 'VW DQ250 02E']);
+    // By model: that one (and the models derived from it).
+    await page.getByLabel('Modèle', { exact: true }).selectOption({ label: 'VW DQ200 0AM' });
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    await expect(page).toHaveURL(/modele=[0-9a-f-]{36}/);
+    await expect(rows(page)).toHaveText(['VW DQ200 0AM']);
     await page.goto('/gearboxes?annee=2012&recherche=zf');
     // The 6HP26 ended in 2011: only the 8HP45 covers 2012.
     await expect(rows(page)).toHaveText(['ZF 8HP45']);

@@ -48,6 +48,9 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     // The parent under its own child would make a loop.
     expect(await refusal(parent.id, child.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
     expect(await refusal(child.id, '00000000-0000-4000-8000-000000000000')).toMatchObject({ code: 'validation', fields: { parentId: 'Élément introuvable' } });
+    // The list filtered by a model shows it and the models derived from it.
+    const family = (await gql('commercial', 'query($m: uuid) { gearboxModels(modelId: $m) { model } gearboxModelsAggregate(modelId: $m) { aggregate { count } } }', { m: parent.id })).data;
+    expect(family).toEqual({ gearboxModels: [{ model: `Dérivé ${kind}` }, { model: `Parent ${kind}` }], gearboxModelsAggregate: { aggregate: { count: 2 } } });
     const kept = await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: parent.id });
     expect(kept.errors![0]!.extensions).toMatchObject({ reasons: ['modèles dérivés (1)'] });
     for (const id of [child.id, parent.id]) expect((await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id })).errors).toBeUndefined();

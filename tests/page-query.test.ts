@@ -22,7 +22,7 @@ describe('list page queries', () => {
       search: 'OR-12', from: '2026-02-28', to: '2026-03-31', category: 'gearbox_only', type: 'automatic', modelId: MODEL.toLowerCase(), sort: 'numero', descending: true, page: 3, confirm: null, action: null,
     });
     expect(readStockQuery(q('onglet=historique&rayon=b&etat=used&page=2'))).toMatchObject({ view: 'historique', rack: 'B', condition: 'used', page: 2 });
-    expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', year: 2015, page: 1 });
+    expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', modelId: null, year: 2015, page: 1 });
     expect(readUsersQuery(q('recherche=Dupont&page=2'))).toEqual({ search: 'Dupont', page: 2 });
   });
 
@@ -31,7 +31,7 @@ describe('list page queries', () => {
       search: '', from: null, to: null, category: null, type: null, modelId: null, sort: 'date', descending: true, page: 1, confirm: null, action: null,
     });
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
-    expect(readGearboxesQuery(q('page=1e20&annee=99999&type=constructor'))).toEqual({ search: '', type: null, year: null, page: 1 });
+    expect(readGearboxesQuery(q('page=1e20&annee=99999&type=constructor&modele=x'))).toEqual({ search: '', type: null, modelId: null, year: null, page: 1 });
     expect(readStockQuery(q('onglet=autre&rayon=%3Cscript%3E&page=-4&modele=1'))).toMatchObject({ view: 'stock', rack: null, page: 1, modelId: null });
     expect(readUsersQuery(q('page=0.5'))).toEqual({ search: '', page: 1 });
   });

@@ -18,7 +18,8 @@ const CLOSED = sql`r.status = 'CLOSED'`;
 const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
 export type GearboxesService = ReturnType<typeof createGearboxesService>;
-export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null };
+/** `modelId`: that model and the models derived from it (SPEC §2.8, filter by model). */
+export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null; modelId?: string | null };
 
 function whereOf(filter: GearboxFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [];
@@ -38,6 +39,7 @@ function whereOf(filter: GearboxFilter): SQL | undefined {
     );
   }
   if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
+  if (filter.modelId) parts.push(or(eq(gearboxModels.id, filter.modelId), eq(gearboxModels.parentId, filter.modelId)));
   // "Years covered": produced during that year.
   if (filter.year) parts.push(lte(gearboxModels.startYear, filter.year), or(isNull(gearboxModels.endYear), gte(gearboxModels.endYear, filter.year)));
   return parts.length ? and(...parts) : undefined;

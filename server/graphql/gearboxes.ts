@@ -90,13 +90,13 @@ const ModelInput = builder.inputType('gearbox_models_input', {
   }),
 });
 
-type FilterArgs = { search?: string | null; type?: GearboxType | null; year?: number | null };
-const filterOf = (args: FilterArgs) => ({ search: (args.search ?? '').slice(0, 120), type: args.type ?? null, year: args.year ?? null });
+type FilterArgs = { search?: string | null; type?: GearboxType | null; year?: number | null; modelId?: string | null };
+const filterOf = (args: FilterArgs) => ({ search: (args.search ?? '').slice(0, 120), type: args.type ?? null, year: args.year ?? null, modelId: args.modelId ?? null });
 
 builder.queryField('gearboxModels', (t) =>
   t.field({
     type: [GearboxModel],
-    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), limit: t.arg.int(), offset: t.arg.int() },
+    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), modelId: t.arg({ type: 'uuid' }), limit: t.arg.int(), offset: t.arg.int() },
     authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? MAX_LIMIT;
@@ -110,7 +110,7 @@ builder.queryField('gearboxModels', (t) =>
 builder.queryField('gearboxModelsAggregate', (t) =>
   t.field({
     type: Aggregate,
-    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int() },
+    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), modelId: t.arg({ type: 'uuid' }) },
     authScopes: { signedIn: true },
     resolve: async (_root, args, context) => ({ count: await context.services.gearboxes.count(filterOf(args)) }),
   }),

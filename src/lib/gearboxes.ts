@@ -37,8 +37,8 @@ export const GEARBOXES_PAGE_SIZE = 20;
 
 /** `/gearboxes?recherche=&type=&annee=&page=`, as the list reads it. */
 export const gearboxesQuerySchema = z
-  .object({ recherche: text(120), type: choice(gearboxTypes), annee: integer(1950, 2100), page: page() })
-  .transform((q) => ({ search: q.recherche, type: q.type as GearboxType | null, year: q.annee, page: q.page }));
+  .object({ recherche: text(120), type: choice(gearboxTypes), modele: recordId(), annee: integer(1950, 2100), page: page() })
+  .transform((q) => ({ search: q.recherche, type: q.type as GearboxType | null, modelId: q.modele, year: q.annee, page: q.page }));
 
 export const readGearboxesQuery = (params: URLSearchParams) => readQuery(gearboxesQuerySchema, params);
 
@@ -71,10 +71,11 @@ export const gearboxPageSchema = z
     confirm: q.confirmer,
   }));
 
-export function gearboxesHref(query: { search: string; type: GearboxType | null; year: number | null; page: number }): string {
+export function gearboxesHref(query: { search: string; type: GearboxType | null; modelId: string | null; year: number | null; page: number }): string {
   const params = new URLSearchParams();
   if (query.search) params.set('recherche', query.search);
   if (query.type) params.set('type', query.type);
+  if (query.modelId) params.set('modele', query.modelId);
   if (query.year) params.set('annee', String(query.year));
   if (query.page > 1) params.set('page', String(query.page));
   const text = params.toString();

@@ -202,6 +202,7 @@ export const fr = {
     searchPlaceholder: 'Modèle, constructeur, nom commercial…',
     type: 'Type',
     allTypes: 'Tous les types',
+    allModels: 'Tous les modèles',
     year: 'Année couverte',
     filter: 'Filtrer',
     reset: 'Effacer les filtres',
