@@ -50,6 +50,38 @@ describe('the islands’ GraphQL client', () => {
     }
   });
 
+  it('gives up on a live socket the server does not acknowledge within 30 s (SPEC §9)', async () => {
+    // A server that accepts the socket and never answers its connection_init.
+    const { WebSocketServer } = await import('ws');
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const port = (server.address() as { port: number }).port;
+    const closes: number[] = [];
+    const opened = new Promise<void>((resolve) =>
+      server.on('connection', (socket) => {
+        socket.on('close', (code) => closes.push(code));
+        socket.once('message', () => resolve());
+      }),
+    );
+    const { module, restore } = await loadClient(`http://127.0.0.1:${port}`, [token]);
+    try {
+      // The client's timers only: the socket's I/O stays real.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const end = module.graphqlSubscribe('subscription { users { id } }', {}, () => undefined, () => undefined);
+      await opened;
+      await vi.advanceTimersByTimeAsync(29_900);
+      expect(closes).toEqual([]);
+      await vi.advanceTimersByTimeAsync(200);
+      vi.useRealTimers();
+      await expect.poll(() => closes, { timeout: 2000 }).toEqual([4504]);
+      end();
+    } finally {
+      vi.useRealTimers();
+      restore();
+      server.close();
+    }
+  });
+
   it('hands API errors over with their code and French message', async () => {
     const { module, restore } = await loadClient(t.url, [token]);
     try {

@@ -21,7 +21,8 @@ async function currentToken(force = false): Promise<string> {
     })
     .finally(() => (pendingToken = null));
   const next = await pendingToken;
-  const changed = token?.accessToken !== next.accessToken;
+  // The first token is no change: the socket asking for it has not authenticated yet.
+  const changed = token !== null && token.accessToken !== next.accessToken;
   token = { ...next, margin: Math.min(30_000, (next.expiresAt - Date.now()) / 2) };
   // The socket authenticated with the old token: close it, it reconnects with the new one.
   if (changed && socket && socket.readyState === WebSocket.OPEN) socket.close(4000, 'tokenChanged');
@@ -81,6 +82,8 @@ function ws(): Client {
     url: `${location.origin.replace(/^http/, 'ws')}/graphql`,
     lazy: true,
     connectionParams: async () => ({ headers: { Authorization: `Bearer ${await currentToken()}` } }),
+    // SPEC §9: a socket the server does not acknowledge within 30 s is closed (4504), then retried.
+    connectionAckWaitTimeout: 30_000,
     retryAttempts: 5,
     retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, 500 * 2 ** retries)),
     shouldRetry: () => true,
