@@ -3,23 +3,7 @@
 // DD/MM/YYYY whatever the browser's language, and offers only targets of at least 44 × 44 px.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { storageState, type RoleName } from './support/fixtures.ts';
-
-/** A demo order of each kind: in progress with its procedure validated (mechanics work on it). */
-const ORDER = 'OR-2026-0601';
-
-async function orderHref(page: Page) {
-  await page.goto(`/repair-orders?recherche=${ORDER}`);
-  return (await page.getByRole('link', { name: ORDER, exact: true }).getAttribute('href'))!;
-}
-
-/** The screens of each role, as paths (ORDER stands for the demo order's page). */
-const screens: Record<RoleName, string[]> = {
-  mechanic: ['/repair-orders', 'ORDER', 'ORDER?onglet=procedure', 'ORDER?onglet=informations-techniques', '/gearboxes', '/gearboxes?page=2'],
-  diagnostician: ['ORDER/diagnostic', 'ORDER/diagnostic?onglet=mesures', '/symptoms-conditions-base', '/repair-order', '/add-stock'],
-  commercial: ['/stock', '/stock?onglet=historique', '/stock?onglet=codes'],
-  app_admin: ['/users', '/repair-orders?page=2', 'ORDER'],
-};
+import { mainScreens as screens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
 
 /** Visible controls smaller than 44 × 44 px; a box or radio counts by the label that holds it. */
 async function smallTargets(page: Page) {
@@ -67,9 +51,8 @@ for (const [width, height] of [
         test.use({ storageState: storageState(role) });
         test('fits, keeps the bar to two rows, and offers only 44-pixel targets', async ({ page }) => {
           test.slow();
-          const order = screens[role].some((s) => s.startsWith('ORDER')) ? await orderHref(page) : '';
           for (const screen of screens[role]) {
-            await page.goto(screen.replace('ORDER', order));
+            await openScreen(page, screen);
             const report = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, bar: document.querySelector('header')?.getBoundingClientRect().height ?? 0 }));
             expect.soft(report.width, `${screen}: page width`).toBeLessThanOrEqual(width);
             // One row of 44-pixel targets with its padding is about 60 px; two rows, 120.
@@ -87,7 +70,7 @@ test.describe('an English browser on a tablet', () => {
   test.use({ viewport: { width: 768, height: 1024 }, hasTouch: true, locale: 'en-US', storageState: storageState('diagnostician') });
 
   test('types and reads dates as DD/MM/YYYY, and the menus open and close without a mouse', async ({ page }) => {
-    await page.goto(await orderHref(page));
+    await openScreen(page, 'ORDER');
     await expect(page.getByLabel('Date d’ouverture')).toHaveValue('29/09/2026');
     await page.goto('/repair-orders');
     await page.getByLabel('Ouvert du').fill('1/10/2026');
