@@ -194,6 +194,7 @@ test.describe('outages of a dossier', () => {
     await page.goto('/repair-orders?recherche=OR-2026-0649');
     await page.getByRole('link', { name: 'OR-2026-0649', exact: true }).click();
     await page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' }).getByRole('link', { name: 'Informations techniques' }).click();
+    await page.getByRole('navigation', { name: 'Informations techniques' }).getByRole('link', { name: 'Pannes connues' }).click();
     await expect(page.getByRole('table', { name: 'Pannes connues' }).getByRole('row', { name: /Carter-filtre/ })).toContainText('40 % (2 / 5 OR)');
   });
 

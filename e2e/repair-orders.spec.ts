@@ -16,6 +16,11 @@ test.describe('a diagnostician', () => {
     await page.goto('/repair-orders');
     await page.getByRole('link', { name: 'Nouvel OR' }).click();
     await expect(page).toHaveURL(/\/repair-order$/);
+    // The order's tabs from the start (SPEC §2.7); those that need the order open once it exists.
+    const tabs = page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' });
+    await expect(tabs.getByRole('link')).toHaveText(['Données générales']);
+    await expect(tabs.locator('[aria-disabled="true"]')).toHaveCount(6);
+    await expect(page.getByText('Les autres onglets s’ouvrent une fois l’OR créé.')).toBeVisible();
     await page.getByLabel('N° d’OR').fill(NUMBER.toLowerCase());
     await page.getByLabel('Marque').fill('BMW');
     await page.getByLabel('Année de construction').fill('199');
@@ -72,13 +77,19 @@ test.describe('a diagnostician', () => {
     expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
   });
 
-  test('reads the technical information of its model', async ({ page }) => {
+  test('reads the technical information of its model, one tab each (SPEC §2.7)', async ({ page }) => {
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
     await page.getByRole('link', { name: NUMBER, exact: true }).click();
-    await page.getByRole('link', { name: 'Informations techniques' }).last().click();
+    await page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' }).getByRole('link', { name: 'Informations techniques' }).click();
     await expect(page).toHaveURL(/onglet=informations-techniques$/);
+    const tabs = page.getByRole('navigation', { name: 'Informations techniques' });
+    await expect(tabs.getByRole('link')).toHaveText(['Courbes de référence', 'Informations constructeur', 'Pannes connues', 'Boîtes compatibles']);
     await expect(page.getByRole('img', { name: /^Courbe « / })).toBeVisible();
+    await expect(page.getByRole('table', { name: 'Pannes connues' })).toHaveCount(0);
+    await tabs.getByRole('link', { name: 'Pannes connues' }).click();
+    await expect(page).toHaveURL(/onglet=informations-techniques&vue=pannes$/);
     await expect(page.getByRole('table', { name: 'Pannes connues' }).getByRole('rowheader').first()).toBeVisible();
+    await tabs.getByRole('link', { name: 'Boîtes compatibles' }).click();
     await page.getByLabel('Code BVA').fill('');
     await page.getByRole('button', { name: 'Rechercher' }).click();
     await expect(page.getByText('Le code BVA est nécessaire pour la recherche.')).toBeVisible();

@@ -4,6 +4,8 @@ import { choice, day, entry, integer, option, page, readQuery, recordId, recordP
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
+import { can } from './permissions.ts';
+import type { Role } from './roles.ts';
 import { isoDate, required } from './validation.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
@@ -115,12 +117,32 @@ export const readOrdersQuery = (params: URLSearchParams) => readQuery(ordersQuer
 
 export const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
 export type OrderTab = (typeof orderTabs)[number];
+/**
+ * The tabs of an order (SPEC §2.7), on its creation screen too: there, only the general data is
+ * open until the order exists. The diagnostic has its own page, for those who diagnose.
+ */
+export function orderTabList(orderId: string | null, role: Role | undefined) {
+  const self = orderId ? `/repair-order/${orderId}` : '/repair-order';
+  return [
+    { id: 'general', label: t('repairOrders.general'), href: self },
+    { id: 'codes-defaut', label: t('repairOrders.faultCodes'), href: `${self}?onglet=codes-defaut` },
+    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnosticFlow.title'), href: `${self}/diagnostic` }] : []),
+    { id: 'historique', label: t('repairOrders.history'), href: `${self}?onglet=historique` },
+    { id: 'informations-techniques', label: t('repairOrders.technical'), href: `${self}?onglet=informations-techniques` },
+    { id: 'procedure', label: t('repairOrders.procedureTab'), href: `${self}?onglet=procedure` },
+    { id: 'rapport', label: t('orderProcedure.report'), href: `${self}?onglet=rapport` },
+  ].map((tab) => ({ ...tab, disabled: !orderId && tab.id !== 'general' }));
+}
+
+/** The technical information's own tabs (SPEC §2.7). */
+export const technicalViews = ['courbes', 'constructeur', 'pannes', 'compatibles'] as const;
 
 /** `/repair-order/{uuid}`: its path and query (SPEC §2.7). */
 export const orderPageSchema = z
   .object({
     uuid: recordId(),
     onglet: option(orderTabs, 'general'),
+    vue: option(technicalViews, 'courbes'),
     ...recordPageFields,
     // A checkpoint's answer names its row and the version it saw.
     id: recordId(),
@@ -131,6 +153,8 @@ export const orderPageSchema = z
   .transform((q) => ({
     id: q.uuid,
     tab: q.onglet,
+    // A search names its tab; an old link with only ?bva= still shows its result.
+    technicalView: q.bva !== undefined && q.vue === 'courbes' ? ('compatibles' as const) : q.vue,
     ...recordPageValues(q),
     checkpointId: q.id,
     version: q.version ?? 0,

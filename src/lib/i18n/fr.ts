@@ -500,6 +500,7 @@ export const fr = {
     invalidNumber: 'Numéro invalide : lettres, chiffres, espace, . / _ ou -',
     modelLocked: 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.',
     tabs: 'Onglets de l’ordre de réparation',
+    tabsAfterCreation: 'Les autres onglets s’ouvrent une fois l’OR créé.',
     general: 'Données générales',
     faultCodes: 'Relevé des codes défaut',
     diagnostic: 'Diagnostic',
