@@ -26,10 +26,10 @@ test.describe('a diagnostician', () => {
     // A whole diagnostic in one story: about 25 s on a quiet machine, over 30 s on a busy one.
     test.slow();
     await page.goto('/repair-order');
-    await page.getByLabel('N° d’OR').fill(NUMBER);
-    await page.getByLabel('Catégorie d’intervention').selectOption({ label: 'Véhicule complet' });
+    await page.getByLabel("N° d'OR").fill(NUMBER);
+    await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Véhicule complet' });
     await page.getByLabel('Modèle de boîte').selectOption({ label: MODEL });
-    await page.getByRole('button', { name: 'Créer l’OR' }).click();
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
     await toast(page, 'OR ajouté');
     orderUrl = new URL(page.url()).pathname;
 
@@ -38,7 +38,7 @@ test.describe('a diagnostician', () => {
     await expect(page.getByRole('heading', { name: 'Comment mener le diagnostic' })).toBeVisible();
     // No step can be skipped by its URL.
     await page.goto(`${orderUrl}/diagnostic?etape=valider`);
-    await expect(page.getByRole('alert').filter({ hasText: 'Choisissez d’abord les pannes.' })).toBeVisible();
+    await expect(page.getByRole('alert').filter({ hasText: "Choisissez d'abord les pannes." })).toBeVisible();
     await expect(page).toHaveURL(/etape=pannes$/);
     await page.getByRole('link', { name: /Éléments du diagnostic/ }).click();
 
@@ -63,7 +63,7 @@ test.describe('a diagnostician', () => {
     await page.getByLabel('Symptôme').fill('Mode dégradé (secours)');
     await page.getByLabel('Code défaut associé').fill('P0730');
     await page.getByRole('button', { name: 'Enregistrer' }).click();
-    await expect(page.getByText('Indiquez au moins une condition d’apparition')).toBeVisible();
+    await expect(page.getByText("Indiquez au moins une condition d'apparition")).toBeVisible();
     await expect(page.getByLabel('Symptôme')).toHaveValue('Mode dégradé (secours)');
     await page.getByLabel('Charge accélérateur').fill('Pleine charge');
     await page.getByLabel('Rapport engagé').fill('3');
@@ -78,23 +78,23 @@ test.describe('a diagnostician', () => {
     await toast(page, 'Mesures mises à jour');
     await page.getByRole('button', { name: 'Ajouter les mesures du dossier' }).click();
     await toast(page, 'mesure(s) du dossier ajoutée(s)');
-    for (const [name, value] of [['Pression de ligne au ralenti (P)', '4,1'], ['Résistance électrovanne EDS', '5,2'], ['Température d’huile en fin d’essai', '104']] as const) {
+    for (const [name, value] of [['Pression de ligne au ralenti (P)', '4,1'], ['Résistance électrovanne EDS', '5,2'], ["Température d'huile en fin d'essai", '104']] as const) {
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByLabel('Valeur mesurée').fill(value);
       await page.getByRole('button', { name: 'Enregistrer la mesure' }).click();
       await toast(page, 'Mesure enregistrée');
     }
     await expect(page.getByRole('row', { name: /Pression de ligne au ralenti/ })).toContainText('Conforme');
-    await expect(page.getByRole('row', { name: /Température d’huile/ })).toContainText('Non conforme');
-    await expect(page.getByRole('row', { name: /Température d’huile/ })).toContainText('70 – 90 °C');
-    measureUrl = (await page.getByRole('link', { name: 'Température d’huile en fin d’essai', exact: true }).getAttribute('href'))!;
+    await expect(page.getByRole('row', { name: /Température d'huile/ })).toContainText('Non conforme');
+    await expect(page.getByRole('row', { name: /Température d'huile/ })).toContainText('70 – 90 °C');
+    measureUrl = (await page.getByRole('link', { name: "Température d'huile en fin d'essai", exact: true }).getAttribute('href'))!;
 
     // A curve: a CSV with text in a number column is refused with its line, then the good one is drawn.
     await page.getByRole('link', { name: 'Courbes', exact: true }).click();
     await page.getByRole('textbox', { name: /^Description/ }).fill('Pression de ligne, essai à mi-charge');
     await page.getByLabel('Fichier', { exact: true }).setInputFiles({ name: 'essai.csv', mimeType: 'text/csv', buffer: Buffer.from('temps_s;pression_bar\r\n0;4\r\n0,1;abc\r\n') });
     await page.getByRole('button', { name: 'Ajouter la courbe' }).click();
-    await expect(page.getByText('Ligne 3 : « abc » n’est pas un nombre')).toBeVisible();
+    await expect(page.getByText("Ligne 3 : « abc » n'est pas un nombre")).toBeVisible();
     await expect(page.getByRole('textbox', { name: /^Description/ })).toHaveValue('Pression de ligne, essai à mi-charge');
     await page.getByLabel('Fichier', { exact: true }).setInputFiles({ name: 'essai.csv', mimeType: 'text/csv', buffer: Buffer.from(curveCsv) });
     await page.getByRole('button', { name: 'Ajouter la courbe' }).click();
@@ -170,7 +170,7 @@ test.describe('a commercial', () => {
     await expect(page.getByText(/Procédure validée le/)).toBeVisible();
     // A measure reads with its result; nothing to change it.
     await page.goto(measureUrl);
-    await expect(page.getByRole('heading', { name: 'Température d’huile en fin d’essai' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: "Température d'huile en fin d'essai" })).toBeVisible();
     await expect(page.getByText('Non conforme')).toBeVisible();
     await expect(page.getByRole('button', { name: 'Enregistrer la mesure' })).toHaveCount(0);
     await expect(page.getByRole('link', { name: 'Supprimer la mesure' })).toHaveCount(0);

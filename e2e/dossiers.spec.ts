@@ -66,7 +66,7 @@ test.describe('a diagnostician', () => {
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Remplacement du bloc hydraulique' }) });
     await expect(card.getByText('4 étape(s) · 2 point(s) de contrôle')).toBeVisible();
     await expect(card.locator('ol.list-decimal > li')).toHaveText(['Vidanger la boîte', 'Déposer le carter et le bloc hydraulique', 'Reposer le bloc neuf, couple 10 N·m', 'Apprentissage des adaptations au diagnostic']);
-    await addProcedure(page, 'Vidange et apprentissage', ['Vidange complète', 'Mise à niveau à 40 °C', 'Apprentissage'], [['Niveau d’huile à chaud', 'Bouchon de niveau, 35 à 45 °C']]);
+    await addProcedure(page, 'Vidange et apprentissage', ['Vidange complète', 'Mise à niveau à 40 °C', 'Apprentissage'], [["Niveau d'huile à chaud", 'Bouchon de niveau, 35 à 45 °C']]);
 
     // An outage, its photo, and a file the outage bucket refuses.
     await page.getByRole('link', { name: 'Pannes identifiées' }).click();
@@ -96,7 +96,7 @@ test.describe('a diagnostician', () => {
 
     // Procedures by priority, reordered from the keyboard.
     await page.getByRole('link', { name: 'Procédures', exact: true }).click();
-    await expect(page.getByText('Aucune procédure n’est encore associée à cette panne.')).toBeVisible();
+    await expect(page.getByText("Aucune procédure n'est encore associée à cette panne.")).toBeVisible();
     await page.getByLabel('Nom de la procédure').selectOption({ label: 'Vidange et apprentissage' });
     await page.getByRole('button', { name: 'Associer' }).click();
     await toast(page, 'Priorités enregistrées');

@@ -13,10 +13,10 @@ test.describe('a diagnostician', () => {
 
   test('records two fault codes with their conditions, then answers "no" and loses them knowingly', async ({ page }) => {
     await page.goto('/repair-order');
-    await page.getByLabel('N° d’OR').fill(NUMBER);
-    await page.getByLabel('Catégorie d’intervention').selectOption({ label: 'Véhicule complet' });
+    await page.getByLabel("N° d'OR").fill(NUMBER);
+    await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Véhicule complet' });
     await page.getByLabel('Modèle de boîte').selectOption({ label: 'VW DQ200 0AM' });
-    await page.getByRole('button', { name: 'Créer l’OR' }).click();
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
     await toast(page, 'OR ajouté');
 
     await page.getByRole('link', { name: 'Relevé des codes défaut' }).click();
@@ -30,7 +30,7 @@ test.describe('a diagnostician', () => {
     // Without a single condition the code is refused, and what was typed stays.
     await page.getByLabel('Commentaire').fill('Vu au démarrage à froid');
     await page.getByRole('button', { name: 'Enregistrer' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'Indiquez au moins une condition d’apparition' })).toBeVisible();
+    await expect(page.getByRole('alert').filter({ hasText: "Indiquez au moins une condition d'apparition" })).toBeVisible();
     await expect(page.getByLabel('Code défaut')).toHaveValue('p17bf');
     await expect(page.getByLabel('Commentaire')).toHaveValue('Vu au démarrage à froid');
     await page.getByLabel('Temporalité').selectOption({ label: 'Pendant' });
@@ -47,7 +47,7 @@ test.describe('a diagnostician', () => {
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await expect(page.getByLabel('Description')).toHaveAccessibleDescription(/Décrivez ce code : le dossier du modèle ne le connaît pas encore/);
     await expect(page.getByLabel('Autre condition')).toHaveValue('Batterie faible');
-    await page.getByLabel('Description').fill('Tension d’alimentation trop basse');
+    await page.getByLabel('Description').fill("Tension d'alimentation trop basse");
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await toast(page, 'Code défaut enregistré');
     const codes = page.locator('section[aria-labelledby="releve-codes"] li.card');
@@ -61,12 +61,12 @@ test.describe('a diagnostician', () => {
     await expect(page.getByText('Le modèle de boîte ne peut plus changer : le diagnostic a commencé.')).toBeVisible();
 
     await page.getByRole('link', { name: 'Relevé des codes défaut' }).click();
-    await page.getByLabel('Non, aucun code n’est disponible').check();
+    await page.getByLabel("Non, aucun code n'est disponible").check();
     await page.getByRole('button', { name: 'Enregistrer' }).click();
-    await expect(page.getByText('2 code(s) défaut et leurs conditions d’apparition seront supprimés : P0562, P17BF.')).toBeVisible();
+    await expect(page.getByText("2 code(s) défaut et leurs conditions d'apparition seront supprimés : P0562, P17BF.")).toBeVisible();
     await page.getByRole('link', { name: 'Annuler' }).click();
     await expect(codes).toHaveCount(2);
-    await page.getByLabel('Non, aucun code n’est disponible').check();
+    await page.getByLabel("Non, aucun code n'est disponible").check();
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await page.getByRole('button', { name: 'Supprimer et changer' }).click();
     await toast(page, 'Relevé mis à jour');
@@ -77,7 +77,7 @@ test.describe('a diagnostician', () => {
     await page.goto('/gearboxes?recherche=DQ200');
     await page.getByRole('link', { name: 'VW DQ200 0AM' }).click();
     await page.getByRole('link', { name: 'Codes défaut' }).click();
-    await expect(page.getByRole('row', { name: /P0562/ })).toContainText('Tension d’alimentation trop basse');
+    await expect(page.getByRole('row', { name: /P0562/ })).toContainText("Tension d'alimentation trop basse");
     await page.getByRole('link', { name: 'Supprimer P0562' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await toast(page, 'Code supprimé');
@@ -91,7 +91,7 @@ test.describe('a mechanic', () => {
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
     await page.getByRole('link', { name: NUMBER, exact: true }).click();
     await page.getByRole('link', { name: 'Relevé des codes défaut' }).click();
-    await expect(page.getByText('Non, aucun code n’est disponible')).toBeVisible();
+    await expect(page.getByText("Non, aucun code n'est disponible")).toBeVisible();
     await expect(page.getByRole('radio')).toHaveCount(0);
     await page.goto(page.url().replace(/\?.*$/, '/code-conditions'));
     await expect(page).toHaveURL(/\/repair-orders$/);

@@ -189,11 +189,11 @@ test.describe('outages of a dossier', () => {
     await expect(stats).toContainText('Sur les 5 OR clôturés de ce modèle.');
     await expect(stats).toContainText('40 % (2 / 5 OR)');
     await expect(stats).toContainText('175\u202f000 km');
-    await expect(page.getByLabel('Taux d’occurrence estimé (%)')).toHaveValue('12');
+    await expect(page.getByLabel("Taux d'occurrence estimé (%)")).toHaveValue('12');
     // And so does an order of that model, in its technical information.
     await page.goto('/repair-orders?recherche=OR-2026-0649');
     await page.getByRole('link', { name: 'OR-2026-0649', exact: true }).click();
-    await page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' }).getByRole('link', { name: 'Informations techniques' }).click();
+    await page.getByRole('navigation', { name: "Onglets de l'ordre de réparation" }).getByRole('link', { name: 'Informations techniques' }).click();
     await page.getByRole('navigation', { name: 'Informations techniques' }).getByRole('link', { name: 'Pannes connues' }).click();
     await expect(page.getByRole('table', { name: 'Pannes connues' }).getByRole('row', { name: /Carter-filtre/ })).toContainText('40 % (2 / 5 OR)');
   });
@@ -207,12 +207,12 @@ test.describe('outages of a dossier', () => {
 
     await page.getByLabel('Composant').fill('Fourchette de sélection');
     await page.getByLabel('Type de panne').fill('Usure');
-    await page.getByLabel('Taux d’occurrence estimé (%)').fill('12');
+    await page.getByLabel("Taux d'occurrence estimé (%)").fill('12');
     await page.getByLabel('Kilométrage moyen estimé (km)').fill('135000');
     await page.getByRole('button', { name: 'Enregistrer la panne' }).click();
     await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toBeVisible();
     await expect(page.getByLabel('Composant')).toHaveValue('Fourchette de sélection');
-    await page.getByLabel('Ajouter à la base les éléments qui n’y sont pas encore').check();
+    await page.getByLabel("Ajouter à la base les éléments qui n'y sont pas encore").check();
     await page.getByRole('button', { name: 'Enregistrer la panne' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Panne ajoutée' })).toBeVisible();
     await expect(page.getByRole('heading', { name: 'Fourchette de sélection — Usure' })).toBeVisible();

@@ -19,7 +19,7 @@ test.describe('signed in', () => {
     test(`/jump refuses ${target}`, async ({ page }) => {
       const response = await page.goto(`/jump?to=${encodeURIComponent(target)}`);
       expect(response?.status()).toBe(400);
-      await expect(page.getByRole('alert').filter({ hasText: 'Ce lien de redirection n’est pas valide' })).toBeVisible();
+      await expect(page.getByRole('alert').filter({ hasText: "Ce lien de redirection n'est pas valide" })).toBeVisible();
       await expect(page.getByRole('button', { name: 'Continuer' })).toHaveCount(0);
     });
   }

@@ -27,7 +27,7 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
   await page.goto(verifyLinkOf(mail));
   await expect(page).toHaveURL(/\/set-password\?type=passwordReset$/);
   await expect(page.getByRole('heading', { name: 'Nouveau mot de passe' })).toBeVisible();
-  await expect(page.getByText('J’accepte les conditions d’utilisation')).toHaveCount(0);
+  await expect(page.getByText("J'accepte les conditions d'utilisation")).toHaveCount(0);
 
   await page.getByLabel('Mot de passe', { exact: false }).first().fill('nouveau-passe');
   await page.getByLabel('Confirmation du mot de passe').fill('autre');

@@ -7,8 +7,8 @@ test.describe('a diagnostician', () => {
   test('edits the name at once, and the e-mail once the new address confirms it', async ({ page }) => {
     await page.goto('/gearboxes');
     await openProfileMenu(page);
-    await page.getByRole('button', { name: 'Modifier le nom et l’e-mail' }).click();
-    const form = page.getByRole('form', { name: 'Modifier le nom et l’e-mail' });
+    await page.getByRole('button', { name: "Modifier le nom et l'e-mail" }).click();
+    const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
     await form.getByLabel('Nom').fill('Julien Moreau-Petit');
     await form.getByLabel('E-mail').fill('admin@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
@@ -31,7 +31,7 @@ test.describe('a diagnostician', () => {
     await openProfileMenu(page);
     await expect(menu.getByText('julien.moreau@demo.local')).toBeVisible();
 
-    await page.getByRole('button', { name: 'Modifier le nom et l’e-mail' }).click();
+    await page.getByRole('button', { name: "Modifier le nom et l'e-mail" }).click();
     await form.getByLabel('Nom').fill('Julien Moreau');
     await form.getByLabel('E-mail').fill('diagnostic@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
@@ -45,8 +45,8 @@ test.describe('a diagnostician', () => {
   test('keeps what was typed when the name is emptied', async ({ page }) => {
     await page.goto('/repair-orders');
     await openProfileMenu(page);
-    await page.getByRole('button', { name: 'Modifier le nom et l’e-mail' }).click();
-    const form = page.getByRole('form', { name: 'Modifier le nom et l’e-mail' });
+    await page.getByRole('button', { name: "Modifier le nom et l'e-mail" }).click();
+    const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
     await form.getByLabel('Nom').fill('');
     await form.getByLabel('E-mail').fill('nouvelle-adresse@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
@@ -62,7 +62,7 @@ test.describe('a mechanic', () => {
     await page.goto('/repair-orders');
     await openProfileMenu(page);
     await expect(page.getByRole('group', { name: 'Menu du profil' }).getByText('Karim Benali')).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Modifier le nom et l’e-mail' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: "Modifier le nom et l'e-mail" })).toHaveCount(0);
     const answer = await page.evaluate(async () => {
       const { accessToken } = await (await fetch('/api/session/token')).json();
       const me = JSON.parse(atob(accessToken.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).sub;
@@ -84,7 +84,7 @@ test.describe('without JavaScript', () => {
     await signIn(page, 'antoine.lefebvre@demo.local');
     await page.goto('/gearboxes?type=automatic');
     await page.locator('header summary').last().click();
-    await page.getByRole('link', { name: 'Modifier le nom et l’e-mail' }).click();
+    await page.getByRole('link', { name: "Modifier le nom et l'e-mail" }).click();
     await expect(page).toHaveURL(/\/profile\?retour=%2Fgearboxes%3Ftype%3Dautomatic$/);
     // A failed save keeps what was typed.
     await page.getByRole('main').getByRole('textbox', { name: 'Nom (obligatoire)' }).fill('');

@@ -17,23 +17,23 @@ test.describe('a diagnostician', () => {
     await page.getByRole('link', { name: 'Nouvel OR' }).click();
     await expect(page).toHaveURL(/\/repair-order$/);
     // The order's tabs from the start (SPEC §2.7); those that need the order open once it exists.
-    const tabs = page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' });
+    const tabs = page.getByRole('navigation', { name: "Onglets de l'ordre de réparation" });
     await expect(tabs.getByRole('link')).toHaveText(['Données générales']);
     await expect(tabs.locator('[aria-disabled="true"]')).toHaveCount(6);
-    await expect(page.getByText('Les autres onglets s’ouvrent une fois l’OR créé.')).toBeVisible();
-    await page.getByLabel('N° d’OR').fill(NUMBER.toLowerCase());
+    await expect(page.getByText("Les autres onglets s'ouvrent une fois l'OR créé.")).toBeVisible();
+    await page.getByLabel("N° d'OR").fill(NUMBER.toLowerCase());
     await page.getByLabel('Marque').fill('BMW');
     await page.getByLabel('Année de construction').fill('199');
     await page.getByLabel('Kilométrage (km) 1').fill('-5');
     await page.getByLabel('Intervention 1').fill('Vidange boîte');
-    await page.getByRole('button', { name: 'Créer l’OR' }).click();
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
     await expect(page.getByLabel('Année de construction')).toHaveAccessibleDescription('Année invalide');
     await expect(page.getByLabel('Kilométrage (km) 1')).toHaveAccessibleDescription('Nombre invalide');
     await expect(page.locator('#or-gearboxModelId-error')).toHaveText('Champ obligatoire');
     await expect(page.getByLabel('Marque')).toHaveValue('BMW');
     await expect(page.getByLabel('Intervention 1')).toHaveValue('Vidange boîte');
 
-    await page.getByLabel('Catégorie d’intervention').selectOption({ label: 'Boîte seule' });
+    await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Boîte seule' });
     await page.getByLabel('Modèle de boîte').selectOption({ label: 'ZF 8HP45' });
     await page.getByLabel('Code boîte').fill('1087 010 068');
     await page.getByLabel('Modèle du véhicule').fill('520d xDrive');
@@ -42,35 +42,35 @@ test.describe('a diagnostician', () => {
     await page.getByLabel('Kilométrage', { exact: true }).selectOption({ label: '150 000 à 200 000 km' });
     await page.getByLabel('Kilométrage (km) 1').fill('120000');
     await page.getByLabel('Pièces en cause').fill('Mécatronique\nCarter-filtre');
-    await page.getByRole('button', { name: 'Créer l’OR' }).click();
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
     await toast(page, 'OR ajouté');
     await expect(page.getByRole('heading', { name: NUMBER })).toBeVisible();
     await expect(page.getByLabel('Pièces en cause')).toHaveValue('Mécatronique\nCarter-filtre');
-    await page.getByRole('link', { name: 'Historique d’intervention' }).click();
+    await page.getByRole('link', { name: "Historique d'intervention" }).click();
     await expect(page.getByLabel('Kilométrage (km) 1')).toHaveValue('120000');
     await expect(page.getByLabel('Intervention 1')).toHaveValue('Vidange boîte');
 
     await page.goto('/repair-order');
-    await page.getByLabel('N° d’OR').fill(NUMBER);
-    await page.getByLabel('Catégorie d’intervention').selectOption({ label: 'Boîte seule' });
+    await page.getByLabel("N° d'OR").fill(NUMBER);
+    await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Boîte seule' });
     await page.getByLabel('Modèle de boîte').selectOption({ label: 'ZF 8HP45' });
-    await page.getByRole('button', { name: 'Créer l’OR' }).click();
-    await expect(page.getByLabel('N° d’OR')).toHaveAccessibleDescription('Numéro de l’ordre de réparation non disponible');
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
+    await expect(page.getByLabel("N° d'OR")).toHaveAccessibleDescription("Numéro de l'ordre de réparation non disponible");
   });
 
   test('finds it by number, gearbox code or model, with filters and sort in the URL', async ({ page }) => {
     await page.goto('/repair-orders');
     await page.getByRole('searchbox', { name: 'Rechercher' }).fill('e2e-00');
-    await page.getByRole('combobox', { name: 'Catégorie d’intervention' }).selectOption({ label: 'Boîte seule' });
+    await page.getByRole('combobox', { name: "Catégorie d'intervention" }).selectOption({ label: 'Boîte seule' });
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await expect(page).toHaveURL(/recherche=e2e-00&du=&au=&categorie=gearbox_only/);
     const rows = page.getByRole('table', { name: 'Ordres de réparation' }).getByRole('rowheader');
     await expect(rows).toHaveText([NUMBER]);
     await page.goto('/repair-orders?recherche=1087 010 068');
     await expect(rows.filter({ hasText: NUMBER })).toHaveCount(1);
-    await page.getByRole('link', { name: 'Trier par N° d’OR' }).click();
+    await page.getByRole('link', { name: "Trier par N° d'OR" }).click();
     await expect(page).toHaveURL(/tri=numero/);
-    await expect(page.getByRole('columnheader', { name: /N° d’OR/ })).toHaveAttribute('aria-sort', 'ascending');
+    await expect(page.getByRole('columnheader', { name: /N° d'OR/ })).toHaveAttribute('aria-sort', 'ascending');
     const numbers = await rows.allTextContents();
     expect(numbers).toEqual([...numbers].sort());
     const results = await new AxeBuilder({ page }).analyze();
@@ -80,7 +80,7 @@ test.describe('a diagnostician', () => {
   test('reads the technical information of its model, one tab each (SPEC §2.7)', async ({ page }) => {
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
     await page.getByRole('link', { name: NUMBER, exact: true }).click();
-    await page.getByRole('navigation', { name: 'Onglets de l’ordre de réparation' }).getByRole('link', { name: 'Informations techniques' }).click();
+    await page.getByRole('navigation', { name: "Onglets de l'ordre de réparation" }).getByRole('link', { name: 'Informations techniques' }).click();
     await expect(page).toHaveURL(/onglet=informations-techniques$/);
     const tabs = page.getByRole('navigation', { name: 'Informations techniques' });
     await expect(tabs.getByRole('link')).toHaveText(['Courbes de référence', 'Informations constructeur', 'Pannes connues', 'Boîtes compatibles']);
@@ -109,7 +109,7 @@ test.describe('a commercial', () => {
     await expect(page.getByLabel('Marque')).toHaveAttribute('readonly', '');
     await expect(page.getByLabel('Modèle de boîte')).toBeDisabled();
     await expect(page.getByRole('button', { name: 'Enregistrer' })).toHaveCount(0);
-    await expect(page.getByRole('link', { name: 'Supprimer l’OR' })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: "Supprimer l'OR" })).toHaveCount(0);
     await page.goto('/repair-order');
     await expect(page).toHaveURL(/\/repair-orders$/);
   });
@@ -119,8 +119,8 @@ test.describe('a diagnostician again', () => {
   test.use({ storageState: storageState('diagnostician') });
   test('deletes the order after a confirmation', async ({ page }) => {
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
-    await page.getByRole('link', { name: `Supprimer l’OR ${NUMBER}` }).click();
-    await expect(page.getByText(`Supprimer l’ordre de réparation ${NUMBER} ?`)).toBeVisible();
+    await page.getByRole('link', { name: `Supprimer l'OR ${NUMBER}` }).click();
+    await expect(page.getByText(`Supprimer l'ordre de réparation ${NUMBER} ?`)).toBeVisible();
     await expect(page.getByText('Cette action est irréversible.')).toBeVisible();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await toast(page, 'OR supprimé');

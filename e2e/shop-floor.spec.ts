@@ -25,7 +25,7 @@ test.describe('a mechanic', () => {
     const count = await points.count();
     const checkpointNames = await points.locator('legend').allTextContents();
     expect(count).toBeGreaterThanOrEqual(2);
-    await expect(page.getByText(/point\(s\) de contrôle à renseigner avant de clôturer l’OR/)).toBeVisible();
+    await expect(page.getByText(/point\(s\) de contrôle à renseigner avant de clôturer l'OR/)).toBeVisible();
     // The island has taken over: the no-JavaScript "Enregistrer" buttons are gone.
     await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
 
@@ -38,7 +38,7 @@ test.describe('a mechanic', () => {
     const first = points.first();
     await first.getByLabel('Valeur mesurée').fill('4,3');
     await first.getByText('Conforme', { exact: true }).click();
-    await expect(first.getByRole('status')).toContainText('Échec de l’enregistrement');
+    await expect(first.getByRole('status')).toContainText("Échec de l'enregistrement");
     await expect(first.getByLabel('Valeur mesurée')).toHaveValue('4,3');
     await expect(first.getByRole('radio', { name: 'Conforme', exact: true })).toBeChecked();
     offline = false;
@@ -62,11 +62,11 @@ test.describe('a mechanic', () => {
       await expect(row.getByRole('status')).toContainText('Enregistré à');
     }
     // Whatever the demo had answered already stays answered.
-    await expect(page.getByText('Tous les points de contrôle sont renseignés : l’OR peut être clôturé.')).toBeVisible();
+    await expect(page.getByText("Tous les points de contrôle sont renseignés : l'OR peut être clôturé.")).toBeVisible();
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
 
-    await page.getByRole('button', { name: 'Clôturer l’OR' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Clôturer l’ordre de réparation' });
+    await page.getByRole('button', { name: "Clôturer l'OR" }).click();
+    const dialog = page.getByRole('dialog', { name: "Clôturer l'ordre de réparation" });
     await dialog.getByLabel('Commentaire de clôture (facultatif)').fill('Essai routier concluant, client prévenu.');
     await dialog.getByRole('button', { name: 'Clôturer', exact: true }).click();
     await expect(page.getByText(/OR clôturé le \d{2}\/\d{2}\/\d{4} par/)).toBeVisible();
@@ -75,15 +75,15 @@ test.describe('a mechanic', () => {
 
     // Read-only now: no result can be chosen, nothing to close, the general data cannot change.
     await expect(page.getByRole('radio', { name: 'Conforme', exact: true }).first()).toBeDisabled();
-    await expect(page.getByRole('button', { name: 'Clôturer l’OR' })).toHaveCount(0);
-    await expect(page.getByRole('button', { name: 'Rouvrir l’OR' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: "Rouvrir l'OR" })).toHaveCount(0);
 
     // The intervention report: the printable page under the same CSP as every page, then its PDF.
     const refused: string[] = [];
     page.on('console', (message) => message.type() === 'error' && /Content Security Policy/.test(message.text()) && refused.push(message.text()));
-    await page.getByRole('link', { name: 'Rapport d’intervention' }).first().click();
+    await page.getByRole('link', { name: "Rapport d'intervention" }).first().click();
     await page.getByRole('link', { name: 'Version imprimable' }).click();
-    await expect(page.getByRole('heading', { name: 'Rapport d’intervention' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: "Rapport d'intervention" })).toBeVisible();
     await expect(page.getByText(NUMBER).first()).toBeVisible();
     await expect(page.getByText('Essai routier concluant, client prévenu.')).toBeVisible();
     await expect(page.getByRole('navigation', { name: 'Navigation principale' })).toHaveCount(0);

@@ -68,7 +68,7 @@ test.describe('a commercial', () => {
     await page.getByLabel('Date de sortie').fill('01/01/2000');
     await page.getByLabel('Motif de sortie').fill('Vendue — Garage Petit, Villeurbanne');
     await page.getByRole('button', { name: 'Retirer du stock' }).click();
-    await expect(page.getByText('La date de sortie précède la date d’entrée')).toBeVisible();
+    await expect(page.getByText("La date de sortie précède la date d'entrée")).toBeVisible();
     await expect(page.getByLabel('Motif de sortie')).toHaveValue('Vendue — Garage Petit, Villeurbanne');
     await page.getByLabel('Date de sortie').fill(new Date().toLocaleDateString('fr-FR'));
     await page.getByRole('button', { name: 'Retirer du stock' }).click();
@@ -98,7 +98,7 @@ test.describe('a commercial', () => {
     const itemUrl = page.url();
     const refused: string[] = [];
     page.on('console', (message) => message.type() === 'error' && /Content Security Policy/.test(message.text()) && refused.push(message.text()));
-    await page.getByRole('link', { name: 'Imprimer l’étiquette' }).click();
+    await page.getByRole('link', { name: "Imprimer l'étiquette" }).click();
     const label = page.getByRole('article', { name: /^Étiquette de rayon S-\d{6}$/ });
     await expect(label).toBeVisible();
     await expect(label.getByText(/^Emplacement E-\d$/)).toBeVisible();
@@ -120,7 +120,7 @@ test.describe('a commercial', () => {
     expect(file.suggestedFilename()).toMatch(/^stock-\d{4}-\d{2}-\d{2}\.csv$/);
     const text = readFileSync((await file.path())!, 'utf8');
     const [header, ...lines] = text.replace(/^\uFEFF/, '').trim().split('\r\n');
-    expect(header).toBe('Référence;Modèle;Constructeur;Type;Code Doctor;Code boîte;État;Rayon;Niveau;Date d’entrée;Date de sortie;Motif de sortie;Commentaire');
+    expect(header).toBe("Référence;Modèle;Constructeur;Type;Code Doctor;Code boîte;État;Rayon;Niveau;Date d'entrée;Date de sortie;Motif de sortie;Commentaire");
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((line) => line.split(';')[7] === 'F')).toBe(true);
     expect(lines.some((line) => line.includes(COMMENT))).toBe(false);

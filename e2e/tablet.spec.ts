@@ -71,7 +71,7 @@ test.describe('an English browser on a tablet', () => {
 
   test('types and reads dates as DD/MM/YYYY, and the menus open and close without a mouse', async ({ page }) => {
     await openScreen(page, 'ORDER');
-    await expect(page.getByLabel('Date d’ouverture')).toHaveValue('29/09/2026');
+    await expect(page.getByLabel("Date d'ouverture")).toHaveValue('29/09/2026');
     await page.goto('/repair-orders');
     await page.getByLabel('Ouvert du').fill('1/10/2026');
     await page.getByLabel('au', { exact: true }).fill('31/10/2026');

@@ -75,7 +75,7 @@ test('an admin adds a user in one browser; the other shows it without reloading'
   await expect(row.getByText('Désactivé')).toBeVisible();
 
   await page.getByRole('button', { name: 'Supprimer : Gaëlle Nouvelle' }).click();
-  const confirm = page.getByRole('alertdialog', { name: 'Supprimer l’utilisateur' });
+  const confirm = page.getByRole('alertdialog', { name: "Supprimer l'utilisateur" });
   await expect(confirm.getByText('Cette action est irréversible.')).toBeVisible();
   await confirm.getByRole('button', { name: 'Supprimer définitivement' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Utilisateur supprimé' })).toBeVisible();
@@ -85,7 +85,7 @@ test('an admin adds a user in one browser; the other shows it without reloading'
 
 test('resends the e-mail of an account that has no password yet', async ({ page }) => {
   await page.goto('/users?recherche=chloe');
-  await page.getByRole('button', { name: 'Renvoyer l’e-mail : Chloé Faure' }).click();
+  await page.getByRole('button', { name: "Renvoyer l'e-mail : Chloé Faure" }).click();
   await expect(page.getByRole('status').filter({ hasText: 'E-mail envoyé' })).toBeVisible();
 });
 

@@ -13,7 +13,7 @@ if (!existsSync(chromium)) {
     console.error(`Chromium is missing at ${chromium}: install Debian's package (sudo apt-get install -y chromium) or set CHROMIUM_PATH.`);
     process.exit(1);
   }
-  console.log('Installing Debian’s Chromium for the browser tests…');
+  console.log("Installing Debian's Chromium for the browser tests…");
   if (run('apt-get', ['update', '-qq']) !== 0 || run('apt-get', ['install', '-y', '-qq', 'chromium']) !== 0) process.exit(1);
 }
 

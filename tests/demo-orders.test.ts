@@ -60,7 +60,7 @@ describe('the demo repair orders', () => {
     expect(inProgress.filter((o) => o.openedOn > latestClosed).length).toBeGreaterThan(inProgress.length / 2);
   });
 
-  it('puts each model’s box in vehicles that carry it, with one of its gearbox codes and a coherent vehicle', () => {
+  it("puts each model's box in vehicles that carry it, with one of its gearbox codes and a coherent vehicle", () => {
     for (const order of orders) {
       const codes = demoDossiers[order.model]!.doctorCodes.flatMap((d) => d.gearboxCodes);
       if (order.gearboxCode) expect(codes, `${order.number} ${order.model}`).toContain(order.gearboxCode);
@@ -121,7 +121,7 @@ describe('the demo repair orders', () => {
     expect(most).toBe('diagnostic@demo.local');
   });
 
-  it('includes the orders the demo stock fitted a box on, on that box’s model and code, after it was opened', () => {
+  it("includes the orders the demo stock fitted a box on, on that box's model and code, after it was opened", () => {
     const fitted = demoStockItems().filter((i) => i.outOn && i.outOn >= DEMO_ORDERS_FROM && /^Posée sur OR /.test(i.outReason));
     expect(fitted.length).toBeGreaterThan(3);
     for (const box of fitted) {

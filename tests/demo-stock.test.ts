@@ -58,7 +58,7 @@ describe('the demo stock', () => {
     expect(items.map((i) => i.addedOn)).toEqual(items.map((i) => i.addedOn).sort());
   });
 
-  it('tells each box’s story in order, ending at its current place and condition, with its version', () => {
+  it("tells each box's story in order, ending at its current place and condition, with its version", () => {
     const people = demoStockPeople.map((p) => p.email as string);
     for (const item of items) {
       const [added, ...rest] = item.movements;

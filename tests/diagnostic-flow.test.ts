@@ -137,9 +137,9 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     const [p1, p2, p3] = procedures as [string, string, string];
 
     // Skipping steps by calling them directly.
-    expect(refusal(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe('Choisissez d’abord les pannes.');
-    expect(refusal(await gql('diagnostician', Q.visualised, { o: orderId }))).toBe('Choisissez d’abord les procédures de réparation.');
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Visualisez d’abord la procédure.');
+    expect(refusal(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe("Choisissez d'abord les pannes.");
+    expect(refusal(await gql('diagnostician', Q.visualised, { o: orderId }))).toBe("Choisissez d'abord les procédures de réparation.");
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
     for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.chooseOutages, { o: orderId, ids: [o1] })).errors![0]!.extensions.code).toBe('forbidden');
     expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [] })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { outageIds: 'Choisissez au moins une panne' } });
     expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [other.outages[0]] })).errors![0]!.extensions.code).toBe('validation');
@@ -160,11 +160,11 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     const back = ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder;
     expect(back.diagnosticStep).toBe(1);
     expect(back.procedures.map((p: { procedure: { id: string } }) => p.procedure.id)).toEqual([p1, p3]);
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Visualisez d’abord la procédure.');
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p3 }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
     // SPEC §5: no validation without a symptom and its conditions.
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Décrivez au moins un symptôme et ses conditions d’apparition avant de valider.');
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
     ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Patinage', action: 'En accélération franche' } }));
     ok(await gql('diagnostician', Q.validate, { o: orderId }));
 
@@ -183,7 +183,7 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
 
     // The dossier keeps what an order retained, saying why (SPEC §8).
     expect((await gql('diagnostician', Q.deleteOutage, { id: o1 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ['ordres de réparation (1)'] } });
-    expect((await gql('diagnostician', Q.deleteProcedure, { id: p3 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ['pannes qui l’utilisent (1)', 'ordres de réparation (1)'] } });
+    expect((await gql('diagnostician', Q.deleteProcedure, { id: p3 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ["pannes qui l'utilisent (1)", 'ordres de réparation (1)'] } });
 
     // A closed order takes no change.
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED' where id = ${orderId}`);

@@ -163,14 +163,14 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       id,
       o: procedure({
         steps: ['Déposer la mécatronique', 'Vidanger la boîte'],
-        checkpoints: [{ id: adaptations!.id, name: 'Adaptations', description: 'Avec l’outil de diagnostic' }, { id: pressure!.id, name: 'Pression de ligne' }, { name: 'Essai routier' }],
+        checkpoints: [{ id: adaptations!.id, name: 'Adaptations', description: "Avec l'outil de diagnostic" }, { id: pressure!.id, name: 'Pression de ligne' }, { name: 'Essai routier' }],
       }),
     });
     expect(update.errors).toBeUndefined();
     const updated = (await gql('mechanic', Q.procedure, { id })).data.repairProcedure;
     expect(updated.steps).toEqual(['Déposer la mécatronique', 'Vidanger la boîte']);
     expect(updated.checkpoints.map((c: { position: number; name: string; description: string }) => [c.position, c.name, c.description])).toEqual([
-      [1, 'Adaptations', 'Avec l’outil de diagnostic'],
+      [1, 'Adaptations', "Avec l'outil de diagnostic"],
       [2, 'Pression de ligne', ''],
       [3, 'Essai routier', ''],
     ]);
@@ -204,13 +204,13 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await dossierOf(modelId)).repairProcedures.map((p: { id: string }) => p.id)).toEqual([flush, drain]);
   });
 
-  it('orders an outage’s procedures by priority, refuses another model’s, and keeps a listed procedure from deletion', async () => {
+  it("orders an outage's procedures by priority, refuses another model's, and keeps a listed procedure from deletion", async () => {
     const modelId = await newModel('Essai priorités');
     const otherId = await newModel('Essai priorités bis');
     const outageId = await newOutage(modelId);
     const a = await newProcedure(modelId, 'A — Remplacement de la mécatronique');
     const b = await newProcedure(modelId, 'B — Mise à jour du calculateur');
-    const foreign = await newProcedure(otherId, 'C — Procédure d’un autre modèle');
+    const foreign = await newProcedure(otherId, "C — Procédure d'un autre modèle");
     const prioritiesOf = async () =>
       (await gql('commercial', Q.outageProcedures, { id: outageId })).data.gearboxOutage.procedures.map((p: { priority: number; procedure: { id: string } }) => [p.priority, p.procedure.id]);
 
@@ -227,7 +227,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
     expect((await gql('mechanic', Q.procedure, { id: a })).data.repairProcedure.outageCount).toBe(1);
     const listed = await gql('diagnostician', Q.deleteProcedure, { id: a });
-    expect(listed.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict', reasons: ['pannes qui l’utilisent (1)'] } });
+    expect(listed.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict', reasons: ["pannes qui l'utilisent (1)"] } });
     expect((await gql('mechanic', Q.procedure, { id: a })).data.repairProcedure).not.toBeNull();
 
     expect((await gql('app_admin', Q.setPriorities, { o: outageId, p: [b] })).data.setOutageProcedures).toBe(outageId);
@@ -239,7 +239,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await gql('diagnostician', Q.deleteProcedure, { id: b })).data.deleteRepairProcedure).toBe(b);
   });
 
-  it('checks a measure’s bounds in French and writes nothing when they are wrong', async () => {
+  it("checks a measure's bounds in French and writes nothing when they are wrong", async () => {
     const modelId = await newModel('Essai mesures');
     const insert = (o: object) => gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne', unit: 'bar', ...o } });
     expect((await insert({ minimum: -1, maximum: 4 })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.minimum': 'Nombre invalide' } });
@@ -264,7 +264,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await dossierOf(modelId)).measures.map((m: Named) => m.name)).toEqual(['Débit', 'Pression de ligne']);
   });
 
-  it('links uploaded files by category, and refuses a file from another bucket, a curve that is not CSV and another model’s outage', async () => {
+  it("links uploaded files by category, and refuses a file from another bucket, a curve that is not CSV and another model's outage", async () => {
     const modelId = await newModel('Essai documents');
     const otherId = await newModel('Essai documents bis');
     const outageId = await newOutage(modelId);
@@ -316,7 +316,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await link({ fileId: photo, category: 'outage_file', outageId })).errors).toBeUndefined();
   });
 
-  it('removes the stored file with its document, and an outage’s and a measure’s files with them', async () => {
+  it("removes the stored file with its document, and an outage's and a measure's files with them", async () => {
     const modelId = await newModel('Essai suppression fichiers');
     const outageId = await newOutage(modelId);
     const measureId = (await gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne' } })).data.insertGearboxMeasure.id;
@@ -399,7 +399,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect(Buffer.from(await fallback.arrayBuffer())).toEqual(broken);
   });
 
-  it('sends the dossier again when an outage’s priorities change', async () => {
+  it("sends the dossier again when an outage's priorities change", async () => {
     const modelId = await newModel('Essai en direct');
     const outageId = await newOutage(modelId);
     const a = await newProcedure(modelId, 'A — Remplacement de la mécatronique');

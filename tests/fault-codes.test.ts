@@ -46,12 +46,12 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
   it('records codes of the dossier and new ones with their conditions, A and D only', async () => {
     const { modelId, orderId } = await setUp();
     // Nothing is recorded before the gearbox is said to allow reading.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({ message: 'Indiquez d’abord que la boîte permet la lecture des codes défaut.', extensions: { code: 'conflict' } });
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({ message: "Indiquez d'abord que la boîte permet la lecture des codes défaut.", extensions: { code: 'conflict' } });
     for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.reading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
     const conditions = { temporality: 'during', acceleratorLoad: 'Pleine charge', bvaMode: 'D', gear: '3', action: 'En accélération franche', otherCondition: 'Huile à 95 °C', comment: 'Apparaît après 20 km' };
     // A code needs the conditions it appeared in: at least one (SPEC §5), said with every other problem.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.conditions': 'Indiquez au moins une condition d’apparition' } });
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.conditions': "Indiquez au moins une condition d'apparition" } });
     const first = ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'p0730', ...conditions } })).insertOrderFaultCode;
     // A code the dossier does not know needs its description, then joins the dossier.
     expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' } });

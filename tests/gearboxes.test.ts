@@ -127,17 +127,17 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     const add = 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }';
     const outage = { component: 'mécatronique', outageType: 'Défaut logiciel', occurrenceRate: 9, averageMileage: 80000 };
     expect((await gql('mechanic', add, { m: modelId, o: outage })).errors![0]!.extensions.code).toBe('forbidden');
-    const unknown = await gql('diagnostician', add, { m: modelId, o: { ...outage, component: 'Actionneur d’embrayage', outageType: 'Calage' } });
+    const unknown = await gql('diagnostician', add, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", outageType: 'Calage' } });
     expect(unknown.errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.component': 'Cet item ne fait pas partie de la base de donnée', 'object.outageType': 'Cet item ne fait pas partie de la base de donnée' },
     });
     expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([]);
     const id = (await gql('diagnostician', add, { m: modelId, o: outage })).data.insertOutage;
-    const added = (await gql('diagnostician', add, { m: modelId, o: { ...outage, component: 'Actionneur d’embrayage', addMissing: true } })).data.insertOutage;
+    const added = (await gql('diagnostician', add, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", addMissing: true } })).data.insertOutage;
     const read = await gql('commercial', 'query($id: uuid!) { gearboxOutage(id: $id) { component { name } outageType { name } occurrenceRate } }', { id });
     expect(read.data.gearboxOutage).toEqual({ component: { name: 'Mécatronique' }, outageType: { name: 'Défaut logiciel' }, occurrenceRate: 9 });
-    expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([{ name: 'Actionneur d’embrayage' }]);
+    expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([{ name: "Actionneur d'embrayage" }]);
     expect((await gql('diagnostician', add, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { 'object.occurrenceRate': 'Nombre invalide' } });
 
     const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: modelId });

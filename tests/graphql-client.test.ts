@@ -28,7 +28,7 @@ async function loadClient(origin: string, tokens: string[]) {
   return { module, served, restore: () => (globalThis.fetch = realFetch) };
 }
 
-describe('the islands’ GraphQL client', () => {
+describe("the islands' GraphQL client", () => {
   let t: TestApp;
   let token: string;
   beforeAll(async () => {

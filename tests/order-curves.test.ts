@@ -45,16 +45,16 @@ describe('curve CSV checks', () => {
 
   it('names the line of a cell that is not a number, blank lines counted', () => {
     const csv = `temps;pression\n${lines(9)}\n\n1,5;abc\n3;4\n`;
-    expect(readCurve(csv)).toEqual({ curve: null, error: 'Ligne 12 : « abc » n’est pas un nombre' });
+    expect(readCurve(csv)).toEqual({ curve: null, error: "Ligne 12 : « abc » n'est pas un nombre" });
     expect(parseCurve(csv)).toBeNull();
     expect(readCurve('temps;pression;débit\n0;1;2\n1;2\n').error).toBe('Ligne 3 : valeur manquante dans la colonne « débit »');
     expect(readCurve('temps;pression\n0;1\n').error).toBe('Il faut au moins deux lignes de valeurs.');
-    expect(readCurve('temps\n0\n1\n').error).toBe('Il faut au moins deux colonnes : l’abscisse, puis une valeur ou les limites basse et haute.');
+    expect(readCurve('temps\n0\n1\n').error).toBe("Il faut au moins deux colonnes : l'abscisse, puis une valeur ou les limites basse et haute.");
   });
 
   it('refuses values beyond any measure, and ticks never loop on huge or tiny ranges', () => {
-    expect(readCurve('temps;pression\n1152921504606846976;1\n1152921504606847232;2\n').error).toBe('Ligne 2 : « 1152921504606846976 » est hors de portée d’une mesure');
-    expect(readCurve('temps;pression\n0;1e999\n1;2\n').error).toBe('Ligne 2 : « 1e999 » est hors de portée d’une mesure');
+    expect(readCurve('temps;pression\n1152921504606846976;1\n1152921504606847232;2\n').error).toBe("Ligne 2 : « 1152921504606846976 » est hors de portée d'une mesure");
+    expect(readCurve('temps;pression\n0;1e999\n1;2\n').error).toBe("Ligne 2 : « 1e999 » est hors de portée d'une mesure");
     // Steps below the resolution of doubles: a bounded handful of ticks, not an endless loop.
     expect(ticks(1152921504606846976, 1152921504606847232).length).toBeLessThanOrEqual(16);
     expect(ticks(0, 10)).toEqual([0, 2, 4, 6, 8, 10]);
@@ -126,7 +126,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     return { modelId, orderId, reference, procedure, foreign };
   }
 
-  it('records curves against the model’s own documents, admins and diagnosticians only', async () => {
+  it("records curves against the model's own documents, admins and diagnosticians only", async () => {
     const { orderId, reference, procedure, foreign } = await setUp();
     const curve = { description: 'Pression de ligne en montée de rapports', result: 'Hors bande à 1 s', comment: 'Huile à 80 °C', referenceDocumentId: reference, measureProcedureDocumentId: procedure };
     for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.insertCurve, { o: orderId, c: curve })).errors![0]!.extensions.code).toBe('forbidden');
@@ -159,7 +159,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     expect((await gql('mechanic', Q.deleteCurve, { id })).errors![0]!.extensions.code).toBe('forbidden');
   });
 
-  it('attaches files to a curve and removes them with their bytes, the curve’s too', async () => {
+  it("attaches files to a curve and removes them with their bytes, the curve's too", async () => {
     const { orderId, reference } = await setUp();
     const other = await setUp();
     const curveId = ok(await gql('diagnostician', Q.insertCurve, { o: orderId, c: { description: 'Montée en pression', referenceDocumentId: reference } })).insertOrderCurve;
@@ -222,7 +222,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     expect((await orderOf(orderId)).diagnosticFiles.map((f: { file: { name: string } }) => f.file.name)).toEqual(['rapport-valise.pdf']);
   });
 
-  it('never links a dossier’s file, and deleting an order takes its files along', async () => {
+  it("never links a dossier's file, and deleting an order takes its files along", async () => {
     const { orderId, procedure } = await setUp();
     // The measure procedure's PDF sits in the same bucket as curve files: it stays the dossier's.
     const dossierFile = (await t.database.db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.id, procedure)))[0]!.fileId;
@@ -243,7 +243,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     expect((await gql('diagnostician', Q.insertFile, { o: closed!.id, f: { fileId: file, kind: 'import' } })).errors![0]!.message).toBe(CLOSED);
   });
 
-  describe('the tab’s form posts', () => {
+  describe("the tab's form posts", () => {
     let userId: string;
     const flashes: string[] = [];
     beforeAll(async () => {
@@ -278,7 +278,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const before = await storedCount();
       const typed = { description: 'Passage 2-3', result: 'À revoir', comment: '', referenceDocumentId: reference, measureProcedureDocumentId: '' };
       const bad = (await post(order, 'action=courbe-ajout', formOf(typed, { file: [['releve.csv', Buffer.from('temps;pression\n0;1\n1;abc\n')]] }))) as TabFailure;
-      expect(bad).toMatchObject({ status: 400, form: 'courbe-ajout', values: { description: 'Passage 2-3', result: 'À revoir' }, errors: { file: 'Ligne 3 : « abc » n’est pas un nombre' } });
+      expect(bad).toMatchObject({ status: 400, form: 'courbe-ajout', values: { description: 'Passage 2-3', result: 'À revoir' }, errors: { file: "Ligne 3 : « abc » n'est pas un nombre" } });
       const exe = (await post(order, 'action=courbe-ajout', formOf(typed, { file: [['outil.exe', PDF]] }))) as TabFailure;
       expect(exe.errors).toEqual({ file: 'Format non supporté' });
       const foreignRef = (await post(order, 'action=courbe-ajout', formOf({ ...typed, referenceDocumentId: foreign }, { file: [['releve.csv', MEASURED]] }))) as TabFailure;
@@ -314,7 +314,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const { orderId, modelId } = await setUp();
       const order = { id: orderId, modelId };
       const failed = (await post(order, 'action=import', formOf({}, { files: [['valise.csv', MEASURED], ['ecran.png', png], ['rapport.pdf', PDF]] }))) as TabFailure;
-      expect(failed).toMatchObject({ status: 400, form: 'import', formError: 'Erreur lors de l’import du fichier ecran.png', errors: { files: 'ecran.png : Format non supporté' } });
+      expect(failed).toMatchObject({ status: 400, form: 'import', formError: "Erreur lors de l'import du fichier ecran.png", errors: { files: 'ecran.png : Format non supporté' } });
       const imports = (await orderOf(orderId)).diagnosticFiles;
       expect(imports.map((f: { file: { name: string } }) => f.file.name)).toEqual(['valise.csv', 'rapport.pdf']);
       expect(await post(order, 'action=import', formOf({}))).toMatchObject({ status: 400, errors: { files: 'Choisissez au moins un fichier' } });

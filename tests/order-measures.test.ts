@@ -92,8 +92,8 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   it('asks whether measures were taken first, and lets only A and D write', async () => {
     const { orderId } = await setUp();
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]).toMatchObject({ message: 'Indiquez d’abord que des mesures ont été prises.', extensions: { code: 'conflict' } });
-    expect((await gql('diagnostician', Q.fromDossier, { o: orderId })).errors![0]!.message).toBe('Indiquez d’abord que des mesures ont été prises.');
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]).toMatchObject({ message: "Indiquez d'abord que des mesures ont été prises.", extensions: { code: 'conflict' } });
+    expect((await gql('diagnostician', Q.fromDossier, { o: orderId })).errors![0]!.message).toBe("Indiquez d'abord que des mesures ont été prises.");
     for (const role of ['commercial', 'mechanic'] as const) {
       expect((await gql(role, Q.done, { o: orderId, d: true })).errors![0]!.extensions.code).toBe('forbidden');
       expect((await gql(role, Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.extensions.code).toBe('forbidden');
@@ -110,7 +110,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect(ok(await gql('mechanic', Q.measure, { id })).orderMeasure).toMatchObject({ id, name: 'Température huile', repairOrder: { id: orderId, number: `ME-${kind}-${n}`.toUpperCase(), status: 'IN_PROGRESS' } });
   });
 
-  it('copies the dossier’s measures once, stores the proposed result unless one is chosen', async () => {
+  it("copies the dossier's measures once, stores the proposed result unless one is chosen", async () => {
     const { orderId, pressure } = await setUp();
     ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
     expect(ok(await gql('diagnostician', Q.fromDossier, { o: orderId })).insertDossierMeasures).toBe(2);
@@ -148,7 +148,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect(await measuresOf(orderId)).toEqual([expect.objectContaining({ id, name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4, checkResult: 'ok' })]);
   });
 
-  it('keeps a measure’s files, then discards measures and files together when the answer becomes "no"', async () => {
+  it('keeps a measure\'s files, then discards measures and files together when the answer becomes "no"', async () => {
     const { orderId } = await setUp();
     ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
     ok(await gql('diagnostician', Q.fromDossier, { o: orderId }));
@@ -207,7 +207,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect(existsSync(t.app.services.files.pathOf(kept.id))).toBe(false);
     // A file of another bucket was never linked: it stays.
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, misplaced.id))).toHaveLength(1);
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe('Indiquez d’abord que des mesures ont été prises.');
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe("Indiquez d'abord que des mesures ont été prises.");
   });
 
   it('refuses every change on a closed order', async () => {

@@ -56,7 +56,7 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
-    expect((await gql('diagnostician', Q.validate, { o: orderId })).errors![0]!.message).toBe('Indiquez d’abord si la boîte permet la lecture des codes défaut.');
+    expect((await gql('diagnostician', Q.validate, { o: orderId })).errors![0]!.message).toBe("Indiquez d'abord si la boîte permet la lecture des codes défaut.");
     ok(await gql('diagnostician', Q.reading, { o: orderId }));
     ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Sifflement', temporality: 'during' } }));
     ok(await gql('diagnostician', Q.validate, { o: orderId }));

@@ -45,7 +45,7 @@ type Order = {
 type Listed = { id: string; number: string; openedOn: string; status: string; interventionCategory: string; gearboxCode: string; model: { id: string; model: string; type: string; constructorName: string } };
 
 const LOCKED = 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.';
-const TAKEN = 'Numéro de l’ordre de réparation non disponible';
+const TAKEN = "Numéro de l'ordre de réparation non disponible";
 
 describe.each(databaseKinds)('repair orders on %s', (kind) => {
   let t: TestApp;

@@ -6,6 +6,7 @@ import { DEMO_PASSWORD } from '../server/db/seed.ts';
 import { renderReportPdf } from '../src/lib/report-pdf.tsx';
 import type { Report } from '../src/lib/report.server.ts';
 import { demoEmails, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { htmlText } from './support/browser.ts';
 
 const UNKNOWN = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
 const results = ['Conforme', 'Non conforme', 'Non mesurable', 'Tolérance haute', 'Tolérance basse'];
@@ -56,7 +57,7 @@ describe('the intervention report PDF, drawn alone', () => {
     const bytes = await read(await renderReportPdf(report));
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     const { text } = await pdfText(bytes);
-    for (const part of ['Rapport d’intervention', 'OR-2026-0042', 'Électrique', '« Grippage »', 'Tolérance haute', 'Pression de ligne', 'Référence : min – max', 'Régime (tr/min)', '3 000', 'Essai routier concluant', 'Rapport d’intervention · OR-2026-0042 Page 1 / 2', 'Page 2 / 2']) {
+    for (const part of ["Rapport d'intervention", 'OR-2026-0042', 'Électrique', '« Grippage »', 'Tolérance haute', 'Pression de ligne', 'Référence : min – max', 'Régime (tr/min)', '3 000', 'Essai routier concluant', "Rapport d'intervention · OR-2026-0042 Page 1 / 2", 'Page 2 / 2']) {
       expect(text).toContain(part);
     }
   });
@@ -109,16 +110,16 @@ describe('the intervention report of a closed order', () => {
     expect(text).toContain(order.number);
     expect(text).toContain(order.checkpoint.replace(/\s+/g, ' '));
     expect(text).toContain(order.label);
-    expect(text).toContain('Rapport d’intervention');
+    expect(text).toContain("Rapport d'intervention");
     expect(text).toMatch(/Page 1 \/ \d/);
   });
 
   it('shows the printable page, without the navigation bar', async () => {
     const res = await get(`/repair-order/${order.id}/report`);
     expect(res.status).toBe(200);
-    const html = await res.text();
+    const html = htmlText(await res.text());
     expect(html).toContain(order.number);
-    expect(html).toContain('Rapport d’intervention');
+    expect(html).toContain("Rapport d'intervention");
     expect(html).toContain(`/repair-order/${order.id}/report.pdf`);
     expect(html).not.toContain('Menu du profil');
   });
@@ -128,10 +129,10 @@ describe('the intervention report of a closed order', () => {
       const pdf = await get(`/repair-order/${id}/report.pdf`);
       expect(pdf.status).toBe(404);
       expect(pdf.headers.get('content-type')).toContain('text/html');
-      expect(await pdf.text()).toContain('Impossible de récupérer l’ordre de réparation');
+      expect(htmlText(await pdf.text())).toContain("Impossible de récupérer l'ordre de réparation");
       const page = await get(`/repair-order/${id}/report`);
       expect(page.status).toBe(404);
-      expect(await page.text()).toContain('Impossible de récupérer l’ordre de réparation');
+      expect(htmlText(await page.text())).toContain("Impossible de récupérer l'ordre de réparation");
     }
   });
 

@@ -102,7 +102,7 @@ describe('the signed session', () => {
     await b.signIn('commercial@demo.local');
     const form = await b.request('/sign-out', { method: 'POST', origin: 'https://evil.example' });
     expect(form.status).toBe(403);
-    expect(await form.text()).toContain('Requête refusée : elle ne vient pas de l’application.');
+    expect(await form.text()).toContain("Requête refusée : elle ne vient pas de l'application.");
     const json = await b.request('/api/session/password', {
       method: 'POST',
       origin: 'https://evil.example',
@@ -119,7 +119,7 @@ describe('the signed session', () => {
     for (const body of [JSON.stringify({ number: 'X' }), '\u0000\u0001']) {
       const res = await b.request('/repair-order', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(res.status).toBe(415);
-      expect(await res.text()).toContain('Requête refusée : cette page n’accepte que ses propres formulaires.');
+      expect(await res.text()).toContain("Requête refusée : cette page n'accepte que ses propres formulaires.");
     }
     const none = await b.request('/repair-orders?action=supprimer', { method: 'POST' });
     expect(none.status).toBe(415);

@@ -1,4 +1,5 @@
 // The pure modules of the shell: route table and guard, capability table, validators, formats, i18n.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { formatDate, formatDateTime, formatNumber, formatTime } from '../src/lib/format.ts';
 import { t } from '../src/lib/i18n.ts';
@@ -10,7 +11,7 @@ import { z } from 'zod';
 const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
 
 describe('route table (SPEC §2.1)', () => {
-  it('lists the 19 routes of the specification and the intervention report (page and PDF)', () => {
+  it('lists the 19 routes of the specification, the intervention report (page and PDF), two creation forms guarded apart and the profile page', () => {
     expect(routes).toHaveLength(24);
   });
 
@@ -18,7 +19,9 @@ describe('route table (SPEC §2.1)', () => {
     ['/repair-order/x/code-conditions', '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', { or_uuid: 'x', code_uuid: undefined }],
     [`/repair-order/x/code-conditions/${ID}`, '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', { or_uuid: 'x', code_uuid: ID }],
     ['/repair-order/x/diagnostic/', '/repair-order/{uuid}/diagnostic', { uuid: 'x' }],
-    ['/gearbox/g/outage', '/gearbox/{gearboxUuid}/outage/{outageUuid?}', { gearboxUuid: 'g', outageUuid: undefined }],
+    // The creation form first (A and D only), then the outage for every role (decision 019).
+    ['/gearbox/g/outage', '/gearbox/{gearboxUuid}/outage', { gearboxUuid: 'g' }],
+    [`/gearbox/g/outage/${ID}`, '/gearbox/{gearboxUuid}/outage/{outageUuid?}', { gearboxUuid: 'g', outageUuid: ID }],
     ['/repair-order', '/repair-order', {}],
   ])('matches %s', (path, pattern, params) => {
     const match = matchRoute(path)!;
@@ -100,7 +103,7 @@ describe('validators (SPEC §5)', () => {
       // Every rule it breaks, not the first one only.
       password: 'Au moins une majuscule, au moins un chiffre, au moins un caractère spécial',
       confirmation: 'Les mots de passe ne sont pas identiques',
-      terms: 'Vous devez accepter les conditions d’utilisation',
+      terms: "Vous devez accepter les conditions d'utilisation",
     });
     expect(setPasswordSchema.safeParse({ password: 'Boite-2026!', confirmation: 'Boite-2026!', terms: 'on' }).success).toBe(true);
   });
@@ -122,6 +125,16 @@ describe('formats (SPEC §1)', () => {
   });
   it('interpolates catalogue messages', () => {
     expect(t('validation.minLength', { min: 8 })).toBe('Minimum 8 caractères');
-    expect(t('errors.fileImport', { file: 'courbe.csv' })).toBe('Erreur lors de l’import du fichier courbe.csv');
+    expect(t('errors.fileImport', { file: 'courbe.csv' })).toBe("Erreur lors de l'import du fichier courbe.csv");
+  });
+
+  it('writes the straight apostrophe of SPEC §8 everywhere, never the typographic one (decision 020)', () => {
+    // SPEC §8's own words, as a client matching them looks for them.
+    expect(t('errors.repairOrderLoad')).toBe("Impossible de récupérer l'ordre de réparation");
+    expect(t('errors.repairOrderCreate')).toBe("Erreur lors de la création de l'OR");
+    const typographic = String.fromCharCode(0x2019);
+    // Every tracked source file, as committed: none holds it.
+    const found = spawnSync('git', ['grep', '-l', typographic, '--', 'src', 'server', 'e2e', 'tests'], { encoding: 'utf8' });
+    expect(found.stdout).toBe('');
   });
 });

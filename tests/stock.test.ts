@@ -193,10 +193,10 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     const otherId = await newModel('Essai ajout bis');
     const foreign = await newCodes(otherId, 'EB-DOC', ['EBG']);
     const refusals: [object, object][] = [
-      [{ code: `g:${foreign.boxIds[0]}` }, { 'object.code': 'Ce code n’appartient pas à ce modèle' }],
-      [{ code: `d:${foreign.doctorId}` }, { 'object.code': 'Ce code n’appartient pas à ce modèle' }],
-      [{ code: `g:${'-'.repeat(36)}` }, { 'object.code': 'Ce code n’appartient pas à ce modèle' }],
-      [{ code: `g:${'0'.repeat(36)}` }, { 'object.code': 'Ce code n’appartient pas à ce modèle' }],
+      [{ code: `g:${foreign.boxIds[0]}` }, { 'object.code': "Ce code n'appartient pas à ce modèle" }],
+      [{ code: `d:${foreign.doctorId}` }, { 'object.code': "Ce code n'appartient pas à ce modèle" }],
+      [{ code: `g:${'-'.repeat(36)}` }, { 'object.code': "Ce code n'appartient pas à ce modèle" }],
+      [{ code: `g:${'0'.repeat(36)}` }, { 'object.code': "Ce code n'appartient pas à ce modèle" }],
       [{ gearboxModelId: '00000000-0000-4000-8000-000000000000' }, { 'object.gearboxModelId': 'Modèle inconnu' }],
       [{ quantity: 0 }, { 'object.quantity': 'Entre 1 et 100 boîtes' }],
       [{ quantity: 10000 }, { 'object.quantity': 'Entre 1 et 100 boîtes' }],
@@ -256,8 +256,8 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect((await gql('commercial', Q.remove, { id, v: 1, d: '2026-13-01', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({ 'object.outOn': 'Date invalide' });
     const early = await gql('commercial', Q.remove, { id, v: 1, d: '2026-03-09', r: 'Vendue' });
     expect(early.errors![0]).toMatchObject({
-      message: 'La date de sortie précède la date d’entrée',
-      extensions: { code: 'validation', fields: { 'object.outOn': 'La date de sortie précède la date d’entrée' } },
+      message: "La date de sortie précède la date d'entrée",
+      extensions: { code: 'validation', fields: { 'object.outOn': "La date de sortie précède la date d'entrée" } },
     });
     expect(await itemOf(id!)).toMatchObject({ outOn: null, outReason: '', version: 1, movements: [{ kind: 'added' }] });
     expect((await itemOf(id!)).movements).toHaveLength(1);

@@ -78,7 +78,7 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     // A condition of the base is not a symptom.
     expect(await refusal({ symptom: `Condition essai ${kind} ${n}`, gear: '2' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Cet item ne fait pas partie de la base de donnée' } });
     // The comment alone is no condition; every problem shows at once.
-    expect(await refusal({ symptom: '', comment: 'Rien' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Champ obligatoire', 'object.conditions': 'Indiquez au moins une condition d’apparition' } });
+    expect(await refusal({ symptom: '', comment: 'Rien' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Champ obligatoire', 'object.conditions': "Indiquez au moins une condition d'apparition" } });
     // Another model's code, or one the dossier does not know.
     for (const errorCode of ['P0841', 'P9999']) expect(await refusal({ symptom: names.slip, errorCode, gear: '2' })).toEqual({ code: 'validation', fields: { 'object.errorCode': 'Ce code ne fait pas partie du dossier du modèle' } });
     expect(await refusal({ symptom: names.slip, errorCode: 'P07 30', gear: '2' })).toEqual({ code: 'validation', fields: { 'object.errorCode': 'Code invalide' } });
@@ -88,7 +88,7 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     const taken = { code: 'validation', fields: { 'object.symptom': 'Ce symptôme est déjà relevé sur cet OR' } };
     expect(await refusal({ symptom: names.slip.toLowerCase(), action: 'Au démarrage' })).toEqual(taken);
     expect(fieldsOf(await gql('diagnostician', Q.update, { id: jolt, s: { symptom: names.slip, gear: '2' } }))).toEqual(taken);
-    expect(fieldsOf(await gql('diagnostician', Q.update, { id: slip, s: { symptom: names.slip } })).fields).toEqual({ 'object.conditions': 'Indiquez au moins une condition d’apparition' });
+    expect(fieldsOf(await gql('diagnostician', Q.update, { id: slip, s: { symptom: names.slip } })).fields).toEqual({ 'object.conditions': "Indiquez au moins une condition d'apparition" });
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.symptoms).toHaveLength(2);
   });
 

@@ -50,7 +50,7 @@ const symptomWords: [RegExp, string][] = [
   [/à-coup|a-coup|claque|choc/i, 'À-coup au passage de rapport'],
   [/vibration|broute/i, 'Vibrations au démarrage'],
   [/marche arrière/i, 'Pas de marche arrière'],
-  [/fuite/i, 'Fuite d’huile'],
+  [/fuite/i, "Fuite d'huile"],
   [/siffl|bruit|ronfl/i, 'Sifflement'],
   [/retard|tard|lent/i, 'Passage de rapport retardé'],
   [/voyant|message/i, 'Voyant de boîte allumé'],
@@ -113,7 +113,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
           bvaMode: pick(rand, ['D', 'D', 'S (sport)', 'M (manuel)']),
           gear: String(1 + Math.floor(rand() * 4)),
           action: pick(rand, conditionsOf),
-          comment: i === 0 ? 'Relevé à la valise à l’arrivée.' : '',
+          comment: i === 0 ? "Relevé à la valise à l'arrivée." : '',
         });
       }
     }

@@ -95,8 +95,8 @@ type DemoOrderModel = {
 const MECHATRONICS: [string, string] = ['Contrôle de la mécatronique au banc', 'Mécatronique envoyée par'];
 const VALVE_BODY: [string, string] = ['Contrôle du bloc hydraulique au banc', 'Bloc hydraulique envoyé par'];
 
-const brokenGears: Exchange = ['Bruit de ferraille puis perte d’entraînement, véhicule remorqué.', 'pignonnerie détruite (roulement de différentiel éclaté)', ['Pignonnerie', 'Différentiel']];
-const crackedCase: Exchange = ['Fuite d’huile importante après un choc sur un trottoir.', 'carter de boîte fissuré', ['Carter de boîte']];
+const brokenGears: Exchange = ["Bruit de ferraille puis perte d'entraînement, véhicule remorqué.", 'pignonnerie détruite (roulement de différentiel éclaté)', ['Pignonnerie', 'Différentiel']];
+const crackedCase: Exchange = ["Fuite d'huile importante après un choc sur un trottoir.", 'carter de boîte fissuré', ['Carter de boîte']];
 const seizedPump: Exchange = ['Patinage dans tous les rapports puis plus de marche avant.', 'limaille dans tout le carter, pompe à huile grippée', ['Pompe à huile', 'Embrayages multidisques']];
 
 const models: Record<string, DemoOrderModel> = {
@@ -133,7 +133,7 @@ const models: Record<string, DemoOrderModel> = {
       },
       {
         weight: 3,
-        symptoms: ['Tache d’huile sous la boîte, passages retardés à chaud.', 'Fuite au carter de boîte, niveau bas au contrôle.'],
+        symptoms: ["Tache d'huile sous la boîte, passages retardés à chaud.", 'Fuite au carter de boîte, niveau bas au contrôle.'],
         codes: [],
         parts: ['Carter-filtre', 'Douille de connecteur (passe-cloison)'],
         work: { complete_car: [1, ['Remplacement carter-filtre', 'Remplacement douille de connecteur', 'Vidange boîte + mise à niveau à chaud']] },
@@ -302,7 +302,7 @@ const models: Record<string, DemoOrderModel> = {
         symptoms: ['Passages durs et montée en régime entre 3 et 4.'],
         codes: ['P0750'],
         parts: ['Électrovanne de pression'],
-        work: { complete_car: [1, ['Vidange boîte', 'Remplacement de l’électrovanne SLS', 'Réinitialisation des adaptations']] },
+        work: { complete_car: [1, ['Vidange boîte', "Remplacement de l'électrovanne SLS", 'Réinitialisation des adaptations']] },
       },
       {
         weight: 1,
@@ -313,7 +313,7 @@ const models: Record<string, DemoOrderModel> = {
       },
       {
         weight: 1,
-        symptoms: ['Patinage en 4e et 5e après le tractage d’une caravane, huile brûlée.'],
+        symptoms: ["Patinage en 4e et 5e après le tractage d'une caravane, huile brûlée."],
         codes: ['P0730'],
         parts: ['Embrayages multidisques', 'Bloc hydraulique'],
         work: {
@@ -360,7 +360,7 @@ const models: Record<string, DemoOrderModel> = {
         codes: ['P189C', 'P0841'],
         parts: ['Mécatronique', 'Accumulateur de pression'],
         work: {
-          mechatronics_only: [3, ['Remplacement accumulateur de pression', 'Contrôle d’étanchéité de la mécatronique']],
+          mechatronics_only: [3, ['Remplacement accumulateur de pression', "Contrôle d'étanchéité de la mécatronique"]],
           complete_car: [2, ['Remplacement mécatronique', 'Remplissage huile de mécatronique', 'Apprentissage embrayages au diagnostic']],
         },
       },
@@ -415,7 +415,7 @@ const models: Record<string, DemoOrderModel> = {
       },
       {
         weight: 2,
-        symptoms: ['Passage 1–2 brutal à froid, marche arrière lente à s’engager.'],
+        symptoms: ["Passage 1–2 brutal à froid, marche arrière lente à s'engager."],
         codes: ['P0841'],
         parts: ['Électrovanne de pression'],
         work: { complete_car: [1, ['Vidange DSG avec filtre', 'Réglage de base au diagnostic']] },
@@ -464,17 +464,17 @@ const models: Record<string, DemoOrderModel> = {
     cases: [
       {
         weight: 3,
-        symptoms: ['Sifflement et patinage à l’accélération.', 'Le régime monte sans que la voiture accélère.'],
+        symptoms: ["Sifflement et patinage à l'accélération.", 'Le régime monte sans que la voiture accélère.'],
         codes: [],
         parts: ['Courroie de variateur', 'Poulies'],
         work: {
-          complete_car: [2, ['Dépose-repose boîte', 'Remplacement du variateur (courroie et poulies)', 'Vidange CVT avec filtres', 'Réinitialisation du compteur de dégradation d’huile']],
+          complete_car: [2, ['Dépose-repose boîte', 'Remplacement du variateur (courroie et poulies)', 'Vidange CVT avec filtres', "Réinitialisation du compteur de dégradation d'huile"]],
           gearbox_only: [2, ['Remplacement du variateur (courroie et poulies)', 'Remplacement des roulements de poulies']],
         },
       },
       {
         weight: 2,
-        symptoms: ['Ronronnement qui croît avec la vitesse, limaille sur l’aimant du carter.'],
+        symptoms: ["Ronronnement qui croît avec la vitesse, limaille sur l'aimant du carter."],
         codes: [],
         parts: ['Roulement de poulie'],
         work: {
@@ -501,15 +501,15 @@ const models: Record<string, DemoOrderModel> = {
       },
       {
         weight: 1,
-        symptoms: ['Mode protection en côte l’été, régime limité.'],
+        symptoms: ["Mode protection en côte l'été, régime limité."],
         codes: ['P0711'],
         parts: ['Échangeur thermique'],
-        work: { complete_car: [1, ['Remplacement échangeur thermique', 'Vidange CVT avec filtres', 'Réinitialisation du compteur de dégradation d’huile']] },
+        work: { complete_car: [1, ['Remplacement échangeur thermique', 'Vidange CVT avec filtres', "Réinitialisation du compteur de dégradation d'huile"]] },
       },
     ],
     refill: 'Mise à niveau huile CVT et réinitialisation des apprentissages',
     exchanges: [
-      ['Patinage brutal puis plus d’entraînement, véhicule remorqué.', 'courroie de variateur cassée, poulies détruites', ['Courroie de variateur', 'Poulies']],
+      ["Patinage brutal puis plus d'entraînement, véhicule remorqué.", 'courroie de variateur cassée, poulies détruites', ['Courroie de variateur', 'Poulies']],
       ['Bruit de roulement de plus en plus fort, limaille à la vidange.', 'roulement de poulie primaire éclaté, limaille dans tout le carter', ['Roulement de poulie', 'Poulies']],
     ],
     history: [
@@ -578,7 +578,7 @@ const models: Record<string, DemoOrderModel> = {
 
   'PSA ETG6': {
     count: 4,
-    unit: ['Contrôle du moteur d’embrayage au banc', 'Moteur d’embrayage envoyé par'],
+    unit: ["Contrôle du moteur d'embrayage au banc", "Moteur d'embrayage envoyé par"],
     vehicles: [
       ['Citroën', 'C4 Picasso 1.6 e-HDi 112 ETG6', 'MCP-DV6C', 'diesel', '0.6L_to_1.6L', 2010, 2013, 3],
       ['Citroën', 'C4 II 1.6 e-HDi 112 ETG6', 'MCP-DV6C', 'diesel', '0.6L_to_1.6L', 2011, 2014, 2],
@@ -597,10 +597,10 @@ const models: Record<string, DemoOrderModel> = {
         weight: 2,
         symptoms: ['Démarrages brutaux puis embrayage qui ne se libère plus, « Défaut boîte de vitesses ».'],
         codes: ['P0700'],
-        parts: ['Moteur d’embrayage'],
+        parts: ["Moteur d'embrayage"],
         work: {
-          complete_car: [2, ['Remplacement du moteur d’embrayage', 'Apprentissage du point de léchage']],
-          mechatronics_only: [1, ['Remise en état du moteur d’embrayage (tige grippée)']],
+          complete_car: [2, ["Remplacement du moteur d'embrayage", 'Apprentissage du point de léchage']],
+          mechatronics_only: [1, ["Remise en état du moteur d'embrayage (tige grippée)"]],
         },
       },
       {
@@ -612,7 +612,7 @@ const models: Record<string, DemoOrderModel> = {
       },
       {
         weight: 1,
-        symptoms: ['Démarrages en saccades depuis l’achat du véhicule.'],
+        symptoms: ["Démarrages en saccades depuis l'achat du véhicule."],
         codes: [],
         parts: ['Calculateur de boîte (TCU)'],
         work: { complete_car: [1, ['Mise à jour du calculateur de boîte', 'Apprentissage du point de léchage']] },
@@ -623,7 +623,7 @@ const models: Record<string, DemoOrderModel> = {
     history: [
       ['Mise à jour du calculateur et apprentissages', 10_000, 60_000],
       ['Remplacement kit embrayage', 70_000, 120_000],
-      ['Remplacement du moteur d’embrayage', 80_000, 150_000],
+      ["Remplacement du moteur d'embrayage", 80_000, 150_000],
     ],
   },
 };
@@ -631,11 +631,11 @@ const models: Record<string, DemoOrderModel> = {
 /** The garages that send the workshop a box or a mechatronics on its own. */
 const garages = ['Garage Martin, Lyon', 'Garage du Centre, Villeurbanne', 'Auto Service Dupuis, Vienne', 'Garage des Alpes, Grenoble', 'Garage Moderne, Bourgoin-Jallieu', 'Garage de la Gare, Villefranche-sur-Saône'];
 /** Why an order opened weeks ago is still in progress. */
-const waiting = ['En attente de pièces (délai fournisseur).', 'Devis envoyé, en attente d’accord.', 'Pièces reçues, intervention planifiée.', 'Client relancé pour l’accord du devis.'];
+const waiting = ['En attente de pièces (délai fournisseur).', "Devis envoyé, en attente d'accord.", 'Pièces reçues, intervention planifiée.', "Client relancé pour l'accord du devis."];
 /** The first thing done on an order; a mechatronics-only one starts with its model's bench check. */
 const intake: Record<Exclude<InterventionCategory, 'mechatronics_only'>, string> = { complete_car: 'Lecture des codes défaut et essai routier', gearbox_only: 'Démontage et expertise de la boîte' };
 const closing: Record<InterventionCategory, string> = { complete_car: 'Essai routier de contrôle', gearbox_only: 'Essai au banc', mechatronics_only: 'Test au banc après réparation' };
-const boxCondition: Record<string, string> = { used: 'd’occasion testée', refurbished: 'reconditionnée', new: 'neuve' };
+const boxCondition: Record<string, string> = { used: "d'occasion testée", refurbished: 'reconditionnée', new: 'neuve' };
 
 // ---- Days.
 
@@ -731,7 +731,7 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
   // Fault codes as read at intake, most of the time.
   const codes = fault.codes.length && rand() < 0.8 ? fault.codes.slice(0, 1 + Math.floor(rand() * fault.codes.length)) : [];
   const codeText = codes.length === 1 ? `Code ${codes[0]} mémorisé.` : codes.length ? `Codes ${codes.slice(0, -1).join(', ')} et ${codes[codes.length - 1]} mémorisés.` : '';
-  const condition = box ? (boxCondition[box.item.condition] ?? 'd’occasion') : '';
+  const condition = box ? (boxCondition[box.item.condition] ?? "d'occasion") : '';
   const said = exchange ? exchange[0] : pick(rand, fault.symptoms);
   const comment = [
     said,
@@ -778,7 +778,7 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
     natural,
     fixed: !!box,
     box,
-    work: box ? ['Dépose boîte', 'Démontage et expertise de la boîte', `Pose d’une boîte ${condition} du stock`, m.refill] : work,
+    work: box ? ['Dépose boîte', 'Démontage et expertise de la boîte', `Pose d'une boîte ${condition} du stock`, m.refill] : work,
     withIntake: rand() < 0.7,
     baseComment: comment.join(' '),
     closeDraw: rand(),

@@ -81,7 +81,7 @@ const models: Record<string, DemoStockModel> = {
   'VW DQ250 02E': { current: 12, gone: 4, rack: 'D', heavy: false, converter: false, bare: 'Sans mécatronique', rebuilt: 'embrayages K1/K2 et joints neufs' },
   'Aisin AW55-51SN': { current: 8, gone: 3, rack: 'B', heavy: false, converter: true, bare: 'Sans bloc hydraulique', rebuilt: 'embrayages, bloc hydraulique et joints neufs' },
   'Getrag 6DCT450': { current: 8, gone: 3, rack: 'D', heavy: false, converter: false, bare: 'Sans calculateur (TCM)', rebuilt: 'embrayages, TCM reprogrammé et joints neufs' },
-  'PSA ETG6': { current: 6, gone: 2, rack: 'E', heavy: false, converter: false, bare: 'Sans robot de sélection', rebuilt: 'actionneur d’embrayage et joints neufs' },
+  'PSA ETG6': { current: 6, gone: 2, rack: 'E', heavy: false, converter: false, bare: 'Sans robot de sélection', rebuilt: "actionneur d'embrayage et joints neufs" },
 };
 const RACKS = ['A', 'B', 'C', 'D', 'E', 'F'];
 
@@ -98,7 +98,7 @@ const currentStories: [Story, number][] = [
   [{ path: ['used'], comments: (m, rand) => ['', '', '', '', 'Testée au banc, passages OK', 'Déposée sur véhicule accidenté, boîte saine', m.bare, 'Huile propre, pas de limaille au bouchon', mileage(rand)] }, 38],
   [{ path: ['used', 'refurbished'], comments: (m) => ['Reconditionnée atelier, garantie 12 mois', `Reconditionnée atelier : ${m.rebuilt}`, ''] }, 14],
   [{ path: ['refurbished'], comments: () => ['Échange standard, reçue reconditionnée', 'Reconditionnée atelier, garantie 12 mois', 'Achetée reconditionnée chez le spécialiste, garantie 12 mois', ''] }, 14],
-  [{ path: ['new'], comments: () => ['Neuve, emballage d’origine', 'Neuve, livrée avec huile et joints', 'Commande client annulée', ''] }, 9],
+  [{ path: ['new'], comments: () => ["Neuve, emballage d'origine", 'Neuve, livrée avec huile et joints', 'Commande client annulée', ''] }, 9],
   [{ path: ['out_of_order'], comments: (m) => ['Retour client — à expertiser', 'Retour client — à expertiser', 'Retour client — à expertiser', cracked(m), 'Véhicule inondé : eau dans la boîte'] }, 4],
   [{ path: ['used', 'out_of_order'], comments: (m) => ['Patine au banc — à démonter', 'Limaille au bouchon de vidange', cracked(m)] }, 4],
   [{ path: ['out_of_order', 'refurbished'], comments: (m) => ['Retour client — reconditionnée, garantie 12 mois', `Reconditionnée atelier : ${m.rebuilt}`] }, 4],
@@ -107,7 +107,7 @@ const currentStories: [Story, number][] = [
 ];
 
 type Exit = { paths: [Path, number][]; reason: (out: string, rand: Rand) => string; by: Person[] | null };
-const buyers = ['Garage Martin, Lyon', 'Garage du Centre, Villeurbanne', 'Auto Service Dupuis, Vienne', 'Carrosserie Petit, Bron', 'Garage des Alpes, Grenoble', 'un particulier, retrait à l’atelier'];
+const buyers = ['Garage Martin, Lyon', 'Garage du Centre, Villeurbanne', 'Auto Service Dupuis, Vienne', 'Carrosserie Petit, Bron', 'Garage des Alpes, Grenoble', "un particulier, retrait à l'atelier"];
 
 /** Boxes gone: sold, fitted on a repair order, sent away, scrapped or returned in a standard exchange. */
 const exits: [Exit, number][] = [

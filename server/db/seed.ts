@@ -62,10 +62,10 @@ const emailOf = (name: string) =>
 /** The base every diagnostic picks from, as a French workshop words it. */
 const baseDemo: Record<BaseKind, string[]> = {
   condition: ['Moteur froid', 'Moteur chaud (plus de 80 °C)', 'Au démarrage', 'En accélération franche', 'En décélération', 'À vitesse stabilisée', 'En côte', 'Après un long trajet', 'En marche arrière', 'Au passage de N en D'],
-  symptom: ['Patinage', 'À-coup au passage de rapport', 'Passage de rapport retardé', 'Mode dégradé (secours)', 'Voyant de boîte allumé', 'Sifflement', 'Vibrations au démarrage', 'Pas de marche arrière', 'Perte de puissance', 'Fuite d’huile'],
+  symptom: ['Patinage', 'À-coup au passage de rapport', 'Passage de rapport retardé', 'Mode dégradé (secours)', 'Voyant de boîte allumé', 'Sifflement', 'Vibrations au démarrage', 'Pas de marche arrière', 'Perte de puissance', "Fuite d'huile"],
   component: [
     'Mécatronique', 'Convertisseur de couple', 'Bloc hydraulique', 'Électrovanne de pression', 'Capteur de régime de sortie', 'Double embrayage (K1/K2)', 'Pompe à huile', 'Calculateur de boîte (TCU)', 'Faisceau électrique', 'Courroie de variateur',
-    'Carter-filtre', 'Douille de connecteur (passe-cloison)', 'Embrayages multidisques', 'Embrayage', 'Volant bimasse', 'Roulement de poulie', 'Capteur de pression', 'Échangeur thermique', 'Joint à lèvre de sortie', 'Moteur d’embrayage', 'Robot de sélection des rapports',
+    'Carter-filtre', 'Douille de connecteur (passe-cloison)', 'Embrayages multidisques', 'Embrayage', 'Volant bimasse', 'Roulement de poulie', 'Capteur de pression', 'Échangeur thermique', 'Joint à lèvre de sortie', "Moteur d'embrayage", 'Robot de sélection des rapports',
   ],
   outage_type: ['Usure', 'Défaut électrique', 'Fuite', 'Grippage', 'Casse mécanique', 'Huile polluée', 'Défaut logiciel', 'Surchauffe'],
 };
@@ -77,7 +77,7 @@ const demoGearboxes = [
   { model: 'Aisin TF-80SC', bvaId: 'TF-80SC', type: 'automatic', constructorName: 'Aisin Warner', doctorCode: 'AM6', businessName: 'AM6 / TF-80SC', startYear: 2005, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale' },
   { model: 'Aisin AW55-51SN', bvaId: 'AW55-51SN', type: 'automatic', constructorName: 'Aisin Warner', doctorCode: 'AF33', businessName: 'AW55', startYear: 2000, endYear: 2010, gears: 5, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
   { model: 'VW DQ200 0AM', bvaId: '0AM', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ200', businessName: 'DSG7 à embrayages secs', startYear: 2008, endYear: null, gears: 7, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
-  { model: 'VW DQ250 02E', bvaId: '02E', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ250', businessName: 'DSG6 à bain d’huile', startYear: 2003, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale (4Motion)' },
+  { model: 'VW DQ250 02E', bvaId: '02E', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ250', businessName: "DSG6 à bain d'huile", startYear: 2003, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale (4Motion)' },
   { model: 'Jatco JF011E', bvaId: 'JF011E', type: 'variator', constructorName: 'Jatco', doctorCode: 'RE0F10A', businessName: 'CVT Xtronic', startYear: 2005, endYear: null, gears: null, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale' },
   { model: 'Getrag 6DCT450', bvaId: 'MPS6', type: 'double_clutch', constructorName: 'Getrag', doctorCode: '6DCT450', businessName: 'Powershift', startYear: 2008, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
   { model: 'PSA ETG6', bvaId: 'ETG6', type: 'robotic', constructorName: 'PSA', doctorCode: 'MCP', businessName: 'BMP6 / ETG6', startYear: 2009, endYear: 2018, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
@@ -85,16 +85,16 @@ const demoGearboxes = [
 
 /** Fault codes as the workshop's readers show them, per model. */
 const p07: Record<string, string> = {
-  P0700: 'Système de commande de boîte : défaut mémorisé (demande d’allumage du voyant)',
-  P0711: 'Capteur de température d’huile de boîte : plage ou performances',
+  P0700: "Système de commande de boîte : défaut mémorisé (demande d'allumage du voyant)",
+  P0711: "Capteur de température d'huile de boîte : plage ou performances",
   P0715: 'Capteur de régime de turbine : circuit',
   P0720: 'Capteur de régime de sortie : circuit',
   P0730: 'Rapport engagé incorrect',
   P0741: 'Embrayage de pontage du convertisseur : performances ou bloqué ouvert',
   P0750: 'Électrovanne de passage A : circuit',
   P0780: 'Défaut de passage de rapport',
-  P0841: 'Capteur de pression d’huile : plage ou performances',
-  P0868: 'Pression d’huile de boîte trop basse',
+  P0841: "Capteur de pression d'huile : plage ou performances",
+  P0868: "Pression d'huile de boîte trop basse",
   P17BF: 'Embrayage K1 : patinage (VAG)',
   P189C: 'Bloc mécatronique : plage de pression hors tolérance (VAG)',
 };

@@ -90,7 +90,7 @@ export function createProceduresService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [used] = await tx.select({ n: count() }).from(outageProcedures).where(eq(outageProcedures.procedureId, id));
         const [applied] = await tx.select({ n: count() }).from(orderProcedures).where(eq(orderProcedures.procedureId, id));
-        const reasons = [...(used!.n ? [`pannes qui l’utilisent (${used!.n})`] : []), ...(applied!.n ? [`ordres de réparation (${applied!.n})`] : [])];
+        const reasons = [...(used!.n ? [`pannes qui l'utilisent (${used!.n})`] : []), ...(applied!.n ? [`ordres de réparation (${applied!.n})`] : [])];
         if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
         if (!row) throw new ApiError(404, 'not-found', 'Procédure introuvable');
@@ -116,7 +116,7 @@ export function createProceduresService(deps: { db: Db }) {
             .select({ id: repairProcedures.id })
             .from(repairProcedures)
             .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.gearboxModelId, outage.gearboxModelId)));
-          if (own.length !== procedureIds.length) throw new ApiError(400, 'invalid', 'Procédure d’un autre modèle', {}, { procedureIds: 'Procédure introuvable pour ce modèle' });
+          if (own.length !== procedureIds.length) throw new ApiError(400, 'invalid', "Procédure d'un autre modèle", {}, { procedureIds: 'Procédure introuvable pour ce modèle' });
         }
         await tx.delete(outageProcedures).where(eq(outageProcedures.outageId, outageId));
         if (procedureIds.length) await tx.insert(outageProcedures).values(procedureIds.map((procedureId, i) => ({ outageId, procedureId, priority: i + 1 })));

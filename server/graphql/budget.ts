@@ -7,7 +7,7 @@ import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
 
 const timeoutError = (ms: number) =>
-  apiError('timeout', `Requête trop longue : arrêtée après ${new Intl.NumberFormat('fr-FR').format(ms / 1000)} s. Demandez moins d’éléments à la fois.`);
+  apiError('timeout', `Requête trop longue : arrêtée après ${new Intl.NumberFormat('fr-FR').format(ms / 1000)} s. Demandez moins d'éléments à la fois.`);
 
 /** Wraps every field that resolves to an object (where queries run) with the deadline check. */
 export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {
@@ -27,7 +27,8 @@ export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {
 
 /**
  * Sets the deadline of each query and mutation; past it, the answer is the `timeout` error
- * alone. Subscriptions live on: each gets a context of its own without a deadline.
+ * alone, unless nothing was computed and the errors say why. Subscriptions live on: each gets a
+ * context of its own without a deadline.
  */
 export function timeBudgetPlugin(ms: number): Plugin {
   return {
@@ -35,8 +36,12 @@ export function timeBudgetPlugin(ms: number): Plugin {
       const context = args.contextValue as unknown as GraphQLContext;
       context.deadline = { at: Date.now() + ms, ms };
       return {
-        onExecuteDone({ setResult }) {
-          if (Date.now() > context.deadline!.at) setResult({ errors: [timeoutError(ms)] });
+        onExecuteDone({ result, setResult }) {
+          if (Date.now() <= context.deadline!.at) return;
+          // Nothing computed (every field refused, e.g. over the cost limit): its own errors say why.
+          const { data, errors } = 'data' in result ? (result as { data?: Record<string, unknown> | null; errors?: readonly unknown[] }) : {};
+          if (data && Object.values(data).every((value) => value === null) && errors?.length) return;
+          setResult({ errors: [timeoutError(ms)] });
         },
       };
     },

@@ -55,7 +55,7 @@ export const builder = new SchemaBuilder<{
     limit: { complexity: MAX_COST, depth: 10, breadth: 300 },
     complexityError: (kind, result) =>
       kind === ComplexityErrorKind.Complexity
-        ? apiError('cost-limit', `Requête trop coûteuse : coût ${result.complexity}, maximum ${MAX_COST}. Demandez moins d’éléments à la fois.`, { cost: result.complexity, maxCost: MAX_COST })
+        ? apiError('cost-limit', `Requête trop coûteuse : coût ${result.complexity}, maximum ${MAX_COST}. Demandez moins d'éléments à la fois.`, { cost: result.complexity, maxCost: MAX_COST })
         : apiError('cost-limit', 'Requête trop imbriquée ou trop large.', { depth: result.depth, breadth: result.breadth }),
   },
   scopeAuth: {

@@ -20,7 +20,7 @@ export function fromService(error: unknown): never {
     if (error.status === 400) throw validationError(error.details as Record<string, string>);
     if (error.status === 403) throw forbidden();
     if (error.status === 409) throw conflict(error.message, { reason: error.error, ...error.details });
-    if (error.error === 'email-not-sent') throw apiError('conflict', 'Une erreur est survenue lors de l’envoi de l’email', { reason: 'email-not-sent' });
+    if (error.error === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason: 'email-not-sent' });
     if (error.status === 429) throw apiError('too-many-requests', 'Trop de demandes : réessayez dans quelques minutes.', { retryAfter: Number(error.headers['Retry-After'] ?? 60) });
     // Any other refusal of a service is the caller's: a validation error, never an internal one.
     if (error.status >= 400 && error.status < 500) throw apiError('validation', error.message, { reason: error.error });

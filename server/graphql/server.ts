@@ -255,7 +255,7 @@ export function createGraphQL(options: {
         const userId = ctx.extra.context!.viewer!.id;
         // One user's live lists are bounded: every write re-runs each of them.
         if ((operations.get(socket)?.ids.size ?? 0) >= limits.subscriptionsPerConnection || (perUser.get(userId) ?? 0) >= limits.subscriptionsPerUser) {
-          return [apiError('too-many-subscriptions', 'Trop d’abonnements en direct ouverts : fermez des onglets ou des écrans, puis réessayez.')];
+          return [apiError('too-many-subscriptions', "Trop d'abonnements en direct ouverts : fermez des onglets ou des écrans, puis réessayez.")];
         }
         const { schema: enveloped, execute, subscribe, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, params: payload });
         let document;

@@ -61,7 +61,7 @@ export function createDiagnosticService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
-          if (order.canReadFaultCodes !== true) throw new ApiError(409, 'reading-off', 'Indiquez d’abord que la boîte permet la lecture des codes défaut.');
+          if (order.canReadFaultCodes !== true) throw new ApiError(409, 'reading-off', "Indiquez d'abord que la boîte permet la lecture des codes défaut.");
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           const [row] = await tx.insert(orderFaultCodes).values({ repairOrderId, errorCodeId, ...conditionValues(input) }).returning({ id: orderFaultCodes.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));

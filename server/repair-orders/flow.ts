@@ -207,9 +207,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           tx as unknown as Db,
           sql`select (select count(*)::int from order_fault_codes where repair_order_id = ${orderId}) as codes, (select count(*)::int from order_symptoms where repair_order_id = ${orderId}) as symptoms`,
         );
-        if (order.canReadFaultCodes === null) throw new ApiError(409, 'incomplete', 'Indiquez d’abord si la boîte permet la lecture des codes défaut.');
+        if (order.canReadFaultCodes === null) throw new ApiError(409, 'incomplete', "Indiquez d'abord si la boîte permet la lecture des codes défaut.");
         if (order.canReadFaultCodes && found!.codes === 0) throw new ApiError(409, 'incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
-        if (found!.symptoms === 0) throw new ApiError(409, 'incomplete', 'Décrivez au moins un symptôme et ses conditions d’apparition avant de valider.');
+        if (found!.symptoms === 0) throw new ApiError(409, 'incomplete', "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
         return orderId;
@@ -231,7 +231,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     reopen: (orderId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { editable: false });
-        if (!order.validatedAt) throw new ApiError(409, 'not-validated', 'Le diagnostic n’est pas validé.');
+        if (!order.validatedAt) throw new ApiError(409, 'not-validated', "Le diagnostic n'est pas validé.");
         const [answered] = await tx.select({ n: count() }).from(orderCheckpoints).where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
         if (answered!.n > 0) throw new ApiError(409, 'answered', 'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
         await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));

@@ -13,7 +13,7 @@ import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 
-const DONE_REQUIRED = 'Indiquez d’abord que des mesures ont été prises.';
+const DONE_REQUIRED = "Indiquez d'abord que des mesures ont été prises.";
 const MEASURE_FILE = 'measure';
 
 const fileSelection = {

@@ -10,7 +10,7 @@ export const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus 
 
 export async function openOrder(tx: Tx, id: string) {
   const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+  if (!order) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
   if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
   return order;
 }

@@ -12,7 +12,7 @@ import { openOrder, type Tx } from './open-order.ts';
 export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
 type Actor = { id: string };
 
-const NOT_VALIDATED = 'Le diagnostic de cet OR n’est pas validé : aucune procédure n’est à suivre.';
+const NOT_VALIDATED = "Le diagnostic de cet OR n'est pas validé : aucune procédure n'est à suivre.";
 export const STALE = 'Un collègue vient de renseigner ce point de contrôle : sa réponse est affichée, vérifiez-la avant de la remplacer.';
 
 const nameOf = async (tx: Tx, actor: Actor) => (await tx.select({ name: users.displayName }).from(users).where(eq(users.id, actor.id)))[0]?.name ?? '';
@@ -105,8 +105,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
     reopen: (orderId: string, comment: string, actor: Actor) =>
       db.transaction(async (tx) => {
         const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, orderId)).for('update');
-        if (!order) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
-        if (order.status !== 'CLOSED') throw new ApiError(409, 'not-closed', 'Cet ordre de réparation n’est pas clôturé.');
+        if (!order) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
+        if (order.status !== 'CLOSED') throw new ApiError(409, 'not-closed', "Cet ordre de réparation n'est pas clôturé.");
         await tx.update(repairOrders).set({ status: 'IN_PROGRESS', closedOn: null, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         await tx.insert(orderEvents).values({
           repairOrderId: orderId,

@@ -39,7 +39,7 @@ const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
 };
 
 const numberTaken = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw new ApiError(400, 'invalid', 'Numéro de l’ordre de réparation non disponible', {}, { 'object.number': 'Numéro de l’ordre de réparation non disponible' });
+  if (pgCode(error) === '23505') throw new ApiError(400, 'invalid', "Numéro de l'ordre de réparation non disponible", {}, { 'object.number': "Numéro de l'ordre de réparation non disponible" });
   if (pgCode(error) === '23503') throw new ApiError(400, 'invalid', 'Modèle inconnu', {}, { 'object.gearboxModelId': 'Modèle inconnu' });
   throw error;
 };
@@ -160,7 +160,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-          if (!current) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+          if (!current) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
           if (current.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
           if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
             throw new ApiError(400, 'model-locked', 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.', {}, { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' });
@@ -178,7 +178,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       const { row, fileIds } = await db.transaction(async (tx) => {
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
-        if (!deleted) throw new ApiError(404, 'not-found', 'Impossible de récupérer l’ordre de réparation');
+        if (!deleted) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
         await dropStoredRows(tx, linked.map((l) => l.fileId));
         return { row: deleted, fileIds: linked.map((l) => l.fileId) };
       });

@@ -132,7 +132,7 @@ export function createStockService(deps: { db: Db }) {
                 .from(gearboxCodes)
                 .innerJoin(doctorCodes, eq(doctorCodes.id, gearboxCodes.doctorCodeId))
                 .where(eq(gearboxCodes.id, id));
-        if (!found || found.model !== model.id) throw new ApiError(400, 'invalid', 'Ce code n’appartient pas à ce modèle', {}, { 'object.code': 'Ce code n’appartient pas à ce modèle' });
+        if (!found || found.model !== model.id) throw new ApiError(400, 'invalid', "Ce code n'appartient pas à ce modèle", {}, { 'object.code': "Ce code n'appartient pas à ce modèle" });
         doctorCodeId = found.doctor;
         gearboxCodeId = found.code;
       }
@@ -180,7 +180,7 @@ export function createStockService(deps: { db: Db }) {
     remove: (id: string, version: number, out: { outOn: string; outReason: string }, actor: Actor) =>
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
-        if (out.outOn < item.addedOn) throw new ApiError(400, 'invalid', 'La date de sortie précède la date d’entrée', {}, { 'object.outOn': 'La date de sortie précède la date d’entrée' });
+        if (out.outOn < item.addedOn) throw new ApiError(400, 'invalid', "La date de sortie précède la date d'entrée", {}, { 'object.outOn': "La date de sortie précède la date d'entrée" });
         await tx.update(stockItems).set({ outOn: out.outOn, outReason: out.outReason, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
         await tx.insert(stockMovements).values({ itemId: id, kind: 'removed', fromRack: item.rack, fromLevel: item.level, reason: out.outReason, byUserId: actor.id, byName: byName(actor) });
         return id;

@@ -111,7 +111,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     assertRoom: (bytes: number) => {
       const { bavail, bsize } = statfsSync(root);
       if (bavail * bsize - bytes < config.storageMinFreeBytes) {
-        throw new StorageError(507, 'Espace disque insuffisant sur le serveur : fichier refusé. Prévenez l’administrateur.');
+        throw new StorageError(507, "Espace disque insuffisant sur le serveur : fichier refusé. Prévenez l'administrateur.");
       }
     },
 

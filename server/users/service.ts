@@ -143,7 +143,7 @@ export function createUsersService(deps: { db: Db }) {
       const current = await get(id);
       if (!current) throw new ApiError(404, 'not-found', 'User not found');
       const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
-      if (losesAdmin && id === actor.id) throw new ApiError(409, 'own-admin-rights', 'Vous ne pouvez pas retirer vos propres droits d’administration');
+      if (losesAdmin && id === actor.id) throw new ApiError(409, 'own-admin-rights', "Vous ne pouvez pas retirer vos propres droits d'administration");
       if (losesAdmin && (await adminCount(id)) === 0) throw new ApiError(409, 'last-admin', 'Il doit rester au moins un administrateur actif');
       return db.transaction(async (tx) => {
         const [row] = await tx.update(users).set({ ...set, updatedAt: new Date() }).where(eq(users.id, id)).returning();

@@ -68,9 +68,9 @@ export const diagnosticHref = (orderId: string, tab: DiagnosticTab = 'codes', ex
 
 /** Why a step of the flow cannot be taken yet, by the `diagnostic_step` it needs (SPEC §4). */
 export const STEP_REQUIRED: Record<number, string> = {
-  1: 'Choisissez d’abord les pannes.',
-  2: 'Choisissez d’abord les procédures de réparation.',
-  3: 'Visualisez d’abord la procédure.',
+  1: "Choisissez d'abord les pannes.",
+  2: "Choisissez d'abord les procédures de réparation.",
+  3: "Visualisez d'abord la procédure.",
 };
 
 const id = z.string().refine((value) => isUuid(value), 'Élément introuvable');

@@ -10,7 +10,7 @@ import { t } from './i18n.ts';
 import type { CheckResult } from './order-measures.ts';
 import type { Report, ReportChart, ReportCondition, ReportField } from './report.server.ts';
 
-// A TrueType font shipped by an npm package and embedded (subset) in every PDF: accents, ’ « »
+// A TrueType font shipped by an npm package and embedded (subset) in every PDF: accents, ' « »
 // and the narrow spaces of French numbers print the same on any server, whatever it has installed.
 const fontFile = (name: string) => createRequire(import.meta.url).resolve(`dejavu-fonts-ttf/ttf/${name}`);
 const FONT = 'DejaVu Sans';

@@ -26,9 +26,9 @@ export const routes: readonly RouteDef[] = [
   { path: '/repair-order/{uuid}', access: [A, C, D, M], nav: true, title: 'Ordre de réparation' },
   { path: '/repair-order/{uuid}/diagnostic', access: [A, D], nav: true, title: 'Diagnostic' },
   // SPEC §2.7 intervention report: a printable page and its PDF, both guarded like any screen.
-  { path: '/repair-order/{uuid}/report', access: [A, C, D, M], nav: false, title: 'Rapport d’intervention' },
-  { path: '/repair-order/{uuid}/report.pdf', access: [A, C, D, M], nav: false, title: 'Rapport d’intervention' },
-  { path: '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', access: [A, D], nav: true, title: 'Conditions d’apparition du code défaut' },
+  { path: '/repair-order/{uuid}/report', access: [A, C, D, M], nav: false, title: "Rapport d'intervention" },
+  { path: '/repair-order/{uuid}/report.pdf', access: [A, C, D, M], nav: false, title: "Rapport d'intervention" },
+  { path: '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', access: [A, D], nav: true, title: "Conditions d'apparition du code défaut" },
   { path: '/repair-order/{or_uuid}/symptom-conditions/{symptom_uuid?}', access: [A, D], nav: true, title: 'Conditions du symptôme' },
   { path: '/repair-order/{repair_order_uuid}/measure/{uuid}', access: [A, C, D, M], nav: true, title: 'Mesure' },
   { path: '/gearboxes', access: [A, C, D, M], nav: true, title: 'Informations techniques' },

@@ -28,3 +28,7 @@ export function browser(base: string) {
       request('/sign-in', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() }),
   };
 }
+
+/** A page's HTML with the entities Astro writes decoded (`&#39;` is the apostrophe of decision 020). */
+export const htmlText = (html: string) =>
+  html.replace(/&(#39|#x27|quot|lt|gt|amp);/g, (_, name: string) => ({ '#39': "'", '#x27': "'", quot: '"', lt: '<', gt: '>', amp: '&' })[name]!);

@@ -79,7 +79,7 @@ builder.mutationField('addOrderProcedure', (t) =>
 builder.mutationField('addNewOrderProcedure', (t) =>
   t.field({
     type: 'uuid',
-    description: 'A procedure written for the order: it joins the model’s dossier and the order in one transaction.',
+    description: "A procedure written for the order: it joins the model's dossier and the order in one transaction.",
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.flow.addNewProcedure(args.repairOrderId, procedureOf(args.object)).catch(fromService),
