@@ -39,6 +39,35 @@ test.describe('without JavaScript', () => {
     await expect(page).toHaveURL(/\/users\?recherche=benali$/);
     await expect(table(page).getByRole('rowheader')).toHaveText(['Karim Benali']);
   });
+
+  test('adds a colleague, changes the role, disables and deletes, each a form posted to the page', async ({ page }) => {
+    await page.goto('/users?recherche=sans-js');
+    await page.getByRole('link', { name: 'Ajouter un utilisateur' }).click();
+    await expect(page).toHaveURL(/\/users\?recherche=sans-js&ajouter=$/);
+    const form = page.getByRole('region', { name: 'Nouvel utilisateur' });
+    await form.getByLabel('Nom').fill('Paul Sans-JS');
+    await form.getByLabel('E-mail').fill('pas-une-adresse');
+    await form.getByRole('button', { name: 'Ajouter' }).click();
+    // Refused: what was typed stays, the field says why.
+    await expect(form.getByLabel('E-mail')).toHaveAccessibleDescription('Adresse e-mail invalide');
+    await expect(form.getByLabel('Nom')).toHaveValue('Paul Sans-JS');
+    await form.getByLabel('E-mail').fill('paul.sans-js@demo.local');
+    await form.getByRole('button', { name: 'Ajouter' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
+    await expect(table(page).getByRole('rowheader')).toHaveText(['Paul Sans-JS']);
+
+    await page.getByLabel('Rôle de Paul Sans-JS').selectOption({ label: 'Diagnostiqueur' });
+    await page.getByRole('button', { name: 'Changer : Paul Sans-JS' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Utilisateur mis à jour' })).toBeVisible();
+    await expect(page.getByLabel('Rôle de Paul Sans-JS')).toHaveValue('diagnostician');
+    await page.getByRole('button', { name: 'Désactiver : Paul Sans-JS' }).click();
+    await expect(page.getByRole('button', { name: 'Réactiver : Paul Sans-JS' })).toBeVisible();
+
+    await page.getByRole('link', { name: 'Supprimer : Paul Sans-JS' }).click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Utilisateur supprimé' })).toBeVisible();
+    await expect(page.getByText('Aucun utilisateur ne correspond à cette recherche.')).toBeVisible();
+  });
 });
 
 test('an admin adds a user in one browser; the other shows it without reloading', async ({ browser, page }) => {

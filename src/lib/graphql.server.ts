@@ -9,12 +9,13 @@ export function serverGraphQL(locals: App.Locals): GraphQLClient {
 }
 
 /** The first API error of a failed call: code, French message, and per-field messages. */
-export function graphqlErrorOf(error: unknown): { code?: string; message?: string; fields?: Record<string, string>; reasons?: string[] } {
+export function graphqlErrorOf(error: unknown): { code?: string; message?: string; reason?: string; fields?: Record<string, string>; reasons?: string[] } {
   if (!(error instanceof ClientError)) throw error;
   const first = error.response.errors?.[0];
   return {
     code: first?.extensions?.code as string | undefined,
     message: first?.message,
+    reason: first?.extensions?.reason as string | undefined,
     fields: first?.extensions?.fields as Record<string, string> | undefined,
     reasons: first?.extensions?.reasons as string[] | undefined,
   };

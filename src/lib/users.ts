@@ -1,6 +1,7 @@
 // The users screen (SPEC §2.9, §9): documents, list rules and the add-user form, shared by the
 // page (first render on the server) and its island (live afterwards).
-import { page, readQuery, text } from './page-query.ts';
+import { flag, page, readQuery, recordId, text } from './page-query.ts';
+import { isUuid } from './ids.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { roles, type Role } from './roles.ts';
@@ -36,16 +37,29 @@ export function usersVariables(search: string, page: number) {
   return { where: usersWhere(search), limit: USERS_PAGE_SIZE, offset: (page - 1) * USERS_PAGE_SIZE };
 }
 
-/** `?recherche=…&page=…` as the page reads it; a bad page number is page 1. */
-/** `/users?recherche=&page=`, as the users screen reads it. */
-export const usersQuerySchema = z.object({ recherche: text(120), page: page() }).transform((q) => ({ search: q.recherche, page: q.page }));
+/**
+ * `/users?recherche=&page=`, as the users screen reads it; without JavaScript also `&ajouter`
+ * (the add form) and `&supprimer=id` (a deletion to confirm).
+ */
+export const usersQuerySchema = z
+  .object({ recherche: text(120), page: page(), ajouter: flag(), supprimer: recordId() })
+  .transform((q) => ({ search: q.recherche, page: q.page, adding: q.ajouter, confirmDelete: q.supprimer }));
 
-export const readUsersQuery = (params: URLSearchParams): { search: string; page: number } => readQuery(usersQuerySchema, params);
+export const readUsersQuery = (params: URLSearchParams) => readQuery(usersQuerySchema, params);
 
-export function usersHref(search: string, page: number): string {
+/** The admin's actions as the screen posts them without JavaScript (the island calls the API). */
+export const userActions = ['ajouter', 'role', 'desactiver', 'activer', 'deconnecter', 'renvoyer', 'supprimer'] as const;
+export const userActionSchema = z.object({
+  action: z.enum(userActions),
+  id: z.string().refine(isUuid).optional(),
+  defaultRole: z.enum(roles).optional(),
+});
+
+export function usersHref(search: string, page: number, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   if (search.trim()) params.set('recherche', search.trim());
   if (page > 1) params.set('page', String(page));
+  for (const [name, value] of Object.entries(extra)) params.set(name, value);
   const query = params.toString();
   return query ? `/users?${query}` : '/users';
 }

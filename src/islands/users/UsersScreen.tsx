@@ -1,5 +1,6 @@
 // The users screen (SPEC §2.9): the first page comes rendered from the server; the island makes
 // search instant (debounced 500 ms), keeps the table live, and carries the admin's actions.
+// Until it runs (or without JavaScript) every action is a link or a form the page handles.
 import { zodResolver } from '@hookform/resolvers/zod';
 import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
@@ -103,10 +104,17 @@ export default function UsersScreen(props: Props) {
         <h1 id="titre-utilisateurs" className="text-2xl font-bold">
           {t('users.title')}
         </h1>
-        <button type="button" className="btn btn-primary" disabled={!hydrated} onClick={() => setAdding(true)}>
-          <Icon path={mdiAccountPlus} />
-          {t('users.add')}
-        </button>
+        {hydrated ? (
+          <button type="button" className="btn btn-primary" onClick={() => setAdding(true)}>
+            <Icon path={mdiAccountPlus} />
+            {t('users.add')}
+          </button>
+        ) : (
+          <a className="btn btn-primary" href={usersHref(search, page, { ajouter: '' })}>
+            <Icon path={mdiAccountPlus} />
+            {t('users.add')}
+          </a>
+        )}
       </div>
       <form
         method="get"
@@ -172,41 +180,55 @@ export default function UsersScreen(props: Props) {
                       {self ? (
                         roleLabels[user.defaultRole]
                       ) : (
-                        <select
-                          aria-label={t('users.roleOf', { name: user.displayName })}
-                          className="field-input min-h-8 w-auto min-w-40 py-1"
-                          value={user.defaultRole}
-                          disabled={!hydrated}
-                          onChange={(event) => void update(user, { defaultRole: event.target.value as Role })}
-                        >
-                          {roles.map((role) => (
-                            <option key={role} value={role}>
-                              {roleLabels[role]}
-                            </option>
-                          ))}
-                        </select>
+                        <div className="flex flex-wrap items-center gap-2">
+                          <select
+                            aria-label={t('users.roleOf', { name: user.displayName })}
+                            className="field-input min-h-8 w-auto min-w-40 py-1"
+                            name="defaultRole"
+                            form={`utilisateur-${user.id}`}
+                            {...(hydrated ? { value: user.defaultRole, onChange: (event: React.ChangeEvent<HTMLSelectElement>) => void update(user, { defaultRole: event.target.value as Role }) } : { defaultValue: user.defaultRole })}
+                          >
+                            {roles.map((role) => (
+                              <option key={role} value={role}>
+                                {roleLabels[role]}
+                              </option>
+                            ))}
+                          </select>
+                          {hydrated ? null : (
+                            <button type="submit" form={`utilisateur-${user.id}`} name="action" value="role" className="btn btn-secondary min-h-8 px-3 py-1 text-sm" aria-label={`${t('users.changeRole')} : ${user.displayName}`}>
+                              {t('users.changeRole')}
+                            </button>
+                          )}
+                        </div>
                       )}
                     </td>
                     <td className="px-4 py-2">
                       {self ? null : (
-                        <div className="flex flex-wrap gap-2">
+                        <form id={`utilisateur-${user.id}`} method="post" action={usersHref(search, page)} className="flex flex-wrap gap-2">
+                          <input type="hidden" name="id" value={user.id} />
                           {status === 'pending' ? (
-                            <button type="button" className="link text-left" disabled={!hydrated} onClick={() => void resend(user)} aria-label={`${t('users.resend')} : ${user.displayName}`}>
+                            <button type={hydrated ? 'button' : 'submit'} name="action" value="renvoyer" className="link text-left" onClick={hydrated ? () => void resend(user) : undefined} aria-label={`${t('users.resend')} : ${user.displayName}`}>
                               {t('users.resend')}
                             </button>
                           ) : null}
-                          <button type="button" className="link text-left" disabled={!hydrated} onClick={() => void update(user, { disabled: !user.disabled })} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
+                          <button type={hydrated ? 'button' : 'submit'} name="action" value={user.disabled ? 'activer' : 'desactiver'} className="link text-left" onClick={hydrated ? () => void update(user, { disabled: !user.disabled }) : undefined} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
                             {user.disabled ? t('users.enable') : t('users.disable')}
                           </button>
                           {status === 'active' ? (
-                            <button type="button" className="link text-left" disabled={!hydrated} onClick={() => void signOut(user)} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
+                            <button type={hydrated ? 'button' : 'submit'} name="action" value="deconnecter" className="link text-left" onClick={hydrated ? () => void signOut(user) : undefined} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
                               {t('users.signOut')}
                             </button>
                           ) : null}
-                          <button type="button" className="link text-left text-danger" disabled={!hydrated} onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
-                            {t('users.delete')}
-                          </button>
-                        </div>
+                          {hydrated ? (
+                            <button type="button" className="link text-left text-danger" onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
+                              {t('users.delete')}
+                            </button>
+                          ) : (
+                            <a className="link text-left text-danger" href={usersHref(search, page, { supprimer: user.id })} aria-label={`${t('users.delete')} : ${user.displayName}`}>
+                              {t('users.delete')}
+                            </a>
+                          )}
+                        </form>
                       )}
                     </td>
                   </tr>

@@ -150,6 +150,7 @@ export const fr = {
     role: 'Rôle',
     actions: 'Actions',
     roleOf: 'Rôle de {{name}}',
+    changeRole: 'Changer',
     statusActive: 'Actif',
     statusPending: 'E-mail non vérifié',
     statusDisabled: 'Désactivé',
