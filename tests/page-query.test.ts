@@ -23,7 +23,7 @@ describe('list page queries', () => {
     });
     expect(readStockQuery(q('onglet=historique&rayon=b&etat=used&page=2'))).toMatchObject({ view: 'historique', rack: 'B', condition: 'used', page: 2 });
     expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', modelId: null, year: 2015, page: 1 });
-    expect(readUsersQuery(q('recherche=Dupont&page=2'))).toEqual({ search: 'Dupont', page: 2 });
+    expect(readUsersQuery(q('recherche=Dupont&page=2'))).toEqual({ search: 'Dupont', page: 2, adding: false, confirmDelete: null });
   });
 
   it('falls back to defaults for impossible, huge or hostile values', () => {
@@ -33,7 +33,7 @@ describe('list page queries', () => {
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
     expect(readGearboxesQuery(q('page=1e20&annee=99999&type=constructor&modele=x'))).toEqual({ search: '', type: null, modelId: null, year: null, page: 1 });
     expect(readStockQuery(q('onglet=autre&rayon=%3Cscript%3E&page=-4&modele=1'))).toMatchObject({ view: 'stock', rack: null, page: 1, modelId: null });
-    expect(readUsersQuery(q('page=0.5'))).toEqual({ search: '', page: 1 });
+    expect(readUsersQuery(q('page=0.5&supprimer=..%2F&ajouter'))).toEqual({ search: '', page: 1, adding: true, confirmDelete: null });
   });
 });
 
