@@ -174,7 +174,7 @@ export default function UsersScreen(props: Props) {
                     </th>
                     <td className="px-4 py-2 [overflow-wrap:anywhere]">{user.email}</td>
                     <td className="px-4 py-2">
-                      <span className={`rounded-full px-2 py-1 text-xs font-semibold ${statusClass[status]}`}>{statusLabel[status]}</span>
+                      <span className={`rounded-full px-2 py-1 text-xs font-semibold whitespace-nowrap ${statusClass[status]}`}>{statusLabel[status]}</span>
                     </td>
                     <td className="px-4 py-2">
                       {self ? (
