@@ -55,19 +55,36 @@ export function verifyLinkOf(mail: string): string {
   return link.replace(/&amp;/g, '&');
 }
 
-/** The main screens of each role, as paths; ORDER stands for the demo order OR-2026-0601's page. */
+/** The main screens of each role, as paths; ORDER stands for the demo order OR-2026-0601's page, MODEL for the ZF 6HP26 dossier. */
 export const mainScreens: Record<RoleName, string[]> = {
-  mechanic: ['/repair-orders', 'ORDER', 'ORDER?onglet=procedure', 'ORDER?onglet=informations-techniques', '/gearboxes', '/gearboxes?page=2'],
-  diagnostician: ['ORDER/diagnostic', 'ORDER/diagnostic?onglet=mesures', 'ORDER/diagnostic?etape=pannes', '/symptoms-conditions-base', '/repair-order', '/add-stock', '/profile'],
+  mechanic: ['/repair-orders', 'ORDER', 'ORDER?onglet=procedure', 'ORDER?onglet=informations-techniques', '/gearboxes', 'MODEL', 'MODEL?onglet=pannes', 'MODEL?onglet=documents'],
+  diagnostician: [
+    'ORDER/diagnostic',
+    'ORDER/diagnostic?onglet=mesures',
+    'ORDER/diagnostic?onglet=courbes',
+    'ORDER/diagnostic?etape=pannes',
+    'ORDER/code-conditions',
+    'ORDER/symptom-conditions',
+    'MODEL?onglet=procedures',
+    'MODEL?onglet=codes',
+    '/symptoms-conditions-base',
+    '/repair-order',
+    '/add-stock',
+    '/profile',
+  ],
   commercial: ['/stock', '/stock?onglet=historique', '/stock?onglet=codes'],
   app_admin: ['/users', '/repair-orders?page=2', 'ORDER'],
 };
 
-/** Opens a screen of `mainScreens`: ORDER found by its number first. */
+/** Opens a screen of `mainScreens`: ORDER and MODEL found by their names first. */
 export async function openScreen(page: Page, screen: string) {
   if (screen.startsWith('ORDER')) {
     await page.goto('/repair-orders?recherche=OR-2026-0601');
     const href = (await page.getByRole('link', { name: 'OR-2026-0601', exact: true }).getAttribute('href'))!;
     await page.goto(screen.replace('ORDER', href));
+  } else if (screen.startsWith('MODEL')) {
+    await page.goto('/gearboxes?recherche=6HP26');
+    const href = (await page.getByRole('link', { name: 'ZF 6HP26', exact: true }).getAttribute('href'))!;
+    await page.goto(screen.replace('MODEL', href));
   } else await page.goto(screen);
 }
