@@ -5,56 +5,17 @@ import { gzipSync } from 'node:zlib';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createAuthRoutes } from './auth/routes.ts';
-import { createMailer, type Mailer } from './auth/mailer.ts';
-import { createRateLimiter, createSignInThrottle, type RateLimiter } from './auth/rate-limit.ts';
+import type { Mailer } from './auth/mailer.ts';
+import type { RateLimiter } from './auth/rate-limit.ts';
 import { clientAddressOf } from './http/client-address.ts';
-import { createAuthService, type AuthService } from './auth/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
-import { createUsersService, type UsersService } from './users/service.ts';
-import { createBaseService, type BaseService } from './base/service.ts';
-import { createGearboxesService, type GearboxesService } from './gearboxes/service.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
-import { createFileStore, type FileStore } from './storage/store.ts';
-import { createProceduresService, type ProceduresService } from './gearboxes/procedures.ts';
-import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
-import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
-import { createStockService, type StockService } from './stock/service.ts';
-import { createRepairOrdersService, type RepairOrdersService } from './repair-orders/service.ts';
-import { createDiagnosticService, type DiagnosticService } from './repair-orders/diagnostic.ts';
-import { createOrderCurvesService, type OrderCurvesService } from './repair-orders/curves.ts';
-import { createOrderMeasuresService, type OrderMeasuresService } from './repair-orders/measures.ts';
-import { createSymptomsService, type SymptomsService } from './repair-orders/symptoms.ts';
-import { createDiagnosticFlowService, type DiagnosticFlowService } from './repair-orders/flow.ts';
-import { createOrderProcedureService, type OrderProcedureService } from './repair-orders/procedure.ts';
-
-/** What Astro pages receive as `Astro.locals.services`. */
-export type Services = {
-  auth: AuthService;
-  users: UsersService;
-  base: BaseService;
-  gearboxes: GearboxesService;
-  procedures: ProceduresService;
-  measures: MeasuresService;
-  documents: DocumentsService;
-  stock: StockService;
-  repairOrders: RepairOrdersService;
-  diagnostic: DiagnosticService;
-  orderCurves: OrderCurvesService;
-  orderMeasures: OrderMeasuresService;
-  symptoms: SymptomsService;
-  flow: DiagnosticFlowService;
-  orderProcedure: OrderProcedureService;
-  /** Stored files: pages save posted files and sign links through it. */
-  files: FileStore;
-  /** The GraphQL API in process: pages call it without a network hop. */
-  graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
-  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
-};
+import { createServices, type Services } from './services.ts';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (() => Promise<void>) | undefined, locals: object) => Promise<void>;
 
@@ -147,44 +108,11 @@ export async function createApp(options: {
   production?: boolean;
 }): Promise<App> {
   const { config, database, logger } = options;
-  const limiter = createRateLimiter();
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
-  const auth = createAuthService({
-    db: database.db,
-    mailer,
-    publicUrl: config.publicUrl,
-    jwtSecret: config.jwtSecret,
-    accessTokenExpiresIn: config.accessTokenExpiresIn,
-    limiter,
-    limits: config.rateLimits,
-    throttle: createSignInThrottle(config.signInThrottle),
-  });
-  const handleAuth = createAuthRoutes(auth, { trustProxy: config.trustProxy });
-  const changes = await createChanges(database);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
-  const files = createFileStore({ db: database.db, config });
-  const procedures = createProceduresService({ db: database.db });
-  const gearboxes = createGearboxesService({ db: database.db });
-  const services: Services = {
-    auth,
-    procedures,
-    users: createUsersService({ db: database.db }),
-    base: createBaseService({ db: database.db }),
-    gearboxes,
-    measures: createMeasuresService({ db: database.db }),
-    documents: createDocumentsService({ db: database.db, files }),
-    files,
-    stock: createStockService({ db: database.db }),
-    repairOrders: createRepairOrdersService({ db: database.db, files }),
-    diagnostic: createDiagnosticService({ db: database.db }),
-    orderCurves: createOrderCurvesService({ db: database.db, files }),
-    orderMeasures: createOrderMeasuresService({ db: database.db, files }),
-    symptoms: createSymptomsService({ db: database.db }),
-    flow: createDiagnosticFlowService({ db: database.db, procedures, gearboxes }),
-    orderProcedure: createOrderProcedureService({ db: database.db }),
-    graphql: { fetch: async (path, init) => graphqlRef.current!.fetch(path, init) },
-    config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn, storageMaxBytes: config.storageMaxBytes },
-  };
+  const { services, limiter, mailer } = createServices({ config, database, logger, graphqlFetch: async (path, init) => graphqlRef.current!.fetch(path, init) });
+  const files = services.files;
+  const handleAuth = createAuthRoutes(services.auth, { trustProxy: config.trustProxy });
+  const changes = await createChanges(database);
   const handleStorage = createStorageRoutes({ store: services.files, services, config });
   const graphql = (graphqlRef.current = createGraphQL({
     services,

@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ThrottleRule } from './auth/rate-limit.ts';
 
 const flag = z
   .enum(['0', '1', 'true', 'false'])
@@ -37,6 +36,8 @@ const envSchema = z.object({
 });
 
 export type RateLimitRule = { max: number; windowMs: number };
+/** Wrong passwords: free attempts per account and address, then growing delays up to `maxDelayMs`. */
+export type ThrottleRule = { accountFree: number; addressFree: number; maxDelayMs: number; forgetMs: number };
 
 export type Config = {
   port: number;

@@ -1,5 +1,5 @@
 // Fixed-window counters in memory, per instance.
-import type { RateLimitRule } from '../config.ts';
+import type { RateLimitRule, ThrottleRule } from '../config.ts';
 import { ApiError } from '../http/json.ts';
 
 export type RateLimiter = { hit(bucket: string, key: string, rule: RateLimitRule): void; reset(): void };
@@ -35,7 +35,6 @@ export function createRateLimiter(now: () => number = Date.now): RateLimiter {
 }
 
 /** Failures before a delay, and the longest delay; `addressFree` counts across accounts. */
-export type ThrottleRule = { accountFree: number; addressFree: number; maxDelayMs: number; forgetMs: number };
 
 export type SignInThrottle = {
   /** Throws 429 (Retry-After) while this account from this address, or this address, must wait. */

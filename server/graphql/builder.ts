@@ -4,7 +4,7 @@ import ComplexityPlugin, { ComplexityErrorKind } from '@pothos/plugin-complexity
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { getNamedType, getNullableType, GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
 import { can, type Capability } from '../../src/lib/permissions.ts';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { Changes } from '../realtime/changes.ts';
 import { apiError, forbidden } from './errors.ts';
 

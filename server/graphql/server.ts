@@ -9,7 +9,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { Changes } from '../realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';

@@ -11,7 +11,7 @@ import { buckets, isBucketId, UNSUPPORTED_FORMAT, type BucketId } from '../../sr
 
 const bucketIds = Object.keys(buckets) as BucketId[];
 import { canWriteBucket } from '../../src/lib/permissions.ts';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
 import { sendJson } from '../http/json.ts';

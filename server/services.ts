@@ -1,0 +1,90 @@
+// The services of the one process, built once: what the GraphQL API, the file routes and the
+// pages (`Astro.locals.services`) use. Nothing here imports the HTTP or GraphQL layers, so they
+// can import this module without a cycle (issue 16).
+import { createMailer, type Mailer } from './auth/mailer.ts';
+import { createRateLimiter, createSignInThrottle, type RateLimiter } from './auth/rate-limit.ts';
+import { createAuthService, type AuthService } from './auth/service.ts';
+import { createBaseService, type BaseService } from './base/service.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
+import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
+import { createProceduresService, type ProceduresService } from './gearboxes/procedures.ts';
+import { createGearboxesService, type GearboxesService } from './gearboxes/service.ts';
+import type { Logger } from './log.ts';
+import { createOrderCurvesService, type OrderCurvesService } from './repair-orders/curves.ts';
+import { createDiagnosticService, type DiagnosticService } from './repair-orders/diagnostic.ts';
+import { createDiagnosticFlowService, type DiagnosticFlowService } from './repair-orders/flow.ts';
+import { createOrderMeasuresService, type OrderMeasuresService } from './repair-orders/measures.ts';
+import { createOrderProcedureService, type OrderProcedureService } from './repair-orders/procedure.ts';
+import { createRepairOrdersService, type RepairOrdersService } from './repair-orders/service.ts';
+import { createSymptomsService, type SymptomsService } from './repair-orders/symptoms.ts';
+import { createStockService, type StockService } from './stock/service.ts';
+import { createFileStore, type FileStore } from './storage/store.ts';
+import { createUsersService, type UsersService } from './users/service.ts';
+
+/** What Astro pages receive as `Astro.locals.services`. */
+export type Services = {
+  auth: AuthService;
+  users: UsersService;
+  base: BaseService;
+  gearboxes: GearboxesService;
+  procedures: ProceduresService;
+  measures: MeasuresService;
+  documents: DocumentsService;
+  stock: StockService;
+  repairOrders: RepairOrdersService;
+  diagnostic: DiagnosticService;
+  orderCurves: OrderCurvesService;
+  orderMeasures: OrderMeasuresService;
+  symptoms: SymptomsService;
+  flow: DiagnosticFlowService;
+  orderProcedure: OrderProcedureService;
+  /** Stored files: pages save posted files and sign links through it. */
+  files: FileStore;
+  /** The GraphQL API in process: pages call it without a network hop. */
+  graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
+  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
+};
+
+/** The services, and what the server keeps to close them. */
+export function createServices(options: { config: Config; database: Database; logger: Logger; graphqlFetch: Services['graphql']['fetch'] }): { services: Services; limiter: RateLimiter; mailer: Mailer } {
+  const { config, database, logger } = options;
+  const db = database.db;
+  const limiter = createRateLimiter();
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
+  const auth = createAuthService({
+    db,
+    mailer,
+    publicUrl: config.publicUrl,
+    jwtSecret: config.jwtSecret,
+    accessTokenExpiresIn: config.accessTokenExpiresIn,
+    limiter,
+    limits: config.rateLimits,
+    throttle: createSignInThrottle(config.signInThrottle),
+  });
+  const files = createFileStore({ db, config });
+  const procedures = createProceduresService({ db });
+  const gearboxes = createGearboxesService({ db });
+  const services: Services = {
+    auth,
+    procedures,
+    users: createUsersService({ db }),
+    base: createBaseService({ db }),
+    gearboxes,
+    measures: createMeasuresService({ db }),
+    documents: createDocumentsService({ db, files }),
+    files,
+    stock: createStockService({ db }),
+    repairOrders: createRepairOrdersService({ db, files }),
+    diagnostic: createDiagnosticService({ db }),
+    orderCurves: createOrderCurvesService({ db, files }),
+    orderMeasures: createOrderMeasuresService({ db, files }),
+    symptoms: createSymptomsService({ db }),
+    flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
+    orderProcedure: createOrderProcedureService({ db }),
+    graphql: { fetch: options.graphqlFetch },
+    config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn, storageMaxBytes: config.storageMaxBytes },
+  };
+  return { services, limiter, mailer };
+}
