@@ -2,6 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { formatDate, formatDateTime, formatNumber, formatTime } from '../src/lib/format.ts';
+import { baseItemSchema } from '../src/lib/base.ts';
+import { gearboxModelSchema } from '../src/lib/gearboxes.ts';
 import { t } from '../src/lib/i18n.ts';
 import { can } from '../src/lib/permissions.ts';
 import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '../src/lib/routes.ts';
@@ -126,6 +128,12 @@ describe('formats (SPEC §1)', () => {
   it('interpolates catalogue messages', () => {
     expect(t('validation.minLength', { min: 8 })).toBe('Minimum 8 caractères');
     expect(t('errors.fileImport', { file: 'courbe.csv' })).toBe("Erreur lors de l'import du fichier courbe.csv");
+  });
+
+  it('says the limit when a text is too long, never "Champ obligatoire"', () => {
+    const long = gearboxModelSchema.safeParse({ model: 'M'.repeat(61), type: 'automatic', constructorName: 'ZF', startYear: '2010' });
+    expect(fieldErrors(long.error!)).toEqual({ model: '60 caractères au plus' });
+    expect(fieldErrors(baseItemSchema.safeParse({ name: 'x'.repeat(121) }).error!)).toEqual({ name: '120 caractères au plus' });
   });
 
   it('writes the straight apostrophe of SPEC §8 everywhere, never the typographic one (decision 020)', () => {

@@ -20,6 +20,6 @@ export const basePageSchema = z
   .object({ onglet: text(40), recherche: text(120), renommer: recordId(), supprimer: recordId() })
   .transform((q) => ({ tab: baseTabs.find((tab) => tab.slug === q.onglet) ?? baseTabs[0]!, search: q.recherche, renameId: q.renommer, deleteId: q.supprimer }));
 
-export const baseItemSchema = z.object({ name: required().max(120, t('validation.required')) });
+export const baseItemSchema = z.object({ name: required().max(120, t('validation.maxLength', { max: 120 })) });
 
 export type BaseItem = { id: string; kind: BaseKind; name: string };

@@ -65,7 +65,7 @@ const withCondition = <S extends z.ZodType<Partial<Record<(typeof CONDITION_FIEL
 export const faultCodeSchema = withCondition(
   conditionsSchema.extend({
     code: required()
-      .max(20, t('validation.required'))
+      .max(20, t('validation.maxLength', { max: 20 }))
       .regex(/^[A-Za-z0-9-]+$/, 'Code invalide')
       .transform((v) => v.toUpperCase()),
     description: text(300),

@@ -93,10 +93,10 @@ const yearField = () => z.preprocess((v) => (typeof v === 'number' ? String(v) :
 /** One schema for the creation form, the edit form and the API. */
 export const gearboxModelSchema = z
   .object({
-    model: required().max(60, t('validation.required')),
+    model: required().max(60, t('validation.maxLength', { max: 60 })),
     bvaId: optionalText(),
     type: z.enum(gearboxTypes, { error: t('validation.required') }),
-    constructorName: required().max(60, t('validation.required')),
+    constructorName: required().max(60, t('validation.maxLength', { max: 60 })),
     doctorCode: optionalText(),
     businessName: optionalText(),
     startYear: yearField(),
@@ -125,16 +125,16 @@ export type GearboxCode = { id: string; code: string };
 export type DoctorCode = { id: string; code: string; businessName: string; tvsCode: string; engine: string; gearboxCodes: GearboxCode[] };
 
 export const doctorCodeSchema = z.object({
-  code: required().max(40, t('validation.required')),
+  code: required().max(40, t('validation.maxLength', { max: 40 })),
   businessName: optionalText(),
   tvsCode: optionalText(),
   engine: optionalText(),
 });
-export const gearboxCodeSchema = z.object({ code: required().max(40, t('validation.required')) });
+export const gearboxCodeSchema = z.object({ code: required().max(40, t('validation.maxLength', { max: 40 })) });
 
 export type ErrorCode = { id: string; code: string; description: string };
 /** A fault code as a reader shows it: P0730, U0100, or a maker's own (letters, digits, dashes). */
 export const errorCodeSchema = z.object({
-  code: required().max(20, t('validation.required')).regex(/^[A-Za-z0-9-]+$/, 'Code invalide').transform((v) => v.toUpperCase()),
-  description: required().max(300, t('validation.required')),
+  code: required().max(20, t('validation.maxLength', { max: 20 })).regex(/^[A-Za-z0-9-]+$/, 'Code invalide').transform((v) => v.toUpperCase()),
+  description: required().max(300, t('validation.maxLength', { max: 300 })),
 });

@@ -24,7 +24,7 @@ export const measurePageSchema = z
 
 export const measureSchema = z
   .object({
-    name: required().max(120, t('validation.required')),
+    name: required().max(120, t('validation.maxLength', { max: 120 })),
     description: z.string().trim().max(2000).optional().default(''),
     unit: z.string().trim().max(20, t('validation.number')).optional().default(''),
     minimum: bound(),

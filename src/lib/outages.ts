@@ -67,8 +67,8 @@ export const outagePageSchema = z
   .transform((q) => ({ gearboxId: q.gearboxUuid, outageId: q.outageUuid, tab: q.outageUuid ? q.onglet : 'general', ...recordPageValues(q) }));
 
 export const outageSchema = z.object({
-  component: required().max(120, t('validation.required')),
-  outageType: required().max(120, t('validation.required')),
+  component: required().max(120, t('validation.maxLength', { max: 120 })),
+  outageType: required().max(120, t('validation.maxLength', { max: 120 })),
   description: z.string().trim().max(2000).optional().default(''),
   occurrenceRate: optionalInt(0, 100),
   averageMileage: optionalInt(0, 2_000_000),

@@ -21,13 +21,13 @@ const steps = z.preprocess(
 
 const checkpoint = z.object({
   id: z.uuid().optional(),
-  name: required().max(160, t('validation.required')),
+  name: required().max(160, t('validation.maxLength', { max: 160 })),
   description: z.string().trim().max(1000).optional().default(''),
 });
 
 /** One schema for the procedure form and the API. */
 export const procedureSchema = z.object({
-  name: required().max(120, t('validation.required')),
+  name: required().max(120, t('validation.maxLength', { max: 120 })),
   description: z.string().trim().max(2000).optional().default(''),
   steps,
   checkpoints: z.array(checkpoint).min(1, t('procedures.checkpointRequired')).max(MAX_CHECKPOINTS),

@@ -71,7 +71,7 @@ export function statusOf(user: Pick<UserListItem, 'disabled' | 'emailVerified'>)
 }
 
 export const addUserSchema = z.object({
-  displayName: required().max(120, t('validation.required')),
+  displayName: required().max(120, t('validation.maxLength', { max: 120 })),
   email: email(),
   defaultRole: z.enum(roles, { error: t('validation.required') }),
 });

@@ -71,7 +71,7 @@ export const updatePasswordSchema = withConfirmation(
 );
 export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string(), terms: accepted() }));
 export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
-export const profileSchema = z.object({ displayName: required().max(120, t('validation.required')), email: email() });
+export const profileSchema = z.object({ displayName: required().max(120, t('validation.maxLength', { max: 120 })), email: email() });
 
 export type FieldErrors = Partial<Record<string, string>>;
 
