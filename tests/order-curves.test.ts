@@ -12,7 +12,7 @@ import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '../
 import { readPage } from '../src/lib/page-query.ts';
 import { formatNumber } from '../src/lib/format.ts';
 import { postCurvesAction } from '../src/lib/order-curves.server.ts';
-import { databaseKinds, demoEmails, graphqlAs, signInAll, startTestApp, type DemoRole, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const REFERENCE = Buffer.from('temps_s;pression_min_bar;pression_max_bar\n0;4;5\n1;8;9,5\n2;7;8\n', 'utf8');
@@ -90,10 +90,6 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
 
   async function upload(role: DemoRole, name: string, body: Buffer, bucket: string): Promise<{ status: number; id?: string; message?: string }> {
     const form = new FormData();
@@ -262,7 +258,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
         redirect: (location: string, status = 302) => new Response(null, { status, headers: { location } }),
       } as unknown as AstroGlobal;
       const diagnosticOrder: DiagnosticOrder = { id: order.id, number: 'x', status: 'IN_PROGRESS', canReadFaultCodes: null, measuresDone: null, diagnosticStep: 0, validatedAt: null, model: { id: order.modelId, model: 'x' } };
-      return postCurvesAction(astro, diagnosticOrder, readPage(diagnosticPageSchema, { url, params: { uuid: order.id } }));
+      return postCurvesAction(astro, diagnosticOrder, readPage(diagnosticPageSchema, { url, params: { orderId: order.id } }));
     };
     const formOf = (fields: Record<string, string>, filesOf: Record<string, [string, Buffer][]> = {}) => {
       const form = new FormData();

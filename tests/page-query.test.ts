@@ -42,29 +42,29 @@ const at = (path: Record<string, string | undefined>, query = '') => ({ params: 
 
 describe('record page paths and queries', () => {
   it('reads an order page: its tab, its action, a checkpoint answer, the compatible search', () => {
-    expect(readPage(orderPageSchema, at({ uuid: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
+    expect(readPage(orderPageSchema, at({ orderId: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
       id: MODEL.toLowerCase(), tab: 'procedure', action: 'point', checkpointId: ID, version: 4, confirmDelete: false, compatibleSearch: undefined,
     });
     // A search made with nothing typed is told apart from no search at all.
-    expect(readPage(orderPageSchema, at({ uuid: ID }, 'onglet=informations-techniques&bva=%20%20')).compatibleSearch).toBe('');
-    expect(readPage(orderPageSchema, at({ uuid: ID }, 'supprimer&confirmer-lecture=non'))).toMatchObject({ tab: 'general', confirmDelete: true, confirmNoReading: true });
+    expect(readPage(orderPageSchema, at({ orderId: ID }, 'onglet=informations-techniques&bva=%20%20')).compatibleSearch).toBe('');
+    expect(readPage(orderPageSchema, at({ orderId: ID }, 'supprimer&confirmer-lecture=non'))).toMatchObject({ tab: 'general', confirmDelete: true, confirmNoReading: true });
   });
 
   it('answers no record for a path that is no id, and defaults for hostile values', () => {
-    expect(readPage(orderPageSchema, at({ uuid: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({ id: null, tab: 'general', checkpointId: null, version: 0 });
-    expect(readPage(diagnosticPageSchema, at({ uuid: ID }, 'etape=valider2&onglet=courbes&lignes=1e9&courbe=x'))).toMatchObject({ step: null, tab: 'courbes', moreRows: true, extraRows: 3, editCurve: null });
-    expect(readPage(diagnosticPageSchema, at({ uuid: ID }, 'etape=ajout&lignes=7'))).toMatchObject({ step: 'ajout', tab: 'codes', moreRows: true, extraRows: 7 });
-    expect(readPage(gearboxPageSchema, at({ uuid: ID }, 'onglet=documents&vue=toutes&procedure=nouvelle&confirmer=nope'))).toMatchObject({ tab: 'documents', view: 'courbes', editProcedure: 'nouvelle', confirm: null, moreRows: false });
-    expect(readPage(gearboxPageSchema, at({ uuid: ID }, `procedure=${ID}`)).editProcedure).toBe(ID);
-    expect(readPage(gearboxPageSchema, at({ uuid: ID }, 'procedure=autre')).editProcedure).toBeNull();
-    expect(readPage(orderMeasurePageSchema, at({ repair_order_uuid: ID, uuid: 'x' }))).toMatchObject({ orderId: ID, measureId: null });
+    expect(readPage(orderPageSchema, at({ orderId: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({ id: null, tab: 'general', checkpointId: null, version: 0 });
+    expect(readPage(diagnosticPageSchema, at({ orderId: ID }, 'etape=valider2&onglet=courbes&lignes=1e9&courbe=x'))).toMatchObject({ step: null, tab: 'courbes', moreRows: true, extraRows: 3, editCurve: null });
+    expect(readPage(diagnosticPageSchema, at({ orderId: ID }, 'etape=ajout&lignes=7'))).toMatchObject({ step: 'ajout', tab: 'codes', moreRows: true, extraRows: 7 });
+    expect(readPage(gearboxPageSchema, at({ modelId: ID }, 'onglet=documents&vue=toutes&procedure=nouvelle&confirmer=nope'))).toMatchObject({ tab: 'documents', view: 'courbes', editProcedure: 'nouvelle', confirm: null, moreRows: false });
+    expect(readPage(gearboxPageSchema, at({ modelId: ID }, `procedure=${ID}`)).editProcedure).toBe(ID);
+    expect(readPage(gearboxPageSchema, at({ modelId: ID }, 'procedure=autre')).editProcedure).toBeNull();
+    expect(readPage(orderMeasurePageSchema, at({ orderId: ID, measureId: 'x' }))).toMatchObject({ orderId: ID, measureId: null });
   });
 
   it('tells a creation form (no child id) from a child id that is no id', () => {
-    expect(readPage(outagePageSchema, at({ gearboxUuid: ID, outageUuid: undefined }, 'onglet=procedures'))).toMatchObject({ gearboxId: ID, outageId: undefined, tab: 'general' });
-    expect(readPage(outagePageSchema, at({ gearboxUuid: ID, outageUuid: ID }, 'onglet=procedures'))).toMatchObject({ outageId: ID, tab: 'procedures' });
-    expect(readPage(outagePageSchema, at({ gearboxUuid: ID, outageUuid: 'a/b' })).outageId).toBeNull();
-    expect(readPage(codeConditionsPageSchema, at({ or_uuid: ID, code_uuid: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({ orderId: ID, codeId: undefined, fromDiagnostic: true, confirmFile: null });
+    expect(readPage(outagePageSchema, at({ modelId: ID, outageId: undefined }, 'onglet=procedures'))).toMatchObject({ gearboxId: ID, outageId: undefined, tab: 'general' });
+    expect(readPage(outagePageSchema, at({ modelId: ID, outageId: ID }, 'onglet=procedures'))).toMatchObject({ outageId: ID, tab: 'procedures' });
+    expect(readPage(outagePageSchema, at({ modelId: ID, outageId: 'a/b' })).outageId).toBeNull();
+    expect(readPage(codeConditionsPageSchema, at({ orderId: ID, faultCodeId: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({ orderId: ID, codeId: undefined, fromDiagnostic: true, confirmFile: null });
   });
 
   it('reads the other pages: the base, a prefilled creation form, the sign-in', () => {

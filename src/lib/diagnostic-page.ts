@@ -14,7 +14,7 @@ export type FlowStep = (typeof flowSteps)[number];
 /** `/repair-order/{uuid}/diagnostic`: its path and query, read by the page and handed to its tabs. */
 export const diagnosticPageSchema = z
   .object({
-    uuid: recordId(),
+    orderId: recordId(),
     etape: choice(flowSteps),
     onglet: option(diagnosticTabs, 'codes'),
     ...recordPageFields,
@@ -29,7 +29,7 @@ export const diagnosticPageSchema = z
     'confirmer-mesures': choice(['non'] as const),
   })
   .transform((q) => ({
-    id: q.uuid,
+    id: q.orderId,
     step: q.etape,
     tab: q.onglet,
     ...recordPageValues(q),

@@ -76,13 +76,13 @@ export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceler
 
 /** `/repair-order/{uuid}/code-conditions/{uuid}` (or the creation form): path and query; `?depuis=diagnostic` leads back there. */
 export const codeConditionsPageSchema = z
-  .object({ or_uuid: recordId(), code_uuid: optionalRecordId(), depuis: choice(['diagnostic'] as const), ...recordPageFields })
-  .transform((q) => ({ orderId: q.or_uuid, codeId: q.code_uuid, fromDiagnostic: q.depuis === 'diagnostic', ...recordPageValues(q) }));
+  .object({ orderId: recordId(), faultCodeId: optionalRecordId(), depuis: choice(['diagnostic'] as const), ...recordPageFields })
+  .transform((q) => ({ orderId: q.orderId, codeId: q.faultCodeId, fromDiagnostic: q.depuis === 'diagnostic', ...recordPageValues(q) }));
 
 /** `/repair-order/{uuid}/symptom-conditions/{uuid}` (or the creation form): path and query. */
 export const symptomConditionsPageSchema = z
-  .object({ or_uuid: recordId(), symptom_uuid: optionalRecordId(), ...recordPageFields })
-  .transform((q) => ({ orderId: q.or_uuid, symptomId: q.symptom_uuid, ...recordPageValues(q) }));
+  .object({ orderId: recordId(), symptomId: optionalRecordId(), ...recordPageFields })
+  .transform((q) => ({ orderId: q.orderId, symptomId: q.symptomId, ...recordPageValues(q) }));
 
 export type OrderSymptom = AppearanceConditions & {
   id: string;

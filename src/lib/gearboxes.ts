@@ -50,7 +50,7 @@ export const gearboxTabs = ['general', 'pannes', 'codes-defaut', 'documents', 'c
 /** `/gearbox/{uuid}`: the dossier's path and query (SPEC §2.8). */
 export const gearboxPageSchema = z
   .object({
-    uuid: recordId(),
+    modelId: recordId(),
     onglet: option(gearboxTabs, 'general'),
     vue: option(documentViews, 'courbes'),
     ...recordPageFields,
@@ -61,7 +61,7 @@ export const gearboxPageSchema = z
     confirmer: recordId(),
   })
   .transform((q) => ({
-    id: q.uuid,
+    id: q.modelId,
     tab: q.onglet,
     view: q.vue,
     ...recordPageValues(q),

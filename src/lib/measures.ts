@@ -19,8 +19,8 @@ const bound = () =>
 /** One schema for the measure form and the API. */
 /** `/gearbox/{uuid}/measure/{uuid}` (or the creation form without the measure): path and query. */
 export const measurePageSchema = z
-  .object({ gearbox_uuid: recordId(), uuid: optionalRecordId(), ...recordPageFields })
-  .transform((q) => ({ gearboxId: q.gearbox_uuid, measureId: q.uuid, ...recordPageValues(q) }));
+  .object({ modelId: recordId(), measureId: optionalRecordId(), ...recordPageFields })
+  .transform((q) => ({ gearboxId: q.modelId, measureId: q.measureId, ...recordPageValues(q) }));
 
 export const measureSchema = z
   .object({

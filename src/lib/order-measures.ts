@@ -42,8 +42,8 @@ export const measuredValue = () =>
  */
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const orderMeasurePageSchema = z
-  .object({ repair_order_uuid: recordId(), uuid: recordId(), ...recordPageFields })
-  .transform((q) => ({ orderId: q.repair_order_uuid, measureId: q.uuid, ...recordPageValues(q) }));
+  .object({ orderId: recordId(), measureId: recordId(), ...recordPageFields })
+  .transform((q) => ({ orderId: q.orderId, measureId: q.measureId, ...recordPageValues(q) }));
 
 export const orderMeasureSchema = measureSchema.safeExtend({
   gearboxMeasureId: z.uuid().optional(),

@@ -137,10 +137,10 @@ export function orderTabList(orderId: string | null, role: Role | undefined) {
 /** The technical information's own tabs (SPEC §2.7). */
 export const technicalViews = ['courbes', 'constructeur', 'pannes', 'compatibles'] as const;
 
-/** `/repair-order/{uuid}`: its path and query (SPEC §2.7). */
+/** `/repair-order/[orderId]`: its path and query (SPEC §2.7). */
 export const orderPageSchema = z
   .object({
-    uuid: recordId(),
+    orderId: recordId(),
     onglet: option(orderTabs, 'general'),
     vue: option(technicalViews, 'courbes'),
     ...recordPageFields,
@@ -151,7 +151,7 @@ export const orderPageSchema = z
     'confirmer-lecture': choice(['non'] as const),
   })
   .transform((q) => ({
-    id: q.uuid,
+    id: q.orderId,
     tab: q.onglet,
     // A search names its tab; an old link with only ?bva= still shows its result.
     technicalView: q.bva !== undefined && q.vue === 'courbes' ? ('compatibles' as const) : q.vue,

@@ -11,9 +11,9 @@ import { loadReport, reportFileName, reportPdfSchema } from '../../../lib/report
 export const GET: APIRoute = async ({ params, url, locals, rewrite }) => {
   // A download by default (named after the order); `?ouvrir` shows it in the browser instead.
   const { open } = readQuery(reportPdfSchema, url.searchParams);
-  const report = await loadReport(locals, params.uuid);
+  const report = await loadReport(locals, params.orderId);
   // The report page says it in the application's words (a French 404 at this same URL).
-  if (!report) return rewrite(`/repair-order/${encodeURIComponent(params.uuid ?? '')}/report`);
+  if (!report) return rewrite(`/repair-order/${encodeURIComponent(params.orderId ?? '')}/report`);
   const pdf = await renderReportPdf(report);
   return new Response(Readable.toWeb(pdf as Readable) as ReadableStream<Uint8Array>, {
     headers: {
