@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyRateText, outageMileage, outageRate } from '../src/lib/outages.ts';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const Q = {
   insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
@@ -43,10 +43,6 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
   const refusal = (res: GqlResult) => res.errors?.[0]?.message;
 
   /** A model with three outages (the third with a dossier estimate of 40 %) and a procedure per outage. */

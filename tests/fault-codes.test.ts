@@ -2,7 +2,7 @@
 // codes from the model's dossier or new ones (which join the dossier), their appearance
 // conditions, answering "no" discarding them, the model then locked, and who may write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const Q = {
   insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
@@ -29,10 +29,6 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
   const setUp = async () => {
     n += 1;
     const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;

@@ -9,7 +9,7 @@ import { files, orderMeasures, repairOrders, users } from '../server/db/schema/i
 import { createOrderMeasuresService } from '../server/repair-orders/measures.ts';
 import { orderMeasureSchema, proposeCheckResult } from '../src/lib/order-measures.ts';
 import { fieldErrors } from '../src/lib/validation.ts';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 describe('the result the bounds propose', () => {
   it('is ok inside, a tolerance within 5 % of the range outside, nok further', () => {
@@ -75,10 +75,6 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
   const setUp = async () => {
     n += 1;
     const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 } })).insertGearboxModel.id;

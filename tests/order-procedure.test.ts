@@ -6,7 +6,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const Q = {
   insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
@@ -40,10 +40,6 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
 
   /** An order whose diagnostic is validated: one procedure with two checkpoints. */
   async function validatedOrder() {

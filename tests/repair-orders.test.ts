@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../server/db/client.ts';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, type DemoRole, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const ORDER = `id number openedOn closedOn status interventionCategory gearboxCode
   model { id model type constructorName bvaId } referent { id displayName }
@@ -57,10 +57,6 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
   const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(t.database.db, query);
   async function newModel(model: string, overrides: object = {}): Promise<string> {
     return ok(await gql('diagnostician', Q.insertModel, { o: { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides } })).insertGearboxModel.id;

@@ -5,7 +5,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const ITEM = `id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
   movements { kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason }`;
@@ -82,10 +82,6 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
   async function newModel(model: string, type = 'automatic'): Promise<string> {
     return ok(await gql('diagnostician', Q.insertModel, { o: { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 } })).insertGearboxModel.id;
   }

@@ -3,7 +3,7 @@
 // symptom, a closed order left alone, and who may write.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const Q = {
   insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
@@ -27,10 +27,6 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const ok = (res: GqlResult) => {
-    expect(res.errors).toBeUndefined();
-    return res.data;
-  };
   const fieldsOf = (res: GqlResult) => res.errors![0]!.extensions;
   const setUp = async () => {
     n += 1;

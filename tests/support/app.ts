@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createApp, type App } from '../../server/app.ts';
 import { prepareDatabase } from '../../server/bootstrap.ts';
 import { loadConfig, defaultRateLimits, type Config } from '../../server/config.ts';
@@ -155,6 +155,12 @@ export async function signInAll(t: TestApp): Promise<Record<DemoRole, string>> {
 export type GqlResult = { data?: any; errors?: { message: string; extensions: { code: string; fields?: object; reason?: string } }[] };
 
 /** A GraphQL call as `role`, over HTTP. */
+/** The data of a call that must succeed; its errors, if any, fail the test with their message. */
+export function ok(res: GqlResult) {
+  expect(res.errors).toBeUndefined();
+  return res.data;
+}
+
 export function graphqlAs(t: TestApp, tokens: Record<DemoRole, string>) {
   return (role: DemoRole, query: string, variables?: object): Promise<GqlResult> =>
     fetch(`${t.url}/graphql`, {
