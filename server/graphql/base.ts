@@ -3,7 +3,7 @@
 import { baseItemSchema, baseKinds, type BaseKind } from '../../src/lib/base.ts';
 import type { baseItems } from '../db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 import { live } from './live.ts';
 
 type BaseRow = typeof baseItems.$inferSelect;
@@ -50,7 +50,7 @@ builder.mutationField('insertBaseItem', (t) =>
     authScopes: { capability: 'manageBase' },
     resolve: (_root, args, context) => {
       const { name } = parse(baseItemSchema, { name: args.name }, 'object');
-      return context.services.base.insert(args.kind, name).catch(fromService);
+      return context.services.base.insert(args.kind, name);
     },
   }),
 );
@@ -62,7 +62,7 @@ builder.mutationField('updateBaseItem', (t) =>
     authScopes: { capability: 'manageBase' },
     resolve: (_root, args, context) => {
       const { name } = parse(baseItemSchema, { name: args.name }, 'object');
-      return context.services.base.rename(args.id, name).catch(fromService);
+      return context.services.base.rename(args.id, name);
     },
   }),
 );
@@ -72,6 +72,6 @@ builder.mutationField('deleteBaseItem', (t) =>
     type: BaseItem,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageBase' },
-    resolve: (_root, args, context) => context.services.base.remove(args.id).catch(fromService),
+    resolve: (_root, args, context) => context.services.base.remove(args.id),
   }),
 );

@@ -4,7 +4,7 @@ import { documentCategories, documentSchema, type DocumentCategory } from '../..
 import type { DocumentsService } from '../gearboxes/documents.ts';
 import { builder } from './builder.ts';
 import { GearboxModel, OutageType } from './gearboxes.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 import { Measure } from './measures.ts';
 
 type DocumentRow = NonNullable<Awaited<ReturnType<DocumentsService['get']>>>;
@@ -62,7 +62,7 @@ builder.mutationField('insertGearboxDocument', (t) =>
     resolve: (_root, { object }, context) =>
       context.services.documents
         .insert(object, object.fileId, parse(documentSchema, { category: object.category, title: object.title, comment: object.comment }, 'object'))
-        .catch(fromService),
+        ,
   }),
 );
 
@@ -73,7 +73,7 @@ builder.mutationField('updateGearboxDocument', (t) =>
     authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => {
       const { title, comment } = parse(documentSchema.pick({ title: true, comment: true }), { title: args.title, comment: args.comment }, 'object');
-      return context.services.documents.update(args.id, { title, comment }).catch(fromService);
+      return context.services.documents.update(args.id, { title, comment });
     },
   }),
 );
@@ -84,6 +84,6 @@ builder.mutationField('deleteGearboxDocument', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: async (_root, { id }, context) => (await context.services.documents.remove(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => (await context.services.documents.remove(id)).id,
   }),
 );

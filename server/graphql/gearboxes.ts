@@ -5,7 +5,7 @@ import { can } from '../../src/lib/permissions.ts';
 import { outageSchema } from '../../src/lib/outages.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { validationError } from './errors.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 import { live } from './live.ts';
 
 const DOSSIER_TABLES = ['public.gearbox_models', 'public.doctor_codes', 'public.error_codes', 'public.outages', 'public.repair_procedures', 'public.gearbox_measures', 'public.gearbox_documents'];
@@ -131,7 +131,7 @@ builder.mutationField('insertGearboxModel', (t) =>
     type: GearboxModel,
     args: { object: t.arg({ type: ModelInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, { object }, context) => context.services.gearboxes.insert(parse(gearboxModelSchema, object, 'object')).catch(fromService),
+    resolve: (_root, { object }, context) => context.services.gearboxes.insert(parse(gearboxModelSchema, object, 'object')),
   }),
 );
 
@@ -140,7 +140,7 @@ builder.mutationField('updateGearboxModel', (t) =>
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ModelInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, { id, object }, context) => context.services.gearboxes.update(id, parse(gearboxModelSchema, object, 'object')).catch(fromService),
+    resolve: (_root, { id, object }, context) => context.services.gearboxes.update(id, parse(gearboxModelSchema, object, 'object')),
   }),
 );
 
@@ -149,7 +149,7 @@ builder.mutationField('deleteGearboxModel', (t) =>
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, { id }, context) => context.services.gearboxes.remove(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.gearboxes.remove(id),
   }),
 );
 
@@ -163,7 +163,7 @@ builder.mutationField('insertDoctorCode', (t) =>
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: DoctorCodeInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, args, context) => {
-      const row = await context.services.gearboxes.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object')).catch(fromService);
+      const row = await context.services.gearboxes.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object'));
       return { ...row, gearboxCodes: [] };
     },
   }),
@@ -174,7 +174,7 @@ builder.mutationField('deleteDoctorCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeDoctorCode(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeDoctorCode(id)).id,
   }),
 );
 
@@ -183,7 +183,7 @@ builder.mutationField('insertGearboxCode', (t) =>
     type: GearboxCode,
     args: { doctorCodeId: t.arg({ type: 'uuid', required: true }), code: t.arg.string({ required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code).catch(fromService),
+    resolve: (_root, args, context) => context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
   }),
 );
 
@@ -192,7 +192,7 @@ builder.mutationField('deleteGearboxCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id)).id,
   }),
 );
 
@@ -205,7 +205,7 @@ builder.mutationField('insertErrorCode', (t) =>
     type: ErrorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ErrorCodeInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.gearboxes.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.gearboxes.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')),
   }),
 );
 
@@ -214,7 +214,7 @@ builder.mutationField('deleteErrorCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id)).id,
   }),
 );
 
@@ -272,7 +272,7 @@ builder.mutationField('insertOutage', (t) =>
     resolve: (_root, args, context) =>
       context.services.gearboxes
         .insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase'))
-        .catch(fromService),
+        ,
   }),
 );
 
@@ -282,7 +282,7 @@ builder.mutationField('updateOutage', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) =>
-      context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')).catch(fromService),
+      context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')),
   }),
 );
 
@@ -294,7 +294,7 @@ builder.mutationField('deleteOutage', (t) =>
     resolve: async (_root, { id }, context) => {
       // Its files' bytes go first; the links go with the outage.
       if (await context.services.gearboxes.getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
-      return (await context.services.gearboxes.removeOutage(id).catch(fromService)).id;
+      return (await context.services.gearboxes.removeOutage(id)).id;
     },
   }),
 );

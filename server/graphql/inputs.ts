@@ -1,5 +1,6 @@
 // Inputs checked by the zod schemas of src/lib (French messages), and service refusals turned
 // into API errors: shared by every domain module.
+import { isObjectType, type GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import { fieldErrors } from '../../src/lib/validation.ts';
 import { ApiError } from '../http/json.ts';
@@ -13,8 +14,32 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: st
   throw validationError(fields);
 }
 
+/**
+ * Wraps every field with a resolver of its own so that a service's refusal (`ApiError`) reaches
+ * clients as the API error of its code: the one place where domain errors are translated.
+ */
+export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve;
+      if (!resolve) continue;
+      field.resolve = (source, args, context, info) => {
+        try {
+          const result = resolve(source, args, context, info);
+          // Any thenable (a query builder too), not only native promises.
+          return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(fromService) : result;
+        } catch (error) {
+          return fromService(error);
+        }
+      };
+    }
+  }
+  return schema;
+}
+
 /** Service refusals as API errors with their code. */
-export function fromService(error: unknown): never {
+function fromService(error: unknown): never {
   if (error instanceof ApiError) {
     if (error.status === 404) throw notFound();
     if (error.status === 400) throw validationError(error.details as Record<string, string>);

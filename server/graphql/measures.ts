@@ -3,7 +3,7 @@ import { measureSchema } from '../../src/lib/measures.ts';
 import type { gearboxMeasures } from '../db/schema/index.ts';
 import { builder } from './builder.ts';
 import { GearboxModel } from './gearboxes.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 
 export const Measure = builder.objectRef<typeof gearboxMeasures.$inferSelect>('gearbox_measures').implement({
   fields: (t) => ({
@@ -38,7 +38,7 @@ builder.mutationField('insertGearboxMeasure', (t) =>
     type: Measure,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.measures.insert(args.gearboxModelId, parse(measureSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.measures.insert(args.gearboxModelId, parse(measureSchema, args.object, 'object')),
   }),
 );
 
@@ -47,7 +47,7 @@ builder.mutationField('updateGearboxMeasure', (t) =>
     type: Measure,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.measures.update(args.id, parse(measureSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.measures.update(args.id, parse(measureSchema, args.object, 'object')),
   }),
 );
 
@@ -58,7 +58,7 @@ builder.mutationField('deleteGearboxMeasure', (t) =>
     authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => {
       if (await context.services.measures.get(id)) await context.services.documents.removeFilesOf({ measureId: id });
-      return (await context.services.measures.remove(id).catch(fromService)).id;
+      return (await context.services.measures.remove(id)).id;
     },
   }),
 );

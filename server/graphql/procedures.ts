@@ -3,7 +3,7 @@ import { outageProceduresSchema, procedureSchema } from '../../src/lib/procedure
 import type { ProcedureRow } from '../gearboxes/procedures.ts';
 import { builder } from './builder.ts';
 import { GearboxModel, OutageType } from './gearboxes.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 
 type CheckpointRow = ProcedureRow['checkpoints'][number];
 
@@ -78,7 +78,7 @@ builder.mutationField('insertRepairProcedure', (t) =>
     type: 'uuid',
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.procedures.insert(args.gearboxModelId, procedureOf(args.object)).catch(fromService),
+    resolve: (_root, args, context) => context.services.procedures.insert(args.gearboxModelId, procedureOf(args.object)),
   }),
 );
 
@@ -87,7 +87,7 @@ builder.mutationField('updateRepairProcedure', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.procedures.update(args.id, procedureOf(args.object)).catch(fromService),
+    resolve: (_root, args, context) => context.services.procedures.update(args.id, procedureOf(args.object)),
   }),
 );
 
@@ -96,7 +96,7 @@ builder.mutationField('deleteRepairProcedure', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: async (_root, { id }, context) => (await context.services.procedures.remove(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => (await context.services.procedures.remove(id)).id,
   }),
 );
 
@@ -107,6 +107,6 @@ builder.mutationField('setOutageProcedures', (t) =>
     args: { outageId: t.arg({ type: 'uuid', required: true }), procedureIds: t.arg({ type: ['uuid'], required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) =>
-      context.services.procedures.setOutageProcedures(args.outageId, parse(outageProceduresSchema, { procedureIds: args.procedureIds }, 'object').procedureIds).catch(fromService),
+      context.services.procedures.setOutageProcedures(args.outageId, parse(outageProceduresSchema, { procedureIds: args.procedureIds }, 'object').procedureIds),
   }),
 );

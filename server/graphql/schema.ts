@@ -1,6 +1,7 @@
 // The schema: one module per domain registers its types and fields on the builder.
 import { builder } from './builder.ts';
 import { withTimeBudget } from './budget.ts';
+import { withServiceErrors } from './inputs.ts';
 import './users.ts';
 import './base.ts';
 import './gearboxes.ts';
@@ -15,4 +16,5 @@ import './repair-orders/symptoms.ts';
 import './repair-orders/flow.ts';
 import './repair-orders/procedure.ts';
 
-export const schema = withTimeBudget(builder.toSchema({ sortSchema: false }));
+// Service refusals are translated around each resolver; the time budget checks before it runs.
+export const schema = withTimeBudget(withServiceErrors(builder.toSchema({ sortSchema: false })));

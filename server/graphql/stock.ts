@@ -6,7 +6,7 @@ import { referenceOf, type StockRow } from '../stock/service.ts';
 import type { stockMovements } from '../db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { forbidden, validationError } from './errors.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 import { live } from './live.ts';
 import { can } from '../../src/lib/permissions.ts';
 
@@ -171,7 +171,7 @@ builder.mutationField('insertStockItems', (t) =>
     type: ['uuid'],
     args: { object: t.arg({ type: AddInput, required: true }) },
     authScopes: { capability: 'manageStock' },
-    resolve: (_root, { object }, context) => context.services.stock.insert(parse(addStockSchema, object, 'object'), context.viewer!).catch(fromService),
+    resolve: (_root, { object }, context) => context.services.stock.insert(parse(addStockSchema, object, 'object'), context.viewer!),
   }),
 );
 
@@ -181,7 +181,7 @@ builder.mutationField('moveStockItem', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), rack: t.arg.string({ required: true }), level: t.arg.int({ required: true }) },
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.move(args.id, args.version, parse(moveStockSchema, { rack: args.rack, level: args.level }, 'object'), context.viewer!).catch(fromService),
+      context.services.stock.move(args.id, args.version, parse(moveStockSchema, { rack: args.rack, level: args.level }, 'object'), context.viewer!),
   }),
 );
 
@@ -191,7 +191,7 @@ builder.mutationField('changeStockItemCondition', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), condition: t.arg({ type: Condition, required: true }) },
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.changeCondition(args.id, args.version, parse(conditionStockSchema, { condition: args.condition }, 'object').condition, context.viewer!).catch(fromService),
+      context.services.stock.changeCondition(args.id, args.version, parse(conditionStockSchema, { condition: args.condition }, 'object').condition, context.viewer!),
   }),
 );
 
@@ -201,6 +201,6 @@ builder.mutationField('removeStockItem', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), outOn: t.arg.string({ required: true }), outReason: t.arg.string({ required: true }) },
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.remove(args.id, args.version, parse(removeStockSchema, { outOn: args.outOn, outReason: args.outReason }, 'object'), context.viewer!).catch(fromService),
+      context.services.stock.remove(args.id, args.version, parse(removeStockSchema, { outOn: args.outOn, outReason: args.outReason }, 'object'), context.viewer!),
   }),
 );

@@ -7,7 +7,7 @@ import { email as emailSchema, required } from '../../src/lib/validation.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '../users/service.ts';
 import { builder, OrderBy, requireCapability, type GraphQLContext } from './builder.ts';
 import { forbidden, notFound, validationError } from './errors.ts';
-import { fromService, parse } from './inputs.ts';
+import { parse } from './inputs.ts';
 import { live } from './live.ts';
 
 const MAX_LIMIT = 100;
@@ -149,13 +149,13 @@ builder.mutationField('insertUser', (t) =>
     resolve: async (_root, { object }, context) => {
       const input = parse(insertSchema, object, 'object');
       const { users, auth } = context.services;
-      const row = await users.insert(input).catch(fromService);
+      const row = await users.insert(input);
       try {
         await auth.sendSetPasswordEmail(row.id);
       } catch (error) {
         // No half-made account: without its e-mail nobody could ever use it.
         await users.remove({ id: context.viewer!.id, role: context.viewer!.role }, row.id).catch(() => undefined);
-        fromService(error);
+        throw error;
       }
       return row;
     },
@@ -181,12 +181,12 @@ builder.mutationField('updateUser', (t) =>
       if (!current) throw notFound();
       // A new address is only asked for here: it takes effect from the link sent to it.
       const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
-      if (newEmail) await users.assertEmailFree(newEmail, id).catch(fromService);
+      if (newEmail) await users.assertEmailFree(newEmail, id);
       const row = manager
-        ? await users.update(viewer, id, set).catch(fromService)
-        : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName }).catch(fromService);
+        ? await users.update(viewer, id, set)
+        : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
       if (!newEmail) return row;
-      await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` }).catch(fromService);
+      await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });
       return (await users.get(id)) ?? null;
     },
   }),
@@ -198,7 +198,7 @@ builder.mutationField('deleteUser', (t) =>
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageUsers' },
-    resolve: (_root, { id }, context) => context.services.users.remove(context.viewer!, id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.users.remove(context.viewer!, id),
   }),
 );
 
@@ -223,7 +223,7 @@ builder.mutationField('sendVerificationEmail', (t) =>
     resolve: async (_root, { id }, context) => {
       const user = await context.services.users.get(id);
       if (!user) throw notFound();
-      await context.services.auth.resendAccountEmail(user.id).catch(fromService);
+      await context.services.auth.resendAccountEmail(user.id);
       return true;
     },
   }),

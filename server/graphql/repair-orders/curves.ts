@@ -4,7 +4,7 @@
 import { orderCurveSchema } from '../../../src/lib/curves.ts';
 import type { OrderCurvesService } from '../../repair-orders/curves.ts';
 import { builder } from '../builder.ts';
-import { fromService, parse } from '../inputs.ts';
+import { parse } from '../inputs.ts';
 import { RepairOrder } from './index.ts';
 
 type CurveRow = Awaited<ReturnType<OrderCurvesService['curvesOf']>>[number];
@@ -81,7 +81,7 @@ builder.mutationField('insertOrderCurve', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: CurveInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderCurves.insertCurve(args.repairOrderId, parse(orderCurveSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderCurves.insertCurve(args.repairOrderId, parse(orderCurveSchema, args.object, 'object')),
   }),
 );
 
@@ -90,7 +90,7 @@ builder.mutationField('updateOrderCurve', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: CurveInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderCurves.updateCurve(args.id, parse(orderCurveSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderCurves.updateCurve(args.id, parse(orderCurveSchema, args.object, 'object')),
   }),
 );
 
@@ -100,7 +100,7 @@ builder.mutationField('deleteOrderCurve', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.orderCurves.removeCurve(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.orderCurves.removeCurve(id),
   }),
 );
 
@@ -109,7 +109,7 @@ builder.mutationField('insertOrderFile', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FileInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { repairOrderId, object }, context) => context.services.orderCurves.insertFile(repairOrderId, object).catch(fromService),
+    resolve: (_root, { repairOrderId, object }, context) => context.services.orderCurves.insertFile(repairOrderId, object),
   }),
 );
 
@@ -119,6 +119,6 @@ builder.mutationField('deleteOrderFile', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.orderCurves.removeFile(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.orderCurves.removeFile(id),
   }),
 );

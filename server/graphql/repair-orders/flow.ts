@@ -5,7 +5,7 @@ import type { OutageCandidate } from '../../repair-orders/flow.ts';
 import { builder, RANKING_COST } from '../builder.ts';
 import { OutageType } from '../gearboxes.ts';
 import { outageChoiceSchema, procedureChoiceSchema } from '../../../src/lib/diagnostic-page.ts';
-import { fromService, parse } from '../inputs.ts';
+import { parse } from '../inputs.ts';
 import { ProcedureInput, procedureOf, RepairProcedure } from '../procedures.ts';
 import { RepairOrder } from './index.ts';
 
@@ -54,7 +54,7 @@ builder.mutationField('chooseOrderOutages', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), outageIds: t.arg({ type: ['uuid'], required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds),
   }),
 );
 
@@ -63,7 +63,7 @@ builder.mutationField('chooseOrderProcedures', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedures: t.arg({ type: [ProcedureChoice], required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures),
   }),
 );
 
@@ -72,7 +72,7 @@ builder.mutationField('addOrderProcedure', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedureId: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.addProcedure(args.repairOrderId, args.procedureId).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.addProcedure(args.repairOrderId, args.procedureId),
   }),
 );
 
@@ -82,7 +82,7 @@ builder.mutationField('addNewOrderProcedure', (t) =>
     description: "A procedure written for the order: it joins the model's dossier and the order in one transaction.",
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.addNewProcedure(args.repairOrderId, procedureOf(args.object)).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.addNewProcedure(args.repairOrderId, procedureOf(args.object)),
   }),
 );
 
@@ -95,7 +95,7 @@ for (const [name, run] of [
       type: 'uuid',
       args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
       authScopes: { capability: 'manageOrders' },
-      resolve: (_root, args, context) => context.services.flow[run](args.repairOrderId).catch(fromService),
+      resolve: (_root, args, context) => context.services.flow[run](args.repairOrderId),
     }),
   );
 }
@@ -105,7 +105,7 @@ builder.mutationField('validateDiagnostic', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.validate(args.repairOrderId, context.viewer!.id).catch(fromService),
+    resolve: (_root, args, context) => context.services.flow.validate(args.repairOrderId, context.viewer!.id),
   }),
 );
 

@@ -15,7 +15,7 @@ import type { RepairOrdersService } from '../../repair-orders/service.ts';
 import { faultCodeSchema, temporalities } from '../../../src/lib/diagnostic.ts';
 import { builder } from '../builder.ts';
 import { validationError } from '../errors.ts';
-import { fromService, parse } from '../inputs.ts';
+import { parse } from '../inputs.ts';
 
 const MAX_LIMIT = 100;
 type ListRow = Awaited<ReturnType<RepairOrdersService['list']>>[number];
@@ -183,7 +183,7 @@ builder.mutationField('insertRepairOrder', (t) =>
     type: 'uuid',
     args: { object: t.arg({ type: OrderInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { object }, context) => context.services.repairOrders.insert(orderOf(object)).catch(fromService),
+    resolve: (_root, { object }, context) => context.services.repairOrders.insert(orderOf(object)),
   }),
 );
 
@@ -192,7 +192,7 @@ builder.mutationField('updateRepairOrder', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OrderInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id, object }, context) => context.services.repairOrders.update(id, orderOf(object)).catch(fromService),
+    resolve: (_root, { id, object }, context) => context.services.repairOrders.update(id, orderOf(object)),
   }),
 );
 
@@ -201,7 +201,7 @@ builder.mutationField('deleteRepairOrder', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: async (_root, { id }, context) => (await context.services.repairOrders.remove(id).catch(fromService)).id,
+    resolve: async (_root, { id }, context) => (await context.services.repairOrders.remove(id)).id,
   }),
 );
 
@@ -257,7 +257,7 @@ builder.mutationField('setFaultCodeReading', (t) =>
     type: Discarded,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), canRead: t.arg.boolean({ required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.diagnostic.setFaultCodeReading(args.repairOrderId, args.canRead).catch(fromService),
+    resolve: (_root, args, context) => context.services.diagnostic.setFaultCodeReading(args.repairOrderId, args.canRead),
   }),
 );
 
@@ -266,7 +266,7 @@ builder.mutationField('insertOrderFaultCode', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.diagnostic.insertFaultCode(args.repairOrderId, parse(faultCodeSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.diagnostic.insertFaultCode(args.repairOrderId, parse(faultCodeSchema, args.object, 'object')),
   }),
 );
 
@@ -275,7 +275,7 @@ builder.mutationField('updateOrderFaultCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.diagnostic.updateFaultCode(args.id, parse(faultCodeSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.diagnostic.updateFaultCode(args.id, parse(faultCodeSchema, args.object, 'object')),
   }),
 );
 
@@ -284,6 +284,6 @@ builder.mutationField('deleteOrderFaultCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.diagnostic.removeFaultCode(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.diagnostic.removeFaultCode(id),
   }),
 );

@@ -3,7 +3,7 @@
 import { checkResults, orderMeasureSchema, type CheckResult } from '../../../src/lib/order-measures.ts';
 import type { OrderMeasureFileRow, OrderMeasuresService } from '../../repair-orders/measures.ts';
 import { builder } from '../builder.ts';
-import { fromService, parse } from '../inputs.ts';
+import { parse } from '../inputs.ts';
 import { RepairOrder } from './index.ts';
 
 type MeasureRow = NonNullable<Awaited<ReturnType<OrderMeasuresService['get']>>>;
@@ -82,7 +82,7 @@ builder.mutationField('setMeasuresDone', (t) =>
     type: Discarded,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), done: t.arg.boolean({ required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderMeasures.setMeasuresDone(args.repairOrderId, args.done).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderMeasures.setMeasuresDone(args.repairOrderId, args.done),
   }),
 );
 
@@ -91,7 +91,7 @@ builder.mutationField('insertOrderMeasure', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderMeasures.insertMeasure(args.repairOrderId, parse(orderMeasureSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderMeasures.insertMeasure(args.repairOrderId, parse(orderMeasureSchema, args.object, 'object')),
   }),
 );
 
@@ -100,7 +100,7 @@ builder.mutationField('insertDossierMeasures', (t) =>
     type: 'Int',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderMeasures.insertDossierMeasures(args.repairOrderId).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderMeasures.insertDossierMeasures(args.repairOrderId),
   }),
 );
 
@@ -109,7 +109,7 @@ builder.mutationField('updateOrderMeasure', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderMeasures.updateMeasure(args.id, parse(orderMeasureSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderMeasures.updateMeasure(args.id, parse(orderMeasureSchema, args.object, 'object')),
   }),
 );
 
@@ -118,7 +118,7 @@ builder.mutationField('deleteOrderMeasure', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.orderMeasures.removeMeasure(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.orderMeasures.removeMeasure(id),
   }),
 );
 
@@ -127,7 +127,7 @@ builder.mutationField('insertOrderMeasureFile', (t) =>
     type: 'uuid',
     args: { measureId: t.arg({ type: 'uuid', required: true }), fileId: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.orderMeasures.attachFile(args.measureId, args.fileId, args.comment ?? '').catch(fromService),
+    resolve: (_root, args, context) => context.services.orderMeasures.attachFile(args.measureId, args.fileId, args.comment ?? ''),
   }),
 );
 
@@ -136,6 +136,6 @@ builder.mutationField('deleteOrderMeasureFile', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.orderMeasures.removeFile(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.orderMeasures.removeFile(id),
   }),
 );

@@ -6,7 +6,7 @@ import { checkpointAnswerSchema, closeOrderSchema } from '../../../src/lib/order
 import type { OrderProcedureService } from '../../repair-orders/procedure.ts';
 import { builder, requireViewerError } from '../builder.ts';
 import { OrderProcedure } from './flow.ts';
-import { fromService, parse } from '../inputs.ts';
+import { parse } from '../inputs.ts';
 import { live } from '../live.ts';
 import { CheckResultType } from './measures.ts';
 import { RepairOrder } from './index.ts';
@@ -56,7 +56,7 @@ builder.mutationField('answerOrderCheckpoint', (t) =>
     type: Checkpoint,
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), object: t.arg({ type: AnswerInput, required: true }) },
     authScopes: { capability: 'followProcedures' },
-    resolve: (_root, args, context) => context.services.orderProcedure.answer(args.id, parse(checkpointAnswerSchema, args.object, 'object'), args.version, context.viewer!).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderProcedure.answer(args.id, parse(checkpointAnswerSchema, args.object, 'object'), args.version, context.viewer!),
   }),
 );
 
@@ -65,7 +65,7 @@ builder.mutationField('closeRepairOrder', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
     authScopes: { capability: 'followProcedures' },
-    resolve: (_root, args, context) => context.services.orderProcedure.close(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderProcedure.close(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!),
   }),
 );
 
@@ -74,7 +74,7 @@ builder.mutationField('reopenRepairOrder', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
     authScopes: { capability: 'reopenOrders' },
-    resolve: (_root, args, context) => context.services.orderProcedure.reopen(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!).catch(fromService),
+    resolve: (_root, args, context) => context.services.orderProcedure.reopen(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!),
   }),
 );
 

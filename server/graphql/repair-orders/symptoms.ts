@@ -3,7 +3,7 @@
 import { symptomSchema } from '../../../src/lib/diagnostic.ts';
 import type { SymptomsService } from '../../repair-orders/symptoms.ts';
 import { builder } from '../builder.ts';
-import { fromService, parse } from '../inputs.ts';
+import { parse } from '../inputs.ts';
 import { AppearanceConditions, conditionInputFields, ErrorCodeRef, RepairOrder } from './index.ts';
 
 type SymptomRow = Awaited<ReturnType<SymptomsService['symptomsOf']>>[number];
@@ -34,7 +34,7 @@ builder.mutationField('insertOrderSymptom', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: SymptomInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.symptoms.insertSymptom(args.repairOrderId, parse(symptomSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.symptoms.insertSymptom(args.repairOrderId, parse(symptomSchema, args.object, 'object')),
   }),
 );
 
@@ -43,7 +43,7 @@ builder.mutationField('updateOrderSymptom', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: SymptomInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.symptoms.updateSymptom(args.id, parse(symptomSchema, args.object, 'object')).catch(fromService),
+    resolve: (_root, args, context) => context.services.symptoms.updateSymptom(args.id, parse(symptomSchema, args.object, 'object')),
   }),
 );
 
@@ -52,6 +52,6 @@ builder.mutationField('deleteOrderSymptom', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.symptoms.removeSymptom(id).catch(fromService),
+    resolve: (_root, { id }, context) => context.services.symptoms.removeSymptom(id),
   }),
 );
