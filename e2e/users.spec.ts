@@ -97,6 +97,8 @@ test('an admin adds a user in one browser; the other shows it without reloading'
 
   // Role and status changes reach the other browser too.
   await page.goto('/users?recherche=gaelle');
+  // Until the island runs, a role is changed with its "Changer" button (a form post); then at once.
+  await expect(page.getByRole('button', { name: 'Changer : Gaëlle Nouvelle' })).toHaveCount(0);
   await page.getByRole('combobox', { name: 'Rôle de Gaëlle Nouvelle' }).selectOption('diagnostician');
   await expect(page.getByRole('status').filter({ hasText: 'Utilisateur mis à jour' })).toBeVisible();
   await expect(row.getByRole('combobox')).toHaveValue('diagnostician');
