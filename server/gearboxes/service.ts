@@ -11,10 +11,10 @@ import { ApiError } from '../http/json.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
 
-/** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
 const CLOSED = sql`r.status = 'CLOSED'`;
+/** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
 const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
 export type GearboxesService = ReturnType<typeof createGearboxesService>;

@@ -16,12 +16,12 @@ const bound = () =>
       .optional(),
   );
 
-/** One schema for the measure form and the API. */
 /** `/gearbox/{uuid}/measure/{uuid}` (or the creation form without the measure): path and query. */
 export const measurePageSchema = z
   .object({ modelId: recordId(), measureId: optionalRecordId(), ...recordPageFields })
   .transform((q) => ({ gearboxId: q.modelId, measureId: q.measureId, ...recordPageValues(q) }));
 
+/** One schema for the measure form and the API. */
 export const measureSchema = z
   .object({
     name: required().max(120, t('validation.maxLength', { max: 120 })),

@@ -36,15 +36,15 @@ export const measuredValue = () =>
       .optional(),
   );
 
-/**
- * One schema for the measure form and the API: the dossier measure's fields (same bounds rules),
- * the value and the result; no result means "automatic" (the bounds' proposal is stored).
- */
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const orderMeasurePageSchema = z
   .object({ orderId: recordId(), measureId: recordId(), ...recordPageFields })
   .transform((q) => ({ orderId: q.orderId, measureId: q.measureId, ...recordPageValues(q) }));
 
+/**
+ * One schema for the measure form and the API: the dossier measure's fields (same bounds rules),
+ * the value and the result; no result means "automatic" (the bounds' proposal is stored).
+ */
 export const orderMeasureSchema = measureSchema.safeExtend({
   gearboxMeasureId: z.uuid().optional(),
   measuredValue: measuredValue(),

@@ -60,12 +60,12 @@ const optionalInt = (min: number, max: number) =>
       .optional(),
   );
 
-/** One schema for the outage form and the API; the names are resolved against the base. */
 /** `/gearbox/{uuid}/outage/{uuid}` (or the creation form without the outage): path and query. */
 export const outagePageSchema = z
   .object({ modelId: recordId(), outageId: optionalRecordId(), onglet: option(['general', 'procedures'] as const, 'general'), ...recordPageFields })
   .transform((q) => ({ gearboxId: q.modelId, outageId: q.outageId, tab: q.outageId ? q.onglet : 'general', ...recordPageValues(q) }));
 
+/** One schema for the outage form and the API; the names are resolved against the base. */
 export const outageSchema = z.object({
   component: required().max(120, t('validation.maxLength', { max: 120 })),
   outageType: required().max(120, t('validation.maxLength', { max: 120 })),

@@ -200,8 +200,8 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
   };
 }
 
-/** The PDF's file name: the order number kept to characters any browser and header accept. */
 /** `/repair-order/{uuid}/report.pdf?ouvrir`: open the PDF in the browser rather than download it. */
 export const reportPdfSchema = z.object({ ouvrir: flag() }).transform((q) => ({ open: q.ouvrir }));
 
+/** The PDF's file name: the order number kept to characters any browser and header accept. */
 export const reportFileName = (number: string) => `rapport-${number.replace(/[^A-Za-z0-9._-]+/g, '-')}.pdf`;

@@ -154,13 +154,13 @@ export async function signInAll(t: TestApp): Promise<Record<DemoRole, string>> {
 
 export type GqlResult = { data?: any; errors?: { message: string; extensions: { code: string; fields?: object; reason?: string } }[] };
 
-/** A GraphQL call as `role`, over HTTP. */
 /** The data of a call that must succeed; its errors, if any, fail the test with their message. */
 export function ok(res: GqlResult) {
   expect(res.errors).toBeUndefined();
   return res.data;
 }
 
+/** A GraphQL call as `role`, over HTTP. */
 export function graphqlAs(t: TestApp, tokens: Record<DemoRole, string>) {
   return (role: DemoRole, query: string, variables?: object): Promise<GqlResult> =>
     fetch(`${t.url}/graphql`, {
