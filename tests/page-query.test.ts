@@ -31,6 +31,8 @@ describe('list page queries', () => {
       search: '', from: null, to: null, category: null, type: null, modelId: null, sort: 'date', descending: true, page: 1, confirm: null, action: null,
     });
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
+    // No such month: the default, not an exception (it answered 500).
+    expect(readOrdersQuery(q('du=2026-13-45&au=45/13/2026'))).toMatchObject({ from: null, to: null });
     expect(readGearboxesQuery(q('page=1e20&annee=99999&type=constructor&modele=x'))).toEqual({ search: '', type: null, modelId: null, year: null, page: 1 });
     expect(readStockQuery(q('onglet=autre&rayon=%3Cscript%3E&page=-4&modele=1'))).toMatchObject({ view: 'stock', rack: null, page: 1, modelId: null });
     expect(readUsersQuery(q('page=0.5&supprimer=..%2F&ajouter'))).toEqual({ search: '', page: 1, adding: true, confirmDelete: null });

@@ -3,7 +3,7 @@
 // its own data; the page dispatches `?action=` posts to the tab's `post…Action`.
 import { z } from 'zod';
 import { isUuid } from './ids.ts';
-import { choice, option, optionalInteger, recordId, recordPageFields, recordPageValues } from './page-query.ts';
+import { choice, moreRows, option, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import type { FieldErrors } from './validation.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
@@ -20,8 +20,7 @@ export const diagnosticPageSchema = z
     ...recordPageFields,
     // The record a form acts on when its body does not name it (a curve's file).
     id: recordId(),
-    // "More rows" of a new procedure's checkpoints: how many empty rows to show.
-    lignes: optionalInteger(1, 40),
+    lignes: moreRows(40),
     courbe: recordId(),
     'confirmer-courbe': recordId(),
     'confirmer-import': recordId(),
@@ -34,8 +33,7 @@ export const diagnosticPageSchema = z
     tab: q.onglet,
     ...recordPageValues(q),
     recordId: q.id,
-    moreRows: q.lignes !== undefined,
-    extraRows: q.lignes ?? 3,
+    ...q.lignes,
     editCurve: q.courbe,
     confirmCurve: q['confirmer-courbe'],
     confirmImport: q['confirmer-import'],

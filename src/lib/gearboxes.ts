@@ -1,5 +1,5 @@
 // Gearbox models (SPEC §3, §2.8): enumerations, labels, the list's URL and the model form.
-import { choice, integer, option, optionalInteger, page, readQuery, recordId, recordPageFields, recordPageValues, text, uuid } from './page-query.ts';
+import { choice, integer, moreRows, option, page, readQuery, recordId, recordPageFields, recordPageValues, text, uuid } from './page-query.ts';
 import { documentViews } from './documents.ts';
 import { isUuid } from './ids.ts';
 import { z } from 'zod';
@@ -56,8 +56,7 @@ export const gearboxPageSchema = z
     ...recordPageFields,
     // The procedure being edited: 'nouvelle' or its id.
     procedure: z.union([z.literal('nouvelle'), uuid()]).nullable().catch(null),
-    // "More rows" of a procedure's checkpoints: how many empty rows to show.
-    lignes: optionalInteger(1, 30),
+    lignes: moreRows(30),
     confirmer: recordId(),
   })
   .transform((q) => ({
@@ -66,8 +65,7 @@ export const gearboxPageSchema = z
     view: q.vue,
     ...recordPageValues(q),
     editProcedure: q.procedure,
-    moreRows: q.lignes !== undefined,
-    extraRows: q.lignes ?? 3,
+    ...q.lignes,
     confirm: q.confirmer,
   }));
 

@@ -39,12 +39,15 @@ export function isoDay(text: string): string {
   return fr ? `${fr[3]}-${fr[2]!.padStart(2, '0')}-${fr[1]!.padStart(2, '0')}` : text.trim();
 }
 
-/** A day that exists (2026-02-31 does not), between 1900 and 2999, else null; typed either way. */
+/** YYYY-MM-DD naming a day that exists: 2026-02-31 and 2026-13-45 do not (never throws). */
+export const isRealDay = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+
+/** A day that exists, between 1900 and 2999, else null; typed either way. */
 export const day = () =>
   z
     .string()
     .transform(isoDay)
-    .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && v >= '1900' && v < '3000' && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v))
+    .refine((v) => isRealDay(v) && v >= '1900' && v < '3000')
     .nullable()
     .catch(null);
 
@@ -73,8 +76,14 @@ export const entry = (max: number) =>
     .optional()
     .catch('');
 
-/** An integer between `min` and `max`; undefined when absent, null when invalid. */
-export const optionalInteger = (min: number, max: number) => integer(min, max).optional();
+/**
+ * `?lignes=` of a procedure form's "more rows" button: whether it was pressed (the post is shown
+ * again, not saved) and how many empty checkpoint rows to show (3 unless a valid count is given).
+ */
+export const moreRows = (max: number) =>
+  integer(1, max)
+    .optional()
+    .transform((n) => ({ moreRows: n !== undefined, extraRows: n ?? 3 }));
 
 /** What every record page reads: the action a form posts, a deletion to confirm, the file whose deletion to confirm. */
 export const recordPageFields = { action: text(40), supprimer: flag(), 'confirmer-fichier': recordId() };

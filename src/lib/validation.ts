@@ -2,7 +2,7 @@
 // one schema per form of the shell, shared by the islands and the server.
 import { z } from 'zod';
 import { t } from './i18n.ts';
-import { choice, isoDay } from './page-query.ts';
+import { choice, isoDay, isRealDay } from './page-query.ts';
 import { passwordRules } from './password.ts';
 
 export const required = () => z.string({ error: t('validation.required') }).trim().min(1, t('validation.required'));
@@ -27,7 +27,7 @@ export const isoDate = () =>
     z
       .string({ error: t('validation.required') })
       .min(1, t('validation.required'))
-      .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), t('validation.date')),
+      .refine(isRealDay, t('validation.date')),
   );
 
 export const password = () =>
@@ -50,9 +50,9 @@ const withConfirmation = <T extends z.ZodObject<{ password: z.ZodType<string>; c
     },
   });
 
-/** `/sign-in?view=forgot-password&redirectTo=`: hasura-auth's names; the target is checked by `safeRedirect`. */
 // A target kept whole (never cut: a cut path is another page); `safeRedirect` refuses the long ones.
 const target = () => z.string().nullable().catch(null);
+/** `/sign-in?view=forgot-password&redirectTo=`: hasura-auth's names; the target is checked by `safeRedirect`. */
 export const signInPageSchema = z
   .object({ view: choice(['forgot-password'] as const), redirectTo: target() })
   .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo }));
