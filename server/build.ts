@@ -20,8 +20,9 @@ export const astroEntry = path.join(root, 'dist/server/entry.mjs');
 /** Returns once dist/ is current; throws when the build fails. */
 export function ensureBuilt(): void {
   const built = existsSync(astroEntry) ? statSync(astroEntry).mtimeMs : 0;
+  // server/ too: pages bundle what they import from it (domain errors, types).
   const sources = Math.max(
-    ...['src', 'public', 'astro.config.mjs', 'package.json', 'package-lock.json'].map((p) => newest(path.join(root, p))),
+    ...['src', 'server', 'public', 'astro.config.mjs', 'package.json', 'package-lock.json'].map((p) => newest(path.join(root, p))),
   );
   if (built >= sources) return;
   process.stderr.write(built ? 'Sources changed: rebuilding…\n' : 'First start: building the application…\n');

@@ -1,6 +1,6 @@
 // Fixed-window counters in memory, per instance.
 import type { RateLimitRule, ThrottleRule } from '../config.ts';
-import { ApiError } from '../http/json.ts';
+import { DomainError } from '../errors.ts';
 
 export type RateLimiter = { hit(bucket: string, key: string, rule: RateLimitRule): void; reset(): void };
 
@@ -23,9 +23,7 @@ export function createRateLimiter(now: () => number = Date.now): RateLimiter {
       w.count++;
       if (w.count > rule.max) {
         const retryAfter = Math.max(1, Math.ceil((w.resetAt - t) / 1000));
-        throw new ApiError(429, 'too-many-requests', 'Too many requests, try again later', {
-          'Retry-After': String(retryAfter),
-        });
+        throw new DomainError('too-many-requests', 'too-many-requests', 'Too many requests, try again later', { retryAfter });
       }
     },
     reset() {
@@ -78,7 +76,7 @@ export function createSignInThrottle(rule: ThrottleRule, now: () => number = Dat
       const t = now();
       const wait = Math.max(waitOf(pair(account, ip), rule.accountFree, t), waitOf(`\u0000${ip}`, rule.addressFree, t));
       if (wait > 0) {
-        throw new ApiError(429, 'too-many-requests', 'Too many requests, try again later', { 'Retry-After': String(Math.ceil(wait / 1000)) });
+        throw new DomainError('too-many-requests', 'too-many-requests', 'Too many requests, try again later', { retryAfter: Math.ceil(wait / 1000) });
       }
     },
     fail(account, ip) {

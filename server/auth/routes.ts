@@ -1,9 +1,10 @@
 // hasura-auth's HTTP API (SPEC §7.1) at /api/auth, over the auth service.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { ApiError, readJson, sendError, sendJson } from '../http/json.ts';
+import { readJson, sendError, sendJson } from '../http/json.ts';
 import { clientAddressOf } from '../http/client-address.ts';
 import type { AuthService, Caller } from './service.ts';
+import { DomainError } from '../errors.ts';
 
 const email = z.string().max(254).pipe(z.email());
 const password = z.string().min(1).max(256);
@@ -39,12 +40,12 @@ function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = String(issue.path.at(-1) ?? '');
-  if (field === 'email' || field === 'newEmail') throw new ApiError(400, 'invalid-email', 'Email is incorrectly formatted');
-  if (field === 'password' || field === 'newPassword') throw new ApiError(400, 'invalid-password', 'Password is incorrectly formatted');
+  if (field === 'email' || field === 'newEmail') throw new DomainError('invalid', 'invalid-email', 'Email is incorrectly formatted');
+  if (field === 'password' || field === 'newPassword') throw new DomainError('invalid', 'invalid-password', 'Password is incorrectly formatted');
   if (issue.code === 'unrecognized_keys') {
-    throw new ApiError(400, 'invalid-request', `Unknown field: ${issue.keys.join(', ')}`);
+    throw new DomainError('invalid', 'invalid-request', `Unknown field: ${issue.keys.join(', ')}`);
   }
-  throw new ApiError(400, 'invalid-request', `Invalid field ${issue.path.join('.') || 'body'}: ${issue.message}`);
+  throw new DomainError('invalid', 'invalid-request', `Invalid field ${issue.path.join('.') || 'body'}: ${issue.message}`);
 }
 
 function bearer(req: IncomingMessage): string | undefined {
@@ -138,12 +139,12 @@ export function createAuthRoutes(auth: AuthService, options: { trustProxy: numbe
         const known = Object.keys(routes).some((key) => key.endsWith(` ${subpath}`));
         req.resume();
         throw known
-          ? new ApiError(405, 'method-not-allowed', 'Method not allowed')
-          : new ApiError(404, 'route-not-found', 'Route not found');
+          ? new DomainError('not-allowed', 'method-not-allowed', 'Method not allowed')
+          : new DomainError('not-found', 'route-not-found', 'Route not found');
       }
       await route(req, res);
     } catch (error) {
-      if (error instanceof ApiError) return sendError(res, error);
+      if (error instanceof DomainError) return sendError(res, error);
       throw error;
     }
   };

@@ -3,7 +3,6 @@
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { isUuid } from '../../src/lib/ids.ts';
 import { safeRedirect } from '../../src/lib/redirects.ts';
 import type { Config } from '../config.ts';
@@ -14,6 +13,7 @@ import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClai
 
 import type { MailKind } from './templates.ts';
 import { endSessions } from './sessions.ts';
+import { conflict, DomainError } from '../errors.ts';
 
 const DAY = 86_400_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
@@ -72,18 +72,18 @@ export type Session = {
 };
 
 export const authErrors = {
-  invalidEmailPassword: () => new ApiError(401, 'invalid-email-password', 'Incorrect email or password'),
-  unverifiedUser: () => new ApiError(401, 'unverified-user', 'Email is not verified'),
-  disabledUser: () => new ApiError(401, 'disabled-user', 'User is disabled'),
-  invalidRefreshToken: () => new ApiError(401, 'invalid-refresh-token', 'Invalid or expired refresh token'),
-  unauthenticated: () => new ApiError(401, 'unauthenticated-user', 'User is not authenticated'),
-  invalidTicket: () => new ApiError(401, 'invalid-ticket', 'Invalid or expired ticket'),
-  emailInUse: () => new ApiError(409, 'email-already-in-use', 'Email already in use'),
-  invalidPassword: (message: string) => new ApiError(400, 'invalid-password', message),
-  invalidCurrentPassword: () => new ApiError(400, 'invalid-current-password', 'The current password is incorrect'),
-  proofRequired: () => new ApiError(403, 'elevated-claim-required', 'The current password is required'),
-  redirectNotAllowed: () => new ApiError(400, 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
-  roleNotAllowed: () => new ApiError(400, 'role-not-allowed', 'Role not allowed'),
+  invalidEmailPassword: () => new DomainError('unauthenticated', 'invalid-email-password', 'Incorrect email or password'),
+  unverifiedUser: () => new DomainError('unauthenticated', 'unverified-user', 'Email is not verified'),
+  disabledUser: () => new DomainError('unauthenticated', 'disabled-user', 'User is disabled'),
+  invalidRefreshToken: () => new DomainError('unauthenticated', 'invalid-refresh-token', 'Invalid or expired refresh token'),
+  unauthenticated: () => new DomainError('unauthenticated', 'unauthenticated-user', 'User is not authenticated'),
+  invalidTicket: () => new DomainError('unauthenticated', 'invalid-ticket', 'Invalid or expired ticket'),
+  emailInUse: () => conflict('email-already-in-use', 'Email already in use'),
+  invalidPassword: (message: string) => new DomainError('invalid', 'invalid-password', message),
+  invalidCurrentPassword: () => new DomainError('invalid', 'invalid-current-password', 'The current password is incorrect'),
+  proofRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The current password is required'),
+  redirectNotAllowed: () => new DomainError('invalid', 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
+  roleNotAllowed: () => new DomainError('invalid', 'role-not-allowed', 'Role not allowed'),
 };
 
 export function toAuthUser(u: UserRow): AuthUser {
@@ -269,7 +269,7 @@ export function createAuthService(deps: {
     try {
       await mailer.send(kind, to, { displayName: u.displayName, link: link.toString() });
     } catch {
-      throw new ApiError(502, 'email-not-sent', 'The e-mail could not be sent');
+      throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
     }
   }
 
@@ -472,7 +472,7 @@ export function createAuthService(deps: {
       try {
         await mailer.send('emailChangeNotice', u.email, { displayName: u.displayName, link: `${publicUrl}/sign-in?view=forgot-password`, newEmail: email });
       } catch {
-        throw new ApiError(502, 'email-not-sent', 'The e-mail could not be sent');
+        throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
       }
     },
 
@@ -545,8 +545,8 @@ export function createAuthService(deps: {
         target.searchParams.set('refreshToken', session.refreshToken);
         target.searchParams.set('type', linkTypes[row.type as TicketType]);
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        target.searchParams.set('error', error.error);
+        if (!(error instanceof DomainError)) throw error;
+        target.searchParams.set('error', error.reason);
         target.searchParams.set('errorDescription', error.message);
       }
       return target.toString();

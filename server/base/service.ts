@@ -3,16 +3,16 @@ import { and, asc, eq, ilike } from 'drizzle-orm';
 import type { BaseKind } from '../../src/lib/base.ts';
 import type { Db } from '../db/client.ts';
 import { baseItems } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
+import { conflict, notFound } from '../errors.ts';
 
 export type BaseService = ReturnType<typeof createBaseService>;
 
 const translate = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw new ApiError(409, 'item-exists', 'Cet item existe déjà');
+  if (pgCode(error) === '23505') throw conflict('item-exists', 'Cet item existe déjà');
   // 23503: a reference without ON DELETE rule; 23001: ON DELETE RESTRICT.
-  if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'item-in-use', 'Cet item est utilisé');
+  if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('item-in-use', 'Cet item est utilisé');
   throw error;
 };
 
@@ -33,13 +33,13 @@ export function createBaseService(deps: { db: Db }) {
 
     rename: async (id: string, name: string) => {
       const [row] = await db.update(baseItems).set({ name: name.trim(), updatedAt: new Date() }).where(eq(baseItems.id, id)).returning().catch(translate);
-      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      if (!row) throw notFound('Élément introuvable');
       return row;
     },
 
     remove: async (id: string) => {
       const [row] = await db.delete(baseItems).where(eq(baseItems.id, id)).returning().catch(translate);
-      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      if (!row) throw notFound('Élément introuvable');
       return row;
     },
   };

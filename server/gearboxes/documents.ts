@@ -5,8 +5,8 @@ import { bucketOf, type DocumentCategory, type DocumentInput } from '../../src/l
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { files, gearboxDocuments, gearboxMeasures, outages } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
 
@@ -31,15 +31,15 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
   /** The model an outage or measure belongs to must be the document's. */
   async function checkOwner(owner: DocumentOwner, category: DocumentCategory) {
     if ((category === 'outage-file') !== !!owner.outageId || (category === 'measure-file') !== !!owner.measureId) {
-      throw new ApiError(400, 'invalid', 'Catégorie invalide', {}, { 'object.category': 'Catégorie invalide' });
+      throw invalid({ 'object.category': 'Catégorie invalide' });
     }
     if (owner.outageId) {
       const [row] = await db.select({ m: outages.gearboxModelId }).from(outages).where(eq(outages.id, owner.outageId));
-      if (row?.m !== owner.gearboxModelId) throw new ApiError(404, 'not-found', 'Panne introuvable');
+      if (row?.m !== owner.gearboxModelId) throw notFound('Panne introuvable');
     }
     if (owner.measureId) {
       const [row] = await db.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, owner.measureId));
-      if (row?.m !== owner.gearboxModelId) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+      if (row?.m !== owner.gearboxModelId) throw notFound('Mesure introuvable');
     }
   }
 
@@ -60,17 +60,17 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
     insert: async (owner: DocumentOwner, fileId: string, input: DocumentInput) => {
       await checkOwner(owner, input.category);
       const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
-      if (!file) throw new ApiError(404, 'not-found', 'Fichier introuvable');
+      if (!file) throw notFound('Fichier introuvable');
       if (file.bucketId !== bucketOf(input.category) || (input.category === 'reference-curve' && file.mimeType !== 'text/csv')) {
-        throw new ApiError(400, 'unsupported-format', 'Format non supporté', {}, { fileId: 'Format non supporté' });
+        throw invalid({ fileId: 'Format non supporté' }, 'unsupported-format');
       }
       const [row] = await db
         .insert(gearboxDocuments)
         .values({ gearboxModelId: owner.gearboxModelId, outageId: owner.outageId ?? null, measureId: owner.measureId ?? null, fileId, ...input, title: input.title || file.name })
         .returning()
         .catch((error: unknown) => {
-          if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', 'Ce fichier est déjà joint');
-          if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+          if (pgCode(error) === '23505') throw conflict('file-linked', 'Ce fichier est déjà joint');
+          if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
           throw error;
         });
       return row!.id;
@@ -78,14 +78,14 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
 
     update: async (id: string, input: { title: string; comment: string }) => {
       const [row] = await db.update(gearboxDocuments).set(input).where(eq(gearboxDocuments.id, id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Document introuvable');
+      if (!row) throw notFound('Document introuvable');
       return row.id;
     },
 
     /** The link and the stored file both go. */
     remove: async (id: string) => {
       const [row] = await db.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Document introuvable');
+      if (!row) throw notFound('Document introuvable');
       await deps.files.remove(row.fileId);
       return row;
     },

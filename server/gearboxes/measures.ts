@@ -4,7 +4,7 @@ import type { MeasureInput } from '../../src/lib/measures.ts';
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { gearboxMeasures } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
+import { notFound } from '../errors.ts';
 
 export type MeasuresService = ReturnType<typeof createMeasuresService>;
 
@@ -23,7 +23,7 @@ export function createMeasuresService(deps: { db: Db }) {
         .values({ gearboxModelId, ...toRow(input) })
         .returning()
         .catch((error: unknown) => {
-          if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+          if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
           throw error;
         });
       return row!;
@@ -31,14 +31,14 @@ export function createMeasuresService(deps: { db: Db }) {
 
     update: async (id: string, input: MeasureInput) => {
       const [row] = await db.update(gearboxMeasures).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxMeasures.id, id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+      if (!row) throw notFound('Mesure introuvable');
       return row;
     },
 
     /** The measure's files go with it (the documents' rows cascade; the bytes are removed by the caller). */
     remove: async (id: string) => {
       const [row] = await db.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+      if (!row) throw notFound('Mesure introuvable');
       return row;
     },
   };

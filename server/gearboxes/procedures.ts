@@ -4,15 +4,15 @@ import type { ProcedureInput } from '../../src/lib/procedures.ts';
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 
 export type ProceduresService = ReturnType<typeof createProceduresService>;
 type Row = typeof repairProcedures.$inferSelect;
 export type ProcedureRow = Row & { checkpoints: (typeof procedureCheckpoints.$inferSelect)[]; outageCount: number };
 
 const nameTaken = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw new ApiError(409, 'name-taken', 'Une procédure porte déjà ce nom');
-  if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+  if (pgCode(error) === '23505') throw conflict('name-taken', 'Une procédure porte déjà ce nom');
+  if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
   throw error;
 };
 
@@ -79,7 +79,7 @@ export function createProceduresService(deps: { db: Db }) {
             .set({ name: input.name, description: input.description, steps: input.steps, updatedAt: new Date() })
             .where(eq(repairProcedures.id, id))
             .returning();
-          if (!row) throw new ApiError(404, 'not-found', 'Procédure introuvable');
+          if (!row) throw notFound('Procédure introuvable');
           await writeCheckpoints(tx, id, input);
           return id;
         })
@@ -91,9 +91,9 @@ export function createProceduresService(deps: { db: Db }) {
         const [used] = await tx.select({ n: count() }).from(outageProcedures).where(eq(outageProcedures.procedureId, id));
         const [applied] = await tx.select({ n: count() }).from(orderProcedures).where(eq(orderProcedures.procedureId, id));
         const reasons = [...(used!.n ? [`pannes qui l'utilisent (${used!.n})`] : []), ...(applied!.n ? [`ordres de réparation (${applied!.n})`] : [])];
-        if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
+        if (reasons.length) throw conflict('delete-refused', 'Suppression impossible', { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
-        if (!row) throw new ApiError(404, 'not-found', 'Procédure introuvable');
+        if (!row) throw notFound('Procédure introuvable');
         return row;
       }),
 
@@ -110,13 +110,13 @@ export function createProceduresService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         // Locks the outage: two people reordering at once apply one after the other.
         const [outage] = await tx.select().from(outages).where(eq(outages.id, outageId)).for('update');
-        if (!outage) throw new ApiError(404, 'not-found', 'Panne introuvable');
+        if (!outage) throw notFound('Panne introuvable');
         if (procedureIds.length) {
           const own = await tx
             .select({ id: repairProcedures.id })
             .from(repairProcedures)
             .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.gearboxModelId, outage.gearboxModelId)));
-          if (own.length !== procedureIds.length) throw new ApiError(400, 'invalid', "Procédure d'un autre modèle", {}, { procedureIds: 'Procédure introuvable pour ce modèle' });
+          if (own.length !== procedureIds.length) throw invalid({ procedureIds: 'Procédure introuvable pour ce modèle' });
         }
         await tx.delete(outageProcedures).where(eq(outageProcedures.outageId, outageId));
         if (procedureIds.length) await tx.insert(outageProcedures).values(procedureIds.map((procedureId, i) => ({ outageId, procedureId, priority: i + 1 })));

@@ -7,9 +7,9 @@ import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
 import { gearboxModels } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
@@ -87,7 +87,7 @@ export function createGearboxesService(deps: { db: Db }) {
       const missing: Record<string, string> = {};
       if (!componentId) missing['object.component'] = 'Cet item ne fait pas partie de la base de donnée';
       if (!outageTypeId) missing['object.outageType'] = 'Cet item ne fait pas partie de la base de donnée';
-      throw new ApiError(400, 'item-unknown', Object.values(missing)[0]!, {}, missing);
+      throw invalid(missing, 'item-unknown');
     }
     const add = async (kind: 'component' | 'outage_type', name: string) =>
       (await db.insert(baseItems).values({ kind, name: name.trim() }).onConflictDoNothing().returning({ id: baseItems.id }))[0]?.id ?? (await lookup(kind, name))!;
@@ -96,23 +96,23 @@ export function createGearboxesService(deps: { db: Db }) {
     return { componentId, outageTypeId };
   }
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw new ApiError(409, 'model-taken', 'Modèle non disponible');
+    if (pgCode(error) === '23505') throw conflict('model-taken', 'Modèle non disponible');
     throw error;
   };
   const codeTaken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw new ApiError(409, 'code-exists', 'Code déjà existant');
-    if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Élément introuvable');
+    if (pgCode(error) === '23505') throw conflict('code-exists', 'Code déjà existant');
+    if (pgCode(error) === '23503') throw notFound('Élément introuvable');
     throw error;
   };
   const codeUsed = (error: unknown): never => {
     // 23001: a stock item keeps its code (ON DELETE RESTRICT); 23503: a reference without rule.
-    if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'code-used', 'Code utilisé');
+    if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('code-used', 'Code utilisé');
     throw error;
   };
   /** The parent exists and is neither the model nor one of its descendants (no loop). */
   const checkParent = async (id: string | null, parentId: string | undefined) => {
     if (!parentId) return;
-    const refused = (message: string) => new ApiError(400, 'validation', message, {}, { parentId: message });
+    const refused = (message: string) => invalid({ parentId: message }, 'validation');
     if (parentId === id) throw refused('Un modèle ne peut pas être son propre parent');
     const [found] = await queryRows<{ id: string; loop: boolean }>(
       db,
@@ -140,7 +140,7 @@ export function createGearboxesService(deps: { db: Db }) {
     update: async (id: string, input: GearboxModelInput) => {
       await checkParent(id, input.parentId);
       const [row] = await db.update(gearboxModels).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxModels.id, id)).returning().catch(taken);
-      if (!row) throw new ApiError(404, 'not-found', 'Modèle introuvable');
+      if (!row) throw notFound('Modèle introuvable');
       return row;
     },
 
@@ -160,9 +160,9 @@ export function createGearboxesService(deps: { db: Db }) {
     removeDoctorCode: async (id: string) =>
       db.transaction(async (tx) => {
         const [used] = await tx.select({ id: gearboxCodes.id }).from(gearboxCodes).where(eq(gearboxCodes.doctorCodeId, id)).limit(1);
-        if (used) throw new ApiError(409, 'code-used', 'Code utilisé');
+        if (used) throw conflict('code-used', 'Code utilisé');
         const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning().catch(codeUsed);
-        if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+        if (!row) throw notFound('Élément introuvable');
         return row;
       }),
 
@@ -171,7 +171,7 @@ export function createGearboxesService(deps: { db: Db }) {
     /** A code a stock item carries is in use. */
     removeGearboxCode: async (id: string) => {
       const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning().catch(codeUsed);
-      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      if (!row) throw notFound('Élément introuvable');
       return row;
     },
 
@@ -199,7 +199,7 @@ export function createGearboxesService(deps: { db: Db }) {
 
     removeErrorCode: async (id: string) => {
       const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
-      if (!row) throw new ApiError(404, 'not-found', 'Élément introuvable');
+      if (!row) throw notFound('Élément introuvable');
       return row;
     },
 
@@ -215,7 +215,7 @@ export function createGearboxesService(deps: { db: Db }) {
         .values({ gearboxModelId, ...ids, description: input.description, occurrenceRate: input.occurrenceRate ?? null, averageMileage: input.averageMileage ?? null })
         .returning()
         .catch((error: unknown) => {
-          if (pgCode(error) === '23503') throw new ApiError(404, 'not-found', 'Modèle introuvable');
+          if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
           throw error;
         });
       return row!.id;
@@ -228,16 +228,16 @@ export function createGearboxesService(deps: { db: Db }) {
         .set({ ...ids, description: input.description, occurrenceRate: input.occurrenceRate ?? null, averageMileage: input.averageMileage ?? null, updatedAt: new Date() })
         .where(eq(outages.id, id))
         .returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Panne introuvable');
+      if (!row) throw notFound('Panne introuvable');
       return row.id;
     },
 
     /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason. */
     removeOutage: async (id: string) => {
       const [used] = await db.select({ n: count() }).from(orderOutages).where(eq(orderOutages.outageId, id));
-      if (used!.n > 0) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons: [`ordres de réparation (${used!.n})`] });
+      if (used!.n > 0) throw conflict('delete-refused', 'Suppression impossible', { reasons: [`ordres de réparation (${used!.n})`] });
       const [row] = await db.delete(outages).where(eq(outages.id, id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'Panne introuvable');
+      if (!row) throw notFound('Panne introuvable');
       return row;
     },
 
@@ -261,17 +261,17 @@ export function createGearboxesService(deps: { db: Db }) {
         inStock && `boîtes en stock (${inStock})`,
         leftStock && `historique du stock (${leftStock})`,
       ].filter((reason): reason is string => !!reason);
-      if (reasons.length) throw new ApiError(409, 'delete-refused', 'Suppression impossible', {}, { reasons });
+      if (reasons.length) throw conflict('delete-refused', 'Suppression impossible', { reasons });
       const [row] = await db
         .delete(gearboxModels)
         .where(eq(gearboxModels.id, id))
         .returning()
         .catch((error: unknown) => {
           // Something attached in the meantime keeps it too.
-          if (pgCode(error) === '23503' || pgCode(error) === '23001') throw new ApiError(409, 'delete-refused', 'Suppression impossible');
+          if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('delete-refused', 'Suppression impossible');
           throw error;
         });
-      if (!row) throw new ApiError(404, 'not-found', 'Modèle introuvable');
+      if (!row) throw notFound('Modèle introuvable');
       return row;
     },
   };

@@ -3,7 +3,7 @@
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
 import { fieldErrors } from '../../src/lib/validation.ts';
-import { ApiError } from '../http/json.ts';
+import { DomainError } from '../errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
 
 /** Parses `value` (absent fields may come as null); failures name the field under `prefix` ('' for top-level arguments). */
@@ -15,7 +15,7 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: st
 }
 
 /**
- * Wraps every field with a resolver of its own so that a service's refusal (`ApiError`) reaches
+ * Wraps every field with a resolver of its own so that a service's refusal (`DomainError`) reaches
  * clients as the API error of its code: the one place where domain errors are translated.
  */
 export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
@@ -40,16 +40,16 @@ export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
 
 /** Service refusals as API errors with their code. */
 function fromService(error: unknown): never {
-  if (error instanceof ApiError) {
-    if (error.status === 404) throw notFound();
-    if (error.status === 400) throw validationError(error.details as Record<string, string>);
-    if (error.status === 403) throw forbidden();
-    if (error.status === 409) throw conflict(error.message, { reason: error.error, ...error.details });
-    if (error.error === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason: 'email-not-sent' });
-    if (error.status === 429) throw apiError('too-many-requests', 'Trop de demandes : réessayez dans quelques minutes.', { retryAfter: Number(error.headers['Retry-After'] ?? 60) });
+  if (error instanceof DomainError) {
+    const { kind, reason, message, details } = error;
+    if (kind === 'not-found') throw notFound();
+    if (kind === 'invalid') throw validationError(details.fields ?? {});
+    if (kind === 'forbidden') throw forbidden();
+    if (kind === 'conflict') throw conflict(message, { reason, ...details });
+    if (reason === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason });
+    if (kind === 'too-many-requests') throw apiError('too-many-requests', 'Trop de demandes : réessayez dans quelques minutes.', { retryAfter: details.retryAfter ?? 60 });
     // Any other refusal of a service is the caller's: a validation error, never an internal one.
-    if (error.status >= 400 && error.status < 500) throw apiError('validation', error.message, { reason: error.error });
+    if (kind !== 'unavailable' && kind !== 'storage-full') throw apiError('validation', message, { reason });
   }
   throw error;
 }
-

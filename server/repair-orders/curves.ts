@@ -7,15 +7,14 @@ import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput }
 import { t } from '../../src/lib/i18n.ts';
 import type { Db } from '../db/client.ts';
 import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
+import { invalid, notFound } from '../errors.ts';
 
 export type OrderCurvesService = ReturnType<typeof createOrderCurvesService>;
 export type OrderFileKind = 'curve' | 'import';
 
-const invalid = (field: string, message: string) => new ApiError(400, 'invalid', message, {}, { [field]: message });
 
 const fileSelection = { id: files.id, name: files.name, mimeType: files.mimeType, size: files.size };
 const referenceDocs = alias(gearboxDocuments, 'reference_documents');
@@ -41,7 +40,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     for (const [id, category, field, message] of wanted) {
       if (!id) continue;
       const [doc] = await tx.select({ modelId: gearboxDocuments.gearboxModelId, category: gearboxDocuments.category }).from(gearboxDocuments).where(eq(gearboxDocuments.id, id));
-      if (doc?.modelId !== gearboxModelId || doc.category !== category) throw invalid(field, message);
+      if (doc?.modelId !== gearboxModelId || doc.category !== category) throw invalid({ [field]: message });
     }
   }
 
@@ -56,7 +55,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
   /** The curve, its order locked and open. */
   async function openCurve(tx: Tx, id: string) {
     const [curve] = await tx.select().from(orderCurves).where(eq(orderCurves.id, id));
-    if (!curve) throw new ApiError(404, 'not-found', t('curves.curveNotFound'));
+    if (!curve) throw notFound(t('curves.curveNotFound'));
     return { curve, order: await openOrder(tx, curve.repairOrderId) };
   }
 
@@ -158,10 +157,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     /** Either kind, as the API's insertOrderFile gives it; a curve file names a curve of the order. */
     insertFile: (repairOrderId: string, input: { fileId: string; kind: OrderFileKind; curveId?: string | null; comment?: string | null }) => {
       if (input.kind === 'import') return service.importFile(repairOrderId, input.fileId, input.comment ?? '');
-      if (!input.curveId) return Promise.reject(invalid('object.curveId', t('validation.required')));
+      if (!input.curveId) return Promise.reject(invalid({ 'object.curveId': t('validation.required') }));
       return db.transaction(async (tx) => {
         const { curve } = await openCurve(tx, input.curveId!);
-        if (curve.repairOrderId !== repairOrderId) throw new ApiError(404, 'not-found', t('curves.curveNotFound'));
+        if (curve.repairOrderId !== repairOrderId) throw notFound(t('curves.curveNotFound'));
         return link(tx, { repairOrderId, kind: 'curve', curveId: curve.id, fileId: input.fileId, comment: input.comment ?? '' });
       });
     },
@@ -170,7 +169,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     removeFile: async (id: string, kind?: OrderFileKind) => {
       const fileId = await db.transaction(async (tx) => {
         const [row] = await tx.select().from(orderFiles).where(eq(orderFiles.id, id));
-        if (!row || (row.kind !== 'curve' && row.kind !== 'import') || (kind && row.kind !== kind)) throw new ApiError(404, 'not-found', t('curves.fileNotFound'));
+        if (!row || (row.kind !== 'curve' && row.kind !== 'import') || (kind && row.kind !== kind)) throw notFound(t('curves.fileNotFound'));
         await openOrder(tx, row.repairOrderId);
         await dropStoredRows(tx, [row.fileId]);
         return row.fileId;

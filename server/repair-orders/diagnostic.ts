@@ -6,8 +6,8 @@ import { conditionValues, type FaultCodeInput } from '../../src/lib/diagnostic.t
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { errorCodes, orderFaultCodes, repairOrders } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { DomainError, conflict, invalid, notFound } from '../errors.ts';
 
 export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 
@@ -18,13 +18,13 @@ export function createDiagnosticService(deps: { db: Db }) {
   async function errorCodeOf(tx: Tx, gearboxModelId: string, input: FaultCodeInput) {
     const [known] = await tx.select({ id: errorCodes.id }).from(errorCodes).where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
     if (known) return known.id;
-    if (!input.description) throw new ApiError(400, 'invalid', 'Décrivez ce code : le dossier du modèle ne le connaît pas encore', {}, { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' });
+    if (!input.description) throw invalid({ 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' });
     const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
     return created!.id;
   }
 
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw new ApiError(400, 'invalid', 'Ce code est déjà relevé sur cet OR', {}, { 'object.code': 'Ce code est déjà relevé sur cet OR' });
+    if (pgCode(error) === '23505') throw invalid({ 'object.code': 'Ce code est déjà relevé sur cet OR' });
     throw error;
   };
 
@@ -61,30 +61,30 @@ export function createDiagnosticService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
-          if (order.canReadFaultCodes !== true) throw new ApiError(409, 'reading-off', "Indiquez d'abord que la boîte permet la lecture des codes défaut.");
+          if (order.canReadFaultCodes !== true) throw conflict('reading-off', "Indiquez d'abord que la boîte permet la lecture des codes défaut.");
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           const [row] = await tx.insert(orderFaultCodes).values({ repairOrderId, errorCodeId, ...conditionValues(input) }).returning({ id: orderFaultCodes.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           return row!.id;
         })
-        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error))),
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),
 
     updateFaultCode: (id: string, input: FaultCodeInput) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
-          if (!current) throw new ApiError(404, 'not-found', 'Code défaut introuvable');
+          if (!current) throw notFound('Code défaut introuvable');
           const order = await openOrder(tx, current.repairOrderId);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           await tx.update(orderFaultCodes).set({ errorCodeId, ...conditionValues(input) }).where(eq(orderFaultCodes.id, id));
           return id;
         })
-        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error))),
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),
 
     removeFaultCode: (id: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
-        if (!current) throw new ApiError(404, 'not-found', 'Code défaut introuvable');
+        if (!current) throw notFound('Code défaut introuvable');
         await openOrder(tx, current.repairOrderId);
         await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.id, id));
         return id;

@@ -7,11 +7,11 @@ import { STEP_REQUIRED } from '../../src/lib/diagnostic-page.ts';
 import { outageRateValue } from '../../src/lib/outages.ts';
 import { queryRows, type Db } from '../db/client.ts';
 import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import type { ProceduresService } from '../gearboxes/procedures.ts';
 import type { GearboxesService } from '../gearboxes/service.ts';
 import type { ProcedureInput } from '../../src/lib/procedures.ts';
+import { DomainError, conflict, invalid } from '../errors.ts';
 
 type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
 
@@ -44,8 +44,8 @@ export async function snapshotProcedures(tx: Pick<Tx, 'execute'>, orderId: strin
 /** The order locked and open (open-order.ts), not validated yet unless `editable: false`, at step `needs` or past it. */
 async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?: boolean } = {}) {
   const order = await openOrder(tx, id);
-  if (opts.editable !== false && order.validatedAt) throw new ApiError(409, 'validated', VALIDATED);
-  if (opts.needs && order.diagnosticStep < opts.needs) throw new ApiError(409, 'step-skipped', STEP_REQUIRED[opts.needs]!);
+  if (opts.editable !== false && order.validatedAt) throw conflict('validated', VALIDATED);
+  if (opts.needs && order.diagnosticStep < opts.needs) throw conflict('step-skipped', STEP_REQUIRED[opts.needs]!);
   return order;
 }
 
@@ -134,9 +134,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId);
         const ids = [...new Set(outageIds)];
-        if (ids.length === 0) throw new ApiError(400, 'invalid', 'Choisissez au moins une panne', {}, { outageIds: 'Choisissez au moins une panne' });
+        if (ids.length === 0) throw invalid({ outageIds: 'Choisissez au moins une panne' });
         const own = await tx.select({ id: outages.id }).from(outages).where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
-        if (own.length !== ids.length) throw new ApiError(400, 'invalid', 'Panne introuvable pour ce modèle', {}, { outageIds: 'Panne introuvable pour ce modèle' });
+        if (own.length !== ids.length) throw invalid({ outageIds: 'Panne introuvable pour ce modèle' });
         await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
         await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
         const dropped = await tx
@@ -155,14 +155,14 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const seen = new Set<string>();
         const list = entries.filter((e) => !seen.has(e.procedureId) && seen.add(e.procedureId));
-        if (list.length === 0) throw new ApiError(400, 'invalid', 'Choisissez au moins une procédure', {}, { procedures: 'Choisissez au moins une procédure' });
+        if (list.length === 0) throw invalid({ procedures: 'Choisissez au moins une procédure' });
         const own = await tx
           .select({ id: repairProcedures.id })
           .from(repairProcedures)
           .where(and(inArray(repairProcedures.id, list.map((e) => e.procedureId)), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
-        if (own.length !== list.length) throw new ApiError(400, 'invalid', 'Procédure introuvable pour ce modèle', {}, { procedures: 'Procédure introuvable pour ce modèle' });
+        if (own.length !== list.length) throw invalid({ procedures: 'Procédure introuvable pour ce modèle' });
         const chosen = new Set((await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id));
-        if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw new ApiError(400, 'invalid', 'Panne non retenue sur cet OR', {}, { procedures: 'Panne non retenue sur cet OR' });
+        if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: 'Panne non retenue sur cet OR' });
         await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
         await tx.insert(orderProcedures).values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
         await setStep(tx, orderId, STEP.procedures);
@@ -174,7 +174,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const [own] = await tx.select({ id: repairProcedures.id }).from(repairProcedures).where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
-        if (!own) throw new ApiError(400, 'invalid', 'Procédure introuvable pour ce modèle', {}, { procedureId: 'Procédure introuvable pour ce modèle' });
+        if (!own) throw invalid({ procedureId: 'Procédure introuvable pour ce modèle' });
         await append(tx, orderId, procedureId);
         return orderId;
       }),
@@ -188,7 +188,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           await append(tx, orderId, procedureId);
           return procedureId;
         })
-        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : procedures.nameTaken(error))),
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : procedures.nameTaken(error))),
 
     /** Step 4: the procedure has been seen as a whole. */
     markVisualised: (orderId: string) =>
@@ -207,9 +207,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           tx as unknown as Db,
           sql`select (select count(*)::int from order_fault_codes where repair_order_id = ${orderId}) as codes, (select count(*)::int from order_symptoms where repair_order_id = ${orderId}) as symptoms`,
         );
-        if (order.canReadFaultCodes === null) throw new ApiError(409, 'incomplete', "Indiquez d'abord si la boîte permet la lecture des codes défaut.");
-        if (order.canReadFaultCodes && found!.codes === 0) throw new ApiError(409, 'incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
-        if (found!.symptoms === 0) throw new ApiError(409, 'incomplete', "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
+        if (order.canReadFaultCodes === null) throw conflict('incomplete', "Indiquez d'abord si la boîte permet la lecture des codes défaut.");
+        if (order.canReadFaultCodes && found!.codes === 0) throw conflict('incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
+        if (found!.symptoms === 0) throw conflict('incomplete', "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
         return orderId;
@@ -231,9 +231,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     reopen: (orderId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { editable: false });
-        if (!order.validatedAt) throw new ApiError(409, 'not-validated', "Le diagnostic n'est pas validé.");
+        if (!order.validatedAt) throw conflict('not-validated', "Le diagnostic n'est pas validé.");
         const [answered] = await tx.select({ n: count() }).from(orderCheckpoints).where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
-        if (answered!.n > 0) throw new ApiError(409, 'answered', 'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
+        if (answered!.n > 0) throw conflict('answered', 'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
         await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
         await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });

@@ -6,10 +6,10 @@ import { proposeCheckResult, type OrderMeasureInput } from '../../src/lib/order-
 import { UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
 import type { Db } from '../db/client.ts';
 import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 
@@ -34,7 +34,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
   /** A measure's row and its order, the order locked. */
   async function measureOf(tx: Tx, id: string) {
     const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id));
-    if (!current) throw new ApiError(404, 'not-found', 'Mesure introuvable');
+    if (!current) throw notFound('Mesure introuvable');
     const order = await openOrder(tx, current.repairOrderId);
     return { current, order };
   }
@@ -108,10 +108,10 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     insertMeasure: (repairOrderId: string, input: OrderMeasureInput) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
-        if (order.measuresDone !== true) throw new ApiError(409, 'measures-off', DONE_REQUIRED);
+        if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
         if (input.gearboxMeasureId) {
           const [known] = await tx.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
-          if (known?.m !== order.gearboxModelId) throw new ApiError(400, 'invalid', 'Mesure inconnue du dossier du modèle', {}, { 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
+          if (known?.m !== order.gearboxModelId) throw invalid({ 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
         }
         const [row] = await tx
           .insert(orderMeasures)
@@ -125,7 +125,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     insertDossierMeasures: (repairOrderId: string) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
-        if (order.measuresDone !== true) throw new ApiError(409, 'measures-off', DONE_REQUIRED);
+        if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
         const taken = await tx.select({ id: orderMeasures.gearboxMeasureId }).from(orderMeasures).where(and(eq(orderMeasures.repairOrderId, repairOrderId), isNotNull(orderMeasures.gearboxMeasureId)));
         const known = new Set(taken.map((r) => r.id));
         const dossier = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, order.gearboxModelId)).orderBy(asc(gearboxMeasures.name));
@@ -175,7 +175,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     removeFile: async (id: string) => {
       const fileId = await db.transaction(async (tx) => {
         const [link] = await tx.select().from(orderFiles).where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
-        if (!link) throw new ApiError(404, 'not-found', 'Fichier introuvable');
+        if (!link) throw notFound('Fichier introuvable');
         await openOrder(tx, link.repairOrderId);
         await dropStoredRows(tx, [link.fileId]);
         return link.fileId;

@@ -3,14 +3,14 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { repairOrders } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
+import { conflict, notFound } from '../errors.ts';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
 
 export async function openOrder(tx: Tx, id: string) {
   const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
-  if (order.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+  if (!order) throw notFound("Impossible de récupérer l'ordre de réparation");
+  if (order.status === 'CLOSED') throw conflict('closed', CLOSED);
   return order;
 }

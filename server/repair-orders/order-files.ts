@@ -4,9 +4,9 @@
 import { eq, inArray } from 'drizzle-orm';
 import { files, gearboxDocuments, orderFiles, repairOrders } from '../db/schema/index.ts';
 import { pgCode } from '../db/errors.ts';
-import { ApiError } from '../http/json.ts';
 import type { FileStore } from '../storage/store.ts';
 import type { Tx } from './open-order.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 
 type Link = typeof orderFiles.$inferInsert;
 type StoredFile = typeof files.$inferSelect;
@@ -18,16 +18,16 @@ type StoredFile = typeof files.$inferSelect;
  */
 export async function linkOrderFile(tx: Tx, values: Link, accepts: (file: StoredFile) => boolean, messages: { notFound: string; unsupported: string; taken: string; field: string }) {
   const [file] = await tx.select().from(files).where(eq(files.id, values.fileId));
-  if (!file) throw new ApiError(404, 'not-found', messages.notFound);
+  if (!file) throw notFound(messages.notFound);
   const [dossier] = await tx.select({ id: gearboxDocuments.id }).from(gearboxDocuments).where(eq(gearboxDocuments.fileId, values.fileId));
-  if (dossier) throw new ApiError(409, 'file-linked', messages.taken);
-  if (!accepts(file)) throw new ApiError(400, 'unsupported-format', messages.unsupported, {}, { [messages.field]: messages.unsupported });
+  if (dossier) throw conflict('file-linked', messages.taken);
+  if (!accepts(file)) throw invalid({ [messages.field]: messages.unsupported }, 'unsupported-format');
   const [row] = await tx
     .insert(orderFiles)
     .values({ ...values, comment: (values.comment ?? '').trim().slice(0, 1000) })
     .returning({ id: orderFiles.id })
     .catch((error: unknown) => {
-      if (pgCode(error) === '23505') throw new ApiError(409, 'file-linked', messages.taken);
+      if (pgCode(error) === '23505') throw conflict('file-linked', messages.taken);
       throw error;
     });
   await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.repairOrderId));

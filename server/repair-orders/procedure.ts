@@ -6,8 +6,8 @@ import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { CheckpointAnswer } from '../../src/lib/order-procedure.ts';
 import type { Db } from '../db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { conflict, notFound } from '../errors.ts';
 
 export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
 type Actor = { id: string };
@@ -50,12 +50,12 @@ export function createOrderProcedureService(deps: { db: Db }) {
     answer: (id: string, input: CheckpointAnswer, version: number, actor: Actor) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
-        if (!current) throw new ApiError(404, 'not-found', 'Point de contrôle introuvable');
+        if (!current) throw notFound('Point de contrôle introuvable');
         const order = await openOrder(tx, current.repairOrderId);
-        if (!order.validatedAt) throw new ApiError(409, 'not-validated', NOT_VALIDATED);
+        if (!order.validatedAt) throw conflict('not-validated', NOT_VALIDATED);
         // Read again under the order's lock: the version now is the one that counts.
         const [locked] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
-        if (locked!.version !== version) throw new ApiError(409, 'stale', STALE);
+        if (locked!.version !== version) throw conflict('stale', STALE);
         const [row] = await tx
           .update(orderCheckpoints)
           .set({
@@ -77,12 +77,12 @@ export function createOrderProcedureService(deps: { db: Db }) {
     close: (orderId: string, comment: string, actor: Actor) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, orderId);
-        if (!order.validatedAt) throw new ApiError(409, 'not-validated', NOT_VALIDATED);
+        if (!order.validatedAt) throw conflict('not-validated', NOT_VALIDATED);
         const [open] = await tx
           .select({ n: count() })
           .from(orderCheckpoints)
           .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNull(orderCheckpoints.checkResult)));
-        if (open!.n > 0) throw new ApiError(409, 'checkpoints-open', `Tous les points de contrôle doivent être renseignés avant la clôture (${open!.n} restant${open!.n > 1 ? 's' : ''}).`);
+        if (open!.n > 0) throw conflict('checkpoints-open', `Tous les points de contrôle doivent être renseignés avant la clôture (${open!.n} restant${open!.n > 1 ? 's' : ''}).`);
         await tx
           .update(repairOrders)
           .set({
@@ -105,8 +105,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
     reopen: (orderId: string, comment: string, actor: Actor) =>
       db.transaction(async (tx) => {
         const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, orderId)).for('update');
-        if (!order) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
-        if (order.status !== 'CLOSED') throw new ApiError(409, 'not-closed', "Cet ordre de réparation n'est pas clôturé.");
+        if (!order) throw notFound("Impossible de récupérer l'ordre de réparation");
+        if (order.status !== 'CLOSED') throw conflict('not-closed', "Cet ordre de réparation n'est pas clôturé.");
         await tx.update(repairOrders).set({ status: 'IN_PROGRESS', closedOn: null, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         await tx.insert(orderEvents).values({
           repairOrderId: orderId,

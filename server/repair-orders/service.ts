@@ -9,8 +9,8 @@ import { pgCode } from '../db/errors.ts';
 import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '../db/schema/index.ts';
 import type { FileStore } from '../storage/store.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
-import { ApiError } from '../http/json.ts';
 import { CLOSED } from './open-order.ts';
+import { DomainError, conflict, invalid, notFound } from '../errors.ts';
 
 export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
 export type OrderFilter = { search?: string; from?: string | null; to?: string | null; category?: InterventionCategory | null; type?: GearboxType | null; modelId?: string | null };
@@ -39,8 +39,8 @@ const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
 };
 
 const numberTaken = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw new ApiError(400, 'invalid', "Numéro de l'ordre de réparation non disponible", {}, { 'object.number': "Numéro de l'ordre de réparation non disponible" });
-  if (pgCode(error) === '23503') throw new ApiError(400, 'invalid', 'Modèle inconnu', {}, { 'object.gearboxModelId': 'Modèle inconnu' });
+  if (pgCode(error) === '23505') throw invalid({ 'object.number': "Numéro de l'ordre de réparation non disponible" });
+  if (pgCode(error) === '23503') throw invalid({ 'object.gearboxModelId': 'Modèle inconnu' });
   throw error;
 };
 
@@ -102,7 +102,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   async function checkReferent(tx: Tx, referentId: string | undefined) {
     if (!referentId) return;
     const [user] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, referentId), inArray(users.defaultRole, ['app_admin', 'diagnostician']))).limit(1);
-    if (!user) throw new ApiError(400, 'invalid', 'Référent inconnu', {}, { 'object.referentId': 'Référent inconnu' });
+    if (!user) throw invalid({ 'object.referentId': 'Référent inconnu' });
   }
   async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
     await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
@@ -154,16 +154,16 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           await writeHistory(tx, row!.id, input);
           return row!.id;
         })
-        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : numberTaken(error))),
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
     update: async (id: string, input: RepairOrderInput) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-          if (!current) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
-          if (current.status === 'CLOSED') throw new ApiError(409, 'closed', CLOSED);
+          if (!current) throw notFound("Impossible de récupérer l'ordre de réparation");
+          if (current.status === 'CLOSED') throw conflict('closed', CLOSED);
           if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
-            throw new ApiError(400, 'model-locked', 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.', {}, { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' });
+            throw invalid({ 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' }, 'model-locked');
           }
           // One already named keeps their place even if their role has changed since.
           if (input.referentId !== current.referentId) await checkReferent(tx, input.referentId);
@@ -171,14 +171,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           await writeHistory(tx, id, input);
           return id;
         })
-        .catch((error: unknown) => (error instanceof ApiError ? Promise.reject(error) : numberTaken(error))),
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
     /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed. */
     remove: async (id: string) => {
       const { row, fileIds } = await db.transaction(async (tx) => {
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
-        if (!deleted) throw new ApiError(404, 'not-found', "Impossible de récupérer l'ordre de réparation");
+        if (!deleted) throw notFound("Impossible de récupérer l'ordre de réparation");
         await dropStoredRows(tx, linked.map((l) => l.fileId));
         return { row: deleted, fileIds: linked.map((l) => l.fileId) };
       });

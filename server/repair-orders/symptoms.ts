@@ -6,8 +6,8 @@ import { conditionValues, type SymptomInput } from '../../src/lib/diagnostic.ts'
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { DomainError, invalid, notFound } from '../errors.ts';
 
 export type SymptomsService = ReturnType<typeof createSymptomsService>;
 
@@ -15,7 +15,6 @@ const NOT_IN_BASE = 'Cet item ne fait pas partie de la base de donnée';
 const UNKNOWN_CODE = 'Ce code ne fait pas partie du dossier du modèle';
 const TAKEN = 'Ce symptôme est déjà relevé sur cet OR';
 
-const invalid = (field: string, message: string) => new ApiError(400, 'invalid', message, {}, { [`object.${field}`]: message });
 
 export function createSymptomsService(deps: { db: Db }) {
   const { db } = deps;
@@ -26,7 +25,7 @@ export function createSymptomsService(deps: { db: Db }) {
       .select({ id: baseItems.id })
       .from(baseItems)
       .where(and(eq(baseItems.kind, 'symptom'), sql`lower(${baseItems.name}) = lower(${name})`));
-    if (!item) throw invalid('symptom', NOT_IN_BASE);
+    if (!item) throw invalid({ 'object.symptom': NOT_IN_BASE });
     return item.id;
   }
 
@@ -37,15 +36,15 @@ export function createSymptomsService(deps: { db: Db }) {
       .select({ id: errorCodes.id })
       .from(errorCodes)
       .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = upper(${code})`));
-    if (!known) throw invalid('errorCode', UNKNOWN_CODE);
+    if (!known) throw invalid({ 'object.errorCode': UNKNOWN_CODE });
     return known.id;
   }
 
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw invalid('symptom', TAKEN);
+    if (pgCode(error) === '23505') throw invalid({ 'object.symptom': TAKEN });
     throw error;
   };
-  const refused = (error: unknown) => (error instanceof ApiError ? Promise.reject(error) : taken(error));
+  const refused = (error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error));
 
   return {
     symptomsOf: (repairOrderId: string) =>
@@ -84,7 +83,7 @@ export function createSymptomsService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
-          if (!current) throw new ApiError(404, 'not-found', 'Symptôme introuvable');
+          if (!current) throw notFound('Symptôme introuvable');
           const order = await openOrder(tx, current.repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
@@ -97,7 +96,7 @@ export function createSymptomsService(deps: { db: Db }) {
     removeSymptom: (id: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
-        if (!current) throw new ApiError(404, 'not-found', 'Symptôme introuvable');
+        if (!current) throw notFound('Symptôme introuvable');
         await openOrder(tx, current.repairOrderId);
         await tx.delete(orderSymptoms).where(eq(orderSymptoms.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));

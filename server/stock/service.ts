@@ -11,7 +11,7 @@ import { isUuid } from '../../src/lib/ids.ts';
 import type { Db } from '../db/client.ts';
 
 import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '../db/schema/index.ts';
-import { ApiError } from '../http/json.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 
 export type StockService = ReturnType<typeof createStockService>;
 export type StockFilter = {
@@ -84,9 +84,9 @@ export function createStockService(deps: { db: Db }) {
   /** The item locked for the change, checked against the version the user saw. */
   async function lockCurrent(tx: Tx, id: string, version: number) {
     const [item] = await tx.select().from(stockItems).where(eq(stockItems.id, id)).for('update');
-    if (!item) throw new ApiError(404, 'not-found', 'Boîte introuvable');
-    if (item.outOn) throw new ApiError(409, 'already-removed', 'Cette boîte a déjà été retirée du stock.');
-    if (item.version !== version) throw new ApiError(409, 'stale', 'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.');
+    if (!item) throw notFound('Boîte introuvable');
+    if (item.outOn) throw conflict('already-removed', 'Cette boîte a déjà été retirée du stock.');
+    if (item.version !== version) throw conflict('stale', 'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.');
     return item;
   }
 
@@ -117,7 +117,7 @@ export function createStockService(deps: { db: Db }) {
     /** `quantity` identical boxes; the code must be one of the model's. */
     insert: async (input: AddStockInput, actor: Actor): Promise<string[]> => {
       const [model] = await db.select({ id: gearboxModels.id }).from(gearboxModels).where(eq(gearboxModels.id, input.gearboxModelId));
-      if (!model) throw new ApiError(400, 'invalid', 'Modèle inconnu', {}, { 'object.gearboxModelId': 'Modèle inconnu' });
+      if (!model) throw invalid({ 'object.gearboxModelId': 'Modèle inconnu' });
       let doctorCodeId: string | null = null;
       let gearboxCodeId: string | null = null;
       if (input.code) {
@@ -132,7 +132,7 @@ export function createStockService(deps: { db: Db }) {
                 .from(gearboxCodes)
                 .innerJoin(doctorCodes, eq(doctorCodes.id, gearboxCodes.doctorCodeId))
                 .where(eq(gearboxCodes.id, id));
-        if (!found || found.model !== model.id) throw new ApiError(400, 'invalid', "Ce code n'appartient pas à ce modèle", {}, { 'object.code': "Ce code n'appartient pas à ce modèle" });
+        if (!found || found.model !== model.id) throw invalid({ 'object.code': "Ce code n'appartient pas à ce modèle" });
         doctorCodeId = found.doctor;
         gearboxCodeId = found.code;
       }
@@ -180,7 +180,7 @@ export function createStockService(deps: { db: Db }) {
     remove: (id: string, version: number, out: { outOn: string; outReason: string }, actor: Actor) =>
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
-        if (out.outOn < item.addedOn) throw new ApiError(400, 'invalid', "La date de sortie précède la date d'entrée", {}, { 'object.outOn': "La date de sortie précède la date d'entrée" });
+        if (out.outOn < item.addedOn) throw invalid({ 'object.outOn': "La date de sortie précède la date d'entrée" });
         await tx.update(stockItems).set({ outOn: out.outOn, outReason: out.outReason, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
         await tx.insert(stockMovements).values({ itemId: id, kind: 'removed', fromRack: item.rack, fromLevel: item.level, reason: out.outReason, byUserId: actor.id, byName: byName(actor) });
         return id;

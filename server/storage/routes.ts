@@ -14,9 +14,10 @@ import { canWriteBucket } from '../../src/lib/permissions.ts';
 import type { Services } from '../services.ts';
 import { resolveViewer, type Viewer } from '../auth/viewer.ts';
 import type { Config } from '../config.ts';
-import { sendJson } from '../http/json.ts';
+import { sendJson, statusOf } from '../http/json.ts';
 import { contentDisposition } from '../../src/lib/files.ts';
-import { checkType, cleanName, FILE_ID, StorageError, type FileRow, type FileStore } from './store.ts';
+import { checkType, cleanName, FILE_ID, type FileRow, type FileStore } from './store.ts';
+import { DomainError, refuse } from '../errors.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
@@ -43,9 +44,9 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
   const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
 
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
-    if (!req.headers.authorization) throw new StorageError(401, 'Authentification requise');
+    if (!req.headers.authorization) throw refuse('unauthenticated', 'Authentification requise');
     const identity = await resolveViewer({ get: (name) => req.headers[name] as string | undefined }, deps.services);
-    if (!identity.viewer) throw new StorageError(identity.error === 'invalid' ? 401 : 403, identity.error === 'invalid' ? 'Jeton invalide ou expiré' : 'Accès refusé');
+    if (!identity.viewer) throw identity.error === 'invalid' ? refuse('unauthenticated', 'Jeton invalide ou expiré') : refuse('forbidden', 'Accès refusé');
     return identity.viewer;
   }
 
@@ -71,17 +72,17 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
   async function readParts(req: IncomingMessage, parts: Part[], writes: Promise<void>[]) {
     const metadata: { id?: string; name?: string }[] = [];
     let bucketId: string | undefined;
-    let failure: StorageError | null = null;
+    let failure: DomainError | null = null;
     await new Promise<void>((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
         // File names are UTF-8 (busboy reads them as latin1 unless told).
         parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 } });
       } catch {
-        return reject(new StorageError(400, 'Requête multipart attendue'));
+        return reject(refuse('invalid', 'Requête multipart attendue'));
       }
       const gone = () => {
-        const error = new StorageError(400, 'Envoi interrompu');
+        const error = refuse('invalid', 'Envoi interrompu');
         parser.destroy(error);
         reject(error);
       };
@@ -121,46 +122,46 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
               part.sha = hash.digest('hex');
             },
             (error: unknown) => {
-              failure ??= new StorageError(400, 'Envoi interrompu');
+              failure ??= refuse('invalid', 'Envoi interrompu');
               throw error;
             },
           ),
         );
       });
-      parser.on('filesLimit', () => (failure ??= new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`)));
-      parser.on('partsLimit', () => (failure ??= new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`)));
-      parser.on('error', () => reject(new StorageError(400, 'Requête multipart invalide')));
+      parser.on('filesLimit', () => (failure ??= refuse('too-large', `Maximum ${MAX_FILES} fichiers par envoi`)));
+      parser.on('partsLimit', () => (failure ??= refuse('too-large', `Maximum ${MAX_FILES} fichiers par envoi`)));
+      parser.on('error', () => reject(refuse('invalid', 'Requête multipart invalide')));
       parser.on('close', () => resolve());
       req.pipe(parser);
     });
     await Promise.allSettled(writes);
     if (failure) throw failure;
     await Promise.all(writes);
-    if (parts.length > MAX_FILES) throw new StorageError(413, `Maximum ${MAX_FILES} fichiers par envoi`);
+    if (parts.length > MAX_FILES) throw refuse('too-large', `Maximum ${MAX_FILES} fichiers par envoi`);
     return { bucketId, parts, metadata };
   }
 
   async function upload(req: IncomingMessage, res: ServerResponse) {
     const viewer = await viewerOf(req);
     // A role that may write no bucket is refused before a byte is read.
-    if (!bucketIds.some((bucket) => canWriteBucket(viewer.role, bucket))) throw new StorageError(403, 'Accès refusé');
+    if (!bucketIds.some((bucket) => canWriteBucket(viewer.role, bucket))) throw refuse('forbidden', 'Accès refusé');
     const type = (req.headers['content-type'] ?? '').toLowerCase();
-    if (!type.startsWith('multipart/form-data')) throw new StorageError(415, 'Requête multipart attendue');
+    if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', 'Requête multipart attendue');
     // Before a byte is read: a nearly full disk refuses what the request says it carries.
     store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
     const { bucketId = 'documents', parts, metadata } = await readMultipart(req);
     try {
-      if (!isBucketId(bucketId)) throw new StorageError(400, 'Bucket inconnu');
-      if (!canWriteBucket(viewer.role, bucketId)) throw new StorageError(403, 'Accès refusé');
-      if (parts.length === 0) throw new StorageError(400, 'Aucun fichier reçu');
+      if (!isBucketId(bucketId)) throw refuse('invalid', 'Bucket inconnu');
+      if (!canWriteBucket(viewer.role, bucketId)) throw refuse('forbidden', 'Accès refusé');
+      if (parts.length === 0) throw refuse('invalid', 'Aucun fichier reçu');
       const checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[] = [];
       for (const [i, part] of parts.entries()) {
         const meta = metadata[i] ?? {};
         const name = cleanName(meta.name ?? part.name);
         if (part.truncated || part.size > config.storageMaxBytes[bucketId]) {
-          throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[bucketId] / 1024 / 1024)} Mo au plus`);
+          throw refuse('too-large', `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[bucketId] / 1024 / 1024)} Mo au plus`);
         }
-        if (part.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+        if (part.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
         const mimeType = await checkType(bucketId, name, part.tmp);
         const id = meta.id && FILE_ID.test(meta.id) ? meta.id.toLowerCase() : randomUUID();
         checked.push({ tmp: part.tmp, id, name, size: part.size, etag: `"${part.sha}"`, mimeType });
@@ -177,19 +178,19 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
   async function replace(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw new StorageError(403, 'Accès refusé');
+    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', 'Accès refusé');
     const type = (req.headers['content-type'] ?? '').toLowerCase();
-    if (!type.startsWith('multipart/form-data')) throw new StorageError(415, 'Requête multipart attendue');
+    if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', 'Requête multipart attendue');
     store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
     const { parts, metadata } = await readMultipart(req);
     try {
-      if (parts.length !== 1) throw new StorageError(400, 'Un seul fichier attendu');
+      if (parts.length !== 1) throw refuse('invalid', 'Un seul fichier attendu');
       const part = parts[0]!;
       const name = cleanName(metadata[0]?.name ?? part.name);
       if (part.truncated || part.size > config.storageMaxBytes[row.bucketId]) {
-        throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[row.bucketId] / 1024 / 1024)} Mo au plus`);
+        throw refuse('too-large', `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[row.bucketId] / 1024 / 1024)} Mo au plus`);
       }
-      if (part.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+      if (part.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
       const mimeType = await checkType(row.bucketId, name, part.tmp);
       sendJson(res, 200, toResponse(await store.replace(row, { tmp: part.tmp, name, size: part.size, etag: `"${part.sha}"`, mimeType })));
     } finally {
@@ -201,7 +202,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
     const expires = Number(query.get('expires'));
     const signature = query.get('signature');
     if (signature) {
-      if (!store.verifySignature(id, expires, signature)) throw new StorageError(403, 'Lien expiré ou invalide');
+      if (!store.verifySignature(id, expires, signature)) throw refuse('forbidden', 'Lien expiré ou invalide');
     } else {
       await viewerOf(req);
     }
@@ -253,7 +254,7 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
   async function remove(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw new StorageError(403, 'Accès refusé');
+    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', 'Accès refusé');
     await store.remove(row.id);
     res.writeHead(204);
     res.end();
@@ -265,19 +266,19 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
     const query = new URLSearchParams(search);
     const match = /^\/files(?:\/([^/]+)(\/presignedurl)?)?\/?$/.exec(pathname!);
     try {
-      if (!match) throw new StorageError(404, 'Route inconnue');
+      if (!match) throw refuse('not-found', 'Route inconnue');
       const [, id, presign] = match;
       if (!id && req.method === 'POST') return await upload(req, res);
       if (id && presign && req.method === 'GET') return await presigned(req, res, id);
       if (id && !presign && (req.method === 'GET' || req.method === 'HEAD')) return void (await download(req, res, id, query));
       if (id && !presign && req.method === 'DELETE') return await remove(req, res, id);
       if (id && !presign && req.method === 'PUT') return await replace(req, res, id);
-      throw new StorageError(405, 'Méthode non autorisée');
+      throw refuse('not-allowed', 'Méthode non autorisée');
     } catch (error) {
-      if (!(error instanceof StorageError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       req.resume();
       if (res.headersSent) return;
-      sendJson(res, error.status, { error: { message: error.message } }, error.status === 413 ? { Connection: 'close' } : {});
+      sendJson(res, statusOf(error), { error: { message: error.message } }, error.kind === 'too-large' ? { Connection: 'close' } : {});
     }
   };
 }

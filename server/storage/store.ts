@@ -13,17 +13,10 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { files } from '../db/schema/index.ts';
+import { refuse } from '../errors.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
-
-export class StorageError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
 
 /** Any UUID shape: clients of the storage API choose their files' ids. */
 export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,14 +54,14 @@ function looksLikeText(file: string): boolean {
 export async function checkType(bucket: BucketId, name: string, file: string): Promise<string> {
   const ext = path.extname(name).slice(1).toLowerCase();
   const kind = buckets[bucket].kinds.find((k) => fileKinds[k].extensions.includes(ext));
-  if (!kind) throw new StorageError(415, UNSUPPORTED_FORMAT);
+  if (!kind) throw refuse('unsupported', UNSUPPORTED_FORMAT);
   const rules = fileKinds[kind];
   const detected = await fileTypeFromFile(file);
   if (rules.text) {
-    if (detected || !looksLikeText(file)) throw new StorageError(415, UNSUPPORTED_FORMAT);
+    if (detected || !looksLikeText(file)) throw refuse('unsupported', UNSUPPORTED_FORMAT);
     return rules.mimeTypes[0]!;
   }
-  if (!detected || !rules.mimeTypes.includes(detected.mime)) throw new StorageError(415, UNSUPPORTED_FORMAT);
+  if (!detected || !rules.mimeTypes.includes(detected.mime)) throw refuse('unsupported', UNSUPPORTED_FORMAT);
   return detected.mime;
 }
 
@@ -111,14 +104,14 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     assertRoom: (bytes: number) => {
       const { bavail, bsize } = statfsSync(root);
       if (bavail * bsize - bytes < config.storageMinFreeBytes) {
-        throw new StorageError(507, "Espace disque insuffisant sur le serveur : fichier refusé. Prévenez l'administrateur.");
+        throw refuse('storage-full', "Espace disque insuffisant sur le serveur : fichier refusé. Prévenez l'administrateur.");
       }
     },
 
     find: async (id: string): Promise<FileRow> => {
-      if (!FILE_ID.test(id)) throw new StorageError(404, 'Fichier introuvable');
+      if (!FILE_ID.test(id)) throw refuse('not-found', 'Fichier introuvable');
       const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
-      if (!row) throw new StorageError(404, 'Fichier introuvable');
+      if (!row) throw refuse('not-found', 'Fichier introuvable');
       return row;
     },
 
@@ -132,7 +125,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
             .returning(),
         )
         .catch((error: unknown) => {
-          if (pgCode(error) === '23505') throw new StorageError(409, 'Un fichier existe déjà avec cet identifiant');
+          if (pgCode(error) === '23505') throw refuse('conflict', 'Un fichier existe déjà avec cet identifiant');
           throw error;
         });
       for (const c of checked) renameSync(c.tmp, pathOf(c.id));
@@ -155,9 +148,9 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     save: async (input: { bucketId: BucketId; file: File; userId: string }): Promise<FileRow> => {
       const name = cleanName(input.file.name);
       if (input.file.size > config.storageMaxBytes[input.bucketId]) {
-        throw new StorageError(413, `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[input.bucketId] / 1024 / 1024)} Mo au plus`);
+        throw refuse('too-large', `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[input.bucketId] / 1024 / 1024)} Mo au plus`);
       }
-      if (input.file.size === 0) throw new StorageError(415, UNSUPPORTED_FORMAT);
+      if (input.file.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
       store.assertRoom(input.file.size);
       const tmp = path.join(tmpDir, randomUUID());
       try {

@@ -5,7 +5,7 @@ import { isRole, type Role } from '../../src/lib/roles.ts';
 import type { Db } from '../db/client.ts';
 import { users } from '../db/schema/index.ts';
 import { endSessions } from '../auth/sessions.ts';
-import { ApiError } from '../http/json.ts';
+import { conflict, DomainError, notFound } from '../errors.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
 export type UserRow = typeof users.$inferSelect;
@@ -73,7 +73,7 @@ function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
   return out;
 }
 
-const emailTaken = () => new ApiError(409, 'email-already-in-use', 'Email non disponible');
+const emailTaken = () => conflict('email-already-in-use', 'Email non disponible');
 
 export function createUsersService(deps: { db: Db }) {
   const { db } = deps;
@@ -112,10 +112,10 @@ export function createUsersService(deps: { db: Db }) {
      */
     async updateProfile(actor: Actor, input: { displayName: string }) {
       if (!isRole(actor.role) || !can(actor.role, 'editOwnProfile')) {
-        throw new ApiError(403, 'forbidden', 'Not allowed to edit the profile');
+        throw new DomainError('forbidden', 'forbidden', 'Not allowed to edit the profile');
       }
       const [row] = await db.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
-      if (!row) throw new ApiError(404, 'not-found', 'User not found');
+      if (!row) throw notFound('User not found');
       return row;
     },
 
@@ -141,10 +141,10 @@ export function createUsersService(deps: { db: Db }) {
      */
     async update(actor: Actor, id: string, set: { displayName?: string; defaultRole?: Role; disabled?: boolean }) {
       const current = await get(id);
-      if (!current) throw new ApiError(404, 'not-found', 'User not found');
+      if (!current) throw notFound('User not found');
       const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
-      if (losesAdmin && id === actor.id) throw new ApiError(409, 'own-admin-rights', "Vous ne pouvez pas retirer vos propres droits d'administration");
-      if (losesAdmin && (await adminCount(id)) === 0) throw new ApiError(409, 'last-admin', 'Il doit rester au moins un administrateur actif');
+      if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', "Vous ne pouvez pas retirer vos propres droits d'administration");
+      if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', 'Il doit rester au moins un administrateur actif');
       return db.transaction(async (tx) => {
         const [row] = await tx.update(users).set({ ...set, updatedAt: new Date() }).where(eq(users.id, id)).returning();
         if (set.disabled) await endSessions(tx, id);
@@ -154,10 +154,10 @@ export function createUsersService(deps: { db: Db }) {
 
     async remove(actor: Actor, id: string) {
       const current = await get(id);
-      if (!current) throw new ApiError(404, 'not-found', 'User not found');
-      if (id === actor.id) throw new ApiError(409, 'own-account', 'Vous ne pouvez pas supprimer votre propre compte');
+      if (!current) throw notFound('User not found');
+      if (id === actor.id) throw conflict('own-account', 'Vous ne pouvez pas supprimer votre propre compte');
       if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
-        throw new ApiError(409, 'last-admin', 'Il doit rester au moins un administrateur actif');
+        throw conflict('last-admin', 'Il doit rester au moins un administrateur actif');
       }
       await db.delete(users).where(eq(users.id, id));
       return current;

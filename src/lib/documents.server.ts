@@ -3,6 +3,7 @@
 import type { GraphQLClient } from 'graphql-request';
 import { bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
 import { graphqlErrorOf } from './graphql.server.ts';
+import { DomainError } from '../../server/errors.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
 
@@ -30,7 +31,7 @@ export async function postDocument(locals: App.Locals, api: GraphQLClient, form:
     return null;
   } catch (error) {
     if (stored) await locals.services.files.remove(stored.id);
-    if (error instanceof Error && 'status' in error) return { values, errors: { file: error.message } };
+    if (error instanceof DomainError) return { values, errors: { file: error.message } };
     const { message, code, fields } = graphqlErrorOf(error);
     if (code === 'validation' && fields) return { values, errors: { file: Object.values(fields)[0] } };
     return { values, errors: {}, formError: code === 'conflict' || code === 'validation' ? (message ?? t('errors.generic')) : t('errors.fileImport', { file: file.name }) };

@@ -1,7 +1,7 @@
 // Small helpers for the JSON endpoints of the Astro app.
 import type { z } from 'zod';
 import { fieldErrors } from './validation.ts';
-import { isServiceError } from './auth-errors.ts';
+import { isServiceError, serviceStatusOf } from './auth-errors.ts';
 
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
@@ -29,6 +29,6 @@ export async function readBody<T extends z.ZodType>(request: Request, schema: T)
 
 /** Maps a service error to its JSON answer; anything else is rethrown. */
 export function serviceErrorResponse(error: unknown): Response {
-  if (isServiceError(error)) return jsonError(error.status, error.error, error.message);
+  if (isServiceError(error)) return jsonError(serviceStatusOf(error), error.reason, error.message);
   throw error;
 }

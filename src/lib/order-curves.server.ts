@@ -22,6 +22,7 @@ import { DOCUMENT_SELECTION, documentsOf } from './documents.server.ts';
 import type { DossierDocument } from './documents.ts';
 import { formatNumber } from './format.ts';
 import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { DomainError } from '../../server/errors.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -68,8 +69,8 @@ function reasonOf(error: unknown): { code?: string; message: string; fields: Fie
     if (code === 'not-found') return { code, message: t('curves.notFound'), fields: {} };
     return { code, message: code === 'validation' || code === 'conflict' ? (message ?? t('errors.generic')) : t('errors.generic'), fields: named };
   }
-  // The file store's refusals (format, size) carry a status and a French message.
-  if (error instanceof Error && 'status' in error) return { code: 'storage', message: error.message, fields: { file: error.message } };
+  // The file store's refusals (format, size) carry a French message.
+  if (error instanceof DomainError) return { code: 'storage', message: error.message, fields: { file: error.message } };
   return { message: t('errors.generic'), fields: {} };
 }
 

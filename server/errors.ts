@@ -1,0 +1,61 @@
+// What a service refuses, as one small typed union (decision 021). Services throw it and know
+// nothing of HTTP; each edge translates it once: statuses in server/http/json.ts, GraphQL codes
+// in server/graphql/inputs.ts, form messages in src/lib/forms.server.ts (through the API).
+
+export type DomainErrorKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not-found'
+  | 'not-allowed'
+  | 'conflict'
+  | 'too-large'
+  | 'unsupported'
+  | 'too-many-requests'
+  | 'unavailable'
+  | 'storage-full';
+
+export type DomainErrorDetails = {
+  /** The message of each field at fault, by field path. */
+  fields?: Record<string, string>;
+  /** Why a deletion is refused, one line each. */
+  reasons?: string[];
+  /** Seconds before trying again. */
+  retryAfter?: number;
+};
+
+// Astro's build bundles its own copy of this module beside the one the services load: the brand,
+// in the global symbol registry, makes `instanceof` true across both.
+const BRAND = Symbol.for('atelier-bva.domain-error');
+
+export class DomainError extends Error {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+  readonly [BRAND] = true;
+  readonly kind: DomainErrorKind;
+  /** A stable name clients branch on (hasura-auth's `error`, the API's `reason`). */
+  readonly reason: string;
+  readonly details: DomainErrorDetails;
+  constructor(kind: DomainErrorKind, reason: string, message: string, details: DomainErrorDetails = {}) {
+    super(message);
+    this.kind = kind;
+    this.reason = reason;
+    this.details = details;
+  }
+}
+
+export const notFound = (message: string) => new DomainError('not-found', 'not-found', message);
+
+/** Input a schema could not check alone; `fields` name the fields at fault. */
+export const invalid = (fields: Record<string, string>, reason = 'invalid') => new DomainError('invalid', reason, Object.values(fields)[0] ?? 'Données invalides', { fields });
+
+/** The state of the data forbids the action; `field`, when one field is at fault. */
+export const conflict = (reason: string, message: string, details: { field?: string; reasons?: string[] } = {}) =>
+  new DomainError('conflict', reason, message, {
+    ...(details.field ? { fields: { [details.field]: message } } : {}),
+    ...(details.reasons ? { reasons: details.reasons } : {}),
+  });
+
+/** A refusal that needs no reason of its own (the file API answers only a message). */
+export const refuse = (kind: DomainErrorKind, message: string) => new DomainError(kind, kind, message);
