@@ -96,7 +96,7 @@ export function createGearboxesService(deps: { db: Db }) {
     return { componentId, outageTypeId };
   }
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw conflict('model-taken', 'Modèle non disponible');
+    if (pgCode(error) === '23505') throw conflict('model-taken', 'Modèle non disponible', { field: 'model' });
     throw error;
   };
   const codeTaken = (error: unknown): never => {

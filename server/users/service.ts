@@ -73,7 +73,7 @@ function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
   return out;
 }
 
-const emailTaken = () => conflict('email-already-in-use', 'Email non disponible');
+const emailTaken = () => conflict('email-already-in-use', 'Email non disponible', { field: 'email' });
 
 export function createUsersService(deps: { db: Db }) {
   const { db } = deps;

@@ -3,7 +3,8 @@
 // URL; a refusal comes back as a failure the page renders with what was typed.
 import type { AstroGlobal } from 'astro';
 import { diagnosticHref, diagnosticTabs, outageChoiceSchema, procedureChoiceSchema, STEP_REQUIRED, type DiagnosticOrder, type DiagnosticPageQuery, type FlowStep, type TabFailure } from './diagnostic-page.ts';
-import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { formFailureOf } from './forms.server.ts';
+import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from './procedures.ts';
 import { redirectWithToast, setFlash } from './session.server.ts';
@@ -86,13 +87,9 @@ export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder,
         return { status: 400, formError: t('errors.generic') };
     }
   } catch (error) {
-    const { code, message, fields } = graphqlErrorOf(error);
-    if (code === 'validation' && fields) {
-      const errors = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/^object\./, '').replace(/^p\./, ''), v]));
-      // The procedure form names its fields; the others show one message above the form.
-      return action === 'ajout-nouvelle' ? { ...failure, errors } : { ...failure, formError: Object.values(errors)[0] ?? t('errors.generic') };
-    }
-    if (code === 'conflict' && message) return { ...failure, status: 409, formError: message };
-    return { ...failure, formError: t('errors.repairOrderUpdate') };
+    // The procedure form names its fields; the others show one message above the form.
+    const { code, errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
+    if (formError === null) return { ...failure, errors };
+    return { ...failure, status: code === 'conflict' ? 409 : failure.status, formError };
   }
 }

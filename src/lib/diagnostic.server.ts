@@ -1,7 +1,8 @@
 // The "can read fault codes" answer posted from the order's fault code tab or the diagnostic
 // page: answering no while codes are recorded first asks (SPEC §4), then discards them.
 import type { AstroGlobal } from 'astro';
-import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { submitAction } from './forms.server.ts';
+import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 
@@ -11,11 +12,9 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { id: stri
   const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
   if (canRead === null) return astro.redirect(back, 303);
   if (canRead === false && order.faultCodeCount > 0 && form.get('confirm') !== '1') return astro.redirect(`${back}&confirmer-lecture=non`, 303);
-  try {
+  const result = await submitAction(astro, async () => {
     await serverGraphQL(astro.locals).request('mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }', { o: order.id, c: canRead });
     return redirectWithToast(astro, t('diagnostic.flagSaved'), back);
-  } catch (error) {
-    const { code, message } = graphqlErrorOf(error);
-    return code === 'conflict' && message ? message : t('errors.repairOrderUpdate');
-  }
+  }, { fallback: t('errors.repairOrderUpdate'), fields: [] });
+  return result instanceof Response ? result : result.formError!;
 }

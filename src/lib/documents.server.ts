@@ -2,8 +2,7 @@
 // dossier through the API; when the link fails the stored file goes, so nothing half-written stays.
 import type { GraphQLClient } from 'graphql-request';
 import { bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
-import { graphqlErrorOf } from './graphql.server.ts';
-import { DomainError } from '../../server/errors.ts';
+import { formFailureOf, isPostedFile, storeAndLink } from './forms.server.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
 
@@ -19,22 +18,17 @@ export async function postDocument(locals: App.Locals, api: GraphQLClient, form:
   const errors: FieldErrors = parsed.success ? {} : fieldErrors(parsed.error);
   if (parsed.success && !allowed.includes(parsed.data.category)) errors.category = t('validation.required');
   const file = form.get('file');
-  if (!(file instanceof File) || file.size === 0 || !file.name) errors.file = t('documents.fileRequired');
-  if (!parsed.success || Object.keys(errors).length || !(file instanceof File)) return { values, errors };
-  const category = parsed.data.category;
-  let stored: { id: string } | null = null;
+  if (!isPostedFile(file)) errors.file = t('documents.fileRequired');
+  if (!parsed.success || Object.keys(errors).length || !isPostedFile(file)) return { values, errors };
+  const { category, title, comment } = parsed.data;
   try {
-    stored = await locals.services.files.save({ bucketId: bucketOf(category), file, userId: locals.user!.id });
-    await api.request('mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
-      o: { ...owner, fileId: stored.id, category: category.replace(/-/g, '_'), title: parsed.data.title, comment: parsed.data.comment },
-    });
+    await storeAndLink(locals, bucketOf(category), file, (fileId) =>
+      api.request('mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', { o: { ...owner, fileId, category: category.replace(/-/g, '_'), title, comment } }),
+    );
     return null;
   } catch (error) {
-    if (stored) await locals.services.files.remove(stored.id);
-    if (error instanceof DomainError) return { values, errors: { file: error.message } };
-    const { message, code, fields } = graphqlErrorOf(error);
-    if (code === 'validation' && fields) return { values, errors: { file: Object.values(fields)[0] } };
-    return { values, errors: {}, formError: code === 'conflict' || code === 'validation' ? (message ?? t('errors.generic')) : t('errors.fileImport', { file: file.name }) };
+    const failure = formFailureOf(error, { fallback: t('errors.fileImport', { file: file.name }), rename: { fileId: 'file' }, fields: ['file'], fileField: 'file' });
+    return { values, errors: failure.errors, formError: failure.formError ?? undefined };
   }
 }
 

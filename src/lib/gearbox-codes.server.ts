@@ -2,7 +2,7 @@
 // tab: add a doctor code, add a gearbox code under one, delete either after a confirmation.
 import type { GraphQLClient } from 'graphql-request';
 import { doctorCodeSchema, gearboxCodeSchema, type DoctorCode } from './gearboxes.ts';
-import { graphqlErrorOf } from './graphql.server.ts';
+import { formFailureOf } from './forms.server.ts';
 import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -40,8 +40,7 @@ export async function postCodeAction(api: GraphQLClient, form: FormData, action:
       }
     }
   } catch (error) {
-    const { code, message } = graphqlErrorOf(error);
-    const text = code === 'conflict' && message ? message : t('errors.generic');
+    const text = formFailureOf(error, { fields: [] }).formError!;
     if (action === 'ajouter-code-doctor') draft.doctorErrors = { code: text };
     else if (action === 'ajouter-code-boite') draft.gearboxDraft.error = text;
     else draft.formError = text;

@@ -21,7 +21,8 @@ import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type Ta
 import { DOCUMENT_SELECTION, documentsOf } from './documents.server.ts';
 import type { DossierDocument } from './documents.ts';
 import { formatNumber } from './format.ts';
-import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { formFailureOf, storeAndLink } from './forms.server.ts';
+import { serverGraphQL } from './graphql.server.ts';
 import { DomainError } from '../../server/errors.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
@@ -62,16 +63,10 @@ export async function loadCurvesTab(locals: App.Locals, order: DiagnosticOrder) 
 
 /** What went wrong, in French, whatever threw: nothing reaches the page as a 500. */
 function reasonOf(error: unknown): { code?: string; message: string; fields: FieldErrors } {
-  if (error instanceof ClientError) {
-    const { code, message, fields } = graphqlErrorOf(error);
-    const named: FieldErrors = Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k.replace(/^object\./, '').replace(/^fileId$/, 'file'), v]));
-    if (code === 'forbidden') return { code, message: 'Accès refusé', fields: {} };
-    if (code === 'not-found') return { code, message: t('curves.notFound'), fields: {} };
-    return { code, message: code === 'validation' || code === 'conflict' ? (message ?? t('errors.generic')) : t('errors.generic'), fields: named };
-  }
-  // The file store's refusals (format, size) carry a French message.
-  if (error instanceof DomainError) return { code: 'storage', message: error.message, fields: { file: error.message } };
-  return { message: t('errors.generic'), fields: {} };
+  if (!(error instanceof ClientError) && !(error instanceof DomainError)) return { message: t('errors.generic'), fields: {} };
+  const { code, errors, formError } = formFailureOf(error, { rename: { fileId: 'file' }, fileField: 'file' });
+  if (code === 'not-found') return { code, message: t('curves.notFound'), fields: {} };
+  return { code, message: formError ?? Object.values(errors)[0] ?? t('errors.generic'), fields: errors };
 }
 
 const failure = (form: string, values: Record<string, string>, reason: { code?: string; message: string; fields: FieldErrors }): TabFailure => ({
@@ -110,18 +105,8 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
     return { status: 400, form: action, formError: t('errors.generic') };
   }
   const id = String(form.get('id') ?? query.recordId ?? '');
-  const { files } = locals.services;
-
-  /** Stores then links; the stored file goes when the link fails. */
-  const storeAndLink = async (file: File, bucketId: typeof CURVE_BUCKET | typeof IMPORT_BUCKET, object: Record<string, unknown>) => {
-    const stored = await files.save({ bucketId, file, userId: locals.user!.id });
-    try {
-      await api.request('mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', { o: order.id, f: { ...object, fileId: stored.id } });
-    } catch (error) {
-      await files.remove(stored.id);
-      throw error;
-    }
-  };
+  const attach = (file: File, bucketId: typeof CURVE_BUCKET | typeof IMPORT_BUCKET, object: Record<string, unknown>) =>
+    storeAndLink(locals, bucketId, file, (fileId) => api.request('mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', { o: order.id, f: { ...object, fileId } }));
 
   if (action === 'courbe-ajout' || action === 'courbe-modif') {
     const values = Object.fromEntries(ORDER_CURVE_FIELDS.map((name) => [name, String(form.get(name) ?? '').slice(0, 4000)]));
@@ -144,7 +129,7 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
     let curveId: string | null = null;
     try {
       curveId = (await api.request<{ insertOrderCurve: string }>('mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', { o: order.id, c: object })).insertOrderCurve;
-      if (file) await storeAndLink(file, CURVE_BUCKET, { kind: 'curve', curveId });
+      if (file) await attach(file, CURVE_BUCKET, { kind: 'curve', curveId });
       return redirectWithToast(astro, t('curves.added'), href);
     } catch (error) {
       // A curve whose file could not be kept is not kept either.
@@ -159,7 +144,7 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
     const fileError = file ? await checkCurveFile(file) : t('curves.fileRequired');
     if (!file || fileError) return { status: 400, form: action, values, errors: { file: fileError ?? undefined } };
     try {
-      await storeAndLink(file, CURVE_BUCKET, { kind: 'curve', curveId: id, comment: values.comment });
+      await attach(file, CURVE_BUCKET, { kind: 'curve', curveId: id, comment: values.comment });
       return redirectWithToast(astro, t('curves.fileAdded'), href);
     } catch (error) {
       return failure(action, values, reasonOf(error));
@@ -173,7 +158,7 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
     const failed: { name: string; reason: string }[] = [];
     for (const file of chosen) {
       try {
-        await storeAndLink(file, IMPORT_BUCKET, { kind: 'import' });
+        await attach(file, IMPORT_BUCKET, { kind: 'import' });
       } catch (error) {
         failed.push({ name: file.name, reason: reasonOf(error).message });
       }

@@ -2,7 +2,8 @@
 // asks first when measures would be lost), add one measure, add the dossier's measures.
 import type { AstroGlobal } from 'astro';
 import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
-import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { formFailureOf } from './forms.server.ts';
+import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import type { Measure } from './measures.ts';
 import { orderMeasureSchema } from './order-measures.ts';
@@ -53,10 +54,10 @@ export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOr
     const { insertDossierMeasures: count } = await api.request<{ insertDossierMeasures: number }>('mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }', { o: order.id });
     return redirectWithToast(astro, count ? t('orderMeasures.dossierAdded', { count }) : t('orderMeasures.dossierNothing'), tabHref);
   } catch (error) {
-    const { code, fields, message } = graphqlErrorOf(error);
+    const { errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });
     const failure: TabFailure = { status: 400, form: action, values };
-    if (code === 'validation' && fields) failure.errors = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/^object\./, '').replace('gearboxMeasureId', 'name'), v]));
-    else failure.formError = code === 'conflict' && message ? message : t('errors.repairOrderUpdate');
+    if (formError) failure.formError = formError;
+    else failure.errors = errors;
     return failure;
   }
 }

@@ -3,7 +3,8 @@
 import type { AstroGlobal } from 'astro';
 import type { Draft } from '../islands/repair-orders/CheckpointsList.tsx';
 import type { CheckResult } from './check-results.ts';
-import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { formFailureOf } from './forms.server.ts';
+import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import type { OrderPageQuery } from './repair-orders.ts';
 import { redirectWithToast } from './session.server.ts';
@@ -11,11 +12,8 @@ import { redirectWithToast } from './session.server.ts';
 type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null; comment?: string };
 
 const messageOf = (error: unknown) => {
-  const { code, message, fields } = graphqlErrorOf(error);
-  if (code === 'validation' && fields) return Object.values(fields)[0] ?? t('errors.generic');
-  if ((code === 'conflict' || code === 'not-found') && message) return message;
-  if (code === 'forbidden') return t('errors.generic');
-  return t('errors.repairOrderUpdate');
+  const { code, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [] });
+  return code === 'forbidden' ? t('errors.generic') : formError!;
 };
 
 export async function postProcedureAction(astro: AstroGlobal, orderId: string, query: Pick<OrderPageQuery, 'action' | 'checkpointId' | 'version'>): Promise<Response | Failure> {

@@ -1,7 +1,7 @@
 // Reading and saving the repair order form of a page: what was typed is kept on failure, the
 // API's refusals land next to their fields.
 import type { GraphQLClient } from 'graphql-request';
-import { graphqlErrorOf } from './graphql.server.ts';
+import { formFailureOf } from './forms.server.ts';
 import { checkOrderForm, ORDER_FIELDS, readOrderForm, type RepairOrder, type RepairOrderInput } from './repair-orders.ts';
 
 export type OrderDraft = { values: Record<string, string>; history: { mileage: string; intervention: string }[]; errors: Record<string, string> };
@@ -11,13 +11,14 @@ const objectOf = (input: RepairOrderInput) => ({ ...input, referentId: input.ref
 
 /**
  * Saves the posted form (insert without `id`); answers the order's id, or the draft to show
- * again. `base`: the saved order's values, for a form that posts only part of them.
+ * again with the message above the form. `base`: the saved order's values, for a form that
+ * posts only part of them; `fallback`: what a refusal the user cannot fix says.
  */
-export async function saveOrderForm(api: GraphQLClient, request: Request, id?: string, base?: { part: 'general' | 'history'; order: OrderDraft }): Promise<{ id: string } | { draft: OrderDraft; failed?: boolean }> {
+export async function saveOrderForm(api: GraphQLClient, request: Request, { id, base, fallback }: { id?: string; base?: { part: 'general' | 'history'; order: OrderDraft }; fallback: string }): Promise<{ id: string } | { draft: OrderDraft; formError: string | null }> {
   const form = readOrderForm(await request.formData());
   const posted = base ? (base.part === 'history' ? { values: base.order.values, history: form.history } : { values: form.values, history: base.order.history }) : form;
   const checked = checkOrderForm(posted);
-  if (!checked.input) return { draft: { ...posted, errors: checked.errors } };
+  if (!checked.input) return { draft: { ...posted, errors: checked.errors }, formError: null };
   try {
     if (id) {
       await api.request('mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }', { id, o: objectOf(checked.input) });
@@ -26,9 +27,8 @@ export async function saveOrderForm(api: GraphQLClient, request: Request, id?: s
     const { insertRepairOrder } = await api.request<{ insertRepairOrder: string }>('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', { o: objectOf(checked.input) });
     return { id: insertRepairOrder };
   } catch (error) {
-    const { code, fields, message } = graphqlErrorOf(error);
-    if (code === 'validation' && fields) return { draft: { ...posted, errors: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/^object\./, ''), v])) } };
-    return { draft: { ...posted, errors: code === 'conflict' && message ? { form: message } : {} }, failed: true };
+    const { errors, formError } = formFailureOf(error, { fallback });
+    return { draft: { ...posted, errors: errors as Record<string, string> }, formError };
   }
 }
 

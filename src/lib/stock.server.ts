@@ -4,7 +4,8 @@ import type { AstroGlobal } from 'astro';
 import { contentDisposition } from './files.ts';
 import { formatDate } from './format.ts';
 import { gearboxTypeLabels } from './gearboxes.ts';
-import { graphqlErrorOf, serverGraphQL } from './graphql.server.ts';
+import { formFailureOf } from './forms.server.ts';
+import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 import { conditionLabels, conditionStockSchema, moveStockSchema, removeStockSchema, stockHref, type StockItem, type StockQuery } from './stock.ts';
@@ -78,13 +79,12 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       }
     }
   } catch (error) {
-    const { code, message, fields } = graphqlErrorOf(error);
+    const { code, errors, formError } = formFailureOf(error);
     const key = action === 'deplacer' ? 'move' : action === 'etat' ? 'condition' : 'remove';
-    if (code === 'validation' && fields) failure.errors[key] = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/^object\./, ''), v]));
-    else if (code === 'conflict') {
-      // Someone changed or took out the box meanwhile: show it as it is now, forms reset.
-      return { ...failure, status: 409, notice: message ?? t('stock.conflict'), drafts: { move: {}, condition: {}, remove: {} } };
-    } else failure.notice = t('errors.generic');
+    // Someone changed or took out the box meanwhile: show it as it is now, forms reset.
+    if (code === 'conflict') return { ...failure, status: 409, notice: formError ?? t('stock.conflict'), drafts: { move: {}, condition: {}, remove: {} } };
+    failure.errors[key] = errors;
+    failure.notice = formError;
   }
   return failure;
 }

@@ -1,0 +1,123 @@
+// The one way a page handles a form post (issue 16): read what was typed, check it with the
+// form's zod schema, save through the API, and on success redirect with a toast; on failure
+// show again what was typed with each message beside its field, or one above the form.
+// API refusals are read here and nowhere else.
+import type { AstroGlobal } from 'astro';
+import { ClientError } from 'graphql-request';
+import type { z } from 'zod';
+import { DomainError } from '../../server/errors.ts';
+import type { BucketId } from './files.ts';
+import { t } from './i18n.ts';
+import { fieldErrors, type FieldErrors } from './validation.ts';
+
+export type FormValues = Record<string, string>;
+
+/** What a refused post shows: the typed values, a message per field, one above the form. */
+export type FormState<V = FormValues> = { values: V; errors: FieldErrors; formError: string | null };
+
+export type FormFailure = {
+  errors: FieldErrors;
+  formError: string | null;
+  /** The API's code ('conflict', 'validation'…) for a page that reacts to one; 'storage' for the file store. */
+  code: string | undefined;
+  /** The API's stable name of the refusal, e.g. 'email-already-in-use'. */
+  reason: string | undefined;
+  /** Why a deletion is refused, one line each. */
+  reasons: string[];
+};
+
+export type FailureOptions = {
+  /** What to say when the refusal is not the user's to fix (default: the generic error). */
+  fallback?: string;
+  /** The API's field names the form calls otherwise, e.g. { gearboxMeasureId: 'name' }. */
+  rename?: Record<string, string>;
+  /** The fields the form shows; a message for any other goes above the form (default: all). */
+  fields?: readonly string[];
+  /** The field beside which the file store's refusals show (format, size); above the form otherwise. */
+  fileField?: string;
+};
+
+// Refusals whose message is the user's to read; any other says `fallback`.
+const TOLD = new Set(['validation', 'conflict', 'not-found', 'forbidden']);
+
+/** A refused save, in French: beside its field when it has one, above the form otherwise. */
+export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
+  const fallback = options.fallback ?? t('errors.generic');
+  // The file store is called in process: its refusals (format, size, space) are the user's.
+  if (error instanceof DomainError) {
+    const beside = options.fileField;
+    return { errors: beside ? { [beside]: error.message } : {}, formError: beside ? null : error.message, code: 'storage', reason: error.reason, reasons: [] };
+  }
+  if (!(error instanceof ClientError)) throw error;
+  const first = error.response.errors?.[0];
+  const extensions = (first?.extensions ?? {}) as { code?: string; reason?: string; fields?: Record<string, string>; reasons?: string[] };
+  const named = Object.entries(extensions.fields ?? {}).map(([path, message]) => {
+    const name = path.replace(/^(object|_set|p)\./, '');
+    return [options.rename?.[name] ?? name, message] as const;
+  });
+  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
+  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
+  const code = extensions.code;
+  const told = code && TOLD.has(code) && first?.message ? first.message : null;
+  return {
+    errors: Object.fromEntries(shown),
+    formError: other ?? (shown.length ? null : (told ?? fallback)),
+    code,
+    reason: extensions.reason,
+    reasons: extensions.reasons ?? [],
+  };
+}
+
+/** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */
+export function formValues<const N extends string>(form: FormData, names: readonly N[], max = 2000): Record<N, string> {
+  return Object.fromEntries(names.map((name) => [name, String(form.get(name) ?? '').slice(0, max)])) as Record<N, string>;
+}
+
+/**
+ * Posts one form: the values named by `fields` (with what `input` adds, e.g. a checkbox), checked
+ * by `schema`, saved by `save`, which
+ * answers the page's response (a redirect with a toast). A refusal sets a 400 and answers the
+ * form to show again, with what the user typed.
+ */
+export async function submitForm<S extends z.ZodType, const N extends string>(
+  page: Pick<AstroGlobal, 'request' | 'response'>,
+  form: { fields: readonly N[]; schema: S; max?: number; input?: (typed: Record<N, string>, posted: FormData) => unknown } & FailureOptions,
+  save: (data: z.output<S>) => Promise<Response>,
+): Promise<Response | FormState<Record<N, string>>> {
+  const posted = await page.request.formData().catch(() => new FormData());
+  const values = formValues(posted, form.fields, form.max);
+  const parsed = form.schema.safeParse(form.input ? form.input(values, posted) : values);
+  page.response.status = 400;
+  if (!parsed.success) return { values, errors: fieldErrors(parsed.error), formError: null };
+  try {
+    return await save(parsed.data);
+  } catch (error) {
+    const { errors, formError } = formFailureOf(error, form);
+    return { values, errors, formError };
+  }
+}
+
+/** Posts an action without fields (a deletion, a toggle): `save` answers the response; a refusal sets a 400 and answers its message. */
+export async function submitAction(page: Pick<AstroGlobal, 'response'>, save: () => Promise<Response>, options: FailureOptions = {}): Promise<Response | FormFailure> {
+  try {
+    return await save();
+  } catch (error) {
+    page.response.status = 400;
+    return formFailureOf(error, options);
+  }
+}
+
+/** Stores a posted file, then links it through the API (`link`); a refused link takes the file back. */
+export async function storeAndLink(locals: App.Locals, bucketId: BucketId, file: File, link: (fileId: string) => Promise<unknown>): Promise<void> {
+  let stored: { id: string } | null = null;
+  try {
+    stored = await locals.services.files.save({ bucketId, file, userId: locals.user!.id });
+    await link(stored.id);
+  } catch (error) {
+    if (stored) await locals.services.files.remove(stored.id);
+    throw error;
+  }
+}
+
+/** A file input left empty, or not a file at all. */
+export const isPostedFile = (value: FormDataEntryValue | null): value is File => value instanceof File && value.size > 0 && !!value.name;
