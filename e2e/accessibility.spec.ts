@@ -13,7 +13,14 @@ for (const width of [1280, 768]) {
         for (const screen of mainScreens[role]) {
           await openScreen(page, screen);
           const { violations } = await new AxeBuilder({ page }).analyze();
-          expect.soft(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), screen).toEqual([]);
+          expect
+            .soft(
+              violations
+                .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+                .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+              screen,
+            )
+            .toEqual([]);
         }
       });
     });

@@ -12,7 +12,10 @@ const MODEL = 'ZF 8HP45';
 const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
 const fr = (n: number) => n.toFixed(2).replace('.', ',');
 /** A line pressure record that falls out of the 8HP45 reference band after the 1→2 shift. */
-const curveCsv = ['temps_s;pression_bar', ...Array.from({ length: 121 }, (_, i) => `${fr(i / 10)};${fr(i < 45 ? 4 + 5 * Math.min(1, Math.max(0, (i / 10 - 0.5) / 1)) : 5.2)}`)].join('\r\n');
+const curveCsv = [
+  'temps_s;pression_bar',
+  ...Array.from({ length: 121 }, (_, i) => `${fr(i / 10)};${fr(i < 45 ? 4 + 5 * Math.min(1, Math.max(0, (i / 10 - 0.5) / 1)) : 5.2)}`),
+].join('\r\n');
 
 let orderUrl = '';
 let measureUrl = '';
@@ -46,7 +49,10 @@ test.describe('a diagnostician', () => {
     await page.getByLabel('Oui, les codes ont été lus').check();
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await toast(page, 'Relevé mis à jour');
-    for (const [code, phase] of [['P0730', 'En accélération franche'], ['P0715', 'Moteur chaud (plus de 80 °C)']] as const) {
+    for (const [code, phase] of [
+      ['P0730', 'En accélération franche'],
+      ['P0715', 'Moteur chaud (plus de 80 °C)'],
+    ] as const) {
       await page.getByRole('link', { name: 'Ajouter un code défaut' }).click();
       await page.getByLabel('Code défaut').fill(code);
       await page.getByLabel('Temporalité').selectOption({ label: 'Pendant' });
@@ -78,7 +84,11 @@ test.describe('a diagnostician', () => {
     await toast(page, 'Mesures mises à jour');
     await page.getByRole('button', { name: 'Ajouter les mesures du dossier' }).click();
     await toast(page, 'mesure(s) du dossier ajoutée(s)');
-    for (const [name, value] of [['Pression de ligne au ralenti (P)', '4,1'], ['Résistance électrovanne EDS', '5,2'], ["Température d'huile en fin d'essai", '104']] as const) {
+    for (const [name, value] of [
+      ['Pression de ligne au ralenti (P)', '4,1'],
+      ['Résistance électrovanne EDS', '5,2'],
+      ["Température d'huile en fin d'essai", '104'],
+    ] as const) {
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByLabel('Valeur mesurée').fill(value);
       await page.getByRole('button', { name: 'Enregistrer la mesure' }).click();
@@ -92,7 +102,9 @@ test.describe('a diagnostician', () => {
     // A curve: a CSV with text in a number column is refused with its line, then the good one is drawn.
     await page.getByRole('link', { name: 'Courbes', exact: true }).click();
     await page.getByRole('textbox', { name: /^Description/ }).fill('Pression de ligne, essai à mi-charge');
-    await page.getByLabel('Fichier', { exact: true }).setInputFiles({ name: 'essai.csv', mimeType: 'text/csv', buffer: Buffer.from('temps_s;pression_bar\r\n0;4\r\n0,1;abc\r\n') });
+    await page
+      .getByLabel('Fichier', { exact: true })
+      .setInputFiles({ name: 'essai.csv', mimeType: 'text/csv', buffer: Buffer.from('temps_s;pression_bar\r\n0;4\r\n0,1;abc\r\n') });
     await page.getByRole('button', { name: 'Ajouter la courbe' }).click();
     await expect(page.getByText("Ligne 3 : « abc » n'est pas un nombre")).toBeVisible();
     await expect(page.getByRole('textbox', { name: /^Description/ })).toHaveValue('Pression de ligne, essai à mi-charge');

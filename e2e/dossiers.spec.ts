@@ -7,7 +7,9 @@ import sharp from 'sharp';
 import { storageState } from './support/fixtures.ts';
 
 const MODEL = 'Aisin AW80-40LE';
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n');
+const pdf = Buffer.from(
+  '%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n',
+);
 /** No serious or critical accessibility violation on the page as it is. */
 async function scan(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -57,7 +59,9 @@ test.describe('a diagnostician', () => {
     await expect(page.locator('#procedure-etapes-error')).toHaveText('Champ obligatoire');
     await expect(page.getByLabel('Nom de la procédure')).toHaveValue('Remplacement du bloc hydraulique');
     await scan(page);
-    await page.getByLabel('Étapes').fill('Vidanger la boîte\n\nDéposer le carter et le bloc hydraulique\nReposer le bloc neuf, couple 10 N·m\nApprentissage des adaptations au diagnostic');
+    await page
+      .getByLabel('Étapes')
+      .fill('Vidanger la boîte\n\nDéposer le carter et le bloc hydraulique\nReposer le bloc neuf, couple 10 N·m\nApprentissage des adaptations au diagnostic');
     await page.getByLabel('Point de contrôle 1', { exact: true }).fill('Pression de ligne au ralenti');
     await page.getByLabel('Description du point 1').fill('Manomètre sur la prise de pression, boîte chaude');
     await page.getByLabel('Point de contrôle 2', { exact: true }).fill('Essai routier');
@@ -65,8 +69,18 @@ test.describe('a diagnostician', () => {
     await toast(page, 'Procédure ajoutée');
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Remplacement du bloc hydraulique' }) });
     await expect(card.getByText('4 étape(s) · 2 point(s) de contrôle')).toBeVisible();
-    await expect(card.locator('ol.list-decimal > li')).toHaveText(['Vidanger la boîte', 'Déposer le carter et le bloc hydraulique', 'Reposer le bloc neuf, couple 10 N·m', 'Apprentissage des adaptations au diagnostic']);
-    await addProcedure(page, 'Vidange et apprentissage', ['Vidange complète', 'Mise à niveau à 40 °C', 'Apprentissage'], [["Niveau d'huile à chaud", 'Bouchon de niveau, 35 à 45 °C']]);
+    await expect(card.locator('ol.list-decimal > li')).toHaveText([
+      'Vidanger la boîte',
+      'Déposer le carter et le bloc hydraulique',
+      'Reposer le bloc neuf, couple 10 N·m',
+      'Apprentissage des adaptations au diagnostic',
+    ]);
+    await addProcedure(
+      page,
+      'Vidange et apprentissage',
+      ['Vidange complète', 'Mise à niveau à 40 °C', 'Apprentissage'],
+      [["Niveau d'huile à chaud", 'Bouchon de niveau, 35 à 45 °C']],
+    );
 
     // An outage, its photo, and a file the outage bucket refuses.
     await page.getByRole('link', { name: 'Pannes identifiées' }).click();
@@ -75,7 +89,9 @@ test.describe('a diagnostician', () => {
     await page.getByLabel('Type de panne').fill('Usure');
     await page.getByRole('button', { name: 'Enregistrer la panne' }).click();
     await toast(page, 'Panne ajoutée');
-    const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#a04010' } }).jpeg().toBuffer();
+    const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#a04010' } })
+      .jpeg()
+      .toBuffer();
     await page.getByLabel('Fichier (obligatoire)').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('usure') });
     await page.getByLabel('Commentaire').fill('Tiroir de régulation rayé');
     await page.getByRole('button', { name: 'Joindre' }).click();

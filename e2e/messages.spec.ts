@@ -11,7 +11,11 @@ async function openOrder(page: Page, number: string) {
 }
 
 /** Whether the element's background is the danger colour of errors. */
-const red = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor === 'rgb(254, 226, 226)');
+const red = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el) => getComputedStyle(el).backgroundColor === 'rgb(254, 226, 226)');
 
 test('a closed order says it reads only, in the information style, on its diagnostic and measure pages', async ({ page }) => {
   await openOrder(page, 'OR-2026-0435');

@@ -69,7 +69,10 @@ test.describe('a mechanic', () => {
       const res = await fetch('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-        body: JSON.stringify({ query: 'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { displayName: "Pirate" }) { displayName } }', variables: { id: me } }),
+        body: JSON.stringify({
+          query: 'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { displayName: "Pirate" }) { displayName } }',
+          variables: { id: me },
+        }),
       });
       return (await res.json()).errors[0].extensions.code;
     });

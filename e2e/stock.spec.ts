@@ -102,7 +102,7 @@ test.describe('a commercial', () => {
     const label = page.getByRole('article', { name: /^Étiquette de rayon S-\d{6}$/ });
     await expect(label).toBeVisible();
     await expect(label.getByText(/^Emplacement E-\d$/)).toBeVisible();
-    await expect(label.getByRole('img', { name: new URL(itemUrl).origin + '/stock?article=' + new URL(itemUrl).searchParams.get('article') })).toBeVisible();
+    await expect(label.getByRole('img', { name: `${new URL(itemUrl).origin}/stock?article=${new URL(itemUrl).searchParams.get('article')}` })).toBeVisible();
     await page.emulateMedia({ media: 'print' });
     await expect(page.getByRole('button', { name: 'Imprimer' })).toBeHidden();
     await expect(page.getByRole('navigation')).toHaveCount(0);
@@ -119,7 +119,10 @@ test.describe('a commercial', () => {
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^stock-\d{4}-\d{2}-\d{2}\.csv$/);
     const text = readFileSync((await file.path())!, 'utf8');
-    const [header, ...lines] = text.replace(/^\uFEFF/, '').trim().split('\r\n');
+    const [header, ...lines] = text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
     expect(header).toBe("Référence;Modèle;Constructeur;Type;Code Doctor;Code boîte;État;Rayon;Niveau;Date d'entrée;Date de sortie;Motif de sortie;Commentaire");
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((line) => line.split(';')[7] === 'F')).toBe(true);

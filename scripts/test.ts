@@ -1,5 +1,6 @@
-// `npm test`: what CI runs. Installs Debian's Chromium when it is missing, then types,
-// unit and integration tests (vitest), browser tests (Playwright), and one closing line.
+// `npm test`: what CI runs. Installs Debian's Chromium when it is missing, then format and
+// lint (Biome), types, unit and integration tests (vitest), browser tests (Playwright), and one
+// closing line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
@@ -21,6 +22,8 @@ rmSync('.test-summary/vitest.json', { force: true });
 rmSync('.test-summary/e2e.json', { force: true });
 const bin = (name: string) => `node_modules/.bin/${name}`;
 const steps = [
+  // `npm run format` fixes what this finds.
+  { name: 'lint', status: run(bin('biome'), ['check', '.']) },
   // astro check type-checks the .astro pages as well as the TypeScript files.
   { name: 'types', status: run(bin('astro'), ['check']) },
   { name: 'vitest', status: run(bin('vitest'), ['run']) },

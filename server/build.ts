@@ -21,9 +21,7 @@ export const astroEntry = path.join(root, 'dist/server/entry.mjs');
 export function ensureBuilt(): void {
   const built = existsSync(astroEntry) ? statSync(astroEntry).mtimeMs : 0;
   // server/ too: pages bundle what they import from it (domain errors, types).
-  const sources = Math.max(
-    ...['src', 'server', 'public', 'astro.config.mjs', 'package.json', 'package-lock.json'].map((p) => newest(path.join(root, p))),
-  );
+  const sources = Math.max(...['src', 'server', 'public', 'astro.config.mjs', 'package.json', 'package-lock.json'].map((p) => newest(path.join(root, p))));
   if (built >= sources) return;
   process.stderr.write(built ? 'Sources changed: rebuilding…\n' : 'First start: building the application…\n');
   const result = spawnSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], {

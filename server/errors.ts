@@ -48,7 +48,8 @@ export class DomainError extends Error {
 export const notFound = (message: string) => new DomainError('not-found', 'not-found', message);
 
 /** Input a schema could not check alone; `fields` name the fields at fault. */
-export const invalid = (fields: Record<string, string>, reason = 'invalid') => new DomainError('invalid', reason, Object.values(fields)[0] ?? 'Données invalides', { fields });
+export const invalid = (fields: Record<string, string>, reason = 'invalid') =>
+  new DomainError('invalid', reason, Object.values(fields)[0] ?? 'Données invalides', { fields });
 
 /** The state of the data forbids the action; `field`, when one field is at fault. */
 export const conflict = (reason: string, message: string, details: { field?: string; reasons?: string[] } = {}) =>

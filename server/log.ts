@@ -7,7 +7,7 @@ export type Logger = {
 
 export function createLogger(level: 'silent' | 'error' | 'info' = 'info'): Logger {
   const write = (lvl: string, msg: string, fields?: Record<string, unknown>) =>
-    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
+    process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
   return {
     info: (msg, fields) => {
       if (level === 'info') write('info', msg, fields);

@@ -48,7 +48,11 @@ export type Services = {
 };
 
 /** The services, and what the server keeps to close them. */
-export function createServices(options: { config: Config; database: Database; logger: Logger; graphqlFetch: Services['graphql']['fetch'] }): { services: Services; limiter: RateLimiter; mailer: Mailer } {
+export function createServices(options: { config: Config; database: Database; logger: Logger; graphqlFetch: Services['graphql']['fetch'] }): {
+  services: Services;
+  limiter: RateLimiter;
+  mailer: Mailer;
+} {
   const { config, database, logger } = options;
   const db = database.db;
   const limiter = createRateLimiter();
@@ -84,7 +88,12 @@ export function createServices(options: { config: Config; database: Database; lo
     flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
     orderProcedure: createOrderProcedureService({ db }),
     graphql: { fetch: options.graphqlFetch },
-    config: { publicUrl: config.publicUrl, sessionSecret: config.sessionSecret, accessTokenExpiresIn: config.accessTokenExpiresIn, storageMaxBytes: config.storageMaxBytes },
+    config: {
+      publicUrl: config.publicUrl,
+      sessionSecret: config.sessionSecret,
+      accessTokenExpiresIn: config.accessTokenExpiresIn,
+      storageMaxBytes: config.storageMaxBytes,
+    },
   };
   return { services, limiter, mailer };
 }

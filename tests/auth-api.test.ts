@@ -156,7 +156,9 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     const again = new URL((await fetch(link, { redirect: 'manual' })).headers.get('location')!);
     expect(again.searchParams.get('error')).toBe('invalid-ticket');
     expect(again.searchParams.get('refreshToken')).toBeNull();
-    await t.database.db.execute(sql`update auth.users set password_hash = (select password_hash from auth.users where email = 'admin@demo.local') where email = 'diagnostic@demo.local'`);
+    await t.database.db.execute(
+      sql`update auth.users set password_hash = (select password_hash from auth.users where email = 'admin@demo.local') where email = 'diagnostic@demo.local'`,
+    );
   });
 
   it('answers a reset for an unknown e-mail exactly as for a known one, and sends nothing', async () => {
@@ -176,7 +178,9 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     expect((await postJson(`${api}/token`, { refreshToken: session.refreshToken })).status).toBe(401);
     expect((await postJson(`${api}/user/password`, { newPassword: 'Ticket-Passe-43', ticket })).body.error).toBe('invalid-ticket');
     expect((await signIn('commercial@demo.local', 'Ticket-Passe-42')).status).toBe(200);
-    await t.database.db.execute(sql`update auth.users set password_hash = (select password_hash from auth.users where email = 'admin@demo.local') where email = 'commercial@demo.local'`);
+    await t.database.db.execute(
+      sql`update auth.users set password_hash = (select password_hash from auth.users where email = 'admin@demo.local') where email = 'commercial@demo.local'`,
+    );
   });
 
   it('signs up a disabled, unverified account and verifies its e-mail', async () => {
@@ -238,7 +242,11 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
   describe('bad input', () => {
     it('refuses malformed JSON, other content types and bodies over 1 MB', async () => {
       expect((await postJson(`${api}/signin/email-password`, '{"email":')).body).toMatchObject({ status: 400, error: 'invalid-request' });
-      const form = await fetch(`${api}/signin/email-password`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a' });
+      const form = await fetch(`${api}/signin/email-password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=a',
+      });
       expect(form.status).toBe(415);
       const huge = await postJson(`${api}/signin/email-password`, { email: 'a@b.fr', password: 'x'.repeat(1_100_000) });
       expect(huge.body).toMatchObject({ status: 413, error: 'request-too-large' });
@@ -270,7 +278,7 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
         await sign(t.config.jwtSecret, { ...claims, aud: 'https://ailleurs.example' }),
         await sign(t.config.jwtSecret, { ...claims, iss: 'someone-else' }),
         new UnsecuredJWT(claims).encode(),
-        session.accessToken.slice(0, -3) + 'abc',
+        `${session.accessToken.slice(0, -3)}abc`,
         'not.a.token',
       ];
       for (const token of forged) {
@@ -280,11 +288,19 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     });
 
     it('refuses redirects outside PUBLIC_URL', async () => {
-      for (const redirectTo of ['https://evil.example/set-password', 'javascript:alert(1)', '//evil.example/x', `${t.url}/.//evil.example`, `${t.url}/api/auth/verify`]) {
+      for (const redirectTo of [
+        'https://evil.example/set-password',
+        'javascript:alert(1)',
+        '//evil.example/x',
+        `${t.url}/.//evil.example`,
+        `${t.url}/api/auth/verify`,
+      ]) {
         const res = await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local', options: { redirectTo } });
         expect(res.body, redirectTo).toMatchObject({ status: 400, error: 'redirectTo-not-allowed' });
       }
-      const verify = await fetch(`${api}/verify?ticket=passwordReset:x&type=passwordReset&redirectTo=${encodeURIComponent('https://evil.example')}`, { redirect: 'manual' });
+      const verify = await fetch(`${api}/verify?ticket=passwordReset:x&type=passwordReset&redirectTo=${encodeURIComponent('https://evil.example')}`, {
+        redirect: 'manual',
+      });
       expect(verify.status).toBe(400);
     });
 
@@ -304,7 +320,7 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
       expect(text).not.toContain('secret-ticket');
       expect(text).not.toContain(session.refreshToken);
       expect(text).not.toContain(session.accessToken);
-      expect(text).not.toContain(DEMO_PASSWORD.slice(0, 10) + 'x');
+      expect(text).not.toContain(`${DEMO_PASSWORD.slice(0, 10)}x`);
     });
   });
 });

@@ -10,7 +10,24 @@ import { browser } from './support/browser.ts';
 /** Text as an attacker types it: any unicode, NUL and controls, huge numbers, odd dates. */
 const hostileText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\u0000', 'a\u0000b', '2026-02-31', '99999-01-01', '0000-00-00', 'abc', '1e20', '-1', '99999999999999999999', 'NaN', '%', '%00', "'; drop table auth.users; --", '<script>', '\uD800', '🚗'.repeat(50)),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '2026-02-31',
+    '99999-01-01',
+    '0000-00-00',
+    'abc',
+    '1e20',
+    '-1',
+    '99999999999999999999',
+    'NaN',
+    '%',
+    '%00',
+    "'; drop table auth.users; --",
+    '<script>',
+    '\uD800',
+    '🚗'.repeat(50),
+  ),
   fc.integer().map(String),
 );
 
@@ -50,8 +67,37 @@ describe('bad input never answers 5xx', () => {
   });
 
   it('answers arbitrary query strings on every list and detail page below 500', async () => {
-    const pages = ['/repair-orders', '/stock', '/gearboxes', '/users', '/symptoms-conditions-base', `/repair-order/${orderId}`, `/repair-order/${orderId}/diagnostic`, `/gearbox/${modelId}`];
-    const names = fc.constantFrom('recherche', 'page', 'du', 'au', 'categorie', 'type', 'modele', 'tri', 'ordre', 'onglet', 'etape', 'vue', 'rayon', 'etat', 'annee', 'article', 'confirmer', 'format', 'x');
+    const pages = [
+      '/repair-orders',
+      '/stock',
+      '/gearboxes',
+      '/users',
+      '/symptoms-conditions-base',
+      `/repair-order/${orderId}`,
+      `/repair-order/${orderId}/diagnostic`,
+      `/gearbox/${modelId}`,
+    ];
+    const names = fc.constantFrom(
+      'recherche',
+      'page',
+      'du',
+      'au',
+      'categorie',
+      'type',
+      'modele',
+      'tri',
+      'ordre',
+      'onglet',
+      'etape',
+      'vue',
+      'rayon',
+      'etat',
+      'annee',
+      'article',
+      'confirmer',
+      'format',
+      'x',
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...pages), fc.dictionary(names, hostileText, { maxKeys: 4 }), async (page, query) => {
         const res = await b.request(`${page}?${new URLSearchParams(query)}`);
@@ -65,11 +111,15 @@ describe('bad input never answers 5xx', () => {
   it('refuses hostile path parameters below 500', async () => {
     await fc.assert(
       // Only what a URL can carry: a lone surrogate cannot even be encoded by the client.
-      fc.asyncProperty(fc.constantFrom('/repair-order/', '/gearbox/', '/repair-order/x/measure/'), hostileText.filter((text) => text.isWellFormed()), async (prefix, id) => {
-        const res = await b.request(prefix + encodeURIComponent(id));
-        await res.arrayBuffer();
-        return res.status < 500;
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/repair-order/', '/gearbox/', '/repair-order/x/measure/'),
+        hostileText.filter((text) => text.isWellFormed()),
+        async (prefix, id) => {
+          const res = await b.request(prefix + encodeURIComponent(id));
+          await res.arrayBuffer();
+          return res.status < 500;
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -78,9 +128,21 @@ describe('bad input never answers 5xx', () => {
     const before = await count('repair_orders');
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ number: hostileText, openedOn: hostileText, interventionCategory: hostileText, gearboxModelId: fc.constantFrom(modelId, 'x'), mileage: hostileText, constructionYear: hostileText, comment: hostileText }),
+        fc.record({
+          number: hostileText,
+          openedOn: hostileText,
+          interventionCategory: hostileText,
+          gearboxModelId: fc.constantFrom(modelId, 'x'),
+          mileage: hostileText,
+          constructionYear: hostileText,
+          comment: hostileText,
+        }),
         async (form) => {
-          const res = await b.request('/repair-order', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+          const res = await b.request('/repair-order', {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams(form).toString(),
+          });
           await res.arrayBuffer();
           // A created order redirects (303); anything else must have written nothing.
           if (res.status === 303) return true;
@@ -93,13 +155,23 @@ describe('bad input never answers 5xx', () => {
 
   it('answers hostile GraphQL mutations with typed errors, never internal, and writes nothing', async () => {
     const mutations = [
-      { table: 'base_items', query: 'mutation($name: String!) { insertBaseItem(kind: symptom, name: $name) { id } }', vars: (text: string) => ({ name: text }) },
+      {
+        table: 'base_items',
+        query: 'mutation($name: String!) { insertBaseItem(kind: symptom, name: $name) { id } }',
+        vars: (text: string) => ({ name: text }),
+      },
       {
         table: 'repair_orders',
         query: 'mutation($object: repair_orders_input!) { insertRepairOrder(object: $object) { id } }',
-        vars: (text: string) => ({ object: { number: `X${text}`, openedOn: text, interventionCategory: 'gearbox_only', gearboxModelId: modelId, comment: text, mileage: text } }),
+        vars: (text: string) => ({
+          object: { number: `X${text}`, openedOn: text, interventionCategory: 'gearbox_only', gearboxModelId: modelId, comment: text, mileage: text },
+        }),
       },
-      { table: 'stock_items', query: 'mutation($object: stock_items_insert_input!) { insertStockItems(object: $object) { id } }', vars: (text: string) => ({ object: { gearboxModelId: modelId, condition: 'used', rack: text, level: 1, addedOn: text, quantity: 1, comment: text } }) },
+      {
+        table: 'stock_items',
+        query: 'mutation($object: stock_items_insert_input!) { insertStockItems(object: $object) { id } }',
+        vars: (text: string) => ({ object: { gearboxModelId: modelId, condition: 'used', rack: text, level: 1, addedOn: text, quantity: 1, comment: text } }),
+      },
     ];
     for (const mutation of mutations) {
       await fc.assert(

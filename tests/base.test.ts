@@ -9,7 +9,8 @@ describe.each(databaseKinds)('base on %s', (kind) => {
   let t: TestApp;
   let gql: ReturnType<typeof graphqlAs>;
   let tokens: Record<DemoRole, string>;
-  const insert = (role: DemoRole, name: string, k = 'symptom') => gql(role, 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id name } }', { k, n: name });
+  const insert = (role: DemoRole, name: string, k = 'symptom') =>
+    gql(role, 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id name } }', { k, n: name });
 
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -57,12 +58,21 @@ describe.each(databaseKinds)('base on %s', (kind) => {
     const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: used });
     expect(refused.errors![0]).toMatchObject({ message: 'Cet item est utilisé', extensions: { code: 'conflict', reason: 'item-in-use' } });
     await t.database.db.execute(sql`delete from test_base_refs`);
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).data.deleteBaseItem.name).toBe('Sifflement aigu');
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).errors![0]!.extensions.code).toBe('not-found');
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).data.deleteBaseItem.name).toBe(
+      'Sifflement aigu',
+    );
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).errors![0]!.extensions.code).toBe(
+      'not-found',
+    );
   });
 
   it('keeps a list live', async () => {
-    const client = createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } } });
+    const client = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } },
+    });
     const seen: string[][] = [];
     const second = new Promise<void>((resolve) =>
       client.subscribe<{ baseItems: { name: string }[] }>(

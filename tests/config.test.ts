@@ -14,7 +14,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 describe('configuration', () => {
   it('has defaults for the embedded mode and keeps generated secrets in DATA_DIR', () => {
     const config = loadConfig({ DATA_DIR: dataDir });
-    expect(config).toMatchObject({ port: 4321, dataDir, publicUrl: 'http://localhost:4321', databaseUrl: undefined, accessTokenExpiresIn: 15, demoData: undefined });
+    expect(config).toMatchObject({
+      port: 4321,
+      dataDir,
+      publicUrl: 'http://localhost:4321',
+      databaseUrl: undefined,
+      accessTokenExpiresIn: 15,
+      demoData: undefined,
+    });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(readFileSync(path.join(dataDir, 'secrets/jwt'), 'utf8').trim()).toBe(config.jwtSecret);
     expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(config.jwtSecret);
@@ -27,7 +34,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://atelier' })).toThrow(/^Invalid PUBLIC_URL/);
     expect(() => loadConfig({ JWT_SECRET: 'court' })).toThrow('Invalid JWT_SECRET: must be at least 32 characters');
     expect(() => loadConfig({ DEMO_DATA: 'oui' })).toThrow(/^Invalid DEMO_DATA/);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/atelier', SESSION_SECRET: 's'.repeat(32) })).toThrow('Missing JWT_SECRET: it is required when DATABASE_URL is set');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/atelier', SESSION_SECRET: 's'.repeat(32) })).toThrow(
+      'Missing JWT_SECRET: it is required when DATABASE_URL is set',
+    );
   });
 
   it('reads DEMO_DATA and trims the public URL', () => {

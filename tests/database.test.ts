@@ -45,7 +45,9 @@ describe('first run', () => {
   it('loads the demo workshop into a new embedded database', async () => {
     const database = await prepare({}, { dataDir: tempDir() });
     const all = await emails(database);
-    expect(all).toEqual(expect.arrayContaining(['admin@demo.local', 'commercial@demo.local', 'diagnostic@demo.local', 'mecanicien@demo.local', 'elodie.roux@demo.local']));
+    expect(all).toEqual(
+      expect.arrayContaining(['admin@demo.local', 'commercial@demo.local', 'diagnostic@demo.local', 'mecanicien@demo.local', 'elodie.roux@demo.local']),
+    );
     // The users screen pages by 15: the demo fills two pages.
     expect(all.length).toBeGreaterThan(15);
     // The gearbox stock: in stock and gone, each box where and as its last movements leave it.
@@ -163,7 +165,10 @@ describe('first run', () => {
   });
 
   it('never loads demo data into a PostgreSQL server unless DEMO_DATA=1', async () => {
-    const plain = await prepare({ ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Atelier-2026!' }, { dataDir: tempDir(), databaseUrl: await createPostgresDatabase() });
+    const plain = await prepare(
+      { ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Atelier-2026!' },
+      { dataDir: tempDir(), databaseUrl: await createPostgresDatabase() },
+    );
     expect(plain.kind).toBe('postgres');
     expect(await emails(plain)).toEqual(['chef@garage.fr']);
     const demo = await prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: await createPostgresDatabase() });
@@ -172,7 +177,10 @@ describe('first run', () => {
 
   it('applies migrations once, whatever the number of starts', async () => {
     const url = await createPostgresDatabase();
-    const [a, b] = await Promise.all([prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url }), prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url })]);
+    const [a, b] = await Promise.all([
+      prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url }),
+      prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url }),
+    ]);
     expect(await emails(a)).toEqual(await emails(b));
     const applied = await queryRows<{ n: number }>(a.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
     expect(applied[0]!.n).toBe(readdirSync(path.join(import.meta.dirname, '../server/db/migrations')).filter((f) => f.endsWith('.sql')).length);

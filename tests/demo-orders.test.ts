@@ -53,7 +53,10 @@ describe('the demo repair orders', () => {
       expect(daysBetween(order.openedOn, order.closedOn!)).toBeLessThanOrEqual(21);
       expect(order.updatedAt.getTime()).toBeGreaterThanOrEqual(order.createdAt.getTime());
     }
-    const latestClosed = closed.map((o) => o.openedOn).sort().at(-1)!;
+    const latestClosed = closed
+      .map((o) => o.openedOn)
+      .sort()
+      .at(-1)!;
     const inProgress = orders.filter((o) => o.status === 'IN_PROGRESS');
     // The ten most recent are all in progress.
     expect(orders.slice(-10).every((o) => o.status === 'IN_PROGRESS')).toBe(true);
@@ -79,7 +82,7 @@ describe('the demo repair orders', () => {
       const read = /Kilométrage relevé : ([\d ]+) km/.exec(order.comment)?.[1];
       if (read) {
         const km = Number(read.replace(/ /g, ''));
-        const band = mileageBands.findIndex((b) => b === order.mileage);
+        const band = mileageBands.indexOf(order.mileage);
         expect(km, order.number).toBeGreaterThanOrEqual([0, 50_000, 100_000, 150_000, 200_000][band]!);
         if (band < 4) expect(km, order.number).toBeLessThan([50_000, 100_000, 150_000, 200_000][band]!);
       }
@@ -106,7 +109,12 @@ describe('the demo repair orders', () => {
         expect(h.intervention).not.toBe('');
       }
       // What the order form and the API would accept.
-      const parsed = repairOrderSchema.safeParse({ ...order, referentId: undefined, gearboxModelId: '00000000-0000-4000-8000-000000000000', constructionYear: String(order.constructionYear) });
+      const parsed = repairOrderSchema.safeParse({
+        ...order,
+        referentId: undefined,
+        gearboxModelId: '00000000-0000-4000-8000-000000000000',
+        constructionYear: String(order.constructionYear),
+      });
       expect(parsed.error?.issues ?? [], order.number).toEqual([]);
     }
     expect(orders.some((o) => o.status === 'IN_PROGRESS' && o.outageParts.length === 0)).toBe(true);
@@ -136,7 +144,11 @@ describe('the demo repair orders', () => {
       expect(order!.interventions.some((line) => line.endsWith(' du stock'))).toBe(true);
     }
     // No other order takes a number the stock gives to a box of another model.
-    const named = new Map(demoStockItems().filter((i) => /^Posée sur OR /.test(i.outReason)).map((i) => [i.outReason.replace('Posée sur OR ', 'OR-'), i.model]));
+    const named = new Map(
+      demoStockItems()
+        .filter((i) => /^Posée sur OR /.test(i.outReason))
+        .map((i) => [i.outReason.replace('Posée sur OR ', 'OR-'), i.model]),
+    );
     for (const order of orders) if (named.has(order.number)) expect(order.model).toBe(named.get(order.number));
     expect(orders.filter((o) => o.fittedBox)).toHaveLength(fitted.length);
   });

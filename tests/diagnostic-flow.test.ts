@@ -25,9 +25,12 @@ const Q = {
   reopen: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
   deleteOutage: 'mutation($id: uuid!) { deleteOutage(id: $id) }',
   deleteProcedure: 'mutation($id: uuid!) { deleteRepairProcedure(id: $id) }',
-  candidates: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt modelLocked outageCandidates { outage { id } similarOrders confirmedOrders dossierRate chosen } } }',
-  procedures: 'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt chosenOutages { id } procedures { position outageId procedure { id name checkpoints { name } } } } }',
-  outages: 'query($id: uuid!) { gearboxModel(id: $id) { orderCount errorCodes { code orderCount } outages { id orderCount ordersAverageMileage occurrenceRate } } }',
+  candidates:
+    'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt modelLocked outageCandidates { outage { id } similarOrders confirmedOrders dossierRate chosen } } }',
+  procedures:
+    'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt chosenOutages { id } procedures { position outageId procedure { id name checkpoints { name } } } } }',
+  outages:
+    'query($id: uuid!) { gearboxModel(id: $id) { orderCount errorCodes { code orderCount } outages { id orderCount ordersAverageMileage occurrenceRate } } }',
   guide: '{ diagnosticGuideHidden }',
   setGuide: 'mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }',
 };
@@ -48,12 +51,24 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
   /** A model with three outages (the third with a dossier estimate of 40 %) and a procedure per outage. */
   async function newModel() {
     n += 1;
-    const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } })).insertGearboxModel.id as string;
-    const outage = async (component: string, outageType: string, occurrenceRate?: number) => ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component, outageType, occurrenceRate } })).insertOutage as string;
-    const outages = [await outage('Mécatronique', 'Défaut électrique', 10), await outage('Convertisseur de couple', 'Usure', 20), await outage('Pompe à huile', 'Usure', 40)];
+    const modelId = ok(
+      await gql('diagnostician', Q.insertModel, { o: { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } }),
+    ).insertGearboxModel.id as string;
+    const outage = async (component: string, outageType: string, occurrenceRate?: number) =>
+      ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component, outageType, occurrenceRate } })).insertOutage as string;
+    const outages = [
+      await outage('Mécatronique', 'Défaut électrique', 10),
+      await outage('Convertisseur de couple', 'Usure', 20),
+      await outage('Pompe à huile', 'Usure', 40),
+    ];
     const procedures: string[] = [];
     for (const [i, outageId] of outages.entries()) {
-      const procedureId = ok(await gql('diagnostician', Q.insertProcedure, { m: modelId, o: { name: `Procédure ${i + 1}`, steps: ['Vidanger', 'Remplacer'], checkpoints: [{ name: `Contrôle ${i + 1}` }] } })).insertRepairProcedure as string;
+      const procedureId = ok(
+        await gql('diagnostician', Q.insertProcedure, {
+          m: modelId,
+          o: { name: `Procédure ${i + 1}`, steps: ['Vidanger', 'Remplacer'], checkpoints: [{ name: `Contrôle ${i + 1}` }] },
+        }),
+      ).insertRepairProcedure as string;
       ok(await gql('diagnostician', Q.setPriorities, { o: outageId, p: [procedureId] }));
       procedures.push(procedureId);
     }
@@ -62,7 +77,11 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
 
   async function newOrder(modelId: string, codes: string[] = [], mileage?: string) {
     n += 1;
-    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `FLX-${kind}-${n}`, openedOn: '2026-10-01', interventionCategory: 'complete_car', gearboxModelId: modelId, mileage } })).insertRepairOrder as string;
+    const orderId = ok(
+      await gql('diagnostician', Q.insertOrder, {
+        o: { number: `FLX-${kind}-${n}`, openedOn: '2026-10-01', interventionCategory: 'complete_car', gearboxModelId: modelId, mileage },
+      }),
+    ).insertRepairOrder as string;
     if (codes.length) {
       ok(await gql('diagnostician', Q.reading, { o: orderId }));
       for (const code of codes) ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code, description: `Code ${code}`, temporality: 'during' } }));
@@ -74,7 +93,9 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
   async function closedOrder(modelId: string, codes: string[], outageId: string | null, mileage?: string) {
     const orderId = await newOrder(modelId, codes, mileage);
     if (outageId) ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
-    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = case when ${outageId !== null} then now() end where id = ${orderId}`);
+    await t.database.db.execute(
+      sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = case when ${outageId !== null} then now() end where id = ${orderId}`,
+    );
     return orderId;
   }
 
@@ -94,7 +115,9 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     await closedOrder(modelId, ['P0730'], null); // closed without a confirmed outage: not evidence
 
     const ranked = ok(await gql('commercial', Q.candidates, { id: fresh })).repairOrder.outageCandidates;
-    expect(ranked.map((c: { outage: { id: string }; confirmedOrders: number; similarOrders: number }) => [c.outage.id, c.confirmedOrders, c.similarOrders])).toEqual([
+    expect(
+      ranked.map((c: { outage: { id: string }; confirmedOrders: number; similarOrders: number }) => [c.outage.id, c.confirmedOrders, c.similarOrders]),
+    ).toEqual([
       [o1, 3, 4],
       [o2, 1, 4],
       [o3, 0, 4],
@@ -116,11 +139,21 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     expect(statsOf(o2)).toMatchObject({ orderCount: 2, ordersAverageMileage: 175000 });
     expect(statsOf(o3)).toMatchObject({ orderCount: 1, ordersAverageMileage: null });
     // P0730 was read on 5 closed orders (and on the open one, which does not count); P0841 on 1.
-    expect(stats.errorCodes).toEqual([{ code: 'P0730', orderCount: 5 }, { code: 'P0841', orderCount: 1 }]);
+    expect(stats.errorCodes).toEqual([
+      { code: 'P0730', orderCount: 5 },
+      { code: 'P0841', orderCount: 1 },
+    ]);
     // The same figures, as the dossier, the outage page and the order's technical tab print them.
     expect(historyRateText(5, stats.orderCount)).toBe('71 % (5 / 7 OR)');
-    expect(outageRate({ ...statsOf(o1), component: { id: '', name: '' }, outageType: { id: '', name: '' }, description: '', averageMileage: null }, stats.orderCount)).toBe('43 % (3 / 7 OR)');
-    expect(outageMileage({ ...statsOf(o3), component: { id: '', name: '' }, outageType: { id: '', name: '' }, description: '', averageMileage: 90000 })).toBe('90\u202f000 km (estimation du dossier)');
+    expect(
+      outageRate(
+        { ...statsOf(o1), component: { id: '', name: '' }, outageType: { id: '', name: '' }, description: '', averageMileage: null },
+        stats.orderCount,
+      ),
+    ).toBe('43 % (3 / 7 OR)');
+    expect(outageMileage({ ...statsOf(o3), component: { id: '', name: '' }, outageType: { id: '', name: '' }, description: '', averageMileage: 90000 })).toBe(
+      '90\u202f000 km (estimation du dossier)',
+    );
     // And the ranking's rate is that rate.
     expect(all.map((c: { dossierRate: number }) => c.dossierRate)).toEqual([43, 29, 14]);
   });
@@ -133,22 +166,40 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     const [p1, p2, p3] = procedures as [string, string, string];
 
     // Skipping steps by calling them directly.
-    expect(refusal(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe("Choisissez d'abord les pannes.");
+    expect(refusal(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe(
+      "Choisissez d'abord les pannes.",
+    );
     expect(refusal(await gql('diagnostician', Q.visualised, { o: orderId }))).toBe("Choisissez d'abord les procédures de réparation.");
     expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
-    for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.chooseOutages, { o: orderId, ids: [o1] })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [] })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { outageIds: 'Choisissez au moins une panne' } });
+    for (const role of ['commercial', 'mechanic'] as const)
+      expect((await gql(role, Q.chooseOutages, { o: orderId, ids: [o1] })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [] })).errors![0]!.extensions).toMatchObject({
+      code: 'validation',
+      fields: { outageIds: 'Choisissez au moins une panne' },
+    });
     expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [other.outages[0]] })).errors![0]!.extensions.code).toBe('validation');
     expect(ok(await gql('diagnostician', Q.candidates, { id: orderId })).repairOrder.diagnosticStep).toBe(0);
 
     ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o1, o2] }));
     expect(ok(await gql('diagnostician', Q.candidates, { id: orderId })).repairOrder).toMatchObject({ diagnosticStep: 1, modelLocked: true });
     // A procedure of another model, or for an outage not retained, is refused; nothing written.
-    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: other.procedures[0] }] })).errors![0]!.extensions.code).toBe('validation');
-    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p3, outageId: outages[2] }] })).errors![0]!.extensions.code).toBe('validation');
+    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: other.procedures[0] }] })).errors![0]!.extensions.code).toBe(
+      'validation',
+    );
+    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p3, outageId: outages[2] }] })).errors![0]!.extensions.code).toBe(
+      'validation',
+    );
     expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder.procedures).toEqual([]);
 
-    ok(await gql('app_admin', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p2, outageId: o2 }] }));
+    ok(
+      await gql('app_admin', Q.chooseProcedures, {
+        o: orderId,
+        p: [
+          { procedureId: p1, outageId: o1 },
+          { procedureId: p2, outageId: o2 },
+        ],
+      }),
+    );
     ok(await gql('diagnostician', Q.addProcedure, { o: orderId, p: p3 }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
     // Going back to the outages keeps the step reached unless a procedure had to go.
@@ -160,14 +211,23 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p3 }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
     // SPEC §5: no validation without a symptom and its conditions.
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
+    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe(
+      "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.",
+    );
     ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Patinage', action: 'En accélération franche' } }));
     ok(await gql('diagnostician', Q.validate, { o: orderId }));
 
     // The mechanic reads the validated procedure, in order, with its checkpoints.
     const seen = ok(await gql('mechanic', Q.procedures, { id: orderId })).repairOrder;
     expect(seen.validatedAt).not.toBeNull();
-    expect(seen.procedures.map((p: { position: number; outageId: string | null; procedure: { name: string; checkpoints: { name: string }[] } }) => [p.position, p.outageId, p.procedure.name, p.procedure.checkpoints[0]!.name])).toEqual([
+    expect(
+      seen.procedures.map((p: { position: number; outageId: string | null; procedure: { name: string; checkpoints: { name: string }[] } }) => [
+        p.position,
+        p.outageId,
+        p.procedure.name,
+        p.procedure.checkpoints[0]!.name,
+      ]),
+    ).toEqual([
       [1, o1, 'Procédure 1', 'Contrôle 1'],
       [2, null, 'Procédure 3', 'Contrôle 3'],
     ]);
@@ -178,8 +238,14 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder).toMatchObject({ validatedAt: null, diagnosticStep: 3 });
 
     // The dossier keeps what an order retained, saying why (SPEC §8).
-    expect((await gql('diagnostician', Q.deleteOutage, { id: o1 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ['ordres de réparation (1)'] } });
-    expect((await gql('diagnostician', Q.deleteProcedure, { id: p3 })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { reasons: ["pannes qui l'utilisent (1)", 'ordres de réparation (1)'] } });
+    expect((await gql('diagnostician', Q.deleteOutage, { id: o1 })).errors![0]).toMatchObject({
+      message: 'Suppression impossible',
+      extensions: { reasons: ['ordres de réparation (1)'] },
+    });
+    expect((await gql('diagnostician', Q.deleteProcedure, { id: p3 })).errors![0]).toMatchObject({
+      message: 'Suppression impossible',
+      extensions: { reasons: ["pannes qui l'utilisent (1)", 'ordres de réparation (1)'] },
+    });
 
     // A closed order takes no change.
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED' where id = ${orderId}`);

@@ -55,7 +55,9 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     t = await startTestApp(kind);
     tokens = await signInAll(t);
     gql = graphqlAs(t, tokens);
-    jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 180, g: 40, b: 30 } } }).jpeg().toBuffer();
+    jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 180, g: 40, b: 30 } } })
+      .jpeg()
+      .toBuffer();
   });
   afterAll(() => t?.close());
 
@@ -87,7 +89,8 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     return ((await res.json()) as { processedFiles: { id: string }[] }).processedFiles[0]!.id;
   }
 
-  const download = (fileId: string, query = '') => fetch(`${t.url}/api/storage/files/${fileId}${query}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
+  const download = (fileId: string, query = '') =>
+    fetch(`${t.url}/api/storage/files/${fileId}${query}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
   const dossierOf = async (modelId: string, role: DemoRole = 'mechanic') => (await gql(role, Q.dossier, { id: modelId })).data.gearboxModel;
 
   it('lets admins and diagnosticians write procedures, measures and documents, and commercials and mechanics only read them', async () => {
@@ -98,16 +101,25 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       const updated = await gql(writer, Q.updateProcedure, { id: procedureId, o: procedure({ name: `Procédure ${writer}`, steps: ['Contrôler le niveau'] }) });
       expect(updated.data.updateRepairProcedure).toBe(procedureId);
       expect((await gql(writer, Q.setPriorities, { o: outageId, p: [procedureId] })).data.setOutageProcedures).toBe(outageId);
-      const measureId = (await gql(writer, Q.insertMeasure, { m: modelId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4 } })).data.insertGearboxMeasure.id;
-      expect((await gql(writer, Q.updateMeasure, { id: measureId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4.5 } })).data.updateGearboxMeasure.id).toBe(measureId);
+      const measureId = (await gql(writer, Q.insertMeasure, { m: modelId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4 } })).data
+        .insertGearboxMeasure.id;
+      expect(
+        (await gql(writer, Q.updateMeasure, { id: measureId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4.5 } })).data
+          .updateGearboxMeasure.id,
+      ).toBe(measureId);
       const fileId = await upload(writer, 'plan.pdf', PDF, 'documents');
-      const documentId = (await gql(writer, Q.insertDocument, { o: { gearboxModelId: modelId, fileId, category: 'gearbox_technical_drawing', title: 'Plan' } })).data.insertGearboxDocument;
+      const documentId = (await gql(writer, Q.insertDocument, { o: { gearboxModelId: modelId, fileId, category: 'gearbox_technical_drawing', title: 'Plan' } }))
+        .data.insertGearboxDocument;
       expect((await gql(writer, Q.updateDocument, { id: documentId, t: 'Plan en coupe', c: 'Révision B' })).data.updateGearboxDocument).toBe(documentId);
 
       const written = await dossierOf(modelId, writer);
-      expect(written.repairProcedures).toEqual([{ id: procedureId, name: `Procédure ${writer}`, steps: ['Contrôler le niveau'], checkpoints: [{ name: 'Pression de ligne' }], outageCount: 1 }]);
+      expect(written.repairProcedures).toEqual([
+        { id: procedureId, name: `Procédure ${writer}`, steps: ['Contrôler le niveau'], checkpoints: [{ name: 'Pression de ligne' }], outageCount: 1 },
+      ]);
       expect(written.measures).toEqual([{ id: measureId, name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4.5, files: [] }]);
-      expect(written.documents).toMatchObject([{ id: documentId, category: 'gearbox_technical_drawing', title: 'Plan en coupe', comment: 'Révision B', file: { id: fileId, name: 'plan.pdf' } }]);
+      expect(written.documents).toMatchObject([
+        { id: documentId, category: 'gearbox_technical_drawing', title: 'Plan en coupe', comment: 'Révision B', file: { id: fileId, name: 'plan.pdf' } },
+      ]);
       expect(written.outages[0].procedures).toEqual([{ priority: 1, procedure: { id: procedureId, name: `Procédure ${writer}` } }]);
 
       const spare = await upload(writer, 'notice.pdf', PDF, 'documents');
@@ -127,7 +139,8 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
           ['updateGearboxDocument', Q.updateDocument, { id: documentId, t: 'Intrus', c: '' }],
           ['deleteGearboxDocument', Q.deleteDocument, { id: documentId }],
         ];
-        for (const [name, query, variables] of writes) expect((await gql(reader, query, variables)).errors?.[0]?.extensions.code, `${name} by ${reader}`).toBe('forbidden');
+        for (const [name, query, variables] of writes)
+          expect((await gql(reader, query, variables)).errors?.[0]?.extensions.code, `${name} by ${reader}`).toBe('forbidden');
         expect(await dossierOf(modelId, reader)).toEqual(written);
       }
       expect((await download(fileId)).status).toBe(200);
@@ -151,7 +164,11 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     });
     const id = inserted.data.insertRepairProcedure;
     const created = (await gql('mechanic', Q.procedure, { id })).data.repairProcedure;
-    expect(created).toMatchObject({ name: 'Remplacement de la mécatronique', steps: ['Vidanger la boîte', 'Déposer la mécatronique', 'Reposer et faire les adaptations'], outageCount: 0 });
+    expect(created).toMatchObject({
+      name: 'Remplacement de la mécatronique',
+      steps: ['Vidanger la boîte', 'Déposer la mécatronique', 'Reposer et faire les adaptations'],
+      outageCount: 0,
+    });
     expect(created.checkpoints.map((c: { position: number; name: string; description: string }) => [c.position, c.name, c.description])).toEqual([
       [1, 'Pression de ligne', 'Au ralenti'],
       [2, 'Étanchéité', ''],
@@ -163,7 +180,11 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       id,
       o: procedure({
         steps: ['Déposer la mécatronique', 'Vidanger la boîte'],
-        checkpoints: [{ id: adaptations!.id, name: 'Adaptations', description: "Avec l'outil de diagnostic" }, { id: pressure!.id, name: 'Pression de ligne' }, { name: 'Essai routier' }],
+        checkpoints: [
+          { id: adaptations!.id, name: 'Adaptations', description: "Avec l'outil de diagnostic" },
+          { id: pressure!.id, name: 'Pression de ligne' },
+          { name: 'Essai routier' },
+        ],
       }),
     });
     expect(update.errors).toBeUndefined();
@@ -185,7 +206,10 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const noSteps = await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ steps: ['', '  '] }) });
     expect(noSteps.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.steps': 'Champ obligatoire' } });
     const noCheckpoint = await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ checkpoints: [] }) });
-    expect(noCheckpoint.errors![0]).toMatchObject({ message: 'Au moins un point de contrôle', extensions: { code: 'validation', fields: { 'object.checkpoints': 'Au moins un point de contrôle' } } });
+    expect(noCheckpoint.errors![0]).toMatchObject({
+      message: 'Au moins un point de contrôle',
+      extensions: { code: 'validation', fields: { 'object.checkpoints': 'Au moins un point de contrôle' } },
+    });
     expect((await dossierOf(modelId)).repairProcedures).toEqual([]);
 
     const drain = await newProcedure(modelId, 'Vidange');
@@ -194,12 +218,20 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     // Another model has names of its own.
     expect((await gql('app_admin', Q.insertProcedure, { m: otherId, o: procedure({ name: 'Vidange' }) })).errors).toBeUndefined();
 
-    const flush = (await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ name: 'Rinçage', steps: ['Rincer'], checkpoints: [{ name: 'Propreté' }] }) })).data.insertRepairProcedure;
+    const flush = (
+      await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ name: 'Rinçage', steps: ['Rincer'], checkpoints: [{ name: 'Propreté' }] }) })
+    ).data.insertRepairProcedure;
     const before = (await gql('mechanic', Q.procedure, { id: flush })).data.repairProcedure;
-    const renamed = await gql('diagnostician', Q.updateProcedure, { id: flush, o: procedure({ name: 'vidange', steps: ['Autre'], checkpoints: [{ name: 'Autre point' }] }) });
+    const renamed = await gql('diagnostician', Q.updateProcedure, {
+      id: flush,
+      o: procedure({ name: 'vidange', steps: ['Autre'], checkpoints: [{ name: 'Autre point' }] }),
+    });
     expect(renamed.errors![0]).toMatchObject({ message: 'Une procédure porte déjà ce nom', extensions: { code: 'conflict' } });
     const emptied = await gql('diagnostician', Q.updateProcedure, { id: flush, o: procedure({ name: 'Rinçage', steps: [], checkpoints: [] }) });
-    expect(emptied.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.steps': 'Champ obligatoire', 'object.checkpoints': 'Au moins un point de contrôle' } });
+    expect(emptied.errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.steps': 'Champ obligatoire', 'object.checkpoints': 'Au moins un point de contrôle' },
+    });
     expect((await gql('mechanic', Q.procedure, { id: flush })).data.repairProcedure).toEqual(before);
     expect((await dossierOf(modelId)).repairProcedures.map((p: { id: string }) => p.id)).toEqual([flush, drain]);
   });
@@ -212,18 +244,29 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const b = await newProcedure(modelId, 'B — Mise à jour du calculateur');
     const foreign = await newProcedure(otherId, "C — Procédure d'un autre modèle");
     const prioritiesOf = async () =>
-      (await gql('commercial', Q.outageProcedures, { id: outageId })).data.gearboxOutage.procedures.map((p: { priority: number; procedure: { id: string } }) => [p.priority, p.procedure.id]);
+      (await gql('commercial', Q.outageProcedures, { id: outageId })).data.gearboxOutage.procedures.map(
+        (p: { priority: number; procedure: { id: string } }) => [p.priority, p.procedure.id],
+      );
 
     expect((await gql('diagnostician', Q.setPriorities, { o: outageId, p: [b, a] })).data.setOutageProcedures).toBe(outageId);
-    expect(await prioritiesOf()).toEqual([[1, b], [2, a]]);
-    expect((await dossierOf(modelId)).outages[0].procedures.map((p: { procedure: Named }) => p.procedure.name)).toEqual(['B — Mise à jour du calculateur', 'A — Remplacement de la mécatronique']);
+    expect(await prioritiesOf()).toEqual([
+      [1, b],
+      [2, a],
+    ]);
+    expect((await dossierOf(modelId)).outages[0].procedures.map((p: { procedure: Named }) => p.procedure.name)).toEqual([
+      'B — Mise à jour du calculateur',
+      'A — Remplacement de la mécatronique',
+    ]);
 
     const refused = await gql('diagnostician', Q.setPriorities, { o: outageId, p: [a, foreign] });
     expect(refused.errors![0]!.extensions.code).toBe('validation');
     expect(refused.data?.setOutageProcedures ?? null).toBeNull();
     const twice = await gql('diagnostician', Q.setPriorities, { o: outageId, p: [a, a] });
     expect(twice.errors![0]!.extensions.code).toBe('validation');
-    expect(await prioritiesOf()).toEqual([[1, b], [2, a]]);
+    expect(await prioritiesOf()).toEqual([
+      [1, b],
+      [2, a],
+    ]);
 
     expect((await gql('mechanic', Q.procedure, { id: a })).data.repairProcedure.outageCount).toBe(1);
     const listed = await gql('diagnostician', Q.deleteProcedure, { id: a });
@@ -243,7 +286,10 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const modelId = await newModel('Essai mesures');
     const insert = (o: object) => gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne', unit: 'bar', ...o } });
     expect((await insert({ minimum: -1, maximum: 4 })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.minimum': 'Nombre invalide' } });
-    expect((await insert({ minimum: 2, maximum: 1e12 })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.maximum': 'Nombre invalide' } });
+    expect((await insert({ minimum: 2, maximum: 1e12 })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.maximum': 'Nombre invalide' },
+    });
     expect((await insert({ minimum: 5, maximum: 4 })).errors![0]).toMatchObject({
       message: 'Le maximum doit être supérieur ou égal au minimum',
       extensions: { code: 'validation', fields: { 'object.maximum': 'Le maximum doit être supérieur ou égal au minimum' } },
@@ -257,10 +303,19 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await insert({ name: 'Débit', unit: 'l/min', minimum: 0 })).data.insertGearboxMeasure).toMatchObject({ minimum: 0, maximum: null });
     const reversed = await gql('diagnostician', Q.updateMeasure, { id: pressure.id, o: { name: 'Pression', minimum: 6, maximum: 3 } });
     expect(reversed.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.maximum': 'Le maximum doit être supérieur ou égal au minimum' } });
-    expect((await gql('diagnostician', Q.updateMeasure, { id: pressure.id, o: { name: 'Pression', minimum: -3 } })).errors![0]!.extensions.fields).toEqual({ 'object.minimum': 'Nombre invalide' });
-    expect((await gql('mechanic', Q.measure, { id: pressure.id })).data.gearboxMeasure).toEqual({ name: 'Pression de ligne', unit: 'bar', minimum: 2.5, maximum: 4 });
+    expect((await gql('diagnostician', Q.updateMeasure, { id: pressure.id, o: { name: 'Pression', minimum: -3 } })).errors![0]!.extensions.fields).toEqual({
+      'object.minimum': 'Nombre invalide',
+    });
+    expect((await gql('mechanic', Q.measure, { id: pressure.id })).data.gearboxMeasure).toEqual({
+      name: 'Pression de ligne',
+      unit: 'bar',
+      minimum: 2.5,
+      maximum: 4,
+    });
     // Equal bounds are a range of one value.
-    expect((await gql('diagnostician', Q.updateMeasure, { id: pressure.id, o: { name: 'Pression de ligne', unit: 'bar', minimum: 4, maximum: 4 } })).errors).toBeUndefined();
+    expect(
+      (await gql('diagnostician', Q.updateMeasure, { id: pressure.id, o: { name: 'Pression de ligne', unit: 'bar', minimum: 4, maximum: 4 } })).errors,
+    ).toBeUndefined();
     expect((await dossierOf(modelId)).measures.map((m: Named) => m.name)).toEqual(['Débit', 'Pression de ligne']);
   });
 
@@ -300,14 +355,23 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect(dossier.measures[0].files).toMatchObject([{ category: 'measure_file', title: 'releve.csv', file: { id: fileIds.measure_file } }]);
 
     const fromOutageBucket = await upload('diagnostician', 'plan-b.pdf', PDF, 'outage');
-    expect((await link({ fileId: fromOutageBucket, category: 'gearbox_technical_drawing' })).errors![0]).toMatchObject({ message: 'Format non supporté', extensions: { code: 'validation' } });
+    expect((await link({ fileId: fromOutageBucket, category: 'gearbox_technical_drawing' })).errors![0]).toMatchObject({
+      message: 'Format non supporté',
+      extensions: { code: 'validation' },
+    });
     const fromDocuments = await upload('diagnostician', 'photo.jpg', jpeg, 'documents');
     expect((await link({ fileId: fromDocuments, category: 'outage_file', outageId })).errors![0]!.message).toBe('Format non supporté');
     const pdfCurve = await upload('diagnostician', 'courbe.pdf', PDF, 'documents');
-    expect((await link({ fileId: pdfCurve, category: 'reference_curve' })).errors![0]).toMatchObject({ message: 'Format non supporté', extensions: { code: 'validation' } });
+    expect((await link({ fileId: pdfCurve, category: 'reference_curve' })).errors![0]).toMatchObject({
+      message: 'Format non supporté',
+      extensions: { code: 'validation' },
+    });
     const photo = await upload('diagnostician', 'fuite-2.jpg', jpeg, 'outage');
     expect((await link({ fileId: photo, category: 'outage_file', outageId: foreignOutageId })).errors![0]!.extensions.code).toBe('not-found');
-    expect((await link({ fileId: fileIds.reference_curve, category: 'reference_curve' })).errors![0]).toMatchObject({ message: 'Ce fichier est déjà joint', extensions: { code: 'conflict' } });
+    expect((await link({ fileId: fileIds.reference_curve, category: 'reference_curve' })).errors![0]).toMatchObject({
+      message: 'Ce fichier est déjà joint',
+      extensions: { code: 'conflict' },
+    });
     const after = await dossierOf(modelId);
     expect(after.documents).toHaveLength(5);
     expect(after.outages[0].files).toHaveLength(1);
@@ -349,7 +413,10 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const plan = await upload('diagnostician', 'plan.pdf', PDF, 'documents');
     const curve = await upload('diagnostician', 'courbe.csv', CSV, 'documents');
     const documents: string[] = [];
-    for (const [fileId, category] of [[plan, 'gearbox_technical_drawing'], [curve, 'reference_curve']]) {
+    for (const [fileId, category] of [
+      [plan, 'gearbox_technical_drawing'],
+      [curve, 'reference_curve'],
+    ]) {
       documents.push((await gql('diagnostician', Q.insertDocument, { o: { gearboxModelId: modelId, fileId, category } })).data.insertGearboxDocument);
     }
     const outageId = await newOutage(modelId);
@@ -361,10 +428,16 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
     expect((await gql('diagnostician', Q.deleteProcedure, { id: procedureId })).errors).toBeUndefined();
     expect((await gql('diagnostician', Q.deleteOutage, { id: outageId })).errors).toBeUndefined();
-    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).errors![0]!.extensions).toMatchObject({ code: 'conflict', reasons: ['documents techniques (2)'] });
+    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).errors![0]!.extensions).toMatchObject({
+      code: 'conflict',
+      reasons: ['documents techniques (2)'],
+    });
     for (const id of documents) expect((await gql('diagnostician', Q.deleteDocument, { id })).errors).toBeUndefined();
     const measureId = (await gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression' } })).data.insertGearboxMeasure.id;
-    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict' } });
+    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).errors![0]).toMatchObject({
+      message: 'Suppression impossible',
+      extensions: { code: 'conflict' },
+    });
     expect((await gql('diagnostician', Q.deleteMeasure, { id: measureId })).errors).toBeUndefined();
     expect((await gql('app_admin', Q.deleteModel, { id: modelId })).data.deleteGearboxModel.id).toBe(modelId);
   });
@@ -416,7 +489,10 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       const started = new Promise<void>((resolve) => (first = resolve));
       const reordered = new Promise<void>((resolve, reject) => {
         client.subscribe<{ gearboxModel: { outages: { procedures: { priority: number; procedure: Named }[] }[] } }>(
-          { query: 'subscription($id: uuid!) { gearboxModel(id: $id) { outages { procedures { priority procedure { name } } } } }', variables: { id: modelId } },
+          {
+            query: 'subscription($id: uuid!) { gearboxModel(id: $id) { outages { procedures { priority procedure { name } } } } }',
+            variables: { id: modelId },
+          },
           {
             next: (value) => {
               if (value.errors) return reject(new Error(value.errors[0]!.message));

@@ -14,7 +14,8 @@ const Q = {
   updateCode: 'mutation($id: uuid!, $c: order_fault_codes_input!) { updateOrderFaultCode(id: $id, object: $c) }',
   deleteCode: 'mutation($id: uuid!) { deleteOrderFaultCode(id: $id) }',
   deleteErrorCode: 'mutation($id: uuid!) { deleteErrorCode(id: $id) }',
-  order: 'query($id: uuid!) { repairOrder(id: $id) { canReadFaultCodes modelLocked faultCodes { id errorCode { code description } temporality acceleratorLoad bvaMode gear action otherCondition comment } } }',
+  order:
+    'query($id: uuid!) { repairOrder(id: $id) { canReadFaultCodes modelLocked faultCodes { id errorCode { code description } temporality acceleratorLoad bvaMode gear action otherCondition comment } } }',
   dossier: 'query($id: uuid!) { gearboxModel(id: $id) { errorCodes { id code description } } }',
 };
 
@@ -31,8 +32,12 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
 
   const setUp = async () => {
     n += 1;
-    const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
-    const other = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
+    const modelId = ok(
+      await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } }),
+    ).insertGearboxModel.id;
+    const other = ok(
+      await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } }),
+    ).insertGearboxModel.id;
     ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
     const order = { number: `FC-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
     const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: order })).insertRepairOrder;
@@ -42,17 +47,38 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
   it('records codes of the dossier and new ones with their conditions, A and D only', async () => {
     const { modelId, orderId } = await setUp();
     // Nothing is recorded before the gearbox is said to allow reading.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({ message: "Indiquez d'abord que la boîte permet la lecture des codes défaut.", extensions: { code: 'conflict' } });
-    for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.reading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({
+      message: "Indiquez d'abord que la boîte permet la lecture des codes défaut.",
+      extensions: { code: 'conflict' },
+    });
+    for (const role of ['commercial', 'mechanic'] as const)
+      expect((await gql(role, Q.reading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
-    const conditions = { temporality: 'during', acceleratorLoad: 'Pleine charge', bvaMode: 'D', gear: '3', action: 'En accélération franche', otherCondition: 'Huile à 95 °C', comment: 'Apparaît après 20 km' };
+    const conditions = {
+      temporality: 'during',
+      acceleratorLoad: 'Pleine charge',
+      bvaMode: 'D',
+      gear: '3',
+      action: 'En accélération franche',
+      otherCondition: 'Huile à 95 °C',
+      comment: 'Apparaît après 20 km',
+    };
     // A code needs the conditions it appeared in: at least one (SPEC §5), said with every other problem.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.conditions': "Indiquez au moins une condition d'apparition" } });
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.conditions': "Indiquez au moins une condition d'apparition" },
+    });
     const first = ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'p0730', ...conditions } })).insertOrderFaultCode;
     // A code the dossier does not know needs its description, then joins the dossier.
-    expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' } });
+    expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' },
+    });
     ok(await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', description: 'Embrayage K1 : patinage', temporality: 'pre' } }));
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'pre' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' } });
+    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' },
+    });
     expect((await gql('commercial', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions.code).toBe('forbidden');
     expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P07 3', temporality: 'never' } })).errors).toBeDefined();
 
@@ -61,7 +87,17 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
     expect(order.modelLocked).toBe(true);
     expect(order.faultCodes).toEqual([
       { id: first, errorCode: { code: 'P0730', description: 'Rapport engagé incorrect' }, ...conditions },
-      { id: expect.any(String), errorCode: { code: 'P17BF', description: 'Embrayage K1 : patinage' }, temporality: 'pre', acceleratorLoad: '', bvaMode: '', gear: '', action: '', otherCondition: '', comment: '' },
+      {
+        id: expect.any(String),
+        errorCode: { code: 'P17BF', description: 'Embrayage K1 : patinage' },
+        temporality: 'pre',
+        acceleratorLoad: '',
+        bvaMode: '',
+        gear: '',
+        action: '',
+        otherCondition: '',
+        comment: '',
+      },
     ]);
     const dossier = ok(await gql('mechanic', Q.dossier, { id: modelId })).gearboxModel.errorCodes;
     expect(dossier.map((c: { code: string }) => c.code)).toEqual(['P0730', 'P17BF']);
@@ -69,9 +105,15 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
     expect((await gql('diagnostician', Q.deleteErrorCode, { id: dossier[0].id })).errors![0]).toMatchObject({ message: 'Code utilisé' });
 
     ok(await gql('diagnostician', Q.updateCode, { id: first, c: { code: 'P0730', temporality: 'post', comment: 'Revu' } }));
-    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes[0]).toMatchObject({ temporality: 'post', acceleratorLoad: '', comment: 'Revu' });
+    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes[0]).toMatchObject({
+      temporality: 'post',
+      acceleratorLoad: '',
+      comment: 'Revu',
+    });
     ok(await gql('diagnostician', Q.deleteCode, { id: first }));
-    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes.map((c: { errorCode: { code: string } }) => c.errorCode.code)).toEqual(['P17BF']);
+    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes.map((c: { errorCode: { code: string } }) => c.errorCode.code)).toEqual([
+      'P17BF',
+    ]);
   });
 
   it('discards the codes when the answer becomes "no", and keeps the model from changing', async () => {

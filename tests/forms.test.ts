@@ -6,23 +6,28 @@ import { DomainError, conflict } from '../server/errors.ts';
 import { formFailureOf } from '../src/lib/forms.server.ts';
 
 const refused = (message: string, extensions: Record<string, unknown>) =>
-  new ClientError({ status: 200, headers: new Headers(), data: null, errors: [{ message, extensions }] as never }, { query: '' });
+  new ClientError({ status: 200, headers: new Headers(), body: '', data: null, errors: [{ message, extensions }] as never }, { query: '' });
 
 describe('a refused form post', () => {
   it('puts each field message beside its field, named as the form names it', () => {
-    const failure = formFailureOf(refused('Modèle inconnu', { code: 'validation', fields: { 'object.gearboxMeasureId': 'Mesure inconnue', 'object.comment': 'Trop long' } }), { rename: { gearboxMeasureId: 'name' } });
+    const failure = formFailureOf(
+      refused('Modèle inconnu', { code: 'validation', fields: { 'object.gearboxMeasureId': 'Mesure inconnue', 'object.comment': 'Trop long' } }),
+      { rename: { gearboxMeasureId: 'name' } },
+    );
     expect(failure).toMatchObject({ errors: { name: 'Mesure inconnue', comment: 'Trop long' }, formError: null, code: 'validation' });
   });
 
   it('says a message for a field the form does not show above the form', () => {
-    const failure = formFailureOf(refused('Choisissez au moins une panne', { code: 'validation', fields: { outageIds: 'Choisissez au moins une panne' } }), { fields: [] });
+    const failure = formFailureOf(refused('Choisissez au moins une panne', { code: 'validation', fields: { outageIds: 'Choisissez au moins une panne' } }), {
+      fields: [],
+    });
     expect(failure).toMatchObject({ errors: {}, formError: 'Choisissez au moins une panne' });
   });
 
   it("shows a conflict's message, and a taken value beside its field", () => {
-    expect(formFailureOf(refused("Cet ordre de réparation est clôturé : il ne peut plus être modifié.", { code: 'conflict', reason: 'closed' })).formError).toBe(
-      "Cet ordre de réparation est clôturé : il ne peut plus être modifié.",
-    );
+    expect(
+      formFailureOf(refused('Cet ordre de réparation est clôturé : il ne peut plus être modifié.', { code: 'conflict', reason: 'closed' })).formError,
+    ).toBe('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
     const taken = conflict('email-already-in-use', 'Email non disponible', { field: 'email' });
     const failure = formFailureOf(refused(taken.message, { code: 'conflict', reason: taken.reason, ...taken.details }));
     expect(failure).toMatchObject({ errors: { email: 'Email non disponible' }, formError: null, reason: 'email-already-in-use' });
@@ -34,7 +39,9 @@ describe('a refused form post', () => {
   });
 
   it('says the fallback for what the user cannot fix, never the internal message', () => {
-    expect(formFailureOf(refused('Unexpected error.', { code: 'internal' }), { fallback: "Erreur lors de la mise à jour de l'OR" }).formError).toBe("Erreur lors de la mise à jour de l'OR");
+    expect(formFailureOf(refused('Unexpected error.', { code: 'internal' }), { fallback: "Erreur lors de la mise à jour de l'OR" }).formError).toBe(
+      "Erreur lors de la mise à jour de l'OR",
+    );
     expect(formFailureOf(refused('Unexpected error.', {})).formError).toBe('Une erreur est survenue');
   });
 

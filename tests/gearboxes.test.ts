@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const INSERT = 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id model startYear endYear gears } }';
-const model = (overrides: object = {}) => ({ model: 'Aisin TF-60SN', type: 'automatic', constructorName: 'Aisin Warner', startYear: 2003, endYear: 2016, gears: 6, ...overrides });
+const model = (overrides: object = {}) => ({
+  model: 'Aisin TF-60SN',
+  type: 'automatic',
+  constructorName: 'Aisin Warner',
+  startYear: 2003,
+  endYear: 2016,
+  gears: 6,
+  ...overrides,
+});
 
 describe.each(databaseKinds)('gearbox models on %s', (kind) => {
   let t: TestApp;
@@ -43,17 +51,24 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     const parent = (await gql('diagnostician', insert, { o: { ...base, model: `Parent ${kind}` } })).data.insertGearboxModel;
     const child = (await gql('diagnostician', insert, { o: { ...base, model: `Dérivé ${kind}`, parentId: parent.id } })).data.insertGearboxModel;
     expect(child.parentId).toBe(parent.id);
-    const refusal = async (id: string, parentId: string) => (await gql('diagnostician', update, { id, o: { ...base, model: id === parent.id ? `Parent ${kind}` : `Dérivé ${kind}`, parentId } })).errors![0]!.extensions;
+    const refusal = async (id: string, parentId: string) =>
+      (await gql('diagnostician', update, { id, o: { ...base, model: id === parent.id ? `Parent ${kind}` : `Dérivé ${kind}`, parentId } })).errors![0]!
+        .extensions;
     expect(await refusal(parent.id, parent.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
     // The parent under its own child would make a loop.
     expect(await refusal(parent.id, child.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
     expect(await refusal(child.id, '00000000-0000-4000-8000-000000000000')).toMatchObject({ code: 'validation', fields: { parentId: 'Élément introuvable' } });
     // The list filtered by a model shows it and the models derived from it.
-    const family = (await gql('commercial', 'query($m: uuid) { gearboxModels(modelId: $m) { model } gearboxModelsAggregate(modelId: $m) { aggregate { count } } }', { m: parent.id })).data;
+    const family = (
+      await gql('commercial', 'query($m: uuid) { gearboxModels(modelId: $m) { model } gearboxModelsAggregate(modelId: $m) { aggregate { count } } }', {
+        m: parent.id,
+      })
+    ).data;
     expect(family).toEqual({ gearboxModels: [{ model: `Dérivé ${kind}` }, { model: `Parent ${kind}` }], gearboxModelsAggregate: { aggregate: { count: 2 } } });
     const kept = await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: parent.id });
     expect(kept.errors![0]!.extensions).toMatchObject({ reasons: ['modèles dérivés (1)'] });
-    for (const id of [child.id, parent.id]) expect((await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id })).errors).toBeUndefined();
+    for (const id of [child.id, parent.id])
+      expect((await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id })).errors).toBeUndefined();
   });
 
   it('lets admins and diagnosticians create, update and delete, and refuses the others', async () => {
@@ -89,7 +104,10 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     const addDoctor = 'mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id code } }';
     expect((await gql('commercial', addDoctor, { m: modelId, o: { code: 'DQ250-CD' } })).errors![0]!.extensions.code).toBe('forbidden');
     const doctor = (await gql('diagnostician', addDoctor, { m: modelId, o: { code: 'DQ250-CD', engine: '2.0 TDI 170' } })).data.insertDoctorCode;
-    expect((await gql('app_admin', addDoctor, { m: modelId, o: { code: 'dq250-cd' } })).errors![0]).toMatchObject({ message: 'Code déjà existant', extensions: { code: 'conflict' } });
+    expect((await gql('app_admin', addDoctor, { m: modelId, o: { code: 'dq250-cd' } })).errors![0]).toMatchObject({
+      message: 'Code déjà existant',
+      extensions: { code: 'conflict' },
+    });
     const addBox = 'mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }';
     const box = (await gql('diagnostician', addBox, { d: doctor.id, c: 'KNS' })).data.insertGearboxCode;
     expect((await gql('diagnostician', addBox, { d: doctor.id, c: 'kns' })).errors![0]!.message).toBe('Code déjà existant');
@@ -112,13 +130,20 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     const [first, second] = models;
     expect(first.errorCodes.map((c: { code: string }) => c.code)).toContain('P0730');
     const add = 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id code } }';
-    expect((await gql('commercial', add, { m: first.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('commercial', add, { m: first.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).errors![0]!.extensions.code).toBe(
+      'forbidden',
+    );
     const created = (await gql('diagnostician', add, { m: first.id, o: { code: 'p0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode;
     expect(created.code).toBe('P0735');
     expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P0735', description: 'Doublon' } })).errors![0]!.message).toBe('Code déjà existant');
     // The same code on another model is that model's own.
-    expect((await gql('diagnostician', add, { m: second.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode.code).toBe('P0735');
-    expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P07 35!', description: 'x' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.code': 'Code invalide' } });
+    expect((await gql('diagnostician', add, { m: second.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode.code).toBe(
+      'P0735',
+    );
+    expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P07 35!', description: 'x' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.code': 'Code invalide' },
+    });
     expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteErrorCode(id: $id) }', { id: created.id })).data.deleteErrorCode).toBe(created.id);
   });
 
@@ -130,25 +155,46 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     const unknown = await gql('diagnostician', add, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", outageType: 'Calage' } });
     expect(unknown.errors![0]!.extensions).toEqual({
       code: 'validation',
-      fields: { 'object.component': 'Cet item ne fait pas partie de la base de donnée', 'object.outageType': 'Cet item ne fait pas partie de la base de donnée' },
+      fields: {
+        'object.component': 'Cet item ne fait pas partie de la base de donnée',
+        'object.outageType': 'Cet item ne fait pas partie de la base de donnée',
+      },
     });
     expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([]);
     const id = (await gql('diagnostician', add, { m: modelId, o: outage })).data.insertOutage;
     const added = (await gql('diagnostician', add, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", addMissing: true } })).data.insertOutage;
     const read = await gql('commercial', 'query($id: uuid!) { gearboxOutage(id: $id) { component { name } outageType { name } occurrenceRate } }', { id });
     expect(read.data.gearboxOutage).toEqual({ component: { name: 'Mécatronique' }, outageType: { name: 'Défaut logiciel' }, occurrenceRate: 9 });
-    expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([{ name: "Actionneur d'embrayage" }]);
-    expect((await gql('diagnostician', add, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({ code: 'validation', fields: { 'object.occurrenceRate': 'Nombre invalide' } });
+    expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([
+      { name: "Actionneur d'embrayage" },
+    ]);
+    expect((await gql('diagnostician', add, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({
+      code: 'validation',
+      fields: { 'object.occurrenceRate': 'Nombre invalide' },
+    });
 
     const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: modelId });
     // The demo dossier: 3 procedures, 3 measures and a reference curve, 4 outages; and the 2 added here.
     // The demo stock: 6 of its boxes on the racks and 2 gone, kept in the history. The demo orders: 4 on this model.
     expect(refused.errors![0]).toMatchObject({
       message: 'Suppression impossible',
-      extensions: { code: 'conflict', reasons: ['ordres de réparation (4)', 'procédures de réparation (3)', 'documents techniques (4)', 'hypothèses de panne (6)', 'boîtes en stock (6)', 'historique du stock (2)'] },
+      extensions: {
+        code: 'conflict',
+        reasons: [
+          'ordres de réparation (4)',
+          'procédures de réparation (3)',
+          'documents techniques (4)',
+          'hypothèses de panne (6)',
+          'boîtes en stock (6)',
+          'historique du stock (2)',
+        ],
+      },
     });
     const componentId = (await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { id } }')).data.baseItems[0].id;
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: componentId })).errors![0]!.message).toBe('Cet item est utilisé');
-    for (const outageId of [id, added]) expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteOutage(id: $id) }', { id: outageId })).data.deleteOutage).toBe(outageId);
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: componentId })).errors![0]!.message).toBe(
+      'Cet item est utilisé',
+    );
+    for (const outageId of [id, added])
+      expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteOutage(id: $id) }', { id: outageId })).data.deleteOutage).toBe(outageId);
   });
 });

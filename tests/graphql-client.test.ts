@@ -67,7 +67,12 @@ describe("the islands' GraphQL client", () => {
     try {
       // The client's timers only: the socket's I/O stays real.
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-      const end = module.graphqlSubscribe('subscription { users { id } }', {}, () => undefined, () => undefined);
+      const end = module.graphqlSubscribe(
+        'subscription { users { id } }',
+        {},
+        () => undefined,
+        () => undefined,
+      );
       await opened;
       await vi.advanceTimersByTimeAsync(29_900);
       expect(closes).toEqual([]);
@@ -85,7 +90,9 @@ describe("the islands' GraphQL client", () => {
   it('hands API errors over with their code and French message', async () => {
     const { module, restore } = await loadClient(t.url, [token]);
     try {
-      const error = await module.graphqlRequest('mutation { insertUser(object: { email: "admin@demo.local", displayName: "X", defaultRole: "mechanic" }) { id } }').catch((e: unknown) => e);
+      const error = await module
+        .graphqlRequest('mutation { insertUser(object: { email: "admin@demo.local", displayName: "X", defaultRole: "mechanic" }) { id } }')
+        .catch((e: unknown) => e);
       expect(module.apiErrorOf(error)).toEqual({ code: 'conflict', message: 'Email non disponible', reason: 'email-already-in-use' });
     } finally {
       restore();

@@ -27,11 +27,17 @@ describe('the cost of an operation', () => {
     const documents: [string, Record<string, unknown>][] = [
       [USERS_QUERY, { limit: 15, offset: 0 }],
       // The stock's CSV export, 500 boxes a page.
-      ['query { stockItems(limit: 500) { id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment } }', {}],
+      [
+        'query { stockItems(limit: 500) { id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment } }',
+        {},
+      ],
       // The add-stock form: every model with its codes.
       ['query { gearboxModels(limit: 100) { id model doctorCodes { id code gearboxCodes { id code } } } stockRacks }', {}],
       // The diagnostic page of one order, with its ranking.
-      [`query($id: uuid!) { repairOrder(id: $id) { id number faultCodes { id } symptoms { id } measures { id } curves { id } ${CANDIDATES} } diagnosticGuideHidden }`, { id: '00000000-0000-4000-8000-000000000000' }],
+      [
+        `query($id: uuid!) { repairOrder(id: $id) { id number faultCodes { id } symptoms { id } measures { id } curves { id } ${CANDIDATES} } diagnosticGuideHidden }`,
+        { id: '00000000-0000-4000-8000-000000000000' },
+      ],
     ];
     for (const [document, variables] of documents) expect(costOf(document, variables), document).toBeLessThanOrEqual(MAX_COST);
   });
@@ -72,7 +78,12 @@ describe('limits on the running server', () => {
 
   it('bounds live subscriptions per connection and per user', async () => {
     const socket = () => {
-      const c = createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { headers: { Authorization: `Bearer ${tokens.diagnostician}` } } });
+      const c = createClient({
+        url: `${t.url.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: { headers: { Authorization: `Bearer ${tokens.diagnostician}` } },
+      });
       clients.push(c);
       return c;
     };
@@ -80,7 +91,11 @@ describe('limits on the running server', () => {
       new Promise<'data' | string>((resolve) => {
         const stop = c.subscribe(
           { query: 'subscription { stockItems(limit: 1) { id } }' },
-          { next: () => resolve('data'), error: (e) => resolve((e as { extensions?: { code?: string } }[])[0]?.extensions?.code ?? String(e)), complete: () => undefined },
+          {
+            next: () => resolve('data'),
+            error: (e) => resolve((e as { extensions?: { code?: string } }[])[0]?.extensions?.code ?? String(e)),
+            complete: () => undefined,
+          },
         );
         stops.push(stop);
       });
@@ -108,7 +123,12 @@ describe('limits on the running server', () => {
     expect((await post(JSON.stringify({ query: `{ __typename } # ${'x'.repeat(20_000)}` }), { authorization: `Bearer ${tokens.mechanic}` })).status).toBe(200);
     expect((await post(huge, { authorization: `Bearer ${tokens.mechanic}` })).status).toBe(413);
     const stream = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('{"query":"{ __typename }"}')), c.close()) });
-    const chunked = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const chunked = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(chunked.status).toBe(411);
   });
 });

@@ -26,14 +26,20 @@ function gql(t: TestApp, token: string | null, query: string, variables?: object
 }
 
 const DEMO = ['admin@demo.local', 'commercial@demo.local', 'diagnostic@demo.local', 'mecanicien@demo.local'];
-const USERS = 'query Users($where: users_bool_exp, $limit: Int, $offset: Int) { users(where: $where, limit: $limit, offset: $offset, order_by: [{ email: asc }]) { id email displayName defaultRole } usersAggregate(where: $where) { aggregate { count } } }';
+const USERS =
+  'query Users($where: users_bool_exp, $limit: Int, $offset: Int) { users(where: $where, limit: $limit, offset: $offset, order_by: [{ email: asc }]) { id email displayName defaultRole } usersAggregate(where: $where) { aggregate { count } } }';
 
 describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
   let t: TestApp;
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
     t = await startTestApp(kind);
-    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
+    for (const [role, email] of Object.entries({
+      app_admin: 'admin@demo.local',
+      diagnostician: 'diagnostic@demo.local',
+      mechanic: 'mecanicien@demo.local',
+      commercial: 'commercial@demo.local',
+    })) {
       tokens[role] = await tokenOf(t, email);
     }
   });
@@ -51,7 +57,9 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
     expect(page.body.data.users.map((u: { email: string }) => u.email)).toEqual(['diagnostic@demo.local', 'mecanicien@demo.local']);
     const total = await gql(t, tokens.app_admin!, '{ usersAggregate { aggregate { count } } }');
     expect(total.body.data.usersAggregate.aggregate.count).toBe(29);
-    const roles = await gql(t, tokens.app_admin!, USERS, { where: { ...demo, defaultRole: { _in: ['mechanic', 'commercial'] }, _not: { email: { _eq: 'commercial@demo.local' } } } });
+    const roles = await gql(t, tokens.app_admin!, USERS, {
+      where: { ...demo, defaultRole: { _in: ['mechanic', 'commercial'] }, _not: { email: { _eq: 'commercial@demo.local' } } },
+    });
     expect(roles.body.data.usersAggregate.aggregate.count).toBe(1);
   });
 
@@ -85,7 +93,12 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
   it('inserts a user with the set-password e-mail, refuses a taken e-mail, and validates in French', async () => {
     const insert = 'mutation($object: users_insert_input!) { insertUser(object: $object) { id email displayName defaultRole emailVerified } }';
     const created = await gql(t, tokens.app_admin!, insert, { object: { email: 'Apprenti@Demo.local', displayName: 'Léo Apprenti', defaultRole: 'mechanic' } });
-    expect(created.body.data.insertUser).toMatchObject({ email: 'apprenti@demo.local', displayName: 'Léo Apprenti', defaultRole: 'mechanic', emailVerified: false });
+    expect(created.body.data.insertUser).toMatchObject({
+      email: 'apprenti@demo.local',
+      displayName: 'Léo Apprenti',
+      defaultRole: 'mechanic',
+      emailVerified: false,
+    });
     expect(t.outbox().at(-1)).toMatch(/^To: apprenti@demo\.local$/m);
     const taken = await gql(t, tokens.app_admin!, insert, { object: { email: 'apprenti@demo.local', displayName: 'Autre', defaultRole: 'mechanic' } });
     expect(taken.body.errors![0]).toMatchObject({ message: 'Email non disponible', extensions: { code: 'conflict' } });
@@ -100,21 +113,31 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
   });
 
   it('updates names and e-mails as SPEC §2.5 allows, roles and status for admins only', async () => {
-    const update = 'mutation($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { email displayName defaultRole disabled } }';
+    const update =
+      'mutation($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { email displayName defaultRole disabled } }';
     const list = (await gql(t, tokens.app_admin!, USERS)).body.data.users as { id: string; email: string }[];
     const idOf = (email: string) => list.find((u) => u.email === email)!.id;
     const own = await gql(t, tokens.commercial!, update, { id: idOf('commercial@demo.local'), set: { displayName: 'Sophie L.' } });
     expect(own.body.data.updateUser).toMatchObject({ displayName: 'Sophie L.', email: 'commercial@demo.local' });
-    expect((await gql(t, tokens.commercial!, update, { id: idOf('commercial@demo.local'), set: { defaultRole: 'app_admin' } })).body.errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql(t, tokens.mechanic!, update, { id: idOf('mecanicien@demo.local'), set: { displayName: 'Karim' } })).body.errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql(t, tokens.commercial!, update, { id: idOf('admin@demo.local'), set: { displayName: 'Pirate' } })).body.errors![0]!.extensions.code).toBe('forbidden');
+    expect(
+      (await gql(t, tokens.commercial!, update, { id: idOf('commercial@demo.local'), set: { defaultRole: 'app_admin' } })).body.errors![0]!.extensions.code,
+    ).toBe('forbidden');
+    expect(
+      (await gql(t, tokens.mechanic!, update, { id: idOf('mecanicien@demo.local'), set: { displayName: 'Karim' } })).body.errors![0]!.extensions.code,
+    ).toBe('forbidden');
+    expect((await gql(t, tokens.commercial!, update, { id: idOf('admin@demo.local'), set: { displayName: 'Pirate' } })).body.errors![0]!.extensions.code).toBe(
+      'forbidden',
+    );
     const taken = await gql(t, tokens.commercial!, update, { id: idOf('commercial@demo.local'), set: { email: 'admin@demo.local' } });
     expect(taken.body.errors![0]).toMatchObject({ message: 'Email non disponible', extensions: { code: 'conflict' } });
     const byAdmin = await gql(t, tokens.app_admin!, update, { id: idOf('commercial@demo.local'), set: { defaultRole: 'diagnostician', disabled: true } });
     expect(byAdmin.body.data.updateUser).toMatchObject({ defaultRole: 'diagnostician', disabled: true });
     // The changed role invalidates the commercial's token at once.
     expect((await gql(t, tokens.commercial!, USERS)).body.errors![0]!.extensions.code).toBe('invalid-jwt');
-    await gql(t, tokens.app_admin!, update, { id: idOf('commercial@demo.local'), set: { defaultRole: 'commercial', disabled: false, displayName: 'Sophie Laurent' } });
+    await gql(t, tokens.app_admin!, update, {
+      id: idOf('commercial@demo.local'),
+      set: { defaultRole: 'commercial', disabled: false, displayName: 'Sophie Laurent' },
+    });
     const self = await gql(t, tokens.app_admin!, update, { id: idOf('admin@demo.local'), set: { defaultRole: 'mechanic' } });
     expect(self.body.errors![0]!.extensions.code).toBe('conflict');
     tokens.commercial = await tokenOf(t, 'commercial@demo.local');
@@ -149,7 +172,7 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
       const many = await gql(t, tokens.app_admin!, aliases);
       expect(many.status).toBe(400);
       expect(many.body.errors![0]!.extensions.code).toBe('validation');
-      const deepWhere = { where: JSON.parse('{"_not":'.repeat(8) + '{"email":{"_eq":"x"}}' + '}'.repeat(8)) };
+      const deepWhere = { where: JSON.parse(`${'{"_not":'.repeat(8)}{"email":{"_eq":"x"}}${'}'.repeat(8)}`) };
       expect((await gql(t, tokens.app_admin!, USERS, deepWhere)).body.errors![0]!.extensions.code).toBe('validation');
       const huge = `{ ${'usersAggregate { aggregate { count } } '.repeat(400)} }`;
       expect((await gql(t, tokens.app_admin!, huge)).status).toBe(400);
@@ -163,7 +186,11 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
       });
       expect(batch.status).toBeGreaterThanOrEqual(400);
       expect(batch.status).toBeLessThan(500);
-      const form = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query={__typename}' });
+      const form = await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'query={__typename}',
+      });
       expect(form.status).toBe(415);
       const foreign = await gql(t, tokens.app_admin!, USERS, undefined, { origin: 'https://evil.example' });
       expect(foreign.status).toBe(403);
@@ -176,7 +203,7 @@ describe('GraphQL over WebSocket', () => {
   let t: TestApp;
   let admin: string;
   const clients: Client[] = [];
-  const wsUrl = () => t.url.replace('http', 'ws') + '/graphql';
+  const wsUrl = () => `${t.url.replace('http', 'ws')}/graphql`;
   const client = (token: string | null, extra: object = {}) => {
     const c = createClient({
       url: wsUrl(),
@@ -228,7 +255,10 @@ describe('GraphQL over WebSocket', () => {
   function closeOf(token: string | null, extra: object = {}) {
     return new Promise<{ code: number; reason: string }>((resolve) => {
       const c = client(token, { on: { closed: (event: { code: number; reason: string }) => resolve({ code: event.code, reason: event.reason }) }, ...extra });
-      c.subscribe({ query: 'subscription { usersAggregate { aggregate { count } } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+      c.subscribe(
+        { query: 'subscription { usersAggregate { aggregate { count } } }' },
+        { next: () => undefined, error: () => undefined, complete: () => undefined },
+      );
     });
   }
 
@@ -255,7 +285,9 @@ describe('GraphQL over WebSocket', () => {
 
   it('refuses an upgrade from another origin', async () => {
     const socket = new WebSocket(wsUrl(), 'graphql-transport-ws', { headers: { origin: 'https://evil.example' } });
-    const status = await new Promise<number>((resolve) => socket.on('unexpected-response', (_req, res) => resolve(res.statusCode!)).on('error', () => resolve(0)));
+    const status = await new Promise<number>((resolve) =>
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode!)).on('error', () => resolve(0)),
+    );
     expect(status).toBe(403);
   });
 });
@@ -278,7 +310,12 @@ describe('two instances on one PostgreSQL server', () => {
 
   it('shows a user inserted through one in a live list on the other within a second', async () => {
     const token = await tokenOf(a, 'admin@demo.local');
-    client = createClient({ url: b.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { headers: { Authorization: `Bearer ${token}` } } });
+    client = createClient({
+      url: `${b.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { headers: { Authorization: `Bearer ${token}` } },
+    });
     const emails: string[][] = [];
     let seen: () => void;
     const arrived = new Promise<void>((resolve) => (seen = resolve));
@@ -307,7 +344,12 @@ describe('every users operation for every role', () => {
   let otherId: string;
   beforeAll(async () => {
     t = await startTestApp('pglite');
-    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
+    for (const [role, email] of Object.entries({
+      app_admin: 'admin@demo.local',
+      diagnostician: 'diagnostic@demo.local',
+      mechanic: 'mecanicien@demo.local',
+      commercial: 'commercial@demo.local',
+    })) {
       tokens[role] = await tokenOf(t, email);
     }
     otherId = (await gql(t, tokens.app_admin!, '{ users(where: { email: { _eq: "elodie.roux@demo.local" } }) { id } }')).body.data.users[0].id;
@@ -318,8 +360,16 @@ describe('every users operation for every role', () => {
     ['users', '{ users(limit: 1) { id } }', () => ({})],
     ['usersAggregate', '{ usersAggregate { aggregate { count } } }', () => ({})],
     ['user (another account)', 'query($id: uuid!) { user(id: $id) { id } }', (id) => ({ id })],
-    ['insertUser', 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', () => ({ o: { email: `m${Math.random().toString(36).slice(2)}@demo.local`, displayName: 'Matrice', defaultRole: 'mechanic' } })],
-    ['updateUser (another account)', 'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { displayName: "Élodie Roux" }) { id } }', (id) => ({ id })],
+    [
+      'insertUser',
+      'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }',
+      () => ({ o: { email: `m${Math.random().toString(36).slice(2)}@demo.local`, displayName: 'Matrice', defaultRole: 'mechanic' } }),
+    ],
+    [
+      'updateUser (another account)',
+      'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { displayName: "Élodie Roux" }) { id } }',
+      (id) => ({ id }),
+    ],
     ['sendVerificationEmail', 'mutation($id: uuid!) { sendVerificationEmail(id: $id) }', (id) => ({ id })],
   ];
 
@@ -332,7 +382,9 @@ describe('every users operation for every role', () => {
       });
     }
     it(`deleteUser is ${role === 'app_admin' ? 'allowed' : 'refused'} for ${role}`, async () => {
-      const created = await gql(t, tokens.app_admin!, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', { o: { email: `del-${role}@demo.local`, displayName: 'À supprimer', defaultRole: 'mechanic' } });
+      const created = await gql(t, tokens.app_admin!, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', {
+        o: { email: `del-${role}@demo.local`, displayName: 'À supprimer', defaultRole: 'mechanic' },
+      });
       const res = await gql(t, tokens[role]!, 'mutation($id: uuid!) { deleteUser(id: $id) { id } }', { id: created.body.data.insertUser.id });
       if (role === 'app_admin') expect(res.body.data.deleteUser.id).toBe(created.body.data.insertUser.id);
       else expect(res.body.errors![0]!.extensions.code).toBe('forbidden');

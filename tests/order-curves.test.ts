@@ -39,8 +39,28 @@ describe('curve CSV checks', () => {
   const lines = (n: number) => Array.from({ length: n }, (_, i) => `${i};${(i * 0.5).toFixed(1).replace('.', ',')}`).join('\n');
 
   it('reads a band and a series, with decimal commas', () => {
-    expect(parseCurve(REFERENCE.toString())).toEqual({ xLabel: 'temps_s', series: [], band: { label: 'pression_min_bar – pression_max_bar', points: [[0, 4, 5], [1, 8, 9.5], [2, 7, 8]] } });
-    expect(readCurve(MEASURED.toString()).curve?.series).toEqual([{ label: 'pression_bar', points: [[0, 4.5], [1, 10.2], [2, 7.4]] }]);
+    expect(parseCurve(REFERENCE.toString())).toEqual({
+      xLabel: 'temps_s',
+      series: [],
+      band: {
+        label: 'pression_min_bar – pression_max_bar',
+        points: [
+          [0, 4, 5],
+          [1, 8, 9.5],
+          [2, 7, 8],
+        ],
+      },
+    });
+    expect(readCurve(MEASURED.toString()).curve?.series).toEqual([
+      {
+        label: 'pression_bar',
+        points: [
+          [0, 4.5],
+          [1, 10.2],
+          [2, 7.4],
+        ],
+      },
+    ]);
   });
 
   it('names the line of a cell that is not a number, blank lines counted', () => {
@@ -53,9 +73,12 @@ describe('curve CSV checks', () => {
   });
 
   it('refuses values beyond any measure, and ticks never loop on huge or tiny ranges', () => {
-    expect(readCurve('temps;pression\n1152921504606846976;1\n1152921504606847232;2\n').error).toBe("Ligne 2 : « 1152921504606846976 » est hors de portée d'une mesure");
+    expect(readCurve('temps;pression\n1152921504606846976;1\n1152921504606847232;2\n').error).toBe(
+      "Ligne 2 : « 1152921504606846976 » est hors de portée d'une mesure",
+    );
     expect(readCurve('temps;pression\n0;1e999\n1;2\n').error).toBe("Ligne 2 : « 1e999 » est hors de portée d'une mesure");
     // Steps below the resolution of doubles: a bounded handful of ticks, not an endless loop.
+    // biome-ignore lint/correctness/noPrecisionLoss: the point is bounds past 2^53
     expect(ticks(1152921504606846976, 1152921504606847232).length).toBeLessThanOrEqual(16);
     expect(ticks(0, 10)).toEqual([0, 2, 4, 6, 8, 10]);
   });
@@ -86,10 +109,11 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     t = await startTestApp(kind);
     tokens = await signInAll(t);
     gql = graphqlAs(t, tokens);
-    png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 90, b: 200 } } }).png().toBuffer();
+    png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 20, g: 90, b: 200 } } })
+      .png()
+      .toBuffer();
   });
   afterAll(() => t?.close());
-
 
   async function upload(role: DemoRole, name: string, body: Buffer, bucket: string): Promise<{ status: number; id?: string; message?: string }> {
     const form = new FormData();
@@ -110,30 +134,49 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
   /** A model with a reference curve and a measure procedure, another with its own curve, an order on the first. */
   async function setUp() {
     n += 1;
-    const model = async (name: string) => ok(await gql('diagnostician', Q.insertModel, { o: { model: `${name} ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } })).insertGearboxModel.id as string;
+    const model = async (name: string) =>
+      ok(await gql('diagnostician', Q.insertModel, { o: { model: `${name} ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } }))
+        .insertGearboxModel.id as string;
     const link = async (gearboxModelId: string, name: string, body: Buffer, bucket: string, category: string, title: string) =>
-      ok(await gql('diagnostician', Q.insertDocument, { o: { gearboxModelId, fileId: await uploaded(name, body, bucket), category, title } })).insertGearboxDocument as string;
+      ok(await gql('diagnostician', Q.insertDocument, { o: { gearboxModelId, fileId: await uploaded(name, body, bucket), category, title } }))
+        .insertGearboxDocument as string;
     const modelId = await model('Essai courbes');
     const otherId = await model('Essai courbes bis');
     const reference = await link(modelId, 'pression.csv', REFERENCE, 'documents', 'reference_curve', 'Pression de ligne');
     const procedure = await link(modelId, 'mesure.pdf', PDF, 'measure', 'measure_procedure', 'Mesure de la pression');
     const foreign = await link(otherId, 'pression-bis.csv', REFERENCE, 'documents', 'reference_curve', 'Pression autre modèle');
-    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `CB-${kind}-${n}`, openedOn: '2026-11-03', interventionCategory: 'gearbox_only', gearboxModelId: modelId } })).insertRepairOrder as string;
+    const orderId = ok(
+      await gql('diagnostician', Q.insertOrder, {
+        o: { number: `CB-${kind}-${n}`, openedOn: '2026-11-03', interventionCategory: 'gearbox_only', gearboxModelId: modelId },
+      }),
+    ).insertRepairOrder as string;
     return { modelId, orderId, reference, procedure, foreign };
   }
 
   it("records curves against the model's own documents, admins and diagnosticians only", async () => {
     const { orderId, reference, procedure, foreign } = await setUp();
-    const curve = { description: 'Pression de ligne en montée de rapports', result: 'Hors bande à 1 s', comment: 'Huile à 80 °C', referenceDocumentId: reference, measureProcedureDocumentId: procedure };
-    for (const role of ['commercial', 'mechanic'] as const) expect((await gql(role, Q.insertCurve, { o: orderId, c: curve })).errors![0]!.extensions.code).toBe('forbidden');
+    const curve = {
+      description: 'Pression de ligne en montée de rapports',
+      result: 'Hors bande à 1 s',
+      comment: 'Huile à 80 °C',
+      referenceDocumentId: reference,
+      measureProcedureDocumentId: procedure,
+    };
+    for (const role of ['commercial', 'mechanic'] as const)
+      expect((await gql(role, Q.insertCurve, { o: orderId, c: curve })).errors![0]!.extensions.code).toBe('forbidden');
     const id = ok(await gql('diagnostician', Q.insertCurve, { o: orderId, c: curve })).insertOrderCurve;
-    expect((await gql('app_admin', Q.insertCurve, { o: orderId, c: { description: ' ' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.description': 'Champ obligatoire' } });
+    expect((await gql('app_admin', Q.insertCurve, { o: orderId, c: { description: ' ' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.description': 'Champ obligatoire' },
+    });
     expect((await gql('diagnostician', Q.insertCurve, { o: orderId, c: { ...curve, referenceDocumentId: foreign } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.referenceDocumentId': 'Choisissez une courbe de référence du modèle de cet OR' },
     });
     // A document of the model, but not a measure procedure.
-    expect((await gql('diagnostician', Q.insertCurve, { o: orderId, c: { ...curve, measureProcedureDocumentId: reference } })).errors![0]!.extensions.fields).toEqual({
+    expect(
+      (await gql('diagnostician', Q.insertCurve, { o: orderId, c: { ...curve, measureProcedureDocumentId: reference } })).errors![0]!.extensions.fields,
+    ).toEqual({
       'object.measureProcedureDocumentId': 'Choisissez une procédure de mesure du modèle de cet OR',
     });
 
@@ -151,14 +194,22 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     expect((await gql('diagnostician', Q.updateCurve, { id, c: { ...curve, referenceDocumentId: foreign } })).errors![0]!.extensions.code).toBe('validation');
     expect((await gql('mechanic', Q.updateCurve, { id, c: curve })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('app_admin', Q.updateCurve, { id, c: { description: 'Pression revue', result: 'Conforme' } }));
-    expect((await orderOf(orderId)).curves[0]).toMatchObject({ description: 'Pression revue', result: 'Conforme', comment: '', reference: null, measureProcedure: null });
+    expect((await orderOf(orderId)).curves[0]).toMatchObject({
+      description: 'Pression revue',
+      result: 'Conforme',
+      comment: '',
+      reference: null,
+      measureProcedure: null,
+    });
     expect((await gql('mechanic', Q.deleteCurve, { id })).errors![0]!.extensions.code).toBe('forbidden');
   });
 
   it("attaches files to a curve and removes them with their bytes, the curve's too", async () => {
     const { orderId, reference } = await setUp();
     const other = await setUp();
-    const curveId = ok(await gql('diagnostician', Q.insertCurve, { o: orderId, c: { description: 'Montée en pression', referenceDocumentId: reference } })).insertOrderCurve;
+    const curveId = ok(
+      await gql('diagnostician', Q.insertCurve, { o: orderId, c: { description: 'Montée en pression', referenceDocumentId: reference } }),
+    ).insertOrderCurve;
     const attach = (fileId: string, extra: object = {}) => gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId, kind: 'curve', curveId, ...extra } });
     const csv = await uploaded('releve.csv', MEASURED, 'measure');
     const pdf = await uploaded('rapport.pdf', PDF, 'measure');
@@ -172,13 +223,26 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     const imported = await uploaded('import.csv', MEASURED, 'diagnostic-import');
     expect((await attach(imported)).errors![0]!.message).toBe('Format non supporté');
     const spare = await uploaded('autre.csv', MEASURED, 'measure');
-    expect((await gql('diagnostician', Q.insertFile, { o: other.orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code).toBe('not-found');
-    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: spare, kind: 'curve' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.curveId': 'Champ obligatoire' } });
+    expect((await gql('diagnostician', Q.insertFile, { o: other.orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code).toBe(
+      'not-found',
+    );
+    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: spare, kind: 'curve' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.curveId': 'Champ obligatoire' },
+    });
     expect((await attach(csv)).errors![0]).toMatchObject({ message: 'Ce fichier est déjà joint', extensions: { code: 'conflict' } });
     expect((await gql('mechanic', Q.insertFile, { o: orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code).toBe('forbidden');
 
     const files = (await orderOf(orderId)).curves[0].files;
-    expect(files.map((f: { kind: string; curveId: string; comment: string; file: { name: string; mimeType: string } }) => [f.kind, f.curveId, f.comment, f.file.name, f.file.mimeType])).toEqual([
+    expect(
+      files.map((f: { kind: string; curveId: string; comment: string; file: { name: string; mimeType: string } }) => [
+        f.kind,
+        f.curveId,
+        f.comment,
+        f.file.name,
+        f.file.mimeType,
+      ]),
+    ).toEqual([
       ['curve', curveId, 'Valise', 'releve.csv', 'text/csv'],
       ['curve', curveId, '', 'rapport.pdf', 'application/pdf'],
       ['curve', curveId, '', 'journal.txt', 'text/plain'],
@@ -205,7 +269,10 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     expect(await upload('diagnostician', 'ecran.png', png, 'diagnostic-import')).toMatchObject({ status: 415 });
     const measurePng = await uploaded('ecran.png', png, 'measure');
     for (const fileId of [csv, pdf]) ok(await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId, kind: 'import' } }));
-    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]).toMatchObject({ message: 'Format non supporté', extensions: { code: 'validation' } });
+    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]).toMatchObject({
+      message: 'Format non supporté',
+      extensions: { code: 'validation' },
+    });
     expect((await gql('commercial', Q.insertFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]!.extensions.code).toBe('forbidden');
 
     const imports = (await orderOf(orderId)).diagnosticFiles;
@@ -221,8 +288,12 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
   it("never links a dossier's file, and deleting an order takes its files along", async () => {
     const { orderId, procedure } = await setUp();
     // The measure procedure's PDF sits in the same bucket as curve files: it stays the dossier's.
-    const dossierFile = (await t.database.db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.id, procedure)))[0]!.fileId;
-    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: dossierFile, kind: 'import' } })).errors![0]).toMatchObject({ message: 'Ce fichier est déjà joint', extensions: { code: 'conflict' } });
+    const dossierFile = (await t.database.db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.id, procedure)))[0]!
+      .fileId;
+    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: dossierFile, kind: 'import' } })).errors![0]).toMatchObject({
+      message: 'Ce fichier est déjà joint',
+      extensions: { code: 'conflict' },
+    });
     const csv = await uploaded('valise.csv', MEASURED, 'diagnostic-import');
     ok(await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: csv, kind: 'import' } }));
     ok(await gql('diagnostician', Q.deleteOrder, { id: orderId }));
@@ -234,7 +305,10 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     // No mutation closes an order yet: the demo data has closed ones.
     const [closed] = await t.database.db.select({ id: repairOrders.id }).from(repairOrders).where(eq(repairOrders.status, 'CLOSED')).limit(1);
     expect(closed).toBeDefined();
-    expect((await gql('diagnostician', Q.insertCurve, { o: closed!.id, c: { description: 'Trop tard' } })).errors![0]).toMatchObject({ message: CLOSED, extensions: { code: 'conflict' } });
+    expect((await gql('diagnostician', Q.insertCurve, { o: closed!.id, c: { description: 'Trop tard' } })).errors![0]).toMatchObject({
+      message: CLOSED,
+      extensions: { code: 'conflict' },
+    });
     const file = await uploaded('tardif.pdf', PDF, 'diagnostic-import');
     expect((await gql('diagnostician', Q.insertFile, { o: closed!.id, f: { fileId: file, kind: 'import' } })).errors![0]!.message).toBe(CLOSED);
   });
@@ -257,7 +331,16 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
         cookies: { set: (_name: string, value: string) => flashes.push(JSON.parse(Buffer.from(value, 'base64url').toString()).message) },
         redirect: (location: string, status = 302) => new Response(null, { status, headers: { location } }),
       } as unknown as AstroGlobal;
-      const diagnosticOrder: DiagnosticOrder = { id: order.id, number: 'x', status: 'IN_PROGRESS', canReadFaultCodes: null, measuresDone: null, diagnosticStep: 0, validatedAt: null, model: { id: order.modelId, model: 'x' } };
+      const diagnosticOrder: DiagnosticOrder = {
+        id: order.id,
+        number: 'x',
+        status: 'IN_PROGRESS',
+        canReadFaultCodes: null,
+        measuresDone: null,
+        diagnosticStep: 0,
+        validatedAt: null,
+        model: { id: order.modelId, model: 'x' },
+      };
       return postCurvesAction(astro, diagnosticOrder, readPage(diagnosticPageSchema, { url, params: { orderId: order.id } }));
     };
     const formOf = (fields: Record<string, string>, filesOf: Record<string, [string, Buffer][]> = {}) => {
@@ -273,12 +356,29 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const order = { id: orderId, modelId };
       const before = await storedCount();
       const typed = { description: 'Passage 2-3', result: 'À revoir', comment: '', referenceDocumentId: reference, measureProcedureDocumentId: '' };
-      const bad = (await post(order, 'action=courbe-ajout', formOf(typed, { file: [['releve.csv', Buffer.from('temps;pression\n0;1\n1;abc\n')]] }))) as TabFailure;
-      expect(bad).toMatchObject({ status: 400, form: 'courbe-ajout', values: { description: 'Passage 2-3', result: 'À revoir' }, errors: { file: "Ligne 3 : « abc » n'est pas un nombre" } });
+      const bad = (await post(
+        order,
+        'action=courbe-ajout',
+        formOf(typed, { file: [['releve.csv', Buffer.from('temps;pression\n0;1\n1;abc\n')]] }),
+      )) as TabFailure;
+      expect(bad).toMatchObject({
+        status: 400,
+        form: 'courbe-ajout',
+        values: { description: 'Passage 2-3', result: 'À revoir' },
+        errors: { file: "Ligne 3 : « abc » n'est pas un nombre" },
+      });
       const exe = (await post(order, 'action=courbe-ajout', formOf(typed, { file: [['outil.exe', PDF]] }))) as TabFailure;
       expect(exe.errors).toEqual({ file: 'Format non supporté' });
-      const foreignRef = (await post(order, 'action=courbe-ajout', formOf({ ...typed, referenceDocumentId: foreign }, { file: [['releve.csv', MEASURED]] }))) as TabFailure;
-      expect(foreignRef).toMatchObject({ status: 400, values: { referenceDocumentId: foreign }, errors: { referenceDocumentId: 'Choisissez une courbe de référence du modèle de cet OR' } });
+      const foreignRef = (await post(
+        order,
+        'action=courbe-ajout',
+        formOf({ ...typed, referenceDocumentId: foreign }, { file: [['releve.csv', MEASURED]] }),
+      )) as TabFailure;
+      expect(foreignRef).toMatchObject({
+        status: 400,
+        values: { referenceDocumentId: foreign },
+        errors: { referenceDocumentId: 'Choisissez une courbe de référence du modèle de cet OR' },
+      });
       // Bytes that are not what the name says: the curve created for them goes too.
       const fake = (await post(order, 'action=courbe-ajout', formOf(typed, { file: [['ecran.png', PDF]] }))) as TabFailure;
       expect(fake.errors).toEqual({ file: 'Format non supporté' });
@@ -290,7 +390,12 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       expect(done.headers.get('location')).toBe(`/repair-order/${orderId}/diagnostic?onglet=courbes`);
       expect(flashes.at(-1)).toBe('Courbe ajoutée');
       const [curve] = (await orderOf(orderId)).curves;
-      expect(curve).toMatchObject({ description: 'Passage 2-3', reference: { id: reference }, measureProcedure: null, files: [{ kind: 'curve', file: { name: 'releve.csv', mimeType: 'text/csv' } }] });
+      expect(curve).toMatchObject({
+        description: 'Passage 2-3',
+        reference: { id: reference },
+        measureProcedure: null,
+        files: [{ kind: 'curve', file: { name: 'releve.csv', mimeType: 'text/csv' } }],
+      });
 
       // A file for a curve that is gone: stored, refused by the API, then removed.
       const stored = await storedCount();
@@ -298,9 +403,16 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       expect(gone).toMatchObject({ status: 400, form: 'courbe-fichier', formError: 'Élément introuvable : il a peut-être été supprimé.' });
       expect(await storedCount()).toBe(stored);
       expect(await post(order, `action=courbe-fichier&id=${curve.id}`, formOf({}, { file: [['rapport.pdf', PDF]] }))).toBeInstanceOf(Response);
-      expect(await post(order, `action=courbe-modif&id=${curve.id}`, formOf({ ...typed, description: '' }))).toMatchObject({ status: 400, form: 'courbe-modif', errors: { description: 'Champ obligatoire' } });
+      expect(await post(order, `action=courbe-modif&id=${curve.id}`, formOf({ ...typed, description: '' }))).toMatchObject({
+        status: 400,
+        form: 'courbe-modif',
+        errors: { description: 'Champ obligatoire' },
+      });
       expect(await post(order, `action=courbe-modif&id=${curve.id}`, formOf({ ...typed, result: 'Conforme' }))).toBeInstanceOf(Response);
-      expect((await orderOf(orderId)).curves[0]).toMatchObject({ result: 'Conforme', files: [{ file: { name: 'releve.csv' } }, { file: { name: 'rapport.pdf' } }] });
+      expect((await orderOf(orderId)).curves[0]).toMatchObject({
+        result: 'Conforme',
+        files: [{ file: { name: 'releve.csv' } }, { file: { name: 'rapport.pdf' } }],
+      });
       expect(await post(order, 'action=courbe-suppr', formOf({ id: curve.id }))).toBeInstanceOf(Response);
       expect(flashes.at(-1)).toBe('Courbe supprimée');
       expect(await storedCount()).toBe(before);
@@ -309,8 +421,26 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     it('imports several files at once: a refused one is named, the others are kept', async () => {
       const { orderId, modelId } = await setUp();
       const order = { id: orderId, modelId };
-      const failed = (await post(order, 'action=import', formOf({}, { files: [['valise.csv', MEASURED], ['ecran.png', png], ['rapport.pdf', PDF]] }))) as TabFailure;
-      expect(failed).toMatchObject({ status: 400, form: 'import', formError: "Erreur lors de l'import du fichier ecran.png", errors: { files: 'ecran.png : Format non supporté' } });
+      const failed = (await post(
+        order,
+        'action=import',
+        formOf(
+          {},
+          {
+            files: [
+              ['valise.csv', MEASURED],
+              ['ecran.png', png],
+              ['rapport.pdf', PDF],
+            ],
+          },
+        ),
+      )) as TabFailure;
+      expect(failed).toMatchObject({
+        status: 400,
+        form: 'import',
+        formError: "Erreur lors de l'import du fichier ecran.png",
+        errors: { files: 'ecran.png : Format non supporté' },
+      });
       const imports = (await orderOf(orderId)).diagnosticFiles;
       expect(imports.map((f: { file: { name: string } }) => f.file.name)).toEqual(['valise.csv', 'rapport.pdf']);
       expect(await post(order, 'action=import', formOf({}))).toMatchObject({ status: 400, errors: { files: 'Choisissez au moins un fichier' } });
@@ -319,7 +449,10 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       expect(flashes.at(-1)).toBe('1 fichier(s) importé(s)');
       expect(await post(order, 'action=import-suppr', formOf({ id: imports[0].id }))).toBeInstanceOf(Response);
       expect((await orderOf(orderId)).diagnosticFiles.map((f: { file: { name: string } }) => f.file.name)).toEqual(['rapport.pdf', 'journal.txt']);
-      expect(await post(order, 'action=import-suppr', formOf({ id: imports[0].id }))).toMatchObject({ status: 400, formError: 'Élément introuvable : il a peut-être été supprimé.' });
+      expect(await post(order, 'action=import-suppr', formOf({ id: imports[0].id }))).toMatchObject({
+        status: 400,
+        formError: 'Élément introuvable : il a peut-être été supprimé.',
+      });
     });
   });
 });

@@ -39,10 +39,18 @@ describe('the result the bounds propose', () => {
 
 describe('the order measure form', () => {
   it('reads French numbers and refuses bad ones and a maximum under the minimum', () => {
-    expect(orderMeasureSchema.parse({ name: ' Pression ', minimum: '3,5', maximum: '4,5', measuredValue: '-0,5', checkResult: '' })).toMatchObject({ name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: -0.5, checkResult: undefined });
+    expect(orderMeasureSchema.parse({ name: ' Pression ', minimum: '3,5', maximum: '4,5', measuredValue: '-0,5', checkResult: '' })).toMatchObject({
+      name: 'Pression',
+      minimum: 3.5,
+      maximum: 4.5,
+      measuredValue: -0.5,
+      checkResult: undefined,
+    });
     const bad = orderMeasureSchema.safeParse({ name: '', minimum: '3,5x', measuredValue: 'douze' });
     expect(fieldErrors(bad.error!)).toEqual({ name: 'Champ obligatoire', minimum: 'Nombre invalide', measuredValue: 'Nombre invalide' });
-    expect(fieldErrors(orderMeasureSchema.safeParse({ name: 'P', minimum: '5', maximum: '4' }).error!)).toEqual({ maximum: 'Le maximum doit être supérieur ou égal au minimum' });
+    expect(fieldErrors(orderMeasureSchema.safeParse({ name: 'P', minimum: '5', maximum: '4' }).error!)).toEqual({
+      maximum: 'Le maximum doit être supérieur ou égal au minimum',
+    });
     expect(fieldErrors(orderMeasureSchema.safeParse({ name: 'P', checkResult: 'perfect' }).error!)).toEqual({ checkResult: 'Résultat inconnu' });
   });
 });
@@ -58,7 +66,8 @@ const Q = {
   remove: 'mutation($id: uuid!) { deleteOrderMeasure(id: $id) }',
   attach: 'mutation($m: uuid!, $f: uuid!, $c: String) { insertOrderMeasureFile(measureId: $m, fileId: $f, comment: $c) }',
   detach: 'mutation($id: uuid!) { deleteOrderMeasureFile(id: $id) }',
-  order: 'query($id: uuid!) { repairOrder(id: $id) { measuresDone modelLocked measures { id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id fileId name comment } } } }',
+  order:
+    'query($id: uuid!) { repairOrder(id: $id) { measuresDone modelLocked measures { id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id fileId name comment } } } }',
   measure: 'query($id: uuid!) { orderMeasure(id: $id) { id name checkResult repairOrder { id number status } files { fileId } } }',
 };
 
@@ -77,18 +86,33 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   const setUp = async () => {
     n += 1;
-    const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 } })).insertGearboxModel.id;
-    const pressure = ok(await gql('diagnostician', Q.insertDossierMeasure, { m: modelId, o: { name: 'Pression de ligne', description: 'Au ralenti, en D', unit: 'bar', minimum: 3.5, maximum: 4.5 } })).insertGearboxMeasure.id;
+    const modelId = ok(
+      await gql('diagnostician', Q.insertModel, { o: { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 } }),
+    ).insertGearboxModel.id;
+    const pressure = ok(
+      await gql('diagnostician', Q.insertDossierMeasure, {
+        m: modelId,
+        o: { name: 'Pression de ligne', description: 'Au ralenti, en D', unit: 'bar', minimum: 3.5, maximum: 4.5 },
+      }),
+    ).insertGearboxMeasure.id;
     ok(await gql('diagnostician', Q.insertDossierMeasure, { m: modelId, o: { name: 'Résistance solénoïde S1', unit: 'Ω', minimum: 10, maximum: 12 } }));
-    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `ME-${kind}-${n}`, openedOn: '2026-11-03', interventionCategory: 'gearbox_only', gearboxModelId: modelId } })).insertRepairOrder;
+    const orderId = ok(
+      await gql('diagnostician', Q.insertOrder, {
+        o: { number: `ME-${kind}-${n}`, openedOn: '2026-11-03', interventionCategory: 'gearbox_only', gearboxModelId: modelId },
+      }),
+    ).insertRepairOrder;
     return { modelId, pressure, orderId };
   };
   const measuresOf = async (orderId: string) => ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.measures;
-  const saveFile = (bucketId: 'measure' | 'documents', name = 'releve.csv') => t.app.services.files.save({ bucketId, userId, file: new File(['temps;pression\n0;3,9\n1;4,1\n'], name, { type: 'text/csv' }) });
+  const saveFile = (bucketId: 'measure' | 'documents', name = 'releve.csv') =>
+    t.app.services.files.save({ bucketId, userId, file: new File(['temps;pression\n0;3,9\n1;4,1\n'], name, { type: 'text/csv' }) });
 
   it('asks whether measures were taken first, and lets only A and D write', async () => {
     const { orderId } = await setUp();
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]).toMatchObject({ message: "Indiquez d'abord que des mesures ont été prises.", extensions: { code: 'conflict' } });
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]).toMatchObject({
+      message: "Indiquez d'abord que des mesures ont été prises.",
+      extensions: { code: 'conflict' },
+    });
     expect((await gql('diagnostician', Q.fromDossier, { o: orderId })).errors![0]!.message).toBe("Indiquez d'abord que des mesures ont été prises.");
     for (const role of ['commercial', 'mechanic'] as const) {
       expect((await gql(role, Q.done, { o: orderId, d: true })).errors![0]!.extensions.code).toBe('forbidden');
@@ -102,8 +126,26 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     }
     const order = ok(await gql('commercial', Q.order, { id: orderId })).repairOrder;
     expect(order).toMatchObject({ measuresDone: true, modelLocked: true });
-    expect(order.measures).toEqual([{ id, gearboxMeasureId: null, name: 'Température huile', description: '', unit: '°C', minimum: null, maximum: null, measuredValue: -4, checkResult: null, comment: '', files: [] }]);
-    expect(ok(await gql('mechanic', Q.measure, { id })).orderMeasure).toMatchObject({ id, name: 'Température huile', repairOrder: { id: orderId, number: `ME-${kind}-${n}`.toUpperCase(), status: 'IN_PROGRESS' } });
+    expect(order.measures).toEqual([
+      {
+        id,
+        gearboxMeasureId: null,
+        name: 'Température huile',
+        description: '',
+        unit: '°C',
+        minimum: null,
+        maximum: null,
+        measuredValue: -4,
+        checkResult: null,
+        comment: '',
+        files: [],
+      },
+    ]);
+    expect(ok(await gql('mechanic', Q.measure, { id })).orderMeasure).toMatchObject({
+      id,
+      name: 'Température huile',
+      repairOrder: { id: orderId, number: `ME-${kind}-${n}`.toUpperCase(), status: 'IN_PROGRESS' },
+    });
   });
 
   it("copies the dossier's measures once, stores the proposed result unless one is chosen", async () => {
@@ -124,24 +166,47 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect(await resultFor({ measuredValue: 4.1 })).toMatchObject({ measuredValue: 4.1, checkResult: 'ok', gearboxMeasureId: pressure });
     expect((await resultFor({ measuredValue: 4.55 })).checkResult).toBe('high_tolerance');
     expect((await resultFor({ measuredValue: 3.2 })).checkResult).toBe('nok');
-    expect(await resultFor({ measuredValue: 3.2, checkResult: 'not_mesurable', comment: 'Capteur débranché' })).toMatchObject({ checkResult: 'not_mesurable', comment: 'Capteur débranché' });
+    expect(await resultFor({ measuredValue: 3.2, checkResult: 'not_mesurable', comment: 'Capteur débranché' })).toMatchObject({
+      checkResult: 'not_mesurable',
+      comment: 'Capteur débranché',
+    });
     // A dossier measure added later comes alone.
-    ok(await gql('diagnostician', Q.insertDossierMeasure, { m: (await t.app.services.repairOrders.get(orderId))!.model.id, o: { name: 'Régime de calage', unit: 'tr/min', minimum: 2200, maximum: 2600 } }));
+    ok(
+      await gql('diagnostician', Q.insertDossierMeasure, {
+        m: (await t.app.services.repairOrders.get(orderId))!.model.id,
+        o: { name: 'Régime de calage', unit: 'tr/min', minimum: 2200, maximum: 2600 },
+      }),
+    );
     expect(ok(await gql('diagnostician', Q.fromDossier, { o: orderId })).insertDossierMeasures).toBe(1);
     // A measure of another model's dossier is not this order's.
     const other = await setUp();
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', gearboxMeasureId: other.pressure } })).errors![0]!.extensions.fields).toEqual({ 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
+    expect(
+      (await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', gearboxMeasureId: other.pressure } })).errors![0]!.extensions.fields,
+    ).toEqual({ 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
   });
 
   it('refuses bad numbers and a maximum under the minimum, writing nothing', async () => {
     const { orderId } = await setUp();
     ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
-    const id = ok(await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4 } })).insertOrderMeasure;
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: -1 } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.minimum': 'Nombre invalide' } });
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: 5, maximum: 4 } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.maximum': 'Le maximum doit être supérieur ou égal au minimum' } });
-    expect((await gql('diagnostician', Q.update, { id, m: { name: '  ', minimum: 5, maximum: 4 } })).errors![0]!.extensions.fields).toEqual({ 'object.name': 'Champ obligatoire', 'object.maximum': 'Le maximum doit être supérieur ou égal au minimum' });
+    const id = ok(
+      await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4 } }),
+    ).insertOrderMeasure;
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: -1 } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.minimum': 'Nombre invalide' },
+    });
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: 5, maximum: 4 } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.maximum': 'Le maximum doit être supérieur ou égal au minimum' },
+    });
+    expect((await gql('diagnostician', Q.update, { id, m: { name: '  ', minimum: 5, maximum: 4 } })).errors![0]!.extensions.fields).toEqual({
+      'object.name': 'Champ obligatoire',
+      'object.maximum': 'Le maximum doit être supérieur ou égal au minimum',
+    });
     expect((await gql('diagnostician', Q.update, { id, m: { name: 'Pression', measuredValue: 'beaucoup' } })).errors).toBeDefined();
-    expect(await measuresOf(orderId)).toEqual([expect.objectContaining({ id, name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4, checkResult: 'ok' })]);
+    expect(await measuresOf(orderId)).toEqual([
+      expect.objectContaining({ id, name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4, checkResult: 'ok' }),
+    ]);
   });
 
   it('keeps a measure\'s files, then discards measures and files together when the answer becomes "no"', async () => {
@@ -159,7 +224,9 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect((await gql('mechanic', Q.attach, { m: first.id, f: gone.id })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('diagnostician', Q.attach, { m: second.id, f: gone.id }));
     expect((await gql('diagnostician', Q.attach, { m: second.id, f: gone.id })).errors![0]!.message).toBe('Ce fichier est déjà joint');
-    expect((await measuresOf(orderId)).find((m: { id: string }) => m.id === first.id).files).toEqual([{ id: link, fileId: kept.id, name: 'releve.csv', comment: 'Relevé au ralenti' }]);
+    expect((await measuresOf(orderId)).find((m: { id: string }) => m.id === first.id).files).toEqual([
+      { id: link, fileId: kept.id, name: 'releve.csv', comment: 'Relevé au ralenti' },
+    ]);
 
     // Deleting a file takes its bytes; deleting a measure takes its files.
     const extra = await saveFile('measure', 'extra.csv');
@@ -199,11 +266,18 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
     expect(ok(await gql('diagnostician', Q.done, { o: orderId, d: false })).setMeasuresDone).toEqual({ discarded: 1, files: 1 });
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder).toMatchObject({ measuresDone: false, measures: [] });
-    expect(await t.database.db.select().from(files).where(inArray(files.id, [kept.id, gone.id]))).toEqual([]);
+    expect(
+      await t.database.db
+        .select()
+        .from(files)
+        .where(inArray(files.id, [kept.id, gone.id])),
+    ).toEqual([]);
     expect(existsSync(t.app.services.files.pathOf(kept.id))).toBe(false);
     // A file of another bucket was never linked: it stays.
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, misplaced.id))).toHaveLength(1);
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe("Indiquez d'abord que des mesures ont été prises.");
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe(
+      "Indiquez d'abord que des mesures ont été prises.",
+    );
   });
 
   it('refuses every change on a closed order', async () => {

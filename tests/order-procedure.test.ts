@@ -21,8 +21,10 @@ const Q = {
   reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }',
   insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
   reopenDiagnostic: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
-  order: 'query($id: uuid!) { repairOrder(id: $id) { status closedOn procedures { name steps checkpoints { id name checkResult measuredValue comment answeredByName version } } events { kind byName comment } } }',
-  answer: 'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { checkResult measuredValue comment answeredByName version } }',
+  order:
+    'query($id: uuid!) { repairOrder(id: $id) { status closedOn procedures { name steps checkpoints { id name checkResult measuredValue comment answeredByName version } } events { kind byName comment } } }',
+  answer:
+    'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { checkResult measuredValue comment answeredByName version } }',
   close: 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }',
   reopen: 'mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }',
 };
@@ -40,30 +42,54 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-
   /** An order whose diagnostic is validated: one procedure with two checkpoints. */
   async function validatedOrder() {
     n += 1;
-    const modelId = ok(await gql('diagnostician', Q.insertModel, { o: { model: `Essai atelier ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2011 } })).insertGearboxModel.id;
+    const modelId = ok(
+      await gql('diagnostician', Q.insertModel, {
+        o: { model: `Essai atelier ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2011 },
+      }),
+    ).insertGearboxModel.id;
     const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Mécatronique', outageType: 'Usure' } })).insertOutage;
-    const procedure = { name: 'Remplacement mécatronique', steps: ['Vidanger', 'Déposer', 'Reposer'], checkpoints: [{ name: 'Pression de ligne' }, { name: 'Essai routier' }] };
+    const procedure = {
+      name: 'Remplacement mécatronique',
+      steps: ['Vidanger', 'Déposer', 'Reposer'],
+      checkpoints: [{ name: 'Pression de ligne' }, { name: 'Essai routier' }],
+    };
     const procedureId = ok(await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure })).insertRepairProcedure;
-    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `ATL-${kind}-${n}`, openedOn: '2026-11-10', interventionCategory: 'complete_car', gearboxModelId: modelId } })).insertRepairOrder;
+    const orderId = ok(
+      await gql('diagnostician', Q.insertOrder, {
+        o: { number: `ATL-${kind}-${n}`, openedOn: '2026-11-10', interventionCategory: 'complete_car', gearboxModelId: modelId },
+      }),
+    ).insertRepairOrder;
     ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));
-    expect((await gql('diagnostician', Q.validate, { o: orderId })).errors![0]!.message).toBe("Indiquez d'abord si la boîte permet la lecture des codes défaut.");
+    expect((await gql('diagnostician', Q.validate, { o: orderId })).errors![0]!.message).toBe(
+      "Indiquez d'abord si la boîte permet la lecture des codes défaut.",
+    );
     ok(await gql('diagnostician', Q.reading, { o: orderId }));
     ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Sifflement', temporality: 'during' } }));
     ok(await gql('diagnostician', Q.validate, { o: orderId }));
     return { orderId, procedureId, procedure };
   }
-  const checkpointsOf = async (orderId: string) => ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.procedures[0].checkpoints as { id: string; name: string; checkResult: string | null; version: number }[];
+  const checkpointsOf = async (orderId: string) =>
+    ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.procedures[0].checkpoints as {
+      id: string;
+      name: string;
+      checkResult: string | null;
+      version: number;
+    }[];
 
   it('keeps the procedure as validated, lets A, D and M answer, refuses stale answers and bad values', async () => {
     const { orderId, procedureId, procedure } = await validatedOrder();
     // The dossier's procedure changes afterwards: the order keeps what was validated.
-    ok(await gql('diagnostician', Q.updateProcedure, { id: procedureId, o: { ...procedure, steps: ['Autre chose'], checkpoints: [{ name: 'Autre contrôle' }] } }));
+    ok(
+      await gql('diagnostician', Q.updateProcedure, {
+        id: procedureId,
+        o: { ...procedure, steps: ['Autre chose'], checkpoints: [{ name: 'Autre contrôle' }] },
+      }),
+    );
     const seen = ok(await gql('commercial', Q.order, { id: orderId })).repairOrder.procedures[0];
     expect(seen.steps).toEqual(['Vidanger', 'Déposer', 'Reposer']);
     expect(seen.checkpoints.map((c: { name: string }) => c.name)).toEqual(['Pression de ligne', 'Essai routier']);
@@ -71,20 +97,35 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     const [first, second] = await checkpointsOf(orderId);
     if (!first || !second) throw new Error('two checkpoints expected');
     expect((await gql('commercial', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2 bar' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.measuredValue': 'Nombre invalide' } });
-    expect((await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { measuredValue: '4' } })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.checkResult': 'Choisissez un résultat' } });
-    const saved = ok(await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2', comment: 'Au ralenti' } })).answerOrderCheckpoint;
+    expect((await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2 bar' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.measuredValue': 'Nombre invalide' },
+    });
+    expect((await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { measuredValue: '4' } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.checkResult': 'Choisissez un résultat' },
+    });
+    const saved = ok(
+      await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2', comment: 'Au ralenti' } }),
+    ).answerOrderCheckpoint;
     expect(saved).toEqual({ checkResult: 'ok', measuredValue: 4.2, comment: 'Au ralenti', answeredByName: expect.any(String), version: 1 });
     // A second terminal still holding version 0 is refused, and the first answer stands.
     const stale = await gql('diagnostician', Q.answer, { id: first.id, v: 0, o: { checkResult: 'nok' } });
-    expect(stale.errors![0]).toMatchObject({ message: 'Un collègue vient de renseigner ce point de contrôle : sa réponse est affichée, vérifiez-la avant de la remplacer.', extensions: { code: 'conflict' } });
+    expect(stale.errors![0]).toMatchObject({
+      message: 'Un collègue vient de renseigner ce point de contrôle : sa réponse est affichée, vérifiez-la avant de la remplacer.',
+      extensions: { code: 'conflict' },
+    });
     expect((await checkpointsOf(orderId))[0]!.checkResult).toBe('ok');
 
     // Closing with a checkpoint open is refused, and nothing is written.
-    expect((await gql('mechanic', Q.close, { id: orderId, c: 'Fini' })).errors![0]!.message).toBe('Tous les points de contrôle doivent être renseignés avant la clôture (1 restant).');
+    expect((await gql('mechanic', Q.close, { id: orderId, c: 'Fini' })).errors![0]!.message).toBe(
+      'Tous les points de contrôle doivent être renseignés avant la clôture (1 restant).',
+    );
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder).toMatchObject({ status: 'IN_PROGRESS', closedOn: null, events: [] });
     // Once answers exist, the diagnostic cannot be reopened underneath the mechanic.
-    expect((await gql('diagnostician', Q.reopenDiagnostic, { o: orderId })).errors![0]!.message).toBe('Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
+    expect((await gql('diagnostician', Q.reopenDiagnostic, { o: orderId })).errors![0]!.message).toBe(
+      'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.',
+    );
 
     ok(await gql('app_admin', Q.answer, { id: second.id, v: second.version, o: { checkResult: 'high_tolerance', measuredValue: '-3.5' } }));
     expect((await gql('commercial', Q.close, { id: orderId })).errors![0]!.extensions.code).toBe('forbidden');
@@ -95,9 +136,12 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     expect(closed.events).toEqual([{ kind: 'closed', byName: expect.any(String), comment: 'Essai routier concluant' }]);
 
     // Closed: read-only for everyone, even an admin, until an admin reopens it.
-    expect((await gql('app_admin', Q.answer, { id: first.id, v: 1, o: { checkResult: 'nok' } })).errors![0]!.message).toBe('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    expect((await gql('app_admin', Q.answer, { id: first.id, v: 1, o: { checkResult: 'nok' } })).errors![0]!.message).toBe(
+      'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+    );
     expect((await gql('mechanic', Q.close, { id: orderId })).errors![0]!.extensions.code).toBe('conflict');
-    for (const role of ['diagnostician', 'mechanic', 'commercial'] as const) expect((await gql(role, Q.reopen, { id: orderId, c: 'Erreur' })).errors![0]!.extensions.code).toBe('forbidden');
+    for (const role of ['diagnostician', 'mechanic', 'commercial'] as const)
+      expect((await gql(role, Q.reopen, { id: orderId, c: 'Erreur' })).errors![0]!.extensions.code).toBe('forbidden');
     ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Client revenu : bruit à froid' }));
     const reopened = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
     expect(reopened).toMatchObject({ status: 'IN_PROGRESS', closedOn: null });
@@ -105,13 +149,20 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
       ['reopened', 'Client revenu : bruit à froid'],
       ['closed', 'Essai routier concluant'],
     ]);
-    expect((await gql('mechanic', Q.answer, { id: 'f5c7a2f0-8e7c-4f5e-9d7a-2f1a0c3b4d5e', v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe('not-found');
+    expect((await gql('mechanic', Q.answer, { id: 'f5c7a2f0-8e7c-4f5e-9d7a-2f1a0c3b4d5e', v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe(
+      'not-found',
+    );
   });
 
   it('sends every answer to whoever watches the order', async () => {
     const { orderId } = await validatedOrder();
     const [first] = await checkpointsOf(orderId);
-    const client = createClient({ url: t.url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } }, lazy: true });
+    const client = createClient({
+      url: `${t.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } },
+      lazy: true,
+    });
     const received: { checkResult: string | null }[][] = [];
     const done = new Promise<void>((resolve, reject) => {
       const stop = client.subscribe<{ orderCheckpoints: { checkResult: string | null }[] }>(

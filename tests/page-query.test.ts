@@ -18,8 +18,20 @@ const q = (text: string) => new URLSearchParams(text);
 
 describe('list page queries', () => {
   it('reads what the screens write', () => {
-    expect(readOrdersQuery(q(`recherche=OR-12&du=2026-02-28&au=2026-03-31&categorie=gearbox_only&type=automatic&modele=${MODEL}&tri=numero&ordre=desc&page=3`))).toEqual({
-      search: 'OR-12', from: '2026-02-28', to: '2026-03-31', category: 'gearbox_only', type: 'automatic', modelId: MODEL.toLowerCase(), sort: 'numero', descending: true, page: 3, confirm: null, action: null,
+    expect(
+      readOrdersQuery(q(`recherche=OR-12&du=2026-02-28&au=2026-03-31&categorie=gearbox_only&type=automatic&modele=${MODEL}&tri=numero&ordre=desc&page=3`)),
+    ).toEqual({
+      search: 'OR-12',
+      from: '2026-02-28',
+      to: '2026-03-31',
+      category: 'gearbox_only',
+      type: 'automatic',
+      modelId: MODEL.toLowerCase(),
+      sort: 'numero',
+      descending: true,
+      page: 3,
+      confirm: null,
+      action: null,
     });
     expect(readStockQuery(q('onglet=historique&rayon=b&etat=used&page=2'))).toMatchObject({ view: 'historique', rack: 'B', condition: 'used', page: 2 });
     expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', modelId: null, year: 2015, page: 1 });
@@ -28,7 +40,17 @@ describe('list page queries', () => {
 
   it('falls back to defaults for impossible, huge or hostile values', () => {
     expect(readOrdersQuery(q('du=2026-02-31&au=99999-01-01&categorie=x&tri=__proto__&page=99999999999999999999&modele=..%2F'))).toEqual({
-      search: '', from: null, to: null, category: null, type: null, modelId: null, sort: 'date', descending: true, page: 1, confirm: null, action: null,
+      search: '',
+      from: null,
+      to: null,
+      category: null,
+      type: null,
+      modelId: null,
+      sort: 'date',
+      descending: true,
+      page: 1,
+      confirm: null,
+      action: null,
     });
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
     // No such month: the default, not an exception (it answered 500).
@@ -45,32 +67,77 @@ const at = (path: Record<string, string | undefined>, query = '') => ({ params: 
 describe('record page paths and queries', () => {
   it('reads an order page: its tab, its action, a checkpoint answer, the compatible search', () => {
     expect(readPage(orderPageSchema, at({ orderId: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
-      id: MODEL.toLowerCase(), tab: 'procedure', action: 'point', checkpointId: ID, version: 4, confirmDelete: false, compatibleSearch: undefined,
+      id: MODEL.toLowerCase(),
+      tab: 'procedure',
+      action: 'point',
+      checkpointId: ID,
+      version: 4,
+      confirmDelete: false,
+      compatibleSearch: undefined,
     });
     // A search made with nothing typed is told apart from no search at all.
     expect(readPage(orderPageSchema, at({ orderId: ID }, 'onglet=informations-techniques&bva=%20%20')).compatibleSearch).toBe('');
-    expect(readPage(orderPageSchema, at({ orderId: ID }, 'supprimer&confirmer-lecture=non'))).toMatchObject({ tab: 'general', confirmDelete: true, confirmNoReading: true });
+    expect(readPage(orderPageSchema, at({ orderId: ID }, 'supprimer&confirmer-lecture=non'))).toMatchObject({
+      tab: 'general',
+      confirmDelete: true,
+      confirmNoReading: true,
+    });
   });
 
   it('answers no record for a path that is no id, and defaults for hostile values', () => {
-    expect(readPage(orderPageSchema, at({ orderId: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({ id: null, tab: 'general', checkpointId: null, version: 0 });
-    expect(readPage(diagnosticPageSchema, at({ orderId: ID }, 'etape=valider2&onglet=courbes&lignes=1e9&courbe=x'))).toMatchObject({ step: null, tab: 'courbes', moreRows: true, extraRows: 3, editCurve: null });
-    expect(readPage(diagnosticPageSchema, at({ orderId: ID }, 'etape=ajout&lignes=7'))).toMatchObject({ step: 'ajout', tab: 'codes', moreRows: true, extraRows: 7 });
-    expect(readPage(gearboxPageSchema, at({ modelId: ID }, 'onglet=documents&vue=toutes&procedure=nouvelle&confirmer=nope'))).toMatchObject({ tab: 'documents', view: 'courbes', editProcedure: 'nouvelle', confirm: null, moreRows: false });
+    expect(readPage(orderPageSchema, at({ orderId: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({
+      id: null,
+      tab: 'general',
+      checkpointId: null,
+      version: 0,
+    });
+    expect(readPage(diagnosticPageSchema, at({ orderId: ID }, 'etape=valider2&onglet=courbes&lignes=1e9&courbe=x'))).toMatchObject({
+      step: null,
+      tab: 'courbes',
+      moreRows: true,
+      extraRows: 3,
+      editCurve: null,
+    });
+    expect(readPage(diagnosticPageSchema, at({ orderId: ID }, 'etape=ajout&lignes=7'))).toMatchObject({
+      step: 'ajout',
+      tab: 'codes',
+      moreRows: true,
+      extraRows: 7,
+    });
+    expect(readPage(gearboxPageSchema, at({ modelId: ID }, 'onglet=documents&vue=toutes&procedure=nouvelle&confirmer=nope'))).toMatchObject({
+      tab: 'documents',
+      view: 'courbes',
+      editProcedure: 'nouvelle',
+      confirm: null,
+      moreRows: false,
+    });
     expect(readPage(gearboxPageSchema, at({ modelId: ID }, `procedure=${ID}`)).editProcedure).toBe(ID);
     expect(readPage(gearboxPageSchema, at({ modelId: ID }, 'procedure=autre')).editProcedure).toBeNull();
     expect(readPage(orderMeasurePageSchema, at({ orderId: ID, measureId: 'x' }))).toMatchObject({ orderId: ID, measureId: null });
   });
 
   it('tells a creation form (no child id) from a child id that is no id', () => {
-    expect(readPage(outagePageSchema, at({ modelId: ID, outageId: undefined }, 'onglet=procedures'))).toMatchObject({ gearboxId: ID, outageId: undefined, tab: 'general' });
+    expect(readPage(outagePageSchema, at({ modelId: ID, outageId: undefined }, 'onglet=procedures'))).toMatchObject({
+      gearboxId: ID,
+      outageId: undefined,
+      tab: 'general',
+    });
     expect(readPage(outagePageSchema, at({ modelId: ID, outageId: ID }, 'onglet=procedures'))).toMatchObject({ outageId: ID, tab: 'procedures' });
     expect(readPage(outagePageSchema, at({ modelId: ID, outageId: 'a/b' })).outageId).toBeNull();
-    expect(readPage(codeConditionsPageSchema, at({ orderId: ID, faultCodeId: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({ orderId: ID, codeId: undefined, fromDiagnostic: true, confirmFile: null });
+    expect(readPage(codeConditionsPageSchema, at({ orderId: ID, faultCodeId: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({
+      orderId: ID,
+      codeId: undefined,
+      fromDiagnostic: true,
+      confirmFile: null,
+    });
   });
 
   it('reads the other pages: the base, a prefilled creation form, the sign-in', () => {
-    expect(readQuery(basePageSchema, q(`onglet=composants&supprimer=${ID}&renommer=1`))).toMatchObject({ tab: { kind: 'component' }, deleteId: ID, renameId: null });
+    expect(readQuery(basePageSchema, q(`onglet=composants&supprimer=${ID}&renommer=1`))).toMatchObject({
+      tab: { kind: 'component' },
+      deleteId: ID,
+      renameId: null,
+    });
     expect(readQuery(basePageSchema, q('onglet=inconnu')).tab.kind).toBe('condition');
     expect(readQuery(modelPrefillSchema, q('modele=<b>'))).toEqual({ modelId: '' });
     // A redirect target is never cut short: a cut path would be another page.

@@ -58,7 +58,11 @@ describe('the server process', () => {
 
   it('starts on a new database with the demo workshop, refuses a second process, and stops gracefully', async () => {
     const server = await start();
-    const lines = server.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = server
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const demo = lines.find((l) => l.msg === 'demo workshop loaded');
     expect(demo.accounts).toEqual([
       'admin@demo.local (app_admin)',
@@ -74,10 +78,14 @@ describe('the server process', () => {
 
     // A request in flight when SIGTERM arrives still gets its answer.
     const inFlight = new Promise<number>((resolve, reject) => {
-      const req = request(`${server.url}/api/auth/signin/email-password`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      });
+      const req = request(
+        `${server.url}/api/auth/signin/email-password`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify({ email: 'admin@demo.local', password: DEMO_PASSWORD }), () => setTimeout(() => server.child.kill('SIGTERM'), 10));
     });
@@ -105,7 +113,7 @@ describe('the server process', () => {
     });
     expect(result.stderr).toBe(`Backup written to ${file}\n`);
     expect(result.status).toBe(0);
-    expect(readFileSync(file, 'utf8')).toContain("INSERT INTO auth.users VALUES");
+    expect(readFileSync(file, 'utf8')).toContain('INSERT INTO auth.users VALUES');
   });
 
   it('builds the pages when needed and serves them with npm start', { timeout: 180_000 }, async () => {
@@ -128,7 +136,10 @@ describe('the server process', () => {
       const tokenOf = async (email: string) =>
         (await postJson(`${server.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken as string;
       const ask = async (token: string, query: string) =>
-        (await postJson(`${server.url}/graphql`, { query }, { authorization: `Bearer ${token}` })).body as { data?: any; errors?: { message: string; extensions: { code: string } }[] };
+        (await postJson(`${server.url}/graphql`, { query }, { authorization: `Bearer ${token}` })).body as {
+          data?: any;
+          errors?: { message: string; extensions: { code: string } }[];
+        };
       const mechanic = await tokenOf('mecanicien@demo.local');
       const admin = await tokenOf('admin@demo.local');
       for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "users") { name } }']) {

@@ -42,7 +42,15 @@ type Order = {
   modelLocked: boolean;
   [field: string]: unknown;
 };
-type Listed = { id: string; number: string; openedOn: string; status: string; interventionCategory: string; gearboxCode: string; model: { id: string; model: string; type: string; constructorName: string } };
+type Listed = {
+  id: string;
+  number: string;
+  openedOn: string;
+  status: string;
+  interventionCategory: string;
+  gearboxCode: string;
+  model: { id: string; model: string; type: string; constructorName: string };
+};
 
 const LOCKED = 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.';
 const TAKEN = "Numéro de l'ordre de réparation non disponible";
@@ -59,9 +67,19 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
 
   const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(t.database.db, query);
   async function newModel(model: string, overrides: object = {}): Promise<string> {
-    return ok(await gql('diagnostician', Q.insertModel, { o: { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides } })).insertGearboxModel.id;
+    return ok(
+      await gql('diagnostician', Q.insertModel, {
+        o: { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides },
+      }),
+    ).insertGearboxModel.id;
   }
-  const order = (modelId: string, overrides: object = {}) => ({ number: 'T-0001', openedOn: '2026-03-10', interventionCategory: 'gearbox_only', gearboxModelId: modelId, ...overrides });
+  const order = (modelId: string, overrides: object = {}) => ({
+    number: 'T-0001',
+    openedOn: '2026-03-10',
+    interventionCategory: 'gearbox_only',
+    gearboxModelId: modelId,
+    ...overrides,
+  });
   async function add(object: object, role: DemoRole = 'diagnostician'): Promise<string> {
     return ok(await gql(role, Q.insert, { o: object })).insertRepairOrder;
   }
@@ -71,7 +89,8 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     return { items: data.repairOrders, count: data.repairOrdersAggregate.count };
   };
   /** Orders whose number holds `text`, counted in the table itself. */
-  const stored = async (text: string) => (await rows<{ n: number }>(sql`select count(*)::int as n from repair_orders where upper(number) like ${`%${text.toUpperCase()}%`}`))[0]!.n;
+  const stored = async (text: string) =>
+    (await rows<{ n: number }>(sql`select count(*)::int as n from repair_orders where upper(number) like ${`%${text.toUpperCase()}%`}`))[0]!.n;
   const fieldsOf = (res: GqlResult) => {
     expect(res.errors?.[0]?.extensions.code).toBe('validation');
     return res.errors![0]!.extensions.fields;
@@ -82,7 +101,13 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const id = await add(order(modelId, { number: 'T-ROLE-1', comment: 'Avant' }), 'app_admin');
     const other = await add(order(modelId, { number: 'T-ROLE-2' }), 'diagnostician');
     for (const role of ['app_admin', 'diagnostician', 'mechanic', 'commercial'] as const) {
-      const read = ok(await gql(role, `query($m: uuid) { repairOrders(modelId: $m, sort: numero) { number } repairOrdersAggregate(modelId: $m) { count } repairOrderReferents { id } }`, { m: modelId }));
+      const read = ok(
+        await gql(
+          role,
+          `query($m: uuid) { repairOrders(modelId: $m, sort: numero) { number } repairOrdersAggregate(modelId: $m) { count } repairOrderReferents { id } }`,
+          { m: modelId },
+        ),
+      );
       expect(read.repairOrders).toEqual([{ number: 'T-ROLE-1' }, { number: 'T-ROLE-2' }]);
       expect(read.repairOrdersAggregate.count).toBe(2);
       expect(read.repairOrderReferents.length).toBeGreaterThan(0);
@@ -116,7 +141,9 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
   it('keeps every field of an order as written, its history in order, and offers only admins and diagnosticians as referents', async () => {
     const modelId = await newModel('Essai OR champs', { bvaId: 'BVA-CH-7', type: 'double_clutch', constructorName: 'Getrag' });
     const referents: { id: string; displayName: string }[] = ok(await gql('mechanic', Q.referents)).repairOrderReferents;
-    const expected = await rows<{ id: string; display_name: string }>(sql`select id, display_name from auth.users where default_role in ('app_admin', 'diagnostician') and not disabled order by display_name`);
+    const expected = await rows<{ id: string; display_name: string }>(
+      sql`select id, display_name from auth.users where default_role in ('app_admin', 'diagnostician') and not disabled order by display_name`,
+    );
     expect(referents).toEqual(expected.map((u) => ({ id: u.id, displayName: u.display_name })));
     const names = referents.map((r) => r.displayName);
     expect(names).toEqual(expect.arrayContaining(['Claire Dubois', 'Julien Moreau']));
@@ -175,7 +202,12 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
 
     // Updating replaces the history with the new rows, in their new order, and clears what is left out.
     const history = [full.history[2]!, { mileage: 0, intervention: 'Contrôle à la livraison' }];
-    ok(await gql('app_admin', Q.update, { id, o: order(modelId, { number: 'T-CR-2026/01', openedOn: '2026-03-11', interventionCategory: 'mechatronics_only', history }) }));
+    ok(
+      await gql('app_admin', Q.update, {
+        id,
+        o: order(modelId, { number: 'T-CR-2026/01', openedOn: '2026-03-11', interventionCategory: 'mechatronics_only', history }),
+      }),
+    );
     expect(await orderOf(id)).toMatchObject({
       number: 'T-CR-2026/01',
       openedOn: '2026-03-11',
@@ -192,9 +224,13 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       outageParts: [],
       history,
     });
-    expect((await rows<{ position: number }>(sql`select position from intervention_history where repair_order_id = ${id} order by position`)).map((r) => r.position)).toEqual([1, 2]);
+    expect(
+      (await rows<{ position: number }>(sql`select position from intervention_history where repair_order_id = ${id} order by position`)).map((r) => r.position),
+    ).toEqual([1, 2]);
     // An order nobody has is not found.
-    expect((await gql('app_admin', Q.update, { id: '00000000-0000-4000-8000-000000000000', o: order(modelId, { number: 'T-CR-X' }) })).errors?.[0]?.extensions.code).toBe('not-found');
+    expect(
+      (await gql('app_admin', Q.update, { id: '00000000-0000-4000-8000-000000000000', o: order(modelId, { number: 'T-CR-X' }) })).errors?.[0]?.extensions.code,
+    ).toBe('not-found');
     expect(await orderOf('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 
@@ -206,7 +242,9 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       expect(fieldsOf(await gql('diagnostician', Q.insert, { o: order(modelId, { number }) }))).toEqual({ 'object.number': TAKEN });
     }
     const second = await add(order(modelId, { number: 'T-UNIQ-8' }));
-    expect(fieldsOf(await gql('app_admin', Q.update, { id: second, o: order(modelId, { number: 't-uniq-7A', comment: 'Changé' }) }))).toEqual({ 'object.number': TAKEN });
+    expect(fieldsOf(await gql('app_admin', Q.update, { id: second, o: order(modelId, { number: 't-uniq-7A', comment: 'Changé' }) }))).toEqual({
+      'object.number': TAKEN,
+    });
     expect(await stored('T-UNIQ-')).toBe(2);
     expect(await orderOf(second)).toMatchObject({ number: 'T-UNIQ-8', comment: '' });
     // Its own number, in another case, is still its own.
@@ -250,9 +288,17 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     // The same refusals on an update leave the order as it was.
     const id = await add({ ...base, constructionYear: 2012, history: [{ mileage: 5000, intervention: 'Vidange' }] });
     for (const [overrides, fields] of refusals) {
-      expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: { ...base, comment: 'Changé', ...overrides } })), JSON.stringify(overrides)).toEqual(fields);
+      expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: { ...base, comment: 'Changé', ...overrides } })), JSON.stringify(overrides)).toEqual(
+        fields,
+      );
     }
-    expect(await orderOf(id)).toMatchObject({ number: 'T-BAD-1', comment: '', constructionYear: 2012, model: { id: modelId }, history: [{ mileage: 5000, intervention: 'Vidange' }] });
+    expect(await orderOf(id)).toMatchObject({
+      number: 'T-BAD-1',
+      comment: '',
+      constructionYear: 2012,
+      model: { id: modelId },
+      history: [{ mileage: 5000, intervention: 'Vidange' }],
+    });
     expect(await stored('T-BAD-')).toBe(1);
   });
 
@@ -266,22 +312,41 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
 
     await t.database.db.execute(sql`update repair_orders set can_read_fault_codes = true where id = ${id}`);
     expect(await orderOf(id)).toMatchObject({ canReadFaultCodes: true, measuresDone: null, modelLocked: true });
-    expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: order(modelId, { number: 'T-LOCK-1', comment: 'Changé' }) }))).toEqual({ 'object.gearboxModelId': LOCKED });
+    expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: order(modelId, { number: 'T-LOCK-1', comment: 'Changé' }) }))).toEqual({
+      'object.gearboxModelId': LOCKED,
+    });
     expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, comment: '' });
     // Everything else still changes, and the diagnostic's answers are kept.
-    ok(await gql('app_admin', Q.update, { id, o: order(otherModel, { number: 'T-LOCK-1', comment: 'Changé', gearboxCode: 'ABC', history: [{ mileage: 10, intervention: 'Essai' }] }) }));
-    expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, comment: 'Changé', gearboxCode: 'ABC', history: [{ mileage: 10, intervention: 'Essai' }], canReadFaultCodes: true, modelLocked: true });
+    ok(
+      await gql('app_admin', Q.update, {
+        id,
+        o: order(otherModel, { number: 'T-LOCK-1', comment: 'Changé', gearboxCode: 'ABC', history: [{ mileage: 10, intervention: 'Essai' }] }),
+      }),
+    );
+    expect(await orderOf(id)).toMatchObject({
+      model: { id: otherModel },
+      comment: 'Changé',
+      gearboxCode: 'ABC',
+      history: [{ mileage: 10, intervention: 'Essai' }],
+      canReadFaultCodes: true,
+      modelLocked: true,
+    });
 
     // Measures alone lock it too.
     const measured = await add(order(modelId, { number: 'T-LOCK-2' }));
     await t.database.db.execute(sql`update repair_orders set measures_done = false where id = ${measured}`);
     expect(await orderOf(measured)).toMatchObject({ modelLocked: true });
-    expect(fieldsOf(await gql('diagnostician', Q.update, { id: measured, o: order(otherModel, { number: 'T-LOCK-2' }) }))).toEqual({ 'object.gearboxModelId': LOCKED });
+    expect(fieldsOf(await gql('diagnostician', Q.update, { id: measured, o: order(otherModel, { number: 'T-LOCK-2' }) }))).toEqual({
+      'object.gearboxModelId': LOCKED,
+    });
 
     const closed = await add(order(modelId, { number: 'T-LOCK-3', comment: 'Avant' }));
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${closed}`);
     const res = await gql('app_admin', Q.update, { id: closed, o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }) });
-    expect(res.errors?.[0]).toMatchObject({ message: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.', extensions: { code: 'conflict', reason: 'closed' } });
+    expect(res.errors?.[0]).toMatchObject({
+      message: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+      extensions: { code: 'conflict', reason: 'closed' },
+    });
     expect(await orderOf(closed)).toMatchObject({ status: 'CLOSED', closedOn: '2026-03-20', comment: 'Avant' });
   });
 
@@ -346,7 +411,9 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const byNumberDesc = (a: Listed, b: Listed) => (a.number < b.number ? 1 : a.number > b.number ? -1 : 0);
     for (const [sort, key] of Object.entries(keys)) {
       for (const desc of [false, true]) {
-        const expected = [...listed].sort((a, b) => (key(a) === key(b) ? byNumberDesc(a, b) : (key(a) < key(b) ? -1 : 1) * (desc ? -1 : 1))).map((o) => o.number);
+        const expected = [...listed]
+          .sort((a, b) => (key(a) === key(b) ? byNumberDesc(a, b) : (key(a) < key(b) ? -1 : 1) * (desc ? -1 : 1)))
+          .map((o) => o.number);
         expect(await numbersOf({ s: 'T-SRT', sort, desc }), `${sort} ${desc ? 'desc' : 'asc'}`).toEqual(expected);
       }
     }
@@ -389,7 +456,8 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     ];
     const id = await add(order(modelId, { number: 'T-DEL-1', history }));
     const byDiagnostician = await add(order(modelId, { number: 'T-DEL-2' }));
-    const historyCount = async (orderId: string) => (await rows<{ n: number }>(sql`select count(*)::int as n from intervention_history where repair_order_id = ${orderId}`))[0]!.n;
+    const historyCount = async (orderId: string) =>
+      (await rows<{ n: number }>(sql`select count(*)::int as n from intervention_history where repair_order_id = ${orderId}`))[0]!.n;
     expect(await historyCount(id)).toBe(2);
     for (const role of ['commercial', 'mechanic'] as const) {
       expect((await gql(role, Q.remove, { id })).errors?.[0]?.extensions.code).toBe('forbidden');

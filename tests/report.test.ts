@@ -46,18 +46,69 @@ describe('the intervention report PDF, drawn alone', () => {
           name: 'Remplacement de la mécatronique',
           description: '',
           steps: ['Vidanger', 'Déposer le carter'],
-          checkpoints: [{ id: '4', name: 'Pression de ligne', description: '', result: 'high_tolerance', resultLabel: 'Tolérance haute', value: '4,6', comment: 'Léger dépassement', answered: 'Marc Petit, 21/11/2026 09:30' }],
+          checkpoints: [
+            {
+              id: '4',
+              name: 'Pression de ligne',
+              description: '',
+              result: 'high_tolerance',
+              resultLabel: 'Tolérance haute',
+              value: '4,6',
+              comment: 'Léger dépassement',
+              answered: 'Marc Petit, 21/11/2026 09:30',
+            },
+          ],
         },
       ],
       measures: [],
-      curves: [{ id: '5', description: 'Pression en montée', result: '', comment: '', problems: [], charts: [{ title: 'Courbe essai.csv sur sa référence', reference: { xLabel: 'Régime (tr/min)', series: [], band }, measured: { xLabel: 'Régime (tr/min)', series: [{ label: 'Pression', points: [[0, 3], [1500, 4.5], [3000, 5.5]] }] } }] }],
+      curves: [
+        {
+          id: '5',
+          description: 'Pression en montée',
+          result: '',
+          comment: '',
+          problems: [],
+          charts: [
+            {
+              title: 'Courbe essai.csv sur sa référence',
+              reference: { xLabel: 'Régime (tr/min)', series: [], band },
+              measured: {
+                xLabel: 'Régime (tr/min)',
+                series: [
+                  {
+                    label: 'Pression',
+                    points: [
+                      [0, 3],
+                      [1500, 4.5],
+                      [3000, 5.5],
+                    ],
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
       comment: 'Client prévenu',
       closing: { comment: 'Essai routier concluant', by: 'Clôturé par Marc Petit le 21/11/2026 17:00' },
     };
     const bytes = await read(await renderReportPdf(report));
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     const { text } = await pdfText(bytes);
-    for (const part of ["Rapport d'intervention", 'OR-2026-0042', 'Électrique', '« Grippage »', 'Tolérance haute', 'Pression de ligne', 'Référence : min – max', 'Régime (tr/min)', '3 000', 'Essai routier concluant', "Rapport d'intervention · OR-2026-0042 Page 1 / 2", 'Page 2 / 2']) {
+    for (const part of [
+      "Rapport d'intervention",
+      'OR-2026-0042',
+      'Électrique',
+      '« Grippage »',
+      'Tolérance haute',
+      'Pression de ligne',
+      'Référence : min – max',
+      'Régime (tr/min)',
+      '3 000',
+      'Essai routier concluant',
+      "Rapport d'intervention · OR-2026-0042 Page 1 / 2",
+      'Page 2 / 2',
+    ]) {
       expect(text).toContain(part);
     }
   });
@@ -76,16 +127,28 @@ describe('the intervention report of a closed order', () => {
       headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ email: demoEmails.mechanic, password: DEMO_PASSWORD }),
     });
-    cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('atelier_session='))!.split(';')[0]!;
+    cookie = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('atelier_session='))!
+      .split(';')[0]!;
     // A closed demo order whose validated procedures have checkpoints.
     const gql = graphqlAs(t, await signInAll(t));
     const list = await gql('mechanic', '{ repairOrders(limit: 100) { id number status } }');
     for (const o of list.data.repairOrders.filter((r: { status: string }) => r.status === 'CLOSED')) {
-      const { data } = await gql('mechanic', 'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { name checkResult } } measures { checkResult } } }', { id: o.id });
+      const { data } = await gql(
+        'mechanic',
+        'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { name checkResult } } measures { checkResult } } }',
+        { id: o.id },
+      );
       const checkpoints = data.repairOrder.procedures.flatMap((p: { checkpoints: { name: string; checkResult: string | null }[] }) => p.checkpoints);
       const answered = [...checkpoints, ...data.repairOrder.measures].find((c: { checkResult: string | null }) => c.checkResult);
       if (checkpoints.length && answered) {
-        order = { id: o.id, number: o.number, checkpoint: checkpoints[0].name, label: results[['ok', 'nok', 'not_mesurable', 'high_tolerance', 'low_tolerance'].indexOf(answered.checkResult)]! };
+        order = {
+          id: o.id,
+          number: o.number,
+          checkpoint: checkpoints[0].name,
+          label: results[['ok', 'nok', 'not_mesurable', 'high_tolerance', 'low_tolerance'].indexOf(answered.checkResult)]!,
+        };
         break;
       }
     }

@@ -124,7 +124,11 @@ describe('the signed session', () => {
     const none = await b.request('/repair-orders?action=supprimer', { method: 'POST' });
     expect(none.status).toBe(415);
     // A form over its size is refused before it is read.
-    const huge = await b.request('/repair-order', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `number=${'x'.repeat(2 * 1024 * 1024)}` });
+    const huge = await b.request('/repair-order', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `number=${'x'.repeat(2 * 1024 * 1024)}`,
+    });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain('le formulaire envoyé dépasse 1 Mo');
   });
@@ -136,7 +140,12 @@ describe('the signed session', () => {
     expect((await post('{"password":')).status).toBe(400);
     expect((await post('password=x', 'application/x-www-form-urlencoded')).status).toBe(415);
     const weak = await post(JSON.stringify({ currentPassword: DEMO_PASSWORD, password: 'faible', confirmation: 'faible' }));
-    expect(await weak.json()).toEqual({ status: 400, error: 'validation', message: 'Invalid input', fields: { password: 'Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial' } });
+    expect(await weak.json()).toEqual({
+      status: 400,
+      error: 'validation',
+      message: 'Invalid input',
+      fields: { password: 'Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial' },
+    });
     const good = { currentPassword: DEMO_PASSWORD, password: 'Bonne-Passe-2027!', confirmation: 'Bonne-Passe-2027!' };
     expect((await post(JSON.stringify({ ...good, role: 'app_admin' }))).status).toBe(400);
     // Without the current password, or with a wrong one, nothing changes.
@@ -178,7 +187,13 @@ describe('the signed session', () => {
   it('lands an e-mail link signed in on a URL without its token', async () => {
     const b = browser(t.url);
     await t.app.services.auth.requestPasswordReset('commercial@demo.local', undefined, { ip: '127.0.0.1' });
-    const link = t.outbox().at(-1)!.replace(/=\r?\n/g, '').replace(/=3D/g, '=').match(/http:\/\/\S+\/api\/auth\/verify\?[^\s"<]+/)![0].replace(/&amp;/g, '&');
+    const link = t
+      .outbox()
+      .at(-1)!
+      .replace(/=\r?\n/g, '')
+      .replace(/=3D/g, '=')
+      .match(/http:\/\/\S+\/api\/auth\/verify\?[^\s"<]+/)![0]
+      .replace(/&amp;/g, '&');
     const verify = await b.request(link.slice(t.url.length));
     const landing = verify.headers.get('location')!;
     expect(landing).toContain('refreshToken=');

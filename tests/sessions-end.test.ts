@@ -48,7 +48,7 @@ describe('sessions that end when they should', () => {
     let first: () => void;
     const receiving = new Promise<void>((resolve) => (first = resolve));
     const client = createClient({
-      url: t.url.replace('http', 'ws') + '/graphql',
+      url: `${t.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       connectionParams: { headers: { Authorization: `Bearer ${token}` } },
@@ -98,7 +98,11 @@ describe('sessions that end when they should', () => {
     await within(socket.receiving, 5_000);
     const { b } = await signedIn('diagnostic@demo.local');
     const change = (currentPassword: string, password: string) =>
-      b.request('/api/session/password', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currentPassword, password, confirmation: password }) });
+      b.request('/api/session/password', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ currentPassword, password, confirmation: password }),
+      });
     expect((await change('Pas-Le-Bon-1!', 'Nouveau-Passe-42!')).status).toBe(400);
     expect((await other.b.request('/gearboxes')).status).toBe(200);
 
@@ -159,11 +163,15 @@ describe('sessions that end when they should', () => {
   it('ends a sign-in left idle for 12 hours, on the page, the API and the refresh token', async () => {
     const { b, accessToken } = await signedIn('commercial@demo.local');
     const { session } = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).body;
-    const idleFor = (hours: number) => t.database.db.execute(sql`update auth.grants set last_used_at = now() - make_interval(hours => ${hours}) where revoked_at is null`);
+    const idleFor = (hours: number) =>
+      t.database.db.execute(sql`update auth.grants set last_used_at = now() - make_interval(hours => ${hours}) where revoked_at is null`);
     // Eleven hours idle: still open, and this request counts as activity.
     await idleFor(11);
     expect((await b.request('/stock')).status).toBe(200);
-    const [touched] = await queryRows<{ recent: boolean }>(t.database.db, sql`select max(last_used_at) > now() - interval '1 minute' as recent from auth.grants where revoked_at is null`);
+    const [touched] = await queryRows<{ recent: boolean }>(
+      t.database.db,
+      sql`select max(last_used_at) > now() - interval '1 minute' as recent from auth.grants where revoked_at is null`,
+    );
     expect(touched!.recent).toBe(true);
     await idleFor(13);
     expect((await b.request('/stock')).headers.get('location')).toMatch(/^\/sign-in/);

@@ -7,7 +7,19 @@ import { gearboxModelSchema } from '../src/lib/gearboxes.ts';
 import { t } from '../src/lib/i18n.ts';
 import { can } from '../src/lib/permissions.ts';
 import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '../src/lib/routes.ts';
-import { email, fieldErrors, integer, minNumber, nonEmpty, number, profileSchema, required, setPasswordSchema, signInSchema, year } from '../src/lib/validation.ts';
+import {
+  email,
+  fieldErrors,
+  integer,
+  minNumber,
+  nonEmpty,
+  number,
+  profileSchema,
+  required,
+  setPasswordSchema,
+  signInSchema,
+  year,
+} from '../src/lib/validation.ts';
 import { z } from 'zod';
 
 const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';

@@ -46,7 +46,18 @@ type Item = {
   outOn: string | null;
   outReason: string;
   comment: string;
-  movements: { kind: string; at: string; byName: string; fromRack: string | null; fromLevel: number | null; toRack: string | null; toLevel: number | null; fromCondition: string | null; toCondition: string | null; reason: string }[];
+  movements: {
+    kind: string;
+    at: string;
+    byName: string;
+    fromRack: string | null;
+    fromLevel: number | null;
+    toRack: string | null;
+    toLevel: number | null;
+    fromCondition: string | null;
+    toCondition: string | null;
+    reason: string;
+  }[];
 };
 type Listed = { id: string; reference: string; rack: string; level: number; condition: string; gearboxCode: string | null; model: { model: string } };
 
@@ -83,7 +94,8 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
   afterAll(() => t?.close());
 
   async function newModel(model: string, type = 'automatic'): Promise<string> {
-    return ok(await gql('diagnostician', Q.insertModel, { o: { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 } })).insertGearboxModel.id;
+    return ok(await gql('diagnostician', Q.insertModel, { o: { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 } }))
+      .insertGearboxModel.id;
   }
   /** A doctor code of the model, with gearbox codes when named. */
   async function newCodes(modelId: string, doctor: string, boxes: string[] = []) {
@@ -92,7 +104,15 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     for (const code of boxes) boxIds.push(ok(await gql('diagnostician', Q.insertBox, { d: doctorId, c: code })).insertGearboxCode.id);
     return { doctorId, boxIds };
   }
-  const box = (modelId: string, overrides: object = {}) => ({ gearboxModelId: modelId, condition: 'used', rack: 'T1', level: 1, addedOn: '2026-03-10', quantity: 1, ...overrides });
+  const box = (modelId: string, overrides: object = {}) => ({
+    gearboxModelId: modelId,
+    condition: 'used',
+    rack: 'T1',
+    level: 1,
+    addedOn: '2026-03-10',
+    quantity: 1,
+    ...overrides,
+  });
   const insert = (role: DemoRole, object: object) => gql(role, Q.insert, { o: object });
   async function add(modelId: string, overrides: object = {}, role: DemoRole = 'diagnostician'): Promise<string[]> {
     return ok(await insert(role, box(modelId, overrides))).insertStockItems;
@@ -111,7 +131,13 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
       expect(ok(await gql(role, Q.item, { id })).stockItem).toMatchObject({ id, rack: 'T1', version: 1 });
       expect(ok(await gql(role, Q.move, { id, v: 1, r: 'T2', l: 3 })).moveStockItem).toBe(id);
       expect(ok(await gql(role, Q.condition, { id, v: 2, c: 'refurbished' })).changeStockItemCondition).toBe(id);
-      const read = ok(await gql(role, `query($m: uuid) { stockItems(modelId: $m) { id } stockItemsAggregate(modelId: $m) { count } stockCounts(modelId: $m) { count } stockRacks }`, { m: modelId }));
+      const read = ok(
+        await gql(
+          role,
+          `query($m: uuid) { stockItems(modelId: $m) { id } stockItemsAggregate(modelId: $m) { count } stockCounts(modelId: $m) { count } stockRacks }`,
+          { m: modelId },
+        ),
+      );
       expect(read.stockItems.map((i: { id: string }) => i.id)).toContain(id);
       expect(read.stockRacks).toContain('T2');
     }
@@ -134,13 +160,21 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     for (const [query, variables] of refused) {
       const res = await gql('mechanic', query, variables);
       expect(res.errors?.[0]?.extensions.code, query).toBe('forbidden');
-      expect(Object.values(res.data ?? {}).filter((v) => v !== null), query).toEqual([]);
+      expect(
+        Object.values(res.data ?? {}).filter((v) => v !== null),
+        query,
+      ).toEqual([]);
     }
     // Nothing the mechanic asked was done.
     expect(await itemOf(kept!)).toMatchObject({ rack: 'T5', level: 1, condition: 'used', outOn: null, version: 1 });
     expect(await countOf(modelId)).toBe(4);
 
-    const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } } });
+    const client = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } },
+    });
     try {
       const result = await new Promise<unknown>((resolve) => {
         client.subscribe({ query: 'subscription { stockItems { id } }' }, { next: resolve, error: resolve, complete: () => resolve(null) });
@@ -155,7 +189,11 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     const modelId = await newModel('Essai ajout');
     const { boxIds } = await newCodes(modelId, 'EA-DOC', ['EAG']);
     const doctorOnly = await newCodes(modelId, 'EA-SEUL');
-    const ids = await add(modelId, { code: `g:${boxIds[0]}`, condition: 'refurbished', rack: ' t 1 ', level: 2, quantity: 3, comment: '  Reconditionnée par ZF  ' }, 'commercial');
+    const ids = await add(
+      modelId,
+      { code: `g:${boxIds[0]}`, condition: 'refurbished', rack: ' t 1 ', level: 2, quantity: 3, comment: '  Reconditionnée par ZF  ' },
+      'commercial',
+    );
     expect(ids).toHaveLength(3);
     const items = await Promise.all(ids.map(itemOf));
     const references = items.map((i) => i.reference);
@@ -248,8 +286,13 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     const modelId = await newModel('Essai sortie');
     const [id] = await add(modelId, { rack: 'T4', level: 2, addedOn: '2026-03-10' });
     const missing = await gql('commercial', Q.remove, { id, v: 1, d: '', r: '  ' });
-    expect(missing.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.outOn': 'Champ obligatoire', 'object.outReason': 'Champ obligatoire' } });
-    expect((await gql('commercial', Q.remove, { id, v: 1, d: '2026-13-01', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({ 'object.outOn': 'Date invalide' });
+    expect(missing.errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.outOn': 'Champ obligatoire', 'object.outReason': 'Champ obligatoire' },
+    });
+    expect((await gql('commercial', Q.remove, { id, v: 1, d: '2026-13-01', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({
+      'object.outOn': 'Date invalide',
+    });
     const early = await gql('commercial', Q.remove, { id, v: 1, d: '2026-03-09', r: 'Vendue' });
     expect(early.errors![0]).toMatchObject({
       message: "La date de sortie précède la date d'entrée",
@@ -300,7 +343,10 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
       expect(losers).toHaveLength(1);
       expect(losers[0]!.errors![0]!.extensions.code).toBe('conflict');
       expect([REMOVED, STALE]).toContain(losers[0]!.errors![0]!.message);
-      const winner = winners[0] === a ? { by: 'Sophie Laurent', outOn: '2026-03-11', reason: 'Vendue' } : { by: 'Julien Moreau', outOn: '2026-03-12', reason: 'Mise au rebut' };
+      const winner =
+        winners[0] === a
+          ? { by: 'Sophie Laurent', outOn: '2026-03-11', reason: 'Vendue' }
+          : { by: 'Julien Moreau', outOn: '2026-03-12', reason: 'Mise au rebut' };
       const item = await itemOf(id);
       expect(item).toMatchObject({ outOn: winner.outOn, outReason: winner.reason, version: 2 });
       expect(item.movements.map((m) => [m.kind, m.byName, m.reason])).toEqual([
@@ -388,7 +434,9 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
 
     const counts = ok(await gql('commercial', Q.counts, { s: 'Essai filtres' }));
     type CountRow = { modelId: string; model: string; condition: string; count: number };
-    const rows = (counts.stockCounts as CountRow[]).map((r) => [r.model, r.condition, r.count, r.modelId] as const).sort((x, y) => x[0].localeCompare(y[0]) || x[1].localeCompare(y[1]));
+    const rows = (counts.stockCounts as CountRow[])
+      .map((r) => [r.model, r.condition, r.count, r.modelId] as const)
+      .sort((x, y) => x[0].localeCompare(y[0]) || x[1].localeCompare(y[1]));
     expect(rows).toEqual([
       ['Essai filtres', 'new', 1, autoId],
       ['Essai filtres', 'used', 2, autoId],
@@ -398,7 +446,9 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect(counts.stockItemsAggregate.count).toBe(rows.reduce((sum, r) => sum + r[2], 0));
     // The counts are of the current stock, whatever list is shown.
     expect(ok(await gql('commercial', Q.counts, { s: 'Essai filtres', h: true })).stockCounts).toHaveLength(3);
-    expect(ok(await gql('commercial', Q.counts, { m: cvtId, c: 'used' })).stockCounts).toEqual([{ modelId: cvtId, model: 'Essai filtres CVT', condition: 'used', count: 3 }]);
+    expect(ok(await gql('commercial', Q.counts, { m: cvtId, c: 'used' })).stockCounts).toEqual([
+      { modelId: cvtId, model: 'Essai filtres CVT', condition: 'used', count: 3 },
+    ]);
 
     const racks: string[] = ok(await gql('commercial', Q.racks)).stockRacks;
     expect(racks).toEqual(expect.arrayContaining(['TA', 'TB']));
@@ -415,12 +465,20 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     // Still carried once the box has left the stock.
     expect(ok(await gql('commercial', Q.remove, { id: first, v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(first);
 
-    expect((await gql('diagnostician', Q.deleteBox, { id: withBox.boxIds[0] })).errors![0]).toMatchObject({ message: 'Code utilisé', extensions: { code: 'conflict' } });
-    expect((await gql('diagnostician', Q.deleteDoctor, { id: alone.doctorId })).errors![0]).toMatchObject({ message: 'Code utilisé', extensions: { code: 'conflict' } });
+    expect((await gql('diagnostician', Q.deleteBox, { id: withBox.boxIds[0] })).errors![0]).toMatchObject({
+      message: 'Code utilisé',
+      extensions: { code: 'conflict' },
+    });
+    expect((await gql('diagnostician', Q.deleteDoctor, { id: alone.doctorId })).errors![0]).toMatchObject({
+      message: 'Code utilisé',
+      extensions: { code: 'conflict' },
+    });
     const refused = await gql('app_admin', Q.deleteModel, { id: modelId });
     expect(refused.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict' } });
     expect((refused.errors![0]!.extensions as { reasons?: string[] }).reasons).toEqual(['boîtes en stock (2)', 'historique du stock (1)']);
-    const codes = ok(await gql('diagnostician', 'query($id: uuid!) { gearboxModel(id: $id) { doctorCodes { code gearboxCodes { code } } } }', { id: modelId })).gearboxModel;
+    const codes = ok(
+      await gql('diagnostician', 'query($id: uuid!) { gearboxModel(id: $id) { doctorCodes { code gearboxCodes { code } } } }', { id: modelId }),
+    ).gearboxModel;
     expect(codes.doctorCodes).toEqual([
       { code: 'EC-DOC', gearboxCodes: [{ code: 'ECG' }] },
       { code: 'EC-SEUL', gearboxCodes: [] },

@@ -25,7 +25,12 @@ function png(): Buffer {
     return Buffer.concat([length, body, crc]);
   };
   const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.from([0, 200, 30, 30]))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.from([0, 200, 30, 30]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 describe('storage API', () => {
@@ -47,18 +52,27 @@ describe('storage API', () => {
   beforeAll(async () => {
     t = await startTestApp('pglite', { env: { STORAGE_MAX_FILE_MB: '1' } });
     api = `${t.url}/api/storage`;
-    for (const [role, email] of Object.entries({ app_admin: 'admin@demo.local', diagnostician: 'diagnostic@demo.local', mechanic: 'mecanicien@demo.local', commercial: 'commercial@demo.local' })) {
+    for (const [role, email] of Object.entries({
+      app_admin: 'admin@demo.local',
+      diagnostician: 'diagnostic@demo.local',
+      mechanic: 'mecanicien@demo.local',
+      commercial: 'commercial@demo.local',
+    })) {
       tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
     }
   });
   afterAll(() => t?.close());
 
   it('stores a PDF, a PNG and a CSV, checked by content and extension', async () => {
-    const res = await upload(tokens.diagnostician!, [
-      { name: 'courbe.pdf', body: PDF },
-      { name: 'photo.png', body: png() },
-      { name: 'mesures.csv', body: CSV },
-    ], 'measure');
+    const res = await upload(
+      tokens.diagnostician!,
+      [
+        { name: 'courbe.pdf', body: PDF },
+        { name: 'photo.png', body: png() },
+        { name: 'mesures.csv', body: CSV },
+      ],
+      'measure',
+    );
     expect(res.status).toBe(201);
     expect(res.body.processedFiles.map((f: { name: string; mimeType: string; size: number }) => [f.name, f.mimeType, f.size])).toEqual([
       ['courbe.pdf', 'application/pdf', PDF.length],
@@ -76,7 +90,12 @@ describe('storage API', () => {
 
   it('refuses an executable renamed .pdf, a wrong extension and an empty file with "Format non supporté"', async () => {
     const elf = readFileSync(process.execPath).subarray(0, 64 * 1024);
-    for (const part of [{ name: 'facture.pdf', body: elf }, { name: 'photo.gif', body: png() }, { name: 'vide.pdf', body: Buffer.alloc(0) }, { name: 'donnees.csv', body: Buffer.from([0, 1, 2, 3]) }]) {
+    for (const part of [
+      { name: 'facture.pdf', body: elf },
+      { name: 'photo.gif', body: png() },
+      { name: 'vide.pdf', body: Buffer.alloc(0) },
+      { name: 'donnees.csv', body: Buffer.from([0, 1, 2, 3]) },
+    ]) {
       const res = await upload(tokens.diagnostician!, [part], 'measure');
       expect(res, part.name).toEqual({ status: 415, body: { error: { message: 'Format non supporté' } } });
     }
@@ -95,11 +114,19 @@ describe('storage API', () => {
     const tooBig = await upload(tokens.diagnostician!, [{ name: 'gros.pdf', body: big }], 'documents');
     expect(tooBig.status).toBe(413);
     expect(tooBig.body.error.message).toMatch(/^Fichier trop volumineux/);
-    const many = await upload(tokens.diagnostician!, Array.from({ length: 500 }, (_, i) => ({ name: `f${i}.csv`, body: CSV })), 'measure');
+    const many = await upload(
+      tokens.diagnostician!,
+      Array.from({ length: 500 }, (_, i) => ({ name: `f${i}.csv`, body: CSV })),
+      'measure',
+    );
     expect(many.status).toBe(413);
     const none = await upload(tokens.diagnostician!, [], 'measure');
     expect(none).toEqual({ status: 400, body: { error: { message: 'Aucun fichier reçu' } } });
-    const notMultipart = await fetch(`${api}/files`, { method: 'POST', headers: { authorization: `Bearer ${tokens.diagnostician}`, 'content-type': 'application/json' }, body: '{}' });
+    const notMultipart = await fetch(`${api}/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.diagnostician}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(notMultipart.status).toBe(415);
     expect((await upload(tokens.diagnostician!, [{ name: 'a.pdf', body: PDF }], 'inconnu')).status).toBe(400);
   });
@@ -110,7 +137,8 @@ describe('storage API', () => {
     expect((await upload(null, [{ name: 'a.pdf', body: PDF }], 'documents')).status).toBe(401);
     const byDiag = (await upload(tokens.diagnostician!, [{ name: 'plan.pdf', body: PDF }], 'documents')).body.processedFiles[0].id;
     const byAdmin = (await upload(tokens.app_admin!, [{ name: 'photo.png', body: png() }], 'outage')).body.processedFiles[0].id;
-    const del = (token: string, id: string) => fetch(`${api}/files/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const del = (token: string, id: string) =>
+      fetch(`${api}/files/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
     expect(await del(tokens.mechanic!, byDiag)).toBe(403);
     expect(await del(tokens.commercial!, byAdmin)).toBe(403);
     expect(await del(tokens.diagnostician!, byAdmin)).toBe(204);
@@ -132,7 +160,11 @@ describe('storage API', () => {
   it('works with @nhost/hasura-storage-js: upload, presigned URL, download, delete', async () => {
     const storage = new HasuraStorageClient({ url: api });
     storage.setAccessToken(tokens.diagnostician!);
-    const uploaded = await storage.upload({ file: new File([new Uint8Array(PDF)], 'schema-hydraulique.pdf', { type: 'application/pdf' }), bucketId: 'documents', name: 'schema-hydraulique.pdf' });
+    const uploaded = await storage.upload({
+      file: new File([new Uint8Array(PDF)], 'schema-hydraulique.pdf', { type: 'application/pdf' }),
+      bucketId: 'documents',
+      name: 'schema-hydraulique.pdf',
+    });
     expect(uploaded.error).toBeNull();
     const id = uploaded.fileMetadata!.id;
     expect(uploaded.fileMetadata).toMatchObject({ name: 'schema-hydraulique.pdf', bucketId: 'documents', mimeType: 'application/pdf', isUploaded: true });
@@ -146,7 +178,10 @@ describe('storage API', () => {
     const forged = await fetch(presignedUrl!.url.replace(t.config.publicUrl, t.url).replace(/signature=[^&]+/, 'signature=abc'));
     expect(forged.status).toBe(403);
 
-    const refused = await storage.upload({ file: new File([new Uint8Array(readFileSync(process.execPath).subarray(0, 4096))], 'outil.pdf'), bucketId: 'documents' });
+    const refused = await storage.upload({
+      file: new File([new Uint8Array(readFileSync(process.execPath).subarray(0, 4096))], 'outil.pdf'),
+      bucketId: 'documents',
+    });
     expect(refused.error).toMatchObject({ status: 415, message: 'Format non supporté' });
 
     expect((await storage.delete({ fileId: id })).error).toBeNull();

@@ -13,7 +13,8 @@ const Q = {
   insert: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
   update: 'mutation($id: uuid!, $s: order_symptoms_input!) { updateOrderSymptom(id: $id, object: $s) }',
   remove: 'mutation($id: uuid!) { deleteOrderSymptom(id: $id) }',
-  order: 'query($id: uuid!) { repairOrder(id: $id) { symptoms { id symptom { name } errorCode { code description } temporality acceleratorLoad bvaMode gear action otherCondition comment } } }',
+  order:
+    'query($id: uuid!) { repairOrder(id: $id) { symptoms { id symptom { name } errorCode { code description } temporality acceleratorLoad bvaMode gear action otherCondition comment } } }',
 };
 
 describe.each(databaseKinds)('order symptoms on %s', (kind) => {
@@ -30,7 +31,8 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
   const fieldsOf = (res: GqlResult) => res.errors![0]!.extensions;
   const setUp = async () => {
     n += 1;
-    const model = async (name: string) => ok(await gql('diagnostician', Q.insertModel, { o: { model: name, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
+    const model = async (name: string) =>
+      ok(await gql('diagnostician', Q.insertModel, { o: { model: name, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
     const modelId = await model(`Essai symptômes ${kind} ${n}`);
     const other = await model(`Essai symptômes bis ${kind} ${n}`);
     ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
@@ -38,21 +40,47 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     const names = { slip: `Patinage essai ${kind} ${n}`, jolt: `Claquement essai ${kind} ${n}` };
     for (const name of Object.values(names)) ok(await gql('diagnostician', Q.insertBase, { k: 'symptom', n: name }));
     ok(await gql('diagnostician', Q.insertBase, { k: 'condition', n: `Condition essai ${kind} ${n}` }));
-    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: { number: `SY-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId } })).insertRepairOrder;
+    const orderId = ok(
+      await gql('diagnostician', Q.insertOrder, {
+        o: { number: `SY-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId },
+      }),
+    ).insertRepairOrder;
     return { orderId, names };
   };
 
   it('records symptoms of the base with their conditions and error code, A and D only', async () => {
     const { orderId, names } = await setUp();
-    const conditions = { temporality: 'during', acceleratorLoad: 'Pleine charge', bvaMode: 'D', gear: '3', action: 'En accélération', otherCondition: 'Huile à 95 °C', comment: 'Après 20 km' };
-    for (const role of ['commercial', 'mechanic'] as const) expect(fieldsOf(await gql(role, Q.insert, { o: orderId, s: { symptom: names.slip, gear: '2' } })).code).toBe('forbidden');
+    const conditions = {
+      temporality: 'during',
+      acceleratorLoad: 'Pleine charge',
+      bvaMode: 'D',
+      gear: '3',
+      action: 'En accélération',
+      otherCondition: 'Huile à 95 °C',
+      comment: 'Après 20 km',
+    };
+    for (const role of ['commercial', 'mechanic'] as const)
+      expect(fieldsOf(await gql(role, Q.insert, { o: orderId, s: { symptom: names.slip, gear: '2' } })).code).toBe('forbidden');
     // Any case of the base's name; the code by its text, in any case.
-    const slip = ok(await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.slip.toUpperCase(), errorCode: 'p0730', ...conditions } })).insertOrderSymptom;
+    const slip = ok(
+      await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.slip.toUpperCase(), errorCode: 'p0730', ...conditions } }),
+    ).insertOrderSymptom;
     const jolt = ok(await gql('app_admin', Q.insert, { o: orderId, s: { symptom: names.jolt, bvaMode: 'R' } })).insertOrderSymptom;
 
     for (const role of ['commercial', 'mechanic'] as const) {
       expect(ok(await gql(role, Q.order, { id: orderId })).repairOrder.symptoms).toEqual([
-        { id: jolt, symptom: { name: names.jolt }, errorCode: null, temporality: null, acceleratorLoad: '', bvaMode: 'R', gear: '', action: '', otherCondition: '', comment: '' },
+        {
+          id: jolt,
+          symptom: { name: names.jolt },
+          errorCode: null,
+          temporality: null,
+          acceleratorLoad: '',
+          bvaMode: 'R',
+          gear: '',
+          action: '',
+          otherCondition: '',
+          comment: '',
+        },
         { id: slip, symptom: { name: names.slip }, errorCode: { code: 'P0730', description: 'Rapport engagé incorrect' }, ...conditions },
       ]);
       expect(fieldsOf(await gql(role, Q.update, { id: slip, s: { symptom: names.slip, gear: '1' } })).code).toBe('forbidden');
@@ -60,7 +88,13 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     }
 
     ok(await gql('diagnostician', Q.update, { id: slip, s: { symptom: names.slip, temporality: 'post' } }));
-    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.symptoms[1]).toMatchObject({ id: slip, errorCode: null, temporality: 'post', acceleratorLoad: '', comment: '' });
+    expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.symptoms[1]).toMatchObject({
+      id: slip,
+      errorCode: null,
+      temporality: 'post',
+      acceleratorLoad: '',
+      comment: '',
+    });
     ok(await gql('diagnostician', Q.remove, { id: jolt }));
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.symptoms.map((s: { id: string }) => s.id)).toEqual([slip]);
     expect(fieldsOf(await gql('diagnostician', Q.remove, { id: jolt })).code).toBe('not-found');
@@ -70,21 +104,39 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     const { orderId, names } = await setUp();
     const refusal = async (object: object) => fieldsOf(await gql('diagnostician', Q.insert, { o: orderId, s: object }));
     expect(await refusal({ symptom: '', gear: '2' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Champ obligatoire' } });
-    expect(await refusal({ symptom: 'Bruit inventé', gear: '2' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Cet item ne fait pas partie de la base de donnée' } });
+    expect(await refusal({ symptom: 'Bruit inventé', gear: '2' })).toEqual({
+      code: 'validation',
+      fields: { 'object.symptom': 'Cet item ne fait pas partie de la base de donnée' },
+    });
     // A condition of the base is not a symptom.
-    expect(await refusal({ symptom: `Condition essai ${kind} ${n}`, gear: '2' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Cet item ne fait pas partie de la base de donnée' } });
+    expect(await refusal({ symptom: `Condition essai ${kind} ${n}`, gear: '2' })).toEqual({
+      code: 'validation',
+      fields: { 'object.symptom': 'Cet item ne fait pas partie de la base de donnée' },
+    });
     // The comment alone is no condition; every problem shows at once.
-    expect(await refusal({ symptom: '', comment: 'Rien' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Champ obligatoire', 'object.conditions': "Indiquez au moins une condition d'apparition" } });
+    expect(await refusal({ symptom: '', comment: 'Rien' })).toEqual({
+      code: 'validation',
+      fields: { 'object.symptom': 'Champ obligatoire', 'object.conditions': "Indiquez au moins une condition d'apparition" },
+    });
     // Another model's code, or one the dossier does not know.
-    for (const errorCode of ['P0841', 'P9999']) expect(await refusal({ symptom: names.slip, errorCode, gear: '2' })).toEqual({ code: 'validation', fields: { 'object.errorCode': 'Ce code ne fait pas partie du dossier du modèle' } });
-    expect(await refusal({ symptom: names.slip, errorCode: 'P07 30', gear: '2' })).toEqual({ code: 'validation', fields: { 'object.errorCode': 'Code invalide' } });
+    for (const errorCode of ['P0841', 'P9999'])
+      expect(await refusal({ symptom: names.slip, errorCode, gear: '2' })).toEqual({
+        code: 'validation',
+        fields: { 'object.errorCode': 'Ce code ne fait pas partie du dossier du modèle' },
+      });
+    expect(await refusal({ symptom: names.slip, errorCode: 'P07 30', gear: '2' })).toEqual({
+      code: 'validation',
+      fields: { 'object.errorCode': 'Code invalide' },
+    });
 
     const slip = ok(await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.slip, gear: '2' } })).insertOrderSymptom;
     const jolt = ok(await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.jolt, gear: '2' } })).insertOrderSymptom;
     const taken = { code: 'validation', fields: { 'object.symptom': 'Ce symptôme est déjà relevé sur cet OR' } };
     expect(await refusal({ symptom: names.slip.toLowerCase(), action: 'Au démarrage' })).toEqual(taken);
     expect(fieldsOf(await gql('diagnostician', Q.update, { id: jolt, s: { symptom: names.slip, gear: '2' } }))).toEqual(taken);
-    expect(fieldsOf(await gql('diagnostician', Q.update, { id: slip, s: { symptom: names.slip } })).fields).toEqual({ 'object.conditions': "Indiquez au moins une condition d'apparition" });
+    expect(fieldsOf(await gql('diagnostician', Q.update, { id: slip, s: { symptom: names.slip } })).fields).toEqual({
+      'object.conditions': "Indiquez au moins une condition d'apparition",
+    });
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.symptoms).toHaveLength(2);
   });
 

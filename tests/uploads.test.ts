@@ -37,7 +37,11 @@ describe('uploads', () => {
     await new Promise<void>((resolve) => {
       const req = request(`${t.url}/api/storage/files`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${tokens.diagnostician}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(10 * 1024 * 1024) },
+        headers: {
+          authorization: `Bearer ${tokens.diagnostician}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(10 * 1024 * 1024),
+        },
       });
       req.on('error', () => resolve());
       req.write(head);
@@ -79,7 +83,9 @@ describe('uploads', () => {
     const { processedFiles } = (await res.json()) as { processedFiles: { id: string; name: string }[] };
     expect(processedFiles[0]!.name).toBe('été – plan n°2.pdf');
     const file = await fetch(`${t.url}/api/storage/files/${processedFiles[0]!.id}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
-    expect(file.headers.get('content-disposition')).toBe(`inline; filename="ete _ plan n_2.pdf"; filename*=UTF-8''%C3%A9t%C3%A9%20%E2%80%93%20plan%20n%C2%B02.pdf`);
+    expect(file.headers.get('content-disposition')).toBe(
+      `inline; filename="ete _ plan n_2.pdf"; filename*=UTF-8''%C3%A9t%C3%A9%20%E2%80%93%20plan%20n%C2%B02.pdf`,
+    );
   });
 });
 

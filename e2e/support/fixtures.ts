@@ -57,7 +57,16 @@ export function verifyLinkOf(mail: string): string {
 
 /** The main screens of each role, as paths; ORDER stands for the demo order OR-2026-0601's page, MODEL for the ZF 6HP26 dossier. */
 export const mainScreens: Record<RoleName, string[]> = {
-  mechanic: ['/repair-orders', 'ORDER', 'ORDER?onglet=procedure', 'ORDER?onglet=informations-techniques', '/gearboxes', 'MODEL', 'MODEL?onglet=pannes', 'MODEL?onglet=documents'],
+  mechanic: [
+    '/repair-orders',
+    'ORDER',
+    'ORDER?onglet=procedure',
+    'ORDER?onglet=informations-techniques',
+    '/gearboxes',
+    'MODEL',
+    'MODEL?onglet=pannes',
+    'MODEL?onglet=documents',
+  ],
   diagnostician: [
     'ORDER/diagnostic',
     'ORDER/diagnostic?onglet=mesures',

@@ -60,10 +60,12 @@ export function createAuthRoutes(auth: AuthService, options: { trustProxy: numbe
   const caller = (req: IncomingMessage): Caller => ({ ip: clientAddressOf(req, options.trustProxy) });
 
   type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
-  const post = (handle: (body: unknown, req: IncomingMessage) => Promise<unknown>): Handler => async (req, res) => {
-    const body = await readJson(req);
-    sendJson(res, 200, await handle(body, req));
-  };
+  const post =
+    (handle: (body: unknown, req: IncomingMessage) => Promise<unknown>): Handler =>
+    async (req, res) => {
+      const body = await readJson(req);
+      sendJson(res, 200, await handle(body, req));
+    };
 
   const routes: Record<string, Handler> = {
     'POST /signin/email-password': post(async (raw, req) => {
@@ -72,14 +74,17 @@ export function createAuthRoutes(auth: AuthService, options: { trustProxy: numbe
     }),
     'POST /signup/email-password': post(async (raw, req) => {
       const body = parse(bodies.signUp, raw);
-      return auth.signUpEmailPassword({
-        email: body.email,
-        password: body.password,
-        displayName: body.options?.displayName,
-        locale: body.options?.locale,
-        defaultRole: body.options?.defaultRole,
-        redirectTo: body.options?.redirectTo,
-      }, caller(req));
+      return auth.signUpEmailPassword(
+        {
+          email: body.email,
+          password: body.password,
+          displayName: body.options?.displayName,
+          locale: body.options?.locale,
+          defaultRole: body.options?.defaultRole,
+          redirectTo: body.options?.redirectTo,
+        },
+        caller(req),
+      );
     }),
     'POST /token': post(async (raw, req) => {
       const body = parse(bodies.token, raw);

@@ -138,8 +138,7 @@ export function createAuthService(deps: {
   });
   const rotationSecret = `${deps.jwtSecret}:refresh`;
 
-  const findUserByEmail = async (email: string) =>
-    (await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1))[0];
+  const findUserByEmail = async (email: string) => (await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1))[0];
   const findUserById = async (id: string) => (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
 
   const claimsOf = (u: UserRow, sessionId: string): AccessClaims => ({
@@ -168,7 +167,10 @@ export function createAuthService(deps: {
         .insert(grants)
         .values({ userId: u.id, method, expiresAt: new Date(Date.now() + REFRESH_TOKEN_LIFETIME_MS) })
         .returning({ id: grants.id });
-      const [row] = await tx.insert(refreshTokens).values({ grantId: grant!.id, tokenHash: sha256(token) }).returning({ id: refreshTokens.id });
+      const [row] = await tx
+        .insert(refreshTokens)
+        .values({ grantId: grant!.id, tokenHash: sha256(token) })
+        .returning({ id: refreshTokens.id });
       await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
       return { id: row!.id, grantId: grant!.id };
     });
@@ -189,13 +191,7 @@ export function createAuthService(deps: {
       .from(grants)
       .innerJoin(users, eq(users.id, grants.userId))
       .where(
-        and(
-          inArray(grants.id, ids),
-          isNull(grants.revokedAt),
-          sql`${grants.expiresAt} > now()`,
-          gt(grants.lastUsedAt, idleSince),
-          eq(users.disabled, false),
-        ),
+        and(inArray(grants.id, ids), isNull(grants.revokedAt), sql`${grants.expiresAt} > now()`, gt(grants.lastUsedAt, idleSince), eq(users.disabled, false)),
       );
     return new Map(rows.map((row) => [row.sessionId, row]));
   }
@@ -219,8 +215,6 @@ export function createAuthService(deps: {
     const age = Date.now() - session.createdAt.getTime();
     return !((session.method === 'passwordReset' || session.method === 'setPassword') && age < LINK_PROOF_MS);
   }
-
-
 
   /** The e-mail link's target on PUBLIC_URL (one rule: safeRedirect); the default when absent. */
   function checkRedirect(redirectTo: string | undefined, fallback: string): string {
@@ -247,14 +241,7 @@ export function createAuthService(deps: {
     const [row] = await db
       .update(tickets)
       .set({ usedAt: new Date() })
-      .where(
-        and(
-          eq(tickets.tokenHash, sha256(ticket)),
-          inArray(tickets.type, types),
-          isNull(tickets.usedAt),
-          sql`${tickets.expiresAt} > now()`,
-        ),
-      )
+      .where(and(eq(tickets.tokenHash, sha256(ticket)), inArray(tickets.type, types), isNull(tickets.usedAt), sql`${tickets.expiresAt} > now()`))
       .returning();
     if (!row) throw authErrors.invalidTicket();
     return row;
@@ -301,14 +288,17 @@ export function createAuthService(deps: {
      * Self-registration: the account is created disabled with the least role, and a
      * verification e-mail is sent; an admin enables it. No session is returned.
      */
-    async signUpEmailPassword(input: {
-      email: string;
-      password: string;
-      displayName?: string;
-      locale?: string;
-      defaultRole?: string;
-      redirectTo?: string;
-    }, caller: Caller): Promise<{ session: null }> {
+    async signUpEmailPassword(
+      input: {
+        email: string;
+        password: string;
+        displayName?: string;
+        locale?: string;
+        defaultRole?: string;
+        redirectTo?: string;
+      },
+      caller: Caller,
+    ): Promise<{ session: null }> {
       limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
       limitEmail(caller, input.email);
       const role = deps.signUpRole ?? 'mechanic';
@@ -354,7 +344,10 @@ export function createAuthService(deps: {
         if (u.disabled) return { kind: 'disabled' as const };
         if (!row.rotatedAt) {
           const next = successorToken(rotationSecret, token);
-          const [created] = await tx.insert(refreshTokens).values({ grantId: row.grantId, tokenHash: sha256(next) }).returning({ id: refreshTokens.id });
+          const [created] = await tx
+            .insert(refreshTokens)
+            .values({ grantId: row.grantId, tokenHash: sha256(next) })
+            .returning({ id: refreshTokens.id });
           await tx.update(refreshTokens).set({ rotatedAt: new Date() }).where(eq(refreshTokens.id, row.id));
           await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
           await tx.update(grants).set({ lastUsedAt: new Date() }).where(eq(grants.id, row.grantId));
@@ -481,10 +474,7 @@ export function createAuthService(deps: {
      * (the current password, a reset link's sign-in, or a password sign-in of the last five
      * minutes): every other sign-in of the user ends.
      */
-    async changePassword(
-      input: { newPassword: string; ticket?: string; session?: SessionRow; currentPassword?: string },
-      caller: Caller,
-    ): Promise<void> {
+    async changePassword(input: { newPassword: string; ticket?: string; session?: SessionRow; currentPassword?: string }, caller: Caller): Promise<void> {
       if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       const policy = passwordPolicyError(input.newPassword);
       if (policy) throw authErrors.invalidPassword(policy);

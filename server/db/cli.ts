@@ -13,8 +13,7 @@ import { createFileStore } from '../storage/store.ts';
 const [command, target] = process.argv.slice(2);
 
 async function backup(database: Database, dataDir: string, databaseUrl?: string): Promise<string> {
-  const file =
-    target === '-' ? '-' : path.resolve(target ?? path.join(dataDir, 'backups', `atelier-${new Date().toISOString().replace(/[:.]/g, '-')}.sql`));
+  const file = target === '-' ? '-' : path.resolve(target ?? path.join(dataDir, 'backups', `atelier-${new Date().toISOString().replace(/[:.]/g, '-')}.sql`));
   if (file !== '-') mkdirSync(path.dirname(file), { recursive: true });
   if (database.pglite) {
     const sql = await dumpPglite(database.pglite);

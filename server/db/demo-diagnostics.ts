@@ -75,17 +75,29 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     .from(outageProcedures)
     .innerJoin(outages, eq(outages.id, outageProcedures.outageId))
     .where(inArray(outages.gearboxModelId, modelIds));
-  const procedures = await db.select({ id: repairProcedures.id, modelId: repairProcedures.gearboxModelId }).from(repairProcedures).where(inArray(repairProcedures.gearboxModelId, modelIds));
+  const procedures = await db
+    .select({ id: repairProcedures.id, modelId: repairProcedures.gearboxModelId })
+    .from(repairProcedures)
+    .where(inArray(repairProcedures.gearboxModelId, modelIds));
   const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.gearboxModelId, modelIds));
-  const codes = await db.select({ id: errorCodes.id, modelId: errorCodes.gearboxModelId, code: errorCodes.code }).from(errorCodes).where(inArray(errorCodes.gearboxModelId, modelIds));
-  const [validator] = await db.select({ id: users.id }).from(users).where(and(eq(users.email, 'diagnostic@demo.local')));
+  const codes = await db
+    .select({ id: errorCodes.id, modelId: errorCodes.gearboxModelId, code: errorCodes.code })
+    .from(errorCodes)
+    .where(inArray(errorCodes.gearboxModelId, modelIds));
+  const [validator] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.email, 'diagnostic@demo.local')));
   const [mechanic] = await db.select({ id: users.id, name: users.displayName }).from(users).where(eq(users.email, 'mecanicien@demo.local'));
 
   /** The model's error code, added to its dossier when the workshop read one it did not list. */
   async function codeId(modelId: string, code: string) {
     const known = codes.find((c) => c.modelId === modelId && c.code === code);
     if (known) return known.id;
-    const [row] = await db.insert(errorCodes).values({ gearboxModelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' }).returning({ id: errorCodes.id });
+    const [row] = await db
+      .insert(errorCodes)
+      .values({ gearboxModelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
+      .returning({ id: errorCodes.id });
     codes.push({ id: row!.id, modelId, code });
     return row!.id;
   }
@@ -100,7 +112,8 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   for (const order of orders) {
     const rand = generator(seedOf(`diagnostic ${order.number}`));
     // The most recent orders in progress are at every stage; one just opened has nothing yet.
-    const stage: Stage = order.status === 'CLOSED' ? 'validated' : order.outageParts.length === 0 ? 'none' : stages[1 + (inProgress.indexOf(order) % (stages.length - 1))]!;
+    const stage: Stage =
+      order.status === 'CLOSED' ? 'validated' : order.outageParts.length === 0 ? 'none' : stages[1 + (inProgress.indexOf(order) % (stages.length - 1))]!;
     const flags: Partial<typeof repairOrders.$inferInsert> = {};
     if (atLeast(stage, 'codes')) {
       flags.canReadFaultCodes = order.codes.length > 0;
@@ -120,7 +133,14 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     if (atLeast(stage, 'symptoms')) {
       const name = symptomWords.find(([words]) => words.test(order.symptom))?.[1] ?? 'Perte de puissance';
       const id = symptomId.get(name);
-      if (id) symptomRows.push({ repairOrderId: order.id, symptomId: id, action: pick(rand, conditionsOf), temporality: 'during', comment: order.symptom.slice(0, 300) });
+      if (id)
+        symptomRows.push({
+          repairOrderId: order.id,
+          symptomId: id,
+          action: pick(rand, conditionsOf),
+          temporality: 'during',
+          comment: order.symptom.slice(0, 300),
+        });
     }
     if (atLeast(stage, 'measures')) {
       const own = measures.filter((m) => m.gearboxModelId === order.gearboxModelId);
@@ -131,13 +151,26 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         // Mostly within the bounds; now and then out, as on a faulty box.
         const out = rand() < 0.25;
         const value = Math.round((out ? high + (high - low) * (0.2 + rand() * 0.5) : low + (high - low) * (0.15 + rand() * 0.7)) * 100) / 100;
-        measureRows.push({ repairOrderId: order.id, gearboxMeasureId: m.id, name: m.name, description: m.description, unit: m.unit, minimum: m.minimum, maximum: m.maximum, measuredValue: value, checkResult: proposeCheckResult(value, m.minimum, m.maximum) });
+        measureRows.push({
+          repairOrderId: order.id,
+          gearboxMeasureId: m.id,
+          name: m.name,
+          description: m.description,
+          unit: m.unit,
+          minimum: m.minimum,
+          maximum: m.maximum,
+          measuredValue: value,
+          checkResult: proposeCheckResult(value, m.minimum, m.maximum),
+        });
       }
     }
     if (atLeast(stage, 'outages')) {
       const own = modelOutages.filter((o) => o.modelId === order.gearboxModelId);
       // The outage whose part the workshop found at fault, else the likeliest of the dossier.
-      const confirmed = own.find((o) => order.outageParts.some((part) => part.toLowerCase().includes(o.component.toLowerCase()) || o.component.toLowerCase().includes(part.toLowerCase()))) ?? [...own].sort((a, b) => (b.rate ?? 0) - (a.rate ?? 0))[0];
+      const confirmed =
+        own.find((o) =>
+          order.outageParts.some((part) => part.toLowerCase().includes(o.component.toLowerCase()) || o.component.toLowerCase().includes(part.toLowerCase())),
+        ) ?? [...own].sort((a, b) => (b.rate ?? 0) - (a.rate ?? 0))[0];
       if (confirmed) {
         outageRows.push({ repairOrderId: order.id, outageId: confirmed.id, position: 1 });
         flags.diagnosticStep = 1;
@@ -159,14 +192,27 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   if (measureRows.length) await db.insert(orderMeasures).values(measureRows);
   if (outageRows.length) await db.insert(orderOutages).values(outageRows);
   if (procedureRows.length) await db.insert(orderProcedures).values(procedureRows);
-  await seedCurves(db, orders.filter((o) => measureRows.some((m) => m.repairOrderId === o.id)), deps);
+  await seedCurves(
+    db,
+    orders.filter((o) => measureRows.some((m) => m.repairOrderId === o.id)),
+    deps,
+  );
 
   // Validated orders: their procedures as validated. Closed ones have every checkpoint answered
   // (now and then out of tolerance) and their closing recorded; of the others, some are begun.
-  const validated = orders.filter((o) => outageRows.some((r) => r.repairOrderId === o.id) && procedureRows.some((r) => r.repairOrderId === o.id) && (o.status === 'CLOSED' || inProgress.indexOf(o) % (stages.length - 1) === stages.length - 2));
+  const validated = orders.filter(
+    (o) =>
+      outageRows.some((r) => r.repairOrderId === o.id) &&
+      procedureRows.some((r) => r.repairOrderId === o.id) &&
+      (o.status === 'CLOSED' || inProgress.indexOf(o) % (stages.length - 1) === stages.length - 2),
+  );
   for (const order of validated) {
     await snapshotProcedures(db, order.id);
-    const points = await db.select({ id: orderCheckpoints.id }).from(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, order.id)).orderBy(orderCheckpoints.position);
+    const points = await db
+      .select({ id: orderCheckpoints.id })
+      .from(orderCheckpoints)
+      .where(eq(orderCheckpoints.repairOrderId, order.id))
+      .orderBy(orderCheckpoints.position);
     const rand = generator(seedOf(`checkpoints ${order.number}`));
     const answered = order.status === 'CLOSED' ? points.length : Math.floor(points.length / 2);
     const by = { answeredById: mechanic?.id ?? null, answeredByName: mechanic?.name ?? '' };
@@ -174,11 +220,24 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       const checkResult = rand() < 0.85 ? 'ok' : pick(rand, ['high_tolerance', 'low_tolerance', 'not_mesurable'] as const);
       await db
         .update(orderCheckpoints)
-        .set({ checkResult, comment: checkResult === 'ok' ? '' : 'Contrôlé deux fois, valeur stable.', answeredAt: new Date(order.updatedAt), version: 1, ...by })
+        .set({
+          checkResult,
+          comment: checkResult === 'ok' ? '' : 'Contrôlé deux fois, valeur stable.',
+          answeredAt: new Date(order.updatedAt),
+          version: 1,
+          ...by,
+        })
         .where(eq(orderCheckpoints.id, point.id));
     }
     if (order.status === 'CLOSED') {
-      await db.insert(orderEvents).values({ repairOrderId: order.id, kind: 'closed', at: new Date(order.updatedAt), byUserId: mechanic?.id ?? null, byName: mechanic?.name ?? '', comment: pick(rand, ['', 'Essai routier de 20 km concluant.', 'Client prévenu, véhicule prêt.']) });
+      await db.insert(orderEvents).values({
+        repairOrderId: order.id,
+        kind: 'closed',
+        at: new Date(order.updatedAt),
+        byUserId: mechanic?.id ?? null,
+        byName: mechanic?.name ?? '',
+        comment: pick(rand, ['', 'Essai routier de 20 km concluant.', 'Client prévenu, véhicule prêt.']),
+      });
     }
   }
 }
@@ -203,20 +262,40 @@ async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStor
     const parsed = pending ? parseCurve(readFileSync(pending.tmp, 'utf8')) : null;
     const band = parsed?.band;
     if (!reference || !band) continue;
-    const [nok] = await db.select({ n: count() }).from(orderMeasures).where(and(eq(orderMeasures.repairOrderId, order.id), eq(orderMeasures.checkResult, 'nok')));
+    const [nok] = await db
+      .select({ n: count() })
+      .from(orderMeasures)
+      .where(and(eq(orderMeasures.repairOrderId, order.id), eq(orderMeasures.checkResult, 'nok')));
     const drifts = nok!.n > 0;
     const fr = (n: number) => (Math.round(n * 100) / 100).toString().replace('.', ',');
-    const lines = [`${parsed.xLabel};mesure`, ...band.points.map(([x, low, high], k) => `${fr(x)};${fr((low + high) / 2 - (drifts && k > (band.points.length * 2) / 3 ? (high - low) * 1.2 : 0))}`)];
+    const lines = [
+      `${parsed.xLabel};mesure`,
+      ...band.points.map(([x, low, high], k) => `${fr(x)};${fr((low + high) / 2 - (drifts && k > (band.points.length * 2) / 3 ? (high - low) * 1.2 : 0))}`),
+    ];
     const bytes = Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
     const name = `releve-${order.number.toLowerCase()}.csv`;
     const tmp = path.join(deps.store.tmpDir, randomUUID());
     writeFileSync(tmp, bytes);
-    const file: DemoFile = { tmp, id: randomUUID(), name, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"`, mimeType: await checkType(CURVE_BUCKET, name, tmp) };
+    const file: DemoFile = {
+      tmp,
+      id: randomUUID(),
+      name,
+      size: bytes.length,
+      etag: `"${createHash('md5').update(bytes).digest('hex')}"`,
+      mimeType: await checkType(CURVE_BUCKET, name, tmp),
+    };
     deps.files.push(file);
-    await db.insert(files).values({ id: file.id, name, size: file.size, etag: file.etag, mimeType: file.mimeType, bucketId: CURVE_BUCKET, uploadedByUserId: uploader.id });
+    await db
+      .insert(files)
+      .values({ id: file.id, name, size: file.size, etag: file.etag, mimeType: file.mimeType, bucketId: CURVE_BUCKET, uploadedByUserId: uploader.id });
     const [curve] = await db
       .insert(orderCurves)
-      .values({ repairOrderId: order.id, description: `Relevé au diagnostic : ${reference.title}`, result: drifts ? 'Sort de la bande en fin de relevé' : 'Dans la bande', referenceDocumentId: reference.id })
+      .values({
+        repairOrderId: order.id,
+        description: `Relevé au diagnostic : ${reference.title}`,
+        result: drifts ? 'Sort de la bande en fin de relevé' : 'Dans la bande',
+        referenceDocumentId: reference.id,
+      })
       .returning({ id: orderCurves.id });
     await db.insert(orderFiles).values({ repairOrderId: order.id, kind: 'curve', curveId: curve!.id, fileId: file.id });
   }

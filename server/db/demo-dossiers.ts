@@ -36,7 +36,13 @@ const band = (value: number, tolerance: number, digits: number) => [fr(Math.max(
 
 // 8HP45: line pressure, idle in D, throttle at 0.5 s, 1→2 at 4 s and 2→3 at 8 s.
 const linePressure8hp = (t: number) =>
-  4 + 5 * smooth((t - 0.5) / 1) - 0.12 * Math.max(0, t - 1.5) - 1.2 * smooth((t - 4) / 0.6) - 0.9 * smooth((t - 8) / 0.6) + 1.5 * bump(t, 4, 0.6) + 1.2 * bump(t, 8, 0.6);
+  4 +
+  5 * smooth((t - 0.5) / 1) -
+  0.12 * Math.max(0, t - 1.5) -
+  1.2 * smooth((t - 4) / 0.6) -
+  0.9 * smooth((t - 8) / 0.6) +
+  1.5 * bump(t, 4, 0.6) +
+  1.2 * bump(t, 8, 0.6);
 // 6HP26: an EDS falls from its full pressure to nothing as its current rises.
 const edsPressure6hp = (mA: number) => 0.1 + 4.5 * (1 - smooth((mA - 100) / 700));
 // TF-80SC: line pressure in D from idle to the stall speed.
@@ -60,14 +66,54 @@ const clutchTravelEtg6 = (t: number) => 9 * smooth((t - 0.1) / 0.2) - 3.5 * smoo
 export const demoDossiers: Record<string, DemoDossier> = {
   'ZF 8HP45': {
     doctorCodes: [
-      { code: 'GA8HP45Z-N47', businessName: 'Steptronic 8 — BMW 320d / 520d', tvsCode: '8HP45-B1', engine: '2.0 d N47D20 (184 ch)', gearboxCodes: ['1087 010 068', '1087 010 122'] },
-      { code: 'GA8HP45Z-N20', businessName: 'Steptronic 8 — BMW 328i / 528i', tvsCode: '8HP45-B2', engine: '2.0 i N20B20 (245 ch)', gearboxCodes: ['1087 010 131'] },
+      {
+        code: 'GA8HP45Z-N47',
+        businessName: 'Steptronic 8 — BMW 320d / 520d',
+        tvsCode: '8HP45-B1',
+        engine: '2.0 d N47D20 (184 ch)',
+        gearboxCodes: ['1087 010 068', '1087 010 122'],
+      },
+      {
+        code: 'GA8HP45Z-N20',
+        businessName: 'Steptronic 8 — BMW 328i / 528i',
+        tvsCode: '8HP45-B2',
+        engine: '2.0 i N20B20 (245 ch)',
+        gearboxCodes: ['1087 010 131'],
+      },
     ],
     outages: [
-      ['Mécatronique', 'Défaut électrique', 18, 142000, 'Capteur de régime intégré à la mécatronique hors service : mode secours en 3e.', ['Échange de la mécatronique']],
-      ['Convertisseur de couple', 'Usure', 11, 175000, 'Embrayage de pontage usé : vibrations à 70–90 km/h sous faible charge.', ['Remplacement du convertisseur de couple']],
-      ['Carter-filtre', 'Fuite', 14, 120000, 'Carter plastique à filtre intégré déformé : suintement au plan de joint, niveau bas et passages retardés à chaud.', ['Vidange complète avec carter-filtre']],
-      ['Électrovanne de pression', 'Huile polluée', 9, 160000, 'Électrovannes de pression (EDS) encrassées par une huile jamais vidangée : à-coups 2–3 et 3–4 à froid, adaptations en butée.', ['Vidange complète avec carter-filtre', 'Échange de la mécatronique']],
+      [
+        'Mécatronique',
+        'Défaut électrique',
+        18,
+        142000,
+        'Capteur de régime intégré à la mécatronique hors service : mode secours en 3e.',
+        ['Échange de la mécatronique'],
+      ],
+      [
+        'Convertisseur de couple',
+        'Usure',
+        11,
+        175000,
+        'Embrayage de pontage usé : vibrations à 70–90 km/h sous faible charge.',
+        ['Remplacement du convertisseur de couple'],
+      ],
+      [
+        'Carter-filtre',
+        'Fuite',
+        14,
+        120000,
+        'Carter plastique à filtre intégré déformé : suintement au plan de joint, niveau bas et passages retardés à chaud.',
+        ['Vidange complète avec carter-filtre'],
+      ],
+      [
+        'Électrovanne de pression',
+        'Huile polluée',
+        9,
+        160000,
+        'Électrovannes de pression (EDS) encrassées par une huile jamais vidangée : à-coups 2–3 et 3–4 à froid, adaptations en butée.',
+        ['Vidange complète avec carter-filtre', 'Échange de la mécatronique'],
+      ],
     ],
     procedures: [
       {
@@ -123,7 +169,10 @@ export const demoDossiers: Record<string, DemoDossier> = {
           'Essai routier en pontage fermé entre 70 et 90 km/h sous faible charge.',
         ],
         checkpoints: [
-          ["Cote d'engagement du convertisseur", "Entre la face du carter et l'appui du moyeu : la cote doit être celle du constructeur avant de reposer la boîte."],
+          [
+            "Cote d'engagement du convertisseur",
+            "Entre la face du carter et l'appui du moyeu : la cote doit être celle du constructeur avant de reposer la boîte.",
+          ],
           ['Glissement du pontage', 'Au diagnostic, pontage fermé à 80 km/h : écart entre régime moteur et régime turbine inférieur à 20 tr/min.'],
           ['Vibrations', 'Plus aucune vibration entre 70 et 90 km/h sous faible charge.'],
         ],
@@ -131,29 +180,95 @@ export const demoDossiers: Record<string, DemoDossier> = {
     ],
     measures: [
       { name: 'Pression de ligne au ralenti (P)', unit: 'bar', minimum: 3.5, maximum: 4.5, description: 'Relevée au diagnostic, huile à 80 °C, levier en P.' },
-      { name: 'Résistance électrovanne EDS', unit: 'Ω', minimum: 4.5, maximum: 6.5, description: "Mesurée à l'ohmmètre sur la douille de connecteur, à 20 °C." },
-      { name: "Température d'huile en fin d'essai", unit: '°C', minimum: 70, maximum: 90, description: "Lue au diagnostic à la fin de l'essai routier de 20 km." },
-      { name: 'Glissement du convertisseur, pontage fermé', unit: 'tr/min', minimum: 0, maximum: 20, description: 'Écart régime moteur / régime turbine en 8e à 80 km/h.' },
+      {
+        name: 'Résistance électrovanne EDS',
+        unit: 'Ω',
+        minimum: 4.5,
+        maximum: 6.5,
+        description: "Mesurée à l'ohmmètre sur la douille de connecteur, à 20 °C.",
+      },
+      {
+        name: "Température d'huile en fin d'essai",
+        unit: '°C',
+        minimum: 70,
+        maximum: 90,
+        description: "Lue au diagnostic à la fin de l'essai routier de 20 km.",
+      },
+      {
+        name: 'Glissement du convertisseur, pontage fermé',
+        unit: 'tr/min',
+        minimum: 0,
+        maximum: 20,
+        description: 'Écart régime moteur / régime turbine en 8e à 80 km/h.',
+      },
     ],
     curve: {
       fileName: 'courbe-pression-8hp45.csv',
       title: 'Pression de ligne — passages 1→2→3 à mi-charge',
-      comment: "Relevé sur boîte saine, huile à 80 °C, accélération à mi-charge depuis l'arrêt. En dehors de la bande : contrôler les EDS puis la mécatronique.",
+      comment:
+        "Relevé sur boîte saine, huile à 80 °C, accélération à mi-charge depuis l'arrêt. En dehors de la bande : contrôler les EDS puis la mécatronique.",
       csv: csv('temps_s;pression_min_bar;pression_max_bar', 121, 0, 0.1, 1, (t) => band(linePressure8hp(t), 0.5, 2)),
     },
   },
 
   'ZF 6HP26': {
     doctorCodes: [
-      { code: 'GA6HP26Z-M57', businessName: 'Steptronic 6 — BMW 530d / 730d', tvsCode: '6HP26-B1', engine: '3.0 d M57D30 (231 ch)', gearboxCodes: ['1068 010 043', '1068 010 047'] },
-      { code: '6HP26-TDV6', businessName: 'CommandShift — Range Rover Sport / Discovery 3', tvsCode: '6HP26-L1', engine: '2.7 TDV6 276DT (190 ch)', gearboxCodes: ['1068 030 030'] },
+      {
+        code: 'GA6HP26Z-M57',
+        businessName: 'Steptronic 6 — BMW 530d / 730d',
+        tvsCode: '6HP26-B1',
+        engine: '3.0 d M57D30 (231 ch)',
+        gearboxCodes: ['1068 010 043', '1068 010 047'],
+      },
+      {
+        code: '6HP26-TDV6',
+        businessName: 'CommandShift — Range Rover Sport / Discovery 3',
+        tvsCode: '6HP26-L1',
+        engine: '2.7 TDV6 276DT (190 ch)',
+        gearboxCodes: ['1068 030 030'],
+      },
     ],
     outages: [
-      ['Douille de connecteur (passe-cloison)', 'Fuite', 24, 130000, 'Douille du connecteur de mécatronique poreuse : huile dans le connecteur, codes aléatoires puis mode secours.', ['Vidange avec carter-filtre et douille']],
-      ['Bloc hydraulique', 'Usure', 21, 165000, 'Alésages du corps de valves usés (vanne de pontage) : à-coups 2–3 et 3–2, patinage du pontage à chaud.', ['Révision du corps de valves', 'Vidange avec carter-filtre et douille']],
-      ['Embrayages multidisques', 'Usure', 15, 190000, 'Garnitures des embrayages A et E usées, huile jamais vidangée : patinage au passage 4–5 et P0730 mémorisé.', ['Révision de la boîte']],
-      ['Carter-filtre', 'Fuite', 12, 110000, 'Carter plastique déformé : suintement au plan de joint, niveau bas et passages retardés à chaud.', ['Vidange avec carter-filtre et douille']],
-      ['Convertisseur de couple', 'Usure', 9, 180000, 'Embrayage de pontage usé : vibrations vers 1 800 tr/min en 5e et 6e, P0741 mémorisé.', ['Révision de la boîte']],
+      [
+        'Douille de connecteur (passe-cloison)',
+        'Fuite',
+        24,
+        130000,
+        'Douille du connecteur de mécatronique poreuse : huile dans le connecteur, codes aléatoires puis mode secours.',
+        ['Vidange avec carter-filtre et douille'],
+      ],
+      [
+        'Bloc hydraulique',
+        'Usure',
+        21,
+        165000,
+        'Alésages du corps de valves usés (vanne de pontage) : à-coups 2–3 et 3–2, patinage du pontage à chaud.',
+        ['Révision du corps de valves', 'Vidange avec carter-filtre et douille'],
+      ],
+      [
+        'Embrayages multidisques',
+        'Usure',
+        15,
+        190000,
+        'Garnitures des embrayages A et E usées, huile jamais vidangée : patinage au passage 4–5 et P0730 mémorisé.',
+        ['Révision de la boîte'],
+      ],
+      [
+        'Carter-filtre',
+        'Fuite',
+        12,
+        110000,
+        'Carter plastique déformé : suintement au plan de joint, niveau bas et passages retardés à chaud.',
+        ['Vidange avec carter-filtre et douille'],
+      ],
+      [
+        'Convertisseur de couple',
+        'Usure',
+        9,
+        180000,
+        'Embrayage de pontage usé : vibrations vers 1 800 tr/min en 5e et 6e, P0741 mémorisé.',
+        ['Révision de la boîte'],
+      ],
     ],
     procedures: [
       {
@@ -211,9 +326,27 @@ export const demoDossiers: Record<string, DemoDossier> = {
       },
     ],
     measures: [
-      { name: 'Résistance électrovanne EDS (à 20 °C)', unit: 'Ω', minimum: 4.5, maximum: 6.5, description: "À l'ohmmètre sur la douille de connecteur, mécatronique en place." },
-      { name: 'Résistance électrovanne MV1 (à 20 °C)', unit: 'Ω', minimum: 10, maximum: 16, description: "Électrovanne tout-ou-rien, à l'ohmmètre sur la douille." },
-      { name: "Température d'huile au contrôle de niveau", unit: '°C', minimum: 30, maximum: 50, description: 'Lue au diagnostic, moteur tournant, levier en P.' },
+      {
+        name: 'Résistance électrovanne EDS (à 20 °C)',
+        unit: 'Ω',
+        minimum: 4.5,
+        maximum: 6.5,
+        description: "À l'ohmmètre sur la douille de connecteur, mécatronique en place.",
+      },
+      {
+        name: 'Résistance électrovanne MV1 (à 20 °C)',
+        unit: 'Ω',
+        minimum: 10,
+        maximum: 16,
+        description: "Électrovanne tout-ou-rien, à l'ohmmètre sur la douille.",
+      },
+      {
+        name: "Température d'huile au contrôle de niveau",
+        unit: '°C',
+        minimum: 30,
+        maximum: 50,
+        description: 'Lue au diagnostic, moteur tournant, levier en P.',
+      },
     ],
     curve: {
       fileName: 'caracteristique-eds-6hp26.csv',
@@ -225,14 +358,54 @@ export const demoDossiers: Record<string, DemoDossier> = {
 
   'Aisin TF-80SC': {
     doctorCodes: [
-      { code: 'AM6-DW12', businessName: 'AM6 — Peugeot 407 / 508, Citroën C5', tvsCode: 'AM6-P1', engine: '2.2 HDi DW12C (170 ch)', gearboxCodes: ['20GG13', '20GG29'] },
-      { code: 'AM6-D5244', businessName: 'Geartronic — Volvo XC60 / S80', tvsCode: 'TF80-V1', engine: '2.4 D5 D5244T (185 ch)', gearboxCodes: ['1285115', '1285130'] },
+      {
+        code: 'AM6-DW12',
+        businessName: 'AM6 — Peugeot 407 / 508, Citroën C5',
+        tvsCode: 'AM6-P1',
+        engine: '2.2 HDi DW12C (170 ch)',
+        gearboxCodes: ['20GG13', '20GG29'],
+      },
+      {
+        code: 'AM6-D5244',
+        businessName: 'Geartronic — Volvo XC60 / S80',
+        tvsCode: 'TF80-V1',
+        engine: '2.4 D5 D5244T (185 ch)',
+        gearboxCodes: ['1285115', '1285130'],
+      },
     ],
     outages: [
-      ['Bloc hydraulique', 'Huile polluée', 22, 160000, 'Électrovannes encrassées par une huile jamais vidangée : passages durs 2–3.', ['Vidange en trois passes', 'Remplacement du bloc hydraulique']],
-      ['Convertisseur de couple', 'Usure', 15, 180000, 'Embrayage de pontage usé : broutement entre 60 et 80 km/h et P0741 mémorisé.', ['Remplacement du convertisseur']],
-      ['Électrovanne de pression', 'Défaut électrique', 10, 140000, 'Électrovanne linéaire de pression de ligne (SLT) en court-circuit : passages brutaux, P0780 mémorisé.', ['Remplacement du bloc hydraulique']],
-      ['Calculateur de boîte (TCU)', 'Défaut logiciel', 8, 90000, 'Adaptations dérivées après un débranchement de la batterie : passage 2–3 dur à froid ; mise à jour et réinitialisation au diagnostic.', ['Vidange en trois passes']],
+      [
+        'Bloc hydraulique',
+        'Huile polluée',
+        22,
+        160000,
+        'Électrovannes encrassées par une huile jamais vidangée : passages durs 2–3.',
+        ['Vidange en trois passes', 'Remplacement du bloc hydraulique'],
+      ],
+      [
+        'Convertisseur de couple',
+        'Usure',
+        15,
+        180000,
+        'Embrayage de pontage usé : broutement entre 60 et 80 km/h et P0741 mémorisé.',
+        ['Remplacement du convertisseur'],
+      ],
+      [
+        'Électrovanne de pression',
+        'Défaut électrique',
+        10,
+        140000,
+        'Électrovanne linéaire de pression de ligne (SLT) en court-circuit : passages brutaux, P0780 mémorisé.',
+        ['Remplacement du bloc hydraulique'],
+      ],
+      [
+        'Calculateur de boîte (TCU)',
+        'Défaut logiciel',
+        8,
+        90000,
+        'Adaptations dérivées après un débranchement de la batterie : passage 2–3 dur à froid ; mise à jour et réinitialisation au diagnostic.',
+        ['Vidange en trois passes'],
+      ],
     ],
     procedures: [
       {
@@ -287,7 +460,13 @@ export const demoDossiers: Record<string, DemoDossier> = {
       },
     ],
     measures: [
-      { name: 'Pression de ligne au ralenti (D)', unit: 'bar', minimum: 3.7, maximum: 4.5, description: 'Au manomètre sur la prise de pression de ligne, huile à 80 °C.' },
+      {
+        name: 'Pression de ligne au ralenti (D)',
+        unit: 'bar',
+        minimum: 3.7,
+        maximum: 4.5,
+        description: 'Au manomètre sur la prise de pression de ligne, huile à 80 °C.',
+      },
       { name: 'Pression de ligne au calage (D)', unit: 'bar', minimum: 11, maximum: 13.5, description: 'Frein serré, pied à fond 5 s au plus.' },
       { name: 'Régime de calage', unit: 'tr/min', minimum: 2100, maximum: 2600, description: 'Levier en D, frein serré, pied à fond 5 s au plus.' },
     ],
@@ -295,20 +474,56 @@ export const demoDossiers: Record<string, DemoDossier> = {
       fileName: 'pression-ligne-tf80sc.csv',
       title: 'Pression de ligne en D, du ralenti au calage',
       comment: 'Manomètre sur la prise de pression de ligne, huile à 80 °C, frein serré. Sous la bande : crépine, pompe ou électrovanne SLT.',
-      csv: csv('regime_tr_min;pression_min_bar;pression_max_bar', 91, 700, 20, 0, (rpm) => band(linePressureTf80(rpm), 0.4 + 0.5 * clamp01((rpm - 700) / 1700), 2)),
+      csv: csv('regime_tr_min;pression_min_bar;pression_max_bar', 91, 700, 20, 0, (rpm) =>
+        band(linePressureTf80(rpm), 0.4 + 0.5 * clamp01((rpm - 700) / 1700), 2),
+      ),
     },
   },
 
   'Aisin AW55-51SN': {
     doctorCodes: [
-      { code: 'AF33-Z19', businessName: 'AF33-5 — Opel Vectra C / Signum', tvsCode: 'AW55-O1', engine: '1.9 CDTI Z19DTH (150 ch)', gearboxCodes: ['55353107', '55353108'] },
+      {
+        code: 'AF33-Z19',
+        businessName: 'AF33-5 — Opel Vectra C / Signum',
+        tvsCode: 'AW55-O1',
+        engine: '1.9 CDTI Z19DTH (150 ch)',
+        gearboxCodes: ['55353107', '55353108'],
+      },
       { code: 'AW55-B5244', businessName: 'Geartronic — Volvo S60 / V70', tvsCode: 'AW55-V1', engine: '2.4 B5244S (170 ch)', gearboxCodes: ['1208780'] },
     ],
     outages: [
-      ['Bloc hydraulique', 'Usure', 26, 170000, 'Corps de valves usé (vanne de régulation et accumulateur C2) : à-coup violent 2–3 à chaud, P0730 mémorisé.', ['Remplacement du corps de valves']],
-      ['Électrovanne de pression', 'Huile polluée', 18, 150000, 'Électrovanne de pression SLS encrassée : passages durs et montée en régime entre 3 et 4.', ["Vidange et remplacement de l'électrovanne SLS", 'Remplacement du corps de valves']],
-      ['Capteur de régime de sortie', 'Défaut électrique', 9, 140000, 'Signal du capteur de régime de sortie intermittent : mode secours en 3e et compteur de vitesse figé.', ['Contrôle et remplacement du capteur de régime']],
-      ['Embrayages multidisques', 'Surchauffe', 7, 190000, "Embrayages brûlés après le tractage d'une caravane : patinage en 4e et 5e, huile noire à l'odeur de brûlé.", ['Remplacement du corps de valves']],
+      [
+        'Bloc hydraulique',
+        'Usure',
+        26,
+        170000,
+        'Corps de valves usé (vanne de régulation et accumulateur C2) : à-coup violent 2–3 à chaud, P0730 mémorisé.',
+        ['Remplacement du corps de valves'],
+      ],
+      [
+        'Électrovanne de pression',
+        'Huile polluée',
+        18,
+        150000,
+        'Électrovanne de pression SLS encrassée : passages durs et montée en régime entre 3 et 4.',
+        ["Vidange et remplacement de l'électrovanne SLS", 'Remplacement du corps de valves'],
+      ],
+      [
+        'Capteur de régime de sortie',
+        'Défaut électrique',
+        9,
+        140000,
+        'Signal du capteur de régime de sortie intermittent : mode secours en 3e et compteur de vitesse figé.',
+        ['Contrôle et remplacement du capteur de régime'],
+      ],
+      [
+        'Embrayages multidisques',
+        'Surchauffe',
+        7,
+        190000,
+        "Embrayages brûlés après le tractage d'une caravane : patinage en 4e et 5e, huile noire à l'odeur de brûlé.",
+        ['Remplacement du corps de valves'],
+      ],
     ],
     procedures: [
       {
@@ -361,9 +576,21 @@ export const demoDossiers: Record<string, DemoDossier> = {
       },
     ],
     measures: [
-      { name: "Résistance du capteur de température d'huile à 20 °C", unit: 'kΩ', minimum: 2.55, maximum: 2.82, description: "À l'ohmmètre sur le connecteur de boîte, boîte froide." },
+      {
+        name: "Résistance du capteur de température d'huile à 20 °C",
+        unit: 'kΩ',
+        minimum: 2.55,
+        maximum: 2.82,
+        description: "À l'ohmmètre sur le connecteur de boîte, boîte froide.",
+      },
       { name: 'Résistance électrovanne de passage S1', unit: 'Ω', minimum: 11, maximum: 15, description: "À l'ohmmètre, à 20 °C." },
-      { name: 'Pression de ligne au ralenti (D)', unit: 'bar', minimum: 3.4, maximum: 4.2, description: 'Au manomètre sur la prise de pression de ligne, huile à 80 °C.' },
+      {
+        name: 'Pression de ligne au ralenti (D)',
+        unit: 'bar',
+        minimum: 3.4,
+        maximum: 4.2,
+        description: 'Au manomètre sur la prise de pression de ligne, huile à 80 °C.',
+      },
     ],
     curve: {
       fileName: 'capteur-temperature-aw55.csv',
@@ -375,14 +602,48 @@ export const demoDossiers: Record<string, DemoDossier> = {
 
   'VW DQ200 0AM': {
     doctorCodes: [
-      { code: 'DQ200-CAX', businessName: 'DSG7 — Golf VI / Octavia II 1.4 TSI', tvsCode: '0AM-T1', engine: '1.4 TSI CAXA (122 ch)', gearboxCodes: ['MPT', 'NLS'] },
+      {
+        code: 'DQ200-CAX',
+        businessName: 'DSG7 — Golf VI / Octavia II 1.4 TSI',
+        tvsCode: '0AM-T1',
+        engine: '1.4 TSI CAXA (122 ch)',
+        gearboxCodes: ['MPT', 'NLS'],
+      },
       { code: 'DQ200-CAY', businessName: 'DSG7 — Golf VI / Polo V 1.6 TDI', tvsCode: '0AM-D1', engine: '1.6 TDI CAYC (105 ch)', gearboxCodes: ['PJZ', 'NCT'] },
     ],
     outages: [
-      ['Double embrayage (K1/K2)', 'Usure', 34, 98000, 'Embrayage sec usé : à-coups au démarrage et patinage en côte.', ['Remplacement du double embrayage sec']],
-      ['Mécatronique', 'Fuite', 27, 120000, "Fissure de l'accumulateur de pression : perte de pression et voyant allumé.", ["Réparation de l'accumulateur de pression", 'Échange de la mécatronique']],
-      ['Volant bimasse', 'Usure', 12, 140000, 'Volant bimasse en fin de vie : claquements au ralenti, vibrations au démarrage et usure rapide du double embrayage.', ['Remplacement du double embrayage sec']],
-      ['Mécatronique', 'Défaut électrique', 9, 110000, 'Capteur de position de fourchette de la carte électronique défaillant : rapports pairs bloqués, boîte en mode secours.', ['Échange de la mécatronique']],
+      [
+        'Double embrayage (K1/K2)',
+        'Usure',
+        34,
+        98000,
+        'Embrayage sec usé : à-coups au démarrage et patinage en côte.',
+        ['Remplacement du double embrayage sec'],
+      ],
+      [
+        'Mécatronique',
+        'Fuite',
+        27,
+        120000,
+        "Fissure de l'accumulateur de pression : perte de pression et voyant allumé.",
+        ["Réparation de l'accumulateur de pression", 'Échange de la mécatronique'],
+      ],
+      [
+        'Volant bimasse',
+        'Usure',
+        12,
+        140000,
+        'Volant bimasse en fin de vie : claquements au ralenti, vibrations au démarrage et usure rapide du double embrayage.',
+        ['Remplacement du double embrayage sec'],
+      ],
+      [
+        'Mécatronique',
+        'Défaut électrique',
+        9,
+        110000,
+        'Capteur de position de fourchette de la carte électronique défaillant : rapports pairs bloqués, boîte en mode secours.',
+        ['Échange de la mécatronique'],
+      ],
     ],
     procedures: [
       {
@@ -439,8 +700,20 @@ export const demoDossiers: Record<string, DemoDossier> = {
     ],
     measures: [
       { name: "Pression de l'accumulateur (contact mis, pompe arrêtée)", unit: 'bar', minimum: 40, maximum: 60, description: 'Lue au diagnostic.' },
-      { name: 'Point de léchage embrayage K1', unit: 'mm', minimum: 4, maximum: 5, description: "Course de l'actionneur K1 lue au diagnostic après adaptation." },
-      { name: 'Point de léchage embrayage K2', unit: 'mm', minimum: 3.8, maximum: 4.8, description: "Course de l'actionneur K2 lue au diagnostic après adaptation." },
+      {
+        name: 'Point de léchage embrayage K1',
+        unit: 'mm',
+        minimum: 4,
+        maximum: 5,
+        description: "Course de l'actionneur K1 lue au diagnostic après adaptation.",
+      },
+      {
+        name: 'Point de léchage embrayage K2',
+        unit: 'mm',
+        minimum: 3.8,
+        maximum: 4.8,
+        description: "Course de l'actionneur K2 lue au diagnostic après adaptation.",
+      },
     ],
     curve: {
       fileName: 'embrayage-k1-dq200.csv',
@@ -453,13 +726,47 @@ export const demoDossiers: Record<string, DemoDossier> = {
   'VW DQ250 02E': {
     doctorCodes: [
       { code: 'DQ250-BKD', businessName: 'DSG6 — Golf V / Touran 2.0 TDI', tvsCode: '02E-D1', engine: '2.0 TDI BKD (140 ch)', gearboxCodes: ['HXT', 'JPM'] },
-      { code: 'DQ250-CFG', businessName: 'DSG6 — Passat B7 / Tiguan 2.0 TDI', tvsCode: '02E-D2', engine: '2.0 TDI CFGB (170 ch)', gearboxCodes: ['LQV', 'NLE'] },
+      {
+        code: 'DQ250-CFG',
+        businessName: 'DSG6 — Passat B7 / Tiguan 2.0 TDI',
+        tvsCode: '02E-D2',
+        engine: '2.0 TDI CFGB (170 ch)',
+        gearboxCodes: ['LQV', 'NLE'],
+      },
     ],
     outages: [
-      ['Mécatronique', 'Défaut électrique', 20, 150000, 'Capteur de pression de la mécatronique hors tolérance : à-coups au démarrage, P189C mémorisé.', ['Échange de la mécatronique', 'Vidange DSG avec filtre']],
-      ['Électrovanne de pression', 'Huile polluée', 16, 130000, "Électrovannes de pression d'embrayage encrassées : passage 1–2 brutal à froid, marche arrière lente à s'engager.", ['Vidange DSG avec filtre', 'Échange de la mécatronique']],
-      ['Double embrayage (K1/K2)', 'Usure', 14, 180000, "Disques de l'embrayage K1 usés, vidanges de 60 000 km non faites : broutement au démarrage en côte.", ['Remplacement du double embrayage humide']],
-      ['Pompe à huile', 'Usure', 5, 200000, 'Pompe usée : pression principale faible à chaud (P0868), rapports qui sautent.', ['Remplacement du double embrayage humide']],
+      [
+        'Mécatronique',
+        'Défaut électrique',
+        20,
+        150000,
+        'Capteur de pression de la mécatronique hors tolérance : à-coups au démarrage, P189C mémorisé.',
+        ['Échange de la mécatronique', 'Vidange DSG avec filtre'],
+      ],
+      [
+        'Électrovanne de pression',
+        'Huile polluée',
+        16,
+        130000,
+        "Électrovannes de pression d'embrayage encrassées : passage 1–2 brutal à froid, marche arrière lente à s'engager.",
+        ['Vidange DSG avec filtre', 'Échange de la mécatronique'],
+      ],
+      [
+        'Double embrayage (K1/K2)',
+        'Usure',
+        14,
+        180000,
+        "Disques de l'embrayage K1 usés, vidanges de 60 000 km non faites : broutement au démarrage en côte.",
+        ['Remplacement du double embrayage humide'],
+      ],
+      [
+        'Pompe à huile',
+        'Usure',
+        5,
+        200000,
+        'Pompe usée : pression principale faible à chaud (P0868), rapports qui sautent.',
+        ['Remplacement du double embrayage humide'],
+      ],
     ],
     procedures: [
       {
@@ -514,9 +821,27 @@ export const demoDossiers: Record<string, DemoDossier> = {
       },
     ],
     measures: [
-      { name: "Température d'huile au contrôle de niveau", unit: '°C', minimum: 35, maximum: 45, description: 'Lue au diagnostic, moteur tournant, levier en P.' },
-      { name: 'Résistance électrovanne de pression K1 (N215)', unit: 'Ω', minimum: 4.5, maximum: 6.5, description: "À l'ohmmètre sur le connecteur de la mécatronique, à 20 °C." },
-      { name: 'Résistance électrovanne de pression K2 (N216)', unit: 'Ω', minimum: 4.5, maximum: 6.5, description: "À l'ohmmètre sur le connecteur de la mécatronique, à 20 °C." },
+      {
+        name: "Température d'huile au contrôle de niveau",
+        unit: '°C',
+        minimum: 35,
+        maximum: 45,
+        description: 'Lue au diagnostic, moteur tournant, levier en P.',
+      },
+      {
+        name: 'Résistance électrovanne de pression K1 (N215)',
+        unit: 'Ω',
+        minimum: 4.5,
+        maximum: 6.5,
+        description: "À l'ohmmètre sur le connecteur de la mécatronique, à 20 °C.",
+      },
+      {
+        name: 'Résistance électrovanne de pression K2 (N216)',
+        unit: 'Ω',
+        minimum: 4.5,
+        maximum: 6.5,
+        description: "À l'ohmmètre sur le connecteur de la mécatronique, à 20 °C.",
+      },
     ],
     curve: {
       fileName: 'pression-k1-demarrage-dq250.csv',
@@ -528,15 +853,55 @@ export const demoDossiers: Record<string, DemoDossier> = {
 
   'Jatco JF011E': {
     doctorCodes: [
-      { code: 'RE0F10A-MR20', businessName: 'Xtronic CVT — Nissan Qashqai J10 / X-Trail T31', tvsCode: 'JF011E-N1', engine: '2.0 MR20DE (141 ch)', gearboxCodes: ['31020-1XF0A', '31020-1XF6C'] },
-      { code: 'F1CJA-4B12', businessName: 'INVECS-III — Mitsubishi Outlander, Peugeot 4007', tvsCode: 'JF011E-M1', engine: '2.4 MIVEC 4B12 (170 ch)', gearboxCodes: ['F1CJA'] },
+      {
+        code: 'RE0F10A-MR20',
+        businessName: 'Xtronic CVT — Nissan Qashqai J10 / X-Trail T31',
+        tvsCode: 'JF011E-N1',
+        engine: '2.0 MR20DE (141 ch)',
+        gearboxCodes: ['31020-1XF0A', '31020-1XF6C'],
+      },
+      {
+        code: 'F1CJA-4B12',
+        businessName: 'INVECS-III — Mitsubishi Outlander, Peugeot 4007',
+        tvsCode: 'JF011E-M1',
+        engine: '2.4 MIVEC 4B12 (170 ch)',
+        gearboxCodes: ['F1CJA'],
+      },
     ],
     outages: [
       ['Courroie de variateur', 'Usure', 25, 150000, "Courroie et poulies marquées : sifflement et patinage à l'accélération.", ['Remplacement du variateur']],
-      ['Roulement de poulie', 'Usure', 18, 140000, "Roulement de poulie primaire bruyant : ronronnement qui croît avec la vitesse, limaille sur l'aimant du carter.", ['Remplacement du variateur']],
-      ['Électrovanne de pression', 'Huile polluée', 13, 120000, 'Électrovanne de pression de ligne encrassée, huile NS-2 jamais vidangée : patinage au démarrage et à-coup à la reprise.', ['Vidange CVT avec filtres']],
-      ['Capteur de pression', 'Défaut électrique', 11, 110000, 'Capteur de pression secondaire défaillant : P0841 mémorisé, mode secours à régime limité.', ['Vidange CVT avec filtres']],
-      ['Échangeur thermique', 'Surchauffe', 9, 90000, 'Échangeur colmaté : mode protection en côte et en été (régime limité), huile dégradée.', ['Vidange CVT avec filtres']],
+      [
+        'Roulement de poulie',
+        'Usure',
+        18,
+        140000,
+        "Roulement de poulie primaire bruyant : ronronnement qui croît avec la vitesse, limaille sur l'aimant du carter.",
+        ['Remplacement du variateur'],
+      ],
+      [
+        'Électrovanne de pression',
+        'Huile polluée',
+        13,
+        120000,
+        'Électrovanne de pression de ligne encrassée, huile NS-2 jamais vidangée : patinage au démarrage et à-coup à la reprise.',
+        ['Vidange CVT avec filtres'],
+      ],
+      [
+        'Capteur de pression',
+        'Défaut électrique',
+        11,
+        110000,
+        'Capteur de pression secondaire défaillant : P0841 mémorisé, mode secours à régime limité.',
+        ['Vidange CVT avec filtres'],
+      ],
+      [
+        'Échangeur thermique',
+        'Surchauffe',
+        9,
+        90000,
+        'Échangeur colmaté : mode protection en côte et en été (régime limité), huile dégradée.',
+        ['Vidange CVT avec filtres'],
+      ],
     ],
     procedures: [
       {
@@ -578,9 +943,21 @@ export const demoDossiers: Record<string, DemoDossier> = {
       },
     ],
     measures: [
-      { name: "Rapport de variation à l'arrêt", unit: '', minimum: 2.3, maximum: 2.37, description: 'Lu au diagnostic, levier en D, frein serré (rapport bas : 2,349).' },
+      {
+        name: "Rapport de variation à l'arrêt",
+        unit: '',
+        minimum: 2.3,
+        maximum: 2.37,
+        description: 'Lu au diagnostic, levier en D, frein serré (rapport bas : 2,349).',
+      },
       { name: 'Régime moteur à 100 km/h, quart de charge', unit: 'tr/min', minimum: 1700, maximum: 2000, description: 'Sur le plat, vitesse stabilisée.' },
-      { name: "Température d'huile en fin d'essai", unit: '°C', minimum: 60, maximum: 90, description: 'Lue au diagnostic après 15 km dont une montée en côte.' },
+      {
+        name: "Température d'huile en fin d'essai",
+        unit: '°C',
+        minimum: 60,
+        maximum: 90,
+        description: 'Lue au diagnostic après 15 km dont une montée en côte.',
+      },
     ],
     curve: {
       fileName: 'regime-vitesse-jf011e.csv',
@@ -592,14 +969,54 @@ export const demoDossiers: Record<string, DemoDossier> = {
 
   'Getrag 6DCT450': {
     doctorCodes: [
-      { code: '6DCT450-UFDA', businessName: 'Powershift — Ford Focus / C-Max / Kuga', tvsCode: 'MPS6-F1', engine: '2.0 TDCi UFDA (136 ch)', gearboxCodes: ['AV6R-7000-BE', '7M5R-7000-AH'] },
-      { code: '6DCT450-D4204', businessName: 'Powershift — Volvo S40 / V50 / C30', tvsCode: 'MPS6-V1', engine: '2.0 D D4204T (136 ch)', gearboxCodes: ['36001029'] },
+      {
+        code: '6DCT450-UFDA',
+        businessName: 'Powershift — Ford Focus / C-Max / Kuga',
+        tvsCode: 'MPS6-F1',
+        engine: '2.0 TDCi UFDA (136 ch)',
+        gearboxCodes: ['AV6R-7000-BE', '7M5R-7000-AH'],
+      },
+      {
+        code: '6DCT450-D4204',
+        businessName: 'Powershift — Volvo S40 / V50 / C30',
+        tvsCode: 'MPS6-V1',
+        engine: '2.0 D D4204T (136 ch)',
+        gearboxCodes: ['36001029'],
+      },
     ],
     outages: [
-      ['Calculateur de boîte (TCU)', 'Défaut électrique', 16, 145000, 'Calculateur de boîte défaillant (soudures) : passages impossibles par intermittence, P0700 mémorisé.', ['Remplacement du calculateur de boîte']],
-      ['Double embrayage (K1/K2)', 'Usure', 14, 165000, 'Disques du double embrayage humide glacés : broutement au démarrage et en marche arrière.', ['Remplacement du double embrayage humide', 'Vidange de la boîte Powershift']],
-      ['Électrovanne de pression', 'Huile polluée', 11, 150000, "Électrovannes de pression d'embrayage encrassées, huile jamais vidangée : à-coups 1–2 et 2–3 à froid.", ['Vidange de la boîte Powershift']],
-      ['Joint à lèvre de sortie', 'Fuite', 8, 120000, 'Suintement aux joints à lèvre de sortie de pont : niveau bas, patinage à chaud.', ['Vidange de la boîte Powershift']],
+      [
+        'Calculateur de boîte (TCU)',
+        'Défaut électrique',
+        16,
+        145000,
+        'Calculateur de boîte défaillant (soudures) : passages impossibles par intermittence, P0700 mémorisé.',
+        ['Remplacement du calculateur de boîte'],
+      ],
+      [
+        'Double embrayage (K1/K2)',
+        'Usure',
+        14,
+        165000,
+        'Disques du double embrayage humide glacés : broutement au démarrage et en marche arrière.',
+        ['Remplacement du double embrayage humide', 'Vidange de la boîte Powershift'],
+      ],
+      [
+        'Électrovanne de pression',
+        'Huile polluée',
+        11,
+        150000,
+        "Électrovannes de pression d'embrayage encrassées, huile jamais vidangée : à-coups 1–2 et 2–3 à froid.",
+        ['Vidange de la boîte Powershift'],
+      ],
+      [
+        'Joint à lèvre de sortie',
+        'Fuite',
+        8,
+        120000,
+        'Suintement aux joints à lèvre de sortie de pont : niveau bas, patinage à chaud.',
+        ['Vidange de la boîte Powershift'],
+      ],
     ],
     procedures: [
       {
@@ -655,8 +1072,20 @@ export const demoDossiers: Record<string, DemoDossier> = {
     ],
     measures: [
       { name: "Température d'huile en fin d'essai", unit: '°C', minimum: 70, maximum: 95, description: 'Lue au diagnostic après 20 km.' },
-      { name: 'Résistance électrovanne de pression C1', unit: 'Ω', minimum: 4.5, maximum: 6.5, description: "À l'ohmmètre sur le connecteur de boîte, à 20 °C." },
-      { name: 'Résistance électrovanne de pression C2', unit: 'Ω', minimum: 4.5, maximum: 6.5, description: "À l'ohmmètre sur le connecteur de boîte, à 20 °C." },
+      {
+        name: 'Résistance électrovanne de pression C1',
+        unit: 'Ω',
+        minimum: 4.5,
+        maximum: 6.5,
+        description: "À l'ohmmètre sur le connecteur de boîte, à 20 °C.",
+      },
+      {
+        name: 'Résistance électrovanne de pression C2',
+        unit: 'Ω',
+        minimum: 4.5,
+        maximum: 6.5,
+        description: "À l'ohmmètre sur le connecteur de boîte, à 20 °C.",
+      },
     ],
     curve: {
       fileName: 'passage-1-2-6dct450.csv',
@@ -668,14 +1097,48 @@ export const demoDossiers: Record<string, DemoDossier> = {
 
   'PSA ETG6': {
     doctorCodes: [
-      { code: 'MCP-DV6C', businessName: 'BMP6 — Citroën C4 Picasso / C4', tvsCode: 'MCP-C1', engine: '1.6 e-HDi DV6C (112 ch)', gearboxCodes: ['20DS68', '20DS92'] },
+      {
+        code: 'MCP-DV6C',
+        businessName: 'BMP6 — Citroën C4 Picasso / C4',
+        tvsCode: 'MCP-C1',
+        engine: '1.6 e-HDi DV6C (112 ch)',
+        gearboxCodes: ['20DS68', '20DS92'],
+      },
       { code: 'MCP-9HZ', businessName: 'ETG6 — Peugeot 308 / 3008', tvsCode: 'MCP-P1', engine: '1.6 HDi DV6TED4 (110 ch)', gearboxCodes: ['20DS42'] },
     ],
     outages: [
-      ['Embrayage', 'Usure', 30, 90000, "Disque d'embrayage usé, point de léchage hors plage : patinage en côte et démarrages en saccades.", ["Remplacement de l'embrayage et apprentissages"]],
-      ["Moteur d'embrayage", 'Grippage', 18, 110000, "Tige du moteur d'embrayage grippée : démarrages brutaux puis embrayage qui ne se libère plus, message « Défaut boîte de vitesses ».", ["Remplacement du moteur d'embrayage"]],
-      ['Robot de sélection des rapports', 'Défaut électrique', 12, 120000, 'Capteur de position du robot de sélection défaillant : rapports impossibles à engager, « - » au combiné.', ["Remplacement du moteur d'embrayage"]],
-      ['Calculateur de boîte (TCU)', 'Défaut logiciel', 8, 70000, "Logiciel d'origine : démarrages en saccades, corrigés par la mise à jour et l'apprentissage du point de léchage.", ['Mise à jour du calculateur et apprentissages']],
+      [
+        'Embrayage',
+        'Usure',
+        30,
+        90000,
+        "Disque d'embrayage usé, point de léchage hors plage : patinage en côte et démarrages en saccades.",
+        ["Remplacement de l'embrayage et apprentissages"],
+      ],
+      [
+        "Moteur d'embrayage",
+        'Grippage',
+        18,
+        110000,
+        "Tige du moteur d'embrayage grippée : démarrages brutaux puis embrayage qui ne se libère plus, message « Défaut boîte de vitesses ».",
+        ["Remplacement du moteur d'embrayage"],
+      ],
+      [
+        'Robot de sélection des rapports',
+        'Défaut électrique',
+        12,
+        120000,
+        'Capteur de position du robot de sélection défaillant : rapports impossibles à engager, « - » au combiné.',
+        ["Remplacement du moteur d'embrayage"],
+      ],
+      [
+        'Calculateur de boîte (TCU)',
+        'Défaut logiciel',
+        8,
+        70000,
+        "Logiciel d'origine : démarrages en saccades, corrigés par la mise à jour et l'apprentissage du point de léchage.",
+        ['Mise à jour du calculateur et apprentissages'],
+      ],
     ],
     procedures: [
       {
@@ -728,7 +1191,13 @@ export const demoDossiers: Record<string, DemoDossier> = {
     ],
     measures: [
       { name: "Point de léchage de l'embrayage", unit: 'mm', minimum: 4.5, maximum: 6.5, description: 'Lu au diagnostic après apprentissage.' },
-      { name: "Tension d'alimentation du calculateur (moteur tournant)", unit: 'V', minimum: 13.5, maximum: 14.8, description: 'Au multimètre sur le connecteur du calculateur de boîte.' },
+      {
+        name: "Tension d'alimentation du calculateur (moteur tournant)",
+        unit: 'V',
+        minimum: 13.5,
+        maximum: 14.8,
+        description: 'Au multimètre sur le connecteur du calculateur de boîte.',
+      },
       { name: "Usure de l'embrayage", unit: '%', minimum: 0, maximum: 80, description: 'Valeur lue au diagnostic ; au-delà, prévoir le remplacement.' },
     ],
     curve: {

@@ -95,9 +95,17 @@ type DemoOrderModel = {
 const MECHATRONICS: [string, string] = ['Contrôle de la mécatronique au banc', 'Mécatronique envoyée par'];
 const VALVE_BODY: [string, string] = ['Contrôle du bloc hydraulique au banc', 'Bloc hydraulique envoyé par'];
 
-const brokenGears: Exchange = ["Bruit de ferraille puis perte d'entraînement, véhicule remorqué.", 'pignonnerie détruite (roulement de différentiel éclaté)', ['Pignonnerie', 'Différentiel']];
+const brokenGears: Exchange = [
+  "Bruit de ferraille puis perte d'entraînement, véhicule remorqué.",
+  'pignonnerie détruite (roulement de différentiel éclaté)',
+  ['Pignonnerie', 'Différentiel'],
+];
 const crackedCase: Exchange = ["Fuite d'huile importante après un choc sur un trottoir.", 'carter de boîte fissuré', ['Carter de boîte']];
-const seizedPump: Exchange = ['Patinage dans tous les rapports puis plus de marche avant.', 'limaille dans tout le carter, pompe à huile grippée', ['Pompe à huile', 'Embrayages multidisques']];
+const seizedPump: Exchange = [
+  'Patinage dans tous les rapports puis plus de marche avant.',
+  'limaille dans tout le carter, pompe à huile grippée',
+  ['Pompe à huile', 'Embrayages multidisques'],
+];
 
 const models: Record<string, DemoOrderModel> = {
   'ZF 8HP45': {
@@ -127,7 +135,15 @@ const models: Record<string, DemoOrderModel> = {
         codes: ['P0741'],
         parts: ['Convertisseur de couple'],
         work: {
-          complete_car: [3, ['Dépose-repose boîte', 'Remplacement convertisseur de couple', 'Vidange boîte avec carter-filtre', 'Réinitialisation des adaptations + apprentissage']],
+          complete_car: [
+            3,
+            [
+              'Dépose-repose boîte',
+              'Remplacement convertisseur de couple',
+              'Vidange boîte avec carter-filtre',
+              'Réinitialisation des adaptations + apprentissage',
+            ],
+          ],
           gearbox_only: [1, ['Remplacement convertisseur de couple', 'Remplacement joint à lèvre de sortie']],
         },
       },
@@ -171,7 +187,10 @@ const models: Record<string, DemoOrderModel> = {
     cases: [
       {
         weight: 3,
-        symptoms: ['Huile dans le connecteur de la mécatronique, codes aléatoires puis mode secours.', 'Mode secours par intermittence, fuite au connecteur de boîte.'],
+        symptoms: [
+          'Huile dans le connecteur de la mécatronique, codes aléatoires puis mode secours.',
+          'Mode secours par intermittence, fuite au connecteur de boîte.',
+        ],
         codes: ['P0700', 'P0750'],
         parts: ['Douille de connecteur (passe-cloison)', 'Carter-filtre'],
         work: { complete_car: [1, ['Remplacement douille de connecteur', 'Vidange boîte avec carter-filtre', 'Réinitialisation des adaptations']] },
@@ -182,7 +201,15 @@ const models: Record<string, DemoOrderModel> = {
         codes: ['P0741'],
         parts: ['Bloc hydraulique', 'Mécatronique'],
         work: {
-          complete_car: [2, ['Dépose mécatronique', 'Révision du corps de valves (kit vanne de pontage)', 'Vidange boîte avec carter-filtre', 'Réinitialisation des adaptations + apprentissage']],
+          complete_car: [
+            2,
+            [
+              'Dépose mécatronique',
+              'Révision du corps de valves (kit vanne de pontage)',
+              'Vidange boîte avec carter-filtre',
+              'Réinitialisation des adaptations + apprentissage',
+            ],
+          ],
           mechatronics_only: [2, ['Révision du corps de valves (kit vanne de pontage)', 'Remplacement des joints et clapets']],
         },
       },
@@ -192,8 +219,19 @@ const models: Record<string, DemoOrderModel> = {
         codes: ['P0730'],
         parts: ['Embrayages multidisques', 'Convertisseur de couple'],
         work: {
-          complete_car: [2, ['Dépose-repose boîte', 'Révision complète de la boîte (embrayages A et E)', 'Remplacement convertisseur de couple', 'Vidange boîte + apprentissage']],
-          gearbox_only: [2, ['Révision complète de la boîte (embrayages A et E)', 'Remplacement convertisseur de couple', 'Remplacement carter-filtre et douille']],
+          complete_car: [
+            2,
+            [
+              'Dépose-repose boîte',
+              'Révision complète de la boîte (embrayages A et E)',
+              'Remplacement convertisseur de couple',
+              'Vidange boîte + apprentissage',
+            ],
+          ],
+          gearbox_only: [
+            2,
+            ['Révision complète de la boîte (embrayages A et E)', 'Remplacement convertisseur de couple', 'Remplacement carter-filtre et douille'],
+          ],
         },
       },
       {
@@ -208,7 +246,12 @@ const models: Record<string, DemoOrderModel> = {
         symptoms: ['Vibrations vers 1 800 tr/min en 5e et 6e.'],
         codes: ['P0741'],
         parts: ['Convertisseur de couple'],
-        work: { complete_car: [1, ['Dépose-repose boîte', 'Remplacement convertisseur de couple', 'Vidange boîte avec carter-filtre', 'Réinitialisation des adaptations']] },
+        work: {
+          complete_car: [
+            1,
+            ['Dépose-repose boîte', 'Remplacement convertisseur de couple', 'Vidange boîte avec carter-filtre', 'Réinitialisation des adaptations'],
+          ],
+        },
       },
     ],
     refill: 'Vidange boîte + réinitialisation des adaptations',
@@ -383,7 +426,15 @@ const models: Record<string, DemoOrderModel> = {
       },
     ],
     refill: 'Apprentissage embrayages au diagnostic',
-    exchanges: [['Bruit de ferraille en 3e puis rapports impairs impossibles.', 'fourchette de sélection cassée, pignon de 3e détruit', ['Fourchette de sélection', 'Pignonnerie']], brokenGears, crackedCase],
+    exchanges: [
+      [
+        'Bruit de ferraille en 3e puis rapports impairs impossibles.',
+        'fourchette de sélection cassée, pignon de 3e détruit',
+        ['Fourchette de sélection', 'Pignonnerie'],
+      ],
+      brokenGears,
+      crackedCase,
+    ],
     history: [
       ['Mise à jour du calculateur de boîte', 10_000, 60_000],
       ['Remplacement mécatronique (prise en charge constructeur)', 40_000, 110_000],
@@ -426,7 +477,10 @@ const models: Record<string, DemoOrderModel> = {
         codes: [],
         parts: ['Double embrayage (K1/K2)'],
         work: {
-          complete_car: [3, ['Dépose-repose boîte', 'Remplacement double embrayage humide (K1/K2)', 'Vidange DSG avec filtre', 'Réglage de base au diagnostic']],
+          complete_car: [
+            3,
+            ['Dépose-repose boîte', 'Remplacement double embrayage humide (K1/K2)', 'Vidange DSG avec filtre', 'Réglage de base au diagnostic'],
+          ],
           gearbox_only: [1, ['Remplacement double embrayage humide (K1/K2)', 'Contrôle de la pignonnerie']],
         },
       },
@@ -468,7 +522,15 @@ const models: Record<string, DemoOrderModel> = {
         codes: [],
         parts: ['Courroie de variateur', 'Poulies'],
         work: {
-          complete_car: [2, ['Dépose-repose boîte', 'Remplacement du variateur (courroie et poulies)', 'Vidange CVT avec filtres', "Réinitialisation du compteur de dégradation d'huile"]],
+          complete_car: [
+            2,
+            [
+              'Dépose-repose boîte',
+              'Remplacement du variateur (courroie et poulies)',
+              'Vidange CVT avec filtres',
+              "Réinitialisation du compteur de dégradation d'huile",
+            ],
+          ],
           gearbox_only: [2, ['Remplacement du variateur (courroie et poulies)', 'Remplacement des roulements de poulies']],
         },
       },
@@ -510,7 +572,11 @@ const models: Record<string, DemoOrderModel> = {
     refill: 'Mise à niveau huile CVT et réinitialisation des apprentissages',
     exchanges: [
       ["Patinage brutal puis plus d'entraînement, véhicule remorqué.", 'courroie de variateur cassée, poulies détruites', ['Courroie de variateur', 'Poulies']],
-      ['Bruit de roulement de plus en plus fort, limaille à la vidange.', 'roulement de poulie primaire éclaté, limaille dans tout le carter', ['Roulement de poulie', 'Poulies']],
+      [
+        'Bruit de roulement de plus en plus fort, limaille à la vidange.',
+        'roulement de poulie primaire éclaté, limaille dans tout le carter',
+        ['Roulement de poulie', 'Poulies'],
+      ],
     ],
     history: [
       ['Mise à jour du calculateur de boîte', 30_000, 90_000],
@@ -629,12 +695,31 @@ const models: Record<string, DemoOrderModel> = {
 };
 
 /** The garages that send the workshop a box or a mechatronics on its own. */
-const garages = ['Garage Martin, Lyon', 'Garage du Centre, Villeurbanne', 'Auto Service Dupuis, Vienne', 'Garage des Alpes, Grenoble', 'Garage Moderne, Bourgoin-Jallieu', 'Garage de la Gare, Villefranche-sur-Saône'];
+const garages = [
+  'Garage Martin, Lyon',
+  'Garage du Centre, Villeurbanne',
+  'Auto Service Dupuis, Vienne',
+  'Garage des Alpes, Grenoble',
+  'Garage Moderne, Bourgoin-Jallieu',
+  'Garage de la Gare, Villefranche-sur-Saône',
+];
 /** Why an order opened weeks ago is still in progress. */
-const waiting = ['En attente de pièces (délai fournisseur).', "Devis envoyé, en attente d'accord.", 'Pièces reçues, intervention planifiée.', "Client relancé pour l'accord du devis."];
+const waiting = [
+  'En attente de pièces (délai fournisseur).',
+  "Devis envoyé, en attente d'accord.",
+  'Pièces reçues, intervention planifiée.',
+  "Client relancé pour l'accord du devis.",
+];
 /** The first thing done on an order; a mechatronics-only one starts with its model's bench check. */
-const intake: Record<Exclude<InterventionCategory, 'mechatronics_only'>, string> = { complete_car: 'Lecture des codes défaut et essai routier', gearbox_only: 'Démontage et expertise de la boîte' };
-const closing: Record<InterventionCategory, string> = { complete_car: 'Essai routier de contrôle', gearbox_only: 'Essai au banc', mechatronics_only: 'Test au banc après réparation' };
+const intake: Record<Exclude<InterventionCategory, 'mechatronics_only'>, string> = {
+  complete_car: 'Lecture des codes défaut et essai routier',
+  gearbox_only: 'Démontage et expertise de la boîte',
+};
+const closing: Record<InterventionCategory, string> = {
+  complete_car: 'Essai routier de contrôle',
+  gearbox_only: 'Essai au banc',
+  mechatronics_only: 'Test au banc après réparation',
+};
 const boxCondition: Record<string, string> = { used: "d'occasion testée", refurbished: 'reconditionnée', new: 'neuve' };
 
 // ---- Days.
@@ -662,7 +747,8 @@ const openingDays: string[] = (() => {
 })();
 
 /** A time of the working day in France (7:00 to 17:00 UTC). */
-const timeOn = (rand: Rand, day: string) => new Date(`${day}T${String(7 + Math.floor(rand() * 10)).padStart(2, '0')}:${String(Math.floor(rand() * 60)).padStart(2, '0')}:00Z`);
+const timeOn = (rand: Rand, day: string) =>
+  new Date(`${day}T${String(7 + Math.floor(rand() * 10)).padStart(2, '0')}:${String(Math.floor(rand() * 60)).padStart(2, '0')}:00Z`);
 
 const kmText = (km: number) => `${String(km).replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} km`;
 const bandOf = (km: number): MileageBand =>
@@ -703,7 +789,10 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
   const doctors = demoDossiers[name]!.doctorCodes;
   const boxDoctor = box?.item.doctorCode ?? null;
   const vehicles = m.vehicles.filter((v) => (box ? v[2] !== null && (!boxDoctor || v[2] === boxDoctor) : true));
-  const [vehicleBrand, vehicleModel, doctorCode, energy, engineSize, from, to] = weighted(rand, vehicles.map((v) => [v, v[7]] as const));
+  const [vehicleBrand, vehicleModel, doctorCode, energy, engineSize, from, to] = weighted(
+    rand,
+    vehicles.map((v) => [v, v[7]] as const),
+  );
   const doctor = doctors.find((d) => d.code === doctorCode);
   if (doctorCode && !doctor) throw new Error(`The demo orders name a doctor code ${name} does not have: ${doctorCode}`);
   const gearboxCode = box?.item.gearboxCode ?? (doctor ? pick(rand, doctor.gearboxCodes) : '');
@@ -721,16 +810,25 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
   const perYear = energy === 'diesel' ? 8_000 + rand() * 7_000 : 6_000 + rand() * 5_000;
   const km = Math.round((age * perYear) / 100) * 100;
 
-  const fault = weighted(rand, m.cases.map((c) => [c, c.weight] as const));
+  const fault = weighted(
+    rand,
+    m.cases.map((c) => [c, c.weight] as const),
+  );
   const [category, [, work]]: [InterventionCategory, [number, string[]]] = box
     ? ['complete_car', [1, []]]
     : // A box or a mechatronics on its own comes from the garages the workshop works for: as often as a car.
-      weighted(rand, (Object.entries(fault.work) as [InterventionCategory, [number, string[]]][]).map((entry) => [entry, entry[1][0] * (entry[0] === 'complete_car' ? 1 : 2)] as const));
+      weighted(
+        rand,
+        (Object.entries(fault.work) as [InterventionCategory, [number, string[]]][]).map(
+          (entry) => [entry, entry[1][0] * (entry[0] === 'complete_car' ? 1 : 2)] as const,
+        ),
+      );
   const exchange = box ? pick(rand, m.exchanges) : null;
 
   // Fault codes as read at intake, most of the time.
   const codes = fault.codes.length && rand() < 0.8 ? fault.codes.slice(0, 1 + Math.floor(rand() * fault.codes.length)) : [];
-  const codeText = codes.length === 1 ? `Code ${codes[0]} mémorisé.` : codes.length ? `Codes ${codes.slice(0, -1).join(', ')} et ${codes[codes.length - 1]} mémorisés.` : '';
+  const codeText =
+    codes.length === 1 ? `Code ${codes[0]} mémorisé.` : codes.length ? `Codes ${codes.slice(0, -1).join(', ')} et ${codes[codes.length - 1]} mémorisés.` : '';
   const condition = box ? (boxCondition[box.item.condition] ?? "d'occasion") : '';
   const said = exchange ? exchange[0] : pick(rand, fault.symptoms);
   const comment = [
@@ -744,7 +842,12 @@ function drawOrder(rand: Rand, name: string, m: DemoOrderModel, box: FittedBox |
   ].filter(Boolean);
 
   // Earlier interventions on this gearbox, below the mileage it has now.
-  const count = weighted(rand, [[0, 3], [1, 4], [2, 3], [3, 1]] as const);
+  const count = weighted(rand, [
+    [0, 3],
+    [1, 4],
+    [2, 3],
+    [3, 1],
+  ] as const);
   const possible = m.history.map((_, i) => i).filter((i) => m.history[i]![1] < km - 10_000);
   const chosen = new Set<number>();
   while (chosen.size < Math.min(count, possible.length)) chosen.add(pick(rand, possible));
@@ -805,7 +908,9 @@ export function demoRepairOrders(): DemoOrder[] {
     const before = named[i - 1];
     if (before && before.openedOn > d.openedOn) d.openedOn = before.openedOn;
   });
-  drafts.sort((a, b) => (a.openedOn !== b.openedOn ? (a.openedOn < b.openedOn ? -1 : 1) : a.natural - b.natural || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0)));
+  drafts.sort((a, b) =>
+    a.openedOn !== b.openedOn ? (a.openedOn < b.openedOn ? -1 : 1) : a.natural - b.natural || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0),
+  );
 
   // Numbers: each order's own, kept rising, below the next one the stock names.
   const numbers: number[] = [];
@@ -850,7 +955,9 @@ export function demoRepairOrders(): DemoOrder[] {
       // Not known before the diagnostic.
       outageParts: justOpened ? [] : d.outageParts,
       createdAt: openedAt,
-      updatedAt: lastDay ? new Date(Math.max(openedAt.getTime(), Date.parse(`${lastDay}T${String(lastTime[0]).padStart(2, '0')}:${String(lastTime[1]).padStart(2, '0')}:00Z`))) : openedAt,
+      updatedAt: lastDay
+        ? new Date(Math.max(openedAt.getTime(), Date.parse(`${lastDay}T${String(lastTime[0]).padStart(2, '0')}:${String(lastTime[1]).padStart(2, '0')}:00Z`)))
+        : openedAt,
     };
   });
 }

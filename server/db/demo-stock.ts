@@ -73,15 +73,79 @@ type DemoStockModel = {
 };
 
 const models: Record<string, DemoStockModel> = {
-  'VW DQ200 0AM': { current: 22, gone: 7, rack: 'C', heavy: false, converter: false, bare: 'Sans mécatronique', rebuilt: 'double embrayage sec et fourchettes neufs' },
-  'ZF 6HP26': { current: 18, gone: 6, rack: 'A', heavy: true, converter: true, bare: 'Sans mécatronique', rebuilt: 'convertisseur, embrayages et joints neufs' },
-  'Aisin TF-80SC': { current: 18, gone: 6, rack: 'B', heavy: false, converter: true, bare: 'Sans bloc hydraulique', rebuilt: 'embrayages, électrovannes et joints neufs' },
-  'Jatco JF011E': { current: 16, gone: 5, rack: 'E', heavy: false, converter: true, bare: 'Sans bloc hydraulique', rebuilt: 'courroie, roulements de poulies et joints neufs' },
-  'ZF 8HP45': { current: 12, gone: 4, rack: 'A', heavy: true, converter: true, bare: 'Sans mécatronique', rebuilt: 'carter-filtre, convertisseur et joints neufs' },
+  'VW DQ200 0AM': {
+    current: 22,
+    gone: 7,
+    rack: 'C',
+    heavy: false,
+    converter: false,
+    bare: 'Sans mécatronique',
+    rebuilt: 'double embrayage sec et fourchettes neufs',
+  },
+  'ZF 6HP26': {
+    current: 18,
+    gone: 6,
+    rack: 'A',
+    heavy: true,
+    converter: true,
+    bare: 'Sans mécatronique',
+    rebuilt: 'convertisseur, embrayages et joints neufs',
+  },
+  'Aisin TF-80SC': {
+    current: 18,
+    gone: 6,
+    rack: 'B',
+    heavy: false,
+    converter: true,
+    bare: 'Sans bloc hydraulique',
+    rebuilt: 'embrayages, électrovannes et joints neufs',
+  },
+  'Jatco JF011E': {
+    current: 16,
+    gone: 5,
+    rack: 'E',
+    heavy: false,
+    converter: true,
+    bare: 'Sans bloc hydraulique',
+    rebuilt: 'courroie, roulements de poulies et joints neufs',
+  },
+  'ZF 8HP45': {
+    current: 12,
+    gone: 4,
+    rack: 'A',
+    heavy: true,
+    converter: true,
+    bare: 'Sans mécatronique',
+    rebuilt: 'carter-filtre, convertisseur et joints neufs',
+  },
   'VW DQ250 02E': { current: 12, gone: 4, rack: 'D', heavy: false, converter: false, bare: 'Sans mécatronique', rebuilt: 'embrayages K1/K2 et joints neufs' },
-  'Aisin AW55-51SN': { current: 8, gone: 3, rack: 'B', heavy: false, converter: true, bare: 'Sans bloc hydraulique', rebuilt: 'embrayages, bloc hydraulique et joints neufs' },
-  'Getrag 6DCT450': { current: 8, gone: 3, rack: 'D', heavy: false, converter: false, bare: 'Sans calculateur (TCM)', rebuilt: 'embrayages, TCM reprogrammé et joints neufs' },
-  'PSA ETG6': { current: 6, gone: 2, rack: 'E', heavy: false, converter: false, bare: 'Sans robot de sélection', rebuilt: "actionneur d'embrayage et joints neufs" },
+  'Aisin AW55-51SN': {
+    current: 8,
+    gone: 3,
+    rack: 'B',
+    heavy: false,
+    converter: true,
+    bare: 'Sans bloc hydraulique',
+    rebuilt: 'embrayages, bloc hydraulique et joints neufs',
+  },
+  'Getrag 6DCT450': {
+    current: 8,
+    gone: 3,
+    rack: 'D',
+    heavy: false,
+    converter: false,
+    bare: 'Sans calculateur (TCM)',
+    rebuilt: 'embrayages, TCM reprogrammé et joints neufs',
+  },
+  'PSA ETG6': {
+    current: 6,
+    gone: 2,
+    rack: 'E',
+    heavy: false,
+    converter: false,
+    bare: 'Sans robot de sélection',
+    rebuilt: "actionneur d'embrayage et joints neufs",
+  },
 };
 const RACKS = ['A', 'B', 'C', 'D', 'E', 'F'];
 
@@ -95,35 +159,140 @@ const mileage = (rand: Rand) => `Déposée à ${60 + Math.floor(rand() * 160)} 0
 
 /** Boxes in stock: mostly used or reconditioned, some new, some out of order, a few old material. */
 const currentStories: [Story, number][] = [
-  [{ path: ['used'], comments: (m, rand) => ['', '', '', '', 'Testée au banc, passages OK', 'Déposée sur véhicule accidenté, boîte saine', m.bare, 'Huile propre, pas de limaille au bouchon', mileage(rand)] }, 38],
+  [
+    {
+      path: ['used'],
+      comments: (m, rand) => [
+        '',
+        '',
+        '',
+        '',
+        'Testée au banc, passages OK',
+        'Déposée sur véhicule accidenté, boîte saine',
+        m.bare,
+        'Huile propre, pas de limaille au bouchon',
+        mileage(rand),
+      ],
+    },
+    38,
+  ],
   [{ path: ['used', 'refurbished'], comments: (m) => ['Reconditionnée atelier, garantie 12 mois', `Reconditionnée atelier : ${m.rebuilt}`, ''] }, 14],
-  [{ path: ['refurbished'], comments: () => ['Échange standard, reçue reconditionnée', 'Reconditionnée atelier, garantie 12 mois', 'Achetée reconditionnée chez le spécialiste, garantie 12 mois', ''] }, 14],
+  [
+    {
+      path: ['refurbished'],
+      comments: () => [
+        'Échange standard, reçue reconditionnée',
+        'Reconditionnée atelier, garantie 12 mois',
+        'Achetée reconditionnée chez le spécialiste, garantie 12 mois',
+        '',
+      ],
+    },
+    14,
+  ],
   [{ path: ['new'], comments: () => ["Neuve, emballage d'origine", 'Neuve, livrée avec huile et joints', 'Commande client annulée', ''] }, 9],
-  [{ path: ['out_of_order'], comments: (m) => ['Retour client — à expertiser', 'Retour client — à expertiser', 'Retour client — à expertiser', cracked(m), 'Véhicule inondé : eau dans la boîte'] }, 4],
+  [
+    {
+      path: ['out_of_order'],
+      comments: (m) => [
+        'Retour client — à expertiser',
+        'Retour client — à expertiser',
+        'Retour client — à expertiser',
+        cracked(m),
+        'Véhicule inondé : eau dans la boîte',
+      ],
+    },
+    4,
+  ],
   [{ path: ['used', 'out_of_order'], comments: (m) => ['Patine au banc — à démonter', 'Limaille au bouchon de vidange', cracked(m)] }, 4],
-  [{ path: ['out_of_order', 'refurbished'], comments: (m) => ['Retour client — reconditionnée, garantie 12 mois', `Reconditionnée atelier : ${m.rebuilt}`] }, 4],
+  [
+    { path: ['out_of_order', 'refurbished'], comments: (m) => ['Retour client — reconditionnée, garantie 12 mois', `Reconditionnée atelier : ${m.rebuilt}`] },
+    4,
+  ],
   [{ path: ['old_material'], comments: (m) => ['Ancienne matière — pour pièces', m.bare, 'Carter réutilisable'] }, 2],
-  [{ path: ['used', 'old_material'], comments: (m) => [m.converter ? 'Gardée pour pièces (convertisseur, pompe)' : 'Gardée pour pièces (pignonnerie, carter)', 'Gardée pour pièces'] }, 3],
+  [
+    {
+      path: ['used', 'old_material'],
+      comments: (m) => [m.converter ? 'Gardée pour pièces (convertisseur, pompe)' : 'Gardée pour pièces (pignonnerie, carter)', 'Gardée pour pièces'],
+    },
+    3,
+  ],
 ];
 
 type Exit = { paths: [Path, number][]; reason: (out: string, rand: Rand) => string; by: Person[] | null };
-const buyers = ['Garage Martin, Lyon', 'Garage du Centre, Villeurbanne', 'Auto Service Dupuis, Vienne', 'Carrosserie Petit, Bron', 'Garage des Alpes, Grenoble', "un particulier, retrait à l'atelier"];
+const buyers = [
+  'Garage Martin, Lyon',
+  'Garage du Centre, Villeurbanne',
+  'Auto Service Dupuis, Vienne',
+  'Carrosserie Petit, Bron',
+  'Garage des Alpes, Grenoble',
+  "un particulier, retrait à l'atelier",
+];
 
 /** Boxes gone: sold, fitted on a repair order, sent away, scrapped or returned in a standard exchange. */
 const exits: [Exit, number][] = [
-  [{ paths: [[['refurbished'], 3], [['used', 'refurbished'], 3], [['used'], 3], [['new'], 1]], reason: (_out, rand) => `Vendue — ${pick(rand, buyers)}`, by: SALES }, 10],
   [
     {
-      paths: [[['refurbished'], 3], [['used', 'refurbished'], 3], [['used'], 3], [['new'], 1], [['out_of_order', 'refurbished'], 1]],
+      paths: [
+        [['refurbished'], 3],
+        [['used', 'refurbished'], 3],
+        [['used'], 3],
+        [['new'], 1],
+      ],
+      reason: (_out, rand) => `Vendue — ${pick(rand, buyers)}`,
+      by: SALES,
+    },
+    10,
+  ],
+  [
+    {
+      paths: [
+        [['refurbished'], 3],
+        [['used', 'refurbished'], 3],
+        [['used'], 3],
+        [['new'], 1],
+        [['out_of_order', 'refurbished'], 1],
+      ],
       // Repair orders are numbered within their year, about three a working day.
       reason: (out, rand) => `Posée sur OR ${out.slice(0, 4)}-${String(Math.round(dayOfYear(out) * 2.2) + Math.floor(rand() * 3) + 1).padStart(4, '0')}`,
       by: null,
     },
     12,
   ],
-  [{ paths: [[['used'], 1], [['out_of_order'], 2], [['used', 'out_of_order'], 2]], reason: () => 'Envoyée en reconditionnement chez le spécialiste', by: null }, 6],
-  [{ paths: [[['out_of_order'], 2], [['used', 'out_of_order'], 2], [['old_material'], 1]], reason: (_out, rand) => pick(rand, ['Mise au rebut : carter cassé', 'Mise au rebut : pignonnerie détruite', 'Mise au rebut : carter corrodé']), by: EXPERTS }, 5],
-  [{ paths: [[['out_of_order'], 2], [['used'], 1]], reason: () => 'Échange standard — retour fournisseur', by: SALES }, 4],
+  [
+    {
+      paths: [
+        [['used'], 1],
+        [['out_of_order'], 2],
+        [['used', 'out_of_order'], 2],
+      ],
+      reason: () => 'Envoyée en reconditionnement chez le spécialiste',
+      by: null,
+    },
+    6,
+  ],
+  [
+    {
+      paths: [
+        [['out_of_order'], 2],
+        [['used', 'out_of_order'], 2],
+        [['old_material'], 1],
+      ],
+      reason: (_out, rand) => pick(rand, ['Mise au rebut : carter cassé', 'Mise au rebut : pignonnerie détruite', 'Mise au rebut : carter corrodé']),
+      by: EXPERTS,
+    },
+    5,
+  ],
+  [
+    {
+      paths: [
+        [['out_of_order'], 2],
+        [['used'], 1],
+      ],
+      reason: () => 'Échange standard — retour fournisseur',
+      by: SALES,
+    },
+    4,
+  ],
 ];
 
 // ---- The generator.
@@ -170,7 +339,8 @@ const workingDays: string[] = (() => {
 })();
 
 /** A time of the working day in France (7:00 to 17:00 UTC). */
-const timeOn = (rand: Rand, day: string) => new Date(`${day}T${String(7 + Math.floor(rand() * 10)).padStart(2, '0')}:${String(Math.floor(rand() * 60)).padStart(2, '0')}:00Z`);
+const timeOn = (rand: Rand, day: string) =>
+  new Date(`${day}T${String(7 + Math.floor(rand() * 10)).padStart(2, '0')}:${String(Math.floor(rand() * 60)).padStart(2, '0')}:00Z`);
 
 /** `count` distinct sorted indexes strictly between `from` and `to`. */
 function daysBetween(rand: Rand, from: number, to: number, count: number): number[] {
@@ -192,7 +362,11 @@ function placeFor(rand: Rand, m: DemoStockModel, condition: GearboxCondition, no
 function drawItem(rand: Rand, name: string, m: DemoStockModel, exit: Exit | null): DemoStockItem {
   const path = exit ? weighted(rand, exit.paths) : weighted(rand, currentStories).path;
   const changes = path.length - 1;
-  let moves: number = weighted(rand, [[0, 6], [1, 3], [2, 1]] as const);
+  let moves: number = weighted(rand, [
+    [0, 6],
+    [1, 3],
+    [2, 1],
+  ] as const);
   const last = workingDays.length; // an index past the last working day: the box is still in stock
   // When the box came in, and when it went out; the events between fall on distinct days.
   let added: number;
@@ -218,7 +392,15 @@ function drawItem(rand: Rand, name: string, m: DemoStockModel, exit: Exit | null
   const addedOn = workingDays[added]!;
   const movements: DemoStockMovement[] = [];
   const none = { fromRack: null, fromLevel: null, toRack: null, toLevel: null, fromCondition: null, toCondition: null, reason: '' };
-  movements.push({ ...none, kind: 'added', at: timeOn(rand, addedOn), by: personFrom(rand, null), toRack: place.rack, toLevel: place.level, toCondition: condition });
+  movements.push({
+    ...none,
+    kind: 'added',
+    at: timeOn(rand, addedOn),
+    by: personFrom(rand, null),
+    toRack: place.rack,
+    toLevel: place.level,
+    toCondition: condition,
+  });
 
   // Moves and condition changes in a random order, each on its own day.
   const kinds: ('moved' | 'condition')[] = [...Array<'moved'>(moves).fill('moved'), ...Array<'condition'>(changes).fill('condition')];
@@ -246,11 +428,32 @@ function drawItem(rand: Rand, name: string, m: DemoStockModel, exit: Exit | null
   if (exit) {
     outOn = workingDays[out]!;
     outReason = exit.reason(outOn, rand);
-    movements.push({ ...none, kind: 'removed', at: timeOn(rand, outOn), by: personFrom(rand, exit.by), fromRack: place.rack, fromLevel: place.level, reason: outReason });
+    movements.push({
+      ...none,
+      kind: 'removed',
+      at: timeOn(rand, outOn),
+      by: personFrom(rand, exit.by),
+      fromRack: place.rack,
+      fromLevel: place.level,
+      reason: outReason,
+    });
   }
   // What was written on the box while on the shelf; a box gone has one less often.
   const comment = exit && rand() < 0.5 ? '' : pick(rand, commentsOf(path, m, rand));
-  return { model: name, doctorCode: doctor?.code ?? null, gearboxCode, condition, rack: place.rack, level: place.level, addedOn, outOn, outReason, comment, version: movements.length, movements };
+  return {
+    model: name,
+    doctorCode: doctor?.code ?? null,
+    gearboxCode,
+    condition,
+    rack: place.rack,
+    level: place.level,
+    addedOn,
+    outOn,
+    outReason,
+    comment,
+    version: movements.length,
+    movements,
+  };
 }
 
 /** The comments of the stock story that follows the same path. */

@@ -24,9 +24,7 @@ export function acquireLock(file: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(file, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-        throw new DatabaseLockedError(
-          `The database in ${file.replace(/\.lock$/, '')} is already open in process ${pid}; stop it first`,
-        );
+        throw new DatabaseLockedError(`The database in ${file.replace(/\.lock$/, '')} is already open in process ${pid}; stop it first`);
       }
       rmSync(file, { force: true });
     }

@@ -45,42 +45,220 @@ export const demoAccounts: { email: string; displayName: string; role: Role }[] 
 
 /** The rest of the workshop's staff, so the users screen has more than one page. */
 const staff: [string, Role][] = [
-  ['Nathalie Garnier', 'diagnostician'], ['Thomas Lefèvre', 'mechanic'], ['Élodie Roux', 'commercial'],
-  ['Mathieu Fournier', 'mechanic'], ['Camille Girard', 'diagnostician'], ['Nicolas Bonnet', 'mechanic'],
-  ['Aurélie Dupont', 'commercial'], ['Julie Lambert', 'mechanic'], ['Sébastien Fontaine', 'diagnostician'],
-  ['Laura Rousseau', 'commercial'], ['Pierre Vincent', 'mechanic'], ['Manon Muller', 'mechanic'],
-  ['Antoine Lefebvre', 'diagnostician'], ['Chloé Faure', 'commercial'], ['Romain André', 'mechanic'],
-  ['Pauline Mercier', 'mechanic'], ['Maxime Blanc', 'diagnostician'], ['Emma Guérin', 'commercial'],
-  ['Hugo Boyer', 'mechanic'], ['Léa Garcia', 'mechanic'], ['Alexandre Chevalier', 'diagnostician'],
-  ['Inès François', 'commercial'], ['Lucas Legrand', 'mechanic'], ['Sarah Gauthier', 'mechanic'],
+  ['Nathalie Garnier', 'diagnostician'],
+  ['Thomas Lefèvre', 'mechanic'],
+  ['Élodie Roux', 'commercial'],
+  ['Mathieu Fournier', 'mechanic'],
+  ['Camille Girard', 'diagnostician'],
+  ['Nicolas Bonnet', 'mechanic'],
+  ['Aurélie Dupont', 'commercial'],
+  ['Julie Lambert', 'mechanic'],
+  ['Sébastien Fontaine', 'diagnostician'],
+  ['Laura Rousseau', 'commercial'],
+  ['Pierre Vincent', 'mechanic'],
+  ['Manon Muller', 'mechanic'],
+  ['Antoine Lefebvre', 'diagnostician'],
+  ['Chloé Faure', 'commercial'],
+  ['Romain André', 'mechanic'],
+  ['Pauline Mercier', 'mechanic'],
+  ['Maxime Blanc', 'diagnostician'],
+  ['Emma Guérin', 'commercial'],
+  ['Hugo Boyer', 'mechanic'],
+  ['Léa Garcia', 'mechanic'],
+  ['Alexandre Chevalier', 'diagnostician'],
+  ['Inès François', 'commercial'],
+  ['Lucas Legrand', 'mechanic'],
+  ['Sarah Gauthier', 'mechanic'],
   ['Olivier Perrin', 'app_admin'],
 ];
 
 const emailOf = (name: string) =>
-  `${name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]+/g, '.')}@demo.local`;
+  `${name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z]+/g, '.')}@demo.local`;
 
 /** The base every diagnostic picks from, as a French workshop words it. */
 const baseDemo: Record<BaseKind, string[]> = {
-  condition: ['Moteur froid', 'Moteur chaud (plus de 80 °C)', 'Au démarrage', 'En accélération franche', 'En décélération', 'À vitesse stabilisée', 'En côte', 'Après un long trajet', 'En marche arrière', 'Au passage de N en D'],
-  symptom: ['Patinage', 'À-coup au passage de rapport', 'Passage de rapport retardé', 'Mode dégradé (secours)', 'Voyant de boîte allumé', 'Sifflement', 'Vibrations au démarrage', 'Pas de marche arrière', 'Perte de puissance', "Fuite d'huile"],
+  condition: [
+    'Moteur froid',
+    'Moteur chaud (plus de 80 °C)',
+    'Au démarrage',
+    'En accélération franche',
+    'En décélération',
+    'À vitesse stabilisée',
+    'En côte',
+    'Après un long trajet',
+    'En marche arrière',
+    'Au passage de N en D',
+  ],
+  symptom: [
+    'Patinage',
+    'À-coup au passage de rapport',
+    'Passage de rapport retardé',
+    'Mode dégradé (secours)',
+    'Voyant de boîte allumé',
+    'Sifflement',
+    'Vibrations au démarrage',
+    'Pas de marche arrière',
+    'Perte de puissance',
+    "Fuite d'huile",
+  ],
   component: [
-    'Mécatronique', 'Convertisseur de couple', 'Bloc hydraulique', 'Électrovanne de pression', 'Capteur de régime de sortie', 'Double embrayage (K1/K2)', 'Pompe à huile', 'Calculateur de boîte (TCU)', 'Faisceau électrique', 'Courroie de variateur',
-    'Carter-filtre', 'Douille de connecteur (passe-cloison)', 'Embrayages multidisques', 'Embrayage', 'Volant bimasse', 'Roulement de poulie', 'Capteur de pression', 'Échangeur thermique', 'Joint à lèvre de sortie', "Moteur d'embrayage", 'Robot de sélection des rapports',
+    'Mécatronique',
+    'Convertisseur de couple',
+    'Bloc hydraulique',
+    'Électrovanne de pression',
+    'Capteur de régime de sortie',
+    'Double embrayage (K1/K2)',
+    'Pompe à huile',
+    'Calculateur de boîte (TCU)',
+    'Faisceau électrique',
+    'Courroie de variateur',
+    'Carter-filtre',
+    'Douille de connecteur (passe-cloison)',
+    'Embrayages multidisques',
+    'Embrayage',
+    'Volant bimasse',
+    'Roulement de poulie',
+    'Capteur de pression',
+    'Échangeur thermique',
+    'Joint à lèvre de sortie',
+    "Moteur d'embrayage",
+    'Robot de sélection des rapports',
   ],
   outage_type: ['Usure', 'Défaut électrique', 'Fuite', 'Grippage', 'Casse mécanique', 'Huile polluée', 'Défaut logiciel', 'Surchauffe'],
 };
 
 /** Gearbox models as a French workshop records them; their dossiers are in demo-dossiers.ts. */
 const demoGearboxes = [
-  { model: 'ZF 8HP45', bvaId: '8HP45', type: 'automatic', constructorName: 'ZF', doctorCode: 'GA8HP45Z', businessName: '8HP', startYear: 2009, endYear: null, gears: 8, arrangement: 'Longitudinale', propulsion: 'Propulsion', optionalPropulsion: 'Intégrale (xDrive)' },
-  { model: 'ZF 6HP26', bvaId: '6HP26', type: 'automatic', constructorName: 'ZF', doctorCode: 'GA6HP26Z', businessName: '6HP', startYear: 2001, endYear: 2011, gears: 6, arrangement: 'Longitudinale', propulsion: 'Propulsion', optionalPropulsion: 'Intégrale' },
-  { model: 'Aisin TF-80SC', bvaId: 'TF-80SC', type: 'automatic', constructorName: 'Aisin Warner', doctorCode: 'AM6', businessName: 'AM6 / TF-80SC', startYear: 2005, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale' },
-  { model: 'Aisin AW55-51SN', bvaId: 'AW55-51SN', type: 'automatic', constructorName: 'Aisin Warner', doctorCode: 'AF33', businessName: 'AW55', startYear: 2000, endYear: 2010, gears: 5, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
-  { model: 'VW DQ200 0AM', bvaId: '0AM', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ200', businessName: 'DSG7 à embrayages secs', startYear: 2008, endYear: null, gears: 7, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
-  { model: 'VW DQ250 02E', bvaId: '02E', type: 'double_clutch', constructorName: 'Volkswagen', doctorCode: 'DQ250', businessName: "DSG6 à bain d'huile", startYear: 2003, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale (4Motion)' },
-  { model: 'Jatco JF011E', bvaId: 'JF011E', type: 'variator', constructorName: 'Jatco', doctorCode: 'RE0F10A', businessName: 'CVT Xtronic', startYear: 2005, endYear: null, gears: null, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: 'Intégrale' },
-  { model: 'Getrag 6DCT450', bvaId: 'MPS6', type: 'double_clutch', constructorName: 'Getrag', doctorCode: '6DCT450', businessName: 'Powershift', startYear: 2008, endYear: null, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
-  { model: 'PSA ETG6', bvaId: 'ETG6', type: 'robotic', constructorName: 'PSA', doctorCode: 'MCP', businessName: 'BMP6 / ETG6', startYear: 2009, endYear: 2018, gears: 6, arrangement: 'Transversale', propulsion: 'Traction', optionalPropulsion: '' },
+  {
+    model: 'ZF 8HP45',
+    bvaId: '8HP45',
+    type: 'automatic',
+    constructorName: 'ZF',
+    doctorCode: 'GA8HP45Z',
+    businessName: '8HP',
+    startYear: 2009,
+    endYear: null,
+    gears: 8,
+    arrangement: 'Longitudinale',
+    propulsion: 'Propulsion',
+    optionalPropulsion: 'Intégrale (xDrive)',
+  },
+  {
+    model: 'ZF 6HP26',
+    bvaId: '6HP26',
+    type: 'automatic',
+    constructorName: 'ZF',
+    doctorCode: 'GA6HP26Z',
+    businessName: '6HP',
+    startYear: 2001,
+    endYear: 2011,
+    gears: 6,
+    arrangement: 'Longitudinale',
+    propulsion: 'Propulsion',
+    optionalPropulsion: 'Intégrale',
+  },
+  {
+    model: 'Aisin TF-80SC',
+    bvaId: 'TF-80SC',
+    type: 'automatic',
+    constructorName: 'Aisin Warner',
+    doctorCode: 'AM6',
+    businessName: 'AM6 / TF-80SC',
+    startYear: 2005,
+    endYear: null,
+    gears: 6,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: 'Intégrale',
+  },
+  {
+    model: 'Aisin AW55-51SN',
+    bvaId: 'AW55-51SN',
+    type: 'automatic',
+    constructorName: 'Aisin Warner',
+    doctorCode: 'AF33',
+    businessName: 'AW55',
+    startYear: 2000,
+    endYear: 2010,
+    gears: 5,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: '',
+  },
+  {
+    model: 'VW DQ200 0AM',
+    bvaId: '0AM',
+    type: 'double_clutch',
+    constructorName: 'Volkswagen',
+    doctorCode: 'DQ200',
+    businessName: 'DSG7 à embrayages secs',
+    startYear: 2008,
+    endYear: null,
+    gears: 7,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: '',
+  },
+  {
+    model: 'VW DQ250 02E',
+    bvaId: '02E',
+    type: 'double_clutch',
+    constructorName: 'Volkswagen',
+    doctorCode: 'DQ250',
+    businessName: "DSG6 à bain d'huile",
+    startYear: 2003,
+    endYear: null,
+    gears: 6,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: 'Intégrale (4Motion)',
+  },
+  {
+    model: 'Jatco JF011E',
+    bvaId: 'JF011E',
+    type: 'variator',
+    constructorName: 'Jatco',
+    doctorCode: 'RE0F10A',
+    businessName: 'CVT Xtronic',
+    startYear: 2005,
+    endYear: null,
+    gears: null,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: 'Intégrale',
+  },
+  {
+    model: 'Getrag 6DCT450',
+    bvaId: 'MPS6',
+    type: 'double_clutch',
+    constructorName: 'Getrag',
+    doctorCode: '6DCT450',
+    businessName: 'Powershift',
+    startYear: 2008,
+    endYear: null,
+    gears: 6,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: '',
+  },
+  {
+    model: 'PSA ETG6',
+    bvaId: 'ETG6',
+    type: 'robotic',
+    constructorName: 'PSA',
+    doctorCode: 'MCP',
+    businessName: 'BMP6 / ETG6',
+    startYear: 2009,
+    endYear: 2018,
+    gears: 6,
+    arrangement: 'Transversale',
+    propulsion: 'Traction',
+    optionalPropulsion: '',
+  },
 ];
 
 /** Fault codes as the workshop's readers show them, per model. */
@@ -179,7 +357,15 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
       // Colleagues: every other one has not chosen a password yet (status "e-mail non vérifié").
       await tx
         .insert(users)
-        .values(staff.map(([name, role], i) => ({ email: emailOf(name), displayName: name, defaultRole: role, emailVerified: i % 2 === 0, passwordHash: i % 2 === 0 ? passwordHash : null })))
+        .values(
+          staff.map(([name, role], i) => ({
+            email: emailOf(name),
+            displayName: name,
+            defaultRole: role,
+            emailVerified: i % 2 === 0,
+            passwordHash: i % 2 === 0 ? passwordHash : null,
+          })),
+        )
         .onConflictDoNothing();
       // After the colleagues: some of them moved boxes.
       await seedStock(tx, models);
@@ -196,13 +382,25 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
 type SeededDossier = DemoDossier & { modelId: string };
 type CheckedFile = DemoFile;
 
-const isEmpty = async (db: Db, table: typeof doctorCodes | typeof outages | typeof repairProcedures | typeof outageProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders) =>
-  (await db.select({ n: count() }).from(table))[0]!.n === 0;
+const isEmpty = async (
+  db: Db,
+  table:
+    | typeof doctorCodes
+    | typeof outages
+    | typeof repairProcedures
+    | typeof outageProcedures
+    | typeof gearboxMeasures
+    | typeof gearboxDocuments
+    | typeof stockItems
+    | typeof repairOrders,
+) => (await db.select({ n: count() }).from(table))[0]!.n === 0;
 
 /** Doctor codes and their gearbox codes; ids are made here so both go in one batch each. */
 async function seedCodes(db: Db, dossiers: SeededDossier[]) {
   if (!(await isEmpty(db, doctorCodes))) return;
-  const doctors = dossiers.flatMap((d) => d.doctorCodes.map(({ gearboxCodes, ...doctor }) => ({ id: randomUUID(), gearboxModelId: d.modelId, ...doctor, gearboxCodes })));
+  const doctors = dossiers.flatMap((d) =>
+    d.doctorCodes.map(({ gearboxCodes, ...doctor }) => ({ id: randomUUID(), gearboxModelId: d.modelId, ...doctor, gearboxCodes })),
+  );
   if (doctors.length === 0) return;
   // Both tables are empty here (a gearbox code needs its doctor code): a duplicate is a mistake in the demo.
   await db.insert(doctorCodes).values(doctors.map(({ gearboxCodes: _codes, ...doctor }) => doctor));
@@ -225,12 +423,16 @@ async function seedOutagesAndProcedures(db: Db, dossiers: SeededDossier[]) {
       procedures: procedures.map((name) => `${d.modelId}|${name}`),
     })),
   );
-  const procedureRows = dossiers.flatMap((d) => d.procedures.map((p) => ({ id: randomUUID(), gearboxModelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })));
+  const procedureRows = dossiers.flatMap((d) =>
+    d.procedures.map((p) => ({ id: randomUUID(), gearboxModelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })),
+  );
   const outagesAdded = (await isEmpty(db, outages)) && outageRows.length > 0;
   if (outagesAdded) await db.insert(outages).values(outageRows.map(({ procedures: _p, ...row }) => row));
   const proceduresAdded = (await isEmpty(db, repairProcedures)) && procedureRows.length > 0;
   if (proceduresAdded) {
-    await db.insert(repairProcedures).values(procedureRows.map(({ id, gearboxModelId, name, description, steps }) => ({ id, gearboxModelId, name, description, steps })));
+    await db
+      .insert(repairProcedures)
+      .values(procedureRows.map(({ id, gearboxModelId, name, description, steps }) => ({ id, gearboxModelId, name, description, steps })));
     await db
       .insert(procedureCheckpoints)
       .values(procedureRows.flatMap((p) => p.checkpoints.map(([name, description], i) => ({ procedureId: p.id, position: i + 1, name, description }))));
@@ -262,13 +464,26 @@ async function seedMeasuresAndCurves(db: Db, dossiers: SeededDossier[], store: F
     const bytes = Buffer.from(d.curve.csv, 'utf8');
     const tmp = path.join(store.tmpDir, randomUUID());
     writeFileSync(tmp, bytes);
-    const curve = { tmp, id: randomUUID(), name: d.curve.fileName, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"`, mimeType: '' };
+    const curve = {
+      tmp,
+      id: randomUUID(),
+      name: d.curve.fileName,
+      size: bytes.length,
+      etag: `"${createHash('md5').update(bytes).digest('hex')}"`,
+      mimeType: '',
+    };
     curves.push(curve);
     curve.mimeType = await checkType('documents', d.curve.fileName, tmp);
   }
   await db.insert(files).values(curves.map(({ tmp: _tmp, ...c }) => ({ ...c, bucketId: 'documents', uploadedByUserId: uploader.id })));
   await db.insert(gearboxDocuments).values(
-    dossiers.map((d, i) => ({ gearboxModelId: d.modelId, category: 'reference-curve', fileId: curves[i]!.id, title: d.curve.title, comment: d.curve.comment })),
+    dossiers.map((d, i) => ({
+      gearboxModelId: d.modelId,
+      category: 'reference-curve',
+      fileId: curves[i]!.id,
+      title: d.curve.title,
+      comment: d.curve.comment,
+    })),
   );
 }
 
@@ -286,8 +501,21 @@ async function seedStock(db: Db, models: { id: string; model: string }[]) {
     .select({ modelId: doctorCodes.gearboxModelId, doctorId: doctorCodes.id, doctor: doctorCodes.code, gearboxId: gearboxCodes.id, gearbox: gearboxCodes.code })
     .from(doctorCodes)
     .leftJoin(gearboxCodes, eq(gearboxCodes.doctorCodeId, doctorCodes.id))
-    .where(inArray(doctorCodes.gearboxModelId, models.map((m) => m.id)));
-  const people = await db.select({ id: users.id, email: users.email, displayName: users.displayName }).from(users).where(inArray(users.email, demoStockPeople.map((p) => p.email)));
+    .where(
+      inArray(
+        doctorCodes.gearboxModelId,
+        models.map((m) => m.id),
+      ),
+    );
+  const people = await db
+    .select({ id: users.id, email: users.email, displayName: users.displayName })
+    .from(users)
+    .where(
+      inArray(
+        users.email,
+        demoStockPeople.map((p) => p.email),
+      ),
+    );
   const person = new Map<string, { id: string | null; displayName: string }>(demoStockPeople.map((p) => [p.email, { id: null, displayName: p.name }]));
   for (const p of people) person.set(p.email, p);
 
@@ -339,11 +567,22 @@ async function seedOrders(db: Db, models: { id: string; model: string }[], deps:
   const people = await db
     .select({ id: users.id, email: users.email })
     .from(users)
-    .where(and(inArray(users.email, demoOrderReferents.map((p) => p.email)), inArray(users.defaultRole, ['app_admin', 'diagnostician'])));
+    .where(
+      and(
+        inArray(
+          users.email,
+          demoOrderReferents.map((p) => p.email),
+        ),
+        inArray(users.defaultRole, ['app_admin', 'diagnostician']),
+      ),
+    );
   const referent = new Map(people.map((p) => [p.email, p.id]));
   const fitted = orders.flatMap((o) => (o.fittedBox ? [o.fittedBox] : []));
   const boxes = fitted.length
-    ? await db.select({ number: stockItems.number, modelId: stockItems.gearboxModelId, reason: stockItems.outReason }).from(stockItems).where(inArray(stockItems.outReason, fitted))
+    ? await db
+        .select({ number: stockItems.number, modelId: stockItems.gearboxModelId, reason: stockItems.outReason })
+        .from(stockItems)
+        .where(inArray(stockItems.outReason, fitted))
     : [];
 
   const rows = orders.map(({ model, referent: email, history: _history, fittedBox, codes: _codes, symptom: _symptom, ...order }) => {
@@ -360,5 +599,10 @@ async function seedOrders(db: Db, models: { id: string; model: string }[], deps:
   await db.insert(repairOrders).values(rows);
   const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ repairOrderId: rows[i]!.id, position: j + 1, ...entry })));
   if (history.length) await db.insert(interventionHistory).values(history);
-  await seedDiagnostics(db, orders.map((order, i) => ({ ...order, id: rows[i]!.id, gearboxModelId: rows[i]!.gearboxModelId })), p07, deps);
+  await seedDiagnostics(
+    db,
+    orders.map((order, i) => ({ ...order, id: rows[i]!.id, gearboxModelId: rows[i]!.gearboxModelId })),
+    p07,
+    deps,
+  );
 }

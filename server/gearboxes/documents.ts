@@ -66,7 +66,14 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
       }
       const [row] = await db
         .insert(gearboxDocuments)
-        .values({ gearboxModelId: owner.gearboxModelId, outageId: owner.outageId ?? null, measureId: owner.measureId ?? null, fileId, ...input, title: input.title || file.name })
+        .values({
+          gearboxModelId: owner.gearboxModelId,
+          outageId: owner.outageId ?? null,
+          measureId: owner.measureId ?? null,
+          fileId,
+          ...input,
+          title: input.title || file.name,
+        })
         .returning()
         .catch((error: unknown) => {
           if (pgCode(error) === '23505') throw conflict('file-linked', 'Ce fichier est déjà joint');

@@ -13,7 +13,8 @@ const toRow = (input: MeasureInput) => ({ ...input, minimum: input.minimum ?? nu
 export function createMeasuresService(deps: { db: Db }) {
   const { db } = deps;
   return {
-    listOf: (gearboxModelId: string) => db.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, gearboxModelId)).orderBy(asc(gearboxMeasures.name)),
+    listOf: (gearboxModelId: string) =>
+      db.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, gearboxModelId)).orderBy(asc(gearboxMeasures.name)),
 
     get: async (id: string) => (await db.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).limit(1))[0],
 
@@ -30,7 +31,11 @@ export function createMeasuresService(deps: { db: Db }) {
     },
 
     update: async (id: string, input: MeasureInput) => {
-      const [row] = await db.update(gearboxMeasures).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxMeasures.id, id)).returning();
+      const [row] = await db
+        .update(gearboxMeasures)
+        .set({ ...toRow(input), updatedAt: new Date() })
+        .where(eq(gearboxMeasures.id, id))
+        .returning();
       if (!row) throw notFound('Mesure introuvable');
       return row;
     },

@@ -23,7 +23,11 @@ export function createProceduresService(deps: { db: Db }) {
   async function complete(rows: Row[]): Promise<ProcedureRow[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const checkpoints = await db.select().from(procedureCheckpoints).where(inArray(procedureCheckpoints.procedureId, ids)).orderBy(asc(procedureCheckpoints.position));
+    const checkpoints = await db
+      .select()
+      .from(procedureCheckpoints)
+      .where(inArray(procedureCheckpoints.procedureId, ids))
+      .orderBy(asc(procedureCheckpoints.position));
     const uses = await db
       .select({ procedureId: outageProcedures.procedureId, n: count() })
       .from(outageProcedures)
@@ -47,7 +51,10 @@ export function createProceduresService(deps: { db: Db }) {
     for (const [position, checkpoint] of input.checkpoints.entries()) {
       const values = { name: checkpoint.name, description: checkpoint.description, position: position + 1 };
       if (checkpoint.id && known.has(checkpoint.id)) {
-        await tx.update(procedureCheckpoints).set(values).where(and(eq(procedureCheckpoints.id, checkpoint.id), eq(procedureCheckpoints.procedureId, procedureId)));
+        await tx
+          .update(procedureCheckpoints)
+          .set(values)
+          .where(and(eq(procedureCheckpoints.id, checkpoint.id), eq(procedureCheckpoints.procedureId, procedureId)));
       } else {
         await tx.insert(procedureCheckpoints).values({ ...values, procedureId });
       }
@@ -64,7 +71,10 @@ export function createProceduresService(deps: { db: Db }) {
 
     /** The same, inside a caller's transaction (an order adding the procedure it writes). */
     insertIn: async (tx: Tx, gearboxModelId: string, input: ProcedureInput) => {
-      const [row] = await tx.insert(repairProcedures).values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps }).returning();
+      const [row] = await tx
+        .insert(repairProcedures)
+        .values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps })
+        .returning();
       await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
       return row!.id;
     },
@@ -101,7 +111,17 @@ export function createProceduresService(deps: { db: Db }) {
     ofOutage: async (outageId: string) => {
       const links = await db.select().from(outageProcedures).where(eq(outageProcedures.outageId, outageId)).orderBy(asc(outageProcedures.priority));
       if (links.length === 0) return [];
-      const rows = await complete(await db.select().from(repairProcedures).where(inArray(repairProcedures.id, links.map((l) => l.procedureId))));
+      const rows = await complete(
+        await db
+          .select()
+          .from(repairProcedures)
+          .where(
+            inArray(
+              repairProcedures.id,
+              links.map((l) => l.procedureId),
+            ),
+          ),
+      );
       return links.map((link) => ({ priority: link.priority, procedure: rows.find((r) => r.id === link.procedureId)! }));
     },
 
@@ -127,4 +147,3 @@ export function createProceduresService(deps: { db: Db }) {
   };
   return service;
 }
-

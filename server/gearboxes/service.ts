@@ -2,7 +2,19 @@
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
 import { queryRows } from '../db/client.ts';
-import { baseItems, doctorCodes, errorCodes, gearboxCodes, gearboxDocuments, gearboxMeasures, orderOutages, outages, repairOrders, repairProcedures, stockItems } from '../db/schema/index.ts';
+import {
+  baseItems,
+  doctorCodes,
+  errorCodes,
+  gearboxCodes,
+  gearboxDocuments,
+  gearboxMeasures,
+  orderOutages,
+  outages,
+  repairOrders,
+  repairProcedures,
+  stockItems,
+} from '../db/schema/index.ts';
 import type { OutageInput } from '../../src/lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.ts';
@@ -34,7 +46,10 @@ function whereOf(filter: GearboxFilter): SQL | undefined {
         ilike(gearboxModels.constructorName, pattern),
         ilike(gearboxModels.bvaId, pattern),
         inArray(gearboxModels.id, sql`(select ${doctorCodes.gearboxModelId} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
-        inArray(gearboxModels.id, sql`(select d.gearbox_model_id from ${gearboxCodes} g join ${doctorCodes} d on d.id = g.doctor_code_id where g.code ilike ${pattern})`),
+        inArray(
+          gearboxModels.id,
+          sql`(select d.gearbox_model_id from ${gearboxCodes} g join ${doctorCodes} d on d.id = g.doctor_code_id where g.code ilike ${pattern})`,
+        ),
       ),
     );
   }
@@ -65,14 +80,22 @@ export function createGearboxesService(deps: { db: Db }) {
         averageMileage: outages.averageMileage,
         // Statistics from the history (SPEC §3): the closed orders that retained the outage.
         orderCount: sql<number>`(select count(*)::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
-        ordersAverageMileage: sql<number | null>`(select round(avg(${MILEAGE_MIDPOINT}))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
+        ordersAverageMileage: sql<
+          number | null
+        >`(select round(avg(${MILEAGE_MIDPOINT}))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
       })
       .from(outages)
       .innerJoin(componentItems, eq(componentItems.id, outages.componentId))
       .innerJoin(typeItems, eq(typeItems.id, outages.outageTypeId));
 
   const lookup = async (kind: 'component' | 'outage_type', name: string) =>
-    (await db.select({ id: baseItems.id }).from(baseItems).where(and(eq(baseItems.kind, kind), sql`lower(${baseItems.name}) = lower(${name.trim()})`)).limit(1))[0]?.id;
+    (
+      await db
+        .select({ id: baseItems.id })
+        .from(baseItems)
+        .where(and(eq(baseItems.kind, kind), sql`lower(${baseItems.name}) = lower(${name.trim()})`))
+        .limit(1)
+    )[0]?.id;
 
   /**
    * The base ids of the outage's names. A name the base does not have is refused with
@@ -90,7 +113,8 @@ export function createGearboxesService(deps: { db: Db }) {
       throw invalid(missing, 'item-unknown');
     }
     const add = async (kind: 'component' | 'outage_type', name: string) =>
-      (await db.insert(baseItems).values({ kind, name: name.trim() }).onConflictDoNothing().returning({ id: baseItems.id }))[0]?.id ?? (await lookup(kind, name))!;
+      (await db.insert(baseItems).values({ kind, name: name.trim() }).onConflictDoNothing().returning({ id: baseItems.id }))[0]?.id ??
+      (await lookup(kind, name))!;
     componentId ??= await add('component', input.component);
     outageTypeId ??= await add('outage_type', input.outageType);
     return { componentId, outageTypeId };
@@ -126,7 +150,13 @@ export function createGearboxesService(deps: { db: Db }) {
 
   return {
     list: (filter: GearboxFilter & { limit: number; offset: number }) =>
-      db.select().from(gearboxModels).where(whereOf(filter)).orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model)).limit(filter.limit).offset(filter.offset),
+      db
+        .select()
+        .from(gearboxModels)
+        .where(whereOf(filter))
+        .orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model))
+        .limit(filter.limit)
+        .offset(filter.offset),
 
     count: async (filter: GearboxFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
 
@@ -139,7 +169,12 @@ export function createGearboxesService(deps: { db: Db }) {
 
     update: async (id: string, input: GearboxModelInput) => {
       await checkParent(id, input.parentId);
-      const [row] = await db.update(gearboxModels).set({ ...toRow(input), updatedAt: new Date() }).where(eq(gearboxModels.id, id)).returning().catch(taken);
+      const [row] = await db
+        .update(gearboxModels)
+        .set({ ...toRow(input), updatedAt: new Date() })
+        .where(eq(gearboxModels.id, id))
+        .returning()
+        .catch(taken);
       if (!row) throw notFound('Modèle introuvable');
       return row;
     },
@@ -148,13 +183,28 @@ export function createGearboxesService(deps: { db: Db }) {
     codesOf: async (gearboxModelId: string) => {
       const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.gearboxModelId, gearboxModelId)).orderBy(asc(doctorCodes.code));
       const codes = doctors.length
-        ? await db.select().from(gearboxCodes).where(inArray(gearboxCodes.doctorCodeId, doctors.map((d) => d.id))).orderBy(asc(gearboxCodes.code))
+        ? await db
+            .select()
+            .from(gearboxCodes)
+            .where(
+              inArray(
+                gearboxCodes.doctorCodeId,
+                doctors.map((d) => d.id),
+              ),
+            )
+            .orderBy(asc(gearboxCodes.code))
         : [];
       return doctors.map((d) => ({ ...d, gearboxCodes: codes.filter((c) => c.doctorCodeId === d.id) }));
     },
 
     insertDoctorCode: async (gearboxModelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
-      (await db.insert(doctorCodes).values({ gearboxModelId, ...input }).returning().catch(codeTaken))[0]!,
+      (
+        await db
+          .insert(doctorCodes)
+          .values({ gearboxModelId, ...input })
+          .returning()
+          .catch(codeTaken)
+      )[0]!,
 
     /** A doctor code that still has gearbox codes is in use. */
     removeDoctorCode: async (id: string) =>
@@ -166,7 +216,8 @@ export function createGearboxesService(deps: { db: Db }) {
         return row;
       }),
 
-    insertGearboxCode: async (doctorCodeId: string, code: string) => (await db.insert(gearboxCodes).values({ doctorCodeId, code }).returning().catch(codeTaken))[0]!,
+    insertGearboxCode: async (doctorCodeId: string, code: string) =>
+      (await db.insert(gearboxCodes).values({ doctorCodeId, code }).returning().catch(codeTaken))[0]!,
 
     /** A code a stock item carries is in use. */
     removeGearboxCode: async (id: string) => {
@@ -192,10 +243,20 @@ export function createGearboxesService(deps: { db: Db }) {
         .orderBy(asc(errorCodes.code)),
 
     /** The size of the model's history: its closed orders. */
-    orderCountOf: async (gearboxModelId: string) => Number((await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${gearboxModelId} and ${CLOSED}`))[0]!.n),
+    orderCountOf: async (gearboxModelId: string) =>
+      Number(
+        (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${gearboxModelId} and ${CLOSED}`))[0]!
+          .n,
+      ),
 
     insertErrorCode: async (gearboxModelId: string, input: { code: string; description: string }) =>
-      (await db.insert(errorCodes).values({ gearboxModelId, ...input }).returning().catch(codeTaken))[0]!,
+      (
+        await db
+          .insert(errorCodes)
+          .values({ gearboxModelId, ...input })
+          .returning()
+          .catch(codeTaken)
+      )[0]!,
 
     removeErrorCode: async (id: string) => {
       const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
@@ -203,7 +264,8 @@ export function createGearboxesService(deps: { db: Db }) {
       return row;
     },
 
-    outagesOf: (gearboxModelId: string) => outagesQuery().where(eq(outages.gearboxModelId, gearboxModelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
+    outagesOf: (gearboxModelId: string) =>
+      outagesQuery().where(eq(outages.gearboxModelId, gearboxModelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
 
     getOutage: async (id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 
@@ -212,7 +274,13 @@ export function createGearboxesService(deps: { db: Db }) {
       const ids = await resolveBase(input, canAddToBase);
       const [row] = await db
         .insert(outages)
-        .values({ gearboxModelId, ...ids, description: input.description, occurrenceRate: input.occurrenceRate ?? null, averageMileage: input.averageMileage ?? null })
+        .values({
+          gearboxModelId,
+          ...ids,
+          description: input.description,
+          occurrenceRate: input.occurrenceRate ?? null,
+          averageMileage: input.averageMileage ?? null,
+        })
         .returning()
         .catch((error: unknown) => {
           if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
@@ -225,7 +293,13 @@ export function createGearboxesService(deps: { db: Db }) {
       const ids = await resolveBase(input, canAddToBase);
       const [row] = await db
         .update(outages)
-        .set({ ...ids, description: input.description, occurrenceRate: input.occurrenceRate ?? null, averageMileage: input.averageMileage ?? null, updatedAt: new Date() })
+        .set({
+          ...ids,
+          description: input.description,
+          occurrenceRate: input.occurrenceRate ?? null,
+          averageMileage: input.averageMileage ?? null,
+          updatedAt: new Date(),
+        })
         .where(eq(outages.id, id))
         .returning();
       if (!row) throw notFound('Panne introuvable');
@@ -243,8 +317,16 @@ export function createGearboxesService(deps: { db: Db }) {
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */
     remove: async (id: string) => {
-      const counted = async (table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders, extra?: SQL) =>
-        (await db.select({ n: count() }).from(table).where(and(eq(table.gearboxModelId, id), extra)))[0]!.n;
+      const counted = async (
+        table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders,
+        extra?: SQL,
+      ) =>
+        (
+          await db
+            .select({ n: count() })
+            .from(table)
+            .where(and(eq(table.gearboxModelId, id), extra))
+        )[0]!.n;
       const [hypotheses, procedures, measures] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures)];
       // Boxes that left the stock keep the model too: their history names it.
       const [inStock, leftStock] = [await counted(stockItems, isNull(stockItems.outOn)), await counted(stockItems, isNotNull(stockItems.outOn))];

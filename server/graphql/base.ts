@@ -37,7 +37,9 @@ builder.subscriptionField('baseItems', (t) =>
     subscribe: (_root, args, context) => {
       const error = requireViewerError(context);
       if (error) throw error;
-      return live(context, ['public.base_items'], `baseItems:${args.kind}:${args.search ?? ''}`, () => context.services.base.list(args.kind, searchOf(args.search)));
+      return live(context, ['public.base_items'], `baseItems:${args.kind}:${args.search ?? ''}`, () =>
+        context.services.base.list(args.kind, searchOf(args.search)),
+      );
     },
     resolve: (rows: BaseRow[]) => rows,
   }),

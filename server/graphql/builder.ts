@@ -2,7 +2,7 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin, { ComplexityErrorKind } from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import { getNamedType, getNullableType, GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
+import { getNamedType, getNullableType, type GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
 import { can, type Capability } from '../../src/lib/permissions.ts';
 import type { Services } from '../services.ts';
 import type { Changes } from '../realtime/changes.ts';
@@ -55,7 +55,10 @@ export const builder = new SchemaBuilder<{
     limit: { complexity: MAX_COST, depth: 10, breadth: 300 },
     complexityError: (kind, result) =>
       kind === ComplexityErrorKind.Complexity
-        ? apiError('cost-limit', `Requête trop coûteuse : coût ${result.complexity}, maximum ${MAX_COST}. Demandez moins d'éléments à la fois.`, { cost: result.complexity, maxCost: MAX_COST })
+        ? apiError('cost-limit', `Requête trop coûteuse : coût ${result.complexity}, maximum ${MAX_COST}. Demandez moins d'éléments à la fois.`, {
+            cost: result.complexity,
+            maxCost: MAX_COST,
+          })
         : apiError('cost-limit', 'Requête trop imbriquée ou trop large.', { depth: result.depth, breadth: result.breadth }),
   },
   scopeAuth: {

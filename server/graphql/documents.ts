@@ -38,7 +38,9 @@ const Document = builder.objectRef<DocumentRow>('gearbox_documents').implement({
   }),
 });
 
-builder.objectField(GearboxModel, 'documents', (t) => t.field({ type: [Document], resolve: (row, _args, context) => context.services.documents.ofModel(row.id) }));
+builder.objectField(GearboxModel, 'documents', (t) =>
+  t.field({ type: [Document], resolve: (row, _args, context) => context.services.documents.ofModel(row.id) }),
+);
 builder.objectField(OutageType, 'files', (t) => t.field({ type: [Document], resolve: (row, _args, context) => context.services.documents.ofOutage(row.id) }));
 builder.objectField(Measure, 'files', (t) => t.field({ type: [Document], resolve: (row, _args, context) => context.services.documents.ofMeasure(row.id) }));
 
@@ -60,9 +62,11 @@ builder.mutationField('insertGearboxDocument', (t) =>
     args: { object: t.arg({ type: DocumentInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { object }, context) =>
-      context.services.documents
-        .insert(object, object.fileId, parse(documentSchema, { category: object.category, title: object.title, comment: object.comment }, 'object'))
-        ,
+      context.services.documents.insert(
+        object,
+        object.fileId,
+        parse(documentSchema, { category: object.category, title: object.title, comment: object.comment }, 'object'),
+      ),
   }),
 );
 

@@ -22,6 +22,5 @@ export function apiError(code: ErrorCode, message: string, extra: Record<string,
 export const forbidden = () => apiError('forbidden', 'Accès refusé');
 export const notFound = () => apiError('not-found', 'Élément introuvable');
 /** `fields` maps a field path to its French message. */
-export const validationError = (fields: Record<string, string>) =>
-  apiError('validation', Object.values(fields)[0] ?? 'Données invalides', { fields });
+export const validationError = (fields: Record<string, string>) => apiError('validation', Object.values(fields)[0] ?? 'Données invalides', { fields });
 export const conflict = (message: string, extra: Record<string, unknown> = {}) => apiError('conflict', message, extra);

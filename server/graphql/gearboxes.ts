@@ -1,5 +1,12 @@
 // Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
-import { doctorCodeSchema, errorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
+import {
+  doctorCodeSchema,
+  errorCodeSchema,
+  gearboxCodeSchema,
+  gearboxModelSchema,
+  gearboxTypes,
+  type GearboxType as GearboxTypeName,
+} from '../../src/lib/gearboxes.ts';
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
 import { can } from '../../src/lib/permissions.ts';
 import { outageSchema } from '../../src/lib/outages.ts';
@@ -8,7 +15,15 @@ import { validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 
-const DOSSIER_TABLES = ['public.gearbox_models', 'public.doctor_codes', 'public.error_codes', 'public.outages', 'public.repair_procedures', 'public.gearbox_measures', 'public.gearbox_documents'];
+const DOSSIER_TABLES = [
+  'public.gearbox_models',
+  'public.doctor_codes',
+  'public.error_codes',
+  'public.outages',
+  'public.repair_procedures',
+  'public.gearbox_measures',
+  'public.gearbox_documents',
+];
 
 type Row = typeof gearboxModels.$inferSelect;
 const MAX_LIMIT = 100;
@@ -48,7 +63,7 @@ export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     id: t.expose('id', { type: 'uuid' }),
     model: t.exposeString('model'),
     bvaId: t.exposeString('bvaId'),
-    type: t.field({ type: GearboxType, resolve: (row) => row.type as GearboxType }),
+    type: t.field({ type: GearboxType, resolve: (row) => row.type as GearboxTypeName }),
     constructorName: t.exposeString('constructorName'),
     doctorCode: t.exposeString('doctorCode'),
     businessName: t.exposeString('businessName'),
@@ -90,13 +105,25 @@ const ModelInput = builder.inputType('gearbox_models_input', {
   }),
 });
 
-type FilterArgs = { search?: string | null; type?: GearboxType | null; year?: number | null; modelId?: string | null };
-const filterOf = (args: FilterArgs) => ({ search: (args.search ?? '').slice(0, 120), type: args.type ?? null, year: args.year ?? null, modelId: args.modelId ?? null });
+type FilterArgs = { search?: string | null; type?: GearboxTypeName | null; year?: number | null; modelId?: string | null };
+const filterOf = (args: FilterArgs) => ({
+  search: (args.search ?? '').slice(0, 120),
+  type: args.type ?? null,
+  year: args.year ?? null,
+  modelId: args.modelId ?? null,
+});
 
 builder.queryField('gearboxModels', (t) =>
   t.field({
     type: [GearboxModel],
-    args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), modelId: t.arg({ type: 'uuid' }), limit: t.arg.int(), offset: t.arg.int() },
+    args: {
+      search: t.arg.string(),
+      type: t.arg({ type: GearboxType }),
+      year: t.arg.int(),
+      modelId: t.arg({ type: 'uuid' }),
+      limit: t.arg.int(),
+      offset: t.arg.int(),
+    },
     authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? MAX_LIMIT;
@@ -183,7 +210,8 @@ builder.mutationField('insertGearboxCode', (t) =>
     type: GearboxCode,
     args: { doctorCodeId: t.arg({ type: 'uuid', required: true }), code: t.arg.string({ required: true }) },
     authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) => context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
+    resolve: (_root, args, context) =>
+      context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
   }),
 );
 
@@ -235,7 +263,10 @@ export const OutageType = builder.objectRef<OutageRow>('outages').implement({
     averageMileage: t.exposeInt('averageMileage', { nullable: true }),
     /** The model's closed orders that retained this outage, and their average mileage. */
     orderCount: t.int({ resolve: (row) => Number(row.orderCount ?? 0) }),
-    ordersAverageMileage: t.int({ nullable: true, resolve: (row) => (row.ordersAverageMileage === null || row.ordersAverageMileage === undefined ? null : Number(row.ordersAverageMileage)) }),
+    ordersAverageMileage: t.int({
+      nullable: true,
+      resolve: (row) => (row.ordersAverageMileage === null || row.ordersAverageMileage === undefined ? null : Number(row.ordersAverageMileage)),
+    }),
   }),
 });
 
@@ -270,9 +301,7 @@ builder.mutationField('insertOutage', (t) =>
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
     authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) =>
-      context.services.gearboxes
-        .insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase'))
-        ,
+      context.services.gearboxes.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')),
   }),
 );
 

@@ -47,7 +47,8 @@ function fromService(error: unknown): never {
     if (kind === 'forbidden') throw forbidden();
     if (kind === 'conflict') throw conflict(message, { reason, ...details });
     if (reason === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason });
-    if (kind === 'too-many-requests') throw apiError('too-many-requests', 'Trop de demandes : réessayez dans quelques minutes.', { retryAfter: details.retryAfter ?? 60 });
+    if (kind === 'too-many-requests')
+      throw apiError('too-many-requests', 'Trop de demandes : réessayez dans quelques minutes.', { retryAfter: details.retryAfter ?? 60 });
     // Any other refusal of a service is the caller's: a validation error, never an internal one.
     if (kind !== 'unavailable' && kind !== 'storage-full') throw apiError('validation', message, { reason });
   }

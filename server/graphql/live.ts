@@ -27,13 +27,15 @@ export function live<T>(context: GraphQLContext, tables: readonly string[], key:
     let last = '';
     let running: Promise<void> = Promise.resolve();
     const emit = () => {
-      running = running.then(async () => {
-        const result = key === null ? await run() : await shared(key, run);
-        const json = JSON.stringify(result);
-        if (json === last) return;
-        last = json;
-        await push(result);
-      }).catch((error: unknown) => stop(error));
+      running = running
+        .then(async () => {
+          const result = key === null ? await run() : await shared(key, run);
+          const json = JSON.stringify(result);
+          if (json === last) return;
+          last = json;
+          await push(result);
+        })
+        .catch((error: unknown) => stop(error));
     };
     const unsubscribe = context.changes.onChange(tables, emit);
     emit();

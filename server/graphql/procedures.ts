@@ -70,7 +70,11 @@ export const ProcedureInput = builder.inputType('repair_procedures_input', {
 /** Checkpoints come as input objects whose absent fields are null: zod wants them absent. */
 export const procedureOf = (object: unknown) => {
   const value = object as { checkpoints?: Record<string, unknown>[] };
-  return parse(procedureSchema, { ...value, checkpoints: value.checkpoints?.map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== undefined))) }, 'object');
+  return parse(
+    procedureSchema,
+    { ...value, checkpoints: value.checkpoints?.map((c) => Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== undefined))) },
+    'object',
+  );
 };
 
 builder.mutationField('insertRepairProcedure', (t) =>

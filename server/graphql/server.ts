@@ -34,7 +34,13 @@ const codeOf = (error: unknown) => (error as { extensions?: { code?: unknown } }
 const withCode = (error: Error): GraphQLError => {
   if (codeOf(error)) return error as GraphQLError;
   const e = error as Partial<GraphQLError>;
-  return new GraphQLError(error.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, extensions: { ...e.extensions, code: 'validation' } });
+  return new GraphQLError(error.message, {
+    nodes: e.nodes,
+    source: e.source,
+    positions: e.positions,
+    path: e.path,
+    extensions: { ...e.extensions, code: 'validation' },
+  });
 };
 
 function codePlugin(): Plugin {
@@ -187,7 +193,10 @@ export function createGraphQL(options: {
         if (known) return known;
         // The client learns nothing of it; the log keeps what happened.
         const cause = original ?? error;
-        options.logger?.error('graphql internal error', { error: cause instanceof Error ? cause.message : String(cause), stack: cause instanceof Error ? cause.stack : undefined });
+        options.logger?.error('graphql internal error', {
+          error: cause instanceof Error ? cause.message : String(cause),
+          stack: cause instanceof Error ? cause.stack : undefined,
+        });
         return apiError('internal', 'Une erreur est survenue');
       },
     },
@@ -226,6 +235,8 @@ export function createGraphQL(options: {
   sweep.unref();
   type Extra = { request: IncomingMessage; socket: WebSocket; context?: GraphQLContext };
   type WsContext = Context<Record<string, unknown> | undefined, Extra>;
+  // graphql-ws's server, not a React hook.
+  // biome-ignore lint/correctness/useHookAtTopLevel: not a React hook
   useServer(
     {
       connectionInitWaitTimeout: INIT_TIMEOUT_MS,

@@ -1,7 +1,15 @@
 // The gearbox stock (SPEC §2.9, §3, §4): admins, diagnosticians and commercials read and write
 // it; mechanics are refused. Every change of an item names the version it was made on.
 import { gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
-import { addStockSchema, conditionStockSchema, gearboxConditions, moveStockSchema, normaliseRack, removeStockSchema, type GearboxCondition } from '../../src/lib/stock.ts';
+import {
+  addStockSchema,
+  conditionStockSchema,
+  gearboxConditions,
+  moveStockSchema,
+  normaliseRack,
+  removeStockSchema,
+  type GearboxCondition,
+} from '../../src/lib/stock.ts';
 import { referenceOf, type StockRow } from '../stock/service.ts';
 import type { stockMovements } from '../db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
@@ -76,7 +84,14 @@ const filterArgs = builder.args((t) => ({
   condition: t.field({ type: Condition }),
   rack: t.string(),
 }));
-type FilterArgs = { history?: boolean | null; search?: string | null; modelId?: string | null; type?: GearboxType | null; condition?: GearboxCondition | null; rack?: string | null };
+type FilterArgs = {
+  history?: boolean | null;
+  search?: string | null;
+  modelId?: string | null;
+  type?: GearboxType | null;
+  condition?: GearboxCondition | null;
+  rack?: string | null;
+};
 const filterOf = (args: FilterArgs) => ({
   history: !!args.history,
   search: (args.search ?? '').slice(0, 120),
@@ -178,7 +193,12 @@ builder.mutationField('insertStockItems', (t) =>
 builder.mutationField('moveStockItem', (t) =>
   t.field({
     type: 'uuid',
-    args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), rack: t.arg.string({ required: true }), level: t.arg.int({ required: true }) },
+    args: {
+      id: t.arg({ type: 'uuid', required: true }),
+      version: t.arg.int({ required: true }),
+      rack: t.arg.string({ required: true }),
+      level: t.arg.int({ required: true }),
+    },
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
       context.services.stock.move(args.id, args.version, parse(moveStockSchema, { rack: args.rack, level: args.level }, 'object'), context.viewer!),
@@ -191,16 +211,31 @@ builder.mutationField('changeStockItemCondition', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), condition: t.arg({ type: Condition, required: true }) },
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.changeCondition(args.id, args.version, parse(conditionStockSchema, { condition: args.condition }, 'object').condition, context.viewer!),
+      context.services.stock.changeCondition(
+        args.id,
+        args.version,
+        parse(conditionStockSchema, { condition: args.condition }, 'object').condition,
+        context.viewer!,
+      ),
   }),
 );
 
 builder.mutationField('removeStockItem', (t) =>
   t.field({
     type: 'uuid',
-    args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), outOn: t.arg.string({ required: true }), outReason: t.arg.string({ required: true }) },
+    args: {
+      id: t.arg({ type: 'uuid', required: true }),
+      version: t.arg.int({ required: true }),
+      outOn: t.arg.string({ required: true }),
+      outReason: t.arg.string({ required: true }),
+    },
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.remove(args.id, args.version, parse(removeStockSchema, { outOn: args.outOn, outReason: args.outReason }, 'object'), context.viewer!),
+      context.services.stock.remove(
+        args.id,
+        args.version,
+        parse(removeStockSchema, { outOn: args.outOn, outReason: args.outReason }, 'object'),
+        context.viewer!,
+      ),
   }),
 );

@@ -73,7 +73,12 @@ const UsersSetInput = builder.inputType('users_set_input', {
   fields: (t) => ({ displayName: t.string(), email: t.string(), defaultRole: t.string(), disabled: t.boolean() }),
 });
 const UsersInsertInput = builder.inputType('users_insert_input', {
-  fields: (t) => ({ email: t.string({ required: true }), displayName: t.string({ required: true }), defaultRole: t.string({ required: true }), locale: t.string() }),
+  fields: (t) => ({
+    email: t.string({ required: true }),
+    displayName: t.string({ required: true }),
+    defaultRole: t.string({ required: true }),
+    locale: t.string(),
+  }),
 });
 
 const roleSchema = z.enum(roles, { error: 'Rôle inconnu' });
@@ -182,9 +187,7 @@ builder.mutationField('updateUser', (t) =>
       // A new address is only asked for here: it takes effect from the link sent to it.
       const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
       if (newEmail) await users.assertEmailFree(newEmail, id);
-      const row = manager
-        ? await users.update(viewer, id, set)
-        : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
+      const row = manager ? await users.update(viewer, id, set) : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
       if (!newEmail) return row;
       await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });
       return (await users.get(id)) ?? null;
@@ -249,7 +252,9 @@ builder.subscriptionField('usersAggregate', (t) =>
     subscribe: (_root, args, context) => {
       requireCapability(context, 'manageUsers');
       const where = listInput(args).where;
-      return live(context, ['auth.users'], `usersAggregate:${JSON.stringify(where ?? null)}`, async () => ({ count: await context.services.users.count(where) }));
+      return live(context, ['auth.users'], `usersAggregate:${JSON.stringify(where ?? null)}`, async () => ({
+        count: await context.services.users.count(where),
+      }));
     },
     resolve: (value: { count: number }) => value,
   }),

@@ -15,7 +15,6 @@ import { invalid, notFound } from '../errors.ts';
 export type OrderCurvesService = ReturnType<typeof createOrderCurvesService>;
 export type OrderFileKind = 'curve' | 'import';
 
-
 const fileSelection = { id: files.id, name: files.name, mimeType: files.mimeType, size: files.size };
 const referenceDocs = alias(gearboxDocuments, 'reference_documents');
 const referenceFiles = alias(files, 'reference_files');
@@ -27,7 +26,14 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
 
   const filesQuery = () =>
     db
-      .select({ id: orderFiles.id, kind: orderFiles.kind, curveId: orderFiles.curveId, comment: orderFiles.comment, createdAt: orderFiles.createdAt, file: fileSelection })
+      .select({
+        id: orderFiles.id,
+        kind: orderFiles.kind,
+        curveId: orderFiles.curveId,
+        comment: orderFiles.comment,
+        createdAt: orderFiles.createdAt,
+        file: fileSelection,
+      })
       .from(orderFiles)
       .innerJoin(files, eq(files.id, orderFiles.fileId));
 
@@ -39,7 +45,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     ] as const;
     for (const [id, category, field, message] of wanted) {
       if (!id) continue;
-      const [doc] = await tx.select({ modelId: gearboxDocuments.gearboxModelId, category: gearboxDocuments.category }).from(gearboxDocuments).where(eq(gearboxDocuments.id, id));
+      const [doc] = await tx
+        .select({ modelId: gearboxDocuments.gearboxModelId, category: gearboxDocuments.category })
+        .from(gearboxDocuments)
+        .where(eq(gearboxDocuments.id, id));
       if (doc?.modelId !== gearboxModelId || doc.category !== category) throw invalid({ [field]: message });
     }
   }
@@ -61,12 +70,17 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
 
   /** Links a stored file to the order; it must have passed the bucket of its kind. */
   const link = (tx: Tx, values: { repairOrderId: string; kind: OrderFileKind; curveId: string | null; fileId: string; comment: string }) =>
-    linkOrderFile(tx, values, (file) => (values.kind === 'curve' ? file.bucketId === CURVE_BUCKET && curveFileMimeTypes.includes(file.mimeType) : file.bucketId === IMPORT_BUCKET), {
-      notFound: t('curves.fileNotFound'),
-      unsupported: 'Format non supporté',
-      taken: t('curves.fileTaken'),
-      field: 'object.fileId',
-    });
+    linkOrderFile(
+      tx,
+      values,
+      (file) => (values.kind === 'curve' ? file.bucketId === CURVE_BUCKET && curveFileMimeTypes.includes(file.mimeType) : file.bucketId === IMPORT_BUCKET),
+      {
+        notFound: t('curves.fileNotFound'),
+        unsupported: 'Format non supporté',
+        taken: t('curves.fileTaken'),
+        field: 'object.fileId',
+      },
+    );
 
   const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
@@ -75,7 +89,13 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
       const rows = await db
         .select({
-          curve: { id: orderCurves.id, description: orderCurves.description, result: orderCurves.result, comment: orderCurves.comment, createdAt: orderCurves.createdAt },
+          curve: {
+            id: orderCurves.id,
+            description: orderCurves.description,
+            result: orderCurves.result,
+            comment: orderCurves.comment,
+            createdAt: orderCurves.createdAt,
+          },
           referenceId: referenceDocs.id,
           referenceTitle: referenceDocs.title,
           referenceFile: { id: referenceFiles.id, name: referenceFiles.name, mimeType: referenceFiles.mimeType, size: referenceFiles.size },
@@ -115,7 +135,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         await checkDocuments(tx, order.gearboxModelId, input);
-        const [row] = await tx.insert(orderCurves).values({ repairOrderId, ...valuesOf(input) }).returning({ id: orderCurves.id });
+        const [row] = await tx
+          .insert(orderCurves)
+          .values({ repairOrderId, ...valuesOf(input) })
+          .returning({ id: orderCurves.id });
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
         return row!.id;
       }),
@@ -135,7 +158,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
         await openCurve(tx, id);
         const rows = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.curveId, id));
         await tx.delete(orderCurves).where(eq(orderCurves.id, id));
-        await dropStoredRows(tx, rows.map((r) => r.fileId));
+        await dropStoredRows(
+          tx,
+          rows.map((r) => r.fileId),
+        );
         return rows.map((r) => r.fileId);
       });
       await removeStored(fileIds);

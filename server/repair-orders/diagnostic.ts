@@ -16,7 +16,10 @@ export function createDiagnosticService(deps: { db: Db }) {
 
   /** The model's error code of that name; a new one joins the dossier with its description. */
   async function errorCodeOf(tx: Tx, gearboxModelId: string, input: FaultCodeInput) {
-    const [known] = await tx.select({ id: errorCodes.id }).from(errorCodes).where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
+    const [known] = await tx
+      .select({ id: errorCodes.id })
+      .from(errorCodes)
+      .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
     if (known) return known.id;
     if (!input.description) throw invalid({ 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' });
     const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
@@ -63,7 +66,10 @@ export function createDiagnosticService(deps: { db: Db }) {
           const order = await openOrder(tx, repairOrderId);
           if (order.canReadFaultCodes !== true) throw conflict('reading-off', "Indiquez d'abord que la boîte permet la lecture des codes défaut.");
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
-          const [row] = await tx.insert(orderFaultCodes).values({ repairOrderId, errorCodeId, ...conditionValues(input) }).returning({ id: orderFaultCodes.id });
+          const [row] = await tx
+            .insert(orderFaultCodes)
+            .values({ repairOrderId, errorCodeId, ...conditionValues(input) })
+            .returning({ id: orderFaultCodes.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           return row!.id;
         })
@@ -76,7 +82,10 @@ export function createDiagnosticService(deps: { db: Db }) {
           if (!current) throw notFound('Code défaut introuvable');
           const order = await openOrder(tx, current.repairOrderId);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
-          await tx.update(orderFaultCodes).set({ errorCodeId, ...conditionValues(input) }).where(eq(orderFaultCodes.id, id));
+          await tx
+            .update(orderFaultCodes)
+            .set({ errorCodeId, ...conditionValues(input) })
+            .where(eq(orderFaultCodes.id, id));
           return id;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),

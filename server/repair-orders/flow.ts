@@ -20,7 +20,6 @@ export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowServic
 export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
 const VALIDATED = 'Le diagnostic est validé : rouvrez-le pour le modifier.';
 
-
 export type OutageCandidate = {
   outage: OutageRow;
   /** Closed orders of the model sharing a fault code or symptom with this one. */
@@ -54,7 +53,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
   const append = async (tx: Tx, orderId: string, procedureId: string) => {
-    const [last] = await tx.select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` }).from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
+    const [last] = await tx
+      .select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` })
+      .from(orderProcedures)
+      .where(eq(orderProcedures.repairOrderId, orderId));
     await tx
       .insert(orderProcedures)
       .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
@@ -63,7 +65,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
   };
 
   const setStep = (tx: Tx, id: string, step: number, extra: Partial<typeof repairOrders.$inferInsert> = {}) =>
-    tx.update(repairOrders).set({ diagnosticStep: step, updatedAt: new Date(), ...extra }).where(eq(repairOrders.id, id));
+    tx
+      .update(repairOrders)
+      .set({ diagnosticStep: step, updatedAt: new Date(), ...extra })
+      .where(eq(repairOrders.id, id));
 
   return {
     /**
@@ -98,19 +103,28 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       );
       // The rate is the dossier's figure (decision 018): from the history, else its estimate.
       const [known, history] = [await gearboxes.outagesOf(order.modelId), await gearboxes.orderCountOf(order.modelId)];
-      return known
-        .map((outage) => {
-          const row = evidence.find((e) => e.outage_id === outage.id)!;
-          const dossierRate = outageRateValue({ ...outage, orderCount: Number(outage.orderCount) }, history);
-          return { outage, similarOrders: Number(row.similar), confirmedOrders: Number(row.confirmed), dossierRate, chosen: row.chosen };
-        })
-        // Then the dossier's estimate: outages the history has not seen yet keep their expected order.
-        .sort((a, b) => b.confirmedOrders - a.confirmedOrders || (b.dossierRate ?? -1) - (a.dossierRate ?? -1) || (b.outage.occurrenceRate ?? -1) - (a.outage.occurrenceRate ?? -1));
+      return (
+        known
+          .map((outage) => {
+            const row = evidence.find((e) => e.outage_id === outage.id)!;
+            const dossierRate = outageRateValue({ ...outage, orderCount: Number(outage.orderCount) }, history);
+            return { outage, similarOrders: Number(row.similar), confirmedOrders: Number(row.confirmed), dossierRate, chosen: row.chosen };
+          })
+          // Then the dossier's estimate: outages the history has not seen yet keep their expected order.
+          .sort(
+            (a, b) =>
+              b.confirmedOrders - a.confirmedOrders ||
+              (b.dossierRate ?? -1) - (a.dossierRate ?? -1) ||
+              (b.outage.occurrenceRate ?? -1) - (a.outage.occurrenceRate ?? -1),
+          )
+      );
     },
 
     /** The outages retained, in the order chosen. */
     outageIdsOf: async (orderId: string) =>
-      (await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))).map((r) => r.id),
+      (
+        await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
+      ).map((r) => r.id),
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
     proceduresOf: async (orderId: string) => {
@@ -135,13 +149,25 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const order = await openAtStep(tx, orderId);
         const ids = [...new Set(outageIds)];
         if (ids.length === 0) throw invalid({ outageIds: 'Choisissez au moins une panne' });
-        const own = await tx.select({ id: outages.id }).from(outages).where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
+        const own = await tx
+          .select({ id: outages.id })
+          .from(outages)
+          .where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
         if (own.length !== ids.length) throw invalid({ outageIds: 'Panne introuvable pour ce modèle' });
         await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
         await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
         const dropped = await tx
           .delete(orderProcedures)
-          .where(and(eq(orderProcedures.repairOrderId, orderId), sql`${orderProcedures.outageId} is not null`, sql`${orderProcedures.outageId} not in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`))
+          .where(
+            and(
+              eq(orderProcedures.repairOrderId, orderId),
+              sql`${orderProcedures.outageId} is not null`,
+              sql`${orderProcedures.outageId} not in (${sql.join(
+                ids.map((id) => sql`${id}::uuid`),
+                sql`, `,
+              )})`,
+            ),
+          )
           .returning({ id: orderProcedures.id });
         // Going back keeps what still holds; a changed choice must be seen again before validating.
         const step = dropped.length ? STEP.outages : Math.max(order.diagnosticStep === STEP.visualised ? STEP.procedures : order.diagnosticStep, STEP.outages);
@@ -159,12 +185,24 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const own = await tx
           .select({ id: repairProcedures.id })
           .from(repairProcedures)
-          .where(and(inArray(repairProcedures.id, list.map((e) => e.procedureId)), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
+          .where(
+            and(
+              inArray(
+                repairProcedures.id,
+                list.map((e) => e.procedureId),
+              ),
+              eq(repairProcedures.gearboxModelId, order.gearboxModelId),
+            ),
+          );
         if (own.length !== list.length) throw invalid({ procedures: 'Procédure introuvable pour ce modèle' });
-        const chosen = new Set((await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id));
+        const chosen = new Set(
+          (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id),
+        );
         if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: 'Panne non retenue sur cet OR' });
         await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
-        await tx.insert(orderProcedures).values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
+        await tx
+          .insert(orderProcedures)
+          .values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
         await setStep(tx, orderId, STEP.procedures);
         return orderId;
       }),
@@ -173,7 +211,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     addProcedure: (orderId: string, procedureId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
-        const [own] = await tx.select({ id: repairProcedures.id }).from(repairProcedures).where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
+        const [own] = await tx
+          .select({ id: repairProcedures.id })
+          .from(repairProcedures)
+          .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
         if (!own) throw invalid({ procedureId: 'Procédure introuvable pour ce modèle' });
         await append(tx, orderId, procedureId);
         return orderId;
@@ -208,7 +249,8 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           sql`select (select count(*)::int from order_fault_codes where repair_order_id = ${orderId}) as codes, (select count(*)::int from order_symptoms where repair_order_id = ${orderId}) as symptoms`,
         );
         if (order.canReadFaultCodes === null) throw conflict('incomplete', "Indiquez d'abord si la boîte permet la lecture des codes défaut.");
-        if (order.canReadFaultCodes && found!.codes === 0) throw conflict('incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
+        if (order.canReadFaultCodes && found!.codes === 0)
+          throw conflict('incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
         if (found!.symptoms === 0) throw conflict('incomplete', "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
@@ -217,7 +259,12 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 
     /** The start guide of the diagnostic page, hidden for good by the user's choice (kept in metadata). */
     guideHidden: async (userId: string) =>
-      (await db.select({ hidden: sql<boolean | null>`(${users.metadata} ->> 'diagnosticGuideHidden')::boolean` }).from(users).where(eq(users.id, userId)))[0]?.hidden === true,
+      (
+        await db
+          .select({ hidden: sql<boolean | null>`(${users.metadata} ->> 'diagnosticGuideHidden')::boolean` })
+          .from(users)
+          .where(eq(users.id, userId))
+      )[0]?.hidden === true,
 
     setGuideHidden: async (userId: string, hidden: boolean) => {
       await db
@@ -232,7 +279,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { editable: false });
         if (!order.validatedAt) throw conflict('not-validated', "Le diagnostic n'est pas validé.");
-        const [answered] = await tx.select({ n: count() }).from(orderCheckpoints).where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
+        const [answered] = await tx
+          .select({ n: count() })
+          .from(orderCheckpoints)
+          .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
         if (answered!.n > 0) throw conflict('answered', 'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
         await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
         await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));

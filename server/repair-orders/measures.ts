@@ -26,7 +26,16 @@ const fileSelection = {
   mimeType: files.mimeType,
   size: files.size,
 };
-export type OrderMeasureFileRow = { id: string; measureId: string | null; comment: string; createdAt: Date; fileId: string; name: string; mimeType: string; size: number };
+export type OrderMeasureFileRow = {
+  id: string;
+  measureId: string | null;
+  comment: string;
+  createdAt: Date;
+  fileId: string;
+  name: string;
+  mimeType: string;
+  size: number;
+};
 
 export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
@@ -72,7 +81,11 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
   return {
     /** The order's measures in the order they were added, each with its files. */
     measuresOf: async (repairOrderId: string) => {
-      const rows = await db.select().from(orderMeasures).where(eq(orderMeasures.repairOrderId, repairOrderId)).orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name));
+      const rows = await db
+        .select()
+        .from(orderMeasures)
+        .where(eq(orderMeasures.repairOrderId, repairOrderId))
+        .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name));
       if (!rows.length) return [];
       return withFiles(rows, await filesOf(eq(orderFiles.repairOrderId, repairOrderId)));
     },
@@ -95,7 +108,10 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
               .from(orderFiles)
               .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
           ).map((r) => r.fileId);
-          discarded = await tx.delete(orderMeasures).where(eq(orderMeasures.repairOrderId, repairOrderId)).returning({ id: orderMeasures.id, name: orderMeasures.name });
+          discarded = await tx
+            .delete(orderMeasures)
+            .where(eq(orderMeasures.repairOrderId, repairOrderId))
+            .returning({ id: orderMeasures.id, name: orderMeasures.name });
           await dropStoredRows(tx, fileIds);
         }
         await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
@@ -126,13 +142,28 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
-        const taken = await tx.select({ id: orderMeasures.gearboxMeasureId }).from(orderMeasures).where(and(eq(orderMeasures.repairOrderId, repairOrderId), isNotNull(orderMeasures.gearboxMeasureId)));
+        const taken = await tx
+          .select({ id: orderMeasures.gearboxMeasureId })
+          .from(orderMeasures)
+          .where(and(eq(orderMeasures.repairOrderId, repairOrderId), isNotNull(orderMeasures.gearboxMeasureId)));
         const known = new Set(taken.map((r) => r.id));
-        const dossier = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, order.gearboxModelId)).orderBy(asc(gearboxMeasures.name));
+        const dossier = await tx
+          .select()
+          .from(gearboxMeasures)
+          .where(eq(gearboxMeasures.gearboxModelId, order.gearboxModelId))
+          .orderBy(asc(gearboxMeasures.name));
         const missing = dossier.filter((m) => !known.has(m.id));
         if (!missing.length) return 0;
         await tx.insert(orderMeasures).values(
-          missing.map((m) => ({ repairOrderId, gearboxMeasureId: m.id, name: m.name, description: m.description, unit: m.unit, minimum: m.minimum, maximum: m.maximum })),
+          missing.map((m) => ({
+            repairOrderId,
+            gearboxMeasureId: m.id,
+            name: m.name,
+            description: m.description,
+            unit: m.unit,
+            minimum: m.minimum,
+            maximum: m.maximum,
+          })),
         );
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
         return missing.length;
@@ -163,18 +194,26 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     attachFile: (measureId: string, fileId: string, comment = '') =>
       db.transaction(async (tx) => {
         const { current } = await measureOf(tx, measureId);
-        return linkOrderFile(tx, { repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment }, (file) => file.bucketId === 'measure', {
-          notFound: 'Fichier introuvable',
-          unsupported: UNSUPPORTED_FORMAT,
-          taken: 'Ce fichier est déjà joint',
-          field: 'fileId',
-        });
+        return linkOrderFile(
+          tx,
+          { repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment },
+          (file) => file.bucketId === 'measure',
+          {
+            notFound: 'Fichier introuvable',
+            unsupported: UNSUPPORTED_FORMAT,
+            taken: 'Ce fichier est déjà joint',
+            field: 'fileId',
+          },
+        );
       }),
 
     /** The link and the stored file both go. */
     removeFile: async (id: string) => {
       const fileId = await db.transaction(async (tx) => {
-        const [link] = await tx.select().from(orderFiles).where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
+        const [link] = await tx
+          .select()
+          .from(orderFiles)
+          .where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
         if (!link) throw notFound('Fichier introuvable');
         await openOrder(tx, link.repairOrderId);
         await dropStoredRows(tx, [link.fileId]);

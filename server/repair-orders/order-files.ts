@@ -16,7 +16,12 @@ type StoredFile = typeof files.$inferSelect;
  * (`accepts`), and belong to nothing else: not a dossier's document (deleting the order's link
  * would delete it), not another link.
  */
-export async function linkOrderFile(tx: Tx, values: Link, accepts: (file: StoredFile) => boolean, messages: { notFound: string; unsupported: string; taken: string; field: string }) {
+export async function linkOrderFile(
+  tx: Tx,
+  values: Link,
+  accepts: (file: StoredFile) => boolean,
+  messages: { notFound: string; unsupported: string; taken: string; field: string },
+) {
   const [file] = await tx.select().from(files).where(eq(files.id, values.fileId));
   if (!file) throw notFound(messages.notFound);
   const [dossier] = await tx.select({ id: gearboxDocuments.id }).from(gearboxDocuments).where(eq(gearboxDocuments.fileId, values.fileId));

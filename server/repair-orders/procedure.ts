@@ -82,7 +82,11 @@ export function createOrderProcedureService(deps: { db: Db }) {
           .select({ n: count() })
           .from(orderCheckpoints)
           .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNull(orderCheckpoints.checkResult)));
-        if (open!.n > 0) throw conflict('checkpoints-open', `Tous les points de contrôle doivent être renseignés avant la clôture (${open!.n} restant${open!.n > 1 ? 's' : ''}).`);
+        if (open!.n > 0)
+          throw conflict(
+            'checkpoints-open',
+            `Tous les points de contrôle doivent être renseignés avant la clôture (${open!.n} restant${open!.n > 1 ? 's' : ''}).`,
+          );
         await tx
           .update(repairOrders)
           .set({

@@ -13,7 +13,14 @@ import { CLOSED } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '../errors.ts';
 
 export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
-export type OrderFilter = { search?: string; from?: string | null; to?: string | null; category?: InterventionCategory | null; type?: GearboxType | null; modelId?: string | null };
+export type OrderFilter = {
+  search?: string;
+  from?: string | null;
+  to?: string | null;
+  category?: InterventionCategory | null;
+  type?: GearboxType | null;
+  modelId?: string | null;
+};
 
 const listSelection = {
   id: repairOrders.id,
@@ -56,7 +63,10 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       // One branch per index: OR-ed with the model's sub-select, the planner scanned the whole table.
       const byNumber = db.select({ id: repairOrders.id }).from(repairOrders).where(sql`upper(${repairOrders.number}) like ${pattern}`);
       const byCode = db.select({ id: repairOrders.id }).from(repairOrders).where(sql`upper(${repairOrders.gearboxCode}) like ${pattern}`);
-      const models = db.select({ id: gearboxModels.id }).from(gearboxModels).where(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.bvaId, pattern)));
+      const models = db
+        .select({ id: gearboxModels.id })
+        .from(gearboxModels)
+        .where(or(ilike(gearboxModels.model, pattern), ilike(gearboxModels.bvaId, pattern)));
       const byModel = db.select({ id: repairOrders.id }).from(repairOrders).where(inArray(repairOrders.gearboxModelId, models));
       parts.push(inArray(repairOrders.id, byNumber.unionAll(byCode).unionAll(byModel)));
     }
@@ -70,7 +80,10 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
 
   /** Has the diagnostic begun? Then the model is kept (SPEC §4). */
   /** Any answer, symptom, curve, imported file or flow step means the diagnostic has begun. */
-  const diagnosticStarted = async (q: Pick<Db, 'execute'>, row: { id: string; canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number }) => {
+  const diagnosticStarted = async (
+    q: Pick<Db, 'execute'>,
+    row: { id: string; canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number },
+  ) => {
     if (row.canReadFaultCodes !== null || row.measuresDone !== null || row.diagnosticStep > 0) return true;
     const [found] = await queryRows<{ started: boolean }>(
       q as Db,
@@ -101,12 +114,19 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   /** The referent is an admin or a diagnostician (an unknown id would otherwise read as an unknown model). */
   async function checkReferent(tx: Tx, referentId: string | undefined) {
     if (!referentId) return;
-    const [user] = await tx.select({ id: users.id }).from(users).where(and(eq(users.id, referentId), inArray(users.defaultRole, ['app_admin', 'diagnostician']))).limit(1);
+    const [user] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, referentId), inArray(users.defaultRole, ['app_admin', 'diagnostician'])))
+      .limit(1);
     if (!user) throw invalid({ 'object.referentId': 'Référent inconnu' });
   }
   async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
     await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
-    if (input.history.length) await tx.insert(interventionHistory).values(input.history.map((h, i) => ({ repairOrderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
+    if (input.history.length)
+      await tx
+        .insert(interventionHistory)
+        .values(input.history.map((h, i) => ({ repairOrderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
   }
 
   const service = {
@@ -123,11 +143,23 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     },
 
     count: async (filter: OrderFilter) =>
-      (await db.select({ n: count() }).from(repairOrders).innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId)).where(whereOf(filter)))[0]!.n,
+      (
+        await db.select({ n: count() }).from(repairOrders).innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId)).where(whereOf(filter))
+      )[0]!.n,
 
     get: async (id: string) => {
       const [row] = await db
-        .select({ order: repairOrders, model: { id: gearboxModels.id, model: gearboxModels.model, type: gearboxModels.type, constructorName: gearboxModels.constructorName, bvaId: gearboxModels.bvaId }, referent: { id: users.id, displayName: users.displayName } })
+        .select({
+          order: repairOrders,
+          model: {
+            id: gearboxModels.id,
+            model: gearboxModels.model,
+            type: gearboxModels.type,
+            constructorName: gearboxModels.constructorName,
+            bvaId: gearboxModels.bvaId,
+          },
+          referent: { id: users.id, displayName: users.displayName },
+        })
         .from(repairOrders)
         .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
         .leftJoin(users, eq(users.id, repairOrders.referentId))
@@ -167,7 +199,10 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           }
           // One already named keeps their place even if their role has changed since.
           if (input.referentId !== current.referentId) await checkReferent(tx, input.referentId);
-          await tx.update(repairOrders).set({ ...toRow(input), updatedAt: new Date() }).where(eq(repairOrders.id, id));
+          await tx
+            .update(repairOrders)
+            .set({ ...toRow(input), updatedAt: new Date() })
+            .where(eq(repairOrders.id, id));
           await writeHistory(tx, id, input);
           return id;
         })
@@ -179,7 +214,10 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound("Impossible de récupérer l'ordre de réparation");
-        await dropStoredRows(tx, linked.map((l) => l.fileId));
+        await dropStoredRows(
+          tx,
+          linked.map((l) => l.fileId),
+        );
         return { row: deleted, fileIds: linked.map((l) => l.fileId) };
       });
       await removeStoredFiles(deps.files, fileIds);

@@ -15,7 +15,6 @@ const NOT_IN_BASE = 'Cet item ne fait pas partie de la base de donnée';
 const UNKNOWN_CODE = 'Ce code ne fait pas partie du dossier du modèle';
 const TAKEN = 'Ce symptôme est déjà relevé sur cet OR';
 
-
 export function createSymptomsService(deps: { db: Db }) {
   const { db } = deps;
 
@@ -73,7 +72,10 @@ export function createSymptomsService(deps: { db: Db }) {
           const order = await openOrder(tx, repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
-          const [row] = await tx.insert(orderSymptoms).values({ repairOrderId, symptomId, errorCodeId, ...conditionValues(input) }).returning({ id: orderSymptoms.id });
+          const [row] = await tx
+            .insert(orderSymptoms)
+            .values({ repairOrderId, symptomId, errorCodeId, ...conditionValues(input) })
+            .returning({ id: orderSymptoms.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           return row!.id;
         })
@@ -87,7 +89,10 @@ export function createSymptomsService(deps: { db: Db }) {
           const order = await openOrder(tx, current.repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
-          await tx.update(orderSymptoms).set({ symptomId, errorCodeId, ...conditionValues(input) }).where(eq(orderSymptoms.id, id));
+          await tx
+            .update(orderSymptoms)
+            .set({ symptomId, errorCodeId, ...conditionValues(input) })
+            .where(eq(orderSymptoms.id, id));
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
           return id;
         })

@@ -39,7 +39,21 @@ const selection = {
   outReason: stockItems.outReason,
   comment: stockItems.comment,
 };
-export type StockRow = { id: string; number: number; version: number; model: { id: string; model: string; type: string; constructorName: string }; doctorCode: string | null; gearboxCode: string | null; condition: string; rack: string; level: number; addedOn: string; outOn: string | null; outReason: string; comment: string };
+export type StockRow = {
+  id: string;
+  number: number;
+  version: number;
+  model: { id: string; model: string; type: string; constructorName: string };
+  doctorCode: string | null;
+  gearboxCode: string | null;
+  condition: string;
+  rack: string;
+  level: number;
+  addedOn: string;
+  outOn: string | null;
+  outReason: string;
+  comment: string;
+};
 
 export const referenceOf = (number: number) => `S-${String(number).padStart(6, '0')}`;
 
@@ -52,7 +66,10 @@ function whereOf(filter: StockFilter): SQL | undefined {
     // Models and codes are few: their matching ids first, then the boxes by index.
     parts.push(
       or(
-        inArray(stockItems.gearboxModelId, sql`(select ${gearboxModels.id} from ${gearboxModels} where ${gearboxModels.model} ilike ${pattern} or ${gearboxModels.constructorName} ilike ${pattern})`),
+        inArray(
+          stockItems.gearboxModelId,
+          sql`(select ${gearboxModels.id} from ${gearboxModels} where ${gearboxModels.model} ilike ${pattern} or ${gearboxModels.constructorName} ilike ${pattern})`,
+        ),
         inArray(stockItems.doctorCodeId, sql`(select ${doctorCodes.id} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
         inArray(stockItems.gearboxCodeId, sql`(select ${gearboxCodes.id} from ${gearboxCodes} where ${gearboxCodes.code} ilike ${pattern})`),
         ilike(stockItems.comment, pattern),
@@ -86,7 +103,11 @@ export function createStockService(deps: { db: Db }) {
     const [item] = await tx.select().from(stockItems).where(eq(stockItems.id, id)).for('update');
     if (!item) throw notFound('Boîte introuvable');
     if (item.outOn) throw conflict('already-removed', 'Cette boîte a déjà été retirée du stock.');
-    if (item.version !== version) throw conflict('stale', 'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.');
+    if (item.version !== version)
+      throw conflict(
+        'stale',
+        'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.',
+      );
     return item;
   }
 
@@ -94,7 +115,9 @@ export function createStockService(deps: { db: Db }) {
     list: (filter: StockFilter & { limit: number; offset: number }) =>
       from(selection)
         .where(whereOf(filter))
-        .orderBy(...(filter.history ? [desc(stockItems.outOn), desc(stockItems.number)] : [asc(stockItems.rack), asc(stockItems.level), asc(stockItems.number)]))
+        .orderBy(
+          ...(filter.history ? [desc(stockItems.outOn), desc(stockItems.number)] : [asc(stockItems.rack), asc(stockItems.level), asc(stockItems.number)]),
+        )
         .limit(filter.limit)
         .offset(filter.offset) as unknown as Promise<StockRow[]>,
 
@@ -108,11 +131,13 @@ export function createStockService(deps: { db: Db }) {
         .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: string; n: number }[]>,
 
     /** The racks in use, for the filter and the pickers. */
-    racks: async () => (await db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack))).map((r) => r.rack),
+    racks: async () =>
+      (await db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack))).map((r) => r.rack),
 
     get: async (id: string) => ((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as StockRow[])[0],
 
-    movementsOf: (itemId: string) => db.select().from(stockMovements).where(eq(stockMovements.itemId, itemId)).orderBy(asc(stockMovements.at), asc(stockMovements.id)),
+    movementsOf: (itemId: string) =>
+      db.select().from(stockMovements).where(eq(stockMovements.itemId, itemId)).orderBy(asc(stockMovements.at), asc(stockMovements.id)),
 
     /** `quantity` identical boxes; the code must be one of the model's. */
     insert: async (input: AddStockInput, actor: Actor): Promise<string[]> => {
@@ -126,7 +151,10 @@ export function createStockService(deps: { db: Db }) {
         const [found] = !isUuid(id)
           ? []
           : kind === 'd'
-            ? await db.select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: sql<string | null>`null` }).from(doctorCodes).where(eq(doctorCodes.id, id))
+            ? await db
+                .select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: sql<string | null>`null` })
+                .from(doctorCodes)
+                .where(eq(doctorCodes.id, id))
             : await db
                 .select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: gearboxCodes.id })
                 .from(gearboxCodes)
@@ -153,7 +181,15 @@ export function createStockService(deps: { db: Db }) {
           )
           .returning({ id: stockItems.id });
         await tx.insert(stockMovements).values(
-          rows.map((row) => ({ itemId: row.id, kind: 'added', toRack: input.rack, toLevel: input.level, toCondition: input.condition, byUserId: actor.id, byName: byName(actor) })),
+          rows.map((row) => ({
+            itemId: row.id,
+            kind: 'added',
+            toRack: input.rack,
+            toLevel: input.level,
+            toCondition: input.condition,
+            byUserId: actor.id,
+            byName: byName(actor),
+          })),
         );
         return rows.map((r) => r.id);
       });
@@ -163,8 +199,20 @@ export function createStockService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
         if (item.rack === to.rack && item.level === to.level) return id;
-        await tx.update(stockItems).set({ rack: to.rack, level: to.level, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
-        await tx.insert(stockMovements).values({ itemId: id, kind: 'moved', fromRack: item.rack, fromLevel: item.level, toRack: to.rack, toLevel: to.level, byUserId: actor.id, byName: byName(actor) });
+        await tx
+          .update(stockItems)
+          .set({ rack: to.rack, level: to.level, version: item.version + 1, updatedAt: new Date() })
+          .where(eq(stockItems.id, id));
+        await tx.insert(stockMovements).values({
+          itemId: id,
+          kind: 'moved',
+          fromRack: item.rack,
+          fromLevel: item.level,
+          toRack: to.rack,
+          toLevel: to.level,
+          byUserId: actor.id,
+          byName: byName(actor),
+        });
         return id;
       }),
 
@@ -172,8 +220,13 @@ export function createStockService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
         if (item.condition === condition) return id;
-        await tx.update(stockItems).set({ condition, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
-        await tx.insert(stockMovements).values({ itemId: id, kind: 'condition', fromCondition: item.condition, toCondition: condition, byUserId: actor.id, byName: byName(actor) });
+        await tx
+          .update(stockItems)
+          .set({ condition, version: item.version + 1, updatedAt: new Date() })
+          .where(eq(stockItems.id, id));
+        await tx
+          .insert(stockMovements)
+          .values({ itemId: id, kind: 'condition', fromCondition: item.condition, toCondition: condition, byUserId: actor.id, byName: byName(actor) });
         return id;
       }),
 
@@ -181,11 +234,21 @@ export function createStockService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
         if (out.outOn < item.addedOn) throw invalid({ 'object.outOn': "La date de sortie précède la date d'entrée" });
-        await tx.update(stockItems).set({ outOn: out.outOn, outReason: out.outReason, version: item.version + 1, updatedAt: new Date() }).where(eq(stockItems.id, id));
-        await tx.insert(stockMovements).values({ itemId: id, kind: 'removed', fromRack: item.rack, fromLevel: item.level, reason: out.outReason, byUserId: actor.id, byName: byName(actor) });
+        await tx
+          .update(stockItems)
+          .set({ outOn: out.outOn, outReason: out.outReason, version: item.version + 1, updatedAt: new Date() })
+          .where(eq(stockItems.id, id));
+        await tx.insert(stockMovements).values({
+          itemId: id,
+          kind: 'removed',
+          fromRack: item.rack,
+          fromLevel: item.level,
+          reason: out.outReason,
+          byUserId: actor.id,
+          byName: byName(actor),
+        });
         return id;
       }),
   };
   return service;
 }
-

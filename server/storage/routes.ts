@@ -38,7 +38,11 @@ const toResponse = (row: FileRow) => ({
 
 type Part = { name: string; tmp: string; size: number; sha: string; truncated: boolean };
 
-export function createStorageRoutes(deps: { store: FileStore; services: Pick<Services, 'auth' | 'users'>; config: Pick<Config, 'storageMaxBytes' | 'publicUrl'> }) {
+export function createStorageRoutes(deps: {
+  store: FileStore;
+  services: Pick<Services, 'auth' | 'users'>;
+  config: Pick<Config, 'storageMaxBytes' | 'publicUrl'>;
+}) {
   const { store, config } = deps;
   const { tmpDir, pathOf } = store;
   const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
@@ -77,7 +81,11 @@ export function createStorageRoutes(deps: { store: FileStore; services: Pick<Ser
       let parser: busboy.Busboy;
       try {
         // File names are UTF-8 (busboy reads them as latin1 unless told).
-        parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 } });
+        parser = busboy({
+          headers: req.headers,
+          defParamCharset: 'utf8',
+          limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 },
+        });
       } catch {
         return reject(refuse('invalid', 'Requête multipart attendue'));
       }

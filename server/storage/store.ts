@@ -29,7 +29,10 @@ export const TMP_IDLE_MS = 5 * 60_000;
 /** A display name without path parts or control characters. */
 export function cleanName(name: string): string {
   const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return clean && clean !== '.' && clean !== '..' ? clean : 'fichier';
 }
 
@@ -174,7 +177,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     /** The text of a small text file (a CSV curve), or null when it is not one or too large. */
     readText: async (id: string, maxBytes = 2 * 1024 * 1024): Promise<string | null> => {
       const row = await store.find(id).catch(() => null);
-      if (!row || !row.mimeType.startsWith('text/') || row.size > maxBytes) return null;
+      if (!row?.mimeType.startsWith('text/') || row.size > maxBytes) return null;
       return readFile(pathOf(row.id), 'utf8').catch(() => null);
     },
 
@@ -199,7 +202,11 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
         const { default: sharp } = await import('sharp');
         const tmp = path.join(tmpDir, randomUUID());
         try {
-          await sharp(pathOf(row.id), { limitInputPixels: 64_000_000 }).rotate().resize({ width, height: width, fit: 'inside', withoutEnlargement: true }).webp({ quality: 70 }).toFile(tmp);
+          await sharp(pathOf(row.id), { limitInputPixels: 64_000_000 })
+            .rotate()
+            .resize({ width, height: width, fit: 'inside', withoutEnlargement: true })
+            .webp({ quality: 70 })
+            .toFile(tmp);
         } catch {
           // Bytes that passed the upload's type check yet do not decode: served as they are.
           rmSync(tmp, { force: true });

@@ -90,7 +90,12 @@ export function createUsersService(deps: { db: Db }) {
   }
 
   const adminCount = async (exceptId: string) =>
-    (await db.select({ n: count() }).from(users).where(and(eq(users.defaultRole, 'app_admin'), eq(users.disabled, false), ne(users.id, exceptId))))[0]!.n;
+    (
+      await db
+        .select({ n: count() })
+        .from(users)
+        .where(and(eq(users.defaultRole, 'app_admin'), eq(users.disabled, false), ne(users.id, exceptId)))
+    )[0]!.n;
 
   return {
     get,
@@ -146,7 +151,11 @@ export function createUsersService(deps: { db: Db }) {
       if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', "Vous ne pouvez pas retirer vos propres droits d'administration");
       if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', 'Il doit rester au moins un administrateur actif');
       return db.transaction(async (tx) => {
-        const [row] = await tx.update(users).set({ ...set, updatedAt: new Date() }).where(eq(users.id, id)).returning();
+        const [row] = await tx
+          .update(users)
+          .set({ ...set, updatedAt: new Date() })
+          .where(eq(users.id, id))
+          .returning();
         if (set.disabled) await endSessions(tx, id);
         return row!;
       });

@@ -19,7 +19,14 @@ export function Modal(props: { title: string; onClose: () => void; role?: 'dialo
 }
 
 /** Cancel and confirm, right-aligned, as every dialog ends. */
-export function ModalActions(props: { cancelLabel: string; onCancel: () => void; submitLabel: string; busy?: boolean; danger?: boolean; onSubmit?: () => void }) {
+export function ModalActions(props: {
+  cancelLabel: string;
+  onCancel: () => void;
+  submitLabel: string;
+  busy?: boolean;
+  danger?: boolean;
+  onSubmit?: () => void;
+}) {
   return (
     <div className="flex justify-end gap-2">
       <button type="button" className="btn btn-secondary" onClick={props.onCancel}>

@@ -25,10 +25,38 @@ export type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'>
 const frenchDay = (value: unknown) => (typeof value === 'string' ? value.replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$3/$2/$1') : value);
 
 export function TextInput(props: TextInputProps) {
-  const { label, required, automatic, error, clearable, startIcon, endIcon, mode = 'edit', onClear, id, type: asked = 'text', autoComplete = 'off', readOnly, className, ref, ...given } = props;
+  const {
+    label,
+    required,
+    automatic,
+    error,
+    clearable,
+    startIcon,
+    endIcon,
+    mode = 'edit',
+    onClear,
+    id,
+    type: asked = 'text',
+    autoComplete = 'off',
+    readOnly,
+    className,
+    ref,
+    ...given
+  } = props;
   const date = asked === 'date';
   const type = date ? 'text' : asked;
-  const rest = date ? { inputMode: 'numeric' as const, placeholder: t('input.datePlaceholder'), pattern: '\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}', ...given, min: undefined, max: undefined, defaultValue: frenchDay(given.defaultValue) as string | undefined, value: frenchDay(given.value) as string | undefined } : given;
+  const rest = date
+    ? {
+        inputMode: 'numeric' as const,
+        placeholder: t('input.datePlaceholder'),
+        pattern: '\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}',
+        ...given,
+        min: undefined,
+        max: undefined,
+        defaultValue: frenchDay(given.defaultValue) as string | undefined,
+        value: frenchDay(given.value) as string | undefined,
+      }
+    : given;
   const generated = useId();
   const inputId = id ?? generated;
   const errorId = `${inputId}-error`;

@@ -156,8 +156,16 @@ export function extent(curves: Curve[]): { x: [number, number]; y: [number, numb
   const xs: number[] = [];
   const ys: number[] = [];
   for (const curve of curves) {
-    for (const s of curve.series) for (const [x, y] of s.points) xs.push(x), ys.push(y);
-    for (const [x, lo, hi] of curve.band?.points ?? []) xs.push(x), ys.push(lo, hi);
+    for (const s of curve.series) {
+      for (const [x, y] of s.points) {
+        xs.push(x);
+        ys.push(y);
+      }
+    }
+    for (const [x, lo, hi] of curve.band?.points ?? []) {
+      xs.push(x);
+      ys.push(lo, hi);
+    }
   }
   if (xs.length === 0) return null;
   let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
@@ -174,7 +182,8 @@ export const curveFileAccept = curveFileKinds.flatMap((kind) => fileKinds[kind].
 /** The storage bucket they go through; its other formats are refused when linking. */
 export const CURVE_BUCKET = 'measure' as const;
 export const IMPORT_BUCKET = 'diagnostic-import' as const;
-export const isCurveFileName = (name: string) => curveFileKinds.some((kind) => fileKinds[kind].extensions.some((ext) => name.toLowerCase().endsWith(`.${ext}`)));
+export const isCurveFileName = (name: string) =>
+  curveFileKinds.some((kind) => fileKinds[kind].extensions.some((ext) => name.toLowerCase().endsWith(`.${ext}`)));
 
 const text = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
 /** A document chosen in a select: '' or absent is none. */

@@ -2,7 +2,17 @@
 // the start guide's checkbox, for the diagnostic page. Each success redirects to the next step's
 // URL; a refusal comes back as a failure the page renders with what was typed.
 import type { AstroGlobal } from 'astro';
-import { diagnosticHref, diagnosticTabs, outageChoiceSchema, procedureChoiceSchema, STEP_REQUIRED, type DiagnosticOrder, type DiagnosticPageQuery, type FlowStep, type TabFailure } from './diagnostic-page.ts';
+import {
+  diagnosticHref,
+  diagnosticTabs,
+  outageChoiceSchema,
+  procedureChoiceSchema,
+  STEP_REQUIRED,
+  type DiagnosticOrder,
+  type DiagnosticPageQuery,
+  type FlowStep,
+  type TabFailure,
+} from './diagnostic-page.ts';
 import { formFailureOf } from './forms.server.ts';
 import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
@@ -26,7 +36,11 @@ export function refuseSkippedStep(astro: AstroGlobal, order: DiagnosticOrder, st
   return astro.redirect(flowHref(order.id, stepFor(order.diagnosticStep)), 303);
 }
 
-export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder, query: Pick<DiagnosticPageQuery, 'action' | 'moreRows'>): Promise<Response | FlowFailure> {
+export async function postFlowAction(
+  astro: AstroGlobal,
+  order: DiagnosticOrder,
+  query: Pick<DiagnosticPageQuery, 'action' | 'moreRows'>,
+): Promise<Response | FlowFailure> {
   const { action } = query;
   const api = serverGraphQL(astro.locals);
   const form = await astro.request.formData();
@@ -54,7 +68,10 @@ export async function postFlowAction(astro: AstroGlobal, order: DiagnosticOrder,
         const parsed = procedureChoiceSchema.safeParse({ procedures: picked });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
         const procedures = parsed.data.procedures;
-        await api.request('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', { o, p: procedures });
+        await api.request('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', {
+          o,
+          p: procedures,
+        });
         return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(o, 'ajout'));
       }
       case 'ajout-existante': {

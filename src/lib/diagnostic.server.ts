@@ -12,9 +12,16 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { id: stri
   const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
   if (canRead === null) return astro.redirect(back, 303);
   if (canRead === false && order.faultCodeCount > 0 && form.get('confirm') !== '1') return astro.redirect(`${back}&confirmer-lecture=non`, 303);
-  const result = await submitAction(astro, async () => {
-    await serverGraphQL(astro.locals).request('mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }', { o: order.id, c: canRead });
-    return redirectWithToast(astro, t('diagnostic.flagSaved'), back);
-  }, { fallback: t('errors.repairOrderUpdate'), fields: [] });
+  const result = await submitAction(
+    astro,
+    async () => {
+      await serverGraphQL(astro.locals).request('mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }', {
+        o: order.id,
+        c: canRead,
+      });
+      return redirectWithToast(astro, t('diagnostic.flagSaved'), back);
+    },
+    { fallback: t('errors.repairOrderUpdate'), fields: [] },
+  );
   return result instanceof Response ? result : result.formError!;
 }

@@ -89,7 +89,8 @@ export type OrderSymptom = AppearanceConditions & {
   symptom: { id: string; name: string };
   errorCode: { id: string; code: string; description: string } | null;
 };
-export const SYMPTOM_SELECTION = 'id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';
+export const SYMPTOM_SELECTION =
+  'id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';
 
 /** A symptom of the base and its conditions; at least one condition is requested (SPEC §5). */
 export const symptomSchema = withCondition(
@@ -105,7 +106,14 @@ export const SYMPTOM_FIELDS = ['symptom', 'errorCode', 'temporality', 'accelerat
 
 /** The conditions given, labelled, in the form's order (lists, the report). */
 export function conditionsOf(c: AppearanceConditions): { label: string; value: string }[] {
-  const labels = { temporality: t('diagnostic.temporality'), acceleratorLoad: t('diagnostic.acceleratorLoad'), bvaMode: t('diagnostic.bvaMode'), gear: t('diagnostic.gear'), action: t('diagnostic.action'), otherCondition: t('diagnostic.otherCondition') };
+  const labels = {
+    temporality: t('diagnostic.temporality'),
+    acceleratorLoad: t('diagnostic.acceleratorLoad'),
+    bvaMode: t('diagnostic.bvaMode'),
+    gear: t('diagnostic.gear'),
+    action: t('diagnostic.action'),
+    otherCondition: t('diagnostic.otherCondition'),
+  };
   return CONDITION_FIELDS.flatMap((key) => {
     const value = key === 'temporality' ? (c.temporality ? temporalityLabels[c.temporality] : '') : c[key];
     return value ? [{ label: labels[key], value }] : [];

@@ -12,8 +12,18 @@ export type DocumentOwner = { gearboxModelId: string; outageId?: string; measure
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
 
 /** Reads the form; returns null when the file was linked, or what to show again. */
-export async function postDocument(locals: App.Locals, api: GraphQLClient, form: FormData, owner: DocumentOwner, allowed: readonly DocumentCategory[]): Promise<DocumentDraft | null> {
-  const values = { category: String(form.get('category') ?? allowed[0]), title: String(form.get('title') ?? '').slice(0, 400), comment: String(form.get('comment') ?? '').slice(0, 2000) };
+export async function postDocument(
+  locals: App.Locals,
+  api: GraphQLClient,
+  form: FormData,
+  owner: DocumentOwner,
+  allowed: readonly DocumentCategory[],
+): Promise<DocumentDraft | null> {
+  const values = {
+    category: String(form.get('category') ?? allowed[0]),
+    title: String(form.get('title') ?? '').slice(0, 400),
+    comment: String(form.get('comment') ?? '').slice(0, 2000),
+  };
   const parsed = documentSchema.safeParse(values);
   const errors: FieldErrors = parsed.success ? {} : fieldErrors(parsed.error);
   if (parsed.success && !allowed.includes(parsed.data.category)) errors.category = t('validation.required');
@@ -23,11 +33,18 @@ export async function postDocument(locals: App.Locals, api: GraphQLClient, form:
   const { category, title, comment } = parsed.data;
   try {
     await storeAndLink(locals, bucketOf(category), file, (fileId) =>
-      api.request('mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', { o: { ...owner, fileId, category: category.replace(/-/g, '_'), title, comment } }),
+      api.request('mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
+        o: { ...owner, fileId, category: category.replace(/-/g, '_'), title, comment },
+      }),
     );
     return null;
   } catch (error) {
-    const failure = formFailureOf(error, { fallback: t('errors.fileImport', { file: file.name }), rename: { fileId: 'file' }, fields: ['file'], fileField: 'file' });
+    const failure = formFailureOf(error, {
+      fallback: t('errors.fileImport', { file: file.name }),
+      rename: { fileId: 'file' },
+      fields: ['file'],
+      fileField: 'file',
+    });
     return { values, errors: failure.errors, formError: failure.formError ?? undefined };
   }
 }

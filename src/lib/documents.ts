@@ -40,8 +40,18 @@ export type DossierDocument = {
 /** What a form sends with the file; the file itself goes through the storage API first. */
 export const documentSchema = z.object({
   category: z.enum(documentCategories, { error: t('validation.required') }),
-  title: z.string().trim().max(160, t('validation.maxLength', { max: 160 })).optional().default(''),
-  comment: z.string().trim().max(1000, t('validation.maxLength', { max: 1000 })).optional().default(''),
+  title: z
+    .string()
+    .trim()
+    .max(160, t('validation.maxLength', { max: 160 }))
+    .optional()
+    .default(''),
+  comment: z
+    .string()
+    .trim()
+    .max(1000, t('validation.maxLength', { max: 1000 }))
+    .optional()
+    .default(''),
 });
 export type DocumentInput = z.infer<typeof documentSchema>;
 

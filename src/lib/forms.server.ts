@@ -98,7 +98,11 @@ export async function submitForm<S extends z.ZodType, const N extends string>(
 }
 
 /** Posts an action without fields (a deletion, a toggle): `save` answers the response; a refusal sets a 400 and answers its message. */
-export async function submitAction(page: Pick<AstroGlobal, 'response'>, save: () => Promise<Response>, options: FailureOptions = {}): Promise<Response | FormFailure> {
+export async function submitAction(
+  page: Pick<AstroGlobal, 'response'>,
+  save: () => Promise<Response>,
+  options: FailureOptions = {},
+): Promise<Response | FormFailure> {
   try {
     return await save();
   } catch (error) {

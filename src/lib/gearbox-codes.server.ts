@@ -8,11 +8,22 @@ import { isUuid } from './ids.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
 
 export const CODE_ACTIONS = ['ajouter-code-doctor', 'ajouter-code-boite', 'supprimer-code'] as const;
-export type CodesDraft = { doctorDraft: Record<string, string>; doctorErrors: FieldErrors; gearboxDraft: { doctorCodeId: string; code: string; error?: string }; formError?: string };
+export type CodesDraft = {
+  doctorDraft: Record<string, string>;
+  doctorErrors: FieldErrors;
+  gearboxDraft: { doctorCodeId: string; code: string; error?: string };
+  formError?: string;
+};
 export const emptyCodesDraft = (): CodesDraft => ({ doctorDraft: {}, doctorErrors: {}, gearboxDraft: { doctorCodeId: '', code: '' } });
 
 /** Carries out the action; answers the toast to show on success, or what to show again. */
-export async function postCodeAction(api: GraphQLClient, form: FormData, action: (typeof CODE_ACTIONS)[number], modelId: string, codes: DoctorCode[]): Promise<{ done: string } | { draft: CodesDraft }> {
+export async function postCodeAction(
+  api: GraphQLClient,
+  form: FormData,
+  action: (typeof CODE_ACTIONS)[number],
+  modelId: string,
+  codes: DoctorCode[],
+): Promise<{ done: string } | { draft: CodesDraft }> {
   const draft = emptyCodesDraft();
   try {
     if (action === 'ajouter-code-doctor') {
@@ -20,7 +31,10 @@ export async function postCodeAction(api: GraphQLClient, form: FormData, action:
       const parsed = doctorCodeSchema.safeParse(draft.doctorDraft);
       if (!parsed.success) draft.doctorErrors = fieldErrors(parsed.error);
       else {
-        await api.request('mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }', { m: modelId, o: parsed.data });
+        await api.request('mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }', {
+          m: modelId,
+          o: parsed.data,
+        });
         return { done: t('gearboxes.codeAdded') };
       }
     } else if (action === 'ajouter-code-boite') {
@@ -28,7 +42,10 @@ export async function postCodeAction(api: GraphQLClient, form: FormData, action:
       const parsed = gearboxCodeSchema.safeParse({ code: draft.gearboxDraft.code });
       if (!parsed.success) draft.gearboxDraft.error = fieldErrors(parsed.error).code;
       else if (codes.some((d) => d.id === draft.gearboxDraft.doctorCodeId)) {
-        await api.request('mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }', { d: draft.gearboxDraft.doctorCodeId, c: parsed.data.code });
+        await api.request('mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }', {
+          d: draft.gearboxDraft.doctorCodeId,
+          c: parsed.data.code,
+        });
         return { done: t('gearboxes.codeAdded') };
       }
     } else {

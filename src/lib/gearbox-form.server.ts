@@ -2,7 +2,21 @@
 // model's values.
 import type { GearboxModel, GearboxModelInput } from './gearboxes.ts';
 
-export const GEARBOX_FIELDS = ['model', 'type', 'constructorName', 'businessName', 'bvaId', 'doctorCode', 'startYear', 'endYear', 'gears', 'arrangement', 'propulsion', 'optionalPropulsion', 'parentId'] as const;
+export const GEARBOX_FIELDS = [
+  'model',
+  'type',
+  'constructorName',
+  'businessName',
+  'bvaId',
+  'doctorCode',
+  'startYear',
+  'endYear',
+  'gears',
+  'arrangement',
+  'propulsion',
+  'optionalPropulsion',
+  'parentId',
+] as const;
 
 export const GEARBOX_SELECTION = `id ${GEARBOX_FIELDS.join(' ')}`;
 

@@ -55,7 +55,10 @@ export const gearboxPageSchema = z
     vue: option(documentViews, 'courbes'),
     ...recordPageFields,
     // The procedure being edited: 'nouvelle' or its id.
-    procedure: z.union([z.literal('nouvelle'), uuid()]).nullable().catch(null),
+    procedure: z
+      .union([z.literal('nouvelle'), uuid()])
+      .nullable()
+      .catch(null),
     lignes: moreRows(30),
     confirmer: recordId(),
   })
@@ -86,7 +89,15 @@ export function yearsCovered(model: Pick<GearboxModel, 'startYear' | 'endYear'>)
 }
 
 const optionalText = () => z.string().trim().max(120).optional().default('');
-const yearField = () => z.preprocess((v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : v), z.string().regex(/^\d{4}$/, t('validation.year')).transform(Number).refine((y) => y >= 1950 && y <= 2100, t('validation.year')));
+const yearField = () =>
+  z.preprocess(
+    (v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : v),
+    z
+      .string()
+      .regex(/^\d{4}$/, t('validation.year'))
+      .transform(Number)
+      .refine((y) => y >= 1950 && y <= 2100, t('validation.year')),
+  );
 
 /** One schema for the creation form, the edit form and the API. */
 export const gearboxModelSchema = z
@@ -101,7 +112,12 @@ export const gearboxModelSchema = z
     endYear: z.preprocess((v) => (v === '' || v === null ? undefined : v), yearField().optional()),
     gears: z.preprocess(
       (v) => (v === '' || v === null || v === undefined ? undefined : Number(v)),
-      z.number({ error: t('validation.number') }).int(t('validation.number')).min(1, t('validation.min', { min: 1 })).max(12, t('validation.number')).optional(),
+      z
+        .number({ error: t('validation.number') })
+        .int(t('validation.number'))
+        .min(1, t('validation.min', { min: 1 }))
+        .max(12, t('validation.number'))
+        .optional(),
     ),
     arrangement: optionalText(),
     propulsion: optionalText(),
@@ -133,6 +149,9 @@ export const gearboxCodeSchema = z.object({ code: required().max(40, t('validati
 export type ErrorCode = { id: string; code: string; description: string };
 /** A fault code as a reader shows it: P0730, U0100, or a maker's own (letters, digits, dashes). */
 export const errorCodeSchema = z.object({
-  code: required().max(20, t('validation.maxLength', { max: 20 })).regex(/^[A-Za-z0-9-]+$/, 'Code invalide').transform((v) => v.toUpperCase()),
+  code: required()
+    .max(20, t('validation.maxLength', { max: 20 }))
+    .regex(/^[A-Za-z0-9-]+$/, 'Code invalide')
+    .transform((v) => v.toUpperCase()),
   description: required().max(300, t('validation.maxLength', { max: 300 })),
 });

@@ -105,7 +105,12 @@ function ws(): Client {
 }
 
 /** A live subscription; returns the function that ends it. */
-export function graphqlSubscribe<T>(document: string, variables: Record<string, unknown>, onData: (data: T) => void, onError: (error: unknown) => void): () => void {
+export function graphqlSubscribe<T>(
+  document: string,
+  variables: Record<string, unknown>,
+  onData: (data: T) => void,
+  onError: (error: unknown) => void,
+): () => void {
   return ws().subscribe<T>(
     { query: document, variables },
     {

@@ -9,7 +9,14 @@ export type Measure = { id: string; name: string; description: string; unit: str
 /** A bound: a number of zero or more ('Nombre invalide' otherwise); empty when there is none. */
 const bound = () =>
   z.preprocess(
-    (v) => (v === '' || v === null || v === undefined ? undefined : typeof v === 'string' ? (/^\s*-?[\d\s]*[.,]?\d*\s*$/.test(v) ? Number(v.replace(/\s/g, '').replace(',', '.')) : Number.NaN) : v),
+    (v) =>
+      v === '' || v === null || v === undefined
+        ? undefined
+        : typeof v === 'string'
+          ? /^\s*-?[\d\s]*[.,]?\d*\s*$/.test(v)
+            ? Number(v.replace(/\s/g, '').replace(',', '.'))
+            : Number.NaN
+          : v,
     z
       .number({ error: t('validation.number') })
       .refine((n) => Number.isFinite(n) && n >= 0 && n < 1e9, t('validation.number'))

@@ -43,7 +43,10 @@ export async function readingOf(locals: App.Locals, file: StoredFileInfo): Promi
 /** Everything the tab shows; each CSV (the curves' and their references') read once. */
 export async function loadCurvesTab(locals: App.Locals, order: DiagnosticOrder) {
   const api = serverGraphQL(locals);
-  const data = await api.request<{ repairOrder: { curves: OrderCurve[]; diagnosticFiles: OrderFile[] } | null; gearboxModel: { documents: DossierDocument[] } | null }>(
+  const data = await api.request<{
+    repairOrder: { curves: OrderCurve[]; diagnosticFiles: OrderFile[] } | null;
+    gearboxModel: { documents: DossierDocument[] } | null;
+  }>(
     `query($id: uuid!, $m: uuid!) { repairOrder(id: $id) { curves { ${ORDER_CURVE_SELECTION} } diagnosticFiles { ${FILE_SELECTION} } } gearboxModel(id: $m) { documents { ${DOCUMENT_SELECTION} } } }`,
     { id: order.id, m: order.model.id },
   );
@@ -93,7 +96,11 @@ async function checkCurveFile(file: File): Promise<string | null> {
 }
 
 /** Handles the tab's `?action=courbe…` and `?action=import…` posts. */
-export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrder, query: Pick<DiagnosticPageQuery, 'action' | 'recordId'>): Promise<TabActionResult> {
+export async function postCurvesAction(
+  astro: AstroGlobal,
+  order: DiagnosticOrder,
+  query: Pick<DiagnosticPageQuery, 'action' | 'recordId'>,
+): Promise<TabActionResult> {
   const { locals } = astro;
   const { action } = query;
   const href = diagnosticHref(order.id, 'courbes');
@@ -106,7 +113,9 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
   }
   const id = String(form.get('id') ?? query.recordId ?? '');
   const attach = (file: File, bucketId: typeof CURVE_BUCKET | typeof IMPORT_BUCKET, object: Record<string, unknown>) =>
-    storeAndLink(locals, bucketId, file, (fileId) => api.request('mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', { o: order.id, f: { ...object, fileId } }));
+    storeAndLink(locals, bucketId, file, (fileId) =>
+      api.request('mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', { o: order.id, f: { ...object, fileId } }),
+    );
 
   if (action === 'courbe-ajout' || action === 'courbe-modif') {
     const values = Object.fromEntries(ORDER_CURVE_FIELDS.map((name) => [name, String(form.get(name) ?? '').slice(0, 4000)]));
@@ -128,7 +137,12 @@ export async function postCurvesAction(astro: AstroGlobal, order: DiagnosticOrde
     }
     let curveId: string | null = null;
     try {
-      curveId = (await api.request<{ insertOrderCurve: string }>('mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', { o: order.id, c: object })).insertOrderCurve;
+      curveId = (
+        await api.request<{ insertOrderCurve: string }>('mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', {
+          o: order.id,
+          c: object,
+        })
+      ).insertOrderCurve;
       if (file) await attach(file, CURVE_BUCKET, { kind: 'curve', curveId });
       return redirectWithToast(astro, t('curves.added'), href);
     } catch (error) {

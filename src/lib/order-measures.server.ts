@@ -29,7 +29,10 @@ export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOr
       const done = values.done === 'true' ? true : values.done === 'false' ? false : null;
       if (done === null) return { status: 400, form: action, values, errors: { done: t('validation.required') } };
       if (!done && form.get('confirm') !== '1') {
-        const { repairOrder } = await api.request<{ repairOrder: { measures: { id: string }[] } | null }>('query($id: uuid!) { repairOrder(id: $id) { measures { id } } }', { id: order.id });
+        const { repairOrder } = await api.request<{ repairOrder: { measures: { id: string }[] } | null }>(
+          'query($id: uuid!) { repairOrder(id: $id) { measures { id } } }',
+          { id: order.id },
+        );
         // What would be lost is said first (SPEC §4).
         if (repairOrder?.measures.length) return astro.redirect(diagnosticHref(order.id, 'mesures', '&confirmer-mesures=non'), 303);
       }
@@ -39,19 +42,39 @@ export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOr
     if (action === 'mesure-ajout') {
       values = { name: String(form.get('name') ?? '').slice(0, 200), measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40) };
       // A name of the dossier brings its description, unit and bounds, and the link to it.
-      const { gearboxModel } = await api.request<{ gearboxModel: { measures: Measure[] } | null }>('query($id: uuid!) { gearboxModel(id: $id) { measures { id name description unit minimum maximum } } }', { id: order.model.id });
+      const { gearboxModel } = await api.request<{ gearboxModel: { measures: Measure[] } | null }>(
+        'query($id: uuid!) { gearboxModel(id: $id) { measures { id name description unit minimum maximum } } }',
+        { id: order.model.id },
+      );
       const known = gearboxModel?.measures.find((m) => same(m.name, values.name!));
       const parsed = orderMeasureSchema.safeParse(
         known
-          ? { gearboxMeasureId: known.id, name: known.name, description: known.description, unit: known.unit, minimum: known.minimum ?? undefined, maximum: known.maximum ?? undefined, measuredValue: values.measuredValue }
+          ? {
+              gearboxMeasureId: known.id,
+              name: known.name,
+              description: known.description,
+              unit: known.unit,
+              minimum: known.minimum ?? undefined,
+              maximum: known.maximum ?? undefined,
+              measuredValue: values.measuredValue,
+            }
           : { name: values.name, measuredValue: values.measuredValue },
       );
       if (!parsed.success) return { status: 400, form: action, values, errors: fieldErrors(parsed.error) };
-      const object = { ...parsed.data, minimum: parsed.data.minimum ?? null, maximum: parsed.data.maximum ?? null, measuredValue: parsed.data.measuredValue ?? null, checkResult: null };
+      const object = {
+        ...parsed.data,
+        minimum: parsed.data.minimum ?? null,
+        maximum: parsed.data.maximum ?? null,
+        measuredValue: parsed.data.measuredValue ?? null,
+        checkResult: null,
+      };
       await api.request('mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }', { o: order.id, m: object });
       return redirectWithToast(astro, t('orderMeasures.added'), tabHref);
     }
-    const { insertDossierMeasures: count } = await api.request<{ insertDossierMeasures: number }>('mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }', { o: order.id });
+    const { insertDossierMeasures: count } = await api.request<{ insertDossierMeasures: number }>(
+      'mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }',
+      { o: order.id },
+    );
     return redirectWithToast(astro, count ? t('orderMeasures.dossierAdded', { count }) : t('orderMeasures.dossierNothing'), tabHref);
   } catch (error) {
     const { errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });

@@ -49,7 +49,12 @@ export const orderMeasureSchema = measureSchema.safeExtend({
   gearboxMeasureId: z.uuid().optional(),
   measuredValue: measuredValue(),
   checkResult: z.preprocess((v) => (v === '' || v === 'auto' ? undefined : v), z.enum(checkResults, { error: t('orderMeasures.unknownResult') }).optional()),
-  comment: z.string().trim().max(1000, t('validation.maxLength', { max: 1000 })).optional().default(''),
+  comment: z
+    .string()
+    .trim()
+    .max(1000, t('validation.maxLength', { max: 1000 }))
+    .optional()
+    .default(''),
 });
 export type OrderMeasureInput = z.infer<typeof orderMeasureSchema>;
 export const ORDER_MEASURE_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum', 'measuredValue', 'checkResult', 'comment'] as const;
@@ -68,7 +73,8 @@ export type OrderMeasure = {
   comment: string;
   files: OrderMeasureFile[];
 };
-export const ORDER_MEASURE_SELECTION = 'id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id comment createdAt fileId name mimeType size }';
+export const ORDER_MEASURE_SELECTION =
+  'id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id comment createdAt fileId name mimeType size }';
 
 /** A number as a form field shows it: "3,5". */
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));

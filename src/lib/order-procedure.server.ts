@@ -16,7 +16,11 @@ const messageOf = (error: unknown) => {
   return code === 'forbidden' ? t('errors.generic') : formError!;
 };
 
-export async function postProcedureAction(astro: AstroGlobal, orderId: string, query: Pick<OrderPageQuery, 'action' | 'checkpointId' | 'version'>): Promise<Response | Failure> {
+export async function postProcedureAction(
+  astro: AstroGlobal,
+  orderId: string,
+  query: Pick<OrderPageQuery, 'action' | 'checkpointId' | 'version'>,
+): Promise<Response | Failure> {
   const api = serverGraphQL(astro.locals);
   const form = await astro.request.formData();
   const self = `/repair-order/${orderId}?onglet=procedure`;
@@ -24,7 +28,11 @@ export async function postProcedureAction(astro: AstroGlobal, orderId: string, q
   const { action } = query;
   if (action === 'point') {
     const id = query.checkpointId ?? '';
-    const values: Draft = { checkResult: (String(form.get('checkResult') ?? '') || null) as CheckResult | null, measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40), comment: comment.slice(0, 1000) };
+    const values: Draft = {
+      checkResult: (String(form.get('checkResult') ?? '') || null) as CheckResult | null,
+      measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40),
+      comment: comment.slice(0, 1000),
+    };
     try {
       await api.request('mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { id } }', {
         id,

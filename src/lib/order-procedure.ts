@@ -24,10 +24,20 @@ export const CHECKPOINT_SELECTION = 'id orderProcedureId position name descripti
 export const checkpointAnswerSchema = z.object({
   checkResult: z.enum(checkResults, { error: t('orderProcedure.resultRequired') }),
   measuredValue: measuredValue(),
-  comment: z.string().trim().max(1000, t('validation.maxLength', { max: 1000 })).optional().default(''),
+  comment: z
+    .string()
+    .trim()
+    .max(1000, t('validation.maxLength', { max: 1000 }))
+    .optional()
+    .default(''),
 });
 export type CheckpointAnswer = z.infer<typeof checkpointAnswerSchema>;
 
 export const closeOrderSchema = z.object({
-  comment: z.string().trim().max(2000, t('validation.maxLength', { max: 2000 })).optional().default(''),
+  comment: z
+    .string()
+    .trim()
+    .max(2000, t('validation.maxLength', { max: 2000 }))
+    .optional()
+    .default(''),
 });

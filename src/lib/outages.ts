@@ -73,6 +73,9 @@ export const outageSchema = z.object({
   occurrenceRate: optionalInt(0, 100),
   averageMileage: optionalInt(0, 2_000_000),
   /** Add a component or outage type missing from the base (admins and diagnosticians). */
-  addMissing: z.preprocess((v) => v === true || v === 'on' || v === 'true', z.boolean()).optional().default(false),
+  addMissing: z
+    .preprocess((v) => v === true || v === 'on' || v === 'true', z.boolean())
+    .optional()
+    .default(false),
 });
 export type OutageInput = z.infer<typeof outageSchema>;

@@ -18,7 +18,11 @@ export const text = (max: number) =>
     .catch('');
 
 /** One of `values`, else null. */
-export const choice = <T extends string>(values: readonly T[]) => z.enum(values as [T, ...T[]]).nullable().catch(null);
+export const choice = <T extends string>(values: readonly T[]) =>
+  z
+    .enum(values as [T, ...T[]])
+    .nullable()
+    .catch(null);
 
 /** A page number between 1 and 99,999, else 1. */
 export const page = () => z.coerce.number().int().min(1).max(99_999).catch(1);
@@ -40,7 +44,8 @@ export function isoDay(text: string): string {
 }
 
 /** YYYY-MM-DD naming a day that exists: 2026-02-31 and 2026-13-45 do not (never throws). */
-export const isRealDay = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+export const isRealDay = (v: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
 
 /** A day that exists, between 1900 and 2999, else null; typed either way. */
 export const day = () =>
@@ -89,7 +94,11 @@ export const moreRows = (max: number) =>
 export const recordPageFields = { action: text(40), supprimer: flag(), 'confirmer-fichier': recordId() };
 
 /** The same, named as the page's code uses them. */
-export const recordPageValues = (q: { action: string; supprimer: boolean; 'confirmer-fichier': string | null }) => ({ action: q.action, confirmDelete: q.supprimer, confirmFile: q['confirmer-fichier'] });
+export const recordPageValues = (q: { action: string; supprimer: boolean; 'confirmer-fichier': string | null }) => ({
+  action: q.action,
+  confirmDelete: q.supprimer,
+  confirmFile: q['confirmer-fichier'],
+});
 
 /** Reads a page's path parameters and URL query with its one schema; never throws. */
 export function readPage<S extends z.ZodType>(schema: S, astro: { params: Record<string, string | undefined>; url: URL }): z.output<S> {

@@ -36,7 +36,10 @@ export type ProcedureInput = z.infer<typeof procedureSchema>;
 
 /** The procedures of an outage, first to apply first. */
 export const outageProceduresSchema = z.object({
-  procedureIds: z.array(z.uuid()).max(50).refine((ids) => new Set(ids).size === ids.length, t('procedures.duplicate')),
+  procedureIds: z
+    .array(z.uuid())
+    .max(50)
+    .refine((ids) => new Set(ids).size === ids.length, t('procedures.duplicate')),
 });
 
 export type ProcedureDraft = { name: string; description: string; steps: string; checkpoints: { id: string; name: string; description: string }[] };

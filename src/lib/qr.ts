@@ -6,8 +6,8 @@ import { encode } from 'uqr';
 export function qrPath(text: string, border = 2): { d: string; size: number } {
   const { data } = encode(text, { ecc: 'M', border });
   let d = '';
-  data.forEach((row, y) => row.forEach((dark, x) => {
-    if (dark) d += `M${x} ${y}h1v1h-1z`;
-  }));
+  for (const [y, row] of data.entries()) {
+    for (const [x, dark] of row.entries()) if (dark) d += `M${x} ${y}h1v1h-1z`;
+  }
   return { d, size: data.length };
 }

@@ -8,7 +8,7 @@ const MAX_LENGTH = 2048;
 // holds one means something other than what it shows, so it is refused rather than cleaned.
 const DECEPTIVE = /[\u0000-\u0020\u007f-\u009f\\\u2028\u2029\u00a0\ufeff]/;
 
-export type SafeTarget = { /** Path, query and fragment, for a Location on our origin. */ path: string; /** The same on PUBLIC_URL. */ href: string };
+export type SafeTarget = { /** Path, query and fragment, for a Location on our origin. */ path: string /** The same on PUBLIC_URL. */; href: string };
 
 /**
  * The target resolved against PUBLIC_URL when it stays on that origin, names no user-info and

@@ -7,16 +7,31 @@ import { checkOrderForm, ORDER_FIELDS, readOrderForm, type RepairOrder, type Rep
 export type OrderDraft = { values: Record<string, string>; history: { mileage: string; intervention: string }[]; errors: Record<string, string> };
 
 /** The API input of a checked form (absent optional values as null). */
-const objectOf = (input: RepairOrderInput) => ({ ...input, referentId: input.referentId ?? null, energy: input.energy ?? null, engineSize: input.engineSize ?? null, mileage: input.mileage ?? null, constructionYear: input.constructionYear ?? null });
+const objectOf = (input: RepairOrderInput) => ({
+  ...input,
+  referentId: input.referentId ?? null,
+  energy: input.energy ?? null,
+  engineSize: input.engineSize ?? null,
+  mileage: input.mileage ?? null,
+  constructionYear: input.constructionYear ?? null,
+});
 
 /**
  * Saves the posted form (insert without `id`); answers the order's id, or the draft to show
  * again with the message above the form. `base`: the saved order's values, for a form that
  * posts only part of them; `fallback`: what a refusal the user cannot fix says.
  */
-export async function saveOrderForm(api: GraphQLClient, request: Request, { id, base, fallback }: { id?: string; base?: { part: 'general' | 'history'; order: OrderDraft }; fallback: string }): Promise<{ id: string } | { draft: OrderDraft; formError: string | null }> {
+export async function saveOrderForm(
+  api: GraphQLClient,
+  request: Request,
+  { id, base, fallback }: { id?: string; base?: { part: 'general' | 'history'; order: OrderDraft }; fallback: string },
+): Promise<{ id: string } | { draft: OrderDraft; formError: string | null }> {
   const form = readOrderForm(await request.formData());
-  const posted = base ? (base.part === 'history' ? { values: base.order.values, history: form.history } : { values: form.values, history: base.order.history }) : form;
+  const posted = base
+    ? base.part === 'history'
+      ? { values: base.order.values, history: form.history }
+      : { values: form.values, history: base.order.history }
+    : form;
   const checked = checkOrderForm(posted);
   if (!checked.input) return { draft: { ...posted, errors: checked.errors }, formError: null };
   try {
@@ -24,7 +39,9 @@ export async function saveOrderForm(api: GraphQLClient, request: Request, { id, 
       await api.request('mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }', { id, o: objectOf(checked.input) });
       return { id };
     }
-    const { insertRepairOrder } = await api.request<{ insertRepairOrder: string }>('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', { o: objectOf(checked.input) });
+    const { insertRepairOrder } = await api.request<{ insertRepairOrder: string }>('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+      o: objectOf(checked.input),
+    });
     return { id: insertRepairOrder };
   } catch (error) {
     const { errors, formError } = formFailureOf(error, { fallback });

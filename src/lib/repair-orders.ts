@@ -109,7 +109,17 @@ export const ordersQuerySchema = z
   })
   .transform((q) => {
     const sort = q.tri ?? 'date';
-    const list: OrdersQuery = { search: q.recherche, from: q.du, to: q.au, category: q.categorie, type: q.type, modelId: q.modele, sort, descending: q.ordre ? q.ordre === 'desc' : sort === 'date', page: q.page };
+    const list: OrdersQuery = {
+      search: q.recherche,
+      from: q.du,
+      to: q.au,
+      category: q.categorie,
+      type: q.type,
+      modelId: q.modele,
+      sort,
+      descending: q.ordre ? q.ordre === 'desc' : sort === 'date',
+      page: q.page,
+    };
     return { ...list, confirm: q.confirmer, action: q.action };
   });
 
@@ -179,16 +189,27 @@ export function ordersHref(query: Partial<OrdersQuery>): string {
 }
 
 const optionalText = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
-const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) => z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(values, { error: t('validation.required') }).optional());
+const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(values, { error: t('validation.required') }).optional());
 const lines = (max: number) =>
   z.preprocess(
     (v) => (typeof v === 'string' ? v.split(/\r?\n/) : v),
-    z.array(z.string().trim().max(300, t('validation.maxLength', { max: 300 }))).transform((list) => list.filter(Boolean)).refine((list) => list.length <= max, t('validation.maxLength', { max })),
+    z
+      .array(
+        z
+          .string()
+          .trim()
+          .max(300, t('validation.maxLength', { max: 300 })),
+      )
+      .transform((list) => list.filter(Boolean))
+      .refine((list) => list.length <= max, t('validation.maxLength', { max })),
   );
 const nonNegativeInt = () =>
   z.preprocess(
     (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : /^-?\d[\d\s]*$/.test(v.trim()) ? Number(v.replace(/\s/g, '')) : Number.NaN) : v),
-    z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).refine((n) => Number.isInteger(n) && n >= 0 && n <= 3_000_000, t('validation.number')),
+    z
+      .number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) })
+      .refine((n) => Number.isInteger(n) && n >= 0 && n <= 3_000_000, t('validation.number')),
   );
 
 export const historyEntrySchema = z.object({ mileage: nonNegativeInt(), intervention: required().max(300, t('validation.maxLength', { max: 300 })) });
@@ -225,14 +246,34 @@ export const repairOrderSchema = z.object({
 });
 export type RepairOrderInput = z.infer<typeof repairOrderSchema>;
 
-export const ORDER_FIELDS = ['number', 'openedOn', 'interventionCategory', 'gearboxModelId', 'gearboxCode', 'referentId', 'vehicleBrand', 'vehicleModel', 'energy', 'engineSize', 'mileage', 'constructionYear', 'comment', 'interventions', 'outageParts'] as const;
+export const ORDER_FIELDS = [
+  'number',
+  'openedOn',
+  'interventionCategory',
+  'gearboxModelId',
+  'gearboxCode',
+  'referentId',
+  'vehicleBrand',
+  'vehicleModel',
+  'energy',
+  'engineSize',
+  'mileage',
+  'constructionYear',
+  'comment',
+  'interventions',
+  'outageParts',
+] as const;
 
 /** What the order form posted, as typed, history rows included (blank rows dropped). */
 export function readOrderForm(form: FormData): { values: Record<string, string>; history: { mileage: string; intervention: string }[] } {
-  const values = Object.fromEntries(ORDER_FIELDS.map((k) => [k, String(form.get(k) ?? '').slice(0, k === 'comment' || k === 'interventions' || k === 'outageParts' ? 4000 : 200)]));
+  const values = Object.fromEntries(
+    ORDER_FIELDS.map((k) => [k, String(form.get(k) ?? '').slice(0, k === 'comment' || k === 'interventions' || k === 'outageParts' ? 4000 : 200)]),
+  );
   const mileages = form.getAll('historyMileage').map(String);
   const interventions = form.getAll('historyIntervention').map(String);
-  const history = mileages.map((mileage, i) => ({ mileage: mileage.slice(0, 20), intervention: (interventions[i] ?? '').slice(0, 400) })).filter((h) => h.mileage.trim() || h.intervention.trim());
+  const history = mileages
+    .map((mileage, i) => ({ mileage: mileage.slice(0, 20), intervention: (interventions[i] ?? '').slice(0, 400) }))
+    .filter((h) => h.mileage.trim() || h.intervention.trim());
   return { values, history };
 }
 

@@ -37,7 +37,15 @@ const CONTENT_WIDTH = 595.28 - 2 * MARGIN;
 
 const s = StyleSheet.create({
   page: { fontFamily: FONT, fontSize: 9, color: INK, paddingTop: MARGIN, paddingBottom: MARGIN + 20, paddingHorizontal: MARGIN },
-  header: { flexDirection: 'row', justifyContent: 'space-between', alignItems: 'flex-start', borderBottomWidth: 1.5, borderBottomColor: INK, paddingBottom: 10, marginBottom: 12 },
+  header: {
+    flexDirection: 'row',
+    justifyContent: 'space-between',
+    alignItems: 'flex-start',
+    borderBottomWidth: 1.5,
+    borderBottomColor: INK,
+    paddingBottom: 10,
+    marginBottom: 12,
+  },
   workshop: { color: MUTED, fontWeight: 'bold' },
   title: { fontSize: 18, fontWeight: 'bold', marginVertical: 2 },
   number: { fontSize: 13, fontWeight: 'bold' },
@@ -56,7 +64,19 @@ const s = StyleSheet.create({
   headRow: { flexDirection: 'row', backgroundColor: CANVAS },
   cell: { borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE, paddingVertical: 3, paddingHorizontal: 4 },
   badge: { alignSelf: 'flex-start', borderRadius: 6, paddingVertical: 1, paddingHorizontal: 5, fontSize: 8, fontWeight: 'bold' },
-  footer: { position: 'absolute', bottom: 24, left: MARGIN, right: MARGIN, flexDirection: 'row', justifyContent: 'space-between', fontSize: 8, color: MUTED, borderTopWidth: 0.75, borderTopColor: LINE, paddingTop: 4 },
+  footer: {
+    position: 'absolute',
+    bottom: 24,
+    left: MARGIN,
+    right: MARGIN,
+    flexDirection: 'row',
+    justifyContent: 'space-between',
+    fontSize: 8,
+    color: MUTED,
+    borderTopWidth: 0.75,
+    borderTopColor: LINE,
+    paddingTop: 4,
+  },
   signatures: { flexDirection: 'row', gap: 16 },
   signature: { flex: 1, borderWidth: 0.75, borderColor: LINE, borderRadius: 6, padding: 8, gap: 8 },
   signatureLine: { borderBottomWidth: 0.75, borderBottomColor: MUTED, paddingBottom: 2 },
@@ -147,12 +167,21 @@ function Chart({ chart }: { chart: ReportChart }) {
   const sx = (x: number) => pad.left + ((x - box.x[0]) / (box.x[1] - box.x[0] || 1)) * (W - pad.left - pad.right);
   const sy = (y: number) => H - pad.bottom - ((y - box.y[0]) / (box.y[1] - box.y[0] || 1)) * (H - pad.top - pad.bottom);
   const points = (list: [number, number][]) => list.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
-  const band = reference?.band ? [...reference.band.points.map(([x, lo]) => [x, lo] as [number, number]), ...[...reference.band.points].reverse().map(([x, , hi]) => [x, hi] as [number, number])] : null;
+  const band = reference?.band
+    ? [
+        ...reference.band.points.map(([x, lo]) => [x, lo] as [number, number]),
+        ...[...reference.band.points].reverse().map(([x, , hi]) => [x, hi] as [number, number]),
+      ]
+    : null;
   const yTicks = ticks(box.y[0], box.y[1]);
   const xTicks = ticks(box.x[0], box.x[1], 8);
   const legend = [
     ...(reference?.band ? [{ label: `${t('report.reference')} : ${reference.band.label}`, colour: 'band', dashed: false }] : []),
-    ...(reference?.series ?? []).map((series, i) => ({ label: `${t('report.reference')} : ${series.label}`, colour: colours[i % colours.length]!, dashed: true })),
+    ...(reference?.series ?? []).map((series, i) => ({
+      label: `${t('report.reference')} : ${series.label}`,
+      colour: colours[i % colours.length]!,
+      dashed: true,
+    })),
     ...(measured?.series ?? []).map((series, i) => ({ label: series.label, colour: colours[(i + 1) % colours.length]!, dashed: false })),
   ];
   return (
@@ -184,17 +213,26 @@ function Chart({ chart }: { chart: ReportChart }) {
           </Text>
         ))}
         {xTicks.map((v) => (
-          <Text key={`tx${v}`} style={{ position: 'absolute', left: sx(v) - 25, width: 50, top: H - pad.bottom + 4, fontSize: 7, textAlign: 'center', color: MUTED }}>
+          <Text
+            key={`tx${v}`}
+            style={{ position: 'absolute', left: sx(v) - 25, width: 50, top: H - pad.bottom + 4, fontSize: 7, textAlign: 'center', color: MUTED }}
+          >
             {formatNumber(v)}
           </Text>
         ))}
-        <Text style={{ position: 'absolute', left: pad.left, right: pad.right, bottom: 2, fontSize: 8, textAlign: 'center' }}>{(measured ?? reference)!.xLabel}</Text>
+        <Text style={{ position: 'absolute', left: pad.left, right: pad.right, bottom: 2, fontSize: 8, textAlign: 'center' }}>
+          {(measured ?? reference)!.xLabel}
+        </Text>
       </View>
       <View style={{ flexDirection: 'row', flexWrap: 'wrap', gap: 10, marginTop: 3 }}>
         {legend.map((item) => (
           <View key={item.label} style={{ flexDirection: 'row', alignItems: 'center', gap: 4 }}>
             <Svg width={16} height={8} viewBox="0 0 16 8">
-              {item.colour === 'band' ? <Rect x={0} y={0} width={16} height={8} fill="#bfdbfe" stroke="#60a5fa" strokeWidth={0.75} /> : <Line x1={0} x2={16} y1={4} y2={4} stroke={item.colour} strokeWidth={2} strokeDasharray={item.dashed ? '4 2' : undefined} />}
+              {item.colour === 'band' ? (
+                <Rect x={0} y={0} width={16} height={8} fill="#bfdbfe" stroke="#60a5fa" strokeWidth={0.75} />
+              ) : (
+                <Line x1={0} x2={16} y1={4} y2={4} stroke={item.colour} strokeWidth={2} strokeDasharray={item.dashed ? '4 2' : undefined} />
+              )}
             </Svg>
             <Text style={{ fontSize: 8, color: MUTED }}>{item.label}</Text>
           </View>
@@ -206,7 +244,13 @@ function Chart({ chart }: { chart: ReportChart }) {
 
 export function ReportDocument({ report }: { report: Report }) {
   return (
-    <Document title={`${t('report.title')} ${report.number}`} author={t('report.workshop')} creator={t('report.workshop')} producer={t('report.workshop')} language="fr">
+    <Document
+      title={`${t('report.title')} ${report.number}`}
+      author={t('report.workshop')}
+      creator={t('report.workshop')}
+      producer={t('report.workshop')}
+      language="fr"
+    >
       <Page size="A4" style={s.page}>
         <View style={s.header}>
           <View>
@@ -232,13 +276,21 @@ export function ReportDocument({ report }: { report: Report }) {
         {report.faultCodes.length === 0 ? (
           <Muted>{report.faultCodesNote ?? t('report.noFaultCodes')}</Muted>
         ) : (
-          <Table head={[t('report.code'), t('report.description'), t('report.conditions'), t('report.comment')]} widths={[14, 30, 34, 22]} rows={conditionRows(report.faultCodes)} />
+          <Table
+            head={[t('report.code'), t('report.description'), t('report.conditions'), t('report.comment')]}
+            widths={[14, 30, 34, 22]}
+            rows={conditionRows(report.faultCodes)}
+          />
         )}
         <H3>{t('report.symptoms')}</H3>
         {report.symptoms.length === 0 ? (
           <Muted>{t('report.noSymptoms')}</Muted>
         ) : (
-          <Table head={[t('report.symptom'), t('report.code'), t('report.conditions'), t('report.comment')]} widths={[30, 12, 36, 22]} rows={conditionRows(report.symptoms)} />
+          <Table
+            head={[t('report.symptom'), t('report.code'), t('report.conditions'), t('report.comment')]}
+            widths={[30, 12, 36, 22]}
+            rows={conditionRows(report.symptoms)}
+          />
         )}
 
         <H2>{t('report.outages')}</H2>

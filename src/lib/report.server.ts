@@ -19,7 +19,16 @@ import { FAULT_CODE_SELECTION, ORDER_SELECTION } from './repair-order-form.serve
 import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels, type RepairOrder } from './repair-orders.ts';
 
 export type ReportField = { label: string; value: string };
-export type ReportCheckpoint = { id: string; name: string; description: string; result: CheckResult | null; resultLabel: string; value: string; comment: string; answered: string };
+export type ReportCheckpoint = {
+  id: string;
+  name: string;
+  description: string;
+  result: CheckResult | null;
+  resultLabel: string;
+  value: string;
+  comment: string;
+  answered: string;
+};
 export type ReportProcedure = { id: string; name: string; description: string; steps: string[]; checkpoints: ReportCheckpoint[] };
 export type ReportMeasure = { id: string; name: string; bounds: string; value: string; result: CheckResult | null; resultLabel: string; comment: string };
 export type ReportChart = { title: string; reference: Curve | null; measured: Curve | null };
@@ -57,9 +66,28 @@ type OrderProcedureRow = {
   description: string | null;
   steps: string[] | null;
   procedure: { name: string; description: string; steps: string[] };
-  checkpoints: { id: string; position: number; name: string; description: string; checkResult: CheckResult | null; measuredValue: number | null; comment: string; answeredByName: string | null; answeredAt: string | null }[];
+  checkpoints: {
+    id: string;
+    position: number;
+    name: string;
+    description: string;
+    checkResult: CheckResult | null;
+    measuredValue: number | null;
+    comment: string;
+    answeredByName: string | null;
+    answeredAt: string | null;
+  }[];
 };
-type MeasureRow = { id: string; name: string; unit: string; minimum: number | null; maximum: number | null; measuredValue: number | null; checkResult: CheckResult | null; comment: string };
+type MeasureRow = {
+  id: string;
+  name: string;
+  unit: string;
+  minimum: number | null;
+  maximum: number | null;
+  measuredValue: number | null;
+  checkResult: CheckResult | null;
+  comment: string;
+};
 type Loaded = {
   repairOrder:
     | (RepairOrder & {
@@ -108,7 +136,8 @@ async function curvesOf(locals: App.Locals, curves: OrderCurve[]): Promise<Repor
       if (measured.curve) charts.push({ title: t('report.chart', { title: f.file.name }), reference: reference?.curve ?? null, measured: measured.curve });
       else problems.push(t('report.curveUnreadable', { title: f.file.name, reason: measured.error }));
     }
-    if (csvFiles.length === 0 && reference?.curve) charts.push({ title: `${t('report.reference')} : ${curve.reference!.title}`, reference: reference.curve, measured: null });
+    if (csvFiles.length === 0 && reference?.curve)
+      charts.push({ title: `${t('report.reference')} : ${curve.reference!.title}`, reference: reference.curve, measured: null });
     out.push({ id: curve.id, description: curve.description, result: curve.result, comment: curve.comment, charts, problems });
   }
   return out;
@@ -159,7 +188,13 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
       { label: t('report.gearboxCode'), value: dash(order.gearboxCode) },
     ],
     faultCodesNote: order.canReadFaultCodes === false ? t('report.faultCodesNotReadable') : null,
-    faultCodes: order.faultCodes.map((c) => ({ id: c.id, name: c.errorCode.code, detail: c.errorCode.description, conditions: conditionsOf(c), comment: c.comment })),
+    faultCodes: order.faultCodes.map((c) => ({
+      id: c.id,
+      name: c.errorCode.code,
+      detail: c.errorCode.description,
+      conditions: conditionsOf(c),
+      comment: c.comment,
+    })),
     symptoms: order.symptoms.map((s) => ({ id: s.id, name: s.symptom.name, detail: s.errorCode?.code ?? '', conditions: conditionsOf(s), comment: s.comment })),
     outages: order.chosenOutages.map((o) => ({ id: o.id, label: outageLabel(o), description: o.description })),
     validatedOn: order.validatedAt ? formatDate(order.validatedAt) : null,

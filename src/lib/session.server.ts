@@ -107,7 +107,11 @@ export function refreshOnce(services: Services, refreshToken: string, ip: string
 }
 
 /** After a successful form post: the success toast travels with the redirect (POST → 303 → GET). */
-export function redirectWithToast(astro: { cookies: AstroCookies; redirect: (path: string, status?: 303) => Response }, message: string, href: string): Response {
+export function redirectWithToast(
+  astro: { cookies: AstroCookies; redirect: (path: string, status?: 303) => Response },
+  message: string,
+  href: string,
+): Response {
   setFlash(astro.cookies, { type: 'success', message });
   return astro.redirect(href, 303);
 }

@@ -23,7 +23,15 @@ export const STOCK_PAGE_SIZE = 25;
 export const MAX_QUANTITY = 100;
 
 export type StockView = 'stock' | 'historique' | 'codes';
-export type StockQuery = { view: StockView; search: string; modelId: string | null; type: GearboxType | null; condition: GearboxCondition | null; rack: string | null; page: number };
+export type StockQuery = {
+  view: StockView;
+  search: string;
+  modelId: string | null;
+  type: GearboxType | null;
+  condition: GearboxCondition | null;
+  rack: string | null;
+  page: number;
+};
 
 /** `?onglet=&recherche=&modele=&type=&etat=&rayon=&page=` as the screen reads it. */
 export const stockQuerySchema = z
@@ -48,7 +56,15 @@ export const stockQuerySchema = z
     format: choice(['csv'] as const),
   })
   .transform((q) => ({
-    ...({ view: q.onglet ?? 'stock', search: q.recherche, modelId: q.modele, type: q.type, condition: q.etat, rack: q.rayon, page: q.page } satisfies StockQuery),
+    ...({
+      view: q.onglet ?? 'stock',
+      search: q.recherche,
+      modelId: q.modele,
+      type: q.type,
+      condition: q.etat,
+      rack: q.rayon,
+      page: q.page,
+    } satisfies StockQuery),
     itemId: q.article,
     label: q.etiquette,
     action: q.action,
@@ -80,13 +96,26 @@ export function normaliseRack(value: string): string {
   return value.replace(/\s+/g, '').toUpperCase();
 }
 
-const rack = () => required().transform(normaliseRack).pipe(z.string().regex(/^[A-Z0-9-]{1,10}$/, t('stock.invalidRack')));
+const rack = () =>
+  required()
+    .transform(normaliseRack)
+    .pipe(z.string().regex(/^[A-Z0-9-]{1,10}$/, t('stock.invalidRack')));
 const level = () =>
   z.preprocess(
     (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
-    z.number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) }).int(t('validation.integer')).min(1, t('validation.min', { min: 1 })).max(99, t('validation.number')),
+    z
+      .number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) })
+      .int(t('validation.integer'))
+      .min(1, t('validation.min', { min: 1 }))
+      .max(99, t('validation.number')),
   );
-const comment = () => z.string().trim().max(1000, t('validation.maxLength', { max: 1000 })).optional().default('');
+const comment = () =>
+  z
+    .string()
+    .trim()
+    .max(1000, t('validation.maxLength', { max: 1000 }))
+    .optional()
+    .default('');
 
 /** Adding one or several identical gearboxes to a rack and level. */
 export const addStockSchema = z.object({

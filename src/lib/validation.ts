@@ -5,8 +5,15 @@ import { t } from './i18n.ts';
 import { choice, isoDay, isRealDay } from './page-query.ts';
 import { passwordRules } from './password.ts';
 
-export const required = () => z.string({ error: t('validation.required') }).trim().min(1, t('validation.required'));
-export const email = () => required().max(254, t('validation.email')).pipe(z.email(t('validation.email')));
+export const required = () =>
+  z
+    .string({ error: t('validation.required') })
+    .trim()
+    .min(1, t('validation.required'));
+export const email = () =>
+  required()
+    .max(254, t('validation.email'))
+    .pipe(z.email(t('validation.email')));
 export const nonEmpty = <T>(item: z.ZodType<T>) => z.array(item).min(1, t('validation.required'));
 
 const numeric = (message: string) =>
@@ -18,7 +25,16 @@ export const number = () => numeric(t('validation.number'));
 export const integer = () => numeric(t('validation.number')).refine(Number.isInteger, t('validation.integer'));
 export const minNumber = (min: number) => numeric(t('validation.number')).refine((v) => v >= min, t('validation.min', { min }));
 /** A four-digit year. */
-export const year = () => z.preprocess((v) => (typeof v === 'string' ? v.trim() : v), z.string({ error: t('validation.required') }).min(1, t('validation.required')).regex(/^\d{4}$/, t('validation.year'))).transform(Number);
+export const year = () =>
+  z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.trim() : v),
+      z
+        .string({ error: t('validation.required') })
+        .min(1, t('validation.required'))
+        .regex(/^\d{4}$/, t('validation.year')),
+    )
+    .transform(Number);
 
 /** A date typed as DD/MM/YYYY (date fields) or YYYY-MM-DD (the API); kept as YYYY-MM-DD. */
 export const isoDate = () =>
@@ -33,7 +49,10 @@ export const isoDate = () =>
 export const password = () =>
   passwordRules.reduce(
     (schema, rule) => schema.refine(rule.test, { message: rule.message, abort: false }),
-    z.string({ error: t('validation.required') }).min(1, t('validation.required')).max(256),
+    z
+      .string({ error: t('validation.required') })
+      .min(1, t('validation.required'))
+      .max(256),
   );
 
 /** A checkbox posted by a form ('on') or sent as a boolean by an island. */
@@ -67,7 +86,14 @@ export const signInSchema = z.object({ email: email(), password: z.string({ erro
 export const forgotPasswordSchema = z.object({ email: email() });
 // The current password proves it is the user (issue 14); the server checks it.
 export const updatePasswordSchema = withConfirmation(
-  z.strictObject({ currentPassword: z.string({ error: t('validation.required') }).min(1, t('validation.required')).max(256), password: password(), confirmation: z.string() }),
+  z.strictObject({
+    currentPassword: z
+      .string({ error: t('validation.required') })
+      .min(1, t('validation.required'))
+      .max(256),
+    password: password(),
+    confirmation: z.string(),
+  }),
 );
 export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string(), terms: accepted() }));
 export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));

@@ -60,9 +60,7 @@ export async function startTestApp(
       // Functional suites hold one token for minutes; sessions have their own tests.
       accessTokenExpiresIn: 900,
       // Functional suites make many calls from one address; the limits have their own tests.
-      rateLimits: Object.fromEntries(
-        Object.entries(defaultRateLimits).map(([k, rule]) => [k, { ...rule, max: rule.max * 100 }]),
-      ) as Config['rateLimits'],
+      rateLimits: Object.fromEntries(Object.entries(defaultRateLimits).map(([k, rule]) => [k, { ...rule, max: rule.max * 100 }])) as Config['rateLimits'],
       ...rest,
     },
   );
@@ -119,7 +117,11 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 export function decodeMail(raw: string): string {
   const text = raw.replace(/\r\n/g, '\n');
   const split = text.indexOf('\n\n');
-  const qp = (s: string) => Buffer.from(s.replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  const qp = (s: string) =>
+    Buffer.from(
+      s.replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   const headers = text
     .slice(0, split)
     .replace(/\n[ \t]+/g, ' ')

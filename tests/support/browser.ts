@@ -25,7 +25,11 @@ export function browser(base: string) {
     setCookies,
     request,
     signIn: (email: string, password = DEMO_PASSWORD) =>
-      request('/sign-in', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email, password }).toString() }),
+      request('/sign-in', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, password }).toString(),
+      }),
   };
 }
 

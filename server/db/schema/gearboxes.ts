@@ -114,7 +114,10 @@ export const repairProcedures = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('repair_procedures_model_idx').on(t.gearboxModelId), uniqueIndex('repair_procedures_model_name_key').on(t.gearboxModelId, sql`lower(${t.name})`)],
+  (t) => [
+    index('repair_procedures_model_idx').on(t.gearboxModelId),
+    uniqueIndex('repair_procedures_model_name_key').on(t.gearboxModelId, sql`lower(${t.name})`),
+  ],
 );
 
 export const procedureCheckpoints = pgTable(

@@ -98,7 +98,11 @@ export const orderFaultCodes = pgTable(
     ...conditionColumns(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('order_fault_codes_order_idx').on(t.repairOrderId), uniqueIndex('order_fault_codes_order_code_key').on(t.repairOrderId, t.errorCodeId), index('order_fault_codes_code_idx').on(t.errorCodeId)],
+  (t) => [
+    index('order_fault_codes_order_idx').on(t.repairOrderId),
+    uniqueIndex('order_fault_codes_order_code_key').on(t.repairOrderId, t.errorCodeId),
+    index('order_fault_codes_code_idx').on(t.errorCodeId),
+  ],
 );
 
 /** A symptom of the base seen on the order's gearbox, with its conditions and the code it came with. */
@@ -116,7 +120,11 @@ export const orderSymptoms = pgTable(
     ...conditionColumns(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('order_symptoms_order_symptom_key').on(t.repairOrderId, t.symptomId), index('order_symptoms_symptom_idx').on(t.symptomId), index('order_symptoms_code_idx').on(t.errorCodeId)],
+  (t) => [
+    uniqueIndex('order_symptoms_order_symptom_key').on(t.repairOrderId, t.symptomId),
+    index('order_symptoms_symptom_idx').on(t.symptomId),
+    index('order_symptoms_code_idx').on(t.errorCodeId),
+  ],
 );
 
 /** A measure taken on the order: copied from the dossier's measure (or typed), with its value. */
@@ -180,7 +188,12 @@ export const orderFiles = pgTable(
     comment: text('comment').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('order_files_order_idx').on(t.repairOrderId, t.kind), index('order_files_measure_idx').on(t.measureId), index('order_files_curve_idx').on(t.curveId), uniqueIndex('order_files_file_key').on(t.fileId)],
+  (t) => [
+    index('order_files_order_idx').on(t.repairOrderId, t.kind),
+    index('order_files_measure_idx').on(t.measureId),
+    index('order_files_curve_idx').on(t.curveId),
+    uniqueIndex('order_files_file_key').on(t.fileId),
+  ],
 );
 
 /** The outages the diagnostic retained, in the order chosen; on a closed order, the confirmed ones. */

@@ -54,8 +54,12 @@ const OrderCurve = builder.objectRef<CurveRow>('order_curves').implement({
   }),
 });
 
-builder.objectField(RepairOrder, 'curves', (t) => t.field({ type: [OrderCurve], resolve: (row, _args, context) => context.services.orderCurves.curvesOf(row.id) }));
-builder.objectField(RepairOrder, 'diagnosticFiles', (t) => t.field({ type: [OrderFile], resolve: (row, _args, context) => context.services.orderCurves.importsOf(row.id) }));
+builder.objectField(RepairOrder, 'curves', (t) =>
+  t.field({ type: [OrderCurve], resolve: (row, _args, context) => context.services.orderCurves.curvesOf(row.id) }),
+);
+builder.objectField(RepairOrder, 'diagnosticFiles', (t) =>
+  t.field({ type: [OrderFile], resolve: (row, _args, context) => context.services.orderCurves.importsOf(row.id) }),
+);
 
 const CurveInput = builder.inputType('order_curves_input', {
   fields: (t) => ({

@@ -36,10 +36,18 @@ export const OrderProcedure = builder.objectRef<ProcedureLink>('order_procedures
 
 builder.objectField(RepairOrder, 'outageCandidates', (t) =>
   // The ranking compares the order with every closed order of its model: the costliest field.
-  t.field({ type: [Candidate], complexity: { field: RANKING_COST, multiplier: 10 }, resolve: (row, _args, context) => context.services.flow.candidatesOf(row.id) }),
+  t.field({
+    type: [Candidate],
+    complexity: { field: RANKING_COST, multiplier: 10 },
+    resolve: (row, _args, context) => context.services.flow.candidatesOf(row.id),
+  }),
 );
 builder.objectField(RepairOrder, 'chosenOutages', (t) =>
-  t.field({ type: [OutageType], resolve: async (row, _args, context) => (await Promise.all((await context.services.flow.outageIdsOf(row.id)).map((id) => context.services.gearboxes.getOutage(id)))).filter((o) => !!o) }),
+  t.field({
+    type: [OutageType],
+    resolve: async (row, _args, context) =>
+      (await Promise.all((await context.services.flow.outageIdsOf(row.id)).map((id) => context.services.gearboxes.getOutage(id)))).filter((o) => !!o),
+  }),
 );
 builder.objectField(RepairOrder, 'procedures', (t) =>
   t.field({ type: [OrderProcedure], resolve: (row, _args, context) => context.services.flow.proceduresOf(row.id) }),
@@ -54,7 +62,8 @@ builder.mutationField('chooseOrderOutages', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), outageIds: t.arg({ type: ['uuid'], required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds),
+    resolve: (_root, args, context) =>
+      context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds),
   }),
 );
 
@@ -63,7 +72,8 @@ builder.mutationField('chooseOrderProcedures', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedures: t.arg({ type: [ProcedureChoice], required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures),
+    resolve: (_root, args, context) =>
+      context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures),
   }),
 );
 

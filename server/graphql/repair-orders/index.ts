@@ -26,11 +26,13 @@ const Category = builder.enumType('intervention_category', { values: interventio
 const TypeFilter = builder.enumType('repair_order_gearbox_type', { values: gearboxTypes });
 const Sort = builder.enumType('repair_order_sort', { values: orderSorts });
 // GraphQL names cannot start with a digit or hold dots: the values are strings.
-const enumText = <T extends readonly string[]>(values: T, name: string) => (value: unknown) => {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (!(values as readonly unknown[]).includes(value)) throw validationError({ [`object.${name}`]: 'Valeur inconnue' });
-  return value as T[number];
-};
+const enumText =
+  <T extends readonly string[]>(values: T, name: string) =>
+  (value: unknown) => {
+    if (value === undefined || value === null || value === '') return undefined;
+    if (!(values as readonly unknown[]).includes(value)) throw validationError({ [`object.${name}`]: 'Valeur inconnue' });
+    return value as T[number];
+  };
 
 const OrderModel = builder.objectRef<ListRow['model'] & { bvaId?: string }>('repair_order_models').implement({
   fields: (t) => ({
@@ -89,13 +91,28 @@ const filterArgs = builder.args((t) => ({
   type: t.field({ type: TypeFilter }),
   modelId: t.field({ type: 'uuid' }),
 }));
-type FilterArgs = { search?: string | null; from?: string | null; to?: string | null; category?: InterventionCategory | null; type?: GearboxType | null; modelId?: string | null };
+type FilterArgs = {
+  search?: string | null;
+  from?: string | null;
+  to?: string | null;
+  category?: InterventionCategory | null;
+  type?: GearboxType | null;
+  modelId?: string | null;
+};
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 // 2019-02-30 has the shape of a day but the database refuses it: check the calendar too.
-const isDay = (value: string) => DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const isDay = (value: string) =>
+  DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 const filterOf = (args: FilterArgs) => {
   for (const key of ['from', 'to'] as const) if (args[key] && !isDay(args[key]!)) throw validationError({ [key]: 'Date invalide' });
-  return { search: (args.search ?? '').slice(0, 80), from: args.from ?? null, to: args.to ?? null, category: args.category ?? null, type: args.type ?? null, modelId: args.modelId ?? null };
+  return {
+    search: (args.search ?? '').slice(0, 80),
+    from: args.from ?? null,
+    to: args.to ?? null,
+    category: args.category ?? null,
+    type: args.type ?? null,
+    modelId: args.modelId ?? null,
+  };
 };
 
 builder.queryField('repairOrders', (t) =>
@@ -244,7 +261,9 @@ const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement
   }),
 });
 
-builder.objectField(RepairOrder, 'faultCodes', (t) => t.field({ type: [FaultCode], resolve: (row, _args, context) => context.services.diagnostic.faultCodesOf(row.id) }));
+builder.objectField(RepairOrder, 'faultCodes', (t) =>
+  t.field({ type: [FaultCode], resolve: (row, _args, context) => context.services.diagnostic.faultCodesOf(row.id) }),
+);
 
 const FaultCodeInput = builder.inputType('order_fault_codes_input', {
   fields: (t) => ({ code: t.string({ required: true }), description: t.string(), ...conditionInputFields(t) }),

@@ -45,7 +45,9 @@ const OrderMeasure = builder.objectRef<MeasureRow>('order_measures').implement({
   }),
 });
 
-builder.objectField(RepairOrder, 'measures', (t) => t.field({ type: [OrderMeasure], resolve: (row, _args, context) => context.services.orderMeasures.measuresOf(row.id) }));
+builder.objectField(RepairOrder, 'measures', (t) =>
+  t.field({ type: [OrderMeasure], resolve: (row, _args, context) => context.services.orderMeasures.measuresOf(row.id) }),
+);
 
 builder.queryField('orderMeasure', (t) =>
   t.field({

@@ -44,8 +44,12 @@ const OrderEvent = builder.objectRef<EventRow>('order_events').implement({
 builder.objectField(OrderProcedure, 'checkpoints', (t) =>
   t.field({ type: [Checkpoint], resolve: (row, _args, context) => context.services.orderProcedure.checkpointsOfProcedure(row.id) }),
 );
-builder.objectField(RepairOrder, 'checkpoints', (t) => t.field({ type: [Checkpoint], resolve: (row, _args, context) => context.services.orderProcedure.checkpointsOf(row.id) }));
-builder.objectField(RepairOrder, 'events', (t) => t.field({ type: [OrderEvent], resolve: (row, _args, context) => context.services.orderProcedure.eventsOf(row.id) }));
+builder.objectField(RepairOrder, 'checkpoints', (t) =>
+  t.field({ type: [Checkpoint], resolve: (row, _args, context) => context.services.orderProcedure.checkpointsOf(row.id) }),
+);
+builder.objectField(RepairOrder, 'events', (t) =>
+  t.field({ type: [OrderEvent], resolve: (row, _args, context) => context.services.orderProcedure.eventsOf(row.id) }),
+);
 
 const AnswerInput = builder.inputType('order_checkpoints_input', {
   fields: (t) => ({ checkResult: t.field({ type: CheckResultType }), measuredValue: t.string(), comment: t.string() }),
@@ -56,7 +60,8 @@ builder.mutationField('answerOrderCheckpoint', (t) =>
     type: Checkpoint,
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), object: t.arg({ type: AnswerInput, required: true }) },
     authScopes: { capability: 'followProcedures' },
-    resolve: (_root, args, context) => context.services.orderProcedure.answer(args.id, parse(checkpointAnswerSchema, args.object, 'object'), args.version, context.viewer!),
+    resolve: (_root, args, context) =>
+      context.services.orderProcedure.answer(args.id, parse(checkpointAnswerSchema, args.object, 'object'), args.version, context.viewer!),
   }),
 );
 
@@ -65,7 +70,8 @@ builder.mutationField('closeRepairOrder', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
     authScopes: { capability: 'followProcedures' },
-    resolve: (_root, args, context) => context.services.orderProcedure.close(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!),
+    resolve: (_root, args, context) =>
+      context.services.orderProcedure.close(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!),
   }),
 );
 
@@ -74,7 +80,8 @@ builder.mutationField('reopenRepairOrder', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
     authScopes: { capability: 'reopenOrders' },
-    resolve: (_root, args, context) => context.services.orderProcedure.reopen(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!),
+    resolve: (_root, args, context) =>
+      context.services.orderProcedure.reopen(args.id, parse(closeOrderSchema, { comment: args.comment }, 'object').comment, context.viewer!),
   }),
 );
 
@@ -86,7 +93,9 @@ builder.subscriptionField('orderCheckpoints', (t) =>
     subscribe: (_root, { repairOrderId }, context) => {
       const error = requireViewerError(context);
       if (error) throw error;
-      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${repairOrderId}`, () => context.services.orderProcedure.checkpointsOf(repairOrderId));
+      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${repairOrderId}`, () =>
+        context.services.orderProcedure.checkpointsOf(repairOrderId),
+      );
     },
     resolve: (rows: CheckpointRow[]) => rows,
   }),

@@ -26,7 +26,9 @@ export default function UpdatePasswordDialog() {
   const errorOf = (name: keyof Values) => {
     const error = formState.errors[name];
     if (!error) return undefined;
-    const all = Object.values(error.types ?? {}).flatMap((m) => (Array.isArray(m) ? m : [m])).filter((m): m is string => typeof m === 'string');
+    const all = Object.values(error.types ?? {})
+      .flatMap((m) => (Array.isArray(m) ? m : [m]))
+      .filter((m): m is string => typeof m === 'string');
     return all.length ? joinMessages(all) : error.message;
   };
   const close = () => {
@@ -59,10 +61,31 @@ export default function UpdatePasswordDialog() {
       {open ? (
         <Modal title={t('updatePassword.title')} onClose={close}>
           <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-            <TextInput label={t('updatePassword.currentPassword')} type="password" autoComplete="current-password" required error={errorOf('currentPassword')} {...register('currentPassword')} />
-            <TextInput label={t('updatePassword.password')} type="password" autoComplete="new-password" required error={errorOf('password')} {...register('password')} />
+            <TextInput
+              label={t('updatePassword.currentPassword')}
+              type="password"
+              autoComplete="current-password"
+              required
+              error={errorOf('currentPassword')}
+              {...register('currentPassword')}
+            />
+            <TextInput
+              label={t('updatePassword.password')}
+              type="password"
+              autoComplete="new-password"
+              required
+              error={errorOf('password')}
+              {...register('password')}
+            />
             <PasswordStrength value={watch('password')} />
-            <TextInput label={t('updatePassword.confirmation')} type="password" autoComplete="new-password" required error={errorOf('confirmation')} {...register('confirmation')} />
+            <TextInput
+              label={t('updatePassword.confirmation')}
+              type="password"
+              autoComplete="new-password"
+              required
+              error={errorOf('confirmation')}
+              {...register('confirmation')}
+            />
             <ModalActions cancelLabel={t('updatePassword.cancel')} onCancel={close} submitLabel={t('updatePassword.submit')} busy={formState.isSubmitting} />
           </form>
         </Modal>

@@ -54,7 +54,11 @@ const LIVE = `subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ${
 const CLOSE = 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }';
 const CURRENT = `query($o: uuid!) { repairOrder(id: $o) { checkpoints { ${CHECKPOINT_FIELDS} } } }`;
 
-const draftOf = (c: OrderCheckpoint): Draft => ({ checkResult: c.checkResult, measuredValue: c.measuredValue === null ? '' : String(c.measuredValue).replace('.', ','), comment: c.comment });
+const draftOf = (c: OrderCheckpoint): Draft => ({
+  checkResult: c.checkResult,
+  measuredValue: c.measuredValue === null ? '' : String(c.measuredValue).replace('.', ','),
+  comment: c.comment,
+});
 /** "14:05" today, "12/11 à 14:05" another day. */
 const time = (iso: string | null) => {
   if (!iso) return '';
@@ -72,7 +76,9 @@ export default function CheckpointsList(props: Props) {
     ...Object.fromEntries(props.checkpoints.map((c) => [c.id, draftOf(c)])),
     ...(props.failure ? { [props.failure.id]: props.failure.values } : {}),
   }));
-  const [states, setStates] = useState<Record<string, RowState>>(() => (props.failure ? { [props.failure.id]: { status: 'failed', message: props.failure.message } } : {}));
+  const [states, setStates] = useState<Record<string, RowState>>(() =>
+    props.failure ? { [props.failure.id]: { status: 'failed', message: props.failure.message } } : {},
+  );
   const [closing, setClosing] = useState(false);
   const [closeError, setCloseError] = useState('');
   const dialog = useRef<HTMLDialogElement>(null);
@@ -87,7 +93,10 @@ export default function CheckpointsList(props: Props) {
       (data) => {
         for (const c of data.orderCheckpoints) if (!inFlight.current.has(c.id)) versions.current.set(c.id, c.version);
         setRows(data.orderCheckpoints);
-        setDrafts((current) => ({ ...current, ...Object.fromEntries(data.orderCheckpoints.filter((c) => !busy.current.has(c.id)).map((c) => [c.id, draftOf(c)])) }));
+        setDrafts((current) => ({
+          ...current,
+          ...Object.fromEntries(data.orderCheckpoints.filter((c) => !busy.current.has(c.id)).map((c) => [c.id, draftOf(c)])),
+        }));
       },
       () => undefined,
     );
@@ -255,7 +264,10 @@ export default function CheckpointsList(props: Props) {
                         </div>
                       </fieldset>
                       <div className="flex flex-wrap items-center gap-3">
-                        <p role="status" className={`text-sm ${state.status === 'failed' || state.status === 'conflict' ? 'font-semibold text-danger' : 'text-muted'}`}>
+                        <p
+                          role="status"
+                          className={`text-sm ${state.status === 'failed' || state.status === 'conflict' ? 'font-semibold text-danger' : 'text-muted'}`}
+                        >
                           {status}
                         </p>
                         {state.status === 'failed' && (

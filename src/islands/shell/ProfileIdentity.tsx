@@ -31,7 +31,7 @@ export default function ProfileIdentity(props: Values & { id: string; newEmail: 
       setPending(updateUser.newEmail);
       reset(next);
       setEditing(false);
-      document.querySelectorAll('[data-profile-name]').forEach((el) => (el.textContent = updateUser.displayName));
+      for (const el of document.querySelectorAll('[data-profile-name]')) el.textContent = updateUser.displayName;
       // A new address takes effect from the link sent to it: say where to look.
       showToast({ type: 'success', message: asked ? t('success.emailChangeSent', { email: values.email }) : t('success.profileSaved') });
     } catch (error) {
@@ -47,7 +47,14 @@ export default function ProfileIdentity(props: Values & { id: string; newEmail: 
         <TextInput label={t('profile.name')} required autoComplete="name" error={formState.errors.displayName?.message} {...register('displayName')} />
         <TextInput label={t('profile.email')} type="email" required autoComplete="email" error={formState.errors.email?.message} {...register('email')} />
         <div className="flex justify-end gap-2">
-          <button type="button" className="btn btn-secondary" onClick={() => (reset(saved), setEditing(false))}>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => {
+              reset(saved);
+              setEditing(false);
+            }}
+          >
             {t('profile.cancel')}
           </button>
           <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
@@ -67,7 +74,13 @@ export default function ProfileIdentity(props: Values & { id: string; newEmail: 
         {pending ? <dd className="col-span-2 text-xs text-muted">{t('profile.pendingEmail', { email: pending })}</dd> : null}
       </dl>
       {props.canEdit && hydrated ? (
-        <button type="button" className="rounded p-1 text-primary hover:bg-primary-soft" aria-label={t('profile.edit')} title={t('profile.edit')} onClick={() => setEditing(true)}>
+        <button
+          type="button"
+          className="rounded p-1 text-primary hover:bg-primary-soft"
+          aria-label={t('profile.edit')}
+          title={t('profile.edit')}
+          onClick={() => setEditing(true)}
+        >
           <Icon path={mdiPencil} />
         </button>
       ) : props.canEdit ? (

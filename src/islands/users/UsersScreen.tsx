@@ -14,8 +14,20 @@ import { roleLabels, roles, type Role } from '../../lib/roles.ts';
 import { showToast } from '../../lib/toasts.ts';
 import { useHydrated } from '../../lib/use-hydrated.ts';
 import {
-  addUserSchema, DELETE_USER, INSERT_USER, RESEND_EMAIL, SIGN_OUT_USER, statusOf, UPDATE_USER, USERS_COUNT_LIVE, USERS_LIVE, USERS_PAGE_SIZE,
-  usersHref, usersVariables, usersWhere, type UserListItem,
+  addUserSchema,
+  DELETE_USER,
+  INSERT_USER,
+  RESEND_EMAIL,
+  SIGN_OUT_USER,
+  statusOf,
+  UPDATE_USER,
+  USERS_COUNT_LIVE,
+  USERS_LIVE,
+  USERS_PAGE_SIZE,
+  usersHref,
+  usersVariables,
+  usersWhere,
+  type UserListItem,
 } from '../../lib/users.ts';
 
 type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string };
@@ -116,6 +128,7 @@ export default function UsersScreen(props: Props) {
           </a>
         )}
       </div>
+      {/* biome-ignore lint/a11y/useSemanticElements: a <search> around the form would be one more landmark level for the same thing */}
       <form
         method="get"
         action="/users"
@@ -149,11 +162,21 @@ export default function UsersScreen(props: Props) {
         <table className="w-full text-left text-sm">
           <thead className="border-b border-line bg-canvas">
             <tr>
-              <th scope="col" className="px-4 py-2">{t('users.name')}</th>
-              <th scope="col" className="px-4 py-2">{t('users.email')}</th>
-              <th scope="col" className="px-4 py-2">{t('users.status')}</th>
-              <th scope="col" className="px-4 py-2">{t('users.role')}</th>
-              <th scope="col" className="px-4 py-2">{t('users.actions')}</th>
+              <th scope="col" className="px-4 py-2">
+                {t('users.name')}
+              </th>
+              <th scope="col" className="px-4 py-2">
+                {t('users.email')}
+              </th>
+              <th scope="col" className="px-4 py-2">
+                {t('users.status')}
+              </th>
+              <th scope="col" className="px-4 py-2">
+                {t('users.role')}
+              </th>
+              <th scope="col" className="px-4 py-2">
+                {t('users.actions')}
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -186,7 +209,12 @@ export default function UsersScreen(props: Props) {
                             className="field-input min-h-8 w-auto min-w-40 py-1"
                             name="defaultRole"
                             form={`utilisateur-${user.id}`}
-                            {...(hydrated ? { value: user.defaultRole, onChange: (event: React.ChangeEvent<HTMLSelectElement>) => void update(user, { defaultRole: event.target.value as Role }) } : { defaultValue: user.defaultRole })}
+                            {...(hydrated
+                              ? {
+                                  value: user.defaultRole,
+                                  onChange: (event: React.ChangeEvent<HTMLSelectElement>) => void update(user, { defaultRole: event.target.value as Role }),
+                                }
+                              : { defaultValue: user.defaultRole })}
                           >
                             {roles.map((role) => (
                               <option key={role} value={role}>
@@ -195,7 +223,14 @@ export default function UsersScreen(props: Props) {
                             ))}
                           </select>
                           {hydrated ? null : (
-                            <button type="submit" form={`utilisateur-${user.id}`} name="action" value="role" className="btn btn-secondary min-h-8 px-3 py-1 text-sm" aria-label={`${t('users.changeRole')} : ${user.displayName}`}>
+                            <button
+                              type="submit"
+                              form={`utilisateur-${user.id}`}
+                              name="action"
+                              value="role"
+                              className="btn btn-secondary min-h-8 px-3 py-1 text-sm"
+                              aria-label={`${t('users.changeRole')} : ${user.displayName}`}
+                            >
                               {t('users.changeRole')}
                             </button>
                           )}
@@ -207,24 +242,54 @@ export default function UsersScreen(props: Props) {
                         <form id={`utilisateur-${user.id}`} method="post" action={usersHref(search, page)} className="flex flex-wrap gap-2">
                           <input type="hidden" name="id" value={user.id} />
                           {status === 'pending' ? (
-                            <button type={hydrated ? 'button' : 'submit'} name="action" value="renvoyer" className="link text-left" onClick={hydrated ? () => void resend(user) : undefined} aria-label={`${t('users.resend')} : ${user.displayName}`}>
+                            <button
+                              type={hydrated ? 'button' : 'submit'}
+                              name="action"
+                              value="renvoyer"
+                              className="link text-left"
+                              onClick={hydrated ? () => void resend(user) : undefined}
+                              aria-label={`${t('users.resend')} : ${user.displayName}`}
+                            >
                               {t('users.resend')}
                             </button>
                           ) : null}
-                          <button type={hydrated ? 'button' : 'submit'} name="action" value={user.disabled ? 'activer' : 'desactiver'} className="link text-left" onClick={hydrated ? () => void update(user, { disabled: !user.disabled }) : undefined} aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}>
+                          <button
+                            type={hydrated ? 'button' : 'submit'}
+                            name="action"
+                            value={user.disabled ? 'activer' : 'desactiver'}
+                            className="link text-left"
+                            onClick={hydrated ? () => void update(user, { disabled: !user.disabled }) : undefined}
+                            aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}
+                          >
                             {user.disabled ? t('users.enable') : t('users.disable')}
                           </button>
                           {status === 'active' ? (
-                            <button type={hydrated ? 'button' : 'submit'} name="action" value="deconnecter" className="link text-left" onClick={hydrated ? () => void signOut(user) : undefined} aria-label={`${t('users.signOut')} : ${user.displayName}`}>
+                            <button
+                              type={hydrated ? 'button' : 'submit'}
+                              name="action"
+                              value="deconnecter"
+                              className="link text-left"
+                              onClick={hydrated ? () => void signOut(user) : undefined}
+                              aria-label={`${t('users.signOut')} : ${user.displayName}`}
+                            >
                               {t('users.signOut')}
                             </button>
                           ) : null}
                           {hydrated ? (
-                            <button type="button" className="link text-left text-danger" onClick={() => setDeleting(user)} aria-label={`${t('users.delete')} : ${user.displayName}`}>
+                            <button
+                              type="button"
+                              className="link text-left text-danger"
+                              onClick={() => setDeleting(user)}
+                              aria-label={`${t('users.delete')} : ${user.displayName}`}
+                            >
                               {t('users.delete')}
                             </button>
                           ) : (
-                            <a className="link text-left text-danger" href={usersHref(search, page, { supprimer: user.id })} aria-label={`${t('users.delete')} : ${user.displayName}`}>
+                            <a
+                              className="link text-left text-danger"
+                              href={usersHref(search, page, { supprimer: user.id })}
+                              aria-label={`${t('users.delete')} : ${user.displayName}`}
+                            >
                               {t('users.delete')}
                             </a>
                           )}
@@ -318,7 +383,14 @@ function DeleteUserDialog(props: { user: UserListItem; onClose: () => void }) {
   return (
     <Modal title={t('users.deleteTitle')} onClose={props.onClose} role="alertdialog">
       <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
-      <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onClose} submitLabel={t('users.deleteConfirm')} busy={busy} danger onSubmit={() => void confirm()} />
+      <ModalActions
+        cancelLabel={t('users.cancel')}
+        onCancel={props.onClose}
+        submitLabel={t('users.deleteConfirm')}
+        busy={busy}
+        danger
+        onSubmit={() => void confirm()}
+      />
     </Modal>
   );
 }

@@ -256,7 +256,8 @@ export const fr = {
     averageMileage: 'Kilométrage moyen',
     estimatedRate: "Taux d'occurrence estimé (%)",
     estimatedMileage: 'Kilométrage moyen estimé (km)',
-    estimateHint: "Estimation du dossier : elle s'affiche tant que l'atelier n'a clôturé aucun OR de ce modèle (taux) ou aucun OR où cette panne a été retenue (kilométrage).",
+    estimateHint:
+      "Estimation du dossier : elle s'affiche tant que l'atelier n'a clôturé aucun OR de ce modèle (taux) ou aucun OR où cette panne a été retenue (kilométrage).",
     addMissing: "Ajouter à la base les éléments qui n'y sont pas encore",
     pickerHint: 'Choisissez dans la base symptômes et conditions.',
     createOutage: 'Enregistrer la panne',
@@ -289,7 +290,8 @@ export const fr = {
     steps: 'Étapes',
     stepsHint: "Une étape par ligne, dans l'ordre où l'atelier les suit.",
     checkpoints: 'Points de contrôle',
-    checkpointsHint: "Le mécanicien renseigne le résultat et la valeur mesurée de chaque point sur l'ordre de réparation. Laissez une ligne vide pour l'ignorer.",
+    checkpointsHint:
+      "Le mécanicien renseigne le résultat et la valeur mesurée de chaque point sur l'ordre de réparation. Laissez une ligne vide pour l'ignorer.",
     checkpointName: 'Point de contrôle {{n}}',
     checkpointDescription: 'Description du point {{n}}',
     moreCheckpoints: 'Ajouter des lignes',
@@ -612,7 +614,8 @@ export const fr = {
     eventClosed: 'Clôture',
     eventReopened: 'Réouverture',
     report: "Rapport d'intervention",
-    reportHint: "Le rapport reprend l'OR, le véhicule, le diagnostic, la panne confirmée, les procédures appliquées avec leurs points de contrôle, les mesures et les courbes.",
+    reportHint:
+      "Le rapport reprend l'OR, le véhicule, le diagnostic, la panne confirmée, les procédures appliquées avec leurs points de contrôle, les mesures et les courbes.",
     reportPage: 'Version imprimable',
     reportPdf: 'Télécharger le PDF',
   },
@@ -629,7 +632,8 @@ export const fr = {
     guide1: "Relevez les codes défaut et leurs conditions d'apparition, ou indiquez que la boîte ne permet pas leur lecture.",
     guide2: "Décrivez au moins un symptôme avec au moins une condition d'apparition.",
     guide3: 'Saisissez les mesures et contrôles, et déposez les courbes : elles sont tracées sur la courbe de référence du modèle.',
-    guide4: 'Suivez ensuite la démarche : pannes probables, procédures à appliquer, visualisation, validation. Une fois validée, la procédure est disponible pour les mécaniciens.',
+    guide4:
+      'Suivez ensuite la démarche : pannes probables, procédures à appliquer, visualisation, validation. Une fois validée, la procédure est disponible pour les mécaniciens.',
     hideGuide: 'Ne plus afficher ce guide',
     hideGuideSave: 'Appliquer',
     guideHidden: 'Guide masqué. Vous pourrez le réafficher depuis cette page.',
@@ -722,7 +726,8 @@ export const fr = {
     closed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     automatic: 'Automatique : {{result}}',
     noProposal: 'pas de proposition',
-    automaticHint: "En automatique, le résultat est déduit de la plage : jusqu'à 5 % de l'écart au-delà d'une borne, c'est une tolérance ; plus loin, la mesure est non conforme.",
+    automaticHint:
+      "En automatique, le résultat est déduit de la plage : jusqu'à 5 % de l'écart au-delà d'une borne, c'est une tolérance ; plus loin, la mesure est non conforme.",
     unknownResult: 'Résultat inconnu',
     results: { ok: 'Conforme', nok: 'Non conforme', not_mesurable: 'Non mesurable', high_tolerance: 'Tolérance haute', low_tolerance: 'Tolérance basse' },
     saved: 'Mesure enregistrée',
