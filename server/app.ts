@@ -16,6 +16,7 @@ import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
 import { createServices, type Services } from './services.ts';
+import { t } from '../src/lib/i18n.ts';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (() => Promise<void>) | undefined, locals: object) => Promise<void>;
 
@@ -93,9 +94,9 @@ function serveStatic(clientDir: string, req: IncomingMessage, res: ServerRespons
 function graphqlBodyRefusal(req: IncomingMessage, limits: Config['graphqlLimits']): { status: number; message: string } | null {
   if (req.method !== 'POST') return null;
   const declared = req.headers['content-length'];
-  if (declared === undefined) return { status: 411, message: 'Longueur de la requête requise' };
+  if (declared === undefined) return { status: 411, message: t('refusals.requestLengthRequired') };
   const max = req.headers.authorization ? limits.maxBodyBytes : limits.maxAnonymousBodyBytes;
-  if (Number(declared) > max) return { status: 413, message: `Requête trop volumineuse : ${Math.round(max / 1024)} Kio au plus` };
+  if (Number(declared) > max) return { status: 413, message: t('refusals.requestTooLarge', { kib: Math.round(max / 1024) }) };
   return null;
 }
 

@@ -1,6 +1,7 @@
 // What a service refuses, as one small typed union (decision 021). Services throw it and know
 // nothing of HTTP; each edge translates it once: statuses in server/http/json.ts, GraphQL codes
 // in server/graphql/inputs.ts, form messages in src/lib/forms.server.ts (through the API).
+import { t } from '../src/lib/i18n.ts';
 
 export type DomainErrorKind =
   | 'invalid'
@@ -49,7 +50,7 @@ export const notFound = (message: string) => new DomainError('not-found', 'not-f
 
 /** Input a schema could not check alone; `fields` name the fields at fault. */
 export const invalid = (fields: Record<string, string>, reason = 'invalid') =>
-  new DomainError('invalid', reason, Object.values(fields)[0] ?? 'Données invalides', { fields });
+  new DomainError('invalid', reason, Object.values(fields)[0] ?? t('refusals.invalidData'), { fields });
 
 /** The state of the data forbids the action; `field`, when one field is at fault. */
 export const conflict = (reason: string, message: string, details: { field?: string; reasons?: string[] } = {}) =>

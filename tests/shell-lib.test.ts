@@ -157,4 +157,15 @@ describe('formats (SPEC §1)', () => {
     const found = spawnSync('git', ['grep', '-l', typographic, '--', 'src', 'server', 'e2e', 'tests'], { encoding: 'utf8' });
     expect(found.stdout).toBe('');
   });
+
+  it('keeps the French words of the server in the catalogue: a service or route writes none itself', () => {
+    // A quoted text with a French accented letter, outside comments; the demo data is the workshop's, not the app's.
+    const found = spawnSync(
+      'git',
+      ['grep', '-nE', '^[^/*]*[\'"`][^\'"`]*[éèêàçôùûîÉ][^\'"`]*[\'"`]', '--', 'server', ':!server/db/demo-*', ':!server/db/seed.ts'],
+      { encoding: 'utf8' },
+    );
+    expect(found.stdout).toBe('');
+    expect(t('mail.emailChangeNotice.intro', { newEmail: 'b@x.fr' })).toContain('par b@x.fr.');
+  });
 });

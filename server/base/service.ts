@@ -6,13 +6,14 @@ import { baseItems } from '../db/schema/index.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
 import { conflict, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type BaseService = ReturnType<typeof createBaseService>;
 
 const translate = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw conflict('item-exists', 'Cet item existe déjà');
+  if (pgCode(error) === '23505') throw conflict('item-exists', t('errors.itemExists'));
   // 23503: a reference without ON DELETE rule; 23001: ON DELETE RESTRICT.
-  if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('item-in-use', 'Cet item est utilisé');
+  if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('item-in-use', t('errors.itemInUse'));
   throw error;
 };
 
@@ -33,13 +34,13 @@ export function createBaseService(deps: { db: Db }) {
 
     rename: async (id: string, name: string) => {
       const [row] = await db.update(baseItems).set({ name: name.trim(), updatedAt: new Date() }).where(eq(baseItems.id, id)).returning().catch(translate);
-      if (!row) throw notFound('Élément introuvable');
+      if (!row) throw notFound(t('refusals.itemNotFound'));
       return row;
     },
 
     remove: async (id: string) => {
       const [row] = await db.delete(baseItems).where(eq(baseItems.id, id)).returning().catch(translate);
-      if (!row) throw notFound('Élément introuvable');
+      if (!row) throw notFound(t('refusals.itemNotFound'));
       return row;
     },
   };

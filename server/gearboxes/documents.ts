@@ -7,6 +7,7 @@ import { pgCode } from '../db/errors.ts';
 import { files, gearboxDocuments, gearboxMeasures, outages } from '../db/schema/index.ts';
 import type { FileStore } from '../storage/store.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
 
@@ -31,15 +32,15 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
   /** The model an outage or measure belongs to must be the document's. */
   async function checkOwner(owner: DocumentOwner, category: DocumentCategory) {
     if ((category === 'outage-file') !== !!owner.outageId || (category === 'measure-file') !== !!owner.measureId) {
-      throw invalid({ 'object.category': 'Catégorie invalide' });
+      throw invalid({ 'object.category': t('refusals.invalidCategory') });
     }
     if (owner.outageId) {
       const [row] = await db.select({ m: outages.gearboxModelId }).from(outages).where(eq(outages.id, owner.outageId));
-      if (row?.m !== owner.gearboxModelId) throw notFound('Panne introuvable');
+      if (row?.m !== owner.gearboxModelId) throw notFound(t('refusals.outageNotFound'));
     }
     if (owner.measureId) {
       const [row] = await db.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, owner.measureId));
-      if (row?.m !== owner.gearboxModelId) throw notFound('Mesure introuvable');
+      if (row?.m !== owner.gearboxModelId) throw notFound(t('refusals.measureNotFound'));
     }
   }
 
@@ -60,9 +61,9 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
     insert: async (owner: DocumentOwner, fileId: string, input: DocumentInput) => {
       await checkOwner(owner, input.category);
       const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
-      if (!file) throw notFound('Fichier introuvable');
+      if (!file) throw notFound(t('refusals.fileNotFound'));
       if (file.bucketId !== bucketOf(input.category) || (input.category === 'reference-curve' && file.mimeType !== 'text/csv')) {
-        throw invalid({ fileId: 'Format non supporté' }, 'unsupported-format');
+        throw invalid({ fileId: t('validation.unsupportedFormat') }, 'unsupported-format');
       }
       const [row] = await db
         .insert(gearboxDocuments)
@@ -76,8 +77,8 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
         })
         .returning()
         .catch((error: unknown) => {
-          if (pgCode(error) === '23505') throw conflict('file-linked', 'Ce fichier est déjà joint');
-          if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
+          if (pgCode(error) === '23505') throw conflict('file-linked', t('curves.fileTaken'));
+          if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
           throw error;
         });
       return row!.id;
@@ -85,14 +86,14 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
 
     update: async (id: string, input: { title: string; comment: string }) => {
       const [row] = await db.update(gearboxDocuments).set(input).where(eq(gearboxDocuments.id, id)).returning();
-      if (!row) throw notFound('Document introuvable');
+      if (!row) throw notFound(t('refusals.documentNotFound'));
       return row.id;
     },
 
     /** The link and the stored file both go. */
     remove: async (id: string) => {
       const [row] = await db.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
-      if (!row) throw notFound('Document introuvable');
+      if (!row) throw notFound(t('refusals.documentNotFound'));
       await deps.files.remove(row.fileId);
       return row;
     },

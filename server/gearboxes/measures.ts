@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { gearboxMeasures } from '../db/schema/index.ts';
 import { notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type MeasuresService = ReturnType<typeof createMeasuresService>;
 
@@ -24,7 +25,7 @@ export function createMeasuresService(deps: { db: Db }) {
         .values({ gearboxModelId, ...toRow(input) })
         .returning()
         .catch((error: unknown) => {
-          if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
+          if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
           throw error;
         });
       return row!;
@@ -36,14 +37,14 @@ export function createMeasuresService(deps: { db: Db }) {
         .set({ ...toRow(input), updatedAt: new Date() })
         .where(eq(gearboxMeasures.id, id))
         .returning();
-      if (!row) throw notFound('Mesure introuvable');
+      if (!row) throw notFound(t('refusals.measureNotFound'));
       return row;
     },
 
     /** The measure's files go with it (the documents' rows cascade; the bytes are removed by the caller). */
     remove: async (id: string) => {
       const [row] = await db.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
-      if (!row) throw notFound('Mesure introuvable');
+      if (!row) throw notFound(t('refusals.measureNotFound'));
       return row;
     },
   };

@@ -5,14 +5,15 @@ import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '../db/schema/index.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type ProceduresService = ReturnType<typeof createProceduresService>;
 type Row = typeof repairProcedures.$inferSelect;
 export type ProcedureRow = Row & { checkpoints: (typeof procedureCheckpoints.$inferSelect)[]; outageCount: number };
 
 const nameTaken = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw conflict('name-taken', 'Une procédure porte déjà ce nom');
-  if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
+  if (pgCode(error) === '23505') throw conflict('name-taken', t('refusals.procedureNameTaken'));
+  if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
   throw error;
 };
 
@@ -89,7 +90,7 @@ export function createProceduresService(deps: { db: Db }) {
             .set({ name: input.name, description: input.description, steps: input.steps, updatedAt: new Date() })
             .where(eq(repairProcedures.id, id))
             .returning();
-          if (!row) throw notFound('Procédure introuvable');
+          if (!row) throw notFound(t('refusals.procedureNotFound'));
           await writeCheckpoints(tx, id, input);
           return id;
         })
@@ -100,10 +101,13 @@ export function createProceduresService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [used] = await tx.select({ n: count() }).from(outageProcedures).where(eq(outageProcedures.procedureId, id));
         const [applied] = await tx.select({ n: count() }).from(orderProcedures).where(eq(orderProcedures.procedureId, id));
-        const reasons = [...(used!.n ? [`pannes qui l'utilisent (${used!.n})`] : []), ...(applied!.n ? [`ordres de réparation (${applied!.n})`] : [])];
-        if (reasons.length) throw conflict('delete-refused', 'Suppression impossible', { reasons });
+        const reasons = [
+          ...(used!.n ? [t('refusals.usedByOutages', { count: used!.n })] : []),
+          ...(applied!.n ? [t('refusals.usedByOrders', { count: applied!.n })] : []),
+        ];
+        if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
-        if (!row) throw notFound('Procédure introuvable');
+        if (!row) throw notFound(t('refusals.procedureNotFound'));
         return row;
       }),
 
@@ -130,13 +134,13 @@ export function createProceduresService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         // Locks the outage: two people reordering at once apply one after the other.
         const [outage] = await tx.select().from(outages).where(eq(outages.id, outageId)).for('update');
-        if (!outage) throw notFound('Panne introuvable');
+        if (!outage) throw notFound(t('refusals.outageNotFound'));
         if (procedureIds.length) {
           const own = await tx
             .select({ id: repairProcedures.id })
             .from(repairProcedures)
             .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.gearboxModelId, outage.gearboxModelId)));
-          if (own.length !== procedureIds.length) throw invalid({ procedureIds: 'Procédure introuvable pour ce modèle' });
+          if (own.length !== procedureIds.length) throw invalid({ procedureIds: t('refusals.procedureNotOfModel') });
         }
         await tx.delete(outageProcedures).where(eq(outageProcedures.outageId, outageId));
         if (procedureIds.length) await tx.insert(outageProcedures).values(procedureIds.map((procedureId, i) => ({ outageId, procedureId, priority: i + 1 })));

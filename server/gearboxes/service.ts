@@ -22,6 +22,7 @@ import { gearboxModels } from '../db/schema/index.ts';
 import { escapeLike } from '../../src/lib/search.ts';
 import { pgCode } from '../db/errors.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
@@ -108,8 +109,8 @@ export function createGearboxesService(deps: { db: Db }) {
     const adding = input.addMissing && canAddToBase;
     if (!adding && (!componentId || !outageTypeId)) {
       const missing: Record<string, string> = {};
-      if (!componentId) missing['object.component'] = 'Cet item ne fait pas partie de la base de donnée';
-      if (!outageTypeId) missing['object.outageType'] = 'Cet item ne fait pas partie de la base de donnée';
+      if (!componentId) missing['object.component'] = t('errors.itemUnknown');
+      if (!outageTypeId) missing['object.outageType'] = t('errors.itemUnknown');
       throw invalid(missing, 'item-unknown');
     }
     const add = async (kind: 'component' | 'outage_type', name: string) =>
@@ -120,32 +121,32 @@ export function createGearboxesService(deps: { db: Db }) {
     return { componentId, outageTypeId };
   }
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw conflict('model-taken', 'Modèle non disponible', { field: 'model' });
+    if (pgCode(error) === '23505') throw conflict('model-taken', t('errors.modelTaken'), { field: 'model' });
     throw error;
   };
   const codeTaken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw conflict('code-exists', 'Code déjà existant');
-    if (pgCode(error) === '23503') throw notFound('Élément introuvable');
+    if (pgCode(error) === '23505') throw conflict('code-exists', t('errors.codeExists'));
+    if (pgCode(error) === '23503') throw notFound(t('refusals.itemNotFound'));
     throw error;
   };
   const codeUsed = (error: unknown): never => {
     // 23001: a stock item keeps its code (ON DELETE RESTRICT); 23503: a reference without rule.
-    if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('code-used', 'Code utilisé');
+    if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('code-used', t('errors.codeUsed'));
     throw error;
   };
   /** The parent exists and is neither the model nor one of its descendants (no loop). */
   const checkParent = async (id: string | null, parentId: string | undefined) => {
     if (!parentId) return;
     const refused = (message: string) => invalid({ parentId: message }, 'validation');
-    if (parentId === id) throw refused('Un modèle ne peut pas être son propre parent');
+    if (parentId === id) throw refused(t('refusals.ownParent'));
     const [found] = await queryRows<{ id: string; loop: boolean }>(
       db,
       sql`with recursive up(id, parent_id) as (select id, parent_id from gearbox_models where id = ${parentId}
             union select g.id, g.parent_id from gearbox_models g join up on g.id = up.parent_id)
           select ${parentId}::uuid as id, exists (select 1 from up where id = ${id}::uuid) as loop where exists (select 1 from gearbox_models where id = ${parentId})`,
     );
-    if (!found) throw refused('Élément introuvable');
-    if (found.loop) throw refused('Un modèle ne peut pas être son propre parent');
+    if (!found) throw refused(t('refusals.itemNotFound'));
+    if (found.loop) throw refused(t('refusals.ownParent'));
   };
 
   return {
@@ -175,7 +176,7 @@ export function createGearboxesService(deps: { db: Db }) {
         .where(eq(gearboxModels.id, id))
         .returning()
         .catch(taken);
-      if (!row) throw notFound('Modèle introuvable');
+      if (!row) throw notFound(t('refusals.modelNotFound'));
       return row;
     },
 
@@ -210,9 +211,9 @@ export function createGearboxesService(deps: { db: Db }) {
     removeDoctorCode: async (id: string) =>
       db.transaction(async (tx) => {
         const [used] = await tx.select({ id: gearboxCodes.id }).from(gearboxCodes).where(eq(gearboxCodes.doctorCodeId, id)).limit(1);
-        if (used) throw conflict('code-used', 'Code utilisé');
+        if (used) throw conflict('code-used', t('errors.codeUsed'));
         const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning().catch(codeUsed);
-        if (!row) throw notFound('Élément introuvable');
+        if (!row) throw notFound(t('refusals.itemNotFound'));
         return row;
       }),
 
@@ -222,7 +223,7 @@ export function createGearboxesService(deps: { db: Db }) {
     /** A code a stock item carries is in use. */
     removeGearboxCode: async (id: string) => {
       const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning().catch(codeUsed);
-      if (!row) throw notFound('Élément introuvable');
+      if (!row) throw notFound(t('refusals.itemNotFound'));
       return row;
     },
 
@@ -260,7 +261,7 @@ export function createGearboxesService(deps: { db: Db }) {
 
     removeErrorCode: async (id: string) => {
       const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
-      if (!row) throw notFound('Élément introuvable');
+      if (!row) throw notFound(t('refusals.itemNotFound'));
       return row;
     },
 
@@ -283,7 +284,7 @@ export function createGearboxesService(deps: { db: Db }) {
         })
         .returning()
         .catch((error: unknown) => {
-          if (pgCode(error) === '23503') throw notFound('Modèle introuvable');
+          if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
           throw error;
         });
       return row!.id;
@@ -302,16 +303,16 @@ export function createGearboxesService(deps: { db: Db }) {
         })
         .where(eq(outages.id, id))
         .returning();
-      if (!row) throw notFound('Panne introuvable');
+      if (!row) throw notFound(t('refusals.outageNotFound'));
       return row.id;
     },
 
     /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason. */
     removeOutage: async (id: string) => {
       const [used] = await db.select({ n: count() }).from(orderOutages).where(eq(orderOutages.outageId, id));
-      if (used!.n > 0) throw conflict('delete-refused', 'Suppression impossible', { reasons: [`ordres de réparation (${used!.n})`] });
+      if (used!.n > 0) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons: [t('refusals.usedByOrders', { count: used!.n })] });
       const [row] = await db.delete(outages).where(eq(outages.id, id)).returning();
-      if (!row) throw notFound('Panne introuvable');
+      if (!row) throw notFound(t('refusals.outageNotFound'));
       return row;
     },
 
@@ -335,25 +336,25 @@ export function createGearboxesService(deps: { db: Db }) {
       const orders = await counted(repairOrders);
       const [children] = await db.select({ n: count() }).from(gearboxModels).where(eq(gearboxModels.parentId, id));
       const reasons = [
-        children!.n && `modèles dérivés (${children!.n})`,
-        orders && `ordres de réparation (${orders})`,
-        procedures && `procédures de réparation (${procedures})`,
+        children!.n && t('refusals.usedByChildren', { count: children!.n }),
+        orders && t('refusals.usedByOrders', { count: orders }),
+        procedures && t('refusals.usedByProcedures', { count: procedures }),
         documents + measures && `documents techniques (${documents + measures})`,
-        hypotheses && `hypothèses de panne (${hypotheses})`,
-        inStock && `boîtes en stock (${inStock})`,
+        hypotheses && t('refusals.usedByHypotheses', { count: hypotheses }),
+        inStock && t('refusals.usedByStock', { count: inStock }),
         leftStock && `historique du stock (${leftStock})`,
       ].filter((reason): reason is string => !!reason);
-      if (reasons.length) throw conflict('delete-refused', 'Suppression impossible', { reasons });
+      if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
       const [row] = await db
         .delete(gearboxModels)
         .where(eq(gearboxModels.id, id))
         .returning()
         .catch((error: unknown) => {
           // Something attached in the meantime keeps it too.
-          if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('delete-refused', 'Suppression impossible');
+          if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('delete-refused', t('errors.deleteImpossible'));
           throw error;
         });
-      if (!row) throw notFound('Modèle introuvable');
+      if (!row) throw notFound(t('refusals.modelNotFound'));
       return row;
     },
   };

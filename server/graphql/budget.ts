@@ -5,9 +5,9 @@ import { defaultFieldResolver, getNamedType, isLeafType, isObjectType, type Grap
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
-const timeoutError = (ms: number) =>
-  apiError('timeout', `Requête trop longue : arrêtée après ${new Intl.NumberFormat('fr-FR').format(ms / 1000)} s. Demandez moins d'éléments à la fois.`);
+const timeoutError = (ms: number) => apiError('timeout', t('refusals.timeout', { seconds: new Intl.NumberFormat('fr-FR').format(ms / 1000) }));
 
 /** Wraps every field that resolves to an object (where queries run) with the deadline check. */
 export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {

@@ -9,6 +9,7 @@ import type { Changes } from '../realtime/changes.ts';
 import { apiError, forbidden } from './errors.ts';
 
 import type { Viewer } from '../auth/viewer.ts';
+import { t } from '../../src/lib/i18n.ts';
 export type { Viewer };
 
 export type GraphQLContext = {
@@ -55,11 +56,11 @@ export const builder = new SchemaBuilder<{
     limit: { complexity: MAX_COST, depth: 10, breadth: 300 },
     complexityError: (kind, result) =>
       kind === ComplexityErrorKind.Complexity
-        ? apiError('cost-limit', `Requête trop coûteuse : coût ${result.complexity}, maximum ${MAX_COST}. Demandez moins d'éléments à la fois.`, {
+        ? apiError('cost-limit', t('refusals.tooCostly', { cost: result.complexity, max: MAX_COST }), {
             cost: result.complexity,
             maxCost: MAX_COST,
           })
-        : apiError('cost-limit', 'Requête trop imbriquée ou trop large.', { depth: result.depth, breadth: result.breadth }),
+        : apiError('cost-limit', t('refusals.tooDeep'), { depth: result.depth, breadth: result.breadth }),
   },
   scopeAuth: {
     authScopes: async (context) => ({
@@ -73,7 +74,7 @@ export const builder = new SchemaBuilder<{
 /** The error for a request without a valid identity, or null when there is one. */
 export function requireViewerError(context: GraphQLContext): GraphQLError | null {
   if (context.viewer) return null;
-  return context.authError === 'invalid' ? apiError('invalid-jwt', 'Jeton invalide ou expiré') : forbidden();
+  return context.authError === 'invalid' ? apiError('invalid-jwt', t('refusals.invalidToken')) : forbidden();
 }
 
 /** For resolvers that check by hand (subscriptions, row rules). */

@@ -1,5 +1,6 @@
 // Every error of the API carries extensions.code (issue 4): clients branch on it.
 import { GraphQLError } from 'graphql';
+import { t } from '../../src/lib/i18n.ts';
 
 export type ErrorCode =
   | 'invalid-jwt'
@@ -19,8 +20,8 @@ export function apiError(code: ErrorCode, message: string, extra: Record<string,
   return new GraphQLError(message, { extensions: { code, ...extra } });
 }
 
-export const forbidden = () => apiError('forbidden', 'Accès refusé');
-export const notFound = () => apiError('not-found', 'Élément introuvable');
+export const forbidden = () => apiError('forbidden', t('refusals.forbidden'));
+export const notFound = () => apiError('not-found', t('refusals.itemNotFound'));
 /** `fields` maps a field path to its French message. */
-export const validationError = (fields: Record<string, string>) => apiError('validation', Object.values(fields)[0] ?? 'Données invalides', { fields });
+export const validationError = (fields: Record<string, string>) => apiError('validation', Object.values(fields)[0] ?? t('refusals.invalidData'), { fields });
 export const conflict = (message: string, extra: Record<string, unknown> = {}) => apiError('conflict', message, extra);

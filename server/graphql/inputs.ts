@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { fieldErrors } from '../../src/lib/validation.ts';
 import { DomainError } from '../errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 /** Parses `value` (absent fields may come as null); failures name the field under `prefix` ('' for top-level arguments). */
 export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
@@ -47,8 +48,7 @@ function fromService(error: unknown): never {
     if (kind === 'forbidden') throw forbidden();
     if (kind === 'conflict') throw conflict(message, { reason, ...details });
     if (reason === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason });
-    if (kind === 'too-many-requests')
-      throw apiError('too-many-requests', 'Trop de demandes : réessayez dans quelques minutes.', { retryAfter: details.retryAfter ?? 60 });
+    if (kind === 'too-many-requests') throw apiError('too-many-requests', t('refusals.tooManyRequests'), { retryAfter: details.retryAfter ?? 60 });
     // Any other refusal of a service is the caller's: a validation error, never an internal one.
     if (kind !== 'unavailable' && kind !== 'storage-full') throw apiError('validation', message, { reason });
   }

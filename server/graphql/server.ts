@@ -18,6 +18,7 @@ import { pgCode } from '../db/errors.ts';
 import { schema } from './schema.ts';
 import type { Logger } from '../log.ts';
 import { defaultGraphQLLimits, type GraphQLLimits } from '../config.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 const INIT_TIMEOUT_MS = 3_000;
@@ -65,9 +66,9 @@ function codePlugin(): Plugin {
 function databaseError(error: unknown): GraphQLError | null {
   const code = pgCode(error);
   if (!code) return null;
-  if (code.startsWith('22') || code === '23502' || code === '23514') return apiError('validation', 'Valeur invalide', { http: { status: 400 } });
-  if (code === '23505') return apiError('conflict', 'Cet élément existe déjà');
-  if (code === '23503') return apiError('conflict', 'Cet élément est lié à un autre, introuvable ou encore utilisé');
+  if (code.startsWith('22') || code === '23502' || code === '23514') return apiError('validation', t('errors.badValue'), { http: { status: 400 } });
+  if (code === '23505') return apiError('conflict', t('refusals.exists'));
+  if (code === '23503') return apiError('conflict', t('refusals.linked'));
   return null;
 }
 
@@ -75,7 +76,7 @@ const NUL = /\\u0000|\u0000/;
 
 /** A NUL in a variable or in the document is refused before anything runs: no column takes one. */
 function nulPlugin(): Plugin {
-  const refusal = { errors: [apiError('validation', 'Valeur invalide : caractère nul')] };
+  const refusal = { errors: [apiError('validation', t('refusals.nulCharacter'))] };
   const holdsNul = (args: ExecutionArgs) => NUL.test(JSON.stringify(args.variableValues ?? {})) || NUL.test(args.document.loc?.source.body ?? '');
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -110,7 +111,7 @@ function introspectionPlugin(): Plugin<GraphQLContext> {
     onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as GraphQLContext;
       if (context.viewer?.role !== 'app_admin' && introspects(args.document)) {
-        setResultAndStopExecution({ errors: [apiError('forbidden', 'Introspection réservée aux administrateurs')] });
+        setResultAndStopExecution({ errors: [apiError('forbidden', t('refusals.introspection'))] });
       }
     },
   };
@@ -128,10 +129,10 @@ function originPlugin(allowedOrigin: string): Plugin {
           }),
         );
       const origin = request.headers.get('origin');
-      if (origin && origin !== allowedOrigin) return refuse(403, 'Origine refusée');
+      if (origin && origin !== allowedOrigin) return refuse(403, t('refusals.originRefused'));
       if (request.method === 'POST') {
         const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== 'application/json' && type !== 'application/graphql+json') return refuse(415, 'Le corps doit être en JSON');
+        if (type !== 'application/json' && type !== 'application/graphql+json') return refuse(415, t('refusals.jsonBody'));
       }
     },
   };
@@ -197,7 +198,7 @@ export function createGraphQL(options: {
           error: cause instanceof Error ? cause.message : String(cause),
           stack: cause instanceof Error ? cause.stack : undefined,
         });
-        return apiError('internal', 'Une erreur est survenue');
+        return apiError('internal', t('errors.generic'));
       },
     },
     plugins: [
@@ -266,7 +267,7 @@ export function createGraphQL(options: {
         const userId = ctx.extra.context!.viewer!.id;
         // One user's live lists are bounded: every write re-runs each of them.
         if ((operations.get(socket)?.ids.size ?? 0) >= limits.subscriptionsPerConnection || (perUser.get(userId) ?? 0) >= limits.subscriptionsPerUser) {
-          return [apiError('too-many-subscriptions', "Trop d'abonnements en direct ouverts : fermez des onglets ou des écrans, puis réessayez.")];
+          return [apiError('too-many-subscriptions', t('refusals.tooManySubscriptions'))];
         }
         const { schema: enveloped, execute, subscribe, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, params: payload });
         let document;

@@ -9,6 +9,7 @@ import { builder, OrderBy, requireCapability, type GraphQLContext } from './buil
 import { forbidden, notFound, validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 const MAX_LIMIT = 100;
 const MAX_FILTER_DEPTH = 5;
@@ -81,16 +82,18 @@ const UsersInsertInput = builder.inputType('users_insert_input', {
   }),
 });
 
-const roleSchema = z.enum(roles, { error: 'Rôle inconnu' });
+const roleSchema = z.enum(roles, { error: t('refusals.unknownRole') });
 const insertSchema = z.strictObject({
   email: emailSchema(),
-  displayName: required().max(120, 'Maximum 120 caractères'),
+  displayName: required().max(120, t('validation.maxLength', { max: 120 })),
   defaultRole: roleSchema,
   locale: z.enum(['fr']).optional(),
 });
 const setSchema = z.strictObject({
   email: emailSchema().optional(),
-  displayName: required().max(120, 'Maximum 120 caractères').optional(),
+  displayName: required()
+    .max(120, t('validation.maxLength', { max: 120 }))
+    .optional(),
   defaultRole: roleSchema.optional(),
   disabled: z.boolean().optional(),
 });
@@ -99,7 +102,7 @@ type ListArgs = { where?: UsersWhere | null; order_by?: UsersOrderBy[] | null; l
 
 function checkWhere(where: UsersWhere | null | undefined, depth = 0): void {
   if (!where) return;
-  if (depth > MAX_FILTER_DEPTH) throw validationError({ where: 'Filtre trop imbriqué' });
+  if (depth > MAX_FILTER_DEPTH) throw validationError({ where: t('refusals.filterTooDeep') });
   for (const nested of [...(where._and ?? []), ...(where._or ?? []), ...(where._not ? [where._not] : [])]) checkWhere(nested, depth + 1);
   for (const value of Object.values(where)) {
     const list = (value as { _in?: unknown[] } | null)?._in;

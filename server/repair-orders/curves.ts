@@ -76,7 +76,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       (file) => (values.kind === 'curve' ? file.bucketId === CURVE_BUCKET && curveFileMimeTypes.includes(file.mimeType) : file.bucketId === IMPORT_BUCKET),
       {
         notFound: t('curves.fileNotFound'),
-        unsupported: 'Format non supporté',
+        unsupported: t('validation.unsupportedFormat'),
         taken: t('curves.fileTaken'),
         field: 'object.fileId',
       },

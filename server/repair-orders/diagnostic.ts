@@ -8,6 +8,7 @@ import { pgCode } from '../db/errors.ts';
 import { errorCodes, orderFaultCodes, repairOrders } from '../db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 
@@ -21,13 +22,13 @@ export function createDiagnosticService(deps: { db: Db }) {
       .from(errorCodes)
       .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
     if (known) return known.id;
-    if (!input.description) throw invalid({ 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' });
+    if (!input.description) throw invalid({ 'object.description': t('diagnostic.newCodeDescription') });
     const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
     return created!.id;
   }
 
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw invalid({ 'object.code': 'Ce code est déjà relevé sur cet OR' });
+    if (pgCode(error) === '23505') throw invalid({ 'object.code': t('diagnostic.codeTaken') });
     throw error;
   };
 
@@ -64,7 +65,7 @@ export function createDiagnosticService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
-          if (order.canReadFaultCodes !== true) throw conflict('reading-off', "Indiquez d'abord que la boîte permet la lecture des codes défaut.");
+          if (order.canReadFaultCodes !== true) throw conflict('reading-off', t('diagnostic.readingRequired'));
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           const [row] = await tx
             .insert(orderFaultCodes)
@@ -79,7 +80,7 @@ export function createDiagnosticService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
-          if (!current) throw notFound('Code défaut introuvable');
+          if (!current) throw notFound(t('refusals.faultCodeNotFound'));
           const order = await openOrder(tx, current.repairOrderId);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           await tx
@@ -93,7 +94,7 @@ export function createDiagnosticService(deps: { db: Db }) {
     removeFaultCode: (id: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
-        if (!current) throw notFound('Code défaut introuvable');
+        if (!current) throw notFound(t('refusals.faultCodeNotFound'));
         await openOrder(tx, current.repairOrderId);
         await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.id, id));
         return id;

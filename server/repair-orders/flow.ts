@@ -12,13 +12,14 @@ import type { ProceduresService } from '../gearboxes/procedures.ts';
 import type { GearboxesService } from '../gearboxes/service.ts';
 import type { ProcedureInput } from '../../src/lib/procedures.ts';
 import { DomainError, conflict, invalid } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
 
 export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
 
 export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
-const VALIDATED = 'Le diagnostic est validé : rouvrez-le pour le modifier.';
+const VALIDATED = t('refusals.diagnosticValidated');
 
 export type OutageCandidate = {
   outage: OutageRow;
@@ -148,12 +149,12 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId);
         const ids = [...new Set(outageIds)];
-        if (ids.length === 0) throw invalid({ outageIds: 'Choisissez au moins une panne' });
+        if (ids.length === 0) throw invalid({ outageIds: t('refusals.chooseOutage') });
         const own = await tx
           .select({ id: outages.id })
           .from(outages)
           .where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
-        if (own.length !== ids.length) throw invalid({ outageIds: 'Panne introuvable pour ce modèle' });
+        if (own.length !== ids.length) throw invalid({ outageIds: t('refusals.outageNotOfModel') });
         await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
         await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
         const dropped = await tx
@@ -181,7 +182,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const seen = new Set<string>();
         const list = entries.filter((e) => !seen.has(e.procedureId) && seen.add(e.procedureId));
-        if (list.length === 0) throw invalid({ procedures: 'Choisissez au moins une procédure' });
+        if (list.length === 0) throw invalid({ procedures: t('refusals.chooseProcedure') });
         const own = await tx
           .select({ id: repairProcedures.id })
           .from(repairProcedures)
@@ -194,11 +195,11 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
               eq(repairProcedures.gearboxModelId, order.gearboxModelId),
             ),
           );
-        if (own.length !== list.length) throw invalid({ procedures: 'Procédure introuvable pour ce modèle' });
+        if (own.length !== list.length) throw invalid({ procedures: t('refusals.procedureNotOfModel') });
         const chosen = new Set(
           (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id),
         );
-        if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: 'Panne non retenue sur cet OR' });
+        if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: t('refusals.outageNotChosen') });
         await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
         await tx
           .insert(orderProcedures)
@@ -215,7 +216,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           .select({ id: repairProcedures.id })
           .from(repairProcedures)
           .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
-        if (!own) throw invalid({ procedureId: 'Procédure introuvable pour ce modèle' });
+        if (!own) throw invalid({ procedureId: t('refusals.procedureNotOfModel') });
         await append(tx, orderId, procedureId);
         return orderId;
       }),
@@ -248,10 +249,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           tx as unknown as Db,
           sql`select (select count(*)::int from order_fault_codes where repair_order_id = ${orderId}) as codes, (select count(*)::int from order_symptoms where repair_order_id = ${orderId}) as symptoms`,
         );
-        if (order.canReadFaultCodes === null) throw conflict('incomplete', "Indiquez d'abord si la boîte permet la lecture des codes défaut.");
-        if (order.canReadFaultCodes && found!.codes === 0)
-          throw conflict('incomplete', 'Relevez au moins un code défaut, ou indiquez que la boîte ne permet pas leur lecture.');
-        if (found!.symptoms === 0) throw conflict('incomplete', "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.");
+        if (order.canReadFaultCodes === null) throw conflict('incomplete', t('refusals.readingUnknown'));
+        if (order.canReadFaultCodes && found!.codes === 0) throw conflict('incomplete', t('refusals.codesMissing'));
+        if (found!.symptoms === 0) throw conflict('incomplete', t('refusals.symptomsMissing'));
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
         return orderId;
@@ -278,12 +278,12 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     reopen: (orderId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { editable: false });
-        if (!order.validatedAt) throw conflict('not-validated', "Le diagnostic n'est pas validé.");
+        if (!order.validatedAt) throw conflict('not-validated', t('refusals.diagnosticNotValidated'));
         const [answered] = await tx
           .select({ n: count() })
           .from(orderCheckpoints)
           .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
-        if (answered!.n > 0) throw conflict('answered', 'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
+        if (answered!.n > 0) throw conflict('answered', t('refusals.checkpointsAnswered'));
         await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
         await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });

@@ -10,10 +10,11 @@ import type { FileStore } from '../storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 
-const DONE_REQUIRED = "Indiquez d'abord que des mesures ont été prises.";
+const DONE_REQUIRED = t('orderMeasures.doneRequired');
 const MEASURE_FILE = 'measure';
 
 const fileSelection = {
@@ -43,7 +44,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
   /** A measure's row and its order, the order locked. */
   async function measureOf(tx: Tx, id: string) {
     const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id));
-    if (!current) throw notFound('Mesure introuvable');
+    if (!current) throw notFound(t('refusals.measureNotFound'));
     const order = await openOrder(tx, current.repairOrderId);
     return { current, order };
   }
@@ -127,7 +128,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
         if (input.gearboxMeasureId) {
           const [known] = await tx.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
-          if (known?.m !== order.gearboxModelId) throw invalid({ 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
+          if (known?.m !== order.gearboxModelId) throw invalid({ 'object.gearboxMeasureId': t('orderMeasures.unknownMeasure') });
         }
         const [row] = await tx
           .insert(orderMeasures)
@@ -199,9 +200,9 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           { repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment },
           (file) => file.bucketId === 'measure',
           {
-            notFound: 'Fichier introuvable',
+            notFound: t('refusals.fileNotFound'),
             unsupported: UNSUPPORTED_FORMAT,
-            taken: 'Ce fichier est déjà joint',
+            taken: t('curves.fileTaken'),
             field: 'fileId',
           },
         );
@@ -214,7 +215,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           .select()
           .from(orderFiles)
           .where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
-        if (!link) throw notFound('Fichier introuvable');
+        if (!link) throw notFound(t('refusals.fileNotFound'));
         await openOrder(tx, link.repairOrderId);
         await dropStoredRows(tx, [link.fileId]);
         return link.fileId;

@@ -4,13 +4,14 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { repairOrders } from '../db/schema/index.ts';
 import { conflict, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+export const CLOSED = t('diagnostic.closed');
 
 export async function openOrder(tx: Tx, id: string) {
   const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-  if (!order) throw notFound("Impossible de récupérer l'ordre de réparation");
+  if (!order) throw notFound(t('errors.repairOrderLoad'));
   if (order.status === 'CLOSED') throw conflict('closed', CLOSED);
   return order;
 }

@@ -8,12 +8,13 @@ import type { Db } from '../db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '../db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { conflict, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
 type Actor = { id: string };
 
-const NOT_VALIDATED = "Le diagnostic de cet OR n'est pas validé : aucune procédure n'est à suivre.";
-export const STALE = 'Un collègue vient de renseigner ce point de contrôle : sa réponse est affichée, vérifiez-la avant de la remplacer.';
+const NOT_VALIDATED = t('refusals.noProcedureToFollow');
+export const STALE = t('refusals.checkpointStale');
 
 const nameOf = async (tx: Tx, actor: Actor) => (await tx.select({ name: users.displayName }).from(users).where(eq(users.id, actor.id)))[0]?.name ?? '';
 
@@ -50,7 +51,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
     answer: (id: string, input: CheckpointAnswer, version: number, actor: Actor) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
-        if (!current) throw notFound('Point de contrôle introuvable');
+        if (!current) throw notFound(t('refusals.checkpointNotFound'));
         const order = await openOrder(tx, current.repairOrderId);
         if (!order.validatedAt) throw conflict('not-validated', NOT_VALIDATED);
         // Read again under the order's lock: the version now is the one that counts.
@@ -85,7 +86,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
         if (open!.n > 0)
           throw conflict(
             'checkpoints-open',
-            `Tous les points de contrôle doivent être renseignés avant la clôture (${open!.n} restant${open!.n > 1 ? 's' : ''}).`,
+            t('refusals.checkpointsOpen', { remaining: t(open!.n > 1 ? 'refusals.remainingMany' : 'refusals.remaining', { count: open!.n }) }),
           );
         await tx
           .update(repairOrders)
@@ -109,8 +110,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
     reopen: (orderId: string, comment: string, actor: Actor) =>
       db.transaction(async (tx) => {
         const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, orderId)).for('update');
-        if (!order) throw notFound("Impossible de récupérer l'ordre de réparation");
-        if (order.status !== 'CLOSED') throw conflict('not-closed', "Cet ordre de réparation n'est pas clôturé.");
+        if (!order) throw notFound(t('errors.repairOrderLoad'));
+        if (order.status !== 'CLOSED') throw conflict('not-closed', t('refusals.orderNotClosed'));
         await tx.update(repairOrders).set({ status: 'IN_PROGRESS', closedOn: null, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         await tx.insert(orderEvents).values({
           repairOrderId: orderId,

@@ -11,6 +11,7 @@ import type { FileStore } from '../storage/store.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { CLOSED } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
 export type OrderFilter = {
@@ -46,8 +47,8 @@ const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
 };
 
 const numberTaken = (error: unknown): never => {
-  if (pgCode(error) === '23505') throw invalid({ 'object.number': "Numéro de l'ordre de réparation non disponible" });
-  if (pgCode(error) === '23503') throw invalid({ 'object.gearboxModelId': 'Modèle inconnu' });
+  if (pgCode(error) === '23505') throw invalid({ 'object.number': t('errors.orNumberTaken') });
+  if (pgCode(error) === '23503') throw invalid({ 'object.gearboxModelId': t('stock.unknownModel') });
   throw error;
 };
 
@@ -119,7 +120,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       .from(users)
       .where(and(eq(users.id, referentId), inArray(users.defaultRole, ['app_admin', 'diagnostician'])))
       .limit(1);
-    if (!user) throw invalid({ 'object.referentId': 'Référent inconnu' });
+    if (!user) throw invalid({ 'object.referentId': t('refusals.referentUnknown') });
   }
   async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
     await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
@@ -192,10 +193,10 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
-          if (!current) throw notFound("Impossible de récupérer l'ordre de réparation");
+          if (!current) throw notFound(t('errors.repairOrderLoad'));
           if (current.status === 'CLOSED') throw conflict('closed', CLOSED);
           if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
-            throw invalid({ 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' }, 'model-locked');
+            throw invalid({ 'object.gearboxModelId': t('repairOrders.modelLocked') }, 'model-locked');
           }
           // One already named keeps their place even if their role has changed since.
           if (input.referentId !== current.referentId) await checkReferent(tx, input.referentId);
@@ -213,7 +214,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       const { row, fileIds } = await db.transaction(async (tx) => {
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
-        if (!deleted) throw notFound("Impossible de récupérer l'ordre de réparation");
+        if (!deleted) throw notFound(t('errors.repairOrderLoad'));
         await dropStoredRows(
           tx,
           linked.map((l) => l.fileId),

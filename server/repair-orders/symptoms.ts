@@ -8,12 +8,13 @@ import { pgCode } from '../db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '../db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { DomainError, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type SymptomsService = ReturnType<typeof createSymptomsService>;
 
-const NOT_IN_BASE = 'Cet item ne fait pas partie de la base de donnée';
-const UNKNOWN_CODE = 'Ce code ne fait pas partie du dossier du modèle';
-const TAKEN = 'Ce symptôme est déjà relevé sur cet OR';
+const NOT_IN_BASE = t('errors.itemUnknown');
+const UNKNOWN_CODE = t('symptoms.unknownCode');
+const TAKEN = t('symptoms.taken');
 
 export function createSymptomsService(deps: { db: Db }) {
   const { db } = deps;
@@ -85,7 +86,7 @@ export function createSymptomsService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
-          if (!current) throw notFound('Symptôme introuvable');
+          if (!current) throw notFound(t('symptoms.notFound'));
           const order = await openOrder(tx, current.repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
@@ -101,7 +102,7 @@ export function createSymptomsService(deps: { db: Db }) {
     removeSymptom: (id: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
-        if (!current) throw notFound('Symptôme introuvable');
+        if (!current) throw notFound(t('symptoms.notFound'));
         await openOrder(tx, current.repairOrderId);
         await tx.delete(orderSymptoms).where(eq(orderSymptoms.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));

@@ -12,6 +12,7 @@ import type { Db } from '../db/client.ts';
 
 import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '../db/schema/index.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type StockService = ReturnType<typeof createStockService>;
 export type StockFilter = {
@@ -101,13 +102,9 @@ export function createStockService(deps: { db: Db }) {
   /** The item locked for the change, checked against the version the user saw. */
   async function lockCurrent(tx: Tx, id: string, version: number) {
     const [item] = await tx.select().from(stockItems).where(eq(stockItems.id, id)).for('update');
-    if (!item) throw notFound('Boîte introuvable');
-    if (item.outOn) throw conflict('already-removed', 'Cette boîte a déjà été retirée du stock.');
-    if (item.version !== version)
-      throw conflict(
-        'stale',
-        'Cette boîte a été modifiée entre-temps par un collègue : voici son état actuel. Refaites votre action si elle est toujours utile.',
-      );
+    if (!item) throw notFound(t('stock.notFound'));
+    if (item.outOn) throw conflict('already-removed', t('stock.alreadyRemoved'));
+    if (item.version !== version) throw conflict('stale', t('stock.conflict'));
     return item;
   }
 
@@ -142,7 +139,7 @@ export function createStockService(deps: { db: Db }) {
     /** `quantity` identical boxes; the code must be one of the model's. */
     insert: async (input: AddStockInput, actor: Actor): Promise<string[]> => {
       const [model] = await db.select({ id: gearboxModels.id }).from(gearboxModels).where(eq(gearboxModels.id, input.gearboxModelId));
-      if (!model) throw invalid({ 'object.gearboxModelId': 'Modèle inconnu' });
+      if (!model) throw invalid({ 'object.gearboxModelId': t('stock.unknownModel') });
       let doctorCodeId: string | null = null;
       let gearboxCodeId: string | null = null;
       if (input.code) {
@@ -160,7 +157,7 @@ export function createStockService(deps: { db: Db }) {
                 .from(gearboxCodes)
                 .innerJoin(doctorCodes, eq(doctorCodes.id, gearboxCodes.doctorCodeId))
                 .where(eq(gearboxCodes.id, id));
-        if (!found || found.model !== model.id) throw invalid({ 'object.code': "Ce code n'appartient pas à ce modèle" });
+        if (!found || found.model !== model.id) throw invalid({ 'object.code': t('stock.codeOfAnotherModel') });
         doctorCodeId = found.doctor;
         gearboxCodeId = found.code;
       }
@@ -233,7 +230,7 @@ export function createStockService(deps: { db: Db }) {
     remove: (id: string, version: number, out: { outOn: string; outReason: string }, actor: Actor) =>
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
-        if (out.outOn < item.addedOn) throw invalid({ 'object.outOn': "La date de sortie précède la date d'entrée" });
+        if (out.outOn < item.addedOn) throw invalid({ 'object.outOn': t('stock.outBeforeIn') });
         await tx
           .update(stockItems)
           .set({ outOn: out.outOn, outReason: out.outReason, version: item.version + 1, updatedAt: new Date() })

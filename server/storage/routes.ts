@@ -18,6 +18,7 @@ import { sendJson, statusOf } from '../http/json.ts';
 import { contentDisposition } from '../../src/lib/files.ts';
 import { checkType, cleanName, FILE_ID, type FileRow, type FileStore } from './store.ts';
 import { DomainError, refuse } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
@@ -48,9 +49,10 @@ export function createStorageRoutes(deps: {
   const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
 
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
-    if (!req.headers.authorization) throw refuse('unauthenticated', 'Authentification requise');
+    if (!req.headers.authorization) throw refuse('unauthenticated', t('refusals.authRequired'));
     const identity = await resolveViewer({ get: (name) => req.headers[name] as string | undefined }, deps.services);
-    if (!identity.viewer) throw identity.error === 'invalid' ? refuse('unauthenticated', 'Jeton invalide ou expiré') : refuse('forbidden', 'Accès refusé');
+    if (!identity.viewer)
+      throw identity.error === 'invalid' ? refuse('unauthenticated', t('refusals.invalidToken')) : refuse('forbidden', t('refusals.forbidden'));
     return identity.viewer;
   }
 
@@ -87,10 +89,10 @@ export function createStorageRoutes(deps: {
           limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 },
         });
       } catch {
-        return reject(refuse('invalid', 'Requête multipart attendue'));
+        return reject(refuse('invalid', t('refusals.multipartExpected')));
       }
       const gone = () => {
-        const error = refuse('invalid', 'Envoi interrompu');
+        const error = refuse('invalid', t('refusals.uploadInterrupted'));
         parser.destroy(error);
         reject(error);
       };
@@ -130,44 +132,44 @@ export function createStorageRoutes(deps: {
               part.sha = hash.digest('hex');
             },
             (error: unknown) => {
-              failure ??= refuse('invalid', 'Envoi interrompu');
+              failure ??= refuse('invalid', t('refusals.uploadInterrupted'));
               throw error;
             },
           ),
         );
       });
-      parser.on('filesLimit', () => (failure ??= refuse('too-large', `Maximum ${MAX_FILES} fichiers par envoi`)));
-      parser.on('partsLimit', () => (failure ??= refuse('too-large', `Maximum ${MAX_FILES} fichiers par envoi`)));
-      parser.on('error', () => reject(refuse('invalid', 'Requête multipart invalide')));
+      parser.on('filesLimit', () => (failure ??= refuse('too-large', t('refusals.tooManyFiles', { max: MAX_FILES }))));
+      parser.on('partsLimit', () => (failure ??= refuse('too-large', t('refusals.tooManyFiles', { max: MAX_FILES }))));
+      parser.on('error', () => reject(refuse('invalid', t('refusals.multipartInvalid'))));
       parser.on('close', () => resolve());
       req.pipe(parser);
     });
     await Promise.allSettled(writes);
     if (failure) throw failure;
     await Promise.all(writes);
-    if (parts.length > MAX_FILES) throw refuse('too-large', `Maximum ${MAX_FILES} fichiers par envoi`);
+    if (parts.length > MAX_FILES) throw refuse('too-large', t('refusals.tooManyFiles', { max: MAX_FILES }));
     return { bucketId, parts, metadata };
   }
 
   async function upload(req: IncomingMessage, res: ServerResponse) {
     const viewer = await viewerOf(req);
     // A role that may write no bucket is refused before a byte is read.
-    if (!bucketIds.some((bucket) => canWriteBucket(viewer.role, bucket))) throw refuse('forbidden', 'Accès refusé');
+    if (!bucketIds.some((bucket) => canWriteBucket(viewer.role, bucket))) throw refuse('forbidden', t('refusals.forbidden'));
     const type = (req.headers['content-type'] ?? '').toLowerCase();
-    if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', 'Requête multipart attendue');
+    if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', t('refusals.multipartExpected'));
     // Before a byte is read: a nearly full disk refuses what the request says it carries.
     store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
     const { bucketId = 'documents', parts, metadata } = await readMultipart(req);
     try {
-      if (!isBucketId(bucketId)) throw refuse('invalid', 'Bucket inconnu');
-      if (!canWriteBucket(viewer.role, bucketId)) throw refuse('forbidden', 'Accès refusé');
-      if (parts.length === 0) throw refuse('invalid', 'Aucun fichier reçu');
+      if (!isBucketId(bucketId)) throw refuse('invalid', t('refusals.unknownBucket'));
+      if (!canWriteBucket(viewer.role, bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
+      if (parts.length === 0) throw refuse('invalid', t('refusals.noFileReceived'));
       const checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[] = [];
       for (const [i, part] of parts.entries()) {
         const meta = metadata[i] ?? {};
         const name = cleanName(meta.name ?? part.name);
         if (part.truncated || part.size > config.storageMaxBytes[bucketId]) {
-          throw refuse('too-large', `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[bucketId] / 1024 / 1024)} Mo au plus`);
+          throw refuse('too-large', t('refusals.fileTooLarge', { mb: Math.round(config.storageMaxBytes[bucketId] / 1024 / 1024) }));
         }
         if (part.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
         const mimeType = await checkType(bucketId, name, part.tmp);
@@ -186,17 +188,17 @@ export function createStorageRoutes(deps: {
   async function replace(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', 'Accès refusé');
+    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
     const type = (req.headers['content-type'] ?? '').toLowerCase();
-    if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', 'Requête multipart attendue');
+    if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', t('refusals.multipartExpected'));
     store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
     const { parts, metadata } = await readMultipart(req);
     try {
-      if (parts.length !== 1) throw refuse('invalid', 'Un seul fichier attendu');
+      if (parts.length !== 1) throw refuse('invalid', t('refusals.oneFileExpected'));
       const part = parts[0]!;
       const name = cleanName(metadata[0]?.name ?? part.name);
       if (part.truncated || part.size > config.storageMaxBytes[row.bucketId]) {
-        throw refuse('too-large', `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[row.bucketId] / 1024 / 1024)} Mo au plus`);
+        throw refuse('too-large', t('refusals.fileTooLarge', { mb: Math.round(config.storageMaxBytes[row.bucketId] / 1024 / 1024) }));
       }
       if (part.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
       const mimeType = await checkType(row.bucketId, name, part.tmp);
@@ -210,7 +212,7 @@ export function createStorageRoutes(deps: {
     const expires = Number(query.get('expires'));
     const signature = query.get('signature');
     if (signature) {
-      if (!store.verifySignature(id, expires, signature)) throw refuse('forbidden', 'Lien expiré ou invalide');
+      if (!store.verifySignature(id, expires, signature)) throw refuse('forbidden', t('refusals.linkExpired'));
     } else {
       await viewerOf(req);
     }
@@ -262,7 +264,7 @@ export function createStorageRoutes(deps: {
   async function remove(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', 'Accès refusé');
+    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
     await store.remove(row.id);
     res.writeHead(204);
     res.end();
@@ -274,14 +276,14 @@ export function createStorageRoutes(deps: {
     const query = new URLSearchParams(search);
     const match = /^\/files(?:\/([^/]+)(\/presignedurl)?)?\/?$/.exec(pathname!);
     try {
-      if (!match) throw refuse('not-found', 'Route inconnue');
+      if (!match) throw refuse('not-found', t('refusals.unknownRoute'));
       const [, id, presign] = match;
       if (!id && req.method === 'POST') return await upload(req, res);
       if (id && presign && req.method === 'GET') return await presigned(req, res, id);
       if (id && !presign && (req.method === 'GET' || req.method === 'HEAD')) return void (await download(req, res, id, query));
       if (id && !presign && req.method === 'DELETE') return await remove(req, res, id);
       if (id && !presign && req.method === 'PUT') return await replace(req, res, id);
-      throw refuse('not-allowed', 'Méthode non autorisée');
+      throw refuse('not-allowed', t('refusals.methodNotAllowed'));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       req.resume();

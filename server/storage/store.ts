@@ -14,6 +14,7 @@ import type { Db } from '../db/client.ts';
 import { pgCode } from '../db/errors.ts';
 import { files } from '../db/schema/index.ts';
 import { refuse } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
@@ -107,14 +108,14 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     assertRoom: (bytes: number) => {
       const { bavail, bsize } = statfsSync(root);
       if (bavail * bsize - bytes < config.storageMinFreeBytes) {
-        throw refuse('storage-full', "Espace disque insuffisant sur le serveur : fichier refusé. Prévenez l'administrateur.");
+        throw refuse('storage-full', t('refusals.diskFull'));
       }
     },
 
     find: async (id: string): Promise<FileRow> => {
-      if (!FILE_ID.test(id)) throw refuse('not-found', 'Fichier introuvable');
+      if (!FILE_ID.test(id)) throw refuse('not-found', t('refusals.fileNotFound'));
       const [row] = await db.select().from(files).where(eq(files.id, id)).limit(1);
-      if (!row) throw refuse('not-found', 'Fichier introuvable');
+      if (!row) throw refuse('not-found', t('refusals.fileNotFound'));
       return row;
     },
 
@@ -128,7 +129,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
             .returning(),
         )
         .catch((error: unknown) => {
-          if (pgCode(error) === '23505') throw refuse('conflict', 'Un fichier existe déjà avec cet identifiant');
+          if (pgCode(error) === '23505') throw refuse('conflict', t('refusals.fileIdTaken'));
           throw error;
         });
       for (const c of checked) renameSync(c.tmp, pathOf(c.id));
@@ -151,7 +152,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     save: async (input: { bucketId: BucketId; file: File; userId: string }): Promise<FileRow> => {
       const name = cleanName(input.file.name);
       if (input.file.size > config.storageMaxBytes[input.bucketId]) {
-        throw refuse('too-large', `Fichier trop volumineux : ${Math.round(config.storageMaxBytes[input.bucketId] / 1024 / 1024)} Mo au plus`);
+        throw refuse('too-large', t('refusals.fileTooLarge', { mb: Math.round(config.storageMaxBytes[input.bucketId] / 1024 / 1024) }));
       }
       if (input.file.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
       store.assertRoom(input.file.size);

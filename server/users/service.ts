@@ -6,6 +6,7 @@ import type { Db } from '../db/client.ts';
 import { users } from '../db/schema/index.ts';
 import { endSessions } from '../auth/sessions.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
+import { t } from '../../src/lib/i18n.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
 export type UserRow = typeof users.$inferSelect;
@@ -73,7 +74,7 @@ function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
   return out;
 }
 
-const emailTaken = () => conflict('email-already-in-use', 'Email non disponible', { field: 'email' });
+const emailTaken = () => conflict('email-already-in-use', t('errors.emailTaken'), { field: 'email' });
 
 export function createUsersService(deps: { db: Db }) {
   const { db } = deps;
@@ -120,7 +121,7 @@ export function createUsersService(deps: { db: Db }) {
         throw new DomainError('forbidden', 'forbidden', 'Not allowed to edit the profile');
       }
       const [row] = await db.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
-      if (!row) throw notFound('User not found');
+      if (!row) throw notFound(t('refusals.userNotFound'));
       return row;
     },
 
@@ -146,10 +147,10 @@ export function createUsersService(deps: { db: Db }) {
      */
     async update(actor: Actor, id: string, set: { displayName?: string; defaultRole?: Role; disabled?: boolean }) {
       const current = await get(id);
-      if (!current) throw notFound('User not found');
+      if (!current) throw notFound(t('refusals.userNotFound'));
       const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
-      if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', "Vous ne pouvez pas retirer vos propres droits d'administration");
-      if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', 'Il doit rester au moins un administrateur actif');
+      if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', t('refusals.ownAdminRights'));
+      if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', t('refusals.lastAdmin'));
       return db.transaction(async (tx) => {
         const [row] = await tx
           .update(users)
@@ -163,10 +164,10 @@ export function createUsersService(deps: { db: Db }) {
 
     async remove(actor: Actor, id: string) {
       const current = await get(id);
-      if (!current) throw notFound('User not found');
-      if (id === actor.id) throw conflict('own-account', 'Vous ne pouvez pas supprimer votre propre compte');
+      if (!current) throw notFound(t('refusals.userNotFound'));
+      if (id === actor.id) throw conflict('own-account', t('refusals.ownAccount'));
       if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
-        throw conflict('last-admin', 'Il doit rester au moins un administrateur actif');
+        throw conflict('last-admin', t('refusals.lastAdmin'));
       }
       await db.delete(users).where(eq(users.id, id));
       return current;
