@@ -1,7 +1,7 @@
 // SPEC §2.2 for every route of SPEC §2.1: signed out and each of the four roles.
 import { expect, test } from '@playwright/test';
-import { routes, type RouteDef } from '../src/lib/routes.ts';
-import type { Role } from '../src/lib/roles.ts';
+import { routes, type RouteDef } from '#lib/routes.ts';
+import type { Role } from '#lib/roles.ts';
 import { roleNames, storageState } from './support/fixtures.ts';
 
 const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ensureBuilt } from '../server/build.ts';
+import { ensureBuilt } from '#server/build.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEMO_PASSWORD = 'Demo-Atelier-2026!';
@@ -528,9 +528,9 @@ function searchTerms(runs: number): Record<string, string[]> {
 
 /** The database outside the server: raw queries, and the app's own service whose SQL is kept. */
 async function openOrdersDb(env: Record<string, string>) {
-  const { openDatabase } = await import('../server/db/client.ts');
-  const schema = await import('../server/db/schema/index.ts');
-  const { createRepairOrdersService } = await import('../server/repair-orders/service.ts');
+  const { openDatabase } = await import('#server/db/client.ts');
+  const schema = await import('#server/db/schema/index.ts');
+  const { createRepairOrdersService } = await import('#server/repair-orders/service.ts');
   const database = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL });
   const queries: { sql: string; params: unknown[] }[] = [];
   const logger = { logQuery: (query: string, params: unknown[]) => void queries.push({ sql: query, params }) };
@@ -661,8 +661,8 @@ async function ordersBench(dataDir: string): Promise<void> {
  */
 async function limitsBench(dataDir: string): Promise<void> {
   const { complexityFromQuery } = await import('@pothos/plugin-complexity');
-  const { schema } = await import('../server/graphql/schema.ts');
-  const { MAX_COST } = await import('../server/graphql/builder.ts');
+  const { schema } = await import('#server/graphql/schema.ts');
+  const { MAX_COST } = await import('#server/graphql/builder.ts');
   const heavy = (limit: number) =>
     `{ repairOrders(limit: ${limit}) { id number outageCandidates { outage { id component { name } outageType { name } description } similarOrders confirmedOrders dossierRate chosen } } }`;
   let limit = 100;

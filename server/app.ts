@@ -16,7 +16,7 @@ import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
 import { createServices, type Services } from './services.ts';
-import { t } from '../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (() => Promise<void>) | undefined, locals: object) => Promise<void>;
 

@@ -1,7 +1,7 @@
 // What a service refuses, as one small typed union (decision 021). Services throw it and know
 // nothing of HTTP; each edge translates it once: statuses in server/http/json.ts, GraphQL codes
 // in server/graphql/inputs.ts, form messages in src/lib/forms.server.ts (through the API).
-import { t } from '../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 export type DomainErrorKind =
   | 'invalid'

@@ -2,7 +2,7 @@
 
 declare namespace App {
   interface Locals {
-    services: import('../server/services.ts').Services;
+    services: import('#server/services.ts').Services;
     /** The client's address, X-Forwarded-For read only as TRUST_PROXY allows (server/http/client-address.ts). */
     clientAddress: string;
     /** The signed-in user, loaded on every request; null when signed out. */

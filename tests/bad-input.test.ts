@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../server/db/client.ts';
+import { queryRows } from '#server/db/client.ts';
 import { graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { loadConfig } from '../server/config.ts';
-import { clientAddressOf } from '../server/http/client-address.ts';
-import { passwordStrength } from '../src/lib/password.ts';
-import { passwordPolicyError } from '../server/auth/passwords.ts';
+import { loadConfig } from '#server/config.ts';
+import { clientAddressOf } from '#server/http/client-address.ts';
+import { passwordStrength } from '#lib/password.ts';
+import { passwordPolicyError } from '#server/auth/passwords.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

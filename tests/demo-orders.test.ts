@@ -2,11 +2,11 @@
 // the workshop numbers them, on vehicles that carry the model's box, and naming the boxes the demo
 // stock fitted. What the database holds is checked in database.test.ts.
 import { describe, expect, it } from 'vitest';
-import { demoDossiers } from '../server/db/demo-dossiers.ts';
-import { DEMO_ORDERS_DAY, DEMO_ORDERS_FROM, demoOrderReferents, demoRepairOrders } from '../server/db/demo-orders.ts';
-import { demoStockItems } from '../server/db/demo-stock.ts';
-import { demoErrorCodes } from '../server/db/seed.ts';
-import { energies, engineSizes, interventionCategories, mileageBands, repairOrderSchema } from '../src/lib/repair-orders.ts';
+import { demoDossiers } from '#server/db/demo-dossiers.ts';
+import { DEMO_ORDERS_DAY, DEMO_ORDERS_FROM, demoOrderReferents, demoRepairOrders } from '#server/db/demo-orders.ts';
+import { demoStockItems } from '#server/db/demo-stock.ts';
+import { demoErrorCodes } from '#server/db/seed.ts';
+import { energies, engineSizes, interventionCategories, mileageBands, repairOrderSchema } from '#lib/repair-orders.ts';
 
 const orders = demoRepairOrders();
 const tally = (values: string[]) => values.reduce<Record<string, number>>((t, v) => ({ ...t, [v]: (t[v] ?? 0) + 1 }), {});

@@ -2,9 +2,9 @@
 // movements telling its story to its current state. What the database holds is checked in
 // database.test.ts.
 import { describe, expect, it } from 'vitest';
-import { demoDossiers } from '../server/db/demo-dossiers.ts';
-import { DEMO_STOCK_DAY, demoStockItems, demoStockPeople } from '../server/db/demo-stock.ts';
-import { gearboxConditions } from '../src/lib/stock.ts';
+import { demoDossiers } from '#server/db/demo-dossiers.ts';
+import { DEMO_STOCK_DAY, demoStockItems, demoStockPeople } from '#server/db/demo-stock.ts';
+import { gearboxConditions } from '#lib/stock.ts';
 
 const items = demoStockItems();
 const current = items.filter((i) => !i.outOn);

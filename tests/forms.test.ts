@@ -2,8 +2,8 @@
 // each field or above the form, whatever the API or the file store answered.
 import { ClientError } from 'graphql-request';
 import { describe, expect, it } from 'vitest';
-import { DomainError, conflict } from '../server/errors.ts';
-import { formFailureOf } from '../src/lib/forms.server.ts';
+import { DomainError, conflict } from '#server/errors.ts';
+import { formFailureOf } from '#lib/forms.server.ts';
 
 const refused = (message: string, extensions: Record<string, unknown>) =>
   new ClientError({ status: 200, headers: new Headers(), body: '', data: null, errors: [{ message, extensions }] as never }, { query: '' });

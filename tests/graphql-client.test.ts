@@ -2,11 +2,11 @@
 // one retry after invalid-jwt, and SPEC §8's transport messages.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 import { freePort } from './support/postgres-server.ts';
 
-type ClientModule = typeof import('../src/lib/graphql-client.ts');
+type ClientModule = typeof import('#lib/graphql-client.ts');
 
 /** Loads the client as a page of `origin` would, with `tokens` served by /api/session/token. */
 async function loadClient(origin: string, tokens: string[]) {
@@ -24,7 +24,7 @@ async function loadClient(origin: string, tokens: string[]) {
   }) as typeof fetch;
   // A fresh module per page: its token cache and endpoint start empty.
   vi.resetModules();
-  const module: ClientModule = await import('../src/lib/graphql-client.ts');
+  const module: ClientModule = await import('#lib/graphql-client.ts');
   return { module, served, restore: () => (globalThis.fetch = realFetch) };
 }
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../server/graphql/schema.ts';
+import { schema } from '#server/graphql/schema.ts';
 
 const SRC = path.resolve('src');
 // An operation: its keyword (or a bare selection), then a field; never a message's {{…}} nor code.

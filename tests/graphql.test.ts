@@ -2,7 +2,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
 
 type Gql = { status: number; body: { data?: any; errors?: { message: string; extensions: { code: string; fields?: Record<string, string> } }[] } };

@@ -1,7 +1,7 @@
 // Real SMTP: the app sends its French e-mails to an smtp-server started here.
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { freePort } from './support/postgres-server.ts';
 import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 

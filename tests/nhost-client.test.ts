@@ -2,7 +2,7 @@
 import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { databaseKinds, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 
 function client(url: string) {

@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { files, orderMeasures, repairOrders, users } from '../server/db/schema/index.ts';
-import { createOrderMeasuresService } from '../server/repair-orders/measures.ts';
-import { orderMeasureSchema, proposeCheckResult } from '../src/lib/order-measures.ts';
-import { fieldErrors } from '../src/lib/validation.ts';
+import { files, orderMeasures, repairOrders, users } from '#server/db/schema/index.ts';
+import { createOrderMeasuresService } from '#server/repair-orders/measures.ts';
+import { orderMeasureSchema, proposeCheckResult } from '#lib/order-measures.ts';
+import { fieldErrors } from '#lib/validation.ts';
 import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 describe('the result the bounds propose', () => {

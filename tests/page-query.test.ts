@@ -1,17 +1,17 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
-import { readGearboxesQuery } from '../src/lib/gearboxes.ts';
-import { basePageSchema } from '../src/lib/base.ts';
-import { codeConditionsPageSchema } from '../src/lib/diagnostic.ts';
-import { diagnosticPageSchema } from '../src/lib/diagnostic-page.ts';
-import { gearboxPageSchema, modelPrefillSchema } from '../src/lib/gearboxes.ts';
-import { orderMeasurePageSchema } from '../src/lib/order-measures.ts';
-import { outagePageSchema } from '../src/lib/outages.ts';
-import { readPage, readQuery } from '../src/lib/page-query.ts';
-import { orderPageSchema, readOrdersQuery } from '../src/lib/repair-orders.ts';
-import { signInPageSchema } from '../src/lib/validation.ts';
-import { readStockQuery } from '../src/lib/stock.ts';
-import { readUsersQuery } from '../src/lib/users.ts';
+import { readGearboxesQuery } from '#lib/gearboxes.ts';
+import { basePageSchema } from '#lib/base.ts';
+import { codeConditionsPageSchema } from '#lib/diagnostic.ts';
+import { diagnosticPageSchema } from '#lib/diagnostic-page.ts';
+import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes.ts';
+import { orderMeasurePageSchema } from '#lib/order-measures.ts';
+import { outagePageSchema } from '#lib/outages.ts';
+import { readPage, readQuery } from '#lib/page-query.ts';
+import { orderPageSchema, readOrdersQuery } from '#lib/repair-orders.ts';
+import { signInPageSchema } from '#lib/validation.ts';
+import { readStockQuery } from '#lib/stock.ts';
+import { readUsersQuery } from '#lib/users.ts';
 
 const MODEL = '6F1C2A9E-1B2C-4D3E-8F90-123456789ABC';
 const q = (text: string) => new URLSearchParams(text);

@@ -1,6 +1,6 @@
 // Issue 14, item 2: one function decides every redirect target, and hostile ones stay home.
 import { describe, expect, it } from 'vitest';
-import { safeRedirect } from '../src/lib/redirects.ts';
+import { safeRedirect } from '#lib/redirects.ts';
 
 const PUBLIC = 'https://atelier.example';
 const ORDER = '/repair-order/6f1c2a9e-1b2c-4d3e-8f90-123456789abc';

@@ -5,7 +5,7 @@
 // demo orders cannot change its answers.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../server/db/client.ts';
+import { queryRows } from '#server/db/client.ts';
 import { databaseKinds, type DemoRole, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 
 const ORDER = `id number openedOn closedOn status interventionCategory gearboxCode

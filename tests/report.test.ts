@@ -2,9 +2,9 @@
 // a PDF whose text says the same; nobody signed out gets it, and an unknown order is a French 404.
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
-import { renderReportPdf } from '../src/lib/report-pdf.tsx';
-import type { Report } from '../src/lib/report.server.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { renderReportPdf } from '#lib/report-pdf.tsx';
+import type { Report } from '#lib/report.server.ts';
 import { demoEmails, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
 import { htmlText } from './support/browser.ts';
 

@@ -1,8 +1,8 @@
 // The signed session as the built pages serve it: cookie, refresh, guard, refusals.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../server/db/client.ts';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { queryRows } from '#server/db/client.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 

@@ -4,9 +4,9 @@ import { sql } from 'drizzle-orm';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../server/config.ts';
-import { queryRows } from '../server/db/client.ts';
-import { DEMO_PASSWORD } from '../server/db/seed.ts';
+import { loadConfig } from '#server/config.ts';
+import { queryRows } from '#server/db/client.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 

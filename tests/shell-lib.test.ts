@@ -1,25 +1,13 @@
 // The pure modules of the shell: route table and guard, capability table, validators, formats, i18n.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatNumber, formatTime } from '../src/lib/format.ts';
-import { baseItemSchema } from '../src/lib/base.ts';
-import { gearboxModelSchema } from '../src/lib/gearboxes.ts';
-import { t } from '../src/lib/i18n.ts';
-import { can } from '../src/lib/permissions.ts';
-import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '../src/lib/routes.ts';
-import {
-  email,
-  fieldErrors,
-  integer,
-  minNumber,
-  nonEmpty,
-  number,
-  profileSchema,
-  required,
-  setPasswordSchema,
-  signInSchema,
-  year,
-} from '../src/lib/validation.ts';
+import { formatDate, formatDateTime, formatNumber, formatTime } from '#lib/format.ts';
+import { baseItemSchema } from '#lib/base.ts';
+import { gearboxModelSchema } from '#lib/gearboxes.ts';
+import { t } from '#lib/i18n.ts';
+import { can } from '#lib/permissions.ts';
+import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '#lib/routes.ts';
+import { email, fieldErrors, integer, minNumber, nonEmpty, number, profileSchema, required, setPasswordSchema, signInSchema, year } from '#lib/validation.ts';
 import { z } from 'zod';
 
 const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';

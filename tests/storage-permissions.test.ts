@@ -2,9 +2,9 @@
 // of expected answers is generated from src/lib/permissions.ts, then every cell is asked of the
 // real HTTP API: bucket × owner of the file × role × verb.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buckets, type BucketId } from '../src/lib/files.ts';
-import { bucketWriters, capabilities } from '../src/lib/permissions.ts';
-import { roles, type Role } from '../src/lib/roles.ts';
+import { buckets, type BucketId } from '#lib/files.ts';
+import { bucketWriters, capabilities } from '#lib/permissions.ts';
+import { roles, type Role } from '#lib/roles.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');

@@ -2,4 +2,4 @@
 import { rmSync } from 'node:fs';
 
 rmSync(process.env.DATA_DIR ?? 'test-results/e2e-data', { recursive: true, force: true });
-await import('../../server/start.ts');
+await import('#server/start.ts');

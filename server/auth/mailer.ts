@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Logger } from '../log.ts';
+import type { Logger } from '#server/log.ts';
 import { renderMail, type MailKind, type MailVars } from './templates.ts';
 
 export type Mailer = {

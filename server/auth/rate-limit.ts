@@ -1,6 +1,6 @@
 // Fixed-window counters in memory, per instance.
-import type { RateLimitRule, ThrottleRule } from '../config.ts';
-import { DomainError } from '../errors.ts';
+import type { RateLimitRule, ThrottleRule } from '#server/config.ts';
+import { DomainError } from '#server/errors.ts';
 
 export type RateLimiter = { hit(bucket: string, key: string, rule: RateLimitRule): void; reset(): void };
 

@@ -1,10 +1,10 @@
 // hasura-auth's HTTP API (SPEC §7.1) at /api/auth, over the auth service.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { readJson, sendError, sendJson } from '../http/json.ts';
-import { clientAddressOf } from '../http/client-address.ts';
+import { readJson, sendError, sendJson } from '#server/http/json.ts';
+import { clientAddressOf } from '#server/http/client-address.ts';
 import type { AuthService, Caller } from './service.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError } from '#server/errors.ts';
 
 const email = z.string().max(254).pipe(z.email());
 const password = z.string().min(1).max(256);

@@ -1,11 +1,11 @@
 // The authentication service: verbs over accounts, grants, refresh tokens and tickets.
 // The HTTP routes (routes.ts) and, in process, the Astro pages call these.
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { grants, refreshTokens, tickets, users } from '../db/schema/index.ts';
-import { isUuid } from '../../src/lib/ids.ts';
-import { safeRedirect } from '../../src/lib/redirects.ts';
-import type { Config } from '../config.ts';
+import type { Db } from '#server/db/client.ts';
+import { grants, refreshTokens, tickets, users } from '#server/db/schema/index.ts';
+import { isUuid } from '#lib/ids.ts';
+import { safeRedirect } from '#lib/redirects.ts';
+import type { Config } from '#server/config.ts';
 import type { Mailer } from './mailer.ts';
 import type { RateLimiter, SignInThrottle } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
@@ -13,7 +13,7 @@ import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClai
 
 import type { MailKind } from './templates.ts';
 import { endSessions } from './sessions.ts';
-import { conflict, DomainError } from '../errors.ts';
+import { conflict, DomainError } from '#server/errors.ts';
 
 const DAY = 86_400_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;

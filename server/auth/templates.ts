@@ -1,5 +1,5 @@
 // French e-mails of the auth service, as text and HTML; their words are in fr.ts (`mail`).
-import { t } from '../../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 export type MailKind = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange' | 'emailChangeNotice';
 

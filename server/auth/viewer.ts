@@ -1,6 +1,6 @@
 // Who calls an API: `Authorization: Bearer`, checked against the account as it is now.
-import { isRole, type Role } from '../../src/lib/roles.ts';
-import type { Services } from '../services.ts';
+import { isRole, type Role } from '#lib/roles.ts';
+import type { Services } from '#server/services.ts';
 
 export type Viewer = { id: string; role: Role; sessionId: string };
 export type ViewerResult = { viewer: Viewer; error: null } | { viewer: null; error: 'none' | 'invalid' };

@@ -1,12 +1,12 @@
 // The symptoms and conditions base: one table for the four lists, names unique per list.
 import { and, asc, eq, ilike } from 'drizzle-orm';
-import type { BaseKind } from '../../src/lib/base.ts';
-import type { Db } from '../db/client.ts';
-import { baseItems } from '../db/schema/index.ts';
-import { escapeLike } from '../../src/lib/search.ts';
-import { pgCode } from '../db/errors.ts';
-import { conflict, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import type { BaseKind } from '#lib/base.ts';
+import type { Db } from '#server/db/client.ts';
+import { baseItems } from '#server/db/schema/index.ts';
+import { escapeLike } from '#lib/search.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { conflict, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type BaseService = ReturnType<typeof createBaseService>;
 

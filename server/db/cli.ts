@@ -2,13 +2,13 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../log.ts';
+import { ConfigError, loadConfig } from '#server/config.ts';
+import { createLogger } from '#server/log.ts';
 import { openDatabase, type Database } from './client.ts';
 import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 import { dumpPglite } from './backup.ts';
-import { createFileStore } from '../storage/store.ts';
+import { createFileStore } from '#server/storage/store.ts';
 
 const [command, target] = process.argv.slice(2);
 

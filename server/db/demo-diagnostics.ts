@@ -7,13 +7,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, count, eq, inArray } from 'drizzle-orm';
-import { CURVE_BUCKET, parseCurve } from '../../src/lib/curves.ts';
-import { checkType, type FileStore } from '../storage/store.ts';
-import { proposeCheckResult } from '../../src/lib/order-measures.ts';
+import { CURVE_BUCKET, parseCurve } from '#lib/curves.ts';
+import { checkType, type FileStore } from '#server/storage/store.ts';
+import { proposeCheckResult } from '#lib/order-measures.ts';
 import type { Db } from './client.ts';
 import { generator, pick, seedOf } from './demo-stock.ts';
 import type { DemoOrder } from './demo-orders.ts';
-import { snapshotProcedures } from '../repair-orders/flow.ts';
+import { snapshotProcedures } from '#server/repair-orders/flow.ts';
 import {
   baseItems,
   errorCodes,

@@ -3,16 +3,16 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
-import type { Role } from '../../src/lib/roles.ts';
-import { hashPassword, passwordPolicyError } from '../auth/passwords.ts';
-import { ConfigError } from '../config.ts';
+import type { Role } from '#lib/roles.ts';
+import { hashPassword, passwordPolicyError } from '#server/auth/passwords.ts';
+import { ConfigError } from '#server/config.ts';
 import type { Db } from './client.ts';
-import { checkType, type FileStore } from '../storage/store.ts';
+import { checkType, type FileStore } from '#server/storage/store.ts';
 import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
 import { seedDiagnostics, type DemoFile } from './demo-diagnostics.ts';
 import { demoRepairOrders, demoOrderReferents } from './demo-orders.ts';
 import { demoStockItems, demoStockPeople } from './demo-stock.ts';
-import { referenceOf } from '../stock/service.ts';
+import { referenceOf } from '#server/stock/service.ts';
 import {
   baseItems,
   doctorCodes,
@@ -32,7 +32,7 @@ import {
   stockMovements,
   users,
 } from './schema/index.ts';
-import type { BaseKind } from '../../src/lib/base.ts';
+import type { BaseKind } from '#lib/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 

@@ -1,13 +1,13 @@
 // The files of a dossier: a stored file (storage API) linked to a model, and maybe to one of its
 // outages or measures, under a category whose bucket rules the file must have passed.
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
-import { bucketOf, type DocumentCategory, type DocumentInput } from '../../src/lib/documents.ts';
-import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { files, gearboxDocuments, gearboxMeasures, outages } from '../db/schema/index.ts';
-import type { FileStore } from '../storage/store.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { bucketOf, type DocumentCategory, type DocumentInput } from '#lib/documents.ts';
+import type { Db } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { files, gearboxDocuments, gearboxMeasures, outages } from '#server/db/schema/index.ts';
+import type { FileStore } from '#server/storage/store.ts';
+import { conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
 

@@ -1,11 +1,11 @@
 // Measures of a model: name, description, unit and bounds; their files are dossier documents.
 import { asc, eq } from 'drizzle-orm';
-import type { MeasureInput } from '../../src/lib/measures.ts';
-import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { gearboxMeasures } from '../db/schema/index.ts';
-import { notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import type { MeasureInput } from '#lib/measures.ts';
+import type { Db } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { gearboxMeasures } from '#server/db/schema/index.ts';
+import { notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type MeasuresService = ReturnType<typeof createMeasuresService>;
 

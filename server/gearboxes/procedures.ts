@@ -1,11 +1,11 @@
 // Repair procedures of a model and their priorities on its outages.
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { ProcedureInput } from '../../src/lib/procedures.ts';
-import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '../db/schema/index.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import type { ProcedureInput } from '#lib/procedures.ts';
+import type { Db } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '#server/db/schema/index.ts';
+import { conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type ProceduresService = ReturnType<typeof createProceduresService>;
 type Row = typeof repairProcedures.$inferSelect;

@@ -1,7 +1,7 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { GearboxModelInput, GearboxType } from '../../src/lib/gearboxes.ts';
-import { queryRows } from '../db/client.ts';
+import type { GearboxModelInput, GearboxType } from '#lib/gearboxes.ts';
+import { queryRows } from '#server/db/client.ts';
 import {
   baseItems,
   doctorCodes,
@@ -14,15 +14,15 @@ import {
   repairOrders,
   repairProcedures,
   stockItems,
-} from '../db/schema/index.ts';
-import type { OutageInput } from '../../src/lib/outages.ts';
+} from '#server/db/schema/index.ts';
+import type { OutageInput } from '#lib/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../db/client.ts';
-import { gearboxModels } from '../db/schema/index.ts';
-import { escapeLike } from '../../src/lib/search.ts';
-import { pgCode } from '../db/errors.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import type { Db } from '#server/db/client.ts';
+import { gearboxModels } from '#server/db/schema/index.ts';
+import { escapeLike } from '#lib/search.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.

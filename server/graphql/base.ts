@@ -1,7 +1,7 @@
 // The symptoms and conditions base: read by every signed-in role (the pickers), kept by
 // admins and diagnosticians; the lists are also live.
-import { baseItemSchema, baseKinds, type BaseKind } from '../../src/lib/base.ts';
-import type { baseItems } from '../db/schema/index.ts';
+import { baseItemSchema, baseKinds, type BaseKind } from '#lib/base.ts';
+import type { baseItems } from '#server/db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';

@@ -5,7 +5,7 @@ import { defaultFieldResolver, getNamedType, isLeafType, isObjectType, type Grap
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 const timeoutError = (ms: number) => apiError('timeout', t('refusals.timeout', { seconds: new Intl.NumberFormat('fr-FR').format(ms / 1000) }));
 

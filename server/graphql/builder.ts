@@ -3,13 +3,13 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin, { ComplexityErrorKind } from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { getNamedType, getNullableType, type GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
-import { can, type Capability } from '../../src/lib/permissions.ts';
-import type { Services } from '../services.ts';
-import type { Changes } from '../realtime/changes.ts';
+import { can, type Capability } from '#lib/permissions.ts';
+import type { Services } from '#server/services.ts';
+import type { Changes } from '#server/realtime/changes.ts';
 import { apiError, forbidden } from './errors.ts';
 
-import type { Viewer } from '../auth/viewer.ts';
-import { t } from '../../src/lib/i18n.ts';
+import type { Viewer } from '#server/auth/viewer.ts';
+import { t } from '#lib/i18n.ts';
 export type { Viewer };
 
 export type GraphQLContext = {

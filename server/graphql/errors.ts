@@ -1,6 +1,6 @@
 // Every error of the API carries extensions.code (issue 4): clients branch on it.
 import { GraphQLError } from 'graphql';
-import { t } from '../../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 export type ErrorCode =
   | 'invalid-jwt'

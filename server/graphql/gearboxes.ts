@@ -1,15 +1,8 @@
 // Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
-import {
-  doctorCodeSchema,
-  errorCodeSchema,
-  gearboxCodeSchema,
-  gearboxModelSchema,
-  gearboxTypes,
-  type GearboxType as GearboxTypeName,
-} from '../../src/lib/gearboxes.ts';
-import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '../db/schema/index.ts';
-import { can } from '../../src/lib/permissions.ts';
-import { outageSchema } from '../../src/lib/outages.ts';
+import { doctorCodeSchema, errorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType as GearboxTypeName } from '#lib/gearboxes.ts';
+import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '#server/db/schema/index.ts';
+import { can } from '#lib/permissions.ts';
+import { outageSchema } from '#lib/outages.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { validationError } from './errors.ts';
 import { parse } from './inputs.ts';
@@ -246,7 +239,7 @@ builder.mutationField('deleteErrorCode', (t) =>
   }),
 );
 
-type OutageRow = NonNullable<Awaited<ReturnType<import('../gearboxes/service.ts').GearboxesService['getOutage']>>>;
+type OutageRow = NonNullable<Awaited<ReturnType<import('#server/gearboxes/service.ts').GearboxesService['getOutage']>>>;
 
 const BaseRef = builder.objectRef<{ id: string; name: string }>('base_item_ref').implement({
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), name: t.exposeString('name') }),

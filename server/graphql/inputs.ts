@@ -2,10 +2,10 @@
 // into API errors: shared by every domain module.
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
-import { fieldErrors } from '../../src/lib/validation.ts';
-import { DomainError } from '../errors.ts';
+import { fieldErrors } from '#lib/validation.ts';
+import { DomainError } from '#server/errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 /** Parses `value` (absent fields may come as null); failures name the field under `prefix` ('' for top-level arguments). */
 export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {

@@ -1,6 +1,6 @@
 // Measures of a model (SPEC §3): bounds checked by the form's schema.
-import { measureSchema } from '../../src/lib/measures.ts';
-import type { gearboxMeasures } from '../db/schema/index.ts';
+import { measureSchema } from '#lib/measures.ts';
+import type { gearboxMeasures } from '#server/db/schema/index.ts';
 import { builder } from './builder.ts';
 import { GearboxModel } from './gearboxes.ts';
 import { parse } from './inputs.ts';

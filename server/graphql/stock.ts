@@ -1,6 +1,6 @@
 // The gearbox stock (SPEC §2.9, §3, §4): admins, diagnosticians and commercials read and write
 // it; mechanics are refused. Every change of an item names the version it was made on.
-import { gearboxTypes, type GearboxType } from '../../src/lib/gearboxes.ts';
+import { gearboxTypes, type GearboxType } from '#lib/gearboxes.ts';
 import {
   addStockSchema,
   conditionStockSchema,
@@ -9,14 +9,14 @@ import {
   normaliseRack,
   removeStockSchema,
   type GearboxCondition,
-} from '../../src/lib/stock.ts';
-import { referenceOf, type StockRow } from '../stock/service.ts';
-import type { stockMovements } from '../db/schema/index.ts';
+} from '#lib/stock.ts';
+import { referenceOf, type StockRow } from '#server/stock/service.ts';
+import type { stockMovements } from '#server/db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { forbidden, validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
-import { can } from '../../src/lib/permissions.ts';
+import { can } from '#lib/permissions.ts';
 
 const MAX_LIMIT = 500;
 

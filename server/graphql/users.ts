@@ -1,15 +1,15 @@
 // Users with hasura-auth's operation names (ARCHITECTURE.md): users, usersAggregate, user,
 // insertUser, updateUser, deleteUser; users and usersAggregate also as live subscriptions.
 import { z } from 'zod';
-import { can } from '../../src/lib/permissions.ts';
-import { roles } from '../../src/lib/roles.ts';
-import { email as emailSchema, required } from '../../src/lib/validation.ts';
-import type { UserRow, UsersOrderBy, UsersWhere } from '../users/service.ts';
+import { can } from '#lib/permissions.ts';
+import { roles } from '#lib/roles.ts';
+import { email as emailSchema, required } from '#lib/validation.ts';
+import type { UserRow, UsersOrderBy, UsersWhere } from '#server/users/service.ts';
 import { builder, OrderBy, requireCapability, type GraphQLContext } from './builder.ts';
 import { forbidden, notFound, validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 
 const MAX_LIMIT = 100;
 const MAX_FILTER_DEPTH = 5;

@@ -1,6 +1,6 @@
 // Small helpers for the JSON APIs served beside Astro.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError, type DomainErrorKind } from '../errors.ts';
+import { DomainError, type DomainErrorKind } from '#server/errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

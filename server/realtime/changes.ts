@@ -1,6 +1,6 @@
 // Committed changes of watched tables, announced by the notify_change trigger (migration
 // 0001) over LISTEN/NOTIFY: two instances on one PostgreSQL see each other's writes.
-import type { Database } from '../db/client.ts';
+import type { Database } from '#server/db/client.ts';
 
 export const CHANGES_CHANNEL = 'atelier_changes';
 /** Bursts (an import, a batch) wake each listener once. */

@@ -3,14 +3,14 @@
 // stay in the storage; a closed order takes no change.
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '../../src/lib/curves.ts';
-import { t } from '../../src/lib/i18n.ts';
-import type { Db } from '../db/client.ts';
-import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '../db/schema/index.ts';
-import type { FileStore } from '../storage/store.ts';
+import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '#lib/curves.ts';
+import { t } from '#lib/i18n.ts';
+import type { Db } from '#server/db/client.ts';
+import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '#server/db/schema/index.ts';
+import type { FileStore } from '#server/storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
-import { invalid, notFound } from '../errors.ts';
+import { invalid, notFound } from '#server/errors.ts';
 
 export type OrderCurvesService = ReturnType<typeof createOrderCurvesService>;
 export type OrderFileKind = 'curve' | 'import';

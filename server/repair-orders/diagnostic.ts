@@ -2,13 +2,13 @@
 // the codes read with their appearance conditions. Answering "no" discards the codes; a closed
 // order takes no change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { conditionValues, type FaultCodeInput } from '../../src/lib/diagnostic.ts';
-import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { errorCodes, orderFaultCodes, repairOrders } from '../db/schema/index.ts';
+import { conditionValues, type FaultCodeInput } from '#lib/diagnostic.ts';
+import type { Db } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import { DomainError, conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 

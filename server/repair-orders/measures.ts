@@ -2,15 +2,15 @@
 // model's dossier or typed) with their values, results and files. Answering "no" discards the
 // measures and their files; a closed order takes no change.
 import { and, asc, eq, isNotNull, type SQL } from 'drizzle-orm';
-import { proposeCheckResult, type OrderMeasureInput } from '../../src/lib/order-measures.ts';
-import { UNSUPPORTED_FORMAT } from '../../src/lib/files.ts';
-import type { Db } from '../db/client.ts';
-import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '../db/schema/index.ts';
-import type { FileStore } from '../storage/store.ts';
+import { proposeCheckResult, type OrderMeasureInput } from '#lib/order-measures.ts';
+import { UNSUPPORTED_FORMAT } from '#lib/files.ts';
+import type { Db } from '#server/db/client.ts';
+import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
+import type { FileStore } from '#server/storage/store.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 

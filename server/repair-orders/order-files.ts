@@ -2,11 +2,11 @@
 // API stored; dropping them with what used them, then their bytes once that is committed. One
 // place for measures, curves, imports and the order itself.
 import { eq, inArray } from 'drizzle-orm';
-import { files, gearboxDocuments, orderFiles, repairOrders } from '../db/schema/index.ts';
-import { pgCode } from '../db/errors.ts';
-import type { FileStore } from '../storage/store.ts';
+import { files, gearboxDocuments, orderFiles, repairOrders } from '#server/db/schema/index.ts';
+import { pgCode } from '#server/db/errors.ts';
+import type { FileStore } from '#server/storage/store.ts';
 import type { Tx } from './open-order.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '#server/errors.ts';
 
 type Link = typeof orderFiles.$inferInsert;
 type StoredFile = typeof files.$inferSelect;

@@ -3,12 +3,12 @@
 // colleague's newer answer is never overwritten unknowingly), closing once every checkpoint is
 // answered, and an admin's reopening; closings and reopenings are recorded.
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import type { CheckpointAnswer } from '../../src/lib/order-procedure.ts';
-import type { Db } from '../db/client.ts';
-import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '../db/schema/index.ts';
+import type { CheckpointAnswer } from '#lib/order-procedure.ts';
+import type { Db } from '#server/db/client.ts';
+import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import { conflict, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { conflict, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
 type Actor = { id: string };

@@ -1,17 +1,17 @@
 // Repair orders: the list (search by number, gearbox code or model; filters; sort; pages) and
 // the order's own writes. The gearbox model is locked once the diagnostic has begun.
 import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { GearboxType } from '../../src/lib/gearboxes.ts';
-import type { InterventionCategory, OrderSort, RepairOrderInput } from '../../src/lib/repair-orders.ts';
-import { escapeLike } from '../../src/lib/search.ts';
-import { queryRows, type Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '../db/schema/index.ts';
-import type { FileStore } from '../storage/store.ts';
+import type { GearboxType } from '#lib/gearboxes.ts';
+import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders.ts';
+import { escapeLike } from '#lib/search.ts';
+import { queryRows, type Db } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '#server/db/schema/index.ts';
+import type { FileStore } from '#server/storage/store.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { CLOSED } from './open-order.ts';
-import { DomainError, conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
 export type OrderFilter = {

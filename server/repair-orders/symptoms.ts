@@ -2,13 +2,13 @@
 // its appearance conditions and, when known, the model's error code it came with. A closed
 // order takes no change.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { conditionValues, type SymptomInput } from '../../src/lib/diagnostic.ts';
-import type { Db } from '../db/client.ts';
-import { pgCode } from '../db/errors.ts';
-import { baseItems, errorCodes, orderSymptoms, repairOrders } from '../db/schema/index.ts';
+import { conditionValues, type SymptomInput } from '#lib/diagnostic.ts';
+import type { Db } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { baseItems, errorCodes, orderSymptoms, repairOrders } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import { DomainError, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { DomainError, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type SymptomsService = ReturnType<typeof createSymptomsService>;
 

@@ -4,15 +4,15 @@
 // at once cannot both succeed.
 import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
-import type { GearboxType } from '../../src/lib/gearboxes.ts';
-import type { AddStockInput, GearboxCondition } from '../../src/lib/stock.ts';
-import { escapeLike } from '../../src/lib/search.ts';
-import { isUuid } from '../../src/lib/ids.ts';
-import type { Db } from '../db/client.ts';
+import type { GearboxType } from '#lib/gearboxes.ts';
+import type { AddStockInput, GearboxCondition } from '#lib/stock.ts';
+import { escapeLike } from '#lib/search.ts';
+import { isUuid } from '#lib/ids.ts';
+import type { Db } from '#server/db/client.ts';
 
-import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '../db/schema/index.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '#server/db/schema/index.ts';
+import { conflict, invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type StockService = ReturnType<typeof createStockService>;
 export type StockFilter = {

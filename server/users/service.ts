@@ -1,12 +1,12 @@
 // Accounts as the application manages them: the profile menu and the users screen.
 import { and, asc, count, desc, eq, ilike, inArray, ne, not, or, sql, type SQL } from 'drizzle-orm';
-import { can } from '../../src/lib/permissions.ts';
-import { isRole, type Role } from '../../src/lib/roles.ts';
-import type { Db } from '../db/client.ts';
-import { users } from '../db/schema/index.ts';
-import { endSessions } from '../auth/sessions.ts';
-import { conflict, DomainError, notFound } from '../errors.ts';
-import { t } from '../../src/lib/i18n.ts';
+import { can } from '#lib/permissions.ts';
+import { isRole, type Role } from '#lib/roles.ts';
+import type { Db } from '#server/db/client.ts';
+import { users } from '#server/db/schema/index.ts';
+import { endSessions } from '#server/auth/sessions.ts';
+import { conflict, DomainError, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
 export type UserRow = typeof users.$inferSelect;

@@ -5,7 +5,7 @@
 // native date field would follow it: MM/DD/YYYY under an English browser); the schemas read both.
 import { mdiClose } from '@mdi/js';
 import { useId, useRef, type InputHTMLAttributes, type Ref } from 'react';
-import { t } from '../lib/i18n.ts';
+import { t } from '#lib/i18n.ts';
 import { Icon } from './Icon.tsx';
 
 export type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'> & {

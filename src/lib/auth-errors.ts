@@ -1,7 +1,7 @@
 // French messages for the refusals of the auth service (hasura-auth codes), for the pages that
 // call it in process.
-import { DomainError } from '../../server/errors.ts';
-import { statusOf } from '../../server/http/json.ts';
+import { DomainError } from '#server/errors.ts';
+import { statusOf } from '#server/http/json.ts';
 import { t } from './i18n.ts';
 
 export const isServiceError = (value: unknown): value is DomainError => value instanceof DomainError;

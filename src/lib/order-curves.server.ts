@@ -23,7 +23,7 @@ import type { DossierDocument } from './documents.ts';
 import { formatNumber } from './format.ts';
 import { formFailureOf, storeAndLink } from './forms.server.ts';
 import { serverGraphQL } from './graphql.server.ts';
-import { DomainError } from '../../server/errors.ts';
+import { DomainError } from '#server/errors.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';

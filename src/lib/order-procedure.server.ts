@@ -1,7 +1,7 @@
 // The procedure tab's posts when JavaScript is off (the island saves through the API otherwise):
 // a checkpoint's answer, closing the order, an admin's reopening. The API decides who may.
 import type { AstroGlobal } from 'astro';
-import type { Draft } from '../islands/repair-orders/CheckpointsList.tsx';
+import type { Draft } from '#islands/repair-orders/CheckpointsList.tsx';
 import type { CheckResult } from './check-results.ts';
 import { formFailureOf } from './forms.server.ts';
 import { serverGraphQL } from './graphql.server.ts';

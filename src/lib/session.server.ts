@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { AstroCookies } from 'astro';
 import { decodeJwt, EncryptJWT, jwtDecrypt } from 'jose';
-import type { Services } from '../../server/services.ts';
+import type { Services } from '#server/services.ts';
 import { FLASH_COOKIE, type FlashToast } from './toasts.ts';
 
 type Session = Awaited<ReturnType<Services['auth']['refresh']>>;

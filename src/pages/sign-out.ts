@@ -1,8 +1,8 @@
 // The profile menu's sign-out form: ends this sign-in (or, with `all`, every sign-in of the
 // user, on every device), then back to /sign-in.
 import type { APIRoute } from 'astro';
-import { t } from '../lib/i18n.ts';
-import { clearSession, readSession, setFlash } from '../lib/session.server.ts';
+import { t } from '#lib/i18n.ts';
+import { clearSession, readSession, setFlash } from '#lib/session.server.ts';
 
 export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
   const form = await request.formData().catch(() => new FormData());

@@ -1,10 +1,10 @@
 // The curves and logs of an order and its imported diagnostic files (SPEC §2.7 diagnostic, §3
 // curve/log): read by all, written by admins and diagnosticians. Files are stored through the
 // storage API first, then linked here.
-import { orderCurveSchema } from '../../../src/lib/curves.ts';
-import type { OrderCurvesService } from '../../repair-orders/curves.ts';
-import { builder } from '../builder.ts';
-import { parse } from '../inputs.ts';
+import { orderCurveSchema } from '#lib/curves.ts';
+import type { OrderCurvesService } from '#server/repair-orders/curves.ts';
+import { builder } from '#server/graphql/builder.ts';
+import { parse } from '#server/graphql/inputs.ts';
 import { RepairOrder } from './index.ts';
 
 type CurveRow = Awaited<ReturnType<OrderCurvesService['curvesOf']>>[number];

@@ -1,15 +1,15 @@
 // The diagnostic flow of an order (SPEC §2.7, §4): the ranked outage candidates, the outages and
 // procedures chosen, the steps, validation; and the diagnostic page's start guide preference.
 // Read by every role (the mechanics follow the validated procedures); written by A and D.
-import type { OutageCandidate } from '../../repair-orders/flow.ts';
-import { builder, RANKING_COST } from '../builder.ts';
-import { OutageType } from '../gearboxes.ts';
-import { outageChoiceSchema, procedureChoiceSchema } from '../../../src/lib/diagnostic-page.ts';
-import { parse } from '../inputs.ts';
-import { ProcedureInput, procedureOf, RepairProcedure } from '../procedures.ts';
+import type { OutageCandidate } from '#server/repair-orders/flow.ts';
+import { builder, RANKING_COST } from '#server/graphql/builder.ts';
+import { OutageType } from '#server/graphql/gearboxes.ts';
+import { outageChoiceSchema, procedureChoiceSchema } from '#lib/diagnostic-page.ts';
+import { parse } from '#server/graphql/inputs.ts';
+import { ProcedureInput, procedureOf, RepairProcedure } from '#server/graphql/procedures.ts';
 import { RepairOrder } from './index.ts';
 
-type ProcedureLink = Awaited<ReturnType<import('../../repair-orders/flow.ts').DiagnosticFlowService['proceduresOf']>>[number];
+type ProcedureLink = Awaited<ReturnType<import('#server/repair-orders/flow.ts').DiagnosticFlowService['proceduresOf']>>[number];
 
 const Candidate = builder.objectRef<OutageCandidate>('outage_candidates').implement({
   fields: (t) => ({

@@ -1,5 +1,5 @@
 // Repair orders (SPEC §2.7, §3): read by every role, written by admins and diagnosticians.
-import { gearboxTypes, type GearboxType } from '../../../src/lib/gearboxes.ts';
+import { gearboxTypes, type GearboxType } from '#lib/gearboxes.ts';
 import {
   energies,
   engineSizes,
@@ -10,12 +10,12 @@ import {
   repairOrderSchema,
   type InterventionCategory,
   type OrderSort,
-} from '../../../src/lib/repair-orders.ts';
-import type { RepairOrdersService } from '../../repair-orders/service.ts';
-import { faultCodeSchema, temporalities } from '../../../src/lib/diagnostic.ts';
-import { builder } from '../builder.ts';
-import { validationError } from '../errors.ts';
-import { parse } from '../inputs.ts';
+} from '#lib/repair-orders.ts';
+import type { RepairOrdersService } from '#server/repair-orders/service.ts';
+import { faultCodeSchema, temporalities } from '#lib/diagnostic.ts';
+import { builder } from '#server/graphql/builder.ts';
+import { validationError } from '#server/graphql/errors.ts';
+import { parse } from '#server/graphql/inputs.ts';
 
 const MAX_LIMIT = 100;
 type ListRow = Awaited<ReturnType<RepairOrdersService['list']>>[number];
@@ -224,7 +224,7 @@ builder.mutationField('deleteRepairOrder', (t) =>
 
 // The fault code reports of an order (SPEC §2.7 diagnostic): read by all, written by A and D.
 export const Temporality = builder.enumType('temporality', { values: temporalities });
-type FaultCodeRow = Awaited<ReturnType<import('../../repair-orders/diagnostic.ts').DiagnosticService['faultCodesOf']>>[number];
+type FaultCodeRow = Awaited<ReturnType<import('#server/repair-orders/diagnostic.ts').DiagnosticService['faultCodesOf']>>[number];
 export const ErrorCodeRef = builder.objectRef<FaultCodeRow['errorCode']>('order_error_codes').implement({
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
 });

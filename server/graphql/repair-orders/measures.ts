@@ -1,9 +1,9 @@
 // The measures and checks of an order (SPEC §2.7 diagnostic, §3 measure): read by all, written by
 // admins and diagnosticians. Files are stored through the storage API, then linked here.
-import { checkResults, orderMeasureSchema, type CheckResult } from '../../../src/lib/order-measures.ts';
-import type { OrderMeasureFileRow, OrderMeasuresService } from '../../repair-orders/measures.ts';
-import { builder } from '../builder.ts';
-import { parse } from '../inputs.ts';
+import { checkResults, orderMeasureSchema, type CheckResult } from '#lib/order-measures.ts';
+import type { OrderMeasureFileRow, OrderMeasuresService } from '#server/repair-orders/measures.ts';
+import { builder } from '#server/graphql/builder.ts';
+import { parse } from '#server/graphql/inputs.ts';
 import { RepairOrder } from './index.ts';
 
 type MeasureRow = NonNullable<Awaited<ReturnType<OrderMeasuresService['get']>>>;

@@ -1,13 +1,13 @@
 // The repair procedure of an order on the shop floor (SPEC §2.7, §4): the procedures as
 // validated, their checkpoints answered (live for everyone viewing the order), closing and an
 // admin's reopening, recorded. Read by every role; answered and closed by A, D and M.
-import type { CheckResult } from '../../../src/lib/check-results.ts';
-import { checkpointAnswerSchema, closeOrderSchema } from '../../../src/lib/order-procedure.ts';
-import type { OrderProcedureService } from '../../repair-orders/procedure.ts';
-import { builder, requireViewerError } from '../builder.ts';
+import type { CheckResult } from '#lib/check-results.ts';
+import { checkpointAnswerSchema, closeOrderSchema } from '#lib/order-procedure.ts';
+import type { OrderProcedureService } from '#server/repair-orders/procedure.ts';
+import { builder, requireViewerError } from '#server/graphql/builder.ts';
 import { OrderProcedure } from './flow.ts';
-import { parse } from '../inputs.ts';
-import { live } from '../live.ts';
+import { parse } from '#server/graphql/inputs.ts';
+import { live } from '#server/graphql/live.ts';
 import { CheckResultType } from './measures.ts';
 import { RepairOrder } from './index.ts';
 

@@ -1,9 +1,9 @@
 // The symptoms of a repair order and their appearance conditions (SPEC §2.7 diagnostic): read by
 // all, written by admins and diagnosticians.
-import { symptomSchema } from '../../../src/lib/diagnostic.ts';
-import type { SymptomsService } from '../../repair-orders/symptoms.ts';
-import { builder } from '../builder.ts';
-import { parse } from '../inputs.ts';
+import { symptomSchema } from '#lib/diagnostic.ts';
+import type { SymptomsService } from '#server/repair-orders/symptoms.ts';
+import { builder } from '#server/graphql/builder.ts';
+import { parse } from '#server/graphql/inputs.ts';
 import { AppearanceConditions, conditionInputFields, ErrorCodeRef, RepairOrder } from './index.ts';
 
 type SymptomRow = Awaited<ReturnType<SymptomsService['symptomsOf']>>[number];

@@ -2,14 +2,14 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { Modal, ModalActions } from '../../components/Modal.tsx';
-import { PasswordStrength } from '../../components/PasswordStrength.tsx';
-import { TextInput } from '../../components/TextInput.tsx';
-import { postJson } from '../../lib/api-client.ts';
-import { t } from '../../lib/i18n.ts';
-import { showToast } from '../../lib/toasts.ts';
-import { useHydrated } from '../../lib/use-hydrated.ts';
-import { joinMessages, updatePasswordSchema } from '../../lib/validation.ts';
+import { Modal, ModalActions } from '#components/Modal.tsx';
+import { PasswordStrength } from '#components/PasswordStrength.tsx';
+import { TextInput } from '#components/TextInput.tsx';
+import { postJson } from '#lib/api-client.ts';
+import { t } from '#lib/i18n.ts';
+import { showToast } from '#lib/toasts.ts';
+import { useHydrated } from '#lib/use-hydrated.ts';
+import { joinMessages, updatePasswordSchema } from '#lib/validation.ts';
 
 type Values = { currentPassword: string; password: string; confirmation: string };
 

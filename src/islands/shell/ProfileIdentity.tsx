@@ -3,14 +3,14 @@ import { mdiPencil } from '@mdi/js';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { Icon } from '../../components/Icon.tsx';
-import { TextInput } from '../../components/TextInput.tsx';
-import { apiErrorOf, graphqlRequest } from '../../lib/graphql-client.ts';
-import { t } from '../../lib/i18n.ts';
-import { showToast } from '../../lib/toasts.ts';
-import { useHydrated } from '../../lib/use-hydrated.ts';
-import { UPDATE_PROFILE } from '../../lib/users.ts';
-import { profileSchema } from '../../lib/validation.ts';
+import { Icon } from '#components/Icon.tsx';
+import { TextInput } from '#components/TextInput.tsx';
+import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
+import { t } from '#lib/i18n.ts';
+import { showToast } from '#lib/toasts.ts';
+import { useHydrated } from '#lib/use-hydrated.ts';
+import { UPDATE_PROFILE } from '#lib/users.ts';
+import { profileSchema } from '#lib/validation.ts';
 
 type Values = { displayName: string; email: string };
 

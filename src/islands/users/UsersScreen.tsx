@@ -5,14 +5,14 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { Icon } from '../../components/Icon.tsx';
-import { Modal, ModalActions } from '../../components/Modal.tsx';
-import { TextInput } from '../../components/TextInput.tsx';
-import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '../../lib/graphql-client.ts';
-import { t } from '../../lib/i18n.ts';
-import { roleLabels, roles, type Role } from '../../lib/roles.ts';
-import { showToast } from '../../lib/toasts.ts';
-import { useHydrated } from '../../lib/use-hydrated.ts';
+import { Icon } from '#components/Icon.tsx';
+import { Modal, ModalActions } from '#components/Modal.tsx';
+import { TextInput } from '#components/TextInput.tsx';
+import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
+import { t } from '#lib/i18n.ts';
+import { roleLabels, roles, type Role } from '#lib/roles.ts';
+import { showToast } from '#lib/toasts.ts';
+import { useHydrated } from '#lib/use-hydrated.ts';
 import {
   addUserSchema,
   DELETE_USER,
@@ -28,7 +28,7 @@ import {
   usersVariables,
   usersWhere,
   type UserListItem,
-} from '../../lib/users.ts';
+} from '#lib/users.ts';
 
 type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string };
 
