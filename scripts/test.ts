@@ -23,7 +23,7 @@ rmSync('.test-summary/e2e.json', { force: true });
 const bin = (name: string) => `node_modules/.bin/${name}`;
 const steps = [
   // `npm run format` fixes what this finds.
-  { name: 'lint', status: run(bin('biome'), ['check', '.']) },
+  { name: 'lint', status: run(bin('biome'), ['check', '--error-on-warnings', '.']) },
   // astro check type-checks the .astro pages as well as the TypeScript files.
   { name: 'types', status: run(bin('astro'), ['check']) },
   { name: 'vitest', status: run(bin('vitest'), ['run']) },

@@ -2,8 +2,7 @@
 // insertUser, updateUser, deleteUser; users and usersAggregate also as live subscriptions.
 import { z } from 'zod';
 import { can } from '#lib/permissions.ts';
-import { roles } from '#lib/roles.ts';
-import { email as emailSchema, required } from '#lib/validation.ts';
+import { userSchema } from '#lib/users.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '#server/users/service.ts';
 import { builder, OrderBy, requireCapability, type GraphQLContext } from './builder.ts';
 import { forbidden, notFound, validationError } from './errors.ts';
@@ -82,21 +81,9 @@ const UsersInsertInput = builder.inputType('users_insert_input', {
   }),
 });
 
-const roleSchema = z.enum(roles, { error: t('refusals.unknownRole') });
-const insertSchema = z.strictObject({
-  email: emailSchema(),
-  displayName: required().max(120, t('validation.maxLength', { max: 120 })),
-  defaultRole: roleSchema,
-  locale: z.enum(['fr']).optional(),
-});
-const setSchema = z.strictObject({
-  email: emailSchema().optional(),
-  displayName: required()
-    .max(120, t('validation.maxLength', { max: 120 }))
-    .optional(),
-  defaultRole: roleSchema.optional(),
-  disabled: z.boolean().optional(),
-});
+// The API's inputs are the users form's schema: the same rules and messages.
+const insertSchema = z.strictObject({ ...userSchema.pick({ email: true, displayName: true, defaultRole: true }).shape, locale: z.enum(['fr']).optional() });
+const setSchema = z.strictObject(userSchema.partial().shape);
 
 type ListArgs = { where?: UsersWhere | null; order_by?: UsersOrderBy[] | null; limit?: number | null; offset?: number | null };
 

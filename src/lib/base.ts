@@ -1,6 +1,7 @@
 // The symptoms and conditions base (SPEC §2.9): the four lists every diagnostic picks from.
 import { z } from 'zod';
 import { t } from './i18n.ts';
+import { fr } from './i18n/fr.ts';
 import { recordId, text } from './page-query.ts';
 import { required } from './validation.ts';
 
@@ -9,10 +10,10 @@ export type BaseKind = (typeof baseKinds)[number];
 
 /** Tabs in SPEC §2.9's order, with the slug of their URL. */
 export const baseTabs: readonly { kind: BaseKind; slug: string; label: string; singular: string }[] = [
-  { kind: 'condition', slug: 'conditions', label: 'Conditions', singular: 'condition' },
-  { kind: 'symptom', slug: 'symptomes', label: 'Symptômes', singular: 'symptôme' },
-  { kind: 'component', slug: 'composants', label: 'Composants', singular: 'composant' },
-  { kind: 'outage_type', slug: 'types-de-panne', label: 'Types de panne', singular: 'type de panne' },
+  { kind: 'condition', slug: 'conditions', label: fr.labels.baseKind.condition, singular: fr.labels.baseKindSingular.condition },
+  { kind: 'symptom', slug: 'symptomes', label: fr.labels.baseKind.symptom, singular: fr.labels.baseKindSingular.symptom },
+  { kind: 'component', slug: 'composants', label: fr.labels.baseKind.component, singular: fr.labels.baseKindSingular.component },
+  { kind: 'outage_type', slug: 'types-de-panne', label: fr.labels.baseKind.outage_type, singular: fr.labels.baseKindSingular.outage_type },
 ];
 
 /** `/symptoms-conditions-base?onglet=&recherche=&renommer=&supprimer=`: the tab, the search, an item to rename or delete. */

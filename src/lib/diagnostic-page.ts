@@ -2,9 +2,10 @@
 // hands back to the page when it handles a form post. Each tab is an Astro component that reads
 // its own data; the page dispatches `?action=` posts to the tab's `post…Action`.
 import { z } from 'zod';
+import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 import { choice, moreRows, option, recordId, recordPageFields, recordPageValues } from './page-query.ts';
-import type { FieldErrors } from './validation.ts';
+import { maxItems, type FieldErrors } from './validation.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
 export type DiagnosticTab = (typeof diagnosticTabs)[number];
@@ -66,15 +67,15 @@ export const diagnosticHref = (orderId: string, tab: DiagnosticTab = 'codes', ex
 
 /** Why a step of the flow cannot be taken yet, by the `diagnostic_step` it needs (SPEC §4). */
 export const STEP_REQUIRED: Record<number, string> = {
-  1: "Choisissez d'abord les pannes.",
-  2: "Choisissez d'abord les procédures de réparation.",
-  3: "Visualisez d'abord la procédure.",
+  1: t('refusals.stepOutages'),
+  2: t('refusals.stepProcedures'),
+  3: t('refusals.stepView'),
 };
 
-const id = z.string().refine((value) => isUuid(value), 'Élément introuvable');
+const id = z.string().refine((value) => isUuid(value), t('refusals.itemNotFound'));
 
 /** Step 1's form and API: the outages retained, in the order ticked. */
-export const outageChoiceSchema = z.object({ outageIds: z.array(id).min(1, 'Choisissez au moins une panne').max(50) });
+export const outageChoiceSchema = z.object({ outageIds: z.array(id).min(1, t('refusals.chooseOutage')).max(50, maxItems(50)) });
 
 /**
  * Step 2's form and API: the procedures to apply, each for one of the outages or added by hand.
@@ -88,6 +89,6 @@ export const procedureChoiceSchema = z.object({
         z.object({ procedureId: id, outageId: id.nullable().optional() }),
       ),
     )
-    .min(1, 'Choisissez au moins une procédure')
-    .max(100),
+    .min(1, t('refusals.chooseProcedure'))
+    .max(100, maxItems(100)),
 });

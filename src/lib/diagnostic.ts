@@ -4,10 +4,11 @@ import { z } from 'zod';
 import { t } from './i18n.ts';
 import { choice, optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { required } from './validation.ts';
+import { fr } from './i18n/fr.ts';
 
 export const temporalities = ['pre', 'during', 'post'] as const;
 export type Temporality = (typeof temporalities)[number];
-export const temporalityLabels: Record<Temporality, string> = { pre: 'Avant', during: 'Pendant', post: 'Après' };
+export const temporalityLabels: Record<Temporality, string> = fr.labels.temporality;
 
 /** Suggestions of the condition fields (free text: the workshop may word it otherwise). */
 export const acceleratorLoads = ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge', 'Kick-down'] as const;

@@ -3,21 +3,14 @@
 import { z } from 'zod';
 import type { BucketId } from './files.ts';
 import { t } from './i18n.ts';
+import { fr } from './i18n/fr.ts';
 
 export const documentTypes = ['gearbox-technical-drawing', 'gearbox-scrapyard-file', 'gearbox-manufacturer-information', 'measure-procedure'] as const;
 export type DocumentType = (typeof documentTypes)[number];
 export const documentCategories = [...documentTypes, 'reference-curve', 'outage-file', 'measure-file'] as const;
 export type DocumentCategory = (typeof documentCategories)[number];
 
-export const documentCategoryLabels: Record<DocumentCategory, string> = {
-  'gearbox-technical-drawing': 'Plan technique',
-  'gearbox-scrapyard-file': 'Fiche casse',
-  'gearbox-manufacturer-information': 'Information constructeur',
-  'measure-procedure': 'Procédure de mesure',
-  'reference-curve': 'Courbe de référence',
-  'outage-file': 'Fichier de panne',
-  'measure-file': 'Fichier de mesure',
-};
+export const documentCategoryLabels: Record<DocumentCategory, string> = fr.labels.documentCategory;
 
 /** The storage bucket whose rules (SPEC §5) a category's files follow. */
 export function bucketOf(category: DocumentCategory): BucketId {

@@ -1,5 +1,6 @@
 // The storage buckets of SPEC §5: which files each accepts. Shared by the storage API, which
 // checks content and extension, and the upload fields, which filter what can be picked.
+import { t } from './i18n.ts';
 export type FileKind = 'pdf' | 'png' | 'jpg' | 'txt' | 'csv' | 'xlsx' | 'xls' | 'video';
 
 export const fileKinds: Record<FileKind, { extensions: readonly string[]; mimeTypes: readonly string[]; text?: true }> = {
@@ -34,7 +35,7 @@ export function acceptOf(bucket: BucketId): string {
   return buckets[bucket].kinds.flatMap((kind) => fileKinds[kind].extensions.map((ext) => `.${ext}`)).join(',');
 }
 
-export const UNSUPPORTED_FORMAT = 'Format non supporté';
+export const UNSUPPORTED_FORMAT = t('validation.unsupportedFormat');
 
 /**
  * RFC 6266 / 5987: the name as given in `filename*` (UTF-8), and an ASCII stand-in in

@@ -4,16 +4,12 @@ import { documentViews } from './documents.ts';
 import { isUuid } from './ids.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
-import { required } from './validation.ts';
+import { optionalText, required } from './validation.ts';
+import { fr } from './i18n/fr.ts';
 
 export const gearboxTypes = ['robotic', 'automatic', 'double_clutch', 'variator'] as const;
 export type GearboxType = (typeof gearboxTypes)[number];
-export const gearboxTypeLabels: Record<GearboxType, string> = {
-  robotic: 'Robotisée',
-  automatic: 'Automatique',
-  double_clutch: 'Double embrayage',
-  variator: 'Variateur',
-};
+export const gearboxTypeLabels: Record<GearboxType, string> = fr.labels.gearboxType;
 
 export type GearboxModel = {
   id: string;
@@ -88,7 +84,6 @@ export function yearsCovered(model: Pick<GearboxModel, 'startYear' | 'endYear'>)
   return model.endYear ? `${model.startYear} – ${model.endYear}` : `depuis ${model.startYear}`;
 }
 
-const optionalText = () => z.string().trim().max(120).optional().default('');
 const yearField = () =>
   z.preprocess(
     (v) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : v),
@@ -103,11 +98,11 @@ const yearField = () =>
 export const gearboxModelSchema = z
   .object({
     model: required().max(60, t('validation.maxLength', { max: 60 })),
-    bvaId: optionalText(),
+    bvaId: optionalText(120),
     type: z.enum(gearboxTypes, { error: t('validation.required') }),
     constructorName: required().max(60, t('validation.maxLength', { max: 60 })),
-    doctorCode: optionalText(),
-    businessName: optionalText(),
+    doctorCode: optionalText(120),
+    businessName: optionalText(120),
     startYear: yearField(),
     endYear: z.preprocess((v) => (v === '' || v === null ? undefined : v), yearField().optional()),
     gears: z.preprocess(
@@ -119,9 +114,9 @@ export const gearboxModelSchema = z
         .max(12, t('validation.number'))
         .optional(),
     ),
-    arrangement: optionalText(),
-    propulsion: optionalText(),
-    optionalPropulsion: optionalText(),
+    arrangement: optionalText(120),
+    propulsion: optionalText(120),
+    optionalPropulsion: optionalText(120),
     parentId: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.string().refine(isUuid, t('errors.itemUnknown')).optional()),
   })
   .refine((v) => v.endYear === undefined || v.endYear >= v.startYear, {
@@ -140,9 +135,9 @@ export type DoctorCode = { id: string; code: string; businessName: string; tvsCo
 
 export const doctorCodeSchema = z.object({
   code: required().max(40, t('validation.maxLength', { max: 40 })),
-  businessName: optionalText(),
-  tvsCode: optionalText(),
-  engine: optionalText(),
+  businessName: optionalText(120),
+  tvsCode: optionalText(120),
+  engine: optionalText(120),
 });
 export const gearboxCodeSchema = z.object({ code: required().max(40, t('validation.maxLength', { max: 40 })) });
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
-import { required } from './validation.ts';
+import { optionalText, required } from './validation.ts';
 
 export type Measure = { id: string; name: string; description: string; unit: string; minimum: number | null; maximum: number | null };
 
@@ -32,8 +32,8 @@ export const measurePageSchema = z
 export const measureSchema = z
   .object({
     name: required().max(120, t('validation.maxLength', { max: 120 })),
-    description: z.string().trim().max(2000).optional().default(''),
-    unit: z.string().trim().max(20, t('validation.number')).optional().default(''),
+    description: optionalText(2000),
+    unit: optionalText(20),
     minimum: bound(),
     maximum: bound(),
   })

@@ -8,14 +8,9 @@ import { number } from './validation.ts';
 
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
 import { checkResults, type CheckResult } from './check-results.ts';
+import { fr } from './i18n/fr.ts';
 
-export const checkResultLabels: Record<CheckResult, string> = {
-  ok: t('orderMeasures.results.ok'),
-  nok: t('orderMeasures.results.nok'),
-  not_mesurable: t('orderMeasures.results.not_mesurable'),
-  high_tolerance: t('orderMeasures.results.high_tolerance'),
-  low_tolerance: t('orderMeasures.results.low_tolerance'),
-};
+export const checkResultLabels: Record<CheckResult, string> = fr.orderMeasures.results;
 
 /** The badge of a result: colour and text together, never colour alone. */
 export const checkResultTones: Record<CheckResult, string> = {

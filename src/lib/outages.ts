@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formatNumber } from './format.ts';
 import { option, optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { t } from './i18n.ts';
-import { required } from './validation.ts';
+import { optionalText, required } from './validation.ts';
 
 export type Outage = {
   id: string;
@@ -69,7 +69,7 @@ export const outagePageSchema = z
 export const outageSchema = z.object({
   component: required().max(120, t('validation.maxLength', { max: 120 })),
   outageType: required().max(120, t('validation.maxLength', { max: 120 })),
-  description: z.string().trim().max(2000).optional().default(''),
+  description: optionalText(2000),
   occurrenceRate: optionalInt(0, 100),
   averageMileage: optionalInt(0, 2_000_000),
   /** Add a component or outage type missing from the base (admins and diagnosticians). */

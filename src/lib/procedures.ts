@@ -1,7 +1,7 @@
 // Repair procedures of a gearbox model (SPEC §3): ordered steps and checkpoints.
 import { z } from 'zod';
 import { t } from './i18n.ts';
-import { required } from './validation.ts';
+import { maxItems, optionalText, required } from './validation.ts';
 
 export type Checkpoint = { id: string; position: number; name: string; description: string };
 export type RepairProcedure = { id: string; name: string; description: string; steps: string[]; checkpoints: Checkpoint[]; outageCount: number };
@@ -22,15 +22,15 @@ const steps = z.preprocess(
 const checkpoint = z.object({
   id: z.uuid().optional(),
   name: required().max(160, t('validation.maxLength', { max: 160 })),
-  description: z.string().trim().max(1000).optional().default(''),
+  description: optionalText(1000),
 });
 
 /** One schema for the procedure form and the API. */
 export const procedureSchema = z.object({
   name: required().max(120, t('validation.maxLength', { max: 120 })),
-  description: z.string().trim().max(2000).optional().default(''),
+  description: optionalText(2000),
   steps,
-  checkpoints: z.array(checkpoint).min(1, t('procedures.checkpointRequired')).max(MAX_CHECKPOINTS),
+  checkpoints: z.array(checkpoint).min(1, t('procedures.checkpointRequired')).max(MAX_CHECKPOINTS, maxItems(MAX_CHECKPOINTS)),
 });
 export type ProcedureInput = z.infer<typeof procedureSchema>;
 
@@ -38,7 +38,7 @@ export type ProcedureInput = z.infer<typeof procedureSchema>;
 export const outageProceduresSchema = z.object({
   procedureIds: z
     .array(z.uuid())
-    .max(50)
+    .max(50, maxItems(50))
     .refine((ids) => new Set(ids).size === ids.length, t('procedures.duplicate')),
 });
 

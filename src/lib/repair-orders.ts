@@ -6,42 +6,28 @@ import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
 import { can } from './permissions.ts';
 import type { Role } from './roles.ts';
-import { isoDate, required } from './validation.ts';
+import { isoDate, maxItems, required } from './validation.ts';
+import { fr } from './i18n/fr.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
-export const orderStatusLabels: Record<OrderStatus, string> = { IN_PROGRESS: 'En cours', CLOSED: 'Clôturé' };
+export const orderStatusLabels: Record<OrderStatus, string> = fr.labels.orderStatus;
 
 export const interventionCategories = ['mechatronics_only', 'complete_car', 'gearbox_only'] as const;
 export type InterventionCategory = (typeof interventionCategories)[number];
-export const interventionCategoryLabels: Record<InterventionCategory, string> = {
-  mechatronics_only: 'Mécatronique seule',
-  complete_car: 'Véhicule complet',
-  gearbox_only: 'Boîte seule',
-};
+export const interventionCategoryLabels: Record<InterventionCategory, string> = fr.labels.interventionCategory;
 
 export const energies = ['diesel', 'petrol', 'hybrid', 'electric'] as const;
 export type Energy = (typeof energies)[number];
-export const energyLabels: Record<Energy, string> = { diesel: 'Diesel', petrol: 'Essence', hybrid: 'Hybride', electric: 'Électrique' };
+export const energyLabels: Record<Energy, string> = fr.labels.energy;
 
 export const engineSizes = ['0.6L_to_1.6L', '1.8L_to_2.5L', '2.5L_to_7.0L', 'above_7.0L'] as const;
 export type EngineSize = (typeof engineSizes)[number];
-export const engineSizeLabels: Record<EngineSize, string> = {
-  '0.6L_to_1.6L': '0,6 L à 1,6 L',
-  '1.8L_to_2.5L': '1,8 L à 2,5 L',
-  '2.5L_to_7.0L': '2,5 L à 7,0 L',
-  'above_7.0L': 'Plus de 7,0 L',
-};
+export const engineSizeLabels: Record<EngineSize, string> = fr.labels.engineSize;
 
 export const mileageBands = ['0_to_50000', '50000_to_100000', '100000_to_150000', '150000_to_200000', 'above_200000'] as const;
 export type MileageBand = (typeof mileageBands)[number];
-export const mileageBandLabels: Record<MileageBand, string> = {
-  '0_to_50000': '0 à 50 000 km',
-  '50000_to_100000': '50 000 à 100 000 km',
-  '100000_to_150000': '100 000 à 150 000 km',
-  '150000_to_200000': '150 000 à 200 000 km',
-  above_200000: 'Plus de 200 000 km',
-};
+export const mileageBandLabels: Record<MileageBand, string> = fr.labels.mileageBand;
 
 export { gearboxTypes, type GearboxType };
 export const ORDERS_PAGE_SIZE = 20;
@@ -242,7 +228,7 @@ export const repairOrderSchema = z.object({
   comment: optionalText(2000),
   interventions: lines(30),
   outageParts: lines(30),
-  history: z.array(historyEntrySchema).max(30).optional().default([]),
+  history: z.array(historyEntrySchema).max(30, maxItems(30)).optional().default([]),
 });
 export type RepairOrderInput = z.infer<typeof repairOrderSchema>;
 

@@ -1,5 +1,6 @@
 // The route table of SPEC §2.1 and the guard of SPEC §2.2: one source for the middleware,
 // the navigation bar and the tests.
+import { fr } from './i18n/fr.ts';
 import type { Role } from './roles.ts';
 
 const A: Role = 'app_admin';
@@ -14,37 +15,36 @@ export type RouteDef = {
   path: string;
   access: Access;
   nav: boolean;
-  title: string;
 };
 
 export const routes: readonly RouteDef[] = [
-  { path: '/sign-in', access: 'signed-out', nav: false, title: 'Connexion' },
-  { path: '/jump', access: 'signed-in', nav: false, title: 'Redirection' },
-  { path: '/set-password', access: 'signed-in', nav: false, title: 'Choix du mot de passe' },
-  { path: '/repair-orders', access: [A, C, D, M], nav: true, title: 'Ordres de réparation' },
-  { path: '/repair-order', access: [A, D], nav: true, title: 'Nouvel ordre de réparation' },
-  { path: '/repair-order/{uuid}', access: [A, C, D, M], nav: true, title: 'Ordre de réparation' },
-  { path: '/repair-order/{uuid}/diagnostic', access: [A, D], nav: true, title: 'Diagnostic' },
+  { path: '/sign-in', access: 'signed-out', nav: false },
+  { path: '/jump', access: 'signed-in', nav: false },
+  { path: '/set-password', access: 'signed-in', nav: false },
+  { path: '/repair-orders', access: [A, C, D, M], nav: true },
+  { path: '/repair-order', access: [A, D], nav: true },
+  { path: '/repair-order/{uuid}', access: [A, C, D, M], nav: true },
+  { path: '/repair-order/{uuid}/diagnostic', access: [A, D], nav: true },
   // SPEC §2.7 intervention report: a printable page and its PDF, both guarded like any screen.
-  { path: '/repair-order/{uuid}/report', access: [A, C, D, M], nav: false, title: "Rapport d'intervention" },
-  { path: '/repair-order/{uuid}/report.pdf', access: [A, C, D, M], nav: false, title: "Rapport d'intervention" },
-  { path: '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', access: [A, D], nav: true, title: "Conditions d'apparition du code défaut" },
-  { path: '/repair-order/{or_uuid}/symptom-conditions/{symptom_uuid?}', access: [A, D], nav: true, title: 'Conditions du symptôme' },
-  { path: '/repair-order/{repair_order_uuid}/measure/{uuid}', access: [A, C, D, M], nav: true, title: 'Mesure' },
-  { path: '/gearboxes', access: [A, C, D, M], nav: true, title: 'Informations techniques' },
-  { path: '/gearbox', access: [A, D], nav: true, title: 'Nouveau modèle de boîte' },
-  { path: '/gearbox/{uuid}', access: [A, C, D, M], nav: true, title: 'Modèle de boîte' },
+  { path: '/repair-order/{uuid}/report', access: [A, C, D, M], nav: false },
+  { path: '/repair-order/{uuid}/report.pdf', access: [A, C, D, M], nav: false },
+  { path: '/repair-order/{or_uuid}/code-conditions/{code_uuid?}', access: [A, D], nav: true },
+  { path: '/repair-order/{or_uuid}/symptom-conditions/{symptom_uuid?}', access: [A, D], nav: true },
+  { path: '/repair-order/{repair_order_uuid}/measure/{uuid}', access: [A, C, D, M], nav: true },
+  { path: '/gearboxes', access: [A, C, D, M], nav: true },
+  { path: '/gearbox', access: [A, D], nav: true },
+  { path: '/gearbox/{uuid}', access: [A, C, D, M], nav: true },
   // Without its id, the creation form: only those who write the dossier (first match wins).
-  { path: '/gearbox/{gearbox_uuid}/measure', access: [A, D], nav: true, title: 'Nouvelle mesure du modèle' },
-  { path: '/gearbox/{gearbox_uuid}/measure/{uuid?}', access: [A, C, D, M], nav: true, title: 'Mesure du modèle' },
-  { path: '/gearbox/{gearboxUuid}/outage', access: [A, D], nav: true, title: 'Nouvelle panne du modèle' },
-  { path: '/gearbox/{gearboxUuid}/outage/{outageUuid?}', access: [A, C, D, M], nav: true, title: 'Panne du modèle' },
-  { path: '/users', access: [A], nav: true, title: 'Utilisateurs' },
-  { path: '/symptoms-conditions-base', access: [A, D], nav: true, title: 'Base symptômes et conditions' },
-  { path: '/stock', access: [A, D, C], nav: true, title: 'Stock' },
-  { path: '/add-stock', access: [A, D, C], nav: true, title: 'Ajout au stock' },
+  { path: '/gearbox/{gearbox_uuid}/measure', access: [A, D], nav: true },
+  { path: '/gearbox/{gearbox_uuid}/measure/{uuid?}', access: [A, C, D, M], nav: true },
+  { path: '/gearbox/{gearboxUuid}/outage', access: [A, D], nav: true },
+  { path: '/gearbox/{gearboxUuid}/outage/{outageUuid?}', access: [A, C, D, M], nav: true },
+  { path: '/users', access: [A], nav: true },
+  { path: '/symptoms-conditions-base', access: [A, D], nav: true },
+  { path: '/stock', access: [A, D, C], nav: true },
+  { path: '/add-stock', access: [A, D, C], nav: true },
   // The profile menu's form, for a browser without JavaScript (decision 019).
-  { path: '/profile', access: 'signed-in', nav: true, title: 'Mon profil' },
+  { path: '/profile', access: 'signed-in', nav: true },
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */
@@ -105,11 +105,11 @@ export function guardRedirect(pathname: string, role: Role | null): string | nul
 
 /** SPEC §2.4: the tabs of the navigation bar, in order. */
 export const navTabs: readonly { href: string; label: string; roles: readonly Role[] }[] = [
-  { href: '/repair-orders', label: 'Ordres de réparation', roles: [A, D, C, M] },
-  { href: '/stock', label: 'Stock', roles: [A, D, C] },
-  { href: '/gearboxes', label: 'Informations techniques', roles: [A, D, C, M] },
-  { href: '/symptoms-conditions-base', label: 'Base symptômes et conditions', roles: [A, D] },
-  { href: '/users', label: 'Utilisateurs', roles: [A] },
+  { href: '/repair-orders', label: fr.nav.repairOrders, roles: [A, D, C, M] },
+  { href: '/stock', label: fr.nav.stock, roles: [A, D, C] },
+  { href: '/gearboxes', label: fr.nav.gearboxes, roles: [A, D, C, M] },
+  { href: '/symptoms-conditions-base', label: fr.nav.symptoms, roles: [A, D] },
+  { href: '/users', label: fr.nav.users, roles: [A] },
 ];
 
 /** The tab a path belongs to; repair orders by default. */

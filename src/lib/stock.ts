@@ -5,16 +5,11 @@ import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from './gearboxes.ts';
 import { t } from './i18n.ts';
 import { isoDate, required } from './validation.ts';
+import { fr } from './i18n/fr.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
 export type GearboxCondition = (typeof gearboxConditions)[number];
-export const conditionLabels: Record<GearboxCondition, string> = {
-  new: 'Neuve',
-  used: 'Occasion',
-  refurbished: 'Reconditionnée',
-  old_material: 'Ancienne matière',
-  out_of_order: 'Hors service',
-};
+export const conditionLabels: Record<GearboxCondition, string> = fr.labels.gearboxCondition;
 
 export const movementKinds = ['added', 'moved', 'condition', 'removed'] as const;
 export type MovementKind = (typeof movementKinds)[number];
@@ -117,8 +112,8 @@ const comment = () =>
     .optional()
     .default('');
 
-/** Adding one or several identical gearboxes to a rack and level. */
-export const addStockSchema = z.object({
+/** A box of the stock, as its forms and the API check it: each form picks its fields. */
+export const stockItemSchema = z.object({
   gearboxModelId: z.uuid({ error: t('validation.required') }),
   /** `d:{doctor code id}` or `g:{gearbox code id}`; empty when the box carries none. */
   code: z
@@ -130,20 +125,28 @@ export const addStockSchema = z.object({
   rack: rack(),
   level: level(),
   addedOn: isoDate(),
-  quantity: z.preprocess(
-    (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
-    z
-      .number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) })
-      .int(t('validation.integer'))
-      .refine((n) => n >= 1 && n <= MAX_QUANTITY, t('stock.quantityRange', { max: MAX_QUANTITY })),
-  ),
   comment: comment(),
+  outOn: isoDate(),
+  outReason: required().max(300, t('validation.maxLength', { max: 300 })),
 });
+
+/** Adding one or several identical gearboxes to a rack and level. */
+export const addStockSchema = stockItemSchema
+  .pick({ gearboxModelId: true, code: true, condition: true, rack: true, level: true, addedOn: true, comment: true })
+  .extend({
+    quantity: z.preprocess(
+      (v) => (typeof v === 'string' ? (v.trim() === '' ? undefined : Number(v.trim())) : v),
+      z
+        .number({ error: (issue) => (issue.input === undefined ? t('validation.required') : t('validation.number')) })
+        .int(t('validation.integer'))
+        .refine((n) => n >= 1 && n <= MAX_QUANTITY, t('stock.quantityRange', { max: MAX_QUANTITY })),
+    ),
+  });
 export type AddStockInput = z.infer<typeof addStockSchema>;
 
-export const moveStockSchema = z.object({ rack: rack(), level: level() });
-export const conditionStockSchema = z.object({ condition: z.enum(gearboxConditions, { error: t('validation.required') }) });
-export const removeStockSchema = z.object({ outOn: isoDate(), outReason: required().max(300, t('validation.maxLength', { max: 300 })) });
+export const moveStockSchema = stockItemSchema.pick({ rack: true, level: true });
+export const conditionStockSchema = stockItemSchema.pick({ condition: true });
+export const removeStockSchema = stockItemSchema.pick({ outOn: true, outReason: true });
 
 export type StockMovement = {
   id: string;

@@ -70,8 +70,13 @@ export function statusOf(user: Pick<UserListItem, 'disabled' | 'emailVerified'>)
   return user.emailVerified ? 'active' : 'pending';
 }
 
-export const addUserSchema = z.object({
+/** A user, as every form and the API check it: each form picks its fields. */
+export const userSchema = z.object({
   displayName: required().max(120, t('validation.maxLength', { max: 120 })),
   email: email(),
-  defaultRole: z.enum(roles, { error: t('validation.required') }),
+  defaultRole: z.enum(roles, { error: (issue) => (issue.input === undefined || issue.input === '' ? t('validation.required') : t('refusals.unknownRole')) }),
+  disabled: z.boolean(),
 });
+export const addUserSchema = userSchema.pick({ displayName: true, email: true, defaultRole: true });
+/** The profile menu's form: one's own name and e-mail. */
+export const profileSchema = userSchema.pick({ displayName: true, email: true });

@@ -15,6 +15,10 @@ export const email = () =>
     .max(254, t('validation.email'))
     .pipe(z.email(t('validation.email')));
 export const nonEmpty = <T>(item: z.ZodType<T>) => z.array(item).min(1, t('validation.required'));
+/** A text the user may leave empty, at most `max` characters; the message says the limit. */
+export const optionalText = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
+/** The message of a list longer than `max`. */
+export const maxItems = (max: number) => t('validation.maxItems', { max });
 
 const numeric = (message: string) =>
   z.preprocess(
@@ -52,7 +56,7 @@ export const password = () =>
     z
       .string({ error: t('validation.required') })
       .min(1, t('validation.required'))
-      .max(256),
+      .max(256, t('validation.maxLength', { max: 256 })),
   );
 
 /** A checkbox posted by a form ('on') or sent as a boolean by an island. */
@@ -90,14 +94,13 @@ export const updatePasswordSchema = withConfirmation(
     currentPassword: z
       .string({ error: t('validation.required') })
       .min(1, t('validation.required'))
-      .max(256),
+      .max(256, t('validation.maxLength', { max: 256 })),
     password: password(),
     confirmation: z.string(),
   }),
 );
 export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string(), terms: accepted() }));
 export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
-export const profileSchema = z.object({ displayName: required().max(120, t('validation.maxLength', { max: 120 })), email: email() });
 
 export type FieldErrors = Partial<Record<string, string>>;
 

@@ -29,6 +29,8 @@ export type CheckpointLabels = {
   closeConfirm: string;
   cancel: string;
   remaining: string;
+  /** '{{day}} à {{hour}}' */
+  dayAt: string;
 };
 
 type Props = {
@@ -60,11 +62,13 @@ const draftOf = (c: OrderCheckpoint): Draft => ({
   comment: c.comment,
 });
 /** "14:05" today, "12/11 à 14:05" another day. */
-const time = (iso: string | null) => {
+const time = (iso: string | null, dayAt: string) => {
   if (!iso) return '';
   const at = new Date(iso);
   const hour = at.toLocaleTimeString('fr-FR', { hour: '2-digit', minute: '2-digit' });
-  return at.toDateString() === new Date().toDateString() ? hour : `${at.toLocaleDateString('fr-FR', { day: '2-digit', month: '2-digit' })} à ${hour}`;
+  return at.toDateString() === new Date().toDateString()
+    ? hour
+    : dayAt.replace('{{day}}', at.toLocaleDateString('fr-FR', { day: '2-digit', month: '2-digit' })).replace('{{hour}}', hour);
 };
 const isNumber = (text: string) => text.trim() === '' || /^[-+]?\d+([.,]\d+)?$/.test(text.trim().replace(/\s/g, ''));
 
@@ -201,7 +205,7 @@ export default function CheckpointsList(props: Props) {
                     : state.status === 'failed' || state.status === 'conflict'
                       ? state.message
                       : row.checkResult
-                        ? labels.saved.replace('{{time}}', time(row.answeredAt)).replace('{{name}}', row.answeredByName ?? '')
+                        ? labels.saved.replace('{{time}}', time(row.answeredAt, labels.dayAt)).replace('{{name}}', row.answeredByName ?? '')
                         : labels.unanswered;
                 return (
                   <li key={row.id} id={`point-${row.id}`} className="card flex flex-col gap-3">

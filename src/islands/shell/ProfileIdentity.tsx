@@ -10,7 +10,7 @@ import { t } from '#lib/i18n.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 import { UPDATE_PROFILE } from '#lib/users.ts';
-import { profileSchema } from '#lib/validation.ts';
+import { profileSchema } from '#lib/users.ts';
 
 type Values = { displayName: string; email: string };
 

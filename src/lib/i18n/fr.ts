@@ -7,6 +7,7 @@ export const fr = {
     passwordsDiffer: 'Les mots de passe ne sont pas identiques',
     minLength: 'Minimum {{min}} caractères',
     maxLength: '{{max}} caractères au plus',
+    maxItems: '{{max}} éléments au plus',
     min: 'Minimum {{min}}',
     year: 'Année invalide',
     number: 'Nombre invalide',
@@ -92,6 +93,9 @@ export const fr = {
   },
   // What the services and the API refuse (decision 021), said once.
   refusals: {
+    stepOutages: "Choisissez d'abord les pannes.",
+    stepProcedures: "Choisissez d'abord les procédures de réparation.",
+    stepView: "Visualisez d'abord la procédure.",
     requestLengthRequired: 'Longueur de la requête requise',
     invalidData: 'Données invalides',
     invalidCategory: 'Catégorie invalide',
@@ -173,6 +177,66 @@ export const fr = {
     signedOutEverywhere: 'Vous êtes déconnecté de tous vos appareils',
     emailChangeSent: 'Un lien de confirmation a été envoyé à {{email}}. Votre adresse changera une fois confirmée.',
   },
+  // The names of the enumerations' values, read by the label maps of src/lib.
+  labels: {
+    orderStatus: {
+      IN_PROGRESS: 'En cours',
+      CLOSED: 'Clôturé',
+    },
+    interventionCategory: {
+      mechatronics_only: 'Mécatronique seule',
+      complete_car: 'Véhicule complet',
+      gearbox_only: 'Boîte seule',
+    },
+    energy: {
+      diesel: 'Diesel',
+      petrol: 'Essence',
+      hybrid: 'Hybride',
+      electric: 'Électrique',
+    },
+    engineSize: {
+      '0.6L_to_1.6L': '0,6 L à 1,6 L',
+      '1.8L_to_2.5L': '1,8 L à 2,5 L',
+      '2.5L_to_7.0L': '2,5 L à 7,0 L',
+      'above_7.0L': 'Plus de 7,0 L',
+    },
+    mileageBand: {
+      '0_to_50000': '0 à 50 000 km',
+      '50000_to_100000': '50 000 à 100 000 km',
+      '100000_to_150000': '100 000 à 150 000 km',
+      '150000_to_200000': '150 000 à 200 000 km',
+      above_200000: 'Plus de 200 000 km',
+    },
+    gearboxCondition: {
+      new: 'Neuve',
+      used: 'Occasion',
+      refurbished: 'Reconditionnée',
+      old_material: 'Ancienne matière',
+      out_of_order: 'Hors service',
+    },
+    gearboxType: {
+      robotic: 'Robotisée',
+      automatic: 'Automatique',
+      double_clutch: 'Double embrayage',
+      variator: 'Variateur',
+    },
+    documentCategory: {
+      'gearbox-technical-drawing': 'Plan technique',
+      'gearbox-scrapyard-file': 'Fiche casse',
+      'gearbox-manufacturer-information': 'Information constructeur',
+      'measure-procedure': 'Procédure de mesure',
+      'reference-curve': 'Courbe de référence',
+      'outage-file': 'Fichier de panne',
+      'measure-file': 'Fichier de mesure',
+    },
+    temporality: {
+      pre: 'Avant',
+      during: 'Pendant',
+      post: 'Après',
+    },
+    baseKind: { condition: 'Conditions', symptom: 'Symptômes', component: 'Composants', outage_type: 'Types de panne' },
+    baseKindSingular: { condition: 'condition', symptom: 'symptôme', component: 'composant', outage_type: 'type de panne' },
+  },
   roles: { app_admin: 'Admin', diagnostician: 'Diagnostiqueur', mechanic: 'Mécanicien', commercial: 'Commercial' },
   input: { required: '(obligatoire)', automatic: '(automatique)', clear: 'Effacer', datePlaceholder: 'jj/mm/aaaa' },
   signIn: {
@@ -222,6 +286,7 @@ export const fr = {
     users: 'Utilisateurs',
   },
   profile: {
+    passwordHidden: 'Mot de passe masqué',
     menu: 'Menu du profil',
     name: 'Nom',
     email: 'E-mail',
@@ -488,6 +553,7 @@ export const fr = {
     measureProcedures: 'Procédures de mesure',
   },
   stock: {
+    outReasonPlaceholder: 'Vendue, posée sur un OR, envoyée en reconditionnement…',
     title: 'Stock',
     tabs: 'Onglets du stock',
     current: 'Stock actuel',
@@ -691,6 +757,7 @@ export const fr = {
     back: 'Retour aux symptômes',
   },
   orderProcedure: {
+    dayAt: '{{day}} à {{hour}}',
     title: 'Procédure de réparation',
     notValidated: "Le diagnostic de cet OR n'est pas encore validé : aucune procédure n'est à suivre pour le moment.",
     toDiagnostic: 'Aller au diagnostic',
@@ -854,6 +921,7 @@ export const fr = {
     unknownMeasure: 'Mesure inconnue du dossier du modèle',
   },
   curves: {
+    referenceLegend: 'Référence : {{label}}',
     title: 'Courbes et relevés',
     none: 'Aucune courbe enregistrée pour le moment.',
     addTitle: 'Ajouter une courbe',
