@@ -5,14 +5,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyRateText, outageMileage, outageRate } from '#lib/outages.ts';
-import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
   insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
   setPriorities: 'mutation($o: uuid!, $p: [uuid!]!) { setOutageProcedures(outageId: $o, procedureIds: $p) }',
-  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
   reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: true) { discarded } }',
   insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
@@ -51,9 +49,7 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
   /** A model with three outages (the third with a dossier estimate of 40 %) and a procedure per outage. */
   async function newModel() {
     n += 1;
-    const modelId = ok(
-      await gql('diagnostician', Q.insertModel, { o: { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } }),
-    ).insertGearboxModel.id as string;
+    const modelId = await createModel(gql, { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
     const outage = async (component: string, outageType: string, occurrenceRate?: number) =>
       ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component, outageType, occurrenceRate } })).insertOutage as string;
     const outages = [
@@ -77,11 +73,13 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
 
   async function newOrder(modelId: string, codes: string[] = [], mileage?: string) {
     n += 1;
-    const orderId = ok(
-      await gql('diagnostician', Q.insertOrder, {
-        o: { number: `FLX-${kind}-${n}`, openedOn: '2026-10-01', interventionCategory: 'complete_car', gearboxModelId: modelId, mileage },
-      }),
-    ).insertRepairOrder as string;
+    const orderId = await createOrder(gql, {
+      number: `FLX-${kind}-${n}`,
+      openedOn: '2026-10-01',
+      interventionCategory: 'complete_car',
+      gearboxModelId: modelId,
+      mileage,
+    });
     if (codes.length) {
       ok(await gql('diagnostician', Q.reading, { o: orderId }));
       for (const code of codes) ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code, description: `Code ${code}`, temporality: 'during' } }));

@@ -2,12 +2,10 @@
 // codes from the model's dossier or new ones (which join the dossier), their appearance
 // conditions, answering "no" discarding them, the model then locked, and who may write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insertErrorCode: 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id } }',
-  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
   reading: 'mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }',
   insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
@@ -32,15 +30,11 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
 
   const setUp = async () => {
     n += 1;
-    const modelId = ok(
-      await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } }),
-    ).insertGearboxModel.id;
-    const other = ok(
-      await gql('diagnostician', Q.insertModel, { o: { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 } }),
-    ).insertGearboxModel.id;
+    const modelId = await createModel(gql, { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 });
+    const other = await createModel(gql, { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 });
     ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
     const order = { number: `FC-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
-    const orderId = ok(await gql('diagnostician', Q.insertOrder, { o: order })).insertRepairOrder;
+    const orderId = await createOrder(gql, order);
     return { modelId, other, orderId, order };
   };
 

@@ -12,7 +12,7 @@ import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '#li
 import { readPage } from '#lib/page-query.ts';
 import { formatNumber } from '#lib/format.ts';
 import { postCurvesAction } from '#lib/order-curves.server.ts';
-import { databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const REFERENCE = Buffer.from('temps_s;pression_min_bar;pression_max_bar\n0;4;5\n1;8;9,5\n2;7;8\n', 'utf8');
@@ -20,9 +20,7 @@ const MEASURED = Buffer.from('temps_s;pression_bar\n0;4,5\n1;10,2\n2;7,4\n', 'ut
 const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insertDocument: 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }',
-  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   insertCurve: 'mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }',
   updateCurve: 'mutation($id: uuid!, $c: order_curves_input!) { updateOrderCurve(id: $id, object: $c) }',
   deleteCurve: 'mutation($id: uuid!) { deleteOrderCurve(id: $id) }',
@@ -134,9 +132,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
   /** A model with a reference curve and a measure procedure, another with its own curve, an order on the first. */
   async function setUp() {
     n += 1;
-    const model = async (name: string) =>
-      ok(await gql('diagnostician', Q.insertModel, { o: { model: `${name} ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 } }))
-        .insertGearboxModel.id as string;
+    const model = async (name: string) => await createModel(gql, { model: `${name} ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
     const link = async (gearboxModelId: string, name: string, body: Buffer, bucket: string, category: string, title: string) =>
       ok(await gql('diagnostician', Q.insertDocument, { o: { gearboxModelId, fileId: await uploaded(name, body, bucket), category, title } }))
         .insertGearboxDocument as string;
@@ -145,11 +141,12 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     const reference = await link(modelId, 'pression.csv', REFERENCE, 'documents', 'reference_curve', 'Pression de ligne');
     const procedure = await link(modelId, 'mesure.pdf', PDF, 'measure', 'measure_procedure', 'Mesure de la pression');
     const foreign = await link(otherId, 'pression-bis.csv', REFERENCE, 'documents', 'reference_curve', 'Pression autre modèle');
-    const orderId = ok(
-      await gql('diagnostician', Q.insertOrder, {
-        o: { number: `CB-${kind}-${n}`, openedOn: '2026-11-03', interventionCategory: 'gearbox_only', gearboxModelId: modelId },
-      }),
-    ).insertRepairOrder as string;
+    const orderId = await createOrder(gql, {
+      number: `CB-${kind}-${n}`,
+      openedOn: '2026-11-03',
+      interventionCategory: 'gearbox_only',
+      gearboxModelId: modelId,
+    });
     return { modelId, orderId, reference, procedure, foreign };
   }
 

@@ -9,7 +9,7 @@ import { files, orderMeasures, repairOrders, users } from '#server/db/schema/ind
 import { createOrderMeasuresService } from '#server/repair-orders/measures.ts';
 import { orderMeasureSchema, proposeCheckResult } from '#lib/order-measures.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 describe('the result the bounds propose', () => {
   it('is ok inside, a tolerance within 5 % of the range outside, nok further', () => {
@@ -56,9 +56,7 @@ describe('the order measure form', () => {
 });
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insertDossierMeasure: 'mutation($m: uuid!, $o: gearbox_measures_input!) { insertGearboxMeasure(gearboxModelId: $m, object: $o) { id } }',
-  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   done: 'mutation($o: uuid!, $d: Boolean!) { setMeasuresDone(repairOrderId: $o, done: $d) { discarded files } }',
   insert: 'mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }',
   fromDossier: 'mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }',
@@ -86,9 +84,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   const setUp = async () => {
     n += 1;
-    const modelId = ok(
-      await gql('diagnostician', Q.insertModel, { o: { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 } }),
-    ).insertGearboxModel.id;
+    const modelId = await createModel(gql, { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 });
     const pressure = ok(
       await gql('diagnostician', Q.insertDossierMeasure, {
         m: modelId,
@@ -96,11 +92,12 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
       }),
     ).insertGearboxMeasure.id;
     ok(await gql('diagnostician', Q.insertDossierMeasure, { m: modelId, o: { name: 'Résistance solénoïde S1', unit: 'Ω', minimum: 10, maximum: 12 } }));
-    const orderId = ok(
-      await gql('diagnostician', Q.insertOrder, {
-        o: { number: `ME-${kind}-${n}`, openedOn: '2026-11-03', interventionCategory: 'gearbox_only', gearboxModelId: modelId },
-      }),
-    ).insertRepairOrder;
+    const orderId = await createOrder(gql, {
+      number: `ME-${kind}-${n}`,
+      openedOn: '2026-11-03',
+      interventionCategory: 'gearbox_only',
+      gearboxModelId: modelId,
+    });
     return { modelId, pressure, orderId };
   };
   const measuresOf = async (orderId: string) => ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.measures;

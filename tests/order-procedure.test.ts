@@ -6,14 +6,12 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
   insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
   updateProcedure: 'mutation($id: uuid!, $o: repair_procedures_input!) { updateRepairProcedure(id: $id, object: $o) }',
-  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
   chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
   visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
@@ -45,11 +43,7 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
   /** An order whose diagnostic is validated: one procedure with two checkpoints. */
   async function validatedOrder() {
     n += 1;
-    const modelId = ok(
-      await gql('diagnostician', Q.insertModel, {
-        o: { model: `Essai atelier ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2011 },
-      }),
-    ).insertGearboxModel.id;
+    const modelId = await createModel(gql, { model: `Essai atelier ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2011 });
     const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Mécatronique', outageType: 'Usure' } })).insertOutage;
     const procedure = {
       name: 'Remplacement mécatronique',
@@ -57,11 +51,12 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
       checkpoints: [{ name: 'Pression de ligne' }, { name: 'Essai routier' }],
     };
     const procedureId = ok(await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure })).insertRepairProcedure;
-    const orderId = ok(
-      await gql('diagnostician', Q.insertOrder, {
-        o: { number: `ATL-${kind}-${n}`, openedOn: '2026-11-10', interventionCategory: 'complete_car', gearboxModelId: modelId },
-      }),
-    ).insertRepairOrder;
+    const orderId = await createOrder(gql, {
+      number: `ATL-${kind}-${n}`,
+      openedOn: '2026-11-10',
+      interventionCategory: 'complete_car',
+      gearboxModelId: modelId,
+    });
     ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
     ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
     ok(await gql('diagnostician', Q.visualised, { o: orderId }));

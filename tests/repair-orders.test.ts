@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
-import { databaseKinds, type DemoRole, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, type DemoRole, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel } from './support/app.ts';
 
 const ORDER = `id number openedOn closedOn status interventionCategory gearboxCode
   model { id model type constructorName bvaId } referent { id displayName }
@@ -16,7 +16,6 @@ const FILTER_VARS = '$s: String, $from: String, $to: String, $c: intervention_ca
 const FILTER_ARGS = 'search: $s, from: $from, to: $to, category: $c, type: $t, modelId: $m';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insert: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   update: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
   remove: 'mutation($id: uuid!) { deleteRepairOrder(id: $id) }',
@@ -67,11 +66,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
 
   const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(t.database.db, query);
   async function newModel(model: string, overrides: object = {}): Promise<string> {
-    return ok(
-      await gql('diagnostician', Q.insertModel, {
-        o: { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides },
-      }),
-    ).insertGearboxModel.id;
+    return await createModel(gql, { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides });
   }
   const order = (modelId: string, overrides: object = {}) => ({
     number: 'T-0001',

@@ -5,7 +5,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel } from './support/app.ts';
 
 const ITEM = `id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
   movements { kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason }`;
@@ -13,7 +13,6 @@ const FILTER_VARS = '$h: Boolean, $s: String, $m: uuid, $t: stock_gearbox_type, 
 const FILTER_ARGS = 'history: $h, search: $s, modelId: $m, type: $t, condition: $c, rack: $r';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   deleteModel: 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }',
   insertDoctor: 'mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }',
   insertBox: 'mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }',
@@ -94,8 +93,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
   afterAll(() => t?.close());
 
   async function newModel(model: string, type = 'automatic'): Promise<string> {
-    return ok(await gql('diagnostician', Q.insertModel, { o: { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 } }))
-      .insertGearboxModel.id;
+    return await createModel(gql, { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 });
   }
   /** A doctor code of the model, with gearbox codes when named. */
   async function newCodes(modelId: string, doctor: string, boxes: string[] = []) {

@@ -3,13 +3,11 @@
 // symptom, a closed order left alone, and who may write.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
   insertErrorCode: 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id } }',
   insertBase: 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id } }',
-  insertOrder: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
   insert: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
   update: 'mutation($id: uuid!, $s: order_symptoms_input!) { updateOrderSymptom(id: $id, object: $s) }',
   remove: 'mutation($id: uuid!) { deleteOrderSymptom(id: $id) }',
@@ -31,8 +29,7 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
   const fieldsOf = (res: GqlResult) => res.errors![0]!.extensions;
   const setUp = async () => {
     n += 1;
-    const model = async (name: string) =>
-      ok(await gql('diagnostician', Q.insertModel, { o: { model: name, type: 'automatic', constructorName: 'ZF', startYear: 2010 } })).insertGearboxModel.id;
+    const model = async (name: string) => await createModel(gql, { model: name });
     const modelId = await model(`Essai symptômes ${kind} ${n}`);
     const other = await model(`Essai symptômes bis ${kind} ${n}`);
     ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
@@ -40,11 +37,12 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     const names = { slip: `Patinage essai ${kind} ${n}`, jolt: `Claquement essai ${kind} ${n}` };
     for (const name of Object.values(names)) ok(await gql('diagnostician', Q.insertBase, { k: 'symptom', n: name }));
     ok(await gql('diagnostician', Q.insertBase, { k: 'condition', n: `Condition essai ${kind} ${n}` }));
-    const orderId = ok(
-      await gql('diagnostician', Q.insertOrder, {
-        o: { number: `SY-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId },
-      }),
-    ).insertRepairOrder;
+    const orderId = await createOrder(gql, {
+      number: `SY-${kind}-${n}`,
+      openedOn: '2026-11-02',
+      interventionCategory: 'complete_car',
+      gearboxModelId: modelId,
+    });
     return { orderId, names };
   };
 

@@ -171,3 +171,17 @@ export function graphqlAs(t: TestApp, tokens: Record<DemoRole, string>) {
       body: JSON.stringify({ query, variables }),
     }).then((r) => r.json() as Promise<GqlResult>);
 }
+
+type Gql = ReturnType<typeof graphqlAs>;
+
+/** A gearbox model as a diagnostician creates it; `model` names it, the rest has defaults. */
+export async function createModel(gql: Gql, fields: { model: string } & Record<string, unknown>): Promise<string> {
+  const o = { type: 'automatic', constructorName: 'ZF', startYear: 2010, ...fields };
+  return ok(await gql('diagnostician', 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', { o })).insertGearboxModel.id;
+}
+
+/** A repair order opened by a diagnostician on a model; `number` names it. */
+export async function createOrder(gql: Gql, fields: { number: string; gearboxModelId: string } & Record<string, unknown>): Promise<string> {
+  const o = { openedOn: '2026-11-02', interventionCategory: 'complete_car', ...fields };
+  return ok(await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', { o })).insertRepairOrder;
+}
