@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 import { freePort } from './support/postgres-server.ts';
+import { graphql } from '#lib/graphql.ts';
 
 type ClientModule = typeof import('#lib/graphql-client.ts');
 
@@ -28,6 +29,8 @@ async function loadClient(origin: string, tokens: string[]) {
   return { module, served, restore: () => (globalThis.fetch = realFetch) };
 }
 
+const USERS_COUNT = graphql(`{ usersAggregate { aggregate { count } } }`);
+
 describe("the islands' GraphQL client", () => {
   let t: TestApp;
   let token: string;
@@ -40,10 +43,10 @@ describe("the islands' GraphQL client", () => {
   it('reuses its token, and after invalid-jwt fetches a new one and retries once', async () => {
     const { module, served, restore } = await loadClient(t.url, ['expired-or-forged', token]);
     try {
-      const data = await module.graphqlRequest<{ usersAggregate: { aggregate: { count: number } } }>('{ usersAggregate { aggregate { count } } }');
+      const data = await module.graphqlRequest(USERS_COUNT);
       expect(data.usersAggregate.aggregate.count).toBe(29);
       expect(served).toEqual(['expired-or-forged', token]);
-      await module.graphqlRequest('{ usersAggregate { aggregate { count } } }');
+      await module.graphqlRequest(USERS_COUNT);
       expect(served).toHaveLength(2);
     } finally {
       restore();
@@ -68,7 +71,7 @@ describe("the islands' GraphQL client", () => {
       // The client's timers only: the socket's I/O stays real.
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const end = module.graphqlSubscribe(
-        'subscription { users { id } }',
+        graphql(`subscription { users { id } }`),
         {},
         () => undefined,
         () => undefined,
@@ -91,7 +94,7 @@ describe("the islands' GraphQL client", () => {
     const { module, restore } = await loadClient(t.url, [token]);
     try {
       const error = await module
-        .graphqlRequest('mutation { insertUser(object: { email: "admin@demo.local", displayName: "X", defaultRole: "mechanic" }) { id } }')
+        .graphqlRequest(graphql(`mutation { insertUser(object: { email: "admin@demo.local", displayName: "X", defaultRole: "mechanic" }) { id } }`))
         .catch((e: unknown) => e);
       expect(module.apiErrorOf(error)).toEqual({ code: 'conflict', message: 'Email non disponible', reason: 'email-already-in-use' });
     } finally {
@@ -121,7 +124,7 @@ describe("the islands' GraphQL client", () => {
       answer = given;
       const { module, restore } = await loadClient(origin, ['token']);
       try {
-        await expect(module.graphqlRequest('{ __typename }')).rejects.toThrow(message);
+        await expect(module.graphqlRequest(graphql(`{ __typename }`))).rejects.toThrow(message);
       } finally {
         restore();
       }

@@ -1,83 +1,81 @@
-// Every GraphQL document of src/ is valid against the API's schema (issue 16): a renamed or
-// removed field fails `npm test`, not a page at run time. The documents are read from the
-// sources: exported ones by import, inline ones (pages, components, islands) as written, their
-// `${NAME}` parts filled from the constants of src/lib or of their own file.
+// Every GraphQL document of src/ is typed from the API's schema and valid against it (issue 16):
+// a renamed or removed field fails `npm test` (here, and in the type check), not a page at run
+// time. Documents are written one way, `graphql(`…`)` from #lib/graphql.ts, as one literal.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse, validate } from 'graphql';
+import { Kind, parse, validate, type FragmentDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '#server/graphql/schema.ts';
+import { graphqlEnv } from '#scripts/graphql-env.ts';
 
 const SRC = path.resolve('src');
-// An operation: its keyword (or a bare selection), then a field; never a message's {{…}} nor code.
-const OPERATION = /^\s*(?:(?:query|mutation|subscription)\b[^{]*\{|\{)\s*[A-Za-z_]/;
-const NOT_GRAPHQL = /\{\{|=>|;\s*$|\)\s*;|\bconst\b|\breturn\b/;
+// A string or template literal that reads as an operation or fragment: keyword, then a brace.
+const LOOKS_LIKE_GRAPHQL = /[`'"]\s*(?:(?:query|mutation|subscription)\b[^`'"{]*\{|fragment \w+ on \w+\s*\{|\{\s*[a-z_]\w*\s*(?:\(|\{))/g;
 
 function filesOf(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesOf(full) : /\.(ts|tsx|astro)$/.test(name) ? [full] : [];
+    return statSync(full).isDirectory() ? filesOf(full) : /\.(ts|tsx|astro)$/.test(name) && !name.endsWith('.d.ts') ? [full] : [];
   });
 }
 
-/** The string constants of src/lib, by name: the selections documents are built from. */
-async function libConstants(): Promise<Map<string, string>> {
-  const constants = new Map<string, string>();
-  for (const file of readdirSync(path.join(SRC, 'lib')).filter((f) => /\.tsx?$/.test(f))) {
-    const module: Record<string, unknown> = await import(path.join(SRC, 'lib', file));
-    for (const [name, value] of Object.entries(module)) if (typeof value === 'string') constants.set(name, value);
+const lineOf = (text: string, index: number) => text.slice(0, index).split('\n').length;
+const inComment = (text: string, index: number) => /^\s*(\/\/|\*|\/\*)/.test(text.slice(text.lastIndexOf('\n', index) + 1, index));
+
+type Found = { where: string; body: string };
+const documents: Found[] = [];
+const strays: string[] = [];
+for (const file of filesOf(SRC)) {
+  const text = readFileSync(file, 'utf8');
+  const where = (index: number) => `${path.relative(SRC, file)}:${lineOf(text, index)}`;
+  const inside = new Set<number>();
+  for (const m of text.matchAll(/\bgraphql\(\s*`([^`]*)`/g)) {
+    if (inComment(text, m.index)) continue;
+    documents.push({ where: where(m.index), body: m[1]! });
+    inside.add(m.index + m[0].indexOf('`'));
   }
-  return constants;
+  for (const m of text.matchAll(LOOKS_LIKE_GRAPHQL)) if (!inside.has(m.index) && !inComment(text, m.index)) strays.push(where(m.index));
 }
 
-/** `const NAME = '…'` or `` `…` `` in a file: its own selections. */
-function fileConstants(text: string, known: Map<string, string>): Map<string, string> {
-  const local = new Map(known);
-  for (const m of text.matchAll(/const ([A-Z][A-Z0-9_]*) = (?:'([^'\n]*)'|`([^`]*)`)/g)) local.set(m[1]!, m[2] ?? m[3]!);
-  return local;
+const fragments = new Map<string, FragmentDefinitionNode>();
+for (const { body } of documents) {
+  if (body.includes('${')) continue;
+  for (const definition of parse(body).definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
 }
 
-/** The string and template literals of a file that are GraphQL operations, filled in; null when a part is not a constant. */
-function documentsOf(text: string, constants: Map<string, string>): { document: string | null; line: number }[] {
-  const found: { document: string | null; line: number }[] = [];
-  for (const m of text.matchAll(/`([^`]*)`|'((?:query|mutation|subscription|\{)[^'\n]*)'/g)) {
-    const body = m[1] ?? m[2]!;
-    if (!OPERATION.test(body) || NOT_GRAPHQL.test(body) || !/\}\s*$/.test(body)) continue;
-    const before = text.slice(0, m.index);
-    // Not in a comment.
-    if (/^\s*(\/\/|\*|\/\*)/.test(before.slice(before.lastIndexOf('\n') + 1))) continue;
-    const line = before.split('\n').length;
-    // Fill ${NAME} (twice: selections may use others); anything else cannot be checked here.
-    let document: string | null = body;
-    for (let pass = 0; pass < 3 && document && document.includes('${'); pass++) {
-      document = document.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => constants.get(name) ?? whole);
+/** The document with every fragment it spreads, as the server receives it. */
+function withFragments(body: string) {
+  const document = parse(body);
+  const needed = new Map<string, FragmentDefinitionNode>();
+  const visit = (text: string) => {
+    for (const [, name] of text.matchAll(/\.\.\.\s*([A-Za-z_]\w*)/g)) {
+      const fragment = fragments.get(name!);
+      if (!fragment || needed.has(name!) || document.definitions.includes(fragment)) continue;
+      needed.set(name!, fragment);
+      visit(fragment.loc?.source.body.slice(fragment.loc.start, fragment.loc.end) ?? '');
     }
-    if (document.includes('${')) document = null;
-    found.push({ document, line });
-  }
-  return found;
+  };
+  visit(body);
+  return { ...document, definitions: [...document.definitions, ...needed.values()] };
 }
 
-describe('the GraphQL documents of src/', async () => {
-  const constants = await libConstants();
-  const checked: [string, string][] = [];
-  const unchecked: string[] = [];
-  for (const file of filesOf(SRC)) {
-    const text = readFileSync(file, 'utf8');
-    for (const { document, line } of documentsOf(text, fileConstants(text, constants))) {
-      const where = `${path.relative(SRC, file)}:${line}`;
-      if (document) checked.push([where, document]);
-      else unchecked.push(where);
-    }
-  }
-
-  it('reads nearly all of them', () => {
-    expect(checked.length).toBeGreaterThan(90);
-    // Documents built at run time from variables; the e2e suite runs them.
-    expect(unchecked.length).toBeLessThanOrEqual(Math.ceil(checked.length / 10));
+describe('the GraphQL documents of src/', () => {
+  it('are all written with graphql(`…`), each as one literal', () => {
+    expect(documents.length).toBeGreaterThan(100);
+    expect(strays).toEqual([]);
+    expect(documents.filter((d) => d.body.includes('${')).map((d) => d.where)).toEqual([]);
   });
 
-  it.each(checked)('%s is valid against the schema', (_where, document) => {
-    expect(validate(schema, parse(document)).map((e) => e.message)).toEqual([]);
+  it('name each fragment once', () => {
+    const names = documents.flatMap((d) => [...d.body.matchAll(/\bfragment\s+(\w+)/g)].map((m) => m[1]));
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+  });
+
+  it.each(documents.filter((d) => !/^\s*fragment\b/.test(d.body)).map((d) => [d.where, d.body]))('%s is valid against the schema', (_where, body) => {
+    expect(validate(schema, withFragments(body)).map((e) => e.message)).toEqual([]);
+  });
+
+  it('are typed from the current schema (npm run graphql:env writes it)', () => {
+    for (const [file, text] of Object.entries(graphqlEnv())) expect(readFileSync(file, 'utf8'), `${file} is older than the schema`).toBe(text);
   });
 });

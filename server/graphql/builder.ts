@@ -45,12 +45,16 @@ function fieldComplexity(args: Record<string, unknown>, _context: GraphQLContext
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   AuthScopes: { signedIn: boolean; capability: Capability };
+  DefaultFieldNullability: false;
   Scalars: {
     uuid: { Input: string; Output: string };
     timestamptz: { Input: Date; Output: Date | string };
   };
 }>({
   plugins: [ScopeAuthPlugin, ComplexityPlugin],
+  // Fields are non-null unless they say so, as Hasura exposes NOT NULL columns: typed documents
+  // then read `string`, not `string | null`.
+  defaultFieldNullability: false,
   complexity: {
     fieldComplexity,
     limit: { complexity: MAX_COST, depth: 10, breadth: 300 },

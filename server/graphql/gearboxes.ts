@@ -21,7 +21,7 @@ const DOSSIER_TABLES = [
 type Row = typeof gearboxModels.$inferSelect;
 const MAX_LIMIT = 100;
 
-const GearboxType = builder.enumType('gearbox_type', { values: gearboxTypes });
+export const GearboxType = builder.enumType('gearbox_type', { values: gearboxTypes });
 
 type GearboxCodeRow = typeof gearboxCodes.$inferSelect;
 type DoctorCodeRow = typeof doctorCodes.$inferSelect & { gearboxCodes: GearboxCodeRow[] };

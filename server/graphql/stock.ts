@@ -5,6 +5,7 @@ import {
   addStockSchema,
   conditionStockSchema,
   gearboxConditions,
+  movementKinds,
   moveStockSchema,
   normaliseRack,
   removeStockSchema,
@@ -17,17 +18,19 @@ import { forbidden, validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 import { can } from '#lib/permissions.ts';
+import { GearboxType as GearboxTypeEnum } from './gearboxes.ts';
 
 const MAX_LIMIT = 500;
 
 const Condition = builder.enumType('gearbox_condition', { values: gearboxConditions });
 const StockTypeFilter = builder.enumType('stock_gearbox_type', { values: gearboxTypes });
+const MovementKind = builder.enumType('stock_movement_kind', { values: movementKinds });
 
 const StockModel = builder.objectRef<StockRow['model']>('stock_item_models').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     model: t.exposeString('model'),
-    type: t.exposeString('type'),
+    type: t.field({ type: GearboxTypeEnum, resolve: (row) => row.type as GearboxType }),
     constructorName: t.exposeString('constructorName'),
   }),
 });
@@ -35,15 +38,15 @@ const StockModel = builder.objectRef<StockRow['model']>('stock_item_models').imp
 const Movement = builder.objectRef<typeof stockMovements.$inferSelect>('stock_movements').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    kind: t.exposeString('kind'),
+    kind: t.field({ type: MovementKind, resolve: (row) => row.kind as (typeof movementKinds)[number] }),
     at: t.expose('at', { type: 'timestamptz' }),
     byName: t.exposeString('byName'),
     fromRack: t.exposeString('fromRack', { nullable: true }),
     fromLevel: t.exposeInt('fromLevel', { nullable: true }),
     toRack: t.exposeString('toRack', { nullable: true }),
     toLevel: t.exposeInt('toLevel', { nullable: true }),
-    fromCondition: t.exposeString('fromCondition', { nullable: true }),
-    toCondition: t.exposeString('toCondition', { nullable: true }),
+    fromCondition: t.field({ type: Condition, nullable: true, resolve: (row) => row.fromCondition as GearboxCondition | null }),
+    toCondition: t.field({ type: Condition, nullable: true, resolve: (row) => row.toCondition as GearboxCondition | null }),
     reason: t.exposeString('reason'),
   }),
 });

@@ -18,6 +18,7 @@ import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from './procedures.ts';
 import { redirectWithToast, setFlash } from './session.server.ts';
+import { graphql } from './graphql.ts';
 
 /** The `diagnostic_step` each step needs: procedures need chosen outages, and so on. */
 export const stepNeeds: Record<FlowStep, number> = { pannes: 0, procedures: 1, ajout: 1, visualiser: 2, valider: 3 };
@@ -50,7 +51,7 @@ export async function postFlowAction(
     switch (action) {
       case 'guide': {
         const hidden = form.get('hidden') === '1';
-        await api.request('mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }', { h: hidden });
+        await api.request(graphql(`mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }`), { h: hidden });
         const tab = diagnosticTabs.find((name) => name === form.get('onglet')) ?? 'codes';
         return astro.redirect(diagnosticHref(o, tab), 303);
       }
@@ -59,7 +60,7 @@ export async function postFlowAction(
         failure = { ...failure, selection: ids };
         const parsed = outageChoiceSchema.safeParse({ outageIds: ids });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
-        await api.request('mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', { o, ids });
+        await api.request(graphql(`mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }`), { o, ids });
         return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(o, 'procedures'));
       }
       case 'procedures': {
@@ -68,7 +69,7 @@ export async function postFlowAction(
         const parsed = procedureChoiceSchema.safeParse({ procedures: picked });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
         const procedures = parsed.data.procedures;
-        await api.request('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', {
+        await api.request(graphql(`mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }`), {
           o,
           p: procedures,
         });
@@ -77,7 +78,7 @@ export async function postFlowAction(
       case 'ajout-existante': {
         const procedureId = String(form.get('procedureId') ?? '');
         if (!procedureId) return { ...failure, errors: { procedureId: t('validation.required') } };
-        await api.request('mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }', { o, p: procedureId });
+        await api.request(graphql(`mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }`), { o, p: procedureId });
         return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, 'ajout'));
       }
       case 'ajout-nouvelle': {
@@ -88,17 +89,20 @@ export async function postFlowAction(
         if (query.moreRows) return { ...failure, errors: {} };
         if (!checked.input) return failure;
         // One transaction: the procedure joins the dossier only if the order takes it.
-        await api.request('mutation($o: uuid!, $p: repair_procedures_input!) { addNewOrderProcedure(repairOrderId: $o, object: $p) }', { o, p: checked.input });
+        await api.request(graphql(`mutation($o: uuid!, $p: repair_procedures_input!) { addNewOrderProcedure(repairOrderId: $o, object: $p) }`), {
+          o,
+          p: checked.input,
+        });
         return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, 'ajout'));
       }
       case 'visualiser':
-        await api.request('mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }', { o });
+        await api.request(graphql(`mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }`), { o });
         return astro.redirect(flowHref(o, 'valider'), 303);
       case 'valider':
-        await api.request('mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }', { o });
+        await api.request(graphql(`mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }`), { o });
         return redirectWithToast(astro, t('diagnosticFlow.validated'), flowHref(o, 'valider'));
       case 'rouvrir':
-        await api.request('mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }', { o });
+        await api.request(graphql(`mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }`), { o });
         return redirectWithToast(astro, t('diagnosticFlow.reopened'), flowHref(o, 'visualiser'));
       default:
         return { status: 400, formError: t('errors.generic') };

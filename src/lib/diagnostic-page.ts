@@ -6,6 +6,7 @@ import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 import { choice, moreRows, option, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { maxItems, type FieldErrors } from './validation.ts';
+import { graphql } from './graphql.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
 export type DiagnosticTab = (typeof diagnosticTabs)[number];
@@ -54,7 +55,9 @@ export type DiagnosticOrder = {
   validatedAt: string | null;
   model: { id: string; model: string };
 };
-export const DIAGNOSTIC_ORDER_SELECTION = 'id number status canReadFaultCodes measuresDone diagnosticStep validatedAt model { id model }';
+export const DiagnosticOrderFields = graphql(`
+  fragment DiagnosticOrderFields on repair_orders { id number status canReadFaultCodes measuresDone diagnosticStep validatedAt model { id model } }
+`);
 
 /**
  * A post a tab could not carry out: the page answers with `status` and renders the tab again with

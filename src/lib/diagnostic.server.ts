@@ -5,6 +5,7 @@ import { submitAction } from './forms.server.ts';
 import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
+import { graphql } from './graphql.ts';
 
 /** `back` is the tab's URL (with its query string); a refusal comes back as the message to show. */
 export async function postFaultCodeReading(astro: AstroGlobal, order: { id: string; faultCodeCount: number }, back: string): Promise<Response | string> {
@@ -15,10 +16,13 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { id: stri
   const result = await submitAction(
     astro,
     async () => {
-      await serverGraphQL(astro.locals).request('mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }', {
-        o: order.id,
-        c: canRead,
-      });
+      await serverGraphQL(astro.locals).request(
+        graphql(`mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }`),
+        {
+          o: order.id,
+          c: canRead,
+        },
+      );
       return redirectWithToast(astro, t('diagnostic.flagSaved'), back);
     },
     { fallback: t('errors.repairOrderUpdate'), fields: [] },

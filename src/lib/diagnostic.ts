@@ -5,6 +5,7 @@ import { t } from './i18n.ts';
 import { choice, optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { required } from './validation.ts';
 import { fr } from './i18n/fr.ts';
+import { graphql } from './graphql.ts';
 
 export const temporalities = ['pre', 'during', 'post'] as const;
 export type Temporality = (typeof temporalities)[number];
@@ -90,8 +91,11 @@ export type OrderSymptom = AppearanceConditions & {
   symptom: { id: string; name: string };
   errorCode: { id: string; code: string; description: string } | null;
 };
-export const SYMPTOM_SELECTION =
-  'id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';
+export const SymptomFields = graphql(`
+  fragment SymptomFields on order_symptoms {
+    id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment
+  }
+`);
 
 /** A symptom of the base and its conditions; at least one condition is requested (SPEC §5). */
 export const symptomSchema = withCondition(

@@ -1,12 +1,15 @@
 // A page's file form: the posted file is stored (bucket rules of SPEC §5), then linked to the
 // dossier through the API; when the link fails the stored file goes, so nothing half-written stays.
-import type { GraphQLClient } from 'graphql-request';
-import { bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
+import { apiCategoryOf, bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
 import { formFailureOf, isPostedFile, storeAndLink } from './forms.server.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
+import { graphql } from './graphql.ts';
+import type { ServerGraphQL } from './graphql.server.ts';
 
-export const DOCUMENT_SELECTION = 'id category title comment outageId measureId createdAt file { id name mimeType size }';
+export const DocumentFields = graphql(`
+  fragment DocumentFields on gearbox_documents { id category title comment outageId measureId createdAt file { id name mimeType size } }
+`);
 
 export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
@@ -14,7 +17,7 @@ export type DocumentDraft = { values: Record<string, string>; errors: FieldError
 /** Reads the form; returns null when the file was linked, or what to show again. */
 export async function postDocument(
   locals: App.Locals,
-  api: GraphQLClient,
+  api: ServerGraphQL,
   form: FormData,
   owner: DocumentOwner,
   allowed: readonly DocumentCategory[],
@@ -33,8 +36,8 @@ export async function postDocument(
   const { category, title, comment } = parsed.data;
   try {
     await storeAndLink(locals, bucketOf(category), file, (fileId) =>
-      api.request('mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
-        o: { ...owner, fileId, category: category.replace(/-/g, '_'), title, comment },
+      api.request(graphql(`mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }`), {
+        o: { ...owner, fileId, category: apiCategoryOf(category), title, comment },
       }),
     );
     return null;
@@ -50,7 +53,7 @@ export async function postDocument(
 }
 
 /** The API's category names use underscores. */
-export function documentsOf<T extends { category: string }>(rows: T[]): (T & { category: DocumentCategory })[] {
+export function documentsOf<T extends { category: string }>(rows: T[]): (Omit<T, 'category'> & { category: DocumentCategory })[] {
   return rows.map((row) => ({ ...row, category: row.category.replace(/_/g, '-') as DocumentCategory }));
 }
 

@@ -24,3 +24,8 @@ export function formatNumber(value: number | null | undefined, options: Intl.Num
   if (!f) numberFormats.set(key, (f = new Intl.NumberFormat('fr-FR', options)));
   return f.format(value);
 }
+
+/** The French label of a value the API gives as text (energy, engine size…); the value itself when the catalogue has none. */
+export function labelOf<K extends string>(labels: Record<K, string>, value: string): string {
+  return Object.hasOwn(labels, value) ? labels[value as K] : value;
+}

@@ -1,11 +1,15 @@
 // The doctor and gearbox code forms, posted from a dossier's codes tab or the stock's codes
 // tab: add a doctor code, add a gearbox code under one, delete either after a confirmation.
-import type { GraphQLClient } from 'graphql-request';
+import type { ServerGraphQL } from './graphql.server.ts';
 import { doctorCodeSchema, gearboxCodeSchema, type DoctorCode } from './gearboxes.ts';
 import { formFailureOf } from './forms.server.ts';
 import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
+import { graphql } from './graphql.ts';
+
+const DELETE_DOCTOR_CODE = graphql(`mutation($id: uuid!) { deleteDoctorCode(id: $id) }`);
+const DELETE_GEARBOX_CODE = graphql(`mutation($id: uuid!) { deleteGearboxCode(id: $id) }`);
 
 export const CODE_ACTIONS = ['ajouter-code-doctor', 'ajouter-code-boite', 'supprimer-code'] as const;
 export type CodesDraft = {
@@ -18,7 +22,7 @@ export const emptyCodesDraft = (): CodesDraft => ({ doctorDraft: {}, doctorError
 
 /** Carries out the action; answers the toast to show on success, or what to show again. */
 export async function postCodeAction(
-  api: GraphQLClient,
+  api: ServerGraphQL,
   form: FormData,
   action: (typeof CODE_ACTIONS)[number],
   modelId: string,
@@ -31,7 +35,7 @@ export async function postCodeAction(
       const parsed = doctorCodeSchema.safeParse(draft.doctorDraft);
       if (!parsed.success) draft.doctorErrors = fieldErrors(parsed.error);
       else {
-        await api.request('mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }', {
+        await api.request(graphql(`mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }`), {
           m: modelId,
           o: parsed.data,
         });
@@ -42,7 +46,7 @@ export async function postCodeAction(
       const parsed = gearboxCodeSchema.safeParse({ code: draft.gearboxDraft.code });
       if (!parsed.success) draft.gearboxDraft.error = fieldErrors(parsed.error).code;
       else if (codes.some((d) => d.id === draft.gearboxDraft.doctorCodeId)) {
-        await api.request('mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }', {
+        await api.request(graphql(`mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }`), {
           d: draft.gearboxDraft.doctorCodeId,
           c: parsed.data.code,
         });
@@ -50,9 +54,9 @@ export async function postCodeAction(
       }
     } else {
       const target = String(form.get('id') ?? '');
-      const kind = codes.some((d) => d.id === target) ? 'DoctorCode' : 'GearboxCode';
       if (isUuid(target)) {
-        await api.request(`mutation($id: uuid!) { delete${kind}(id: $id) }`, { id: target });
+        const isDoctorCode = codes.some((d) => d.id === target);
+        await (isDoctorCode ? api.request(DELETE_DOCTOR_CODE, { id: target }) : api.request(DELETE_GEARBOX_CODE, { id: target }));
         return { done: t('gearboxes.codeDeleted') };
       }
     }

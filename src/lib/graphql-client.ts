@@ -1,7 +1,10 @@
 // The islands' API client (SPEC §7.3): graphql-request for queries and mutations, a lazy
 // graphql-ws socket for subscriptions, both with a short-lived token from the session.
+import type { TadaDocumentNode } from 'gql.tada';
+import { print } from 'graphql';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { createClient, type Client } from 'graphql-ws';
+import type { VariablesArgs } from './graphql.ts';
 
 type Token = { accessToken: string; expiresAt: number };
 let token: (Token & { margin: number }) | null = null;
@@ -46,12 +49,15 @@ function transportError(error: unknown): unknown {
 }
 
 /** A query or mutation; after invalid-jwt or a lost connection, one retry with a fresh token. */
-export async function graphqlRequest<T>(document: string, variables?: Record<string, unknown>): Promise<T> {
+export async function graphqlRequest<Result, Variables>(
+  document: TadaDocumentNode<Result, Variables>,
+  ...[variables]: VariablesArgs<Variables>
+): Promise<Result> {
   const run = async (force: boolean) => {
     const authorization = `Bearer ${await currentToken(force)}`;
-    let data: T;
+    let data: Result;
     try {
-      data = await http.request<T>({ document, variables, requestHeaders: { authorization } });
+      data = await http.request<Result>({ document, variables: variables as Record<string, unknown> | undefined, requestHeaders: { authorization } });
     } catch (error) {
       throw transportError(error);
     }
@@ -105,18 +111,18 @@ function ws(): Client {
 }
 
 /** A live subscription; returns the function that ends it. */
-export function graphqlSubscribe<T>(
-  document: string,
-  variables: Record<string, unknown>,
-  onData: (data: T) => void,
+export function graphqlSubscribe<Result, Variables>(
+  document: TadaDocumentNode<Result, Variables>,
+  variables: Variables,
+  onData: (data: Result) => void,
   onError: (error: unknown) => void,
 ): () => void {
-  return ws().subscribe<T>(
-    { query: document, variables },
+  return ws().subscribe<Result>(
+    { query: print(document), variables: variables as Record<string, unknown> },
     {
       next: (result) => {
         if (result.errors?.length) onError(result.errors[0]);
-        else if (result.data) onData(result.data as T);
+        else if (result.data) onData(result.data as Result);
       },
       error: onError,
       complete: () => undefined,

@@ -1,9 +1,17 @@
-// Server pages read and write through the GraphQL API, in process (ARCHITECTURE.md).
+// Server pages read and write through the GraphQL API, in process (ARCHITECTURE.md). Only typed
+// documents (graphql(`…`), #lib/graphql.ts) are accepted: the answer's type is the document's.
+import type { TadaDocumentNode } from 'gql.tada';
 import { GraphQLClient } from 'graphql-request';
+import type { VariablesArgs } from './graphql.ts';
 
-export function serverGraphQL(locals: App.Locals): GraphQLClient {
-  return new GraphQLClient(new URL('/graphql', locals.services.config.publicUrl).toString(), {
+export type ServerGraphQL = {
+  request<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...variables: VariablesArgs<Variables>): Promise<Result>;
+};
+
+export function serverGraphQL(locals: App.Locals): ServerGraphQL {
+  const client = new GraphQLClient(new URL('/graphql', locals.services.config.publicUrl).toString(), {
     fetch: (input, init) => locals.services.graphql.fetch(String(input), init),
     headers: locals.accessToken ? { authorization: `Bearer ${locals.accessToken}` } : {},
   });
+  return { request: (document, ...[variables]) => client.request({ document, variables: variables as Record<string, unknown> | undefined }) };
 }

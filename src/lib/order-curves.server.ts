@@ -13,13 +13,10 @@ import {
   orderCurveSchema,
   readCurve,
   type CurveReading,
-  type OrderCurve,
-  type OrderFile,
   type StoredFileInfo,
 } from './curves.ts';
 import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
-import { DOCUMENT_SELECTION, documentsOf } from './documents.server.ts';
-import type { DossierDocument } from './documents.ts';
+import { DocumentFields, documentsOf } from './documents.server.ts';
 import { formatNumber } from './format.ts';
 import { formFailureOf, storeAndLink } from './forms.server.ts';
 import { serverGraphQL } from './graphql.server.ts';
@@ -27,9 +24,20 @@ import { DomainError } from '#server/errors.ts';
 import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
+import { graphql, type TadaDocumentNode } from './graphql.ts';
 
-const FILE_SELECTION = 'id kind curveId comment createdAt file { id name mimeType size }';
-export const ORDER_CURVE_SELECTION = `id description result comment createdAt reference { id title file { id name mimeType size } } measureProcedure { id title file { id name mimeType size } } files { ${FILE_SELECTION} }`;
+const OrderFileFields = graphql(`
+  fragment OrderFileFields on order_files { id kind curveId comment createdAt file { id name mimeType size } }
+`);
+export const OrderCurveFields = graphql(
+  `
+  fragment OrderCurveFields on order_curves {
+    id description result comment createdAt reference { id title file { id name mimeType size } }
+    measureProcedure { id title file { id name mimeType size } } files { ...OrderFileFields }
+  }
+`,
+  [OrderFileFields],
+);
 
 export const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
 
@@ -40,16 +48,18 @@ export async function readingOf(locals: App.Locals, file: StoredFileInfo): Promi
   return text === null ? { curve: null, error: t('curves.notText') } : readCurve(text);
 }
 
+const CURVES_TAB = graphql(
+  `query($id: uuid!, $m: uuid!) {
+    repairOrder(id: $id) { curves { ...OrderCurveFields } diagnosticFiles { ...OrderFileFields } }
+    gearboxModel(id: $m) { documents { ...DocumentFields } }
+  }`,
+  [OrderCurveFields, OrderFileFields, DocumentFields],
+);
+
 /** Everything the tab shows; each CSV (the curves' and their references') read once. */
 export async function loadCurvesTab(locals: App.Locals, order: DiagnosticOrder) {
   const api = serverGraphQL(locals);
-  const data = await api.request<{
-    repairOrder: { curves: OrderCurve[]; diagnosticFiles: OrderFile[] } | null;
-    gearboxModel: { documents: DossierDocument[] } | null;
-  }>(
-    `query($id: uuid!, $m: uuid!) { repairOrder(id: $id) { curves { ${ORDER_CURVE_SELECTION} } diagnosticFiles { ${FILE_SELECTION} } } gearboxModel(id: $m) { documents { ${DOCUMENT_SELECTION} } } }`,
-    { id: order.id, m: order.model.id },
-  );
+  const data = await api.request(CURVES_TAB, { id: order.id, m: order.model.id });
   const documents = documentsOf(data.gearboxModel?.documents ?? []);
   const curves = data.repairOrder?.curves ?? [];
   const readings = new Map<string, CurveReading>();
@@ -112,9 +122,12 @@ export async function postCurvesAction(
     return { status: 400, form: action, formError: t('errors.generic') };
   }
   const id = String(form.get('id') ?? query.recordId ?? '');
-  const attach = (file: File, bucketId: typeof CURVE_BUCKET | typeof IMPORT_BUCKET, object: Record<string, unknown>) =>
+  const attach = (file: File, bucketId: typeof CURVE_BUCKET | typeof IMPORT_BUCKET, object: { kind: 'curve' | 'import'; curveId?: string; comment?: string }) =>
     storeAndLink(locals, bucketId, file, (fileId) =>
-      api.request('mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', { o: order.id, f: { ...object, fileId } }),
+      api.request(graphql(`mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }`), {
+        o: order.id,
+        f: { ...object, fileId },
+      }),
     );
 
   if (action === 'courbe-ajout' || action === 'courbe-modif') {
@@ -129,7 +142,7 @@ export async function postCurvesAction(
     const object = { ...parsed.data };
     if (action === 'courbe-modif') {
       try {
-        await api.request('mutation($id: uuid!, $c: order_curves_input!) { updateOrderCurve(id: $id, object: $c) }', { id, c: object });
+        await api.request(graphql(`mutation($id: uuid!, $c: order_curves_input!) { updateOrderCurve(id: $id, object: $c) }`), { id, c: object });
         return redirectWithToast(astro, t('curves.saved'), href);
       } catch (error) {
         return failure(action, values, reasonOf(error));
@@ -138,7 +151,7 @@ export async function postCurvesAction(
     let curveId: string | null = null;
     try {
       curveId = (
-        await api.request<{ insertOrderCurve: string }>('mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', {
+        await api.request(graphql(`mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }`), {
           o: order.id,
           c: object,
         })
@@ -147,7 +160,7 @@ export async function postCurvesAction(
       return redirectWithToast(astro, t('curves.added'), href);
     } catch (error) {
       // A curve whose file could not be kept is not kept either.
-      if (curveId) await api.request('mutation($id: uuid!) { deleteOrderCurve(id: $id) }', { id: curveId }).catch(() => undefined);
+      if (curveId) await api.request(graphql(`mutation($id: uuid!) { deleteOrderCurve(id: $id) }`), { id: curveId }).catch(() => undefined);
       return failure(action, values, reasonOf(error));
     }
   }
@@ -187,10 +200,11 @@ export async function postCurvesAction(
     };
   }
 
-  const deletions: Record<string, { mutation: string; done: string }> = {
-    'courbe-suppr': { mutation: 'mutation($id: uuid!) { deleteOrderCurve(id: $id) }', done: t('curves.deleted') },
-    'courbe-fichier-suppr': { mutation: 'mutation($id: uuid!) { deleteOrderFile(id: $id) }', done: t('curves.fileDeleted') },
-    'import-suppr': { mutation: 'mutation($id: uuid!) { deleteOrderFile(id: $id) }', done: t('curves.importDeleted') },
+  const deleteFile = graphql(`mutation($id: uuid!) { deleteOrderFile(id: $id) }`);
+  const deletions: Record<string, { mutation: TadaDocumentNode<unknown, { id: string }>; done: string }> = {
+    'courbe-suppr': { mutation: graphql(`mutation($id: uuid!) { deleteOrderCurve(id: $id) }`), done: t('curves.deleted') },
+    'courbe-fichier-suppr': { mutation: deleteFile, done: t('curves.fileDeleted') },
+    'import-suppr': { mutation: deleteFile, done: t('curves.importDeleted') },
   };
   const deletion = Object.hasOwn(deletions, action) ? deletions[action] : undefined;
   if (deletion) {

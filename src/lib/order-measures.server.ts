@@ -5,10 +5,10 @@ import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type Ta
 import { formFailureOf } from './forms.server.ts';
 import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
-import type { Measure } from './measures.ts';
 import { orderMeasureSchema } from './order-measures.ts';
 import { redirectWithToast } from './session.server.ts';
 import { fieldErrors } from './validation.ts';
+import { graphql } from './graphql.ts';
 
 export const MEASURE_ACTIONS = ['mesures-prises', 'mesure-ajout', 'mesures-dossier'] as const;
 type MeasureAction = (typeof MEASURE_ACTIONS)[number];
@@ -29,21 +29,18 @@ export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOr
       const done = values.done === 'true' ? true : values.done === 'false' ? false : null;
       if (done === null) return { status: 400, form: action, values, errors: { done: t('validation.required') } };
       if (!done && form.get('confirm') !== '1') {
-        const { repairOrder } = await api.request<{ repairOrder: { measures: { id: string }[] } | null }>(
-          'query($id: uuid!) { repairOrder(id: $id) { measures { id } } }',
-          { id: order.id },
-        );
+        const { repairOrder } = await api.request(graphql(`query($id: uuid!) { repairOrder(id: $id) { measures { id } } }`), { id: order.id });
         // What would be lost is said first (SPEC §4).
         if (repairOrder?.measures.length) return astro.redirect(diagnosticHref(order.id, 'mesures', '&confirmer-mesures=non'), 303);
       }
-      await api.request('mutation($o: uuid!, $d: Boolean!) { setMeasuresDone(repairOrderId: $o, done: $d) { discarded } }', { o: order.id, d: done });
+      await api.request(graphql(`mutation($o: uuid!, $d: Boolean!) { setMeasuresDone(repairOrderId: $o, done: $d) { discarded } }`), { o: order.id, d: done });
       return redirectWithToast(astro, t('orderMeasures.flagSaved'), tabHref);
     }
     if (action === 'mesure-ajout') {
       values = { name: String(form.get('name') ?? '').slice(0, 200), measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40) };
       // A name of the dossier brings its description, unit and bounds, and the link to it.
-      const { gearboxModel } = await api.request<{ gearboxModel: { measures: Measure[] } | null }>(
-        'query($id: uuid!) { gearboxModel(id: $id) { measures { id name description unit minimum maximum } } }',
+      const { gearboxModel } = await api.request(
+        graphql(`query($id: uuid!) { gearboxModel(id: $id) { measures { id name description unit minimum maximum } } }`),
         { id: order.model.id },
       );
       const known = gearboxModel?.measures.find((m) => same(m.name, values.name!));
@@ -68,13 +65,13 @@ export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOr
         measuredValue: parsed.data.measuredValue ?? null,
         checkResult: null,
       };
-      await api.request('mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }', { o: order.id, m: object });
+      await api.request(graphql(`mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }`), {
+        o: order.id,
+        m: object,
+      });
       return redirectWithToast(astro, t('orderMeasures.added'), tabHref);
     }
-    const { insertDossierMeasures: count } = await api.request<{ insertDossierMeasures: number }>(
-      'mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }',
-      { o: order.id },
-    );
+    const { insertDossierMeasures: count } = await api.request(graphql(`mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }`), { o: order.id });
     return redirectWithToast(astro, count ? t('orderMeasures.dossierAdded', { count }) : t('orderMeasures.dossierNothing'), tabHref);
   } catch (error) {
     const { errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });

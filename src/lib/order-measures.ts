@@ -9,6 +9,7 @@ import { number } from './validation.ts';
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
 import { checkResults, type CheckResult } from './check-results.ts';
 import { fr } from './i18n/fr.ts';
+import { graphql } from './graphql.ts';
 
 export const checkResultLabels: Record<CheckResult, string> = fr.orderMeasures.results;
 
@@ -68,8 +69,11 @@ export type OrderMeasure = {
   comment: string;
   files: OrderMeasureFile[];
 };
-export const ORDER_MEASURE_SELECTION =
-  'id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id comment createdAt fileId name mimeType size }';
+export const OrderMeasureFields = graphql(`
+  fragment OrderMeasureFields on order_measures {
+    id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id comment createdAt fileId name mimeType size }
+  }
+`);
 
 /** A number as a form field shows it: "3,5". */
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));

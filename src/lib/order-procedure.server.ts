@@ -8,6 +8,7 @@ import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import type { OrderPageQuery } from './repair-orders.ts';
 import { redirectWithToast } from './session.server.ts';
+import { graphql } from './graphql.ts';
 
 type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null; comment?: string };
 
@@ -34,11 +35,14 @@ export async function postProcedureAction(
       comment: comment.slice(0, 1000),
     };
     try {
-      await api.request('mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { id } }', {
-        id,
-        v: query.version,
-        o: { checkResult: values.checkResult, measuredValue: values.measuredValue, comment: values.comment },
-      });
+      await api.request(
+        graphql(`mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { id } }`),
+        {
+          id,
+          v: query.version,
+          o: { checkResult: values.checkResult, measuredValue: values.measuredValue, comment: values.comment },
+        },
+      );
       return redirectWithToast(astro, t('orderProcedure.answerSaved'), `${self}#point-${id}`);
     } catch (error) {
       return { status: 400, failure: { id, values, message: messageOf(error) }, formError: null };
@@ -46,11 +50,11 @@ export async function postProcedureAction(
   }
   try {
     if (action === 'cloturer') {
-      await api.request('mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }', { id: orderId, c: comment });
+      await api.request(graphql(`mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }`), { id: orderId, c: comment });
       return redirectWithToast(astro, t('orderProcedure.closed'), self);
     }
     if (action === 'rouvrir') {
-      await api.request('mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }', { id: orderId, c: comment });
+      await api.request(graphql(`mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }`), { id: orderId, c: comment });
       return redirectWithToast(astro, t('orderProcedure.reopened'), self);
     }
   } catch (error) {

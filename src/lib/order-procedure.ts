@@ -1,24 +1,15 @@
 // The repair procedure on the shop floor (SPEC §2.7, §4): the checkpoints of the validated
 // procedures answered one by one, then the order closed with an optional comment.
 import { z } from 'zod';
-import { checkResults, type CheckResult } from './check-results.ts';
+import { checkResults, } from './check-results.ts';
 import { t } from './i18n.ts';
 import { measuredValue } from './order-measures.ts';
+import { graphql, type ResultOf } from './graphql.ts';
 
-export type OrderCheckpoint = {
-  id: string;
-  orderProcedureId: string;
-  position: number;
-  name: string;
-  description: string;
-  checkResult: CheckResult | null;
-  measuredValue: number | null;
-  comment: string;
-  answeredByName: string | null;
-  answeredAt: string | null;
-  version: number;
-};
-export const CHECKPOINT_SELECTION = 'id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version';
+export const CheckpointFields = graphql(`
+  fragment CheckpointFields on order_checkpoints { id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version }
+`);
+export type OrderCheckpoint = ResultOf<typeof CheckpointFields>;
 
 /** One schema for the checkpoint row (island), its no-JavaScript form and the API. */
 export const checkpointAnswerSchema = z.object({

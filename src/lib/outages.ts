@@ -4,6 +4,7 @@ import { formatNumber } from './format.ts';
 import { option, optionalRecordId, recordId, recordPageFields, recordPageValues } from './page-query.ts';
 import { t } from './i18n.ts';
 import { optionalText, required } from './validation.ts';
+import { graphql } from './graphql.ts';
 
 export type Outage = {
   id: string;
@@ -19,7 +20,9 @@ export type Outage = {
 /** "Mécatronique — Usure": how the workshop names an outage. */
 export const outageLabel = (o: { component: { name: string }; outageType: { name: string } }) => `${o.component.name} — ${o.outageType.name}`;
 
-export const OUTAGE_STATS_SELECTION = 'occurrenceRate averageMileage orderCount ordersAverageMileage';
+export const OutageStatsFields = graphql(`
+  fragment OutageStatsFields on outages { occurrenceRate averageMileage orderCount ordersAverageMileage }
+`);
 
 // The dossier's figures (SPEC §3, decision 018), one definition each, for the dossier, the outage
 // page, the order's technical information and the diagnostic's ranking. The history is the model's

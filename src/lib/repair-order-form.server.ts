@@ -1,8 +1,9 @@
 // Reading and saving the repair order form of a page: what was typed is kept on failure, the
 // API's refusals land next to their fields.
-import type { GraphQLClient } from 'graphql-request';
+import type { ServerGraphQL } from './graphql.server.ts';
 import { formFailureOf } from './forms.server.ts';
-import { checkOrderForm, ORDER_FIELDS, readOrderForm, type RepairOrder, type RepairOrderInput } from './repair-orders.ts';
+import { checkOrderForm, ORDER_FIELDS, readOrderForm, type RepairOrderInput } from './repair-orders.ts';
+import { graphql, type ResultOf } from './graphql.ts';
 
 export type OrderDraft = { values: Record<string, string>; history: { mileage: string; intervention: string }[]; errors: Record<string, string> };
 
@@ -22,7 +23,7 @@ const objectOf = (input: RepairOrderInput) => ({
  * posts only part of them; `fallback`: what a refusal the user cannot fix says.
  */
 export async function saveOrderForm(
-  api: GraphQLClient,
+  api: ServerGraphQL,
   request: Request,
   { id, base, fallback }: { id?: string; base?: { part: 'general' | 'history'; order: OrderDraft }; fallback: string },
 ): Promise<{ id: string } | { draft: OrderDraft; formError: string | null }> {
@@ -36,10 +37,13 @@ export async function saveOrderForm(
   if (!checked.input) return { draft: { ...posted, errors: checked.errors }, formError: null };
   try {
     if (id) {
-      await api.request('mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }', { id, o: objectOf(checked.input) });
+      await api.request(graphql(`mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }`), {
+        id,
+        o: objectOf(checked.input),
+      });
       return { id };
     }
-    const { insertRepairOrder } = await api.request<{ insertRepairOrder: string }>('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+    const { insertRepairOrder } = await api.request(graphql(`mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }`), {
       o: objectOf(checked.input),
     });
     return { id: insertRepairOrder };
@@ -50,20 +54,27 @@ export async function saveOrderForm(
 }
 
 /** The form's values of a saved order. */
-export function orderValues(order: RepairOrder): OrderDraft {
+export function orderValues(order: ResultOf<typeof OrderFields>): OrderDraft {
   const values = Object.fromEntries(
     ORDER_FIELDS.map((name) => {
       if (name === 'gearboxModelId') return [name, order.model.id];
       if (name === 'referentId') return [name, order.referent?.id ?? ''];
       if (name === 'interventions' || name === 'outageParts') return [name, order[name].join('\n')];
-      const value = order[name as keyof RepairOrder];
+      const value = order[name as keyof typeof order];
       return [name, value === null || value === undefined ? '' : String(value)];
     }),
   );
   return { values, history: order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention })), errors: {} };
 }
 
-export const ORDER_SELECTION =
-  'id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName } vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention } canReadFaultCodes measuresDone modelLocked';
+export const OrderFields = graphql(`
+  fragment OrderFields on repair_orders {
+    id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName }
+    vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention }
+    canReadFaultCodes measuresDone modelLocked
+  }
+`);
 
-export const FAULT_CODE_SELECTION = 'id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment';
+export const FaultCodeFields = graphql(`
+  fragment FaultCodeFields on order_fault_codes { id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment }
+`);

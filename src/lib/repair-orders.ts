@@ -32,35 +32,7 @@ export const mileageBandLabels: Record<MileageBand, string> = fr.labels.mileageB
 export { gearboxTypes, type GearboxType };
 export const ORDERS_PAGE_SIZE = 20;
 
-export type RepairOrderListItem = {
-  id: string;
-  number: string;
-  openedOn: string;
-  status: OrderStatus;
-  interventionCategory: InterventionCategory;
-  gearboxCode: string;
-  model: { id: string; model: string; type: GearboxType; constructorName: string };
-};
-
 export type InterventionHistoryEntry = { mileage: number; intervention: string };
-
-export type RepairOrder = RepairOrderListItem & {
-  closedOn: string | null;
-  referent: { id: string; displayName: string } | null;
-  vehicleBrand: string;
-  vehicleModel: string;
-  energy: Energy | null;
-  engineSize: EngineSize | null;
-  mileage: MileageBand | null;
-  constructionYear: number | null;
-  comment: string;
-  interventions: string[];
-  outageParts: string[];
-  history: InterventionHistoryEntry[];
-  canReadFaultCodes: boolean | null;
-  measuresDone: boolean | null;
-  modelLocked: boolean;
-};
 
 export const orderSorts = ['numero', 'date', 'categorie', 'type', 'constructeur', 'modele', 'statut'] as const;
 export type OrderSort = (typeof orderSorts)[number];

@@ -3,20 +3,21 @@
 import { ClientError } from 'graphql-request';
 import { z } from 'zod';
 import type { Curve, CurveReading, OrderCurve, StoredFileInfo } from './curves.ts';
-import { conditionsOf, SYMPTOM_SELECTION, type OrderFaultCode, type OrderSymptom } from './diagnostic.ts';
-import { formatDate, formatDateTime, formatNumber } from './format.ts';
+import { conditionsOf, SymptomFields } from './diagnostic.ts';
+import { formatDate, formatDateTime, formatNumber, labelOf } from './format.ts';
 import { gearboxTypeLabels } from './gearboxes.ts';
+import { graphql, type ResultOf } from './graphql.ts';
 import { serverGraphQL } from './graphql.server.ts';
 import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 import { flag } from './page-query.ts';
 import { boundsText } from './measures.ts';
-import { isCsv, ORDER_CURVE_SELECTION, readingOf } from './order-curves.server.ts';
+import { isCsv, OrderCurveFields, readingOf } from './order-curves.server.ts';
 import { checkResultLabels, type CheckResult } from './order-measures.ts';
 import { outageLabel } from './outages.ts';
 import { qrPath } from './qr.ts';
-import { FAULT_CODE_SELECTION, ORDER_SELECTION } from './repair-order-form.server.ts';
-import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels, type RepairOrder } from './repair-orders.ts';
+import { FaultCodeFields, OrderFields } from './repair-order-form.server.ts';
+import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels } from './repair-orders.ts';
 
 export type ReportField = { label: string; value: string };
 export type ReportCheckpoint = {
@@ -58,61 +59,22 @@ export type Report = {
   closing: { comment: string; by: string } | null;
 };
 
-type OrderProcedureRow = {
-  id: string;
-  position: number;
-  /** The procedure as validated; null on an order validated before that was kept. */
-  name: string | null;
-  description: string | null;
-  steps: string[] | null;
-  procedure: { name: string; description: string; steps: string[] };
-  checkpoints: {
-    id: string;
-    position: number;
-    name: string;
-    description: string;
-    checkResult: CheckResult | null;
-    measuredValue: number | null;
-    comment: string;
-    answeredByName: string | null;
-    answeredAt: string | null;
-  }[];
-};
-type MeasureRow = {
-  id: string;
-  name: string;
-  unit: string;
-  minimum: number | null;
-  maximum: number | null;
-  measuredValue: number | null;
-  checkResult: CheckResult | null;
-  comment: string;
-};
-type Loaded = {
-  repairOrder:
-    | (RepairOrder & {
-        validatedAt: string | null;
-        faultCodes: OrderFaultCode[];
-        symptoms: OrderSymptom[];
-        measures: MeasureRow[];
-        curves: OrderCurve[];
-        chosenOutages: { id: string; description: string; component: { name: string }; outageType: { name: string } }[];
-        procedures: OrderProcedureRow[];
-        events: { kind: string; at: string; byName: string; comment: string }[];
-      })
-    | null;
-};
-
-const REPORT_QUERY = `query($id: uuid!) { repairOrder(id: $id) {
-  ${ORDER_SELECTION} validatedAt
-  faultCodes { ${FAULT_CODE_SELECTION} }
-  symptoms { ${SYMPTOM_SELECTION} }
-  measures { id name unit minimum maximum measuredValue checkResult comment }
-  curves { ${ORDER_CURVE_SELECTION} }
-  chosenOutages { id description component { name } outageType { name } }
-  procedures { id position name description steps procedure { name description steps } checkpoints { id position name description checkResult measuredValue comment answeredByName answeredAt } }
-  events { kind at byName comment }
-} }`;
+const REPORT_QUERY = graphql(
+  `query($id: uuid!) { repairOrder(id: $id) {
+    ...OrderFields validatedAt
+    faultCodes { ...FaultCodeFields }
+    symptoms { ...SymptomFields }
+    measures { id name unit minimum maximum measuredValue checkResult comment }
+    curves { ...OrderCurveFields }
+    chosenOutages { id description component { name } outageType { name } }
+    procedures {
+      id position name description steps procedure { name description steps }
+      checkpoints { id position name description checkResult measuredValue comment answeredByName answeredAt }
+    }
+    events { kind at byName comment }
+  } }`,
+  [OrderFields, FaultCodeFields, SymptomFields, OrderCurveFields],
+);
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
 const number = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '' : `${formatNumber(n)}${unit ? ` ${unit}` : ''}`);
@@ -146,9 +108,9 @@ async function curvesOf(locals: App.Locals, curves: OrderCurve[]): Promise<Repor
 /** The report of an order, or null when the id is malformed or names no order the viewer may read. */
 export async function loadReport(locals: App.Locals, id: string | undefined): Promise<Report | null> {
   if (!isUuid(id)) return null;
-  let data: Loaded;
+  let data: ResultOf<typeof REPORT_QUERY>;
   try {
-    data = await serverGraphQL(locals).request<Loaded>(REPORT_QUERY, { id });
+    data = await serverGraphQL(locals).request(REPORT_QUERY, { id });
   } catch (error) {
     // The API refused (not found, rights): the page says so in French rather than failing.
     if (error instanceof ClientError) return null;
@@ -176,9 +138,9 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
     vehicle: [
       { label: t('repairOrders.vehicleBrand'), value: dash(order.vehicleBrand) },
       { label: t('repairOrders.vehicleModel'), value: dash(order.vehicleModel) },
-      { label: t('repairOrders.energy'), value: dash(order.energy && energyLabels[order.energy]) },
-      { label: t('repairOrders.engineSize'), value: dash(order.engineSize && engineSizeLabels[order.engineSize]) },
-      { label: t('repairOrders.mileage'), value: dash(order.mileage && mileageBandLabels[order.mileage]) },
+      { label: t('repairOrders.energy'), value: dash(order.energy && labelOf(energyLabels, order.energy)) },
+      { label: t('repairOrders.engineSize'), value: dash(order.engineSize && labelOf(engineSizeLabels, order.engineSize)) },
+      { label: t('repairOrders.mileage'), value: dash(order.mileage && labelOf(mileageBandLabels, order.mileage)) },
       { label: t('repairOrders.constructionYear'), value: dash(order.constructionYear) },
     ],
     gearbox: [

@@ -10,11 +10,21 @@ import { t } from './i18n.ts';
 import { redirectWithToast } from './session.server.ts';
 import { conditionLabels, conditionStockSchema, moveStockSchema, removeStockSchema, stockHref, type StockItem, type StockQuery } from './stock.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
+import { graphql } from './graphql.ts';
 
-export const STOCK_ITEM_SELECTION =
-  'id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment';
-export const STOCK_FILTER_VARS = '$history: Boolean, $search: String, $modelId: uuid, $type: stock_gearbox_type, $condition: gearbox_condition, $rack: String';
-export const STOCK_FILTER_ARGS = 'history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack';
+export const StockItemFields = graphql(`
+  fragment StockItemFields on stock_items {
+    id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
+  }
+`);
+const STOCK_CSV = graphql(
+  `query($history: Boolean, $search: String, $modelId: uuid, $type: stock_gearbox_type, $condition: gearbox_condition, $rack: String, $offset: Int) {
+    stockItems(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack, limit: 500, offset: $offset) {
+      ...StockItemFields
+    }
+  }`,
+  [StockItemFields],
+);
 
 /** The list's filters as the API takes them. */
 export const stockFilters = (query: StockQuery) => ({
@@ -31,10 +41,7 @@ export async function stockCsv(astro: AstroGlobal, query: StockQuery): Promise<R
   const api = serverGraphQL(astro.locals);
   const rows: StockItem[] = [];
   for (let offset = 0; ; offset += 500) {
-    const page = await api.request<{ stockItems: StockItem[] }>(
-      `query(${STOCK_FILTER_VARS}, $offset: Int) { stockItems(${STOCK_FILTER_ARGS}, limit: 500, offset: $offset) { ${STOCK_ITEM_SELECTION} } }`,
-      { ...stockFilters(query), offset },
-    );
+    const page = await api.request(STOCK_CSV, { ...stockFilters(query), offset });
     rows.push(...page.stockItems);
     if (page.stockItems.length < 500) break;
   }
@@ -109,7 +116,7 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       const parsed = moveStockSchema.safeParse(failure.drafts.move);
       if (!parsed.success) failure.errors.move = fieldErrors(parsed.error);
       else {
-        await api.request('mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }', {
+        await api.request(graphql(`mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }`), {
           id: itemId,
           v: version,
           r: parsed.data.rack,
@@ -122,7 +129,7 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       const parsed = conditionStockSchema.safeParse(failure.drafts.condition);
       if (!parsed.success) failure.errors.condition = fieldErrors(parsed.error);
       else {
-        await api.request('mutation($id: uuid!, $v: Int!, $c: gearbox_condition!) { changeStockItemCondition(id: $id, version: $v, condition: $c) }', {
+        await api.request(graphql(`mutation($id: uuid!, $v: Int!, $c: gearbox_condition!) { changeStockItemCondition(id: $id, version: $v, condition: $c) }`), {
           id: itemId,
           v: version,
           c: parsed.data.condition,
@@ -134,12 +141,15 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       const parsed = removeStockSchema.safeParse(failure.drafts.remove);
       if (!parsed.success) failure.errors.remove = fieldErrors(parsed.error);
       else {
-        await api.request('mutation($id: uuid!, $v: Int!, $d: String!, $r: String!) { removeStockItem(id: $id, version: $v, outOn: $d, outReason: $r) }', {
-          id: itemId,
-          v: version,
-          d: parsed.data.outOn,
-          r: parsed.data.outReason,
-        });
+        await api.request(
+          graphql(`mutation($id: uuid!, $v: Int!, $d: String!, $r: String!) { removeStockItem(id: $id, version: $v, outOn: $d, outReason: $r) }`),
+          {
+            id: itemId,
+            v: version,
+            d: parsed.data.outOn,
+            r: parsed.data.outReason,
+          },
+        );
         return redirectWithToast(astro, t('stock.removed'), stockHref({ ...query, view: 'historique', item: itemId }));
       }
     }

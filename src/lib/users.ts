@@ -4,26 +4,39 @@ import { flag, page, readQuery, recordId, text } from './page-query.ts';
 import { isUuid } from './ids.ts';
 import { z } from 'zod';
 import { t } from './i18n.ts';
-import { roles, type Role } from './roles.ts';
+import { roles, } from './roles.ts';
 import { escapeLike } from './search.ts';
 import { email, required } from './validation.ts';
+import { graphql, type ResultOf } from './graphql.ts';
 
 export const USERS_PAGE_SIZE = 15;
 
-export type UserListItem = { id: string; displayName: string; email: string; defaultRole: Role; disabled: boolean; emailVerified: boolean };
-export type UsersPage = { users: UserListItem[]; usersAggregate: { aggregate: { count: number } } };
+const UserListFields = graphql(`fragment UserListFields on users { id displayName email defaultRole disabled emailVerified }`);
+export const USERS_QUERY = graphql(
+  `query UsersPage($where: users_bool_exp, $limit: Int, $offset: Int) {
+    users(where: $where, limit: $limit, offset: $offset, order_by: [{ displayName: asc }, { email: asc }]) { ...UserListFields }
+    usersAggregate(where: $where) { aggregate { count } }
+  }`,
+  [UserListFields],
+);
+export const USERS_LIVE = graphql(
+  `subscription UsersLive($where: users_bool_exp, $limit: Int, $offset: Int) {
+    users(where: $where, limit: $limit, offset: $offset, order_by: [{ displayName: asc }, { email: asc }]) { ...UserListFields }
+  }`,
+  [UserListFields],
+);
+export const USERS_COUNT_LIVE = graphql(`subscription UsersCount($where: users_bool_exp) { usersAggregate(where: $where) { aggregate { count } } }`);
+export const INSERT_USER = graphql(`mutation InsertUser($object: users_insert_input!) { insertUser(object: $object) { id } }`);
+export const UPDATE_USER = graphql(`mutation UpdateUser($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { id } }`);
+export const UPDATE_PROFILE = graphql(
+  `mutation UpdateProfile($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { displayName email newEmail } }`,
+);
+export const DELETE_USER = graphql(`mutation DeleteUser($id: uuid!) { deleteUser(id: $id) { id } }`);
+export const RESEND_EMAIL = graphql(`mutation Resend($id: uuid!) { sendVerificationEmail(id: $id) }`);
+export const SIGN_OUT_USER = graphql(`mutation SignOutUser($id: uuid!) { signOutUser(id: $id) }`);
 
-const FIELDS = 'id displayName email defaultRole disabled emailVerified';
-const ARGS = '(where: $where, limit: $limit, offset: $offset, order_by: [{ displayName: asc }, { email: asc }])';
-export const USERS_QUERY = `query UsersPage($where: users_bool_exp, $limit: Int, $offset: Int) { users${ARGS} { ${FIELDS} } usersAggregate(where: $where) { aggregate { count } } }`;
-export const USERS_LIVE = `subscription UsersLive($where: users_bool_exp, $limit: Int, $offset: Int) { users${ARGS} { ${FIELDS} } }`;
-export const USERS_COUNT_LIVE = `subscription UsersCount($where: users_bool_exp) { usersAggregate(where: $where) { aggregate { count } } }`;
-export const INSERT_USER = `mutation InsertUser($object: users_insert_input!) { insertUser(object: $object) { id } }`;
-export const UPDATE_USER = `mutation UpdateUser($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { id } }`;
-export const UPDATE_PROFILE = `mutation UpdateProfile($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { displayName email newEmail } }`;
-export const DELETE_USER = `mutation DeleteUser($id: uuid!) { deleteUser(id: $id) { id } }`;
-export const RESEND_EMAIL = `mutation Resend($id: uuid!) { sendVerificationEmail(id: $id) }`;
-export const SIGN_OUT_USER = `mutation SignOutUser($id: uuid!) { signOutUser(id: $id) }`;
+export type UserListItem = ResultOf<typeof UserListFields>;
+export type UsersPage = ResultOf<typeof USERS_QUERY>;
 
 /** Case-insensitive search over name or e-mail (SPEC §9); the user's % and _ are literal. */
 export function usersWhere(search: string) {

@@ -154,7 +154,10 @@ export async function signInAll(t: TestApp): Promise<Record<DemoRole, string>> {
   return tokens;
 }
 
-export type GqlResult = { data?: any; errors?: { message: string; extensions: { code: string; fields?: object; reason?: string } }[] };
+export type GqlResult = {
+  data?: any;
+  errors?: { message: string; path?: (string | number)[]; extensions: { code: string; fields?: object; reason?: string } }[];
+};
 
 /** The data of a call that must succeed; its errors, if any, fail the test with their message. */
 export function ok(res: GqlResult) {

@@ -16,6 +16,7 @@ import { faultCodeSchema, temporalities } from '#lib/diagnostic.ts';
 import { builder } from '#server/graphql/builder.ts';
 import { validationError } from '#server/graphql/errors.ts';
 import { parse } from '#server/graphql/inputs.ts';
+import { GearboxType as GearboxTypeEnum } from '#server/graphql/gearboxes.ts';
 
 const MAX_LIMIT = 100;
 type ListRow = Awaited<ReturnType<RepairOrdersService['list']>>[number];
@@ -38,7 +39,7 @@ const OrderModel = builder.objectRef<ListRow['model'] & { bvaId?: string }>('rep
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     model: t.exposeString('model'),
-    type: t.exposeString('type'),
+    type: t.field({ type: GearboxTypeEnum, resolve: (row) => row.type as GearboxType }),
     constructorName: t.exposeString('constructorName'),
     bvaId: t.string({ resolve: (row) => row.bvaId ?? '' }),
   }),

@@ -7,7 +7,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { checkResults, type CheckResult } from '#lib/check-results.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
-import type { OrderCheckpoint } from '#lib/order-procedure.ts';
+import { graphql } from '#lib/graphql.ts';
+import { CheckpointFields, type OrderCheckpoint } from '#lib/order-procedure.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 
 export type CheckpointLabels = {
@@ -50,11 +51,13 @@ type Props = {
 export type Draft = { checkResult: CheckResult | null; measuredValue: string; comment: string };
 type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict'; message?: string };
 
-const CHECKPOINT_FIELDS = 'id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version';
-const ANSWER = `mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { ${CHECKPOINT_FIELDS} } }`;
-const LIVE = `subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ${CHECKPOINT_FIELDS} } }`;
-const CLOSE = 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }';
-const CURRENT = `query($o: uuid!) { repairOrder(id: $o) { checkpoints { ${CHECKPOINT_FIELDS} } } }`;
+const ANSWER = graphql(
+  `mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { ...CheckpointFields } }`,
+  [CheckpointFields],
+);
+const LIVE = graphql(`subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ...CheckpointFields } }`, [CheckpointFields]);
+const CLOSE = graphql(`mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }`);
+const CURRENT = graphql(`query($o: uuid!) { repairOrder(id: $o) { checkpoints { ...CheckpointFields } } }`, [CheckpointFields]);
 
 const draftOf = (c: OrderCheckpoint): Draft => ({
   checkResult: c.checkResult,
@@ -91,7 +94,7 @@ export default function CheckpointsList(props: Props) {
 
   useEffect(() => {
     if (!hydrated) return;
-    return graphqlSubscribe<{ orderCheckpoints: OrderCheckpoint[] }>(
+    return graphqlSubscribe(
       LIVE,
       { o: props.orderId },
       (data) => {
@@ -130,7 +133,7 @@ export default function CheckpointsList(props: Props) {
     busy.current.add(id);
     setStates((s) => ({ ...s, [id]: { status: 'saving' } }));
     try {
-      const { answerOrderCheckpoint: saved } = await graphqlRequest<{ answerOrderCheckpoint: OrderCheckpoint }>(ANSWER, {
+      const { answerOrderCheckpoint: saved } = await graphqlRequest(ANSWER, {
         id,
         v: versions.current.get(id) ?? 0,
         o: { checkResult: draft.checkResult, measuredValue: draft.measuredValue, comment: draft.comment },
@@ -143,7 +146,7 @@ export default function CheckpointsList(props: Props) {
       const { message, code, reason } = apiErrorOf(error);
       if (reason === 'stale') {
         // A colleague answered first: show their answer (the message says so); choosing again replaces it.
-        const fresh = await graphqlRequest<{ repairOrder: { checkpoints: OrderCheckpoint[] } | null }>(CURRENT, { o: props.orderId }).catch(() => null);
+        const fresh = await graphqlRequest(CURRENT, { o: props.orderId }).catch(() => null);
         const theirs = fresh?.repairOrder?.checkpoints.find((c) => c.id === id);
         if (theirs) {
           versions.current.set(id, theirs.version);

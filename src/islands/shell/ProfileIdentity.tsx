@@ -24,7 +24,8 @@ export default function ProfileIdentity(props: Values & { id: string; newEmail: 
 
   const submit = handleSubmit(async (values) => {
     try {
-      const { updateUser } = await graphqlRequest<{ updateUser: Values & { newEmail: string | null } }>(UPDATE_PROFILE, { id: props.id, set: values });
+      const { updateUser } = await graphqlRequest(UPDATE_PROFILE, { id: props.id, set: values });
+      if (!updateUser) throw new Error('profile not found');
       const asked = values.email.toLowerCase() !== saved.email.toLowerCase();
       const next = { displayName: updateUser.displayName, email: updateUser.email };
       setSaved(next);

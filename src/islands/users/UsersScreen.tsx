@@ -10,7 +10,7 @@ import { Modal, ModalActions } from '#components/Modal.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
-import { roleLabels, roles, type Role } from '#lib/roles.ts';
+import { isRole, roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 import {
@@ -65,13 +65,8 @@ export default function UsersScreen(props: Props) {
     if (!first.current) window.history.replaceState(null, '', usersHref(search, page));
     first.current = false;
     const onError = () => showToast({ type: 'error', message: t('errors.generic') });
-    const stopRows = graphqlSubscribe<{ users: UserListItem[] }>(USERS_LIVE, usersVariables(search, page), (data) => setRows(data.users), onError);
-    const stopCount = graphqlSubscribe<{ usersAggregate: { aggregate: { count: number } } }>(
-      USERS_COUNT_LIVE,
-      { where: usersWhere(search) },
-      (data) => setCount(data.usersAggregate.aggregate.count),
-      onError,
-    );
+    const stopRows = graphqlSubscribe(USERS_LIVE, usersVariables(search, page), (data) => setRows(data.users), onError);
+    const stopCount = graphqlSubscribe(USERS_COUNT_LIVE, { where: usersWhere(search) }, (data) => setCount(data.usersAggregate.aggregate.count), onError);
     return () => {
       stopRows();
       stopCount();
@@ -201,7 +196,7 @@ export default function UsersScreen(props: Props) {
                     </td>
                     <td className="px-4 py-2">
                       {self ? (
-                        roleLabels[user.defaultRole]
+                        isRole(user.defaultRole) && roleLabels[user.defaultRole]
                       ) : (
                         <div className="flex flex-wrap items-center gap-2">
                           <select
