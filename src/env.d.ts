@@ -6,12 +6,12 @@ declare namespace App {
     /** The client's address, X-Forwarded-For read only as TRUST_PROXY allows (server/http/client-address.ts). */
     clientAddress: string;
     /** The signed-in user, loaded on every request; null when signed out. */
-    user: import('./lib/session-user.ts').SessionUser | null;
+    user: import('#lib/auth/session-user.ts').SessionUser | null;
     /** The access token of the session, for in-process API calls. */
     accessToken: string | null;
     /** The sign-in (grant) of the session cookie. */
     sessionId: string | null;
     /** Toasts flashed by the previous request. */
-    flash: import('./lib/toasts.ts').FlashToast[];
+    flash: import('#lib/toasts.ts').FlashToast[];
   }
 }

@@ -1,11 +1,11 @@
 // Identity and the guard, as a sequence of small steps (ARCHITECTURE.md, STYLE.md).
 import { defineMiddleware, sequence } from 'astro:middleware';
-import { t } from './lib/i18n.ts';
-import { isRole } from './lib/roles.ts';
-import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from './lib/routes.ts';
-import { safeRedirect } from './lib/redirects.ts';
-import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from './lib/session.server.ts';
-import { renderMessagePage } from './lib/message-page.ts';
+import { t } from '#lib/i18n.ts';
+import { isRole } from '#lib/roles.ts';
+import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
+import { safeRedirect } from '#lib/redirects.ts';
+import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
+import { renderMessagePage } from '#lib/message-page.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

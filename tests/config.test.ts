@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { loadConfig } from '#server/config.ts';
 import { clientAddressOf } from '#server/http/client-address.ts';
-import { passwordStrength } from '#lib/password.ts';
+import { passwordStrength } from '#lib/auth/password.ts';
 import { passwordPolicyError } from '#server/auth/passwords.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));

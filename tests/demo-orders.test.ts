@@ -6,7 +6,7 @@ import { demoDossiers } from '#server/db/demo-dossiers.ts';
 import { DEMO_ORDERS_DAY, DEMO_ORDERS_FROM, demoOrderReferents, demoRepairOrders } from '#server/db/demo-orders.ts';
 import { demoStockItems } from '#server/db/demo-stock.ts';
 import { demoErrorCodes } from '#server/db/seed.ts';
-import { energies, engineSizes, interventionCategories, mileageBands, repairOrderSchema } from '#lib/repair-orders.ts';
+import { energies, engineSizes, interventionCategories, mileageBands, repairOrderSchema } from '#lib/repair-orders/repair-orders.ts';
 
 const orders = demoRepairOrders();
 const tally = (values: string[]) => values.reduce<Record<string, number>>((t, v) => ({ ...t, [v]: (t[v] ?? 0) + 1 }), {});

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoDossiers } from '#server/db/demo-dossiers.ts';
 import { DEMO_STOCK_DAY, demoStockItems, demoStockPeople } from '#server/db/demo-stock.ts';
-import { gearboxConditions } from '#lib/stock.ts';
+import { gearboxConditions } from '#lib/stock/stock.ts';
 
 const items = demoStockItems();
 const current = items.filter((i) => !i.outOn);

@@ -4,7 +4,7 @@
 // orders, the start guide's preference, and who may do what.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { historyRateText, outageMileage, outageRate } from '#lib/outages.ts';
+import { historyRateText, outageMileage, outageRate } from '#lib/gearboxes/outages.ts';
 import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const Q = {

@@ -70,7 +70,15 @@ describe('every field of the demo workshop answers as the schema says', () => {
   });
 
   it('the lists and counts', async () => {
-    const lists = ['repairOrderReferents', 'stockRacks', 'stockCounts', 'gearboxModelsAggregate', 'repairOrdersAggregate', 'stockItemsAggregate', 'usersAggregate'];
+    const lists = [
+      'repairOrderReferents',
+      'stockRacks',
+      'stockCounts',
+      'gearboxModelsAggregate',
+      'repairOrdersAggregate',
+      'stockItemsAggregate',
+      'usersAggregate',
+    ];
     const query = `{ ${lists
       .map((name) => {
         const named = getNamedType(schema.getQueryType()!.getFields()[name]!.type);

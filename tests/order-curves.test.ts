@@ -7,11 +7,11 @@ import { count, eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gearboxDocuments, repairOrders, files as storedFiles, users } from '#server/db/schema/index.ts';
-import { MAX_CURVE_ROWS, parseCurve, readCurve, ticks } from '#lib/curves.ts';
-import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '#lib/diagnostic-page.ts';
+import { MAX_CURVE_ROWS, parseCurve, readCurve, ticks } from '#lib/repair-orders/curves.ts';
+import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '#lib/repair-orders/diagnostic-page.ts';
 import { readPage } from '#lib/page-query.ts';
 import { formatNumber } from '#lib/format.ts';
-import { postCurvesAction } from '#lib/order-curves.server.ts';
+import { postCurvesAction } from '#lib/repair-orders/curves.server.ts';
 import { databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');

@@ -7,7 +7,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { files, orderMeasures, repairOrders, users } from '#server/db/schema/index.ts';
 import { createOrderMeasuresService } from '#server/repair-orders/measures.ts';
-import { orderMeasureSchema, proposeCheckResult } from '#lib/order-measures.ts';
+import { orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import { fieldErrors } from '#lib/validation.ts';
 import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
 

@@ -1,17 +1,17 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
-import { readGearboxesQuery } from '#lib/gearboxes.ts';
-import { basePageSchema } from '#lib/base.ts';
-import { codeConditionsPageSchema } from '#lib/diagnostic.ts';
-import { diagnosticPageSchema } from '#lib/diagnostic-page.ts';
-import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes.ts';
-import { orderMeasurePageSchema } from '#lib/order-measures.ts';
-import { outagePageSchema } from '#lib/outages.ts';
+import { readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
+import { basePageSchema } from '#lib/base/base.ts';
+import { codeConditionsPageSchema } from '#lib/repair-orders/diagnostic.ts';
+import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
+import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
+import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
+import { outagePageSchema } from '#lib/gearboxes/outages.ts';
 import { readPage, readQuery } from '#lib/page-query.ts';
-import { orderPageSchema, readOrdersQuery } from '#lib/repair-orders.ts';
+import { orderPageSchema, readOrdersQuery } from '#lib/repair-orders/repair-orders.ts';
 import { signInPageSchema } from '#lib/validation.ts';
-import { readStockQuery } from '#lib/stock.ts';
-import { readUsersQuery } from '#lib/users.ts';
+import { readStockQuery } from '#lib/stock/stock.ts';
+import { readUsersQuery } from '#lib/users/users.ts';
 
 const MODEL = '6F1C2A9E-1B2C-4D3E-8F90-123456789ABC';
 const q = (text: string) => new URLSearchParams(text);

@@ -3,8 +3,8 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { renderReportPdf } from '#lib/report-pdf.tsx';
-import type { Report } from '#lib/report.server.ts';
+import { renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
+import type { Report } from '#lib/repair-orders/report.server.ts';
 import { demoEmails, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
 import { htmlText } from './support/browser.ts';
 

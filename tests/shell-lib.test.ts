@@ -2,12 +2,12 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { formatDate, formatDateTime, formatNumber, formatTime } from '#lib/format.ts';
-import { baseItemSchema } from '#lib/base.ts';
-import { gearboxModelSchema } from '#lib/gearboxes.ts';
-import { profileSchema } from '#lib/users.ts';
-import { measureSchema } from '#lib/measures.ts';
-import { outageSchema } from '#lib/outages.ts';
-import { outageProceduresSchema, procedureSchema } from '#lib/procedures.ts';
+import { baseItemSchema } from '#lib/base/base.ts';
+import { gearboxModelSchema } from '#lib/gearboxes/gearboxes.ts';
+import { profileSchema } from '#lib/users/users.ts';
+import { measureSchema } from '#lib/gearboxes/measures.ts';
+import { outageSchema } from '#lib/gearboxes/outages.ts';
+import { outageProceduresSchema, procedureSchema } from '#lib/gearboxes/procedures.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '#lib/routes.ts';

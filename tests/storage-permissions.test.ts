@@ -2,7 +2,7 @@
 // of expected answers is generated from src/lib/permissions.ts, then every cell is asked of the
 // real HTTP API: bucket × owner of the file × role × verb.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buckets, type BucketId } from '#lib/files.ts';
+import { buckets, type BucketId } from '#lib/storage/files.ts';
 import { bucketWriters, capabilities } from '#lib/permissions.ts';
 import { roles, type Role } from '#lib/roles.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';

@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { passwordRules } from '#lib/password.ts';
+import { passwordRules } from '#lib/auth/password.ts';
 
 // OWASP ASVS 5.0 appendix C: argon2id, t=2, m=19 MiB, p=1. (Algorithm.Argon2id is 2.)
 const options = { algorithm: 2 as never, timeCost: 2, memoryCost: 19 * 1024, parallelism: 1 };

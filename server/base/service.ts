@@ -1,6 +1,6 @@
 // The symptoms and conditions base: one table for the four lists, names unique per list.
 import { and, asc, eq, ilike } from 'drizzle-orm';
-import type { BaseKind } from '#lib/base.ts';
+import type { BaseKind } from '#lib/base/base.ts';
 import type { Db } from '#server/db/client.ts';
 import { baseItems } from '#server/db/schema/index.ts';
 import { escapeLike } from '#lib/search.ts';

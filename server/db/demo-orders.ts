@@ -5,7 +5,7 @@
 // fitted ("Posée sur OR 2026-0428") are among them, on the model of that box. Drawn from a seeded
 // generator with dates counted back from a fixed day, as the demo stock is, so that every load
 // gives the same orders (tests and screenshots rely on it).
-import type { Energy, EngineSize, InterventionCategory, MileageBand, OrderStatus } from '#lib/repair-orders.ts';
+import type { Energy, EngineSize, InterventionCategory, MileageBand, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
 import { demoDossiers } from './demo-dossiers.ts';
 import { DEMO_STOCK_DAY, demoStockItems, generator, pick, seedOf, weighted, type DemoStockItem, type Rand } from './demo-stock.ts';
 

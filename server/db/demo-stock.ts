@@ -2,7 +2,7 @@
 // the ones gone out of stock, and every movement of each (added, moved, condition changed,
 // removed) with who made it. Drawn from a seeded generator, with dates counted back from a fixed
 // day, so that every load gives the same stock (tests and screenshots rely on it).
-import type { GearboxCondition, MovementKind } from '#lib/stock.ts';
+import type { GearboxCondition, MovementKind } from '#lib/stock/stock.ts';
 import { demoDossiers } from './demo-dossiers.ts';
 
 /** The day the demo stock is drawn back from: its boxes came in over the two years before. */

@@ -32,7 +32,7 @@ import {
   stockMovements,
   users,
 } from './schema/index.ts';
-import type { BaseKind } from '#lib/base.ts';
+import type { BaseKind } from '#lib/base/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 

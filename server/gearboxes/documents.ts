@@ -1,7 +1,7 @@
 // The files of a dossier: a stored file (storage API) linked to a model, and maybe to one of its
 // outages or measures, under a category whose bucket rules the file must have passed.
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
-import { bucketOf, type DocumentCategory, type DocumentInput } from '#lib/documents.ts';
+import { bucketOf, type DocumentCategory, type DocumentInput } from '#lib/gearboxes/documents.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { files, gearboxDocuments, gearboxMeasures, outages } from '#server/db/schema/index.ts';

@@ -1,6 +1,6 @@
 // Measures of a model: name, description, unit and bounds; their files are dossier documents.
 import { asc, eq } from 'drizzle-orm';
-import type { MeasureInput } from '#lib/measures.ts';
+import type { MeasureInput } from '#lib/gearboxes/measures.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { gearboxMeasures } from '#server/db/schema/index.ts';

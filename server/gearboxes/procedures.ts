@@ -1,6 +1,6 @@
 // Repair procedures of a model and their priorities on its outages.
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { ProcedureInput } from '#lib/procedures.ts';
+import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '#server/db/schema/index.ts';

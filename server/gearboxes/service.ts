@@ -1,6 +1,6 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { GearboxModelInput, GearboxType } from '#lib/gearboxes.ts';
+import type { GearboxModelInput, GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { queryRows } from '#server/db/client.ts';
 import {
   baseItems,
@@ -15,7 +15,7 @@ import {
   repairProcedures,
   stockItems,
 } from '#server/db/schema/index.ts';
-import type { OutageInput } from '#lib/outages.ts';
+import type { OutageInput } from '#lib/gearboxes/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '#server/db/client.ts';
 import { gearboxModels } from '#server/db/schema/index.ts';

@@ -1,6 +1,6 @@
 // The symptoms and conditions base: read by every signed-in role (the pickers), kept by
 // admins and diagnosticians; the lists are also live.
-import { baseItemSchema, baseKinds, type BaseKind } from '#lib/base.ts';
+import { baseItemSchema, baseKinds, type BaseKind } from '#lib/base/base.ts';
 import type { baseItems } from '#server/db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { parse } from './inputs.ts';

@@ -1,6 +1,6 @@
 // Files of a dossier (SPEC §3 documents, outage files, measure files, reference curves): a file
 // uploaded through the storage API, then linked here with its category, title and comment.
-import { documentCategories, documentSchema, type DocumentCategory } from '#lib/documents.ts';
+import { documentCategories, documentSchema, type DocumentCategory } from '#lib/gearboxes/documents.ts';
 import type { DocumentsService } from '#server/gearboxes/documents.ts';
 import { builder } from './builder.ts';
 import { GearboxModel, OutageType } from './gearboxes.ts';

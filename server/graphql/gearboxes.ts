@@ -1,8 +1,15 @@
 // Gearbox models (SPEC §3): read by every role, written by admins and diagnosticians.
-import { doctorCodeSchema, errorCodeSchema, gearboxCodeSchema, gearboxModelSchema, gearboxTypes, type GearboxType as GearboxTypeName } from '#lib/gearboxes.ts';
+import {
+  doctorCodeSchema,
+  errorCodeSchema,
+  gearboxCodeSchema,
+  gearboxModelSchema,
+  gearboxTypes,
+  type GearboxType as GearboxTypeName,
+} from '#lib/gearboxes/gearboxes.ts';
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '#server/db/schema/index.ts';
 import { can } from '#lib/permissions.ts';
-import { outageSchema } from '#lib/outages.ts';
+import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { builder, requireViewerError } from './builder.ts';
 import { validationError } from './errors.ts';
 import { parse } from './inputs.ts';

@@ -1,5 +1,5 @@
 // Measures of a model (SPEC §3): bounds checked by the form's schema.
-import { measureSchema } from '#lib/measures.ts';
+import { measureSchema } from '#lib/gearboxes/measures.ts';
 import type { gearboxMeasures } from '#server/db/schema/index.ts';
 import { builder } from './builder.ts';
 import { GearboxModel } from './gearboxes.ts';

@@ -1,5 +1,5 @@
 // Repair procedures of a model and the prioritised procedures of its outages (SPEC §3).
-import { outageProceduresSchema, procedureSchema } from '#lib/procedures.ts';
+import { outageProceduresSchema, procedureSchema } from '#lib/gearboxes/procedures.ts';
 import type { ProcedureRow } from '#server/gearboxes/procedures.ts';
 import { builder } from './builder.ts';
 import { GearboxModel, OutageType } from './gearboxes.ts';

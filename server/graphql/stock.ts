@@ -1,6 +1,6 @@
 // The gearbox stock (SPEC §2.9, §3, §4): admins, diagnosticians and commercials read and write
 // it; mechanics are refused. Every change of an item names the version it was made on.
-import { gearboxTypes, type GearboxType } from '#lib/gearboxes.ts';
+import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import {
   addStockSchema,
   conditionStockSchema,
@@ -10,7 +10,7 @@ import {
   normaliseRack,
   removeStockSchema,
   type GearboxCondition,
-} from '#lib/stock.ts';
+} from '#lib/stock/stock.ts';
 import { referenceOf, type StockRow } from '#server/stock/service.ts';
 import type { stockMovements } from '#server/db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';

@@ -2,7 +2,7 @@
 // insertUser, updateUser, deleteUser; users and usersAggregate also as live subscriptions.
 import { z } from 'zod';
 import { can } from '#lib/permissions.ts';
-import { userSchema } from '#lib/users.ts';
+import { userSchema } from '#lib/users/users.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '#server/users/service.ts';
 import { builder, OrderBy, requireCapability, type GraphQLContext } from './builder.ts';
 import { forbidden, notFound, validationError } from './errors.ts';

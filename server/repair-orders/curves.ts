@@ -3,7 +3,7 @@
 // stay in the storage; a closed order takes no change.
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '#lib/curves.ts';
+import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '#lib/repair-orders/curves.ts';
 import { t } from '#lib/i18n.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '#server/db/schema/index.ts';

@@ -2,7 +2,7 @@
 // the codes read with their appearance conditions. Answering "no" discards the codes; a closed
 // order takes no change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { conditionValues, type FaultCodeInput } from '#lib/diagnostic.ts';
+import { conditionValues, type FaultCodeInput } from '#lib/repair-orders/diagnostic.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/index.ts';

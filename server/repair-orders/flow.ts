@@ -3,14 +3,14 @@
 // (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
 // sharing this order's fault codes and symptoms turned out to have.
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { STEP_REQUIRED } from '#lib/diagnostic-page.ts';
-import { outageRateValue } from '#lib/outages.ts';
+import { STEP_REQUIRED } from '#lib/repair-orders/diagnostic-page.ts';
+import { outageRateValue } from '#lib/gearboxes/outages.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import type { ProceduresService } from '#server/gearboxes/procedures.ts';
 import type { GearboxesService } from '#server/gearboxes/service.ts';
-import type { ProcedureInput } from '#lib/procedures.ts';
+import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 

@@ -2,8 +2,8 @@
 // model's dossier or typed) with their values, results and files. Answering "no" discards the
 // measures and their files; a closed order takes no change.
 import { and, asc, eq, isNotNull, type SQL } from 'drizzle-orm';
-import { proposeCheckResult, type OrderMeasureInput } from '#lib/order-measures.ts';
-import { UNSUPPORTED_FORMAT } from '#lib/files.ts';
+import { proposeCheckResult, type OrderMeasureInput } from '#lib/repair-orders/measures.ts';
+import { UNSUPPORTED_FORMAT } from '#lib/storage/files.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';

@@ -3,7 +3,7 @@
 // colleague's newer answer is never overwritten unknowingly), closing once every checkpoint is
 // answered, and an admin's reopening; closings and reopenings are recorded.
 import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import type { CheckpointAnswer } from '#lib/order-procedure.ts';
+import type { CheckpointAnswer } from '#lib/repair-orders/procedure.ts';
 import type { Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';

@@ -1,8 +1,8 @@
 // Repair orders: the list (search by number, gearbox code or model; filters; sort; pages) and
 // the order's own writes. The gearbox model is locked once the diagnostic has begun.
 import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { GearboxType } from '#lib/gearboxes.ts';
-import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders.ts';
+import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
+import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { escapeLike } from '#lib/search.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';

@@ -2,7 +2,7 @@
 // its appearance conditions and, when known, the model's error code it came with. A closed
 // order takes no change.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { conditionValues, type SymptomInput } from '#lib/diagnostic.ts';
+import { conditionValues, type SymptomInput } from '#lib/repair-orders/diagnostic.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '#server/db/schema/index.ts';

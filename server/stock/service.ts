@@ -4,8 +4,8 @@
 // at once cannot both succeed.
 import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
-import type { GearboxType } from '#lib/gearboxes.ts';
-import type { AddStockInput, GearboxCondition } from '#lib/stock.ts';
+import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
+import type { AddStockInput, GearboxCondition } from '#lib/stock/stock.ts';
 import { escapeLike } from '#lib/search.ts';
 import { isUuid } from '#lib/ids.ts';
 import type { Db } from '#server/db/client.ts';

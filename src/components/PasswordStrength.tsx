@@ -1,6 +1,6 @@
 // Four segments, one filled per satisfied password rule (SPEC §5).
 import { t } from '#lib/i18n.ts';
-import { passwordStrength } from '#lib/password.ts';
+import { passwordStrength } from '#lib/auth/password.ts';
 
 const colours = ['bg-danger', 'bg-danger', 'bg-amber-600', 'bg-success'];
 

@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { ClientError } from 'graphql-request';
 import type { z } from 'zod';
 import { DomainError } from '#server/errors.ts';
-import type { BucketId } from './files.ts';
+import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
 

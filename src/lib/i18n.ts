@@ -1,6 +1,6 @@
 // One i18next instance with the French catalogue (French is also the fallback), ready at import.
 import i18next from 'i18next';
-import { fr } from './i18n/fr.ts';
+import { fr } from '#lib/i18n/fr.ts';
 
 const i18n = i18next.createInstance();
 void i18n.init({

@@ -1,7 +1,7 @@
 // Small helpers for the JSON endpoints of the Astro app.
 import type { z } from 'zod';
 import { fieldErrors } from './validation.ts';
-import { isServiceError, serviceStatusOf } from './auth-errors.ts';
+import { isServiceError, serviceStatusOf } from '#lib/auth/errors.ts';
 
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });

@@ -1,6 +1,6 @@
 // The capability table: what each role may do beyond reaching a route. The API checks it;
 // pages read it only to decide which buttons to show.
-import type { BucketId } from './files.ts';
+import type { BucketId } from '#lib/storage/files.ts';
 import type { Role } from './roles.ts';
 
 export const capabilities = {

@@ -1,5 +1,5 @@
 // The four roles of SPEC §1, shared by the server and the pages.
-import { fr } from './i18n/fr.ts';
+import { fr } from '#lib/i18n/fr.ts';
 
 export const roles = ['app_admin', 'diagnostician', 'mechanic', 'commercial'] as const;
 export type Role = (typeof roles)[number];

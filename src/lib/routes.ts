@@ -1,6 +1,6 @@
 // The route table of SPEC §2.1 and the guard of SPEC §2.2: one source for the middleware,
 // the navigation bar and the tests.
-import { fr } from './i18n/fr.ts';
+import { fr } from '#lib/i18n/fr.ts';
 import type { Role } from './roles.ts';
 
 const A: Role = 'app_admin';

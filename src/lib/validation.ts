@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { t } from './i18n.ts';
 import { choice, isoDay, isRealDay } from './page-query.ts';
-import { passwordRules } from './password.ts';
+import { passwordRules } from '#lib/auth/password.ts';
 
 export const required = () =>
   z

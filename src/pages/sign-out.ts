@@ -2,7 +2,7 @@
 // user, on every device), then back to /sign-in.
 import type { APIRoute } from 'astro';
 import { t } from '#lib/i18n.ts';
-import { clearSession, readSession, setFlash } from '#lib/session.server.ts';
+import { clearSession, readSession, setFlash } from '#lib/auth/session.server.ts';
 
 export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
   const form = await request.formData().catch(() => new FormData());

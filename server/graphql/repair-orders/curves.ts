@@ -1,7 +1,7 @@
 // The curves and logs of an order and its imported diagnostic files (SPEC §2.7 diagnostic, §3
 // curve/log): read by all, written by admins and diagnosticians. Files are stored through the
 // storage API first, then linked here.
-import { orderCurveSchema } from '#lib/curves.ts';
+import { orderCurveSchema } from '#lib/repair-orders/curves.ts';
 import type { OrderCurvesService } from '#server/repair-orders/curves.ts';
 import { builder } from '#server/graphql/builder.ts';
 import { parse } from '#server/graphql/inputs.ts';

@@ -4,7 +4,7 @@
 import type { OutageCandidate } from '#server/repair-orders/flow.ts';
 import { builder, RANKING_COST } from '#server/graphql/builder.ts';
 import { OutageType } from '#server/graphql/gearboxes.ts';
-import { outageChoiceSchema, procedureChoiceSchema } from '#lib/diagnostic-page.ts';
+import { outageChoiceSchema, procedureChoiceSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { ProcedureInput, procedureOf, RepairProcedure } from '#server/graphql/procedures.ts';
 import { RepairOrder } from './index.ts';

@@ -1,5 +1,5 @@
 // Repair orders (SPEC §2.7, §3): read by every role, written by admins and diagnosticians.
-import { gearboxTypes, type GearboxType } from '#lib/gearboxes.ts';
+import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import {
   energies,
   engineSizes,
@@ -10,9 +10,9 @@ import {
   repairOrderSchema,
   type InterventionCategory,
   type OrderSort,
-} from '#lib/repair-orders.ts';
+} from '#lib/repair-orders/repair-orders.ts';
 import type { RepairOrdersService } from '#server/repair-orders/service.ts';
-import { faultCodeSchema, temporalities } from '#lib/diagnostic.ts';
+import { faultCodeSchema, temporalities } from '#lib/repair-orders/diagnostic.ts';
 import { builder } from '#server/graphql/builder.ts';
 import { validationError } from '#server/graphql/errors.ts';
 import { parse } from '#server/graphql/inputs.ts';

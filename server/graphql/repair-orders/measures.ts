@@ -1,6 +1,6 @@
 // The measures and checks of an order (SPEC §2.7 diagnostic, §3 measure): read by all, written by
 // admins and diagnosticians. Files are stored through the storage API, then linked here.
-import { checkResults, orderMeasureSchema, type CheckResult } from '#lib/order-measures.ts';
+import { checkResults, orderMeasureSchema, type CheckResult } from '#lib/repair-orders/measures.ts';
 import type { OrderMeasureFileRow, OrderMeasuresService } from '#server/repair-orders/measures.ts';
 import { builder } from '#server/graphql/builder.ts';
 import { parse } from '#server/graphql/inputs.ts';

@@ -1,8 +1,8 @@
 // The repair procedure of an order on the shop floor (SPEC §2.7, §4): the procedures as
 // validated, their checkpoints answered (live for everyone viewing the order), closing and an
 // admin's reopening, recorded. Read by every role; answered and closed by A, D and M.
-import type { CheckResult } from '#lib/check-results.ts';
-import { checkpointAnswerSchema, closeOrderSchema } from '#lib/order-procedure.ts';
+import type { CheckResult } from '#lib/repair-orders/check-results.ts';
+import { checkpointAnswerSchema, closeOrderSchema } from '#lib/repair-orders/procedure.ts';
 import type { OrderProcedureService } from '#server/repair-orders/procedure.ts';
 import { builder, requireViewerError } from '#server/graphql/builder.ts';
 import { OrderProcedure } from './flow.ts';

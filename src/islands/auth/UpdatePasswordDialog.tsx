@@ -5,7 +5,7 @@ import { useForm } from 'react-hook-form';
 import { Modal, ModalActions } from '#components/Modal.tsx';
 import { PasswordStrength } from '#components/PasswordStrength.tsx';
 import { TextInput } from '#components/TextInput.tsx';
-import { postJson } from '#lib/api-client.ts';
+import { postJson } from '#lib/auth/api-client.ts';
 import { t } from '#lib/i18n.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';

@@ -5,10 +5,10 @@
 // work. Rendered on the server as forms that post without JavaScript. The labels come as props:
 // the island ships no message catalogue.
 import { useEffect, useRef, useState } from 'react';
-import { checkResults, type CheckResult } from '#lib/check-results.ts';
+import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
-import { CheckpointFields, type OrderCheckpoint } from '#lib/order-procedure.ts';
+import { CheckpointFields, type OrderCheckpoint } from '#lib/repair-orders/procedure.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 
 export type CheckpointLabels = {

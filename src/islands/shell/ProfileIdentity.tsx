@@ -9,8 +9,8 @@ import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
-import { UPDATE_PROFILE } from '#lib/users.ts';
-import { profileSchema } from '#lib/users.ts';
+import { UPDATE_PROFILE } from '#lib/users/users.ts';
+import { profileSchema } from '#lib/users/users.ts';
 
 type Values = { displayName: string; email: string };
 

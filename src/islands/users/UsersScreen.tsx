@@ -28,7 +28,7 @@ import {
   usersVariables,
   usersWhere,
   type UserListItem,
-} from '#lib/users.ts';
+} from '#lib/users/users.ts';
 
 type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string };
 

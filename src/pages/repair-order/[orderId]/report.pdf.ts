@@ -3,10 +3,10 @@
 // browser following a stale link shows it.
 import { Readable } from 'node:stream';
 import type { APIRoute } from 'astro';
-import { renderReportPdf } from '#lib/report-pdf.tsx';
-import { contentDisposition } from '#lib/files.ts';
+import { renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
+import { contentDisposition } from '#lib/storage/files.ts';
 import { readQuery } from '#lib/page-query.ts';
-import { loadReport, reportFileName, reportPdfSchema } from '#lib/report.server.ts';
+import { loadReport, reportFileName, reportPdfSchema } from '#lib/repair-orders/report.server.ts';
 
 export const GET: APIRoute = async ({ params, url, locals, rewrite }) => {
   // A download by default (named after the order); `?ouvrir` shows it in the browser instead.

@@ -1,0 +1,23 @@
+// French messages for the refusals of the auth service (hasura-auth codes), for the pages that
+// call it in process.
+import { DomainError } from '#server/errors.ts';
+import { statusOf } from '#server/http/json.ts';
+import { t } from '#lib/i18n.ts';
+
+export const isServiceError = (value: unknown): value is DomainError => value instanceof DomainError;
+
+/** The HTTP status of a refusal; anything else is the server's fault. */
+export const serviceStatusOf = (error: unknown) => (isServiceError(error) ? statusOf(error) : 500);
+
+export function tooManyMessage(error: DomainError): string {
+  const seconds = error.details.retryAfter ?? 60;
+  return t('errors.tooManyAttempts', { minutes: Math.max(1, Math.ceil(seconds / 60)) });
+}
+
+/** The message of a failed sign-in; it never tells whether the e-mail exists. */
+export function signInErrorMessage(error: unknown): string {
+  if (!isServiceError(error)) return t('errors.generic');
+  if (error.reason === 'invalid-email-password' || error.reason === 'disabled-user') return t('errors.signIn');
+  if (error.reason === 'too-many-requests') return tooManyMessage(error);
+  return t('errors.generic');
+}

@@ -1,0 +1,26 @@
+// The symptoms and conditions base (SPEC §2.9): the four lists every diagnostic picks from.
+import { z } from 'zod';
+import { t } from '#lib/i18n.ts';
+import { fr } from '#lib/i18n/fr.ts';
+import { recordId, text } from '#lib/page-query.ts';
+import { required } from '#lib/validation.ts';
+
+export const baseKinds = ['condition', 'symptom', 'component', 'outage_type'] as const;
+export type BaseKind = (typeof baseKinds)[number];
+
+/** Tabs in SPEC §2.9's order, with the slug of their URL. */
+export const baseTabs: readonly { kind: BaseKind; slug: string; label: string; singular: string }[] = [
+  { kind: 'condition', slug: 'conditions', label: fr.labels.baseKind.condition, singular: fr.labels.baseKindSingular.condition },
+  { kind: 'symptom', slug: 'symptomes', label: fr.labels.baseKind.symptom, singular: fr.labels.baseKindSingular.symptom },
+  { kind: 'component', slug: 'composants', label: fr.labels.baseKind.component, singular: fr.labels.baseKindSingular.component },
+  { kind: 'outage_type', slug: 'types-de-panne', label: fr.labels.baseKind.outage_type, singular: fr.labels.baseKindSingular.outage_type },
+];
+
+/** `/symptoms-conditions-base?onglet=&recherche=&renommer=&supprimer=`: the tab, the search, an item to rename or delete. */
+export const basePageSchema = z
+  .object({ onglet: text(40), recherche: text(120), renommer: recordId(), supprimer: recordId() })
+  .transform((q) => ({ tab: baseTabs.find((tab) => tab.slug === q.onglet) ?? baseTabs[0]!, search: q.recherche, renameId: q.renommer, deleteId: q.supprimer }));
+
+export const baseItemSchema = z.object({ name: required().max(120, t('validation.maxLength', { max: 120 })) });
+
+export type BaseItem = { id: string; kind: BaseKind; name: string };

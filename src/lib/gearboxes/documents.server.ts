@@ -1,0 +1,64 @@
+// A page's file form: the posted file is stored (bucket rules of SPEC §5), then linked to the
+// dossier through the API; when the link fails the stored file goes, so nothing half-written stays.
+import { apiCategoryOf, bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
+import { formFailureOf, isPostedFile, storeAndLink } from '#lib/forms.server.ts';
+import { t } from '#lib/i18n.ts';
+import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
+import { graphql } from '#lib/graphql.ts';
+import type { ServerGraphQL } from '#lib/graphql.server.ts';
+
+export const DocumentFields = graphql(`
+  fragment DocumentFields on gearbox_documents { id category title comment outageId measureId createdAt file { id name mimeType size } }
+`);
+
+export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
+export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
+
+/** Reads the form; returns null when the file was linked, or what to show again. */
+export async function postDocument(
+  locals: App.Locals,
+  api: ServerGraphQL,
+  form: FormData,
+  owner: DocumentOwner,
+  allowed: readonly DocumentCategory[],
+): Promise<DocumentDraft | null> {
+  const values = {
+    category: String(form.get('category') ?? allowed[0]),
+    title: String(form.get('title') ?? '').slice(0, 400),
+    comment: String(form.get('comment') ?? '').slice(0, 2000),
+  };
+  const parsed = documentSchema.safeParse(values);
+  const errors: FieldErrors = parsed.success ? {} : fieldErrors(parsed.error);
+  if (parsed.success && !allowed.includes(parsed.data.category)) errors.category = t('validation.required');
+  const file = form.get('file');
+  if (!isPostedFile(file)) errors.file = t('documents.fileRequired');
+  if (!parsed.success || Object.keys(errors).length || !isPostedFile(file)) return { values, errors };
+  const { category, title, comment } = parsed.data;
+  try {
+    await storeAndLink(locals, bucketOf(category), file, (fileId) =>
+      api.request(graphql(`mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }`), {
+        o: { ...owner, fileId, category: apiCategoryOf(category), title, comment },
+      }),
+    );
+    return null;
+  } catch (error) {
+    const failure = formFailureOf(error, {
+      fallback: t('errors.fileImport', { file: file.name }),
+      rename: { fileId: 'file' },
+      fields: ['file'],
+      fileField: 'file',
+    });
+    return { values, errors: failure.errors, formError: failure.formError ?? undefined };
+  }
+}
+
+/** The API's category names use underscores. */
+export function documentsOf<T extends { category: string }>(rows: T[]): (Omit<T, 'category'> & { category: DocumentCategory })[] {
+  return rows.map((row) => ({ ...row, category: row.category.replace(/_/g, '-') as DocumentCategory }));
+}
+
+/** Links a page shows: the file (signed for the hour) and, for an image, its thumbnail. */
+export function linksOf(locals: App.Locals, document: Pick<DossierDocument, 'file'>) {
+  const { files } = locals.services;
+  return { href: files.signedPath(document.file.id), thumbnail: files.signedPath(document.file.id, { width: 320 }) };
+}

@@ -1,0 +1,31 @@
+// The "can read fault codes" answer posted from the order's fault code tab or the diagnostic
+// page: answering no while codes are recorded first asks (SPEC §4), then discards them.
+import type { AstroGlobal } from 'astro';
+import { submitAction } from '#lib/forms.server.ts';
+import { serverGraphQL } from '#lib/graphql.server.ts';
+import { t } from '#lib/i18n.ts';
+import { redirectWithToast } from '#lib/auth/session.server.ts';
+import { graphql } from '#lib/graphql.ts';
+
+/** `back` is the tab's URL (with its query string); a refusal comes back as the message to show. */
+export async function postFaultCodeReading(astro: AstroGlobal, order: { id: string; faultCodeCount: number }, back: string): Promise<Response | string> {
+  const form = await astro.request.formData();
+  const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
+  if (canRead === null) return astro.redirect(back, 303);
+  if (canRead === false && order.faultCodeCount > 0 && form.get('confirm') !== '1') return astro.redirect(`${back}&confirmer-lecture=non`, 303);
+  const result = await submitAction(
+    astro,
+    async () => {
+      await serverGraphQL(astro.locals).request(
+        graphql(`mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }`),
+        {
+          o: order.id,
+          c: canRead,
+        },
+      );
+      return redirectWithToast(astro, t('diagnostic.flagSaved'), back);
+    },
+    { fallback: t('errors.repairOrderUpdate'), fields: [] },
+  );
+  return result instanceof Response ? result : result.formError!;
+}

@@ -1,0 +1,34 @@
+// The repair procedure on the shop floor (SPEC §2.7, §4): the checkpoints of the validated
+// procedures answered one by one, then the order closed with an optional comment.
+import { z } from 'zod';
+import { checkResults } from './check-results.ts';
+import { t } from '#lib/i18n.ts';
+import { measuredValue } from './measures.ts';
+import { graphql, type ResultOf } from '#lib/graphql.ts';
+
+export const CheckpointFields = graphql(`
+  fragment CheckpointFields on order_checkpoints { id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version }
+`);
+export type OrderCheckpoint = ResultOf<typeof CheckpointFields>;
+
+/** One schema for the checkpoint row (island), its no-JavaScript form and the API. */
+export const checkpointAnswerSchema = z.object({
+  checkResult: z.enum(checkResults, { error: t('orderProcedure.resultRequired') }),
+  measuredValue: measuredValue(),
+  comment: z
+    .string()
+    .trim()
+    .max(1000, t('validation.maxLength', { max: 1000 }))
+    .optional()
+    .default(''),
+});
+export type CheckpointAnswer = z.infer<typeof checkpointAnswerSchema>;
+
+export const closeOrderSchema = z.object({
+  comment: z
+    .string()
+    .trim()
+    .max(2000, t('validation.maxLength', { max: 2000 }))
+    .optional()
+    .default(''),
+});

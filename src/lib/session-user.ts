@@ -1,4 +1,0 @@
-import type { Role } from './roles.ts';
-
-/** `newEmail`: an address asked for and not confirmed yet. */
-export type SessionUser = { id: string; displayName: string; email: string; newEmail: string | null; role: Role; emailVerified: boolean };
