@@ -1,5 +1,6 @@
 // The pure modules of the shell: route table and guard, capability table, validators, formats, i18n.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatDate, formatDateTime, formatNumber, formatTime } from '#lib/format.ts';
 import { baseItemSchema } from '#lib/base/base.ts';
@@ -9,6 +10,7 @@ import { measureSchema } from '#lib/gearboxes/measures.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { outageProceduresSchema, procedureSchema } from '#lib/gearboxes/procedures.ts';
 import { t } from '#lib/i18n.ts';
+import { fr } from '#lib/i18n/fr.ts';
 import { can } from '#lib/permissions.ts';
 import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '#lib/routes.ts';
 import { email, fieldErrors, integer, minNumber, nonEmpty, number, required, setPasswordSchema, signInSchema, year } from '#lib/validation.ts';
@@ -159,6 +161,23 @@ describe('formats (SPEC §1)', () => {
     expect(found.status).not.toBe(2);
     expect(found.stdout.split('\n').filter((line) => line && !line.includes('export const acceleratorLoads ='))).toEqual([]);
     expect(t('mail.emailChangeNotice.intro', { newEmail: 'b@x.fr' })).toContain('par b@x.fr.');
+  });
+
+  it('uses every text of the catalogue: none is left over from a screen that changed', () => {
+    // Named as a key somewhere, or in a section read whole (label maps, roles, tabs, mails).
+    const wholeSections = ['labels.', 'roles.', 'nav.', 'mail.', 'orderMeasures.results.'];
+    const keys: string[] = [];
+    const walk = (node: object, prefix: string) => {
+      for (const [name, value] of Object.entries(node)) typeof value === 'string' ? keys.push(prefix + name) : walk(value, `${prefix}${name}.`);
+    };
+    walk(fr, '');
+    const files = spawnSync('git', ['ls-files', 'src', 'server', ':!src/lib/i18n/fr.ts'], { encoding: 'utf8' }).stdout.split('\n');
+    const code = files
+      .filter((f) => /\.(ts|tsx|astro)$/.test(f))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const unused = keys.filter((key) => !wholeSections.some((s) => key.startsWith(s)) && !new RegExp(`['"\`]${key.replace(/\./g, '\\.')}['"\`]`).test(code));
+    expect(unused).toEqual([]);
   });
 
   it('says the limit of a text or a list too long, in French, on the dossier forms', () => {

@@ -92,11 +92,11 @@ export function requireCapability(context: GraphQLContext, capability: Capabilit
 builder.scalarType('uuid', {
   serialize: (value) => String(value),
   parseValue: (value) => {
-    if (typeof value !== 'string' || !UUID.test(value)) throw badValue('Identifiant invalide');
+    if (typeof value !== 'string' || !UUID.test(value)) throw badValue(t('refusals.invalidId'));
     return value.toLowerCase();
   },
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING || !UUID.test(ast.value)) throw badValue('Identifiant invalide');
+    if (ast.kind !== Kind.STRING || !UUID.test(ast.value)) throw badValue(t('refusals.invalidId'));
     return ast.value.toLowerCase();
   },
 });
@@ -105,7 +105,7 @@ builder.scalarType('timestamptz', {
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
   parseValue: (value) => {
     const date = new Date(String(value));
-    if (Number.isNaN(date.getTime())) throw badValue('Date invalide');
+    if (Number.isNaN(date.getTime())) throw badValue(t('refusals.invalidDate'));
     return date;
   },
 });

@@ -17,6 +17,7 @@ import { builder } from '#server/graphql/builder.ts';
 import { validationError } from '#server/graphql/errors.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { GearboxType as GearboxTypeEnum } from '#server/graphql/gearboxes.ts';
+import { t } from '#lib/i18n.ts';
 
 const MAX_LIMIT = 100;
 type ListRow = Awaited<ReturnType<RepairOrdersService['list']>>[number];
@@ -105,7 +106,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const isDay = (value: string) =>
   DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 const filterOf = (args: FilterArgs) => {
-  for (const key of ['from', 'to'] as const) if (args[key] && !isDay(args[key]!)) throw validationError({ [key]: 'Date invalide' });
+  for (const key of ['from', 'to'] as const) if (args[key] && !isDay(args[key]!)) throw validationError({ [key]: t('refusals.invalidDate') });
   return {
     search: (args.search ?? '').slice(0, 80),
     from: args.from ?? null,
