@@ -96,7 +96,12 @@ describe("the islands' GraphQL client", () => {
       const error = await module
         .graphqlRequest(graphql(`mutation { insertUser(object: { email: "admin@demo.local", displayName: "X", defaultRole: "mechanic" }) { id } }`))
         .catch((e: unknown) => e);
-      expect(module.apiErrorOf(error)).toEqual({ code: 'conflict', message: 'Email non disponible', reason: 'email-already-in-use' });
+      expect(module.apiErrorOf(error)).toEqual({
+        code: 'conflict',
+        message: 'Email non disponible',
+        reason: 'email-already-in-use',
+        fields: { email: 'Email non disponible' },
+      });
     } finally {
       restore();
     }

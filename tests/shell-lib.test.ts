@@ -1,6 +1,6 @@
 // The pure modules of the shell: route table and guard, capability table, validators, formats, i18n.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatDate, formatDateTime, formatNumber, formatTime } from '#lib/format.ts';
 import { baseItemSchema } from '#lib/base/base.ts';
@@ -171,9 +171,9 @@ describe('formats (SPEC §1)', () => {
       for (const [name, value] of Object.entries(node)) typeof value === 'string' ? keys.push(prefix + name) : walk(value, `${prefix}${name}.`);
     };
     walk(fr, '');
-    const files = spawnSync('git', ['ls-files', 'src', 'server', ':!src/lib/i18n/fr.ts'], { encoding: 'utf8' }).stdout.split('\n');
+    const files = ['src', 'server'].flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`));
     const code = files
-      .filter((f) => /\.(ts|tsx|astro)$/.test(f))
+      .filter((f) => /\.(ts|tsx|astro)$/.test(f) && f !== 'src/lib/i18n/fr.ts')
       .map((f) => readFileSync(f, 'utf8'))
       .join('\n');
     const unused = keys.filter((key) => !wholeSections.some((s) => key.startsWith(s)) && !new RegExp(`['"\`]${key.replace(/\./g, '\\.')}['"\`]`).test(code));

@@ -74,10 +74,15 @@ export async function graphqlRequest<Result, Variables>(
 }
 
 /** The French message of an API error, for toasts and forms. */
-export function apiErrorOf(error: unknown): { code?: string; message?: string; reason?: string } {
+export function apiErrorOf(error: unknown): { code?: string; message?: string; reason?: string; fields?: Record<string, string> } {
   if (!(error instanceof ClientError)) return {};
   const first = error.response.errors?.[0];
-  return { code: first?.extensions?.code as string | undefined, message: first?.message, reason: first?.extensions?.reason as string | undefined };
+  return {
+    code: first?.extensions?.code as string | undefined,
+    message: first?.message,
+    reason: first?.extensions?.reason as string | undefined,
+    fields: first?.extensions?.fields as Record<string, string> | undefined,
+  };
 }
 
 let client: Client | null = null;

@@ -9,6 +9,7 @@ import { checkResults, type CheckResult } from '#lib/repair-orders/check-results
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
 import { CheckpointFields, type OrderCheckpoint } from '#lib/repair-orders/procedure.ts';
+import { serialSaves } from '#lib/serial-saves.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 
 export type CheckpointLabels = {
@@ -92,44 +93,9 @@ export default function CheckpointsList(props: Props) {
   // Rows the user is changing: a colleague's live update does not overwrite what is being typed.
   const busy = useRef(new Set<string>(props.failure ? [props.failure.id] : []));
 
-  useEffect(() => {
-    if (!hydrated) return;
-    return graphqlSubscribe(
-      LIVE,
-      { o: props.orderId },
-      (data) => {
-        for (const c of data.orderCheckpoints) if (!inFlight.current.has(c.id)) versions.current.set(c.id, c.version);
-        setRows(data.orderCheckpoints);
-        setDrafts((current) => ({
-          ...current,
-          ...Object.fromEntries(data.orderCheckpoints.filter((c) => !busy.current.has(c.id)).map((c) => [c.id, draftOf(c)])),
-        }));
-      },
-      () => undefined,
-    );
-  }, [hydrated, props.orderId]);
-
-  useEffect(() => {
-    if (closing) dialog.current?.showModal();
-  }, [closing]);
-
-  // One save at a time per row: a change made while one is on its way goes next, with the
-  // version that save returns (else the row's own second save would look like a colleague's).
   const versions = useRef(new Map(props.checkpoints.map((c) => [c.id, c.version])));
-  const inFlight = useRef(new Set<string>());
-  const queued = useRef(new Map<string, Draft>());
 
-  async function save(id: string, draft: Draft) {
-    if (!draft.checkResult) return;
-    if (!isNumber(draft.measuredValue)) {
-      setStates((s) => ({ ...s, [id]: { status: 'failed', message: labels.invalidNumber } }));
-      return;
-    }
-    if (inFlight.current.has(id)) {
-      queued.current.set(id, draft);
-      return;
-    }
-    inFlight.current.add(id);
+  async function send(id: string, draft: Draft) {
     busy.current.add(id);
     setStates((s) => ({ ...s, [id]: { status: 'saving' } }));
     try {
@@ -141,9 +107,9 @@ export default function CheckpointsList(props: Props) {
       versions.current.set(id, saved.version);
       setRows((all) => all.map((r) => (r.id === id ? saved : r)));
       setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
-      if (!queued.current.has(id)) busy.current.delete(id);
+      if (!saves.isWaiting(id)) busy.current.delete(id);
     } catch (error) {
-      const { message, code, reason } = apiErrorOf(error);
+      const { message, code, reason, fields } = apiErrorOf(error);
       if (reason === 'stale') {
         // A colleague answered first: show their answer (the message says so); choosing again replaces it.
         const fresh = await graphqlRequest(CURRENT, { o: props.orderId }).catch(() => null);
@@ -151,7 +117,7 @@ export default function CheckpointsList(props: Props) {
         if (theirs) {
           versions.current.set(id, theirs.version);
           busy.current.delete(id);
-          queued.current.delete(id);
+          saves.forget(id);
           setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
           setDrafts((d) => ({ ...d, [id]: draftOf(theirs) }));
           setStates((s) => ({ ...s, [id]: { status: 'conflict', message } }));
@@ -159,23 +125,51 @@ export default function CheckpointsList(props: Props) {
         }
       }
       // The entry stays as typed; the message says why, the button tries again.
-
-      const fields = (error as { response?: { errors?: { extensions?: { fields?: Record<string, string> } }[] } }).response?.errors?.[0]?.extensions?.fields;
       const text = fields ? Object.values(fields)[0] : code === 'conflict' && message ? message : '';
       setStates((s) => ({ ...s, [id]: { status: 'failed', message: text || labels.failed } }));
-    } finally {
-      inFlight.current.delete(id);
-      const next = queued.current.get(id);
-      queued.current.delete(id);
-      if (next) void save(id, next);
     }
+  }
+  // One save at a time per row, each with the version the previous one returned (else the row's
+  // own second save would look like a colleague's); `send` is read at call time, with this render's props.
+  const sendNow = useRef(send);
+  sendNow.current = send;
+  const [saves] = useState(() => serialSaves<string, Draft>((id, draft) => sendNow.current(id, draft)));
+
+  useEffect(() => {
+    if (!hydrated) return;
+    return graphqlSubscribe(
+      LIVE,
+      { o: props.orderId },
+      (data) => {
+        for (const c of data.orderCheckpoints) if (!saves.isSaving(c.id)) versions.current.set(c.id, c.version);
+        setRows(data.orderCheckpoints);
+        setDrafts((current) => ({
+          ...current,
+          ...Object.fromEntries(data.orderCheckpoints.filter((c) => !busy.current.has(c.id)).map((c) => [c.id, draftOf(c)])),
+        }));
+      },
+      () => undefined,
+    );
+  }, [hydrated, props.orderId, saves]);
+
+  useEffect(() => {
+    if (closing) dialog.current?.showModal();
+  }, [closing]);
+
+  function save(id: string, draft: Draft) {
+    if (!draft.checkResult) return;
+    if (!isNumber(draft.measuredValue)) {
+      setStates((s) => ({ ...s, [id]: { status: 'failed', message: labels.invalidNumber } }));
+      return;
+    }
+    void saves.save(id, draft);
   }
 
   const change = (id: string, patch: Partial<Draft>, now: boolean) => {
     busy.current.add(id);
     const next = { ...drafts[id]!, ...patch };
     setDrafts((d) => ({ ...d, [id]: next }));
-    if (now) void save(id, next);
+    if (now) save(id, next);
   };
 
   const answered = rows.filter((r) => r.checkResult !== null).length;
@@ -218,7 +212,7 @@ export default function CheckpointsList(props: Props) {
                       className="flex flex-col gap-3"
                       onSubmit={(event) => {
                         event.preventDefault();
-                        void save(row.id, draft);
+                        save(row.id, draft);
                       }}
                     >
                       <fieldset disabled={!props.canAnswer} className="flex flex-col gap-2">
@@ -255,7 +249,7 @@ export default function CheckpointsList(props: Props) {
                               value={draft.measuredValue}
                               aria-invalid={state.status === 'failed' && state.message === labels.invalidNumber ? 'true' : undefined}
                               onChange={(e) => change(row.id, { measuredValue: e.target.value }, false)}
-                              onBlur={() => draft.checkResult && draft.measuredValue !== draftOf(row).measuredValue && void save(row.id, draft)}
+                              onBlur={() => draft.checkResult && draft.measuredValue !== draftOf(row).measuredValue && save(row.id, draft)}
                             />
                           </label>
                           <label className="flex flex-col gap-1 text-sm font-semibold">
@@ -265,7 +259,7 @@ export default function CheckpointsList(props: Props) {
                               className="field-input min-h-12 text-base"
                               value={draft.comment}
                               onChange={(e) => change(row.id, { comment: e.target.value }, false)}
-                              onBlur={() => draft.checkResult && draft.comment !== row.comment && void save(row.id, draft)}
+                              onBlur={() => draft.checkResult && draft.comment !== row.comment && save(row.id, draft)}
                             />
                           </label>
                         </div>

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from '#lib/i18n.ts';
 import { fr } from '#lib/i18n/fr.ts';
+import { optionalText } from '#lib/validation.ts';
 
 export const documentTypes = ['gearbox-technical-drawing', 'gearbox-scrapyard-file', 'gearbox-manufacturer-information', 'measure-procedure'] as const;
 export type DocumentType = (typeof documentTypes)[number];
@@ -37,18 +38,8 @@ export type DossierDocument = {
 /** What a form sends with the file; the file itself goes through the storage API first. */
 export const documentSchema = z.object({
   category: z.enum(documentCategories, { error: t('validation.required') }),
-  title: z
-    .string()
-    .trim()
-    .max(160, t('validation.maxLength', { max: 160 }))
-    .optional()
-    .default(''),
-  comment: z
-    .string()
-    .trim()
-    .max(1000, t('validation.maxLength', { max: 1000 }))
-    .optional()
-    .default(''),
+  title: optionalText(160),
+  comment: optionalText(1000),
 });
 export type DocumentInput = z.infer<typeof documentSchema>;
 

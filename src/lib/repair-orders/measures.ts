@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { measureSchema } from '#lib/gearboxes/measures.ts';
 import { recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
-import { number } from '#lib/validation.ts';
+import { number, optionalText } from '#lib/validation.ts';
 
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
 import { checkResults, type CheckResult } from './check-results.ts';
@@ -45,12 +45,7 @@ export const orderMeasureSchema = measureSchema.safeExtend({
   gearboxMeasureId: z.uuid().optional(),
   measuredValue: measuredValue(),
   checkResult: z.preprocess((v) => (v === '' || v === 'auto' ? undefined : v), z.enum(checkResults, { error: t('orderMeasures.unknownResult') }).optional()),
-  comment: z
-    .string()
-    .trim()
-    .max(1000, t('validation.maxLength', { max: 1000 }))
-    .optional()
-    .default(''),
+  comment: optionalText(1000),
 });
 export type OrderMeasureInput = z.infer<typeof orderMeasureSchema>;
 export const ORDER_MEASURE_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum', 'measuredValue', 'checkResult', 'comment'] as const;

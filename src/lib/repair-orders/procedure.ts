@@ -5,6 +5,7 @@ import { checkResults } from './check-results.ts';
 import { t } from '#lib/i18n.ts';
 import { measuredValue } from './measures.ts';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
+import { optionalText } from '#lib/validation.ts';
 
 export const CheckpointFields = graphql(`
   fragment CheckpointFields on order_checkpoints { id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version }
@@ -15,20 +16,10 @@ export type OrderCheckpoint = ResultOf<typeof CheckpointFields>;
 export const checkpointAnswerSchema = z.object({
   checkResult: z.enum(checkResults, { error: t('orderProcedure.resultRequired') }),
   measuredValue: measuredValue(),
-  comment: z
-    .string()
-    .trim()
-    .max(1000, t('validation.maxLength', { max: 1000 }))
-    .optional()
-    .default(''),
+  comment: optionalText(1000),
 });
 export type CheckpointAnswer = z.infer<typeof checkpointAnswerSchema>;
 
 export const closeOrderSchema = z.object({
-  comment: z
-    .string()
-    .trim()
-    .max(2000, t('validation.maxLength', { max: 2000 }))
-    .optional()
-    .default(''),
+  comment: optionalText(2000),
 });

@@ -1,6 +1,9 @@
-// What the stock page runs on the server (SPEC §2.9): the CSV export of the list's filters, and
-// the posts of one box (move, change condition, take out). The page reads its URL and renders.
+// What the stock page runs on the server (SPEC §2.9): the CSV export of the list's filters, the
+// posts of one box (move, change condition, take out) and of the codes tab, and what the page
+// shows. The page reads its URL and renders.
 import type { AstroGlobal } from 'astro';
+import { CODE_ACTIONS, type CodesDraft, postCodeAction } from '#lib/gearboxes/codes.server.ts';
+import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
 import { formatDate } from '#lib/format.ts';
 import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
@@ -8,7 +11,17 @@ import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { conditionLabels, conditionStockSchema, moveStockSchema, removeStockSchema, stockHref, type StockItem, type StockQuery } from './stock.ts';
+import {
+  conditionLabels,
+  conditionStockSchema,
+  moveStockSchema,
+  type readStockQuery,
+  removeStockSchema,
+  STOCK_PAGE_SIZE,
+  stockHref,
+  type StockItem,
+  type StockQuery,
+} from './stock.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { graphql } from '#lib/graphql.ts';
 
@@ -162,4 +175,105 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
     failure.notice = formError;
   }
   return failure;
+}
+
+/** Everything the stock page reads from its URL. */
+type StockPageQuery = ReturnType<typeof readStockQuery>;
+
+const STOCK_ITEM_QUERY = graphql(
+  `query($id: uuid!) {
+    stockItem(id: $id) { ...StockItemFields movements { id kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason } }
+  }`,
+  [StockItemFields],
+);
+// The codes tab: one model's doctor and gearbox codes at a time.
+const StockCodesModelFields = graphql(`
+  fragment StockCodesModelFields on gearbox_models { id model doctorCodes { id code businessName tvsCode engine gearboxCodes { id code } } }
+`);
+const ALL_CODES_QUERY = graphql(`{ gearboxModels(limit: 100) { ...StockCodesModelFields } }`, [StockCodesModelFields]);
+const MODEL_CODES_QUERY = graphql(`query($id: uuid!) { gearboxModel(id: $id) { ...StockCodesModelFields } }`, [StockCodesModelFields]);
+// The list, its counts and the filters' choices.
+const STOCK_LIST_QUERY = graphql(
+  `query(
+    $history: Boolean, $search: String, $modelId: uuid, $type: stock_gearbox_type, $condition: gearbox_condition, $rack: String,
+    $limit: Int, $offset: Int, $list: Boolean!, $countCurrent: Boolean!, $countHistory: Boolean!
+  ) {
+    stockItems(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack, limit: $limit, offset: $offset)
+      @include(if: $list) { ...StockItemFields }
+    stockItemsAggregate(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack)
+      @include(if: $countHistory) { count }
+    stockCounts(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack)
+      @include(if: $countCurrent) { modelId model condition count }
+    stockRacks
+    gearboxModels(limit: 100) { id model }
+  }`,
+  [StockItemFields],
+);
+
+/** The codes tab, on one model or on all. */
+const codesHref = (modelId?: string) => (modelId ? `/stock?onglet=codes&modele=${modelId}` : '/stock?onglet=codes');
+const isCodeAction = (action: string): action is (typeof CODE_ACTIONS)[number] => (CODE_ACTIONS as readonly string[]).includes(action);
+
+/** What refused posts hand back: one box's forms, the codes tab's; null for a form not posted. */
+export type StockPagePost = { item: StockItemFailure | null; codes: CodesDraft | null };
+
+/**
+ * The page's posts, made before it reads anything (a post that succeeds redirects without
+ * reading): one box's (`?article=`), then the codes tab's on its model. A redirect with its
+ * toast, or what to show again.
+ */
+export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): Promise<Response | StockPagePost> {
+  const role = astro.locals.user?.role;
+  const { itemId, action } = query;
+  let item: StockItemFailure | null = null;
+  if (itemId && can(role, 'manageStock')) {
+    const result = await postStockItemAction(astro, query, itemId, action);
+    if (result instanceof Response) return result;
+    item = result;
+  }
+  let codes: CodesDraft | null = null;
+  if (query.view === 'codes' && query.modelId && can(role, 'manageGearboxes') && isCodeAction(action)) {
+    const api = serverGraphQL(astro.locals);
+    const model = (await api.request(MODEL_CODES_QUERY, { id: query.modelId })).gearboxModel;
+    if (model) {
+      const result = await postCodeAction(api, await astro.request.formData(), action, model.id, model.doctorCodes);
+      if ('done' in result) return redirectWithToast(astro, result.done, codesHref(model.id));
+      codes = result.draft;
+    }
+  }
+  return { item, codes };
+}
+
+/** What the page shows: one box (`?article=`), the codes tab, or the list with its counts and the filters' choices. */
+export async function loadStockPage(locals: App.Locals, query: StockPageQuery) {
+  const api = serverGraphQL(locals);
+  const role = locals.user?.role;
+  const manage = can(role, 'manageStock');
+  const item = query.itemId && manage ? (await api.request(STOCK_ITEM_QUERY, { id: query.itemId })).stockItem : null;
+  // Without a chosen model, every model's codes at a glance.
+  const allCodes = query.view === 'codes' && !query.modelId ? (await api.request(ALL_CODES_QUERY)).gearboxModels.filter((m) => m.doctorCodes.length) : [];
+  const codesModel = query.view === 'codes' && query.modelId ? (await api.request(MODEL_CODES_QUERY, { id: query.modelId })).gearboxModel : null;
+  const data = await api.request(STOCK_LIST_QUERY, {
+    ...stockFilters(query),
+    limit: STOCK_PAGE_SIZE,
+    offset: (query.page - 1) * STOCK_PAGE_SIZE,
+    list: !item && query.view !== 'codes',
+    // The current stock's total is the sum of its counts: one pass over the boxes fewer.
+    countCurrent: !item && query.view === 'stock',
+    countHistory: !item && query.view === 'historique',
+  });
+  const total = query.view === 'historique' ? (data.stockItemsAggregate?.count ?? 0) : (data.stockCounts ?? []).reduce((sum, row) => sum + row.count, 0);
+  return {
+    manage,
+    manageCodes: can(role, 'manageGearboxes'),
+    item,
+    /** `?article=` names no box this viewer may open. */
+    notFound: query.itemId !== undefined && !item,
+    allCodes,
+    codesModel,
+    codesBase: codesHref(codesModel?.id),
+    data,
+    total,
+    pages: Math.max(1, Math.ceil(total / STOCK_PAGE_SIZE)),
+  };
 }

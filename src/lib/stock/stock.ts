@@ -4,7 +4,7 @@ import { choice, flag, optionalRecordId, page, readQuery, recordId, text } from 
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
-import { isoDate, required } from '#lib/validation.ts';
+import { isoDate, required, optionalText } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
@@ -104,13 +104,7 @@ const level = () =>
       .min(1, t('validation.min', { min: 1 }))
       .max(99, t('validation.number')),
   );
-const comment = () =>
-  z
-    .string()
-    .trim()
-    .max(1000, t('validation.maxLength', { max: 1000 }))
-    .optional()
-    .default('');
+const comment = () => optionalText(1000);
 
 /** A box of the stock, as its forms and the API check it: each form picks its fields. */
 export const stockItemSchema = z.object({
