@@ -13,7 +13,7 @@ import { createProceduresService, type ProceduresService } from './gearboxes/pro
 import { createGearboxesService, type GearboxesService } from './gearboxes/service.ts';
 import type { Logger } from './log.ts';
 import { createOrderCurvesService, type OrderCurvesService } from './repair-orders/curves.ts';
-import { createDiagnosticService, type DiagnosticService } from './repair-orders/diagnostic.ts';
+import { createFaultCodesService, type FaultCodesService } from './repair-orders/fault-codes.ts';
 import { createDiagnosticFlowService, type DiagnosticFlowService } from './repair-orders/flow.ts';
 import { createOrderMeasuresService, type OrderMeasuresService } from './repair-orders/measures.ts';
 import { createOrderProcedureService, type OrderProcedureService } from './repair-orders/procedure.ts';
@@ -34,7 +34,7 @@ export type Services = {
   documents: DocumentsService;
   stock: StockService;
   repairOrders: RepairOrdersService;
-  diagnostic: DiagnosticService;
+  faultCodes: FaultCodesService;
   orderCurves: OrderCurvesService;
   orderMeasures: OrderMeasuresService;
   symptoms: SymptomsService;
@@ -81,7 +81,7 @@ export function createServices(options: { config: Config; database: Database; lo
     files,
     stock: createStockService({ db }),
     repairOrders: createRepairOrdersService({ db, files }),
-    diagnostic: createDiagnosticService({ db }),
+    faultCodes: createFaultCodesService({ db }),
     orderCurves: createOrderCurvesService({ db, files }),
     orderMeasures: createOrderMeasuresService({ db, files }),
     symptoms: createSymptomsService({ db }),

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
 import { basePageSchema } from '#lib/base/base.ts';
-import { codeConditionsPageSchema } from '#lib/repair-orders/diagnostic.ts';
+import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
 import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';

@@ -7,7 +7,7 @@ import { conflict, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export const CLOSED = t('diagnostic.closed');
+export const CLOSED = t('refusals.orderClosed');
 
 export async function openOrder(tx: Tx, id: string) {
   const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');

@@ -2,7 +2,8 @@
 // its appearance conditions and, when known, the model's error code it came with. A closed
 // order takes no change.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { conditionValues, type SymptomInput } from '#lib/repair-orders/diagnostic.ts';
+import { conditionValues } from '#lib/repair-orders/conditions.ts';
+import type { SymptomInput } from '#lib/repair-orders/symptoms.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '#server/db/schema/index.ts';

@@ -12,7 +12,8 @@ import {
   type OrderSort,
 } from '#lib/repair-orders/repair-orders.ts';
 import type { RepairOrdersService } from '#server/repair-orders/service.ts';
-import { faultCodeSchema, temporalities } from '#lib/repair-orders/diagnostic.ts';
+import { faultCodeSchema } from '#lib/repair-orders/fault-codes.ts';
+import { temporalities } from '#lib/repair-orders/conditions.ts';
 import { builder } from '#server/graphql/builder.ts';
 import { validationError } from '#server/graphql/errors.ts';
 import { parse } from '#server/graphql/inputs.ts';
@@ -226,7 +227,7 @@ builder.mutationField('deleteRepairOrder', (t) =>
 
 // The fault code reports of an order (SPEC §2.7 diagnostic): read by all, written by A and D.
 export const Temporality = builder.enumType('temporality', { values: temporalities });
-type FaultCodeRow = Awaited<ReturnType<import('#server/repair-orders/diagnostic.ts').DiagnosticService['faultCodesOf']>>[number];
+type FaultCodeRow = Awaited<ReturnType<import('#server/repair-orders/fault-codes.ts').FaultCodesService['faultCodesOf']>>[number];
 export const ErrorCodeRef = builder.objectRef<FaultCodeRow['errorCode']>('order_error_codes').implement({
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), code: t.exposeString('code'), description: t.exposeString('description') }),
 });
@@ -264,7 +265,7 @@ const FaultCode = builder.objectRef<FaultCodeRow>('order_fault_codes').implement
 });
 
 builder.objectField(RepairOrder, 'faultCodes', (t) =>
-  t.field({ type: [FaultCode], resolve: (row, _args, context) => context.services.diagnostic.faultCodesOf(row.id) }),
+  t.field({ type: [FaultCode], resolve: (row, _args, context) => context.services.faultCodes.faultCodesOf(row.id) }),
 );
 
 const FaultCodeInput = builder.inputType('order_fault_codes_input', {
@@ -278,7 +279,7 @@ builder.mutationField('setFaultCodeReading', (t) =>
     type: Discarded,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), canRead: t.arg.boolean({ required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.diagnostic.setFaultCodeReading(args.repairOrderId, args.canRead),
+    resolve: (_root, args, context) => context.services.faultCodes.setFaultCodeReading(args.repairOrderId, args.canRead),
   }),
 );
 
@@ -287,7 +288,7 @@ builder.mutationField('insertOrderFaultCode', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.diagnostic.insertFaultCode(args.repairOrderId, parse(faultCodeSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.faultCodes.insertFaultCode(args.repairOrderId, parse(faultCodeSchema, args.object, 'object')),
   }),
 );
 
@@ -296,7 +297,7 @@ builder.mutationField('updateOrderFaultCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.diagnostic.updateFaultCode(args.id, parse(faultCodeSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.faultCodes.updateFaultCode(args.id, parse(faultCodeSchema, args.object, 'object')),
   }),
 );
 
@@ -305,6 +306,6 @@ builder.mutationField('deleteOrderFaultCode', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageOrders' },
-    resolve: (_root, { id }, context) => context.services.diagnostic.removeFaultCode(id),
+    resolve: (_root, { id }, context) => context.services.faultCodes.removeFaultCode(id),
   }),
 );

@@ -1,6 +1,6 @@
 // The symptoms of a repair order and their appearance conditions (SPEC §2.7 diagnostic): read by
 // all, written by admins and diagnosticians.
-import { symptomSchema } from '#lib/repair-orders/diagnostic.ts';
+import { symptomSchema } from '#lib/repair-orders/symptoms.ts';
 import type { SymptomsService } from '#server/repair-orders/symptoms.ts';
 import { builder } from '#server/graphql/builder.ts';
 import { parse } from '#server/graphql/inputs.ts';

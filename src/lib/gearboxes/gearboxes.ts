@@ -146,7 +146,7 @@ export type ErrorCode = { id: string; code: string; description: string };
 export const errorCodeSchema = z.object({
   code: required()
     .max(20, t('validation.maxLength', { max: 20 }))
-    .regex(/^[A-Za-z0-9-]+$/, 'Code invalide')
+    .regex(/^[A-Za-z0-9-]+$/, t('validation.invalidCode'))
     .transform((v) => v.toUpperCase()),
   description: required().max(300, t('validation.maxLength', { max: 300 })),
 });

@@ -2,6 +2,7 @@
 export const fr = {
   app: { name: 'Atelier BVA', skipToContent: 'Aller au contenu' },
   validation: {
+    invalidCode: 'Code invalide',
     required: 'Champ obligatoire',
     email: 'Adresse e-mail invalide',
     passwordsDiffer: 'Les mots de passe ne sont pas identiques',
@@ -93,6 +94,7 @@ export const fr = {
   },
   // What the services and the API refuse (decision 021), said once.
   refusals: {
+    orderClosed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     stepOutages: "Choisissez d'abord les pannes.",
     stepProcedures: "Choisissez d'abord les procédures de réparation.",
     stepView: "Visualisez d'abord la procédure.",
@@ -694,8 +696,8 @@ export const fr = {
     compatibleNone: 'Aucune boîte compatible en stock.',
     compatibleRequired: 'Le code BVA est nécessaire pour la recherche.',
   },
-  diagnostic: {
-    faultCodesTitle: 'Relevé des codes défaut',
+  faultCodes: {
+    title: 'Relevé des codes défaut',
     canRead: 'La boîte permet-elle la lecture des codes défaut ?',
     canReadYes: 'Oui, les codes ont été lus',
     canReadNo: "Non, aucun code n'est disponible",
@@ -712,14 +714,6 @@ export const fr = {
     description: 'Description',
     descriptionHint: 'Obligatoire pour un code que le dossier du modèle ne connaît pas encore : il y est ajouté.',
     newCodeDescription: 'Décrivez ce code : le dossier du modèle ne le connaît pas encore',
-    conditions: "Conditions d'apparition",
-    temporality: 'Temporalité',
-    acceleratorLoad: 'Charge accélérateur',
-    bvaMode: 'Mode BVA',
-    gear: 'Rapport engagé',
-    action: 'Phase de fonctionnement',
-    otherCondition: 'Autre condition',
-    comment: 'Commentaire',
     codeSaved: 'Code défaut enregistré',
     codeDeleted: 'Code défaut supprimé',
     deleteCode: 'Supprimer le code',
@@ -727,11 +721,21 @@ export const fr = {
     edit: 'Modifier',
     readingRequired: "Indiquez d'abord que la boîte permet la lecture des codes défaut.",
     codeTaken: 'Ce code est déjà relevé sur cet OR',
-    closed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     back: 'Retour au relevé',
+  },
+  conditions: {
+    title: "Conditions d'apparition",
+    temporality: 'Temporalité',
+    acceleratorLoad: 'Charge accélérateur',
+    bvaMode: 'Mode BVA',
+    gear: 'Rapport engagé',
+    action: 'Phase de fonctionnement',
+    otherCondition: 'Autre condition',
+    comment: 'Commentaire',
   },
   symptoms: {
     title: 'Symptômes et conditions',
+    save: 'Enregistrer',
     symptom: 'Symptôme',
     symptomHint: 'Choisissez un symptôme de la base des symptômes et conditions.',
     errorCode: 'Code défaut associé',

@@ -74,7 +74,3 @@ export const OrderFields = graphql(`
     canReadFaultCodes measuresDone modelLocked
   }
 `);
-
-export const FaultCodeFields = graphql(`
-  fragment FaultCodeFields on order_fault_codes { id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment }
-`);

@@ -3,7 +3,8 @@
 import { ClientError } from 'graphql-request';
 import { z } from 'zod';
 import type { Curve, CurveReading, OrderCurve, StoredFileInfo } from './curves.ts';
-import { conditionsOf, SymptomFields } from './diagnostic.ts';
+import { conditionsOf } from './conditions.ts';
+import { SymptomFields } from './symptoms.ts';
 import { formatDate, formatDateTime, formatNumber, labelOf } from '#lib/format.ts';
 import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
@@ -16,7 +17,8 @@ import { isCsv, OrderCurveFields, readingOf } from './curves.server.ts';
 import { checkResultLabels, type CheckResult } from './measures.ts';
 import { outageLabel } from '#lib/gearboxes/outages.ts';
 import { qrPath } from '#lib/qr.ts';
-import { FaultCodeFields, OrderFields } from './form.server.ts';
+import { FaultCodeFields } from './fault-codes.ts';
+import { OrderFields } from './form.server.ts';
 import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels } from './repair-orders.ts';
 
 export type ReportField = { label: string; value: string };

@@ -1,8 +1,9 @@
-// The diagnostic recorded on a repair order: whether the gearbox allows fault code reading, and
+// The fault codes recorded on a repair order: whether the gearbox allows their reading, and
 // the codes read with their appearance conditions. Answering "no" discards the codes; a closed
 // order takes no change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { conditionValues, type FaultCodeInput } from '#lib/repair-orders/diagnostic.ts';
+import { conditionValues } from '#lib/repair-orders/conditions.ts';
+import type { FaultCodeInput } from '#lib/repair-orders/fault-codes.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/index.ts';
@@ -10,9 +11,9 @@ import { openOrder, type Tx } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 
-export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
+export type FaultCodesService = ReturnType<typeof createFaultCodesService>;
 
-export function createDiagnosticService(deps: { db: Db }) {
+export function createFaultCodesService(deps: { db: Db }) {
   const { db } = deps;
 
   /** The model's error code of that name; a new one joins the dossier with its description. */
@@ -22,13 +23,13 @@ export function createDiagnosticService(deps: { db: Db }) {
       .from(errorCodes)
       .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
     if (known) return known.id;
-    if (!input.description) throw invalid({ 'object.description': t('diagnostic.newCodeDescription') });
+    if (!input.description) throw invalid({ 'object.description': t('faultCodes.newCodeDescription') });
     const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
     return created!.id;
   }
 
   const taken = (error: unknown): never => {
-    if (pgCode(error) === '23505') throw invalid({ 'object.code': t('diagnostic.codeTaken') });
+    if (pgCode(error) === '23505') throw invalid({ 'object.code': t('faultCodes.codeTaken') });
     throw error;
   };
 
@@ -65,7 +66,7 @@ export function createDiagnosticService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
-          if (order.canReadFaultCodes !== true) throw conflict('reading-off', t('diagnostic.readingRequired'));
+          if (order.canReadFaultCodes !== true) throw conflict('reading-off', t('faultCodes.readingRequired'));
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           const [row] = await tx
             .insert(orderFaultCodes)

@@ -23,7 +23,7 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { id: stri
           c: canRead,
         },
       );
-      return redirectWithToast(astro, t('diagnostic.flagSaved'), back);
+      return redirectWithToast(astro, t('faultCodes.flagSaved'), back);
     },
     { fallback: t('errors.repairOrderUpdate'), fields: [] },
   );

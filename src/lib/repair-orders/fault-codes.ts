@@ -1,0 +1,32 @@
+// Fault codes read on a repair order's gearbox (SPEC §2.7, §3): the code is the dossier's, or a
+// new one with its description, and the conditions it appeared in.
+import { z } from 'zod';
+import { graphql } from '#lib/graphql.ts';
+import { t } from '#lib/i18n.ts';
+import { choice, optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
+import { optionalText, required } from '#lib/validation.ts';
+import { type AppearanceConditions, conditionsSchema, withCondition } from './conditions.ts';
+
+export type OrderFaultCode = AppearanceConditions & { id: string; errorCode: { id: string; code: string; description: string } };
+
+export const FaultCodeFields = graphql(`
+  fragment FaultCodeFields on order_fault_codes { id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment }
+`);
+
+/** A fault code and the conditions it appeared in: the code is the dossier's, or a new one with its description. */
+export const faultCodeSchema = withCondition(
+  conditionsSchema.extend({
+    code: required()
+      .max(20, t('validation.maxLength', { max: 20 }))
+      .regex(/^[A-Za-z0-9-]+$/, t('validation.invalidCode'))
+      .transform((v) => v.toUpperCase()),
+    description: optionalText(300),
+  }),
+);
+export type FaultCodeInput = z.infer<typeof faultCodeSchema>;
+export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
+
+/** `/repair-order/{uuid}/code-conditions/{uuid}` (or the creation form): path and query; `?depuis=diagnostic` leads back there. */
+export const codeConditionsPageSchema = z
+  .object({ orderId: recordId(), faultCodeId: optionalRecordId(), depuis: choice(['diagnostic'] as const), ...recordPageFields })
+  .transform((q) => ({ orderId: q.orderId, codeId: q.faultCodeId, fromDiagnostic: q.depuis === 'diagnostic', ...recordPageValues(q) }));

@@ -1,0 +1,36 @@
+// Symptoms recorded on a repair order (SPEC §2.7, §3): one of the base's, the fault code read
+// with it if any, and the conditions it appeared in.
+import { z } from 'zod';
+import { graphql } from '#lib/graphql.ts';
+import { t } from '#lib/i18n.ts';
+import { optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
+import { optionalText, required } from '#lib/validation.ts';
+import { type AppearanceConditions, conditionsSchema, withCondition } from './conditions.ts';
+
+/** `/repair-order/{uuid}/symptom-conditions/{uuid}` (or the creation form): path and query. */
+export const symptomConditionsPageSchema = z
+  .object({ orderId: recordId(), symptomId: optionalRecordId(), ...recordPageFields })
+  .transform((q) => ({ orderId: q.orderId, symptomId: q.symptomId, ...recordPageValues(q) }));
+
+export type OrderSymptom = AppearanceConditions & {
+  id: string;
+  symptom: { id: string; name: string };
+  errorCode: { id: string; code: string; description: string } | null;
+};
+export const SymptomFields = graphql(`
+  fragment SymptomFields on order_symptoms {
+    id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment
+  }
+`);
+
+/** A symptom of the base and its conditions; at least one condition is requested (SPEC §5). */
+export const symptomSchema = withCondition(
+  conditionsSchema.extend({
+    symptom: required().max(120, t('validation.maxLength', { max: 120 })),
+    errorCode: optionalText(20)
+      .refine((v) => /^[A-Za-z0-9-]*$/.test(v), t('validation.invalidCode'))
+      .transform((v) => v.toUpperCase()),
+  }),
+);
+export type SymptomInput = z.infer<typeof symptomSchema>;
+export const SYMPTOM_FIELDS = ['symptom', 'errorCode', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
