@@ -42,7 +42,13 @@ const typeOf = (name: string) => schema.getType(name) as GraphQLObjectType;
 const records = [
   { root: 'repairOrder', type: 'repair_orders', list: '{ repairOrders(limit: 100) { id } }', ids: (d: any) => d.repairOrders },
   { root: 'gearboxModel', type: 'gearbox_models', list: '{ gearboxModels(limit: 100) { id } }', ids: (d: any) => d.gearboxModels },
-  { root: 'stockItem', type: 'stock_items', list: '{ stockItems(limit: 500, history: true) { id } }', ids: (d: any) => d.stockItems },
+  // The boxes on the racks and those taken out.
+  {
+    root: 'stockItem',
+    type: 'stock_items',
+    list: '{ a: stockItems(limit: 500) { id } b: stockItems(limit: 500, history: true) { id } }',
+    ids: (d: any) => [...d.a, ...d.b],
+  },
   { root: 'user', type: 'users', list: '{ users(limit: 100) { id } }', ids: (d: any) => d.users },
 ] as const;
 

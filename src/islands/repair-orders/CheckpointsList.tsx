@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
-import { CheckpointFields, type OrderCheckpoint } from '#lib/repair-orders/procedure.ts';
+import { CheckpointFields, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
 import { serialSaves } from '#lib/serial-saves.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 

@@ -22,5 +22,3 @@ export const basePageSchema = z
   .transform((q) => ({ tab: baseTabs.find((tab) => tab.slug === q.onglet) ?? baseTabs[0]!, search: q.recherche, renameId: q.renommer, deleteId: q.supprimer }));
 
 export const baseItemSchema = z.object({ name: required().max(120, t('validation.maxLength', { max: 120 })) });
-
-export type BaseItem = { id: string; kind: BaseKind; name: string };

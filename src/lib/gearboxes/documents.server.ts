@@ -7,10 +7,6 @@ import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { graphql } from '#lib/graphql.ts';
 import type { ServerGraphQL } from '#lib/graphql.server.ts';
 
-export const DocumentFields = graphql(`
-  fragment DocumentFields on gearbox_documents { id category title comment outageId measureId createdAt file { id name mimeType size } }
-`);
-
 export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
 

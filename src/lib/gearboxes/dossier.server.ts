@@ -5,8 +5,10 @@
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
 import { CODE_ACTIONS, emptyCodesDraft, postCodeAction, type CodesDraft } from './codes.server.ts';
-import { DocumentFields, documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
-import { GEARBOX_FIELDS, GearboxModelFields, gearboxObject, valuesOf } from './form.server.ts';
+import { documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { DocumentFields } from './documents.ts';
+import { GEARBOX_FIELDS, gearboxObject, valuesOf } from './form.server.ts';
+import { GearboxModelFields } from './gearboxes.ts';
 import { errorCodeSchema, gearboxModelSchema, type gearboxPageSchema } from './gearboxes.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from './procedures.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
@@ -214,4 +216,19 @@ export async function readReferenceCurves(locals: App.Locals, page: DossierPage 
     curves.set(document.id, text ? parseCurve(text) : null);
   }
   return curves;
+}
+
+/**
+ * A dossier record's page (`/gearbox/{model}/outage/{id}`, `…/measure/{id}`, or the creation form
+ * without an id): the record when it is the model's, and whether the page exists for this viewer:
+ * for a record of the model, or for the creation form when the viewer may edit dossiers.
+ */
+export function dossierRecord<R extends { gearboxModelId: string }>(
+  locals: App.Locals,
+  model: { id: string } | null,
+  record: R | null | undefined,
+  recordId: string | null | undefined,
+): { record: R | null; found: boolean } {
+  const own = recordId && model && record && record.gearboxModelId === model.id ? record : null;
+  return { record: own, found: !!model && (recordId === undefined ? can(locals.user?.role, 'manageGearboxes') : !!own) };
 }

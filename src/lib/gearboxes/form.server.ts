@@ -1,7 +1,6 @@
 // The gearbox model form of a page: its fields, the API input of what was checked, and a saved
 // model's values.
 import type { GearboxModel, GearboxModelInput } from './gearboxes.ts';
-import { graphql } from '#lib/graphql.ts';
 
 export const GEARBOX_FIELDS = [
   'model',
@@ -18,12 +17,6 @@ export const GEARBOX_FIELDS = [
   'optionalPropulsion',
   'parentId',
 ] as const;
-
-export const GearboxModelFields = graphql(`
-  fragment GearboxModelFields on gearbox_models {
-    id model type constructorName businessName bvaId doctorCode startYear endYear gears arrangement propulsion optionalPropulsion parentId
-  }
-`);
 
 /** The API input of a checked form (absent optional numbers as null). */
 export function gearboxObject(input: GearboxModelInput) {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
+import { graphql } from '#lib/graphql.ts';
 
 export const gearboxTypes = ['robotic', 'automatic', 'double_clutch', 'variator'] as const;
 export type GearboxType = (typeof gearboxTypes)[number];
@@ -150,3 +151,9 @@ export const errorCodeSchema = z.object({
     .transform((v) => v.toUpperCase()),
   description: required().max(300, t('validation.maxLength', { max: 300 })),
 });
+
+export const GearboxModelFields = graphql(`
+  fragment GearboxModelFields on gearbox_models {
+    id model type constructorName businessName bvaId doctorCode startYear endYear gears arrangement propulsion optionalPropulsion parentId
+  }
+`);

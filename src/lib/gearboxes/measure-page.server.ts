@@ -3,7 +3,8 @@
 // deletion, a file and a file's deletion).
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
-import { DocumentFields, documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { DocumentFields } from './documents.ts';
 import { measureSchema, type measurePageSchema } from './measures.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { submitAction, submitForm } from '#lib/forms.server.ts';
@@ -11,6 +12,7 @@ import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
+import { dossierRecord } from './dossier.server.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 
 export type MeasurePageQuery = z.output<typeof measurePageSchema>;
@@ -37,8 +39,7 @@ export async function loadMeasurePage(locals: App.Locals, query: Pick<MeasurePag
       ? await serverGraphQL(locals).request(MEASURE_PAGE, { g: gearboxId, m: measureId ?? gearboxId, withMeasure: measureId !== undefined })
       : null;
   const model = data?.gearboxModel ?? null;
-  const measure = measureId ? (data?.gearboxMeasure?.gearboxModelId === model?.id ? (data?.gearboxMeasure ?? null) : null) : null;
-  const found = !!model && (measureId === undefined ? can(locals.user?.role, 'manageGearboxes') : !!measure);
+  const { record: measure, found } = dossierRecord(locals, model, data?.gearboxMeasure, measureId);
   if (!model || !found) return null;
   return {
     model,

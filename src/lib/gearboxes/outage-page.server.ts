@@ -3,7 +3,8 @@
 // the forms it posts by `&action=` (the outage itself, its deletion, a file, the priorities).
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
-import { DocumentFields, documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { DocumentFields } from './documents.ts';
 import { OutageStatsFields, outageSchema, type outagePageSchema } from './outages.ts';
 import { outageProceduresSchema } from './procedures.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
@@ -12,6 +13,7 @@ import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
+import { dossierRecord } from './dossier.server.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 
 export type OutagePageQuery = z.output<typeof outagePageSchema>;
@@ -46,8 +48,7 @@ export async function loadOutagePage(locals: App.Locals, query: Pick<OutagePageQ
       ? await serverGraphQL(locals).request(OUTAGE_PAGE, { g: gearboxId, o: outageId ?? gearboxId, withOutage: outageId !== undefined })
       : null;
   const model = data?.gearboxModel ?? null;
-  const outage = outageId ? (data?.gearboxOutage?.gearboxModelId === model?.id ? (data?.gearboxOutage ?? null) : null) : null;
-  const found = !!model && (outageId === undefined ? can(locals.user?.role, 'manageGearboxes') : !!outage);
+  const { record: outage, found } = dossierRecord(locals, model, data?.gearboxOutage, outageId);
   if (!data || !model || !found) return null;
   return {
     data,

@@ -16,7 +16,8 @@ import {
   type StoredFileInfo,
 } from './curves.ts';
 import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
-import { DocumentFields, documentsOf } from '#lib/gearboxes/documents.server.ts';
+import { documentsOf } from '#lib/gearboxes/documents.server.ts';
+import { DocumentFields } from '#lib/gearboxes/documents.ts';
 import { formatNumber } from '#lib/format.ts';
 import { formFailureOf, storeAndLink } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
@@ -25,19 +26,7 @@ import { t } from '#lib/i18n.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { graphql, type TadaDocumentNode } from '#lib/graphql.ts';
-
-const OrderFileFields = graphql(`
-  fragment OrderFileFields on order_files { id kind curveId comment createdAt file { id name mimeType size } }
-`);
-export const OrderCurveFields = graphql(
-  `
-  fragment OrderCurveFields on order_curves {
-    id description result comment createdAt reference { id title file { id name mimeType size } }
-    measureProcedure { id title file { id name mimeType size } } files { ...OrderFileFields }
-  }
-`,
-  [OrderFileFields],
-);
+import { OrderCurveFields, OrderFileFields } from './curves.ts';
 
 export const isCsv = (file: StoredFileInfo) => file.mimeType === 'text/csv';
 

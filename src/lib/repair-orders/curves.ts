@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { formatNumber } from '#lib/format.ts';
 import { fileKinds, type FileKind } from '#lib/storage/files.ts';
 import { t } from '#lib/i18n.ts';
-import { required } from '#lib/validation.ts';
+import { required, optionalText } from '#lib/validation.ts';
+import { graphql } from '#lib/graphql.ts';
 
 export type Curve = {
   xLabel: string;
@@ -185,15 +186,14 @@ export const IMPORT_BUCKET = 'diagnostic-import' as const;
 export const isCurveFileName = (name: string) =>
   curveFileKinds.some((kind) => fileKinds[kind].extensions.some((ext) => name.toLowerCase().endsWith(`.${ext}`)));
 
-const text = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
 /** A document chosen in a select: '' or absent is none. */
 const documentId = z.preprocess((v) => (v === '' || v === null || v === undefined ? null : v), z.uuid(t('curves.unknownDocument')).nullable());
 
 /** A curve or log recorded on an order (SPEC §3), read against a reference curve of its model. */
 export const orderCurveSchema = z.object({
   description: required().max(300, t('validation.maxLength', { max: 300 })),
-  result: text(300),
-  comment: text(2000),
+  result: optionalText(300),
+  comment: optionalText(2000),
   referenceDocumentId: documentId,
   measureProcedureDocumentId: documentId,
 });
@@ -213,3 +213,17 @@ export type OrderCurve = {
   measureProcedure: LinkedDocument | null;
   files: OrderFile[];
 };
+
+export const OrderFileFields = graphql(`
+  fragment OrderFileFields on order_files { id kind curveId comment createdAt file { id name mimeType size } }
+`);
+
+export const OrderCurveFields = graphql(
+  `
+  fragment OrderCurveFields on order_curves {
+    id description result comment createdAt reference { id title file { id name mimeType size } }
+    measureProcedure { id title file { id name mimeType size } } files { ...OrderFileFields }
+  }
+`,
+  [OrderFileFields],
+);

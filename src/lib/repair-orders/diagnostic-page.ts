@@ -6,7 +6,7 @@ import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { choice, moreRows, option, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { maxItems, type FieldErrors } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
+import { graphql, type ResultOf } from '#lib/graphql.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
 export type DiagnosticTab = (typeof diagnosticTabs)[number];
@@ -44,20 +44,11 @@ export const diagnosticPageSchema = z
   }));
 export type DiagnosticPageQuery = z.output<typeof diagnosticPageSchema>;
 
-/** What every tab receives of the order. */
-export type DiagnosticOrder = {
-  id: string;
-  number: string;
-  status: 'IN_PROGRESS' | 'CLOSED';
-  canReadFaultCodes: boolean | null;
-  measuresDone: boolean | null;
-  diagnosticStep: number;
-  validatedAt: string | null;
-  model: { id: string; model: string };
-};
 export const DiagnosticOrderFields = graphql(`
   fragment DiagnosticOrderFields on repair_orders { id number status canReadFaultCodes measuresDone diagnosticStep validatedAt model { id model } }
 `);
+/** What every tab receives of the order. */
+export type DiagnosticOrder = ResultOf<typeof DiagnosticOrderFields>;
 
 /**
  * A post a tab could not carry out: the page answers with `status` and renders the tab again with

@@ -1,17 +1,16 @@
 // Fault codes read on a repair order's gearbox (SPEC §2.7, §3): the code is the dossier's, or a
 // new one with its description, and the conditions it appeared in.
 import { z } from 'zod';
-import { graphql } from '#lib/graphql.ts';
+import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { t } from '#lib/i18n.ts';
 import { choice, optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { optionalText, required } from '#lib/validation.ts';
-import { type AppearanceConditions, conditionsSchema, withCondition } from './conditions.ts';
-
-export type OrderFaultCode = AppearanceConditions & { id: string; errorCode: { id: string; code: string; description: string } };
+import { conditionsSchema, withCondition } from './conditions.ts';
 
 export const FaultCodeFields = graphql(`
   fragment FaultCodeFields on order_fault_codes { id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment }
 `);
+export type OrderFaultCode = ResultOf<typeof FaultCodeFields>;
 
 /** A fault code and the conditions it appeared in: the code is the dossier's, or a new one with its description. */
 export const faultCodeSchema = withCondition(
@@ -30,3 +29,6 @@ export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceler
 export const codeConditionsPageSchema = z
   .object({ orderId: recordId(), faultCodeId: optionalRecordId(), depuis: choice(['diagnostic'] as const), ...recordPageFields })
   .transform((q) => ({ orderId: q.orderId, codeId: q.faultCodeId, fromDiagnostic: q.depuis === 'diagnostic', ...recordPageValues(q) }));
+
+/** The codes of the order's model dossier, which a fault code or a symptom may name. */
+export const DOSSIER_CODES_QUERY = graphql(`query($id: uuid!) { gearboxModel(id: $id) { errorCodes { id code description } } }`);

@@ -4,6 +4,7 @@ import type { ServerGraphQL } from '#lib/graphql.server.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 import { checkOrderForm, ORDER_FIELDS, readOrderForm, type RepairOrderInput } from './repair-orders.ts';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
+import type { OrderFields } from './repair-orders.ts';
 
 export type OrderDraft = { values: Record<string, string>; history: { mileage: string; intervention: string }[]; errors: Record<string, string> };
 
@@ -66,11 +67,3 @@ export function orderValues(order: ResultOf<typeof OrderFields>): OrderDraft {
   );
   return { values, history: order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention })), errors: {} };
 }
-
-export const OrderFields = graphql(`
-  fragment OrderFields on repair_orders {
-    id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName }
-    vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention }
-    canReadFaultCodes measuresDone modelLocked
-  }
-`);

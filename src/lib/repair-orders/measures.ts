@@ -9,7 +9,7 @@ import { number, optionalText } from '#lib/validation.ts';
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
 import { checkResults, type CheckResult } from './check-results.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { graphql } from '#lib/graphql.ts';
+import { graphql, type ResultOf } from '#lib/graphql.ts';
 
 export const checkResultLabels: Record<CheckResult, string> = fr.orderMeasures.results;
 
@@ -50,25 +50,13 @@ export const orderMeasureSchema = measureSchema.safeExtend({
 export type OrderMeasureInput = z.infer<typeof orderMeasureSchema>;
 export const ORDER_MEASURE_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum', 'measuredValue', 'checkResult', 'comment'] as const;
 
-export type OrderMeasureFile = { id: string; comment: string; createdAt: string; fileId: string; name: string; mimeType: string; size: number };
-export type OrderMeasure = {
-  id: string;
-  gearboxMeasureId: string | null;
-  name: string;
-  description: string;
-  unit: string;
-  minimum: number | null;
-  maximum: number | null;
-  measuredValue: number | null;
-  checkResult: CheckResult | null;
-  comment: string;
-  files: OrderMeasureFile[];
-};
 export const OrderMeasureFields = graphql(`
   fragment OrderMeasureFields on order_measures {
     id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id comment createdAt fileId name mimeType size }
   }
 `);
+export type OrderMeasure = ResultOf<typeof OrderMeasureFields>;
+export type OrderMeasureFile = OrderMeasure['files'][number];
 
 /** A number as a form field shows it: "3,5". */
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));

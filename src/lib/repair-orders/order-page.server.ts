@@ -10,8 +10,9 @@ import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import { postFaultCodeReading } from './fault-codes.server.ts';
 import { FaultCodeFields } from './fault-codes.ts';
-import { OrderFields, type OrderDraft, orderValues, saveOrderForm } from './form.server.ts';
-import { CheckpointFields } from './procedure.ts';
+import { type OrderDraft, orderValues, saveOrderForm } from './form.server.ts';
+import { OrderFields } from './repair-orders.ts';
+import { CheckpointFields } from './checkpoints.ts';
 import { postProcedureAction } from './procedure.server.ts';
 import type { OrderPageQuery } from './repair-orders.ts';
 

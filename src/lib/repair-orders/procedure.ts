@@ -4,13 +4,7 @@ import { z } from 'zod';
 import { checkResults } from './check-results.ts';
 import { t } from '#lib/i18n.ts';
 import { measuredValue } from './measures.ts';
-import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { optionalText } from '#lib/validation.ts';
-
-export const CheckpointFields = graphql(`
-  fragment CheckpointFields on order_checkpoints { id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version }
-`);
-export type OrderCheckpoint = ResultOf<typeof CheckpointFields>;
 
 /** One schema for the checkpoint row (island), its no-JavaScript form and the API. */
 export const checkpointAnswerSchema = z.object({

@@ -6,8 +6,9 @@ import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import type { Role } from '#lib/roles.ts';
-import { isoDate, maxItems, required } from '#lib/validation.ts';
+import { isoDate, maxItems, required, optionalText } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
+import { graphql } from '#lib/graphql.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
@@ -146,7 +147,6 @@ export function ordersHref(query: Partial<OrdersQuery>): string {
   return text ? `/repair-orders?${text}` : '/repair-orders';
 }
 
-const optionalText = (max: number) => z.string().trim().max(max, t('validation.maxLength', { max })).optional().default('');
 const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(values, { error: t('validation.required') }).optional());
 const lines = (max: number) =>
@@ -243,3 +243,11 @@ export function checkOrderForm(posted: ReturnType<typeof readOrderForm>): { inpu
   for (const issue of parsed.error.issues) errors[issue.path.join('.')] ??= issue.message;
   return { errors };
 }
+
+export const OrderFields = graphql(`
+  fragment OrderFields on repair_orders {
+    id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName }
+    vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention }
+    canReadFaultCodes measuresDone modelLocked
+  }
+`);

@@ -13,12 +13,13 @@ import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { flag } from '#lib/page-query.ts';
 import { boundsText } from '#lib/gearboxes/measures.ts';
-import { isCsv, OrderCurveFields, readingOf } from './curves.server.ts';
+import { isCsv, readingOf } from './curves.server.ts';
+import { OrderCurveFields } from './curves.ts';
 import { checkResultLabels, type CheckResult } from './measures.ts';
 import { outageLabel } from '#lib/gearboxes/outages.ts';
 import { qrPath } from '#lib/qr.ts';
 import { FaultCodeFields } from './fault-codes.ts';
-import { OrderFields } from './form.server.ts';
+import { OrderFields } from './repair-orders.ts';
 import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels } from './repair-orders.ts';
 
 export type ReportField = { label: string; value: string };

@@ -5,18 +5,13 @@ import { graphql } from '#lib/graphql.ts';
 import { t } from '#lib/i18n.ts';
 import { optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { optionalText, required } from '#lib/validation.ts';
-import { type AppearanceConditions, conditionsSchema, withCondition } from './conditions.ts';
+import { conditionsSchema, withCondition } from './conditions.ts';
 
 /** `/repair-order/{uuid}/symptom-conditions/{uuid}` (or the creation form): path and query. */
 export const symptomConditionsPageSchema = z
   .object({ orderId: recordId(), symptomId: optionalRecordId(), ...recordPageFields })
   .transform((q) => ({ orderId: q.orderId, symptomId: q.symptomId, ...recordPageValues(q) }));
 
-export type OrderSymptom = AppearanceConditions & {
-  id: string;
-  symptom: { id: string; name: string };
-  errorCode: { id: string; code: string; description: string } | null;
-};
 export const SymptomFields = graphql(`
   fragment SymptomFields on order_symptoms {
     id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment

@@ -21,15 +21,11 @@ import {
   stockHref,
   type StockItem,
   type StockQuery,
+  StockItemFields,
 } from './stock.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { graphql } from '#lib/graphql.ts';
 
-export const StockItemFields = graphql(`
-  fragment StockItemFields on stock_items {
-    id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
-  }
-`);
 const STOCK_CSV = graphql(
   `query($history: Boolean, $search: String, $modelId: uuid, $type: stock_gearbox_type, $condition: gearbox_condition, $rack: String, $offset: Int) {
     stockItems(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack, limit: 500, offset: $offset) {

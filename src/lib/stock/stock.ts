@@ -6,6 +6,7 @@ import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDate, required, optionalText } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
+import { graphql, type ResultOf } from '#lib/graphql.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
 export type GearboxCondition = (typeof gearboxConditions)[number];
@@ -156,21 +157,12 @@ export type StockMovement = {
   reason: string;
 };
 
-export type StockItem = {
-  id: string;
-  reference: string;
-  version: number;
-  model: { id: string; model: string; type: GearboxType; constructorName: string };
-  doctorCode: string | null;
-  gearboxCode: string | null;
-  condition: GearboxCondition;
-  rack: string;
-  level: number;
-  addedOn: string;
-  outOn: string | null;
-  outReason: string;
-  comment: string;
-};
+export const StockItemFields = graphql(`
+  fragment StockItemFields on stock_items {
+    id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
+  }
+`);
+export type StockItem = ResultOf<typeof StockItemFields>;
 
 /** "A-3": rack and level as painted on the shelves. */
 export const placeOf = (item: { rack: string; level: number }) => `${item.rack}-${item.level}`;

@@ -1,0 +1,8 @@
+// A checkpoint of a validated procedure as the shop floor answers it. Its own module: the
+// procedure island imports it, and takes nothing else with it (no catalogue, no zod).
+import { graphql, type ResultOf } from '#lib/graphql.ts';
+
+export const CheckpointFields = graphql(`
+  fragment CheckpointFields on order_checkpoints { id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version }
+`);
+export type OrderCheckpoint = ResultOf<typeof CheckpointFields>;
