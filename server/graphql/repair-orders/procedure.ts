@@ -2,7 +2,7 @@
 // validated, their checkpoints answered (live for everyone viewing the order), closing and an
 // admin's reopening, recorded. Read by every role; answered and closed by A, D and M.
 import type { CheckResult } from '#lib/repair-orders/check-results.ts';
-import { checkpointAnswerSchema, closeOrderSchema } from '#lib/repair-orders/procedure.ts';
+import { checkpointAnswerSchema, closeOrderSchema, orderEventKinds, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import type { OrderProcedureService } from '#server/repair-orders/procedure.ts';
 import { builder, requireViewerError } from '#server/graphql/builder.ts';
 import { OrderProcedure } from './flow.ts';
@@ -32,9 +32,10 @@ const Checkpoint = builder.objectRef<CheckpointRow>('order_checkpoints').impleme
   }),
 });
 
+const EventKind = builder.enumType('order_event_kind', { values: orderEventKinds });
 const OrderEvent = builder.objectRef<EventRow>('order_events').implement({
   fields: (t) => ({
-    kind: t.exposeString('kind'),
+    kind: t.field({ type: EventKind, resolve: (row) => row.kind as OrderEventKind }),
     at: t.string({ resolve: (row) => iso(row.at)! }),
     byName: t.exposeString('byName'),
     comment: t.exposeString('comment'),

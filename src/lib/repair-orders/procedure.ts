@@ -17,3 +17,7 @@ export type CheckpointAnswer = z.infer<typeof checkpointAnswerSchema>;
 export const closeOrderSchema = z.object({
   comment: optionalText(2000),
 });
+
+/** What an order's history records (SPEC §4): its closings and reopenings. */
+export const orderEventKinds = ['closed', 'reopened'] as const;
+export type OrderEventKind = (typeof orderEventKinds)[number];

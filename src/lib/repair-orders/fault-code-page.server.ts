@@ -1,0 +1,102 @@
+// The page of a fault code read on an order (`/repair-order/{uuid}/code-conditions/{uuid}`, or
+// the creation form without a code id): what it reads, and its posts (save, delete).
+import type { AstroGlobal } from 'astro';
+import type { z } from 'zod';
+import { redirectWithToast } from '#lib/auth/session.server.ts';
+import { type FormState, submitAction, submitForm } from '#lib/forms.server.ts';
+import { graphql } from '#lib/graphql.ts';
+import { serverGraphQL } from '#lib/graphql.server.ts';
+import { t } from '#lib/i18n.ts';
+import { type codeConditionsPageSchema, DOSSIER_CODES_QUERY, FAULT_CODE_FIELDS, FaultCodeFields, faultCodeSchema } from './fault-codes.ts';
+
+type FaultCodePageQuery = z.output<typeof codeConditionsPageSchema>;
+
+const CODE_CONDITIONS_QUERY = graphql(
+  `query($id: uuid!) {
+    repairOrder(id: $id) { id number status canReadFaultCodes model { id model } faultCodes { ...FaultCodeFields } }
+    baseItems(kind: condition) { name }
+  }`,
+  [FaultCodeFields],
+);
+const UPDATE_FAULT_CODE = graphql(`mutation($id: uuid!, $o: order_fault_codes_input!) { updateOrderFaultCode(id: $id, object: $o) }`);
+const INSERT_FAULT_CODE = graphql(`mutation($r: uuid!, $o: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $r, object: $o) }`);
+const DELETE_FAULT_CODE = graphql(`mutation($id: uuid!) { deleteOrderFaultCode(id: $id) }`);
+
+/** The order, its code (null for a new one) and what the page decides from them, or null when the URL names neither. */
+export async function loadFaultCodePage(
+  locals: App.Locals,
+  { orderId, codeId, fromDiagnostic }: Pick<FaultCodePageQuery, 'orderId' | 'codeId' | 'fromDiagnostic'>,
+) {
+  const api = serverGraphQL(locals);
+  const data = orderId && codeId !== null ? await api.request(CODE_CONDITIONS_QUERY, { id: orderId }) : null;
+  const order = data?.repairOrder ?? null;
+  const existing = codeId ? (order?.faultCodes.find((c) => c.id === codeId) ?? null) : null;
+  if (!data || !order || (codeId !== undefined && !existing)) return null;
+  const dossier = (await api.request(DOSSIER_CODES_QUERY, { id: order.model.id })).gearboxModel;
+  const path = `/repair-order/${order.id}/code-conditions${existing ? `/${existing.id}` : ''}`;
+  const withQuery = (extra: string) => `${path}?${extra}${fromDiagnostic ? '&depuis=diagnostic' : ''}`;
+  const form: FormState = {
+    values: existing
+      ? {
+          code: existing.errorCode.code,
+          description: '',
+          temporality: existing.temporality ?? '',
+          acceleratorLoad: existing.acceleratorLoad,
+          bvaMode: existing.bvaMode,
+          gear: existing.gear,
+          action: existing.action,
+          otherCondition: existing.otherCondition,
+          comment: existing.comment,
+        }
+      : {},
+    errors: {},
+    formError: order.status === 'CLOSED' ? t('refusals.orderClosed') : order.canReadFaultCodes !== true ? t('faultCodes.readingRequired') : null,
+  };
+  return {
+    order,
+    existing,
+    // Reached from the order's fault code tab or from the diagnostic page: back to where it came from.
+    backHref: fromDiagnostic ? `/repair-order/${order.id}/diagnostic?onglet=codes` : `/repair-order/${order.id}?onglet=codes-defaut`,
+    self: fromDiagnostic ? `${path}?depuis=diagnostic` : path,
+    askDeleteHref: withQuery('supprimer'),
+    deleteAction: withQuery('action=supprimer'),
+    dossierCodes: dossier?.errorCodes ?? [],
+    phases: data.baseItems.map((item) => item.name),
+    form,
+  };
+}
+export type FaultCodePage = NonNullable<Awaited<ReturnType<typeof loadFaultCodePage>>>;
+
+/** Carries out `?action=supprimer` (only for a code that exists) or saves the code: a redirect with its toast, or the form to show again. */
+export async function postFaultCodePage(
+  astro: AstroGlobal,
+  page: FaultCodePage,
+  { action }: Pick<FaultCodePageQuery, 'action'>,
+): Promise<Response | (FormState & { status: number })> {
+  const api = serverGraphQL(astro.locals);
+  const { order, existing, backHref } = page;
+  const fallback = t('errors.repairOrderUpdate');
+  const result =
+    action === 'supprimer' && existing
+      ? await submitAction(
+          astro,
+          async () => {
+            await api.request(DELETE_FAULT_CODE, { id: existing.id });
+            return redirectWithToast(astro, t('faultCodes.codeDeleted'), backHref);
+          },
+          { fallback },
+        )
+      : await submitForm(astro, { fields: FAULT_CODE_FIELDS, schema: faultCodeSchema, max: 1200, fallback }, async (data) => {
+          const object = { ...data, temporality: data.temporality ?? null };
+          if (existing) await api.request(UPDATE_FAULT_CODE, { id: existing.id, o: object });
+          else await api.request(INSERT_FAULT_CODE, { r: order.id, o: object });
+          return redirectWithToast(astro, t('faultCodes.codeSaved'), backHref);
+        });
+  if (result instanceof Response) return result;
+  return {
+    status: 400,
+    values: 'values' in result ? result.values : page.form.values,
+    errors: result.errors,
+    formError: result.formError ?? page.form.formError,
+  };
+}
