@@ -2,12 +2,12 @@
 // the creation form without a code id): what it reads, and its posts (save, delete).
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
-import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { type FormState, submitAction, submitForm } from '#lib/forms.server.ts';
+import type { FormState } from '#lib/forms.server.ts';
 import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { type codeConditionsPageSchema, DOSSIER_CODES_QUERY, FAULT_CODE_FIELDS, FaultCodeFields, faultCodeSchema } from './fault-codes.ts';
+import { postConditionsRecord } from './conditions.server.ts';
 
 type FaultCodePageQuery = z.output<typeof codeConditionsPageSchema>;
 
@@ -74,29 +74,13 @@ export async function postFaultCodePage(
   { action }: Pick<FaultCodePageQuery, 'action'>,
 ): Promise<Response | (FormState & { status: number })> {
   const api = serverGraphQL(astro.locals);
-  const { order, existing, backHref } = page;
-  const fallback = t('errors.repairOrderUpdate');
-  const result =
-    action === 'supprimer' && existing
-      ? await submitAction(
-          astro,
-          async () => {
-            await api.request(DELETE_FAULT_CODE, { id: existing.id });
-            return redirectWithToast(astro, t('faultCodes.codeDeleted'), backHref);
-          },
-          { fallback },
-        )
-      : await submitForm(astro, { fields: FAULT_CODE_FIELDS, schema: faultCodeSchema, max: 1200, fallback }, async (data) => {
-          const object = { ...data, temporality: data.temporality ?? null };
-          if (existing) await api.request(UPDATE_FAULT_CODE, { id: existing.id, o: object });
-          else await api.request(INSERT_FAULT_CODE, { r: order.id, o: object });
-          return redirectWithToast(astro, t('faultCodes.codeSaved'), backHref);
-        });
-  if (result instanceof Response) return result;
-  return {
-    status: 400,
-    values: 'values' in result ? result.values : page.form.values,
-    errors: result.errors,
-    formError: result.formError ?? page.form.formError,
-  };
+  const { order } = page;
+  return postConditionsRecord(astro, page, action, {
+    fields: FAULT_CODE_FIELDS,
+    schema: faultCodeSchema,
+    remove: (id) => api.request(DELETE_FAULT_CODE, { id }),
+    save: (id, object) => (id ? api.request(UPDATE_FAULT_CODE, { id, o: object }) : api.request(INSERT_FAULT_CODE, { r: order.id, o: object })),
+    deleted: t('faultCodes.codeDeleted'),
+    saved: t('faultCodes.codeSaved'),
+  });
 }

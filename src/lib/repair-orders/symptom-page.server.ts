@@ -2,14 +2,14 @@
 // the creation form without a symptom id): what it reads, and its posts (save, delete).
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
-import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { type FormState, submitAction, submitForm } from '#lib/forms.server.ts';
+import type { FormState } from '#lib/forms.server.ts';
 import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { diagnosticHref } from './diagnostic-page.ts';
 import { DOSSIER_CODES_QUERY } from './fault-codes.ts';
 import { SYMPTOM_FIELDS, SymptomFields, type symptomConditionsPageSchema, symptomSchema } from './symptoms.ts';
+import { postConditionsRecord } from './conditions.server.ts';
 
 type SymptomPageQuery = z.output<typeof symptomConditionsPageSchema>;
 
@@ -72,29 +72,13 @@ export async function postSymptomPage(
   { action }: Pick<SymptomPageQuery, 'action'>,
 ): Promise<Response | (FormState & { status: number })> {
   const api = serverGraphQL(astro.locals);
-  const { order, existing, backHref } = page;
-  const fallback = t('errors.repairOrderUpdate');
-  const result =
-    action === 'supprimer' && existing
-      ? await submitAction(
-          astro,
-          async () => {
-            await api.request(DELETE_SYMPTOM, { id: existing.id });
-            return redirectWithToast(astro, t('symptoms.deleted'), backHref);
-          },
-          { fallback },
-        )
-      : await submitForm(astro, { fields: SYMPTOM_FIELDS, schema: symptomSchema, max: 1200, fallback }, async (data) => {
-          const object = { ...data, temporality: data.temporality ?? null };
-          if (existing) await api.request(UPDATE_SYMPTOM, { id: existing.id, o: object });
-          else await api.request(INSERT_SYMPTOM, { r: order.id, o: object });
-          return redirectWithToast(astro, t('symptoms.saved'), backHref);
-        });
-  if (result instanceof Response) return result;
-  return {
-    status: 400,
-    values: 'values' in result ? result.values : page.form.values,
-    errors: result.errors,
-    formError: result.formError ?? page.form.formError,
-  };
+  const { order } = page;
+  return postConditionsRecord(astro, page, action, {
+    fields: SYMPTOM_FIELDS,
+    schema: symptomSchema,
+    remove: (id) => api.request(DELETE_SYMPTOM, { id }),
+    save: (id, object) => (id ? api.request(UPDATE_SYMPTOM, { id, o: object }) : api.request(INSERT_SYMPTOM, { r: order.id, o: object })),
+    deleted: t('symptoms.deleted'),
+    saved: t('symptoms.saved'),
+  });
 }
