@@ -29,3 +29,6 @@ export function formatNumber(value: number | null | undefined, options: Intl.Num
 export function labelOf<K extends string>(labels: Record<K, string>, value: string): string {
   return Object.hasOwn(labels, value) ? labels[value as K] : value;
 }
+
+/** A number as a form field shows it: "3,5"; empty when there is none. */
+export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
-import { CheckpointFields, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
+import { CheckpointFields, CLOSE_ORDER, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
 import { serialSaves } from '#lib/serial-saves.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 
@@ -57,7 +57,6 @@ const ANSWER = graphql(
   [CheckpointFields],
 );
 const LIVE = graphql(`subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ...CheckpointFields } }`, [CheckpointFields]);
-const CLOSE = graphql(`mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }`);
 const CURRENT = graphql(`query($o: uuid!) { repairOrder(id: $o) { checkpoints { ...CheckpointFields } } }`, [CheckpointFields]);
 
 const draftOf = (c: OrderCheckpoint): Draft => ({
@@ -178,7 +177,7 @@ export default function CheckpointsList(props: Props) {
   async function close(form: HTMLFormElement) {
     setCloseError('');
     try {
-      await graphqlRequest(CLOSE, { id: props.orderId, c: String(new FormData(form).get('comment') ?? '') });
+      await graphqlRequest(CLOSE_ORDER, { id: props.orderId, c: String(new FormData(form).get('comment') ?? '') });
       window.location.assign(props.action);
     } catch (error) {
       setCloseError(apiErrorOf(error).message ?? labels.failed);

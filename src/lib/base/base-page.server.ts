@@ -11,7 +11,7 @@ import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { baseItemSchema, type basePageSchema } from './base.ts';
+import { baseHref, baseItemSchema, type basePageSchema } from './base.ts';
 
 /** Everything the page reads from its URL. */
 type BasePageQuery = z.output<typeof basePageSchema>;
@@ -20,12 +20,6 @@ const INSERT_BASE_ITEM = graphql(`mutation($kind: base_kind!, $name: String!) { 
 const UPDATE_BASE_ITEM = graphql(`mutation($id: uuid!, $name: String!) { updateBaseItem(id: $id, name: $name) { id } }`);
 const DELETE_BASE_ITEM = graphql(`mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }`);
 const BASE_ITEMS_QUERY = graphql(`query($kind: base_kind!, $search: String) { baseItems(kind: $kind, search: $search) { id kind name } }`);
-
-/** The page on its tab and search, with `extra` parameters (`renommer`, `supprimer`). */
-export function baseHref({ tab, search }: Pick<BasePageQuery, 'tab' | 'search'>, extra: Record<string, string> = {}): string {
-  const query = new URLSearchParams({ onglet: tab.slug, ...(search ? { recherche: search } : {}), ...extra });
-  return `/symptoms-conditions-base?${query}`;
-}
 
 /** A post that did not go through: what the user typed and what went wrong, form by form. */
 export type BasePostFailure = {

@@ -22,3 +22,9 @@ export const basePageSchema = z
   .transform((q) => ({ tab: baseTabs.find((tab) => tab.slug === q.onglet) ?? baseTabs[0]!, search: q.recherche, renameId: q.renommer, deleteId: q.supprimer }));
 
 export const baseItemSchema = z.object({ name: required().max(120, t('validation.maxLength', { max: 120 })) });
+
+/** The page on its tab and search, with `extra` parameters (`renommer`, `supprimer`). */
+export function baseHref({ tab, search }: Pick<z.output<typeof basePageSchema>, 'tab' | 'search'>, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams({ onglet: tab.slug, ...(search ? { recherche: search } : {}), ...extra });
+  return `/symptoms-conditions-base?${query}`;
+}

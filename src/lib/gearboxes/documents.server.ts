@@ -7,6 +7,9 @@ import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { graphql } from '#lib/graphql.ts';
 import type { ServerGraphQL } from '#lib/graphql.server.ts';
 
+/** Deletes a dossier document, the file going with it; a page deletes only one of its own. */
+export const DELETE_DOCUMENT = graphql(`mutation($id: uuid!) { deleteGearboxDocument(id: $id) }`);
+
 export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
 

@@ -5,7 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
 import { CODE_ACTIONS, emptyCodesDraft, postCodeAction, type CodesDraft } from './codes.server.ts';
-import { documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { documentsOf, postDocument, type DocumentDraft, DELETE_DOCUMENT } from './documents.server.ts';
 import { DocumentFields } from './documents.ts';
 import { GEARBOX_FIELDS, gearboxObject, valuesOf } from './form.server.ts';
 import { GearboxModelFields } from './gearboxes.ts';
@@ -188,7 +188,7 @@ async function postDossierAction(astro: AstroGlobal, page: DossierPage, query: D
     } else if (action === 'supprimer-fichier') {
       const target = String((await astro.request.formData()).get('id') ?? '');
       if (documents.some((d) => d.id === target)) {
-        await api.request(graphql(`mutation($id: uuid!) { deleteGearboxDocument(id: $id) }`), { id: target });
+        await api.request(DELETE_DOCUMENT, { id: target });
         return redirectWithToast(astro, t('documents.deleted'), `/gearbox/${model.id}?onglet=documents&vue=${view}`);
       }
     } else if (action === 'supprimer-code') {

@@ -3,7 +3,7 @@
 // deletion, a file and a file's deletion).
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
-import { documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { documentsOf, postDocument, type DocumentDraft, DELETE_DOCUMENT } from './documents.server.ts';
 import { DocumentFields } from './documents.ts';
 import { measureSchema, type measurePageSchema } from './measures.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
@@ -14,6 +14,7 @@ import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import { dossierRecord } from './dossier.server.ts';
 import type { FieldErrors } from '#lib/validation.ts';
+import { numberField } from '#lib/format.ts';
 
 export type MeasurePageQuery = z.output<typeof measurePageSchema>;
 
@@ -54,14 +55,11 @@ export type MeasurePage = NonNullable<Awaited<ReturnType<typeof loadMeasurePage>
 /** What the page's forms show: the measure form, the message above it, a file's draft. */
 export type MeasureForms = { values: Record<string, string>; errors: FieldErrors; formError: string | null; documentDraft: DocumentDraft | null };
 
-/** A bound as typed in French ("2,5"). */
-const shown = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));
-
 /** The forms before any post: the measure form holds the saved measure (empty for a new one). */
 export function measureForms(page: MeasurePage | null): MeasureForms {
   const measure = page?.measure;
   const values: Record<string, string> = measure
-    ? { name: measure.name, description: measure.description, unit: measure.unit, minimum: shown(measure.minimum), maximum: shown(measure.maximum) }
+    ? { name: measure.name, description: measure.description, unit: measure.unit, minimum: numberField(measure.minimum), maximum: numberField(measure.maximum) }
     : {};
   return { values, errors: {}, formError: null, documentDraft: null };
 }
@@ -96,7 +94,7 @@ export async function postMeasurePage(
       : action === 'supprimer-fichier' && measure
         ? await submitAction(astro, async () => {
             const target = String((await astro.request.formData()).get('id') ?? '');
-            if (files.some((f) => f.id === target)) await api.request(graphql(`mutation($id: uuid!) { deleteGearboxDocument(id: $id) }`), { id: target });
+            if (files.some((f) => f.id === target)) await api.request(DELETE_DOCUMENT, { id: target });
             return redirectWithToast(astro, t('documents.deleted'), `${measureHref}#fichiers-mesure`);
           })
         : await submitForm(astro, { fields: MEASURE_FIELDS, schema: measureSchema }, async (data) => {

@@ -3,7 +3,7 @@
 // the forms it posts by `&action=` (the outage itself, its deletion, a file, the priorities).
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
-import { documentsOf, postDocument, type DocumentDraft } from './documents.server.ts';
+import { documentsOf, postDocument, type DocumentDraft, DELETE_DOCUMENT } from './documents.server.ts';
 import { DocumentFields } from './documents.ts';
 import { OutageStatsFields, outageSchema, type outagePageSchema } from './outages.ts';
 import { outageProceduresSchema } from './procedures.ts';
@@ -136,7 +136,7 @@ export async function postOutagePage(
       : action === 'supprimer-fichier' && outage
         ? await submitAction(astro, async () => {
             const target = String((await astro.request.formData()).get('id') ?? '');
-            if (files.some((f) => f.id === target)) await api.request(graphql(`mutation($id: uuid!) { deleteGearboxDocument(id: $id) }`), { id: target });
+            if (files.some((f) => f.id === target)) await api.request(DELETE_DOCUMENT, { id: target });
             return redirectWithToast(astro, t('documents.deleted'), `${outageHref}#fichiers-panne`);
           })
         : await submitForm(

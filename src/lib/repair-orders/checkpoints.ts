@@ -6,3 +6,6 @@ export const CheckpointFields = graphql(`
   fragment CheckpointFields on order_checkpoints { id orderProcedureId position name description checkResult measuredValue comment answeredByName answeredAt version }
 `);
 export type OrderCheckpoint = ResultOf<typeof CheckpointFields>;
+
+/** Closes the order once every checkpoint is answered (the island, and the form without JavaScript). */
+export const CLOSE_ORDER = graphql(`mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }`);

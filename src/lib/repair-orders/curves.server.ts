@@ -37,6 +37,8 @@ export async function readingOf(locals: App.Locals, file: StoredFileInfo): Promi
   return text === null ? { curve: null, error: t('curves.notText') } : readCurve(text);
 }
 
+const DELETE_CURVE = graphql(`mutation($id: uuid!) { deleteOrderCurve(id: $id) }`);
+const DELETE_ORDER_FILE = graphql(`mutation($id: uuid!) { deleteOrderFile(id: $id) }`);
 const CURVES_TAB = graphql(
   `query($id: uuid!, $m: uuid!) {
     repairOrder(id: $id) { curves { ...OrderCurveFields } diagnosticFiles { ...OrderFileFields } }
@@ -149,7 +151,7 @@ export async function postCurvesAction(
       return redirectWithToast(astro, t('curves.added'), href);
     } catch (error) {
       // A curve whose file could not be kept is not kept either.
-      if (curveId) await api.request(graphql(`mutation($id: uuid!) { deleteOrderCurve(id: $id) }`), { id: curveId }).catch(() => undefined);
+      if (curveId) await api.request(DELETE_CURVE, { id: curveId }).catch(() => undefined);
       return failure(action, values, reasonOf(error));
     }
   }
@@ -189,11 +191,10 @@ export async function postCurvesAction(
     };
   }
 
-  const deleteFile = graphql(`mutation($id: uuid!) { deleteOrderFile(id: $id) }`);
   const deletions: Record<string, { mutation: TadaDocumentNode<unknown, { id: string }>; done: string }> = {
-    'courbe-suppr': { mutation: graphql(`mutation($id: uuid!) { deleteOrderCurve(id: $id) }`), done: t('curves.deleted') },
-    'courbe-fichier-suppr': { mutation: deleteFile, done: t('curves.fileDeleted') },
-    'import-suppr': { mutation: deleteFile, done: t('curves.importDeleted') },
+    'courbe-suppr': { mutation: DELETE_CURVE, done: t('curves.deleted') },
+    'courbe-fichier-suppr': { mutation: DELETE_ORDER_FILE, done: t('curves.fileDeleted') },
+    'import-suppr': { mutation: DELETE_ORDER_FILE, done: t('curves.importDeleted') },
   };
   const deletion = Object.hasOwn(deletions, action) ? deletions[action] : undefined;
   if (deletion) {

@@ -13,7 +13,6 @@ import { can } from '#lib/permissions.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 import { diagnosticHref } from './diagnostic-page.ts';
 import {
-  numberField,
   ORDER_MEASURE_FIELDS,
   OrderMeasureFields,
   type OrderMeasure,
@@ -21,6 +20,7 @@ import {
   orderMeasureSchema,
   proposeCheckResult,
 } from './measures.ts';
+import { numberField } from '#lib/format.ts';
 
 type MeasurePageQuery = z.output<typeof orderMeasurePageSchema>;
 

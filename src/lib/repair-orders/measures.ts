@@ -57,6 +57,3 @@ export const OrderMeasureFields = graphql(`
 `);
 export type OrderMeasure = ResultOf<typeof OrderMeasureFields>;
 export type OrderMeasureFile = OrderMeasure['files'][number];
-
-/** A number as a form field shows it: "3,5". */
-export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));

@@ -11,7 +11,7 @@ import { can } from '#lib/permissions.ts';
 import { postFaultCodeReading } from './fault-codes.server.ts';
 import { FaultCodeFields } from './fault-codes.ts';
 import { type OrderDraft, orderValues, saveOrderForm } from './form.server.ts';
-import { OrderFields } from './repair-orders.ts';
+import { OrderFields, DELETE_ORDER } from './repair-orders.ts';
 import { CheckpointFields } from './checkpoints.ts';
 import { postProcedureAction } from './procedure.server.ts';
 import type { OrderPageQuery } from './repair-orders.ts';
@@ -33,7 +33,6 @@ const PROCEDURES_QUERY = graphql(
   }`,
   [CheckpointFields],
 );
-const DELETE_ORDER = graphql(`mutation($id: uuid!) { deleteRepairOrder(id: $id) }`);
 
 /** Admins and diagnosticians edit an open order; the others read it. */
 const manages = (locals: App.Locals, order: { status: string }) => can(locals.user?.role, 'manageOrders') && order.status !== 'CLOSED';

@@ -8,12 +8,11 @@ import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
-import { ORDERS_PAGE_SIZE, ordersHref, type readOrdersQuery } from './repair-orders.ts';
+import { ORDERS_PAGE_SIZE, ordersHref, type readOrdersQuery, DELETE_ORDER } from './repair-orders.ts';
 
 /** Everything the list reads from its URL. */
 type OrdersPageQuery = ReturnType<typeof readOrdersQuery>;
 
-const DELETE_ORDER = graphql(`mutation($id: uuid!) { deleteRepairOrder(id: $id) }`);
 const ORDERS_QUERY = graphql(`
   query(
     $search: String, $from: String, $to: String, $category: intervention_category, $type: repair_order_gearbox_type, $modelId: uuid,

@@ -9,6 +9,7 @@ import { t } from '#lib/i18n.ts';
 import type { OrderPageQuery } from './repair-orders.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { graphql } from '#lib/graphql.ts';
+import { CLOSE_ORDER } from './checkpoints.ts';
 
 type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null; comment?: string };
 
@@ -50,7 +51,7 @@ export async function postProcedureAction(
   }
   try {
     if (action === 'cloturer') {
-      await api.request(graphql(`mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }`), { id: orderId, c: comment });
+      await api.request(CLOSE_ORDER, { id: orderId, c: comment });
       return redirectWithToast(astro, t('orderProcedure.closed'), self);
     }
     if (action === 'rouvrir') {
