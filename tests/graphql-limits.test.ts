@@ -63,12 +63,41 @@ describe('limits on the running server', () => {
 
   it('refuses the abusive query before running it, with a code and a French message', async () => {
     const res = await gql('mechanic', abusive(15, 100));
-    // Each list is non-null (as Hasura's): a refused field leaves no data at all (null, or no
-    // data key when the refusal comes before execution).
-    expect(res.data ?? null).toBeNull();
+    // Refused before execution: no field ran, so there is no data key at all.
+    expect(res).not.toHaveProperty('data');
     expect(res.errors).toHaveLength(1);
     expect(res.errors![0]!.extensions).toMatchObject({ code: 'cost-limit', maxCost: MAX_COST });
     expect(res.errors![0]!.message).toMatch(/^Requête trop coûteuse/);
+  });
+
+  it('counts the limit a variable gives, and refuses a costly live list before it starts', async () => {
+    const byVariable = await gql('mechanic', `query($n: Int!) { repairOrders(limit: $n) { id ${CANDIDATES} } }`, { n: 100 });
+    expect(byVariable).not.toHaveProperty('data');
+    expect(byVariable.errors![0]!.extensions).toMatchObject({ code: 'cost-limit' });
+    const client = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { headers: { Authorization: `Bearer ${tokens.commercial}` } },
+    });
+    clients.push(client);
+    const first = await new Promise<unknown>((resolve) => {
+      client.subscribe(
+        { query: 'subscription { stockItems(limit: 10000) { id model { id } } }' },
+        { next: resolve, error: resolve, complete: () => undefined },
+      );
+    });
+    expect(first).toMatchObject({ errors: [{ extensions: { code: 'cost-limit', maxCost: MAX_COST } }] });
+  });
+
+  it('refuses too deep or too many aliases with the same coded French refusal', async () => {
+    const nested = (levels: number) => Array.from({ length: levels }).reduce<string>((inner) => `measures { repairOrder { ${inner} } }`, 'id');
+    const tooDeep = await gql('mechanic', `{ repairOrders(limit: 1) { ${nested(4)} } }`);
+    const aliases = await gql('mechanic', `{ ${Array.from({ length: 16 }, (_, i) => `o${i}: repairOrders(limit: 1) { id }`).join(' ')} }`);
+    for (const res of [tooDeep, aliases]) {
+      expect(res).not.toHaveProperty('data');
+      expect(res.errors![0]).toMatchObject({ message: 'Requête trop imbriquée ou trop large.', extensions: { code: 'cost-limit' } });
+    }
   });
 
   it('stops an operation past its time budget', async () => {

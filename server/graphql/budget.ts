@@ -1,9 +1,21 @@
-// The time budget of an operation (issue 14, item 3). Not an AbortSignal timer: PGlite answers
+// The cost and time budgets of an operation (issue 14, item 3). The cost is refused before
+// anything runs, so a refusal never depends on how busy the server is. The time budget is Not an AbortSignal timer: PGlite answers
 // in microtasks, so a busy operation never lets a timer fire. Each field that loads something
 // checks the clock instead, so an operation past its budget starts no further query.
-import { defaultFieldResolver, getNamedType, isLeafType, isObjectType, type GraphQLSchema } from 'graphql';
+import { complexityFromQuery } from '@pothos/plugin-complexity';
+import {
+  defaultFieldResolver,
+  type ExecutionArgs,
+  getNamedType,
+  getOperationAST,
+  isLeafType,
+  isObjectType,
+  Kind,
+  type GraphQLError,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GraphQLContext } from './builder.ts';
+import { MAX_BREADTH, MAX_COST, MAX_DEPTH, type GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
 import { t } from '#lib/i18n.ts';
 
@@ -38,12 +50,47 @@ export function timeBudgetPlugin(ms: number): Plugin {
       return {
         onExecuteDone({ result, setResult }) {
           if (Date.now() <= context.deadline!.at) return;
-          // Nothing computed (every field refused, e.g. over the cost limit): its own errors say why.
+          // Nothing computed (every field refused, e.g. forbidden): its own errors say why.
           const { data, errors } = 'data' in result ? (result as { data?: Record<string, unknown> | null; errors?: readonly unknown[] }) : {};
           if (data && Object.values(data).every((value) => value === null) && errors?.length) return;
           setResult({ errors: [timeoutError(ms)] });
         },
       };
+    },
+  };
+}
+
+/** The refusal of an operation over the cost, depth or breadth limit, or null when it may run. */
+function costRefusal(args: ExecutionArgs): GraphQLError | null {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation) return null; // execution reports it
+  const fragments = args.document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
+  let result: ReturnType<typeof complexityFromQuery>;
+  try {
+    result = complexityFromQuery(
+      { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] },
+      { schema: args.schema, ctx: args.contextValue as object, variables: (args.variableValues ?? {}) as Record<string, unknown> },
+    );
+  } catch {
+    return null; // bad variables: execution refuses them with its own message
+  }
+  const { complexity, depth, breadth } = result;
+  if (depth > MAX_DEPTH || breadth > MAX_BREADTH) return apiError('cost-limit', t('refusals.tooDeep'), { depth, breadth });
+  if (complexity > MAX_COST)
+    return apiError('cost-limit', t('refusals.tooCostly', { cost: complexity, max: MAX_COST }), { cost: complexity, maxCost: MAX_COST });
+  return null;
+}
+
+/** Refuses an operation over its cost before any field runs, on HTTP and WebSocket alike. */
+export function costLimitPlugin(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const refusal = costRefusal(args);
+      if (refusal) setResultAndStopExecution({ errors: [refusal] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const refusal = costRefusal(args);
+      if (refusal) setResultAndStopExecution({ errors: [refusal] });
     },
   };
 }

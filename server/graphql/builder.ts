@@ -1,6 +1,6 @@
 // The Pothos builder: context, scalars and the scope-auth rules read from the capability table.
 import SchemaBuilder from '@pothos/core';
-import ComplexityPlugin, { ComplexityErrorKind } from '@pothos/plugin-complexity';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { getNamedType, getNullableType, type GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
 import { can, type Capability } from '#lib/permissions.ts';
@@ -27,11 +27,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const badValue = (message: string) => apiError('validation', message, { http: { status: 400 } });
 
 /**
- * The cost of an operation (issue 14, item 3), computed before anything runs: a value read from
+ * The cost of an operation (issue 14, item 3), computed before anything runs (budget.ts): a value read from
  * its row costs nothing, a field that runs a query costs 1, a list multiplies what it selects by
  * its `limit` (10 without one), and the outage ranking costs RANKING_COST per order.
  */
 export const MAX_COST = 5_000;
+export const MAX_DEPTH = 10;
+export const MAX_BREADTH = 300;
 export const RANKING_COST = 100;
 const LIST_WITHOUT_LIMIT = 10;
 
@@ -55,17 +57,8 @@ export const builder = new SchemaBuilder<{
   // Fields are non-null unless they say so, as Hasura exposes NOT NULL columns: typed documents
   // then read `string`, not `string | null`.
   defaultFieldNullability: false,
-  complexity: {
-    fieldComplexity,
-    limit: { complexity: MAX_COST, depth: 10, breadth: 300 },
-    complexityError: (kind, result) =>
-      kind === ComplexityErrorKind.Complexity
-        ? apiError('cost-limit', t('refusals.tooCostly', { cost: result.complexity, max: MAX_COST }), {
-            cost: result.complexity,
-            maxCost: MAX_COST,
-          })
-        : apiError('cost-limit', t('refusals.tooDeep'), { depth: result.depth, breadth: result.breadth }),
-  },
+  // Weights only: the limits are checked once per operation, before it runs (budget.ts).
+  complexity: { fieldComplexity, disabled: true },
   scopeAuth: {
     authScopes: async (context) => ({
       signedIn: !!context.viewer,

@@ -3,7 +3,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { BREAK, GraphQLError, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { BREAK, GraphQLError, visit, type DocumentNode, type ExecutionArgs, type ValidationContext } from 'graphql';
 import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin } from 'graphql-yoga';
@@ -13,7 +13,7 @@ import type { Services } from '#server/services.ts';
 import type { Changes } from '#server/realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError } from './errors.ts';
-import { timeBudgetPlugin } from './budget.ts';
+import { costLimitPlugin, timeBudgetPlugin } from './budget.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { schema } from './schema.ts';
 import type { Logger } from '#server/log.ts';
@@ -30,6 +30,15 @@ async function contextFor(headers: { get(name: string): string | null | undefine
 
 /** The API code of an error. Duck-typed: a second copy of `graphql` (CJS beside ESM) defeats instanceof. */
 const codeOf = (error: unknown) => (error as { extensions?: { code?: unknown } } | null)?.extensions?.code;
+
+/**
+ * Armor throws its refusals from inside validation, where Yoga masks them as internal errors:
+ * reported instead, they answer like the cost refusal, coded and in French.
+ */
+const reportedByValidation = {
+  propagateOnRejection: false,
+  onReject: [(context: ValidationContext | null) => context?.reportError(apiError('cost-limit', t('refusals.tooDeep')))],
+};
 
 /** Errors that GraphQL itself raises (syntax, validation, limits) get the validation code. */
 const withCode = (error: Error): GraphQLError => {
@@ -205,16 +214,17 @@ export function createGraphQL(options: {
       originPlugin(allowedOrigin),
       EnvelopArmorPlugin({
         // Fields count, not the fragment spreads between them: shared selections add no depth.
-        maxDepth: { n: 8, flattenFragments: true },
-        maxAliases: { n: 15 },
-        maxDirectives: { n: 10 },
+        maxDepth: { n: 8, flattenFragments: true, ...reportedByValidation },
+        maxAliases: { n: 15, ...reportedByValidation },
+        maxDirectives: { n: 10, ...reportedByValidation },
         maxTokens: { n: 2_000 },
-        // The cost is the complexity plugin's (builder.ts), with real weights: not armor's guess.
+        // The cost is budget.ts's, with the schema's real weights: not armor's guess.
         costLimit: { enabled: false },
         blockFieldSuggestion: { enabled: options.production },
       }),
       codePlugin(),
       nulPlugin(),
+      costLimitPlugin(),
       timeBudgetPlugin(limits.timeBudgetMs),
       ...(options.production ? [introspectionPlugin()] : []),
     ],
