@@ -38,7 +38,7 @@ test.describe('the keyboard alone', () => {
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/#contenu$/);
     // The bar's menu: opened with Enter, closed with Escape, focus back on it.
-    const menu = page.locator('header summary').first();
+    const menu = page.locator('header [popovertarget="nav-menu"]');
     await menu.focus();
     await page.keyboard.press('Enter');
     const nav = page.getByRole('navigation', { name: 'Navigation principale' });

@@ -79,10 +79,16 @@ test.describe('without JavaScript', () => {
 
 test('sign-out in one tab reaches the other tabs', async ({ context }) => {
   const first = await context.newPage();
-  await signIn(first, 'diagnostic@demo.local');
-  const second = await context.newPage();
-  await second.goto('/gearboxes');
-  await expect(second.getByRole('heading', { name: 'Informations techniques' })).toBeVisible();
+  await signIn(first, 'admin@demo.local');
+  // A live screen leaves by itself; a page without an island at its next request.
+  const live = await context.newPage();
+  await live.goto('/users');
+  await expect(live.getByRole('heading', { name: 'Utilisateurs' })).toBeVisible();
+  const still = await context.newPage();
+  await still.goto('/gearboxes');
+  await expect(still.getByRole('heading', { name: 'Informations techniques' })).toBeVisible();
   await signOut(first);
-  await expect(second).toHaveURL(/\/sign-in/);
+  await expect(live).toHaveURL(/\/sign-in/);
+  await still.getByRole('link', { name: 'Ordres de réparation' }).first().click();
+  await expect(still).toHaveURL(/\/sign-in/);
 });

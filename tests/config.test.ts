@@ -5,7 +5,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { loadConfig } from '#server/config.ts';
 import { clientAddressOf } from '#server/http/client-address.ts';
-import { passwordStrength } from '#lib/auth/password.ts';
 import { passwordPolicyError } from '#server/auth/passwords.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));
@@ -54,10 +53,6 @@ describe('password policy (SPEC §5)', () => {
     ['MotDePasse1', 'Au moins un caractère spécial'],
   ])('%s → %s', (password, message) => {
     expect(passwordPolicyError(password)).toBe(message);
-  });
-
-  it('fills one strength segment per satisfied rule', () => {
-    expect(['', 'abcdefgh', 'Abcdefgh', 'Abcdefg1', 'Abcdef1!'].map(passwordStrength)).toEqual([0, 1, 2, 3, 4]);
   });
 });
 

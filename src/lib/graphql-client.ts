@@ -3,8 +3,12 @@
 import type { TadaDocumentNode } from 'gql.tada';
 import { print } from 'graphql';
 import { ClientError, GraphQLClient } from 'graphql-request';
-import { createClient, type Client } from 'graphql-ws';
+import { createClient, type Client } from 'graphql-ws/client';
+import { listenForSignOut } from './auth/session-channel.ts';
 import type { VariablesArgs } from './graphql.ts';
+
+// An island's page holds a session: a sign-out in another tab of this browser ends it here too.
+if (typeof window !== 'undefined') listenForSignOut(() => window.location.assign('/sign-in'));
 
 type Token = { accessToken: string; expiresAt: number };
 let token: (Token & { margin: number }) | null = null;

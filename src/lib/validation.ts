@@ -79,8 +79,10 @@ const target = () => z.string().nullable().catch(null);
 export const signInPageSchema = z
   .object({ view: choice(['forgot-password'] as const), redirectTo: target() })
   .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo }));
-/** `/set-password?type=passwordReset`: arrived from a reset link. */
-export const setPasswordPageSchema = z.object({ type: choice(['passwordReset'] as const) }).transform((q) => ({ reset: q.type === 'passwordReset' }));
+/** `/set-password?type=passwordReset`: arrived from a reset link; `retour`: from the profile menu's dialog. */
+export const setPasswordPageSchema = z
+  .object({ type: choice(['passwordReset'] as const), retour: target() })
+  .transform((q) => ({ reset: q.type === 'passwordReset', retour: q.retour }));
 /** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
 export const jumpPageSchema = z.object({ to: target() });
 /** `/profile?retour=`: the page to go back to once saved, checked by `safeRedirect`. */

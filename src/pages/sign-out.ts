@@ -10,7 +10,7 @@ export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => 
   const session = await readSession(cookies, locals.services);
   if (session) await locals.services.auth.signOut({ sessionId: session.sessionId, all, userId: session.userId }).catch(() => undefined);
   clearSession(cookies, locals.services);
-  setFlash(cookies, { type: 'success', message: all ? t('success.signedOutEverywhere') : t('success.signedOut') });
+  setFlash(cookies, { type: 'success', message: all ? t('success.signedOutEverywhere') : t('success.signedOut'), signedOut: true });
   return redirect('/sign-in', 303);
 };
 

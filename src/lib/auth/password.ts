@@ -11,11 +11,6 @@ export const passwordRules = [
   { id: 'special', test: (v: string) => /[^\p{L}\p{N}\s]/u.test(v), message: t('validation.special') },
 ] as const;
 
-/** Number of satisfied rules, for the four-segment strength bar. */
-export function passwordStrength(value: string): number {
-  return passwordRules.filter((rule) => rule.test(value)).length;
-}
-
 export const passwordSchema = passwordRules.reduce(
   (schema, rule) => schema.refine(rule.test, { message: rule.message, abort: false }),
   z

