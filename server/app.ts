@@ -110,7 +110,12 @@ export async function createApp(options: {
 }): Promise<App> {
   const { config, database, logger } = options;
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
-  const { services, limiter, mailer } = createServices({ config, database, logger, graphqlFetch: async (path, init) => graphqlRef.current!.fetch(path, init) });
+  const { services, limiter, mailer } = createServices({
+    config,
+    database,
+    logger,
+    graphqlFetch: async (path, init, viewer) => graphqlRef.current!.fetch(path, init, viewer),
+  });
   const files = services.files;
   const handleAuth = createAuthRoutes(services.auth, { trustProxy: config.trustProxy });
   const changes = await createChanges(database);

@@ -7,6 +7,7 @@ import { createAuthService, type AuthService } from './auth/service.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import type { Viewer } from './auth/viewer.ts';
 import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
 import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
 import { createProceduresService, type ProceduresService } from './gearboxes/procedures.ts';
@@ -42,8 +43,11 @@ export type Services = {
   orderProcedure: OrderProcedureService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
-  /** The GraphQL API in process: pages call it without a network hop. */
-  graphql: { fetch(path: string, init?: RequestInit): Promise<Response> };
+  /**
+   * The GraphQL API in process: pages call it without a network hop, as the viewer the session
+   * middleware found (no token to mint and check again, no second session query).
+   */
+  graphql: { fetch(path: string, init: RequestInit | undefined, viewer: Viewer | null): Promise<Response> };
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
 };
 

@@ -7,8 +7,6 @@ declare namespace App {
     clientAddress: string;
     /** The signed-in user, loaded on every request; null when signed out. */
     user: import('#lib/auth/session-user.ts').SessionUser | null;
-    /** The access token of the session, for in-process API calls. */
-    accessToken: string | null;
     /** The sign-in (grant) of the session cookie. */
     sessionId: string | null;
     /** Toasts flashed by the previous request. */

@@ -128,14 +128,13 @@ function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[
 /**
  * Resolves the signed-in user from the cookie. Every request checks that its sign-in is still
  * open (one query, with the account), so a sign-out, a disabled account or an admin's "sign
- * out everywhere" ends it at once, and mints the short access token of its API calls from
- * the account as it is now (a changed role included).
+ * out everywhere" ends it at once; the page's API calls run as this account as it is now (a
+ * changed role included), with no second look-up.
  */
 const session = defineMiddleware(async (context, next) => {
   const { cookies, locals } = context;
   const { services } = locals;
   locals.user = null;
-  locals.accessToken = null;
   locals.sessionId = null;
   locals.flash = takeFlash(cookies);
   const cookie = await readSession(cookies, services);
@@ -156,7 +155,6 @@ const session = defineMiddleware(async (context, next) => {
   if (!open || !row || !isRole(role)) return signedOut();
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
-  locals.accessToken = await services.auth.accessTokenFor(open);
   locals.sessionId = open.sessionId;
   return next();
 });

@@ -8,10 +8,12 @@ export type ServerGraphQL = {
   request<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...variables: VariablesArgs<Variables>): Promise<Result>;
 };
 
+/** The viewer of the session the middleware opened, or none when signed out. */
+const viewerOf = ({ user, sessionId }: App.Locals) => (user && sessionId ? { id: user.id, role: user.role, sessionId } : null);
+
 export function serverGraphQL(locals: App.Locals): ServerGraphQL {
   const client = new GraphQLClient(new URL('/graphql', locals.services.config.publicUrl).toString(), {
-    fetch: (input, init) => locals.services.graphql.fetch(String(input), init),
-    headers: locals.accessToken ? { authorization: `Bearer ${locals.accessToken}` } : {},
+    fetch: (input, init) => locals.services.graphql.fetch(String(input), init, viewerOf(locals)),
   });
   return { request: (document, ...[variables]) => client.request({ document, variables: variables as Record<string, unknown> | undefined }) };
 }

@@ -1,10 +1,14 @@
 // A short-lived access token for the islands' API calls; the refresh token stays in the cookie.
+// Minted here, not on every request: server pages call the API as their viewer (graphql.server.ts).
 import type { APIRoute } from 'astro';
 import { decodeJwt } from 'jose';
 import { json, jsonError } from '#lib/json-endpoint.ts';
 
-export const GET: APIRoute = ({ locals }) => {
-  if (!locals.user || !locals.accessToken) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
-  const { exp } = decodeJwt(locals.accessToken);
-  return json(200, { accessToken: locals.accessToken, expiresAt: (exp ?? 0) * 1000 });
+export const GET: APIRoute = async ({ locals }) => {
+  const { user, sessionId, services } = locals;
+  const open = user && sessionId ? await services.auth.openSession(sessionId, user.id) : undefined;
+  if (!open) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
+  const accessToken = await services.auth.accessTokenFor(open);
+  const { exp } = decodeJwt(accessToken);
+  return json(200, { accessToken, expiresAt: (exp ?? 0) * 1000 });
 };
