@@ -4,6 +4,7 @@
 // half-written), and the CSV checks that name the line at fault.
 import type { AstroGlobal } from 'astro';
 import { count, eq } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gearboxDocuments, repairOrders, files as storedFiles, users } from '#server/db/schema/index.ts';
@@ -324,7 +325,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const astro = {
         url,
         request: new Request(url, { method: 'POST', body: form }),
-        locals: { services: t.app.services, user: { id: userId, role: 'diagnostician' }, accessToken: tokens.diagnostician, flash: [] },
+        locals: { services: t.app.services, user: { id: userId, role: 'diagnostician' }, sessionId: decodeJwt(tokens.diagnostician).sid, flash: [] },
         cookies: { set: (_name: string, value: string) => flashes.push(JSON.parse(Buffer.from(value, 'base64url').toString()).message) },
         redirect: (location: string, status = 302) => new Response(null, { status, headers: { location } }),
       } as unknown as AstroGlobal;

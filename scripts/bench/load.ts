@@ -5,7 +5,7 @@
 // is shared, so ratios measured in one run are what compare.
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { DEMO_PASSWORD, freePort, gql, pct, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
+import { DEMO_PASSWORD, freePort, gql, pct, rssOf, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
 import { buildWorkshop, ORDER_COUNT } from './workshop.ts';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 3);
@@ -131,9 +131,15 @@ async function loadOn(label: string, env: Record<string, string>): Promise<void>
   const url = `http://127.0.0.1:${port}`;
   const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, AUTH_RATE_LIMIT_FACTOR: '1000', ...env });
   try {
+    const t0 = performance.now();
     await waitReady(url, child);
+    const ready = performance.now() - t0;
+    // Idle: ready, then a second for the start's own work to settle.
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle = rssOf(child.pid!);
     const targets = await targetsOf(url);
     console.log(`\n### ${label}\n`);
+    console.log(`Start to /readyz ${fixed(ready)} ms; RSS idle ${fixed(idle)} MiB.\n`);
     console.log(
       `${SECONDS} s per row, autocannon in the same 2-core machine as the server. Ratios: to the redirect (sign-in page) and to the sign-in page (other pages).\n`,
     );
@@ -156,6 +162,7 @@ async function loadOn(label: string, env: Record<string, string>): Promise<void>
         );
       }
     }
+    console.log(`\nRSS after the runs: ${fixed(rssOf(child.pid!))} MiB.`);
   } finally {
     await stop(child);
   }

@@ -1,6 +1,6 @@
 // Who calls an API: `Authorization: Bearer`, checked against the account as it is now.
 import { isRole, type Role } from '#lib/roles.ts';
-import type { Services } from '#server/services.ts';
+import type { AuthService } from './service.ts';
 
 export type Viewer = { id: string; role: Role; sessionId: string };
 export type ViewerResult = { viewer: Viewer; error: null } | { viewer: null; error: 'none' | 'invalid' };
@@ -11,7 +11,7 @@ type HeaderSource = { get(name: string): string | null | undefined };
  * `x-hasura-role` may pick a role among the token's allowed roles, nothing else. The token's
  * sign-in must still be open: signing out ends its access tokens at once, not at their expiry.
  */
-export async function resolveViewer(headers: HeaderSource, services: Pick<Services, 'auth'>): Promise<ViewerResult> {
+export async function resolveViewer(headers: HeaderSource, services: { auth: AuthService }): Promise<ViewerResult> {
   const authorization = headers.get('authorization');
   if (!authorization) return { viewer: null, error: 'none' };
   const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
