@@ -15,7 +15,6 @@ async function changePasswordInDialog(page: Page, current: string, password: str
   // Saved, back where the menu was opened.
   await expect(page).toHaveURL(/\/gearboxes$/);
   await expect(page.getByRole('status').filter({ hasText: 'Mot de passe modifié' })).toBeVisible();
-  await expect(dialog).toBeHidden();
 }
 
 test('resets a forgotten password from the e-mail link to a new sign-in', async ({ page }) => {
@@ -63,11 +62,16 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   await page.getByRole('button', { name: 'Modifier', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Modifier le mot de passe' });
   await expect(dialog.getByText('au moins 8 caractères, une majuscule')).toBeVisible();
-  await dialog.getByRole('button', { name: 'Annuler' }).click();
+  // It opens on the current password; Annuler closes it and forgets what was typed.
+  await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
+  await dialog.getByLabel('Mot de passe actuel').fill('Oublie-Moi-1!');
+  await dialog.getByRole('link', { name: 'Annuler' }).click();
   await expect(dialog).toBeHidden();
+  await openProfileMenu(page);
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  await expect(dialog.getByLabel('Mot de passe actuel')).toHaveValue('');
 
   // "abc" breaks four rules: all four are said, on the page the dialog posted to.
-  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
   await dialog.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
   await dialog.getByLabel('Nouveau mot de passe').fill('abc');
   await dialog.getByLabel('Confirmation').fill('abc');
@@ -76,15 +80,15 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   await expect(page.getByRole('heading', { name: 'Modifier le mot de passe' })).toBeVisible();
   await expect(form.getByText('Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial')).toBeVisible();
   await form.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
-  await form.locator('input[name=password]').fill('Abcdef1!');
-  await form.getByLabel('Confirmation du mot de passe').fill('Abcdef1?');
+  await form.getByLabel('Nouveau mot de passe').fill('Abcdef1!');
+  await form.getByLabel('Confirmation').fill('Abcdef1?');
   await form.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(form.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
 
   // A wrong current password changes nothing and says so beside the field.
   await form.getByLabel('Mot de passe actuel').fill('Pas-Le-Bon-1!');
-  await form.locator('input[name=password]').fill('Commercial-2027!');
-  await form.getByLabel('Confirmation du mot de passe').fill('Commercial-2027!');
+  await form.getByLabel('Nouveau mot de passe').fill('Commercial-2027!');
+  await form.getByLabel('Confirmation').fill('Commercial-2027!');
   await form.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(form.getByText('Mot de passe actuel incorrect')).toBeVisible();
   // Annuler goes back where the dialog was opened.

@@ -87,7 +87,12 @@ test('sign-out in one tab reaches the other tabs', async ({ context }) => {
   const still = await context.newPage();
   await still.goto('/gearboxes');
   await expect(still.getByRole('heading', { name: 'Informations techniques' })).toBeVisible();
+  // What the page the sign-out lands on says to this browser's other tabs.
+  const told = still.evaluate(
+    () => new Promise((resolve) => new BroadcastChannel('atelier-session').addEventListener('message', (event) => resolve(event.data), { once: true })),
+  );
   await signOut(first);
+  expect(await told).toEqual({ type: 'signout' });
   await expect(live).toHaveURL(/\/sign-in/);
   await still.getByRole('link', { name: 'Ordres de réparation' }).first().click();
   await expect(still).toHaveURL(/\/sign-in/);

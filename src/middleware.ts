@@ -136,6 +136,7 @@ const session = defineMiddleware(async (context, next) => {
   const { services } = locals;
   locals.user = null;
   locals.sessionId = null;
+  locals.session = null;
   locals.flash = takeFlash(cookies);
   const cookie = await readSession(cookies, services);
   const signedOut = () => {
@@ -156,6 +157,7 @@ const session = defineMiddleware(async (context, next) => {
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
   locals.sessionId = open.sessionId;
+  locals.session = open;
   return next();
 });
 

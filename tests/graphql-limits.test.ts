@@ -74,6 +74,9 @@ describe('limits on the running server', () => {
     const byVariable = await gql('mechanic', `query($n: Int!) { repairOrders(limit: $n) { id ${CANDIDATES} } }`, { n: 100 });
     expect(byVariable).not.toHaveProperty('data');
     expect(byVariable.errors![0]!.extensions).toMatchObject({ code: 'cost-limit' });
+    // A variable of the wrong type is the caller's error, said as such, not a cost or a crash.
+    const wrong = await gql('mechanic', 'query($n: Int!) { repairOrders(limit: $n) { id } }', { n: 'cent' });
+    expect(wrong.errors![0]!.extensions.code, JSON.stringify(wrong)).toBe('validation');
     const client = createClient({
       url: `${t.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,

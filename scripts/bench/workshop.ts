@@ -1,6 +1,7 @@
-// The 100,000-order workshop, written straight in SQL, and the database opened beside the server.
+// The 100,000-order workshop for the repair orders' search (SPEC §2.7) and the load runs, written
+// straight in SQL, and the database opened beside the server.
 import { freePort, ms, spawnServer, stop, waitReady } from './support.ts';
-// Repair orders: the list's search (SPEC §2.7) over 100,000 orders written straight in SQL.
+
 export const ORDER_COUNT = 100_000;
 export const BENCH_ADMIN = { ADMIN_EMAIL: 'banc@atelier.test', ADMIN_PASSWORD: 'Banc-Atelier-2026!' };
 export const benchModels = ['ZF 8HP', 'ZF 6HP', 'Aisin TF-', 'Aisin AW', 'Jatco JF0', 'VW DQ', 'Getrag DCT', 'Mercedes 7G-', 'GM 6T', 'Ford 6F'].flatMap((f) =>

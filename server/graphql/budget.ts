@@ -1,7 +1,7 @@
 // The cost and time budgets of an operation (issue 14, item 3). The cost is refused before
-// anything runs, so a refusal never depends on how busy the server is. The time budget is Not an AbortSignal timer: PGlite answers
-// in microtasks, so a busy operation never lets a timer fire. Each field that loads something
-// checks the clock instead, so an operation past its budget starts no further query.
+// anything runs, so a refusal never depends on how busy the server is. The time budget is no
+// AbortSignal timer: PGlite answers in microtasks, so a busy operation never lets a timer fire.
+// Each field that loads something checks the clock instead, and starts no query past it.
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import {
   defaultFieldResolver,
@@ -71,8 +71,11 @@ function costRefusal(args: ExecutionArgs): GraphQLError | null {
       { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] },
       { schema: args.schema, ctx: args.contextValue as object, variables: (args.variableValues ?? {}) as Record<string, unknown> },
     );
-  } catch {
-    return null; // bad variables: execution refuses them with its own message
+  } catch (error) {
+    // Bad variables: execution refuses them with its own message. Anything else is a bug.
+    // By name: a second copy of graphql (CJS beside ESM) would defeat instanceof.
+    if ((error as Error).name === 'GraphQLError') return null;
+    throw error;
   }
   const { complexity, depth, breadth } = result;
   if (depth > MAX_DEPTH || breadth > MAX_BREADTH) return apiError('cost-limit', t('refusals.tooDeep'), { depth, breadth });

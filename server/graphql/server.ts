@@ -206,6 +206,10 @@ export function createGraphQL(options: {
         if (codeOf(error)) return error as Error;
         const known = databaseError(original);
         if (known) return known;
+        // Raised by GraphQL itself before any field ran (a variable of the wrong type): the caller's.
+        if (!(error as GraphQLError).path && (!original || (original as Error).name === 'GraphQLError')) {
+          return apiError('validation', t('errors.badValue'), { http: { status: 400 } });
+        }
         // The client learns nothing of it; the log keeps what happened.
         const cause = original ?? error;
         options.logger?.error('graphql internal error', {

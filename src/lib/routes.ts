@@ -43,7 +43,7 @@ export const routes: readonly RouteDef[] = [
   { path: '/symptoms-conditions-base', access: [A, D], nav: true },
   { path: '/stock', access: [A, D, C], nav: true },
   { path: '/add-stock', access: [A, D, C], nav: true },
-  // The profile menu's form, for a browser without JavaScript (decision 019).
+  // The profile menu's name and e-mail form, where its pencil leads (decisions 019, 023).
   { path: '/profile', access: 'signed-in', nav: true },
 ];
 

@@ -81,7 +81,7 @@ export function takeFlash(cookies: AstroCookies): FlashToast[] {
   try {
     const toast = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as FlashToast;
     if ((toast.type === 'success' || toast.type === 'error') && typeof toast.message === 'string') {
-      return [{ type: toast.type, message: toast.message.slice(0, 300) }];
+      return [{ type: toast.type, message: toast.message.slice(0, 300), ...(toast.signedOut === true ? { signedOut: true as const } : {}) }];
     }
   } catch {
     // A mangled flash cookie is dropped.

@@ -7,8 +7,7 @@ import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpo
 import { updatePasswordSchema } from '#lib/validation.ts';
 
 export const POST: APIRoute = async ({ request, locals }) => {
-  const { user, services, sessionId } = locals;
-  const session = user && sessionId ? await services.auth.openSession(sessionId, user.id) : undefined;
+  const { services, session } = locals;
   if (!session) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
   const body = await readBody(request, updatePasswordSchema);
   if ('response' in body) return body.response;

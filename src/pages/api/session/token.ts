@@ -5,8 +5,7 @@ import { decodeJwt } from 'jose';
 import { json, jsonError } from '#lib/json-endpoint.ts';
 
 export const GET: APIRoute = async ({ locals }) => {
-  const { user, sessionId, services } = locals;
-  const open = user && sessionId ? await services.auth.openSession(sessionId, user.id) : undefined;
+  const { session: open, services } = locals;
   if (!open) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
   const accessToken = await services.auth.accessTokenFor(open);
   const { exp } = decodeJwt(accessToken);

@@ -1,0 +1,94 @@
+// npm run bench:lighthouse (issue 17): Lighthouse's mobile performance audit (its default: a
+// mid-range phone, simulated slow 4G and a 4× slower CPU) on the bookmarked pages, signed in as
+// the role that uses each, with Debian's Chromium. Prints LCP, TBT, CLS and the score beside the
+// goals; nothing passes or fails.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { ensureBuilt } from '#server/build.ts';
+import { DEMO_PASSWORD, freePort, gql, signInToken, spawnServer, stop, waitReady } from './support.ts';
+
+const GOALS = { lcp: 1200, tbt: 50, cls: 0.02, score: 98 };
+
+async function sessionCookie(url: string, email: string): Promise<string> {
+  const res = await fetch(`${url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
+  });
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('atelier_session='))!
+    .split(';')[0]!;
+}
+
+ensureBuilt();
+const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-lighthouse-'));
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+const server = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, AUTH_RATE_LIMIT_FACTOR: '1000' });
+const chrome = await chromeLauncher.launch({
+  chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+});
+try {
+  await waitReady(url, server);
+  const token = await signInToken(url, 'diagnostic@demo.local');
+  const orders = (await gql(url, token, '{ repairOrders(limit: 100) { id status validatedAt } }')).repairOrders as {
+    id: string;
+    status: string;
+    validatedAt: string | null;
+  }[];
+  const order = orders.find((o) => o.status === 'IN_PROGRESS' && o.validatedAt) ?? orders[0]!;
+  const model = (await gql(url, token, '{ gearboxModels(limit: 1, search: "8HP") { id } }')).gearboxModels[0].id as string;
+  const as = {
+    mechanic: await sessionCookie(url, 'mecanicien@demo.local'),
+    diagnostician: await sessionCookie(url, 'diagnostic@demo.local'),
+    commercial: await sessionCookie(url, 'commercial@demo.local'),
+    admin: await sessionCookie(url, 'admin@demo.local'),
+  };
+  const pages: [string, string, string | null][] = [
+    ['/sign-in', '/sign-in', null],
+    ['/repair-orders', '/repair-orders', as.mechanic],
+    ['/repair-order/{id}', `/repair-order/${order.id}`, as.mechanic],
+    ['/repair-order/{id}?onglet=procedure', `/repair-order/${order.id}?onglet=procedure`, as.mechanic],
+    ['/repair-order/{id}/diagnostic', `/repair-order/${order.id}/diagnostic`, as.diagnostician],
+    ['/repair-order/{id}/report', `/repair-order/${order.id}/report`, as.mechanic],
+    ['/gearboxes', '/gearboxes', as.mechanic],
+    ['/gearbox/{id}', `/gearbox/${model}`, as.diagnostician],
+    ['/symptoms-conditions-base', '/symptoms-conditions-base', as.diagnostician],
+    ['/stock', '/stock', as.commercial],
+    ['/users', '/users', as.admin],
+  ];
+  console.log(
+    `Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version}, mobile, ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}`,
+  );
+  console.log(`\n| page | LCP ms (≤ ${GOALS.lcp}) | TBT ms (≤ ${GOALS.tbt}) | CLS (≤ ${GOALS.cls}) | score (≥ ${GOALS.score}) |`);
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const [name, pagePath, cookie] of pages) {
+    const result = await lighthouse(`${url}${pagePath}`, {
+      port: Number(chrome.port),
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance'],
+      ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}),
+    });
+    const lhr = result!.lhr;
+    const audit = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
+    const mark = (ok: boolean) => (ok ? '' : ' ✗');
+    const lcp = audit('largest-contentful-paint');
+    const tbt = audit('total-blocking-time');
+    const cls = audit('cumulative-layout-shift');
+    const score = Math.round((lhr.categories.performance?.score ?? 0) * 100);
+    console.log(
+      `| ${name} | ${lcp.toFixed(0)}${mark(lcp <= GOALS.lcp)} | ${tbt.toFixed(0)}${mark(tbt <= GOALS.tbt)} | ${cls.toFixed(3)}${mark(cls <= GOALS.cls)} | ${score}${mark(score >= GOALS.score)} |`,
+    );
+  }
+} finally {
+  await chrome.kill();
+  await stop(server);
+  rmSync(dataDir, { recursive: true, force: true });
+}
