@@ -77,6 +77,10 @@ try {
       ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}),
     });
     const lhr = result!.lhr;
+    if (lhr.runtimeError) {
+      console.log(`| ${name} | ${lhr.runtimeError.code}: ${lhr.runtimeError.message.slice(0, 120)} | | | |`);
+      continue;
+    }
     const audit = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
     const mark = (ok: boolean) => (ok ? '' : ' ✗');
     const lcp = audit('largest-contentful-paint');
