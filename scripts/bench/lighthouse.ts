@@ -8,22 +8,9 @@ import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { ensureBuilt } from '#server/build.ts';
-import { DEMO_PASSWORD, freePort, gql, signInToken, spawnServer, stop, waitReady } from './support.ts';
+import { freePort, gql, sessionCookie, signInToken, spawnServer, stop, waitReady } from './support.ts';
 
 const GOALS = { lcp: 1200, tbt: 50, cls: 0.02, score: 98 };
-
-async function sessionCookie(url: string, email: string): Promise<string> {
-  const res = await fetch(`${url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
-  });
-  return res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('atelier_session='))!
-    .split(';')[0]!;
-}
 
 ensureBuilt();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-lighthouse-'));

@@ -5,7 +5,7 @@
 // is shared, so ratios measured in one run are what compare.
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { DEMO_PASSWORD, freePort, gql, pct, rssOf, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
+import { freePort, gql, pct, rssOf, sessionCookie, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
 import { buildWorkshop, ORDER_COUNT } from './workshop.ts';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 3);
@@ -13,19 +13,6 @@ const CONNECTIONS = [10, 50] as const;
 
 type Target = { name: string; path: string; status: number; headers?: Record<string, string>; body?: string };
 type Figures = { rps: number; p50: number; p95: number; p99: number; errors: number };
-
-/** The session cookie a browser gets from the sign-in form. */
-async function sessionCookie(url: string, email: string): Promise<string> {
-  const res = await fetch(`${url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
-  });
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('atelier_session='));
-  if (!cookie) throw new Error(`no session for ${email}`);
-  return cookie.split(';')[0]!;
-}
 
 /** One autocannon run; any status but the expected one, a socket error or a timeout is an error. */
 async function hammer(url: string, target: Target, connections: number): Promise<Figures> {

@@ -74,6 +74,19 @@ export async function post(url: string, body: unknown): Promise<{ ms: number; js
   return { ms: elapsed, json };
 }
 
+/** The session cookie a browser gets from the sign-in form. */
+export async function sessionCookie(url: string, email: string): Promise<string> {
+  const res = await fetch(`${url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
+  });
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('atelier_session='));
+  if (!cookie) throw new Error(`no session for ${email}`);
+  return cookie.split(';')[0]!;
+}
+
 export async function signInToken(url: string, email = 'admin@demo.local', password = DEMO_PASSWORD): Promise<string> {
   const res = await post(`${url}/api/auth/signin/email-password`, { email, password });
   return res.json.session.accessToken;
