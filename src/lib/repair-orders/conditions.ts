@@ -46,6 +46,17 @@ export const conditionValues = (input: ConditionsInput) => ({
   comment: input.comment,
 });
 
+/** The condition fields of a saved fault code read or symptom, as its form shows them. */
+export const conditionFormValues = (saved: AppearanceConditions) => ({
+  temporality: saved.temporality ?? '',
+  acceleratorLoad: saved.acceleratorLoad,
+  bvaMode: saved.bvaMode,
+  gear: saved.gear,
+  action: saved.action,
+  otherCondition: saved.otherCondition,
+  comment: saved.comment,
+});
+
 /** The fields that count as an appearance condition (the comment does not). */
 export const CONDITION_FIELDS = ['temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition'] as const;
 

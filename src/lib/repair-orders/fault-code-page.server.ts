@@ -7,6 +7,7 @@ import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { type codeConditionsPageSchema, DOSSIER_CODES_QUERY, FAULT_CODE_FIELDS, FaultCodeFields, faultCodeSchema } from './fault-codes.ts';
+import { conditionFormValues } from './conditions.ts';
 import { postConditionsRecord } from './conditions.server.ts';
 
 type FaultCodePageQuery = z.output<typeof codeConditionsPageSchema>;
@@ -40,13 +41,7 @@ export async function loadFaultCodePage(
       ? {
           code: existing.errorCode.code,
           description: '',
-          temporality: existing.temporality ?? '',
-          acceleratorLoad: existing.acceleratorLoad,
-          bvaMode: existing.bvaMode,
-          gear: existing.gear,
-          action: existing.action,
-          otherCondition: existing.otherCondition,
-          comment: existing.comment,
+          ...conditionFormValues(existing),
         }
       : {},
     errors: {},

@@ -9,6 +9,7 @@ import { t } from '#lib/i18n.ts';
 import { diagnosticHref } from './diagnostic-page.ts';
 import { DOSSIER_CODES_QUERY } from './fault-codes.ts';
 import { SYMPTOM_FIELDS, SymptomFields, type symptomConditionsPageSchema, symptomSchema } from './symptoms.ts';
+import { conditionFormValues } from './conditions.ts';
 import { postConditionsRecord } from './conditions.server.ts';
 
 type SymptomPageQuery = z.output<typeof symptomConditionsPageSchema>;
@@ -40,13 +41,7 @@ export async function loadSymptomPage(locals: App.Locals, { orderId, symptomId }
       ? {
           symptom: existing.symptom.name,
           errorCode: existing.errorCode?.code ?? '',
-          temporality: existing.temporality ?? '',
-          acceleratorLoad: existing.acceleratorLoad,
-          bvaMode: existing.bvaMode,
-          gear: existing.gear,
-          action: existing.action,
-          otherCondition: existing.otherCondition,
-          comment: existing.comment,
+          ...conditionFormValues(existing),
         }
       : {},
     errors: {},
