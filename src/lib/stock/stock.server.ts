@@ -22,6 +22,7 @@ import {
   type StockItem,
   type StockQuery,
   StockItemFields,
+  StockMovementFields,
 } from './stock.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { graphql } from '#lib/graphql.ts';
@@ -178,9 +179,9 @@ type StockPageQuery = ReturnType<typeof readStockQuery>;
 
 const STOCK_ITEM_QUERY = graphql(
   `query($id: uuid!) {
-    stockItem(id: $id) { ...StockItemFields movements { id kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason } }
+    stockItem(id: $id) { ...StockItemFields movements { ...StockMovementFields } }
   }`,
-  [StockItemFields],
+  [StockItemFields, StockMovementFields],
 );
 // The codes tab: one model's doctor and gearbox codes at a time.
 const StockCodesModelFields = graphql(`

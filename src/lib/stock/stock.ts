@@ -143,19 +143,11 @@ export const moveStockSchema = stockItemSchema.pick({ rack: true, level: true })
 export const conditionStockSchema = stockItemSchema.pick({ condition: true });
 export const removeStockSchema = stockItemSchema.pick({ outOn: true, outReason: true });
 
-export type StockMovement = {
-  id: string;
-  kind: MovementKind;
-  at: string;
-  byName: string;
-  fromRack: string | null;
-  fromLevel: number | null;
-  toRack: string | null;
-  toLevel: number | null;
-  fromCondition: GearboxCondition | null;
-  toCondition: GearboxCondition | null;
-  reason: string;
-};
+/** A box's history, one line a movement (the box's page). */
+export const StockMovementFields = graphql(`
+  fragment StockMovementFields on stock_movements { id kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason }
+`);
+export type StockMovement = ResultOf<typeof StockMovementFields>;
 
 export const StockItemFields = graphql(`
   fragment StockItemFields on stock_items {
