@@ -7,9 +7,7 @@ declare namespace App {
     clientAddress: string;
     /** The signed-in user, loaded on every request; null when signed out. */
     user: import('#lib/auth/session-user.ts').SessionUser | null;
-    /** The sign-in (grant) of the session cookie. */
-    sessionId: string | null;
-    /** That sign-in as the middleware opened it, with the account: no second look-up. */
+    /** The sign-in of the session cookie as the middleware opened it, with the account: no second look-up. */
     session: import('#server/auth/service.ts').SessionRow | null;
     /** Toasts flashed by the previous request. */
     flash: import('#lib/toasts.ts').FlashToast[];

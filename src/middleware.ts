@@ -135,7 +135,6 @@ const session = defineMiddleware(async (context, next) => {
   const { cookies, locals } = context;
   const { services } = locals;
   locals.user = null;
-  locals.sessionId = null;
   locals.session = null;
   locals.flash = takeFlash(cookies);
   const cookie = await readSession(cookies, services);
@@ -156,7 +155,6 @@ const session = defineMiddleware(async (context, next) => {
   if (!open || !row || !isRole(role)) return signedOut();
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
-  locals.sessionId = open.sessionId;
   locals.session = open;
   return next();
 });

@@ -325,7 +325,12 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const astro = {
         url,
         request: new Request(url, { method: 'POST', body: form }),
-        locals: { services: t.app.services, user: { id: userId, role: 'diagnostician' }, sessionId: decodeJwt(tokens.diagnostician).sid, flash: [] },
+        locals: {
+          services: t.app.services,
+          user: { id: userId, role: 'diagnostician' },
+          session: { sessionId: decodeJwt(tokens.diagnostician).sid },
+          flash: [],
+        },
         cookies: { set: (_name: string, value: string) => flashes.push(JSON.parse(Buffer.from(value, 'base64url').toString()).message) },
         redirect: (location: string, status = 302) => new Response(null, { status, headers: { location } }),
       } as unknown as AstroGlobal;

@@ -9,7 +9,7 @@ export type ServerGraphQL = {
 };
 
 /** The viewer of the session the middleware opened, or none when signed out. */
-const viewerOf = ({ user, sessionId }: App.Locals) => (user && sessionId ? { id: user.id, role: user.role, sessionId } : null);
+const viewerOf = ({ user, session }: App.Locals) => (user && session ? { id: user.id, role: user.role, sessionId: session.sessionId } : null);
 
 export function serverGraphQL(locals: App.Locals): ServerGraphQL {
   const client = new GraphQLClient(new URL('/graphql', locals.services.config.publicUrl).toString(), {
