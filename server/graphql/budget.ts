@@ -16,7 +16,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { MAX_BREADTH, MAX_COST, MAX_DEPTH, type GraphQLContext } from './builder.ts';
-import { apiError } from './errors.ts';
+import { apiError, refuseBeforeRunning } from './errors.ts';
 import { t } from '#lib/i18n.ts';
 
 const timeoutError = (ms: number) => apiError('timeout', t('refusals.timeout', { seconds: new Intl.NumberFormat('fr-FR').format(ms / 1000) }));
@@ -84,16 +84,5 @@ function costRefusal(args: ExecutionArgs): GraphQLError | null {
   return null;
 }
 
-/** Refuses an operation over its cost before any field runs, on HTTP and WebSocket alike. */
-export function costLimitPlugin(): Plugin {
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const refusal = costRefusal(args);
-      if (refusal) setResultAndStopExecution({ errors: [refusal] });
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const refusal = costRefusal(args);
-      if (refusal) setResultAndStopExecution({ errors: [refusal] });
-    },
-  };
-}
+/** Refuses an operation over its cost before any field runs. */
+export const costLimitPlugin = (): Plugin => refuseBeforeRunning(costRefusal);

@@ -1,5 +1,6 @@
 // Every error of the API carries extensions.code (issue 4): clients branch on it.
-import { GraphQLError } from 'graphql';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { t } from '#lib/i18n.ts';
 
 export type ErrorCode =
@@ -25,3 +26,15 @@ export const notFound = () => apiError('not-found', t('refusals.itemNotFound'));
 /** `fields` maps a field path to its French message. */
 export const validationError = (fields: Record<string, string>) => apiError('validation', Object.values(fields)[0] ?? t('refusals.invalidData'), { fields });
 export const conflict = (message: string, extra: Record<string, unknown> = {}) => apiError('conflict', message, extra);
+
+/**
+ * Refuses a query, mutation or live subscription before any field runs, with the error
+ * `refusalOf` gives for it (null: it may run), on HTTP and WebSocket alike.
+ */
+export function refuseBeforeRunning(refusalOf: (args: ExecutionArgs) => GraphQLError | null): Plugin {
+  const refuse = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void }) => {
+    const refusal = refusalOf(args);
+    if (refusal) setResultAndStopExecution({ errors: [refusal] });
+  };
+  return { onExecute: refuse, onSubscribe: refuse };
+}

@@ -12,7 +12,7 @@ import { resolveViewer, type Viewer } from '#server/auth/viewer.ts';
 import type { Services } from '#server/services.ts';
 import type { Changes } from '#server/realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
-import { apiError } from './errors.ts';
+import { apiError, refuseBeforeRunning } from './errors.ts';
 import { costLimitPlugin, timeBudgetPlugin } from './budget.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { schema } from './schema.ts';
@@ -85,16 +85,9 @@ const NUL = /\\u0000|\u0000/;
 
 /** A NUL in a variable or in the document is refused before anything runs: no column takes one. */
 function nulPlugin(): Plugin {
-  const refusal = { errors: [apiError('validation', t('refusals.nulCharacter'))] };
+  const refusal = apiError('validation', t('refusals.nulCharacter'));
   const holdsNul = (args: ExecutionArgs) => NUL.test(JSON.stringify(args.variableValues ?? {})) || NUL.test(args.document.loc?.source.body ?? '');
-  return {
-    onExecute({ args, setResultAndStopExecution }) {
-      if (holdsNul(args)) setResultAndStopExecution(refusal);
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      if (holdsNul(args)) setResultAndStopExecution(refusal);
-    },
-  };
+  return refuseBeforeRunning((args) => (holdsNul(args) ? refusal : null));
 }
 
 /** Whether a document asks for the schema itself (`__typename` is not introspection). */
