@@ -17,6 +17,7 @@ import {
   pct,
   post,
   rssOf,
+  sessionCookie,
   signInToken,
   spawnServer,
   startEmbeddedPostgres,
@@ -74,6 +75,9 @@ async function latency(label: string, env: Record<string, string>): Promise<void
 const gz = (body: Buffer | string) => gzipSync(body, { level: 9 }).length;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
+/** A `name=value` cookie as Playwright takes it. */
+const cookieOf = (pair: string) => ({ name: pair.slice(0, pair.indexOf('=')), value: pair.slice(pair.indexOf('=') + 1) });
+
 /** HTML and JS of a page as a browser loads it, gzip-compressed sizes. */
 async function pageWeight(url: string, cookie?: { name: string; value: string }, openMenu = false) {
   const { chromium } = await import('@playwright/test');
@@ -111,17 +115,7 @@ async function pages(dataDir: string): Promise<void> {
   const url = `http://127.0.0.1:${port}`;
   const child = spawnServer(['server/main.ts'], { PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, AUTH_RATE_LIMIT_FACTOR: '1000' });
   await waitReady(url, child);
-  const signIn = await fetch(`${url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: 'diagnostic@demo.local', password: DEMO_PASSWORD }),
-  });
-  const [pair] = signIn.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('atelier_session='))!
-    .split(';');
-  const cookie = { name: 'atelier_session', value: pair!.slice('atelier_session='.length) };
+  const cookie = cookieOf(await sessionCookie(url, 'diagnostic@demo.local'));
 
   const signInPage = await pageWeight(`${url}/sign-in`);
   const shell = await pageWeight(`${url}/repair-orders`, cookie);
@@ -238,18 +232,9 @@ async function reportBench(dataDir: string): Promise<void> {
   await waitReady(url, child);
   try {
     const email = 'mecanicien@demo.local';
-    const signIn = await fetch(`${url}/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
-    });
-    const [pair] = signIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('atelier_session='))!
-      .split(';');
-    const cookie = { name: 'atelier_session', value: pair!.slice('atelier_session='.length) };
-    const headers = { cookie: `${cookie.name}=${cookie.value}` };
+    const pair = await sessionCookie(url, email);
+    const cookie = cookieOf(pair);
+    const headers = { cookie: pair };
     const pdfOf = async (id: string) => {
       const res = await fetch(`${url}/repair-order/${id}/report.pdf`, { headers });
       const body = Buffer.from(await res.arrayBuffer());

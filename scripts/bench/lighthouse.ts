@@ -79,7 +79,7 @@ try {
     );
   }
 } finally {
-  await chrome.kill();
+  chrome.kill();
   await stop(server);
   rmSync(dataDir, { recursive: true, force: true });
 }

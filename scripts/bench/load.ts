@@ -14,6 +14,13 @@ const CONNECTIONS = [10, 50] as const;
 type Target = { name: string; path: string; status: number; headers?: Record<string, string>; body?: string };
 type Figures = { rps: number; p50: number; p95: number; p99: number; errors: number };
 
+/** The method, headers and body of a target, for autocannon and fetch alike. */
+const requestOf = (target: Target) => ({
+  method: target.body ? ('POST' as const) : ('GET' as const),
+  headers: { ...target.headers, ...(target.body ? { 'content-type': 'application/json' } : {}) },
+  body: target.body,
+});
+
 /** One autocannon run; any status but the expected one, a socket error or a timeout is an error. */
 async function hammer(url: string, target: Target, connections: number): Promise<Figures> {
   const latencies: number[] = [];
@@ -22,9 +29,7 @@ async function hammer(url: string, target: Target, connections: number): Promise
     const instance = autocannon(
       {
         url: `${url}${target.path}`,
-        method: target.body ? 'POST' : 'GET',
-        headers: { ...target.headers, ...(target.body ? { 'content-type': 'application/json' } : {}) },
-        body: target.body,
+        ...requestOf(target),
         connections,
         duration: SECONDS,
         timeout: 10,
@@ -97,12 +102,7 @@ async function targetsOf(url: string): Promise<Target[]> {
   ];
   // Each target answers as expected once before it is timed.
   for (const target of targets) {
-    const res = await fetch(`${url}${target.path}`, {
-      method: target.body ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: { ...target.headers, ...(target.body ? { 'content-type': 'application/json' } : {}) },
-      body: target.body,
-    });
+    const res = await fetch(`${url}${target.path}`, { ...requestOf(target), redirect: 'manual' });
     const text = await res.text();
     if (res.status !== target.status || (target.body && JSON.parse(text).errors)) throw new Error(`${target.name}: ${res.status} ${text.slice(0, 200)}`);
   }
