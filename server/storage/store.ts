@@ -83,7 +83,9 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     for (const name of readdirSync(tmpDir)) {
       const file = path.join(tmpDir, name);
       try {
-        if (now - statSync(file).mtimeMs >= idleMs) rmSync(file, { force: true });
+        // In whole milliseconds, as Date.now() is: a file written this very millisecond has an
+        // mtime a fraction above it, and `sweepTmp(0)` must still take it.
+        if (now - Math.floor(statSync(file).mtimeMs) >= idleMs) rmSync(file, { force: true });
       } catch {
         // Gone already: another sweep or its upload finished.
       }
