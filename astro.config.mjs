@@ -1,8 +1,11 @@
 // @ts-check
+import { fileURLToPath } from 'node:url';
 import node from '@astrojs/node';
 import react from '@astrojs/react';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'astro/config';
+import { parseSync, Visitor } from 'vite';
+import { fr } from './src/lib/i18n/fr.ts';
 
 // The back end joins `astro dev` only; in production server/main.ts mounts Astro itself.
 const dev = process.argv.includes('dev');
@@ -21,6 +24,72 @@ const browserGraphql = {
   resolveId(id, importer, options) {
     if (id !== 'graphql' || this.environment?.name !== 'client') return null;
     return this.resolve('@0no-co/graphql.web', importer, { ...options, skipSelf: true });
+  },
+};
+
+const source = (/** @type {string} */ path) => fileURLToPath(new URL(path, import.meta.url));
+const i18nModule = source('./src/lib/i18n.ts');
+const catalogueModule = source('./src/lib/i18n/fr.ts');
+const browserI18n = source('./src/lib/i18n/browser.ts');
+
+/**
+ * In the browser, `t('users.title', vars)` carries its message: the build writes the catalogue's
+ * text in place of the key, and `t` only fills the variables (src/lib/i18n/browser.ts). An island
+ * loads the messages it shows, not i18next and the whole catalogue (decision 025). A key the
+ * build cannot read, `t` used otherwise than called, or the catalogue imported, fails the build.
+ */
+/** @type {import('vite').Plugin} */
+const browserMessages = {
+  name: 'browser-messages',
+  enforce: 'pre',
+  apply: 'build',
+  async resolveId(id, importer, options) {
+    if (this.environment?.name !== 'client' || !/(i18n|fr)\.ts$/.test(id)) return null;
+    const resolved = await this.resolve(id, importer, { ...options, skipSelf: true });
+    if (resolved?.id === catalogueModule) this.error(`${importer} imports the catalogue: in the browser, messages come through t()`);
+    return resolved?.id === i18nModule ? browserI18n : resolved;
+  },
+  async transform(code, id) {
+    if (this.environment?.name !== 'client' || id.includes('/node_modules/') || !code.includes('i18n')) return null;
+    const { program, module } = parseSync(id, code, { lang: /\.tsx($|\?)/.test(id) ? 'tsx' : 'ts' });
+    const locals = new Set();
+    /** @type {import('vite').ParseResult['module']['staticImports']} */
+    const imports = [];
+    for (const entry of module.staticImports) {
+      // Resolved without this plugin (skipSelf): the module the source names.
+      if ((await this.resolve(entry.moduleRequest.value, id))?.id !== i18nModule) continue;
+      imports.push(entry);
+      for (const named of entry.entries) if (named.importName.name === 't') locals.add(named.localName.value);
+    }
+    if (locals.size === 0) return null;
+    /** @type {[number, number, string][]} */
+    const edits = [];
+    /** @type {{ start: number; end: number }[]} */
+    const unread = [];
+    const callees = new Set();
+    /** @type {{ start: number; end: number }[]} */
+    const references = [];
+    new Visitor({
+      CallExpression(call) {
+        if (call.callee.type !== 'Identifier' || !locals.has(call.callee.name)) return;
+        callees.add(call.callee.start);
+        const key = call.arguments[0];
+        const message =
+          key?.type === 'Literal' && typeof key.value === 'string'
+            ? key.value.split('.').reduce((/** @type {any} */ node, name) => node?.[name], fr)
+            : undefined;
+        if (typeof message === 'string') edits.push([key.start, key.end, JSON.stringify(message)]);
+        else unread.push(key ?? call);
+      },
+      Identifier(node) {
+        if (locals.has(node.name) && !imports.some((entry) => node.start >= entry.start && node.end <= entry.end)) references.push(node);
+      },
+    }).visit(program);
+    const stray = [...unread, ...references.filter((node) => !callees.has(node.start))][0];
+    if (stray) this.error(`${id}: in the browser, t() is called with a key of the catalogue written out, not as \`${code.slice(stray.start, stray.end)}\``);
+    let out = code;
+    for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
+    return { code: out, map: null };
   },
 };
 
@@ -48,5 +117,5 @@ export default defineConfig({
       ],
     },
   },
-  vite: { plugins: [tailwindcss(), browserGraphql] },
+  vite: { plugins: [tailwindcss(), browserGraphql, browserMessages] },
 });

@@ -114,6 +114,30 @@ test('an admin adds a user in one browser; the other shows it without reloading'
   await other.close();
 });
 
+test('the dialogs, fetched as they open, take the focus, keep it, and give it back on Escape', async ({ page }) => {
+  await page.goto('/users');
+  const add = page.getByRole('button', { name: 'Ajouter un utilisateur' });
+  await add.click();
+  const dialog = page.getByRole('dialog', { name: 'Nouvel utilisateur' });
+  await expect(dialog.getByLabel('Nom')).toBeVisible();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByLabel('Nom')).toBeFocused();
+  await dialog.getByRole('button', { name: 'Ajouter' }).focus();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByLabel('Nom')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(add).toBeFocused();
+
+  const remove = page.getByRole('button', { name: /^Supprimer : / }).first();
+  await remove.click();
+  const confirm = page.getByRole('alertdialog', { name: "Supprimer l'utilisateur" });
+  await expect(confirm.getByRole('button', { name: 'Annuler' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(confirm).toHaveCount(0);
+  await expect(remove).toBeFocused();
+});
+
 test('resends the e-mail of an account that has no password yet', async ({ page }) => {
   await page.goto('/users?recherche=chloe');
   await page.getByRole('button', { name: "Renvoyer l'e-mail : Chloé Faure" }).click();

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COST } from '#server/graphql/builder.ts';
 import { schema } from '#server/graphql/schema.ts';
-import { USERS_QUERY } from '#lib/users/users.ts';
+import { USERS_QUERY } from '#lib/users/user-list.ts';
 import { graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
 
 const CANDIDATES = 'outageCandidates { outage { id component { name } outageType { name } description } similarOrders confirmedOrders dossierRate chosen }';

@@ -9,7 +9,8 @@ import { profileSchema } from '#lib/users/users.ts';
 import { measureSchema } from '#lib/gearboxes/measures.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { outageProceduresSchema, procedureSchema } from '#lib/gearboxes/procedures.ts';
-import { t } from '#lib/i18n.ts';
+import { t, type MessageKey } from '#lib/i18n.ts';
+import { t as browserT } from '#lib/i18n/browser.ts';
 import { fr } from '#lib/i18n/fr.ts';
 import { can } from '#lib/permissions.ts';
 import { guardRedirect, matchRoute, navTabs, routes, selectedTab } from '#lib/routes.ts';
@@ -135,6 +136,21 @@ describe('formats (SPEC §1)', () => {
     expect(t('validation.minLength', { min: 8 })).toBe('Minimum 8 caractères');
     expect(t('errors.fileImport', { file: 'courbe.csv' })).toBe("Erreur lors de l'import du fichier courbe.csv");
   });
+  it('fills every message in the browser as i18next does on the server (decision 025)', () => {
+    const messages: [string, string][] = [];
+    const walk = (node: object, prefix: string) => {
+      for (const [name, value] of Object.entries(node)) typeof value === 'string' ? messages.push([prefix + name, value]) : walk(value, `${prefix}${name}.`);
+    };
+    walk(fr, '');
+    for (const [key, message] of messages) {
+      // Each variable the message names, a text and a number; one it does not name; none at all.
+      const names = [...message.matchAll(/\{\{(.+?)\}\}/g)].map((m) => m[1]!.trim());
+      const texts = Object.fromEntries(names.map((name, i) => [name, `<${name} $& {{x}}>`.repeat(i + 1)]));
+      const numbers = Object.fromEntries(names.map((name, i) => [name, i + 0.5]));
+      for (const vars of [texts, numbers, { other: 'x' }, undefined]) expect(browserT(message, vars), key).toBe(t(key as MessageKey, vars));
+    }
+    expect(messages.length).toBeGreaterThan(500);
+  });
 
   it('says the limit when a text is too long, never "Champ obligatoire"', () => {
     const long = gearboxModelSchema.safeParse({ model: 'M'.repeat(61), type: 'automatic', constructorName: 'ZF', startYear: '2010' });
@@ -164,8 +180,8 @@ describe('formats (SPEC §1)', () => {
   });
 
   it('uses every text of the catalogue: none is left over from a screen that changed', () => {
-    // Named as a key somewhere, or in a section read whole (label maps, roles, tabs, mails).
-    const wholeSections = ['labels.', 'roles.', 'nav.', 'mail.', 'orderMeasures.results.'];
+    // Named as a key somewhere, or in a section read whole (label maps, tabs, mails).
+    const wholeSections = ['labels.', 'nav.', 'mail.', 'orderMeasures.results.'];
     const keys: string[] = [];
     const walk = (node: object, prefix: string) => {
       for (const [name, value] of Object.entries(node)) typeof value === 'string' ? keys.push(prefix + name) : walk(value, `${prefix}${name}.`);

@@ -2,9 +2,13 @@
 // Render it only while open: closed, Headless UI would still emit a styled hidden node that
 // the Content-Security-Policy blocks.
 import { Dialog, DialogPanel, DialogTitle } from '@headlessui/react';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 
 export function Modal(props: { title: string; onClose: () => void; role?: 'dialog' | 'alertdialog'; children: ReactNode }) {
+  // Headless UI gives the focus back to the element it saw focused before, watching from when it
+  // loads; loaded with the dialog (after the click), it saw none: the dialog keeps its opener.
+  const [opener] = useState(() => document.activeElement);
+  useEffect(() => () => (opener instanceof HTMLElement ? opener.focus() : undefined), [opener]);
   return (
     <Dialog open onClose={props.onClose} role={props.role ?? 'dialog'} className="relative z-50">
       <div className="fixed inset-0 bg-black/40" aria-hidden="true" />

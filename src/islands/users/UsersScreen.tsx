@@ -1,12 +1,9 @@
 // The users screen (SPEC §2.9): the first page comes rendered from the server; the island makes
 // search instant (debounced 500 ms), keeps the table live, and carries the admin's actions.
 // Until it runs (or without JavaScript) every action is a link or a form the page handles.
-import { zodResolver } from '@hookform/resolvers/zod';
 import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
-import { useForm } from 'react-hook-form';
 import { Icon } from '#components/Icon.tsx';
-import { Modal, ModalActions } from '#components/Modal.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
@@ -14,9 +11,6 @@ import { isRole, roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 import {
-  addUserSchema,
-  DELETE_USER,
-  INSERT_USER,
   RESEND_EMAIL,
   SIGN_OUT_USER,
   statusOf,
@@ -28,17 +22,19 @@ import {
   usersVariables,
   usersWhere,
   type UserListItem,
-} from '#lib/users/users.ts';
+} from '#lib/users/user-list.ts';
+
+// The dialogs are their own chunk, fetched when one is about to open: a pointer over or focus
+// on its button, else the click (the browser keeps the module once loaded).
+type Dialogs = typeof import('./UserDialogs.tsx');
+const loadDialogs = () => import('./UserDialogs.tsx');
+const fetchDialogs = () => void loadDialogs().catch(() => undefined);
+const preload = { onPointerEnter: fetchDialogs, onFocus: fetchDialogs };
 
 type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string };
 
 const statusLabel = { active: t('users.statusActive'), pending: t('users.statusPending'), disabled: t('users.statusDisabled') };
 const statusClass = { active: 'bg-success-soft text-success', pending: 'bg-amber-100 text-amber-900', disabled: 'bg-readonly text-muted' };
-
-function failure(error: unknown) {
-  const { reason } = apiErrorOf(error);
-  showToast({ type: 'error', message: reason === 'email-not-sent' ? t('errors.emailSend') : t('errors.generic') });
-}
 
 export default function UsersScreen(props: Props) {
   const hydrated = useHydrated();
@@ -49,6 +45,7 @@ export default function UsersScreen(props: Props) {
   const [count, setCount] = useState(props.count);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<UserListItem | null>(null);
+  const [loaded, setLoaded] = useState<Dialogs | null>(null);
   const first = useRef(true);
 
   // Debounced search: back to page 1 whenever the filter changes (SPEC §9).
@@ -74,6 +71,14 @@ export default function UsersScreen(props: Props) {
   }, [search, page]);
 
   const pages = Math.max(1, Math.ceil(count / USERS_PAGE_SIZE));
+  const openDialog = (open: () => void) =>
+    loadDialogs().then(
+      (module) => {
+        setLoaded(module);
+        open();
+      },
+      () => showToast({ type: 'error', message: t('errors.generic') }),
+    );
   const go = (target: number) => (event: React.MouseEvent) => {
     if (!hydrated) return;
     event.preventDefault();
@@ -112,7 +117,7 @@ export default function UsersScreen(props: Props) {
           {t('users.title')}
         </h1>
         {hydrated ? (
-          <button type="button" className="btn btn-primary" onClick={() => setAdding(true)}>
+          <button type="button" className="btn btn-primary" onClick={() => void openDialog(() => setAdding(true))} {...preload}>
             <Icon path={mdiAccountPlus} />
             {t('users.add')}
           </button>
@@ -274,7 +279,8 @@ export default function UsersScreen(props: Props) {
                             <button
                               type="button"
                               className="link text-left text-danger"
-                              onClick={() => setDeleting(user)}
+                              onClick={() => void openDialog(() => setDeleting(user))}
+                              {...preload}
                               aria-label={`${t('users.delete')} : ${user.displayName}`}
                             >
                               {t('users.delete')}
@@ -313,79 +319,8 @@ export default function UsersScreen(props: Props) {
           ) : null}
         </nav>
       ) : null}
-      {adding ? <AddUserDialog onClose={() => setAdding(false)} /> : null}
-      {deleting ? <DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} /> : null}
+      {adding && loaded ? <loaded.AddUserDialog onClose={() => setAdding(false)} /> : null}
+      {deleting && loaded ? <loaded.DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} /> : null}
     </section>
-  );
-}
-
-type AddValues = { displayName: string; email: string; defaultRole: Role };
-
-function AddUserDialog(props: { onClose: () => void }) {
-  const { register, handleSubmit, setError, formState } = useForm<AddValues>({
-    resolver: zodResolver(addUserSchema),
-    defaultValues: { displayName: '', email: '', defaultRole: 'mechanic' },
-  });
-  const submit = handleSubmit(async (values) => {
-    try {
-      await graphqlRequest(INSERT_USER, { object: values });
-      showToast({ type: 'success', message: t('users.added') });
-      props.onClose();
-    } catch (error) {
-      const { code, reason } = apiErrorOf(error);
-      if (code === 'conflict' && reason === 'email-already-in-use') setError('email', { message: t('errors.emailTaken') });
-      else failure(error);
-    }
-  });
-  return (
-    <Modal title={t('users.addTitle')} onClose={props.onClose}>
-      <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
-      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-        <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
-        <TextInput label={t('users.email')} type="email" required error={formState.errors.email?.message} {...register('email')} />
-        <div className="flex flex-col gap-1">
-          <label htmlFor="nouveau-role" className="text-sm font-semibold">
-            {t('users.role')}
-          </label>
-          <select id="nouveau-role" className="field-input" {...register('defaultRole')}>
-            {roles.map((role) => (
-              <option key={role} value={role}>
-                {roleLabels[role]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onClose} submitLabel={t('users.addSubmit')} busy={formState.isSubmitting} />
-      </form>
-    </Modal>
-  );
-}
-
-function DeleteUserDialog(props: { user: UserListItem; onClose: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    setBusy(true);
-    try {
-      await graphqlRequest(DELETE_USER, { id: props.user.id });
-      showToast({ type: 'success', message: t('users.deleted') });
-      props.onClose();
-    } catch (error) {
-      const { code, message } = apiErrorOf(error);
-      showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
-      setBusy(false);
-    }
-  };
-  return (
-    <Modal title={t('users.deleteTitle')} onClose={props.onClose} role="alertdialog">
-      <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
-      <ModalActions
-        cancelLabel={t('users.cancel')}
-        onCancel={props.onClose}
-        submitLabel={t('users.deleteConfirm')}
-        busy={busy}
-        danger
-        onSubmit={() => void confirm()}
-      />
-    </Modal>
   );
 }

@@ -8,20 +8,8 @@ import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
-import {
-  addUserSchema,
-  DELETE_USER,
-  INSERT_USER,
-  type readUsersQuery,
-  RESEND_EMAIL,
-  SIGN_OUT_USER,
-  UPDATE_USER,
-  type UsersPage,
-  USERS_QUERY,
-  userActionSchema,
-  usersHref,
-  usersVariables,
-} from './users.ts';
+import { addUserSchema, type readUsersQuery, userActionSchema } from './users.ts';
+import { DELETE_USER, INSERT_USER, RESEND_EMAIL, SIGN_OUT_USER, UPDATE_USER, type UsersPage, USERS_QUERY, usersHref, usersVariables } from './user-list.ts';
 
 /** Everything the page reads from its URL. */
 type UsersPageQuery = ReturnType<typeof readUsersQuery>;

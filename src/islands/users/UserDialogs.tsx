@@ -1,0 +1,89 @@
+// The users screen's dialogs (add a user, confirm a deletion): their own chunk, loaded when
+// one opens, so the list hydrates without Headless UI, react-hook-form or zod.
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Modal, ModalActions } from '#components/Modal.tsx';
+import { TextInput } from '#components/TextInput.tsx';
+import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
+import { t } from '#lib/i18n.ts';
+import { roleLabels, roles, type Role } from '#lib/roles.ts';
+import { showToast } from '#lib/toasts.ts';
+import { DELETE_USER, INSERT_USER, type UserListItem } from '#lib/users/user-list.ts';
+import { addUserSchema } from '#lib/users/users.ts';
+
+function failure(error: unknown) {
+  const { reason } = apiErrorOf(error);
+  showToast({ type: 'error', message: reason === 'email-not-sent' ? t('errors.emailSend') : t('errors.generic') });
+}
+
+type AddValues = { displayName: string; email: string; defaultRole: Role };
+
+export function AddUserDialog(props: { onClose: () => void }) {
+  const { register, handleSubmit, setError, formState } = useForm<AddValues>({
+    resolver: zodResolver(addUserSchema),
+    defaultValues: { displayName: '', email: '', defaultRole: 'mechanic' },
+  });
+  const submit = handleSubmit(async (values) => {
+    try {
+      await graphqlRequest(INSERT_USER, { object: values });
+      showToast({ type: 'success', message: t('users.added') });
+      props.onClose();
+    } catch (error) {
+      const { code, reason } = apiErrorOf(error);
+      if (code === 'conflict' && reason === 'email-already-in-use') setError('email', { message: t('errors.emailTaken') });
+      else failure(error);
+    }
+  });
+  return (
+    <Modal title={t('users.addTitle')} onClose={props.onClose}>
+      <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
+      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+        <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
+        <TextInput label={t('users.email')} type="email" required error={formState.errors.email?.message} {...register('email')} />
+        <div className="flex flex-col gap-1">
+          <label htmlFor="nouveau-role" className="text-sm font-semibold">
+            {t('users.role')}
+          </label>
+          <select id="nouveau-role" className="field-input" {...register('defaultRole')}>
+            {roles.map((role) => (
+              <option key={role} value={role}>
+                {roleLabels[role]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onClose} submitLabel={t('users.addSubmit')} busy={formState.isSubmitting} />
+      </form>
+    </Modal>
+  );
+}
+
+export function DeleteUserDialog(props: { user: UserListItem; onClose: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const confirm = async () => {
+    setBusy(true);
+    try {
+      await graphqlRequest(DELETE_USER, { id: props.user.id });
+      showToast({ type: 'success', message: t('users.deleted') });
+      props.onClose();
+    } catch (error) {
+      const { code, message } = apiErrorOf(error);
+      showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal title={t('users.deleteTitle')} onClose={props.onClose} role="alertdialog">
+      <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
+      <ModalActions
+        cancelLabel={t('users.cancel')}
+        onCancel={props.onClose}
+        submitLabel={t('users.deleteConfirm')}
+        busy={busy}
+        danger
+        onSubmit={() => void confirm()}
+      />
+    </Modal>
+  );
+}
