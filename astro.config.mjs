@@ -31,6 +31,14 @@ const source = (/** @type {string} */ path) => fileURLToPath(new URL(path, impor
 const i18nModule = source('./src/lib/i18n.ts');
 const catalogueModule = source('./src/lib/i18n/fr.ts');
 const browserI18n = source('./src/lib/i18n/browser.ts');
+// The browser's t fills variables only: no plural (key_one, key_other) or context forms to pick.
+/** @type {(node: Record<string, unknown>, prefix?: string) => string[]} */
+const leaves = (node, prefix = '') =>
+  Object.entries(node).flatMap(([key, value]) =>
+    typeof value === 'string' ? [prefix + key] : leaves(/** @type {Record<string, unknown>} */ (value), `${prefix}${key}.`),
+  );
+const plural = leaves(fr).find((key) => /_(zero|one|two|few|many|other)$/.test(key));
+if (plural) throw new Error(`src/lib/i18n/fr.ts: ${plural} is a plural form, which browser.ts does not choose (decision 025)`);
 
 /**
  * In the browser, `t('users.title', vars)` carries its message: the build writes the catalogue's
@@ -55,11 +63,24 @@ const browserMessages = {
     const locals = new Set();
     /** @type {import('vite').ParseResult['module']['staticImports']} */
     const imports = [];
+    const isI18n = async (/** @type {string} */ request) => (await this.resolve(request, id))?.id === i18nModule;
     for (const entry of module.staticImports) {
       // Resolved without this plugin (skipSelf): the module the source names.
-      if ((await this.resolve(entry.moduleRequest.value, id))?.id !== i18nModule) continue;
+      if (!(await isI18n(entry.moduleRequest.value))) continue;
       imports.push(entry);
-      for (const named of entry.entries) if (named.importName.name === 't') locals.add(named.localName.value);
+      for (const named of entry.entries) {
+        if (named.importName.kind !== 'Name') this.error(`${id}: in the browser, t is imported by its name from #lib/i18n.ts`);
+        if (named.importName.name === 't') locals.add(named.localName.value);
+      }
+    }
+    // What the rewrite cannot follow: t passed on, or loaded at run time.
+    for (const entry of module.staticExports.flatMap((e) => e.entries)) {
+      if (entry.moduleRequest && (await isI18n(entry.moduleRequest.value)))
+        this.error(`${id}: re-exports #lib/i18n.ts, which the browser build rewrites where t is called`);
+    }
+    for (const dynamic of module.dynamicImports) {
+      const request = code.slice(dynamic.moduleRequest.start + 1, dynamic.moduleRequest.end - 1);
+      if (await isI18n(request)) this.error(`${id}: imports #lib/i18n.ts at run time, which the browser build cannot rewrite`);
     }
     if (locals.size === 0) return null;
     /** @type {[number, number, string][]} */

@@ -10,6 +10,7 @@ import { prepareDatabase } from '#server/bootstrap.ts';
 import { ConfigError, loadConfig } from '#server/config.ts';
 import { dumpPglite } from '#server/db/backup.ts';
 import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
+import { copyClusterTemplate, hasCluster } from '#server/db/pglite-template.ts';
 import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
 import { demoRepairOrders } from '#server/db/demo-orders.ts';
@@ -184,6 +185,32 @@ describe('first run', () => {
     expect(await emails(a)).toEqual(await emails(b));
     const applied = await queryRows<{ n: number }>(a.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
     expect(applied[0]!.n).toBe(readdirSync(path.join(import.meta.dirname, '../server/db/migrations')).filter((f) => f.endsWith('.sql')).length);
+  });
+});
+
+describe('a new embedded database (decision 024)', () => {
+  it('is a copy of one empty cluster, made once even by two servers starting together', async () => {
+    const cache = tempDir();
+    const [a, b] = [path.join(tempDir(), 'db'), path.join(tempDir(), 'db')];
+    expect(await Promise.all([copyClusterTemplate(a, cache), copyClusterTemplate(b, cache)])).toEqual([null, null]);
+    // One cluster in the cache, no directory left half made beside it.
+    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^pglite-[\d.]+-cluster$/)]);
+    for (const dir of [a, b]) {
+      const db = await PGlite.create(dir, { extensions: { pg_trgm } });
+      expect((await db.query<{ n: number }>('select 1 as n')).rows).toEqual([{ n: 1 }]);
+      await db.close();
+    }
+  });
+
+  it("is left to PGlite's own initdb when the cache cannot be written, with the reason", async () => {
+    const blocked = path.join(tempDir(), 'a-file');
+    writeFileSync(blocked, '');
+    const dir = path.join(tempDir(), 'db');
+    expect(await copyClusterTemplate(dir, path.join(blocked, 'cache'))).toMatch(/ENOTDIR/);
+    expect(hasCluster(dir)).toBe(false);
+    const db = await PGlite.create(dir, { extensions: { pg_trgm } });
+    expect((await db.query<{ n: number }>('select 1 as n')).rows).toEqual([{ n: 1 }]);
+    await db.close();
   });
 });
 

@@ -60,9 +60,12 @@ async function openPglite(dir: string): Promise<Database> {
   let client: PGlite;
   try {
     // pg_trgm: the repair orders' search (same extension as on a PostgreSQL server).
+    if (!hasCluster(dir)) {
+      const failed = await copyClusterTemplate(dir);
+      if (failed) process.stderr.write(`atelier-bva: no copy of an empty cluster (${failed}); PGlite runs initdb itself\n`);
+    }
     // shared_buffers 32 MB instead of 128: PGlite keeps them in its WASM memory, resident from
     // the start (−150 MiB RSS), and 32 MB still holds 100,000 orders' table and search indexes.
-    if (!hasCluster(dir)) await copyClusterTemplate(dir);
     client = await PGlite.create(dir, { extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
   } catch (error) {
     release();

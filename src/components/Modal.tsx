@@ -2,13 +2,20 @@
 // Render it only while open: closed, Headless UI would still emit a styled hidden node that
 // the Content-Security-Policy blocks.
 import { Dialog, DialogPanel, DialogTitle } from '@headlessui/react';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
 
-export function Modal(props: { title: string; onClose: () => void; role?: 'dialog' | 'alertdialog'; children: ReactNode }) {
-  // Headless UI gives the focus back to the element it saw focused before, watching from when it
-  // loads; loaded with the dialog (after the click), it saw none: the dialog keeps its opener.
-  const [opener] = useState(() => document.activeElement);
-  useEffect(() => () => (opener instanceof HTMLElement ? opener.focus() : undefined), [opener]);
+export function Modal(props: {
+  title: string;
+  onClose: () => void;
+  /** Where the focus goes on close. Headless UI, loaded with the dialog after the click, saw no
+   * opener; and a click does not focus a button in Safari. */
+  returnFocus: () => HTMLElement | null;
+  role?: 'dialog' | 'alertdialog';
+  children: ReactNode;
+}) {
+  const returnFocus = useRef(props.returnFocus);
+  returnFocus.current = props.returnFocus;
+  useEffect(() => () => returnFocus.current()?.focus(), []);
   return (
     <Dialog open onClose={props.onClose} role={props.role ?? 'dialog'} className="relative z-50">
       <div className="fixed inset-0 bg-black/40" aria-hidden="true" />

@@ -1,4 +1,4 @@
-DROP INDEX "repair_orders_number_trgm";--> statement-breakpoint
-DROP INDEX "repair_orders_gearbox_code_trgm";--> statement-breakpoint
-CREATE INDEX "repair_orders_number_trgm" ON "repair_orders" USING gin (upper("number") gin_trgm_ops) WITH (fastupdate=false);--> statement-breakpoint
-CREATE INDEX "repair_orders_gearbox_code_trgm" ON "repair_orders" USING gin (upper("gearbox_code") gin_trgm_ops) WITH (fastupdate=false);
+ALTER INDEX "repair_orders_number_trgm" SET (fastupdate = false);--> statement-breakpoint
+ALTER INDEX "repair_orders_gearbox_code_trgm" SET (fastupdate = false);--> statement-breakpoint
+SELECT gin_clean_pending_list('repair_orders_number_trgm'::regclass);--> statement-breakpoint
+SELECT gin_clean_pending_list('repair_orders_gearbox_code_trgm'::regclass);

@@ -47,8 +47,8 @@ export const repairOrders = pgTable(
   (t) => [
     uniqueIndex('repair_orders_number_key').on(sql`upper(${t.number})`),
     // Search by number or gearbox reference anywhere in the text, fast on 100,000 orders.
-    // fastupdate off: a pending list is read in full by every search until a vacuum merges it,
-    // and PGlite never vacuums (orders are written a few a day; searches are many).
+    // fastupdate off: a pending list is read in full by every search until a vacuum (or 4 MB of
+    // it) merges it, and PGlite has no autovacuum (orders are written a few a day; searches many).
     index('repair_orders_number_trgm').using('gin', sql`upper(${t.number}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_gearbox_code_trgm').using('gin', sql`upper(${t.gearboxCode}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_opened_idx').on(t.openedOn),

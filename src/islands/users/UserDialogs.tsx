@@ -19,7 +19,7 @@ function failure(error: unknown) {
 
 type AddValues = { displayName: string; email: string; defaultRole: Role };
 
-export function AddUserDialog(props: { onClose: () => void }) {
+export function AddUserDialog(props: { onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const { register, handleSubmit, setError, formState } = useForm<AddValues>({
     resolver: zodResolver(addUserSchema),
     defaultValues: { displayName: '', email: '', defaultRole: 'mechanic' },
@@ -36,7 +36,7 @@ export function AddUserDialog(props: { onClose: () => void }) {
     }
   });
   return (
-    <Modal title={t('users.addTitle')} onClose={props.onClose}>
+    <Modal title={t('users.addTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
       <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
       <form onSubmit={submit} noValidate className="flex flex-col gap-4">
         <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
@@ -59,7 +59,7 @@ export function AddUserDialog(props: { onClose: () => void }) {
   );
 }
 
-export function DeleteUserDialog(props: { user: UserListItem; onClose: () => void }) {
+export function DeleteUserDialog(props: { user: UserListItem; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const [busy, setBusy] = useState(false);
   const confirm = async () => {
     setBusy(true);
@@ -74,7 +74,7 @@ export function DeleteUserDialog(props: { user: UserListItem; onClose: () => voi
     }
   };
   return (
-    <Modal title={t('users.deleteTitle')} onClose={props.onClose} role="alertdialog">
+    <Modal title={t('users.deleteTitle')} onClose={props.onClose} returnFocus={props.returnFocus} role="alertdialog">
       <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>
       <ModalActions
         cancelLabel={t('users.cancel')}

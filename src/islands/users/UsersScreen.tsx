@@ -71,14 +71,20 @@ export default function UsersScreen(props: Props) {
   }, [search, page]);
 
   const pages = Math.max(1, Math.ceil(count / USERS_PAGE_SIZE));
-  const openDialog = (open: () => void) =>
-    loadDialogs().then(
+  // The button that opened a dialog gets the focus back; the title, when its row is gone.
+  const opener = useRef<HTMLElement | null>(null);
+  const title = useRef<HTMLHeadingElement>(null);
+  const returnFocus = () => (opener.current?.isConnected ? opener.current : title.current);
+  const openDialog = (event: React.MouseEvent<HTMLElement>, open: () => void) => {
+    opener.current = event.currentTarget;
+    return loadDialogs().then(
       (module) => {
         setLoaded(module);
         open();
       },
       () => showToast({ type: 'error', message: t('errors.generic') }),
     );
+  };
   const go = (target: number) => (event: React.MouseEvent) => {
     if (!hydrated) return;
     event.preventDefault();
@@ -113,11 +119,11 @@ export default function UsersScreen(props: Props) {
   return (
     <section aria-labelledby="titre-utilisateurs" className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-4">
-        <h1 id="titre-utilisateurs" className="text-2xl font-bold">
+        <h1 id="titre-utilisateurs" ref={title} tabIndex={-1} className="text-2xl font-bold">
           {t('users.title')}
         </h1>
         {hydrated ? (
-          <button type="button" className="btn btn-primary" onClick={() => void openDialog(() => setAdding(true))} {...preload}>
+          <button type="button" className="btn btn-primary" onClick={(event) => void openDialog(event, () => setAdding(true))} {...preload}>
             <Icon path={mdiAccountPlus} />
             {t('users.add')}
           </button>
@@ -279,7 +285,7 @@ export default function UsersScreen(props: Props) {
                             <button
                               type="button"
                               className="link text-left text-danger"
-                              onClick={() => void openDialog(() => setDeleting(user))}
+                              onClick={(event) => void openDialog(event, () => setDeleting(user))}
                               {...preload}
                               aria-label={`${t('users.delete')} : ${user.displayName}`}
                             >
@@ -319,8 +325,8 @@ export default function UsersScreen(props: Props) {
           ) : null}
         </nav>
       ) : null}
-      {adding && loaded ? <loaded.AddUserDialog onClose={() => setAdding(false)} /> : null}
-      {deleting && loaded ? <loaded.DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} /> : null}
+      {adding && loaded ? <loaded.AddUserDialog onClose={() => setAdding(false)} returnFocus={returnFocus} /> : null}
+      {deleting && loaded ? <loaded.DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} /> : null}
     </section>
   );
 }
