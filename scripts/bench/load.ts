@@ -158,11 +158,16 @@ async function loadOn(label: string, env: Record<string, string>): Promise<void>
 export async function loadBench(dataDir: string): Promise<void> {
   const secrets = { JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40) };
   const demo = { DEMO_DATA: '1', ...secrets };
+  // BENCH_LOAD_ON=pglite or postgres: one database only (a run disturbed on a shared machine).
+  const on = process.env.BENCH_LOAD_ON;
   console.log('\n## Load (autocannon)');
-  await loadOn('PGlite, demo workshop', { ...demo, DATA_DIR: path.join(dataDir, 'load-demo') });
-  console.log(`\nPGlite, ${ORDER_COUNT.toLocaleString('en')} orders more:`);
-  await (await buildWorkshop({ ...demo, DATA_DIR: path.join(dataDir, 'load-100k') })).close();
-  await loadOn(`PGlite, demo workshop + ${ORDER_COUNT.toLocaleString('en')} orders`, { ...demo, DATA_DIR: path.join(dataDir, 'load-100k') });
+  if (on !== 'postgres') {
+    await loadOn('PGlite, demo workshop', { ...demo, DATA_DIR: path.join(dataDir, 'load-demo') });
+    console.log(`\nPGlite, ${ORDER_COUNT.toLocaleString('en')} orders more:`);
+    await (await buildWorkshop({ ...demo, DATA_DIR: path.join(dataDir, 'load-100k') })).close();
+    await loadOn(`PGlite, demo workshop + ${ORDER_COUNT.toLocaleString('en')} orders`, { ...demo, DATA_DIR: path.join(dataDir, 'load-100k') });
+  }
+  if (on === 'pglite') return;
   const server = await startEmbeddedPostgres();
   try {
     await loadOn('PostgreSQL, demo workshop', { ...demo, DATA_DIR: path.join(dataDir, 'load-pg'), DATABASE_URL: await server.url('load') });
