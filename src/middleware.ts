@@ -1,5 +1,6 @@
 // Identity and the guard, as a sequence of small steps (ARCHITECTURE.md, STYLE.md).
 import { defineMiddleware, sequence } from 'astro:middleware';
+import { ClientError } from 'graphql-request';
 import { t } from '#lib/i18n.ts';
 import { isRole } from '#lib/roles.ts';
 import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
@@ -159,6 +160,24 @@ const session = defineMiddleware(async (context, next) => {
   return next();
 });
 
+/** Seconds after which a page the API could not prepare in time loads again by itself. */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * A page whose API call ran out of its time budget (a busy server: issue 17's load runs) says so
+ * in French with 503 and Retry-After, instead of Astro's empty 500. Other failures keep Astro's
+ * log line and reach the 500 page.
+ */
+const pageTimeouts = defineMiddleware(async (_context, next) => {
+  try {
+    return await next();
+  } catch (error) {
+    if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'timeout') throw error;
+    const seconds = BUSY_RETRY_SECONDS;
+    return renderMessagePage({ status: 503, title: t('errors.busyTitle'), text: t('errors.busy', { seconds }), retryAfter: seconds });
+  }
+});
+
 /** SPEC §2.2, from the route table. Endpoints check for themselves. */
 const guard = defineMiddleware((context, next) => {
   const { pathname } = context.url;
@@ -174,4 +193,4 @@ const guard = defineMiddleware((context, next) => {
   return context.redirect(target, 302);
 });
 
-export const onRequest = sequence(securityHeaders, wellFormedUrl, sameOrigin, formBodies, autoSignIn, session, guard);
+export const onRequest = sequence(securityHeaders, wellFormedUrl, sameOrigin, formBodies, autoSignIn, session, guard, pageTimeouts);

@@ -49,6 +49,10 @@ export const fr = {
     // Sessions (issue 14)
     sessionUnavailableTitle: 'Connexion momentanément indisponible',
     sessionUnavailable: "Votre session n'a pas pu être vérifiée. Vous restez connecté : nouvel essai dans {{seconds}} secondes.",
+    busyTitle: 'Application très sollicitée',
+    busy: "La page n'a pas pu être préparée à temps. Nouvel essai dans {{seconds}} secondes.",
+    failedTitle: 'Une erreur est survenue',
+    failed: "La page n'a pas pu être affichée. Réessayez ; si l'erreur revient, prévenez l'administrateur.",
     currentPasswordWrong: 'Mot de passe actuel incorrect',
     formTooLarge: 'Requête refusée : le formulaire envoyé dépasse {{size}} Mo.',
     badAddress: "Adresse invalide : elle contient des caractères qu'aucune page n'accepte.",
