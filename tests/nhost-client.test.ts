@@ -2,6 +2,7 @@
 import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { databaseKinds, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 
@@ -78,6 +79,34 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
     await auth.signOut();
     expect(auth.isAuthenticated()).toBe(false);
     expect(await client(t.url).refreshSession(lastRefreshToken)).toMatchObject({ session: null, error: { error: 'invalid-refresh-token' } });
+  });
+
+  it('creates a personal access token, signs in with it as its user, and reads the API with that session', async () => {
+    const owner = client(t.url);
+    expect((await owner.signIn({ email: 'diagnostic@demo.local', password: DEMO_PASSWORD })).error).toBeNull();
+    const created = await owner.createPAT(new Date(Date.now() + 86_400_000), { script: 'export-stock' });
+    expect(created.error).toBeNull();
+    const pat = created.data!.personalAccessToken!;
+    expect(pat).toMatch(/^[\w-]{40,}$/);
+
+    const script = client(t.url);
+    const signedIn = await script.signInPAT(pat);
+    expect(signedIn.error).toBeNull();
+    expect(script.getUser()).toMatchObject({ email: 'diagnostic@demo.local', defaultRole: 'diagnostician' });
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${script.getAccessToken()}` },
+      body: JSON.stringify({ query: '{ gearboxModelsAggregate { aggregate { count } } }' }),
+    });
+    expect((await res.json()).data.gearboxModelsAggregate.aggregate.count).toBeGreaterThan(0);
+    // Stored hashed, with its metadata, and used.
+    const [row] = await queryRows<{ token_hash: string; metadata: unknown; last_used_at: Date | null }>(
+      t.database.db,
+      sql`select token_hash, metadata, last_used_at from auth.personal_access_tokens where id = ${created.data!.id}`,
+    );
+    expect(row).toMatchObject({ metadata: { script: 'export-stock' } });
+    expect(row!.token_hash).not.toContain(pat);
+    expect(row!.last_used_at).not.toBeNull();
   });
 
   it('reports a wrong password with the hasura-auth error', async () => {

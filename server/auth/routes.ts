@@ -32,6 +32,14 @@ const bodies = {
   verification: z.strictObject({ email, options }),
   emailChange: z.strictObject({ newEmail: email, options }),
   verify: z.strictObject({ ticket: z.string().min(1).max(512), type: z.string().max(40).optional(), redirectTo }),
+  createPat: z.strictObject({
+    expiresAt: z.iso.datetime({ offset: true }).transform((value) => new Date(value)),
+    metadata: z
+      .record(z.string().max(64), z.union([z.string().max(500), z.number()]))
+      .refine((metadata) => Object.keys(metadata).length <= 20, 'at most 20 entries')
+      .optional(),
+  }),
+  signInPat: z.strictObject({ personalAccessToken: z.string().min(1).max(512) }),
 };
 
 /** Maps a zod failure to hasura-auth's error codes. */
@@ -71,6 +79,15 @@ export function createAuthRoutes(auth: AuthService, options: { trustProxy: numbe
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
       return { session: await auth.signInEmailPassword(body.email, body.password, caller(req)), mfa: null };
+    }),
+    'POST /signin/pat': post(async (raw, req) => {
+      const body = parse(bodies.signInPat, raw);
+      return { session: await auth.signInPersonalAccessToken(body.personalAccessToken, caller(req)), mfa: null };
+    }),
+    'POST /pat': post(async (raw, req) => {
+      const session = await auth.authenticate(bearer(req));
+      const body = parse(bodies.createPat, raw);
+      return auth.createPersonalAccessToken(session, { expiresAt: body.expiresAt, metadata: body.metadata ?? {} });
     }),
     'POST /signup/email-password': post(async (raw, req) => {
       const body = parse(bodies.signUp, raw);

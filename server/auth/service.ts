@@ -2,7 +2,7 @@
 // The HTTP routes (routes.ts) and, in process, the Astro pages call these.
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '#server/db/client.ts';
-import { grants, refreshTokens, tickets, users } from '#server/db/schema/index.ts';
+import { grants, personalAccessTokens, refreshTokens, tickets, users } from '#server/db/schema/index.ts';
 import { isUuid } from '#lib/ids.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import type { Config } from '#server/config.ts';
@@ -84,7 +84,12 @@ export const authErrors = {
   proofRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The current password is required'),
   redirectNotAllowed: () => new DomainError('invalid', 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
   roleNotAllowed: () => new DomainError('invalid', 'role-not-allowed', 'Role not allowed'),
+  invalidPat: () => new DomainError('unauthenticated', 'invalid-pat', 'Invalid or expired personal access token'),
+  pastExpiry: () => new DomainError('invalid', 'invalid-expiry', 'expiresAt must be in the future'),
 };
+
+/** Throttle key of personal access token sign-ins: guesses count per address (rate-limit.ts). */
+const PAT_ACCOUNT = 'personal-access-token';
 
 export function toAuthUser(u: UserRow): AuthUser {
   return {
@@ -397,6 +402,35 @@ export function createAuthService(deps: {
       } else if (grantId) {
         await db.update(grants).set({ revokedAt: new Date() }).where(eq(grants.id, grantId));
       }
+    },
+
+    /** hasura-auth's POST /pat: a token for the caller's scripts, shown this once. */
+    async createPersonalAccessToken(
+      session: SessionRow,
+      input: { expiresAt: Date; metadata: Record<string, string | number> },
+    ): Promise<{ id: string; personalAccessToken: string }> {
+      if (input.expiresAt.getTime() <= Date.now()) throw authErrors.pastExpiry();
+      const token = randomToken();
+      const [row] = await db
+        .insert(personalAccessTokens)
+        .values({ userId: session.user.id, tokenHash: sha256(token), metadata: input.metadata, expiresAt: input.expiresAt })
+        .returning({ id: personalAccessTokens.id });
+      return { id: row!.id, personalAccessToken: token };
+    },
+
+    /** hasura-auth's POST /signin/pat: a new sign-in of the token's user, while the token holds. */
+    async signInPersonalAccessToken(token: string, caller: Caller): Promise<Session> {
+      throttle.check(PAT_ACCOUNT, caller.ip);
+      const [row] = await db
+        .update(personalAccessTokens)
+        .set({ lastUsedAt: new Date() })
+        .where(and(eq(personalAccessTokens.tokenHash, sha256(token)), isNull(personalAccessTokens.revokedAt), sql`${personalAccessTokens.expiresAt} > now()`))
+        .returning({ userId: personalAccessTokens.userId });
+      if (!row) {
+        throttle.fail(PAT_ACCOUNT, caller.ip);
+        throw authErrors.invalidPat();
+      }
+      return startSession(await requireActive(await findUserById(row.userId)), 'pat');
     },
 
     /** The open sign-in behind a bearer token, or throws unauthenticated-user. */

@@ -77,3 +77,25 @@ export const tickets = auth.table(
   },
   (t) => [uniqueIndex('tickets_hash_key').on(t.tokenHash), index('tickets_user_idx').on(t.userId)],
 );
+
+/**
+ * Personal access tokens (hasura-auth's `/pat`): a workshop's scripts sign in as their user
+ * with one, never with a password. Each sign-in opens a grant of its own (method 'pat').
+ */
+export const personalAccessTokens = auth.table(
+  'personal_access_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the token: the token itself is shown once, at creation. */
+    tokenHash: text('token_hash').notNull(),
+    metadata: jsonb('metadata').notNull().default(sql`'{}'::jsonb`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('personal_access_tokens_hash_key').on(t.tokenHash), index('personal_access_tokens_user_idx').on(t.userId)],
+);
