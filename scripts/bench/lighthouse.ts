@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { ensureBuilt } from '#server/build.ts';
-import { freePort, gql, sessionCookie, signInToken, spawnServer, stop, waitReady } from './support.ts';
+import { freePort, gql, pct, sessionCookie, signInToken, spawnServer, stop, waitReady } from './support.ts';
 
 const GOALS = { lcp: 1200, tbt: 50, cls: 0.02, score: 98 };
 
@@ -74,16 +74,19 @@ try {
       console.log(`| ${name} | no run completed | | | |`);
       continue;
     }
-    const median = (id: string) => {
-      const values = results.map((lhr) => lhr.audits[id]?.numericValue ?? Number.NaN).sort((a, b) => a - b);
-      return values[Math.floor(values.length / 2)]!;
-    };
+    const median = (id: string) =>
+      pct(
+        results.map((lhr) => lhr.audits[id]?.numericValue ?? Number.NaN),
+        50,
+      );
     const mark = (ok: boolean) => (ok ? '' : ' ✗');
     const lcp = median('largest-contentful-paint');
     const tbt = median('total-blocking-time');
     const cls = median('cumulative-layout-shift');
-    const scores = results.map((lhr) => Math.round((lhr.categories.performance?.score ?? 0) * 100)).sort((a, b) => a - b);
-    const score = scores[Math.floor(scores.length / 2)]!;
+    const score = pct(
+      results.map((lhr) => Math.round((lhr.categories.performance?.score ?? 0) * 100)),
+      50,
+    );
     console.log(
       `| ${name} | ${lcp.toFixed(0)}${mark(lcp <= GOALS.lcp)} | ${tbt.toFixed(0)}${mark(tbt <= GOALS.tbt)} | ${cls.toFixed(3)}${mark(cls <= GOALS.cls)} | ${score}${mark(score >= GOALS.score)} |`,
     );

