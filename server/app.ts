@@ -117,7 +117,7 @@ export async function createApp(options: {
     graphqlFetch: async (path, init, viewer) => graphqlRef.current!.fetch(path, init, viewer),
   });
   const files = services.files;
-  const handleAuth = createAuthRoutes(services.auth, { trustProxy: config.trustProxy });
+  const handleAuth = createAuthRoutes(services, { trustProxy: config.trustProxy });
   const changes = await createChanges(database);
   const handleStorage = createStorageRoutes({ store: services.files, services, config });
   const graphql = (graphqlRef.current = createGraphQL({

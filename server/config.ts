@@ -34,11 +34,35 @@ const envSchema = z.object({
   STORAGE_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(64),
   // How many reverse proxies stand in front (each appends to X-Forwarded-For); 0: none.
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  // Sign-in methods (issue 18; hasura-auth's names where it has one). Decision 027.
+  AUTH_EMAIL_PASSWORD_ENABLED: flag.default(true),
+  AUTH_MFA_ENABLED: flag.default(true),
+  AUTH_WEBAUTHN_ENABLED: flag.default(true),
+  AUTH_EMAIL_PASSWORDLESS_ENABLED: flag.default(true),
+  AUTH_OTP_EMAIL_ENABLED: flag.default(true),
+  AUTH_SMS_PASSWORDLESS_ENABLED: flag.default(false),
+  AUTH_ANONYMOUS_USERS_ENABLED: flag.default(false),
+  AUTH_PAT_ENABLED: flag.default(true),
+  // The relying party of security keys: PUBLIC_URL's host and this name unless set.
+  AUTH_WEBAUTHN_RP_ID: z.string().min(1).max(253).optional(),
+  AUTH_WEBAUTHN_RP_NAME: z.string().min(1).max(64).default('Atelier BVA'),
 });
 
 export type RateLimitRule = { max: number; windowMs: number };
 /** Wrong passwords: free attempts per account and address, then growing delays up to `maxDelayMs`. */
 export type ThrottleRule = { accountFree: number; addressFree: number; maxDelayMs: number; forgetMs: number };
+
+/** Which ways in are on (issue 18, item 8); identity providers are on when named in config. */
+export type AuthMethods = {
+  emailPassword: boolean;
+  totp: boolean;
+  webauthn: boolean;
+  emailLink: boolean;
+  emailOtp: boolean;
+  sms: boolean;
+  anonymous: boolean;
+  personalAccessTokens: boolean;
+};
 
 export type Config = {
   port: number;
@@ -67,6 +91,9 @@ export type Config = {
   trustProxy: number;
   /** Password guesses: free failures per (account, address) and per address, then doubling delays. */
   signInThrottle: ThrottleRule;
+  authMethods: AuthMethods;
+  /** Security keys' relying party: its id (a host name) and the name authenticators show. */
+  webauthn: { rpId: string; rpName: string };
   rateLimits: {
     /** E-mail link tickets tried from one address. */
     ticketPerIp: RateLimitRule;
@@ -175,6 +202,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
     storageMinFreeBytes: e.STORAGE_MIN_FREE_MB * MB,
     trustProxy: e.TRUST_PROXY,
+    authMethods: {
+      emailPassword: e.AUTH_EMAIL_PASSWORD_ENABLED,
+      totp: e.AUTH_MFA_ENABLED,
+      webauthn: e.AUTH_WEBAUTHN_ENABLED,
+      emailLink: e.AUTH_EMAIL_PASSWORDLESS_ENABLED,
+      emailOtp: e.AUTH_OTP_EMAIL_ENABLED,
+      sms: e.AUTH_SMS_PASSWORDLESS_ENABLED,
+      anonymous: e.AUTH_ANONYMOUS_USERS_ENABLED,
+      personalAccessTokens: e.AUTH_PAT_ENABLED,
+    },
+    webauthn: { rpId: e.AUTH_WEBAUTHN_RP_ID ?? new URL(publicUrl).hostname, rpName: e.AUTH_WEBAUTHN_RP_NAME },
     signInThrottle: {
       ...defaultSignInThrottle,
       accountFree: defaultSignInThrottle.accountFree * e.AUTH_RATE_LIMIT_FACTOR,

@@ -70,6 +70,7 @@ export function createServices(options: { config: Config; database: Database; lo
     limiter,
     limits: config.rateLimits,
     throttle: createSignInThrottle(config.signInThrottle),
+    methods: config.authMethods,
   });
   const files = createFileStore({ db, config });
   const procedures = createProceduresService({ db });

@@ -1,14 +1,10 @@
 // hasura-auth's HTTP API (SPEC §7.1) at /api/auth, over the auth service.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { readJson, sendError, sendJson } from '#server/http/json.ts';
-import { clientAddressOf } from '#server/http/client-address.ts';
-import type { AuthService, Caller } from './service.ts';
+import { sendError, sendJson } from '#server/http/json.ts';
+import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
-
-const email = z.string().max(254).pipe(z.email());
-const password = z.string().min(1).max(256);
-const redirectTo = z.string().max(2048).optional();
+import { bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
 
 const options = z
   .strictObject({
@@ -42,43 +38,14 @@ const bodies = {
   signInPat: z.strictObject({ personalAccessToken: z.string().min(1).max(512) }),
 };
 
-/** Maps a zod failure to hasura-auth's error codes. */
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = String(issue.path.at(-1) ?? '');
-  if (field === 'email' || field === 'newEmail') throw new DomainError('invalid', 'invalid-email', 'Email is incorrectly formatted');
-  if (field === 'password' || field === 'newPassword') throw new DomainError('invalid', 'invalid-password', 'Password is incorrectly formatted');
-  if (issue.code === 'unrecognized_keys') {
-    throw new DomainError('invalid', 'invalid-request', `Unknown field: ${issue.keys.join(', ')}`);
-  }
-  throw new DomainError('invalid', 'invalid-request', `Invalid field ${issue.path.join('.') || 'body'}: ${issue.message}`);
-}
+export function createAuthRoutes(services: Services, context: RouteContext) {
+  const { auth } = services;
+  const caller = (req: IncomingMessage) => callerOf(req, context);
 
-function bearer(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  const match = header?.match(/^Bearer\s+(\S+)$/i);
-  return match?.[1];
-}
-
-const OK = 'OK';
-
-export function createAuthRoutes(auth: AuthService, options: { trustProxy: number }) {
-  const caller = (req: IncomingMessage): Caller => ({ ip: clientAddressOf(req, options.trustProxy) });
-
-  type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
-  const post =
-    (handle: (body: unknown, req: IncomingMessage) => Promise<unknown>): Handler =>
-    async (req, res) => {
-      const body = await readJson(req);
-      sendJson(res, 200, await handle(body, req));
-    };
-
-  const routes: Record<string, Handler> = {
+  const routes: Routes = {
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
-      return { session: await auth.signInEmailPassword(body.email, body.password, caller(req)), mfa: null };
+      return auth.signInEmailPassword(body.email, body.password, caller(req));
     }),
     'POST /signin/pat': post(async (raw, req) => {
       const body = parse(bodies.signInPat, raw);
@@ -145,8 +112,7 @@ export function createAuthRoutes(auth: AuthService, options: { trustProxy: numbe
       sendJson(res, 200, await auth.getUser(user.id));
     },
     'GET /verify': async (req, res) => {
-      const query = Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams);
-      const input = parse(bodies.verify, query);
+      const input = parse(bodies.verify, queryOf(req));
       const location = await auth.verify(input, caller(req));
       res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
       res.end();

@@ -2,10 +2,11 @@
 // The HTTP routes (routes.ts) and, in process, the Astro pages call these.
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '#server/db/client.ts';
-import { grants, personalAccessTokens, refreshTokens, tickets, users } from '#server/db/schema/index.ts';
+import { challenges, grants, personalAccessTokens, refreshTokens, securityKeys, tickets, users } from '#server/db/schema/index.ts';
+import { randomUUID } from 'node:crypto';
 import { isUuid } from '#lib/ids.ts';
 import { safeRedirect } from '#lib/redirects.ts';
-import type { Config } from '#server/config.ts';
+import type { AuthMethods, Config } from '#server/config.ts';
 import type { Mailer } from './mailer.ts';
 import type { RateLimiter, SignInThrottle } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
@@ -52,15 +53,15 @@ export type AuthUser = {
   displayName: string;
   avatarUrl: string;
   locale: string;
-  email: string;
+  email: string | null;
   isAnonymous: boolean;
   defaultRole: string;
   roles: string[];
   metadata: Record<string, unknown>;
   emailVerified: boolean;
-  phoneNumber: null;
+  phoneNumber: string | null;
   phoneNumberVerified: boolean;
-  activeMfaType: null;
+  activeMfaType: string | null;
 };
 
 export type Session = {
@@ -70,6 +71,9 @@ export type Session = {
   refreshTokenId: string;
   user: AuthUser;
 };
+
+/** hasura-auth's sign-in answer: a session, or the ticket the second factor's code redeems. */
+export type SignInResult = { session: Session; mfa: null } | { session: null; mfa: { ticket: string } };
 
 export const authErrors = {
   invalidEmailPassword: () => new DomainError('unauthenticated', 'invalid-email-password', 'Incorrect email or password'),
@@ -84,6 +88,10 @@ export const authErrors = {
   proofRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The current password is required'),
   redirectNotAllowed: () => new DomainError('invalid', 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
   roleNotAllowed: () => new DomainError('invalid', 'role-not-allowed', 'Role not allowed'),
+  /** hasura-auth's answer for a method the configuration switched off. */
+  disabledEndpoint: () => new DomainError('conflict', 'disabled-endpoint', 'This endpoint is disabled'),
+  elevationRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The request requires the elevated claim'),
+  invalidMfaTicket: () => new DomainError('unauthenticated', 'invalid-mfa-ticket', 'MFA ticket is invalid'),
   invalidPat: () => new DomainError('unauthenticated', 'invalid-pat', 'Invalid or expired personal access token'),
   pastExpiry: () => new DomainError('invalid', 'invalid-expiry', 'expiresAt must be in the future'),
 };
@@ -99,14 +107,14 @@ export function toAuthUser(u: UserRow): AuthUser {
     avatarUrl: u.avatarUrl,
     locale: u.locale,
     email: u.email,
-    isAnonymous: false,
+    isAnonymous: u.isAnonymous,
     defaultRole: u.defaultRole,
     roles: [u.defaultRole],
     metadata: (u.metadata ?? {}) as Record<string, unknown>,
     emailVerified: u.emailVerified,
-    phoneNumber: null,
-    phoneNumberVerified: false,
-    activeMfaType: null,
+    phoneNumber: u.phoneNumber,
+    phoneNumberVerified: u.phoneNumberVerified,
+    activeMfaType: u.activeMfaType,
   };
 }
 
@@ -116,7 +124,14 @@ export type AuthService = ReturnType<typeof createAuthService>;
 export type Caller = { ip: string };
 
 /** An open sign-in and its account, as every request checks them. */
-export type SessionRow = { user: UserRow; sessionId: string; method: string; createdAt: Date; lastUsedAt: Date };
+export type SessionRow = { user: UserRow; sessionId: string; method: string; createdAt: Date; lastUsedAt: Date; elevatedAt: Date | null };
+
+/** A proof of the second factor this recent lets a sign-in do what step-up guards (item 7). */
+export const ELEVATION_MS = 5 * 60_000;
+/** Second-factor tickets (password given, code awaited) and ceremonies last this long. */
+const MFA_TICKET_MS = 5 * 60_000;
+
+const isElevated = (elevatedAt: Date | null | undefined) => !!elevatedAt && Date.now() - elevatedAt.getTime() < ELEVATION_MS;
 
 export function createAuthService(deps: {
   db: Db;
@@ -129,6 +144,7 @@ export function createAuthService(deps: {
   throttle: SignInThrottle;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
+  methods: AuthMethods;
 }) {
   const { db, mailer, publicUrl, limiter, limits, throttle } = deps;
   const limitEmail = (caller: Caller, address: string) => {
@@ -146,17 +162,18 @@ export function createAuthService(deps: {
   const findUserByEmail = async (email: string) => (await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1))[0];
   const findUserById = async (id: string) => (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
 
-  const claimsOf = (u: UserRow, sessionId: string): AccessClaims => ({
+  const claimsOf = (u: UserRow, sessionId: string, elevatedAt: Date | null): AccessClaims => ({
     userId: u.id,
     defaultRole: u.defaultRole,
     allowedRoles: [u.defaultRole],
-    isAnonymous: false,
+    isAnonymous: u.isAnonymous,
     sessionId,
+    elevated: isElevated(elevatedAt),
   });
 
-  async function sessionFor(u: UserRow, refreshToken: string, refreshTokenId: string, grantId: string): Promise<Session> {
+  async function sessionFor(u: UserRow, refreshToken: string, refreshTokenId: string, grantId: string, elevatedAt: Date | null): Promise<Session> {
     return {
-      accessToken: await issuer.sign(claimsOf(u, grantId)),
+      accessToken: await issuer.sign(claimsOf(u, grantId, elevatedAt)),
       accessTokenExpiresIn: issuer.expiresIn,
       refreshToken,
       refreshTokenId,
@@ -164,13 +181,17 @@ export function createAuthService(deps: {
     };
   }
 
-  /** Opens a new grant (a sign-in, proved by `method`) and its first refresh token. */
-  async function startSession(u: UserRow, method = 'password'): Promise<Session> {
+  /**
+   * Opens a new grant (a sign-in, proved by `method`) and its first refresh token; `elevated`
+   * when the proof included the second factor (a code, a security key).
+   */
+  async function startSession(u: UserRow, method = 'password', options: { elevated?: boolean } = {}): Promise<Session> {
     const token = randomToken();
+    const elevatedAt = options.elevated ? new Date() : null;
     const { id, grantId } = await db.transaction(async (tx) => {
       const [grant] = await tx
         .insert(grants)
-        .values({ userId: u.id, method, expiresAt: new Date(Date.now() + REFRESH_TOKEN_LIFETIME_MS) })
+        .values({ userId: u.id, method, elevatedAt, expiresAt: new Date(Date.now() + REFRESH_TOKEN_LIFETIME_MS) })
         .returning({ id: grants.id });
       const [row] = await tx
         .insert(refreshTokens)
@@ -179,7 +200,72 @@ export function createAuthService(deps: {
       await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
       return { id: row!.id, grantId: grant!.id };
     });
-    return sessionFor(u, token, id, grantId);
+    return sessionFor(u, token, id, grantId, elevatedAt);
+  }
+
+  /**
+   * The end of a first factor: a session, or, when the user has an active second factor, an
+   * MFA ticket (`mfaTotp:<uuid>`) that POST /signin/mfa/totp redeems with a code.
+   */
+  async function completeSignIn(u: UserRow, method: string): Promise<SignInResult> {
+    if (deps.methods.totp && u.activeMfaType === 'totp') {
+      const ticket = `mfaTotp:${randomUUID()}`;
+      await createChallenge('mfaTotp', ticket, { userId: u.id, data: { method }, ttlMs: MFA_TICKET_MS });
+      return { session: null, mfa: { ticket } };
+    }
+    return { session: await startSession(u, method), mfa: null };
+  }
+
+  /** Keeps a ceremony's secret (a WebAuthn challenge, an OIDC state, an MFA ticket) hashed, for `ttlMs`. */
+  async function createChallenge(kind: string, key: string, options: { userId?: string; data?: Record<string, unknown>; ttlMs: number }) {
+    await db.insert(challenges).values({
+      kind,
+      keyHash: sha256(key),
+      userId: options.userId ?? null,
+      data: options.data ?? {},
+      expiresAt: new Date(Date.now() + options.ttlMs),
+    });
+  }
+
+  /** The ceremony of `key`, marked used; undefined when unknown, used or expired. */
+  async function consumeChallenge(kind: string, key: string) {
+    const [row] = await db
+      .update(challenges)
+      .set({ usedAt: new Date() })
+      .where(and(eq(challenges.kind, kind), eq(challenges.keyHash, sha256(key)), isNull(challenges.usedAt), sql`${challenges.expiresAt} > now()`))
+      .returning();
+    return row;
+  }
+
+  /** The ceremony of `key` while it holds, without using it (a wrong code may be tried again). */
+  async function findChallenge(kind: string, key: string) {
+    const [row] = await db
+      .select()
+      .from(challenges)
+      .where(and(eq(challenges.kind, kind), eq(challenges.keyHash, sha256(key)), isNull(challenges.usedAt), sql`${challenges.expiresAt} > now()`))
+      .limit(1);
+    return row;
+  }
+
+  /** Whether the user has a second factor: a TOTP app or a security key. */
+  async function hasSecondFactor(u: UserRow): Promise<boolean> {
+    if (u.activeMfaType) return true;
+    const [key] = await db.select({ id: securityKeys.id }).from(securityKeys).where(eq(securityKeys.userId, u.id)).limit(1);
+    return !!key;
+  }
+
+  /**
+   * Step-up (issue 18, item 7): a dangerous action by a user with a second factor needs a proof
+   * of it in the last five minutes (elevated-claim-required otherwise).
+   */
+  async function requireElevated(session: SessionRow): Promise<void> {
+    if (isElevated(session.elevatedAt)) return;
+    if (await hasSecondFactor(session.user)) throw authErrors.elevationRequired();
+  }
+
+  /** Records a fresh proof of the second factor on an open sign-in. */
+  async function elevate(sessionId: string): Promise<void> {
+    await db.update(grants).set({ elevatedAt: new Date() }).where(eq(grants.id, sessionId));
   }
 
   /**
@@ -192,7 +278,14 @@ export function createAuthService(deps: {
     if (!ids.length) return new Map();
     const idleSince = new Date(Date.now() - IDLE_TIMEOUT_MS);
     const rows = await db
-      .select({ user: users, sessionId: grants.id, method: grants.method, createdAt: grants.createdAt, lastUsedAt: grants.lastUsedAt })
+      .select({
+        user: users,
+        sessionId: grants.id,
+        method: grants.method,
+        createdAt: grants.createdAt,
+        lastUsedAt: grants.lastUsedAt,
+        elevatedAt: grants.elevatedAt,
+      })
       .from(grants)
       .innerJoin(users, eq(users.id, grants.userId))
       .where(
@@ -253,6 +346,7 @@ export function createAuthService(deps: {
   }
 
   async function mailTicket(u: UserRow, kind: MailKind, type: TicketType, redirectTo: string, to = u.email, newEmail?: string) {
+    if (!to) throw authErrors.invalidTicket();
     const ticket = await createTicket(u.id, type, newEmail);
     const link = new URL(`${publicUrl}/api/auth/verify`);
     link.searchParams.set('ticket', ticket);
@@ -274,8 +368,28 @@ export function createAuthService(deps: {
   return {
     issuer,
     checkRedirect,
+    methods: deps.methods,
+    // What the method modules (mfa.ts, webauthn.ts, oidc.ts, passwordless.ts) build on.
+    db,
+    mailer,
+    limiter,
+    limits,
+    throttle,
+    publicUrl,
+    startSession,
+    completeSignIn,
+    createTicket,
+    consumeTicket,
+    createChallenge,
+    consumeChallenge,
+    findChallenge,
+    hasSecondFactor,
+    requireElevated,
+    elevate,
+    requireActive,
 
-    async signInEmailPassword(email: string, password: string, caller: Caller): Promise<Session> {
+    async signInEmailPassword(email: string, password: string, caller: Caller): Promise<SignInResult> {
+      if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
       throttle.check(email, caller.ip);
       const u = await findUserByEmail(email);
       const ok = await verifyPassword(u?.passwordHash, password);
@@ -286,7 +400,7 @@ export function createAuthService(deps: {
       throttle.succeed(email, caller.ip);
       if (u.disabled) throw authErrors.disabledUser();
       if (!u.emailVerified) throw authErrors.unverifiedUser();
-      return startSession(u);
+      return completeSignIn(u, 'password');
     },
 
     /**
@@ -356,7 +470,7 @@ export function createAuthService(deps: {
           await tx.update(refreshTokens).set({ rotatedAt: new Date() }).where(eq(refreshTokens.id, row.id));
           await tx.update(users).set({ lastSeen: new Date() }).where(eq(users.id, u.id));
           await tx.update(grants).set({ lastUsedAt: new Date() }).where(eq(grants.id, row.grantId));
-          return { kind: 'ok' as const, user: u, token: next, id: created!.id, grantId: row.grantId };
+          return { kind: 'ok' as const, user: u, token: next, id: created!.id, grantId: row.grantId, elevatedAt: row.grant.elevatedAt };
         }
         if (Date.now() - row.rotatedAt.getTime() <= ROTATION_GRACE_MS) {
           // A concurrent request already rotated this token: hand out the current head of the chain.
@@ -369,7 +483,7 @@ export function createAuthService(deps: {
               .where(eq(refreshTokens.tokenHash, sha256(current)))
               .limit(1);
             if (!head) break;
-            if (!head.rotatedAt) return { kind: 'ok' as const, user: u, token: current, id: head.id, grantId: row.grantId };
+            if (!head.rotatedAt) return { kind: 'ok' as const, user: u, token: current, id: head.id, grantId: row.grantId, elevatedAt: row.grant.elevatedAt };
           }
           return { kind: 'invalid' as const };
         }
@@ -379,7 +493,7 @@ export function createAuthService(deps: {
       });
       if (outcome.kind === 'disabled') throw authErrors.disabledUser();
       if (outcome.kind === 'invalid') throw authErrors.invalidRefreshToken();
-      return sessionFor(outcome.user, outcome.token, outcome.id, outcome.grantId);
+      return sessionFor(outcome.user, outcome.token, outcome.id, outcome.grantId, outcome.elevatedAt);
     },
 
     /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */
@@ -444,7 +558,7 @@ export function createAuthService(deps: {
     openSession,
     openSessions,
     /** The access token of an open sign-in, for the pages' in-process API calls and islands. */
-    accessTokenFor: (session: SessionRow) => issuer.sign(claimsOf(session.user, session.sessionId)),
+    accessTokenFor: (session: SessionRow) => issuer.sign(claimsOf(session.user, session.sessionId, session.elevatedAt)),
     /** An admin's or the user's "sign out everywhere". */
     endSessions: (userId: string) => endSessions(db, userId),
 
@@ -496,11 +610,13 @@ export function createAuthService(deps: {
       if (await findUserByEmail(email)) throw authErrors.emailInUse();
       await db.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
       await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email);
-      try {
-        await mailer.send('emailChangeNotice', u.email, { displayName: u.displayName, link: `${publicUrl}/sign-in?view=forgot-password`, newEmail: email });
-      } catch {
-        throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
-      }
+      // An account without an address (reached by phone) has no one to tell.
+      if (u.email)
+        try {
+          await mailer.send('emailChangeNotice', u.email, { displayName: u.displayName, link: `${publicUrl}/sign-in?view=forgot-password`, newEmail: email });
+        } catch {
+          throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
+        }
     },
 
     /**

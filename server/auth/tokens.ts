@@ -11,6 +11,8 @@ export type AccessClaims = {
   isAnonymous: boolean;
   /** The sign-in (grant) the token belongs to: every API checks it is still open. */
   sessionId: string;
+  /** A proof of the second factor within ELEVATION_MS: hasura-auth's `x-hasura-auth-elevated`. */
+  elevated?: boolean;
 };
 
 export type TokenIssuer = {
@@ -31,6 +33,7 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
           'x-hasura-default-role': c.defaultRole,
           'x-hasura-user-id': c.userId,
           'x-hasura-user-is-anonymous': String(c.isAnonymous),
+          ...(c.elevated ? { 'x-hasura-auth-elevated': c.userId } : {}),
         },
         // OpenID's `sid`: the grant, so that ending a sign-in ends its tokens at once.
         sid: c.sessionId,
@@ -63,6 +66,7 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
           defaultRole,
           allowedRoles: allowedRoles as string[],
           isAnonymous: claims?.['x-hasura-user-is-anonymous'] === 'true',
+          elevated: claims?.['x-hasura-auth-elevated'] === userId,
         };
       } catch (error) {
         if (error instanceof errors.JOSEError || error instanceof TypeError) return null;

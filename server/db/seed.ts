@@ -517,7 +517,7 @@ async function seedStock(db: Db, models: { id: string; model: string }[]) {
       ),
     );
   const person = new Map<string, { id: string | null; displayName: string }>(demoStockPeople.map((p) => [p.email, { id: null, displayName: p.name }]));
-  for (const p of people) person.set(p.email, p);
+  for (const p of people) if (p.email) person.set(p.email, p);
 
   const rows = items.map((item) => {
     const model = modelId.get(item.model)!;

@@ -21,7 +21,8 @@ const User = builder.objectRef<UserRow>('users').implement({
     updatedAt: t.expose('updatedAt', { type: 'timestamptz' }),
     lastSeen: t.expose('lastSeen', { type: 'timestamptz', nullable: true }),
     displayName: t.exposeString('displayName'),
-    email: t.exposeString('email'),
+    /** Null for an account reached by phone only. */
+    email: t.exposeString('email', { nullable: true }),
     /** An address asked for and not confirmed yet from its link. */
     newEmail: t.exposeString('newEmail', { nullable: true }),
     emailVerified: t.exposeBoolean('emailVerified'),

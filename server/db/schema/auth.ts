@@ -1,6 +1,6 @@
 // Accounts and their credentials, in the `auth` schema as hasura-auth keeps them.
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const auth = pgSchema('auth');
 
@@ -15,15 +15,25 @@ export const users = auth.table(
     displayName: text('display_name').notNull().default(''),
     avatarUrl: text('avatar_url').notNull().default(''),
     locale: text('locale').notNull().default('fr'),
-    /** Always stored lower-cased. */
-    email: text('email').notNull(),
+    /** Always stored lower-cased; null for an anonymous or phone-only account. */
+    email: text('email'),
     emailVerified: boolean('email_verified').notNull().default(false),
     newEmail: text('new_email'),
     passwordHash: text('password_hash'),
     defaultRole: text('default_role').notNull(),
     metadata: jsonb('metadata').notNull().default(sql`'{}'::jsonb`),
+    /** Anonymous sign-in (off by default): not registered until /user/deanonymize. */
+    isAnonymous: boolean('is_anonymous').notNull().default(false),
+    /** E.164, for the SMS one-time code. */
+    phoneNumber: text('phone_number'),
+    phoneNumberVerified: boolean('phone_number_verified').notNull().default(false),
+    /** 'totp' once a second factor is active; the secret waits here from generate to activate. */
+    activeMfaType: text('active_mfa_type'),
+    totpSecret: text('totp_secret'),
+    /** Time step of the last code accepted: a code is good once. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   },
-  (t) => [uniqueIndex('users_email_key').on(t.email)],
+  (t) => [uniqueIndex('users_email_key').on(t.email), uniqueIndex('users_phone_number_key').on(t.phoneNumber)],
 );
 
 /** A sign-in: the family of refresh tokens issued from it, revoked as a whole. */
@@ -41,6 +51,8 @@ export const grants = auth.table(
     method: text('method').notNull().default('password'),
     /** Last request of the sign-in (to the minute): idle for 12 hours, it ends. */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Last proof of the user's second factor in this sign-in: step-up for dangerous actions. */
+    elevatedAt: timestamp('elevated_at', { withTimezone: true }),
   },
   (t) => [index('grants_user_id_idx').on(t.userId)],
 );
@@ -60,7 +72,10 @@ export const refreshTokens = auth.table(
   (t) => [uniqueIndex('refresh_tokens_hash_key').on(t.tokenHash), index('refresh_tokens_grant_idx').on(t.grantId)],
 );
 
-/** One-time tickets carried by e-mail links (verify, reset, e-mail change). */
+/**
+ * One-time tickets: e-mail links (verify, reset, e-mail change, passwordless), MFA tickets
+ * between the password and the code, and one-time codes (hashed with their user).
+ */
 export const tickets = auth.table(
   'tickets',
   {
@@ -74,6 +89,8 @@ export const tickets = auth.table(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true }),
+    /** Wrong codes tried against this ticket: a one-time code dies after a few. */
+    attempts: integer('attempts').notNull().default(0),
   },
   (t) => [uniqueIndex('tickets_hash_key').on(t.tokenHash), index('tickets_user_idx').on(t.userId)],
 );
@@ -98,4 +115,76 @@ export const personalAccessTokens = auth.table(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('personal_access_tokens_hash_key').on(t.tokenHash), index('personal_access_tokens_user_idx').on(t.userId)],
+);
+
+/** Single-use recovery codes of a user's second factor, shown once at enrolment. */
+export const recoveryCodes = auth.table(
+  'recovery_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('recovery_codes_hash_key').on(t.codeHash), index('recovery_codes_user_idx').on(t.userId)],
+);
+
+/** WebAuthn credentials (hasura-auth's `auth.user_security_keys`). */
+export const securityKeys = auth.table(
+  'user_security_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** base64url, as the browser gives it. */
+    credentialId: text('credential_id').notNull(),
+    /** COSE public key, base64url. */
+    credentialPublicKey: text('credential_public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: text('transports').notNull().default(''),
+    nickname: text('nickname'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('user_security_keys_credential_id_key').on(t.credentialId), index('user_security_keys_user_idx').on(t.userId)],
+);
+
+/** Accounts at identity providers linked to a user (hasura-auth's `auth.user_providers`). */
+export const userProviders = auth.table(
+  'user_providers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    providerId: text('provider_id').notNull(),
+    /** The provider's `sub`. */
+    providerUserId: text('provider_user_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('user_providers_provider_user_key').on(t.providerId, t.providerUserId), index('user_providers_user_idx').on(t.userId)],
+);
+
+/**
+ * Ceremonies waiting for the browser's answer: WebAuthn challenges (sign-up, sign-in, adding
+ * a key, elevation) and identity provider round trips (state, nonce, PKCE verifier). Keyed by
+ * a hash of the challenge or state; used once.
+ */
+export const challenges = auth.table(
+  'challenges',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind').notNull(),
+    keyHash: text('key_hash').notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    data: jsonb('data').notNull().default(sql`'{}'::jsonb`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('challenges_key_hash_key').on(t.kind, t.keyHash)],
 );
