@@ -4,6 +4,7 @@
 import { createMailer, type Mailer } from './auth/mailer.ts';
 import { createRateLimiter, createSignInThrottle, type RateLimiter } from './auth/rate-limit.ts';
 import { createAuthService, type AuthService } from './auth/service.ts';
+import { createMfaService, type MfaService } from './auth/mfa.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -27,6 +28,8 @@ import { createUsersService, type UsersService } from './users/service.ts';
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
   auth: AuthService;
+  /** The second factor (TOTP and recovery codes). */
+  mfa: MfaService;
   users: UsersService;
   base: BaseService;
   gearboxes: GearboxesService;
@@ -77,6 +80,7 @@ export function createServices(options: { config: Config; database: Database; lo
   const gearboxes = createGearboxesService({ db });
   const services: Services = {
     auth,
+    mfa: createMfaService(auth),
     procedures,
     users: createUsersService({ db }),
     base: createBaseService({ db }),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { sendError, sendJson } from '#server/http/json.ts';
 import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
+import { mfaRoutes } from './mfa.ts';
 import { bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
 
 const options = z
@@ -43,6 +44,7 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
   const caller = (req: IncomingMessage) => callerOf(req, context);
 
   const routes: Routes = {
+    ...mfaRoutes(services, context),
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
       return auth.signInEmailPassword(body.email, body.password, caller(req));

@@ -263,6 +263,20 @@ export function createAuthService(deps: {
     if (await hasSecondFactor(session.user)) throw authErrors.elevationRequired();
   }
 
+  /**
+   * A session for an open sign-in as it is now (after an elevation): a new refresh token in
+   * the same grant, ended with it.
+   */
+  async function currentSession(session: SessionRow): Promise<Session> {
+    const [grant] = await db.select({ elevatedAt: grants.elevatedAt }).from(grants).where(eq(grants.id, session.sessionId)).limit(1);
+    const token = randomToken();
+    const [row] = await db
+      .insert(refreshTokens)
+      .values({ grantId: session.sessionId, tokenHash: sha256(token) })
+      .returning({ id: refreshTokens.id });
+    return sessionFor(session.user, token, row!.id, session.sessionId, grant?.elevatedAt ?? null);
+  }
+
   /** Records a fresh proof of the second factor on an open sign-in. */
   async function elevate(sessionId: string): Promise<void> {
     await db.update(grants).set({ elevatedAt: new Date() }).where(eq(grants.id, sessionId));
@@ -386,6 +400,7 @@ export function createAuthService(deps: {
     hasSecondFactor,
     requireElevated,
     elevate,
+    currentSession,
     requireActive,
 
     async signInEmailPassword(email: string, password: string, caller: Caller): Promise<SignInResult> {

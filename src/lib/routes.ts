@@ -45,6 +45,8 @@ export const routes: readonly RouteDef[] = [
   { path: '/add-stock', access: [A, D, C], nav: true },
   // The profile menu's name and e-mail form, where its pencil leads (decisions 019, 023).
   { path: '/profile', access: 'signed-in', nav: true },
+  // Issue 18: the second factor, security keys and personal access tokens of the signed-in user.
+  { path: '/profile/security', access: 'signed-in', nav: true },
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */

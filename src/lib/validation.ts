@@ -90,6 +90,35 @@ export const profilePageSchema = z.object({ retour: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
+/** A code of the authenticator app, to activate it. */
+export const totpCodeSchema = z.object({
+  code: z
+    .string({ error: t('validation.required') })
+    .transform((code) => code.replace(/\s/g, ''))
+    .pipe(
+      z
+        .string()
+        .min(1, t('validation.required'))
+        .regex(/^\d{6}$/, t('security.codeFormat')),
+    ),
+});
+/** A code of the app or a recovery code, to confirm a change of the second factor. */
+export const secondFactorSchema = z.object({
+  code: z
+    .string({ error: t('validation.required') })
+    .trim()
+    .min(1, t('validation.required'))
+    .max(32, t('security.codeWrong')),
+});
+/** The sign-in's second step: the ticket of the password step and a code of the app (or a recovery code). */
+export const signInCodeSchema = z.object({
+  ticket: z.string().max(128),
+  otp: z
+    .string({ error: t('validation.required') })
+    .trim()
+    .min(1, t('validation.required'))
+    .max(32, t('security.codeWrong')),
+});
 // The current password proves it is the user (issue 14); the server checks it.
 export const updatePasswordSchema = withConfirmation(
   z.strictObject({

@@ -1,0 +1,70 @@
+import { expect, test, type Page } from '@playwright/test';
+import { Secret, TOTP } from 'otpauth';
+import { DEMO_PASSWORD, signOut } from './support/fixtures.ts';
+
+// A colleague's account the other specs leave alone: its second factor changes how it signs in.
+const EMAIL = 'sebastien.fontaine@demo.local';
+const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
+
+async function password(page: Page) {
+  await page.goto('/sign-in');
+  await page.getByLabel('Adresse e-mail').fill(EMAIL);
+  await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Se connecter' }).click();
+}
+
+test('enrols an authenticator app, then signs in with the password and a code, then with a recovery code', async ({ page }) => {
+  await password(page);
+  await expect(page).toHaveURL(/\/repair-orders$/);
+  await page.getByLabel('Menu du profil').first().click();
+  await page.getByRole('link', { name: 'Sécurité du compte' }).click();
+  await expect(page.getByRole('heading', { name: 'Sécurité du compte' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Configurer une application' }).click();
+  await expect(page.getByRole('img', { name: "QR code à scanner avec l'application d'authentification" })).toBeVisible();
+  const secret = ((await page.locator('code').textContent()) ?? '').replace(/\s/g, '');
+  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+
+  // A wrong code keeps the enrolment on screen with the reason.
+  await page.getByLabel('Code de vérification').fill('12');
+  await page.getByRole('button', { name: 'Activer' }).click();
+  await expect(page.getByText('Le code comporte 6 chiffres')).toBeVisible();
+  await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
+
+  await page.getByLabel('Code de vérification').fill(codeOf(secret));
+  await page.getByRole('button', { name: 'Activer' }).click();
+  await expect(page.getByText('Vérification en deux étapes activée')).toBeVisible();
+  const codes = await page.getByRole('list', { name: 'Vos codes de secours' }).getByRole('listitem').allInnerTexts();
+  expect(codes).toHaveLength(10);
+  await page.getByRole('link', { name: "J'ai noté mes codes" }).click();
+  await expect(page.getByText('Activée', { exact: true })).toBeVisible();
+  await expect(page.getByText('Codes de secours restants : 10 sur 10')).toBeVisible();
+  // Shown once: not on the page any more.
+  await expect(page.getByText(codes[0]!)).toHaveCount(0);
+
+  await signOut(page);
+  await password(page);
+  await expect(page.getByRole('heading', { name: 'Vérification en deux étapes' })).toBeVisible();
+  await page.getByLabel('Code de vérification').fill('000000');
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await expect(page.getByText('Code incorrect.')).toBeVisible();
+  await page.getByLabel('Code de vérification').fill(codeOf(secret, 1));
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await expect(page).toHaveURL(/\/repair-orders$/);
+
+  await signOut(page);
+  await password(page);
+  await page.getByLabel('Code de vérification').fill(codes[3]!);
+  await page.getByRole('button', { name: 'Vérifier' }).click();
+  await expect(page).toHaveURL(/\/repair-orders$/);
+  await page.goto('/profile/security');
+  await expect(page.getByText('Codes de secours restants : 9 sur 10')).toBeVisible();
+
+  // Removed with a recovery code, the password alone signs in again.
+  await page.locator('#deactivate-code').fill(codes[5]!);
+  await page.getByRole('button', { name: 'Désactiver la vérification en deux étapes' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Vérification en deux étapes désactivée' })).toBeVisible();
+  await signOut(page);
+  await password(page);
+  await expect(page).toHaveURL(/\/repair-orders$/);
+});

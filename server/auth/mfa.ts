@@ -1,0 +1,245 @@
+// A second factor with an authenticator app (TOTP, RFC 6238), as hasura-auth offers it, plus
+// ten single-use recovery codes (issue 18, item 1). Enrolment: generate (secret and QR), then
+// activate with a first code. Sign-in: the password answers an MFA ticket (service.ts,
+// completeSignIn) that POST /signin/mfa/totp redeems with a code or a recovery code.
+import type { IncomingMessage } from 'node:http';
+import { randomInt } from 'node:crypto';
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
+import { Secret, TOTP } from 'otpauth';
+import { z } from 'zod';
+import { qrPath } from '#lib/qr.ts';
+import { recoveryCodes, users } from '#server/db/schema/index.ts';
+import { DomainError } from '#server/errors.ts';
+import { sendJson } from '#server/http/json.ts';
+import { bearer, callerOf, parse, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
+import { sha256 } from './tokens.ts';
+
+const ISSUER = 'Atelier BVA';
+const PERIOD = 30;
+/** One step either side: a phone's clock a little off still works. */
+const WINDOW = 1;
+export const RECOVERY_CODE_COUNT = 10;
+/** No 0/O, 1/I/L: read aloud or copied from paper without doubt. */
+const RECOVERY_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+
+const MFA_TICKET = /^mfaTotp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const mfaErrors = {
+  noMfaTicket: () => new DomainError('invalid', 'no-mfa-ticket', 'No MFA ticket has been provided'),
+  invalidTotp: () => new DomainError('unauthenticated', 'invalid-totp', 'Invalid TOTP'),
+  /** Enrolment and removal: a wrong code is bad input, not a lost sign-in. */
+  wrongCode: () => new DomainError('invalid', 'invalid-totp', 'Invalid TOTP'),
+  noSecret: () => new DomainError('invalid', 'no-totp-secret', 'No TOTP secret: generate one first'),
+  alreadyActive: () => new DomainError('conflict', 'totp-already-active', 'TOTP is already active'),
+  notActive: () => new DomainError('invalid', 'totp-not-active', 'TOTP is not active'),
+};
+
+const totpOf = (u: UserRow, secret: string) => new TOTP({ issuer: ISSUER, label: u.email ?? u.displayName, secret: Secret.fromBase32(secret), period: PERIOD });
+
+/** "ABCD-EFGH": 40 bits each, hashed with their user. */
+function newRecoveryCode(): string {
+  let code = '';
+  for (let i = 0; i < 8; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+const normalizeRecoveryCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
+const recoveryHash = (userId: string, code: string) => sha256(`${userId}:${normalizeRecoveryCode(code)}`);
+const isTotpCode = (code: string) => /^\d{6}$/.test(code.replace(/\s/g, ''));
+
+/** An SVG QR code as a data URL, for an `<img>`: no image library, crisp at any size. */
+function qrDataUrl(text: string): string {
+  const { d, size } = qrPath(text, 4);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" shape-rendering="crispEdges"><rect width="${size}" height="${size}" fill="#fff"/><path fill="#000" d="${d}"/></svg>`;
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+}
+
+export type MfaService = ReturnType<typeof createMfaService>;
+
+export function createMfaService(auth: AuthService) {
+  const { db, throttle } = auth;
+  const requireOn = () => {
+    if (!auth.methods.totp) throw authErrors.disabledEndpoint();
+  };
+
+  /**
+   * Accepts a TOTP code once: the step it matched must be later than the last one accepted
+   * (a compare-and-set, so two requests with one code cannot both pass).
+   */
+  async function acceptTotp(u: UserRow, secret: string, code: string): Promise<boolean> {
+    const token = code.replace(/\s/g, '');
+    const totp = totpOf(u, secret);
+    const delta = totp.validate({ token, window: WINDOW });
+    if (delta === null) return false;
+    const step = totp.counter() + delta;
+    const [row] = await db
+      .update(users)
+      .set({ totpLastStep: step })
+      .where(and(eq(users.id, u.id), sql`(${users.totpLastStep} is null or ${users.totpLastStep} < ${step})`))
+      .returning({ id: users.id });
+    return !!row;
+  }
+
+  /** Uses a recovery code of the user, once. */
+  async function acceptRecoveryCode(u: UserRow, code: string): Promise<boolean> {
+    const [row] = await db
+      .update(recoveryCodes)
+      .set({ usedAt: new Date() })
+      .where(and(eq(recoveryCodes.userId, u.id), eq(recoveryCodes.codeHash, recoveryHash(u.id, code)), isNull(recoveryCodes.usedAt)))
+      .returning({ id: recoveryCodes.id });
+    return !!row;
+  }
+
+  /** The active second factor's proof: a code of the app, or a recovery code. Guesses are throttled per user. */
+  async function checkSecondFactor(u: UserRow, code: string, caller: Caller): Promise<boolean> {
+    const account = `mfa:${u.id}`;
+    throttle.check(account, caller.ip);
+    const ok = u.activeMfaType === 'totp' && !!u.totpSecret && (isTotpCode(code) ? await acceptTotp(u, u.totpSecret, code) : await acceptRecoveryCode(u, code));
+    if (ok) throttle.succeed(account, caller.ip);
+    else throttle.fail(account, caller.ip);
+    return ok;
+  }
+
+  /** Replaces the user's recovery codes with ten new ones, returned this once. */
+  async function replaceRecoveryCodes(tx: Pick<typeof db, 'delete' | 'insert'>, userId: string): Promise<string[]> {
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+    await tx.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: recoveryHash(userId, code) })));
+    return codes;
+  }
+
+  const freshUser = async (id: string) => auth.requireActive(await auth.findUserById(id));
+
+  return {
+    /** GET /mfa/totp/generate: a new secret, kept until activation, and its QR code. */
+    async generateTotp(session: SessionRow): Promise<{ imageUrl: string; totpSecret: string }> {
+      requireOn();
+      const u = await freshUser(session.user.id);
+      if (u.activeMfaType) throw mfaErrors.alreadyActive();
+      const secret = new Secret({ size: 20 }).base32;
+      await db.update(users).set({ totpSecret: secret, totpLastStep: null, updatedAt: new Date() }).where(eq(users.id, u.id));
+      return { imageUrl: qrDataUrl(totpOf(u, secret).toString()), totpSecret: secret };
+    },
+
+    /**
+     * POST /user/mfa with activeMfaType 'totp': the first code proves the app holds the secret.
+     * Returns the recovery codes, shown this once; the sign-in counts as elevated.
+     */
+    async activateTotp(session: SessionRow, code: string, caller: Caller): Promise<{ recoveryCodes: string[] }> {
+      requireOn();
+      const u = await freshUser(session.user.id);
+      if (u.activeMfaType) throw mfaErrors.alreadyActive();
+      if (!u.totpSecret) throw mfaErrors.noSecret();
+      throttle.check(`mfa:${u.id}`, caller.ip);
+      if (!isTotpCode(code) || !(await acceptTotp(u, u.totpSecret, code))) {
+        throttle.fail(`mfa:${u.id}`, caller.ip);
+        throw mfaErrors.wrongCode();
+      }
+      const codes = await db.transaction(async (tx) => {
+        await tx.update(users).set({ activeMfaType: 'totp', updatedAt: new Date() }).where(eq(users.id, u.id));
+        return replaceRecoveryCodes(tx, u.id);
+      });
+      await auth.elevate(session.sessionId);
+      return { recoveryCodes: codes };
+    },
+
+    /** POST /user/mfa with activeMfaType '': a code (or a recovery code) removes the second factor. */
+    async deactivateTotp(session: SessionRow, code: string, caller: Caller): Promise<void> {
+      requireOn();
+      const u = await freshUser(session.user.id);
+      if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
+      if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();
+      await db.transaction(async (tx) => {
+        await tx.update(users).set({ activeMfaType: null, totpSecret: null, totpLastStep: null, updatedAt: new Date() }).where(eq(users.id, u.id));
+        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, u.id));
+      });
+    },
+
+    /** Ten new recovery codes for a code of the app: the old ones stop working. */
+    async regenerateRecoveryCodes(session: SessionRow, code: string, caller: Caller): Promise<{ recoveryCodes: string[] }> {
+      requireOn();
+      const u = await freshUser(session.user.id);
+      if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
+      if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();
+      await auth.elevate(session.sessionId);
+      return { recoveryCodes: await db.transaction((tx) => replaceRecoveryCodes(tx, u.id)) };
+    },
+
+    /** The secret generated and not yet activated, with its QR code: the enrolment page shown again. */
+    async pendingTotp(userId: string): Promise<{ imageUrl: string; totpSecret: string } | null> {
+      const u = await freshUser(userId);
+      if (u.activeMfaType || !u.totpSecret) return null;
+      return { imageUrl: qrDataUrl(totpOf(u, u.totpSecret).toString()), totpSecret: u.totpSecret };
+    },
+
+    /** Recovery codes still unused. */
+    async recoveryCodesLeft(userId: string): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+      return row?.n ?? 0;
+    },
+
+    /**
+     * POST /signin/mfa/totp: the ticket of a first factor and a code (or a recovery code).
+     * A wrong code keeps the ticket for another try (throttled); a right one uses it.
+     */
+    async signInTotp(ticket: string | undefined, code: string, caller: Caller): Promise<Session> {
+      requireOn();
+      if (!ticket) throw mfaErrors.noMfaTicket();
+      if (!MFA_TICKET.test(ticket)) throw authErrors.invalidMfaTicket();
+      const pending = await auth.findChallenge('mfaTotp', ticket);
+      if (!pending?.userId) throw authErrors.invalidMfaTicket();
+      const u = await freshUser(pending.userId);
+      if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.invalidTotp();
+      const used = await auth.consumeChallenge('mfaTotp', ticket);
+      if (!used) throw authErrors.invalidMfaTicket();
+      const method = typeof used.data === 'object' && used.data && 'method' in used.data ? String(used.data.method) : 'password';
+      return auth.startSession(u, method, { elevated: true });
+    },
+
+    /** Step-up with the app (our addition to hasura-auth, beside /elevate/webauthn): a code elevates the sign-in. */
+    async elevateTotp(session: SessionRow, code: string, caller: Caller): Promise<void> {
+      requireOn();
+      const u = await freshUser(session.user.id);
+      if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
+      if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();
+      await auth.elevate(session.sessionId);
+    },
+  };
+}
+
+const code = z.string().trim().min(1).max(32);
+const bodies = {
+  signIn: z.strictObject({ ticket: z.string().max(128).optional(), otp: code }),
+  userMfa: z.strictObject({ code, activeMfaType: z.enum(['totp', '']) }),
+  elevate: z.strictObject({ otp: code }),
+};
+
+export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService }, context: RouteContext): Routes {
+  const caller = (req: IncomingMessage) => callerOf(req, context);
+  return whenEnabled(auth.methods.totp, {
+    'GET /mfa/totp/generate': async (req, res) => {
+      const session = await auth.authenticate(bearer(req));
+      sendJson(res, 200, await mfa.generateTotp(session));
+    },
+    'POST /user/mfa': post(async (raw, req) => {
+      const session = await auth.authenticate(bearer(req));
+      const body = parse(bodies.userMfa, raw);
+      if (body.activeMfaType === 'totp') return mfa.activateTotp(session, body.code, caller(req));
+      await mfa.deactivateTotp(session, body.code, caller(req));
+      return 'OK';
+    }),
+    'POST /signin/mfa/totp': post(async (raw, req) => {
+      const body = parse(bodies.signIn, raw);
+      return { session: await mfa.signInTotp(body.ticket, body.otp, caller(req)), mfa: null };
+    }),
+    'POST /elevate/totp': post(async (raw, req) => {
+      const session = await auth.authenticate(bearer(req));
+      const body = parse(bodies.elevate, raw);
+      await mfa.elevateTotp(session, body.otp, caller(req));
+      return auth.currentSession(session);
+    }),
+  });
+}
