@@ -259,8 +259,12 @@ export function createAuthService(deps: {
    * of it in the last five minutes (elevated-claim-required otherwise).
    */
   async function requireElevated(session: SessionRow): Promise<void> {
-    if (isElevated(session.elevatedAt)) return;
-    if (await hasSecondFactor(session.user)) throw authErrors.elevationRequired();
+    if (await needsElevation(session)) throw authErrors.elevationRequired();
+  }
+
+  /** Whether a step-up guarded action from this sign-in would be refused now. */
+  async function needsElevation(session: SessionRow): Promise<boolean> {
+    return !isElevated(session.elevatedAt) && (await hasSecondFactor(session.user));
   }
 
   /**
@@ -275,6 +279,13 @@ export function createAuthService(deps: {
       .values({ grantId: session.sessionId, tokenHash: sha256(token) })
       .returning({ id: refreshTokens.id });
     return sessionFor(session.user, token, row!.id, session.sessionId, grant?.elevatedAt ?? null);
+  }
+
+  /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
+  async function requireElevatedSession(sessionId: string, userId: string): Promise<void> {
+    const session = await openSession(sessionId, userId);
+    if (!session) throw authErrors.unauthenticated();
+    await requireElevated(session);
   }
 
   /** Records a fresh proof of the second factor on an open sign-in. */
@@ -399,6 +410,8 @@ export function createAuthService(deps: {
     findChallenge,
     hasSecondFactor,
     requireElevated,
+    needsElevation,
+    requireElevatedSession,
     elevate,
     currentSession,
     requireActive,
@@ -538,7 +551,10 @@ export function createAuthService(deps: {
       session: SessionRow,
       input: { expiresAt: Date; metadata: Record<string, string | number> },
     ): Promise<{ id: string; personalAccessToken: string }> {
+      if (!deps.methods.personalAccessTokens) throw authErrors.disabledEndpoint();
       if (input.expiresAt.getTime() <= Date.now()) throw authErrors.pastExpiry();
+      // A token outlives the sign-in that made it: step-up first (item 7).
+      await requireElevated(session);
       const token = randomToken();
       const [row] = await db
         .insert(personalAccessTokens)
@@ -547,8 +563,39 @@ export function createAuthService(deps: {
       return { id: row!.id, personalAccessToken: token };
     },
 
+    /** The user's tokens, newest first: what the tokens screen lists (never the tokens themselves). */
+    async listPersonalAccessTokens(userId: string) {
+      return db
+        .select({
+          id: personalAccessTokens.id,
+          metadata: personalAccessTokens.metadata,
+          createdAt: personalAccessTokens.createdAt,
+          expiresAt: personalAccessTokens.expiresAt,
+          revokedAt: personalAccessTokens.revokedAt,
+          lastUsedAt: personalAccessTokens.lastUsedAt,
+        })
+        .from(personalAccessTokens)
+        .where(eq(personalAccessTokens.userId, userId))
+        .orderBy(sql`${personalAccessTokens.createdAt} desc`);
+    },
+
+    /**
+     * Revokes one of the user's tokens: no new sign-in with it. The sign-ins it already opened
+     * end with their grants, as any other (sign out everywhere, disabling the account).
+     */
+    async revokePersonalAccessToken(userId: string, id: string): Promise<boolean> {
+      if (!isUuid(id)) return false;
+      const rows = await db
+        .update(personalAccessTokens)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
+        .returning({ id: personalAccessTokens.id });
+      return rows.length > 0;
+    },
+
     /** hasura-auth's POST /signin/pat: a new sign-in of the token's user, while the token holds. */
     async signInPersonalAccessToken(token: string, caller: Caller): Promise<Session> {
+      if (!deps.methods.personalAccessTokens) throw authErrors.disabledEndpoint();
       throttle.check(PAT_ACCOUNT, caller.ip);
       const [row] = await db
         .update(personalAccessTokens)

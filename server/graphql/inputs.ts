@@ -45,7 +45,8 @@ function fromService(error: unknown): never {
     const { kind, reason, message, details } = error;
     if (kind === 'not-found') throw notFound();
     if (kind === 'invalid') throw validationError(details.fields ?? {});
-    if (kind === 'forbidden') throw forbidden();
+    // Step-up: the client asks for the second factor (POST /api/auth/elevate/…) and tries again.
+    if (kind === 'forbidden') throw reason === 'elevated-claim-required' ? apiError('forbidden', t('refusals.elevationRequired'), { reason }) : forbidden();
     if (kind === 'conflict') throw conflict(message, { reason, ...details });
     if (reason === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason });
     if (kind === 'too-many-requests') throw apiError('too-many-requests', t('refusals.tooManyRequests'), { retryAfter: details.retryAfter ?? 60 });

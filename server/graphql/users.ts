@@ -178,6 +178,8 @@ builder.mutationField('updateUser', (t) =>
       // A new address is only asked for here: it takes effect from the link sent to it.
       const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
       if (newEmail) await users.assertEmailFree(newEmail, id);
+      // Step-up (issue 18, item 7): a role changed by an admin with a second factor needs a fresh proof of it.
+      if (manager && set.defaultRole !== undefined && set.defaultRole !== current.defaultRole) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
       const row = manager ? await users.update(viewer, id, set) : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
       if (!newEmail) return row;
       await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });
@@ -192,7 +194,11 @@ builder.mutationField('deleteUser', (t) =>
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     authScopes: { capability: 'manageUsers' },
-    resolve: (_root, { id }, context) => context.services.users.remove(context.viewer!, id),
+    resolve: async (_root, { id }, context) => {
+      const viewer = context.viewer!;
+      await context.services.auth.requireElevatedSession(viewer.sessionId, viewer.id);
+      return context.services.users.remove(viewer, id);
+    },
   }),
 );
 

@@ -47,10 +47,13 @@ export const routes: readonly RouteDef[] = [
   { path: '/profile', access: 'signed-in', nav: true },
   // Issue 18: the second factor, security keys and personal access tokens of the signed-in user.
   { path: '/profile/security', access: 'signed-in', nav: true },
+  { path: '/profile/tokens', access: 'signed-in', nav: true },
+  // Step-up without JavaScript: the second factor again, then back to the refused screen.
+  { path: '/profile/confirm', access: 'signed-in', nav: true },
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */
-export const endpoints: readonly string[] = ['/sign-out', '/api/session/password', '/api/session/token'];
+export const endpoints: readonly string[] = ['/sign-out', '/api/session/password', '/api/session/token', '/api/session/elevate'];
 
 export const HOME = '/repair-orders';
 export const SIGN_IN = '/sign-in';

@@ -90,6 +90,20 @@ export const profilePageSchema = z.object({ retour: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
+/** `/profile/confirm?retour=`: where to go back once the identity is confirmed. */
+export const confirmPageSchema = z.object({ retour: target() });
+/** `/profile/tokens?revoquer=<id>`: the revocation awaiting its confirmation. */
+export const tokensPageSchema = z.object({ revoquer: z.string().max(64).nullable().catch(null) });
+/** A personal access token: a name to know it by, a lifetime, and the step-up code when one is asked. */
+export const personalAccessTokenSchema = z.object({
+  name: z
+    .string({ error: t('validation.required') })
+    .trim()
+    .min(1, t('validation.required'))
+    .max(64, t('validation.maxLength', { max: 64 })),
+  days: z.enum(['30', '90', '365'], { error: t('validation.required') }).transform(Number),
+  code: z.string().trim().max(32).optional(),
+});
 /** A code of the authenticator app, to activate it. */
 export const totpCodeSchema = z.object({
   code: z

@@ -1,5 +1,5 @@
-// The users screen's dialogs (add a user, confirm a deletion): their own chunk, loaded when
-// one opens, so the list hydrates without Headless UI, react-hook-form or zod.
+// The users screen's dialogs (add a user, confirm a deletion, step-up): their own chunk, loaded
+// when one opens, so the list hydrates without Headless UI, react-hook-form or zod.
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -59,8 +59,71 @@ export function AddUserDialog(props: { onClose: () => void; returnFocus: () => H
   );
 }
 
+/** Whether the API asks for a fresh proof of the second factor before the action. */
+export const needsStepUp = (error: unknown) => apiErrorOf(error).reason === 'elevated-claim-required';
+
+/**
+ * Step-up (issue 18, item 7): a code of the authenticator app, or a recovery code, proves the
+ * user again; `onDone` then runs the action that was refused.
+ */
+function StepUpForm(props: { onDone: () => void; onCancel: () => void }) {
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const res = await fetch('/api/session/elevate', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
+      if (res.ok) return props.onDone();
+      const body = (await res.json().catch(() => ({}))) as { fields?: { code?: string }; message?: string };
+      setError(body.fields?.code ?? (res.status === 429 ? body.message : undefined) ?? t('errors.generic'));
+    } catch {
+      setError(t('errors.generic'));
+    }
+    setBusy(false);
+  };
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate className="flex flex-col gap-4">
+      <p className="text-sm">{t('refusals.elevationRequired')}</p>
+      <TextInput
+        label={t('security.code')}
+        name="code"
+        required
+        autoFocus
+        autoComplete="one-time-code"
+        value={code}
+        onChange={(event) => setCode(event.target.value)}
+        error={error}
+      />
+      <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onCancel} submitLabel={t('signIn.codeSubmit')} busy={busy} />
+    </form>
+  );
+}
+
+/** The step-up on its own, for an action of the list (a role changed). */
+export function StepUpDialog(props: { onDone: () => void; onClose: () => void; returnFocus: () => HTMLElement | null }) {
+  return (
+    <Modal title={t('security.stepUpTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
+      <StepUpForm
+        onDone={() => {
+          props.onClose();
+          props.onDone();
+        }}
+        onCancel={props.onClose}
+      />
+    </Modal>
+  );
+}
+
 export function DeleteUserDialog(props: { user: UserListItem; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const [busy, setBusy] = useState(false);
+  const [stepUp, setStepUp] = useState(false);
   const confirm = async () => {
     setBusy(true);
     try {
@@ -68,11 +131,27 @@ export function DeleteUserDialog(props: { user: UserListItem; onClose: () => voi
       showToast({ type: 'success', message: t('users.deleted') });
       props.onClose();
     } catch (error) {
-      const { code, message } = apiErrorOf(error);
-      showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+      if (needsStepUp(error)) setStepUp(true);
+      else {
+        const { code, message } = apiErrorOf(error);
+        showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+      }
       setBusy(false);
     }
   };
+  if (stepUp) {
+    return (
+      <Modal title={t('security.stepUpTitle')} onClose={props.onClose} returnFocus={props.returnFocus} role="alertdialog">
+        <StepUpForm
+          onDone={() => {
+            setStepUp(false);
+            void confirm();
+          }}
+          onCancel={props.onClose}
+        />
+      </Modal>
+    );
+  }
   return (
     <Modal title={t('users.deleteTitle')} onClose={props.onClose} returnFocus={props.returnFocus} role="alertdialog">
       <p className="mb-4">{t('users.deleteText', { name: props.user.displayName })}</p>

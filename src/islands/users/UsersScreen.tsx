@@ -45,6 +45,8 @@ export default function UsersScreen(props: Props) {
   const [count, setCount] = useState(props.count);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<UserListItem | null>(null);
+  /** The action a step-up would let through (a role change). */
+  const [stepUp, setStepUp] = useState<(() => void) | null>(null);
   const [loaded, setLoaded] = useState<Dialogs | null>(null);
   const first = useRef(true);
 
@@ -95,6 +97,14 @@ export default function UsersScreen(props: Props) {
       await graphqlRequest(UPDATE_USER, { id: user.id, set });
       showToast({ type: 'success', message: t('users.updated') });
     } catch (error) {
+      if (apiErrorOf(error).reason === 'elevated-claim-required') {
+        const module = await loadDialogs().catch(() => null);
+        if (module) {
+          setLoaded(module);
+          setStepUp(() => () => void update(user, set));
+          return;
+        }
+      }
       const { code, message } = apiErrorOf(error);
       showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
     }
@@ -327,6 +337,7 @@ export default function UsersScreen(props: Props) {
       ) : null}
       {adding && loaded ? <loaded.AddUserDialog onClose={() => setAdding(false)} returnFocus={returnFocus} /> : null}
       {deleting && loaded ? <loaded.DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} /> : null}
+      {stepUp && loaded ? <loaded.StepUpDialog onDone={stepUp} onClose={() => setStepUp(null)} returnFocus={returnFocus} /> : null}
     </section>
   );
 }

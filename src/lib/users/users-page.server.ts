@@ -74,7 +74,10 @@ export async function postUsersPage(astro: AstroGlobal, { search, page }: Pick<U
     }[action];
     return redirectWithToast(astro, done, back);
   } catch (error) {
-    return failed(formFailureOf(error, { fields: [] }).formError ?? t('errors.generic'));
+    const failure = formFailureOf(error, { fields: [] });
+    // Step-up: the proof asked for, then back to the list to do it again.
+    if (failure.reason === 'elevated-claim-required') return astro.redirect(`/profile/confirm?retour=${encodeURIComponent(back)}`, 303);
+    return failed(failure.formError ?? t('errors.generic'));
   }
 }
 
