@@ -42,6 +42,23 @@ describe('configuration', () => {
     expect(loadConfig({ DATA_DIR: dataDir, DEMO_DATA: '0' }).demoData).toBe(false);
     expect(loadConfig({ DATA_DIR: dataDir, DEMO_DATA: '1', PUBLIC_URL: 'https://atelier.example/' }).publicUrl).toBe('https://atelier.example');
   });
+
+  it('switches each sign-in method: what a workshop needs on, the rest off until configured (issue 18, item 8)', () => {
+    expect(loadConfig({ DATA_DIR: dataDir }).authMethods).toEqual({
+      emailPassword: true,
+      totp: true,
+      webauthn: true,
+      emailLink: true,
+      emailOtp: true,
+      sms: false,
+      anonymous: false,
+      personalAccessTokens: true,
+    });
+    const turned = loadConfig({ DATA_DIR: dataDir, AUTH_MFA_ENABLED: 'false', AUTH_SMS_PASSWORDLESS_ENABLED: '1', AUTH_ANONYMOUS_USERS_ENABLED: 'true' });
+    expect(turned.authMethods).toMatchObject({ totp: false, sms: true, anonymous: true, emailPassword: true });
+    expect(() => loadConfig({ DATA_DIR: dataDir, AUTH_WEBAUTHN_ENABLED: 'oui' })).toThrow(/^Invalid AUTH_WEBAUTHN_ENABLED/);
+    expect(loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'https://atelier.example' }).webauthn).toEqual({ rpId: 'atelier.example', rpName: 'Atelier BVA' });
+  });
 });
 
 describe('password policy (SPEC §5)', () => {
