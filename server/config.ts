@@ -64,6 +64,24 @@ export type AuthMethods = {
   personalAccessTokens: boolean;
 };
 
+/**
+ * An OpenID Connect identity provider (decision 029): AUTH_PROVIDERS names them, each with its
+ * AUTH_PROVIDER_<NAME>_ISSUER, _CLIENT_ID, _CLIENT_SECRET, and optional _LABEL, _EMAIL_DOMAINS, _PROMPT.
+ */
+export type AuthProvider = {
+  /** Lower-case letters and digits: the `{provider}` of the paths and of auth.user_providers. */
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The sign-in button's text: "Se connecter avec {label}". */
+  label: string;
+  /** When set, only a verified e-mail of these domains gets in. */
+  emailDomains: string[] | null;
+  /** OpenID's `prompt`: `login` (the default) makes the provider ask again on a shared terminal. */
+  prompt: 'login' | 'select_account' | null;
+};
+
 export type Config = {
   port: number;
   host: string;
@@ -92,6 +110,8 @@ export type Config = {
   /** Password guesses: free failures per (account, address) and per address, then doubling delays. */
   signInThrottle: ThrottleRule;
   authMethods: AuthMethods;
+  /** Identity providers, none unless named in AUTH_PROVIDERS. */
+  authProviders: AuthProvider[];
   /** Security keys' relying party: its id (a host name) and the name authenticators show. */
   webauthn: { rpId: string; rpName: string };
   rateLimits: {
@@ -212,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       anonymous: e.AUTH_ANONYMOUS_USERS_ENABLED,
       personalAccessTokens: e.AUTH_PAT_ENABLED,
     },
+    authProviders: providersOf(env),
     webauthn: { rpId: e.AUTH_WEBAUTHN_RP_ID ?? new URL(publicUrl).hostname, rpName: e.AUTH_WEBAUTHN_RP_NAME },
     signInThrottle: {
       ...defaultSignInThrottle,
@@ -224,4 +245,73 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ) as Config['rateLimits'],
     ...overrides,
   };
+}
+
+const PROVIDER_NAME = /^[a-z][a-z0-9]{0,29}$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const knownLabels: Record<string, string> = { google: 'Google', entra: 'Microsoft', microsoft: 'Microsoft' };
+const isLoopback = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+
+/** AUTH_PROVIDERS and each provider's AUTH_PROVIDER_<NAME>_* (decision 029). */
+function providersOf(env: NodeJS.ProcessEnv): AuthProvider[] {
+  const read = (key: string) => env[key]?.trim() || undefined;
+  const names = (read('AUTH_PROVIDERS') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!PROVIDER_NAME.test(name))
+      throw new ConfigError(`Invalid AUTH_PROVIDERS: "${name}" is not a provider name (lower-case letters and digits, from a letter)`);
+  }
+  if (new Set(names).size !== names.length) throw new ConfigError('Invalid AUTH_PROVIDERS: a provider is named twice');
+  // Settings of a provider left out of AUTH_PROVIDERS would be ignored without a word.
+  for (const key of Object.keys(env)) {
+    const match = key.match(/^AUTH_PROVIDER_([A-Z0-9]+)_(ISSUER|CLIENT_ID|CLIENT_SECRET|LABEL|EMAIL_DOMAINS|PROMPT)$/);
+    if (match && read(key) && !names.includes(match[1]!.toLowerCase())) {
+      throw new ConfigError(`Invalid ${key}: ${match[1]!.toLowerCase()} is not named in AUTH_PROVIDERS`);
+    }
+  }
+  return names.map((name) => {
+    const prefix = `AUTH_PROVIDER_${name.toUpperCase()}_`;
+    const required = (setting: string) => {
+      const value = read(prefix + setting);
+      if (!value) throw new ConfigError(`Missing ${prefix}${setting}: provider ${name} is named in AUTH_PROVIDERS`);
+      return value;
+    };
+    // Verbatim: the tokens' `iss` must equal it to the last slash.
+    const issuer = required('ISSUER');
+    let url: URL;
+    try {
+      url = new URL(issuer);
+    } catch {
+      throw new ConfigError(`Invalid ${prefix}ISSUER: not a URL`);
+    }
+    // OpenID Connect Discovery needs https; plain http only to a provider on this machine.
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+      throw new ConfigError(`Invalid ${prefix}ISSUER: must start with https://`);
+    }
+    if (url.search || url.hash || url.username) throw new ConfigError(`Invalid ${prefix}ISSUER: no query, fragment or user name`);
+    const label = read(`${prefix}LABEL`) ?? knownLabels[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
+    if (label.length > 40) throw new ConfigError(`Invalid ${prefix}LABEL: at most 40 characters`);
+    const domains = read(`${prefix}EMAIL_DOMAINS`)
+      ?.split(',')
+      .map((domain) => domain.trim().toLowerCase())
+      .filter(Boolean);
+    for (const domain of domains ?? []) {
+      if (!DOMAIN.test(domain)) throw new ConfigError(`Invalid ${prefix}EMAIL_DOMAINS: "${domain}" is not a domain name`);
+    }
+    const prompt = read(`${prefix}PROMPT`) ?? 'login';
+    if (prompt !== 'login' && prompt !== 'select_account' && prompt !== 'auto') {
+      throw new ConfigError(`Invalid ${prefix}PROMPT: login, select_account or auto`);
+    }
+    return {
+      name,
+      issuer,
+      clientId: required('CLIENT_ID'),
+      clientSecret: required('CLIENT_SECRET'),
+      label,
+      emailDomains: domains?.length ? domains : null,
+      prompt: prompt === 'auto' ? null : prompt,
+    };
+  });
 }

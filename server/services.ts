@@ -5,6 +5,7 @@ import { createMailer, type Mailer } from './auth/mailer.ts';
 import { createRateLimiter, createSignInThrottle, type RateLimiter } from './auth/rate-limit.ts';
 import { createAuthService, type AuthService } from './auth/service.ts';
 import { createMfaService, type MfaService } from './auth/mfa.ts';
+import { createOidcService, type OidcService } from './auth/oidc.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -30,6 +31,8 @@ export type Services = {
   auth: AuthService;
   /** The second factor (TOTP and recovery codes). */
   mfa: MfaService;
+  /** Identity providers (decision 029): the sign-in page's buttons and the provider routes. */
+  oidc: OidcService;
   users: UsersService;
   base: BaseService;
   gearboxes: GearboxesService;
@@ -81,6 +84,7 @@ export function createServices(options: { config: Config; database: Database; lo
   const services: Services = {
     auth,
     mfa: createMfaService(auth),
+    oidc: createOidcService({ auth, providers: config.authProviders }),
     procedures,
     users: createUsersService({ db }),
     base: createBaseService({ db }),

@@ -5,6 +5,7 @@ import { sendError, sendJson } from '#server/http/json.ts';
 import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
 import { mfaRoutes } from './mfa.ts';
+import { oidcRoutes } from './oidc.ts';
 import { bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
 
 const options = z
@@ -45,6 +46,7 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
 
   const routes: Routes = {
     ...mfaRoutes(services, context),
+    ...oidcRoutes(services, context),
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
       return auth.signInEmailPassword(body.email, body.password, caller(req));
