@@ -7,6 +7,7 @@ import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes
 import { safeRedirect } from '#lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderMessagePage } from '#lib/message-page.ts';
+import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -75,8 +76,8 @@ const formBodies = defineMiddleware((context, next) => {
 });
 
 /**
- * The e-mail links land with `refreshToken`: exchange it for a session, then drop it from the
- * URL. A link that failed lands with `error` and `errorDescription`: say so in French.
+ * The e-mail links and identity providers land with `refreshToken`: exchange it for a session,
+ * then drop it from the URL. A failure lands with `error` and `errorDescription`: say so in French.
  */
 const autoSignIn = defineMiddleware(async (context, next) => {
   const { url, cookies, locals } = context;
@@ -85,9 +86,10 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   // The same URL without what the link added, if it is one of ours (`//evil.example/?error=…` is not).
   const landing = () => safeRedirect(clean.pathname + clean.search, locals.services.config.publicUrl)?.path ?? HOME;
   if (url.searchParams.has('errorDescription')) {
+    const message = landingErrorMessage(url.searchParams.get('error'));
     clean.searchParams.delete('error');
     clean.searchParams.delete('errorDescription');
-    setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
+    setFlash(cookies, { type: 'error', message });
     return context.redirect(landing(), 302);
   }
   const token = url.searchParams.get('refreshToken');

@@ -264,6 +264,24 @@ export const fr = {
     codeExpired: 'La vérification a expiré. Saisissez à nouveau votre mot de passe.',
     codeBack: 'Recommencer la connexion',
   },
+  // Identity providers (issue 18, item 6; decision 029): the sign-in buttons and the errors they land with.
+  providers: {
+    or: 'ou',
+    signInWith: 'Se connecter avec {{label}}',
+    listLabel: "Connexion avec un fournisseur d'identité",
+    errors: {
+      invalidState: 'La connexion a expiré ou a été ouverte dans un autre navigateur. Recommencez.',
+      providerError: "Le fournisseur d'identité a refusé la connexion.",
+      failed: "La connexion avec le fournisseur d'identité a échoué. Recommencez.",
+      unavailable: "Le fournisseur d'identité ne répond pas. Réessayez dans quelques minutes.",
+      disabledUser: "Ce compte n'est pas (encore) actif : un administrateur doit l'activer.",
+      emailInUse: 'Un compte existe déjà avec cette adresse e-mail : connectez-vous avec votre mot de passe.',
+      domainNotAllowed: "Cette adresse e-mail n'est pas autorisée à se connecter avec ce fournisseur.",
+      alreadyLinked: 'Ce compte du fournisseur est déjà lié à un autre utilisateur.',
+      disabled: "Ce mode de connexion n'est pas activé.",
+      tooMany: 'Trop de tentatives. Réessayez dans quelques minutes.',
+    },
+  },
   forgot: {
     title: 'Mot de passe oublié',
     intro: 'Indiquez votre adresse e-mail : nous vous enverrons un lien pour choisir un nouveau mot de passe.',
