@@ -102,7 +102,7 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
     const issuer = `http://127.0.0.1:${port}`;
     t = await startTestApp(kind, {
       env: {
-        AUTH_PROVIDERS: 'local,workspace',
+        AUTH_PROVIDERS: 'local,workspace,offline',
         AUTH_PROVIDER_LOCAL_ISSUER: issuer,
         AUTH_PROVIDER_LOCAL_CLIENT_ID: testClient.id,
         AUTH_PROVIDER_LOCAL_CLIENT_SECRET: testClient.secret,
@@ -112,6 +112,10 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
         AUTH_PROVIDER_WORKSPACE_CLIENT_ID: testClient.id,
         AUTH_PROVIDER_WORKSPACE_CLIENT_SECRET: testClient.secret,
         AUTH_PROVIDER_WORKSPACE_EMAIL_DOMAINS: 'atelier.test',
+        // A provider that does not answer.
+        AUTH_PROVIDER_OFFLINE_ISSUER: `http://127.0.0.1:${await freePort()}`,
+        AUTH_PROVIDER_OFFLINE_CLIENT_ID: testClient.id,
+        AUTH_PROVIDER_OFFLINE_CLIENT_SECRET: testClient.secret,
       },
     });
     api = `${t.url}/api/auth`;
@@ -123,6 +127,8 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
     idp.accounts.set('unverified', { sub: 'unverified', email: 'diagnostic@demo.local', email_verified: false });
     idp.accounts.set('newcomer', { sub: 'newcomer', email: 'Nouveau@Atelier.test', email_verified: true, name: 'Léa Nouvelle' });
     idp.accounts.set('outsider', { sub: 'outsider', email: 'someone@gmail.test', email_verified: true });
+    idp.accounts.set('squatted', { sub: 'squatted', email: 'pending@atelier.test', email_verified: true });
+    idp.accounts.set('invited', { sub: 'invited', email: 'invited@atelier.test', email_verified: true });
   });
   afterAll(async () => {
     await idp?.close();
@@ -222,6 +228,23 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
       expect(await grantsOf('diagnostic@demo.local')).toBe(0);
     });
 
+    it('links an unproven address only to an account nobody can enter yet (no pre-hijacking)', async () => {
+      // Registered by whoever typed the address, with a password: the provider's user is not let in.
+      await t.database.db.execute(
+        sql`insert into auth.users (email, default_role, email_verified, password_hash) values ('pending@atelier.test', 'mechanic', false, 'x')`,
+      );
+      expect((await roundTrip('squatted')).searchParams.get('error')).toBe('email-already-in-use');
+      expect(await links('squatted')).toEqual([]);
+      // Created by an admin, no way in yet: the provider proves the address and signs its user in.
+      await t.database.db.execute(sql`insert into auth.users (email, default_role, email_verified) values ('invited@atelier.test', 'commercial', false)`);
+      const landing = await roundTrip('invited');
+      expect((await postJson(`${api}/token`, { refreshToken: landing.searchParams.get('refreshToken') })).body.user).toMatchObject({
+        email: 'invited@atelier.test',
+        emailVerified: true,
+        defaultRole: 'commercial',
+      });
+    });
+
     it('holds a provider to its e-mail domains', async () => {
       expect((await roundTrip('outsider', 'workspace')).searchParams.get('error')).toBe('email-domain-not-allowed');
       expect(await links('outsider')).toEqual([]);
@@ -298,6 +321,18 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
       expect(Object.fromEntries(landing.searchParams)).toEqual({ error: 'oauth-profile-fetch-failed', errorDescription: 'Failed to get user profile' });
     });
 
+    it('says when the provider does not answer', async () => {
+      const res = await fetch(`${api}/signin/provider/offline?redirectTo=/gearboxes`, { redirect: 'manual' });
+      expect(Object.fromEntries(new URL(res.headers.get('location')!).searchParams)).toEqual({
+        error: 'oauth-provider-unavailable',
+        errorDescription: 'The identity provider could not be reached',
+      });
+      expect(await postJson(`${api}/signin/idtoken`, { provider: 'offline', idToken: await idp.sign({ sub: 'karim' }) })).toMatchObject({
+        status: 502,
+        body: { error: 'oauth-provider-unavailable' },
+      });
+    });
+
     it('refuses a redirectTo that is not ours outright, and knows no unconfigured provider', async () => {
       const evil = await fetch(`${api}/signin/provider/local?redirectTo=${encodeURIComponent('https://evil.example/')}`, { redirect: 'manual' });
       expect(evil.status).toBe(400);
@@ -319,6 +354,14 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
       });
       const bound = await idp.sign({ sub: 'karim', nonce: hex('my-nonce') });
       expect((await signIn({ provider: 'local', idToken: bound, nonce: 'my-nonce' })).status).toBe(200);
+    });
+
+    it('takes a token once: replayed, it opens nothing', async () => {
+      const idToken = await idp.sign({ sub: 'karim' });
+      expect((await signIn({ provider: 'local', idToken })).status).toBe(200);
+      const before = await allGrants();
+      expect(await signIn({ provider: 'local', idToken })).toMatchObject({ status: 400, body: { error: 'invalid-request' } });
+      expect(await allGrants()).toBe(before);
     });
 
     it('works through @nhost/hasura-auth-js', async () => {
@@ -400,11 +443,13 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
 
     it('links the provider account to the signed-in user, who then signs in with it', async () => {
       const token = await signInPassword('commercial@demo.local');
-      const idToken = await idp.sign({ sub: 'commercial-at-idp', email: 'c.dupont@perso.test', email_verified: false });
+      const claims = { sub: 'commercial-at-idp', email: 'c.dupont@perso.test', email_verified: false };
+      const idToken = await idp.sign(claims);
       expect(await link(token, { provider: 'local', idToken })).toMatchObject({ status: 200, body: 'OK' });
-      expect(await link(token, { provider: 'local', idToken })).toMatchObject({ status: 200 });
+      expect(await link(token, { provider: 'local', idToken })).toMatchObject({ status: 400, body: { error: 'invalid-request' } });
+      expect(await link(token, { provider: 'local', idToken: await idp.sign(claims) })).toMatchObject({ status: 200 });
       expect(await links('commercial-at-idp')).toEqual([{ email: 'commercial@demo.local', provider_id: 'local' }]);
-      const signedIn = await postJson(`${api}/signin/idtoken`, { provider: 'local', idToken });
+      const signedIn = await postJson(`${api}/signin/idtoken`, { provider: 'local', idToken: await idp.sign(claims) });
       expect(signedIn.body.session.user.email).toBe('commercial@demo.local');
     });
 

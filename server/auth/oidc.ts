@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
-import { userProviders, users } from '#server/db/schema/index.ts';
+import { challenges, securityKeys, userProviders, users } from '#server/db/schema/index.ts';
 import { conflict, DomainError } from '#server/errors.ts';
 import type { AuthProvider } from '#server/config.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
@@ -35,7 +35,8 @@ export const oidcErrors = {
   // Sic: hasura-auth's wire name.
   tokenExchangeFailed: () => new DomainError('invalid', 'oauth-token-echange-failed', 'Failed to exchange token'),
   profileFetchFailed: () => new DomainError('invalid', 'oauth-profile-fetch-failed', 'Failed to get user profile'),
-  providerUnavailable: () => new DomainError('unavailable', 'oauth-provider-error', 'The identity provider could not be reached'),
+  // Ours: hasura-auth has no word for a provider that does not answer.
+  providerUnavailable: () => new DomainError('unavailable', 'oauth-provider-unavailable', 'The identity provider could not be reached'),
   alreadyLinked: () => conflict('provider-account-already-linked', 'This provider account is linked to another user'),
   emailDomainNotAllowed: () => new DomainError('forbidden', 'email-domain-not-allowed', 'This e-mail domain may not sign in with this provider'),
 };
@@ -149,7 +150,11 @@ export function createOidcService(deps: {
    * The claims of an ID token the provider signed for us: its keys, its issuer, our client id as
    * audience, not expired, and a nonce that `nonceMatches` accepts.
    */
-  async function verifyIdToken(p: AuthProvider, idToken: string, nonceMatches: (nonce: unknown) => boolean): Promise<ProviderProfile> {
+  async function verifyIdToken(
+    p: AuthProvider,
+    idToken: string,
+    nonceMatches: (nonce: unknown) => boolean,
+  ): Promise<{ profile: ProviderProfile; expiresAt: number }> {
     const { keys } = await discover(p);
     let payload: JWTPayload;
     try {
@@ -167,7 +172,7 @@ export function createOidcService(deps: {
     // OpenID Connect Core 3.1.3.7: a token for several audiences must name us as its party.
     if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== p.clientId) throw oidcErrors.invalidIdToken();
     if (!nonceMatches(payload.nonce)) throw oidcErrors.invalidIdToken();
-    return profileOf(payload);
+    return { profile: profileOf(payload), expiresAt: payload.exp! };
   }
 
   /**
@@ -189,8 +194,14 @@ export function createOidcService(deps: {
       // Only the provider's word that the address is its user's lets it into that account.
       if (!profile.emailVerified) throw authErrors.emailInUse();
       const u = await auth.requireActive(existing);
+      // An address never proven here, on an account someone may already enter (a password set
+      // at sign-up by whoever typed the address), is not yet the provider user's: account
+      // pre-hijacking. An admin's new account, with no way in yet, is.
+      if (!u.emailVerified && (await hasWayIn(u))) throw authErrors.emailInUse();
       await link(p.name, profile.sub, u.id);
-      return u;
+      if (u.emailVerified) return u;
+      const [proven] = await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
+      return proven!;
     }
     limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
     const created = await db.transaction(async (tx) => {
@@ -219,6 +230,27 @@ export function createOidcService(deps: {
     if (!p.emailDomains) return;
     const domain = profile.email?.split('@')[1];
     if (!profile.emailVerified || !domain || !p.emailDomains.includes(domain)) throw oidcErrors.emailDomainNotAllowed();
+  }
+
+  /** Whether anyone can already sign in to `u`: a password, a security key, another provider account. */
+  async function hasWayIn(u: UserRow): Promise<boolean> {
+    if (u.passwordHash) return true;
+    const [key] = await db.select({ id: securityKeys.id }).from(securityKeys).where(eq(securityKeys.userId, u.id)).limit(1);
+    const [other] = await db.select({ id: userProviders.id }).from(userProviders).where(eq(userProviders.userId, u.id)).limit(1);
+    return !!key || !!other;
+  }
+
+  /**
+   * An ID token a client brings is good once (kept hashed until it expires): one that leaked
+   * from a client's logs or storage opens nothing.
+   */
+  async function spendIdToken(idToken: string, expiresAt: number): Promise<void> {
+    const [row] = await db
+      .insert(challenges)
+      .values({ kind: 'idToken', keyHash: sha256(idToken), data: {}, usedAt: new Date(), expiresAt: new Date(expiresAt * 1000) })
+      .onConflictDoNothing()
+      .returning({ id: challenges.id });
+    if (!row) throw oidcErrors.invalidIdToken();
   }
 
   async function linkedUser(provider: string, sub: string): Promise<UserRow | undefined> {
@@ -349,7 +381,7 @@ export function createOidcService(deps: {
         const idToken = await exchangeCode(p, code, trip.verifier);
         let profile: ProviderProfile;
         try {
-          profile = await verifyIdToken(p, idToken, (nonce) => typeof nonce === 'string' && sha256(nonce) === trip.nonceHash);
+          ({ profile } = await verifyIdToken(p, idToken, (nonce) => typeof nonce === 'string' && sha256(nonce) === trip.nonceHash));
         } catch (failure) {
           if (failure instanceof DomainError && failure.reason === 'invalid-request') throw oidcErrors.profileFetchFailed();
           throw failure;
@@ -376,7 +408,8 @@ export function createOidcService(deps: {
     async signInIdToken(input: { provider: string; idToken: string; nonce?: string }, caller: Caller): Promise<Session> {
       const p = providerOf(input.provider);
       limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
-      const profile = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
+      const { profile, expiresAt } = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
+      await spendIdToken(input.idToken, expiresAt);
       const u = await userForProfile(p, profile, caller);
       return auth.startSession(u, `provider:${p.name}`);
     },
@@ -386,7 +419,8 @@ export function createOidcService(deps: {
       const p = providerOf(input.provider);
       // A stolen session must not plant its thief's account as a lasting way in (step-up).
       await auth.requireElevated(session);
-      const profile = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
+      const { profile, expiresAt } = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
+      await spendIdToken(input.idToken, expiresAt);
       await link(p.name, profile.sub, session.user.id);
     },
   };

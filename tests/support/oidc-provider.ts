@@ -2,6 +2,7 @@
 // tests (decision 029): one confidential client, PKCE required, and an interaction that signs
 // in whichever account the test chose, with no page to fill in. `sign` makes ID tokens with
 // the provider's own key, as a client that got one elsewhere would bring them.
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import Provider, { type Configuration } from 'oidc-provider';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
@@ -75,7 +76,7 @@ export async function startOidcProvider(options: { port: number; redirectUris: s
     strangerKey: stranger.privateKey,
     sign: (claims, signOptions = {}) => {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: issuer, aud: clientId, iat: now, exp: now + 300, ...claims })
+      return new SignJWT({ iss: issuer, aud: clientId, iat: now, exp: now + 300, jti: randomUUID(), ...claims })
         .setProtectedHeader({ alg: signOptions.alg ?? 'RS256', kid: signOptions.kid ?? 'test-key' })
         .sign(signOptions.key ?? privateKey);
     },

@@ -6,6 +6,7 @@ import { t, type MessageKey } from '#lib/i18n.ts';
 const messages: Record<string, MessageKey> = {
   'invalid-state': 'providers.errors.invalidState',
   'oauth-provider-error': 'providers.errors.providerError',
+  'oauth-provider-unavailable': 'providers.errors.unavailable',
   'oauth-token-echange-failed': 'providers.errors.failed',
   'oauth-profile-fetch-failed': 'providers.errors.failed',
   'disabled-user': 'providers.errors.disabledUser',
