@@ -19,6 +19,7 @@ declare module 'oidc-provider' {
     cookies?: { keys: string[] };
     claims?: Record<string, string[]>;
     conformIdTokenClaims?: boolean;
+    ttl?: Record<string, number>;
     features?: Record<string, { enabled: boolean }>;
     interactions?: { url: (ctx: Context, interaction: { uid: string }) => string };
     loadExistingGrant?: (ctx: Context) => Promise<Grant | undefined>;

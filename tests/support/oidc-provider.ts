@@ -52,6 +52,7 @@ export async function startOidcProvider(options: { port: number; redirectUris: s
     // Like Google and Entra, the ID token itself carries the e-mail and the name.
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // The test client is trusted: no consent screen.
     loadExistingGrant: async (ctx) => {
