@@ -4,6 +4,7 @@
 // (the tests' oidc-provider), on ports of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { startOidcProvider, testClient, type TestProvider } from '../tests/support/oidc-provider.ts';
 
@@ -76,6 +77,8 @@ test('a mechanic signs in with the workshop provider and lands where he was goin
   ] as const) {
     await page.setViewportSize({ width, height });
     await page.screenshot({ path: `test-results/screenshots/sign-in-providers-${width}.png`, fullPage: true });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   }
   await button.click();
   await expect(page).toHaveURL(`${appUrl}/gearboxes`);
