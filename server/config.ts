@@ -46,6 +46,17 @@ const envSchema = z.object({
   // The relying party of security keys: PUBLIC_URL's host and this name unless set.
   AUTH_WEBAUTHN_RP_ID: z.string().min(1).max(253).optional(),
   AUTH_WEBAUTHN_RP_NAME: z.string().min(1).max(64).default('Atelier BVA'),
+  // SMS one-time codes through Twilio (hasura-auth's names); without them, DATA_DIR/outbox.
+  AUTH_SMS_TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio Account SID (AC followed by 32 hexadecimal digits)')
+    .optional(),
+  AUTH_SMS_TWILIO_AUTH_TOKEN: z.string().min(16).max(128).optional(),
+  // A Messaging Service SID (MG…) or the sending number (E.164).
+  AUTH_SMS_TWILIO_MESSAGING_SERVICE_ID: z
+    .string()
+    .regex(/^(MG[0-9a-fA-F]{32}|\+[1-9]\d{6,14})$/, 'must be a Messaging Service SID (MG…) or a phone number in E.164 form')
+    .optional(),
 });
 
 export type RateLimitRule = { max: number; windowMs: number };
@@ -114,6 +125,8 @@ export type Config = {
   authProviders: AuthProvider[];
   /** Security keys' relying party: its id (a host name) and the name authenticators show. */
   webauthn: { rpId: string; rpName: string };
+  /** Where SMS one-time codes go: Twilio when configured, else DATA_DIR/outbox (server/auth/sms.ts). */
+  sms: SmsConfig;
   rateLimits: {
     /** E-mail link tickets tried from one address. */
     ticketPerIp: RateLimitRule;
@@ -121,7 +134,17 @@ export type Config = {
     emailPerAddress: RateLimitRule;
     emailPerIp: RateLimitRule;
     refreshPerIp: RateLimitRule;
+    /** Sign-in links and one-time codes by e-mail (decision 030). */
+    signInEmailPerAddress: RateLimitRule;
+    signInEmailPerIp: RateLimitRule;
+    /** SMS codes cost money and reach a phone: tighter. */
+    signInSmsPerNumber: RateLimitRule;
+    signInSmsPerIp: RateLimitRule;
   };
+};
+
+export type SmsConfig = {
+  twilio?: { accountSid: string; authToken: string; messagingServiceId: string; apiUrl: string };
 };
 
 export type GraphQLLimits = {
@@ -164,7 +187,25 @@ export const defaultRateLimits: Config['rateLimits'] = {
   emailPerAddress: { max: 10, windowMs: 60 * MINUTE },
   emailPerIp: { max: 10, windowMs: 60 * MINUTE },
   refreshPerIp: { max: 600, windowMs: MINUTE },
+  // A user may ask again a few times; a workshop's terminals share one public address.
+  signInEmailPerAddress: { max: 5, windowMs: 15 * MINUTE },
+  signInEmailPerIp: { max: 60, windowMs: 60 * MINUTE },
+  signInSmsPerNumber: { max: 3, windowMs: 15 * MINUTE },
+  signInSmsPerIp: { max: 20, windowMs: 60 * MINUTE },
 };
+
+/** Twilio takes all three settings or none. */
+function smsConfig(e: z.infer<typeof envSchema>): SmsConfig {
+  const sid = e.AUTH_SMS_TWILIO_ACCOUNT_SID;
+  const token = e.AUTH_SMS_TWILIO_AUTH_TOKEN;
+  const sender = e.AUTH_SMS_TWILIO_MESSAGING_SERVICE_ID;
+  if (!sid && !token && !sender) return {};
+  if (!sid || !token || !sender) {
+    const missing = !sid ? 'AUTH_SMS_TWILIO_ACCOUNT_SID' : !token ? 'AUTH_SMS_TWILIO_AUTH_TOKEN' : 'AUTH_SMS_TWILIO_MESSAGING_SERVICE_ID';
+    throw new ConfigError(`Missing ${missing}: Twilio needs the account SID, the auth token and the sender`);
+  }
+  return { twilio: { accountSid: sid, authToken: token, messagingServiceId: sender, apiUrl: 'https://api.twilio.com' } };
+}
 
 const MB = 1024 * 1024;
 /** Documents and images up to 20 MB; buckets that take videos up to 200 MB, unless capped. */
@@ -234,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     authProviders: providersOf(env),
     webauthn: { rpId: e.AUTH_WEBAUTHN_RP_ID ?? new URL(publicUrl).hostname, rpName: e.AUTH_WEBAUTHN_RP_NAME },
+    sms: smsConfig(e),
     signInThrottle: {
       ...defaultSignInThrottle,
       accountFree: defaultSignInThrottle.accountFree * e.AUTH_RATE_LIMIT_FACTOR,

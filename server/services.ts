@@ -6,6 +6,8 @@ import { createRateLimiter, createSignInThrottle, type RateLimiter } from './aut
 import { createAuthService, type AuthService } from './auth/service.ts';
 import { createMfaService, type MfaService } from './auth/mfa.ts';
 import { createOidcService, type OidcService } from './auth/oidc.ts';
+import { createPasswordlessService, type PasswordlessService } from './auth/passwordless.ts';
+import { createSmsSender } from './auth/sms.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -33,6 +35,8 @@ export type Services = {
   mfa: MfaService;
   /** Identity providers (decision 029): the sign-in page's buttons and the provider routes. */
   oidc: OidcService;
+  /** Sign-in links and one-time codes by e-mail and SMS (decision 030). */
+  passwordless: PasswordlessService;
   users: UsersService;
   base: BaseService;
   gearboxes: GearboxesService;
@@ -85,6 +89,7 @@ export function createServices(options: { config: Config; database: Database; lo
     auth,
     mfa: createMfaService(auth),
     oidc: createOidcService({ auth, providers: config.authProviders }),
+    passwordless: createPasswordlessService(auth, { sms: createSmsSender({ sms: config.sms, dataDir: config.dataDir, logger }), logger }),
     procedures,
     users: createUsersService({ db }),
     base: createBaseService({ db }),

@@ -3,6 +3,7 @@ import { SignJWT, UnsecuredJWT, decodeJwt } from 'jose';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { defaultRateLimits } from '#server/config.ts';
 import { databaseKinds, decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 
 const CLAIMS = 'https://hasura.io/jwt/claims';
@@ -333,6 +334,7 @@ describe('rate limits', () => {
       trustProxy: 1,
       signInThrottle: { accountFree: 3, addressFree: 6, maxDelayMs: 60_000, forgetMs: 60_000 },
       rateLimits: {
+        ...defaultRateLimits,
         ticketPerIp: { max: 5, windowMs: 60_000 },
         signUpPerIp: { max: 10, windowMs: 60_000 },
         emailPerAddress: { max: 2, windowMs: 60_000 },

@@ -32,7 +32,7 @@ export function createMailer(options: { smtpUrl?: string; dataDir: string; logge
       const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${kind}.eml`);
       writeFileSync(file, info.message as Buffer);
       // No SMTP server: the log is the only way to reach the link (ARCHITECTURE.md, e-mail).
-      options.logger.info('mail written to outbox', { kind, to, file, link: vars.link });
+      options.logger.info('mail written to outbox', { kind, to, file, ...(vars.code ? { code: vars.code } : { link: vars.link }) });
     },
     close: () => {},
   };

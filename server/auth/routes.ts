@@ -7,6 +7,8 @@ import { DomainError } from '#server/errors.ts';
 import { mfaRoutes } from './mfa.ts';
 import { oidcRoutes } from './oidc.ts';
 import { bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
+import { anonymousRoutes } from './anonymous.ts';
+import { passwordlessRoutes } from './passwordless.ts';
 
 const options = z
   .strictObject({
@@ -47,6 +49,8 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
   const routes: Routes = {
     ...mfaRoutes(services, context),
     ...oidcRoutes(services, context),
+    ...passwordlessRoutes(services, context),
+    ...anonymousRoutes(services, context),
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
       return auth.signInEmailPassword(body.email, body.password, caller(req));

@@ -33,9 +33,11 @@ const TICKET_LIFETIME_MS: Record<TicketType, number> = {
   passwordReset: 3_600_000,
   setPassword: 7 * DAY,
   emailConfirmChange: DAY,
+  // A sign-in link is a password for its lifetime: short (decision 030).
+  signinPasswordless: 15 * 60_000,
 };
 
-export type TicketType = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange';
+export type TicketType = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange' | 'signinPasswordless';
 
 /** The `type` of the /verify link and of its redirect, in hasura-auth's words. */
 const linkTypes: Record<TicketType, string> = {
@@ -43,6 +45,7 @@ const linkTypes: Record<TicketType, string> = {
   passwordReset: 'passwordReset',
   setPassword: 'setPassword',
   emailConfirmChange: 'emailConfirmChange',
+  signinPasswordless: 'signinPasswordless',
 };
 export type UserRow = typeof users.$inferSelect;
 
@@ -384,6 +387,18 @@ export function createAuthService(deps: {
     }
   }
 
+  /**
+   * A sign-in link of a user with TOTP: no session, the sign-in page's code step with the MFA
+   * ticket (`mfaTicket`) and the page the link was for (decision 030).
+   */
+  function mfaLanding(target: URL, ticket: string): string {
+    const landing = new URL(`${publicUrl}/sign-in`);
+    landing.searchParams.set('mfaTicket', ticket);
+    landing.searchParams.set('type', linkTypes.signinPasswordless);
+    landing.searchParams.set('redirectTo', target.pathname + target.search);
+    return landing.toString();
+  }
+
   async function requireActive(u: UserRow | undefined): Promise<UserRow> {
     if (!u) throw authErrors.unauthenticated();
     if (u.disabled) throw authErrors.disabledUser();
@@ -395,6 +410,8 @@ export function createAuthService(deps: {
     checkRedirect,
     methods: deps.methods,
     // What the method modules (mfa.ts, webauthn.ts, oidc.ts, passwordless.ts) build on.
+    signUpRole: deps.signUpRole ?? 'mechanic',
+    mailTicket,
     db,
     mailer,
     limiter,
@@ -731,9 +748,21 @@ export function createAuthService(deps: {
       limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       const target = new URL(checkRedirect(input.redirectTo, '/repair-orders'));
       try {
-        const types = (Object.keys(linkTypes) as TicketType[]).filter((t) => !input.type || linkTypes[t] === input.type);
+        // A sign-in link stops working as soon as its method is switched off.
+        const types = (Object.keys(linkTypes) as TicketType[]).filter(
+          (t) => (!input.type || linkTypes[t] === input.type) && (t !== 'signinPasswordless' || deps.methods.emailLink),
+        );
         const row = await consumeTicket(input.ticket, types);
         const u = await requireActive(await findUserById(row.userId));
+        if (row.type === 'signinPasswordless') {
+          // The link proves the address, like hasura-auth's; with TOTP on, the code is still asked.
+          await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+          const result = await completeSignIn((await findUserById(u.id))!, 'signinPasswordless');
+          if (result.mfa) return mfaLanding(target, result.mfa.ticket);
+          target.searchParams.set('refreshToken', result.session.refreshToken);
+          target.searchParams.set('type', linkTypes.signinPasswordless);
+          return target.toString();
+        }
         if (row.type === 'emailConfirmChange') {
           const email = row.newEmail!;
           const taken = await findUserByEmail(email);

@@ -1,9 +1,12 @@
 // French e-mails of the auth service, as text and HTML; their words are in fr.ts (`mail`).
 import { t } from '#lib/i18n.ts';
 
-export type MailKind = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange' | 'emailChangeNotice';
+export type MailKind = 'verifyEmail' | 'passwordReset' | 'setPassword' | 'emailConfirmChange' | 'emailChangeNotice' | 'signinPasswordless' | 'signinOtp';
 
-export type MailVars = { displayName: string; link: string; newEmail?: string };
+/** A mail carries a link to click, or (`signinOtp`) a code to type. */
+export type MailVars =
+  | { displayName: string; link: string; newEmail?: string; code?: never }
+  | { displayName: string; code: string; link?: never; newEmail?: never };
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -11,11 +14,16 @@ export function renderMail(kind: MailKind, vars: MailVars) {
   const c = { subject: t(`mail.${kind}.subject`), action: t(`mail.${kind}.action`), outro: t(`mail.${kind}.outro`) };
   const intro = t(`mail.${kind}.intro`, { newEmail: vars.newEmail ?? t('mail.anotherAddress') });
   const greeting = vars.displayName ? t('mail.greeting', { name: vars.displayName }) : t('mail.greetingNoName');
-  const text = `${greeting}\n\n${intro}\n\n${c.action} :\n${vars.link}\n\n${c.outro}\n`;
+  const text = `${greeting}\n\n${intro}\n\n${c.action} :\n${vars.code ?? vars.link}\n\n${c.outro}\n`;
+  const action =
+    vars.code !== undefined
+      ? `<p>${escapeHtml(c.action)} :</p>
+<p style="font-size:28px;font-weight:bold;letter-spacing:6px;font-family:ui-monospace,monospace">${escapeHtml(vars.code)}</p>`
+      : `<p><a href="${escapeHtml(vars.link)}" style="display:inline-block;padding:8px 16px;border-radius:8px;background:#1d4ed8;color:#fff;text-decoration:none">${escapeHtml(c.action)}</a></p>`;
   const html = `<!doctype html><html lang="fr"><body style="font-family:system-ui,sans-serif;color:#1f2937">
 <p>${escapeHtml(greeting)}</p>
 <p>${escapeHtml(intro)}</p>
-<p><a href="${escapeHtml(vars.link)}" style="display:inline-block;padding:8px 16px;border-radius:8px;background:#1d4ed8;color:#fff;text-decoration:none">${escapeHtml(c.action)}</a></p>
+${action}
 <p style="font-size:13px;color:#4b5563">${escapeHtml(c.outro)}</p>
 </body></html>`;
   return { subject: c.subject, text, html };

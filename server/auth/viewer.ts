@@ -19,9 +19,9 @@ export async function resolveViewer(headers: HeaderSource, services: { auth: Aut
   if (!claims) return { viewer: null, error: 'invalid' };
   const user = (await services.auth.openSession(claims.sessionId, claims.userId))?.user;
   // An ended sign-in, a disabled account, or a role changed since the token was issued: the client refreshes.
-  if (!user || user.defaultRole !== claims.defaultRole || !isRole(user.defaultRole)) {
-    return { viewer: null, error: 'invalid' };
-  }
+  if (!user || user.defaultRole !== claims.defaultRole) return { viewer: null, error: 'invalid' };
+  // An anonymous user (decision 030) holds a good token with no role of the application: signed out.
+  if (!isRole(user.defaultRole)) return { viewer: null, error: 'none' };
   const requested = headers.get('x-hasura-role');
   if (requested && !claims.allowedRoles.includes(requested)) return { viewer: null, error: 'none' };
   return { viewer: { id: user.id, role: user.defaultRole, sessionId: claims.sessionId }, error: null };

@@ -101,16 +101,23 @@ export function createUsersService(deps: { db: Db }) {
   return {
     get,
 
+    // Anonymous accounts (decision 030) are not the workshop's users: the users screen lists the registered ones.
     list: (input: { where?: UsersWhere; orderBy?: UsersOrderBy[]; limit?: number; offset?: number }) =>
       db
         .select()
         .from(users)
-        .where(whereOf(input.where))
+        .where(and(eq(users.isAnonymous, false), whereOf(input.where)))
         .orderBy(...orderOf(input.orderBy))
         .limit(input.limit ?? 100)
         .offset(input.offset ?? 0),
 
-    count: async (where?: UsersWhere) => (await db.select({ n: count() }).from(users).where(whereOf(where)))[0]!.n,
+    count: async (where?: UsersWhere) =>
+      (
+        await db
+          .select({ n: count() })
+          .from(users)
+          .where(and(eq(users.isAnonymous, false), whereOf(where)))
+      )[0]!.n,
 
     /**
      * SPEC §2.5: the name from the profile menu; not for mechanics. A new e-mail address goes

@@ -1,0 +1,227 @@
+// Signing in without a password (issue 18, item 3; decision 030): a link by e-mail, or a
+// six-digit code by e-mail or SMS, with hasura-auth's paths and bodies. Links and codes go only
+// to enabled, registered accounts: an unknown address gets the same OK and nothing is created.
+import { randomInt } from 'node:crypto';
+import { and, eq, gte, isNull, lt, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { t } from '#lib/i18n.ts';
+import { tickets, users } from '#server/db/schema/index.ts';
+import { DomainError } from '#server/errors.ts';
+import type { Logger } from '#server/log.ts';
+import type { Services } from '#server/services.ts';
+import { callerOf, email, OK, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { authErrors, type AuthService, type Caller, type SignInResult, type UserRow } from './service.ts';
+import type { SmsSender } from './sms.ts';
+import { sha256 } from './tokens.ts';
+
+/** hasura-auth's lifetime of a one-time code. */
+export const OTP_LIFETIME_MS = 5 * 60_000;
+/** Wrong codes a code survives; the next try finds it dead (otp-too-many-attempts). */
+export const OTP_MAX_ATTEMPTS = 5;
+
+type OtpType = 'emailOtp' | 'smsOtp';
+
+export const passwordlessErrors = {
+  invalidOtp: () => new DomainError('invalid', 'invalid-otp', 'Invalid or expired OTP'),
+  tooManyAttempts: () => new DomainError('invalid', 'otp-too-many-attempts', 'Too many incorrect attempts, please request a new OTP'),
+  cannotSendSms: () => new DomainError('unavailable', 'cannot-send-sms', 'The SMS could not be sent'),
+  emailNotSent: () => new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent'),
+};
+
+/** E.164: a plus, a country code and at most 15 digits in all. */
+export const E164 = /^\+[1-9]\d{6,14}$/;
+
+const newCode = () => String(randomInt(1_000_000)).padStart(6, '0');
+/** Hashed with its user and channel: a six-digit code alone would collide across users. */
+const codeHash = (type: OtpType, userId: string, code: string) => sha256(`${type}:${userId}:${code}`);
+
+export type PasswordlessService = ReturnType<typeof createPasswordlessService>;
+
+export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSender; logger: Logger }) {
+  const { db, limiter, limits, methods } = auth;
+  const requireOn = (on: boolean) => {
+    if (!on) throw authErrors.disabledEndpoint();
+  };
+  const limitEmail = (caller: Caller, address: string) => {
+    limiter.hit('signin-email-ip', caller.ip, limits.signInEmailPerIp);
+    limiter.hit('signin-email-address', address.toLowerCase(), limits.signInEmailPerAddress);
+  };
+  const limitSms = (caller: Caller, phoneNumber: string) => {
+    limiter.hit('signin-sms-ip', caller.ip, limits.signInSmsPerIp);
+    limiter.hit('signin-sms-number', phoneNumber, limits.signInSmsPerNumber);
+  };
+
+  const findUserByPhone = async (phoneNumber: string) => (await db.select().from(users).where(eq(users.phoneNumber, phoneNumber)).limit(1))[0];
+  /** Who may receive a link or a code: an enabled, registered account (decision 030). */
+  const reachable = (u: UserRow | undefined) => (u && !u.disabled && !u.isAnonymous ? u : undefined);
+
+  /** A new code for the user on this channel; it replaces the last one, used or not. */
+  async function issueCode(u: UserRow, type: OtpType): Promise<string> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const code = newCode();
+      const created = await db.transaction(async (tx) => {
+        await tx.delete(tickets).where(and(eq(tickets.userId, u.id), eq(tickets.type, type)));
+        return tx
+          .insert(tickets)
+          .values({ userId: u.id, type, tokenHash: codeHash(type, u.id, code), expiresAt: new Date(Date.now() + OTP_LIFETIME_MS) })
+          .onConflictDoNothing()
+          .returning({ id: tickets.id });
+      });
+      // Two requests at once drew the same code: draw again.
+      if (created.length) return code;
+    }
+    throw new Error('could not store a one-time code');
+  }
+
+  /**
+   * Uses the user's live code if `code` is it. Every try spends one of the code's attempts
+   * first (one statement), so parallel guesses get no more than OTP_MAX_ATTEMPTS between them.
+   */
+  async function redeemCode(u: UserRow | undefined, type: OtpType, code: string, caller: Caller): Promise<UserRow> {
+    limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
+    if (!u) throw passwordlessErrors.invalidOtp();
+    const live = and(eq(tickets.userId, u.id), eq(tickets.type, type), isNull(tickets.usedAt), sql`${tickets.expiresAt} > now()`);
+    const tried = await db
+      .update(tickets)
+      .set({ attempts: sql`${tickets.attempts} + 1` })
+      .where(and(live, lt(tickets.attempts, OTP_MAX_ATTEMPTS)))
+      .returning({ id: tickets.id, tokenHash: tickets.tokenHash });
+    if (!tried.length) {
+      const [dead] = await db
+        .select({ id: tickets.id })
+        .from(tickets)
+        .where(and(live, gte(tickets.attempts, OTP_MAX_ATTEMPTS)))
+        .limit(1);
+      throw dead ? passwordlessErrors.tooManyAttempts() : passwordlessErrors.invalidOtp();
+    }
+    const hash = codeHash(type, u.id, code.replace(/\s/g, ''));
+    const match = tried.find((row) => row.tokenHash === hash);
+    if (!match) throw passwordlessErrors.invalidOtp();
+    const [used] = await db
+      .update(tickets)
+      .set({ usedAt: new Date() })
+      .where(and(eq(tickets.id, match.id), isNull(tickets.usedAt)))
+      .returning({ id: tickets.id });
+    if (!used) throw passwordlessErrors.invalidOtp();
+    return auth.requireActive(await auth.findUserById(u.id));
+  }
+
+  return {
+    findUserByPhone,
+
+    /** hasura-auth's POST /signin/passwordless/email: a sign-in link, valid 15 minutes, once. */
+    async sendSignInLink(address: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
+      requireOn(methods.emailLink);
+      limitEmail(caller, address);
+      const target = auth.checkRedirect(redirectTo, '/repair-orders');
+      const u = reachable(await auth.findUserByEmail(address));
+      if (!u) return;
+      await auth.mailTicket(u, 'signinPasswordless', 'signinPasswordless', target);
+    },
+
+    /** hasura-auth's POST /signin/otp/email: a six-digit code by e-mail, valid 5 minutes. */
+    async sendEmailCode(address: string, caller: Caller): Promise<void> {
+      requireOn(methods.emailOtp);
+      limitEmail(caller, address);
+      const u = reachable(await auth.findUserByEmail(address));
+      if (!u?.email) return;
+      const code = await issueCode(u, 'emailOtp');
+      try {
+        await auth.mailer.send('signinOtp', u.email, { displayName: u.displayName, code });
+      } catch {
+        throw passwordlessErrors.emailNotSent();
+      }
+    },
+
+    /** hasura-auth's POST /signin/otp/email/verify: the code proves the address; TOTP still asked. */
+    async verifyEmailCode(address: string, code: string, caller: Caller): Promise<SignInResult> {
+      requireOn(methods.emailOtp);
+      const u = await redeemCode(await auth.findUserByEmail(address), 'emailOtp', code, caller);
+      if (!u.emailVerified) await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+      return auth.completeSignIn({ ...u, emailVerified: true }, 'emailOtp');
+    },
+
+    /** hasura-auth's POST /signin/passwordless/sms: a six-digit code by SMS, valid 5 minutes. */
+    async sendSmsCode(phoneNumber: string, caller: Caller): Promise<void> {
+      requireOn(methods.sms);
+      limitSms(caller, phoneNumber);
+      const u = reachable(await findUserByPhone(phoneNumber));
+      if (!u) return;
+      const code = await issueCode(u, 'smsOtp');
+      try {
+        await deps.sms.send(phoneNumber, t('passwordless.smsText', { code }));
+      } catch (error) {
+        deps.logger.error('sms not sent', { error: error instanceof Error ? error.message : String(error) });
+        throw passwordlessErrors.cannotSendSms();
+      }
+    },
+
+    /** hasura-auth's POST /signin/passwordless/sms/otp: the code proves the number; TOTP still asked. */
+    async verifySmsCode(phoneNumber: string, code: string, caller: Caller): Promise<SignInResult> {
+      requireOn(methods.sms);
+      const u = await redeemCode(await findUserByPhone(phoneNumber), 'smsOtp', code, caller);
+      if (!u.phoneNumberVerified) await db.update(users).set({ phoneNumberVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+      return auth.completeSignIn({ ...u, phoneNumberVerified: true }, 'smsOtp');
+    },
+  };
+}
+
+/** What hasura-auth's clients send as `options`; only `redirectTo` means something here. */
+export const signInOptions = z
+  .strictObject({
+    redirectTo,
+    displayName: z.string().trim().max(120).optional(),
+    locale: z.string().min(2).max(10).optional(),
+    defaultRole: z.string().max(40).optional(),
+    allowedRoles: z.array(z.string().max(40)).max(10).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .optional();
+
+const phoneNumber = z.string().max(16).regex(E164);
+const otp = z.string().min(1).max(64);
+
+const bodies = {
+  emailLink: z.strictObject({ email, options: signInOptions }),
+  emailCode: z.strictObject({ email, options: signInOptions }),
+  emailCodeVerify: z.strictObject({ email, otp }),
+  sms: z.strictObject({ phoneNumber, options: signInOptions }),
+  smsVerify: z.strictObject({ phoneNumber, otp }),
+};
+
+export function passwordlessRoutes(services: Services, context: RouteContext): Routes {
+  const { passwordless, auth } = services;
+  const { methods } = auth;
+  const caller = (req: Parameters<typeof callerOf>[0]) => callerOf(req, context);
+  return {
+    ...whenEnabled(methods.emailLink, {
+      'POST /signin/passwordless/email': post(async (raw, req) => {
+        const body = parse(bodies.emailLink, raw);
+        await passwordless.sendSignInLink(body.email, body.options?.redirectTo, caller(req));
+        return OK;
+      }),
+    }),
+    ...whenEnabled(methods.emailOtp, {
+      'POST /signin/otp/email': post(async (raw, req) => {
+        const body = parse(bodies.emailCode, raw);
+        await passwordless.sendEmailCode(body.email, caller(req));
+        return OK;
+      }),
+      'POST /signin/otp/email/verify': post(async (raw, req) => {
+        const body = parse(bodies.emailCodeVerify, raw);
+        return passwordless.verifyEmailCode(body.email, body.otp, caller(req));
+      }),
+    }),
+    ...whenEnabled(methods.sms, {
+      'POST /signin/passwordless/sms': post(async (raw, req) => {
+        const body = parse(bodies.sms, raw);
+        await passwordless.sendSmsCode(body.phoneNumber, caller(req));
+        return OK;
+      }),
+      'POST /signin/passwordless/sms/otp': post(async (raw, req) => {
+        const body = parse(bodies.smsVerify, raw);
+        return passwordless.verifySmsCode(body.phoneNumber, body.otp, caller(req));
+      }),
+    }),
+  };
+}
