@@ -19,6 +19,10 @@ export type RouteDef = {
 
 export const routes: readonly RouteDef[] = [
   { path: '/sign-in', access: 'signed-out', nav: false },
+  // Signing in without a password (decision 030); each page answers 404 while its method is off.
+  { path: '/sign-in/email-link', access: 'signed-out', nav: false },
+  { path: '/sign-in/email-code', access: 'signed-out', nav: false },
+  { path: '/sign-in/sms', access: 'signed-out', nav: false },
   { path: '/jump', access: 'signed-in', nav: false },
   { path: '/set-password', access: 'signed-in', nav: false },
   { path: '/repair-orders', access: [A, C, D, M], nav: true },

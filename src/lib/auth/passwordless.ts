@@ -1,0 +1,56 @@
+// The forms of the passwordless sign-in pages (decision 030): their schemas, the phone number
+// as a French workshop types it, and the French message of each refusal.
+import { z } from 'zod';
+import { t } from '#lib/i18n.ts';
+import { email, required } from '#lib/validation.ts';
+import { isServiceError, tooManyMessage } from './errors.ts';
+
+/** E.164, as the auth API takes it. */
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/**
+ * "06 12 34 56 78", "06.12.34.56.78", "0033 6 12…" and "+33 6 12…" all give "+33612345678";
+ * a national number is French. Anything else comes back without its spaces, for E164 to judge.
+ */
+export function normalizePhone(input: string): string {
+  const compact = input.replace(/[\s.\-()/]/g, '');
+  if (/^0[1-9]\d{8}$/.test(compact)) return `+33${compact.slice(1)}`;
+  if (compact.startsWith('00')) return `+${compact.slice(2)}`;
+  return compact;
+}
+
+const phoneNumber = () =>
+  required()
+    .max(32, t('passwordless.invalidPhone'))
+    .transform(normalizePhone)
+    .pipe(z.string().regex(E164, t('passwordless.invalidPhone')));
+const code = () =>
+  required()
+    .transform((v) => v.replace(/\s/g, ''))
+    .pipe(z.string().regex(/^\d{6}$/, t('passwordless.codeFormat')));
+
+export const emailLinkSchema = z.object({ email: email() });
+export const emailCodeRequestSchema = z.object({ email: email() });
+export const emailCodeSchema = z.object({ email: email(), code: code() });
+export const smsRequestSchema = z.object({ phoneNumber: phoneNumber() });
+export const smsCodeSchema = z.object({ phoneNumber: phoneNumber(), code: code() });
+
+/** What a page says when the auth service refuses; it never tells whether an account exists. */
+export function passwordlessErrorMessage(error: unknown): string {
+  if (!isServiceError(error)) return t('errors.generic');
+  switch (error.reason) {
+    case 'invalid-otp':
+    case 'disabled-user':
+      return t('passwordless.invalidCode');
+    case 'otp-too-many-attempts':
+      return t('passwordless.deadCode');
+    case 'too-many-requests':
+      return tooManyMessage(error);
+    case 'email-not-sent':
+      return t('errors.emailSend');
+    case 'cannot-send-sms':
+      return t('passwordless.smsNotSent');
+    default:
+      return t('errors.generic');
+  }
+}
