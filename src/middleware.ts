@@ -95,6 +95,8 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   const token = url.searchParams.get('refreshToken');
   if (!token) return next();
   clean.searchParams.delete('refreshToken');
+  // A sign-in link's `type` means nothing to the page it lands on (a reset's does: /set-password).
+  if (clean.searchParams.get('type') === 'signinPasswordless') clean.searchParams.delete('type');
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);
     await writeSession(cookies, locals.services, cookieOf(session));

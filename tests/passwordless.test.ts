@@ -584,7 +584,7 @@ describe('methods switched off (the defaults for SMS and anonymous users)', () =
   it('hides the pages: no link on the sign-in page, 404 on their addresses', async () => {
     const html = await (await fetch(`${t.url}/sign-in`)).text();
     expect(html).not.toContain('/sign-in/email-link');
-    expect(html).not.toContain('Se connecter sans mot de passe');
+    expect(html).not.toContain('Autres façons de se connecter');
     for (const page of ['/sign-in/email-link', '/sign-in/email-code', '/sign-in/sms']) {
       expect((await fetch(`${t.url}${page}`)).status).toBe(404);
     }

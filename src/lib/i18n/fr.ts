@@ -304,7 +304,7 @@ export const fr = {
   },
   // Sign-in without a password (issue 18, decision 030): a link, or a code by e-mail or SMS.
   passwordless: {
-    others: 'Se connecter sans mot de passe',
+    others: 'Autres façons de se connecter',
     emailLink: 'Recevoir un lien de connexion',
     emailCode: 'Recevoir un code par e-mail',
     sms: 'Recevoir un code par SMS',
