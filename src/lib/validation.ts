@@ -77,8 +77,17 @@ const withConfirmation = <T extends z.ZodObject<{ password: z.ZodType<string>; c
 const target = () => z.string().nullable().catch(null);
 /** `/sign-in?view=forgot-password&redirectTo=`: hasura-auth's names; the target is checked by `safeRedirect`. */
 export const signInPageSchema = z
-  .object({ view: choice(['forgot-password'] as const), redirectTo: target() })
-  .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo }));
+  .object({
+    view: choice(['forgot-password'] as const),
+    redirectTo: target(),
+    // An e-mail sign-in link of a user with TOTP lands here with its MFA ticket (decision 030).
+    mfaTicket: z
+      .string()
+      .regex(/^mfaTotp:[0-9a-f-]{36}$/i)
+      .nullable()
+      .catch(null),
+  })
+  .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo, mfaTicket: q.mfaTicket }));
 /** `/set-password?type=passwordReset`: arrived from a reset link; `retour`: from the profile menu's dialog. */
 export const setPasswordPageSchema = z
   .object({ type: choice(['passwordReset'] as const), retour: target() })

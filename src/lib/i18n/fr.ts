@@ -333,7 +333,6 @@ export const fr = {
     deadCode: 'Trop de codes erronés : ce code ne fonctionne plus. Demandez-en un nouveau.',
     smsNotSent: "Le SMS n'a pas pu être envoyé. Réessayez dans quelques minutes.",
     // TODO(lead): the code step of the sign-in page takes over from here (decision 030).
-    mfaRequired: 'Saisissez le code de votre application',
     smsText: 'Atelier BVA : votre code de connexion est {{code}}. Il est valable 5 minutes. Ne le communiquez à personne.',
     anonymousName: 'Utilisateur anonyme',
   },
