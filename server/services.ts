@@ -8,6 +8,7 @@ import { createMfaService, type MfaService } from './auth/mfa.ts';
 import { createOidcService, type OidcService } from './auth/oidc.ts';
 import { createPasswordlessService, type PasswordlessService } from './auth/passwordless.ts';
 import { createSmsSender } from './auth/sms.ts';
+import { createWebauthnService, type WebauthnService } from './auth/webauthn.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -37,6 +38,8 @@ export type Services = {
   oidc: OidcService;
   /** Sign-in links and one-time codes by e-mail and SMS (decision 030). */
   passwordless: PasswordlessService;
+  /** Security keys (issue 18, item 2): the sign-in page and the security page verify in process. */
+  webauthn: WebauthnService;
   users: UsersService;
   base: BaseService;
   gearboxes: GearboxesService;
@@ -90,6 +93,7 @@ export function createServices(options: { config: Config; database: Database; lo
     mfa: createMfaService(auth),
     oidc: createOidcService({ auth, providers: config.authProviders }),
     passwordless: createPasswordlessService(auth, { sms: createSmsSender({ sms: config.sms, dataDir: config.dataDir, logger }), logger }),
+    webauthn: createWebauthnService({ auth, rp: config.webauthn, origin: new URL(config.publicUrl).origin }),
     procedures,
     users: createUsersService({ db }),
     base: createBaseService({ db }),

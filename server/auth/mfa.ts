@@ -239,7 +239,7 @@ export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService },
       const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.elevate, raw);
       await mfa.elevateTotp(session, body.otp, caller(req));
-      return { session: await auth.currentSession(session) };
+      return { session: await auth.renewSession(session) };
     }),
   });
 }

@@ -6,6 +6,7 @@ import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
 import { mfaRoutes } from './mfa.ts';
 import { oidcRoutes } from './oidc.ts';
+import { webauthnRoutes } from './webauthn.ts';
 import { bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
 import { anonymousRoutes } from './anonymous.ts';
 import { passwordlessRoutes } from './passwordless.ts';
@@ -51,6 +52,7 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
     ...oidcRoutes(services, context),
     ...passwordlessRoutes(services, context),
     ...anonymousRoutes(services, context),
+    ...webauthnRoutes(services, context),
     'POST /signin/email-password': post(async (raw, req) => {
       const body = parse(bodies.signIn, raw);
       return auth.signInEmailPassword(body.email, body.password, caller(req));

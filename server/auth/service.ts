@@ -270,20 +270,6 @@ export function createAuthService(deps: {
     return !isElevated(session.elevatedAt) && (await hasSecondFactor(session.user));
   }
 
-  /**
-   * A session for an open sign-in as it is now (after an elevation): a new refresh token in
-   * the same grant, ended with it.
-   */
-  async function currentSession(session: SessionRow): Promise<Session> {
-    const [grant] = await db.select({ elevatedAt: grants.elevatedAt }).from(grants).where(eq(grants.id, session.sessionId)).limit(1);
-    const token = randomToken();
-    const [row] = await db
-      .insert(refreshTokens)
-      .values({ grantId: session.sessionId, tokenHash: sha256(token) })
-      .returning({ id: refreshTokens.id });
-    return sessionFor(session.user, token, row!.id, session.sessionId, grant?.elevatedAt ?? null);
-  }
-
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
   async function requireElevatedSession(sessionId: string, userId: string): Promise<void> {
     const session = await openSession(sessionId, userId);
@@ -294,6 +280,28 @@ export function createAuthService(deps: {
   /** Records a fresh proof of the second factor on an open sign-in. */
   async function elevate(sessionId: string): Promise<void> {
     await db.update(grants).set({ elevatedAt: new Date() }).where(eq(grants.id, sessionId));
+  }
+
+  /**
+   * A fresh session for an open sign-in, its new refresh token heading the grant's family (the
+   * earlier ones count as rotated): after a step-up the client takes this one, whose access
+   * token carries the elevation.
+   */
+  async function renewSession(session: SessionRow): Promise<Session> {
+    const token = randomToken();
+    const { id, elevatedAt } = await db.transaction(async (tx) => {
+      const [grant] = await tx.select({ elevatedAt: grants.elevatedAt }).from(grants).where(eq(grants.id, session.sessionId)).for('update').limit(1);
+      await tx
+        .update(refreshTokens)
+        .set({ rotatedAt: new Date() })
+        .where(and(eq(refreshTokens.grantId, session.sessionId), isNull(refreshTokens.rotatedAt)));
+      const [row] = await tx
+        .insert(refreshTokens)
+        .values({ grantId: session.sessionId, tokenHash: sha256(token) })
+        .returning({ id: refreshTokens.id });
+      return { id: row!.id, elevatedAt: grant?.elevatedAt ?? null };
+    });
+    return sessionFor(session.user, token, id, session.sessionId, elevatedAt);
   }
 
   /**
@@ -410,6 +418,7 @@ export function createAuthService(deps: {
     checkRedirect,
     methods: deps.methods,
     // What the method modules (mfa.ts, webauthn.ts, oidc.ts, passwordless.ts) build on.
+    /** The role of self-registered accounts (disabled until an admin enables them). */
     signUpRole: deps.signUpRole ?? 'mechanic',
     mailTicket,
     db,
@@ -430,7 +439,7 @@ export function createAuthService(deps: {
     needsElevation,
     requireElevatedSession,
     elevate,
-    currentSession,
+    renewSession,
     requireActive,
 
     async signInEmailPassword(email: string, password: string, caller: Caller): Promise<SignInResult> {
