@@ -32,17 +32,17 @@ test('a wrong password gets the French message and keeps the e-mail', async ({ p
   await page.goto('/sign-in');
   await page.getByLabel('Adresse e-mail').fill('admin@demo.local');
   await page.getByLabel('Mot de passe').fill('pas-le-bon');
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'Identifiant ou mot de passe incorrect' })).toBeVisible();
   await expect(page.getByLabel('Adresse e-mail')).toHaveValue('admin@demo.local');
 });
 
 test('empty fields and a malformed e-mail get the messages of SPEC §5', async ({ page }) => {
   await page.goto('/sign-in');
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page.getByText('Champ obligatoire')).toHaveCount(2);
   await page.getByLabel('Adresse e-mail').fill('atelier');
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page.getByText('Adresse e-mail invalide')).toBeVisible();
 });
 
@@ -51,7 +51,7 @@ test('a bookmarked page comes back after sign-in', async ({ page }) => {
   await expect(page).toHaveURL(/\/sign-in\?redirectTo=/);
   await page.getByLabel('Adresse e-mail').fill('diagnostic@demo.local');
   await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page).toHaveURL(/\/gearboxes\?type=automatic$/);
   await signOut(page);
 });

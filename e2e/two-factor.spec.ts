@@ -10,7 +10,7 @@ async function password(page: Page) {
   await page.goto('/sign-in');
   await page.getByLabel('Adresse e-mail').fill(EMAIL);
   await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
 }
 
 test('enrols an authenticator app, then signs in with the password and a code, then with a recovery code', async ({ page }) => {
@@ -65,7 +65,7 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await page.getByRole('button', { name: 'Recevoir le code' }).click();
   const mailed = lastMailTo(EMAIL).match(/Votre code de connexion :\r?\n(\d{6})\r?\n/)![1]!;
   await page.getByLabel('Code à six chiffres').fill(mailed);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await page.getByLabel('Code de vérification').fill(codes[4]!);
   await page.getByRole('button', { name: 'Vérifier' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);

@@ -309,7 +309,7 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
       expect(new URL((await browser.open(mixUp.href)).location!).searchParams.get('error')).toBe('oauth-provider-error');
     });
 
-    it('refuses an ID token whose nonce is not the round trip’s', async () => {
+    it("refuses an ID token whose nonce is not the round trip's", async () => {
       idp.next = { account: 'karim' };
       const browser = createBrowser();
       const callback = await browser.follow(`${api}/signin/provider/local?redirectTo=/gearboxes`, atCallback);
@@ -346,7 +346,7 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
   describe('POST /signin/idtoken', () => {
     const signIn = (body: unknown) => postJson(`${api}/signin/idtoken`, body);
 
-    it('signs in the holder of a token the provider signed for us, with hasura-auth’s nonce rule', async () => {
+    it("signs in the holder of a token the provider signed for us, with hasura-auth's nonce rule", async () => {
       const plain = await idp.sign({ sub: 'karim', email: 'mecanicien@demo.local', email_verified: true });
       expect(await signIn({ provider: 'local', idToken: plain })).toMatchObject({
         status: 200,

@@ -351,3 +351,44 @@ describe('security keys switched off', () => {
     }
   });
 });
+
+describe('the sign-in page with a key', () => {
+  let t: TestApp;
+  let h: ReturnType<typeof harness>;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+    h = harness(t);
+  });
+  afterAll(() => t?.close());
+
+  const post = (body: unknown) =>
+    fetch(`${t.url}/sign-in/security-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual' });
+
+  it('verifies the key in process, writes the page session and says where to go', async () => {
+    const { key } = await h.addKey('mecanicien@demo.local');
+    const refused = await post({ credential: h.authenticator().authenticate(await h.signInOptions()) });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: 'invalid-webauthn-security-key', message: 'Clé de sécurité non reconnue.' });
+    expect(refused.headers.get('set-cookie') ?? '').not.toMatch(/atelier_session=[^;]/);
+
+    expect((await post({ credential: 'nope' })).status).toBe(400);
+    const signedIn = await post({ credential: key.authenticate(await h.signInOptions()), redirectTo: '/gearboxes?type=automatic' });
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.json()).toEqual({ location: '/gearboxes?type=automatic' });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const home = await fetch(`${t.url}/repair-orders`, { headers: { cookie }, redirect: 'manual' });
+    expect(home.status).toBe(200);
+    // A foreign target is not followed.
+    const elsewhere = await post({ credential: key.authenticate(await h.signInOptions()), redirectTo: 'https://evil.example/' });
+    expect(await elsewhere.json()).toEqual({ location: '/repair-orders' });
+  });
+
+  it('slows down an address that keeps sending wrong answers', async () => {
+    let last = await h.call('/signin/webauthn/verify', { credential: h.authenticator().authenticate(await h.signInOptions()) });
+    for (let i = 0; i < 30 && last.status !== 429; i++) {
+      last = await h.call('/signin/webauthn/verify', { credential: h.authenticator().authenticate(await h.signInOptions()) });
+    }
+    expect(last).toMatchObject({ status: 429, body: { error: 'too-many-requests' } });
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

@@ -20,7 +20,7 @@ export async function signIn(page: Page, email: string, password = DEMO_PASSWORD
   await page.goto('/sign-in');
   await page.getByLabel('Adresse e-mail').fill(email);
   await page.getByLabel('Mot de passe').fill(password);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
 }
 

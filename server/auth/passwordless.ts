@@ -8,7 +8,6 @@ import { t } from '#lib/i18n.ts';
 import { tickets, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
 import type { Logger } from '#server/log.ts';
-import type { Services } from '#server/services.ts';
 import { callerOf, email, OK, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { authErrors, type AuthService, type Caller, type SignInResult, type UserRow } from './service.ts';
 import type { SmsSender } from './sms.ts';
@@ -189,8 +188,7 @@ const bodies = {
   smsVerify: z.strictObject({ phoneNumber, otp }),
 };
 
-export function passwordlessRoutes(services: Services, context: RouteContext): Routes {
-  const { passwordless, auth } = services;
+export function passwordlessRoutes({ passwordless, auth }: { passwordless: PasswordlessService; auth: AuthService }, context: RouteContext): Routes {
   const { methods } = auth;
   const caller = (req: Parameters<typeof callerOf>[0]) => callerOf(req, context);
   return {

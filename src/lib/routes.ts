@@ -57,7 +57,16 @@ export const routes: readonly RouteDef[] = [
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */
-export const endpoints: readonly string[] = ['/sign-out', '/api/session/password', '/api/session/token', '/api/session/elevate'];
+export const endpoints: readonly string[] = [
+  '/sign-out',
+  '/api/session/password',
+  '/api/session/token',
+  // Step-up from an island (issue 18, item 7).
+  '/api/session/elevate',
+  // Security keys (decision 028): the sign-in island's end, the security page's key changes.
+  '/sign-in/security-key',
+  '/profile/security/keys',
+];
 
 export const HOME = '/repair-orders';
 export const SIGN_IN = '/sign-in';

@@ -11,6 +11,7 @@ import { roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
 import { DELETE_USER, INSERT_USER, type UserListItem } from '#lib/users/user-list.ts';
 import { addUserSchema } from '#lib/users/users.ts';
+import type { StepUpFactors } from '#lib/users/user-list.ts';
 
 function failure(error: unknown) {
   const { reason } = apiErrorOf(error);
@@ -60,13 +61,13 @@ export function AddUserDialog(props: { onClose: () => void; returnFocus: () => H
 }
 
 /** Whether the API asks for a fresh proof of the second factor before the action. */
-export const needsStepUp = (error: unknown) => apiErrorOf(error).reason === 'elevated-claim-required';
+const needsStepUp = (error: unknown) => apiErrorOf(error).reason === 'elevated-claim-required';
 
 /**
  * Step-up (issue 18, item 7): a code of the authenticator app, or a recovery code, proves the
  * user again; `onDone` then runs the action that was refused.
  */
-function StepUpForm(props: { onDone: () => void; onCancel: () => void }) {
+function StepUpForm(props: { factors: StepUpFactors; onDone: () => void; onCancel: () => void }) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -88,9 +89,46 @@ function StepUpForm(props: { onDone: () => void; onCancel: () => void }) {
     }
     setBusy(false);
   };
+  const proveWithKey = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { elevateWithSecurityKey } = await import('#islands/security-keys/elevate.ts');
+      await elevateWithSecurityKey();
+      return props.onDone();
+    } catch (failure) {
+      const { ceremonyMessage } = await import('#islands/security-keys/ceremony.ts');
+      setError(ceremonyMessage(failure));
+    }
+    setBusy(false);
+  };
+  if (!props.factors.totp) {
+    return (
+      <div className="flex flex-col gap-4">
+        <p className="text-sm">{t('refusals.elevationRequired')}</p>
+        {error ? (
+          <p className="alert-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <ModalActions
+          cancelLabel={t('users.cancel')}
+          onCancel={props.onCancel}
+          submitLabel={t('securityKeys.stepUp')}
+          busy={busy}
+          onSubmit={() => void proveWithKey()}
+        />
+      </div>
+    );
+  }
   return (
     <form onSubmit={(event) => void submit(event)} noValidate className="flex flex-col gap-4">
       <p className="text-sm">{t('refusals.elevationRequired')}</p>
+      {props.factors.securityKey ? (
+        <button type="button" className="btn btn-secondary self-start" disabled={busy} onClick={() => void proveWithKey()}>
+          {t('securityKeys.stepUp')}
+        </button>
+      ) : null}
       <TextInput
         label={t('security.code')}
         name="code"
@@ -107,10 +145,11 @@ function StepUpForm(props: { onDone: () => void; onCancel: () => void }) {
 }
 
 /** The step-up on its own, for an action of the list (a role changed). */
-export function StepUpDialog(props: { onDone: () => void; onClose: () => void; returnFocus: () => HTMLElement | null }) {
+export function StepUpDialog(props: { factors: StepUpFactors; onDone: () => void; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   return (
     <Modal title={t('security.stepUpTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
       <StepUpForm
+        factors={props.factors}
         onDone={() => {
           props.onClose();
           props.onDone();
@@ -121,7 +160,7 @@ export function StepUpDialog(props: { onDone: () => void; onClose: () => void; r
   );
 }
 
-export function DeleteUserDialog(props: { user: UserListItem; onClose: () => void; returnFocus: () => HTMLElement | null }) {
+export function DeleteUserDialog(props: { factors: StepUpFactors; user: UserListItem; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const [busy, setBusy] = useState(false);
   const [stepUp, setStepUp] = useState(false);
   const confirm = async () => {
@@ -143,6 +182,7 @@ export function DeleteUserDialog(props: { user: UserListItem; onClose: () => voi
     return (
       <Modal title={t('security.stepUpTitle')} onClose={props.onClose} returnFocus={props.returnFocus} role="alertdialog">
         <StepUpForm
+          factors={props.factors}
           onDone={() => {
             setStepUp(false);
             void confirm();

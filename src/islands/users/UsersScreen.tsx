@@ -1,6 +1,7 @@
 // The users screen (SPEC §2.9): the first page comes rendered from the server; the island makes
 // search instant (debounced 500 ms), keeps the table live, and carries the admin's actions.
 // Until it runs (or without JavaScript) every action is a link or a form the page handles.
+import type { StepUpFactors } from '#lib/users/user-list.ts';
 import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
 import { Icon } from '#components/Icon.tsx';
@@ -31,7 +32,7 @@ const loadDialogs = () => import('./UserDialogs.tsx');
 const fetchDialogs = () => void loadDialogs().catch(() => undefined);
 const preload = { onPointerEnter: fetchDialogs, onFocus: fetchDialogs };
 
-type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string };
+type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string; factors: StepUpFactors };
 
 const statusLabel = { active: t('users.statusActive'), pending: t('users.statusPending'), disabled: t('users.statusDisabled') };
 const statusClass = { active: 'bg-success-soft text-success', pending: 'bg-amber-100 text-amber-900', disabled: 'bg-readonly text-muted' };
@@ -336,8 +337,10 @@ export default function UsersScreen(props: Props) {
         </nav>
       ) : null}
       {adding && loaded ? <loaded.AddUserDialog onClose={() => setAdding(false)} returnFocus={returnFocus} /> : null}
-      {deleting && loaded ? <loaded.DeleteUserDialog user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} /> : null}
-      {stepUp && loaded ? <loaded.StepUpDialog onDone={stepUp} onClose={() => setStepUp(null)} returnFocus={returnFocus} /> : null}
+      {deleting && loaded ? (
+        <loaded.DeleteUserDialog factors={props.factors} user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} />
+      ) : null}
+      {stepUp && loaded ? <loaded.StepUpDialog factors={props.factors} onDone={stepUp} onClose={() => setStepUp(null)} returnFocus={returnFocus} /> : null}
     </section>
   );
 }

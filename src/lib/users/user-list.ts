@@ -55,3 +55,6 @@ export function statusOf(user: Pick<UserListItem, 'disabled' | 'emailVerified'>)
   if (user.disabled) return 'disabled';
   return user.emailVerified ? 'active' : 'pending';
 }
+
+/** The viewer's second factors: what the step-up dialog offers (issue 18, item 7). */
+export type StepUpFactors = { totp: boolean; securityKey: boolean };

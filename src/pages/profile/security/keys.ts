@@ -1,0 +1,49 @@
+// The security page's keys (decision 028): the add island posts the new key's answer here as
+// JSON (kept, then a flashed toast for the reload); the section's rename and delete forms post
+// here and come back to the page with their toast. Every change is the signed-in user's own key.
+import type { APIRoute } from 'astro';
+import { isUuid } from '#lib/ids.ts';
+import { isServiceError } from '#lib/auth/errors.ts';
+import { addKeyBody, SECURITY_PAGE, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
+import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
+import { t } from '#lib/i18n.ts';
+import { json, jsonError, readBody } from '#lib/json-endpoint.ts';
+
+export const POST: APIRoute = async (context) => {
+  const { request, locals, cookies, redirect } = context;
+  const { services, session } = locals;
+  const isJson = (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json');
+  if (!session) return isJson ? jsonError(401, 'unauthenticated-user', 'User is not authenticated') : redirect('/sign-in', 303);
+  if (!services.auth.methods.webauthn) return isJson ? jsonError(409, 'disabled-endpoint', 'This endpoint is disabled') : redirect(SECURITY_PAGE, 303);
+
+  if (isJson) {
+    const body = await readBody(request, addKeyBody);
+    if ('response' in body) return body.response;
+    try {
+      await services.webauthn.addSecurityKey(session, body.data, { ip: locals.clientAddress });
+    } catch (error) {
+      return securityKeyErrorResponse(error);
+    }
+    setFlash(cookies, { type: 'success', message: t('securityKeys.added') });
+    return json(200, { location: SECURITY_PAGE });
+  }
+
+  const form = await request.formData().catch(() => new FormData());
+  const id = String(form.get('id') ?? '');
+  const intent = form.get('intent');
+  if (!isUuid(id) || (intent !== 'delete' && intent !== 'rename')) return redirect(SECURITY_PAGE, 303);
+  try {
+    if (intent === 'delete') {
+      await services.webauthn.removeSecurityKey(session.user.id, id);
+      return redirectWithToast(context, t('securityKeys.deleted'), SECURITY_PAGE);
+    }
+    await services.webauthn.renameSecurityKey(session.user.id, id, String(form.get('nickname') ?? '').slice(0, 300));
+    return redirectWithToast(context, t('securityKeys.renamed'), SECURITY_PAGE);
+  } catch (error) {
+    if (!isServiceError(error)) throw error;
+    // A name out of bounds: the rename form again, with why; a key gone meanwhile: the list.
+    const invalid = error.reason === 'invalid-request';
+    setFlash(cookies, { type: 'error', message: invalid ? t('securityKeys.errors.nickname') : t('errors.notFoundText') });
+    return redirect(invalid ? `${SECURITY_PAGE}?renommer-cle=${id}` : SECURITY_PAGE, 303);
+  }
+};
