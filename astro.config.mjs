@@ -138,5 +138,19 @@ export default defineConfig({
       ],
     },
   },
-  vite: { plugins: [tailwindcss(), browserGraphql, browserMessages] },
+  vite: {
+    plugins: [tailwindcss(), browserGraphql, browserMessages],
+    build: {
+      rolldownOptions: {
+        output: {
+          // What every island page loads anyway (React, the GraphQL client) in one chunk: split
+          // by whichever islands happen to share them, its pieces cost each page more requests
+          // and more bytes (issue 18 added two islands and moved the boundaries).
+          advancedChunks: {
+            groups: [{ name: 'vendor', test: /node_modules[\\/](react|react-dom|scheduler|@astrojs[\\/]react|@0no-co|graphql-request|graphql)[\\/]/ }],
+          },
+        },
+      },
+    },
+  },
 });
