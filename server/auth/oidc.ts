@@ -83,12 +83,10 @@ export type OidcService = ReturnType<typeof createOidcService>;
 export function createOidcService(deps: {
   auth: AuthService;
   providers: AuthProvider[];
-  /** The role of accounts a provider's first sign-in creates (disabled until an admin enables them). */
-  signUpRole?: string;
 }) {
   const { auth } = deps;
-  const { db, limiter, limits, publicUrl } = auth;
-  const signUpRole = deps.signUpRole ?? 'mechanic';
+  // Accounts a provider's first sign-in creates get the self-registration role, disabled.
+  const { db, limiter, limits, publicUrl, signUpRole } = auth;
   const byName = new Map(deps.providers.map((p) => [p.name, p]));
   const discoveries = new Map<string, Promise<Discovery>>();
 

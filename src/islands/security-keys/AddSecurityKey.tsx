@@ -8,34 +8,23 @@ import { Icon } from '#components/Icon.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { t } from '#lib/i18n.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
-import { browserHasWebAuthn, ceremonyMessage, loadWebAuthn, postJson } from './ceremony.ts';
+import { browserHasWebAuthn, ceremonyMessage, loadWebAuthn, pageAccessToken, postJson } from './ceremony.ts';
 
 const MAX_NICKNAME = 80;
-
-/** The short-lived access token of this page's session, for the auth API. */
-async function accessToken(): Promise<string> {
-  const res = await fetch('/api/session/token', { credentials: 'same-origin', cache: 'no-store' });
-  if (res.status === 401) {
-    window.location.assign('/sign-in');
-    throw new Error('signed out');
-  }
-  if (!res.ok) throw new Error(`Response not successful: Received status code ${res.status}`);
-  return ((await res.json()) as { accessToken: string }).accessToken;
-}
 
 export function AddSecurityKey(props: { action: string }) {
   const hydrated = useHydrated();
   const [supported, setSupported] = useState(true);
-  const [nickname, setNickname] = useState('');
   const [fieldError, setFieldError] = useState<string | undefined>();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => setSupported(browserHasWebAuthn()), []);
 
-  async function add(event: FormEvent) {
+  async function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const name = nickname.trim();
+    // Read from the form, not kept in state: what was typed before the island ran stays.
+    const name = String(new FormData(event.currentTarget).get('nickname') ?? '').trim();
     if (!name) return setFieldError(t('validation.required'));
     if (name.length > MAX_NICKNAME) return setFieldError(t('securityKeys.errors.nickname'));
     setFieldError(undefined);
@@ -46,7 +35,7 @@ export function AddSecurityKey(props: { action: string }) {
       const optionsJSON = await postJson<PublicKeyCredentialCreationOptionsJSON>(
         '/api/auth/user/webauthn/add',
         {},
-        { authorization: `Bearer ${await accessToken()}` },
+        { authorization: `Bearer ${await pageAccessToken()}` },
       );
       const credential = await startRegistration({ optionsJSON });
       const { location } = await postJson<{ location: string }>(props.action, { credential, nickname: name });
@@ -72,8 +61,6 @@ export function AddSecurityKey(props: { action: string }) {
           required
           maxLength={MAX_NICKNAME}
           className="sm:w-80"
-          value={nickname}
-          onChange={(event) => setNickname(event.currentTarget.value)}
           error={fieldError}
           {...(fieldError ? {} : { 'aria-describedby': 'cle-nom-aide' })}
         />

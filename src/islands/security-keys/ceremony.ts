@@ -8,6 +8,17 @@ export const loadWebAuthn = () => import('@simplewebauthn/browser');
 /** The page's WebAuthn, as the browser exposes it: false on old browsers and insecure origins. */
 export const browserHasWebAuthn = () => typeof window !== 'undefined' && typeof window.PublicKeyCredential === 'function';
 
+/** The short-lived access token of this page's session, for the auth API. */
+export async function pageAccessToken(): Promise<string> {
+  const res = await fetch('/api/session/token', { credentials: 'same-origin', cache: 'no-store' });
+  if (res.status === 401) {
+    window.location.assign('/sign-in');
+    throw new Error('signed out');
+  }
+  if (!res.ok) throw new Error(`Response not successful: Received status code ${res.status}`);
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
 /** POSTs JSON to our own origin; the parsed answer, or an error carrying the server's message. */
 export async function postJson<T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(path, {

@@ -2,12 +2,10 @@
 // elevated through the auth API's /elevate/webauthn ceremony, with the access token the page
 // hands its islands.
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
-import { loadWebAuthn, postJson } from './ceremony.ts';
+import { loadWebAuthn, pageAccessToken, postJson } from './ceremony.ts';
 
 export async function elevateWithSecurityKey(): Promise<void> {
-  const res = await fetch('/api/session/token', { credentials: 'same-origin', cache: 'no-store' });
-  if (!res.ok) throw new Error(`Response not successful: Received status code ${res.status}`);
-  const headers = { authorization: `Bearer ${((await res.json()) as { accessToken: string }).accessToken}` };
+  const headers = { authorization: `Bearer ${await pageAccessToken()}` };
   const { startAuthentication } = await loadWebAuthn();
   const optionsJSON = await postJson<PublicKeyCredentialRequestOptionsJSON>('/api/auth/elevate/webauthn', {}, headers);
   await postJson('/api/auth/elevate/webauthn/verify', { credential: await startAuthentication({ optionsJSON }) }, headers);
