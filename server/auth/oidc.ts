@@ -80,10 +80,7 @@ const isLoopback = (url: URL) => url.hostname === 'localhost' || url.hostname ==
 
 export type OidcService = ReturnType<typeof createOidcService>;
 
-export function createOidcService(deps: {
-  auth: AuthService;
-  providers: AuthProvider[];
-}) {
+export function createOidcService(deps: { auth: AuthService; providers: AuthProvider[] }) {
   const { auth } = deps;
   // Accounts a provider's first sign-in creates get the self-registration role, disabled.
   const { db, limiter, limits, publicUrl, signUpRole } = auth;
