@@ -16,8 +16,11 @@ async function plugSecurityKey(page: Page, transport: 'usb' | 'internal' = 'usb'
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: { protocol: 'ctap2', transport, hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
   });
+  const credentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
   return {
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
+    credentials,
+    /** The same key in another browser: a credential copied into this authenticator. */
+    add: (credential: Awaited<ReturnType<typeof credentials>>[number]) => cdp.send('WebAuthn.addCredential', { authenticatorId, credential }),
   };
 }
 
@@ -116,10 +119,17 @@ test('a mechanic adds a key, signs out, signs in with it, renames it and deletes
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
-test("a terminal's fingerprint reader: a step-up after a password sign-in, then the autofill form signs in", async ({ page }) => {
-  await plugSecurityKey(page, 'internal');
+test("a terminal's fingerprint reader: a step-up after a password sign-in, then the autofill form signs in", async ({ page, browser }) => {
+  // Signed in with the password before the key exists: this sign-in has never proved a factor.
   await signIn(page, 'hugo.boyer@demo.local');
-  await addKey(page, 'Clé de Hugo');
+  // Added from another terminal (which the new key's ceremony elevates), then read here too.
+  const other = await (await browser.newContext({ storageState: undefined })).newPage();
+  const reader = await plugSecurityKey(other, 'internal');
+  await signIn(other, 'hugo.boyer@demo.local');
+  await addKey(other, 'Clé de Hugo');
+  const here = await plugSecurityKey(page, 'internal');
+  for (const credential of await reader.credentials()) await here.add(credential);
+  await page.goto('/profile/security');
   const token = async () => (await (await page.request.get('/api/session/token')).json()).accessToken as string;
   const claims = (accessToken: string) => JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString())['https://hasura.io/jwt/claims'];
   expect(claims(await token())['x-hasura-auth-elevated']).toBeUndefined();
@@ -177,7 +187,9 @@ test("a terminal's fingerprint reader: a step-up after a password sign-in, then 
   // the browser offers the reader's key in the e-mail field's list; the virtual reader picks it
   // as the user would, and the session is open without a click on the button.
   const autofill = page.waitForRequest((request) => request.url().endsWith('/api/auth/signin/webauthn') && request.postData() === '{}');
-  await signOut(page);
+  // Signed out by hand: the autofill may sign in again before the sign-in page could be seen.
+  await page.getByLabel('Menu du profil').first().click();
+  await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
   await autofill;
   await expect(page).toHaveURL(/\/repair-orders$/);
   expect(claims(await token())['x-hasura-auth-elevated']).toBe(userId);

@@ -8,7 +8,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 
 function client(url: string) {
   const storage = new Map<string, string>();
@@ -177,11 +177,31 @@ describe.each(databaseKinds)('TOTP on %s', (kind) => {
     expect(await signInPassword('diagnostic@demo.local')).toMatchObject({ status: 200, body: { session: { user: { activeMfaType: null } }, mfa: null } });
   });
 
-  it('slows down guesses at a ticket', async () => {
+  it('kills a ticket after five wrong codes, and slows down the next guesses at the user', async () => {
     const { body } = await signInPassword('admin@demo.local');
-    let last = await postJson(`${api}/signin/mfa/totp`, { ticket: body.mfa.ticket, otp: '000000' });
-    for (let i = 0; i < 20 && last.status !== 429; i++) last = await postJson(`${api}/signin/mfa/totp`, { ticket: body.mfa.ticket, otp: '000000' });
-    expect(last).toMatchObject({ status: 429, body: { error: 'too-many-requests' } });
+    for (let i = 0; i < 5; i++) {
+      expect(await postJson(`${api}/signin/mfa/totp`, { ticket: body.mfa.ticket, otp: '000000' })).toMatchObject({
+        status: 401,
+        body: { error: 'invalid-totp' },
+      });
+    }
+    expect(await postJson(`${api}/signin/mfa/totp`, { ticket: body.mfa.ticket, otp: '000000' })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid-mfa-ticket' },
+    });
+    const next = (await signInPassword('admin@demo.local')).body.mfa.ticket;
+    expect(await postJson(`${api}/signin/mfa/totp`, { ticket: next, otp: '000000' })).toMatchObject({ status: 429, body: { error: 'too-many-requests' } });
+  });
+
+  it('asks the code after every e-mail link too: a password reset lands on the code step, not in the account', async () => {
+    await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local' });
+    const link = verifyLink(t.outbox().at(-1)!);
+    const res = await fetch(link, { redirect: 'manual' });
+    const landing = new URL(res.headers.get('location')!);
+    expect(landing.pathname).toBe('/sign-in');
+    expect(landing.searchParams.get('refreshToken')).toBeNull();
+    expect(landing.searchParams.get('mfaTicket')).toMatch(/^mfaTotp:/);
+    expect(landing.searchParams.get('redirectTo')).toBe('/set-password?type=passwordReset');
   });
 });
 

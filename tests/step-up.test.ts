@@ -62,7 +62,7 @@ describe('step-up', () => {
     expect((await postJson(`${api}/pat`, { expiresAt: tomorrow() }, headers)).status).toBe(200);
   });
 
-  it('guards deleting a user and changing a role, not renaming', async () => {
+  it('guards deleting, creating, enabling or disabling a user and changing a role, not renaming', async () => {
     const target = await userId('commercial@demo.local');
     await age();
     const renamed = await gql(adminToken, 'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { displayName: "Sophie L." }) { displayName } }', {
@@ -84,6 +84,13 @@ describe('step-up', () => {
     await t.database.db.execute(sql`update auth.users set totp_last_step = null`);
     expect((await postJson(`${api}/elevate/totp`, { otp: codeOf(secret) }, { authorization: `Bearer ${adminToken}` })).status).toBe(200);
     expect((await gql(adminToken, role, { id: target })).data?.updateUser).toEqual({ defaultRole: 'diagnostician' });
+    await age();
+    const insert = 'mutation { insertUser(object: { email: "nouvel.admin@demo.local", displayName: "Nouvel Admin", defaultRole: "app_admin" }) { id } }';
+    expect((await gql(adminToken, insert)).errors?.[0]?.extensions).toMatchObject({ code: 'forbidden', reason: 'elevated-claim-required' });
+    const disable = 'mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { disabled: true }) { disabled } }';
+    expect((await gql(adminToken, disable, { id: target })).errors?.[0]?.extensions).toMatchObject({ reason: 'elevated-claim-required' });
+    await t.database.db.execute(sql`update auth.users set totp_last_step = null`);
+    await postJson(`${api}/elevate/totp`, { otp: codeOf(secret) }, { authorization: `Bearer ${adminToken}` });
     expect((await gql(adminToken, remove, { id: target })).data?.deleteUser).toEqual({ id: target });
   });
 });

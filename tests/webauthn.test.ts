@@ -306,7 +306,7 @@ describe.each(databaseKinds)('security keys on %s', (kind) => {
 
   it('lists, renames and removes keys; a removed key opens nothing', async () => {
     const { webauthn } = t.app.services;
-    const owner = await h.addKey('diagnostic@demo.local', 'Clé du bureau');
+    const owner = await h.addKey('admin@demo.local', 'Clé du bureau');
     const listed = await webauthn.listSecurityKeys(owner.session.user.id);
     expect(listed.map((key) => key.nickname)).toContain('Clé du bureau');
     await webauthn.renameSecurityKey(owner.session.user.id, owner.id, "  Clé de l'atelier ");
@@ -315,12 +315,27 @@ describe.each(databaseKinds)('security keys on %s', (kind) => {
       lastUsedAt: null,
     });
     await expect(webauthn.renameSecurityKey(owner.session.user.id, owner.id, '   ')).rejects.toMatchObject({ reason: 'invalid-request' });
-    // Another user cannot touch it.
-    await expect(webauthn.removeSecurityKey(mechanic.session.user.id, owner.id)).rejects.toMatchObject({ kind: 'not-found' });
+    // Another user cannot touch it, even elevated.
+    const { auth } = t.app.services;
+    const mechanicRow = await auth.authenticate(mechanic.session.accessToken);
+    await auth.elevate(mechanicRow.sessionId);
+    await expect(webauthn.removeSecurityKey(mechanicRow, owner.id)).rejects.toMatchObject({ kind: 'not-found' });
     await expect(webauthn.renameSecurityKey(mechanic.session.user.id, owner.id, 'À moi')).rejects.toMatchObject({ kind: 'not-found' });
 
     expect(await h.call('/signin/webauthn/verify', { credential: owner.key.authenticate(await h.signInOptions()) })).toMatchObject({ status: 200 });
-    await webauthn.removeSecurityKey(owner.session.user.id, owner.id);
+    // A sign-in that has not proved the key cannot add a factor nor remove one: a step-up first.
+    // Adding the first key elevated this sign-in: five minutes later, it no longer counts.
+    const { sessionId } = await auth.authenticate(owner.session.accessToken);
+    await t.database.db.execute(sql`update auth.grants set elevated_at = now() - interval '6 minutes' where id = ${sessionId}`);
+    const ownerRow = await auth.authenticate(owner.session.accessToken);
+    await expect(t.app.services.mfa.generateTotp(ownerRow)).rejects.toMatchObject({ reason: 'elevated-claim-required' });
+    expect(await h.call('/user/webauthn/add', {}, { authorization: `Bearer ${owner.session.accessToken}` })).toMatchObject({
+      status: 403,
+      body: { error: 'elevated-claim-required' },
+    });
+    await expect(webauthn.removeSecurityKey(ownerRow, owner.id)).rejects.toMatchObject({ reason: 'elevated-claim-required' });
+    await auth.elevate(ownerRow.sessionId);
+    await webauthn.removeSecurityKey(ownerRow, owner.id);
     expect((await webauthn.listSecurityKeys(owner.session.user.id)).some((key) => key.id === owner.id)).toBe(false);
     expect(await h.call('/signin/webauthn/verify', { credential: owner.key.authenticate(await h.signInOptions()) })).toMatchObject({
       status: 401,

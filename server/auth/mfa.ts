@@ -23,6 +23,8 @@ export const RECOVERY_CODE_COUNT = 10;
 /** No 0/O, 1/I/L: read aloud or copied from paper without doubt. */
 const RECOVERY_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 
+/** Wrong codes a ticket takes before it dies: the password must be given again. */
+const MAX_TICKET_ATTEMPTS = 5;
 const MFA_TICKET = /^mfaTotp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const mfaErrors = {
@@ -90,14 +92,28 @@ export function createMfaService(auth: AuthService) {
     return !!row;
   }
 
-  /** The active second factor's proof: a code of the app, or a recovery code. Guesses are throttled per user. */
-  async function checkSecondFactor(u: UserRow, code: string, caller: Caller): Promise<boolean> {
+  /**
+   * Runs a guess at the user's codes under the throttle twice: per (user, address) as passwords
+   * are, and per user whatever the address, so that changing addresses buys no more guesses.
+   */
+  async function guarded(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
+    const anywhere = `mfa-user:${u.id}`;
     throttle.check(account, caller.ip);
-    const ok = u.activeMfaType === 'totp' && !!u.totpSecret && (isTotpCode(code) ? await acceptTotp(u, u.totpSecret, code) : await acceptRecoveryCode(u, code));
-    if (ok) throttle.succeed(account, caller.ip);
-    else throttle.fail(account, caller.ip);
+    throttle.check(account, anywhere);
+    const ok = await check();
+    for (const address of [caller.ip, anywhere]) {
+      if (ok) throttle.succeed(account, address);
+      else throttle.fail(account, address);
+    }
     return ok;
+  }
+
+  /** The active second factor's proof: a code of the app, or a recovery code. */
+  function checkSecondFactor(u: UserRow, code: string, caller: Caller): Promise<boolean> {
+    return guarded(u, caller, async () =>
+      u.activeMfaType === 'totp' && u.totpSecret ? (isTotpCode(code) ? acceptTotp(u, u.totpSecret, code) : acceptRecoveryCode(u, code)) : false,
+    );
   }
 
   /** Replaces the user's recovery codes with ten new ones, returned this once. */
@@ -116,6 +132,8 @@ export function createMfaService(auth: AuthService) {
       requireOn();
       const u = await freshUser(session.user.id);
       if (u.activeMfaType) throw mfaErrors.alreadyActive();
+      // A user with a security key proves it first: a stolen sign-in must not add a factor.
+      await auth.requireElevated(session);
       const secret = new Secret({ size: 20 }).base32;
       await db.update(users).set({ totpSecret: secret, totpLastStep: null, updatedAt: new Date() }).where(eq(users.id, u.id));
       return { imageUrl: qrDataUrl(totpOf(u, secret).toString()), totpSecret: secret };
@@ -130,16 +148,16 @@ export function createMfaService(auth: AuthService) {
       const u = await freshUser(session.user.id);
       if (u.activeMfaType) throw mfaErrors.alreadyActive();
       if (!u.totpSecret) throw mfaErrors.noSecret();
-      throttle.check(`mfa:${u.id}`, caller.ip);
-      if (!isTotpCode(code) || !(await acceptTotp(u, u.totpSecret, code))) {
-        throttle.fail(`mfa:${u.id}`, caller.ip);
-        throw mfaErrors.wrongCode();
-      }
+      await auth.requireElevated(session);
+      const hadFactor = await auth.hasSecondFactor(u);
+      const secret = u.totpSecret;
+      if (!(await guarded(u, caller, async () => isTotpCode(code) && acceptTotp(u, secret, code)))) throw mfaErrors.wrongCode();
       const codes = await db.transaction(async (tx) => {
         await tx.update(users).set({ activeMfaType: 'totp', updatedAt: new Date() }).where(eq(users.id, u.id));
         return replaceRecoveryCodes(tx, u.id);
       });
-      await auth.elevate(session.sessionId);
+      // The first code proves the new factor; a user who had a key was elevated already.
+      if (!hadFactor) await auth.elevate(session.sessionId);
       return { recoveryCodes: codes };
     },
 
@@ -192,7 +210,10 @@ export function createMfaService(auth: AuthService) {
       const pending = await auth.findChallenge('mfaTotp', ticket);
       if (!pending?.userId) throw authErrors.invalidMfaTicket();
       const u = await freshUser(pending.userId);
-      if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.invalidTotp();
+      if (!(await checkSecondFactor(u, code, caller))) {
+        await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
+        throw mfaErrors.invalidTotp();
+      }
       const used = await auth.consumeChallenge('mfaTotp', ticket);
       if (!used) throw authErrors.invalidMfaTicket();
       const method = typeof used.data === 'object' && used.data && 'method' in used.data ? String(used.data.method) : 'password';

@@ -193,6 +193,9 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
       // at sign-up by whoever typed the address), is not yet the provider user's: account
       // pre-hijacking. An admin's new account, with no way in yet, is.
       if (!u.emailVerified && (await hasWayIn(u))) throw authErrors.emailInUse();
+      // An account with a second factor is not joined by an address alone: its user links the
+      // provider from a signed-in, elevated session (/link/idtoken).
+      if (await auth.hasSecondFactor(u)) throw authErrors.emailInUse();
       await link(p.name, profile.sub, u.id);
       if (u.emailVerified) return u;
       const [proven] = await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();

@@ -2,7 +2,7 @@
 // six-digit code by e-mail or SMS, with hasura-auth's paths and bodies. Links and codes go only
 // to enabled, registered accounts: an unknown address gets the same OK and nothing is created.
 import { randomInt } from 'node:crypto';
-import { and, eq, gte, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { tickets, users } from '#server/db/schema/index.ts';
@@ -22,7 +22,6 @@ type OtpType = 'emailOtp' | 'smsOtp';
 
 export const passwordlessErrors = {
   invalidOtp: () => new DomainError('invalid', 'invalid-otp', 'Invalid or expired OTP'),
-  tooManyAttempts: () => new DomainError('invalid', 'otp-too-many-attempts', 'Too many incorrect attempts, please request a new OTP'),
   cannotSendSms: () => new DomainError('unavailable', 'cannot-send-sms', 'The SMS could not be sent'),
   emailNotSent: () => new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent'),
 };
@@ -85,14 +84,9 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
       .set({ attempts: sql`${tickets.attempts} + 1` })
       .where(and(live, lt(tickets.attempts, OTP_MAX_ATTEMPTS)))
       .returning({ id: tickets.id, tokenHash: tickets.tokenHash });
-    if (!tried.length) {
-      const [dead] = await db
-        .select({ id: tickets.id })
-        .from(tickets)
-        .where(and(live, gte(tickets.attempts, OTP_MAX_ATTEMPTS)))
-        .limit(1);
-      throw dead ? passwordlessErrors.tooManyAttempts() : passwordlessErrors.invalidOtp();
-    }
+    // A code used up by wrong tries answers as an unknown one: telling them apart would tell
+    // which addresses have an account.
+    if (!tried.length) throw passwordlessErrors.invalidOtp();
     const hash = codeHash(type, u.id, code.replace(/\s/g, ''));
     const match = tried.find((row) => row.tokenHash === hash);
     if (!match) throw passwordlessErrors.invalidOtp();

@@ -240,6 +240,18 @@ export function createAuthService(deps: {
     return row;
   }
 
+  /** Counts a wrong answer to a ceremony; at `max`, it is used up. */
+  async function failChallenge(id: string, max: number): Promise<void> {
+    const attempts = sql`coalesce((${challenges.data}->>'attempts')::int, 0) + 1`;
+    await db
+      .update(challenges)
+      .set({
+        data: sql`jsonb_set(${challenges.data}, '{attempts}', to_jsonb(${attempts}))`,
+        usedAt: sql`case when ${attempts} >= ${max} then now() else null end`,
+      })
+      .where(eq(challenges.id, id));
+  }
+
   /** The ceremony of `key` while it holds, without using it (a wrong code may be tried again). */
   async function findChallenge(kind: string, key: string) {
     const [row] = await db
@@ -250,11 +262,21 @@ export function createAuthService(deps: {
     return row;
   }
 
-  /** Whether the user has a second factor: a TOTP app or a security key. */
-  async function hasSecondFactor(u: UserRow): Promise<boolean> {
-    if (u.activeMfaType) return true;
+  /**
+   * The user's second factors among the methods switched on: the one answer the service, the
+   * step-up screens and the dialogs rely on (a factor switched off neither asks nor proves).
+   */
+  async function secondFactorsOf(u: Pick<UserRow, 'id' | 'activeMfaType'>): Promise<{ totp: boolean; securityKey: boolean }> {
+    const totp = deps.methods.totp && u.activeMfaType === 'totp';
+    if (!deps.methods.webauthn) return { totp, securityKey: false };
     const [key] = await db.select({ id: securityKeys.id }).from(securityKeys).where(eq(securityKeys.userId, u.id)).limit(1);
-    return !!key;
+    return { totp, securityKey: !!key };
+  }
+
+  /** Whether the user has a second factor: a TOTP app or a security key. */
+  async function hasSecondFactor(u: Pick<UserRow, 'id' | 'activeMfaType'>): Promise<boolean> {
+    const factors = await secondFactorsOf(u);
+    return factors.totp || factors.securityKey;
   }
 
   /**
@@ -265,9 +287,20 @@ export function createAuthService(deps: {
     if (await needsElevation(session)) throw authErrors.elevationRequired();
   }
 
-  /** Whether a step-up guarded action from this sign-in would be refused now. */
+  /**
+   * Whether a step-up guarded action from this sign-in would be refused now. Read afresh: a
+   * proof given earlier in the same request (a code typed with the form) counts.
+   */
   async function needsElevation(session: SessionRow): Promise<boolean> {
-    return !isElevated(session.elevatedAt) && (await hasSecondFactor(session.user));
+    if (isElevated(session.elevatedAt)) return false;
+    const [row] = await db
+      .select({ elevatedAt: grants.elevatedAt, activeMfaType: users.activeMfaType })
+      .from(grants)
+      .innerJoin(users, eq(users.id, grants.userId))
+      .where(eq(grants.id, session.sessionId))
+      .limit(1);
+    if (isElevated(row?.elevatedAt)) return false;
+    return hasSecondFactor({ id: session.user.id, activeMfaType: row?.activeMfaType ?? session.user.activeMfaType });
   }
 
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
@@ -399,10 +432,10 @@ export function createAuthService(deps: {
    * A sign-in link of a user with TOTP: no session, the sign-in page's code step with the MFA
    * ticket (`mfaTicket`) and the page the link was for (decision 030).
    */
-  function mfaLanding(target: URL, ticket: string): string {
+  function mfaLanding(target: URL, ticket: string, type: string): string {
     const landing = new URL(`${publicUrl}/sign-in`);
     landing.searchParams.set('mfaTicket', ticket);
-    landing.searchParams.set('type', linkTypes.signinPasswordless);
+    landing.searchParams.set('type', type);
     landing.searchParams.set('redirectTo', target.pathname + target.search);
     return landing.toString();
   }
@@ -434,7 +467,9 @@ export function createAuthService(deps: {
     createChallenge,
     consumeChallenge,
     findChallenge,
+    failChallenge,
     hasSecondFactor,
+    secondFactorsOf,
     requireElevated,
     needsElevation,
     requireElevatedSession,
@@ -473,6 +508,8 @@ export function createAuthService(deps: {
       caller: Caller,
     ): Promise<{ session: null }> {
       limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
+      // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
+      if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
       limitEmail(caller, input.email);
       const role = deps.signUpRole ?? 'mechanic';
       if (input.defaultRole && input.defaultRole !== role) throw authErrors.roleNotAllowed();
@@ -658,6 +695,8 @@ export function createAuthService(deps: {
 
     /** Always succeeds for an unknown address, so the answer reveals nothing. */
     async requestPasswordReset(email: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
+      // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
+      if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
       limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/set-password');
       const u = await findUserByEmail(email);
@@ -713,6 +752,8 @@ export function createAuthService(deps: {
      * minutes): every other sign-in of the user ends.
      */
     async changePassword(input: { newPassword: string; ticket?: string; session?: SessionRow; currentPassword?: string }, caller: Caller): Promise<void> {
+      // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
+      if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
       if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       const policy = passwordPolicyError(input.newPassword);
       if (policy) throw authErrors.invalidPassword(policy);
@@ -767,7 +808,7 @@ export function createAuthService(deps: {
           // The link proves the address, like hasura-auth's; with TOTP on, the code is still asked.
           await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
           const result = await completeSignIn((await findUserById(u.id))!, 'signinPasswordless');
-          if (result.mfa) return mfaLanding(target, result.mfa.ticket);
+          if (result.mfa) return mfaLanding(target, result.mfa.ticket, linkTypes.signinPasswordless);
           target.searchParams.set('refreshToken', result.session.refreshToken);
           target.searchParams.set('type', linkTypes.signinPasswordless);
           return target.toString();
@@ -780,10 +821,11 @@ export function createAuthService(deps: {
         } else {
           await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
         }
-        const fresh = (await findUserById(u.id))!;
-        const session = await startSession(fresh, row.type);
-        target.searchParams.set('refreshToken', session.refreshToken);
+        // A link proves the mailbox, not the second factor: with TOTP on, the code is asked first.
         target.searchParams.set('type', linkTypes[row.type as TicketType]);
+        const result = await completeSignIn((await findUserById(u.id))!, row.type);
+        if (result.mfa) return mfaLanding(target, result.mfa.ticket, linkTypes[row.type as TicketType]);
+        target.searchParams.set('refreshToken', result.session.refreshToken);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         target.searchParams.set('error', error.reason);

@@ -389,6 +389,8 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     /** POST /user/webauthn/add: a new key for the signed-in user, never one already registered. */
     async addOptions(session: SessionRow, caller: Caller) {
       limitCeremonies(caller);
+      // A stolen sign-in must not plant a lasting way in: a user with a factor proves it first.
+      await auth.requireElevated(session);
       const { user } = session;
       return registrationOptions(
         'webauthn-add',
@@ -400,6 +402,8 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /user/webauthn/verify: the key is the user's from now on. */
     async addSecurityKey(session: SessionRow, input: { credential: RegistrationCredential; nickname?: string }, caller: Caller) {
+      await auth.requireElevated(session);
+      const hadFactor = await auth.hasSecondFactor((await auth.findUserById(session.user.id)) ?? session.user);
       return throttled(caller, async () => {
         const { row, challenge } = await takeCeremony('webauthn-add', input.credential.response.clientDataJSON);
         if (row.userId !== session.user.id) throw webauthnErrors.invalidVerification();
@@ -410,6 +414,8 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
           .onConflictDoNothing()
           .returning({ id: securityKeys.id, nickname: securityKeys.nickname });
         if (!key) throw webauthnErrors.previouslyRegistered();
+        // The first factor, just proved by its ceremony, elevates the sign-in as TOTP's first code does.
+        if (!hadFactor) await auth.elevate(session.sessionId);
         return key;
       });
     },
@@ -424,8 +430,14 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /elevate/webauthn/verify: this sign-in is elevated; its new session carries the claim. */
     async elevate(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<Session> {
+      await this.proveKey(session, input, caller);
+      return auth.renewSession(session);
+    },
+
+    /** A key's answer to this sign-in's elevation ceremony: the sign-in is elevated (pages: no new token). */
+    async proveKey(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<void> {
       checkOwnEmail(session, input.email);
-      return throttled(caller, async () => {
+      await throttled(caller, async () => {
         await verifyAssertion('webauthn-elevate', input.credential, (row) => {
           // A ceremony begun in another sign-in does not elevate this one.
           if (row.userId !== session.user.id || (row.data as { sessionId?: string }).sessionId !== session.sessionId)
@@ -434,7 +446,6 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
         });
         auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
         await auth.elevate(session.sessionId);
-        return auth.renewSession(session);
       });
     },
 
@@ -454,11 +465,12 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
       if (!row) throw notFound('No such security key');
     },
 
-    /** The key stops working at once; a key of another user is not found. */
-    async removeSecurityKey(userId: string, keyId: string): Promise<void> {
+    /** The key stops working at once (after a step-up: removing a factor weakens it); a key of another user is not found. */
+    async removeSecurityKey(session: SessionRow, keyId: string): Promise<void> {
+      await auth.requireElevated(session);
       const [row] = await db
         .delete(securityKeys)
-        .where(and(eq(securityKeys.id, keyId), eq(securityKeys.userId, userId)))
+        .where(and(eq(securityKeys.id, keyId), eq(securityKeys.userId, session.user.id)))
         .returning({ id: securityKeys.id });
       if (!row) throw notFound('No such security key');
     },

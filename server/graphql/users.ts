@@ -145,6 +145,8 @@ builder.mutationField('insertUser', (t) =>
     resolve: async (_root, { object }, context) => {
       const input = parse(insertSchema, object, 'object');
       const { users, auth } = context.services;
+      // Step-up: a new account is a new way in, as a role change is.
+      await auth.requireElevatedSession(context.viewer!.sessionId, context.viewer!.id);
       const row = await users.insert(input);
       try {
         await auth.sendSetPasswordEmail(row.id);
@@ -178,8 +180,11 @@ builder.mutationField('updateUser', (t) =>
       // A new address is only asked for here: it takes effect from the link sent to it.
       const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
       if (newEmail) await users.assertEmailFree(newEmail, id);
-      // Step-up (issue 18, item 7): a role changed by an admin with a second factor needs a fresh proof of it.
-      if (manager && set.defaultRole !== undefined && set.defaultRole !== current.defaultRole) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
+      // Step-up (issue 18, item 7): an admin with a second factor proves it again before changing
+      // a role, enabling or disabling an account, or another user's address (its link signs in).
+      const roleChanged = set.defaultRole !== undefined && set.defaultRole !== current.defaultRole;
+      const statusChanged = set.disabled !== undefined && set.disabled !== current.disabled;
+      if (manager && (roleChanged || statusChanged || (newEmail && id !== viewer.id))) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
       const row = manager ? await users.update(viewer, id, set) : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
       if (!newEmail) return row;
       await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });

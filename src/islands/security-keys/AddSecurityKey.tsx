@@ -8,7 +8,7 @@ import { Icon } from '#components/Icon.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { t } from '#lib/i18n.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
-import { browserHasWebAuthn, ceremonyMessage, loadWebAuthn, pageAccessToken, postJson } from './ceremony.ts';
+import { browserHasWebAuthn, ceremonyMessage, loadWebAuthn, pageAccessToken, postJson, ServerRefusal } from './ceremony.ts';
 
 const MAX_NICKNAME = 80;
 
@@ -41,6 +41,10 @@ export function AddSecurityKey(props: { action: string }) {
       const { location } = await postJson<{ location: string }>(props.action, { credential, nickname: name });
       window.location.assign(location);
     } catch (failure) {
+      // The account has a factor already: proved first, then back here (a stolen sign-in must not add one).
+      if (failure instanceof ServerRefusal && failure.reason === 'elevated-claim-required') {
+        return window.location.assign(`/profile/confirm?retour=${encodeURIComponent(props.action.replace(/\/keys$/, ''))}`);
+      }
       setError(ceremonyMessage(failure));
       setBusy(false);
     }

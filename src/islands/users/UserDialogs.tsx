@@ -20,7 +20,8 @@ function failure(error: unknown) {
 
 type AddValues = { displayName: string; email: string; defaultRole: Role };
 
-export function AddUserDialog(props: { onClose: () => void; returnFocus: () => HTMLElement | null }) {
+export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => void; returnFocus: () => HTMLElement | null }) {
+  const [stepUp, setStepUp] = useState(false);
   const { register, handleSubmit, setError, formState } = useForm<AddValues>({
     resolver: zodResolver(addUserSchema),
     defaultValues: { displayName: '', email: '', defaultRole: 'mechanic' },
@@ -31,11 +32,26 @@ export function AddUserDialog(props: { onClose: () => void; returnFocus: () => H
       showToast({ type: 'success', message: t('users.added') });
       props.onClose();
     } catch (error) {
+      if (needsStepUp(error)) return setStepUp(true);
       const { code, reason } = apiErrorOf(error);
       if (code === 'conflict' && reason === 'email-already-in-use') setError('email', { message: t('errors.emailTaken') });
       else failure(error);
     }
   });
+  if (stepUp) {
+    return (
+      <Modal title={t('security.stepUpTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
+        <StepUpForm
+          factors={props.factors}
+          onDone={() => {
+            setStepUp(false);
+            void submit();
+          }}
+          onCancel={props.onClose}
+        />
+      </Modal>
+    );
+  }
   return (
     <Modal title={t('users.addTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
       <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>

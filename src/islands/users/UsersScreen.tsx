@@ -336,7 +336,7 @@ export default function UsersScreen(props: Props) {
           ) : null}
         </nav>
       ) : null}
-      {adding && loaded ? <loaded.AddUserDialog onClose={() => setAdding(false)} returnFocus={returnFocus} /> : null}
+      {adding && loaded ? <loaded.AddUserDialog factors={props.factors} onClose={() => setAdding(false)} returnFocus={returnFocus} /> : null}
       {deleting && loaded ? (
         <loaded.DeleteUserDialog factors={props.factors} user={deleting} onClose={() => setDeleting(null)} returnFocus={returnFocus} />
       ) : null}

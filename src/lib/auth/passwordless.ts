@@ -42,8 +42,6 @@ export function passwordlessErrorMessage(error: unknown): string {
     case 'invalid-otp':
     case 'disabled-user':
       return t('passwordless.invalidCode');
-    case 'otp-too-many-attempts':
-      return t('passwordless.deadCode');
     case 'too-many-requests':
       return tooManyMessage(error);
     case 'email-not-sent':

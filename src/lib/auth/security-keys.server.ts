@@ -11,6 +11,8 @@ export const SECURITY_PAGE = '/profile/security';
 
 /** The sign-in island's post: the key's answer to /api/auth/signin/webauthn's options. */
 export const signInWithKeyBody = z.strictObject({ credential: authenticationCredential, redirectTo: z.string().max(2048).optional() });
+/** A step-up with a key from a page: the key's answer to /api/auth/elevate/webauthn's options. */
+export const elevateWithKeyBody = z.strictObject({ credential: authenticationCredential });
 /** The add island's post: the new key's answer to /api/auth/user/webauthn/add's options. */
 export const addKeyBody = z.strictObject({ credential: registrationCredential, nickname: z.string().trim().min(1).max(80) });
 

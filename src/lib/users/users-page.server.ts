@@ -32,6 +32,8 @@ export async function postUsersPage(astro: AstroGlobal, { search, page }: Pick<U
     setFlash(astro.cookies, { type: 'error', message });
     return astro.redirect(back, 303);
   };
+  // Step-up: the proof asked for, then back to the list to do it again.
+  const stepUp = () => astro.redirect(`/profile/confirm?retour=${encodeURIComponent(back)}`, 303);
   if (!posted.success) return failed(t('errors.generic'));
   const { action, id, defaultRole } = posted.data;
   if (action === 'ajouter') {
@@ -45,7 +47,8 @@ export async function postUsersPage(astro: AstroGlobal, { search, page }: Pick<U
         return redirectWithToast(astro, t('users.added'), back);
       } catch (error) {
         // An address in use is said beside it; any other refusal, over the list.
-        const { errors, formError } = formFailureOf(error, { fields: ['email'] });
+        const { errors, formError, reason } = formFailureOf(error, { fields: ['email'] });
+        if (reason === 'elevated-claim-required') return stepUp();
         if (!errors.email) return failed(formError ?? t('errors.generic'));
         addErrors = errors;
       }
@@ -75,8 +78,7 @@ export async function postUsersPage(astro: AstroGlobal, { search, page }: Pick<U
     return redirectWithToast(astro, done, back);
   } catch (error) {
     const failure = formFailureOf(error, { fields: [] });
-    // Step-up: the proof asked for, then back to the list to do it again.
-    if (failure.reason === 'elevated-claim-required') return astro.redirect(`/profile/confirm?retour=${encodeURIComponent(back)}`, 303);
+    if (failure.reason === 'elevated-claim-required') return stepUp();
     return failed(failure.formError ?? t('errors.generic'));
   }
 }

@@ -1,18 +1,32 @@
-// Step-up for the islands (issue 18, item 7): a code of the authenticator app, or a recovery
-// code, elevates the page's sign-in for five minutes; the island then tries its action again.
+// Step-up from a page (issue 18, item 7): a code of the authenticator app (or a recovery
+// code), or a security key's answer to /api/auth/elevate/webauthn's options, elevates the page's
+// sign-in for five minutes; the page then does its action again. No token is handed out.
 import type { APIRoute } from 'astro';
+import { z } from 'zod';
 import { isServiceError } from '#lib/auth/errors.ts';
+import { elevateWithKeyBody, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
 import { t } from '#lib/i18n.ts';
 import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.ts';
 import { secondFactorSchema } from '#lib/validation.ts';
 
+const body = z.union([elevateWithKeyBody, secondFactorSchema]);
+
 export const POST: APIRoute = async ({ request, locals }) => {
   const { services, session } = locals;
   if (!session) return jsonError(401, 'unauthenticated-user', 'User is not authenticated');
-  const body = await readBody(request, secondFactorSchema);
-  if ('response' in body) return body.response;
+  const read = await readBody(request, body);
+  if ('response' in read) return read.response;
+  const caller = { ip: locals.clientAddress };
+  if ('credential' in read.data) {
+    try {
+      await services.webauthn.proveKey(session, read.data, caller);
+      return json(200, 'OK');
+    } catch (error) {
+      return securityKeyErrorResponse(error);
+    }
+  }
   try {
-    await services.mfa.elevateTotp(session, body.data.code, { ip: locals.clientAddress });
+    await services.mfa.elevateTotp(session, read.data.code, caller);
     return json(200, 'OK');
   } catch (error) {
     if (isServiceError(error) && error.reason === 'invalid-totp') {

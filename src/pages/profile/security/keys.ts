@@ -34,13 +34,15 @@ export const POST: APIRoute = async (context) => {
   if (!isUuid(id) || (intent !== 'delete' && intent !== 'rename')) return redirect(SECURITY_PAGE, 303);
   try {
     if (intent === 'delete') {
-      await services.webauthn.removeSecurityKey(session.user.id, id);
+      await services.webauthn.removeSecurityKey(session, id);
       return redirectWithToast(context, t('securityKeys.deleted'), SECURITY_PAGE);
     }
     await services.webauthn.renameSecurityKey(session.user.id, id, String(form.get('nickname') ?? '').slice(0, 300));
     return redirectWithToast(context, t('securityKeys.renamed'), SECURITY_PAGE);
   } catch (error) {
     if (!isServiceError(error)) throw error;
+    if (error.reason === 'elevated-claim-required')
+      return redirect(`/profile/confirm?retour=${encodeURIComponent(`${SECURITY_PAGE}?supprimer-cle=${id}`)}`, 303);
     // A name out of bounds: the rename form again, with why; a key gone meanwhile: the list.
     const invalid = error.reason === 'invalid-request';
     setFlash(cookies, { type: 'error', message: invalid ? t('securityKeys.errors.nickname') : t('errors.notFoundText') });
