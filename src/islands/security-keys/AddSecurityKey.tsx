@@ -3,7 +3,7 @@
 // goes to /profile/security/keys, which keeps it and flashes the success toast for the reload.
 import { mdiKeyPlus } from '@mdi/js';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type SubmitEvent } from 'react';
 import { Icon } from '#components/Icon.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { t } from '#lib/i18n.ts';
@@ -21,7 +21,7 @@ export function AddSecurityKey(props: { action: string }) {
 
   useEffect(() => setSupported(browserHasWebAuthn()), []);
 
-  async function add(event: FormEvent<HTMLFormElement>) {
+  async function add(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
     // Read from the form, not kept in state: what was typed before the island ran stays.
     const name = String(new FormData(event.currentTarget).get('nickname') ?? '').trim();

@@ -87,7 +87,7 @@ function StepUpForm(props: { factors: StepUpFactors; onDone: () => void; onCance
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const submit = async (event: React.FormEvent) => {
+  const submit = async (event: React.SubmitEvent) => {
     event.preventDefault();
     setBusy(true);
     try {
