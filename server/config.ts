@@ -292,7 +292,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 const PROVIDER_NAME = /^[a-z][a-z0-9]{0,29}$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const knownLabels: Record<string, string> = { google: 'Google', entra: 'Microsoft', microsoft: 'Microsoft' };
-const isLoopback = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+/** A host reached without TLS only on this machine (identity providers' http:// in tests). */
+export const isLoopback = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
 
 /** AUTH_PROVIDERS and each provider's AUTH_PROVIDER_<NAME>_* (decision 029). */
 function providersOf(env: NodeJS.ProcessEnv): AuthProvider[] {

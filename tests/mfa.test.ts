@@ -1,30 +1,13 @@
 // The second factor (TOTP and recovery codes) as a client sees it: enrolment over HTTP, sign-in
 // with an MFA ticket through @nhost/hasura-auth-js, and every replayed, expired, foreign or
 // malformed code or ticket refused with the documented error and no session.
-import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import { sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { databaseKinds, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
-
-function client(url: string) {
-  const storage = new Map<string, string>();
-  return new HasuraAuthClient({
-    url: `${url}/api/auth`,
-    clientStorageType: 'custom',
-    clientStorage: {
-      getItem: (key: string) => storage.get(key) ?? null,
-      setItem: (key: string, value: string) => void storage.set(key, value),
-      removeItem: (key: string) => void storage.delete(key),
-    },
-    autoRefreshToken: false,
-    autoSignIn: false,
-    start: true,
-  });
-}
+import { databaseKinds, postJson, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
 
 /** The code of the app `steps` periods from now. */
 const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
@@ -90,7 +73,7 @@ describe.each(databaseKinds)('TOTP on %s', (kind) => {
 
   it('signs in through @nhost/hasura-auth-js with the password, then the ticket and a code; the code works once', async () => {
     const { secret } = await enrol('diagnostic@demo.local');
-    const auth = client(t.url);
+    const auth = authClient(t.url);
     const first = await auth.signIn({ email: 'diagnostic@demo.local', password: DEMO_PASSWORD });
     expect(first.session).toBeNull();
     expect(first.mfa?.ticket).toMatch(/^mfaTotp:[0-9a-f-]{36}$/);
@@ -191,6 +174,22 @@ describe.each(databaseKinds)('TOTP on %s', (kind) => {
     });
     const next = (await signInPassword('admin@demo.local')).body.mfa.ticket;
     expect(await postJson(`${api}/signin/mfa/totp`, { ticket: next, otp: '000000' })).toMatchObject({ status: 429, body: { error: 'too-many-requests' } });
+  });
+
+  it('sweeps out ceremonies over for a day, and only those', async () => {
+    const { body } = await signInPassword('admin@demo.local');
+    await t.database.db.execute(sql`update auth.challenges set expires_at = now() - interval '25 hours' where kind = 'mfaTotp' and used_at is null`);
+    const live = (await signInPassword('admin@demo.local')).body.mfa.ticket;
+    expect(await t.app.services.auth.sweepChallenges()).toBeGreaterThanOrEqual(1);
+    const [{ n }] = (await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from auth.challenges where expires_at < now() - interval '1 day'`,
+    )) as [{ n: number }];
+    expect(n).toBe(0);
+    expect(body.mfa.ticket).not.toBe(live);
+    expect(
+      (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from auth.challenges where used_at is null`))[0]!.n,
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('asks the code after every e-mail link too: a password reset lands on the code step, not in the account', async () => {

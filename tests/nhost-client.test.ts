@@ -1,26 +1,9 @@
 // Nhost's own client library, unchanged, against our auth service.
-import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { databaseKinds, startTestApp, verifyLink, type TestApp } from './support/app.ts';
-
-function client(url: string) {
-  const storage = new Map<string, string>();
-  return new HasuraAuthClient({
-    url: `${url}/api/auth`,
-    clientStorageType: 'custom',
-    clientStorage: {
-      getItem: (key: string) => storage.get(key) ?? null,
-      setItem: (key: string, value: string) => void storage.set(key, value),
-      removeItem: (key: string) => void storage.delete(key),
-    },
-    autoRefreshToken: false,
-    autoSignIn: false,
-    start: true,
-  });
-}
+import { databaseKinds, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
 
 describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
   let t: TestApp;
@@ -30,7 +13,7 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
   afterAll(() => t?.close());
 
   it('signs in, reads claims, refreshes, changes the password, resets it by e-mail and signs out', async () => {
-    let auth = client(t.url);
+    let auth = authClient(t.url);
     const signedIn = await auth.signIn({ email: 'mecanicien@demo.local', password: DEMO_PASSWORD });
     expect(signedIn.error).toBeNull();
     expect(auth.isAuthenticated()).toBe(true);
@@ -46,19 +29,19 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
 
     // The old token is honoured inside the grace window, refused after it.
     await t.database.db.execute(sql`update auth.refresh_tokens set rotated_at = now() - interval '11 seconds' where rotated_at is not null`);
-    const other = client(t.url);
+    const other = authClient(t.url);
     const replay = await other.refreshSession(firstRefreshToken);
     // The client reports any refused refresh with its own code.
     expect(replay).toMatchObject({ session: null, error: { error: 'invalid-refresh-token' } });
 
     // The reuse ended that sign-in at once: its access token is refused too.
     expect((await auth.changePassword({ newPassword: 'Boite-Auto-2026!' })).error).toMatchObject({ status: 401 });
-    auth = client(t.url);
+    auth = authClient(t.url);
     expect((await auth.signIn({ email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).error).toBeNull();
     // A fresh sign-in proves the user for a password change (hasura-auth's body has no current password).
     const changed = await auth.changePassword({ newPassword: 'Boite-Auto-2026!' });
     expect(changed.error).toBeNull();
-    const withNew = client(t.url);
+    const withNew = authClient(t.url);
     expect((await withNew.signIn({ email: 'mecanicien@demo.local', password: 'Boite-Auto-2026!' })).error).toBeNull();
     await withNew.signOut();
 
@@ -68,28 +51,28 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
     const location = new URL(landing.headers.get('location')!);
     expect(location.pathname).toBe('/set-password');
     expect(location.searchParams.get('type')).toBe('passwordReset');
-    const fromLink = client(t.url);
+    const fromLink = authClient(t.url);
     const linked = await fromLink.refreshSession(location.searchParams.get('refreshToken')!);
     expect(linked.error).toBeNull();
     expect(fromLink.getUser()?.email).toBe('mecanicien@demo.local');
     expect((await fromLink.changePassword({ newPassword: 'Apres-Reset-2026!' })).error).toBeNull();
-    expect((await client(t.url).signIn({ email: 'mecanicien@demo.local', password: 'Apres-Reset-2026!' })).error).toBeNull();
+    expect((await authClient(t.url).signIn({ email: 'mecanicien@demo.local', password: 'Apres-Reset-2026!' })).error).toBeNull();
 
     const lastRefreshToken = auth.getSession()!.refreshToken!;
     await auth.signOut();
     expect(auth.isAuthenticated()).toBe(false);
-    expect(await client(t.url).refreshSession(lastRefreshToken)).toMatchObject({ session: null, error: { error: 'invalid-refresh-token' } });
+    expect(await authClient(t.url).refreshSession(lastRefreshToken)).toMatchObject({ session: null, error: { error: 'invalid-refresh-token' } });
   });
 
   it('creates a personal access token, signs in with it as its user, and reads the API with that session', async () => {
-    const owner = client(t.url);
+    const owner = authClient(t.url);
     expect((await owner.signIn({ email: 'diagnostic@demo.local', password: DEMO_PASSWORD })).error).toBeNull();
     const created = await owner.createPAT(new Date(Date.now() + 86_400_000), { script: 'export-stock' });
     expect(created.error).toBeNull();
     const pat = created.data!.personalAccessToken!;
     expect(pat).toMatch(/^[\w-]{40,}$/);
 
-    const script = client(t.url);
+    const script = authClient(t.url);
     const signedIn = await script.signInPAT(pat);
     expect(signedIn.error).toBeNull();
     expect(script.getUser()).toMatchObject({ email: 'diagnostic@demo.local', defaultRole: 'diagnostician' });
@@ -110,7 +93,7 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
   });
 
   it('reports a wrong password with the hasura-auth error', async () => {
-    const result = await client(t.url).signIn({ email: 'admin@demo.local', password: 'Mauvais-Passe-1!' });
+    const result = await authClient(t.url).signIn({ email: 'admin@demo.local', password: 'Mauvais-Passe-1!' });
     expect(result.session).toBeNull();
     expect(result.error).toMatchObject({ status: 401, error: 'invalid-email-password' });
   });

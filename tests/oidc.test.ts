@@ -2,14 +2,13 @@
 // round trip, ID tokens brought by a client, linking, and every forged, stale or foreign answer
 // getting the documented error and never a session.
 import { createHash } from 'node:crypto';
-import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, postJson, startTestApp, type TestApp, authClient } from './support/app.ts';
 import { createBrowser, startOidcProvider, testClient, type TestProvider } from './support/oidc-provider.ts';
 import { freePort } from './support/postgres-server.ts';
 
@@ -365,19 +364,7 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
     });
 
     it('works through @nhost/hasura-auth-js', async () => {
-      const storage = new Map<string, string>();
-      const client = new HasuraAuthClient({
-        url: api,
-        clientStorageType: 'custom',
-        clientStorage: {
-          getItem: (k: string) => storage.get(k) ?? null,
-          setItem: (k: string, v: string) => void storage.set(k, v),
-          removeItem: (k: string) => void storage.delete(k),
-        },
-        autoRefreshToken: false,
-        autoSignIn: false,
-        start: true,
-      });
+      const client = authClient(t.url);
       const result = await client.signInIdToken({ provider: 'local' as never, idToken: await idp.sign({ sub: 'karim' }) });
       expect(result.error).toBeNull();
       expect(client.getUser()).toMatchObject({ email: 'mecanicien@demo.local' });
@@ -499,19 +486,7 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
 
   /** What @nhost/hasura-auth-js reports for a refused ID token. */
   async function createBrowserlessClientSignIn(idToken: string) {
-    const storage = new Map<string, string>();
-    const client = new HasuraAuthClient({
-      url: api,
-      clientStorageType: 'custom',
-      clientStorage: {
-        getItem: (k: string) => storage.get(k) ?? null,
-        setItem: (k: string, v: string) => void storage.set(k, v),
-        removeItem: (k: string) => void storage.delete(k),
-      },
-      autoRefreshToken: false,
-      autoSignIn: false,
-      start: true,
-    });
+    const client = authClient(t.url);
     const result = await client.signInIdToken({ provider: 'local' as never, idToken });
     return result.error;
   }

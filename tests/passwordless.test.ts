@@ -5,7 +5,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import path from 'node:path';
-import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import type { AstroCookies } from 'astro';
 import { sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
@@ -18,28 +17,12 @@ import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { freePort } from './support/postgres-server.ts';
-import { databaseKinds, decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
+import { databaseKinds, decodeMail, postJson, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
 
 const ON = { AUTH_SMS_PASSWORDLESS_ENABLED: '1', AUTH_ANONYMOUS_USERS_ENABLED: '1' };
 const MECHANIC = 'mecanicien@demo.local';
 const MECHANIC_PHONE = '+33612345678';
 const ADMIN_PHONE = '+33698765432';
-
-function client(url: string) {
-  const storage = new Map<string, string>();
-  return new HasuraAuthClient({
-    url: `${url}/api/auth`,
-    clientStorageType: 'custom',
-    clientStorage: {
-      getItem: (key: string) => storage.get(key) ?? null,
-      setItem: (key: string, value: string) => void storage.set(key, value),
-      removeItem: (key: string) => void storage.delete(key),
-    },
-    autoRefreshToken: false,
-    autoSignIn: false,
-    start: true,
-  });
-}
 
 /** The e-mails sent to `address`, oldest first, decoded. */
 const mailsTo = (t: TestApp, address: string) =>
@@ -89,7 +72,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
 
   describe('the e-mail link', () => {
     it('signs in through hasura-auth-js signIn({ email }) and the link, once', async () => {
-      const auth = client(t.url);
+      const auth = authClient(t.url);
       const sent = await auth.signIn({ email: MECHANIC, options: { redirectTo: `${t.url}/gearboxes` } });
       expect(sent).toMatchObject({ session: null, mfa: null, error: null });
       const mail = mailsTo(t, MECHANIC).at(-1)!;
@@ -104,7 +87,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
       const location = new URL(landing.headers.get('location')!);
       expect(location.pathname).toBe('/gearboxes');
       expect(location.searchParams.get('type')).toBe('signinPasswordless');
-      const fromLink = client(t.url);
+      const fromLink = authClient(t.url);
       const session = await fromLink.refreshSession(location.searchParams.get('refreshToken')!);
       expect(session.error).toBeNull();
       expect(fromLink.getUser()).toMatchObject({ email: MECHANIC, defaultRole: 'mechanic' });
@@ -176,7 +159,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
 
   describe('the e-mail code', () => {
     it('signs in through hasura-auth-js signInEmailOTP and verifyEmailOTP, once', async () => {
-      const auth = client(t.url);
+      const auth = authClient(t.url);
       expect(await auth.signInEmailOTP(MECHANIC)).toMatchObject({ error: null, session: null });
       const mail = mailsTo(t, MECHANIC).at(-1)!;
       expect(mail).toContain('Subject: Votre code de connexion');
@@ -198,7 +181,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
 
       // hasura-auth-js 2.12 files this refusal where it does not read it back (error: null); the
       // code of the refusal is checked over HTTP below.
-      const again = client(t.url);
+      const again = authClient(t.url);
       expect((await again.verifyEmailOTP(MECHANIC, code)).session).toBeNull();
       expect(again.isAuthenticated()).toBe(false);
       expect(await call('/signin/otp/email/verify', { email: MECHANIC, otp: code })).toMatchObject({ status: 400, body: { error: 'invalid-otp' } });
@@ -287,7 +270,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
 
   describe('the SMS code', () => {
     it('signs in through hasura-auth-js signIn({ phoneNumber }) then signIn({ phoneNumber, otp }), once', async () => {
-      const auth = client(t.url);
+      const auth = authClient(t.url);
       expect(await auth.signIn({ phoneNumber: MECHANIC_PHONE })).toMatchObject({ error: null, session: null });
       const text = smsTo(t, MECHANIC_PHONE).at(-1);
       expect(text).toContain('Atelier BVA : votre code de connexion est');
@@ -297,7 +280,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
       expect(auth.getUser()).toMatchObject({ email: MECHANIC, phoneNumber: MECHANIC_PHONE, phoneNumberVerified: true });
       expect(t.logLines.some((l) => l.msg === 'sms written to outbox' && l.to === MECHANIC_PHONE)).toBe(true);
 
-      const again = client(t.url);
+      const again = authClient(t.url);
       expect((await again.signIn({ phoneNumber: MECHANIC_PHONE, otp: code })).session).toBeNull();
       expect(again.isAuthenticated()).toBe(false);
       expect(await call('/signin/passwordless/sms/otp', { phoneNumber: MECHANIC_PHONE, otp: code })).toMatchObject({
@@ -355,7 +338,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
 
   describe('anonymous users', () => {
     it('signIn() makes an anonymous user that the application treats as signed out, and deanonymize registers it disabled', async () => {
-      const auth = client(t.url);
+      const auth = authClient(t.url);
       const signedIn = await auth.signIn();
       expect(signedIn.error).toBeNull();
       expect(auth.getUser()).toMatchObject({ isAnonymous: true, defaultRole: 'anonymous', email: null, roles: ['anonymous'] });
@@ -402,7 +385,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
     });
 
     it('deanonymizes to a passwordless account through signIn({ email }) of an anonymous client', async () => {
-      const auth = client(t.url);
+      const auth = authClient(t.url);
       await auth.signIn();
       const id = auth.getUser()!.id;
       expect((await auth.signIn({ email: 'stagiaire@garage.fr' })).error).toBeNull();

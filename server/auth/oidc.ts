@@ -9,7 +9,7 @@ import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } 
 import { z } from 'zod';
 import { challenges, securityKeys, userProviders, users } from '#server/db/schema/index.ts';
 import { conflict, DomainError } from '#server/errors.ts';
-import type { AuthProvider } from '#server/config.ts';
+import { isLoopback, type AuthProvider } from '#server/config.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
 import { bearer, callerOf, OK, parse, post, queryOf, redirectTo, type Handler, type RouteContext, type Routes, whenEnabled } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
@@ -76,8 +76,6 @@ const discoverySchema = z.object({
   token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
 });
 
-const isLoopback = (url: URL) => url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-
 export type OidcService = ReturnType<typeof createOidcService>;
 
 export function createOidcService(deps: { auth: AuthService; providers: AuthProvider[] }) {
@@ -126,7 +124,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
     // A document that names another issuer, or sends the browser or the code over plain http, is not the provider's.
     const secure = (value: string) => {
       const url = new URL(value);
-      return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url));
+      return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname));
     };
     if (doc.issuer !== p.issuer || ![doc.authorization_endpoint, doc.token_endpoint, doc.jwks_uri].every(secure)) {
       throw oidcErrors.providerUnavailable();

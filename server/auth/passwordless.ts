@@ -9,6 +9,7 @@ import { tickets, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
 import type { Logger } from '#server/log.ts';
 import { callerOf, email, OK, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { E164 } from '#lib/auth/passwordless.ts';
 import { authErrors, type AuthService, type Caller, type SignInResult, type UserRow } from './service.ts';
 import type { SmsSender } from './sms.ts';
 import { sha256 } from './tokens.ts';
@@ -25,9 +26,6 @@ export const passwordlessErrors = {
   cannotSendSms: () => new DomainError('unavailable', 'cannot-send-sms', 'The SMS could not be sent'),
   emailNotSent: () => new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent'),
 };
-
-/** E.164: a plus, a country code and at most 15 digits in all. */
-export const E164 = /^\+[1-9]\d{6,14}$/;
 
 const newCode = () => String(randomInt(1_000_000)).padStart(6, '0');
 /** Hashed with its user and channel: a six-digit code alone would collide across users. */

@@ -134,6 +134,9 @@ export const ELEVATION_MS = 5 * 60_000;
 /** Second-factor tickets (password given, code awaited) and ceremonies last this long. */
 const MFA_TICKET_MS = 5 * 60_000;
 
+/** One new ceremony in this many sweeps out the old ones. */
+const CHALLENGE_SWEEP_RATE = 1 / 100;
+
 const isElevated = (elevatedAt: Date | null | undefined) => !!elevatedAt && Date.now() - elevatedAt.getTime() < ELEVATION_MS;
 
 export function createAuthService(deps: {
@@ -219,8 +222,17 @@ export function createAuthService(deps: {
     return { session: await startSession(u, method), mfa: null };
   }
 
+  /** Deletes the ceremonies over for a day; returns how many. */
+  async function sweepChallenges(): Promise<number> {
+    const gone = await db.delete(challenges).where(sql`${challenges.expiresAt} < now() - interval '1 day'`).returning({ id: challenges.id });
+    return gone.length;
+  }
+
   /** Keeps a ceremony's secret (a WebAuthn challenge, an OIDC state, an MFA ticket) hashed, for `ttlMs`. */
   async function createChallenge(kind: string, key: string, options: { userId?: string; data?: Record<string, unknown>; ttlMs: number }) {
+    // Ceremonies a stranger may start (a sign-in's options): the table would only grow. Now and
+    // then, those over for a day go (no job to schedule, on one instance or several).
+    if (Math.random() < CHALLENGE_SWEEP_RATE) await sweepChallenges();
     await db.insert(challenges).values({
       kind,
       keyHash: sha256(key),
@@ -468,6 +480,7 @@ export function createAuthService(deps: {
     consumeChallenge,
     findChallenge,
     failChallenge,
+    sweepChallenges,
     hasSecondFactor,
     secondFactorsOf,
     requireElevated,

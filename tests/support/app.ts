@@ -1,4 +1,5 @@
 // Boots the real app (auth API, database, mail) on a free port for a test file.
+import { HasuraAuthClient } from '@nhost/hasura-auth-js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -187,4 +188,21 @@ export async function createModel(gql: Gql, fields: { model: string } & Record<s
 export async function createOrder(gql: Gql, fields: { number: string; gearboxModelId: string } & Record<string, unknown>): Promise<string> {
   const o = { openedOn: '2026-11-02', interventionCategory: 'complete_car', ...fields };
   return ok(await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', { o })).insertRepairOrder;
+}
+
+/** Nhost's own client, unchanged, against a test app: its session in memory, nothing automatic. */
+export function authClient(url: string) {
+  const storage = new Map<string, string>();
+  return new HasuraAuthClient({
+    url: `${url}/api/auth`,
+    clientStorageType: 'custom',
+    clientStorage: {
+      getItem: (key: string) => storage.get(key) ?? null,
+      setItem: (key: string, value: string) => void storage.set(key, value),
+      removeItem: (key: string) => void storage.delete(key),
+    },
+    autoRefreshToken: false,
+    autoSignIn: false,
+    start: true,
+  });
 }

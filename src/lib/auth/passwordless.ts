@@ -6,7 +6,8 @@ import { email, required } from '#lib/validation.ts';
 import { isServiceError, tooManyMessage } from './errors.ts';
 
 /** E.164, as the auth API takes it. */
-const E164 = /^\+[1-9]\d{6,14}$/;
+/** A phone number as SMS providers take it (E.164): the one rule of the pages and the API. */
+export const E164 = /^\+[1-9]\d{6,14}$/;
 
 /**
  * "06 12 34 56 78", "06.12.34.56.78", "0033 6 12…" and "+33 6 12…" all give "+33612345678";

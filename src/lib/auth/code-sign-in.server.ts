@@ -1,0 +1,102 @@
+// The two pages that sign in with a code sent to the user (issue 18, item 3; decision 030):
+// by e-mail and by SMS. First the address, then the code, each a form posted to the page;
+// the right code opens the page session, or hands over to the sign-in's code step when the
+// account has a second factor.
+import type { AstroGlobal } from 'astro';
+import type { z } from 'zod';
+import type { SignInResult } from '#server/auth/service.ts';
+import { serviceStatusOf } from '#lib/auth/errors.ts';
+import { passwordlessErrorMessage } from '#lib/auth/passwordless.ts';
+import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
+import { readQuery } from '#lib/page-query.ts';
+import { safeRedirect } from '#lib/redirects.ts';
+import { HOME } from '#lib/routes.ts';
+import { fieldErrors, signInPageSchema, type FieldErrors } from '#lib/validation.ts';
+
+type Field = 'email' | 'phoneNumber';
+
+export type CodeChannel<F extends Field> = {
+  /** The form field that names where the code goes. */
+  field: F;
+  /** Longest value kept from the form. */
+  max: number;
+  request: z.ZodType<Record<F, string>>;
+  verify: z.ZodType<Record<F, string> & { code: string }>;
+  send(to: string): Promise<void>;
+  signIn(to: string, code: string): Promise<SignInResult>;
+};
+
+export type CodePageState = {
+  step: 'address' | 'code' | 'mfa';
+  /** Where the code goes, as typed (or as understood, once sent). */
+  to: string;
+  errors: FieldErrors;
+  formError: string | null;
+  sent: boolean;
+  mfaTicket: string;
+  /** The page itself and the sign-in page, with the target kept. */
+  self: string;
+  signInHref: string;
+};
+
+export async function handleCodePage<F extends Field>(astro: AstroGlobal, path: string, channel: CodeChannel<F>): Promise<CodePageState | Response> {
+  const { services } = astro.locals;
+  const redirectTo = safeRedirect(readQuery(signInPageSchema, astro.url.searchParams).redirectTo, services.config.publicUrl)?.path ?? null;
+  const query = redirectTo ? `?redirectTo=${encodeURIComponent(redirectTo)}` : '';
+  const state: CodePageState = {
+    step: 'address',
+    to: '',
+    errors: {},
+    formError: null,
+    sent: false,
+    mfaTicket: '',
+    self: `${path}${query}`,
+    signInHref: `/sign-in${query}`,
+  };
+  if (astro.request.method !== 'POST') return state;
+  const failed = (error: unknown) => {
+    state.formError = passwordlessErrorMessage(error);
+    astro.response.status = serviceStatusOf(error);
+  };
+  const form = await astro.request.formData().catch(() => new FormData());
+  state.to = String(form.get(channel.field) ?? '').slice(0, channel.max);
+  if (form.get('action') === 'verify') {
+    state.step = 'code';
+    const parsed = channel.verify.safeParse({ [channel.field]: state.to, code: form.get('code') ?? '' });
+    if (!parsed.success) {
+      state.errors = fieldErrors(parsed.error);
+      // A hand-edited address sends the user back to the first step.
+      if (state.errors[channel.field]) state.step = 'address';
+      astro.response.status = 400;
+      return state;
+    }
+    try {
+      const result = await channel.signIn(parsed.data[channel.field], parsed.data.code);
+      if (result.session) {
+        await writeSession(astro.cookies, services, cookieOf(result.session));
+        return astro.redirect(redirectTo ?? HOME, 303);
+      }
+      // A second factor: its code next, on the sign-in page's step.
+      state.mfaTicket = result.mfa.ticket;
+      state.step = 'mfa';
+    } catch (error) {
+      failed(error);
+    }
+    return state;
+  }
+  const parsed = channel.request.safeParse({ [channel.field]: state.to });
+  if (!parsed.success) {
+    state.errors = fieldErrors(parsed.error);
+    astro.response.status = 400;
+    return state;
+  }
+  try {
+    await channel.send(parsed.data[channel.field]);
+    state.to = parsed.data[channel.field];
+    state.step = 'code';
+    state.sent = true;
+  } catch (error) {
+    failed(error);
+  }
+  return state;
+}
