@@ -17,6 +17,17 @@ export const email = z.string().max(254).pipe(z.email());
 export const password = z.string().min(1).max(256);
 export const redirectTo = z.string().max(2048).optional();
 
+/** hasura-auth's `options` of a sign-up or a passwordless sign-in; only some mean something here. */
+export const authOptionsShape = {
+  redirectTo,
+  displayName: z.string().trim().max(120).optional(),
+  locale: z.string().min(2).max(10).optional(),
+  defaultRole: z.string().max(40).optional(),
+  allowedRoles: z.array(z.string().max(40)).max(10).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+export const authOptions = z.strictObject(authOptionsShape).optional();
+
 /** Maps a zod failure to hasura-auth's error codes. */
 export function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const result = schema.safeParse(value);

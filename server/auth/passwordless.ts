@@ -8,7 +8,7 @@ import { t } from '#lib/i18n.ts';
 import { tickets, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
 import type { Logger } from '#server/log.ts';
-import { callerOf, email, OK, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { authOptions, callerOf, email, OK, parse, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { E164 } from '#lib/auth/passwordless.ts';
 import { authErrors, type AuthService, type Caller, type SignInResult, type UserRow } from './service.ts';
 import type { SmsSender } from './sms.ts';
@@ -158,16 +158,7 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
 }
 
 /** What hasura-auth's clients send as `options`; only `redirectTo` means something here. */
-export const signInOptions = z
-  .strictObject({
-    redirectTo,
-    displayName: z.string().trim().max(120).optional(),
-    locale: z.string().min(2).max(10).optional(),
-    defaultRole: z.string().max(40).optional(),
-    allowedRoles: z.array(z.string().max(40)).max(10).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .optional();
+export const signInOptions = authOptions;
 
 const phoneNumber = z.string().max(16).regex(E164);
 const otp = z.string().min(1).max(64);

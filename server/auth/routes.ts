@@ -7,20 +7,11 @@ import { DomainError } from '#server/errors.ts';
 import { mfaRoutes } from './mfa.ts';
 import { oidcRoutes } from './oidc.ts';
 import { webauthnRoutes } from './webauthn.ts';
-import { bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
+import { authOptions, bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
 import { anonymousRoutes } from './anonymous.ts';
 import { passwordlessRoutes } from './passwordless.ts';
 
-const options = z
-  .strictObject({
-    redirectTo,
-    displayName: z.string().trim().max(120).optional(),
-    locale: z.string().min(2).max(10).optional(),
-    defaultRole: z.string().max(40).optional(),
-    allowedRoles: z.array(z.string().max(40)).max(10).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .optional();
+const options = authOptions;
 
 const bodies = {
   signIn: z.strictObject({ email, password }),

@@ -17,7 +17,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { securityKeys, users } from '#server/db/schema/index.ts';
 import { conflict, DomainError, notFound } from '#server/errors.ts';
-import { bearer, callerOf, email, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { authOptionsShape, bearer, callerOf, email, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow } from './service.ts';
 
 /** A ceremony's challenge lives this long; the browser's own timeout is shorter. */
@@ -84,17 +84,7 @@ export const authenticationCredential = z.object({
 const nickname = z.string().trim().min(1).max(80);
 
 // hasura-auth's sign-up options, as /signup/email-password takes them.
-const signUpOptions = z
-  .strictObject({
-    redirectTo,
-    displayName: z.string().trim().max(120).optional(),
-    locale: z.string().min(2).max(10).optional(),
-    defaultRole: z.string().max(40).optional(),
-    allowedRoles: z.array(z.string().max(40)).max(10).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    nickname: nickname.optional(),
-  })
-  .optional();
+const signUpOptions = z.strictObject({ ...authOptionsShape, nickname: nickname.optional() }).optional();
 
 export const webauthnBodies = {
   signUp: z.strictObject({ email, options: signUpOptions }),
