@@ -289,6 +289,35 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
       });
     });
 
+    it("keeps a user's new number only once the code sent to it is typed back, and never another account's", async () => {
+      const { passwordless, auth } = t.app.services;
+      const signedIn = await call('/signin/email-password', { email: 'commercial@demo.local', password: DEMO_PASSWORD });
+      const session = await auth.authenticate(signedIn.body.session.accessToken);
+      const phone = '+33655554444';
+      await passwordless.sendPhoneCode(session, phone, { ip: '127.0.0.9' });
+      const code = smsTo(t, phone)
+        .at(-1)
+        ?.match(/confirmer ce numéro est (\d{6})\./)?.[1];
+      expect(code).toMatch(/^\d{6}$/);
+      await expect(passwordless.confirmPhone(session, phone, otherThan(code!), { ip: '127.0.0.9' })).rejects.toMatchObject({ reason: 'invalid-otp' });
+      // The code is bound to the number it was sent to.
+      await expect(passwordless.confirmPhone(session, '+33655559999', code!, { ip: '127.0.0.9' })).rejects.toMatchObject({ reason: 'invalid-otp' });
+      await passwordless.confirmPhone(session, phone, code!, { ip: '127.0.0.9' });
+      expect(await auth.getUser(session.user.id)).toMatchObject({ phoneNumber: phone, phoneNumberVerified: true });
+      // Now an SMS signs the user in with it.
+      await call('/signin/passwordless/sms', { phoneNumber: phone });
+      expect(await call('/signin/passwordless/sms/otp', { phoneNumber: phone, otp: smsCode(smsTo(t, phone).at(-1)) })).toMatchObject({
+        status: 200,
+        body: { session: { user: { email: 'commercial@demo.local' } } },
+      });
+      // Another account cannot take it.
+      const other = await call('/signin/email-password', { email: 'diagnostic@demo.local', password: DEMO_PASSWORD });
+      const otherSession = await auth.authenticate(other.body.session.accessToken);
+      await expect(passwordless.sendPhoneCode(otherSession, phone, { ip: '127.0.0.9' })).rejects.toMatchObject({ reason: 'phone-number-already-in-use' });
+      await passwordless.removePhone(session);
+      expect(await auth.getUser(session.user.id)).toMatchObject({ phoneNumber: null });
+    });
+
     it('refuses numbers that are not E.164 with invalid-phone-number', async () => {
       for (const phoneNumber of ['0612345678', '+0612345678', '+33 6 12 34 56 78', '+33', 'abc', '+1234567890123456']) {
         expect(await call('/signin/passwordless/sms', { phoneNumber })).toMatchObject({ status: 400, body: { error: 'invalid-phone-number' } });
@@ -494,6 +523,31 @@ describe('the pages, without JavaScript', () => {
     const bad = await browser(t.url).request('/sign-in/sms', form({ action: 'send', phoneNumber: '12' }));
     expect(bad.status).toBe(400);
     expect(htmlText(await bad.text())).toContain('Numéro de téléphone invalide');
+  });
+
+  it("sets the signed-in user's number from the account's phone page, once its code is typed back", async () => {
+    const b = browser(t.url);
+    await b.request('/sign-in', form({ email: 'commercial@demo.local', password: DEMO_PASSWORD }));
+    const security = htmlText(await (await b.request('/profile/security')).text());
+    expect(security).toContain('Téléphone pour la connexion par SMS');
+    expect(security).toContain('Aucun numéro enregistré.');
+    const bad = await b.request('/profile/phone', form({ action: 'send', phoneNumber: '12' }));
+    expect(bad.status).toBe(400);
+    expect(htmlText(await bad.text())).toContain('Numéro de téléphone invalide');
+    const taken = await b.request('/profile/phone', form({ action: 'send', phoneNumber: MECHANIC_PHONE }));
+    expect(taken.status).toBe(409);
+    expect(htmlText(await taken.text())).toContain("Ce numéro est déjà celui d'un autre compte.");
+    const sent = await b.request('/profile/phone', form({ action: 'send', phoneNumber: '07 11 22 33 44' }));
+    expect(htmlText(await sent.text())).toContain('Un code à six chiffres vient d');
+    const code =
+      smsTo(t, '+33711223344')
+        .at(-1)
+        ?.match(/confirmer ce numéro est (\d{6})\./)?.[1] ?? '';
+    const wrong = await b.request('/profile/phone', form({ action: 'confirm', phoneNumber: '+33711223344', code: otherThan(code) }));
+    expect(wrong.status).toBe(400);
+    const kept = await b.request('/profile/phone', form({ action: 'confirm', phoneNumber: '+33711223344', code }));
+    expect(kept.status).toBe(303);
+    expect(htmlText(await (await b.request('/profile/security')).text())).toContain('Numéro confirmé : +33711223344');
   });
 
   it('asks for the link, and says the same for an unknown address', async () => {

@@ -20,8 +20,8 @@ import { z } from 'zod';
 const ID = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
 
 describe('route table (SPEC §2.1)', () => {
-  it('lists the 19 routes of the specification, the intervention report (page and PDF), two creation forms guarded apart, the profile page, its security, tokens and step-up pages, and the three passwordless sign-in pages', () => {
-    expect(routes).toHaveLength(30);
+  it('lists the 19 routes of the specification, the intervention report (page and PDF), two creation forms guarded apart, the profile page, its security, phone, tokens and step-up pages, and the three passwordless sign-in pages', () => {
+    expect(routes).toHaveLength(31);
   });
 
   it.each([

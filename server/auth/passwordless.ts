@@ -5,12 +5,13 @@ import { randomInt } from 'node:crypto';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
+import { pgCode } from '#server/db/errors.ts';
 import { tickets, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
 import type { Logger } from '#server/log.ts';
 import { authOptions, callerOf, email, OK, parse, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { E164 } from '#lib/auth/passwordless.ts';
-import { authErrors, type AuthService, type Caller, type SignInResult, type UserRow } from './service.ts';
+import { authErrors, type AuthService, type Caller, type SessionRow, type SignInResult, type UserRow } from './service.ts';
 import type { SmsSender } from './sms.ts';
 import { sha256 } from './tokens.ts';
 
@@ -19,17 +20,19 @@ export const OTP_LIFETIME_MS = 5 * 60_000;
 /** Wrong codes a code survives; the next try finds it dead (otp-too-many-attempts). */
 export const OTP_MAX_ATTEMPTS = 5;
 
-type OtpType = 'emailOtp' | 'smsOtp';
+/** `phoneChange`: the code that proves a new number is the user's before it is kept. */
+type OtpType = 'emailOtp' | 'smsOtp' | 'phoneChange';
 
 export const passwordlessErrors = {
   invalidOtp: () => new DomainError('invalid', 'invalid-otp', 'Invalid or expired OTP'),
+  phoneInUse: () => new DomainError('conflict', 'phone-number-already-in-use', 'Phone number already in use'),
   cannotSendSms: () => new DomainError('unavailable', 'cannot-send-sms', 'The SMS could not be sent'),
   emailNotSent: () => new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent'),
 };
 
 const newCode = () => String(randomInt(1_000_000)).padStart(6, '0');
 /** Hashed with its user and channel: a six-digit code alone would collide across users. */
-const codeHash = (type: OtpType, userId: string, code: string) => sha256(`${type}:${userId}:${code}`);
+const codeHash = (type: OtpType, userId: string, code: string, bound = '') => sha256(`${type}:${userId}:${bound ? `${bound}:` : ''}${code}`);
 
 export type PasswordlessService = ReturnType<typeof createPasswordlessService>;
 
@@ -52,14 +55,14 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
   const reachable = (u: UserRow | undefined) => (u && !u.disabled && !u.isAnonymous ? u : undefined);
 
   /** A new code for the user on this channel; it replaces the last one, used or not. */
-  async function issueCode(u: UserRow, type: OtpType): Promise<string> {
+  async function issueCode(u: UserRow, type: OtpType, bound = ''): Promise<string> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = newCode();
       const created = await db.transaction(async (tx) => {
         await tx.delete(tickets).where(and(eq(tickets.userId, u.id), eq(tickets.type, type)));
         return tx
           .insert(tickets)
-          .values({ userId: u.id, type, tokenHash: codeHash(type, u.id, code), expiresAt: new Date(Date.now() + OTP_LIFETIME_MS) })
+          .values({ userId: u.id, type, tokenHash: codeHash(type, u.id, code, bound), expiresAt: new Date(Date.now() + OTP_LIFETIME_MS) })
           .onConflictDoNothing()
           .returning({ id: tickets.id });
       });
@@ -73,7 +76,7 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
    * Uses the user's live code if `code` is it. Every try spends one of the code's attempts
    * first (one statement), so parallel guesses get no more than OTP_MAX_ATTEMPTS between them.
    */
-  async function redeemCode(u: UserRow | undefined, type: OtpType, code: string, caller: Caller): Promise<UserRow> {
+  async function redeemCode(u: UserRow | undefined, type: OtpType, code: string, caller: Caller, bound = ''): Promise<UserRow> {
     limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
     if (!u) throw passwordlessErrors.invalidOtp();
     const live = and(eq(tickets.userId, u.id), eq(tickets.type, type), isNull(tickets.usedAt), sql`${tickets.expiresAt} > now()`);
@@ -85,7 +88,7 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
     // A code used up by wrong tries answers as an unknown one: telling them apart would tell
     // which addresses have an account.
     if (!tried.length) throw passwordlessErrors.invalidOtp();
-    const hash = codeHash(type, u.id, code.replace(/\s/g, ''));
+    const hash = codeHash(type, u.id, code.replace(/\s/g, ''), bound);
     const match = tried.find((row) => row.tokenHash === hash);
     if (!match) throw passwordlessErrors.invalidOtp();
     const [used] = await db
@@ -145,6 +148,48 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
         deps.logger.error('sms not sent', { error: error instanceof Error ? error.message : String(error) });
         throw passwordlessErrors.cannotSendSms();
       }
+    },
+
+    /**
+     * A number for SMS sign-in, on the user's own account: a code goes to it, and only that
+     * code, typed back, keeps it. A new way in: a user with a second factor proves it first.
+     */
+    async sendPhoneCode(session: SessionRow, phoneNumber: string, caller: Caller): Promise<void> {
+      requireOn(methods.sms);
+      await auth.requireElevated(session);
+      limitSms(caller, phoneNumber);
+      const owner = await findUserByPhone(phoneNumber);
+      if (owner && owner.id !== session.user.id) throw passwordlessErrors.phoneInUse();
+      const code = await issueCode(session.user, 'phoneChange', phoneNumber);
+      try {
+        await deps.sms.send(phoneNumber, t('passwordless.phoneCodeText', { code }));
+      } catch (error) {
+        deps.logger.error('sms not sent', { error: error instanceof Error ? error.message : String(error) });
+        throw passwordlessErrors.cannotSendSms();
+      }
+    },
+
+    /** The code sent to `phoneNumber` keeps it as the user's number, verified. */
+    async confirmPhone(session: SessionRow, phoneNumber: string, code: string, caller: Caller): Promise<void> {
+      requireOn(methods.sms);
+      const u = await redeemCode(session.user, 'phoneChange', code, caller, phoneNumber);
+      const [kept] = await db
+        .update(users)
+        .set({ phoneNumber, phoneNumberVerified: true, updatedAt: new Date() })
+        .where(eq(users.id, u.id))
+        .returning({ id: users.id })
+        .catch((error: unknown) => {
+          // Taken meanwhile by another account (the number is unique).
+          if (pgCode(error) === '23505') throw passwordlessErrors.phoneInUse();
+          throw error;
+        });
+      if (!kept) throw passwordlessErrors.invalidOtp();
+    },
+
+    /** No more SMS sign-in for the user. */
+    async removePhone(session: SessionRow): Promise<void> {
+      await auth.requireElevated(session);
+      await db.update(users).set({ phoneNumber: null, phoneNumberVerified: false, updatedAt: new Date() }).where(eq(users.id, session.user.id));
     },
 
     /** hasura-auth's POST /signin/passwordless/sms/otp: the code proves the number; TOTP still asked. */

@@ -52,6 +52,7 @@ export const routes: readonly RouteDef[] = [
   // Issue 18: the second factor, security keys and personal access tokens of the signed-in user.
   { path: '/profile/security', access: 'signed-in', nav: true },
   { path: '/profile/tokens', access: 'signed-in', nav: true },
+  { path: '/profile/phone', access: 'signed-in', nav: true },
   // Step-up without JavaScript: the second factor again, then back to the refused screen.
   { path: '/profile/confirm', access: 'signed-in', nav: true },
 ];
