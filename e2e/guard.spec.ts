@@ -15,6 +15,8 @@ function expected(route: RouteDef, role: Role | null): Expectation {
   if (route.access === 'signed-out') return role ? { path: '/repair-orders' } : { path: url, status: route.path === '/sign-in/sms' ? 404 : 200 };
   if (!role) return { path: '/sign-in' };
   if (route.access !== 'signed-in' && !route.access.includes(role)) return { path: '/repair-orders' };
+  // Its SMS number too: the account's phone page is a 404 while SMS is off.
+  if (route.path === '/profile/phone') return { path: url, status: 404 };
   // No record exists yet behind an id: a French 404 at the same URL.
   return { path: url, status: url.includes(ID) ? 404 : 200 };
 }
