@@ -1,8 +1,3 @@
-// The measures and checks of a repair order through the API: "were measures taken" first, the
-// dossier's measures copied in one click, the result the bounds propose stored unless the user
-// chose one, the measures' files, answering "no" discarding everything in one transaction, a
-// closed order refusing every change, and who may write.
-import { existsSync } from 'node:fs';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { files, orderMeasures, repairOrders, users } from '#server/db/schema/index.ts';
@@ -229,10 +224,10 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     const extra = await saveFile('measure', 'extra.csv');
     const extraLink = ok(await gql('diagnostician', Q.attach, { m: first.id, f: extra.id })).insertOrderMeasureFile;
     ok(await gql('diagnostician', Q.detach, { id: extraLink }));
-    expect(existsSync(t.app.services.files.pathOf(extra.id))).toBe(false);
+    expect(await t.app.services.files.blobs.size(extra.id)).toBeNull();
     ok(await gql('diagnostician', Q.remove, { id: second.id }));
     expect(await t.database.db.select().from(files).where(eq(files.id, gone.id))).toEqual([]);
-    expect(existsSync(t.app.services.files.pathOf(gone.id))).toBe(false);
+    expect(await t.app.services.files.blobs.size(gone.id)).toBeNull();
 
     // One transaction: when it fails half-way, the measures and their files are all still there.
     const failing = createOrderMeasuresService({
@@ -259,7 +254,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     await expect(failing.setMeasuresDone(orderId, false)).rejects.toThrow('panne au milieu');
     expect(await measuresOf(orderId)).toHaveLength(1);
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, kept.id))).toHaveLength(1);
-    expect(existsSync(t.app.services.files.pathOf(kept.id))).toBe(true);
+    expect(await t.app.services.files.blobs.size(kept.id)).not.toBeNull();
 
     expect(ok(await gql('diagnostician', Q.done, { o: orderId, d: false })).setMeasuresDone).toEqual({ discarded: 1, files: 1 });
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder).toMatchObject({ measuresDone: false, measures: [] });
@@ -269,7 +264,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
         .from(files)
         .where(inArray(files.id, [kept.id, gone.id])),
     ).toEqual([]);
-    expect(existsSync(t.app.services.files.pathOf(kept.id))).toBe(false);
+    expect(await t.app.services.files.blobs.size(kept.id)).toBeNull();
     // A file of another bucket was never linked: it stays.
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, misplaced.id))).toHaveLength(1);
     expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe(

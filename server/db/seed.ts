@@ -1,6 +1,6 @@
 // First run (an admin account) and the demo workshop. Later domains add their demo data here.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Role } from '#lib/roles.ts';
@@ -373,7 +373,7 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
       await seedOrders(tx, models, { store: deps.files, files: curves });
     });
     // As an upload does: the rows are in, the bytes move in place.
-    for (const curve of curves) renameSync(curve.tmp, deps.files.pathOf(curve.id));
+    for (const curve of curves) await deps.files.blobs.put(curve.id, curve.tmp);
   } finally {
     for (const curve of curves) rmSync(curve.tmp, { force: true });
   }

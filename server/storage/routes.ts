@@ -1,7 +1,7 @@
 // The file storage API of SPEC §7.2 at /api/storage, with hasura-storage's shapes, so that
 // Nhost's @nhost/hasura-storage-js works against it.
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -45,7 +45,7 @@ export function createStorageRoutes(deps: {
   config: Pick<Config, 'storageMaxBytes' | 'publicUrl'>;
 }) {
   const { store, config } = deps;
-  const { tmpDir, pathOf } = store;
+  const { tmpDir, blobs } = store;
   const maxBytes = Math.max(...Object.values(config.storageMaxBytes));
 
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
@@ -220,8 +220,10 @@ export function createStorageRoutes(deps: {
     // hasura-storage's image transformation: `w` gives a thumbnail (WebP) of an image.
     const width = Number(query.get('w'));
     const thumbnail = width ? await store.thumbnail(row, width) : null;
-    const file = thumbnail ?? pathOf(row.id);
-    const size = statSync(file).size;
+    const key = thumbnail ?? row.id;
+    const size = await blobs.size(key);
+    // A row whose bytes are gone (a crash between the two): as if the file did not exist.
+    if (size === null) throw refuse('not-found', t('refusals.fileNotFound'));
     const headers: Record<string, string | number> = {
       'Content-Type': thumbnail ? 'image/webp' : row.mimeType,
       'X-Content-Type-Options': 'nosniff',
@@ -247,11 +249,11 @@ export function createStorageRoutes(deps: {
       }
       res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Content-Length': end - start + 1 });
       if (req.method === 'HEAD') return res.end();
-      return void (await pipeline(createReadStream(file, { start, end }), res));
+      return void (await pipeline(await blobs.stream(key, { start, end }), res));
     }
     res.writeHead(200, { ...headers, 'Content-Length': size });
     if (req.method === 'HEAD') return res.end();
-    await pipeline(createReadStream(file), res);
+    await pipeline(await blobs.stream(key), res);
   }
 
   async function presigned(req: IncomingMessage, res: ServerResponse, id: string) {

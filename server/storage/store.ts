@@ -1,9 +1,8 @@
-// The files on disk and their metadata rows: one place that checks a file against its bucket,
-// keeps it, signs links to it, makes thumbnails and removes it. The storage API and the
+// Stored files: their metadata rows, and their bytes through `blobs` (blobs.ts). One place that
+// checks a file against its bucket, keeps it, signs links to it, makes thumbnails and removes it. The storage API and the
 // server-rendered pages (forms that post a file) both go through it.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
@@ -15,6 +14,7 @@ import { pgCode } from '#server/db/errors.ts';
 import { files } from '#server/db/schema/index.ts';
 import { refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { createDiskBlobs, thumbnailKey } from './blobs.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
@@ -72,10 +72,11 @@ export async function checkType(bucket: BucketId, name: string, file: string): P
 export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes'> }) {
   const { db, config } = deps;
   const root = path.join(config.dataDir, 'files');
+  // Uploads land here first, checked, then move in: on this instance's disk whatever `blobs` is.
   const tmpDir = path.join(root, 'tmp');
-  const thumbDir = path.join(root, 'thumbnails');
   mkdirSync(tmpDir, { recursive: true });
-  mkdirSync(thumbDir, { recursive: true });
+  const blobs = createDiskBlobs(root);
+  const thumbnailKeys = (id: string) => [...THUMBNAIL_SIZES].map((width) => thumbnailKey(id, width));
 
   /** Removes what uploads cut off, refused or killed with the server left behind. */
   const sweepTmp = (idleMs = TMP_IDLE_MS) => {
@@ -96,12 +97,10 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
   sweeper.unref();
   const signKey = `${config.jwtSecret}:storage`;
   const sign = (id: string, expires: number) => createHmac('sha256', signKey).update(`${id}:${expires}`).digest('base64url');
-  const pathOf = (id: string) => path.join(root, id);
 
   const store = {
-    root,
     tmpDir,
-    pathOf,
+    blobs,
     maxBytes: config.storageMaxBytes,
     sweepTmp,
     close: () => clearInterval(sweeper),
@@ -134,7 +133,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
           if (pgCode(error) === '23505') throw refuse('conflict', t('refusals.fileIdTaken'));
           throw error;
         });
-      for (const c of checked) renameSync(c.tmp, pathOf(c.id));
+      for (const c of checked) await blobs.put(c.id, c.tmp);
       return rows;
     },
 
@@ -145,8 +144,8 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
         .set({ name: checked.name, size: checked.size, etag: checked.etag, mimeType: checked.mimeType, updatedAt: new Date() })
         .where(eq(files.id, row.id))
         .returning();
-      renameSync(checked.tmp, pathOf(row.id));
-      for (const size of THUMBNAIL_SIZES) rmSync(path.join(thumbDir, `${row.id}-${size}.webp`), { force: true });
+      await blobs.put(row.id, checked.tmp);
+      await blobs.remove(thumbnailKeys(row.id));
       return updated!;
     },
 
@@ -173,15 +172,14 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
 
     remove: async (id: string) => {
       await db.delete(files).where(eq(files.id, id));
-      rmSync(pathOf(id), { force: true });
-      for (const size of THUMBNAIL_SIZES) rmSync(path.join(thumbDir, `${id}-${size}.webp`), { force: true });
+      await blobs.remove([id, ...thumbnailKeys(id)]);
     },
 
     /** The text of a small text file (a CSV curve), or null when it is not one or too large. */
     readText: async (id: string, maxBytes = 2 * 1024 * 1024): Promise<string | null> => {
       const row = await store.find(id).catch(() => null);
       if (!row?.mimeType.startsWith('text/') || row.size > maxBytes) return null;
-      return readFile(pathOf(row.id), 'utf8').catch(() => null);
+      return (await blobs.read(row.id))?.toString('utf8') ?? null;
     },
 
     /** A link that works without a token until the end of the next hour. */
@@ -197,27 +195,28 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
       return expires * 1000 > Date.now() && given.length === expected.length && timingSafeEqual(given, expected);
     },
 
-    /** A WebP no wider than `width` of an image, made once and kept. */
+    /** The key of a WebP no wider than `width` of an image, made once and kept; null for no thumbnail. */
     thumbnail: async (row: FileRow, width: number): Promise<string | null> => {
       if (!THUMBNAIL_SIZES.has(width) || !isImage(row.mimeType)) return null;
-      const file = path.join(thumbDir, `${row.id}-${width}.webp`);
-      if (!existsSync(file)) {
-        const { default: sharp } = await import('sharp');
-        const tmp = path.join(tmpDir, randomUUID());
-        try {
-          await sharp(pathOf(row.id), { limitInputPixels: 64_000_000 })
+      const key = thumbnailKey(row.id, width);
+      if ((await blobs.size(key)) !== null) return key;
+      const { default: sharp } = await import('sharp');
+      const tmp = path.join(tmpDir, randomUUID());
+      try {
+        await blobs.withLocalFile(row.id, (file) =>
+          sharp(file, { limitInputPixels: 64_000_000 })
             .rotate()
             .resize({ width, height: width, fit: 'inside', withoutEnlargement: true })
             .webp({ quality: 70 })
-            .toFile(tmp);
-        } catch {
-          // Bytes that passed the upload's type check yet do not decode: served as they are.
-          rmSync(tmp, { force: true });
-          return null;
-        }
-        renameSync(tmp, file);
+            .toFile(tmp),
+        );
+      } catch {
+        // Bytes that passed the upload's type check yet do not decode: served as they are.
+        rmSync(tmp, { force: true });
+        return null;
       }
-      return file;
+      await blobs.put(key, tmp);
+      return key;
     },
   };
   return store;

@@ -1,0 +1,47 @@
+// Where the bytes of stored files live, behind one interface (issue 19, item 1): the local disk
+// today (DATA_DIR/files), an S3-compatible bucket next. Keys are a file's id, and
+// `thumbnails/<id>-<width>.webp` for the WebP copies of images. The metadata rows stay in the
+// database (store.ts); this module only keeps bytes.
+import { createReadStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+export type Blobs = {
+  /** Moves a checked temporary file in as the bytes of `key`, replacing any. */
+  put(key: string, tmpFile: string): Promise<void>;
+  /** The size of `key`'s bytes, or null when there are none. */
+  size(key: string): Promise<number | null>;
+  /** `key`'s bytes, or those from `start` to `end` included, as a stream. */
+  stream(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** `key`'s bytes whole, or null when there are none (small files: a CSV curve). */
+  read(key: string): Promise<Buffer | null>;
+  /** Runs `use` with a local file holding `key`'s bytes, for tools that read files (image resizing). */
+  withLocalFile<T>(key: string, use: (file: string) => Promise<T>): Promise<T>;
+  /** Deletes the bytes of these keys; keys without bytes are no error. */
+  remove(keys: string[]): Promise<void>;
+};
+
+export const thumbnailKey = (id: string, width: number) => `thumbnails/${id}-${width}.webp`;
+
+/** The bytes as files under `root`: a rename moves an upload in, atomically on one disk. */
+export function createDiskBlobs(root: string): Blobs {
+  mkdirSync(path.join(root, 'thumbnails'), { recursive: true });
+  const fileOf = (key: string) => path.join(root, key);
+  return {
+    put: async (key, tmpFile) => renameSync(tmpFile, fileOf(key)),
+    size: async (key) => {
+      try {
+        return statSync(fileOf(key)).size;
+      } catch {
+        return null;
+      }
+    },
+    stream: async (key, range) => createReadStream(fileOf(key), range),
+    read: (key) => readFile(fileOf(key)).catch(() => null),
+    withLocalFile: (key, use) => use(fileOf(key)),
+    remove: async (keys) => {
+      for (const key of keys) rmSync(fileOf(key), { force: true });
+    },
+  };
+}
