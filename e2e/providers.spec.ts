@@ -3,21 +3,10 @@
 // admin reads in French on the sign-in page. The app runs here with a local OpenID provider
 // (the tests' oidc-provider), on ports of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { startOidcProvider, testClient, type TestProvider } from '../tests/support/oidc-provider.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from '../tests/support/postgres-server.ts';
 
 let idp: TestProvider;
 let app: ChildProcess;

@@ -280,6 +280,20 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     if (given && given.toLowerCase() !== session.user.email) throw webauthnErrors.otherUser();
   }
 
+  /** A key's answer to this sign-in's elevation ceremony: the sign-in is elevated (pages: no new token). */
+  async function proveKey(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<void> {
+    checkOwnEmail(session, input.email);
+    await throttled(caller, async () => {
+      await verifyAssertion('webauthn-elevate', input.credential, (row) => {
+        // A ceremony begun in another sign-in does not elevate this one.
+        if (row.userId !== session.user.id || (row.data as { sessionId?: string }).sessionId !== session.sessionId) throw webauthnErrors.invalidVerification();
+        return session.user.id;
+      });
+      auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
+      await auth.elevate(session.sessionId);
+    });
+  }
+
   return {
     /**
      * POST /signup/webauthn: self-registration with a key, no password. Refused as e-mail and
@@ -420,24 +434,11 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /elevate/webauthn/verify: this sign-in is elevated; its new session carries the claim. */
     async elevate(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<Session> {
-      await this.proveKey(session, input, caller);
+      await proveKey(session, input, caller);
       return auth.renewSession(session);
     },
 
-    /** A key's answer to this sign-in's elevation ceremony: the sign-in is elevated (pages: no new token). */
-    async proveKey(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<void> {
-      checkOwnEmail(session, input.email);
-      await throttled(caller, async () => {
-        await verifyAssertion('webauthn-elevate', input.credential, (row) => {
-          // A ceremony begun in another sign-in does not elevate this one.
-          if (row.userId !== session.user.id || (row.data as { sessionId?: string }).sessionId !== session.sessionId)
-            throw webauthnErrors.invalidVerification();
-          return session.user.id;
-        });
-        auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
-        await auth.elevate(session.sessionId);
-      });
-    },
+    proveKey,
 
     /** The user's keys, oldest first, for their security page. */
     async listSecurityKeys(userId: string): Promise<SecurityKey[]> {
