@@ -32,6 +32,21 @@ const envSchema = z.object({
   STORAGE_MAX_FILE_MB: z.coerce.number().int().min(1).max(10_000).optional(),
   // Uploads are refused while the disk of DATA_DIR would keep less than this.
   STORAGE_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(64),
+  // Files in an S3-compatible bucket instead of DATA_DIR/files (decision 033): one URL, or the S3_* settings.
+  STORAGE_URL: z
+    .string()
+    .regex(/^s3(\+https?)?:\/\//, 'must start with s3:// (s3+http:// for a server without TLS)')
+    .optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)')
+    .optional(),
+  S3_REGION: z.string().min(1).max(64).optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  // MinIO and Garage answer at <endpoint>/<bucket>, not <bucket>.<endpoint>.
+  S3_FORCE_PATH_STYLE: flag.optional(),
   // How many reverse proxies stand in front (each appends to X-Forwarded-For); 0: none.
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   // Sign-in methods (issue 18; hasura-auth's names where it has one). Decision 027.
@@ -116,6 +131,8 @@ export type Config = {
   storageMinFreeBytes: number;
   /** Largest file each storage bucket accepts, in bytes. */
   storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
+  /** Where the bytes of stored files live: DATA_DIR/files, or an S3-compatible bucket. */
+  storage: StorageConfig;
   /** Reverse proxies in front: the client address comes from X-Forwarded-For only when > 0. */
   trustProxy: number;
   /** Password guesses: free failures per (account, address) and per address, then doubling delays. */
@@ -142,6 +159,18 @@ export type Config = {
     signInSmsPerIp: RateLimitRule;
   };
 };
+
+/** An S3-compatible bucket (AWS, MinIO, Garage…); `endpoint` undefined: AWS's for the region. */
+export type S3Config = {
+  kind: 's3';
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  /** undefined: the AWS SDK's own chain (AWS_* variables, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+};
+export type StorageConfig = { kind: 'disk' } | S3Config;
 
 export type SmsConfig = {
   twilio?: { accountSid: string; authToken: string; messagingServiceId: string; apiUrl: string };
@@ -207,6 +236,50 @@ function smsConfig(e: z.infer<typeof envSchema>): SmsConfig {
   return { twilio: { accountSid: sid, authToken: token, messagingServiceId: sender, apiUrl: 'https://api.twilio.com' } };
 }
 
+const S3_SETTINGS = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'] as const;
+
+/**
+ * STORAGE_URL (`s3://KEY:SECRET@host[:port]/bucket?region=…&forcePathStyle=1`, `s3+http://` without
+ * TLS) or the S3_* settings, not both; neither: the local disk.
+ */
+function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
+  const settings = S3_SETTINGS.filter((key) => e[key] !== undefined);
+  if (e.STORAGE_URL) {
+    if (settings.length) throw new ConfigError(`Invalid ${settings[0]}: STORAGE_URL already says where files go`);
+    let url: URL;
+    try {
+      url = new URL(e.STORAGE_URL);
+    } catch {
+      throw new ConfigError('Invalid STORAGE_URL: not a URL');
+    }
+    const bucket = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, ''));
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError('Invalid STORAGE_URL: its path must be a bucket name');
+    const pathStyle = url.searchParams.get('forcePathStyle');
+    if (pathStyle !== null && !['0', '1', 'true', 'false'].includes(pathStyle)) throw new ConfigError('Invalid STORAGE_URL: forcePathStyle is 1 or 0');
+    const tls = url.protocol !== 's3+http:';
+    return {
+      kind: 's3',
+      endpoint: url.host ? `${tls ? 'https' : 'http'}://${url.host}` : undefined,
+      bucket,
+      region: url.searchParams.get('region') || 'us-east-1',
+      credentials: url.username ? { accessKeyId: decodeURIComponent(url.username), secretAccessKey: decodeURIComponent(url.password) } : undefined,
+      forcePathStyle: pathStyle === '1' || pathStyle === 'true',
+    };
+  }
+  if (!settings.length) return { kind: 'disk' };
+  if (!e.S3_BUCKET) throw new ConfigError('Missing S3_BUCKET: the S3_* settings need a bucket');
+  if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY)
+    throw new ConfigError(`Missing ${e.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'}: S3 keys go in pairs`);
+  return {
+    kind: 's3',
+    endpoint: e.S3_ENDPOINT?.replace(/\/+$/, ''),
+    bucket: e.S3_BUCKET,
+    region: e.S3_REGION ?? 'us-east-1',
+    credentials: e.S3_ACCESS_KEY_ID ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY! } : undefined,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE ?? false,
+  };
+}
+
 const MB = 1024 * 1024;
 /** Documents and images up to 20 MB; buckets that take videos up to 200 MB, unless capped. */
 function storageCaps(capMb: number | undefined): Config['storageMaxBytes'] {
@@ -262,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: e.LOG_LEVEL,
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
     storageMinFreeBytes: e.STORAGE_MIN_FREE_MB * MB,
+    storage: storageConfig(e),
     trustProxy: e.TRUST_PROXY,
     authMethods: {
       emailPassword: e.AUTH_EMAIL_PASSWORD_ENABLED,
