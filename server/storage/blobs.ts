@@ -3,7 +3,7 @@
 // `thumbnails/<id>-<width>.webp` for the WebP copies of images. The metadata rows stay in the
 // database (store.ts); this module only keeps bytes.
 import { createReadStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -20,6 +20,8 @@ export type Blobs = {
   withLocalFile<T>(key: string, use: (file: string) => Promise<T>): Promise<T>;
   /** Deletes the bytes of these keys; keys without bytes are no error. */
   remove(keys: string[]): Promise<void>;
+  /** Every key with bytes, and when they were last written (to find bytes no row claims). */
+  list(): AsyncIterable<{ key: string; modifiedAt: Date }>;
 };
 
 export const thumbnailKey = (id: string, width: number) => `thumbnails/${id}-${width}.webp`;
@@ -42,6 +44,15 @@ export function createDiskBlobs(root: string): Blobs {
     withLocalFile: (key, use) => use(fileOf(key)),
     remove: async (keys) => {
       for (const key of keys) rmSync(fileOf(key), { force: true });
+    },
+    list: async function* () {
+      for (const dir of ['', 'thumbnails/']) {
+        for (const entry of await readdir(path.join(root, dir), { withFileTypes: true })) {
+          if (!entry.isFile()) continue;
+          const modified = await stat(path.join(root, dir, entry.name)).catch(() => null);
+          if (modified) yield { key: dir + entry.name, modifiedAt: modified.mtime };
+        }
+      }
     },
   };
 }
