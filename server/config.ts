@@ -47,6 +47,8 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   // MinIO and Garage answer at <endpoint>/<bucket>, not <bucket>.<endpoint>.
   S3_FORCE_PATH_STYLE: flag.optional(),
+  // GET /files/{id}/presignedurl: a link to this app (default) or the bucket's own presigned URL.
+  STORAGE_PRESIGNED_URLS: z.enum(['app', 'bucket']).default('app'),
   // How many reverse proxies stand in front (each appends to X-Forwarded-For); 0: none.
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   // Sign-in methods (issue 18; hasura-auth's names where it has one). Decision 027.
@@ -169,6 +171,8 @@ export type S3Config = {
   /** undefined: the AWS SDK's own chain (AWS_* variables, instance role). */
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
+  /** 'bucket': presigned URLs of the storage API point at the bucket, which clients must reach. */
+  presignedUrls: 'app' | 'bucket';
 };
 export type StorageConfig = { kind: 'disk' } | S3Config;
 
@@ -243,6 +247,13 @@ const S3_SETTINGS = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID'
  * TLS) or the S3_* settings, not both; neither: the local disk.
  */
 function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
+  const storage = bucketConfig(e);
+  if (storage.kind === 'disk' && e.STORAGE_PRESIGNED_URLS === 'bucket')
+    throw new ConfigError('Invalid STORAGE_PRESIGNED_URLS: bucket needs files in S3 (STORAGE_URL or S3_BUCKET)');
+  return storage;
+}
+
+function bucketConfig(e: z.infer<typeof envSchema>): StorageConfig {
   const settings = S3_SETTINGS.filter((key) => e[key] !== undefined);
   if (e.STORAGE_URL) {
     if (settings.length) throw new ConfigError(`Invalid ${settings[0]}: STORAGE_URL already says where files go`);
@@ -256,6 +267,7 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError('Invalid STORAGE_URL: its path must be a bucket name');
     const pathStyle = url.searchParams.get('forcePathStyle');
     if (pathStyle !== null && !['0', '1', 'true', 'false'].includes(pathStyle)) throw new ConfigError('Invalid STORAGE_URL: forcePathStyle is 1 or 0');
+    if (url.username && !url.password) throw new ConfigError('Invalid STORAGE_URL: the key needs its secret (s3://KEY:SECRET@host/bucket)');
     const tls = url.protocol !== 's3+http:';
     return {
       kind: 's3',
@@ -264,6 +276,7 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
       region: url.searchParams.get('region') || 'us-east-1',
       credentials: url.username ? { accessKeyId: decodeURIComponent(url.username), secretAccessKey: decodeURIComponent(url.password) } : undefined,
       forcePathStyle: pathStyle === '1' || pathStyle === 'true',
+      presignedUrls: e.STORAGE_PRESIGNED_URLS,
     };
   }
   if (!settings.length) return { kind: 'disk' };
@@ -277,6 +290,7 @@ function storageConfig(e: z.infer<typeof envSchema>): StorageConfig {
     region: e.S3_REGION ?? 'us-east-1',
     credentials: e.S3_ACCESS_KEY_ID ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY! } : undefined,
     forcePathStyle: e.S3_FORCE_PATH_STYLE ?? false,
+    presignedUrls: e.STORAGE_PRESIGNED_URLS,
   };
 }
 

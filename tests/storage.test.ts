@@ -1,10 +1,15 @@
-// The storage API with real files, and Nhost's own client against it.
-import { readFileSync } from 'node:fs';
+// The storage API with real files, and Nhost's own client against it, on the local disk and on an
+// S3 bucket (issue 19, item 1).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { HasuraStorageClient } from '@nhost/hasura-storage-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
+import { storageKinds, storageServer } from './support/storage.ts';
+
+const s3 = storageServer();
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const CSV = Buffer.from('pression;valeur\nligne principale;4,2\n', 'utf8');
@@ -33,7 +38,7 @@ function png(): Buffer {
   ]);
 }
 
-describe('storage API', () => {
+describe.each(storageKinds)('storage API on %s', (storage) => {
   let t: TestApp;
   let api: string;
   const tokens: Record<string, string> = {};
@@ -50,7 +55,7 @@ describe('storage API', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp('pglite', { env: { STORAGE_MAX_FILE_MB: '1' } });
+    t = await startTestApp('pglite', { env: { STORAGE_MAX_FILE_MB: '1', ...(await s3.env(storage)) } });
     api = `${t.url}/api/storage`;
     for (const [role, email] of Object.entries({
       app_admin: 'admin@demo.local',
@@ -155,6 +160,37 @@ describe('storage API', () => {
     expect(res.headers.get('content-range')).toBe(`bytes 4-11/${MP4.length}`);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment/);
     expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('ftypmp42');
+  });
+
+  it('makes WebP thumbnails of an image, and answers 404 once the bytes are gone', async () => {
+    const id = (await upload(tokens.diagnostician!, [{ name: 'photo.png', body: png() }], 'outage')).body.processedFiles[0].id;
+    const auth = { authorization: `Bearer ${tokens.commercial}` };
+    const thumb = await fetch(`${api}/files/${id}?w=96`, { headers: auth });
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers.get('content-type')).toBe('image/webp');
+    expect(
+      Buffer.from(await thumb.arrayBuffer())
+        .subarray(8, 12)
+        .toString(),
+    ).toBe('WEBP');
+    const keys: string[] = [];
+    for await (const entry of t.app.services.files.blobs.list()) keys.push(entry.key);
+    expect(keys).toEqual(expect.arrayContaining([id, `thumbnails/${id}-96.webp`]));
+    // A crash between the row and the bytes: the file answers as if it did not exist.
+    await t.app.services.files.blobs.remove([id, `thumbnails/${id}-96.webp`]);
+    expect((await fetch(`${api}/files/${id}`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${api}/files/${id}?w=96`, { headers: auth })).status).toBe(404);
+  });
+
+  it(`keeps the bytes ${storage === 's3' ? 'in the bucket, none under DATA_DIR/files' : 'under DATA_DIR/files'}`, async () => {
+    const id = (await upload(tokens.diagnostician!, [{ name: 'plan.pdf', body: PDF }], 'documents')).body.processedFiles[0].id;
+    const local = readdirSync(path.join(t.config.dataDir, 'files'));
+    if (storage === 'disk') expect(local).toContain(id);
+    else {
+      expect(local).toEqual(['tmp']);
+      const bucket = readdirSync(path.join(s3.server!.dir, t.config.storage.kind === 's3' ? t.config.storage.bucket : ''));
+      expect(bucket).toContain(`${id}._S3rver_object`);
+    }
   });
 
   it('works with @nhost/hasura-storage-js: upload, presigned URL, download, delete', async () => {

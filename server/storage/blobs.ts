@@ -24,6 +24,12 @@ export type Blobs = {
   list(): AsyncIterable<{ key: string; modifiedAt: Date }>;
 };
 
+/** `value` when the error says the file is not there; any other failure is thrown on. */
+function ifMissing<T>(error: unknown, value: T): T {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return value;
+  throw error;
+}
+
 export const thumbnailKey = (id: string, width: number) => `thumbnails/${id}-${width}.webp`;
 
 /** The bytes as files under `root`: a rename moves an upload in, atomically on one disk. */
@@ -35,12 +41,12 @@ export function createDiskBlobs(root: string): Blobs {
     size: async (key) => {
       try {
         return statSync(fileOf(key)).size;
-      } catch {
-        return null;
+      } catch (error) {
+        return ifMissing(error, null);
       }
     },
     stream: async (key, range) => createReadStream(fileOf(key), range),
-    read: (key) => readFile(fileOf(key)).catch(() => null),
+    read: (key) => readFile(fileOf(key)).catch((error: unknown) => ifMissing(error, null)),
     withLocalFile: (key, use) => use(fileOf(key)),
     remove: async (keys) => {
       for (const key of keys) rmSync(fileOf(key), { force: true });

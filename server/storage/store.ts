@@ -14,7 +14,8 @@ import { pgCode } from '#server/db/errors.ts';
 import { files } from '#server/db/schema/index.ts';
 import { refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
-import { createDiskBlobs, thumbnailKey } from './blobs.ts';
+import { type Blobs, createDiskBlobs, thumbnailKey } from './blobs.ts';
+import { createS3Blobs } from './s3-blobs.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
@@ -69,13 +70,14 @@ export async function checkType(bucket: BucketId, name: string, file: string): P
   return detected.mime;
 }
 
-export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes'> }) {
+export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes' | 'storage'> }) {
   const { db, config } = deps;
   const root = path.join(config.dataDir, 'files');
   // Uploads land here first, checked, then move in: on this instance's disk whatever `blobs` is.
   const tmpDir = path.join(root, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
-  const blobs = createDiskBlobs(root);
+  // The disk unless STORAGE_URL or S3_* name a bucket (decision 033).
+  const blobs: Blobs & { close?(): void } = config.storage.kind === 's3' ? createS3Blobs(config.storage, { tmpDir }) : createDiskBlobs(root);
   const thumbnailKeys = (id: string) => [...THUMBNAIL_SIZES].map((width) => thumbnailKey(id, width));
 
   /** Removes what uploads cut off, refused or killed with the server left behind. */
@@ -103,7 +105,10 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     blobs,
     maxBytes: config.storageMaxBytes,
     sweepTmp,
-    close: () => clearInterval(sweeper),
+    close: () => {
+      clearInterval(sweeper);
+      blobs.close?.();
+    },
 
     /** Refuses an upload of `bytes` before it is read when the disk would keep less than the reserve. */
     assertRoom: (bytes: number) => {

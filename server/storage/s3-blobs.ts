@@ -1,0 +1,127 @@
+// The bytes of stored files in an S3-compatible bucket (AWS, MinIO, Garage…), decision 033. Same
+// keys as on disk (`<id>`, `thumbnails/<id>-<width>.webp`), at the root of the bucket: the bucket is
+// the application's own. Uploads still land checked on this instance's disk (store.ts), then `put`
+// sends them and removes the temporary file.
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Config } from '#server/config.ts';
+import type { Blobs } from './blobs.ts';
+
+export type S3Blobs = Blobs & {
+  kind: 's3';
+  client: S3Client;
+  bucket: string;
+  /** Sends a local file as `key`'s bytes and leaves the file alone; the bucket checks the MD5. */
+  copyIn(key: string, file: string): Promise<void>;
+  /** A GET URL of the bucket itself, valid `expiresIn` seconds, answering with these headers. */
+  presignedGet(key: string, options: { expiresIn: number; contentType: string; contentDisposition: string }): Promise<string>;
+  close(): void;
+};
+
+/** DeleteObjects takes at most this many keys per request. */
+const DELETE_BATCH = 1000;
+
+/** S3 says "no such object": HeadObject's 404 has no body, GetObject's names NoSuchKey. */
+function isMissing(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.name === 'NotFound' || error.name === 'NoSuchKey');
+}
+
+function md5Of(file: string): Promise<string> {
+  const hash = createHash('md5');
+  return pipeline(createReadStream(file), hash).then(() => hash.digest('base64'));
+}
+
+export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3Blobs {
+  const client = new S3Client({
+    endpoint: config.endpoint,
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials: config.credentials,
+    // Checksums only where S3 requires them: s3rver, Garage and older MinIO refuse the others.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const Bucket = config.bucket;
+  mkdirSync(options.tmpDir, { recursive: true });
+
+  const send = async (key: string, file: string, md5?: string) => {
+    await client.send(
+      new PutObjectCommand({ Bucket, Key: key, Body: createReadStream(file), ContentLength: statSync(file).size, ...(md5 ? { ContentMD5: md5 } : {}) }),
+    );
+  };
+
+  const blobs: S3Blobs = {
+    kind: 's3',
+    client,
+    bucket: Bucket,
+    put: async (key, tmpFile) => {
+      await send(key, tmpFile);
+      rmSync(tmpFile, { force: true });
+    },
+    copyIn: async (key, file) => send(key, file, await md5Of(file)),
+    size: async (key) => {
+      try {
+        return (await client.send(new HeadObjectCommand({ Bucket, Key: key }))).ContentLength ?? 0;
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+    },
+    stream: async (key, range) => {
+      const object = await client.send(new GetObjectCommand({ Bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      return object.Body as Readable;
+    },
+    read: async (key) => {
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+        return Buffer.from(await object.Body!.transformToByteArray());
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
+    },
+    withLocalFile: async (key, use) => {
+      const file = path.join(options.tmpDir, randomUUID());
+      try {
+        await pipeline(await blobs.stream(key), createWriteStream(file));
+        return await use(file);
+      } finally {
+        rmSync(file, { force: true });
+      }
+    },
+    remove: async (keys) => {
+      for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+        const batch = keys.slice(i, i + DELETE_BATCH);
+        const answer = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+        const failed = answer.Errors?.[0];
+        if (failed) throw new Error(`S3 could not delete ${failed.Key}: ${failed.Code} ${failed.Message ?? ''}`.trim());
+      }
+    },
+    list: async function* () {
+      for await (const page of paginateListObjectsV2({ client }, { Bucket })) {
+        for (const object of page.Contents ?? []) {
+          if (object.Key) yield { key: object.Key, modifiedAt: object.LastModified ?? new Date(0) };
+        }
+      }
+    },
+    presignedGet: (key, { expiresIn, contentType, contentDisposition }) =>
+      getSignedUrl(client, new GetObjectCommand({ Bucket, Key: key, ResponseContentType: contentType, ResponseContentDisposition: contentDisposition }), {
+        expiresIn,
+      }),
+    close: () => client.destroy(),
+  };
+  return blobs;
+}
