@@ -1,11 +1,15 @@
 // Issue 14, item 6: the storage API obeys the permission table, per bucket and verb. The table
 // of expected answers is generated from src/lib/permissions.ts, then every cell is asked of the
-// real HTTP API: bucket × owner of the file × role × verb.
+// real HTTP API: bucket × owner of the file × role × verb, with the files on the local disk and in
+// an S3 bucket (issue 19, item 1).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buckets, type BucketId } from '#lib/storage/files.ts';
 import { bucketWriters, capabilities } from '#lib/permissions.ts';
 import { roles, type Role } from '#lib/roles.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { storageKinds, storageServer } from './support/storage.ts';
+
+const s3 = storageServer();
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 type Verb = 'read' | 'upload' | 'replace' | 'delete';
@@ -34,11 +38,11 @@ const cells = bucketIds.flatMap((bucket) =>
   ),
 );
 
-describe('storage permissions, from the capability table', () => {
+describe.each(storageKinds)('storage permissions on %s, from the capability table', (storage) => {
   let t: TestApp;
   let tokens: Record<DemoRole, string>;
   beforeAll(async () => {
-    t = await startTestApp('pglite');
+    t = await startTestApp('pglite', { env: await s3.env(storage) });
     tokens = (await signInAll(t)) as Record<DemoRole, string>;
   });
   afterAll(() => t?.close());

@@ -224,3 +224,46 @@ describe.each(storageKinds)('storage API on %s', (storage) => {
     expect((await fetch(`${api}/files/${id}`, { headers: { authorization: `Bearer ${tokens.diagnostician}` } })).status).toBe(404);
   });
 });
+
+describe('presigned URLs from the bucket itself (STORAGE_PRESIGNED_URLS=bucket)', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { env: { ...(await s3.env('s3')), STORAGE_PRESIGNED_URLS: 'bucket' } });
+    token = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).body.session.accessToken;
+  });
+  afterAll(() => t?.close());
+
+  it('gives a signed-in reader a URL of the bucket that serves the file with its type and name, for the same hour', async () => {
+    const diagnostician = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD })).body.session
+      .accessToken;
+    const storage = new HasuraStorageClient({ url: `${t.url}/api/storage` });
+    storage.setAccessToken(diagnostician);
+    const uploaded = await storage.upload({ file: new File([new Uint8Array(PDF)], 'boîte.pdf'), bucketId: 'documents' });
+    const id = uploaded.fileMetadata!.id;
+
+    storage.setAccessToken(token);
+    const { presignedUrl, error } = await storage.getPresignedUrl({ fileId: id });
+    expect(error).toBeNull();
+    expect(presignedUrl!.expiration).toBe(3600);
+    expect(presignedUrl!.url.startsWith(`${s3.server!.endpoint}/`)).toBe(true);
+    // Signed with the instance's key for the same hour (s3rver checks the key, not the signature:
+    // refusing a forged one is the real bucket's part).
+    const query = new URL(presignedUrl!.url).searchParams;
+    expect(query.get('X-Amz-Expires')).toBe('3600');
+    expect(query.get('X-Amz-Credential')).toMatch(/^S3RVER\//);
+    expect(query.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    const direct = await fetch(presignedUrl!.url);
+    expect(direct.status).toBe(200);
+    expect(direct.headers.get('content-type')).toBe('application/pdf');
+    expect(direct.headers.get('content-disposition')).toBe(`inline; filename="boite.pdf"; filename*=UTF-8''bo%C3%AEte.pdf`);
+    expect(Buffer.from(await direct.arrayBuffer())).toEqual(PDF);
+
+    // No URL without a valid token, none for a file that is not there.
+    expect((await fetch(`${t.url}/api/storage/files/${id}/presignedurl`)).status).toBe(401);
+    await t.app.services.files.blobs.remove([id]);
+    const gone = await fetch(`${t.url}/api/storage/files/${id}/presignedurl`, { headers: { authorization: `Bearer ${token}` } });
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toEqual({ error: { message: 'Fichier introuvable' } });
+  });
+});

@@ -1,10 +1,14 @@
-// Issue 14, item 7: uploads leave nothing behind, a full disk refuses early, names keep UTF-8.
+// Issue 14, item 7: uploads leave nothing behind, a full disk refuses early, names keep UTF-8; on
+// the local disk and on an S3 bucket (issue 19, item 1): uploads land on this instance's disk first.
 import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileStore } from '#server/storage/store.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { storageKinds, storageServer } from './support/storage.ts';
+
+const s3 = storageServer();
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
@@ -22,11 +26,11 @@ const until = async (check: () => boolean, ms = 3_000) => {
   return check();
 };
 
-describe('uploads', () => {
+describe.each(storageKinds)('uploads on %s', (storage) => {
   let t: TestApp;
   let tokens: Record<DemoRole, string>;
   beforeAll(async () => {
-    t = await startTestApp('pglite');
+    t = await startTestApp('pglite', { env: await s3.env(storage) });
     tokens = (await signInAll(t)) as Record<DemoRole, string>;
   });
   afterAll(() => t?.close());
@@ -89,12 +93,12 @@ describe('uploads', () => {
   });
 });
 
-describe('a nearly full disk', () => {
+describe.each(storageKinds)('a nearly full disk, files on %s', (storage) => {
   let t: TestApp;
   let tokens: Record<DemoRole, string>;
   beforeAll(async () => {
     // More free space asked for than any disk has.
-    t = await startTestApp('pglite', { storageMinFreeBytes: Number.MAX_SAFE_INTEGER });
+    t = await startTestApp('pglite', { env: await s3.env(storage), storageMinFreeBytes: Number.MAX_SAFE_INTEGER });
     tokens = (await signInAll(t)) as Record<DemoRole, string>;
   });
   afterAll(() => t?.close());

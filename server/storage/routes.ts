@@ -17,6 +17,7 @@ import type { Config } from '#server/config.ts';
 import { sendJson, statusOf } from '#server/http/json.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
 import { checkType, cleanName, FILE_ID, type FileRow, type FileStore } from './store.ts';
+import { isS3Blobs } from './s3-blobs.ts';
 import { DomainError, refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 
@@ -42,7 +43,7 @@ type Part = { name: string; tmp: string; size: number; sha: string; truncated: b
 export function createStorageRoutes(deps: {
   store: FileStore;
   services: Pick<Services, 'auth' | 'users'>;
-  config: Pick<Config, 'storageMaxBytes' | 'publicUrl'>;
+  config: Pick<Config, 'storageMaxBytes' | 'publicUrl' | 'storage'>;
 }) {
   const { store, config } = deps;
   const { tmpDir, blobs } = store;
@@ -256,10 +257,20 @@ export function createStorageRoutes(deps: {
     await pipeline(await blobs.stream(key), res);
   }
 
+  /** Decision 033: the bucket's own URL when STORAGE_PRESIGNED_URLS=bucket, else a link to this app. */
+  const bucketLinks = config.storage.kind === 's3' && config.storage.presignedUrls === 'bucket' && isS3Blobs(blobs) ? blobs : null;
+
   async function presigned(req: IncomingMessage, res: ServerResponse, id: string) {
     await viewerOf(req);
     const row = await findFile(id);
-    const url = `${config.publicUrl}${store.signedPath(row.id)}`;
+    if (!bucketLinks) return sendJson(res, 200, { url: `${config.publicUrl}${store.signedPath(row.id)}`, expiration: PRESIGNED_SECONDS });
+    // The bucket would answer its own 404 in XML: the storage API's stays the answer.
+    if ((await blobs.size(row.id)) === null) throw refuse('not-found', t('refusals.fileNotFound'));
+    const url = await bucketLinks.presignedGet(row.id, {
+      expiresIn: PRESIGNED_SECONDS,
+      contentType: row.mimeType,
+      contentDisposition: contentDisposition(opensInline(row.mimeType) ? 'inline' : 'attachment', row.name),
+    });
     sendJson(res, 200, { url, expiration: PRESIGNED_SECONDS });
   }
 

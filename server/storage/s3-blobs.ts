@@ -31,6 +31,8 @@ export type S3Blobs = Blobs & {
   close(): void;
 };
 
+export const isS3Blobs = (blobs: Blobs): blobs is S3Blobs => (blobs as Partial<S3Blobs>).kind === 's3';
+
 /** DeleteObjects takes at most this many keys per request. */
 const DELETE_BATCH = 1000;
 
