@@ -92,3 +92,78 @@ describe('the client address (TRUST_PROXY)', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
   });
 });
+
+describe('where file bytes go (STORAGE_URL, S3_*), issue 19', () => {
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir, ...env }).storage;
+
+  it('keeps them on the local disk unless a bucket is named', () => {
+    expect(load({})).toEqual({ kind: 'disk' });
+  });
+
+  it('reads a bucket from STORAGE_URL: keys, host and port, region, path style, TLS unless s3+http', () => {
+    expect(load({ STORAGE_URL: 's3+http://minio:minio%2Fsecret@127.0.0.1:9000/atelier-files?region=eu-west-3&forcePathStyle=1' })).toEqual({
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'atelier-files',
+      region: 'eu-west-3',
+      credentials: { accessKeyId: 'minio', secretAccessKey: 'minio/secret' },
+      forcePathStyle: true,
+      presignedUrls: 'app',
+    });
+    expect(load({ STORAGE_URL: 's3://K:S@garage.example/fichiers' })).toMatchObject({
+      endpoint: 'https://garage.example',
+      region: 'us-east-1',
+      forcePathStyle: false,
+    });
+    // No host: AWS's own endpoint for the region, keys from the SDK's chain.
+    expect(load({ STORAGE_URL: 's3:///atelier-files?region=eu-west-1' })).toMatchObject({ endpoint: undefined, credentials: undefined, region: 'eu-west-1' });
+  });
+
+  it('reads the S3_* settings', () => {
+    expect(
+      load({
+        S3_ENDPOINT: 'http://127.0.0.1:3900/',
+        S3_BUCKET: 'atelier-files',
+        S3_REGION: 'garage',
+        S3_ACCESS_KEY_ID: 'GK1',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        S3_FORCE_PATH_STYLE: 'true',
+        STORAGE_PRESIGNED_URLS: 'bucket',
+      }),
+    ).toEqual({
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:3900',
+      bucket: 'atelier-files',
+      region: 'garage',
+      credentials: { accessKeyId: 'GK1', secretAccessKey: 'secret' },
+      forcePathStyle: true,
+      presignedUrls: 'bucket',
+    });
+    expect(load({ S3_BUCKET: 'atelier-files' })).toEqual({
+      kind: 's3',
+      endpoint: undefined,
+      bucket: 'atelier-files',
+      region: 'us-east-1',
+      credentials: undefined,
+      forcePathStyle: false,
+      presignedUrls: 'app',
+    });
+  });
+
+  it('names the storage setting that is wrong', () => {
+    expect(() => load({ STORAGE_URL: 'https://s3.example/b' })).toThrow(/^Invalid STORAGE_URL: must start with s3:\/\//);
+    expect(() => load({ STORAGE_URL: 's3://K:S@host/' })).toThrow('Invalid STORAGE_URL: its path must be a bucket name');
+    expect(() => load({ STORAGE_URL: 's3://K:S@host/Mon_Seau' })).toThrow('Invalid STORAGE_URL: its path must be a bucket name');
+    expect(() => load({ STORAGE_URL: 's3://K:S@host/b-1?forcePathStyle=oui' })).toThrow('Invalid STORAGE_URL: forcePathStyle is 1 or 0');
+    expect(() => load({ STORAGE_URL: 's3://K@host/b-1' })).toThrow('Invalid STORAGE_URL: the key needs its secret (s3://KEY:SECRET@host/bucket)');
+    expect(() => load({ STORAGE_URL: 's3://K:S@host/b-1', S3_REGION: 'eu' })).toThrow('Invalid S3_REGION: STORAGE_URL already says where files go');
+    expect(() => load({ S3_ENDPOINT: 'http://minio:9000' })).toThrow('Missing S3_BUCKET: the S3_* settings need a bucket');
+    expect(() => load({ S3_BUCKET: 'b-1', S3_ACCESS_KEY_ID: 'K' })).toThrow('Missing S3_SECRET_ACCESS_KEY: S3 keys go in pairs');
+    expect(() => load({ S3_BUCKET: 'b-1', S3_SECRET_ACCESS_KEY: 'S' })).toThrow('Missing S3_ACCESS_KEY_ID: S3 keys go in pairs');
+    expect(() => load({ S3_BUCKET: 'UPPER' })).toThrow(/^Invalid S3_BUCKET: must be a bucket name/);
+    expect(() => load({ S3_BUCKET: 'b-1', S3_ENDPOINT: 'ftp://x' })).toThrow(/^Invalid S3_ENDPOINT/);
+    expect(() => load({ S3_BUCKET: 'b-1', S3_FORCE_PATH_STYLE: 'oui' })).toThrow(/^Invalid S3_FORCE_PATH_STYLE/);
+    expect(() => load({ STORAGE_PRESIGNED_URLS: 'bucket' })).toThrow('Invalid STORAGE_PRESIGNED_URLS: bucket needs files in S3 (STORAGE_URL or S3_BUCKET)');
+    expect(() => load({ S3_BUCKET: 'b-1', STORAGE_PRESIGNED_URLS: 'direct' })).toThrow(/^Invalid STORAGE_PRESIGNED_URLS/);
+  });
+});
