@@ -60,9 +60,13 @@ export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3
   mkdirSync(options.tmpDir, { recursive: true });
 
   const send = async (key: string, file: string, md5?: string) => {
-    await client.send(
-      new PutObjectCommand({ Bucket, Key: key, Body: createReadStream(file), ContentLength: statSync(file).size, ...(md5 ? { ContentMD5: md5 } : {}) }),
-    );
+    const body = createReadStream(file);
+    try {
+      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentLength: statSync(file).size, ...(md5 ? { ContentMD5: md5 } : {}) }));
+    } finally {
+      // A refused put may leave the file half read: its descriptor is closed all the same.
+      body.destroy();
+    }
   };
 
   const blobs: S3Blobs = {
