@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Blobs, createDiskBlobs, thumbnailKey } from '#server/storage/blobs.ts';
 import { createS3Blobs, type S3Blobs } from '#server/storage/s3-blobs.ts';
+import { freePort } from './support/postgres-server.ts';
 import { startS3Server } from './support/s3-server.ts';
 
 const ID = '6f1c2a9e-3b7d-4e21-9a55-0c8d7e6f5a41';
@@ -125,23 +126,27 @@ describe.each(['disk', 's3'] as const)('file bytes on %s', (kind) => {
   if (kind === 's3') {
     it('throws what is not a missing key instead of answering "nothing"', async () => {
       const s3 = blobs as S3Blobs;
-      const wrong = createS3Blobs(
-        {
-          kind: 's3',
-          endpoint: String(await s3.client.config.endpoint?.().then((e) => `${e.protocol}//${e.hostname}:${e.port}`)),
-          bucket: 'bucket-absent',
-          region: 'us-east-1',
-          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-          forcePathStyle: true,
-          presignedUrls: 'app',
-        },
-        { tmpDir: backend.tmpDir },
-      );
+      const wrongConfig = {
+        kind: 's3' as const,
+        endpoint: String(await s3.client.config.endpoint?.().then((e) => `${e.protocol}//${e.hostname}:${e.port}`)),
+        bucket: 'bucket-absent',
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        forcePathStyle: true,
+        presignedUrls: 'app' as const,
+      };
+      const wrong = createS3Blobs(wrongConfig, { tmpDir: backend.tmpDir });
+      // Nobody listening: a failure, not "no such file".
+      const port = await freePort();
+      const down = createS3Blobs({ ...wrongConfig, endpoint: `http://127.0.0.1:${port}`, bucket: 'atelier-files' }, { tmpDir: backend.tmpDir });
       try {
         await expect(wrong.read(ID)).rejects.toMatchObject({ name: 'NoSuchBucket' });
         await expect(wrong.put(ID, tmpFile(bytes))).rejects.toThrow();
+        await expect(down.size(ID)).rejects.toThrow(/ECONNREFUSED/);
+        await expect(down.read(ID)).rejects.toThrow(/ECONNREFUSED/);
       } finally {
         wrong.close();
+        down.close();
       }
     });
   }
