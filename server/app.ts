@@ -15,6 +15,7 @@ import type { Logger } from './log.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
+import { serveLiveBackups } from './backup/live.ts';
 import { createServices, type Services } from './services.ts';
 import { t } from '#lib/i18n.ts';
 
@@ -206,6 +207,8 @@ export async function createApp(options: {
   graphql.attach(server, { exclusive: true });
 
   let closing: Promise<void> | undefined;
+  // The embedded database's lock keeps `npm run db:backup` out: it asks this process (decision 035).
+  let stopBackups: (() => Promise<void>) | undefined;
   return {
     services,
     limiter,
@@ -216,9 +219,15 @@ export async function createApp(options: {
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
-        server.listen(config.port, config.host, () => {
+        server.listen(config.port, config.host, async () => {
           const address = server.address();
           const port = typeof address === 'object' && address ? address.port : config.port;
+          if (database.kind === 'pglite') {
+            stopBackups = await serveLiveBackups(database, config, logger).catch((error: Error) => {
+              logger.error('live backups are off', { error: error.message });
+              return undefined;
+            });
+          }
           resolve({ port, url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}` });
         });
       }),
@@ -230,6 +239,7 @@ export async function createApp(options: {
           server.close(() => resolve());
           setTimeout(() => server.closeAllConnections(), 10_000).unref();
         });
+        await stopBackups?.();
         await graphql.close();
         await changes.close();
         mailer.close();

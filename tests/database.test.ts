@@ -1,22 +1,19 @@
-// The database layer: migrations, first run, demo data rules, the PGlite lock and backups.
+// The database layer: migrations, first run, demo data rules and the PGlite lock (backups: backup.test.ts).
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareDatabase } from '#server/bootstrap.ts';
 import { ConfigError, loadConfig } from '#server/config.ts';
-import { dumpPglite } from '#server/db/backup.ts';
 import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
 import { copyClusterTemplate, hasCluster } from '#server/db/pglite-template.ts';
 import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
 import { demoRepairOrders } from '#server/db/demo-orders.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { createLogger } from '#server/log.ts';
-import { createPostgresDatabase, postJson, startTestApp } from './support/app.ts';
+import { createPostgresDatabase } from './support/app.ts';
 
 const silent = createLogger('silent');
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -237,37 +234,5 @@ describe('the embedded database lock', () => {
     writeFileSync(path.join(dataDir, 'db.lock'), '999999');
     const database = await openDatabase({ dataDir });
     await database.close();
-  });
-});
-
-describe('backup', () => {
-  it('dumps plain SQL that a fresh PGlite and a PostgreSQL server restore, and the app runs on it', async () => {
-    const source = await startTestApp('pglite');
-    cleanup.push(() => source.close());
-    await postJson(`${source.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD });
-    const dump = await dumpPglite(source.database.pglite!);
-    expect(dump).toContain('PostgreSQL database dump');
-    expect(dump).toMatch(/INSERT INTO auth\.users VALUES/);
-    const before = await emails(source.database);
-
-    // Into a fresh PGlite directory, then the app opens it as its own.
-    const dataDir = tempDir();
-    const fresh = await PGlite.create(path.join(dataDir, 'db'), { extensions: { pg_trgm } });
-    await fresh.exec(dump);
-    await fresh.close();
-    const restored = await startTestApp('pglite', { dataDir });
-    cleanup.push(() => restored.close());
-    expect(await emails(restored.database)).toEqual(before);
-    const signIn = await postJson(`${restored.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD });
-    expect(signIn.status).toBe(200);
-
-    // Into a PostgreSQL server, as psql would replay it.
-    const url = await createPostgresDatabase();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(dump);
-    const rows = await client.query('select email from auth.users order by email');
-    await client.end();
-    expect(rows.rows.map((r) => r.email)).toEqual(before);
   });
 });

@@ -1,7 +1,7 @@
 // The server as an operator starts it: `node server/main.ts` with its environment.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -104,16 +104,20 @@ describe('the server process', () => {
     expect(await server.exited).toBe(0);
   });
 
-  it('writes a plain SQL backup with npm run db:backup', () => {
-    const file = path.join(dataDir, 'backup.sql');
+  it('writes a backup archive with npm run db:backup while the server is stopped', () => {
+    const file = path.join(dataDir, 'backup.tar.gz');
     const result = spawnSync(process.execPath, [path.join(root, 'server/db/cli.ts'), 'backup', file], {
       cwd: root,
       env: { PATH: process.env.PATH, DATA_DIR: dataDir },
       encoding: 'utf8',
     });
-    expect(result.stderr).toBe(`Backup written to ${file}\n`);
+    expect(result.stderr).toMatch(
+      new RegExp(`^Backup written to ${file} \\(\\d+ rows in \\d+ tables, \\d+ files \\([\\d.]+ MB\\), migration \\d{4}_\\w+\\)\n$`),
+    );
     expect(result.status).toBe(0);
-    expect(readFileSync(file, 'utf8')).toContain('INSERT INTO auth.users VALUES');
+    const list = spawnSync('tar', ['tzf', file], { encoding: 'utf8' }).stdout.split('\n');
+    expect(list[0]).toBe('manifest.json');
+    expect(list).toContain('data/auth.users.ndjson');
   });
 
   it('builds the pages when needed and serves them with npm start', { timeout: 180_000 }, async () => {

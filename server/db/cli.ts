@@ -1,55 +1,87 @@
-// npm run db:migrate | db:seed | db:backup [file|-]
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace]
+import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '#server/config.ts';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { BackupError } from '#server/backup/archive.ts';
+import { summarize, writeBackup } from '#server/backup/dump.ts';
+import { requestLiveBackup } from '#server/backup/live.ts';
+import { restoreBackup } from '#server/backup/restore.ts';
+import { ConfigError, loadConfig, type Config } from '#server/config.ts';
 import { createLogger } from '#server/log.ts';
-import { openDatabase, type Database } from './client.ts';
+import { createFileStore } from '#server/storage/store.ts';
+import { openDatabase } from './client.ts';
 import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
-import { dumpPglite } from './backup.ts';
-import { createFileStore } from '#server/storage/store.ts';
 
-const [command, target] = process.argv.slice(2);
+const [command, ...args] = process.argv.slice(2);
+const USAGE = 'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace]';
 
-async function backup(database: Database, dataDir: string, databaseUrl?: string): Promise<string> {
-  const file = target === '-' ? '-' : path.resolve(target ?? path.join(dataDir, 'backups', `atelier-${new Date().toISOString().replace(/[:.]/g, '-')}.sql`));
-  if (file !== '-') mkdirSync(path.dirname(file), { recursive: true });
-  if (database.pglite) {
-    const sql = await dumpPglite(database.pglite);
-    if (file === '-') process.stdout.write(sql);
-    else writeFileSync(file, sql);
-    return file;
+/** The archive goes to a .partial file renamed at the end: a cut backup never looks whole. */
+async function backup(config: Config): Promise<void> {
+  const target = args[0];
+  const file =
+    target === '-' ? '-' : path.resolve(target ?? path.join(config.dataDir, 'backups', `atelier-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`));
+  const partial = `${file}.partial`;
+  let out: Writable = process.stdout;
+  if (file !== '-') {
+    mkdirSync(path.dirname(file), { recursive: true });
+    out = createWriteStream(partial, { mode: 0o600 });
   }
-  // A PostgreSQL server: its own pg_dump (same or newer major version than the server).
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('pg_dump', ['--no-owner', '--no-privileges', '--dbname', databaseUrl!], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.on('error', () => reject(new Error('pg_dump was not found: install the PostgreSQL client of your server version')));
-    child.stdout.pipe(file === '-' ? process.stdout : createWriteStream(file));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`pg_dump exited with code ${code}`))));
-  });
-  return file;
+  try {
+    let summary: string;
+    try {
+      const database = await openDatabase(config);
+      try {
+        summary = summarize(await writeBackup(database, config, out));
+      } finally {
+        await database.close();
+      }
+    } catch (error) {
+      // The embedded database is open in the running server: it writes the archive itself.
+      if (!(error instanceof DatabaseLockedError)) throw error;
+      await requestLiveBackup(config.dataDir, out);
+      summary = 'taken by the running server';
+    }
+    if (file !== '-') {
+      await finished(out);
+      renameSync(partial, file);
+      process.stderr.write(`Backup written to ${file} (${summary})\n`);
+    }
+  } catch (error) {
+    if (file !== '-') rmSync(partial, { force: true });
+    throw error;
+  }
+}
+
+async function restore(config: Config): Promise<void> {
+  const file = args.find((a) => !a.startsWith('--'));
+  const unknown = args.find((a) => a.startsWith('--') && a !== '--replace');
+  if (!file || unknown) throw new ConfigError(USAGE);
+  const result = await restoreBackup(path.resolve(file), config, { replace: args.includes('--replace') });
+  const storage = result.manifest.storage;
+  process.stderr.write(`Restored ${file}: ${summarize(result.manifest)}\n`);
+  if (storage.kind === 's3') {
+    process.stderr.write(
+      `Files are not in the archive: they stay in bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}; point STORAGE_URL or S3_* at it\n`,
+    );
+  }
 }
 
 async function run(): Promise<void> {
   const config = loadConfig();
+  if (command === 'backup') return backup(config);
+  if (command === 'restore') return restore(config);
+  if (command !== 'migrate' && command !== 'seed') throw new ConfigError(USAGE);
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
   try {
+    await database.migrate();
     if (command === 'migrate') {
-      await database.migrate();
       logger.info('migrations applied', { database: database.kind });
-    } else if (command === 'seed') {
-      await database.migrate();
+    } else {
       await seedDemoWorkshop(database.db, { files: createFileStore({ db: database.db, config }) });
       logger.info('demo workshop loaded', { database: database.kind });
-    } else if (command === 'backup') {
-      const file = await backup(database, config.dataDir, config.databaseUrl);
-      if (file !== '-') process.stderr.write(`Backup written to ${file}\n`);
-    } else {
-      throw new ConfigError('usage: node server/db/cli.ts migrate|seed|backup [file|-]');
     }
   } finally {
     await database.close();
@@ -59,7 +91,7 @@ async function run(): Promise<void> {
 try {
   await run();
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof DatabaseLockedError || error instanceof Error) {
+  if (error instanceof ConfigError || error instanceof DatabaseLockedError || error instanceof BackupError || error instanceof Error) {
     process.stderr.write(`atelier-bva: ${error.message}\n`);
     process.exit(1);
   }

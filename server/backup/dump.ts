@@ -1,0 +1,158 @@
+// Writes a backup archive of a running or stopped database (decision 035). The rows are read in
+// one REPEATABLE READ, read-only transaction, so they match each other; with disk storage the
+// files those rows name are hard-linked aside inside the same transaction, so a file deleted
+// meanwhile still goes into the archive. Plain SQL through drizzle: PGlite and PostgreSQL alike.
+import { createWriteStream, linkSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+import { sql } from 'drizzle-orm';
+import type { Config } from '#server/config.ts';
+import { type Db, type Database, queryRows } from '#server/db/client.ts';
+import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File } from './archive.ts';
+import { appliedMigration, LEFT_OUT, listSequences, listTables, quoteName } from './catalog.ts';
+
+export type BackupConfig = Pick<Config, 'dataDir' | 'storage'>;
+
+const FETCH = 2000;
+
+/** A temporary directory on DATA_DIR's disk, so that stored files can be hard-linked into it. */
+export function stagingDir(dataDir: string, kind: 'backup' | 'restore'): string {
+  const parent = path.join(dataDir, 'backups');
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(path.join(parent, `.${kind}-`));
+}
+
+async function dumpTable(tx: Db, table: { name: string; columns: string[]; primaryKey: string[] }, file: string) {
+  const out = createWriteStream(file);
+  const hash = createHash('sha256');
+  let rows = 0;
+  let bytes = 0;
+  const cursor = `backup_${randomBytes(4).toString('hex')}`;
+  const columns = table.columns.map(quoteName).join(', ');
+  // Ordered by the key: two backups of the same rows are the same bytes.
+  const order = (table.primaryKey.length ? table.primaryKey : table.columns).map(quoteName).join(', ');
+  await tx.execute(
+    sql.raw(
+      `declare ${cursor} no scroll cursor for select to_jsonb(r)::text as line from (select ${columns} from ${quoteName(table.name)} order by ${order}) r`,
+    ),
+  );
+  for (;;) {
+    const batch = await queryRows<{ line: string }>(tx, sql.raw(`fetch ${FETCH} from ${cursor}`));
+    if (!batch.length) break;
+    const chunk = Buffer.from(`${batch.map((r) => r.line).join('\n')}\n`);
+    hash.update(chunk);
+    bytes += chunk.length;
+    rows += batch.length;
+    if (!out.write(chunk)) await once(out, 'drain');
+  }
+  await tx.execute(sql.raw(`close ${cursor}`));
+  out.end();
+  await once(out, 'close');
+  return { rows, entry: { bytes, sha256: hash.digest('hex') } };
+}
+
+/** Hard-links (or copies, across disks) the files the rows name; returns the ids without bytes. */
+function stageFiles(ids: string[], filesDir: string, stage: string): string[] {
+  const missing: string[] = [];
+  mkdirSync(path.join(stage, 'files'), { recursive: true });
+  for (const id of ids) {
+    const from = path.join(filesDir, id);
+    const to = path.join(stage, 'files', id);
+    try {
+      linkSync(from, to);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') missing.push(id);
+      else if (code === 'EXDEV' || code === 'EPERM') copyFileSync(from, to);
+      else throw error;
+    }
+  }
+  return missing;
+}
+
+/** Writes the archive of `database` to `out`; resolves to its manifest once `out` has it all. */
+export async function writeBackup(database: Database, config: BackupConfig, out: Writable): Promise<Manifest> {
+  const stage = stagingDir(config.dataDir, 'backup');
+  try {
+    mkdirSync(path.join(stage, 'data'));
+    const storage = config.storage;
+    const snapshot = await database.db.transaction(
+      async (transaction) => {
+        const tx = transaction as unknown as Db;
+        // The first query takes the snapshot: the files' rows, then their bytes at once.
+        const fileRows = await queryRows<{ id: string; size: string }>(tx, sql`select id::text as id, size::text as size from storage.files order by id`);
+        const missing =
+          storage.kind === 'disk'
+            ? stageFiles(
+                fileRows.map((f) => f.id),
+                path.join(config.dataDir, 'files'),
+                stage,
+              )
+            : [];
+        const migration = await appliedMigration(tx);
+        const all = await listTables(tx);
+        const tables: Manifest['tables'] = [];
+        const entries: Manifest['entries'] = {};
+        for (const table of all) {
+          if (LEFT_OUT.has(table.name)) continue;
+          const entry = `data/${table.name}.ndjson`;
+          const dumped = await dumpTable(tx, table, path.join(stage, entry));
+          entries[entry] = dumped.entry;
+          tables.push({ name: table.name, entry, rows: dumped.rows, columns: table.columns });
+        }
+        const manifest: Manifest = {
+          format: FORMAT,
+          formatVersion: FORMAT_VERSION,
+          app: { version: appVersion() },
+          createdAt: new Date().toISOString(),
+          database: { kind: database.kind, migration },
+          tables,
+          leftOut: all.filter((t) => LEFT_OUT.has(t.name)).map((t) => t.name),
+          sequences: await listSequences(tx),
+          storage:
+            storage.kind === 's3'
+              ? {
+                  kind: 's3',
+                  endpoint: storage.endpoint ?? null,
+                  bucket: storage.bucket,
+                  region: storage.region,
+                  files: fileRows.length,
+                  bytes: fileRows.reduce((sum, f) => sum + Number(f.size), 0),
+                }
+              : { kind: 'disk', files: 0, bytes: 0, missing },
+          entries,
+        };
+        return { manifest, ids: fileRows.map((f) => f.id).filter((id) => !missing.includes(id)) };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    // Checksums of the files outside the transaction: PGlite serves nobody else during it.
+    const result = snapshot.manifest;
+    if (result.storage.kind === 'disk') {
+      for (const id of snapshot.ids) {
+        const entry = await sha256File(path.join(stage, 'files', id));
+        result.entries[`files/${id}`] = entry;
+        result.storage.files += 1;
+        result.storage.bytes += entry.bytes;
+      }
+    }
+    writeFileSync(path.join(stage, 'manifest.json'), `${JSON.stringify(result, null, 2)}\n`);
+    await packArchive(stage, result, out);
+    return result;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** One line for the operator: what the archive holds. */
+export function summarize(manifest: Manifest): string {
+  const rows = manifest.tables.reduce((sum, t) => sum + t.rows, 0);
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const files =
+    manifest.storage.kind === 's3'
+      ? `${manifest.storage.files} files left in bucket ${manifest.storage.bucket}${manifest.storage.endpoint ? ` at ${manifest.storage.endpoint}` : ''}`
+      : `${manifest.storage.files} files (${mb(manifest.storage.bytes)})`;
+  return `${rows} rows in ${manifest.tables.length} tables, ${files}, migration ${manifest.database.migration.tag}`;
+}

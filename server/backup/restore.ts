@@ -1,0 +1,220 @@
+// Restores a backup archive onto an empty database (decision 035): the code's migrations up to
+// the backup's, then the rows in foreign-key order, then the sequences, in one transaction, so
+// a failed restore leaves the target as empty as it found it. Stored files go back under
+// DATA_DIR/files first and are taken away again if the database part fails.
+import { createReadStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { sql } from 'drizzle-orm';
+import type { Config } from '#server/config.ts';
+import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
+import { BackupError, type Manifest, unpackArchive } from './archive.ts';
+import { codeMigrations, type ForeignKey, isEmpty, listForeignKeys, listTables, quoteName, type TableInfo } from './catalog.ts';
+import { stagingDir } from './dump.ts';
+
+export type RestoreOptions = { replace?: boolean };
+
+const BATCH_ROWS = 1000;
+const BATCH_BYTES = 2 * 1024 * 1024;
+
+/** The code's migrations up to the backup's, refusing a backup made by a newer version. */
+function migrationsUpTo(manifest: Manifest) {
+  const all = codeMigrations();
+  const level = manifest.database.migration;
+  const last = all.at(-1)!;
+  if (level.createdAt > last.createdAt || level.index > last.index) {
+    throw new BackupError(
+      `This backup is at migration ${level.tag}, newer than this version of Atelier BVA (${last.tag}): install version ${manifest.app.version} or newer, then restore`,
+    );
+  }
+  const known = all.find((m) => m.index === level.index);
+  if (!known || known.tag !== level.tag || known.createdAt !== level.createdAt) {
+    throw new BackupError(
+      `This backup is at migration ${level.tag}, which this version of Atelier BVA does not have: restore it with version ${manifest.app.version}`,
+    );
+  }
+  return all.filter((m) => m.index <= level.index);
+}
+
+/** drizzle's migrator, inside our transaction: same table, same rows, so later starts go on from here. */
+async function migrate(tx: Db, migrations: ReturnType<typeof codeMigrations>): Promise<void> {
+  await tx.execute(sql`create schema if not exists drizzle`);
+  await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
+  for (const migration of migrations) {
+    for (const statement of migration.statements) await tx.execute(sql.raw(statement));
+    await tx.execute(sql`insert into drizzle.__drizzle_migrations ("hash", "created_at") values (${migration.hash}, ${migration.createdAt})`);
+  }
+}
+
+/** Everything of ours in the target, for --replace: our schemas, and what the migrations put in public. */
+async function clear(tx: Db): Promise<void> {
+  const notExtension = (classid: string, column: string) =>
+    `not exists (select 1 from pg_depend d where d.classid = '${classid}'::regclass and d.objid = ${column} and d.deptype = 'e')`;
+  const schemas = await queryRows<{ name: string }>(
+    tx,
+    sql.raw(
+      `select nspname as name from pg_namespace n where nspname not in ('pg_catalog', 'information_schema', 'public') and nspname not like 'pg\\_%' and ${notExtension('pg_namespace', 'n.oid')}`,
+    ),
+  );
+  for (const { name } of schemas) await tx.execute(sql.raw(`drop schema ${quoteName(name)} cascade`));
+  const relations = await queryRows<{ name: string; kind: string }>(
+    tx,
+    sql.raw(
+      `select quote_ident(c.relname) as name, c.relkind as kind from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p', 'v', 'm', 'S') and ${notExtension('pg_class', 'c.oid')}`,
+    ),
+  );
+  const dropOf: Record<string, string> = { r: 'table', p: 'table', v: 'view', m: 'materialized view', S: 'sequence' };
+  for (const { name, kind } of relations) await tx.execute(sql.raw(`drop ${dropOf[kind]} if exists public.${name} cascade`));
+  const functions = await queryRows<{ signature: string }>(
+    tx,
+    sql.raw(
+      `select p.oid::regprocedure::text as signature from pg_proc p where p.pronamespace = 'public'::regnamespace and ${notExtension('pg_proc', 'p.oid')}`,
+    ),
+  );
+  for (const { signature } of functions) await tx.execute(sql.raw(`drop routine if exists ${signature} cascade`));
+}
+
+/**
+ * Tables parents first. A self-reference (a model's parent model) or a cycle cannot be ordered:
+ * those columns are loaded empty, then set once every row is in.
+ */
+export function loadOrder(tables: TableInfo[], foreignKeys: ForeignKey[]): { table: TableInfo; deferred: string[] }[] {
+  const byOid = new Map(tables.map((t) => [t.oid, t]));
+  const deferred = new Map<number, Set<string>>(tables.map((t) => [t.oid, new Set()]));
+  const edges = foreignKeys.filter((fk) => byOid.has(fk.child) && byOid.has(fk.parent));
+  for (const fk of edges) if (fk.child === fk.parent) for (const c of fk.columns) deferred.get(fk.child)!.add(c);
+  let pending = edges.filter((fk) => fk.child !== fk.parent);
+  const order: TableInfo[] = [];
+  const left = new Set(tables.map((t) => t.oid));
+  while (left.size) {
+    const ready = [...left].filter((oid) => !pending.some((fk) => fk.child === oid && left.has(fk.parent)));
+    if (ready.length) {
+      for (const oid of ready) {
+        order.push(byOid.get(oid)!);
+        left.delete(oid);
+      }
+      continue;
+    }
+    // A cycle: defer the nullable references of one table in it.
+    const oid = [...left].find((o) =>
+      pending.filter((fk) => fk.child === o && left.has(fk.parent)).every((fk) => fk.columns.every((c) => !byOid.get(o)!.notNull.includes(c))),
+    );
+    if (oid === undefined) throw new Error('the tables reference each other through required columns: no order loads them');
+    for (const fk of pending.filter((f) => f.child === oid)) for (const c of fk.columns) deferred.get(oid)!.add(c);
+    pending = pending.filter((fk) => fk.child !== oid);
+  }
+  return order.map((table) => ({ table, deferred: [...deferred.get(table.oid)!] }));
+}
+
+async function* batches(file: string): AsyncGenerator<string> {
+  let lines: string[] = [];
+  let bytes = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })) {
+    if (!line) continue;
+    lines.push(line);
+    bytes += line.length;
+    if (lines.length >= BATCH_ROWS || bytes >= BATCH_BYTES) {
+      yield `[${lines.join(',')}]`;
+      lines = [];
+      bytes = 0;
+    }
+  }
+  if (lines.length) yield `[${lines.join(',')}]`;
+}
+
+async function loadTable(tx: Db, stage: string, entry: Manifest['tables'][number], deferred: string[], primaryKey: string[]): Promise<void> {
+  const name = quoteName(entry.name);
+  const columns = entry.columns.map(quoteName).join(', ');
+  const values = entry.columns.map((c) => (deferred.includes(c) ? 'null' : `r.${quoteName(c)}`)).join(', ');
+  const file = path.join(stage, entry.entry);
+  // The text cast keeps the rows as PostgreSQL wrote them: no value goes through JavaScript.
+  for await (const batch of batches(file)) {
+    await tx.execute(
+      sql`${sql.raw(`insert into ${name} (${columns}) overriding system value select ${values} from jsonb_populate_recordset(null::${name}, `)}${batch}${sql.raw('::text::jsonb) r')}`,
+    );
+  }
+  if (!deferred.length) return;
+  const set = deferred.map((c) => `${quoteName(c)} = r.${quoteName(c)}`).join(', ');
+  const match = primaryKey.map((c) => `t.${quoteName(c)} = r.${quoteName(c)}`).join(' and ');
+  for await (const batch of batches(file)) {
+    await tx.execute(
+      sql`${sql.raw(`update ${name} t set ${set} from jsonb_populate_recordset(null::${name}, `)}${batch}${sql.raw(`::text::jsonb) r where ${match}`)}`,
+    );
+  }
+}
+
+export type RestoreSummary = { manifest: Manifest; rows: number; files: number };
+
+/** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
+export async function restoreBackup(file: string, config: Config, options: RestoreOptions = {}): Promise<RestoreSummary> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const stage = stagingDir(config.dataDir, 'restore');
+  const placed: string[] = [];
+  try {
+    const manifest = await unpackArchive(file, stage);
+    const migrations = migrationsUpTo(manifest);
+    const withFiles = manifest.storage.kind === 'disk' && manifest.storage.files > 0;
+    if (withFiles && config.storage.kind === 's3') {
+      throw new BackupError(
+        `This backup holds ${manifest.storage.files} files for the disk while this instance keeps files in bucket ${config.storage.bucket}: restore with disk storage (no STORAGE_URL nor S3_*), then copy them with npm run storage:migrate`,
+      );
+    }
+    const database = await openDatabase(config);
+    try {
+      if (!(await isEmpty(database.db)) && !options.replace) {
+        throw new BackupError(
+          `The target database ${config.databaseUrl ? 'of DATABASE_URL' : `in ${path.join(config.dataDir, 'db')}`} is not empty: restore onto an empty one, or add --replace to drop what it holds`,
+        );
+      }
+      // The bytes first: a row never names a file that is not there.
+      if (withFiles) {
+        const filesDir = path.join(config.dataDir, 'files');
+        mkdirSync(filesDir, { recursive: true });
+        for (const name of Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))) {
+          const target = path.join(filesDir, path.basename(name));
+          if (!existsSync(target)) placed.push(target);
+          renameSync(path.join(stage, name), target);
+        }
+      }
+      let rows = 0;
+      await database.db.transaction(async (transaction) => {
+        const tx = transaction as unknown as Db;
+        if (options.replace) await clear(tx);
+        await migrate(tx, migrations);
+        const tables = new Map((await listTables(tx)).map((t) => [t.name, t]));
+        const wanted = manifest.tables.map((entry) => {
+          const table = tables.get(entry.name);
+          const unknown = entry.columns.find((c) => !table?.columns.includes(c));
+          if (!table || unknown)
+            throw new BackupError(`The backup's table ${entry.name} does not match its migration level (${unknown ?? 'no such table'}): refused`);
+          return table;
+        });
+        const entries = new Map(manifest.tables.map((t) => [t.name, t]));
+        const order = loadOrder(wanted, await listForeignKeys(tx));
+        for (const { table } of order) await tx.execute(sql.raw(`alter table ${quoteName(table.name)} disable trigger user`));
+        for (const { table, deferred } of order) {
+          await loadTable(tx, stage, entries.get(table.name)!, deferred, table.primaryKey);
+          const [count] = await queryRows<{ n: number }>(tx, sql.raw(`select count(*)::int as n from ${quoteName(table.name)}`));
+          if (Number(count?.n) !== entries.get(table.name)!.rows) throw new BackupError(`The table ${table.name} did not load all its rows: refused`);
+          rows += Number(count?.n);
+        }
+        for (const { table } of order) await tx.execute(sql.raw(`alter table ${quoteName(table.name)} enable trigger user`));
+        for (const sequence of manifest.sequences) {
+          if (sequence.lastValue !== null) await tx.execute(sql`select setval(${quoteName(sequence.name)}::regclass, ${sequence.lastValue}::bigint, true)`);
+        }
+      });
+      placed.length = 0;
+      return { manifest, rows, files: withFiles ? manifest.storage.files : 0 };
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    for (const target of placed) rmSync(target, { force: true });
+    if (error instanceof BackupError) throw error;
+    // The database's own words, not the query drizzle wraps around them.
+    const cause = ((error as Error).cause ?? error) as Error & { detail?: string };
+    throw new BackupError(`The restore failed and wrote nothing: ${cause.message}${cause.detail ? ` (${cause.detail})` : ''}`);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}

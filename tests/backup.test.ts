@@ -1,0 +1,314 @@
+// Backups as an operator takes and restores them (decision 035): `node server/db/cli.ts backup`
+// and `restore`, from the embedded database to a PostgreSQL server and back, with the stored
+// files, while the server runs; and the archives a restore must refuse.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import { create, extract } from 'tar';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Manifest } from '#server/backup/archive.ts';
+import { isEmpty } from '#server/backup/catalog.ts';
+import { writeBackup } from '#server/backup/dump.ts';
+import { restoreBackup } from '#server/backup/restore.ts';
+import { loadConfig } from '#server/config.ts';
+import { openDatabase, queryRows, type Db } from '#server/db/client.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { createPostgresDatabase, postJson, startTestApp, type TestApp } from './support/app.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const work = mkdtempSync(path.join(tmpdir(), 'atelier-backup-'));
+const closing: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closing.reverse()) await close();
+  rmSync(work, { recursive: true, force: true });
+});
+const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40) };
+
+/** The real CLI, as cron would run it. */
+function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string; ms: number }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('exit', (status) => resolve({ status, stderr, ms: Date.now() - started })));
+}
+
+/** Per table: its row count and a checksum of its rows, the same text on both databases. */
+async function contentOf(db: Db): Promise<Record<string, string>> {
+  const tables = await queryRows<{ name: string }>(
+    db,
+    sql`select table_schema || '.' || table_name as name from information_schema.tables
+      where table_schema in ('auth', 'storage', 'public') and table_type = 'BASE TABLE' and table_name <> 'challenges' order by 1`,
+  );
+  const content: Record<string, string> = {};
+  for (const { name } of tables) {
+    const [row] = await queryRows<{ n: number; sum: string }>(
+      db,
+      sql.raw(`select count(*)::int as n, md5(coalesce(string_agg(to_jsonb(t)::text, E'\\n' order by to_jsonb(t)::text), '')) as sum from ${name} t`),
+    );
+    content[name] = `${row!.n} ${row!.sum}`;
+  }
+  const [sequence] = await queryRows<{ v: string }>(db, sql`select last_value::text as v from public.stock_items_number_seq`);
+  content['public.stock_items_number_seq'] = sequence!.v;
+  return content;
+}
+
+/** Every stored file's bytes as the storage API serves them to an admin. */
+async function filesOf(t: TestApp): Promise<Record<string, string>> {
+  const token = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD })).body.session.accessToken;
+  const ids = await queryRows<{ id: string }>(t.database.db, sql`select id::text as id from storage.files order by id`);
+  const bytes: Record<string, string> = {};
+  for (const { id } of ids) {
+    const res = await fetch(`${t.url}/api/storage/files/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    bytes[id] = `${res.status} ${createHash('sha256')
+      .update(Buffer.from(await res.arrayBuffer()))
+      .digest('hex')}`;
+  }
+  return bytes;
+}
+
+function png(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    let c = ~0;
+    for (const byte of body) {
+      c ^= byte;
+      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+    }
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(~c >>> 0);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    return Buffer.concat([length, body, crc]);
+  };
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', Buffer.from([0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0])),
+    chunk('IDAT', deflateSync(Buffer.from([0, 200, 30, 30, 10, 20, 30, 0, 1, 2, 3, 4, 5, 6]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A photo uploaded through the storage API, beside the demo's curves. */
+async function upload(t: TestApp): Promise<void> {
+  const token = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD })).body.session
+    .accessToken;
+  const form = new FormData();
+  form.append('file[]', new Blob([new Uint8Array(png())]), 'boitier.png');
+  form.append('metadata[]', new Blob([JSON.stringify({ name: 'boitier.png' })], { type: 'application/json' }), '');
+  form.append('bucket-id', 'measure');
+  const res = await fetch(`${t.url}/api/storage/files`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(201);
+}
+
+const fresh = (name: string) => {
+  const dir = path.join(work, name);
+  mkdirSync(dir);
+  return dir;
+};
+
+/** Rewrites an archive's manifest (and entries) as a forger or a future version would. */
+async function tamper(archive: string, name: string, change: (manifest: Manifest, dir: string) => void): Promise<string> {
+  const dir = fresh(`${name}-x`);
+  await extract({ file: archive, cwd: dir });
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  change(manifest, dir);
+  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+  const file = path.join(work, `${name}.tar.gz`);
+  await create({ gzip: true, file, cwd: dir }, ['manifest.json', ...Object.keys(manifest.entries)]);
+  return file;
+}
+
+describe('backups', { timeout: 180_000 }, () => {
+  let archive: string;
+  let expected: { content: Record<string, string>; files: Record<string, string> };
+
+  it('takes a running PGlite server to PostgreSQL with the real CLI: the same rows and file bytes', async () => {
+    const source = await startTestApp('pglite');
+    closing.push(() => source.close());
+    await upload(source);
+    // Files first: reading them signs in, which writes rows the backup must then hold.
+    const files = await filesOf(source);
+    expected = { content: await contentOf(source.database.db), files };
+    expect(Object.keys(expected.files).length).toBeGreaterThan(30);
+    expect(Object.values(expected.files).every((v) => v.startsWith('200 '))).toBe(true);
+
+    // This process holds DATA_DIR's lock: the CLI asks the server for the archive.
+    archive = path.join(work, 'pglite.tar.gz');
+    const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
+    expect(backup.stderr).toBe(`Backup written to ${archive} (taken by the running server)\n`);
+    expect(backup.status).toBe(0);
+    expect(source.logLines.find((l) => l.msg === 'backup taken')).toMatchObject({ files: Object.keys(expected.files).length });
+    // The server still answers afterwards.
+    expect((await fetch(`${source.url}/readyz`)).status).toBe(200);
+
+    const databaseUrl = await createPostgresDatabase();
+    const dataDir = fresh('to-postgres');
+    const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
+    expect(restore.stderr).toMatch(/^Restored .+pglite\.tar\.gz: \d+ rows in 33 tables, \d+ files \(0\.0 MB\), migration 0018_sign_in_methods\n$/);
+    expect(restore.status).toBe(0);
+    console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
+
+    const restored = await startTestApp('postgres', { databaseUrl, dataDir });
+    closing.push(() => restored.close());
+    expect(await contentOf(restored.database.db)).toEqual(expected.content);
+    expect(await filesOf(restored)).toEqual(expected.files);
+  });
+
+  it('takes PostgreSQL to a new PGlite DATA_DIR with the real CLI', async () => {
+    const source = await startTestApp('postgres');
+    closing.push(() => source.close());
+    await upload(source);
+    const files = await filesOf(source);
+    const before = { content: await contentOf(source.database.db), files };
+
+    const file = path.join(work, 'postgres.tar.gz');
+    const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
+    const backup = await cli(['backup', file], env);
+    expect(backup.stderr).toMatch(/^Backup written to .+ \(\d+ rows in 33 tables, \d+ files \(0\.0 MB\), migration 0018_sign_in_methods\)\n$/);
+    expect(backup.status).toBe(0);
+
+    const dataDir = fresh('to-pglite');
+    const restore = await cli(['restore', file], { DATA_DIR: dataDir });
+    expect(restore.status).toBe(0);
+    console.log(`PostgreSQL → PGlite: backup ${backup.ms} ms, restore ${restore.ms} ms`);
+
+    const restored = await startTestApp('pglite', { dataDir });
+    closing.push(() => restored.close());
+    expect(await contentOf(restored.database.db)).toEqual(before.content);
+    expect(await filesOf(restored)).toEqual(before.files);
+    // A workshop signs in on the new machine.
+    expect((await postJson(`${restored.url}/api/auth/signin/email-password`, { email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).status).toBe(200);
+  });
+
+  it('with S3 storage, names the bucket instead of holding the files, and restores the rows', async () => {
+    const source = await startTestApp('pglite', { env: { DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Garage-2026!' } });
+    closing.push(() => source.close());
+    await source.database.db.execute(
+      sql`insert into storage.files (bucket_id, name, size, mime_type, etag) values ('documents', 'notice.pdf', 1234, 'application/pdf', '"e1"')`,
+    );
+    const s3 = {
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'atelier-files',
+      region: 'eu-west-3',
+      credentials: undefined,
+      forcePathStyle: true,
+    } as const;
+    const file = path.join(work, 's3.tar.gz');
+    const manifest = await writeBackup(source.database, { dataDir: source.config.dataDir, storage: s3 }, createWriteStream(file));
+    expect(manifest.storage).toEqual({ kind: 's3', endpoint: 'http://127.0.0.1:9000', bucket: 'atelier-files', region: 'eu-west-3', files: 1, bytes: 1234 });
+    expect(Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))).toEqual([]);
+
+    const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
+    expect(restore.stderr).toMatch(
+      /^Restored .+: \d+ rows in 33 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration 0018_sign_in_methods\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$/,
+    );
+    expect(restore.status).toBe(0);
+    // An archive holding files for the disk does not go to an instance that keeps them in a bucket.
+    const refused = await cli(['restore', archive], { DATA_DIR: fresh('disk-to-s3'), S3_BUCKET: 'atelier-files' });
+    expect(refused.stderr).toMatch(
+      /^atelier-bva: This backup holds \d+ files for the disk while this instance keeps files in bucket atelier-files: restore with disk storage/,
+    );
+    expect(refused.status).toBe(1);
+  });
+
+  it('refuses a target that is not empty, unless --replace, which swaps its content whole', async () => {
+    const dataDir = fresh('not-empty');
+    const config = loadConfig({ DATA_DIR: dataDir });
+    await restoreBackup(archive, config);
+    const again = await cli(['restore', archive], { DATA_DIR: dataDir });
+    expect(again.stderr).toBe(
+      `atelier-bva: The target database in ${path.join(dataDir, 'db')} is not empty: restore onto an empty one, or add --replace to drop what it holds\n`,
+    );
+    expect(again.status).toBe(1);
+
+    const database = await openDatabase(config);
+    await database.db.execute(sql`delete from public.stock_movements where id in (select id from public.stock_movements limit 10)`);
+    await database.close();
+    const replaced = await cli(['restore', archive, '--replace'], { DATA_DIR: dataDir });
+    expect(replaced.status).toBe(0);
+    const after = await openDatabase(config);
+    try {
+      expect(await contentOf(after.db)).toEqual(expected.content);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('refuses a damaged, truncated or newer archive with one line, and leaves the target empty', async () => {
+    const bytes = readFileSync(archive);
+    const flipped = path.join(work, 'flipped.tar.gz');
+    const copy = Buffer.from(bytes);
+    copy[Math.floor(copy.length / 2)]! ^= 0xff;
+    writeFileSync(flipped, copy);
+    const truncated = path.join(work, 'truncated.tar.gz');
+    writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    // A forger edits a row and leaves the manifest: the checksum tells.
+    const edited = await tamper(archive, 'edited', (_m, dir) => {
+      const users = path.join(dir, 'data/auth.users.ndjson');
+      writeFileSync(users, readFileSync(users, 'utf8').replace('admin@demo.local', 'evil@demo.local'));
+    });
+    const newer = await tamper(archive, 'newer', (m) => {
+      m.database.migration = { index: 99, tag: '0099_future', createdAt: m.database.migration.createdAt + 1, hash: 'x' };
+      m.app.version = '9.0.0';
+    });
+
+    const dataDir = fresh('refusals');
+    const cases: [string, RegExp][] = [
+      [flipped, /^atelier-bva: The archive .+flipped\.tar\.gz is damaged or incomplete \(.+\): use another backup\n$/],
+      [truncated, /^atelier-bva: The archive .+truncated\.tar\.gz is damaged or incomplete \(.+\): use another backup\n$/],
+      [
+        edited,
+        /^atelier-bva: The archive .+edited\.tar\.gz is damaged or incomplete \(the checksum of data\/auth\.users\.ndjson differs\): use another backup\n$/,
+      ],
+      [
+        newer,
+        /^atelier-bva: This backup is at migration 0099_future, newer than this version of Atelier BVA \(0018_sign_in_methods\): install version 9\.0\.0 or newer, then restore\n$/,
+      ],
+    ];
+    for (const [file, line] of cases) {
+      const result = await cli(['restore', file], { DATA_DIR: dataDir });
+      expect(result.stderr).toMatch(line);
+      expect(result.status).toBe(1);
+    }
+    expect(existsSync(path.join(dataDir, 'files')) ? readdirSync(path.join(dataDir, 'files')) : []).toEqual([]);
+  });
+
+  it('writes nothing when a row cannot load: the database stays empty and no file is left', async () => {
+    // A well-formed archive whose file link names a file no row has: the foreign key refuses it.
+    const broken = await tamper(archive, 'broken', (m, dir) => {
+      const entry = 'data/public.order_files.ndjson';
+      const file = path.join(dir, entry);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines[lines.length - 2] = lines.at(-2)!.replace(/"file_id": "[0-9a-f-]+"/, '"file_id": "00000000-0000-4000-8000-000000000000"');
+      writeFileSync(file, lines.join('\n'));
+      const data = readFileSync(file);
+      m.entries[entry] = { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+    });
+    const dataDir = fresh('failed');
+    const result = await cli(['restore', broken], { DATA_DIR: dataDir });
+    expect(result.stderr).toMatch(
+      /^atelier-bva: The restore failed and wrote nothing: insert or update on table "order_files" violates foreign key constraint "\w+" \(Key \(file_id\)=\(00000000-0000-4000-8000-000000000000\) is not present in table "files"\.\)\n$/,
+    );
+    expect(result.status).toBe(1);
+    const database = await openDatabase({ dataDir });
+    try {
+      expect(await isEmpty(database.db)).toBe(true);
+    } finally {
+      await database.close();
+    }
+    expect(readdirSync(path.join(dataDir, 'files')).filter((f) => f !== 'tmp' && f !== 'thumbnails')).toEqual([]);
+    // The same archive unbroken restores there afterwards.
+    copyFileSync(archive, path.join(work, 'again.tar.gz'));
+    expect((await cli(['restore', path.join(work, 'again.tar.gz')], { DATA_DIR: dataDir })).status).toBe(0);
+  });
+});
