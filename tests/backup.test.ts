@@ -144,7 +144,11 @@ describe('backups', { timeout: 180_000 }, () => {
     // This process holds DATA_DIR's lock: the CLI asks the server for the archive.
     archive = path.join(work, 'pglite.tar.gz');
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
-    expect(backup.stderr).toBe(`Backup written to ${archive} (taken by the running server)\n`);
+    expect(backup.stderr).toMatch(
+      new RegExp(
+        `^Backup written to ${archive} \\(\\d+ rows in 33 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration 0018_sign_in_methods, taken by the running server\\)\n$`,
+      ),
+    );
     expect(backup.status).toBe(0);
     expect(source.logLines.find((l) => l.msg === 'backup taken')).toMatchObject({ files: Object.keys(expected.files).length });
     // The server still answers afterwards.
@@ -187,6 +191,28 @@ describe('backups', { timeout: 180_000 }, () => {
     expect(await filesOf(restored)).toEqual(before.files);
     // A workshop signs in on the new machine.
     expect((await postJson(`${restored.url}/api/auth/signin/email-password`, { email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).status).toBe(200);
+
+    // Uploads go on during a backup: the archive is one moment, each row with its bytes.
+    let writing = true;
+    const writer = (async () => {
+      let uploads = 0;
+      while (writing) {
+        await upload(source);
+        uploads += 1;
+      }
+      return uploads;
+    })();
+    const during = path.join(work, 'during.tar.gz');
+    const busy = await cli(['backup', during], env);
+    writing = false;
+    const uploads = await writer;
+    expect(busy.status).toBe(0);
+    const target = loadConfig({ ...secrets }, { dataDir: fresh('during'), databaseUrl: await createPostgresDatabase() });
+    const result = await restoreBackup(during, target);
+    const rowsOfFiles = result.manifest.tables.find((t) => t.name === 'storage.files')!.rows;
+    expect(result.manifest.storage).toMatchObject({ kind: 'disk', files: rowsOfFiles, missing: [] });
+    expect(readdirSync(path.join(target.dataDir, 'files')).filter((f) => /^[0-9a-f-]{36}$/.test(f))).toHaveLength(rowsOfFiles);
+    console.log(`PostgreSQL backup during ${uploads} uploads: ${busy.ms} ms, ${rowsOfFiles} files`);
   });
 
   it('with S3 storage, names the bucket instead of holding the files, and restores the rows', async () => {

@@ -7,7 +7,7 @@ import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { create, extract } from 'tar';
+import { create, extract, list } from 'tar';
 import { root } from '#server/build.ts';
 
 export const FORMAT = 'atelier-bva-backup';
@@ -54,6 +54,13 @@ export async function sha256File(file: string): Promise<Entry> {
 /** Writes the staged directory as the archive: the manifest first, then the entries it names. */
 export async function packArchive(stage: string, manifest: Manifest, out: Writable): Promise<void> {
   await pipeline(create({ gzip: true, cwd: stage, portable: true }, ['manifest.json', ...Object.keys(manifest.entries)]), out);
+}
+
+/** The manifest of a written archive, for the operator's summary line. */
+export async function readManifest(file: string): Promise<Manifest> {
+  let text = '';
+  await list({ file, filter: (name) => name === 'manifest.json', onReadEntry: (entry) => entry.on('data', (chunk: Buffer) => (text += chunk)) });
+  return JSON.parse(text);
 }
 
 const ENTRY = /^(manifest\.json|data\/[a-z0-9_]+\.[a-z0-9_]+\.ndjson|files\/[0-9a-f-]{36})$/;

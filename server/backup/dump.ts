@@ -83,14 +83,20 @@ export async function writeBackup(database: Database, config: BackupConfig, out:
         const tx = transaction as unknown as Db;
         // The first query takes the snapshot: the files' rows, then their bytes at once.
         const fileRows = await queryRows<{ id: string; size: string }>(tx, sql`select id::text as id, size::text as size from storage.files order by id`);
-        const missing =
+        const filesDir = path.join(config.dataDir, 'files');
+        let missing =
           storage.kind === 'disk'
             ? stageFiles(
                 fileRows.map((f) => f.id),
-                path.join(config.dataDir, 'files'),
+                filesDir,
                 stage,
               )
             : [];
+        // An upload commits its row, then moves its bytes in: give one in flight a moment.
+        if (missing.length) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          missing = stageFiles(missing, filesDir, stage);
+        }
         const migration = await appliedMigration(tx);
         const all = await listTables(tx);
         const tables: Manifest['tables'] = [];
@@ -154,5 +160,7 @@ export function summarize(manifest: Manifest): string {
     manifest.storage.kind === 's3'
       ? `${manifest.storage.files} files left in bucket ${manifest.storage.bucket}${manifest.storage.endpoint ? ` at ${manifest.storage.endpoint}` : ''}`
       : `${manifest.storage.files} files (${mb(manifest.storage.bytes)})`;
-  return `${rows} rows in ${manifest.tables.length} tables, ${files}, migration ${manifest.database.migration.tag}`;
+  const missing =
+    manifest.storage.kind === 'disk' && manifest.storage.missing.length ? `, ${manifest.storage.missing.length} files named by rows had no bytes` : '';
+  return `${rows} rows in ${manifest.tables.length} tables, ${files}${missing}, migration ${manifest.database.migration.tag}`;
 }

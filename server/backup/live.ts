@@ -75,7 +75,8 @@ export function requestLiveBackup(dataDir: string, out: Writable): Promise<void>
       res.on('aborted', () => reject(new BackupError('the running server stopped in the middle of the backup')));
       res.on('error', () => reject(new BackupError('the running server stopped in the middle of the backup')));
       res.pipe(out);
-      out.on('finish', () => (res.complete ? resolve() : reject(new BackupError('the running server stopped in the middle of the backup'))));
+      // The server cuts the answer when its backup fails: only a complete one counts.
+      res.on('end', () => (res.complete ? resolve() : reject(new BackupError('the running server stopped in the middle of the backup'))));
       out.on('error', reject);
     });
     req.on('error', (error) =>

@@ -3,14 +3,14 @@ import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { BackupError } from '#server/backup/archive.ts';
+import { BackupError, type Manifest, readManifest } from '#server/backup/archive.ts';
 import { summarize, writeBackup } from '#server/backup/dump.ts';
 import { requestLiveBackup } from '#server/backup/live.ts';
 import { restoreBackup } from '#server/backup/restore.ts';
 import { ConfigError, loadConfig, type Config } from '#server/config.ts';
 import { createLogger } from '#server/log.ts';
 import { createFileStore } from '#server/storage/store.ts';
-import { openDatabase } from './client.ts';
+import { type Database, openDatabase } from './client.ts';
 import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 
@@ -29,24 +29,29 @@ async function backup(config: Config): Promise<void> {
     out = createWriteStream(partial, { mode: 0o600 });
   }
   try {
-    let summary: string;
+    let manifest: Manifest | undefined;
+    let database: Database | undefined;
     try {
-      const database = await openDatabase(config);
+      database = await openDatabase(config);
+    } catch (error) {
+      if (!(error instanceof DatabaseLockedError)) throw error;
+    }
+    if (database) {
       try {
-        summary = summarize(await writeBackup(database, config, out));
+        manifest = await writeBackup(database, config, out);
       } finally {
         await database.close();
       }
-    } catch (error) {
+    } else {
       // The embedded database is open in the running server: it writes the archive itself.
-      if (!(error instanceof DatabaseLockedError)) throw error;
       await requestLiveBackup(config.dataDir, out);
-      summary = 'taken by the running server';
     }
     if (file !== '-') {
       await finished(out);
+      const live = !manifest;
+      manifest ??= await readManifest(partial);
       renameSync(partial, file);
-      process.stderr.write(`Backup written to ${file} (${summary})\n`);
+      process.stderr.write(`Backup written to ${file} (${summarize(manifest)}${live ? ', taken by the running server' : ''})\n`);
     }
   } catch (error) {
     if (file !== '-') rmSync(partial, { force: true });
