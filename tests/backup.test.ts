@@ -3,7 +3,7 @@
 // files, while the server runs; and the archives a restore must refuse.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -270,7 +270,7 @@ describe('backups', { timeout: 180_000 }, () => {
     }
   });
 
-  it('refuses a damaged, truncated or newer archive with one line, and leaves the target empty', async () => {
+  it('refuses a damaged, truncated, altered or newer archive, or one holding a link, with one line, and leaves the target empty', async () => {
     const bytes = readFileSync(archive);
     const flipped = path.join(work, 'flipped.tar.gz');
     const copy = Buffer.from(bytes);
@@ -288,6 +288,14 @@ describe('backups', { timeout: 180_000 }, () => {
       m.app.version = '9.0.0';
     });
 
+    // A link in place of a file's bytes would restore any file of the machine as a workshop file.
+    let linked = '';
+    const link = await tamper(archive, 'link', (m, dir) => {
+      linked = Object.keys(m.entries).find((e) => e.startsWith('files/'))!;
+      rmSync(path.join(dir, linked));
+      symlinkSync('/etc/hostname', path.join(dir, linked));
+    });
+
     const dataDir = fresh('refusals');
     const cases: [string, RegExp][] = [
       [flipped, /^atelier-bva: The archive .+flipped\.tar\.gz is damaged or incomplete \(.+\): use another backup\n$/],
@@ -300,6 +308,7 @@ describe('backups', { timeout: 180_000 }, () => {
         newer,
         /^atelier-bva: This backup is at migration 0099_future, newer than this version of Atelier BVA \(0018_sign_in_methods\): install version 9\.0\.0 or newer, then restore\n$/,
       ],
+      [link, new RegExp(`^atelier-bva: The archive .+link\\.tar\\.gz holds ${linked}, which no backup of Atelier BVA holds: refused\n$`)],
     ];
     for (const [file, line] of cases) {
       const result = await cli(['restore', file], { DATA_DIR: dataDir });

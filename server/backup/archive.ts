@@ -94,9 +94,12 @@ export async function unpackArchive(file: string, stage: string): Promise<Manife
       strict: true,
       filter: (entryPath, entry) => {
         const name = entryPath.replace(/^\.\//, '');
-        if ('type' in entry && entry.type === 'Directory') return false;
-        if (!ENTRY.test(name)) strange ||= name;
-        return ENTRY.test(name);
+        const type = 'type' in entry ? entry.type : 'File';
+        if (type === 'Directory') return false;
+        // Regular files only: a link could point the restore at any file of the machine.
+        const allowed = ENTRY.test(name) && (type === 'File' || type === 'OldFile');
+        if (!allowed) strange ||= name;
+        return allowed;
       },
     });
   } catch (error) {
