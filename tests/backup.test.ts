@@ -3,7 +3,19 @@
 // files, while the server runs; and the archives a restore must refuse.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -151,6 +163,9 @@ describe('backups', { timeout: 180_000 }, () => {
     );
     expect(backup.status).toBe(0);
     expect(source.logLines.find((l) => l.msg === 'backup taken')).toMatchObject({ files: Object.keys(expected.files).length });
+    // Only the server's own account reaches the socket: no port, no password.
+    expect(statSync(path.join(source.config.dataDir, 'secrets/backup.sock')).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(source.config.dataDir, 'secrets')).mode & 0o777).toBe(0o700);
     // The server still answers afterwards.
     expect((await fetch(`${source.url}/readyz`)).status).toBe(200);
 
