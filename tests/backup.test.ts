@@ -243,6 +243,7 @@ describe('backups', { timeout: 180_000 }, () => {
       region: 'eu-west-3',
       credentials: undefined,
       forcePathStyle: true,
+      presignedUrls: 'app',
     } as const;
     const file = path.join(work, 's3.tar.gz');
     const manifest = await writeBackup(source.database, { dataDir: source.config.dataDir, storage: s3 }, createWriteStream(file));
