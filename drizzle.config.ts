@@ -4,5 +4,5 @@ export default defineConfig({
   dialect: 'postgresql',
   schema: './server/db/schema/index.ts',
   out: './server/db/migrations',
-  schemaFilter: ['public', 'auth', 'storage'],
+  schemaFilter: ['public', 'auth', 'storage', 'audit'],
 });

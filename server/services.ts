@@ -28,6 +28,7 @@ import { createSymptomsService, type SymptomsService } from './repair-orders/sym
 import { createStockService, type StockService } from './stock/service.ts';
 import { createFileStore, type FileStore } from './storage/store.ts';
 import { createUsersService, type UsersService } from './users/service.ts';
+import { createAuditService, type AuditService } from './audit/service.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -54,6 +55,8 @@ export type Services = {
   symptoms: SymptomsService;
   flow: DiagnosticFlowService;
   orderProcedure: OrderProcedureService;
+  /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
+  audit: AuditService;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /**
@@ -109,6 +112,7 @@ export function createServices(options: { config: Config; database: Database; lo
     symptoms: createSymptomsService({ db }),
     flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
     orderProcedure: createOrderProcedureService({ db }),
+    audit: createAuditService({ db }),
     graphql: { fetch: options.graphqlFetch },
     config: {
       publicUrl: config.publicUrl,

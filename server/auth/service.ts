@@ -15,6 +15,7 @@ import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClai
 import type { MailKind } from './templates.ts';
 import { endSessions } from './sessions.ts';
 import { conflict, DomainError } from '#server/errors.ts';
+import { recordEmailChange, recordPasswordChange } from '#server/audit/auth-events.ts';
 
 const DAY = 86_400_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
@@ -797,6 +798,7 @@ export function createAuthService(deps: {
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction(async (tx) => {
         await tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, userId));
+        await recordPasswordChange(tx, userId);
         await endSessions(tx, userId, keep);
         // A reset link proves the user once: further changes from this sign-in need the password.
         if (keep) await tx.update(grants).set({ method: 'password' }).where(eq(grants.id, keep));
@@ -830,7 +832,10 @@ export function createAuthService(deps: {
           const email = row.newEmail!;
           const taken = await findUserByEmail(email);
           if (taken && taken.id !== u.id) throw authErrors.emailInUse();
-          await db.update(users).set({ email, newEmail: null, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+          await db.transaction(async (tx) => {
+            await tx.update(users).set({ email, newEmail: null, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+            await recordEmailChange(tx, u, email);
+          });
         } else {
           await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
         }

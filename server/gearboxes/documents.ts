@@ -8,6 +8,8 @@ import { files, gearboxDocuments, gearboxMeasures, outages } from '#server/db/sc
 import type { FileStore } from '#server/storage/store.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record } from '#server/audit/record.ts';
+import { dossierOf, fieldLabel } from '#server/audit/refs.ts';
 
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
 
@@ -66,16 +68,26 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
         throw invalid({ fileId: t('validation.unsupportedFormat') }, 'unsupported-format');
       }
       const [row] = await db
-        .insert(gearboxDocuments)
-        .values({
-          gearboxModelId: owner.gearboxModelId,
-          outageId: owner.outageId ?? null,
-          measureId: owner.measureId ?? null,
-          fileId,
-          ...input,
-          title: input.title || file.name,
+        .transaction(async (tx) => {
+          const rows = await tx
+            .insert(gearboxDocuments)
+            .values({
+              gearboxModelId: owner.gearboxModelId,
+              outageId: owner.outageId ?? null,
+              measureId: owner.measureId ?? null,
+              fileId,
+              ...input,
+              title: input.title || file.name,
+            })
+            .returning();
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'document', id: rows[0]!.id, label: rows[0]!.title },
+            parent: await dossierOf(tx, owner.gearboxModelId),
+            changes: [{ field: fieldLabel('file'), before: '', after: file.name }],
+          });
+          return rows;
         })
-        .returning()
         .catch((error: unknown) => {
           if (pgCode(error) === '23505') throw conflict('file-linked', t('curves.fileTaken'));
           if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
@@ -85,15 +97,33 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
     },
 
     update: async (id: string, input: { title: string; comment: string }) => {
-      const [row] = await db.update(gearboxDocuments).set(input).where(eq(gearboxDocuments.id, id)).returning();
-      if (!row) throw notFound(t('refusals.documentNotFound'));
-      return row.id;
+      return db.transaction(async (tx) => {
+        const [before] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.id, id)).for('update');
+        if (!before) throw notFound(t('refusals.documentNotFound'));
+        const [row] = await tx.update(gearboxDocuments).set(input).where(eq(gearboxDocuments.id, id)).returning();
+        const changes = changesOf(before, row!, [
+          [fieldLabel('title'), (d) => d.title],
+          [fieldLabel('comment'), (d) => d.comment],
+        ]);
+        if (changes.length)
+          await record(tx, {
+            action: 'changed',
+            entity: { kind: 'document', id, label: row!.title },
+            parent: await dossierOf(tx, row!.gearboxModelId),
+            changes,
+          });
+        return row!.id;
+      });
     },
 
     /** The link and the stored file both go. */
     remove: async (id: string) => {
-      const [row] = await db.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
-      if (!row) throw notFound(t('refusals.documentNotFound'));
+      const row = await db.transaction(async (tx) => {
+        const [deleted] = await tx.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
+        if (!deleted) throw notFound(t('refusals.documentNotFound'));
+        await record(tx, { action: 'deleted', entity: { kind: 'document', id, label: deleted.title }, parent: await dossierOf(tx, deleted.gearboxModelId) });
+        return deleted;
+      });
       await deps.files.remove(row.fileId);
       return row;
     },

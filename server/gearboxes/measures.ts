@@ -6,6 +6,8 @@ import { pgCode } from '#server/db/errors.ts';
 import { gearboxMeasures } from '#server/db/schema/index.ts';
 import { notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record } from '#server/audit/record.ts';
+import { dossierOf, measureFields } from '#server/audit/refs.ts';
 
 export type MeasuresService = ReturnType<typeof createMeasuresService>;
 
@@ -19,33 +21,53 @@ export function createMeasuresService(deps: { db: Db }) {
 
     get: async (id: string) => (await db.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).limit(1))[0],
 
-    insert: async (gearboxModelId: string, input: MeasureInput) => {
-      const [row] = await db
-        .insert(gearboxMeasures)
-        .values({ gearboxModelId, ...toRow(input) })
-        .returning()
+    insert: async (gearboxModelId: string, input: MeasureInput) =>
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx
+            .insert(gearboxMeasures)
+            .values({ gearboxModelId, ...toRow(input) })
+            .returning();
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'gearbox_measure', id: row!.id, label: row!.name },
+            parent: await dossierOf(tx, gearboxModelId),
+            changes: changesOf(null, row!, measureFields),
+          });
+          return row!;
+        })
         .catch((error: unknown) => {
           if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
           throw error;
-        });
-      return row!;
-    },
+        }),
 
-    update: async (id: string, input: MeasureInput) => {
-      const [row] = await db
-        .update(gearboxMeasures)
-        .set({ ...toRow(input), updatedAt: new Date() })
-        .where(eq(gearboxMeasures.id, id))
-        .returning();
-      if (!row) throw notFound(t('refusals.measureNotFound'));
-      return row;
-    },
+    update: async (id: string, input: MeasureInput) =>
+      db.transaction(async (tx) => {
+        const [before] = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).for('update');
+        if (!before) throw notFound(t('refusals.measureNotFound'));
+        const [row] = await tx
+          .update(gearboxMeasures)
+          .set({ ...toRow(input), updatedAt: new Date() })
+          .where(eq(gearboxMeasures.id, id))
+          .returning();
+        const changes = changesOf(before, row!, measureFields);
+        if (changes.length)
+          await record(tx, {
+            action: 'changed',
+            entity: { kind: 'gearbox_measure', id, label: row!.name },
+            parent: await dossierOf(tx, row!.gearboxModelId),
+            changes,
+          });
+        return row!;
+      }),
 
     /** The measure's files go with it (the documents' rows cascade; the bytes are removed by the caller). */
-    remove: async (id: string) => {
-      const [row] = await db.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
-      if (!row) throw notFound(t('refusals.measureNotFound'));
-      return row;
-    },
+    remove: async (id: string) =>
+      db.transaction(async (tx) => {
+        const [row] = await tx.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
+        if (!row) throw notFound(t('refusals.measureNotFound'));
+        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_measure', id, label: row.name }, parent: await dossierOf(tx, row.gearboxModelId) });
+        return row;
+      }),
   };
 }

@@ -6,6 +6,16 @@ import { pgCode } from '#server/db/errors.ts';
 import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repairProcedures } from '#server/db/schema/index.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record, type Field } from '#server/audit/record.ts';
+import { dossierOf, fieldLabel, outageEvent, procedureNames } from '#server/audit/refs.ts';
+
+type Described = { name: string; description: string; steps: string[]; checkpoints: string[] };
+const procedureFields: Field<Described>[] = [
+  [fieldLabel('name'), (p) => p.name],
+  [fieldLabel('description'), (p) => p.description],
+  [fieldLabel('steps'), (p) => p.steps.join(' / ')],
+  [fieldLabel('checkpoints'), (p) => p.checkpoints.join(', ')],
+];
 
 export type ProceduresService = ReturnType<typeof createProceduresService>;
 type Row = typeof repairProcedures.$inferSelect;
@@ -77,6 +87,12 @@ export function createProceduresService(deps: { db: Db }) {
         .values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps })
         .returning();
       await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
+      await record(tx, {
+        action: 'created',
+        entity: { kind: 'procedure', id: row!.id, label: row!.name },
+        parent: await dossierOf(tx, gearboxModelId),
+        changes: changesOf(null, { ...row!, checkpoints: input.checkpoints.map((c) => c.name) }, procedureFields),
+      });
       return row!.id;
     },
 
@@ -85,6 +101,12 @@ export function createProceduresService(deps: { db: Db }) {
     update: async (id: string, input: ProcedureInput) =>
       db
         .transaction(async (tx) => {
+          const [before] = await tx.select().from(repairProcedures).where(eq(repairProcedures.id, id)).for('update');
+          const checkpointsBefore = await tx
+            .select({ name: procedureCheckpoints.name })
+            .from(procedureCheckpoints)
+            .where(eq(procedureCheckpoints.procedureId, id))
+            .orderBy(asc(procedureCheckpoints.position));
           const [row] = await tx
             .update(repairProcedures)
             .set({ name: input.name, description: input.description, steps: input.steps, updatedAt: new Date() })
@@ -92,6 +114,18 @@ export function createProceduresService(deps: { db: Db }) {
             .returning();
           if (!row) throw notFound(t('refusals.procedureNotFound'));
           await writeCheckpoints(tx, id, input);
+          const changes = changesOf(
+            { ...before!, checkpoints: checkpointsBefore.map((c) => c.name) },
+            { ...row, checkpoints: input.checkpoints.map((c) => c.name) },
+            procedureFields,
+          );
+          if (changes.length)
+            await record(tx, {
+              action: 'changed',
+              entity: { kind: 'procedure', id, label: row.name },
+              parent: await dossierOf(tx, row.gearboxModelId),
+              changes,
+            });
           return id;
         })
         .catch(nameTaken),
@@ -108,6 +142,7 @@ export function createProceduresService(deps: { db: Db }) {
         if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
         if (!row) throw notFound(t('refusals.procedureNotFound'));
+        await record(tx, { action: 'deleted', entity: { kind: 'procedure', id, label: row.name }, parent: await dossierOf(tx, row.gearboxModelId) });
         return row;
       }),
 
@@ -141,6 +176,25 @@ export function createProceduresService(deps: { db: Db }) {
             .from(repairProcedures)
             .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.gearboxModelId, outage.gearboxModelId)));
           if (own.length !== procedureIds.length) throw invalid({ procedureIds: t('refusals.procedureNotOfModel') });
+        }
+        const before = await tx.select().from(outageProcedures).where(eq(outageProcedures.outageId, outageId)).orderBy(asc(outageProcedures.priority));
+        const [b, a] = [
+          (
+            await procedureNames(
+              tx,
+              before.map((l) => l.procedureId),
+            )
+          ).join(', '),
+          (await procedureNames(tx, procedureIds)).join(', '),
+        ];
+        if (b !== a) {
+          const { entity } = await outageEvent(tx, outageId, null, outage);
+          await record(tx, {
+            action: 'changed',
+            entity,
+            parent: await dossierOf(tx, outage.gearboxModelId),
+            changes: [{ field: fieldLabel('procedures'), before: b, after: a }],
+          });
         }
         await tx.delete(outageProcedures).where(eq(outageProcedures.outageId, outageId));
         if (procedureIds.length) await tx.insert(outageProcedures).values(procedureIds.map((procedureId, i) => ({ outageId, procedureId, priority: i + 1 })));

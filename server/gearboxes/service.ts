@@ -21,8 +21,10 @@ import type { Db } from '#server/db/client.ts';
 import { gearboxModels } from '#server/db/schema/index.ts';
 import { escapeLike } from '#lib/search.ts';
 import { pgCode } from '#server/db/errors.ts';
-import { conflict, invalid, notFound } from '#server/errors.ts';
+import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { record } from '#server/audit/record.ts';
+import { dossierOf, dossierRef, fieldLabel, modelChanges, outageEvent } from '#server/audit/refs.ts';
 
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
@@ -165,19 +167,31 @@ export function createGearboxesService(deps: { db: Db }) {
 
     insert: async (input: GearboxModelInput) => {
       await checkParent(null, input.parentId);
-      return (await db.insert(gearboxModels).values(toRow(input)).returning().catch(taken))[0]!;
+      return db
+        .transaction(async (tx) => {
+          const [row] = await tx.insert(gearboxModels).values(toRow(input)).returning();
+          await record(tx, { action: 'created', entity: dossierRef(row!), changes: await modelChanges(tx, null, row!) });
+          return row!;
+        })
+        .catch(taken);
     },
 
     update: async (id: string, input: GearboxModelInput) => {
       await checkParent(id, input.parentId);
-      const [row] = await db
-        .update(gearboxModels)
-        .set({ ...toRow(input), updatedAt: new Date() })
-        .where(eq(gearboxModels.id, id))
-        .returning()
-        .catch(taken);
-      if (!row) throw notFound(t('refusals.modelNotFound'));
-      return row;
+      return db
+        .transaction(async (tx) => {
+          const [before] = await tx.select().from(gearboxModels).where(eq(gearboxModels.id, id)).for('update');
+          if (!before) throw notFound(t('refusals.modelNotFound'));
+          const [row] = await tx
+            .update(gearboxModels)
+            .set({ ...toRow(input), updatedAt: new Date() })
+            .where(eq(gearboxModels.id, id))
+            .returning();
+          const changes = await modelChanges(tx, before, row!);
+          if (changes.length) await record(tx, { action: 'changed', entity: dossierRef(row!), changes });
+          return row!;
+        })
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
     },
 
     /** The doctor codes of a model, each with its gearbox codes. */
@@ -199,13 +213,16 @@ export function createGearboxesService(deps: { db: Db }) {
     },
 
     insertDoctorCode: async (gearboxModelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
-      (
-        await db
-          .insert(doctorCodes)
-          .values({ gearboxModelId, ...input })
-          .returning()
-          .catch(codeTaken)
-      )[0]!,
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx
+            .insert(doctorCodes)
+            .values({ gearboxModelId, ...input })
+            .returning();
+          await record(tx, { action: 'created', entity: { kind: 'gearbox_code', id: row!.id, label: row!.code }, parent: await dossierOf(tx, gearboxModelId) });
+          return row!;
+        })
+        .catch(codeTaken),
 
     /** A doctor code that still has gearbox codes is in use. */
     removeDoctorCode: async (id: string) =>
@@ -214,18 +231,37 @@ export function createGearboxesService(deps: { db: Db }) {
         if (used) throw conflict('code-used', t('errors.codeUsed'));
         const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
+        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_code', id, label: row.code }, parent: await dossierOf(tx, row.gearboxModelId) });
         return row;
       }),
 
     insertGearboxCode: async (doctorCodeId: string, code: string) =>
-      (await db.insert(gearboxCodes).values({ doctorCodeId, code }).returning().catch(codeTaken))[0]!,
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx.insert(gearboxCodes).values({ doctorCodeId, code }).returning();
+          const [doctor] = await tx.select().from(doctorCodes).where(eq(doctorCodes.id, doctorCodeId));
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'gearbox_code', id: row!.id, label: `${doctor!.code} / ${code}` },
+            parent: await dossierOf(tx, doctor!.gearboxModelId),
+          });
+          return row!;
+        })
+        .catch(codeTaken),
 
     /** A code a stock item carries is in use. */
-    removeGearboxCode: async (id: string) => {
-      const [row] = await db.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning().catch(codeUsed);
-      if (!row) throw notFound(t('refusals.itemNotFound'));
-      return row;
-    },
+    removeGearboxCode: async (id: string) =>
+      db.transaction(async (tx) => {
+        const [row] = await tx.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning().catch(codeUsed);
+        if (!row) throw notFound(t('refusals.itemNotFound'));
+        const [doctor] = await tx.select().from(doctorCodes).where(eq(doctorCodes.id, row.doctorCodeId));
+        await record(tx, {
+          action: 'deleted',
+          entity: { kind: 'gearbox_code', id, label: `${doctor!.code} / ${row.code}` },
+          parent: await dossierOf(tx, doctor!.gearboxModelId),
+        });
+        return row;
+      }),
 
     /** With how many closed orders of the model recorded each (SPEC §3: a rate and "n / total"). */
     errorCodesOf: (gearboxModelId: string) =>
@@ -251,19 +287,29 @@ export function createGearboxesService(deps: { db: Db }) {
       ),
 
     insertErrorCode: async (gearboxModelId: string, input: { code: string; description: string }) =>
-      (
-        await db
-          .insert(errorCodes)
-          .values({ gearboxModelId, ...input })
-          .returning()
-          .catch(codeTaken)
-      )[0]!,
+      db
+        .transaction(async (tx) => {
+          const [row] = await tx
+            .insert(errorCodes)
+            .values({ gearboxModelId, ...input })
+            .returning();
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'error_code', id: row!.id, label: row!.code },
+            parent: await dossierOf(tx, gearboxModelId),
+            changes: [{ field: fieldLabel('description'), before: '', after: row!.description }],
+          });
+          return row!;
+        })
+        .catch(codeTaken),
 
-    removeErrorCode: async (id: string) => {
-      const [row] = await db.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
-      if (!row) throw notFound(t('refusals.itemNotFound'));
-      return row;
-    },
+    removeErrorCode: async (id: string) =>
+      db.transaction(async (tx) => {
+        const [row] = await tx.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
+        if (!row) throw notFound(t('refusals.itemNotFound'));
+        await record(tx, { action: 'deleted', entity: { kind: 'error_code', id, label: row.code }, parent: await dossierOf(tx, row.gearboxModelId) });
+        return row;
+      }),
 
     outagesOf: (gearboxModelId: string) =>
       outagesQuery().where(eq(outages.gearboxModelId, gearboxModelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
@@ -273,47 +319,60 @@ export function createGearboxesService(deps: { db: Db }) {
     /** Names are looked up in the base; missing ones are added only when asked and allowed. */
     insertOutage: async (gearboxModelId: string, input: OutageInput, canAddToBase: boolean) => {
       const ids = await resolveBase(input, canAddToBase);
-      const [row] = await db
-        .insert(outages)
-        .values({
-          gearboxModelId,
-          ...ids,
-          description: input.description,
-          occurrenceRate: input.occurrenceRate ?? null,
-          averageMileage: input.averageMileage ?? null,
+      return db
+        .transaction(async (tx) => {
+          const [row] = await tx
+            .insert(outages)
+            .values({
+              gearboxModelId,
+              ...ids,
+              description: input.description,
+              occurrenceRate: input.occurrenceRate ?? null,
+              averageMileage: input.averageMileage ?? null,
+            })
+            .returning();
+          await record(tx, { action: 'created', ...(await outageEvent(tx, row!.id, null, row!)), parent: await dossierOf(tx, gearboxModelId) });
+          return row!.id;
         })
-        .returning()
         .catch((error: unknown) => {
           if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
           throw error;
         });
-      return row!.id;
     },
 
     updateOutage: async (id: string, input: OutageInput, canAddToBase: boolean) => {
       const ids = await resolveBase(input, canAddToBase);
-      const [row] = await db
-        .update(outages)
-        .set({
-          ...ids,
-          description: input.description,
-          occurrenceRate: input.occurrenceRate ?? null,
-          averageMileage: input.averageMileage ?? null,
-          updatedAt: new Date(),
-        })
-        .where(eq(outages.id, id))
-        .returning();
-      if (!row) throw notFound(t('refusals.outageNotFound'));
-      return row.id;
+      return db.transaction(async (tx) => {
+        const [before] = await tx.select().from(outages).where(eq(outages.id, id)).for('update');
+        if (!before) throw notFound(t('refusals.outageNotFound'));
+        const [row] = await tx
+          .update(outages)
+          .set({
+            ...ids,
+            description: input.description,
+            occurrenceRate: input.occurrenceRate ?? null,
+            averageMileage: input.averageMileage ?? null,
+            updatedAt: new Date(),
+          })
+          .where(eq(outages.id, id))
+          .returning();
+        const event = await outageEvent(tx, id, before, row!);
+        if (event.changes.length) await record(tx, { action: 'changed', ...event, parent: await dossierOf(tx, row!.gearboxModelId) });
+        return row!.id;
+      });
     },
 
     /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason. */
     removeOutage: async (id: string) => {
       const [used] = await db.select({ n: count() }).from(orderOutages).where(eq(orderOutages.outageId, id));
       if (used!.n > 0) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons: [t('refusals.usedByOrders', { count: used!.n })] });
-      const [row] = await db.delete(outages).where(eq(outages.id, id)).returning();
-      if (!row) throw notFound(t('refusals.outageNotFound'));
-      return row;
+      return db.transaction(async (tx) => {
+        const [row] = await tx.delete(outages).where(eq(outages.id, id)).returning();
+        if (!row) throw notFound(t('refusals.outageNotFound'));
+        const { entity } = await outageEvent(tx, id, null, row);
+        await record(tx, { action: 'deleted', entity, parent: await dossierOf(tx, row.gearboxModelId) });
+        return row;
+      });
     },
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */
@@ -345,10 +404,12 @@ export function createGearboxesService(deps: { db: Db }) {
         leftStock && `historique du stock (${leftStock})`,
       ].filter((reason): reason is string => !!reason);
       if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
-      const [row] = await db
-        .delete(gearboxModels)
-        .where(eq(gearboxModels.id, id))
-        .returning()
+      const row = await db
+        .transaction(async (tx) => {
+          const [deleted] = await tx.delete(gearboxModels).where(eq(gearboxModels.id, id)).returning();
+          if (deleted) await record(tx, { action: 'deleted', entity: dossierRef(deleted) });
+          return deleted;
+        })
         .catch((error: unknown) => {
           // Something attached in the meantime keeps it too.
           if (pgCode(error) === '23503' || pgCode(error) === '23001') throw conflict('delete-refused', t('errors.deleteImpossible'));

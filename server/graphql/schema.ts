@@ -2,6 +2,7 @@
 import { builder } from './builder.ts';
 import { withTimeBudget } from './budget.ts';
 import { withServiceErrors } from './inputs.ts';
+import { withAuditActor } from '#server/audit/graphql-actor.ts';
 import './users.ts';
 import './base.ts';
 import './gearboxes.ts';
@@ -15,6 +16,7 @@ import './repair-orders/measures.ts';
 import './repair-orders/symptoms.ts';
 import './repair-orders/flow.ts';
 import './repair-orders/procedure.ts';
+import './audit.ts';
 
 // Service refusals are translated around each resolver; the time budget checks before it runs.
-export const schema = withTimeBudget(withServiceErrors(builder.toSchema({ sortSchema: false })));
+export const schema = withTimeBudget(withServiceErrors(withAuditActor(builder.toSchema({ sortSchema: false }))));

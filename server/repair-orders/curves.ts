@@ -5,6 +5,8 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '#lib/repair-orders/curves.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record, type Field } from '#server/audit/record.ts';
+import { fieldLabel, fileNameOf, orderRef } from '#server/audit/refs.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';
@@ -82,6 +84,12 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       },
     );
 
+  const curveFields: Field<{ description: string; result: string; comment: string }>[] = [
+    [fieldLabel('description'), (c) => c.description],
+    [fieldLabel('result'), (c) => c.result],
+    [fieldLabel('comment'), (c) => c.comment],
+  ];
+
   const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
   const service = {
@@ -140,24 +148,34 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
           .values({ repairOrderId, ...valuesOf(input) })
           .returning({ id: orderCurves.id });
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        await record(tx, {
+          action: 'created',
+          entity: { kind: 'order_curve', id: row!.id, label: input.description },
+          parent: orderRef(order),
+          changes: changesOf(null, valuesOf(input), curveFields),
+        });
         return row!.id;
       }),
 
     updateCurve: (id: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
-        const { order } = await openCurve(tx, id);
+        const { order, curve } = await openCurve(tx, id);
         await checkDocuments(tx, order.gearboxModelId, input);
         await tx.update(orderCurves).set(valuesOf(input)).where(eq(orderCurves.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
+        const changes = changesOf(curve, valuesOf(input), curveFields);
+        if (changes.length)
+          await record(tx, { action: 'changed', entity: { kind: 'order_curve', id, label: curve.description }, parent: orderRef(order), changes });
         return id;
       }),
 
     /** The curve, its links and its stored files. */
     removeCurve: async (id: string) => {
       const fileIds = await db.transaction(async (tx) => {
-        await openCurve(tx, id);
+        const { curve, order } = await openCurve(tx, id);
         const rows = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.curveId, id));
         await tx.delete(orderCurves).where(eq(orderCurves.id, id));
+        await record(tx, { action: 'deleted', entity: { kind: 'order_curve', id, label: curve.description }, parent: orderRef(order) });
         await dropStoredRows(
           tx,
           rows.map((r) => r.fileId),
@@ -196,7 +214,8 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       const fileId = await db.transaction(async (tx) => {
         const [row] = await tx.select().from(orderFiles).where(eq(orderFiles.id, id));
         if (!row || (row.kind !== 'curve' && row.kind !== 'import') || (kind && row.kind !== kind)) throw notFound(t('curves.fileNotFound'));
-        await openOrder(tx, row.repairOrderId);
+        const order = await openOrder(tx, row.repairOrderId);
+        await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: await fileNameOf(tx, row.fileId) }, parent: orderRef(order) });
         await dropStoredRows(tx, [row.fileId]);
         return row.fileId;
       });

@@ -10,6 +10,8 @@ import { errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/ind
 import { openOrder, type Tx } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record } from '#server/audit/record.ts';
+import { conditionFields, dossierOf, errorCodeOf as codeText, fieldLabel, orderRef } from '#server/audit/refs.ts';
 
 export type FaultCodesService = ReturnType<typeof createFaultCodesService>;
 
@@ -25,6 +27,12 @@ export function createFaultCodesService(deps: { db: Db }) {
     if (known) return known.id;
     if (!input.description) throw invalid({ 'object.description': t('faultCodes.newCodeDescription') });
     const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
+    await record(tx, {
+      action: 'created',
+      entity: { kind: 'error_code', id: created!.id, label: input.code },
+      parent: await dossierOf(tx, gearboxModelId),
+      changes: [{ field: fieldLabel('description'), before: '', after: input.description }],
+    });
     return created!.id;
   }
 
@@ -55,10 +63,16 @@ export function createFaultCodesService(deps: { db: Db }) {
     /** "The gearbox allows fault code reading": answering no discards the codes read (SPEC §4). */
     setFaultCodeReading: (repairOrderId: string, canRead: boolean) =>
       db.transaction(async (tx) => {
-        await openOrder(tx, repairOrderId);
+        const order = await openOrder(tx, repairOrderId);
         const [read] = await tx.select({ n: count() }).from(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
         if (!canRead && read!.n > 0) await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
         await tx.update(repairOrders).set({ canReadFaultCodes: canRead, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        if (order.canReadFaultCodes !== canRead)
+          await record(tx, {
+            action: 'changed',
+            entity: orderRef(order),
+            changes: changesOf({ v: order.canReadFaultCodes }, { v: canRead }, [[fieldLabel('canReadFaultCodes'), (r) => r.v]]),
+          });
         return { discarded: canRead ? 0 : read!.n };
       }),
 
@@ -73,6 +87,12 @@ export function createFaultCodesService(deps: { db: Db }) {
             .values({ repairOrderId, errorCodeId, ...conditionValues(input) })
             .returning({ id: orderFaultCodes.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'order_fault_code', id: row!.id, label: await codeText(tx, errorCodeId) },
+            parent: orderRef(order),
+            changes: changesOf(null, conditionValues(input), conditionFields),
+          });
           return row!.id;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),
@@ -88,6 +108,16 @@ export function createFaultCodesService(deps: { db: Db }) {
             .update(orderFaultCodes)
             .set({ errorCodeId, ...conditionValues(input) })
             .where(eq(orderFaultCodes.id, id));
+          const changes = changesOf(current, conditionValues(input), conditionFields);
+          if (current.errorCodeId !== errorCodeId)
+            changes.unshift({ field: fieldLabel('code'), before: await codeText(tx, current.errorCodeId), after: await codeText(tx, errorCodeId) });
+          if (changes.length)
+            await record(tx, {
+              action: 'changed',
+              entity: { kind: 'order_fault_code', id, label: await codeText(tx, errorCodeId) },
+              parent: orderRef(order),
+              changes,
+            });
           return id;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),
@@ -96,8 +126,13 @@ export function createFaultCodesService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
         if (!current) throw notFound(t('refusals.faultCodeNotFound'));
-        await openOrder(tx, current.repairOrderId);
+        const order = await openOrder(tx, current.repairOrderId);
         await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.id, id));
+        await record(tx, {
+          action: 'deleted',
+          entity: { kind: 'order_fault_code', id, label: await codeText(tx, current.errorCodeId) },
+          parent: orderRef(order),
+        });
         return id;
       }),
   };

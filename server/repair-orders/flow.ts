@@ -13,6 +13,8 @@ import type { GearboxesService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { record } from '#server/audit/record.ts';
+import { fieldLabel, orderRef, outageLabels, procedureNames } from '#server/audit/refs.ts';
 
 type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
 
@@ -53,7 +55,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
   const { db, procedures, gearboxes } = deps;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
-  const append = async (tx: Tx, orderId: string, procedureId: string) => {
+  const append = async (tx: Tx, order: { id: string; number: string }, procedureId: string) => {
+    const orderId = order.id;
+    const before = await chosenProcedures(tx, orderId);
     const [last] = await tx
       .select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` })
       .from(orderProcedures)
@@ -63,6 +67,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
       .onConflictDoNothing();
     await setStep(tx, orderId, STEP.procedures);
+    await recordChoice(tx, order, 'procedures', before, await chosenProcedures(tx, orderId));
   };
 
   const setStep = (tx: Tx, id: string, step: number, extra: Partial<typeof repairOrders.$inferInsert> = {}) =>
@@ -70,6 +75,39 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       .update(repairOrders)
       .set({ diagnosticStep: step, updatedAt: new Date(), ...extra })
       .where(eq(repairOrders.id, id));
+
+  /** The order's retained outages or procedures changed: one event with the lists before and after. */
+  const recordChoice = async (tx: Tx, order: { id: string; number: string }, field: 'outages' | 'procedures', before: string[], after: string[]) => {
+    const [b, a] = [before.join(', '), after.join(', ')];
+    if (b !== a)
+      await record(tx, {
+        action: 'changed',
+        entity: { kind: 'order_procedure', id: order.id, label: '' },
+        parent: orderRef(order),
+        changes: [{ field: fieldLabel(field), before: b, after: a }],
+      });
+  };
+  const chosenOutages = async (tx: Tx, orderId: string) =>
+    outageLabels(
+      tx,
+      (
+        await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
+      ).map((r) => r.id),
+    );
+  const chosenProcedures = async (tx: Tx, orderId: string) =>
+    procedureNames(
+      tx,
+      (
+        await tx
+          .select({ id: orderProcedures.procedureId })
+          .from(orderProcedures)
+          .where(eq(orderProcedures.repairOrderId, orderId))
+          .orderBy(asc(orderProcedures.position))
+      ).map((r) => r.id),
+    );
+  const validatedChange = (before: boolean, after: boolean) => [
+    { field: fieldLabel('validated'), before: t(before ? 'audit.yes' : 'audit.no'), after: t(after ? 'audit.yes' : 'audit.no') },
+  ];
 
   return {
     /**
@@ -155,6 +193,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           .from(outages)
           .where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
         if (own.length !== ids.length) throw invalid({ outageIds: t('refusals.outageNotOfModel') });
+        const outagesBefore = await chosenOutages(tx, orderId);
         await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
         await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
         const dropped = await tx
@@ -173,6 +212,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         // Going back keeps what still holds; a changed choice must be seen again before validating.
         const step = dropped.length ? STEP.outages : Math.max(order.diagnosticStep === STEP.visualised ? STEP.procedures : order.diagnosticStep, STEP.outages);
         await setStep(tx, orderId, step);
+        await recordChoice(tx, order, 'outages', outagesBefore, await outageLabels(tx, ids));
         return orderId;
       }),
 
@@ -200,11 +240,13 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id),
         );
         if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: t('refusals.outageNotChosen') });
+        const proceduresBefore = await chosenProcedures(tx, orderId);
         await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
         await tx
           .insert(orderProcedures)
           .values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
         await setStep(tx, orderId, STEP.procedures);
+        await recordChoice(tx, order, 'procedures', proceduresBefore, await chosenProcedures(tx, orderId));
         return orderId;
       }),
 
@@ -217,7 +259,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           .from(repairProcedures)
           .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
         if (!own) throw invalid({ procedureId: t('refusals.procedureNotOfModel') });
-        await append(tx, orderId, procedureId);
+        await append(tx, order, procedureId);
         return orderId;
       }),
 
@@ -227,7 +269,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         .transaction(async (tx) => {
           const order = await openAtStep(tx, orderId, { needs: STEP.outages });
           const procedureId = await procedures.insertIn(tx, order.gearboxModelId, input);
-          await append(tx, orderId, procedureId);
+          await append(tx, order, procedureId);
           return procedureId;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : procedures.nameTaken(error))),
@@ -254,6 +296,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         if (found!.symptoms === 0) throw conflict('incomplete', t('refusals.symptomsMissing'));
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
+        await record(tx, { action: 'changed', entity: orderRef(order), changes: validatedChange(false, true) });
         return orderId;
       }),
 
@@ -287,6 +330,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
         await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });
+        await record(tx, { action: 'changed', entity: orderRef(order), changes: validatedChange(true, false) });
         return orderId;
       }),
   };

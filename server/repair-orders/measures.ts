@@ -11,6 +11,8 @@ import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record } from '#server/audit/record.ts';
+import { fieldLabel, fileNameOf, measureFields, orderRef } from '#server/audit/refs.ts';
 
 export type OrderMeasuresService = ReturnType<typeof createOrderMeasuresService>;
 
@@ -99,7 +101,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     /** "Were measures taken": answering no discards the measures and their files (SPEC §4). */
     setMeasuresDone: async (repairOrderId: string, done: boolean) => {
       const result = await db.transaction(async (tx) => {
-        await openOrder(tx, repairOrderId);
+        const order = await openOrder(tx, repairOrderId);
         let discarded: { id: string; name: string }[] = [];
         let fileIds: string[] = [];
         if (!done) {
@@ -116,6 +118,13 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           await dropStoredRows(tx, fileIds);
         }
         await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        for (const m of discarded) await record(tx, { action: 'deleted', entity: { kind: 'order_measure', id: m.id, label: m.name }, parent: orderRef(order) });
+        if (order.measuresDone !== done)
+          await record(tx, {
+            action: 'changed',
+            entity: orderRef(order),
+            changes: changesOf({ v: order.measuresDone }, { v: done }, [[fieldLabel('measuresDone'), (r) => r.v]]),
+          });
         return { discarded, fileIds };
       });
       await removeBytes(result.fileIds);
@@ -135,6 +144,13 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           .values({ repairOrderId, gearboxMeasureId: input.gearboxMeasureId ?? null, ...valuesOf(input) })
           .returning({ id: orderMeasures.id });
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        const values = valuesOf(input);
+        await record(tx, {
+          action: 'created',
+          entity: { kind: 'order_measure', id: row!.id, label: values.name },
+          parent: orderRef(order),
+          changes: changesOf(null, values, measureFields),
+        });
         return row!.id;
       }),
 
@@ -155,35 +171,49 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           .orderBy(asc(gearboxMeasures.name));
         const missing = dossier.filter((m) => !known.has(m.id));
         if (!missing.length) return 0;
-        await tx.insert(orderMeasures).values(
-          missing.map((m) => ({
-            repairOrderId,
-            gearboxMeasureId: m.id,
-            name: m.name,
-            description: m.description,
-            unit: m.unit,
-            minimum: m.minimum,
-            maximum: m.maximum,
-          })),
-        );
+        const added = await tx
+          .insert(orderMeasures)
+          .values(
+            missing.map((m) => ({
+              repairOrderId,
+              gearboxMeasureId: m.id,
+              name: m.name,
+              description: m.description,
+              unit: m.unit,
+              minimum: m.minimum,
+              maximum: m.maximum,
+            })),
+          )
+          .returning();
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        for (const m of added)
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'order_measure', id: m.id, label: m.name },
+            parent: orderRef(order),
+            changes: changesOf(null, m, measureFields),
+          });
         return missing.length;
       }),
 
     /** The link to the dossier's measure stays what it was. */
     updateMeasure: (id: string, input: OrderMeasureInput) =>
       db.transaction(async (tx) => {
-        const { current } = await measureOf(tx, id);
+        const { current, order } = await measureOf(tx, id);
         await tx.update(orderMeasures).set(valuesOf(input)).where(eq(orderMeasures.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));
+        const changes = changesOf(current, valuesOf(input), measureFields);
+        if (changes.length)
+          await record(tx, { action: 'changed', entity: { kind: 'order_measure', id, label: current.name }, parent: orderRef(order), changes });
         return id;
       }),
 
     removeMeasure: async (id: string) => {
       const fileIds = await db.transaction(async (tx) => {
-        await measureOf(tx, id);
+        const { current, order } = await measureOf(tx, id);
         const linked = (await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.measureId, id))).map((r) => r.fileId);
         await tx.delete(orderMeasures).where(eq(orderMeasures.id, id));
+        await record(tx, { action: 'deleted', entity: { kind: 'order_measure', id, label: current.name }, parent: orderRef(order) });
         await dropStoredRows(tx, linked);
         return linked;
       });
@@ -216,7 +246,8 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           .from(orderFiles)
           .where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
         if (!link) throw notFound(t('refusals.fileNotFound'));
-        await openOrder(tx, link.repairOrderId);
+        const order = await openOrder(tx, link.repairOrderId);
+        await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: await fileNameOf(tx, link.fileId) }, parent: orderRef(order) });
         await dropStoredRows(tx, [link.fileId]);
         return link.fileId;
       });

@@ -7,6 +7,8 @@ import { pgCode } from '#server/db/errors.ts';
 import type { FileStore } from '#server/storage/store.ts';
 import type { Tx } from './open-order.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
+import { record } from '#server/audit/record.ts';
+import { orderOf } from '#server/audit/refs.ts';
 
 type Link = typeof orderFiles.$inferInsert;
 type StoredFile = typeof files.$inferSelect;
@@ -36,6 +38,7 @@ export async function linkOrderFile(
       throw error;
     });
   await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.repairOrderId));
+  await record(tx, { action: 'created', entity: { kind: 'order_file', id: row!.id, label: file.name }, parent: await orderOf(tx, values.repairOrderId) });
   return row!.id;
 }
 

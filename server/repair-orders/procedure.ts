@@ -9,6 +9,10 @@ import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } f
 import { openOrder, type Tx } from './open-order.ts';
 import { conflict, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record } from '#server/audit/record.ts';
+import { fieldLabel, orderRef } from '#server/audit/refs.ts';
+import { fr } from '#lib/i18n/fr.ts';
+import { labelOf } from '#lib/format.ts';
 
 export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
 type Actor = { id: string };
@@ -71,6 +75,16 @@ export function createOrderProcedureService(deps: { db: Db }) {
           .where(eq(orderCheckpoints.id, id))
           .returning();
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
+        await record(tx, {
+          action: 'changed',
+          entity: { kind: 'order_checkpoint', id, label: locked!.name },
+          parent: orderRef(order),
+          changes: changesOf(locked!, row!, [
+            [fieldLabel('result'), (c) => c.checkResult && labelOf(fr.orderMeasures.results, c.checkResult)],
+            [fieldLabel('measuredValue'), (c) => c.measuredValue],
+            [fieldLabel('comment'), (c) => c.comment],
+          ]),
+        });
         return row!;
       }),
 
@@ -103,6 +117,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
           byName: await nameOf(tx, actor),
           comment,
         });
+        await record(tx, { action: 'closed', entity: orderRef(order), changes: [{ field: fieldLabel('comment'), before: '', after: comment }] });
         return orderId;
       }),
 
@@ -120,6 +135,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
           byName: await nameOf(tx, actor),
           comment,
         });
+        await record(tx, { action: 'reopened', entity: orderRef(order), changes: [{ field: fieldLabel('comment'), before: '', after: comment }] });
         return orderId;
       }),
   };

@@ -12,6 +12,8 @@ import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { CLOSED } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { record } from '#server/audit/record.ts';
+import { orderChanges, orderRef } from '#server/audit/refs.ts';
 
 export type RepairOrdersService = ReturnType<typeof createRepairOrdersService>;
 export type OrderFilter = {
@@ -200,7 +202,13 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           await checkReferent(tx, input.referentId);
           const [row] = await tx.insert(repairOrders).values(toRow(input)).returning({ id: repairOrders.id });
           await writeHistory(tx, row!.id, input);
-          return row!.id;
+          const id = row!.id;
+          await record(tx, {
+            action: 'created',
+            entity: orderRef({ id, number: input.number }),
+            changes: await orderChanges(tx, null, { ...toRow(input), history: input.history }),
+          });
+          return id;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
@@ -219,7 +227,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
             .update(repairOrders)
             .set({ ...toRow(input), updatedAt: new Date() })
             .where(eq(repairOrders.id, id));
+          const history = await tx
+            .select()
+            .from(interventionHistory)
+            .where(eq(interventionHistory.repairOrderId, id))
+            .orderBy(asc(interventionHistory.position));
           await writeHistory(tx, id, input);
+          const changes = await orderChanges(tx, { ...current, history }, { ...toRow(input), history: input.history });
+          if (changes.length) await record(tx, { action: 'changed', entity: orderRef({ id, number: input.number }), changes });
           return id;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
@@ -230,6 +245,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound(t('errors.repairOrderLoad'));
+        await record(tx, { action: 'deleted', entity: orderRef(deleted) });
         await dropStoredRows(
           tx,
           linked.map((l) => l.fileId),

@@ -10,6 +10,8 @@ import { baseItems, errorCodes, orderSymptoms, repairOrders } from '#server/db/s
 import { openOrder, type Tx } from './open-order.ts';
 import { DomainError, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { changesOf, record } from '#server/audit/record.ts';
+import { baseNameOf, conditionFields, orderRef } from '#server/audit/refs.ts';
 
 export type SymptomsService = ReturnType<typeof createSymptomsService>;
 
@@ -79,6 +81,12 @@ export function createSymptomsService(deps: { db: Db }) {
             .values({ repairOrderId, symptomId, errorCodeId, ...conditionValues(input) })
             .returning({ id: orderSymptoms.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'order_symptom', id: row!.id, label: await baseNameOf(tx, symptomId) },
+            parent: orderRef(order),
+            changes: changesOf(null, conditionValues(input), conditionFields),
+          });
           return row!.id;
         })
         .catch(refused),
@@ -96,6 +104,16 @@ export function createSymptomsService(deps: { db: Db }) {
             .set({ symptomId, errorCodeId, ...conditionValues(input) })
             .where(eq(orderSymptoms.id, id));
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
+          const changes = changesOf(current, conditionValues(input), conditionFields);
+          if (current.symptomId !== symptomId)
+            changes.unshift({ field: t('symptoms.symptom'), before: await baseNameOf(tx, current.symptomId), after: input.symptom });
+          if (changes.length)
+            await record(tx, {
+              action: 'changed',
+              entity: { kind: 'order_symptom', id, label: await baseNameOf(tx, symptomId) },
+              parent: orderRef(order),
+              changes,
+            });
           return id;
         })
         .catch(refused),
@@ -104,7 +122,8 @@ export function createSymptomsService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
         if (!current) throw notFound(t('symptoms.notFound'));
-        await openOrder(tx, current.repairOrderId);
+        const order = await openOrder(tx, current.repairOrderId);
+        await record(tx, { action: 'deleted', entity: { kind: 'order_symptom', id, label: await baseNameOf(tx, current.symptomId) }, parent: orderRef(order) });
         await tx.delete(orderSymptoms).where(eq(orderSymptoms.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));
         return id;

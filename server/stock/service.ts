@@ -13,6 +13,19 @@ import type { Db } from '#server/db/client.ts';
 import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '#server/db/schema/index.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { record, type AuditRef } from '#server/audit/record.ts';
+import { fieldLabel } from '#server/audit/refs.ts';
+import { labelOf } from '#lib/format.ts';
+import { fr } from '#lib/i18n/fr.ts';
+
+/** A box in stock as people name it: its number and its model. */
+const stockRef = (item: { id: string; number: number }, model: string): AuditRef => ({
+  kind: 'stock_item',
+  id: item.id,
+  label: `n° ${item.number} — ${model}`,
+});
+const conditionLabel = (c: string) => labelOf(fr.labels.gearboxCondition, c);
+const place = (rack: string, level: number) => `${rack} / ${level}`;
 
 export type StockService = ReturnType<typeof createStockService>;
 export type StockFilter = {
@@ -107,6 +120,9 @@ export function createStockService(deps: { db: Db }) {
     if (item.version !== version) throw conflict('stale', t('stock.conflict'));
     return item;
   }
+  /** The item's name for its event, its model read in the transaction. */
+  const refOf = async (tx: Tx, item: { id: string; number: number; gearboxModelId: string }) =>
+    stockRef(item, (await tx.select({ model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, item.gearboxModelId)))[0]?.model ?? '');
 
   const service = {
     list: (filter: StockFilter & { limit: number; offset: number }) =>
@@ -138,7 +154,10 @@ export function createStockService(deps: { db: Db }) {
 
     /** `quantity` identical boxes; the code must be one of the model's. */
     insert: async (input: AddStockInput, actor: Actor): Promise<string[]> => {
-      const [model] = await db.select({ id: gearboxModels.id }).from(gearboxModels).where(eq(gearboxModels.id, input.gearboxModelId));
+      const [model] = await db
+        .select({ id: gearboxModels.id, model: gearboxModels.model })
+        .from(gearboxModels)
+        .where(eq(gearboxModels.id, input.gearboxModelId));
       if (!model) throw invalid({ 'object.gearboxModelId': t('stock.unknownModel') });
       let doctorCodeId: string | null = null;
       let gearboxCodeId: string | null = null;
@@ -176,7 +195,18 @@ export function createStockService(deps: { db: Db }) {
               comment: input.comment,
             })),
           )
-          .returning({ id: stockItems.id });
+          .returning({ id: stockItems.id, number: stockItems.number });
+        for (const row of rows)
+          await record(tx, {
+            action: 'created',
+            entity: stockRef(row, model.model),
+            actor,
+            changes: [
+              { field: fieldLabel('condition'), before: '', after: conditionLabel(input.condition) },
+              { field: `${fieldLabel('rack')} / ${fieldLabel('level')}`, before: '', after: place(input.rack, input.level) },
+              ...(input.comment ? [{ field: fieldLabel('comment'), before: '', after: input.comment }] : []),
+            ],
+          });
         await tx.insert(stockMovements).values(
           rows.map((row) => ({
             itemId: row.id,
@@ -210,6 +240,12 @@ export function createStockService(deps: { db: Db }) {
           byUserId: actor.id,
           byName: byName(actor),
         });
+        await record(tx, {
+          action: 'moved',
+          entity: await refOf(tx, item),
+          actor,
+          changes: [{ field: `${fieldLabel('rack')} / ${fieldLabel('level')}`, before: place(item.rack, item.level), after: place(to.rack, to.level) }],
+        });
         return id;
       }),
 
@@ -224,6 +260,12 @@ export function createStockService(deps: { db: Db }) {
         await tx
           .insert(stockMovements)
           .values({ itemId: id, kind: 'condition', fromCondition: item.condition, toCondition: condition, byUserId: actor.id, byName: byName(actor) });
+        await record(tx, {
+          action: 'changed',
+          entity: await refOf(tx, item),
+          actor,
+          changes: [{ field: fieldLabel('condition'), before: conditionLabel(item.condition), after: conditionLabel(condition) }],
+        });
         return id;
       }),
 
@@ -243,6 +285,15 @@ export function createStockService(deps: { db: Db }) {
           reason: out.outReason,
           byUserId: actor.id,
           byName: byName(actor),
+        });
+        await record(tx, {
+          action: 'removed',
+          entity: await refOf(tx, item),
+          actor,
+          changes: [
+            { field: fieldLabel('outOn'), before: '', after: out.outOn.split('-').reverse().join('/') },
+            { field: fieldLabel('outReason'), before: '', after: out.outReason },
+          ],
         });
         return id;
       }),

@@ -7,6 +7,8 @@ import { users } from '#server/db/schema/index.ts';
 import { endSessions } from '#server/auth/sessions.ts';
 import { conflict, DomainError, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
+import { record } from '#server/audit/record.ts';
+import { userChanges, userRef } from '#server/audit/refs.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
 export type UserRow = typeof users.$inferSelect;
@@ -127,9 +129,14 @@ export function createUsersService(deps: { db: Db }) {
       if (!isRole(actor.role) || !can(actor.role, 'editOwnProfile')) {
         throw new DomainError('forbidden', 'forbidden', 'Not allowed to edit the profile');
       }
-      const [row] = await db.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
-      if (!row) throw notFound(t('refusals.userNotFound'));
-      return row;
+      return db.transaction(async (tx) => {
+        const [before] = await tx.select().from(users).where(eq(users.id, actor.id)).for('update');
+        if (!before) throw notFound(t('refusals.userNotFound'));
+        const [row] = await tx.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
+        const changes = userChanges(before, row!);
+        if (changes.length) await record(tx, { action: 'changed', entity: userRef(before), changes });
+        return row!;
+      });
     },
 
     /** Refuses an address another account already has (before a change is asked for). */
@@ -139,11 +146,15 @@ export function createUsersService(deps: { db: Db }) {
     async insert(input: { email: string; displayName: string; defaultRole: Role; locale?: string }) {
       const email = input.email.toLowerCase();
       await assertEmailFree(email);
-      const [row] = await db
-        .insert(users)
-        .values({ email, displayName: input.displayName, defaultRole: input.defaultRole, locale: input.locale ?? 'fr' })
-        .onConflictDoNothing()
-        .returning();
+      const row = await db.transaction(async (tx) => {
+        const [inserted] = await tx
+          .insert(users)
+          .values({ email, displayName: input.displayName, defaultRole: input.defaultRole, locale: input.locale ?? 'fr' })
+          .onConflictDoNothing()
+          .returning();
+        if (inserted) await record(tx, { action: 'created', entity: userRef(inserted), changes: userChanges(null, inserted) });
+        return inserted;
+      });
       if (!row) throw emailTaken();
       return row;
     },
@@ -165,6 +176,8 @@ export function createUsersService(deps: { db: Db }) {
           .where(eq(users.id, id))
           .returning();
         if (set.disabled) await endSessions(tx, id);
+        const changes = userChanges(current, row!);
+        if (changes.length) await record(tx, { action: 'changed', entity: userRef(current), changes });
         return row!;
       });
     },
@@ -176,7 +189,10 @@ export function createUsersService(deps: { db: Db }) {
       if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
         throw conflict('last-admin', t('refusals.lastAdmin'));
       }
-      await db.delete(users).where(eq(users.id, id));
+      await db.transaction(async (tx) => {
+        await record(tx, { action: 'deleted', entity: userRef(current) });
+        await tx.delete(users).where(eq(users.id, id));
+      });
       return current;
     },
   };

@@ -1,0 +1,105 @@
+// The audit trail through the API (decision 034): read only, no mutation touches an event.
+// An order's and a dossier's activity are read by whoever reads them (every role); a stock
+// item's by those who keep the stock; a user's (what they did, what was done to their account)
+// by admins only, as the users screen.
+import { auditActions, type AuditAction, type AuditChange, type AuditEventView } from '#lib/audit.ts';
+import { can } from '#lib/permissions.ts';
+import type { AuditFilter } from '#server/audit/service.ts';
+import { builder, requireViewerError, type GraphQLContext } from './builder.ts';
+import { forbidden, validationError } from './errors.ts';
+
+const MAX_LIMIT = 500;
+
+const Action = builder.enumType('audit_action', { values: auditActions });
+
+const Change = builder.objectRef<AuditChange>('audit_changes').implement({
+  fields: (t) => ({
+    field: t.exposeString('field'),
+    before: t.exposeString('before'),
+    after: t.exposeString('after'),
+  }),
+});
+
+const Event = builder.objectRef<AuditEventView>('audit_events').implement({
+  fields: (t) => ({
+    id: t.string({ resolve: (e) => String(e.id) }),
+    at: t.expose('at', { type: 'timestamptz' }),
+    actorId: t.expose('actorId', { type: 'uuid', nullable: true }),
+    actorName: t.exposeString('actorName'),
+    actorEmail: t.exposeString('actorEmail'),
+    action: t.field({ type: Action, resolve: (e) => e.action as AuditAction }),
+    entityKind: t.exposeString('entityKind'),
+    entityId: t.expose('entityId', { type: 'uuid' }),
+    entityLabel: t.exposeString('entityLabel'),
+    parentKind: t.exposeString('parentKind'),
+    parentId: t.expose('parentId', { type: 'uuid' }),
+    parentLabel: t.exposeString('parentLabel'),
+    changes: t.field({ type: [Change], resolve: (e) => e.changes }),
+  }),
+});
+
+const Scope = builder.inputType('audit_scope', {
+  description: 'Exactly one: an order, a dossier (gearbox model), a stock item, or a user (admins).',
+  fields: (t) => ({
+    repairOrderId: t.field({ type: 'uuid' }),
+    gearboxModelId: t.field({ type: 'uuid' }),
+    stockItemId: t.field({ type: 'uuid' }),
+    userId: t.field({ type: 'uuid' }),
+  }),
+});
+
+type ScopeInput = { repairOrderId?: string | null; gearboxModelId?: string | null; stockItemId?: string | null; userId?: string | null };
+
+/** The filter the scope names, once the viewer may read it (the capability table decides). */
+function filterOf(context: GraphQLContext, scope: ScopeInput, action: AuditAction | null | undefined): AuditFilter {
+  const error = requireViewerError(context);
+  if (error) throw error;
+  const given = Object.entries(scope).filter(([, v]) => v);
+  if (given.length !== 1) throw validationError({ scope: 'Un seul parmi repairOrderId, gearboxModelId, stockItemId, userId' });
+  const role = context.viewer!.role;
+  const base = { action: action ?? null };
+  if (scope.repairOrderId) return { ...base, parentKind: 'repair_order', parentId: scope.repairOrderId };
+  if (scope.gearboxModelId) return { ...base, parentKind: 'gearbox_model', parentId: scope.gearboxModelId };
+  if (scope.stockItemId) {
+    if (!can(role, 'manageStock')) throw forbidden();
+    return { ...base, parentKind: 'stock_item', parentId: scope.stockItemId };
+  }
+  if (!can(role, 'manageUsers')) throw forbidden();
+  return { ...base, userId: scope.userId! };
+}
+
+const Aggregate = builder.objectRef<{ count: number }>('audit_events_aggregate_fields').implement({
+  fields: (t) => ({ count: t.exposeInt('count') }),
+});
+const AggregateOf = builder.objectRef<{ aggregate: { count: number } }>('audit_events_aggregate').implement({
+  fields: (t) => ({ aggregate: t.field({ type: Aggregate, resolve: (r) => r.aggregate }) }),
+});
+
+builder.queryField('auditEvents', (t) =>
+  t.field({
+    type: [Event],
+    description: 'Newest first.',
+    args: {
+      scope: t.arg({ type: Scope, required: true }),
+      action: t.arg({ type: Action }),
+      limit: t.arg.int(),
+      offset: t.arg.int(),
+    },
+    authScopes: { signedIn: true },
+    resolve: (_root, args, context) => {
+      const limit = args.limit ?? 50;
+      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
+      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      return context.services.audit.list({ ...filterOf(context, args.scope, args.action), limit, offset: args.offset ?? 0 });
+    },
+  }),
+);
+
+builder.queryField('auditEventsAggregate', (t) =>
+  t.field({
+    type: AggregateOf,
+    args: { scope: t.arg({ type: Scope, required: true }), action: t.arg({ type: Action }) },
+    authScopes: { signedIn: true },
+    resolve: async (_root, args, context) => ({ aggregate: { count: await context.services.audit.count(filterOf(context, args.scope, args.action)) } }),
+  }),
+);

@@ -1,0 +1,117 @@
+// The audit trail as people read it (decision 034): the kinds of things recorded, the actions'
+// words, the date in the workshop's time zone, and the CSV export French Excel opens as is.
+import { z } from 'zod';
+import { t } from '#lib/i18n.ts';
+import { page } from './page-query.ts';
+
+export const auditActions = ['created', 'changed', 'deleted', 'closed', 'reopened', 'moved', 'removed'] as const;
+export type AuditAction = (typeof auditActions)[number];
+
+export const auditKinds = [
+  'repair_order',
+  'order_measure',
+  'order_curve',
+  'order_file',
+  'order_symptom',
+  'order_fault_code',
+  'order_checkpoint',
+  'order_procedure',
+  'gearbox_model',
+  'outage',
+  'procedure',
+  'gearbox_measure',
+  'document',
+  'gearbox_code',
+  'error_code',
+  'stock_item',
+  'user',
+] as const;
+export type AuditKind = (typeof auditKinds)[number];
+
+/** One field's change, as a person reads it (never a secret). */
+export type AuditChange = { field: string; before: string; after: string };
+
+/** An event as the lists, the API and the CSV give it. */
+export type AuditEventView = {
+  id: number;
+  at: Date | string;
+  actorId: string | null;
+  actorName: string;
+  actorEmail: string;
+  action: string;
+  entityKind: string;
+  entityId: string;
+  entityLabel: string;
+  parentKind: string;
+  parentId: string;
+  parentLabel: string;
+  changes: AuditChange[];
+};
+
+export const AUDIT_PAGE_SIZE = 50;
+/** One CSV holds at most this many events, newest first. */
+export const AUDIT_CSV_MAX = 10_000;
+
+/** The activity pages' query: the page and an optional action. */
+export const activityQuerySchema = z.object({
+  page: page(),
+  action: z.enum(auditActions).nullable().catch(null),
+});
+
+export const actionLabel = (action: string) => ((auditActions as readonly string[]).includes(action) ? t(`audit.actions.${action as AuditAction}`) : action);
+export const kindLabel = (kind: string) => ((auditKinds as readonly string[]).includes(kind) ? t(`audit.kinds.${kind as AuditKind}`) : kind);
+
+const paris = new Intl.DateTimeFormat('fr-FR', {
+  timeZone: 'Europe/Paris',
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+/** DD/MM/YYYY HH:mm:ss in Europe/Paris, whatever the server's own zone. */
+export const formatParisDateTime = (value: Date | string) => paris.format(new Date(value)).replace(',', '');
+
+/** Who did it: the name as it was, else the e-mail, else the system (seed, a script). */
+export const actorLabel = (e: Pick<AuditEventView, 'actorId' | 'actorName' | 'actorEmail'>) =>
+  e.actorId ? e.actorName || e.actorEmail || t('audit.deletedUser') : t('audit.system');
+
+export const whatLabel = (e: Pick<AuditEventView, 'entityKind' | 'entityLabel'>) => `${kindLabel(e.entityKind)} ${e.entityLabel}`.trim();
+
+export const changeText = (c: AuditChange) => `${c.field} : ${c.before || '—'} → ${c.after || '—'}`;
+
+/** A cell a spreadsheet must not run: = + - @ (and tab, CR) at its start are neutralised. */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[";\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** UTF-8 with a BOM, semicolons, CRLF: what French Excel opens without a wizard. */
+export function auditCsv(events: readonly AuditEventView[]): string {
+  const header = [t('audit.date'), t('audit.who'), t('audit.email'), t('audit.action'), t('audit.what'), t('audit.within'), t('audit.changes')];
+  const rows = events.map((e) => [
+    formatParisDateTime(e.at),
+    actorLabel(e),
+    e.actorEmail,
+    actionLabel(e.action),
+    whatLabel(e),
+    `${kindLabel(e.parentKind)} ${e.parentLabel}`.trim(),
+    e.changes.map(changeText).join(' | '),
+  ]);
+  return `\uFEFF${[header, ...rows].map((row) => row.map(csvCell).join(';')).join('\r\n')}\r\n`;
+}
+
+/** The file's name: what it is about and the day, in characters every system accepts. */
+export function auditFileName(subject: string, day: Date = new Date()): string {
+  const slug =
+    subject
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase()
+      .slice(0, 60) || 'activite';
+  const date = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(day);
+  return `activite-${slug}-${date}.csv`;
+}

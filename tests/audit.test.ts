@@ -1,0 +1,344 @@
+// The audit trail (issue 19, item 5; decision 034): each write of an order, a dossier, the
+// stock and the users leaves exactly the event a person reads (who, what, which fields from
+// what to what), in the transaction of the change: a refused change leaves none, a failed
+// event undoes the change. Events are never changed nor deleted, through the API or in SQL,
+// and outlive what they name. The activity pages and their CSV obey the role table.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditCsv, csvCell } from '#lib/audit.ts';
+import { record } from '#server/audit/record.ts';
+import { queryRows } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
+import { createModel, createOrder, databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+
+type Event = {
+  actorName: string;
+  actorEmail: string;
+  action: string;
+  entityKind: string;
+  entityLabel: string;
+  parentKind: string;
+  parentLabel: string;
+  changes: { field: string; before: string; after: string }[];
+};
+
+const EVENTS = `query($s: audit_scope!, $a: audit_action, $l: Int) {
+  auditEvents(scope: $s, action: $a, limit: $l) { actorName actorEmail action entityKind entityLabel parentKind parentLabel changes { field before after } }
+  auditEventsAggregate(scope: $s, action: $a) { aggregate { count } }
+}`;
+
+const Q = {
+  insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
+  updateOutage: 'mutation($id: uuid!, $o: outages_input!) { updateOutage(id: $id, object: $o) }',
+  deleteOutage: 'mutation($id: uuid!) { deleteOutage(id: $id) }',
+  insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
+  updateModel: 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { id } }',
+  deleteModel: 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }',
+  updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
+  deleteOrder: 'mutation($id: uuid!) { deleteRepairOrder(id: $id) }',
+  chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
+  chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
+  visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
+  validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
+  reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }',
+  insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
+  checkpoints: 'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { id version } } } }',
+  answer: 'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { version } }',
+  close: 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }',
+  reopen: 'mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }',
+  insertStock: 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }',
+  moveStock: 'mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }',
+  removeStock: 'mutation($id: uuid!, $v: Int!, $d: String!, $r: String!) { removeStockItem(id: $id, version: $v, outOn: $d, outReason: $r) }',
+  insertUser: 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }',
+  updateUser: 'mutation($id: uuid!, $s: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $s) { id } }',
+  deleteUser: 'mutation($id: uuid!) { deleteUser(id: $id) { id } }',
+};
+
+describe.each(databaseKinds)('the audit trail on %s', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  let people: Record<DemoRole, { id: string; name: string; email: string }>;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    gql = graphqlAs(t, await signInAll(t));
+    const rows = await queryRows<{ id: string; display_name: string; email: string }>(
+      t.database.db,
+      sql`select id, display_name, email from auth.users where email in (${sql.join(Object.values(demoEmails), sql`, `)})`,
+    );
+    people = Object.fromEntries(
+      (Object.entries(demoEmails) as [DemoRole, string][]).map(([role, email]) => {
+        const row = rows.find((r) => r.email === email)!;
+        return [role, { id: row.id, name: row.display_name, email }];
+      }),
+    ) as typeof people;
+  });
+  afterAll(() => t?.close());
+
+  const eventsOf = async (scope: Record<string, string>, role: DemoRole = 'app_admin', action?: string) => {
+    const data = ok(await gql(role, EVENTS, { s: scope, a: action, l: 500 }));
+    expect(data.auditEventsAggregate.aggregate.count).toBe(data.auditEvents.length);
+    return data.auditEvents as Event[];
+  };
+  const by = (role: DemoRole) => ({ actorName: people[role].name, actorEmail: people[role].email });
+  let n = 0;
+  const unique = (prefix: string) => `${prefix}-${kind.toUpperCase()}-${++n}`;
+
+  it("records an order's life, what hangs off it, and its closing and reopening, by who did each", async () => {
+    const modelId = await createModel(gql, { model: unique('Audit modèle') });
+    const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Mécatronique', outageType: 'Usure' } })).insertOutage;
+    const procedureId = ok(
+      await gql('diagnostician', Q.insertProcedure, { m: modelId, o: { name: 'Remplacement', steps: ['Déposer'], checkpoints: [{ name: 'Pression' }] } }),
+    ).insertRepairProcedure;
+    const number = unique('AUD');
+    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
+    const orderId = await createOrder(gql, order);
+    ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, gearboxCode: 'K-42', vehicleBrand: 'Renault' } }));
+    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
+    ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
+    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    ok(await gql('diagnostician', Q.reading, { o: orderId }));
+    ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Sifflement', temporality: 'during' } }));
+    ok(await gql('diagnostician', Q.validate, { o: orderId }));
+    const checkpoint = ok(await gql('mechanic', Q.checkpoints, { id: orderId })).repairOrder.procedures[0].checkpoints[0];
+    ok(await gql('mechanic', Q.answer, { id: checkpoint.id, v: checkpoint.version, o: { checkResult: 'ok', comment: 'Au ralenti' } }));
+    // A refused closing (a commercial) and a refused reopening (not closed) leave nothing.
+    expect((await gql('commercial', Q.close, { id: orderId, c: 'Non' })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('app_admin', Q.reopen, { id: orderId, c: 'Non' })).errors![0]!.extensions.code).toBe('conflict');
+    ok(await gql('mechanic', Q.close, { id: orderId, c: 'Essai concluant' }));
+    ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Bruit à froid' }));
+
+    const events = await eventsOf({ repairOrderId: orderId }, 'mechanic');
+    // Newest first, each with its author's name and e-mail as they were.
+    expect(events.map((e) => [e.action, e.entityKind, e.actorEmail])).toEqual([
+      ['reopened', 'repair_order', people.app_admin.email],
+      ['closed', 'repair_order', people.mechanic.email],
+      ['changed', 'order_checkpoint', people.mechanic.email],
+      ['changed', 'repair_order', people.diagnostician.email],
+      ['created', 'order_symptom', people.diagnostician.email],
+      ['changed', 'repair_order', people.diagnostician.email],
+      ['changed', 'order_procedure', people.diagnostician.email],
+      ['changed', 'order_procedure', people.diagnostician.email],
+      ['changed', 'repair_order', people.app_admin.email],
+      ['created', 'repair_order', people.diagnostician.email],
+    ]);
+    expect(events[0]).toMatchObject({
+      ...by('app_admin'),
+      entityLabel: number,
+      parentLabel: number,
+      changes: [{ field: 'Commentaire', before: '', after: 'Bruit à froid' }],
+    });
+    expect(events[1]).toMatchObject({ ...by('mechanic'), changes: [{ field: 'Commentaire', before: '', after: 'Essai concluant' }] });
+    expect(events[2]).toMatchObject({
+      entityLabel: 'Pression',
+      parentKind: 'repair_order',
+      parentLabel: number,
+      changes: [
+        { field: 'Résultat', before: '', after: 'Conforme' },
+        { field: 'Commentaire', before: '', after: 'Au ralenti' },
+      ],
+    });
+    expect(events[3]!.changes).toEqual([{ field: 'Procédures validées', before: 'Non', after: 'Oui' }]);
+    expect(events[5]!.changes).toEqual([{ field: 'Codes défaut lisibles', before: '', after: 'Non' }]);
+    expect(events[6]!.changes).toEqual([{ field: 'Procédures retenues', before: '', after: 'Remplacement' }]);
+    expect(events[7]!.changes).toEqual([{ field: 'Pannes retenues', before: '', after: 'Mécatronique — Usure' }]);
+    expect(events[8]).toMatchObject({
+      ...by('app_admin'),
+      changes: [
+        { field: 'Code boîte', before: '', after: 'K-42' },
+        { field: 'Marque du véhicule', before: '', after: 'Renault' },
+      ],
+    });
+    expect(events[9]!.changes).toContainEqual({ field: "Catégorie d'intervention", before: '', after: 'Véhicule complet' });
+    expect(events[9]!.changes).toContainEqual({ field: 'Modèle de boîte', before: '', after: expect.stringContaining('Audit modèle') });
+
+    // Deleted: its events stay, and one more says who deleted it.
+    ok(await gql('diagnostician', Q.deleteOrder, { id: orderId }));
+    const after = await eventsOf({ repairOrderId: orderId });
+    expect(after).toHaveLength(events.length + 1);
+    expect(after[0]).toMatchObject({ action: 'deleted', entityLabel: number, ...by('diagnostician') });
+  });
+
+  it("records a dossier's changes with its outages, and keeps them once it is deleted", async () => {
+    const model = unique('Audit dossier');
+    const modelId = await createModel(gql, { model });
+    const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Embrayage', outageType: 'Usure' } })).insertOutage;
+    ok(await gql('app_admin', Q.updateOutage, { id: outageId, o: { component: 'Embrayage', outageType: 'Usure', description: 'Patinage à chaud' } }));
+    ok(await gql('app_admin', Q.updateModel, { id: modelId, o: { model, type: 'automatic', constructorName: 'Aisin', startYear: 2010 } }));
+    ok(await gql('diagnostician', Q.deleteOutage, { id: outageId }));
+    ok(await gql('diagnostician', Q.deleteModel, { id: modelId }));
+    const events = await eventsOf({ gearboxModelId: modelId }, 'commercial');
+    expect(events.map((e) => [e.action, e.entityKind, e.entityLabel, e.actorEmail])).toEqual([
+      ['deleted', 'gearbox_model', model, people.diagnostician.email],
+      ['deleted', 'outage', 'Embrayage — Usure', people.diagnostician.email],
+      ['changed', 'gearbox_model', model, people.app_admin.email],
+      ['changed', 'outage', 'Embrayage — Usure', people.app_admin.email],
+      ['created', 'outage', 'Embrayage — Usure', people.diagnostician.email],
+      ['created', 'gearbox_model', model, people.diagnostician.email],
+    ]);
+    expect(events[2]!.changes).toEqual([{ field: 'Constructeur', before: 'ZF', after: 'Aisin' }]);
+    expect(events[3]!.changes).toEqual([{ field: 'Description', before: '', after: 'Patinage à chaud' }]);
+    expect(events.every((e) => e.parentKind === 'gearbox_model' && e.parentLabel === model)).toBe(true);
+  });
+
+  it('records stock moves and removals in the domain words; mechanics may not read them', async () => {
+    const modelId = await createModel(gql, { model: unique('Audit stock') });
+    const [itemId] = ok(
+      await gql('commercial', Q.insertStock, { o: { gearboxModelId: modelId, condition: 'used', rack: 'A', level: 1, addedOn: '2026-11-01', quantity: 1 } }),
+    ).insertStockItems;
+    ok(await gql('commercial', Q.moveStock, { id: itemId, v: 1, r: 'B', l: 3 }));
+    ok(await gql('diagnostician', Q.removeStock, { id: itemId, v: 2, d: '2026-11-20', r: 'Vendue' }));
+    const events = await eventsOf({ stockItemId: itemId }, 'commercial');
+    expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([
+      [
+        'removed',
+        people.diagnostician.email,
+        [
+          { field: 'Date de sortie', before: '', after: '20/11/2026' },
+          { field: 'Motif de sortie', before: '', after: 'Vendue' },
+        ],
+      ],
+      ['moved', people.commercial.email, [{ field: 'Rayon / Niveau', before: 'A / 1', after: 'B / 3' }]],
+      [
+        'created',
+        people.commercial.email,
+        [
+          { field: 'État', before: '', after: 'Occasion' },
+          { field: 'Rayon / Niveau', before: '', after: 'A / 1' },
+        ],
+      ],
+    ]);
+    expect(events[0]!.entityLabel).toMatch(/^n° \d+ — Audit stock/);
+    expect((await gql('mechanic', EVENTS, { s: { stockItemId: itemId } })).errors![0]!.extensions.code).toBe('forbidden');
+  });
+
+  it("records users' accounts for admins only, never a secret, and keeps a deleted user's deeds", async () => {
+    const email = `${unique('apprenti')}@demo.local`.toLowerCase();
+    const { id } = ok(await gql('app_admin', Q.insertUser, { o: { email, displayName: 'Apprenti', defaultRole: 'mechanic' } })).insertUser;
+    ok(await gql('app_admin', Q.updateUser, { id, s: { defaultRole: 'commercial', displayName: 'Apprentie' } }));
+    const events = await eventsOf({ userId: id });
+    expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([
+      [
+        'changed',
+        people.app_admin.email,
+        [
+          { field: 'Nom', before: 'Apprenti', after: 'Apprentie' },
+          { field: 'Rôle', before: 'Mécanicien', after: 'Commercial' },
+        ],
+      ],
+      [
+        'created',
+        people.app_admin.email,
+        [
+          { field: 'Nom', before: '', after: 'Apprenti' },
+          { field: 'E-mail', before: '', after: email },
+          { field: 'Rôle', before: '', after: 'Mécanicien' },
+          { field: 'Désactivé', before: '', after: 'Non' },
+        ],
+      ],
+    ]);
+    for (const role of ['diagnostician', 'mechanic', 'commercial'] as const)
+      expect((await gql(role, EVENTS, { s: { userId: id } })).errors![0]!.extensions.code).toBe('forbidden');
+    // Exactly one scope.
+    expect((await gql('app_admin', EVENTS, { s: { userId: id, repairOrderId: id } })).errors![0]!.extensions.code).toBe('validation');
+
+    ok(await gql('app_admin', Q.deleteUser, { id }));
+    const kept = await eventsOf({ userId: id });
+    expect(kept.map((e) => e.action)).toEqual(['deleted', 'changed', 'created']);
+    expect(kept[0]).toMatchObject({ entityLabel: `Apprentie <${email}>`, ...by('app_admin') });
+    // The admin's own page lists what they did.
+    const admin = await eventsOf({ userId: people.app_admin.id }, 'app_admin', 'deleted');
+    expect(admin.some((e) => e.entityKind === 'user' && e.entityLabel.includes(email))).toBe(true);
+    // No column anywhere holds a password, a hash or a token.
+    const [leak] = await queryRows<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from audit.events where changes::text ~* '(\\$argon2|password_hash|token)'`,
+    );
+    expect(leak!.n).toBe(0);
+  });
+
+  it('writes nothing when the change fails, and undoes the change when its event fails', async () => {
+    const [{ n: before }] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit.events`);
+    // A refused change: an order number already taken.
+    const modelId = await createModel(gql, { model: unique('Audit échec') });
+    const number = unique('ECH');
+    await createOrder(gql, { number, gearboxModelId: modelId });
+    const [{ n: afterOne }] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit.events`);
+    expect(afterOne).toBe(before + 2); // the model, the order
+    const taken = await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+      o: { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId },
+    });
+    expect(taken.errors![0]!.extensions.code).toBe('validation');
+    // A transaction that records, then fails: its event goes with it.
+    await expect(
+      t.database.db.transaction(async (tx) => {
+        await record(tx, { action: 'created', entity: { kind: 'repair_order', id: modelId, label: 'fantôme' } });
+        throw new Error('later failure');
+      }),
+    ).rejects.toThrow('later failure');
+    const [{ n: afterFailures }] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit.events`);
+    expect(afterFailures).toBe(afterOne);
+
+    // The event's insert refused (a constraint added for the test): the order is not created.
+    await t.database.db.execute(sql.raw(`alter table audit.events add constraint test_refuse check (entity_label <> 'REFUS-${kind.toUpperCase()}')`));
+    try {
+      const refused = await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+        o: { number: `REFUS-${kind.toUpperCase()}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId },
+      });
+      expect(refused.errors).toBeDefined();
+      const [{ n }] = await queryRows<{ n: number }>(
+        t.database.db,
+        sql`select count(*)::int as n from repair_orders where number = ${`REFUS-${kind.toUpperCase()}`}`,
+      );
+      expect(n).toBe(0);
+    } finally {
+      await t.database.db.execute(sql.raw('alter table audit.events drop constraint test_refuse'));
+    }
+  });
+
+  it('refuses to change or delete an event, in SQL and through the API', async () => {
+    const codeOf = async (statement: string) => {
+      try {
+        await t.database.db.execute(sql.raw(statement));
+        return 'accepted';
+      } catch (error) {
+        return pgCode(error) ?? String(error);
+      }
+    };
+    expect(await codeOf("update audit.events set actor_name = 'quelqu''un'")).toBe('42501');
+    expect(await codeOf('delete from audit.events')).toBe('42501');
+    expect(await codeOf('truncate audit.events')).toBe('42501');
+    // The API offers reading only: no mutation names the events.
+    const fields = ok(await gql('app_admin', '{ __schema { mutationType { fields { name } } } }')).__schema.mutationType.fields as { name: string }[];
+    expect(fields.filter((f) => /audit|event/i.test(f.name))).toEqual([]);
+  });
+});
+
+describe('the CSV of an activity', () => {
+  it('opens in French Excel: a BOM, semicolons, quotes where needed, formulas neutralised', () => {
+    const csv = auditCsv([
+      {
+        id: 1,
+        at: '2026-07-14T10:05:00Z',
+        actorId: 'x',
+        actorName: 'Léa; "chef"',
+        actorEmail: 'lea@demo.local',
+        action: 'changed',
+        entityKind: 'repair_order',
+        entityId: 'x',
+        entityLabel: '=HYPERLINK("http://x")',
+        parentKind: 'repair_order',
+        parentId: 'x',
+        parentLabel: 'OR-1',
+        changes: [{ field: 'Commentaire', before: '', after: '+33 1' }],
+      },
+    ]);
+    expect(csv.startsWith('\uFEFFDate;Qui;E-mail;Action;Quoi;Dans;Modifications\r\n')).toBe(true);
+    // 12:05 in Paris in summer.
+    expect(csv).toContain('14/07/2026 12:05:00;"Léa; ""chef""";lea@demo.local;Modification;"OR =HYPERLINK(""http://x"")";OR OR-1;Commentaire : — → +33 1\r\n');
+    expect(csvCell('=1+1')).toBe("'=1+1");
+    expect(csvCell('-2')).toBe("'-2");
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvCell('+33')).toBe("'+33");
+  });
+});
