@@ -5,11 +5,12 @@
 // and outlive what they name. The activity pages and their CSV obey the role table.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditCsv, csvCell } from '#lib/audit.ts';
+import { auditCsv, csvCell } from '#lib/audit/audit.ts';
 import { record } from '#server/audit/record.ts';
 import { queryRows } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { createModel, createOrder, databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { browser, htmlText } from './support/browser.ts';
 
 type Event = {
   actorName: string;
@@ -311,6 +312,108 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     // The API offers reading only: no mutation names the events.
     const fields = ok(await gql('app_admin', '{ __schema { mutationType { fields { name } } } }')).__schema.mutationType.fields as { name: string }[];
     expect(fields.filter((f) => /audit|event/i.test(f.name))).toEqual([]);
+  });
+});
+
+describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  const as: Partial<Record<DemoRole, ReturnType<typeof browser>>> = {};
+  let orderId = '';
+  let number = '';
+  let modelId = '';
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { pages: true });
+    gql = graphqlAs(t, await signInAll(t));
+    for (const role of Object.keys(demoEmails) as DemoRole[]) {
+      as[role] = browser(t.url);
+      expect((await as[role]!.signIn(demoEmails[role])).status).toBe(303);
+    }
+    modelId = await createModel(gql, { model: `Pages ${kind}` });
+    number = `PAGES-${kind.toUpperCase()}`;
+    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
+    orderId = await createOrder(gql, order);
+    // 51 changes and the creation: two pages of 50.
+    for (let i = 1; i <= 51; i += 1) ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, vehicleBrand: `=Marque ${i}` } }));
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  const get = async (role: DemoRole, path: string) => {
+    const res = await as[role]!.request(path);
+    return { status: res.status, location: res.headers.get('location'), headers: res.headers, text: htmlText(await res.text()) };
+  };
+
+  it("shows an order's activity to every role that reads the order, newest first, 50 to a page", async () => {
+    for (const role of ['mechanic', 'commercial'] as const) {
+      const page = await get(role, `/repair-order/${orderId}/activity`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`Activité <span class="font-mono">${number}</span>`);
+      expect(page.text).toContain('Marque du véhicule</span> : <span class="text-muted">=Marque 50</span> → =Marque 51');
+      expect(page.text.match(/<tr class="border-b/g)).toHaveLength(50);
+      expect(page.text).toContain('Page 1 sur 2');
+      expect(page.text).toContain(`href="/repair-order/${orderId}/activity.csv"`);
+    }
+    const second = await get('mechanic', `/repair-order/${orderId}/activity?page=2`);
+    expect(second.text.match(/<tr class="border-b/g)).toHaveLength(2);
+    expect(second.text).toContain('Création');
+    // The filter keeps its rows, in the URL and in the CSV link.
+    const created = await get('mechanic', `/repair-order/${orderId}/activity?action=created`);
+    expect(created.text.match(/<tr class="border-b/g)).toHaveLength(1);
+    expect(created.text).toContain(`href="/repair-order/${orderId}/activity.csv?action=created"`);
+    // The order's tabs lead there.
+    expect((await get('mechanic', `/repair-order/${orderId}`)).text).toContain(`href="/repair-order/${orderId}/activity"`);
+  });
+
+  it('gives the same rows as a CSV for French Excel, formulas neutralised, named after the order and the day', async () => {
+    const raw = await as.mechanic!.request(`/repair-order/${orderId}/activity.csv`);
+    const bytes = new Uint8Array(await raw.arrayBuffer());
+    // UTF-8 with its BOM (which text() would drop).
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const res = { status: raw.status, headers: raw.headers, text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes) };
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(new Date());
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="activite-or-pages-${kind}-${day}.csv"`);
+    const lines = res.text.split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('\uFEFFDate;Qui;E-mail;Action;Quoi;Dans;Modifications');
+    expect(lines).toHaveLength(1 + 52);
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^\\d{2}/\\d{2}/\\d{4} \\d{2}:\\d{2}:\\d{2};[^;]+;admin@demo\\.local;Modification;OR ${number};OR ${number};"?'?Marque du véhicule : =Marque 50 → =Marque 51"?$`,
+      ),
+    );
+    expect(lines[52]).toContain(';diagnostic@demo.local;Création;');
+    const changed = await get('commercial', `/repair-order/${orderId}/activity.csv?action=changed`);
+    expect(changed.text.split('\r\n').filter(Boolean)).toHaveLength(1 + 51);
+  });
+
+  it("shows a dossier's activity to every role, and a user's to admins only", async () => {
+    const dossier = await get('mechanic', `/gearbox/${modelId}/activity`);
+    expect(dossier.status).toBe(200);
+    expect(dossier.text).toContain(`Activité : Pages ${kind}`);
+    expect(dossier.text).toContain('Création');
+    expect((await get('mechanic', `/gearbox/${modelId}`)).text).toContain(`href="/gearbox/${modelId}/activity"`);
+    expect((await get('commercial', `/gearbox/${modelId}/activity.csv`)).status).toBe(200);
+
+    const admin = (await queryRows<{ id: string }>(t.database.db, sql`select id from auth.users where email = 'admin@demo.local'`))[0]!.id;
+    const page = await get('app_admin', `/users/${admin}/activity`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('=Marque 51');
+    expect((await get('app_admin', `/users/${admin}/activity.csv`)).status).toBe(200);
+    expect((await get('app_admin', '/users')).text).toContain(`href="/users/${admin}/activity"`);
+    for (const role of ['diagnostician', 'mechanic', 'commercial'] as const) {
+      for (const path of [`/users/${admin}/activity`, `/users/${admin}/activity.csv`]) {
+        const refused = await get(role, path);
+        expect(refused.status).toBe(302);
+        expect(refused.location).toBe('/repair-orders');
+      }
+    }
+    // An id that names nothing: the French 404, the CSV too.
+    const unknown = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
+    expect((await get('mechanic', `/repair-order/${unknown}/activity.csv`)).status).toBe(404);
+    expect((await get('app_admin', `/users/${unknown}/activity?action=deleted`)).status).toBe(404);
+    expect((await get('mechanic', '/repair-order/pas-un-id/activity')).status).toBe(404);
   });
 });
 

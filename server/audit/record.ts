@@ -4,8 +4,8 @@
 // `runAs`), so the services record without threading a user through every signature.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
-import type { AuditAction, AuditChange, AuditKind } from '#lib/audit.ts';
-import { formatParisDateTime } from '#lib/audit.ts';
+import type { AuditAction, AuditChange, AuditKind } from '#lib/audit/audit.ts';
+import { formatParisDateTime } from '#lib/audit/audit.ts';
 import { formatNumber } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import type { Db } from '#server/db/client.ts';

@@ -9,7 +9,7 @@ import { roleLabels, isRole } from '#lib/roles.ts';
 import type { Db } from '#server/db/client.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import { baseItems, errorCodes, files, gearboxModels, outages, repairOrders, repairProcedures, users } from '#server/db/schema/index.ts';
-import type { AuditChange } from '#lib/audit.ts';
+import type { AuditChange } from '#lib/audit/audit.ts';
 import { changesOf, type AuditRef, type Field } from './record.ts';
 
 type Executor = Pick<Db, 'select'>;

@@ -2,7 +2,7 @@
 // a user's (what they did and what was done to their account), newest first. Nothing here
 // writes: events are only added by `record`, in the transaction of their change.
 import { and, count, desc, eq, or, type SQL } from 'drizzle-orm';
-import type { AuditAction, AuditEventView } from '#lib/audit.ts';
+import type { AuditAction, AuditEventView } from '#lib/audit/audit.ts';
 import type { Db } from '#server/db/client.ts';
 import { auditEvents } from '#server/db/schema/index.ts';
 

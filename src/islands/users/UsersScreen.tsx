@@ -255,6 +255,9 @@ export default function UsersScreen(props: Props) {
                       )}
                     </td>
                     <td className="px-4 py-2">
+                      <a className="link mb-1 inline-block" href={`/users/${user.id}/activity`} aria-label={t('audit.userLinkOf', { name: user.displayName })}>
+                        {t('audit.userLink')}
+                      </a>
                       {self ? null : (
                         <form id={`utilisateur-${user.id}`} method="post" action={usersHref(search, page)} className="flex flex-wrap gap-2">
                           <input type="hidden" name="id" value={user.id} />

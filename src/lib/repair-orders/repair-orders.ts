@@ -100,6 +100,8 @@ export function orderTabList(orderId: string | null, role: Role | undefined) {
     { id: 'informations-techniques', label: t('repairOrders.technical'), href: `${self}?onglet=informations-techniques` },
     { id: 'procedure', label: t('repairOrders.procedureTab'), href: `${self}?onglet=procedure` },
     { id: 'rapport', label: t('orderProcedure.report'), href: `${self}?onglet=rapport` },
+    // Decision 034: who changed what on the order, on its own page.
+    { id: 'activite', label: t('audit.tab'), href: `${self}/activity` },
   ].map((tab) => ({ ...tab, disabled: !orderId && tab.id !== 'general' }));
 }
 

@@ -2,7 +2,7 @@
 // words, the date in the workshop's time zone, and the CSV export French Excel opens as is.
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
-import { page } from './page-query.ts';
+import { page } from '#lib/page-query.ts';
 
 export const auditActions = ['created', 'changed', 'deleted', 'closed', 'reopened', 'moved', 'removed'] as const;
 export type AuditAction = (typeof auditActions)[number];
