@@ -19,7 +19,7 @@ test.describe('a diagnostician', () => {
     // The order's tabs from the start (SPEC §2.7); those that need the order open once it exists.
     const tabs = page.getByRole('navigation', { name: "Onglets de l'ordre de réparation" });
     await expect(tabs.getByRole('link')).toHaveText(['Données générales']);
-    await expect(tabs.locator('[aria-disabled="true"]')).toHaveCount(6);
+    await expect(tabs.locator('[aria-disabled="true"]')).toHaveCount(7);
     await expect(page.getByText("Les autres onglets s'ouvrent une fois l'OR créé.")).toBeVisible();
     await page.getByLabel("N° d'OR").fill(NUMBER.toLowerCase());
     await page.getByLabel('Marque').fill('BMW');

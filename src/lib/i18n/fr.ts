@@ -1264,6 +1264,7 @@ export const fr = {
     export: 'Exporter en CSV',
     filter: 'Action',
     filterAll: 'Toutes les actions',
+    filterLabel: "Filtrer l'activité",
     filterSubmit: 'Filtrer',
     count: '{{count}} événement(s)',
     date: 'Date',
