@@ -14,7 +14,7 @@ test.describe.configure({ mode: 'serial' });
 test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
 
-  test("opens and corrects an order, then reads who did what on its activity", async ({ page }) => {
+  test('opens and corrects an order, then reads who did what on its activity', async ({ page }) => {
     await page.goto('/repair-order');
     await page.getByLabel("N° d'OR").fill(NUMBER);
     await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Boîte seule' });
@@ -71,7 +71,12 @@ test.describe('an admin', () => {
     await page.goto('/users');
     await page.getByRole('link', { name: `Activité de ${accounts.diagnostician.name}` }).click();
     await expect(page.getByRole('heading', { name: `Activité de ${accounts.diagnostician.name}` })).toBeVisible();
-    await expect(page.getByRole('table', { name: 'Activité' }).getByRole('row').filter({ hasText: `OR ${NUMBER}` })).toHaveCount(2);
+    await expect(
+      page
+        .getByRole('table', { name: 'Activité' })
+        .getByRole('row')
+        .filter({ hasText: `OR ${NUMBER}` }),
+    ).toHaveCount(2);
     await expect(page.getByRole('link', { name: 'Exporter en CSV' })).toHaveAttribute('href', /\/users\/[0-9a-f-]{36}\/activity\.csv$/);
     const userPage = page.url();
 

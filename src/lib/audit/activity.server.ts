@@ -6,6 +6,7 @@ import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { isUuid } from '#lib/ids.ts';
 import { t } from '#lib/i18n.ts';
+import { contentDisposition } from '#lib/storage/files.ts';
 import { AUDIT_CSV_MAX, AUDIT_PAGE_SIZE, type AuditAction, type AuditEventView, auditCsv, auditFileName } from './audit.ts';
 
 export type ActivityKind = 'order' | 'dossier' | 'user';
@@ -105,7 +106,7 @@ export async function activityCsv(locals: App.Locals, kind: ActivityKind, id: st
   return new Response(auditCsv(activity.events), {
     headers: {
       'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="${auditFileName(subject)}"`,
+      'Content-Disposition': contentDisposition('attachment', auditFileName(subject)),
       'Cache-Control': 'no-store',
     },
   });
