@@ -9,7 +9,20 @@ import { auditCsv, csvCell } from '#lib/audit/audit.ts';
 import { record } from '#server/audit/record.ts';
 import { queryRows } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
-import { createModel, createOrder, databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import {
+  createModel,
+  createOrder,
+  databaseKinds,
+  demoEmails,
+  type DemoRole,
+  graphqlAs,
+  ok,
+  postJson,
+  signInAll,
+  startTestApp,
+  type TestApp,
+  verifyLink,
+} from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
 
 type Event = {
@@ -256,6 +269,33 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
       sql`select count(*)::int as n from audit.events where changes::text ~* '(\\$argon2|password_hash|token)'`,
     );
     expect(leak!.n).toBe(0);
+  });
+
+  it("records a self sign-up and a password change as the account's own, never the password", async () => {
+    const email = `inscrite-${kind}@garage.fr`;
+    const api = `${t.url}/api/auth`;
+    const signUp = await postJson(`${api}/signup/email-password`, { email, password: 'Inscription-2026!', options: { displayName: 'Inès Inscrite' } });
+    expect(signUp.status).toBe(200);
+    const [{ id }] = await queryRows<{ id: string }>(t.database.db, sql`select id from auth.users where email = ${email}`);
+    ok(await gql('app_admin', Q.updateUser, { id, s: { disabled: false } }));
+    expect((await postJson(`${api}/user/password/reset`, { email })).status).toBe(200);
+    const ticket = new URL(verifyLink(t.outbox().at(-1)!)).searchParams.get('ticket');
+    expect((await postJson(`${api}/user/password`, { newPassword: 'Nouveau-Passe-2026!', ticket })).status).toBe(200);
+    const events = await eventsOf({ userId: id });
+    expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([
+      ['changed', email, [{ field: 'Mot de passe', before: '', after: 'modifié' }]],
+      ['changed', people.app_admin.email, [{ field: 'Désactivé', before: 'Oui', after: 'Non' }]],
+      [
+        'created',
+        email,
+        [
+          { field: 'Nom', before: '', after: 'Inès Inscrite' },
+          { field: 'E-mail', before: '', after: email },
+          { field: 'Rôle', before: '', after: 'Mécanicien' },
+          { field: 'Désactivé', before: '', after: 'Oui' },
+        ],
+      ],
+    ]);
   });
 
   it('writes nothing when the change fails, and undoes the change when its event fails', async () => {

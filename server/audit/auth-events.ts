@@ -5,7 +5,7 @@ import type { Db } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from './record.ts';
-import { fieldLabel, userRef } from './refs.ts';
+import { fieldLabel, userChanges, userRef } from './refs.ts';
 
 type Executor = Pick<Db, 'execute'>;
 
@@ -27,4 +27,9 @@ export async function recordEmailChange(tx: Executor, user: { id: string; displa
     actor: { id: user.id },
     changes: [{ field: fieldLabel('email'), before: user.email ?? '', after: email }],
   });
+}
+
+/** An account made by its owner (self sign-up): they are its author. */
+export async function recordSignUp(tx: Executor, user: { id: string; displayName: string; email: string | null; defaultRole: string; disabled: boolean }) {
+  await record(tx, { action: 'created', entity: userRef(user), actor: { id: user.id }, changes: userChanges(null, user) });
 }

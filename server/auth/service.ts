@@ -15,7 +15,7 @@ import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClai
 import type { MailKind } from './templates.ts';
 import { endSessions } from './sessions.ts';
 import { conflict, DomainError } from '#server/errors.ts';
-import { recordEmailChange, recordPasswordChange } from '#server/audit/auth-events.ts';
+import { recordEmailChange, recordPasswordChange, recordSignUp } from '#server/audit/auth-events.ts';
 
 const DAY = 86_400_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
@@ -532,18 +532,23 @@ export function createAuthService(deps: {
       const redirectTo = checkRedirect(input.redirectTo, '/sign-in');
       const email = input.email.toLowerCase();
       if (await findUserByEmail(email)) throw authErrors.emailInUse();
-      const [u] = await db
-        .insert(users)
-        .values({
-          email,
-          displayName: input.displayName ?? email,
-          locale: input.locale ?? 'fr',
-          defaultRole: role,
-          disabled: true,
-          passwordHash: await hashPassword(input.password),
-        })
-        .onConflictDoNothing()
-        .returning();
+      const passwordHash = await hashPassword(input.password);
+      const u = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(users)
+          .values({
+            email,
+            displayName: input.displayName ?? email,
+            locale: input.locale ?? 'fr',
+            defaultRole: role,
+            disabled: true,
+            passwordHash,
+          })
+          .onConflictDoNothing()
+          .returning();
+        if (row) await recordSignUp(tx, row);
+        return row;
+      });
       if (!u) throw authErrors.emailInUse();
       await mailTicket(u, 'verifyEmail', 'verifyEmail', redirectTo);
       return { session: null };
