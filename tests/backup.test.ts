@@ -158,7 +158,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(
       new RegExp(
-        `^Backup written to ${archive} \\(\\d+ rows in 33 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration 0018_sign_in_methods, taken by the running server\\)\n$`,
+        `^Backup written to ${archive} \\(\\d+ rows in 34 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration 0019_audit_trail, taken by the running server\\)\n$`,
       ),
     );
     expect(backup.status).toBe(0);
@@ -172,7 +172,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(/^Restored .+pglite\.tar\.gz: \d+ rows in 33 tables, \d+ files \(0\.0 MB\), migration 0018_sign_in_methods\n$/);
+    expect(restore.stderr).toMatch(/^Restored .+pglite\.tar\.gz: \d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration 0019_audit_trail\n$/);
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
@@ -192,7 +192,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const file = path.join(work, 'postgres.tar.gz');
     const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
     const backup = await cli(['backup', file], env);
-    expect(backup.stderr).toMatch(/^Backup written to .+ \(\d+ rows in 33 tables, \d+ files \(0\.0 MB\), migration 0018_sign_in_methods\)\n$/);
+    expect(backup.stderr).toMatch(/^Backup written to .+ \(\d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration 0019_audit_trail\)\n$/);
     expect(backup.status).toBe(0);
 
     const dataDir = fresh('to-pglite');
@@ -252,7 +252,7 @@ describe('backups', { timeout: 180_000 }, () => {
 
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
-      /^Restored .+: \d+ rows in 33 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration 0018_sign_in_methods\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$/,
+      /^Restored .+: \d+ rows in 34 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration 0019_audit_trail\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$/,
     );
     expect(restore.status).toBe(0);
     // An archive holding files for the disk does not go to an instance that keeps them in a bucket.
@@ -322,7 +322,7 @@ describe('backups', { timeout: 180_000 }, () => {
       ],
       [
         newer,
-        /^atelier-bva: This backup is at migration 0099_future, newer than this version of Atelier BVA \(0018_sign_in_methods\): install version 9\.0\.0 or newer, then restore\n$/,
+        /^atelier-bva: This backup is at migration 0099_future, newer than this version of Atelier BVA \(0019_audit_trail\): install version 9\.0\.0 or newer, then restore\n$/,
       ],
       [link, new RegExp(`^atelier-bva: The archive .+link\\.tar\\.gz holds ${linked}, which no backup of Atelier BVA holds: refused\n$`)],
     ];
