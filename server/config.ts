@@ -32,6 +32,8 @@ const envSchema = z.object({
   STORAGE_MAX_FILE_MB: z.coerce.number().int().min(1).max(10_000).optional(),
   // Uploads are refused while the disk of DATA_DIR would keep less than this.
   STORAGE_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(64),
+  // Stored bytes no row claims are removed once this old (decision 036): a crash's leftovers.
+  STORAGE_ORPHAN_GRACE_MINUTES: z.coerce.number().min(0).max(100_000).default(60),
   // Files in an S3-compatible bucket instead of DATA_DIR/files (decision 033): one URL, or the S3_* settings.
   STORAGE_URL: z
     .string()
@@ -131,6 +133,8 @@ export type Config = {
   logLevel: 'silent' | 'error' | 'info';
   /** Free space an upload must leave on the disk of DATA_DIR, in bytes. */
   storageMinFreeBytes: number;
+  /** Bytes no row claims are removed once older than this (a crash between the two writes). */
+  storageOrphanGraceMs: number;
   /** Largest file each storage bucket accepts, in bytes. */
   storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
   /** Where the bytes of stored files live: DATA_DIR/files, or an S3-compatible bucket. */
@@ -349,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: e.LOG_LEVEL,
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
     storageMinFreeBytes: e.STORAGE_MIN_FREE_MB * MB,
+    storageOrphanGraceMs: e.STORAGE_ORPHAN_GRACE_MINUTES * 60_000,
     storage: storageConfig(e),
     trustProxy: e.TRUST_PROXY,
     authMethods: {

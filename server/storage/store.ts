@@ -2,9 +2,9 @@
 // checks a file against its bucket, keeps it, signs links to it, makes thumbnails and removes it. The storage API and the
 // server-rendered pages (forms that post a file) both go through it.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
 import { isImage } from '#lib/gearboxes/documents.ts';
 import { buckets, fileKinds, UNSUPPORTED_FORMAT, type BucketId } from '#lib/storage/files.ts';
@@ -27,6 +27,11 @@ const LINK_WINDOW = 3600;
 const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 /** A temporary file nobody has written to for this long belongs to an upload that died. */
 export const TMP_IDLE_MS = 5 * 60_000;
+/** How often stored bytes are checked against the rows (decision 036). */
+const ORPHAN_SWEEP_MS = 15 * 60_000;
+/** A replacement's new bytes wait under this key until the row names them (decision 036). */
+const replacingKey = (id: string, etag: string) => `${id}.replacing.${etag.replace(/"/g, '')}`;
+const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.replacing\.([0-9a-f]+))?$/;
 
 /** A display name without path parts or control characters. */
 export function cleanName(name: string): string {
@@ -70,7 +75,10 @@ export async function checkType(bucket: BucketId, name: string, file: string): P
   return detected.mime;
 }
 
-export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes' | 'storage'> }) {
+export function createFileStore(deps: {
+  db: Db;
+  config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes' | 'storage'> & Partial<Pick<Config, 'storageOrphanGraceMs'>>;
+}) {
   const { db, config } = deps;
   const root = path.join(config.dataDir, 'files');
   // Uploads land here first, checked, then move in: on this instance's disk whatever `blobs` is.
@@ -97,6 +105,58 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
   sweepTmp();
   const sweeper = setInterval(() => sweepTmp(), TMP_IDLE_MS);
   sweeper.unref();
+
+  /**
+   * Bytes that a crash left without their row (written, then the process died before the
+   * row's commit) are removed once older than the grace period, which also covers uploads
+   * still in flight on other instances; thumbnails follow their file. A replacement whose row
+   * committed before its bytes moved in is finished here; one whose row did not is dropped.
+   */
+  const sweepOrphans = async (graceMs = config.storageOrphanGraceMs ?? 60 * 60_000) => {
+    const cutoff = Date.now() - graceMs;
+    const keys: { key: string; id: string; replacing?: string }[] = [];
+    for await (const { key, modifiedAt } of blobs.list()) {
+      const match = KEY_OF_FILE.exec(key);
+      if (match && modifiedAt.getTime() <= cutoff) keys.push({ key, id: match[1]!, replacing: match[2] });
+    }
+    const etags = new Map<string, string>();
+    const ids = [...new Set(keys.map((k) => k.id))];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await db
+        .select({ id: files.id, etag: files.etag })
+        .from(files)
+        .where(inArray(files.id, ids.slice(i, i + 500)));
+      for (const row of rows) etags.set(row.id, row.etag);
+    }
+    let removed = 0;
+    for (const { key, id, replacing } of keys) {
+      const etag = etags.get(id);
+      if (replacing && etag === `"${replacing}"`) {
+        await moveIn(key, id);
+        continue;
+      }
+      if (etag !== undefined && !replacing) continue;
+      await blobs.remove([key]);
+      removed += 1;
+    }
+    return removed;
+  };
+  /** Moves the bytes of `from` to `to` through a local copy (any Blobs), then the thumbnails go. */
+  const moveIn = async (from: string, to: string) => {
+    const tmp = path.join(tmpDir, randomUUID());
+    try {
+      await blobs.withLocalFile(from, async (file) => copyFileSync(file, tmp));
+      await blobs.put(to, tmp);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    await blobs.remove([from, ...thumbnailKeys(to)]);
+  };
+  const orphanSweeps = { running: sweepOrphans().catch(() => 0) as Promise<unknown> };
+  const orphanSweeper = setInterval(() => {
+    orphanSweeps.running = orphanSweeps.running.then(() => sweepOrphans().catch(() => 0));
+  }, ORPHAN_SWEEP_MS);
+  orphanSweeper.unref();
   const signKey = `${config.jwtSecret}:storage`;
   const sign = (id: string, expires: number) => createHmac('sha256', signKey).update(`${id}:${expires}`).digest('base64url');
 
@@ -105,8 +165,10 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
     blobs,
     maxBytes: config.storageMaxBytes,
     sweepTmp,
+    sweepOrphans,
     close: () => {
       clearInterval(sweeper);
+      clearInterval(orphanSweeper);
       blobs.close?.();
     },
 
@@ -125,32 +187,48 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
       return row;
     },
 
-    /** Checks checked temporary files in, in one transaction; their bytes move in place after. */
+    /**
+     * Checks checked temporary files in: their rows are inserted (which claims the ids, a
+     * taken one refused before any bytes move), their bytes put, then the transaction commits.
+     * A committed row always has its bytes; a crash before the commit leaves bytes no row
+     * claims, which `sweepOrphans` removes (decision 036).
+     */
     commit: async (bucketId: BucketId, userId: string, checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[]) => {
-      const rows = await db
-        .transaction((tx) =>
-          tx
+      return db
+        .transaction(async (tx) => {
+          const rows = await tx
             .insert(files)
             .values(checked.map((c) => ({ id: c.id, bucketId, name: c.name, size: c.size, mimeType: c.mimeType, etag: c.etag, uploadedByUserId: userId })))
-            .returning(),
-        )
+            .returning();
+          for (const c of checked) await blobs.put(c.id, c.tmp);
+          return rows;
+        })
         .catch((error: unknown) => {
           if (pgCode(error) === '23505') throw refuse('conflict', t('refusals.fileIdTaken'));
           throw error;
         });
-      for (const c of checked) await blobs.put(c.id, c.tmp);
-      return rows;
     },
 
     /** New bytes (and name) for a file, checked like an upload; links to it stay valid. */
+    /**
+     * The new bytes wait beside the old ones until the row names them; a crash on either side
+     * of the row's commit is settled by `sweepOrphans` from the row's etag (decision 036).
+     */
     replace: async (row: FileRow, checked: { tmp: string; name: string; size: number; etag: string; mimeType: string }) => {
-      const [updated] = await db
-        .update(files)
-        .set({ name: checked.name, size: checked.size, etag: checked.etag, mimeType: checked.mimeType, updatedAt: new Date() })
-        .where(eq(files.id, row.id))
-        .returning();
-      await blobs.put(row.id, checked.tmp);
-      await blobs.remove(thumbnailKeys(row.id));
+      const staged = replacingKey(row.id, checked.etag);
+      await blobs.put(staged, checked.tmp);
+      let updated: FileRow | undefined;
+      try {
+        [updated] = await db
+          .update(files)
+          .set({ name: checked.name, size: checked.size, etag: checked.etag, mimeType: checked.mimeType, updatedAt: new Date() })
+          .where(eq(files.id, row.id))
+          .returning();
+      } catch (error) {
+        await blobs.remove([staged]);
+        throw error;
+      }
+      await moveIn(staged, row.id);
       return updated!;
     },
 
@@ -175,6 +253,7 @@ export function createFileStore(deps: { db: Db; config: Pick<Config, 'dataDir' |
       }
     },
 
+    /** The row first: a crash after it leaves bytes no row claims, swept later. */
     remove: async (id: string) => {
       await db.delete(files).where(eq(files.id, id));
       await blobs.remove([id, ...thumbnailKeys(id)]);
