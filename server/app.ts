@@ -233,14 +233,19 @@ export async function createApp(options: {
       }),
     close: () =>
       (closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          // close() stops accepting and ends idle keep-alive sockets; requests in flight
-          // get 10 s, then their sockets are cut so the process can end.
+        // close() stops accepting and ends idle keep-alive sockets; requests in flight get
+        // 10 s, then their sockets are cut so the process can end (decision 036).
+        const drained = new Promise<void>((resolve) => {
           server.close(() => resolve());
-          setTimeout(() => server.closeAllConnections(), 10_000).unref();
+          setTimeout(() => {
+            server.closeAllConnections();
+            resolve();
+          }, 10_000).unref();
         });
-        await stopBackups?.();
+        // WebSockets say 1001 (going away) at once: their clients reconnect to another instance.
         await graphql.close();
+        await drained;
+        await stopBackups?.();
         await changes.close();
         mailer.close();
         files.close();

@@ -336,11 +336,19 @@ export function createGraphQL(options: {
         wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
       });
     },
+    /** 1001 (going away): graphql-ws clients reconnect; a client that does not answer is cut after 2 s. */
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(sweep);
-        for (const client of wss.clients) client.close(CloseCode.InternalServerError, 'Server shutting down');
-        wss.close(() => resolve());
+        for (const client of wss.clients) client.close(1001, 'Server shutting down');
+        const cut = setTimeout(() => {
+          for (const client of wss.clients) client.terminate();
+        }, 2_000);
+        cut.unref();
+        wss.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
       }),
   };
 }
