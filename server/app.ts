@@ -18,6 +18,7 @@ import { createStorageRoutes } from './storage/routes.ts';
 import { serveLiveBackups } from './backup/live.ts';
 import { createServices, type Services } from './services.ts';
 import { t } from '#lib/i18n.ts';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 
 export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (() => Promise<void>) | undefined, locals: object) => Promise<void>;
 
@@ -199,7 +200,10 @@ export async function createApp(options: {
       sendJson(res, 404, { status: 404, error: 'route-not-found', message: 'Route not found' });
     } catch (error) {
       logger.error('request failed', { id, path: pathname, error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal-error', message: 'Internal error' });
+      // The database is away (decision 036): the client tries again, nothing is broken.
+      if (!res.headersSent && isDatabaseUnavailable(error)) {
+        sendJson(res, 503, { status: 503, error: 'unavailable', message: t('errors.unavailableApi') }, { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) });
+      } else if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal-error', message: 'Internal error' });
       else res.destroy();
     }
   });

@@ -8,6 +8,7 @@ import { safeRedirect } from '#lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -182,6 +183,21 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   }
 });
 
+/**
+ * The database cannot be reached (decision 036): every page says so in French with 503 and
+ * Retry-After, and loads again by itself; never a 500. Pages work again once it is back.
+ */
+const databaseAway = defineMiddleware(async (_context, next) => {
+  try {
+    return await next();
+  } catch (error) {
+    const code = error instanceof ClientError ? error.response.errors?.[0]?.extensions?.code : undefined;
+    if (code !== 'unavailable' && !isDatabaseUnavailable(error)) throw error;
+    const seconds = UNAVAILABLE_RETRY_SECONDS;
+    return renderMessagePage({ status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { seconds }), retryAfter: seconds });
+  }
+});
+
 /** SPEC §2.2, from the route table. Endpoints check for themselves. */
 const guard = defineMiddleware((context, next) => {
   const { pathname } = context.url;
@@ -197,4 +213,4 @@ const guard = defineMiddleware((context, next) => {
   return context.redirect(target, 302);
 });
 
-export const onRequest = sequence(securityHeaders, wellFormedUrl, sameOrigin, formBodies, autoSignIn, session, guard, pageTimeouts);
+export const onRequest = sequence(securityHeaders, wellFormedUrl, sameOrigin, formBodies, databaseAway, autoSignIn, session, guard, pageTimeouts);

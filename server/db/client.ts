@@ -24,8 +24,11 @@ export type Database = {
   isNew: boolean;
   migrate(): Promise<void>;
   ping(): Promise<void>;
-  /** LISTEN on a channel; resolves to the function that stops listening. */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * LISTEN on a channel; resolves to the function that stops listening. `onReconnect` runs when
+   * a lost connection is back: notifications sent meanwhile were missed.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** The PGlite instance, for tools that need it (backup). */
   pglite?: PGlite;
@@ -129,7 +132,7 @@ async function openPostgres(url: string): Promise<Database> {
     ping: async () => {
       await pool.query('select 1');
     },
-    listen: (channel, onMessage) => listenPostgres(url, channel, onMessage),
+    listen: (channel, onMessage, onReconnect) => listenPostgres(url, channel, onMessage, onReconnect),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -138,29 +141,45 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-/** A dedicated connection for LISTEN, reconnected with backoff when it drops. */
-async function listenPostgres(url: string, channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>> {
+/**
+ * A dedicated connection for LISTEN, reconnected when it drops: every attempt that fails
+ * schedules the next, 1 s to 5 s apart, so live lists come back within seconds of the server.
+ */
+async function listenPostgres(url: string, channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>> {
   let client: pg.Client | null = null;
   let stopped = false;
   let delay = 500;
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url });
+  const connect = async (initial: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    let failed = false;
+    const fail = () => {
+      if (failed || stopped) return;
+      failed = true;
+      if (client === c) client = null;
+      c.end().catch(() => undefined);
+      setTimeout(() => void connect(false), Math.min((delay *= 2), 5_000)).unref();
+    };
     c.on('notification', (message) => {
       if (message.channel === channel && message.payload) onMessage(message.payload);
     });
-    const retry = () => {
-      if (stopped || client !== c) return;
-      client = null;
-      setTimeout(() => void connect().catch(retry), Math.min((delay *= 2), 30_000)).unref();
-    };
-    c.on('error', retry);
-    c.on('end', retry);
+    c.on('error', fail);
+    c.on('end', fail);
     client = c;
-    await c.connect();
-    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      if (initial) {
+        failed = true;
+        c.end().catch(() => undefined);
+        throw error;
+      }
+      return fail();
+    }
     delay = 500;
+    if (!initial) onReconnect?.();
   };
-  await connect();
+  await connect(true);
   return async () => {
     stopped = true;
     await client?.end().catch(() => undefined);

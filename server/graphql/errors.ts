@@ -15,7 +15,9 @@ export type ErrorCode =
   | 'timeout'
   | 'too-many-subscriptions'
   | 'too-many-requests'
-  | 'too-large';
+  | 'too-large'
+  // The database cannot be reached (decision 036): 503, try again in a moment.
+  | 'unavailable';
 
 export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra } });

@@ -1,6 +1,7 @@
 // Live results: the whole current result at once, then again after every committed change
 // of the tables it reads (coalesced), skipped when nothing the client sees changed.
 import { Repeater } from '@repeaterjs/repeater';
+import { isDatabaseUnavailable } from '#lib/unavailable.ts';
 import type { GraphQLContext } from './builder.ts';
 
 /** Queries running for live results, by what they ask: identical subscriptions share one. */
@@ -35,7 +36,11 @@ export function live<T>(context: GraphQLContext, tables: readonly string[], key:
           last = json;
           await push(result);
         })
-        .catch((error: unknown) => stop(error));
+        // The database away is no reason to end the subscription: the run after its return
+        // (changes.ts fires every live result on reconnection) sends the current result.
+        .catch((error: unknown) => {
+          if (!isDatabaseUnavailable(error)) stop(error);
+        });
     };
     const unsubscribe = context.changes.onChange(tables, emit);
     emit();

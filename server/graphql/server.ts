@@ -19,6 +19,7 @@ import { schema } from './schema.ts';
 import type { Logger } from '#server/log.ts';
 import { defaultGraphQLLimits, type GraphQLLimits } from '#server/config.ts';
 import { t } from '#lib/i18n.ts';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 const INIT_TIMEOUT_MS = 3_000;
@@ -199,6 +200,11 @@ export function createGraphQL(options: {
         if (codeOf(error)) return error as Error;
         const known = databaseError(original);
         if (known) return known;
+        if (isDatabaseUnavailable(original ?? error)) {
+          return apiError('unavailable', t('errors.unavailableApi'), {
+            http: { status: 503, headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) } },
+          });
+        }
         // Raised by GraphQL itself before any field ran (a variable of the wrong type): the caller's.
         if (!(error as GraphQLError).path && (!original || (original as Error).name === 'GraphQLError')) {
           return apiError('validation', t('errors.badValue'), { http: { status: 400 } });

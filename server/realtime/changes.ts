@@ -14,15 +14,22 @@ export type Changes = {
 
 export async function createChanges(database: Database): Promise<Changes> {
   const listeners = new Set<{ tables: ReadonlySet<string>; fire: () => void }>();
-  const stop = await database.listen(CHANGES_CHANNEL, (payload) => {
-    let table: string | undefined;
-    try {
-      table = (JSON.parse(payload) as { table?: string }).table;
-    } catch {
-      return;
-    }
-    for (const listener of listeners) if (table && listener.tables.has(table)) listener.fire();
-  });
+  const stop = await database.listen(
+    CHANGES_CHANNEL,
+    (payload) => {
+      let table: string | undefined;
+      try {
+        table = (JSON.parse(payload) as { table?: string }).table;
+      } catch {
+        return;
+      }
+      for (const listener of listeners) if (table && listener.tables.has(table)) listener.fire();
+    },
+    // Back after an outage: what changed meanwhile was not announced, every live result runs again.
+    () => {
+      for (const listener of listeners) listener.fire();
+    },
+  );
   return {
     onChange(tables, callback) {
       let timer: NodeJS.Timeout | undefined;

@@ -38,7 +38,7 @@ export type FailureOptions = {
 };
 
 // Refusals whose message is the user's to read; any other says `fallback`.
-const TOLD = new Set(['validation', 'conflict', 'not-found', 'forbidden']);
+const TOLD = new Set(['validation', 'conflict', 'not-found', 'forbidden', 'unavailable']);
 
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {

@@ -3,11 +3,12 @@
 import { DomainError } from '#server/errors.ts';
 import { statusOf } from '#server/http/json.ts';
 import { t } from '#lib/i18n.ts';
+import { isDatabaseUnavailable } from '#lib/unavailable.ts';
 
 export const isServiceError = (value: unknown): value is DomainError => value instanceof DomainError;
 
-/** The HTTP status of a refusal; anything else is the server's fault. */
-export const serviceStatusOf = (error: unknown) => (isServiceError(error) ? statusOf(error) : 500);
+/** The HTTP status of a refusal; the database away is 503 (decision 036); anything else is the server's fault. */
+export const serviceStatusOf = (error: unknown) => (isServiceError(error) ? statusOf(error) : isDatabaseUnavailable(error) ? 503 : 500);
 
 export function tooManyMessage(error: DomainError): string {
   const seconds = error.details.retryAfter ?? 60;
@@ -16,7 +17,7 @@ export function tooManyMessage(error: DomainError): string {
 
 /** The message of a failed sign-in; it never tells whether the e-mail exists. */
 export function signInErrorMessage(error: unknown): string {
-  if (!isServiceError(error)) return t('errors.generic');
+  if (!isServiceError(error)) return isDatabaseUnavailable(error) ? t('errors.unavailableApi') : t('errors.generic');
   if (error.reason === 'invalid-email-password' || error.reason === 'disabled-user') return t('errors.signIn');
   if (error.reason === 'too-many-requests') return tooManyMessage(error);
   return t('errors.generic');

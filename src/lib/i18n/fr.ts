@@ -51,6 +51,10 @@ export const fr = {
     sessionUnavailable: "Votre session n'a pas pu être vérifiée. Vous restez connecté : nouvel essai dans {{seconds}} secondes.",
     busyTitle: 'Application très sollicitée',
     busy: "La page n'a pas pu être préparée à temps. Nouvel essai dans {{seconds}} secondes.",
+    unavailableTitle: 'Service momentanément indisponible',
+    unavailable:
+      "La base de données de l'atelier ne répond pas pour l'instant. Réessayez dans quelques instants : la page se recharge d'elle-même dans {{seconds}} secondes.",
+    unavailableApi: 'Service momentanément indisponible : réessayez dans quelques instants.',
     failedTitle: 'Une erreur est survenue',
     failed: "La page n'a pas pu être affichée. Réessayez ; si l'erreur revient, prévenez l'administrateur.",
     currentPasswordWrong: 'Mot de passe actuel incorrect',
