@@ -117,11 +117,14 @@ const MAX_RETRY_ATTEMPTS = 5;
  * The sign-in could not be checked (the database is away): the session is kept, and the page
  * asks to be loaded again after SPEC §4's back-off. Only an ended sign-in signs out.
  */
-function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[0]): Response {
+function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[0], error: unknown): Response {
   const attempts = Math.min(MAX_RETRY_ATTEMPTS, (Number(context.cookies.get(RETRY_COOKIE)?.value) || 0) + 1);
   context.cookies.set(RETRY_COOKIE, String(attempts), { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 600 });
   const seconds = 5 * 2 ** (attempts - 1);
-  const message = { status: 503, title: t('errors.sessionUnavailableTitle'), text: t('errors.sessionUnavailable', { seconds }), retryAfter: seconds };
+  // The database away (decision 036) is said as such: the whole service waits, not the session.
+  const message = isDatabaseUnavailable(error)
+    ? { status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { seconds }), retryAfter: seconds }
+    : { status: 503, title: t('errors.sessionUnavailableTitle'), text: t('errors.sessionUnavailable', { seconds }), retryAfter: seconds };
   if (context.url.pathname.startsWith('/api/')) {
     return new Response(JSON.stringify({ status: 503, error: 'session-unavailable', message: message.text }), {
       status: 503,
@@ -153,8 +156,8 @@ const session = defineMiddleware(async (context, next) => {
   let open;
   try {
     open = await services.auth.openSession(cookie.sessionId, cookie.userId);
-  } catch {
-    return retryLater(context);
+  } catch (error) {
+    return retryLater(context, error);
   }
   const row = open?.user;
   const role = row?.defaultRole;

@@ -1,10 +1,30 @@
-// A minimal French page for refusals raised before any layout renders (middleware).
+// A French page for refusals raised before any layout renders (middleware), and for the database
+// away (decision 036): the app's look (its bar, canvas, card and colours, from global.css's
+// tokens) without its stylesheet, which a failing request may not reach.
+import { t } from '#lib/i18n.ts';
+
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+const STYLE = {
+  body: "margin:0;min-height:100vh;background:#f4f6f9;color:#0f172a;font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;line-height:1.5",
+  header: 'background:#ffffff;border-bottom:1px solid #cbd5e1',
+  bar: 'max-width:80rem;margin:0 auto;padding:12px 16px',
+  brand: 'font-size:1.125rem;font-weight:700;color:#1e3a8a;text-decoration:none',
+  main: 'max-width:40rem;margin:0 auto;padding:48px 16px',
+  card: 'background:#ffffff;border:1px solid #cbd5e1;border-radius:8px;padding:24px',
+  title: 'margin:0 0 8px;font-size:1.5rem',
+  text: 'margin:0 0 24px;color:#475569',
+  actions: 'display:flex;flex-wrap:wrap;gap:16px;align-items:center',
+  button:
+    'display:inline-flex;align-items:center;min-height:48px;padding:0 24px;border-radius:8px;background:#1d4ed8;color:#ffffff;font-weight:600;text-decoration:none',
+  link: 'color:#1d4ed8',
+};
 
 /** `retryAfter`: seconds after which the browser loads the page again by itself. */
 export function renderMessagePage(input: { status: number; title: string; text: string; retryAfter?: number }): Response {
   const refresh = input.retryAfter ? `<meta http-equiv="refresh" content="${input.retryAfter}">` : '';
-  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}<title>${escapeHtml(input.title)} · Atelier BVA</title></head><body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#0f172a"><h1>${escapeHtml(input.title)}</h1><p>${escapeHtml(input.text)}</p><p><a href="/repair-orders" style="color:#1d4ed8">Retour à l'application</a></p></body></html>`;
+  const retry = input.retryAfter ? `<a href="" style="${STYLE.button}">${escapeHtml(t('errors.retryNow'))}</a>` : '';
+  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}<title>${escapeHtml(input.title)} · Atelier BVA</title></head><body style="${STYLE.body}"><header style="${STYLE.header}"><div style="${STYLE.bar}"><a href="/repair-orders" style="${STYLE.brand}">Atelier BVA</a></div></header><main id="contenu" style="${STYLE.main}"><section style="${STYLE.card}" aria-labelledby="message"><h1 id="message" style="${STYLE.title}">${escapeHtml(input.title)}</h1><p style="${STYLE.text}">${escapeHtml(input.text)}</p><p style="${STYLE.actions}">${retry}<a href="/repair-orders" style="${STYLE.link}">Retour à l'application</a></p></section></main></body></html>`;
   const headers: Record<string, string> = { 'Content-Type': 'text/html; charset=utf-8' };
   if (input.retryAfter) headers['Retry-After'] = String(input.retryAfter);
   return new Response(html, { status: input.status, headers });

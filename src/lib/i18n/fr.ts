@@ -55,6 +55,7 @@ export const fr = {
     unavailable:
       "La base de données de l'atelier ne répond pas pour l'instant. Réessayez dans quelques instants : la page se recharge d'elle-même dans {{seconds}} secondes.",
     unavailableApi: 'Service momentanément indisponible : réessayez dans quelques instants.',
+    retryNow: 'Réessayer maintenant',
     failedTitle: 'Une erreur est survenue',
     failed: "La page n'a pas pu être affichée. Réessayez ; si l'erreur revient, prévenez l'administrateur.",
     currentPasswordWrong: 'Mot de passe actuel incorrect',
