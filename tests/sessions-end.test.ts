@@ -191,7 +191,8 @@ describe('sessions that end when they should', () => {
       expect(first.status).toBe(503);
       expect(first.headers.get('retry-after')).toBe('5');
       const html = await first.text();
-      expect(html).toContain('Connexion momentanément indisponible');
+      // The database away is said as such (decision 036); the session is kept all the same.
+      expect(html).toContain('Service momentanément indisponible');
       expect(html).toContain('<meta http-equiv="refresh" content="5">');
       expect(b.jar.has('atelier_session')).toBe(true);
       expect((await b.request('/stock')).headers.get('retry-after')).toBe('10');
