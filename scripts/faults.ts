@@ -40,11 +40,12 @@ async function storedFiles(kind: DatabaseKind, dataDir: string, databaseUrl?: st
         .map((e) => e.name),
       ...readdirSync(path.join(root, 'thumbnails')).map((name) => `thumbnails/${name}`),
     ];
-    const claimed = (key: string) => rows.has(/([0-9a-f-]{36})/.exec(key)?.[1] ?? '') && !key.includes('.replacing.');
+    // Staged bytes (an upload or a replacement cut short) are settled by the next start's sweep.
+    const claimed = (key: string) => rows.has(/([0-9a-f-]{36})/.exec(key)?.[1] ?? '') && !key.includes('.staged.');
     return {
       kind,
       rows: rows.size,
-      rowsWithoutBytes: [...rows].filter((id) => !existsSync(path.join(root, id))),
+      rowsWithoutBytes: [...rows].filter((id) => !existsSync(path.join(root, id)) && !keys.some((key) => key.startsWith(`${id}.staged.`))),
       bytesWithoutRow: keys.filter((key) => !claimed(key)),
     };
   } finally {

@@ -252,7 +252,7 @@ export async function createApp(options: {
         await stopBackups?.();
         await changes.close();
         mailer.close();
-        files.close();
+        await files.close();
         await database.close();
       })()),
   };

@@ -265,9 +265,16 @@ function bucketConfig(e: z.infer<typeof envSchema>): StorageConfig {
     try {
       url = new URL(e.STORAGE_URL);
     } catch {
-      throw new ConfigError('Invalid STORAGE_URL: not a URL');
+      throw new ConfigError('Invalid STORAGE_URL: not a URL (write a / or @ of a key as %2F or %40)');
     }
-    const bucket = decodeURIComponent(url.pathname.replace(/^\/+|\/+$/g, ''));
+    const decode = (part: string) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        throw new ConfigError('Invalid STORAGE_URL: a % must start a %XX escape');
+      }
+    };
+    const bucket = decode(url.pathname.replace(/^\/+|\/+$/g, ''));
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError('Invalid STORAGE_URL: its path must be a bucket name');
     const pathStyle = url.searchParams.get('forcePathStyle');
     if (pathStyle !== null && !['0', '1', 'true', 'false'].includes(pathStyle)) throw new ConfigError('Invalid STORAGE_URL: forcePathStyle is 1 or 0');
@@ -278,7 +285,7 @@ function bucketConfig(e: z.infer<typeof envSchema>): StorageConfig {
       endpoint: url.host ? `${tls ? 'https' : 'http'}://${url.host}` : undefined,
       bucket,
       region: url.searchParams.get('region') || 'us-east-1',
-      credentials: url.username ? { accessKeyId: decodeURIComponent(url.username), secretAccessKey: decodeURIComponent(url.password) } : undefined,
+      credentials: url.username ? { accessKeyId: decode(url.username), secretAccessKey: decode(url.password) } : undefined,
       forcePathStyle: pathStyle === '1' || pathStyle === 'true',
       presignedUrls: e.STORAGE_PRESIGNED_URLS,
     };

@@ -72,6 +72,16 @@ describe.each(['disk', 's3'] as const)('file bytes on %s', (kind) => {
   });
   afterAll(() => backend?.stop());
 
+  it('moves bytes from one key to another, replacing what was there, and leaves nothing under the first', async () => {
+    const staged = `${OTHER}.staged.abc`;
+    await blobs.put(OTHER, tmpFile(Buffer.from('ancien')));
+    await blobs.put(staged, tmpFile(Buffer.from('nouveau')));
+    await blobs.move(staged, OTHER);
+    expect((await blobs.read(OTHER))?.toString()).toBe('nouveau');
+    expect(await blobs.size(staged)).toBeNull();
+    await blobs.remove([OTHER]);
+  });
+
   it('keeps what put moved in, whole or by range, and takes the temporary file away', async () => {
     const tmp = tmpFile(bytes);
     await blobs.put(ID, tmp);

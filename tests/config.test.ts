@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { loadConfig } from '#server/config.ts';
+import { ConfigError, loadConfig } from '#server/config.ts';
 import { clientAddressOf } from '#server/http/client-address.ts';
 import { passwordPolicyError } from '#server/auth/passwords.ts';
 
@@ -155,6 +155,9 @@ describe('where file bytes go (STORAGE_URL, S3_*), issue 19', () => {
     expect(() => load({ STORAGE_URL: 's3://K:S@host/' })).toThrow('Invalid STORAGE_URL: its path must be a bucket name');
     expect(() => load({ STORAGE_URL: 's3://K:S@host/Mon_Seau' })).toThrow('Invalid STORAGE_URL: its path must be a bucket name');
     expect(() => load({ STORAGE_URL: 's3://K:S@host/b-1?forcePathStyle=oui' })).toThrow('Invalid STORAGE_URL: forcePathStyle is 1 or 0');
+    expect(() => load({ STORAGE_URL: 's3://K:S@host/%E0b' })).toThrow('Invalid STORAGE_URL: a % must start a %XX escape');
+    expect(() => load({ STORAGE_URL: 's3://K:S@host/%E0b' })).toThrow(ConfigError);
+    expect(() => load({ STORAGE_URL: 's3://K:a/b@host/b-1' })).toThrow('Invalid STORAGE_URL: not a URL (write a / or @ of a key as %2F or %40)');
     expect(() => load({ STORAGE_URL: 's3://K@host/b-1' })).toThrow('Invalid STORAGE_URL: the key needs its secret (s3://KEY:SECRET@host/bucket)');
     expect(() => load({ STORAGE_URL: 's3://K:S@host/b-1', S3_REGION: 'eu' })).toThrow('Invalid S3_REGION: STORAGE_URL already says where files go');
     expect(() => load({ S3_ENDPOINT: 'http://minio:9000' })).toThrow('Missing S3_BUCKET: the S3_* settings need a bucket');

@@ -136,14 +136,16 @@ describe('moving the files of a workshop from the disk to an S3 bucket', () => {
     expect([...readdirSync(path.join(dataDir, 'files')), ...readdirSync(path.join(dataDir, 'files', 'thumbnails'))].sort()).toEqual(localFiles);
   });
 
-  it('resumes a cut or damaged copy: what is missing or of another size is copied again', async () => {
-    const [pdf, , mp4] = [...downloads.keys()].filter((url) => !url.includes('?')).map((url) => url.slice('/files/'.length));
+  it('resumes a cut or damaged copy: what is missing, of another size or of other bytes is copied again', async () => {
+    const [pdf, png, mp4] = [...downloads.keys()].filter((url) => !url.includes('?')).map((url) => url.slice('/files/'.length));
     await client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: pdf }));
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: mp4, Body: 'coupé' }));
+    // Same size, other bytes: a local file replaced between two runs.
+    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: png, Body: Buffer.alloc(downloads.get(`/files/${png}`)!.length, 1) }));
     const run = await migrate({ DATA_DIR: dataDir, ...s3.env });
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`skipped ${count - 2} already in the bucket, failed 0.`);
-    expect(run.stdout).toMatch(/Copied 2 \(0\.3 MB\)/);
+    expect(run.stdout).toContain(`skipped ${count - 3} already in the bucket, failed 0.`);
+    expect(run.stdout).toMatch(/Copied 3 \(0\.3 MB\)/);
   });
 
   it('says which file failed and exits non-zero', async () => {

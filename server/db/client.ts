@@ -143,21 +143,28 @@ async function openPostgres(url: string): Promise<Database> {
 
 /**
  * A dedicated connection for LISTEN, reconnected when it drops: every attempt that fails
- * schedules the next, 1 s to 5 s apart, so live lists come back within seconds of the server.
+ * schedules the next, 1 s to 5 s apart, so live lists come back within seconds of the server. A
+ * connection cut without a word (a partition, a NAT forgetting it) is found by TCP keep-alive and
+ * by a `select 1` every 30 s that must answer within 10 s.
  */
 async function listenPostgres(url: string, channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>> {
   let client: pg.Client | null = null;
   let stopped = false;
   let delay = 500;
+  let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   const connect = async (initial: boolean): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true, query_timeout: 10_000 });
     let failed = false;
     const fail = () => {
       if (failed || stopped) return;
       failed = true;
       if (client === c) client = null;
+      clearInterval(heartbeat);
       c.end().catch(() => undefined);
-      setTimeout(() => void connect(false), Math.min((delay *= 2), 5_000)).unref();
+      retry = setTimeout(() => void connect(false), Math.min((delay *= 2), 5_000));
+      retry.unref();
     };
     c.on('notification', (message) => {
       if (message.channel === channel && message.payload) onMessage(message.payload);
@@ -176,12 +183,19 @@ async function listenPostgres(url: string, channel: string, onMessage: (payload:
       }
       return fail();
     }
+    // Stopped while connecting: this connection is the last one, and it goes too.
+    if (stopped) return void c.end().catch(() => undefined);
     delay = 500;
+    clearInterval(heartbeat);
+    heartbeat = setInterval(() => void c.query('select 1').catch(fail), 30_000);
+    heartbeat.unref();
     if (!initial) onReconnect?.();
   };
   await connect(true);
   return async () => {
     stopped = true;
+    clearTimeout(retry);
+    clearInterval(heartbeat);
     await client?.end().catch(() => undefined);
   };
 }

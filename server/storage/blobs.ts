@@ -18,6 +18,8 @@ export type Blobs = {
   read(key: string): Promise<Buffer | null>;
   /** Runs `use` with a local file holding `key`'s bytes, for tools that read files (image resizing). */
   withLocalFile<T>(key: string, use: (file: string) => Promise<T>): Promise<T>;
+  /** Renames `from` to `to`, replacing any: in place on disk, a copy inside the bucket on S3. */
+  move(from: string, to: string): Promise<void>;
   /** Deletes the bytes of these keys; keys without bytes are no error. */
   remove(keys: string[]): Promise<void>;
   /** Every key with bytes, and when they were last written (to find bytes no row claims). */
@@ -38,6 +40,7 @@ export function createDiskBlobs(root: string): Blobs {
   const fileOf = (key: string) => path.join(root, key);
   return {
     put: async (key, tmpFile) => renameSync(tmpFile, fileOf(key)),
+    move: async (from, to) => renameSync(fileOf(from), fileOf(to)),
     size: async (key) => {
       try {
         return statSync(fileOf(key)).size;

@@ -1,5 +1,5 @@
 // npm run storage:migrate: copies the bytes of DATA_DIR/files (thumbnails included) into the bucket
-// that STORAGE_URL or S3_* name (decision 033). Keys already there with the same size are skipped,
+// that STORAGE_URL or S3_* name (decision 033). Keys already there with the same bytes (size and MD5) are skipped,
 // so a cut run is resumed by running it again; each copy is checked (MD5 by the bucket, then its
 // size); local files are never deleted. Needs no database: it may run while the app still serves.
 import { existsSync, statSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { type Config, ConfigError, loadConfig } from '#server/config.ts';
 import { createDiskBlobs } from './blobs.ts';
-import { createS3Blobs } from './s3-blobs.ts';
+import { createS3Blobs, md5Of } from './s3-blobs.ts';
 
 export type MigrationResult = { copied: number; skipped: number; failed: number; bytes: number };
 
@@ -43,7 +43,8 @@ export async function migrateFiles(config: Pick<Config, 'dataDir' | 'storage'>, 
       const file = path.join(root, key);
       try {
         const size = statSync(file).size;
-        if ((await bucket.size(key)) === size) {
+        const there = await bucket.head(key);
+        if (there?.size === size && there.etag === (await md5Of(file, 'hex'))) {
           result.skipped++;
           return;
         }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  CopyObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -24,6 +25,8 @@ export type S3Blobs = Blobs & {
   kind: 's3';
   client: S3Client;
   bucket: string;
+  /** The size and ETag (an MD5 in hex for a single put) of `key`'s bytes, or null when there are none. */
+  head(key: string): Promise<{ size: number; etag: string } | null>;
   /** Sends a local file as `key`'s bytes and leaves the file alone; the bucket checks the MD5. */
   copyIn(key: string, file: string): Promise<void>;
   /** A GET URL of the bucket itself, valid `expiresIn` seconds, answering with these headers. */
@@ -41,9 +44,10 @@ function isMissing(error: unknown): boolean {
   return error instanceof S3ServiceException && (error.name === 'NotFound' || error.name === 'NoSuchKey');
 }
 
-function md5Of(file: string): Promise<string> {
+/** The MD5 of a file's bytes, in base64 (Content-MD5) or hex (an ETag). */
+export function md5Of(file: string, encoding: 'base64' | 'hex' = 'base64'): Promise<string> {
   const hash = createHash('md5');
-  return pipeline(createReadStream(file), hash).then(() => hash.digest('base64'));
+  return pipeline(createReadStream(file), hash).then(() => hash.digest(encoding));
 }
 
 export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3Blobs {
@@ -78,14 +82,21 @@ export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3
       rmSync(tmpFile, { force: true });
     },
     copyIn: async (key, file) => send(key, file, await md5Of(file)),
-    size: async (key) => {
+    move: async (from, to) => {
+      // S3 has no rename: a copy made by the bucket itself (the bytes do not come back here), then the delete.
+      await client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${encodeURIComponent(from)}` }));
+      await blobs.remove([from]);
+    },
+    head: async (key) => {
       try {
-        return (await client.send(new HeadObjectCommand({ Bucket, Key: key }))).ContentLength ?? 0;
+        const answer = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+        return { size: answer.ContentLength ?? 0, etag: (answer.ETag ?? '').replace(/"/g, '') };
       } catch (error) {
         if (isMissing(error)) return null;
         throw error;
       }
     },
+    size: async (key) => (await blobs.head(key))?.size ?? null,
     stream: async (key, range) => {
       const object = await client.send(new GetObjectCommand({ Bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
       return object.Body as Readable;

@@ -2,7 +2,7 @@
 // checks a file against its bucket, keeps it, signs links to it, makes thumbnails and removes it. The storage API and the
 // server-rendered pages (forms that post a file) both go through it.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
@@ -29,9 +29,12 @@ const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 export const TMP_IDLE_MS = 5 * 60_000;
 /** How often stored bytes are checked against the rows (decision 036). */
 const ORPHAN_SWEEP_MS = 15 * 60_000;
-/** A replacement's new bytes wait under this key until the row names them (decision 036). */
-const replacingKey = (id: string, etag: string) => `${id}.replacing.${etag.replace(/"/g, '')}`;
-const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.replacing\.([0-9a-f]+))?$/;
+/**
+ * New bytes, of an upload or a replacement, wait under this key until their row names them
+ * (decision 036): no transaction waits on the store, and a taken id's bytes are never touched.
+ */
+const stagedKey = (id: string, etag: string) => `${id}.staged.${etag.replace(/"/g, '')}`;
+const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.staged\.([0-9a-f]+))?$/;
 
 /** A display name without path parts or control characters. */
 export function cleanName(name: string): string {
@@ -107,17 +110,17 @@ export function createFileStore(deps: {
   sweeper.unref();
 
   /**
-   * Bytes that a crash left without their row (written, then the process died before the
-   * row's commit) are removed once older than the grace period, which also covers uploads
-   * still in flight on other instances; thumbnails follow their file. A replacement whose row
-   * committed before its bytes moved in is finished here; one whose row did not is dropped.
+   * Settles what a crash left (decision 036): staged bytes whose row names them move in at once;
+   * bytes no row claims (thumbnails follow their file), and staged bytes no row names, are removed
+   * once older than the grace period, which covers uploads still in flight on other instances.
    */
   const sweepOrphans = async (graceMs = config.storageOrphanGraceMs ?? 60 * 60_000) => {
     const cutoff = Date.now() - graceMs;
-    const keys: { key: string; id: string; replacing?: string }[] = [];
+    const keys: { key: string; id: string; staged?: string; old: boolean }[] = [];
     for await (const { key, modifiedAt } of blobs.list()) {
       const match = KEY_OF_FILE.exec(key);
-      if (match && modifiedAt.getTime() <= cutoff) keys.push({ key, id: match[1]!, replacing: match[2] });
+      const old = modifiedAt.getTime() <= cutoff;
+      if (match && (old || match[2])) keys.push({ key, id: match[1]!, staged: match[2], old });
     }
     const etags = new Map<string, string>();
     const ids = [...new Set(keys.map((k) => k.id))];
@@ -129,28 +132,24 @@ export function createFileStore(deps: {
       for (const row of rows) etags.set(row.id, row.etag);
     }
     let removed = 0;
-    for (const { key, id, replacing } of keys) {
+    for (const { key, id, staged, old } of keys) {
       const etag = etags.get(id);
-      if (replacing && etag === `"${replacing}"`) {
-        await moveIn(key, id);
-        continue;
+      try {
+        if (staged && etag === `"${staged}"`) await moveIn(key, id);
+        else if (old && (staged || etag === undefined)) {
+          await blobs.remove([key]);
+          removed += 1;
+        }
+      } catch {
+        // Another instance settled this key first; the rest of the sweep goes on.
       }
-      if (etag !== undefined && !replacing) continue;
-      await blobs.remove([key]);
-      removed += 1;
     }
     return removed;
   };
-  /** Moves the bytes of `from` to `to` through a local copy (any Blobs), then the thumbnails go. */
+  /** Staged bytes take their file's place; thumbnails of the old bytes go. */
   const moveIn = async (from: string, to: string) => {
-    const tmp = path.join(tmpDir, randomUUID());
-    try {
-      await blobs.withLocalFile(from, async (file) => copyFileSync(file, tmp));
-      await blobs.put(to, tmp);
-    } finally {
-      rmSync(tmp, { force: true });
-    }
-    await blobs.remove([from, ...thumbnailKeys(to)]);
+    await blobs.move(from, to);
+    await blobs.remove(thumbnailKeys(to));
   };
   const orphanSweeps = { running: sweepOrphans().catch(() => 0) as Promise<unknown> };
   const orphanSweeper = setInterval(() => {
@@ -166,9 +165,11 @@ export function createFileStore(deps: {
     maxBytes: config.storageMaxBytes,
     sweepTmp,
     sweepOrphans,
-    close: () => {
+    /** Stops the sweeps, once the one running (if any) is done with the database. */
+    close: async () => {
       clearInterval(sweeper);
       clearInterval(orphanSweeper);
+      await orphanSweeps.running;
       blobs.close?.();
     },
 
@@ -188,34 +189,32 @@ export function createFileStore(deps: {
     },
 
     /**
-     * Checks checked temporary files in: their rows are inserted (which claims the ids, a
-     * taken one refused before any bytes move), their bytes put, then the transaction commits.
-     * A committed row always has its bytes; a crash before the commit leaves bytes no row
-     * claims, which `sweepOrphans` removes (decision 036).
+     * Checks checked temporary files in: their bytes are staged, their rows inserted in one
+     * transaction (a taken id refused), then the bytes move in. A crash before the commit leaves
+     * staged bytes no row names, one after it staged bytes that the sweep moves in (decision 036).
      */
     commit: async (bucketId: BucketId, userId: string, checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[]) => {
-      return db
-        .transaction(async (tx) => {
-          const rows = await tx
+      const staged = checked.map((c) => stagedKey(c.id, c.etag));
+      const rows = await (async () => {
+        for (const [i, c] of checked.entries()) await blobs.put(staged[i]!, c.tmp);
+        return db.transaction((tx) =>
+          tx
             .insert(files)
             .values(checked.map((c) => ({ id: c.id, bucketId, name: c.name, size: c.size, mimeType: c.mimeType, etag: c.etag, uploadedByUserId: userId })))
-            .returning();
-          for (const c of checked) await blobs.put(c.id, c.tmp);
-          return rows;
-        })
-        .catch((error: unknown) => {
-          if (pgCode(error) === '23505') throw refuse('conflict', t('refusals.fileIdTaken'));
-          throw error;
-        });
+            .returning(),
+        );
+      })().catch(async (error: unknown) => {
+        await blobs.remove(staged).catch(() => {});
+        if (pgCode(error) === '23505') throw refuse('conflict', t('refusals.fileIdTaken'));
+        throw error;
+      });
+      for (const [i, c] of checked.entries()) await moveIn(staged[i]!, c.id);
+      return rows;
     },
 
-    /** New bytes (and name) for a file, checked like an upload; links to it stay valid. */
-    /**
-     * The new bytes wait beside the old ones until the row names them; a crash on either side
-     * of the row's commit is settled by `sweepOrphans` from the row's etag (decision 036).
-     */
+    /** New bytes (and name) for a file, checked like an upload, staged the same way; links to it stay valid. */
     replace: async (row: FileRow, checked: { tmp: string; name: string; size: number; etag: string; mimeType: string }) => {
-      const staged = replacingKey(row.id, checked.etag);
+      const staged = stagedKey(row.id, checked.etag);
       await blobs.put(staged, checked.tmp);
       let updated: FileRow | undefined;
       try {
