@@ -1,4 +1,4 @@
-// `npm test`: what CI runs. Installs Debian's Chromium when it is missing, then format and
+// `npm test`: what CI runs. Installs Debian's Chromium and nginx when they are missing, then format and
 // lint (Biome), types, unit and integration tests (vitest), browser tests (Playwright), and one
 // closing line.
 import { spawnSync } from 'node:child_process';
@@ -16,6 +16,19 @@ if (!existsSync(chromium)) {
   }
   console.log("Installing Debian's Chromium for the browser tests…");
   if (run('apt-get', ['update', '-qq']) !== 0 || run('apt-get', ['install', '-y', '-qq', 'chromium']) !== 0) process.exit(1);
+}
+
+// tests/instances.test.ts puts Debian's nginx in front of two instances.
+const nginx = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
+if (!existsSync(nginx)) {
+  if (process.getuid?.() !== 0) {
+    console.error(`nginx is missing at ${nginx}: install Debian's package (sudo apt-get install -y nginx-light) or set NGINX_PATH.`);
+    process.exit(1);
+  }
+  console.log("Installing Debian's nginx for the several-instances test…");
+  // nginx-light until Debian 12; newer releases ship the same modules in nginx itself.
+  if (run('apt-get', ['update', '-qq']) !== 0) process.exit(1);
+  if (run('apt-get', ['install', '-y', '-qq', 'nginx-light']) !== 0 && run('apt-get', ['install', '-y', '-qq', 'nginx']) !== 0) process.exit(1);
 }
 
 rmSync('.test-summary/vitest.json', { force: true });

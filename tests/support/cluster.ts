@@ -1,0 +1,293 @@
+// Several instances as an operator runs them (issue 19, decision 037): real server processes on
+// one PostgreSQL and one S3 bucket, behind Debian's nginx in round robin. Used by
+// tests/instances.test.ts and by `npm run test:load`.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { rssOf, spawnServer, stop as stopChild, waitReady } from '../../scripts/bench/support.ts';
+import { freePort, startEmbeddedPostgres } from './postgres-server.ts';
+import { startS3Server } from './s3-server.ts';
+
+export const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
+
+/** The largest upload (200 MB) and its form (astro.config.mjs's bodySizeLimit). */
+const MAX_BODY_MB = 202;
+
+/**
+ * The proxy's configuration: round robin over the instances, WebSocket upgrade on /graphql,
+ * the X-Forwarded-* headers TRUST_PROXY=1 reads, uploads streamed through. `paths` puts the
+ * pid, logs and temporary files in one directory (a test's); without it, nginx's own.
+ */
+export function nginxConfig(options: { listen: string; upstreams: string[]; maxBodyMb?: number; paths?: string; user?: string }): string {
+  const p = options.paths;
+  const inDir = (name: string) => (p ? path.join(p, name) : undefined);
+  const lines = (items: (string | false | undefined)[], indent = '') =>
+    items
+      .filter(Boolean)
+      .map((line) => indent + line)
+      .join('\n');
+  return `${lines([
+    options.user && `user ${options.user};`,
+    // Round robin is per worker: one worker keeps the order strict for the tests; more are fine.
+    'worker_processes 1;',
+    p && `pid ${inDir('nginx.pid')};`,
+    p && `error_log ${inDir('error.log')} warn;`,
+  ])}
+events { worker_connections 1024; }
+http {
+${lines(
+  [
+    p && `client_body_temp_path ${inDir('client_body')};`,
+    p && `proxy_temp_path ${inDir('proxy')};`,
+    p && `fastcgi_temp_path ${inDir('fastcgi')};`,
+    p && `uwsgi_temp_path ${inDir('uwsgi')};`,
+    p && `scgi_temp_path ${inDir('scgi')};`,
+    '# One JSON line per request: which instance answered which X-Request-Id.',
+    `log_format instances escape=json '{"status":$status,"request":"$request","upstream":"$upstream_addr","id":"$request_tag","ms":$request_time}';`,
+    `access_log ${inDir('access.log') ?? '/var/log/nginx/atelier.log'} instances;`,
+    "# The client's X-Request-Id, or one made here: the instance logs it beside each request.",
+    'map $http_x_request_id $request_tag { default $http_x_request_id; "" $request_id; }',
+    '# A WebSocket upgrade goes through; other requests keep the upstream connection alive.',
+    "map $http_upgrade $connection_upgrade { default upgrade; '' ''; }",
+    'upstream atelier {',
+    ...options.upstreams.map((u) => `  server ${u} max_fails=1 fail_timeout=5s;`),
+    '  keepalive 32;',
+    "  # Below the instances' own keep-alive (5 s): nginx never reuses a socket Node is closing.",
+    '  keepalive_timeout 4s;',
+    '}',
+    'server {',
+    `  listen ${options.listen};`,
+    `  client_max_body_size ${options.maxBodyMb ?? MAX_BODY_MB}m;`,
+    '  proxy_http_version 1.1;',
+    "  # The Host the browser used: PUBLIC_URL's, which the origin checks compare with.",
+    '  proxy_set_header Host $http_host;',
+    '  proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+    '  proxy_set_header X-Forwarded-Proto $scheme;',
+    '  proxy_set_header X-Forwarded-Host $http_host;',
+    '  proxy_set_header X-Request-Id $request_tag;',
+    '  proxy_set_header Upgrade $http_upgrade;',
+    '  proxy_set_header Connection $connection_upgrade;',
+    '  # Uploads stream to an instance as they arrive, not into a file here first.',
+    '  proxy_request_buffering off;',
+    '  proxy_connect_timeout 5s;',
+    '  proxy_send_timeout 300s;',
+    '  proxy_read_timeout 300s;',
+    '  location / { proxy_pass http://atelier; }',
+    '  # Live lists: a quiet socket stays open (the server sends nothing between changes).',
+    '  location = /graphql { proxy_pass http://atelier; proxy_read_timeout 1h; proxy_send_timeout 1h; }',
+    '}',
+  ],
+  '  ',
+)}
+}
+`;
+}
+
+export type AccessEntry = { status: number; request: string; upstream: string; id: string; ms: number };
+
+export type Nginx = { url: string; dir: string; config: string; pid: number; accessLog(): AccessEntry[]; stop(): Promise<void> };
+
+/** nginx in the foreground with its own directory, in front of `upstreams` (host:port). */
+export async function startNginx(upstreams: string[], options: { maxBodyMb?: number; port?: number } = {}): Promise<Nginx> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'atelier-nginx-'));
+  for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(path.join(dir, sub));
+  const port = options.port ?? (await freePort());
+  // As root, nginx's workers would become `nobody`, who cannot read the test's directory.
+  const config = nginxConfig({
+    listen: `127.0.0.1:${port}`,
+    upstreams,
+    maxBodyMb: options.maxBodyMb,
+    paths: dir,
+    user: process.getuid?.() === 0 ? 'root' : undefined,
+  });
+  const file = path.join(dir, 'nginx.conf');
+  writeFileSync(file, config);
+  const child = spawn(NGINX, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', file, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      const log = (() => {
+        try {
+          return readFileSync(path.join(dir, 'error.log'), 'utf8');
+        } catch {
+          return '';
+        }
+      })();
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`nginx did not start: ${stderr}${log}`);
+    }
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    dir,
+    config,
+    pid: child.pid!,
+    accessLog: () =>
+      readFileSync(path.join(dir, 'access.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as AccessEntry),
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Instance = {
+  name: string;
+  /** Its own address, bypassing the proxy. */
+  url: string;
+  /** host:port, as nginx's $upstream_addr names it. */
+  address: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Its log lines so far (JSON), when kept. */
+  lines: Record<string, unknown>[];
+  /** Log lines at level error, always kept. */
+  errors: Record<string, unknown>[];
+  rss(): number;
+};
+
+export type Cluster = {
+  /** Where clients go: the proxy, or the one instance without a proxy. */
+  url: string;
+  instances: Instance[];
+  nginx: Nginx | undefined;
+  databaseUrl: string;
+  storage: 's3' | 'disk';
+  /** The instance whose log names this X-Request-Id (waits for the line, written as the answer ends). */
+  answeredBy(requestId: string): Promise<Instance>;
+  /** The instance nginx sent a request to, from its access log. */
+  instanceAt(upstream: string): Instance | undefined;
+  stop(): Promise<void>;
+};
+
+/**
+ * `instances` server processes (default 2) sharing one PostgreSQL (the given database, or a new
+ * embedded server), one S3 bucket (or each its own disk), the secrets and PUBLIC_URL, with their
+ * own DATA_DIR; behind nginx unless `proxy` is false (one instance reached directly).
+ */
+export async function startCluster(
+  options: { instances?: number; proxy?: boolean; storage?: 's3' | 'disk'; databaseUrl?: string; env?: Record<string, string>; keepLines?: boolean } = {},
+): Promise<Cluster> {
+  const count = options.instances ?? 2;
+  const useProxy = options.proxy ?? true;
+  const storage = options.storage ?? 's3';
+  const keepLines = options.keepLines ?? true;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    let databaseUrl = options.databaseUrl;
+    if (!databaseUrl) {
+      const postgres = await startEmbeddedPostgres('atelier-cluster-pg-');
+      cleanups.push(postgres.stop);
+      databaseUrl = await postgres.database('atelier');
+    }
+    let storageEnv: Record<string, string> = {};
+    if (storage === 's3') {
+      const s3 = await startS3Server();
+      cleanups.push(s3.stop);
+      storageEnv = s3.env;
+    }
+    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+    // nginx needs its port before the instances start (their PUBLIC_URL), and the instances'
+    // ports in its configuration: the port is chosen here and nginx started after them.
+    const proxyPort = useProxy ? await freePort() : undefined;
+    const publicUrl = proxyPort ? `http://127.0.0.1:${proxyPort}` : `http://127.0.0.1:${ports[0]}`;
+    const shared = {
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      PUBLIC_URL: publicUrl,
+      TRUST_PROXY: useProxy ? '1' : '0',
+      DEMO_DATA: '1',
+      LOG_LEVEL: 'info',
+      ...storageEnv,
+      ...options.env,
+    };
+    const instances: Instance[] = [];
+    // One after the other: the first applies the migrations and loads the demo workshop.
+    for (const [i, port] of ports.entries()) {
+      const name = String.fromCharCode(65 + i);
+      const dataDir = mkdtempSync(path.join(tmpdir(), `atelier-instance-${name}-`));
+      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      const child = spawnServer(['server/main.ts'], { ...shared, PORT: String(port), DATA_DIR: dataDir });
+      const instance: Instance = {
+        name,
+        url: `http://127.0.0.1:${port}`,
+        address: `127.0.0.1:${port}`,
+        dataDir,
+        child,
+        lines: [],
+        errors: [],
+        rss: () => rssOf(child.pid!),
+      };
+      let rest = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        const text = rest + chunk.toString('utf8');
+        const parts = text.split('\n');
+        rest = parts.pop()!;
+        for (const part of parts) {
+          let line: Record<string, unknown>;
+          try {
+            line = JSON.parse(part);
+          } catch {
+            line = { level: 'error', msg: part };
+          }
+          if (keepLines) instance.lines.push(line);
+          if (line.level === 'error') instance.errors.push(line);
+        }
+      });
+      cleanups.push(() => (child.exitCode === null ? stopChild(child) : undefined));
+      await Promise.race([
+        waitReady(instance.url, child),
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`instance ${name} not ready within 120 s`)), 120_000).unref()),
+      ]);
+      instances.push(instance);
+    }
+    let nginx: Nginx | undefined;
+    if (proxyPort) {
+      nginx = await startNginx(
+        instances.map((i) => i.address),
+        { port: proxyPort },
+      );
+      cleanups.push(nginx.stop);
+    }
+    const answeredBy = async (requestId: string) => {
+      for (let tries = 0; tries < 100; tries++) {
+        const found = instances.find((instance) => instance.lines.some((line) => line.msg === 'request' && line.id === requestId));
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`no instance logged request ${requestId}`);
+    };
+    return {
+      url: nginx?.url ?? instances[0]!.url,
+      instances,
+      nginx,
+      databaseUrl,
+      storage,
+      answeredBy,
+      instanceAt: (upstream) => instances.find((i) => i.address === upstream),
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
