@@ -158,6 +158,8 @@ export type Instance = {
   lines: Record<string, unknown>[];
   /** Log lines at level error, always kept. */
   errors: Record<string, unknown>[];
+  /** Requests it logged (answered), always counted. */
+  requests: number;
   rss(): number;
 };
 
@@ -235,6 +237,7 @@ export async function startCluster(
         child,
         lines: [],
         errors: [],
+        requests: 0,
         rss: () => rssOf(child.pid!),
       };
       let rest = '';
@@ -250,6 +253,7 @@ export async function startCluster(
             line = { level: 'error', msg: part };
           }
           if (keepLines) instance.lines.push(line);
+          if (line.msg === 'request') instance.requests++;
           if (line.level === 'error') instance.errors.push(line);
         }
       });
