@@ -38,9 +38,11 @@ export function spawnServer(script: string[], env: Record<string, string>): Chil
   });
 }
 
-export async function waitReady(url: string, child: ChildProcess): Promise<void> {
+export async function waitReady(url: string, child: ChildProcess, timeoutMs = Number.POSITIVE_INFINITY): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error('server exited');
+    if (performance.now() > deadline) throw new Error(`server not ready within ${timeoutMs / 1000} s`);
     try {
       if ((await fetch(`${url}/readyz`)).ok) return;
     } catch {

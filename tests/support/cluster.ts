@@ -258,10 +258,7 @@ export async function startCluster(
         }
       });
       cleanups.push(() => (child.exitCode === null ? stopChild(child) : undefined));
-      await Promise.race([
-        waitReady(instance.url, child),
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`instance ${name} not ready within 120 s`)), 120_000).unref()),
-      ]);
+      await waitReady(instance.url, child, 120_000);
       instances.push(instance);
     }
     let nginx: Nginx | undefined;
