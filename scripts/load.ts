@@ -303,7 +303,7 @@ async function prepareWork(admin: Person, diagnostician: Person, people: Person[
     const order = followed[Math.floor(i / 2)]!;
     plans.set(person, { order: order.orderId, checkpoint: { id: order.checkpointIds[i % 2]!, version: 0 } });
   }
-  for (const [i, person] of commercials.entries()) plans.set(person, { order: pick(demoOrders), box: { id: boxes[i]!, version: 1 } });
+  for (const [i, person] of commercials.entries()) plans.set(person, { order: pick(demoOrders), box: { id: boxes[i]!, version: 1, rack: 'C1', level: 1 } });
   for (const person of people.filter((p) => p.role === 'diagnostician')) {
     const orderId = await newOrder();
     await diagnostician.gql('mutation($o: uuid!) { setMeasuresDone(repairOrderId: $o, done: true) { discarded } }', { o: orderId });
@@ -324,7 +324,7 @@ async function prepareWork(admin: Person, diagnostician: Person, people: Person[
 type Plan = {
   order: string;
   checkpoint?: { id: string; version: number };
-  box?: { id: string; version: number };
+  box?: { id: string; version: number; rack: string; level: number };
   measure?: string;
   /** The order on the floor a diagnostician keeps an eye on. */
   watch?: string;
@@ -376,13 +376,16 @@ async function workDay(person: Person, plan: Plan, work: Work, until: number) {
   const stockMove = () =>
     act('stock move', async () => {
       const box = plan.box!;
+      // Always somewhere else: a box left where it is keeps its version.
+      const places = ['C1', 'C2', 'C3'].flatMap((rack) => [1, 2, 3, 4].map((level) => ({ rack, level })));
+      const to = pick(places.filter((p) => p.rack !== box.rack || p.level !== box.level));
       await person.gql('mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }', {
         id: box.id,
         v: box.version,
-        r: pick(['C1', 'C2', 'C3']),
-        l: 1 + Math.floor(Math.random() * 4),
+        r: to.rack,
+        l: to.level,
       });
-      box.version++;
+      Object.assign(box, to, { version: box.version + 1 });
     });
   const uploadAndDownload = async () => {
     const bytes = csv(50 + Math.floor(Math.random() * 200));

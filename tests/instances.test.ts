@@ -2,7 +2,8 @@
 // nginx in round robin. Each case proves it crossed instances: the instance's own log names the
 // X-Request-Id sent with the request (nginx's access log, for WebSockets).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,9 +137,7 @@ describe('two instances behind nginx', () => {
     expect(JSON.parse(items.body.toString()).data.stockItems).toEqual([{ rack, level: 2 }]);
   });
 
-  // Until the S3 implementation of Blobs lands (issue 19, item 1), each instance keeps its files on
-  // its own disk and the other answers 404: this case fails, as it should.
-  it.skip('serve from one instance the file uploaded through the other, byte for byte', async () => {
+  it('serve from one instance the file uploaded through the other, byte for byte', async () => {
     const { accessToken } = await apiSession('diagnostic@demo.local');
     const bytes = Buffer.concat([
       Buffer.from('mesure;valeur\n'),
@@ -151,12 +150,23 @@ describe('two instances behind nginx', () => {
     const form = new FormData();
     form.append('bucket-id', 'measure');
     form.append('file[]', new Blob([new Uint8Array(bytes)]), 'pression-ligne.csv');
-    const uploaded = await send('/api/storage/files', { method: 'POST', headers: { authorization: `Bearer ${accessToken}` }, body: form });
+    const bearer = () => ({ headers: { authorization: `Bearer ${accessToken}` } });
+    const uploaded = await send('/api/storage/files', { method: 'POST', ...bearer(), body: form });
     expect(uploaded.res.status).toBe(201);
     const { id } = JSON.parse(uploaded.body.toString()).processedFiles[0];
-    const downloaded = await sendElsewhere(uploaded.by, `/api/storage/files/${id}`, () => ({ headers: { authorization: `Bearer ${accessToken}` } }));
+    // The bytes went to the bucket: no instance keeps them on its disk.
+    for (const instance of cluster.instances) expect(existsSync(path.join(instance.dataDir, 'files', id))).toBe(false);
+    const downloaded = await sendElsewhere(uploaded.by, `/api/storage/files/${id}`, bearer);
     expect(downloaded.res.status).toBe(200);
     expect(downloaded.body.equals(bytes)).toBe(true);
+
+    // A link signed by one instance opens on the other (the shared secret), through the proxy.
+    const link = await send(`/api/storage/files/${id}/presignedurl`, bearer());
+    const { url } = JSON.parse(link.body.toString()) as { url: string };
+    expect(url.startsWith(`${cluster.url}/`)).toBe(true);
+    const opened = await sendElsewhere(link.by, url.slice(cluster.url.length));
+    expect(opened.res.status).toBe(200);
+    expect(opened.body.equals(bytes)).toBe(true);
   });
 
   it('update a live list open on one instance after a change made on the other', async () => {
