@@ -4,7 +4,9 @@
 // 5 minutes on one instance, then on two behind nginx; PostgreSQL and an S3 bucket. Prints per
 // action count, errors and percentiles, each instance's memory, the live events received; exits
 // non-zero on any error. LOAD_SECONDS shortens it, LOAD_STAFF changes the headcount, LOAD_ON=one
-// or two runs one setup, LOAD_STORAGE=disk keeps files on the instance's disk (one instance only).
+// or two runs one setup, LOAD_STORAGE=disk keeps files on the instance's disk (one instance
+// only). The V8 heap comes from a diagnostic report each instance writes on SIGUSR2 (without its
+// environment: the secrets), read and deleted at once.
 import { randomBytes } from 'node:crypto';
 import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
@@ -462,12 +464,16 @@ async function run(label: string, cluster: Cluster): Promise<number> {
   stats.clear();
   stats.set('sign-in (form and API)', signIns);
 
-  const samples = new Map(cluster.instances.map((i) => [i, [] as number[]]));
-  const sample = () => {
-    for (const [instance, values] of samples) values.push(instance.rss());
+  const samples = new Map(cluster.instances.map((i) => [i, { rss: [] as number[], heap: [] as number[] }]));
+  const sample = async () => {
+    for (const [instance, values] of samples) {
+      values.rss.push(instance.rss());
+      const heap = await instance.heap();
+      if (heap !== undefined) values.heap.push(heap);
+    }
   };
-  sample();
-  const sampler = setInterval(sample, SAMPLE_MS);
+  await sample();
+  const sampler = setInterval(() => void sample(), SAMPLE_MS);
   const requestsBefore = new Map(cluster.instances.map((i) => [i, i.requests]));
   const started = Date.now();
   const until = started + SECONDS * 1000;
@@ -478,7 +484,7 @@ async function run(label: string, cluster: Cluster): Promise<number> {
   await Promise.all(people.map((p) => workDay(p, plans.get(p)!, work, until)));
   const elapsed = (Date.now() - started) / 1000;
   clearInterval(sampler);
-  sample();
+  await sample();
   stopping = true;
   const events = people.reduce((sum, p) => sum + p.events, 0);
   await Promise.all(people.map((p) => p.live?.dispose()));
@@ -495,16 +501,27 @@ async function run(label: string, cluster: Cluster): Promise<number> {
     );
   }
   console.log(`\nLive lists: ${people.length} open for the whole run, ${events} changes received (${fixed(events / elapsed, 1)} per s).\n`);
-  console.log(`| instance | requests | RSS start MiB | middle | end | max | end − start |`);
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| instance | requests | memory MiB | start | middle | end | max | end − start |');
+  console.log('| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |');
   for (const [instance, values] of samples) {
-    const start = values[0]!;
-    const end = values.at(-1)!;
-    console.log(
-      `| ${instance.name} (pid ${instance.child.pid}) | ${instance.requests - requestsBefore.get(instance)!} | ${fixed(start)} | ${fixed(values[Math.floor(values.length / 2)])} | ${fixed(end)} | ${fixed(Math.max(...values))} | ${end - start >= 0 ? '+' : ''}${fixed(end - start)} |`,
-    );
+    for (const [kind, series] of [
+      ['RSS', values.rss],
+      ['V8 heap used', values.heap],
+    ] as const) {
+      if (!series.length) continue;
+      const start = series[0]!;
+      const end = series.at(-1)!;
+      const who = kind === 'RSS' ? `${instance.name} (pid ${instance.child.pid}) | ${instance.requests - requestsBefore.get(instance)!}` : ' | ';
+      console.log(
+        `| ${who} | ${kind} | ${fixed(start)} | ${fixed(series[Math.floor(series.length / 2)])} | ${fixed(end)} | ${fixed(Math.max(...series))} | ${end - start >= 0 ? '+' : ''}${fixed(end - start)} |`,
+      );
+    }
   }
-  console.log(`\nRSS sampled every ${SAMPLE_MS / 1000} s: ${[...samples.values()].map((v) => v.map((x) => fixed(x)).join(' ')).join(' | ')}`);
+  for (const [instance, values] of samples) {
+    console.log(`
+Instance ${instance.name}, every ${SAMPLE_MS / 1000} s, RSS: ${values.rss.map((x) => fixed(x)).join(' ')}`);
+    if (values.heap.length) console.log(`Instance ${instance.name}, every ${SAMPLE_MS / 1000} s, V8 heap used: ${values.heap.map((x) => fixed(x)).join(' ')}`);
+  }
   for (const instance of cluster.instances) {
     errors += instance.errors.length;
     for (const line of instance.errors.slice(0, 3)) console.log(`instance ${instance.name} logged: ${JSON.stringify(line).slice(0, 300)}`);
@@ -534,6 +551,7 @@ try {
       databaseUrl: await postgres.database('load_one'),
       env,
       keepLines: false,
+      heapReports: true,
     });
     try {
       failures += await run('One instance (PostgreSQL, no proxy)', cluster);
@@ -542,7 +560,14 @@ try {
     }
   }
   if (ON !== 'one') {
-    const cluster = await startCluster({ instances: 2, storage: STORAGE, databaseUrl: await postgres.database('load_two'), env, keepLines: false });
+    const cluster = await startCluster({
+      instances: 2,
+      storage: STORAGE,
+      databaseUrl: await postgres.database('load_two'),
+      env,
+      keepLines: false,
+      heapReports: true,
+    });
     try {
       failures += await run('Two instances behind nginx (PostgreSQL, round robin)', cluster);
     } finally {

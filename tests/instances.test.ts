@@ -209,7 +209,7 @@ describe('two instances behind nginx', () => {
           ? Promise.resolve()
           : Promise.race([
               new Promise<void>((resolve) => waiters.push({ count, resolve })),
-              new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`${tag} did not see ${count} boxes within 5 s`)), 5_000)),
+              new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`${tag} did not see ${count} boxes within 10 s`)), 10_000)),
             ]);
       return { id, client, lists, sees };
     });
@@ -234,7 +234,7 @@ describe('two instances behind nginx', () => {
     // nginx logs a WebSocket when it closes: the two sockets were on the two instances, so each
     // received a change made on the other one.
     let sockets: (Instance | undefined)[] = [];
-    for (let i = 0; i < 50 && sockets.filter(Boolean).length < 2; i++) {
+    for (let i = 0; i < 100 && sockets.filter(Boolean).length < 2; i++) {
       await new Promise((r) => setTimeout(r, 50));
       const log = cluster.nginx!.accessLog();
       sockets = terminals.map((t) => {

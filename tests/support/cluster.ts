@@ -3,7 +3,7 @@
 // tests/instances.test.ts and by `npm run test:load`.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { rssOf, spawnServer, stop as stopChild, waitReady } from '../../scripts/bench/support.ts';
@@ -161,6 +161,8 @@ export type Instance = {
   /** Requests it logged (answered), always counted. */
   requests: number;
   rss(): number;
+  /** V8's used heap in MiB, from a diagnostic report the process writes on SIGUSR2 (`heapReports`). */
+  heap(): Promise<number | undefined>;
 };
 
 export type Cluster = {
@@ -183,7 +185,15 @@ export type Cluster = {
  * own DATA_DIR; behind nginx unless `proxy` is false (one instance reached directly).
  */
 export async function startCluster(
-  options: { instances?: number; proxy?: boolean; storage?: 's3' | 'disk'; databaseUrl?: string; env?: Record<string, string>; keepLines?: boolean } = {},
+  options: {
+    instances?: number;
+    proxy?: boolean;
+    storage?: 's3' | 'disk';
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    keepLines?: boolean;
+    heapReports?: boolean;
+  } = {},
 ): Promise<Cluster> {
   const count = options.instances ?? 2;
   const useProxy = options.proxy ?? true;
@@ -228,7 +238,15 @@ export async function startCluster(
       const name = String.fromCharCode(65 + i);
       const dataDir = mkdtempSync(path.join(tmpdir(), `atelier-instance-${name}-`));
       cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      const child = spawnServer(['server/main.ts'], { ...shared, PORT: String(port), DATA_DIR: dataDir });
+      const reports = path.join(dataDir, 'reports');
+      const reportOptions = `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports} --report-compact --report-exclude-env --report-exclude-network`;
+      if (options.heapReports) mkdirSync(reports);
+      const child = spawnServer(['server/main.ts'], {
+        ...shared,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        ...(options.heapReports ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${reportOptions}`.trim() } : {}),
+      });
       const instance: Instance = {
         name,
         url: `http://127.0.0.1:${port}`,
@@ -239,6 +257,22 @@ export async function startCluster(
         errors: [],
         requests: 0,
         rss: () => rssOf(child.pid!),
+        heap: async () => {
+          if (!options.heapReports || child.exitCode !== null) return undefined;
+          child.kill('SIGUSR2');
+          for (let tries = 0; tries < 100; tries++) {
+            await new Promise((r) => setTimeout(r, 20));
+            const file = readdirSync(reports).find((name) => name.endsWith('.json'));
+            if (!file) continue;
+            // Written in one go; a report still being written fails to parse: read it again.
+            try {
+              const report = JSON.parse(readFileSync(path.join(reports, file), 'utf8'));
+              rmSync(path.join(reports, file));
+              return report.javascriptHeap.usedMemory / 1024 / 1024;
+            } catch {}
+          }
+          return undefined;
+        },
       };
       let rest = '';
       child.stdout!.on('data', (chunk: Buffer) => {
@@ -270,7 +304,7 @@ export async function startCluster(
       cleanups.push(nginx.stop);
     }
     const answeredBy = async (requestId: string) => {
-      for (let tries = 0; tries < 100; tries++) {
+      for (let tries = 0; tries < 250; tries++) {
         const found = instances.find((instance) => instance.lines.some((line) => line.msg === 'request' && line.id === requestId));
         if (found) return found;
         await new Promise((r) => setTimeout(r, 20));
