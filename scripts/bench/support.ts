@@ -27,14 +27,14 @@ export async function timed(runs: number, warmup: number, call: () => Promise<un
 }
 export const rssOf = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 
-export function spawnServer(script: string[], env: Record<string, string>): ChildProcess {
+export function spawnServer(script: string[], env: Record<string, string>, stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
   // Served as `npm start` serves: NODE_ENV=production, so React renders with its production
   // build (+30 % requests per second on /gearboxes). A bench holds one token for minutes:
   // longer than the 15 s default.
   return spawn(process.execPath, script, {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', HOST: '127.0.0.1', AUTH_ACCESS_TOKEN_EXPIRES_IN: '3600', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', stderr],
   });
 }
 

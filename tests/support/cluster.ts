@@ -241,11 +241,24 @@ export async function startCluster(
       const reports = path.join(dataDir, 'reports');
       const reportOptions = `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports} --report-compact --report-exclude-env --report-exclude-network`;
       if (options.heapReports) mkdirSync(reports);
-      const child = spawnServer(['server/main.ts'], {
-        ...shared,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        ...(options.heapReports ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${reportOptions}`.trim() } : {}),
+      const child = spawnServer(
+        ['server/main.ts'],
+        {
+          ...shared,
+          PORT: String(port),
+          DATA_DIR: dataDir,
+          ...(options.heapReports ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${reportOptions}`.trim() } : {}),
+        },
+        'pipe',
+      );
+      // The instance's stderr, without Node's two lines for each heap report.
+      child.stderr!.on('data', (chunk: Buffer) => {
+        const text = chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => !/^(Writing Node\.js report to file: |Node\.js report completed)/.test(line))
+          .join('\n');
+        if (text.trim()) process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
       });
       const instance: Instance = {
         name,
