@@ -1,7 +1,6 @@
 // Issue 19, item 3 (decision 036): SIGTERM drains. The server as an operator runs it stops taking
 // connections, lets a request in flight finish, tells live sockets it is going away (1001, so
 // their clients reconnect elsewhere), closes the database last and exits 0.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson } from './support/app.ts';
 import { freePort } from './support/postgres-server.ts';
+import { root, spawnServer, waitReady } from '../scripts/bench/support.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-drain-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -22,24 +21,13 @@ describe('SIGTERM', () => {
   it('finishes the request in flight, refuses new connections, closes live sockets with 1001 and exits 0', { timeout: 120_000 }, async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [path.join(root, 'server/main.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawnServer([path.join(root, 'server/main.ts')], { DATA_DIR: dataDir, PORT: String(port) }, 'pipe');
     let stderr = '';
     child.stderr!.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 100_000;
-    for (;;) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not become ready: ${stderr}`);
-      const ready = await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitReady(url, child, 100_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${stderr}`);
+    });
     const signIn = await postJson(`${url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD });
     const token = (signIn.body as { session: { accessToken: string } }).session.accessToken;
 
