@@ -16,9 +16,10 @@ import { resolveViewer, type Viewer } from '#server/auth/viewer.ts';
 import type { Config } from '#server/config.ts';
 import { sendJson, statusOf } from '#server/http/json.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
-import { checkType, cleanName, FILE_ID, type FileRow, type FileStore } from './store.ts';
+import { checkType, cleanName, FILE_ID, type FileRow, type FileStore, type RowOptions } from './store.ts';
 import { isS3Blobs } from './s3-blobs.ts';
 import { DomainError, refuse } from '#server/errors.ts';
+import { recordFileChange } from '#server/audit/files.ts';
 import { t } from '#lib/i18n.ts';
 
 const MAX_FILES = 20;
@@ -203,7 +204,9 @@ export function createStorageRoutes(deps: {
       }
       if (part.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
       const mimeType = await checkType(row.bucketId, name, part.tmp);
-      sendJson(res, 200, toResponse(await store.replace(row, { tmp: part.tmp, name, size: part.size, etag: `"${part.sha}"`, mimeType })));
+      // What holds the file (a dossier's document, an order's file) records the change, in the row's transaction.
+      const audit: RowOptions = { inTransaction: (tx) => recordFileChange(tx, row.id, { action: 'changed', name }, { id: viewer.id }) };
+      sendJson(res, 200, toResponse(await store.replace(row, { tmp: part.tmp, name, size: part.size, etag: `"${part.sha}"`, mimeType }, audit)));
     } finally {
       for (const part of parts) rmSync(part.tmp, { force: true });
     }
@@ -278,7 +281,8 @@ export function createStorageRoutes(deps: {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
     if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
-    await store.remove(row.id);
+    // The document or order file it takes with it (foreign keys cascade) records its deletion, in the same transaction.
+    await store.remove(row.id, { inTransaction: (tx) => recordFileChange(tx, row.id, { action: 'deleted' }, { id: viewer.id }) });
     res.writeHead(204);
     res.end();
   }

@@ -19,6 +19,8 @@ import { createS3Blobs } from './s3-blobs.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
+/** `inTransaction` runs in the row's own transaction, before its change (the audit trail's event). */
+export type RowOptions = { inTransaction?: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void> };
 
 /** Any UUID shape: clients of the storage API choose their files' ids. */
 export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -213,16 +215,19 @@ export function createFileStore(deps: {
     },
 
     /** New bytes (and name) for a file, checked like an upload, staged the same way; links to it stay valid. */
-    replace: async (row: FileRow, checked: { tmp: string; name: string; size: number; etag: string; mimeType: string }) => {
+    replace: async (row: FileRow, checked: { tmp: string; name: string; size: number; etag: string; mimeType: string }, options: RowOptions = {}) => {
       const staged = stagedKey(row.id, checked.etag);
       await blobs.put(staged, checked.tmp);
       let updated: FileRow | undefined;
       try {
-        [updated] = await db
-          .update(files)
-          .set({ name: checked.name, size: checked.size, etag: checked.etag, mimeType: checked.mimeType, updatedAt: new Date() })
-          .where(eq(files.id, row.id))
-          .returning();
+        [updated] = await db.transaction(async (tx) => {
+          await options.inTransaction?.(tx);
+          return tx
+            .update(files)
+            .set({ name: checked.name, size: checked.size, etag: checked.etag, mimeType: checked.mimeType, updatedAt: new Date() })
+            .where(eq(files.id, row.id))
+            .returning();
+        });
       } catch (error) {
         await blobs.remove([staged]);
         throw error;
@@ -253,8 +258,11 @@ export function createFileStore(deps: {
     },
 
     /** The row first: a crash after it leaves bytes no row claims, swept later. */
-    remove: async (id: string) => {
-      await db.delete(files).where(eq(files.id, id));
+    remove: async (id: string, options: RowOptions = {}) => {
+      await db.transaction(async (tx) => {
+        await options.inTransaction?.(tx);
+        await tx.delete(files).where(eq(files.id, id));
+      });
       await blobs.remove([id, ...thumbnailKeys(id)]);
     },
 

@@ -1281,6 +1281,7 @@ export const fr = {
     changes: 'Modifications',
     system: 'Système',
     deletedUser: 'Utilisateur supprimé',
+    replaced: 'remplacé',
     yes: 'Oui',
     no: 'Non',
     passwordChanged: 'modifié',
@@ -1318,6 +1319,7 @@ export const fr = {
       user: 'Utilisateur',
     },
     fields: {
+      fileContent: 'Contenu du fichier',
       number: 'Numéro',
       openedOn: "Date d'ouverture",
       category: "Catégorie d'intervention",

@@ -1,0 +1,49 @@
+// The storage API's own changes to a stored file (decision 034): deleting one takes the dossier
+// document or the order's file link with it (foreign keys cascade), replacing one changes what
+// they hold. Called in the file row's transaction, before its change, with the request's viewer.
+import { eq } from 'drizzle-orm';
+import type { AuditChange } from '#lib/audit/audit.ts';
+import { t } from '#lib/i18n.ts';
+import type { Db } from '#server/db/client.ts';
+import { files, gearboxDocuments, orderFiles } from '#server/db/schema/index.ts';
+import { type AuditActor, record } from './record.ts';
+import { dossierOf, fieldLabel, orderOf } from './refs.ts';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export type FileChange = { action: 'deleted' } | { action: 'changed'; name: string };
+
+/** Records `change` on what holds the file (a dossier's document, an order's file), if anything does. */
+export async function recordFileChange(tx: Tx, fileId: string, change: FileChange, actor: AuditActor): Promise<void> {
+  // Locked: a concurrent deletion or replacement of the same file waits, and reads what this left.
+  const [file] = await tx.select({ name: files.name }).from(files).where(eq(files.id, fileId)).for('update');
+  if (!file) return;
+  const changes: AuditChange[] =
+    change.action === 'changed'
+      ? [
+          ...(change.name !== file.name ? [{ field: fieldLabel('file'), before: file.name, after: change.name }] : []),
+          { field: fieldLabel('fileContent'), before: '', after: t('audit.replaced') },
+        ]
+      : [];
+  const [document] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.fileId, fileId));
+  if (document) {
+    await record(tx, {
+      action: change.action,
+      entity: { kind: 'document', id: document.id, label: document.title },
+      parent: await dossierOf(tx, document.gearboxModelId),
+      changes,
+      actor,
+    });
+    return;
+  }
+  const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
+  if (link) {
+    await record(tx, {
+      action: change.action,
+      entity: { kind: 'order_file', id: link.id, label: file.name },
+      parent: await orderOf(tx, link.repairOrderId),
+      changes,
+      actor,
+    });
+  }
+}
