@@ -27,7 +27,7 @@ import { browser, htmlText } from './support/browser.ts';
 
 type Event = {
   actorName: string;
-  actorEmail: string;
+  actorEmail: string | null;
   action: string;
   entityKind: string;
   entityLabel: string;
@@ -122,7 +122,12 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     ok(await gql('mechanic', Q.close, { id: orderId, c: 'Essai concluant' }));
     ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Bruit à froid' }));
 
-    const events = await eventsOf({ repairOrderId: orderId }, 'mechanic');
+    const events = await eventsOf({ repairOrderId: orderId });
+    // Other roles read the same events without anyone's e-mail, as they read no other account's.
+    for (const role of ['mechanic', 'commercial', 'diagnostician'] as const) {
+      const seen = await eventsOf({ repairOrderId: orderId }, role);
+      expect(seen.map((e) => [e.actorName, e.actorEmail])).toEqual(events.map((e) => [e.actorName, null]));
+    }
     // Newest first, each with its author's name and e-mail as they were.
     expect(events.map((e) => [e.action, e.entityKind, e.actorEmail])).toEqual([
       ['reopened', 'repair_order', people.app_admin.email],
@@ -181,7 +186,8 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     ok(await gql('app_admin', Q.updateModel, { id: modelId, o: { model, type: 'automatic', constructorName: 'Aisin', startYear: 2010 } }));
     ok(await gql('diagnostician', Q.deleteOutage, { id: outageId }));
     ok(await gql('diagnostician', Q.deleteModel, { id: modelId }));
-    const events = await eventsOf({ gearboxModelId: modelId }, 'commercial');
+    const events = await eventsOf({ gearboxModelId: modelId });
+    expect((await eventsOf({ gearboxModelId: modelId }, 'commercial')).map((e) => e.actorEmail)).toEqual(events.map(() => null));
     expect(events.map((e) => [e.action, e.entityKind, e.entityLabel, e.actorEmail])).toEqual([
       ['deleted', 'gearbox_model', model, people.diagnostician.email],
       ['deleted', 'outage', 'Embrayage — Usure', people.diagnostician.email],
@@ -202,7 +208,8 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     ).insertStockItems;
     ok(await gql('commercial', Q.moveStock, { id: itemId, v: 1, r: 'B', l: 3 }));
     ok(await gql('diagnostician', Q.removeStock, { id: itemId, v: 2, d: '2026-11-20', r: 'Vendue' }));
-    const events = await eventsOf({ stockItemId: itemId }, 'commercial');
+    const events = await eventsOf({ stockItemId: itemId });
+    expect((await eventsOf({ stockItemId: itemId }, 'commercial')).map((e) => e.actorEmail)).toEqual([null, null, null]);
     expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([
       [
         'removed',
@@ -296,6 +303,26 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
         ],
       ],
     ]);
+  });
+
+  it('pages an export by the last event given: an event recorded meanwhile repeats no row', async () => {
+    const modelId = await createModel(gql, { model: unique('Audit curseur') });
+    const number = unique('CUR');
+    const orderId = await createOrder(gql, { number, gearboxModelId: modelId });
+    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
+    for (const brand of ['A', 'B', 'C']) ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, vehicleBrand: brand } }));
+    const PAGE = 'query($s: audit_scope!, $l: Int, $o: Int, $b: String) { auditEvents(scope: $s, limit: $l, offset: $o, before: $b) { id } }';
+    const ids = async (vars: Record<string, unknown>) =>
+      (ok(await gql('mechanic', PAGE, { s: { repairOrderId: orderId }, ...vars })).auditEvents as { id: string }[]).map((e) => e.id);
+    const all = await ids({ l: 10 });
+    expect(all).toHaveLength(4);
+    const first = await ids({ l: 2 });
+    // Recorded between two pages of an export.
+    ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, vehicleBrand: 'D' } }));
+    expect([...first, ...(await ids({ l: 2, b: first[1] }))]).toEqual(all);
+    // What an offset would have given: the first page's last row again.
+    expect((await ids({ l: 2, o: 2 }))[0]).toBe(first[1]);
+    expect((await gql('mechanic', PAGE, { s: { repairOrderId: orderId }, b: 'pas-un-id' })).errors![0]!.extensions.code).toBe('validation');
   });
 
   it('writes nothing when the change fails, and undoes the change when its event fails', async () => {
@@ -393,7 +420,12 @@ describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) =>
       expect(page.text.match(/<tr class="border-b/g)).toHaveLength(50);
       expect(page.text).toContain('Page 1 sur 2');
       expect(page.text).toContain(`href="/repair-order/${orderId}/activity.csv"`);
+      // Who did it by name only: staff e-mails are for those who manage users.
+      expect(page.text).toContain('Claire Dubois');
+      expect(page.text).not.toContain('admin@demo.local');
+      expect(page.text).not.toContain('diagnostic@demo.local');
     }
+    expect((await get('app_admin', `/repair-order/${orderId}/activity`)).text).toContain('admin@demo.local');
     const second = await get('mechanic', `/repair-order/${orderId}/activity?page=2`);
     expect(second.text.match(/<tr class="border-b/g)).toHaveLength(2);
     expect(second.text).toContain('Création');
@@ -405,27 +437,109 @@ describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) =>
     expect((await get('mechanic', `/repair-order/${orderId}`)).text).toContain(`href="/repair-order/${orderId}/activity"`);
   });
 
-  it('gives the same rows as a CSV for French Excel, formulas neutralised, named after the order and the day', async () => {
-    const raw = await as.mechanic!.request(`/repair-order/${orderId}/activity.csv`);
+  const csvOf = async (role: DemoRole, path: string) => {
+    const raw = await as[role]!.request(path);
     const bytes = new Uint8Array(await raw.arrayBuffer());
+    return { status: raw.status, headers: raw.headers, bytes, text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes) };
+  };
+  const linesOf = (text: string) => text.split('\r\n').filter(Boolean);
+
+  it('gives the same rows as a CSV for French Excel, named after the order and the day, e-mails for admins only', async () => {
+    const res = await csvOf('mechanic', `/repair-order/${orderId}/activity.csv`);
     // UTF-8 with its BOM (which text() would drop).
-    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    const res = { status: raw.status, headers: raw.headers, text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes) };
+    expect([...res.bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(new Date());
     expect(res.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="activite-or-pages-${kind}-${day}\\.csv"; `));
-    const lines = res.text.split('\r\n').filter(Boolean);
-    expect(lines[0]).toBe('\uFEFFDate;Qui;E-mail;Action;Quoi;Dans;Modifications');
+    const lines = linesOf(res.text);
+    // A mechanic's: no e-mail column, no staff e-mail anywhere.
+    expect(lines[0]).toBe('\uFEFFDate;Qui;Action;Quoi;Dans;Modifications');
     expect(lines).toHaveLength(1 + 52);
     expect(lines[1]).toMatch(
-      new RegExp(
-        `^\\d{2}/\\d{2}/\\d{4} \\d{2}:\\d{2}:\\d{2};[^;]+;admin@demo\\.local;Modification;OR ${number};OR ${number};"?'?Marque du véhicule : =Marque 50 → =Marque 51"?$`,
-      ),
+      new RegExp(`^\\d{2}/\\d{2}/\\d{4} \\d{2}:\\d{2}:\\d{2};[^;@]+;Modification;OR ${number};OR ${number};Marque du véhicule : =Marque 50 → =Marque 51$`),
     );
-    expect(lines[52]).toContain(';diagnostic@demo.local;Création;');
+    expect(lines[52]).toContain(';Création;');
+    expect(res.text).not.toContain('@demo.local');
     const changed = await get('commercial', `/repair-order/${orderId}/activity.csv?action=changed`);
-    expect(changed.text.split('\r\n').filter(Boolean)).toHaveLength(1 + 51);
+    expect(linesOf(changed.text)).toHaveLength(1 + 51);
+    expect(changed.text).not.toContain('@demo.local');
+
+    // An admin's: the e-mail column.
+    const admin = linesOf((await csvOf('app_admin', `/repair-order/${orderId}/activity.csv`)).text);
+    expect(admin[0]).toBe('\uFEFFDate;Qui;E-mail;Action;Quoi;Dans;Modifications');
+    expect(admin[1]).toContain(';admin@demo.local;Modification;');
+    expect(admin[52]).toContain(';diagnostic@demo.local;Création;');
+  });
+
+  it('neutralises a cell that starts as a formula: an author named "=1+2"', async () => {
+    const [{ id: diagnostician, name }] = await queryRows<{ id: string; name: string }>(
+      t.database.db,
+      sql`select id, display_name as name from auth.users where email = 'diagnostic@demo.local'`,
+    );
+    const updateName = 'mutation($id: uuid!, $s: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $s) { id } }';
+    ok(await gql('app_admin', updateName, { id: diagnostician, s: { displayName: '=1+2 Diag' } }));
+    try {
+      const formulaOrder = await createOrder(gql, { number: `FORMULE-${kind.toUpperCase()}`, gearboxModelId: modelId });
+      const lines = linesOf((await csvOf('mechanic', `/repair-order/${formulaOrder}/activity.csv`)).text);
+      expect(lines).toHaveLength(2);
+      expect(lines[1]!.split(';')[1]).toBe("'=1+2 Diag");
+    } finally {
+      ok(await gql('app_admin', updateName, { id: diagnostician, s: { displayName: name } }));
+    }
+  });
+
+  it('answers the 503 page, not a 404 nor a CSV cut short, when the database fails; an export repeats no row', async () => {
+    const bulkNumber = `VRAC-${kind.toUpperCase()}`;
+    const bulkId = await createOrder(gql, { number: bulkNumber, gearboxModelId: modelId });
+    const entity = { kind: 'repair_order' as const, id: bulkId, label: bulkNumber };
+    // More than one page of the API (500): recorded as a script would.
+    await t.database.db.transaction(async (tx) => {
+      for (let i = 1; i <= 520; i += 1) await record(tx, { action: 'changed', entity, changes: [{ field: 'Commentaire', before: '', after: `n° ${i}` }] });
+    });
+    const audit = t.app.services.audit;
+    const list = audit.list;
+    let calls = 0;
+    const path = `/repair-order/${bulkId}/activity.csv`;
+    try {
+      // An event recorded while the export runs: newer than the export, so not in it, and no row twice.
+      audit.list = async (filter) => {
+        const rows = await list(filter);
+        calls += 1;
+        if (calls === 1) await record(t.database.db, { action: 'changed', entity, changes: [{ field: 'Commentaire', before: '', after: 'pendant' }] });
+        return rows;
+      };
+      const lines = linesOf((await csvOf('mechanic', path)).text);
+      expect(calls).toBe(2);
+      expect(lines).toHaveLength(1 + 521);
+      expect(new Set(lines).size).toBe(lines.length);
+      expect(lines.at(-1)).toContain(';Création;');
+
+      // The database lost after the first page: the download fails, as a 503, rather than a short CSV.
+      const away = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+      calls = 0;
+      audit.list = async (filter) => {
+        calls += 1;
+        if (calls > 1) throw away();
+        return list(filter);
+      };
+      const cut = await csvOf('mechanic', path);
+      expect(cut.status).toBe(503);
+      expect(cut.text).toContain('Service momentanément indisponible');
+
+      // Lost from the start: the page and the CSV say so, not « introuvable ».
+      audit.list = async () => {
+        throw away();
+      };
+      for (const url of [`/repair-order/${bulkId}/activity`, path, `/gearbox/${modelId}/activity`]) {
+        const res = await get('commercial', url);
+        expect(res.status, url).toBe(503);
+        expect(res.text).toContain('Service momentanément indisponible');
+      }
+    } finally {
+      audit.list = list;
+    }
+    expect((await get('commercial', `/repair-order/${bulkId}/activity`)).status).toBe(200);
   });
 
   it("shows a dossier's activity to every role, and a user's to admins only", async () => {
@@ -459,23 +573,26 @@ describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) =>
 
 describe('the CSV of an activity', () => {
   it('opens in French Excel: a BOM, semicolons, quotes where needed, formulas neutralised', () => {
-    const csv = auditCsv([
-      {
-        id: 1,
-        at: '2026-07-14T10:05:00Z',
-        actorId: 'x',
-        actorName: 'Léa; "chef"',
-        actorEmail: 'lea@demo.local',
-        action: 'changed',
-        entityKind: 'repair_order',
-        entityId: 'x',
-        entityLabel: '=HYPERLINK("http://x")',
-        parentKind: 'repair_order',
-        parentId: 'x',
-        parentLabel: 'OR-1',
-        changes: [{ field: 'Commentaire', before: '', after: '+33 1' }],
-      },
-    ]);
+    const csv = auditCsv(
+      [
+        {
+          id: 1,
+          at: '2026-07-14T10:05:00Z',
+          actorId: 'x',
+          actorName: 'Léa; "chef"',
+          actorEmail: 'lea@demo.local',
+          action: 'changed',
+          entityKind: 'repair_order',
+          entityId: 'x',
+          entityLabel: '=HYPERLINK("http://x")',
+          parentKind: 'repair_order',
+          parentId: 'x',
+          parentLabel: 'OR-1',
+          changes: [{ field: 'Commentaire', before: '', after: '+33 1' }],
+        },
+      ],
+      { emails: true },
+    );
     expect(csv.startsWith('\uFEFFDate;Qui;E-mail;Action;Quoi;Dans;Modifications\r\n')).toBe(true);
     // 12:05 in Paris in summer.
     expect(csv).toContain('14/07/2026 12:05:00;"Léa; ""chef""";lea@demo.local;Modification;"OR =HYPERLINK(""http://x"")";OR OR-1;Commentaire : — → +33 1\r\n');

@@ -1,7 +1,7 @@
 // Reading the audit trail: an order's or a dossier's events (with those of what hangs off it),
 // a user's (what they did and what was done to their account), newest first. Nothing here
 // writes: events are only added by `record`, in the transaction of their change.
-import { and, count, desc, eq, or, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { AuditAction, AuditEventView } from '#lib/audit/audit.ts';
 import type { Db } from '#server/db/client.ts';
 import { auditEvents } from '#server/db/schema/index.ts';
@@ -22,8 +22,16 @@ function whereOf(filter: AuditFilter): SQL {
 export function createAuditService(deps: { db: Db }) {
   const { db } = deps;
   return {
-    list: async (filter: AuditFilter & { limit: number; offset: number }): Promise<AuditEventView[]> =>
-      db.select().from(auditEvents).where(whereOf(filter)).orderBy(desc(auditEvents.at), desc(auditEvents.id)).limit(filter.limit).offset(filter.offset),
+    /**
+     * Newest first; with `before` (an event id), those after it in that order: keyset paging on
+     * (at, id), read from the event's own row so `at` keeps its microseconds.
+     */
+    list: async (filter: AuditFilter & { limit: number; offset: number; before?: string | null }): Promise<AuditEventView[]> => {
+      const where = filter.before
+        ? and(whereOf(filter), sql`(${auditEvents.at}, ${auditEvents.id}) < (select e.at, e.id from audit.events e where e.id = ${filter.before}::bigint)`)
+        : whereOf(filter);
+      return db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.at), desc(auditEvents.id)).limit(filter.limit).offset(filter.offset);
+    },
     count: async (filter: AuditFilter) => (await db.select({ n: count() }).from(auditEvents).where(whereOf(filter)))[0]!.n,
   };
 }

@@ -1,7 +1,8 @@
 // The audit trail through the API (decision 034): read only, no mutation touches an event.
 // An order's and a dossier's activity are read by whoever reads them (every role); a stock
 // item's by those who keep the stock; a user's (what they did, what was done to their account)
-// by admins only, as the users screen.
+// by admins only, as the users screen. The actor's e-mail is given only to those who may manage
+// users (others read staff accounts nowhere else either).
 import { auditActions, type AuditAction, type AuditChange, type AuditEventView } from '#lib/audit/audit.ts';
 import { can } from '#lib/permissions.ts';
 import type { AuditFilter } from '#server/audit/service.ts';
@@ -26,7 +27,11 @@ const Event = builder.objectRef<AuditEventView>('audit_events').implement({
     at: t.expose('at', { type: 'timestamptz' }),
     actorId: t.expose('actorId', { type: 'uuid', nullable: true }),
     actorName: t.exposeString('actorName'),
-    actorEmail: t.exposeString('actorEmail'),
+    actorEmail: t.string({
+      nullable: true,
+      description: 'Only for those who may manage users; null for every other role.',
+      resolve: (e, _args, context: GraphQLContext) => (can(context.viewer?.role, 'manageUsers') ? e.actorEmail : null),
+    }),
     action: t.field({ type: Action, resolve: (e) => e.action as AuditAction }),
     entityKind: t.exposeString('entityKind'),
     entityId: t.expose('entityId', { type: 'uuid' }),
@@ -79,19 +84,22 @@ const AggregateOf = builder.objectRef<{ aggregate: { count: number } }>('audit_e
 builder.queryField('auditEvents', (t) =>
   t.field({
     type: [Event],
-    description: 'Newest first.',
+    description:
+      'Newest first. `before` (an event id) gives the events after it in that order: an export pages with it, unaffected by events recorded meanwhile.',
     args: {
       scope: t.arg({ type: Scope, required: true }),
       action: t.arg({ type: Action }),
       limit: t.arg.int(),
       offset: t.arg.int(),
+      before: t.arg.string(),
     },
     authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? 50;
       if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
       if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
-      return context.services.audit.list({ ...filterOf(context, args.scope, args.action), limit, offset: args.offset ?? 0 });
+      if (args.before != null && !/^\d{1,18}$/.test(args.before)) throw validationError({ before: "Un identifiant d'événement" });
+      return context.services.audit.list({ ...filterOf(context, args.scope, args.action), limit, offset: args.offset ?? 0, before: args.before ?? null });
     },
   }),
 );

@@ -6,6 +6,7 @@ import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { isUuid } from '#lib/ids.ts';
 import { t } from '#lib/i18n.ts';
+import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
 import { AUDIT_CSV_MAX, AUDIT_PAGE_SIZE, type AuditAction, type AuditEventView, auditCsv, auditFileName } from './audit.ts';
 
@@ -30,6 +31,20 @@ const ACTIVITY_QUERY = graphql(
 `,
   [EVENT_FIELDS],
 );
+
+/** The export's next events, older than the last one given (keyset: none repeated, none skipped). */
+const ACTIVITY_AFTER = graphql(
+  `
+  query ActivityAfter($scope: audit_scope!, $action: audit_action, $limit: Int!, $before: String!) {
+    auditEvents(scope: $scope, action: $action, limit: $limit, before: $before) { ...ActivityEvent }
+  }
+`,
+  [EVENT_FIELDS],
+);
+
+/** The API's answers that mean "nothing the viewer may read there"; others (an outage, a timeout) are raised. */
+const REFUSED = new Set(['not-found', 'forbidden', 'validation']);
+const refused = (error: unknown) => error instanceof ClientError && REFUSED.has(String(error.response.errors?.[0]?.extensions?.code));
 
 const ORDER_NAME = graphql(`query ActivityOrder($id: uuid!) { repairOrder(id: $id) { id number } }`);
 const DOSSIER_NAME = graphql(`query ActivityDossier($id: uuid!) { gearboxModel(id: $id) { id model } }`);
@@ -86,8 +101,9 @@ export async function loadActivity(
     const named = name ?? (kind === 'user' ? events.find((e) => e.parentKind === 'user')?.parentLabel : events[0]?.parentLabel) ?? '';
     return { id, name: named, exists: name !== null, events, count, page: query.page, pages: Math.max(1, Math.ceil(count / limit)) };
   } catch (error) {
-    // The API refused (rights, a bad id): a French 404 rather than a failure.
-    if (error instanceof ClientError) return null;
+    // The API refused (rights, a bad id): a French 404. The database away or a timeout reach the
+    // middleware, which answers its 503 page.
+    if (refused(error)) return null;
     throw error;
   }
 }
@@ -96,14 +112,18 @@ export async function loadActivity(
 export async function activityCsv(locals: App.Locals, kind: ActivityKind, id: string | undefined, action: AuditAction | null): Promise<Response | null> {
   const activity = await loadActivity(locals, kind, id, { page: 1, action }, API_PAGE);
   if (!activity) return null;
-  // The API gives at most API_PAGE events a call: the rest page by page, newest first.
-  for (let page = 2; page <= Math.min(activity.pages, AUDIT_CSV_MAX / API_PAGE); page += 1) {
-    const more = await loadActivity(locals, kind, id, { page, action }, API_PAGE);
-    if (!more?.events.length) break;
-    activity.events.push(...more.events);
+  // The API gives at most API_PAGE events a call: the rest after the last one given, so an event
+  // recorded meanwhile neither repeats a row nor pushes one out; a failure fails the download.
+  const api = serverGraphQL(locals);
+  let last = activity.events.length === API_PAGE ? activity.events.at(-1) : undefined;
+  while (last && activity.events.length < AUDIT_CSV_MAX) {
+    const limit = Math.min(API_PAGE, AUDIT_CSV_MAX - activity.events.length);
+    const more = asViews((await api.request(ACTIVITY_AFTER, { scope: scopeOf(kind, id!), action, limit, before: String(last.id) })).auditEvents);
+    activity.events.push(...more);
+    last = more.length === limit ? more.at(-1) : undefined;
   }
   const subject = `${t(`audit.subjects.${kind}`)} ${activity.name}`;
-  return new Response(auditCsv(activity.events), {
+  return new Response(auditCsv(activity.events, { emails: can(locals.user?.role, 'manageUsers') }), {
     headers: {
       'Content-Type': 'text/csv; charset=utf-8',
       'Content-Disposition': contentDisposition('attachment', auditFileName(subject)),

@@ -2,7 +2,7 @@
 // words, the date in the workshop's time zone, and the CSV export French Excel opens as is.
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
-import { page } from '#lib/page-query.ts';
+import { choice, page } from '#lib/page-query.ts';
 
 export const auditActions = ['created', 'changed', 'deleted', 'closed', 'reopened', 'moved', 'removed'] as const;
 export type AuditAction = (typeof auditActions)[number];
@@ -37,7 +37,8 @@ export type AuditEventView = {
   at: Date | string;
   actorId: string | null;
   actorName: string;
-  actorEmail: string;
+  /** Given only to those who may manage users (null for the other roles). */
+  actorEmail: string | null;
   action: string;
   entityKind: string;
   entityId: string;
@@ -55,7 +56,7 @@ export const AUDIT_CSV_MAX = 10_000;
 /** The activity pages' query: the page and an optional action. */
 export const activityQuerySchema = z.object({
   page: page(),
-  action: z.enum(auditActions).nullable().catch(null),
+  action: choice(auditActions),
 });
 
 export const actionLabel = (action: string) => ((auditActions as readonly string[]).includes(action) ? t(`audit.actions.${action as AuditAction}`) : action);
@@ -73,9 +74,12 @@ const paris = new Intl.DateTimeFormat('fr-FR', {
 /** DD/MM/YYYY HH:mm:ss in Europe/Paris, whatever the server's own zone. */
 export const formatParisDateTime = (value: Date | string) => paris.format(new Date(value)).replace(',', '');
 
-/** Who did it: the name as it was, else the e-mail, else the system (seed, a script). */
+/**
+ * Who did it: the name as it was, else the e-mail (when the viewer may read it), else the
+ * system (seed, a script). An e-mail withheld cannot tell a nameless account from a deleted one.
+ */
 export const actorLabel = (e: Pick<AuditEventView, 'actorId' | 'actorName' | 'actorEmail'>) =>
-  e.actorId ? e.actorName || e.actorEmail || t('audit.deletedUser') : t('audit.system');
+  e.actorId ? e.actorName || e.actorEmail || t(e.actorEmail === null ? 'audit.unnamedUser' : 'audit.deletedUser') : t('audit.system');
 
 export const whatLabel = (e: Pick<AuditEventView, 'entityKind' | 'entityLabel'>) => `${kindLabel(e.entityKind)} ${e.entityLabel}`.trim();
 
@@ -87,13 +91,17 @@ export function csvCell(value: string): string {
   return /[";\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-/** UTF-8 with a BOM, semicolons, CRLF: what French Excel opens without a wizard. */
-export function auditCsv(events: readonly AuditEventView[]): string {
-  const header = [t('audit.date'), t('audit.who'), t('audit.email'), t('audit.action'), t('audit.what'), t('audit.within'), t('audit.changes')];
+/**
+ * UTF-8 with a BOM, semicolons, CRLF: what French Excel opens without a wizard. The e-mail
+ * column only for those who may read staff e-mails (`emails`).
+ */
+export function auditCsv(events: readonly AuditEventView[], options: { emails: boolean }): string {
+  const email = (value: string) => (options.emails ? [value] : []);
+  const header = [t('audit.date'), t('audit.who'), ...email(t('audit.email')), t('audit.action'), t('audit.what'), t('audit.within'), t('audit.changes')];
   const rows = events.map((e) => [
     formatParisDateTime(e.at),
     actorLabel(e),
-    e.actorEmail,
+    ...email(e.actorEmail ?? ''),
     actionLabel(e.action),
     whatLabel(e),
     `${kindLabel(e.parentKind)} ${e.parentLabel}`.trim(),

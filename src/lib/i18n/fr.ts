@@ -1281,6 +1281,7 @@ export const fr = {
     changes: 'Modifications',
     system: 'Système',
     deletedUser: 'Utilisateur supprimé',
+    unnamedUser: 'Utilisateur sans nom',
     replaced: 'remplacé',
     yes: 'Oui',
     no: 'Non',
