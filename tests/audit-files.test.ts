@@ -101,6 +101,20 @@ describe.each(databaseKinds)('files changed through the storage API, in the audi
       ['created', 'order_file', 'relevé.txt', people.diagnostician.email, number, []],
     ]);
 
+    // A closed order's file stays as it is, through the storage API too.
+    const closedFile = await upload('diagnostician', 'clos.txt', 'P0700\n', 'diagnostic-import');
+    ok(
+      await gql('diagnostician', 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', {
+        o: orderId,
+        f: { fileId: closedFile, kind: 'import' },
+      }),
+    );
+    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED' where id = ${orderId}`);
+    expect(await replaceFile('app_admin', closedFile, 'clos.txt', 'autre\n')).toBe(409);
+    expect(await deleteFile('app_admin', closedFile)).toBe(409);
+    const closedDownload = await fetch(`${storageApi()}/${closedFile}`, { headers: { authorization: `Bearer ${tokens.mechanic}` } });
+    expect(await closedDownload.text()).toBe('P0700\n');
+
     // A file nothing holds yet: nothing of the four domains changes, no event.
     const [{ n: before }] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit.events`);
     expect(await deleteFile('diagnostician', await upload('diagnostician', 'seul.csv', 'x;y\n', 'documents'))).toBe(204);

@@ -70,6 +70,8 @@ describe('PostgreSQL stopped, then back', () => {
     );
     await direct.end();
 
+    const orderId = ((await (await gql('{ repairOrders(limit: 1) { id } }')).json()) as { data: { repairOrders: { id: string }[] } }).data.repairOrders[0]!.id;
+
     await postgres.pause();
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${t.url}/readyz`)).status).toBe(503);
@@ -80,6 +82,12 @@ describe('PostgreSQL stopped, then back', () => {
     const text = htmlText(await page.text());
     expect(text).toContain('Service momentanément indisponible');
     expect(text).toContain("La base de données de l'atelier ne répond pas pour l'instant.");
+    // Pages that read one record say so too, rather than « introuvable ».
+    for (const path of [`/repair-order/${orderId}/report`, `/repair-order/${orderId}/activity`]) {
+      const one = await b.request(path);
+      expect(one.status, path).toBe(503);
+      expect(htmlText(await one.text()), path).toContain('Service momentanément indisponible');
+    }
 
     // A signed-out visitor's sign-in: the form again, saying why in French, not a 500.
     const signIn = await browser(t.url).signIn('mecanicien@demo.local');

@@ -6,6 +6,7 @@ import type { AuditChange } from '#lib/audit/audit.ts';
 import { t } from '#lib/i18n.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxDocuments, orderFiles } from '#server/db/schema/index.ts';
+import { openOrder } from '#server/repair-orders/open-order.ts';
 import { type AuditActor, record } from './record.ts';
 import { dossierOf, fieldLabel, orderOf } from './refs.ts';
 
@@ -13,7 +14,7 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export type FileChange = { action: 'deleted' } | { action: 'changed'; name: string };
 
-/** Records `change` on what holds the file (a dossier's document, an order's file), if anything does. */
+/** Records `change` on what holds the file (refused, 409, when it is a closed order's) (a dossier's document, an order's file), if anything does. */
 export async function recordFileChange(tx: Tx, fileId: string, change: FileChange, actor: AuditActor): Promise<void> {
   // Locked: a concurrent deletion or replacement of the same file waits, and reads what this left.
   const [file] = await tx.select({ name: files.name }).from(files).where(eq(files.id, fileId)).for('update');
@@ -38,6 +39,8 @@ export async function recordFileChange(tx: Tx, fileId: string, change: FileChang
   }
   const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
   if (link) {
+    // A closed order's files are as closed as the rest of it: refused here as its services refuse them.
+    await openOrder(tx, link.repairOrderId);
     await record(tx, {
       action: change.action,
       entity: { kind: 'order_file', id: link.id, label: file.name },

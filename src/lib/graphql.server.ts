@@ -1,7 +1,7 @@
 // Server pages read and write through the GraphQL API, in process (ARCHITECTURE.md). Only typed
 // documents (graphql(`…`), #lib/graphql.ts) are accepted: the answer's type is the document's.
 import type { TadaDocumentNode } from 'gql.tada';
-import { GraphQLClient } from 'graphql-request';
+import { ClientError, GraphQLClient } from 'graphql-request';
 import type { VariablesArgs } from './graphql.ts';
 
 export type ServerGraphQL = {
@@ -17,3 +17,7 @@ export function serverGraphQL(locals: App.Locals): ServerGraphQL {
   });
   return { request: (document, ...[variables]) => client.request({ document, variables: variables as Record<string, unknown> | undefined }) };
 }
+
+/** The API's answers that mean "nothing the viewer may read there"; others (an outage, a timeout) reach the middleware's 503. */
+const REFUSED = new Set(['not-found', 'forbidden', 'validation']);
+export const isRefusal = (error: unknown) => error instanceof ClientError && REFUSED.has(String(error.response.errors?.[0]?.extensions?.code));

@@ -1,9 +1,5 @@
-// The activity pages (decision 034): an order's, a dossier's and (admins) a user's events,
-// read through the API like every page, one page of 50 or the whole CSV. The subject's name
-// comes from the API too, or from its events once it has been deleted.
-import { ClientError } from 'graphql-request';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
-import { serverGraphQL } from '#lib/graphql.server.ts';
+import { isRefusal, serverGraphQL } from '#lib/graphql.server.ts';
 import { isUuid } from '#lib/ids.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
@@ -41,10 +37,6 @@ const ACTIVITY_AFTER = graphql(
 `,
   [EVENT_FIELDS],
 );
-
-/** The API's answers that mean "nothing the viewer may read there"; others (an outage, a timeout) are raised. */
-const REFUSED = new Set(['not-found', 'forbidden', 'validation']);
-const refused = (error: unknown) => error instanceof ClientError && REFUSED.has(String(error.response.errors?.[0]?.extensions?.code));
 
 const ORDER_NAME = graphql(`query ActivityOrder($id: uuid!) { repairOrder(id: $id) { id number } }`);
 const DOSSIER_NAME = graphql(`query ActivityDossier($id: uuid!) { gearboxModel(id: $id) { id model } }`);
@@ -103,7 +95,7 @@ export async function loadActivity(
   } catch (error) {
     // The API refused (rights, a bad id): a French 404. The database away or a timeout reach the
     // middleware, which answers its 503 page.
-    if (refused(error)) return null;
+    if (isRefusal(error)) return null;
     throw error;
   }
 }

@@ -1,6 +1,3 @@
-// The intervention report of a repair order (SPEC §2.7): one read through the API, shaped once
-// into French text for the printable page and for its PDF, so that both say the same thing.
-import { ClientError } from 'graphql-request';
 import { z } from 'zod';
 import type { Curve, CurveReading, OrderCurve, StoredFileInfo } from './curves.ts';
 import { conditionsOf } from './conditions.ts';
@@ -8,7 +5,7 @@ import { SymptomFields } from './symptoms.ts';
 import { formatDate, formatDateTime, formatNumber, labelOf } from '#lib/format.ts';
 import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
-import { serverGraphQL } from '#lib/graphql.server.ts';
+import { isRefusal, serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { flag } from '#lib/page-query.ts';
@@ -115,8 +112,8 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
   try {
     data = await serverGraphQL(locals).request(REPORT_QUERY, { id });
   } catch (error) {
-    // The API refused (not found, rights): the page says so in French rather than failing.
-    if (error instanceof ClientError) return null;
+    // The API refused (not found, rights): the page says so in French; an outage reaches the 503 page.
+    if (isRefusal(error)) return null;
     throw error;
   }
   const order = data.repairOrder;
