@@ -18,7 +18,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { create, extract } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,6 +29,7 @@ import { loadConfig } from '#server/config.ts';
 import { openDatabase, queryRows, type Db } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { createPostgresDatabase, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { png } from './support/fixtures.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const work = mkdtempSync(path.join(tmpdir(), 'atelier-backup-'));
@@ -85,28 +85,6 @@ async function filesOf(t: TestApp): Promise<Record<string, string>> {
       .digest('hex')}`;
   }
   return bytes;
-}
-
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type), data]);
-    let c = ~0;
-    for (const byte of body) {
-      c ^= byte;
-      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-    }
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(~c >>> 0);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    return Buffer.concat([length, body, crc]);
-  };
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', Buffer.from([0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0])),
-    chunk('IDAT', deflateSync(Buffer.from([0, 200, 30, 30, 10, 20, 30, 0, 1, 2, 3, 4, 5, 6]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
 }
 
 /** A photo uploaded through the storage API, beside the demo's curves. */

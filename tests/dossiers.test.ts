@@ -5,8 +5,8 @@ import sharp from 'sharp';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { PDF } from './support/fixtures.ts';
 
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const CSV = Buffer.from('régime;pression\n800;4,2\n2000;5,1\n', 'utf8');
 
 const Q = {

@@ -9,13 +9,12 @@ import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson } from './support/app.ts';
+import { PDF } from './support/fixtures.ts';
 import { freePort } from './support/postgres-server.ts';
 import { root, spawnServer, waitReady } from '../scripts/bench/support.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-drain-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
 describe('SIGTERM', () => {
   it('finishes the request in flight, refuses new connections, closes live sockets with 1001 and exits 0', { timeout: 120_000 }, async () => {

@@ -14,8 +14,8 @@ import { readPage } from '#lib/page-query.ts';
 import { formatNumber } from '#lib/format.ts';
 import { postCurvesAction } from '#lib/repair-orders/curves.server.ts';
 import { databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { PDF } from './support/fixtures.ts';
 
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const REFERENCE = Buffer.from('temps_s;pression_min_bar;pression_max_bar\n0;4;5\n1;8;9,5\n2;7;8\n', 'utf8');
 const MEASURED = Buffer.from('temps_s;pression_bar\n0;4,5\n1;10,2\n2;7,4\n', 'utf8');
 const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';

@@ -4,13 +4,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { PDF, png } from './support/fixtures.ts';
 import { startS3Server } from './support/s3-server.ts';
 
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const MP4 = Buffer.concat([
   Buffer.from([0, 0, 0, 0x18]),
   Buffer.from('ftypmp42'),
@@ -18,29 +17,6 @@ const MP4 = Buffer.concat([
   Buffer.from('mp42isom'),
   Buffer.alloc(300_000, 7),
 ]);
-
-/** A 2×2 PNG, enough for a thumbnail. */
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type), data]);
-    let c = ~0;
-    for (const byte of body) {
-      c ^= byte;
-      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-    }
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(~c >>> 0);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    return Buffer.concat([length, body, crc]);
-  };
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', Buffer.from([0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0])),
-    chunk('IDAT', deflateSync(Buffer.from([0, 200, 30, 30, 10, 20, 30, 0, 40, 50, 60, 70, 80, 90]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** `npm run storage:migrate` as an operator runs it, with only these settings. */
 function migrate(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {

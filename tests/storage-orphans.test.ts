@@ -8,10 +8,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { files } from '#server/db/schema/index.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { pdf } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 
-const PDF = (text: string) =>
-  Buffer.from(`%PDF-1.4\n% ${text}\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n`);
 const md5 = (body: Buffer) => createHash('md5').update(body).digest('hex');
 const s3 = storageServer();
 
@@ -66,14 +65,14 @@ describe.each(storageKinds)('stored files after a crash, on %s', (storage) => {
     blobs.put = () => Promise.reject(new Error('disque arraché'));
     const id = randomUUID();
     try {
-      expect((await upload(PDF('perdu'), id)).status).toBe(500);
+      expect((await upload(pdf('perdu'), id)).status).toBe(500);
     } finally {
       blobs.put = put;
     }
     expect(await rowOf(id)).toBeUndefined();
 
-    expect((await upload(PDF('premier'), id)).status).toBe(201);
-    expect((await upload(PDF('second'), id)).status).toBe(409);
+    expect((await upload(pdf('premier'), id)).status).toBe(201);
+    expect((await upload(pdf('second'), id)).status).toBe(409);
     expect((await download(id)).body.toString()).toContain('premier');
     expect(await keysOf(id)).toEqual([id]);
   });
@@ -91,7 +90,7 @@ describe.each(storageKinds)('stored files after a crash, on %s', (storage) => {
       return put(key, tmp);
     };
     try {
-      const answer = upload(PDF('lent'));
+      const answer = upload(pdf('lent'));
       await putStarted;
       // The embedded database has one connection: a transaction held open here would stall this.
       const ready = await fetch(`${t.url}/readyz`, { signal: AbortSignal.timeout(15_000) });
@@ -105,16 +104,16 @@ describe.each(storageKinds)('stored files after a crash, on %s', (storage) => {
   });
 
   it('removes bytes no row claims once older than the grace period, thumbnails included, and keeps the rest', async () => {
-    const kept = await uploaded(PDF('gardé'));
+    const kept = await uploaded(pdf('gardé'));
     aged(kept);
     // What a server killed between the bytes and the row's commit leaves.
     const orphan = randomUUID();
-    await leave(orphan, PDF('orphelin'));
+    await leave(orphan, pdf('orphelin'));
     await leave(`thumbnails/${orphan}-96.webp`, Buffer.from('x'));
-    const stagedOrphan = `${randomUUID()}.staged.${md5(PDF('jamais'))}`;
-    await leave(stagedOrphan, PDF('jamais'));
+    const stagedOrphan = `${randomUUID()}.staged.${md5(pdf('jamais'))}`;
+    await leave(stagedOrphan, pdf('jamais'));
     const fresh = randomUUID();
-    await leave(fresh, PDF('en cours'));
+    await leave(fresh, pdf('en cours'));
     for (const key of [orphan, `thumbnails/${orphan}-96.webp`, stagedOrphan]) aged(key);
 
     expect(await store().sweepOrphans()).toBe(3);
@@ -131,7 +130,7 @@ describe.each(storageKinds)('stored files after a crash, on %s', (storage) => {
   it('moves in at once the staged bytes of an upload or a replacement whose row committed, and drops those of one whose row did not', async () => {
     // An upload killed after its row's commit: the row is there, its bytes still staged.
     const id = randomUUID();
-    const v1 = PDF('v1');
+    const v1 = pdf('v1');
     await leave(`${id}.staged.${md5(v1)}`, v1);
     await t.database.db
       .insert(files)
@@ -141,14 +140,14 @@ describe.each(storageKinds)('stored files after a crash, on %s', (storage) => {
     expect((await download(id)).body.equals(v1)).toBe(true);
 
     // A replacement killed after the row's commit: the row names v2, the bytes still are v1.
-    const v2 = PDF('v2');
+    const v2 = pdf('v2');
     await leave(`${id}.staged.${md5(v2)}`, v2);
     await t.database.db
       .update(files)
       .set({ etag: `"${md5(v2)}"`, size: v2.length })
       .where(eq(files.id, id));
     // Killed before its commit: the row never named v3.
-    const v3 = PDF('v3');
+    const v3 = pdf('v3');
     await leave(`${id}.staged.${md5(v3)}`, v3);
     aged(`${id}.staged.${md5(v3)}`);
 
@@ -159,9 +158,9 @@ describe.each(storageKinds)('stored files after a crash, on %s', (storage) => {
   });
 
   it('replaces through the API with the row and the bytes in agreement, and nothing left staged', async () => {
-    const id = await uploaded(PDF('avant'));
+    const id = await uploaded(pdf('avant'));
     const form = new FormData();
-    const after = PDF('après');
+    const after = pdf('après');
     form.append('file[]', new Blob([new Uint8Array(after)]), 'plan.pdf');
     const res = await fetch(`${t.url}/api/storage/files/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${tokens.diagnostician}` }, body: form });
     expect(res.status).toBe(200);

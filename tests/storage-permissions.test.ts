@@ -7,11 +7,11 @@ import { buckets, type BucketId } from '#lib/storage/files.ts';
 import { bucketWriters, capabilities } from '#lib/permissions.ts';
 import { roles, type Role } from '#lib/roles.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { PDF } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 
 const s3 = storageServer();
 
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 type Verb = 'read' | 'upload' | 'replace' | 'delete';
 type Caller = Role | 'anonymous';
 /** Whose file it is: the caller's own upload, or a colleague's. */

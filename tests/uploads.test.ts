@@ -6,11 +6,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileStore } from '#server/storage/store.ts';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { PDF } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 
 const s3 = storageServer();
-
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
 function upload(t: TestApp, token: string, name: string, body: Buffer) {
   const form = new FormData();

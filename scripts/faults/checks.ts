@@ -13,8 +13,8 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { freePort, sessionCookie, signInToken, spawnServer, waitReady } from '../bench/support.ts';
 import { startRestartablePostgres } from '../../tests/support/restartable-postgres.ts';
+import { PDF } from '../../tests/support/fixtures.ts';
 
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 const exited = (child: ChildProcess) =>
   child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 

@@ -2,6 +2,7 @@
 // answers, stock moves, uploads), each recording what it sent and what the server acknowledged
 // (2xx with an id), then checking it all against the server after the crashes.
 import { createHash, randomBytes } from 'node:crypto';
+import { pdf } from '../../tests/support/fixtures.ts';
 
 export type Kind = 'orders' | 'checkpoints' | 'stock' | 'uploads';
 export const KINDS: Kind[] = ['orders', 'checkpoints', 'stock', 'uploads'];
@@ -90,9 +91,6 @@ async function checkpointsOf(client: ReturnType<typeof api>, orderId: string): P
     .procedures[0].checkpoints;
 }
 
-const PDF = (text: string) =>
-  Buffer.from(`%PDF-1.4\n% ${text}\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n`);
-
 /** One write: what was sent (`value`), and whether the server acknowledged it. */
 type Write = { seq: number; target: string; value: string; acked: boolean };
 
@@ -173,7 +171,7 @@ export class Ledger {
       } else throw new Error(JSON.stringify(res.body));
     } else {
       const value = `${this.label}-${seq}-${randomBytes(8).toString('hex')}`;
-      const bytes = PDF(value);
+      const bytes = pdf(value);
       const write: Write = { seq, target: '', value, acked: false };
       this.writes.uploads.push(write);
       const form = new FormData();
