@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +100,9 @@ async function upload(t: TestApp): Promise<void> {
   expect(res.status).toBe(201);
 }
 
+const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
+const isFileId = (name: string) => /^[0-9a-f-]{36}$/.test(name);
+
 const fresh = (name: string) => {
   const dir = path.join(work, name);
   mkdirSync(dir);
@@ -119,6 +123,7 @@ async function tamper(archive: string, name: string, change: (manifest: Manifest
 
 describe('backups', { timeout: 180_000 }, () => {
   let archive: string;
+  let broken: string;
   let expected: { content: Record<string, string>; files: Record<string, string> };
 
   it('takes a running PGlite server to PostgreSQL with the real CLI: the same rows and file bytes', async () => {
@@ -314,7 +319,7 @@ describe('backups', { timeout: 180_000 }, () => {
 
   it('writes nothing when a row cannot load: the database stays empty and no file is left', async () => {
     // A well-formed archive whose file link names a file no row has: the foreign key refuses it.
-    const broken = await tamper(archive, 'broken', (m, dir) => {
+    broken = await tamper(archive, 'broken', (m, dir) => {
       const entry = 'data/public.order_files.ndjson';
       const file = path.join(dir, entry);
       const lines = readFileSync(file, 'utf8').split('\n');
@@ -339,5 +344,59 @@ describe('backups', { timeout: 180_000 }, () => {
     // The same archive unbroken restores there afterwards.
     copyFileSync(archive, path.join(work, 'again.tar.gz'));
     expect((await cli(['restore', path.join(work, 'again.tar.gz')], { DATA_DIR: dataDir })).status).toBe(0);
+  });
+
+  it("restores last night's backup onto the same machine: a failed --replace gives today's bytes back, a done one drops stale thumbnails", async () => {
+    // Last night's archive: its files dated two days back, as old as an orphan sweep's grace allows.
+    const old = new Date(Date.now() - 2 * 24 * 60 * 60_000);
+    const nightly = await tamper(archive, 'nightly', (m, dir) => {
+      for (const entry of Object.keys(m.entries)) if (entry.startsWith('files/')) utimesSync(path.join(dir, entry), old, old);
+    });
+    const dataDir = fresh('same-machine');
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const filesDir = path.join(dataDir, 'files');
+    const started = Date.now();
+    await restoreBackup(nightly, config);
+    // Dated now, not by the archive: a running instance's sweep gives them its grace period.
+    const dates = readdirSync(filesDir)
+      .filter(isFileId)
+      .map((f) => statSync(path.join(filesDir, f)).mtimeMs);
+    expect(dates.length).toBeGreaterThan(30);
+    expect(Math.min(...dates)).toBeGreaterThanOrEqual(started - 1000);
+
+    // Today the photo got other bytes under the same id, and a thumbnail of them.
+    const today = Buffer.from('octets du jour');
+    const todayEtag = `"${md5(today)}"`;
+    let database = await openDatabase(config);
+    const [photo] = await queryRows<{ id: string }>(database.db, sql`select id::text as id from storage.files where name = 'boitier.png'`);
+    await database.db.execute(sql`update storage.files set etag = ${todayEtag}, size = ${today.length} where id = ${photo!.id}`);
+    await database.close();
+    writeFileSync(path.join(filesDir, photo!.id), today);
+    mkdirSync(path.join(filesDir, 'thumbnails'), { recursive: true });
+    writeFileSync(path.join(filesDir, 'thumbnails', `${photo!.id}-96.webp`), 'vignette du jour');
+
+    // A --replace that fails keeps today's rows, and so today's bytes under them.
+    await expect(restoreBackup(broken, config, { replace: true })).rejects.toThrow(/violates foreign key constraint/);
+    database = await openDatabase(config);
+    const [row] = await queryRows<{ etag: string }>(database.db, sql`select etag from storage.files where id = ${photo!.id}`);
+    await database.close();
+    expect(row!.etag).toBe(todayEtag);
+    expect(readFileSync(path.join(filesDir, photo!.id))).toEqual(today);
+    expect(readdirSync(path.join(dataDir, 'backups'))).toEqual([]);
+
+    // One that succeeds serves last night's photo, and a thumbnail made from it.
+    await restoreBackup(nightly, config, { replace: true });
+    const restored = await startTestApp('pglite', { dataDir });
+    closing.push(() => restored.close());
+    expect(await filesOf(restored)).toEqual(expected.files);
+    const token = (await postJson(`${restored.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD })).body.session
+      .accessToken;
+    const thumbnail = await fetch(`${restored.url}/api/storage/files/${photo!.id}?w=96`, { headers: { authorization: `Bearer ${token}` } });
+    expect(thumbnail.status).toBe(200);
+    expect(
+      Buffer.from(await thumbnail.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('RIFF');
   });
 });

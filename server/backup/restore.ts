@@ -1,8 +1,9 @@
-// Restores a backup archive onto an empty database (decision 035): the code's migrations up to
-// the backup's, then the rows in foreign-key order, then the sequences, in one transaction, so
-// a failed restore leaves the target as empty as it found it. Stored files go back under
-// DATA_DIR/files first and are taken away again if the database part fails.
-import { createReadStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+// Restores a backup archive onto an empty database, or one it empties (--replace) (decision 035):
+// the code's migrations up to the backup's, then the rows in foreign-key order, then the
+// sequences, in one transaction, so a failed restore leaves the target as it found it. Stored files go back under
+// DATA_DIR/files first; if the database part fails they are taken away again and the bytes they
+// replaced (the same ids: a restore onto the machine the backup came from) are put back.
+import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
@@ -149,7 +150,9 @@ export type RestoreSummary = { manifest: Manifest; rows: number; files: number }
 export async function restoreBackup(file: string, config: Config, options: RestoreOptions = {}): Promise<RestoreSummary> {
   mkdirSync(config.dataDir, { recursive: true });
   const stage = stagingDir(config.dataDir, 'restore');
-  const placed: string[] = [];
+  const filesDir = path.join(config.dataDir, 'files');
+  const placed = createPlacement(filesDir, path.join(stage, 'aside'));
+  let keepStage = false;
   try {
     const manifest = await unpackArchive(file, stage);
     const migrations = migrationsUpTo(manifest);
@@ -167,15 +170,7 @@ export async function restoreBackup(file: string, config: Config, options: Resto
         );
       }
       // The bytes first: a row never names a file that is not there.
-      if (withFiles) {
-        const filesDir = path.join(config.dataDir, 'files');
-        mkdirSync(filesDir, { recursive: true });
-        for (const name of Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))) {
-          const target = path.join(filesDir, path.basename(name));
-          if (!existsSync(target)) placed.push(target);
-          renameSync(path.join(stage, name), target);
-        }
-      }
+      if (withFiles) for (const name of Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))) placed.put(path.join(stage, name));
       let rows = 0;
       await database.db.transaction(async (transaction) => {
         const tx = transaction as unknown as Db;
@@ -203,18 +198,79 @@ export async function restoreBackup(file: string, config: Config, options: Resto
           if (sequence.lastValue !== null) await tx.execute(sql`select setval(${quoteName(sequence.name)}::regclass, ${sequence.lastValue}::bigint, true)`);
         }
       });
-      placed.length = 0;
+      placed.keep();
       return { manifest, rows, files: withFiles ? manifest.storage.files : 0 };
     } finally {
       await database.close();
     }
   } catch (error) {
-    for (const target of placed) rmSync(target, { force: true });
+    const stranded = placed.undo();
+    if (stranded) {
+      // Never delete the only copy of a file's bytes: say where they wait.
+      keepStage = true;
+      throw new BackupError(
+        `The restore failed, and ${stranded} files it replaced could not go back: their bytes are in ${path.join(stage, 'aside')}, move them into ${filesDir}`,
+      );
+    }
     if (error instanceof BackupError) throw error;
     // The database's own words, not the query drizzle wraps around them.
     const cause = ((error as Error).cause ?? error) as Error & { detail?: string };
     throw new BackupError(`The restore failed and wrote nothing: ${cause.message}${cause.detail ? ` (${cause.detail})` : ''}`);
   } finally {
-    rmSync(stage, { recursive: true, force: true });
+    if (!keepStage) rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/**
+ * Puts the archive's files under DATA_DIR/files, and undoes that if the rows do not commit.
+ * A file already there under the same id (a backup restored onto the machine it came from) is
+ * moved aside first and put back on failure; each placed file is dated now, so that an orphan
+ * sweep running meanwhile (decision 036) gives it its grace period. Thumbnails of every restored
+ * id go, success or not: they may have been made from other bytes.
+ */
+function createPlacement(filesDir: string, asideDir: string) {
+  const created: string[] = [];
+  const replaced: { target: string; saved: string }[] = [];
+  const ids = new Set<string>();
+  const dropThumbnails = () => {
+    const dir = path.join(filesDir, 'thumbnails');
+    if (!ids.size || !existsSync(dir)) return;
+    for (const name of readdirSync(dir)) if (name[36] === '-' && ids.has(name.slice(0, 36))) rmSync(path.join(dir, name), { force: true });
+  };
+  return {
+    put(from: string) {
+      if (!ids.size) for (const dir of [asideDir, filesDir]) mkdirSync(dir, { recursive: true });
+      const id = path.basename(from);
+      const target = path.join(filesDir, id);
+      ids.add(id);
+      const now = new Date();
+      utimesSync(from, now, now);
+      if (existsSync(target)) {
+        const saved = path.join(asideDir, id);
+        renameSync(target, saved);
+        replaced.push({ target, saved });
+      } else {
+        created.push(target);
+      }
+      renameSync(from, target);
+    },
+    /** The rows committed: the replaced bytes go with the staging directory. */
+    keep() {
+      dropThumbnails();
+    },
+    /** Returns how many replaced files could not be put back. */
+    undo(): number {
+      for (const target of created) rmSync(target, { force: true });
+      let stranded = 0;
+      for (const { target, saved } of replaced) {
+        try {
+          renameSync(saved, target);
+        } catch {
+          stranded += 1;
+        }
+      }
+      dropThumbnails();
+      return stranded;
+    },
+  };
 }
