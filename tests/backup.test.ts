@@ -295,8 +295,24 @@ describe('backups', { timeout: 180_000 }, () => {
       symlinkSync('/etc/hostname', path.join(dir, linked));
     });
 
+    // A manifest that loads a table from another entry, or from a file outside the archive.
+    const elsewhere = await tamper(archive, 'elsewhere', (m) => {
+      m.tables[0]!.entry = '../../../../../../../../../etc/hostname';
+    });
+    const otherEntry = await tamper(archive, 'other-entry', (m) => {
+      m.tables[0]!.entry = m.tables[1]!.entry;
+    });
+
     const dataDir = fresh('refusals');
     const cases: [string, RegExp][] = [
+      [
+        elsewhere,
+        /^atelier-bva: The archive .+elsewhere\.tar\.gz is damaged or incomplete \(the manifest reads table \w+\.\w+ from (\.\.\/)+etc\/hostname\): use another backup\n$/,
+      ],
+      [
+        otherEntry,
+        /^atelier-bva: The archive .+other-entry\.tar\.gz is damaged or incomplete \(the manifest reads table \w+\.\w+ from data\/\w+\.\w+\.ndjson\): use another backup\n$/,
+      ],
       [flipped, /^atelier-bva: The archive .+flipped\.tar\.gz is damaged or incomplete \(.+\): use another backup\n$/],
       [truncated, /^atelier-bva: The archive .+truncated\.tar\.gz is damaged or incomplete \(.+\): use another backup\n$/],
       [

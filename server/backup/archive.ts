@@ -63,6 +63,9 @@ export async function readManifest(file: string): Promise<Manifest> {
   return JSON.parse(text);
 }
 
+/** Where a table's rows are in the archive. */
+export const tableEntry = (table: string) => `data/${table}.ndjson`;
+
 const ENTRY = /^(manifest\.json|data\/[a-z0-9_]+\.[a-z0-9_]+\.ndjson|files\/[0-9a-f-]{36})$/;
 
 function walk(dir: string, prefix = ''): string[] {
@@ -124,5 +127,10 @@ export async function unpackArchive(file: string, stage: string): Promise<Manife
   }
   const extra = [...present][0];
   if (extra) throw damaged(`${extra} is not in the manifest`);
+  // A table reads only its own checked entry: never another entry, nor a path out of the stage.
+  for (const table of manifest.tables) {
+    if (table.entry !== tableEntry(table.name) || !Object.hasOwn(manifest.entries, table.entry))
+      throw damaged(`the manifest reads table ${table.name} from ${table.entry}`);
+  }
   return manifest;
 }

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { sql } from 'drizzle-orm';
 import type { Config } from '#server/config.ts';
 import { type Db, type Database, queryRows } from '#server/db/client.ts';
-import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File } from './archive.ts';
+import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File, tableEntry } from './archive.ts';
 import { appliedMigration, LEFT_OUT, listSequences, listTables, quoteName } from './catalog.ts';
 
 export type BackupConfig = Pick<Config, 'dataDir' | 'storage'>;
@@ -103,7 +103,7 @@ export async function writeBackup(database: Database, config: BackupConfig, out:
         const entries: Manifest['entries'] = {};
         for (const table of all) {
           if (LEFT_OUT.has(table.name)) continue;
-          const entry = `data/${table.name}.ndjson`;
+          const entry = tableEntry(table.name);
           const dumped = await dumpTable(tx, table, path.join(stage, entry));
           entries[entry] = dumped.entry;
           tables.push({ name: table.name, entry, rows: dumped.rows, columns: table.columns });
