@@ -2,7 +2,7 @@
 // and `restore`, from the embedded database to a PostgreSQL server and back, with the stored
 // files, while the server runs; and the archives a restore must refuse.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   copyFileSync,
   createWriteStream,
@@ -30,7 +30,7 @@ import { loadConfig } from '#server/config.ts';
 import { openDatabase, queryRows, type Db } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { createPostgresDatabase, postJson, startTestApp, type TestApp } from './support/app.ts';
-import { png } from './support/fixtures.ts';
+import { pdf, png } from './support/fixtures.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const work = mkdtempSync(path.join(tmpdir(), 'atelier-backup-'));
@@ -101,6 +101,7 @@ async function upload(t: TestApp): Promise<void> {
 }
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const isFileId = (name: string) => /^[0-9a-f-]{36}$/.test(name);
 
 const fresh = (name: string) => {
@@ -414,5 +415,19 @@ describe('backups', { timeout: 180_000 }, () => {
         .subarray(0, 4)
         .toString(),
     ).toBe('RIFF');
+  });
+
+  it('holds the bytes of an upload whose row committed before they moved in, from their staged key', async () => {
+    const source = await startTestApp('pglite', { env: { DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Garage-2026!' } });
+    closing.push(() => source.close());
+    const id = randomUUID();
+    const bytes = pdf('en attente');
+    await source.database.db.execute(
+      sql`insert into storage.files (id, bucket_id, name, size, mime_type, etag) values (${id}, 'documents', 'attente.pdf', ${bytes.length}, 'application/pdf', ${`"${md5(bytes)}"`})`,
+    );
+    writeFileSync(path.join(source.config.dataDir, 'files', `${id}.staged.${md5(bytes)}`), bytes);
+    const manifest = await writeBackup(source.database, source.config, createWriteStream(path.join(work, 'staged.tar.gz')));
+    expect(manifest.storage).toEqual({ kind: 'disk', files: 1, bytes: bytes.length, missing: [] });
+    expect(manifest.entries[`files/${id}`]).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
   });
 });

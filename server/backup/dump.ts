@@ -53,23 +53,40 @@ async function dumpTable(tx: Db, table: { name: string; columns: string[]; prima
   return { rows, entry: { bytes, sha256: hash.digest('hex') } };
 }
 
-/** Hard-links (or copies, across disks) the files the rows name; returns the ids without bytes. */
-function stageFiles(ids: string[], filesDir: string, stage: string): string[] {
-  const missing: string[] = [];
-  mkdirSync(path.join(stage, 'files'), { recursive: true });
-  for (const id of ids) {
-    const from = path.join(filesDir, id);
-    const to = path.join(stage, 'files', id);
+type FileRow = { id: string; etag: string };
+
+/** Where an upload's bytes wait until its row commits (decision 036). */
+const stagedKey = (id: string, etag: string) => `${id}.staged.${etag.replace(/"/g, '')}`;
+
+/** Hard-links (or copies, across disks) `from` to `to`; false when `from` is not there. */
+function stageFile(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    if (code !== 'EXDEV' && code !== 'EPERM') throw error;
     try {
-      linkSync(from, to);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') missing.push(id);
-      else if (code === 'EXDEV' || code === 'EPERM') copyFileSync(from, to);
-      else throw error;
+      copyFileSync(from, to);
+    } catch (copyError) {
+      if ((copyError as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw copyError;
     }
   }
-  return missing;
+  return true;
+}
+
+/**
+ * Stages the bytes of the files the rows name; returns the rows without bytes. A row whose
+ * upload has not moved its bytes in yet has them under its staged key, named by its etag (the
+ * bytes' MD5): those are the row's bytes.
+ */
+function stageFiles(rows: FileRow[], filesDir: string, stage: string): FileRow[] {
+  mkdirSync(path.join(stage, 'files'), { recursive: true });
+  return rows.filter((row) => {
+    const to = path.join(stage, 'files', row.id);
+    return !stageFile(path.join(filesDir, row.id), to) && !stageFile(path.join(filesDir, stagedKey(row.id, row.etag)), to);
+  });
 }
 
 /** Writes the archive of `database` to `out`; resolves to its manifest once `out` has it all. */
@@ -82,21 +99,18 @@ export async function writeBackup(database: Database, config: BackupConfig, out:
       async (transaction) => {
         const tx = transaction as unknown as Db;
         // The first query takes the snapshot: the files' rows, then their bytes at once.
-        const fileRows = await queryRows<{ id: string; size: string }>(tx, sql`select id::text as id, size::text as size from storage.files order by id`);
+        const fileRows = await queryRows<{ id: string; size: string; etag: string }>(
+          tx,
+          sql`select id::text as id, size::text as size, etag from storage.files order by id`,
+        );
         const filesDir = path.join(config.dataDir, 'files');
-        let missing =
-          storage.kind === 'disk'
-            ? stageFiles(
-                fileRows.map((f) => f.id),
-                filesDir,
-                stage,
-              )
-            : [];
-        // An upload commits its row, then moves its bytes in: give one in flight a moment.
-        if (missing.length) {
+        let unstaged = storage.kind === 'disk' ? stageFiles(fileRows, filesDir, stage) : [];
+        // Bytes may move between their staged key and their id right while we look: look again.
+        if (unstaged.length) {
           await new Promise((resolve) => setTimeout(resolve, 250));
-          missing = stageFiles(missing, filesDir, stage);
+          unstaged = stageFiles(unstaged, filesDir, stage);
         }
+        const missing = unstaged.map((f) => f.id);
         const migration = await appliedMigration(tx);
         const all = await listTables(tx);
         const tables: Manifest['tables'] = [];
