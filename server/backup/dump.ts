@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { sql } from 'drizzle-orm';
 import type { Config } from '#server/config.ts';
 import { type Db, type Database, queryRows } from '#server/db/client.ts';
+import { stagedKey } from '#server/storage/blobs.ts';
 import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File, tableEntry } from './archive.ts';
 import { appliedMigration, LEFT_OUT, listSequences, listTables, quoteName } from './catalog.ts';
 
@@ -54,9 +55,6 @@ async function dumpTable(tx: Db, table: { name: string; columns: string[]; prima
 }
 
 type FileRow = { id: string; etag: string };
-
-/** Where an upload's bytes wait until its row commits (decision 036). */
-const stagedKey = (id: string, etag: string) => `${id}.staged.${etag.replace(/"/g, '')}`;
 
 /** Hard-links (or copies, across disks) `from` to `to`; false when `from` is not there. */
 function stageFile(from: string, to: string): boolean {

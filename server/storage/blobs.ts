@@ -33,6 +33,11 @@ function ifMissing<T>(error: unknown, value: T): T {
 }
 
 export const thumbnailKey = (id: string, width: number) => `thumbnails/${id}-${width}.webp`;
+/**
+ * New bytes, of an upload or a replacement, wait under this key until their row names them
+ * (decision 036): no transaction waits on the store, and a taken id's bytes are never touched.
+ */
+export const stagedKey = (id: string, etag: string) => `${id}.staged.${etag.replace(/"/g, '')}`;
 
 /** The bytes as files under `root`: a rename moves an upload in, atomically on one disk. */
 export function createDiskBlobs(root: string): Blobs {

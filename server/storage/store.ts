@@ -14,7 +14,7 @@ import { pgCode } from '#server/db/errors.ts';
 import { files } from '#server/db/schema/index.ts';
 import { refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
-import { type Blobs, createDiskBlobs, thumbnailKey } from './blobs.ts';
+import { type Blobs, createDiskBlobs, stagedKey, thumbnailKey } from './blobs.ts';
 import { createS3Blobs } from './s3-blobs.ts';
 
 export type FileRow = typeof files.$inferSelect;
@@ -31,11 +31,6 @@ const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 export const TMP_IDLE_MS = 5 * 60_000;
 /** How often stored bytes are checked against the rows (decision 036). */
 const ORPHAN_SWEEP_MS = 15 * 60_000;
-/**
- * New bytes, of an upload or a replacement, wait under this key until their row names them
- * (decision 036): no transaction waits on the store, and a taken id's bytes are never touched.
- */
-const stagedKey = (id: string, etag: string) => `${id}.staged.${etag.replace(/"/g, '')}`;
 const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.staged\.([0-9a-f]+))?$/;
 
 /** A display name without path parts or control characters. */
