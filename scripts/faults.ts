@@ -13,7 +13,7 @@ import { ensureBuilt } from '#server/build.ts';
 import { openDatabase } from '#server/db/client.ts';
 import { files } from '#server/db/schema/index.ts';
 import { freePort, pct, signInToken, spawnServer, waitReady } from './bench/support.ts';
-import { startRestartablePostgres } from '../tests/support/restartable-postgres.ts';
+import { startEmbeddedPostgres } from '../tests/support/postgres-server.ts';
 import { api, KINDS, Ledger, prepare, type Kind } from './faults/writers.ts';
 
 const CYCLES = { postgres: Number(process.env.FAULT_CYCLES_PG ?? 100), pglite: Number(process.env.FAULT_CYCLES_PGLITE ?? 30) };
@@ -55,7 +55,7 @@ async function storedFiles(kind: DatabaseKind, dataDir: string, databaseUrl?: st
 
 async function crashCycles(kind: DatabaseKind) {
   const dataDir = mkdtempSync(path.join(tmpdir(), `atelier-faults-${kind}-`));
-  const postgres = kind === 'postgres' ? await startRestartablePostgres('atelier-faults-pg-') : null;
+  const postgres = kind === 'postgres' ? await startEmbeddedPostgres('atelier-faults-pg-') : null;
   const databaseUrl = postgres ? await postgres.database('faults') : undefined;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

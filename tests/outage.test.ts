@@ -8,14 +8,14 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browser, htmlText } from './support/browser.ts';
 import { postJson, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
-import { startRestartablePostgres } from './support/restartable-postgres.ts';
+import { startEmbeddedPostgres } from './support/postgres-server.ts';
 
-let postgres: Awaited<ReturnType<typeof startRestartablePostgres>>;
+let postgres: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 let t: TestApp;
 let tokens: Record<DemoRole, string>;
 let databaseUrl: string;
 beforeAll(async () => {
-  postgres = await startRestartablePostgres();
+  postgres = await startEmbeddedPostgres();
   databaseUrl = await postgres.database('outage');
   t = await startTestApp('pglite', { databaseUrl, pages: true, production: true });
   tokens = (await signInAll(t)) as Record<DemoRole, string>;

@@ -12,7 +12,7 @@ import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { freePort, sessionCookie, signInToken, spawnServer, waitReady } from '../bench/support.ts';
-import { startRestartablePostgres } from '../../tests/support/restartable-postgres.ts';
+import { startEmbeddedPostgres } from '../../tests/support/postgres-server.ts';
 import { PDF } from '../../tests/support/fixtures.ts';
 
 const exited = (child: ChildProcess) =>
@@ -91,7 +91,7 @@ export async function drainCheck(): Promise<{ lines: string[]; failures: string[
 }
 
 export async function outageCheck(outageMs = 8_000): Promise<{ outageSeconds: number; lines: string[]; failures: string[] }> {
-  const postgres = await startRestartablePostgres('atelier-faults-outage-');
+  const postgres = await startEmbeddedPostgres('atelier-faults-outage-');
   const databaseUrl = await postgres.database('outage');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-faults-outage-'));
   const port = await freePort();

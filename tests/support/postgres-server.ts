@@ -26,7 +26,9 @@ export function freePort(): Promise<number> {
 
 /**
  * A throwaway PostgreSQL server: `url` is the server's, `database(name)` creates one and gives
- * its URL. The tests' global setup and `npm run bench` both start theirs here.
+ * its URL. The tests' global setup and `npm run bench` both start theirs here. `pause` stops it as
+ * an operator would (fast shutdown: sessions are cut) and `resume` starts it again on the same
+ * data and port: the outage test and `npm run test:faults` cut the database this way.
  */
 export async function startEmbeddedPostgres(prefix = 'atelier-pg-') {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
@@ -38,7 +40,8 @@ export async function startEmbeddedPostgres(prefix = 'atelier-pg-') {
     port,
     user: 'postgres',
     password: 'postgres',
-    persistent: false,
+    // Kept across a pause: the outage is the server's, not its data's; `stop` removes it.
+    persistent: true,
     // PostgreSQL refuses to run as root: the package runs it as a dedicated user.
     createPostgresUser: true,
     onLog: () => {},
@@ -47,14 +50,23 @@ export async function startEmbeddedPostgres(prefix = 'atelier-pg-') {
   await server.initialise();
   await server.start();
   const url = `postgresql://postgres:postgres@127.0.0.1:${port}`;
+  let running = true;
   return {
     url,
     database: async (name: string) => {
       await server.createDatabase(name);
       return `${url}/${name}`;
     },
-    stop: async () => {
+    pause: async () => {
       await server.stop();
+      running = false;
+    },
+    resume: async () => {
+      await server.start();
+      running = true;
+    },
+    stop: async () => {
+      if (running) await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
