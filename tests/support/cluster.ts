@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { rssOf, spawnServer, stop as stopChild, waitReady } from '../../scripts/bench/support.ts';
 import { freePort, startEmbeddedPostgres } from './postgres-server.ts';
 import { startS3Server } from './s3-server.ts';
@@ -251,14 +252,9 @@ export async function startCluster(
         },
         'pipe',
       );
-      // The instance's stderr, without Node's two lines for each heap report.
-      child.stderr!.on('data', (chunk: Buffer) => {
-        const text = chunk
-          .toString('utf8')
-          .split('\n')
-          .filter((line) => !/^(Writing Node\.js report to file: |Node\.js report completed)/.test(line))
-          .join('\n');
-        if (text.trim()) process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+      // The instance's stderr, line by line (a chunk may cut one), without Node's two lines for each heap report.
+      createInterface({ input: child.stderr! }).on('line', (line) => {
+        if (!/^(Writing Node\.js report to file: |Node\.js report completed)/.test(line)) process.stderr.write(`${line}\n`);
       });
       const instance: Instance = {
         name,
