@@ -212,6 +212,12 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
         sql`select disabled, default_role, email_verified, display_name from auth.users where email = 'nouveau@atelier.test'`,
       );
       expect(user).toEqual({ disabled: true, default_role: 'mechanic', email_verified: true, display_name: 'Léa Nouvelle' });
+      // The audit trail has the account's creation, by its owner, once.
+      const events = await queryRows(
+        t.database.db,
+        sql`select e.action, e.actor_id = u.id as by_owner from audit.events e join auth.users u on u.id = e.entity_id where u.email = 'nouveau@atelier.test'`,
+      );
+      expect(events).toEqual([{ action: 'created', by_owner: true }]);
       expect((await roundTrip('newcomer')).searchParams.get('error')).toBe('disabled-user');
       expect(await grantsOf('nouveau@atelier.test')).toBe(0);
 

@@ -428,6 +428,10 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
     it('refuses what a deanonymization must not do', async () => {
       const anonymous = (await call('/signin/anonymous', {})).body.session;
       const bearer = { authorization: `Bearer ${anonymous.accessToken}` };
+      // Each anonymous account is a creation of the audit trail, by itself.
+      expect(await queryRows(t.database.db, sql`select action, actor_id from audit.events where entity_id = ${anonymous.user.id}`)).toEqual([
+        { action: 'created', actor_id: anonymous.user.id },
+      ]);
       const deanonymize = (body: unknown, headers: Record<string, string> = bearer) => call('/user/deanonymize', body, headers);
       expect(await deanonymize({ signInMethod: 'email-password', email: 'x@garage.fr', password: 'Xx-2026-long!' }, {})).toMatchObject({
         status: 401,

@@ -246,6 +246,9 @@ describe.each(databaseKinds)('security keys on %s', (kind) => {
     );
     expect(user).toMatchObject({ disabled: true, default_role: 'mechanic', display_name: 'Nouveau Venu', password_hash: null });
     expect(Buffer.from(options.body.user.id, 'base64url').toString('utf8')).toBe(user!.id);
+    // The audit trail has the account's creation, by its owner.
+    const events = await queryRows(t.database.db, sql`select action, actor_id from audit.events where entity_id = ${user!.id}`);
+    expect(events).toEqual([{ action: 'created', actor_id: user!.id }]);
     const keys = await queryRows<{ nickname: string }>(t.database.db, sql`select nickname from auth.user_security_keys where user_id = ${user!.id}`);
     expect(keys).toEqual([{ nickname: 'Ma clé' }]);
     const mail = decodeMail(t.outbox().at(-1)!);

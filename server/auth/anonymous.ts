@@ -7,6 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { users } from '#server/db/schema/index.ts';
+import { recordSignUp } from '#server/audit/auth-events.ts';
 import { DomainError } from '#server/errors.ts';
 import type { Services } from '#server/services.ts';
 import { bearer, callerOf, email, OK, parse, password, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
@@ -40,17 +41,21 @@ export function createAnonymousService(auth: AuthService) {
     async signIn(input: { displayName?: string; locale?: string; metadata?: Record<string, unknown> }, caller: Caller): Promise<Session> {
       requireOn();
       limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
-      const [u] = await db
-        .insert(users)
-        .values({
-          displayName: input.displayName ?? t('passwordless.anonymousName'),
-          locale: input.locale ?? 'fr',
-          defaultRole: ANONYMOUS_ROLE,
-          isAnonymous: true,
-          metadata: input.metadata ?? {},
-        })
-        .returning();
-      return auth.startSession(u!, 'anonymous');
+      const u = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(users)
+          .values({
+            displayName: input.displayName ?? t('passwordless.anonymousName'),
+            locale: input.locale ?? 'fr',
+            defaultRole: ANONYMOUS_ROLE,
+            isAnonymous: true,
+            metadata: input.metadata ?? {},
+          })
+          .returning();
+        await recordSignUp(tx, row!);
+        return row!;
+      });
+      return auth.startSession(u, 'anonymous');
     },
 
     /**

@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import { challenges, securityKeys, userProviders, users } from '#server/db/schema/index.ts';
+import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError } from '#server/errors.ts';
 import { isLoopback, type AuthProvider } from '#server/config.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
@@ -215,6 +216,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
         .returning();
       if (!u) return undefined;
       await tx.insert(userProviders).values({ userId: u.id, providerId: p.name, providerUserId: profile.sub });
+      await recordSignUp(tx, u);
       return u;
     });
     if (!created) throw authErrors.emailInUse();

@@ -16,6 +16,7 @@ import { COSEALG, decodeClientDataJSON, isoBase64URL, isoUint8Array } from '@sim
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { securityKeys, users } from '#server/db/schema/index.ts';
+import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError, notFound } from '#server/errors.ts';
 import { authOptionsShape, bearer, callerOf, email, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow } from './service.ts';
@@ -351,8 +352,9 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
               disabled: true,
             })
             .onConflictDoNothing()
-            .returning({ id: users.id });
+            .returning();
           if (!user) throw authErrors.emailInUse();
+          await recordSignUp(tx, user);
           await tx.insert(securityKeys).values(rowOf(user.id, credential, input.nickname ?? input.options?.nickname ?? data.nickname ?? undefined));
         });
         await auth.sendVerificationEmail(data.email, redirect, caller);
