@@ -18,6 +18,60 @@ import { PDF } from '../../tests/support/fixtures.ts';
 const exited = (child: ChildProcess) =>
   child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
+/**
+ * SIGTERM to `child` while a live socket is open and an upload is half sent (the rest follows 1 s
+ * later): what its clients see. `npm run test:faults` prints it, tests/drain.test.ts asserts it.
+ */
+export async function sigtermDuringUpload(url: string, child: ChildProcess, token: string) {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  const closed = new Promise<{ code: number; at: number }>((resolve) => socket.on('close', (code) => resolve({ code, at: performance.now() })));
+  await new Promise<void>((resolve, reject) => {
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { headers: { authorization: `Bearer ${token}` } } })));
+    socket.on('message', (data) => JSON.parse(String(data)).type === 'connection_ack' && resolve());
+    socket.on('error', reject);
+  });
+  const boundary = 'drain';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="bucket-id"\r\n\r\ndocuments\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file[]"; filename="plan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+    PDF,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const half = Math.floor(body.length / 2);
+  let upload!: ReturnType<typeof request>;
+  const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    upload = request(
+      `${url}/api/storage/files`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      },
+    );
+    upload.on('error', reject);
+  });
+  await new Promise<void>((resolve) => upload.write(body.subarray(0, half), () => resolve()));
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = performance.now();
+  child.kill('SIGTERM');
+  const socketClosed = await closed;
+  // No new connection is taken while the upload is still in flight.
+  const refused = await fetch(`${url}/healthz`).then(
+    () => false,
+    () => true,
+  );
+  await new Promise((r) => setTimeout(r, 1_000));
+  upload.end(body.subarray(half));
+  const { status, text } = await answered.catch(() => ({ status: 0, text: '' }));
+  const code = await exited(child);
+  return { socketCode: socketClosed.code, socketClosedMs: socketClosed.at - t0, refused, status, text, code, stoppedMs: performance.now() - t0 };
+}
+
 export async function drainCheck(): Promise<{ lines: string[]; failures: string[] }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-faults-drain-'));
   const port = await freePort();
@@ -26,61 +80,17 @@ export async function drainCheck(): Promise<{ lines: string[]; failures: string[
   child.stdout!.resume();
   try {
     await waitReady(url, child);
-    const token = await signInToken(url, 'diagnostic@demo.local');
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, 'graphql-transport-ws');
-    const closed = new Promise<{ code: number; at: number }>((resolve) => socket.on('close', (code) => resolve({ code, at: performance.now() })));
-    await new Promise<void>((resolve, reject) => {
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { headers: { authorization: `Bearer ${token}` } } })));
-      socket.on('message', (data) => JSON.parse(String(data)).type === 'connection_ack' && resolve());
-      socket.on('error', reject);
-    });
-    // An upload whose client sends half its body before SIGTERM and the rest 1 s after.
-    const boundary = 'drain';
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file[]"; filename="plan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
-      PDF,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    let upload!: ReturnType<typeof request>;
-    const answered = new Promise<number>((resolve, reject) => {
-      upload = request(
-        `${url}/api/storage/files`,
-        {
-          method: 'POST',
-          agent: false,
-          headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode!));
-        },
-      );
-      upload.on('error', reject);
-    });
-    await new Promise<void>((resolve) => upload.write(body.subarray(0, 40), () => resolve()));
-    await new Promise((r) => setTimeout(r, 200));
-    const t0 = performance.now();
-    child.kill('SIGTERM');
-    const socketClosed = await closed;
-    const refused = await fetch(`${url}/healthz`).then(
-      () => false,
-      () => true,
-    );
-    await new Promise((r) => setTimeout(r, 1_000));
-    upload.end(body.subarray(40));
-    const status = await answered.catch(() => 0);
-    const code = await exited(child);
-    const stoppedMs = performance.now() - t0;
+    const seen = await sigtermDuringUpload(url, child, await signInToken(url, 'diagnostic@demo.local'));
     const failures = [
-      ...(socketClosed.code === 1001 ? [] : [`drain: the live socket closed with ${socketClosed.code}, not 1001`]),
-      ...(refused ? [] : ['drain: a new connection was accepted after SIGTERM']),
-      ...(status === 201 ? [] : [`drain: the upload in flight answered ${status}, not 201`]),
-      ...(code === 0 ? [] : [`drain: exit code ${code}`]),
+      ...(seen.socketCode === 1001 ? [] : [`drain: the live socket closed with ${seen.socketCode}, not 1001`]),
+      ...(seen.refused ? [] : ['drain: a new connection was accepted after SIGTERM']),
+      ...(seen.status === 201 ? [] : [`drain: the upload in flight answered ${seen.status}, not 201`]),
+      ...(seen.code === 0 ? [] : [`drain: exit code ${seen.code}`]),
     ];
     return {
       lines: [
-        `Live socket closed with ${socketClosed.code} ${Math.round(socketClosed.at - t0)} ms after SIGTERM; a new connection ${refused ? 'refused' : 'ACCEPTED'};`,
-        `the upload in flight (its body finished 1 s after SIGTERM) answered ${status}; the process exited ${code} ${Math.round(stoppedMs)} ms after SIGTERM.`,
+        `Live socket closed with ${seen.socketCode} ${Math.round(seen.socketClosedMs)} ms after SIGTERM; a new connection ${seen.refused ? 'refused' : 'ACCEPTED'};`,
+        `the upload in flight (its body finished 1 s after SIGTERM) answered ${seen.status}; the process exited ${seen.code} ${Math.round(seen.stoppedMs)} ms after SIGTERM.`,
       ],
       failures,
     };
