@@ -14,11 +14,16 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export type FileChange = { action: 'deleted' } | { action: 'changed'; name: string };
 
-/** Records `change` on what holds the file (refused, 409, when it is a closed order's) (a dossier's document, an order's file), if anything does. */
+/**
+ * Records `change` on what holds the file (a dossier's document, an order's file), if anything
+ * does; refused (409) when it is a closed order's.
+ */
 export async function recordFileChange(tx: Tx, fileId: string, change: FileChange, actor: AuditActor): Promise<void> {
   // Locked: a concurrent deletion or replacement of the same file waits, and reads what this left.
   const [file] = await tx.select({ name: files.name }).from(files).where(eq(files.id, fileId)).for('update');
   if (!file) return;
+  const holder = await holderOf(tx, fileId, file.name);
+  if (!holder) return;
   const changes: AuditChange[] =
     change.action === 'changed'
       ? [
@@ -26,27 +31,18 @@ export async function recordFileChange(tx: Tx, fileId: string, change: FileChang
           { field: fieldLabel('fileContent'), before: '', after: t('audit.replaced') },
         ]
       : [];
+  await record(tx, { action: change.action, ...holder, changes, actor });
+}
+
+/** The dossier document or the order file that holds a stored file, as the audit trail names it. */
+async function holderOf(tx: Tx, fileId: string, fileName: string) {
   const [document] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.fileId, fileId));
   if (document) {
-    await record(tx, {
-      action: change.action,
-      entity: { kind: 'document', id: document.id, label: document.title },
-      parent: await dossierOf(tx, document.gearboxModelId),
-      changes,
-      actor,
-    });
-    return;
+    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await dossierOf(tx, document.gearboxModelId) };
   }
   const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
-  if (link) {
-    // A closed order's files are as closed as the rest of it: refused here as its services refuse them.
-    await openOrder(tx, link.repairOrderId);
-    await record(tx, {
-      action: change.action,
-      entity: { kind: 'order_file', id: link.id, label: file.name },
-      parent: await orderOf(tx, link.repairOrderId),
-      changes,
-      actor,
-    });
-  }
+  if (!link) return null;
+  // A closed order's files are as closed as the rest of it: refused here as its services refuse them.
+  await openOrder(tx, link.repairOrderId);
+  return { entity: { kind: 'order_file' as const, id: link.id, label: fileName }, parent: await orderOf(tx, link.repairOrderId) };
 }
