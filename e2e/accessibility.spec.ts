@@ -1,7 +1,7 @@
 // Every main screen of every role passes axe with no serious or critical violation (issue 15),
 // at the desk's 1280 px and the tablet's 768 px.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { mainScreens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
 
 for (const width of [1280, 768]) {

@@ -3,7 +3,7 @@
 // diagnostician's own activity; other roles are kept off users' activity.
 import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { accounts, storageState } from './support/fixtures.ts';
 
 const NUMBER = `AUD-E2E-${Date.now().toString(36).toUpperCase()}`;

@@ -1,5 +1,6 @@
 // SPEC §2.9: the symptoms and conditions base, kept by admins and diagnosticians.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 const addForm = (page: Page) => page.getByRole('region', { name: /Nouvel élément/ });

@@ -4,7 +4,8 @@
 // (CSS went from 6.1 to 6.3 KiB once, with decision 023: the menus and toasts became CSS, and
 // the 1.2 KiB script every page loaded is gone.)
 import { gzipSync } from 'node:zlib';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { mainScreens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
 
 const KiB = 1024;

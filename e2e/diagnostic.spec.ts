@@ -4,7 +4,8 @@
 // the top outage and its procedure, validation) — then the mechanic finds the procedure on the
 // order, and a commercial reads it all without a control to change it.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 const NUMBER = 'OR-E2E-DIAG';

@@ -2,7 +2,8 @@
 // an outage with its photo and prioritised procedures, a measure and a document; a commercial
 // reads it without any edit control. Files go through the storage rules of SPEC §5.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import sharp from 'sharp';
 import { storageState } from './support/fixtures.ts';
 

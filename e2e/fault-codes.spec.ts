@@ -1,6 +1,7 @@
 // SPEC §2.7, §4, issue 7: the fault code reports of an order — the gearbox allows reading, codes
 // from the dossier or new with their conditions, answering "no" discards them after saying so.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 const NUMBER = 'OR-E2E-CODES';

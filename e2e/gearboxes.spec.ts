@@ -1,5 +1,6 @@
 // SPEC §2.8: the gearbox models of the technical dossiers (list, creation, general data).
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 const rows = (page: Page) => page.getByRole('table').getByRole('rowheader');

@@ -1,5 +1,5 @@
 // SPEC §2.2 for every route of SPEC §2.1: signed out and each of the four roles.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { routes, type RouteDef } from '#lib/routes.ts';
 import type { Role } from '#lib/roles.ts';
 import { roleNames, storageState } from './support/fixtures.ts';

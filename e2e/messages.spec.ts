@@ -1,6 +1,7 @@
 // What the screens say, and where (issue 15): a closed order's notices are information, not
 // errors; a toast never hides the page's own buttons.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('diagnostician') });

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { DEMO_PASSWORD, lastMailTo, openProfileMenu, signIn, signOut, verifyLinkOf } from './support/fixtures.ts';
 
 // A password change ends the user's other sign-ins: these stories use colleagues' accounts,

@@ -1,6 +1,7 @@
 // A mechanic with greasy gloves signs in without a password (issue 18, decision 030): a code
 // by e-mail, or a link, read from the outbox the server writes without SMTP.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { lastMailTo, signOut, verifyLinkOf } from './support/fixtures.ts';
 
 /** The six digits of the last code mailed to `address`. */

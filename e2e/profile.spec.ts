@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { lastMailTo, openProfileMenu, signIn, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 test.describe('a diagnostician', () => {

@@ -4,7 +4,7 @@
 // (the tests' oidc-provider), on ports of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { startOidcProvider, testClient, type TestProvider } from '../tests/support/oidc-provider.ts';
 import { freePort } from '../tests/support/postgres-server.ts';
 

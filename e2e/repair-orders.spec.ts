@@ -1,7 +1,8 @@
 // SPEC §2.7, issue 7 (first part): opening a repair order, finding it in the list, its tabs; a
 // commercial reads it and edits nothing.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 const NUMBER = 'OR-E2E-0001';

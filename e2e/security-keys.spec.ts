@@ -3,7 +3,8 @@
 // and deletes it; with the terminal's reader, proves it again for a step-up and signs in from the
 // e-mail field's autofill. Romain and Hugo are colleagues no other spec uses.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { signIn, signOut } from './support/fixtures.ts';
 
 /**

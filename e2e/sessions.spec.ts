@@ -1,6 +1,6 @@
 // Issue 14: a session ends everywhere, within 15 s, when it should. Colleagues' accounts, so
 // the four demo sessions the other specs share stay open.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { openProfileMenu, signIn, storageState } from './support/fixtures.ts';
 
 test('signing out in one browser refuses the same session in another within 15 s', async ({ browser }) => {

@@ -4,7 +4,7 @@
 // its PDF.
 import AxeBuilder from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { storageState } from './support/fixtures.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { accounts, DEMO_PASSWORD, openProfileMenu, roleNames, signIn, signOut } from './support/fixtures.ts';
 
 const tabsByRole = {

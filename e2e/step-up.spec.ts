@@ -1,4 +1,5 @@
-import { expect, test, type Browser } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Browser } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import { signIn } from './support/fixtures.ts';
 

@@ -2,7 +2,8 @@
 // out with a reason, finds it in the history, prints a rack label and exports the CSV.
 import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 
 const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();

@@ -2,7 +2,8 @@
 // screen of every role fits the width, keeps its bar to two rows at most, shows its dates as
 // DD/MM/YYYY whatever the browser's language, and offers only targets of at least 44 × 44 px.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import type { Page } from '@playwright/test';
 import { mainScreens as screens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
 
 /** Visible controls smaller than 44 × 44 px; a box or radio counts by the label that holds it. */

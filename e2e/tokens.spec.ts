@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { signIn } from './support/fixtures.ts';
 
 // A colleague's account the other specs leave alone.

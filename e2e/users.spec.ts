@@ -1,6 +1,6 @@
 // SPEC §2.9 and §9: the users screen of an admin, live across browsers.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test.ts';
 import { storageState } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('app_admin') });
