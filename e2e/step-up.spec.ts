@@ -1,4 +1,4 @@
-import { expect, test } from './support/test.ts';
+import { allowBrowserErrors, expect, test } from './support/test.ts';
 import type { Browser } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import { signIn } from './support/fixtures.ts';
@@ -38,6 +38,8 @@ test('an admin with a second factor confirms it before changing a role, in the d
   await withJs.getByLabel('Rôle de Hugo Boyer').selectOption({ label: 'Diagnostiqueur' });
   const dialog = withJs.getByRole('dialog', { name: 'Confirmez votre identité' });
   await expect(dialog.getByRole('heading', { name: 'Confirmez votre identité' })).toBeVisible();
+  // A wrong code: the server refuses it (400).
+  allowBrowserErrors(/status of 400 .*\/api\/session\/elevate\)$/);
   await dialog.getByLabel('Code de vérification').fill('000000');
   await dialog.getByRole('button', { name: 'Vérifier' }).click();
   await expect(dialog.getByText('Code incorrect.')).toBeVisible();
