@@ -424,6 +424,24 @@ describe('the report of a long order, printed and as a PDF', () => {
       await page.goto(`${t.url}/repair-order/${orderId}/report`);
       expect(errors).toEqual([]);
       printedBytes = new Uint8Array(await page.pdf({ preferCSSPageSize: true }));
+      // The page as it shows on a desk screen and on a portrait tablet, for the eye.
+      const shots = process.env.REPORT_SHOTS;
+      if (shots) {
+        mkdirSync(shots, { recursive: true });
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await page.screenshot({ path: path.join(shots, 'report-page-1280x800.png') });
+        const tablet = await browser.newContext({
+          locale: 'fr-FR',
+          timezoneId: 'Europe/Paris',
+          viewport: { width: 768, height: 1024 },
+          hasTouch: true,
+          isMobile: true,
+        });
+        await tablet.addCookies([{ name, value, url: t.url }]);
+        const onTablet = await tablet.newPage();
+        await onTablet.goto(`${t.url}/repair-order/${orderId}/report`);
+        await onTablet.screenshot({ path: path.join(shots, 'report-page-768x1024-touch.png') });
+      }
     } finally {
       await browser.close();
     }
