@@ -349,7 +349,7 @@ export function ReportDocument({ report }: { report: Report }) {
             ) : (
               <Table
                 head={[t('report.checkpoint'), t('report.result'), t('report.value'), t('report.comment'), t('report.answeredBy')]}
-                widths={[26, 21, 10, 21, 22]}
+                widths={[28, 22, 10, 19, 21]}
                 rows={p.checkpoints.map((c) => [
                   <View>
                     <Text style={s.bold}>{c.name}</Text>
