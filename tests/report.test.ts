@@ -215,15 +215,15 @@ describe('the intervention report of a closed order', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The report as a document (issue 28, item 5): a three-page report, printed by the browser
-// (`page.pdf()`, what «Imprimer» gives) and drawn by the application (report.pdf), read page by
-// page as a reader turns them.
+// The report as a document (issue 28, item 5; decision 041): a long order's report (three pages
+// as a PDF, four printed), printed by the browser (`page.pdf()`, what «Imprimer» gives) and drawn
+// by the application (report.pdf), read page by page as a reader turns them.
 
 const SECTIONS = ['Synthèse du diagnostic', 'Panne(s) confirmée(s)', 'Procédures appliquées', 'Mesures et contrôles', 'Courbes', 'Commentaires', 'Signatures'];
 
 type TextItem = { str: string; height: number; y: number; x: number; width: number };
 type Line = { y: number; text: string; items: TextItem[] };
-type PdfPage = { height: number; body: Line[]; footer: Line[] };
+type PdfPage = { body: Line[]; footer: Line[] };
 
 /** Each page's lines, top to bottom; the running footer (the bottom margin) apart from the body. */
 async function pagesOf(bytes: Uint8Array): Promise<PdfPage[]> {
@@ -231,7 +231,6 @@ async function pagesOf(bytes: Uint8Array): Promise<PdfPage[]> {
   const pages: PdfPage[] = [];
   for (let n = 1; n <= doc.numPages; n++) {
     const page = await doc.getPage(n);
-    const [, , , height] = page.view as [number, number, number, number];
     const content = await page.getTextContent();
     const items = (content.items as { str?: string; transform: number[]; height: number; width: number }[])
       .filter((i) => i.str?.trim())
@@ -251,7 +250,7 @@ async function pagesOf(bytes: Uint8Array): Promise<PdfPage[]> {
         .trim();
     lines.sort((a, b) => b.y - a.y);
     // The footer is the text in the bottom 20 mm of the sheet.
-    pages.push({ height, body: lines.filter((l) => l.y > 57), footer: lines.filter((l) => l.y <= 57) });
+    pages.push({ body: lines.filter((l) => l.y > 57), footer: lines.filter((l) => l.y <= 57) });
   }
   return pages;
 }
