@@ -24,12 +24,12 @@ const LINE = '#cbd5e1';
 const CANVAS = '#f4f6f9';
 const DANGER = '#b91c1c';
 /** The page's badge tones (measures.ts), as colours. */
-const tones: Record<CheckResult, { background: string; color: string }> = {
-  ok: { background: '#dcfce7', color: '#15803d' },
-  nok: { background: '#fee2e2', color: DANGER },
-  not_mesurable: { background: '#f1f5f9', color: MUTED },
-  high_tolerance: { background: '#fef3c7', color: '#78350f' },
-  low_tolerance: { background: '#fef3c7', color: '#78350f' },
+const tones: Record<CheckResult, { backgroundColor: string; color: string }> = {
+  ok: { backgroundColor: '#dcfce7', color: '#15803d' },
+  nok: { backgroundColor: '#fee2e2', color: DANGER },
+  not_mesurable: { backgroundColor: '#f1f5f9', color: MUTED },
+  high_tolerance: { backgroundColor: '#fef3c7', color: '#78350f' },
+  low_tolerance: { backgroundColor: '#fef3c7', color: '#78350f' },
 };
 
 const MARGIN = 40;
@@ -63,9 +63,9 @@ const s = StyleSheet.create({
   field: { flexDirection: 'row', marginBottom: 1.5 },
   fieldLabel: { color: MUTED, width: '45%', paddingRight: 4 },
   fieldValue: { fontWeight: 'bold', width: '55%' },
-  table: { borderTopWidth: 0.75, borderLeftWidth: 0.75, borderColor: LINE },
   row: { flexDirection: 'row' },
-  headRow: { flexDirection: 'row', backgroundColor: CANVAS },
+  // The table's outer lines belong to its cells: a table split across pages draws no line past its last row.
+  headRow: { flexDirection: 'row', backgroundColor: CANVAS, borderTopWidth: 0.75, borderColor: LINE },
   cell: { borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE, paddingVertical: 3, paddingHorizontal: 4 },
   badge: { alignSelf: 'flex-start', borderRadius: 6, paddingVertical: 1, paddingHorizontal: 5, fontWeight: 'bold' },
   footer: {
@@ -130,12 +130,12 @@ type Cell = string | ReactNode;
  */
 function Table({ head, widths, rows }: { head: string[]; widths: number[]; rows: Cell[][] }) {
   const cell = (content: Cell, i: number, bold = false) => (
-    <View key={i} style={{ ...s.cell, width: `${widths[i]}%` }}>
+    <View key={i} style={{ ...s.cell, width: `${widths[i]}%`, ...(i === 0 ? { borderLeftWidth: 0.75 } : {}) }}>
       {typeof content === 'string' ? <Text style={bold ? s.bold : {}}>{content}</Text> : content}
     </View>
   );
   return (
-    <View style={s.table}>
+    <View>
       <View style={s.headRow} wrap={false} fixed>
         {head.map((h, i) => cell(h, i, true))}
       </View>
@@ -349,7 +349,7 @@ export function ReportDocument({ report }: { report: Report }) {
             ) : (
               <Table
                 head={[t('report.checkpoint'), t('report.result'), t('report.value'), t('report.comment'), t('report.answeredBy')]}
-                widths={[28, 22, 10, 19, 21]}
+                widths={[28, 22, 11, 18, 21]}
                 rows={p.checkpoints.map((c) => [
                   <View>
                     <Text style={s.bold}>{c.name}</Text>
