@@ -1,11 +1,16 @@
 // The intervention report (SPEC §2.7): a mechanic prints a closed order's report, as a page and as
 // a PDF whose text says the same; nobody signed out gets it, and an unknown order is a French 404.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
 import type { Report } from '#lib/repair-orders/report.server.ts';
-import { demoEmails, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { createModel, createOrder, demoEmails, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
 import { htmlText } from './support/browser.ts';
 
 const UNKNOWN = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
@@ -31,7 +36,7 @@ describe('the intervention report PDF, drawn alone', () => {
       number: 'OR-2026-0042',
       url: `http://atelier.test/repair-order/${UNKNOWN}`,
       qr: { d: 'M0 0h1v1h-1z', size: 21 },
-      editedOn: '22/11/2026 10:00',
+      editedOn: 'Édité le 22/11/2026 à 10:00',
       order: [{ label: 'Statut', value: 'Clôturé' }],
       vehicle: [{ label: 'Énergie', value: 'Électrique' }],
       gearbox: [{ label: 'Modèle', value: 'ZF 8HP45' }],
@@ -106,7 +111,7 @@ describe('the intervention report PDF, drawn alone', () => {
       'Régime (tr/min)',
       '3 000',
       'Essai routier concluant',
-      "Rapport d'intervention · OR-2026-0042 Page 1 / 2",
+      "Rapport d'intervention · OR-2026-0042 · Édité le 22/11/2026 à 10:00 Page 1 / 2",
       'Page 2 / 2',
     ]) {
       expect(text).toContain(part);
@@ -205,6 +210,372 @@ describe('the intervention report of a closed order', () => {
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toMatch(/^\/sign-in/);
       expect(res.headers.get('content-type') ?? '').not.toContain('pdf');
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The report as a document (issue 28, item 5; decision 041): a long order's report (three pages
+// as a PDF, four printed), printed by the browser (`page.pdf()`, what «Imprimer» gives) and drawn
+// by the application (report.pdf), read page by page as a reader turns them.
+
+const SECTIONS = ['Synthèse du diagnostic', 'Panne(s) confirmée(s)', 'Procédures appliquées', 'Mesures et contrôles', 'Courbes', 'Commentaires', 'Signatures'];
+
+type TextItem = { str: string; height: number; y: number; x: number; width: number };
+type Line = { y: number; text: string; items: TextItem[] };
+type PdfPage = { body: Line[]; footer: Line[] };
+
+/** Each page's lines, top to bottom; the running footer (the bottom margin) apart from the body. */
+async function pagesOf(bytes: Uint8Array): Promise<PdfPage[]> {
+  const doc = await getDocumentProxy(bytes.slice());
+  const pages: PdfPage[] = [];
+  for (let n = 1; n <= doc.numPages; n++) {
+    const page = await doc.getPage(n);
+    const content = await page.getTextContent();
+    const items = (content.items as { str?: string; transform: number[]; height: number; width: number }[])
+      .filter((i) => i.str?.trim())
+      .map((i) => ({ str: i.str!, height: i.height, width: i.width, x: i.transform[4]!, y: i.transform[5]! }));
+    const lines: Line[] = [];
+    for (const item of [...items].sort((a, b) => b.y - a.y || a.x - b.x)) {
+      const line = lines.find((l) => Math.abs(l.y - item.y) < 2.5);
+      if (line) line.items.push(item);
+      else lines.push({ y: item.y, text: '', items: [item] });
+    }
+    // Pieces of one word touch; words and cells are apart.
+    for (const line of lines)
+      line.text = [...line.items]
+        .sort((a, b) => a.x - b.x)
+        .reduce((text, item, i, all) => text + (i && item.x - (all[i - 1]!.x + all[i - 1]!.width) > 1 ? ' ' : '') + item.str, '')
+        .replace(/\s+/g, ' ')
+        .trim();
+    lines.sort((a, b) => b.y - a.y);
+    // The footer is the text in the bottom 20 mm of the sheet.
+    pages.push({ body: lines.filter((l) => l.y > 57), footer: lines.filter((l) => l.y <= 57) });
+  }
+  return pages;
+}
+
+const CSV = (label: string, shift: number) =>
+  Buffer.from(
+    `regime_tr_min;${label}\n${Array.from({ length: 30 }, (_, i) => `${i * 200};${(2 + shift + Math.sin(i / 4) * 2).toFixed(2).replace('.', ',')}`).join('\n')}\n`,
+  );
+const REFERENCE_CSV = Buffer.from(
+  `regime_tr_min;pression_min_bar;pression_max_bar\n${Array.from({ length: 30 }, (_, i) => `${i * 200};${(1 + Math.sin(i / 4) * 2).toFixed(2).replace('.', ',')};${(4 + Math.sin(i / 4) * 2).toFixed(2).replace('.', ',')}`).join('\n')}\n`,
+);
+
+describe('the report of a long order, printed and as a PDF', () => {
+  let t: TestApp;
+  let cookie = '';
+  let order: { id: string; number: string };
+  const procedureNames = ['Remplacement de la mécatronique', 'Contrôle du convertisseur de couple'];
+  const checkpointNames = procedureNames.map((_, p) => Array.from({ length: 6 }, (_, i) => `Contrôle ${p + 1}.${i + 1} : pression au rapport ${i + 1}`));
+  const measureNames = Array.from({ length: 5 }, (_, i) => `Pression du circuit ${i + 1}`);
+  const curveNames = ['Pression en montée de rapports'];
+  let printed: PdfPage[];
+  let drawn: PdfPage[];
+  let printedBytes: Uint8Array;
+  let drawnBytes: Uint8Array;
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+    const tokens = await signInAll(t);
+    const gql = graphqlAs(t, tokens);
+    const upload = async (name: string, body: Buffer, bucket: string) => {
+      const form = new FormData();
+      form.append('file[]', new Blob([new Uint8Array(body)]), name);
+      form.append('bucket-id', bucket);
+      const res = await fetch(`${t.url}/api/storage/files`, { method: 'POST', body: form, headers: { authorization: `Bearer ${tokens.diagnostician}` } });
+      return ((await res.json()) as { processedFiles: { id: string }[] }).processedFiles[0]!.id;
+    };
+    const modelId = await createModel(gql, { model: 'ZF 8HP70 essai rapport', constructorName: 'ZF', startYear: 2014 });
+    const outageId = ok(
+      await gql('diagnostician', 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }', {
+        m: modelId,
+        o: { component: 'Mécatronique', outageType: 'Usure', description: 'Tiroir de régulation grippé, pression de ligne instable.' },
+      }),
+    ).insertOutage;
+    const procedureIds: string[] = [];
+    for (const [p, name] of procedureNames.entries()) {
+      const procedure = {
+        name,
+        description: 'Procédure constructeur, boîte à 80 °C, véhicule sur pont.',
+        steps: ['Vidanger la boîte', 'Déposer le carter', 'Déposer le bloc hydraulique', 'Reposer et remplir', 'Essai routier'],
+        checkpoints: checkpointNames[p]!.map((n) => ({ name: n })),
+      };
+      procedureIds.push(
+        ok(
+          await gql('diagnostician', 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }', {
+            m: modelId,
+            o: procedure,
+          }),
+        ).insertRepairProcedure,
+      );
+    }
+    const orderId = await createOrder(gql, { number: 'OR-2026-0777', gearboxModelId: modelId, vehicleBrand: 'Peugeot', vehicleModel: '508 SW' });
+    const reference = ok(
+      await gql('diagnostician', 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
+        o: {
+          gearboxModelId: modelId,
+          fileId: await upload('reference.csv', REFERENCE_CSV, 'documents'),
+          category: 'reference_curve',
+          title: 'Pression de ligne',
+        },
+      }),
+    ).insertGearboxDocument;
+    for (const s of ['Sifflement', 'À-coup au passage de rapport'])
+      ok(
+        await gql('diagnostician', 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }', {
+          o: orderId,
+          s: { symptom: s, temporality: 'during', comment: 'Constaté par le client et confirmé à l\u2019essai.' },
+        }),
+      );
+    ok(await gql('diagnostician', 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }', { o: orderId }));
+    ok(
+      await gql('diagnostician', 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', {
+        o: orderId,
+        ids: [outageId],
+      }),
+    );
+    ok(
+      await gql('diagnostician', 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', {
+        o: orderId,
+        p: procedureIds.map((procedureId) => ({ procedureId, outageId })),
+      }),
+    );
+    ok(await gql('diagnostician', 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }', { o: orderId }));
+    ok(await gql('diagnostician', 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }', { o: orderId }));
+    ok(await gql('diagnostician', 'mutation($o: uuid!, $d: Boolean!) { setMeasuresDone(repairOrderId: $o, done: $d) { discarded } }', { o: orderId, d: true }));
+    for (const [i, name] of measureNames.entries())
+      ok(
+        await gql('diagnostician', 'mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }', {
+          o: orderId,
+          m: { name, unit: 'bar', minimum: 4, maximum: 6, measuredValue: 3.5 + (i % 4) * 0.8, comment: i % 3 ? '' : 'Mesuré moteur chaud' },
+        }),
+      );
+    for (const [i, description] of curveNames.entries()) {
+      const curveId = ok(
+        await gql('diagnostician', 'mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', {
+          o: orderId,
+          c: { description, result: i ? 'Dans la bande' : 'Hors bande vers 2 000 tr/min', comment: 'Huile à 80 °C', referenceDocumentId: reference },
+        }),
+      ).insertOrderCurve;
+      ok(
+        await gql('diagnostician', 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', {
+          o: orderId,
+          f: { fileId: await upload(`releve-${i + 1}.csv`, CSV('pression_bar', i * 0.5), 'measure'), kind: 'curve', curveId },
+        }),
+      );
+    }
+    const { repairOrder } = ok(
+      await gql('mechanic', 'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { id version } } } }', { id: orderId }),
+    );
+    const results = ['ok', 'ok', 'nok', 'high_tolerance', 'ok', 'low_tolerance', 'not_mesurable'];
+    let n = 0;
+    for (const c of repairOrder.procedures.flatMap((p: { checkpoints: { id: string; version: number }[] }) => p.checkpoints)) {
+      n += 1;
+      ok(
+        await gql(
+          'mechanic',
+          'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { version } }',
+          {
+            id: c.id,
+            v: c.version,
+            o: {
+              checkResult: results[n % results.length],
+              measuredValue: `${(4 + (n % 5) * 0.3).toFixed(1).replace('.', ',')}`,
+              comment: n % 2 ? 'Relevé après dix minutes de marche' : '',
+            },
+          },
+        ),
+      );
+    }
+    ok(
+      await gql('mechanic', 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }', {
+        id: orderId,
+        c: 'Essai routier concluant, client prévenu.',
+      }),
+    );
+    order = { id: orderId, number: 'OR-2026-0777' };
+
+    const signIn = await fetch(`${t.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: demoEmails.mechanic, password: DEMO_PASSWORD }),
+    });
+    cookie = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('atelier_session='))!
+      .split(';')[0]!;
+    const res = await fetch(`${t.url}/repair-order/${orderId}/report.pdf`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    drawnBytes = new Uint8Array(await res.arrayBuffer());
+    // The print page as «Imprimer» prints it: the page's own paper and margins.
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const context = await browser.newContext({ locale: 'fr-FR', timezoneId: 'Europe/Paris' });
+      const [name, value] = cookie.split('=') as [string, string];
+      await context.addCookies([{ name, value, url: t.url }]);
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${t.url}/repair-order/${orderId}/report`);
+      expect(errors).toEqual([]);
+      printedBytes = new Uint8Array(await page.pdf({ preferCSSPageSize: true }));
+      // The page as it shows on a desk screen and on a portrait tablet, for the eye.
+      const shots = process.env.REPORT_SHOTS;
+      if (shots) {
+        mkdirSync(shots, { recursive: true });
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await page.screenshot({ path: path.join(shots, 'report-page-1280x800.png') });
+        const tablet = await browser.newContext({
+          locale: 'fr-FR',
+          timezoneId: 'Europe/Paris',
+          viewport: { width: 768, height: 1024 },
+          hasTouch: true,
+          isMobile: true,
+        });
+        await tablet.addCookies([{ name, value, url: t.url }]);
+        const onTablet = await tablet.newPage();
+        await onTablet.goto(`${t.url}/repair-order/${orderId}/report`);
+        await onTablet.screenshot({ path: path.join(shots, 'report-page-768x1024-touch.png') });
+      }
+    } finally {
+      await browser.close();
+    }
+    printed = await pagesOf(printedBytes);
+    drawn = await pagesOf(drawnBytes);
+  }, 180_000);
+  afterAll(() => t?.close());
+
+  const headings = () => [
+    ...SECTIONS,
+    'Codes défaut',
+    'Symptômes',
+    'Étapes',
+    'Points de contrôle',
+    "Commentaire de l'OR",
+    'Commentaire de clôture',
+    ...procedureNames.map((name, i) => `${i + 1}. ${name}`),
+    ...curveNames,
+  ];
+  const TABLE_HEADS = ['Point de contrôle Résultat', 'Mesure Plage', 'Symptôme Code'];
+  const isRow = (line: Line) => [...checkpointNames.flat(), ...measureNames].some((name) => line.text.startsWith(name.split(' ').slice(0, 2).join(' ')));
+  const both = () =>
+    [
+      ['the print page', printed],
+      ['the PDF', drawn],
+    ] as const;
+
+  it('makes three pages or more of both, with the same sections in the same order', () => {
+    for (const [what, pages] of both()) {
+      expect.soft(pages.length, what).toBeGreaterThanOrEqual(3);
+      const found = SECTIONS.map((title) => pages.flatMap((p, n) => p.body.map((l, i) => ({ n, i, text: l.text }))).findIndex((l) => l.text === title));
+      expect
+        .soft(
+          found.every((i) => i >= 0),
+          `${what}: ${SECTIONS.filter((_, i) => found[i]! < 0).join(', ')}`,
+        )
+        .toBe(true);
+      expect
+        .soft(
+          [...found].sort((a, b) => a - b),
+          what,
+        )
+        .toEqual(found);
+    }
+  });
+
+  it('names the order, its edition and «Page n / N» at the foot of every page', () => {
+    for (const [what, pages] of both()) {
+      pages.forEach((page, n) => {
+        const footer = page.footer.map((l) => l.text).join(' ');
+        expect
+          .soft(footer, `${what}, page ${n + 1}`)
+          .toMatch(new RegExp(`Rapport d'intervention · ${order.number} · Édité le \\d\\d/\\d\\d/\\d{4} à \\d\\d:\\d\\d`));
+        expect.soft(footer, `${what}, page ${n + 1}`).toContain(`Page ${n + 1} / ${pages.length}`);
+      });
+    }
+  });
+
+  it('never leaves the signatures alone on a page, nor a heading or a table header at the foot of one', () => {
+    for (const [what, pages] of both()) {
+      const last = pages.findIndex((p) => p.body.some((l) => l.text === 'Signatures'));
+      const before = pages[last]!.body.findIndex((l) => l.text === 'Signatures');
+      expect.soft(before, `${what}: the signatures start page ${last + 1}`).toBeGreaterThan(0);
+      pages.slice(0, -1).forEach((page, n) => {
+        const foot = page.body.at(-1)!.text;
+        expect.soft(headings(), `${what}, page ${n + 1} ends with «${foot}»`).not.toContain(foot);
+        expect
+          .soft(
+            TABLE_HEADS.some((h) => foot.startsWith(h) || page.body.at(-2)!.text.startsWith(h)),
+            `${what}, page ${n + 1} ends with a table header`,
+          )
+          .toBe(false);
+      });
+    }
+  });
+
+  it('repeats the header row of a table that goes on to the next page', () => {
+    for (const [what, pages] of both()) {
+      let continued = 0;
+      pages.slice(1).forEach((page, n) => {
+        const first = page.body[0]!;
+        expect.soft(isRow(first), `${what}, page ${n + 2} starts with a row without its header: «${first.text}»`).toBe(false);
+        if (TABLE_HEADS.some((h) => first.text.startsWith(h))) continued += 1;
+      });
+      // The order is long enough for a table to go on to another page.
+      expect.soft(continued, what).toBeGreaterThan(0);
+    }
+  });
+
+  it('prints body text at 10 pt or more, chart axes and the footer at 8 pt or more', () => {
+    for (const [what, pages] of both()) {
+      const small: string[] = [];
+      const tiny: string[] = [];
+      for (const page of pages) {
+        for (const line of page.body) {
+          // Chart text: the ticks (lines of numbers alone), the axis label, the legend.
+          const chart = line.items.every((i) => /^[\d\s,.\u202f\u00a0−-]+$/.test(i.str)) || /regime_tr_min|pression_bar/.test(line.text);
+          for (const item of line.items) {
+            if (item.height < 7.9) tiny.push(`${item.str} (${item.height.toFixed(1)} pt)`);
+            else if (!chart && item.height < 9.9) small.push(`${item.str} (${item.height.toFixed(1)} pt)`);
+          }
+        }
+        for (const item of page.footer.flatMap((l) => l.items)) if (item.height < 7.9) tiny.push(`${item.str} (${item.height.toFixed(1)} pt)`);
+      }
+      expect.soft(small, `${what}: body text under 10 pt`).toEqual([]);
+      expect.soft(tiny, `${what}: text under 8 pt`).toEqual([]);
+    }
+  });
+
+  it('looks the same both ways (pages side by side, for the eye)', () => {
+    const dir = process.env.REPORT_SHOTS;
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    const work = mkdtempSync(path.join(tmpdir(), 'report-'));
+    try {
+      writeFileSync(path.join(work, 'print.pdf'), printedBytes);
+      writeFileSync(path.join(work, 'app.pdf'), drawnBytes);
+      execFileSync('pdftoppm', ['-r', '60', '-png', path.join(work, 'print.pdf'), path.join(work, 'print')]);
+      execFileSync('pdftoppm', ['-r', '60', '-png', path.join(work, 'app.pdf'), path.join(work, 'app')]);
+      const pngs = readdirSync(work)
+        .filter((f) => f.endsWith('.png'))
+        .sort();
+      const pageCount = Math.max(printed.length, drawn.length);
+      for (let n = 1; n <= pageCount; n++) {
+        const pair = ['print', 'app']
+          .map((kind) => pngs.find((f) => f.startsWith(kind) && Number(f.match(/-(\d+)\.png$/)![1]) === n))
+          .filter((f): f is string => !!f);
+        execFileSync('convert', [...pair.map((f) => path.join(work, f)), '+append', path.join(dir, `page-${n}-print-left-app-right.png`)]);
+      }
+      execFileSync('convert', [...pngs.filter((f) => f.startsWith('print')).map((f) => path.join(work, f)), '+append', path.join(dir, 'print-page-all.png')]);
+      execFileSync('convert', [...pngs.filter((f) => f.startsWith('app')).map((f) => path.join(work, f)), '+append', path.join(dir, 'app-pdf-all.png')]);
+      writeFileSync(path.join(dir, 'print.pdf'), printedBytes);
+      writeFileSync(path.join(dir, 'app.pdf'), drawnBytes);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });

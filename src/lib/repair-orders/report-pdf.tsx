@@ -24,19 +24,23 @@ const LINE = '#cbd5e1';
 const CANVAS = '#f4f6f9';
 const DANGER = '#b91c1c';
 /** The page's badge tones (measures.ts), as colours. */
-const tones: Record<CheckResult, { background: string; color: string }> = {
-  ok: { background: '#dcfce7', color: '#15803d' },
-  nok: { background: '#fee2e2', color: DANGER },
-  not_mesurable: { background: '#f1f5f9', color: MUTED },
-  high_tolerance: { background: '#fef3c7', color: '#78350f' },
-  low_tolerance: { background: '#fef3c7', color: '#78350f' },
+const tones: Record<CheckResult, { backgroundColor: string; color: string }> = {
+  ok: { backgroundColor: '#dcfce7', color: '#15803d' },
+  nok: { backgroundColor: '#fee2e2', color: DANGER },
+  not_mesurable: { backgroundColor: '#f1f5f9', color: MUTED },
+  high_tolerance: { backgroundColor: '#fef3c7', color: '#78350f' },
+  low_tolerance: { backgroundColor: '#fef3c7', color: '#78350f' },
 };
 
 const MARGIN = 40;
+/** Body text, as the print page's (10.5 pt): read at arm's length on the shop floor. */
+const BODY = 10;
+/** Chart ticks and legends, the smallest text of the report. */
+const SMALL = 8;
 const CONTENT_WIDTH = 595.28 - 2 * MARGIN;
 
 const s = StyleSheet.create({
-  page: { fontFamily: FONT, fontSize: 9, color: INK, paddingTop: MARGIN, paddingBottom: MARGIN + 20, paddingHorizontal: MARGIN },
+  page: { fontFamily: FONT, fontSize: BODY, color: INK, paddingTop: MARGIN, paddingBottom: MARGIN + 20, paddingHorizontal: MARGIN },
   header: {
     flexDirection: 'row',
     justifyContent: 'space-between',
@@ -50,8 +54,8 @@ const s = StyleSheet.create({
   title: { fontSize: 18, fontWeight: 'bold', marginVertical: 2 },
   number: { fontSize: 13, fontWeight: 'bold' },
   muted: { color: MUTED },
-  h2: { fontSize: 11.5, fontWeight: 'bold', borderBottomWidth: 0.75, borderBottomColor: LINE, paddingBottom: 2, marginTop: 14, marginBottom: 6 },
-  h3: { fontSize: 10, fontWeight: 'bold', marginTop: 8, marginBottom: 4 },
+  h2: { fontSize: 12.5, fontWeight: 'bold', borderBottomWidth: 0.75, borderBottomColor: LINE, paddingBottom: 2, marginTop: 14, marginBottom: 6 },
+  h3: { fontSize: 11, fontWeight: 'bold', marginTop: 8, marginBottom: 4 },
   h4: { fontWeight: 'bold', marginTop: 4, marginBottom: 2 },
   bold: { fontWeight: 'bold' },
   blocks: { flexDirection: 'row', gap: 12 },
@@ -59,11 +63,11 @@ const s = StyleSheet.create({
   field: { flexDirection: 'row', marginBottom: 1.5 },
   fieldLabel: { color: MUTED, width: '45%', paddingRight: 4 },
   fieldValue: { fontWeight: 'bold', width: '55%' },
-  table: { borderTopWidth: 0.75, borderLeftWidth: 0.75, borderColor: LINE },
   row: { flexDirection: 'row' },
-  headRow: { flexDirection: 'row', backgroundColor: CANVAS },
+  // The table's outer lines belong to its cells: a table split across pages draws no line past its last row.
+  headRow: { flexDirection: 'row', backgroundColor: CANVAS, borderTopWidth: 0.75, borderColor: LINE },
   cell: { borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE, paddingVertical: 3, paddingHorizontal: 4 },
-  badge: { alignSelf: 'flex-start', borderRadius: 6, paddingVertical: 1, paddingHorizontal: 5, fontSize: 8, fontWeight: 'bold' },
+  badge: { alignSelf: 'flex-start', borderRadius: 6, paddingVertical: 1, paddingHorizontal: 5, fontWeight: 'bold' },
   footer: {
     position: 'absolute',
     bottom: 24,
@@ -71,7 +75,7 @@ const s = StyleSheet.create({
     right: MARGIN,
     flexDirection: 'row',
     justifyContent: 'space-between',
-    fontSize: 8,
+    fontSize: 9,
     color: MUTED,
     borderTopWidth: 0.75,
     borderTopColor: LINE,
@@ -82,14 +86,19 @@ const s = StyleSheet.create({
   signatureLine: { borderBottomWidth: 0.75, borderBottomColor: MUTED, paddingBottom: 2 },
 });
 
-/** A section title; kept with what follows it rather than alone at the foot of a page. */
+/**
+ * A section title. Never alone at the foot of a page: `minPresenceAhead` moves it on when less
+ * than a table's header and first row would follow it there; before a block that never splits
+ * (a chart, the signatures), the title goes inside that block instead (react-pdf does not look
+ * past a block it cannot split).
+ */
 const H2 = ({ children }: { children: string }) => (
-  <Text style={s.h2} minPresenceAhead={60}>
+  <Text style={s.h2} minPresenceAhead={70}>
     {children}
   </Text>
 );
 const H3 = ({ children }: { children: ReactNode }) => (
-  <Text style={s.h3} minPresenceAhead={40}>
+  <Text style={s.h3} minPresenceAhead={60}>
     {children}
   </Text>
 );
@@ -115,16 +124,19 @@ function Badge({ result, label }: { result: CheckResult | null; label: string })
 }
 
 type Cell = string | ReactNode;
-/** A table whose rows never split across pages; widths are shares of the content width. */
+/**
+ * A table whose rows never split across pages, its header row repeated at the top of every page
+ * it continues on (`fixed` inside the table's View); widths are shares of the content width.
+ */
 function Table({ head, widths, rows }: { head: string[]; widths: number[]; rows: Cell[][] }) {
   const cell = (content: Cell, i: number, bold = false) => (
-    <View key={i} style={{ ...s.cell, width: `${widths[i]}%` }}>
+    <View key={i} style={{ ...s.cell, width: `${widths[i]}%`, ...(i === 0 ? { borderLeftWidth: 0.75 } : {}) }}>
       {typeof content === 'string' ? <Text style={bold ? s.bold : {}}>{content}</Text> : content}
     </View>
   );
   return (
-    <View style={s.table}>
-      <View style={s.headRow} wrap={false} minPresenceAhead={30}>
+    <View>
+      <View style={s.headRow} wrap={false} fixed>
         {head.map((h, i) => cell(h, i, true))}
       </View>
       {rows.map((row, r) => (
@@ -163,7 +175,7 @@ function Chart({ chart }: { chart: ReportChart }) {
   const box = extent(curves);
   if (!box) return null;
   const [W, H] = [CONTENT_WIDTH, 200];
-  const pad = { left: 44, right: 8, top: 8, bottom: 30 };
+  const pad = { left: 44, right: 8, top: 8, bottom: 32 };
   const sx = (x: number) => pad.left + ((x - box.x[0]) / (box.x[1] - box.x[0] || 1)) * (W - pad.left - pad.right);
   const sy = (y: number) => H - pad.bottom - ((y - box.y[0]) / (box.y[1] - box.y[0] || 1)) * (H - pad.top - pad.bottom);
   const points = (list: [number, number][]) => list.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
@@ -208,19 +220,22 @@ function Chart({ chart }: { chart: ReportChart }) {
         </Svg>
         {/* Tick labels as text of the page, in the embedded font. */}
         {yTicks.map((v) => (
-          <Text key={`ty${v}`} style={{ position: 'absolute', left: 0, width: pad.left - 4, top: sy(v) - 5, fontSize: 7, textAlign: 'right', color: MUTED }}>
+          <Text
+            key={`ty${v}`}
+            style={{ position: 'absolute', left: 0, width: pad.left - 4, top: sy(v) - 5, fontSize: SMALL, textAlign: 'right', color: MUTED }}
+          >
             {formatNumber(v)}
           </Text>
         ))}
         {xTicks.map((v) => (
           <Text
             key={`tx${v}`}
-            style={{ position: 'absolute', left: sx(v) - 25, width: 50, top: H - pad.bottom + 4, fontSize: 7, textAlign: 'center', color: MUTED }}
+            style={{ position: 'absolute', left: sx(v) - 25, width: 50, top: H - pad.bottom + 4, fontSize: SMALL, textAlign: 'center', color: MUTED }}
           >
             {formatNumber(v)}
           </Text>
         ))}
-        <Text style={{ position: 'absolute', left: pad.left, right: pad.right, bottom: 2, fontSize: 8, textAlign: 'center' }}>
+        <Text style={{ position: 'absolute', left: pad.left, right: pad.right, bottom: 2, fontSize: 9, textAlign: 'center' }}>
           {(measured ?? reference)!.xLabel}
         </Text>
       </View>
@@ -234,7 +249,7 @@ function Chart({ chart }: { chart: ReportChart }) {
                 <Line x1={0} x2={16} y1={4} y2={4} stroke={item.colour} strokeWidth={2} strokeDasharray={item.dashed ? '4 2' : undefined} />
               )}
             </Svg>
-            <Text style={{ fontSize: 8, color: MUTED }}>{item.label}</Text>
+            <Text style={{ fontSize: SMALL, color: MUTED }}>{item.label}</Text>
           </View>
         ))}
       </View>
@@ -243,6 +258,12 @@ function Chart({ chart }: { chart: ReportChart }) {
 }
 
 export function ReportDocument({ report }: { report: Report }) {
+  const orderComment = (
+    <>
+      <H3>{t('report.orderComment')}</H3>
+      <Text style={report.comment ? {} : s.muted}>{report.comment || t('report.noComment')}</Text>
+    </>
+  );
   return (
     <Document
       title={`${t('report.title')} ${report.number}`}
@@ -257,7 +278,7 @@ export function ReportDocument({ report }: { report: Report }) {
             <Text style={s.workshop}>{t('report.workshop')}</Text>
             <Text style={s.title}>{t('report.title')}</Text>
             <Text style={s.number}>{report.number}</Text>
-            <Text style={s.muted}>{t('report.editedOn', { date: report.editedOn })}</Text>
+            <Text style={s.muted}>{report.editedOn}</Text>
           </View>
           <Svg width={72} height={72} viewBox={`0 0 ${report.qr.size} ${report.qr.size}`}>
             <Rect x={0} y={0} width={report.qr.size} height={report.qr.size} fill="#ffffff" />
@@ -320,7 +341,7 @@ export function ReportDocument({ report }: { report: Report }) {
                 <Text style={{ flex: 1 }}>{step}</Text>
               </View>
             ))}
-            <Text style={s.h4} minPresenceAhead={30}>
+            <Text style={s.h4} minPresenceAhead={60}>
               {t('report.checkpoints')}
             </Text>
             {p.checkpoints.length === 0 ? (
@@ -328,7 +349,7 @@ export function ReportDocument({ report }: { report: Report }) {
             ) : (
               <Table
                 head={[t('report.checkpoint'), t('report.result'), t('report.value'), t('report.comment'), t('report.answeredBy')]}
-                widths={[28, 19, 11, 22, 20]}
+                widths={[28, 22, 11, 18, 21]}
                 rows={p.checkpoints.map((c) => [
                   <View>
                     <Text style={s.bold}>{c.name}</Text>
@@ -350,17 +371,22 @@ export function ReportDocument({ report }: { report: Report }) {
         ) : (
           <Table
             head={[t('report.measure'), t('report.bounds'), t('report.value'), t('report.result'), t('report.comment')]}
-            widths={[28, 17, 15, 16, 24]}
+            widths={[28, 15, 14, 20, 23]}
             rows={report.measures.map((m) => [m.name, m.bounds, m.value, <Badge result={m.result} label={m.resultLabel} />, m.comment])}
           />
         )}
 
-        <H2>{t('report.curves')}</H2>
-        {report.curves.length === 0 && <Muted>{t('report.noCurves')}</Muted>}
-        {report.curves.map((curve) => (
+        {report.curves.length === 0 && (
+          <View wrap={false}>
+            <H2>{t('report.curves')}</H2>
+            <Muted>{t('report.noCurves')}</Muted>
+          </View>
+        )}
+        {report.curves.map((curve, i) => (
           <View key={curve.id}>
-            {/* The curve's title goes to the next page with its first chart rather than alone. */}
+            {/* The curve's title (and the section's, first) go to the next page with its first chart rather than alone. */}
             <View wrap={false}>
+              {i === 0 && <H2>{t('report.curves')}</H2>}
               <H3>{curve.description}</H3>
               {curve.result ? (
                 <Text>
@@ -382,20 +408,21 @@ export function ReportDocument({ report }: { report: Report }) {
           </View>
         ))}
 
+        {/* The signatures never stand alone on the last page: the last comment goes with them. */}
         <View wrap={false}>
           <H2>{t('report.comments')}</H2>
-          <H3>{t('report.orderComment')}</H3>
-          <Text style={report.comment ? {} : s.muted}>{report.comment || t('report.noComment')}</Text>
-          {report.closing && (
+          {report.closing && orderComment}
+        </View>
+        <View wrap={false}>
+          {report.closing ? (
             <>
               <H3>{t('report.closingComment')}</H3>
               <Text style={report.closing.comment ? {} : s.muted}>{report.closing.comment || t('report.noComment')}</Text>
               <Muted>{report.closing.by}</Muted>
             </>
+          ) : (
+            orderComment
           )}
-        </View>
-
-        <View wrap={false}>
           <H2>{t('report.signatures')}</H2>
           <View style={s.signatures}>
             {[t('report.technician'), t('report.customer')].map((who) => (
@@ -411,7 +438,7 @@ export function ReportDocument({ report }: { report: Report }) {
         </View>
 
         <View style={s.footer} fixed>
-          <Text>{t('report.footer', { number: report.number })}</Text>
+          <Text>{t('report.footer', { number: report.number, edited: report.editedOn })}</Text>
           <Text render={({ pageNumber, totalPages }) => t('report.page', { page: pageNumber, pages: totalPages ?? pageNumber })} />
         </View>
       </Page>

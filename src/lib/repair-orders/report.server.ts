@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Curve, CurveReading, OrderCurve, StoredFileInfo } from './curves.ts';
 import { conditionsOf } from './conditions.ts';
 import { SymptomFields } from './symptoms.ts';
-import { formatDate, formatDateTime, formatNumber, labelOf } from '#lib/format.ts';
+import { formatDate, formatDateTime, formatNumber, formatTime, labelOf } from '#lib/format.ts';
 import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { isRefusal, serverGraphQL } from '#lib/graphql.server.ts';
@@ -42,6 +42,7 @@ export type Report = {
   /** The order's page, which the QR code opens. */
   url: string;
   qr: { d: string; size: number };
+  /** «Édité le DD/MM/YYYY à HH:mm», under the title and in every page's footer. */
   editedOn: string;
   order: ReportField[];
   vehicle: ReportField[];
@@ -120,13 +121,14 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
   if (!order) return null;
   const url = new URL(`/repair-order/${order.id}`, locals.services.config.publicUrl).toString();
   // Events come newest first: the closing that stands is the latest, and only while the order is closed.
+  const now = new Date();
   const closed = order.status === 'CLOSED' ? order.events.find((e) => e.kind === 'closed') : undefined;
   return {
     id: order.id,
     number: order.number,
     url,
     qr: qrPath(url),
-    editedOn: formatDateTime(new Date()),
+    editedOn: t('report.editedOn', { date: formatDate(now), time: formatTime(now) }),
     order: [
       { label: t('repairOrders.number'), value: order.number },
       { label: t('repairOrders.openedOn'), value: formatDate(order.openedOn) },
