@@ -994,6 +994,8 @@ export const fr = {
     stepLocked: 'pas encore accessible',
     outagesTitle: 'Pannes possibles',
     outagesHint: 'Classées selon les OR clôturés du même modèle qui partagent des codes défaut ou des symptômes de cet OR.',
+    nothingToCompare:
+      "Rien à comparer pour l'instant : aucun code défaut ni symptôme n'est saisi sur cet OR. Les pannes sont classées selon le dossier du modèle.",
     evidence: '{{confirmed}} OR sur {{similar}} similaires',
     noHistory: 'Aucun OR similaire clôturé',
     dossierRate: "Taux d'occurrence : {{rate}} %",
