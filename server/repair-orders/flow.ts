@@ -160,6 +160,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     },
 
     /** The outages retained, in the order chosen. */
+    /** The names a closed order keeps (decision 043); null while it is open. */
+    closedNamesOf: async (orderId: string) =>
+      (await db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)))[0]?.names ?? null,
+
     outageIdsOf: async (orderId: string) =>
       (
         await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
