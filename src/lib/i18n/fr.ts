@@ -796,6 +796,23 @@ export const fr = {
     open: 'Ouvrir',
     codesHint: 'Codes Doctor et codes boîte de chaque modèle ; un code porté par une boîte du stock ne peut pas être supprimé.',
   },
+  filters: {
+    ignored: "Filtre ignoré : {{filter}} « {{value}} » n'est pas valide.",
+    names: {
+      du: 'la date',
+      au: 'la date',
+      annee: "l'année",
+      categorie: 'la catégorie',
+      type: 'le type',
+      modele: 'le modèle',
+      etat: "l'état",
+      rayon: 'le rayon',
+      tri: 'le tri',
+      ordre: "l'ordre de tri",
+      page: 'la page',
+      onglet: "l'onglet",
+    },
+  },
   repairOrders: {
     title: 'Ordres de réparation',
     add: 'Nouvel OR',
