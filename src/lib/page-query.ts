@@ -135,7 +135,7 @@ export function ignoredFilters(schema: z.ZodType, params: URLSearchParams): stri
     const label = Object.hasOwn(FILTER_NAMES, name) ? FILTER_NAMES[name] : undefined;
     const value = params.get(name);
     if (!label || value === null || value.trim() === '' || !(field instanceof z.ZodCatch)) return [];
-    return field.unwrap().safeParse(value).success ? [] : [t('filters.ignored', { filter: label(), value: value.slice(0, 60) })];
+    return z.safeParse(field.unwrap(), value).success ? [] : [t('filters.ignored', { filter: label(), value: value.slice(0, 60) })];
   });
 }
 
