@@ -48,7 +48,6 @@ test('an order with nothing recorded has nothing to compare; its measures from t
     await expect(page.getByLabel(`${label} (automatique)`, { exact: true })).toBeVisible();
   // What the mechanic types is not automatic.
   await expect(page.getByLabel('Valeur mesurée', { exact: true })).toBeVisible();
-  await page.screenshot({ path: '/work/shots/orders/measure-automatic-1280.png', fullPage: true });
 
   // A condition the base does not hold is refused on the form, what was typed kept.
   await page.goto(`${orderUrl}/diagnostic?onglet=symptomes`);
@@ -63,7 +62,6 @@ test('an order with nothing recorded has nothing to compare; its measures from t
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
   await expect(page.getByLabel('Phase de fonctionnement')).toHaveValue('En apesanteur');
-  await page.screenshot({ path: '/work/shots/orders/condition-refused-1280.png', fullPage: true });
   await page.getByLabel('Phase de fonctionnement').fill('en accélération franche');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await toast(page, 'Symptôme enregistré');
