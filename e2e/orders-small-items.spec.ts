@@ -66,4 +66,9 @@ test('an order with nothing recorded has nothing to compare; its measures from t
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await toast(page, 'Symptôme enregistré');
   await expect(page.getByText('Phase de fonctionnement : En accélération franche')).toBeVisible();
+
+  // Leaving the demo as it was.
+  await page.goto(`${orderUrl}?supprimer`);
+  await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+  await toast(page, 'OR supprimé');
 });
