@@ -44,10 +44,10 @@ test.describe('a diagnostician', () => {
     // A code the dossier does not know yet asks for its description, and keeps what was typed.
     await page.getByRole('link', { name: 'Ajouter un code défaut' }).click();
     await page.getByLabel('Code défaut').fill('P0562');
-    await page.getByLabel('Autre condition').fill('Batterie faible');
+    await page.getByLabel('Autre condition').fill('Moteur froid');
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await expect(page.getByLabel('Description')).toHaveAccessibleDescription(/Décrivez ce code : le dossier du modèle ne le connaît pas encore/);
-    await expect(page.getByLabel('Autre condition')).toHaveValue('Batterie faible');
+    await expect(page.getByLabel('Autre condition')).toHaveValue('Moteur froid');
     await page.getByLabel('Description').fill("Tension d'alimentation trop basse");
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await toast(page, 'Code défaut enregistré');

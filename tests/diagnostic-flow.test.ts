@@ -120,13 +120,16 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
       [o2, 1, 4],
       [o3, 0, 4],
     ]);
-    // An order with neither codes nor symptoms compares with every closed order of the model.
+    // An order with neither codes nor symptoms has nothing to compare: no closed order is
+    // similar to it, and the dossier's rates rank the outages.
     const bare = await newOrder(modelId);
     const all = ok(await gql('diagnostician', Q.candidates, { id: bare })).repairOrder.outageCandidates;
-    expect(all.map((c: { confirmedOrders: number; similarOrders: number }) => [c.confirmedOrders, c.similarOrders])).toEqual([
-      [3, 6],
-      [2, 6],
-      [1, 6],
+    expect(
+      all.map((c: { outage: { id: string }; confirmedOrders: number; similarOrders: number }) => [c.outage.id, c.confirmedOrders, c.similarOrders]),
+    ).toEqual([
+      [o1, 0, 0],
+      [o2, 0, 0],
+      [o3, 0, 0],
     ]);
 
     // One history for every figure (decision 018): the model's 7 closed orders, not the 2 in progress.

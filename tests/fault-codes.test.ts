@@ -54,7 +54,7 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
       bvaMode: 'D',
       gear: '3',
       action: 'En accélération franche',
-      otherCondition: 'Huile à 95 °C',
+      otherCondition: 'Moteur chaud (plus de 80 °C)',
       comment: 'Apparaît après 20 km',
     };
     // A code needs the conditions it appeared in: at least one (SPEC §5), said with every other problem.
@@ -62,7 +62,30 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
       code: 'validation',
       fields: { 'object.conditions': "Indiquez au moins une condition d'apparition" },
     });
-    const first = ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'p0730', ...conditions } })).insertOrderFaultCode;
+    // The conditions are the base's (SPEC §8, decision 043): a value it does not hold is refused, field by field.
+    const unknown = 'Cet item ne fait pas partie de la base de donnée';
+    const refusal = async (c: object) => (await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', ...c } })).errors![0]!.extensions;
+    expect(await refusal({ acceleratorLoad: 'Charge lunaire', bvaMode: 'Z', gear: '12' })).toEqual({
+      code: 'validation',
+      fields: { 'object.acceleratorLoad': unknown, 'object.bvaMode': unknown, 'object.gear': unknown },
+    });
+    expect(await refusal({ action: 'En accélération', otherCondition: 'Huile à 95 °C' })).toEqual({
+      code: 'validation',
+      fields: { 'object.action': unknown, 'object.otherCondition': unknown },
+    });
+    // Any case of the base's names and of the lists' values; shown as the base writes them.
+    const first = ok(
+      await gql('diagnostician', Q.insertCode, {
+        o: orderId,
+        c: { code: 'p0730', ...conditions, acceleratorLoad: 'pleine CHARGE', action: 'EN ACCÉLÉRATION FRANCHE' },
+      }),
+    ).insertOrderFaultCode;
+    // A condition an order names stays in the base: «Cet item est utilisé».
+    const [phase] = ok(await gql('diagnostician', '{ baseItems(kind: condition, search: "En accélération franche") { id } }')).baseItems;
+    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: phase.id })).errors![0]).toMatchObject({
+      message: 'Cet item est utilisé',
+      extensions: { code: 'conflict', reason: 'item-in-use' },
+    });
     // A code the dossier does not know needs its description, then joins the dossier.
     expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
       code: 'validation',

@@ -1,16 +1,16 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
-import { readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
+import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
 import { basePageSchema } from '#lib/base/base.ts';
 import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
 import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
-import { readPage, readQuery } from '#lib/page-query.ts';
-import { orderPageSchema, readOrdersQuery } from '#lib/repair-orders/repair-orders.ts';
+import { ignoredFilters, readPage, readQuery } from '#lib/page-query.ts';
+import { orderPageSchema, ordersQuerySchema, readOrdersQuery } from '#lib/repair-orders/repair-orders.ts';
 import { signInPageSchema } from '#lib/validation.ts';
-import { readStockQuery } from '#lib/stock/stock.ts';
+import { readStockQuery, stockQuerySchema } from '#lib/stock/stock.ts';
 import { readUsersQuery } from '#lib/users/users.ts';
 
 const MODEL = '6F1C2A9E-1B2C-4D3E-8F90-123456789ABC';
@@ -58,6 +58,17 @@ describe('list page queries', () => {
     expect(readGearboxesQuery(q('page=1e20&annee=99999&type=constructor&modele=x'))).toEqual({ search: '', type: null, modelId: null, year: null, page: 1 });
     expect(readStockQuery(q('onglet=autre&rayon=%3Cscript%3E&page=-4&modele=1'))).toMatchObject({ view: 'stock', rack: null, page: 1, modelId: null });
     expect(readUsersQuery(q('page=0.5&supprimer=..%2F&ajouter'))).toEqual({ search: '', page: 1, adding: true, confirmDelete: null });
+  });
+
+  it('names every filter it ignores, so the list can say so above itself', () => {
+    expect(ignoredFilters(ordersQuerySchema, q('du=32/13/2026&au=2026-03-31&categorie=x&recherche=OR-12'))).toEqual([
+      "Filtre ignoré : la date « 32/13/2026 » n'est pas valide.",
+      "Filtre ignoré : la catégorie « x » n'est pas valide.",
+    ]);
+    expect(ignoredFilters(gearboxesQuerySchema, q('annee=abcd&type=automatic'))).toEqual(["Filtre ignoré : l'année « abcd » n'est pas valide."]);
+    expect(ignoredFilters(stockQuerySchema, q('etat=cassé&rayon=B'))).toEqual(["Filtre ignoré : l'état « cassé » n'est pas valide."]);
+    // Valid, empty or absent filters, and what is not a filter (a deletion to confirm), say nothing.
+    expect(ignoredFilters(ordersQuerySchema, q(`du=5/3/2026&au=&modele=${MODEL}&confirmer=x`))).toEqual([]);
   });
 });
 

@@ -579,3 +579,80 @@ describe('the report of a long order, printed and as a PDF', () => {
     }
   });
 });
+
+describe('a closed order as a record (decision 043)', () => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  let cookie = '';
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+    gql = graphqlAs(t, await signInAll(t));
+    const signIn = await fetch(`${t.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: demoEmails.diagnostician, password: DEMO_PASSWORD }),
+    });
+    cookie = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('atelier_session='))!
+      .split(';')[0]!;
+  });
+  afterAll(() => t?.close());
+
+  const page = async (path: string) => {
+    const res = await fetch(`${t.url}${path}`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    return htmlText(await res.text());
+  };
+  const pdf = async (id: string) =>
+    (await pdfText(new Uint8Array(await (await fetch(`${t.url}/repair-order/${id}/report.pdf`, { headers: { cookie } })).arrayBuffer()))).text;
+  const SYMPTOMS = 'query($id: uuid!) { repairOrder(id: $id) { status symptoms { symptom { id name } action } } }';
+
+  it('keeps the names it closed with on its page, print page and PDF when the base renames them; an open order and a reopened one follow the base', async () => {
+    // A closed demo order with a symptom recorded under an operating phase of the base.
+    const list = (await gql('diagnostician', '{ repairOrders(limit: 100) { id number status } }')).data.repairOrders as { id: string; status: string }[];
+    let closed: { id: string; symptom: { id: string; name: string }; action: string } | undefined;
+    for (const o of list.filter((r) => r.status === 'CLOSED')) {
+      const s = (await gql('diagnostician', SYMPTOMS, { id: o.id })).data.repairOrder.symptoms.find((x: { action: string }) => x.action);
+      if (s) {
+        closed = { id: o.id, ...s };
+        break;
+      }
+    }
+    expect(closed).toBeDefined();
+    const { symptom, action } = closed!;
+    const [phase] = (await gql('diagnostician', 'query($n: String!) { baseItems(kind: condition, search: $n) { id name } }', { n: action })).data.baseItems;
+    // An order in progress records the same symptom and phase.
+    const open = await createOrder(gql, { number: 'OR-RECORD-1', gearboxModelId: await createModel(gql, { model: 'Essai record' }) });
+    ok(
+      await gql('diagnostician', 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }', {
+        o: open,
+        s: { symptom: symptom.name, action },
+      }),
+    );
+
+    const rename = async (id: string, name: string) =>
+      ok(await gql('diagnostician', 'mutation($id: uuid!, $n: String!) { updateBaseItem(id: $id, name: $n) { id } }', { id, n: name }));
+    await rename(symptom.id, `${symptom.name} (renommé)`);
+    await rename(phase.id, `${phase.name} (renommée)`);
+
+    const symptomsTab = (id: string) => page(`/repair-order/${id}/diagnostic?onglet=symptomes`);
+    for (const text of [await symptomsTab(closed!.id), await page(`/repair-order/${closed!.id}/report`), await pdf(closed!.id)]) {
+      expect(text).toContain(symptom.name);
+      expect(text).toContain(phase.name);
+      expect(text).not.toContain('(renommé');
+    }
+    const openTab = await symptomsTab(open);
+    expect(openTab).toContain(`${symptom.name} (renommé)`);
+    expect(openTab).toContain(`${phase.name} (renommée)`);
+
+    // Reopened, the order follows the base again.
+    ok(await gql('app_admin', 'mutation($id: uuid!) { reopenRepairOrder(id: $id, comment: "Reprise") }', { id: closed!.id }));
+    expect((await gql('diagnostician', SYMPTOMS, { id: closed!.id })).data.repairOrder.symptoms).toContainEqual({
+      symptom: { id: symptom.id, name: `${symptom.name} (renommé)` },
+      action: `${phase.name} (renommée)`,
+    });
+  });
+});

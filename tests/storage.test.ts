@@ -1,5 +1,6 @@
 // The storage API with real files, and Nhost's own client against it, on the local disk and on an
 // S3 bucket (issue 19, item 1).
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HasuraStorageClient } from '@nhost/hasura-storage-js';
@@ -198,6 +199,33 @@ describe.each(storageKinds)('storage API on %s', (storage) => {
 
     expect((await storage.delete({ fileId: id })).error).toBeNull();
     expect((await fetch(`${api}/files/${id}`, { headers: { authorization: `Bearer ${tokens.diagnostician}` } })).status).toBe(404);
+  });
+
+  it("keeps the id and the name given to Nhost's client (metadata[]), and refuses an id that is no uuid or is taken", async () => {
+    const storage = new HasuraStorageClient({ url: api });
+    storage.setAccessToken(tokens.diagnostician!);
+    const pdf = () => new File([new Uint8Array(PDF)], 'scan-0042.pdf', { type: 'application/pdf' });
+    const id = randomUUID();
+    const uploaded = await storage.upload({ file: pdf(), bucketId: 'documents', id, name: 'Schéma hydraulique.pdf' });
+    expect(uploaded.error).toBeNull();
+    expect(uploaded.fileMetadata).toMatchObject({ id, name: 'Schéma hydraulique.pdf', bucketId: 'documents' });
+    const read = await fetch(`${api}/files/${id}`, { headers: { authorization: `Bearer ${tokens.diagnostician}` } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('content-disposition')).toContain("filename*=UTF-8''Sch%C3%A9ma%20hydraulique.pdf");
+    expect(Buffer.from(await read.arrayBuffer())).toEqual(PDF);
+
+    // hasura-storage's answers: a taken id is a conflict, an id that is no uuid a bad request; nothing stored.
+    const taken = await storage.upload({ file: pdf(), bucketId: 'documents', id, name: 'autre.pdf' });
+    expect(taken.error).toMatchObject({ status: 409, message: 'Un fichier existe déjà avec cet identifiant' });
+    const malformed = await storage.upload({ file: pdf(), bucketId: 'documents', id: 'schema-1', name: 'autre.pdf' });
+    expect(malformed.error).toMatchObject({ status: 400, message: "L'identifiant du fichier doit être un uuid" });
+    // The same, posted as plain form fields rather than JSON parts.
+    const form = new FormData();
+    form.append('file[]', pdf());
+    form.append('metadata[]', JSON.stringify({ id: 'x', name: 'a.pdf' }));
+    const asField = await fetch(`${api}/files`, { method: 'POST', body: form, headers: { authorization: `Bearer ${tokens.diagnostician}` } });
+    expect(asField.status).toBe(400);
+    expect(await asField.json()).toEqual({ error: { message: "L'identifiant du fichier doit être un uuid" } });
   });
 });
 

@@ -53,8 +53,8 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
       acceleratorLoad: 'Pleine charge',
       bvaMode: 'D',
       gear: '3',
-      action: 'En accélération',
-      otherCondition: 'Huile à 95 °C',
+      action: 'En accélération franche',
+      otherCondition: `Condition essai ${kind} ${n}`,
       comment: 'Après 20 km',
     };
     for (const role of ['commercial', 'mechanic'] as const)
@@ -110,6 +110,15 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
     expect(await refusal({ symptom: `Condition essai ${kind} ${n}`, gear: '2' })).toEqual({
       code: 'validation',
       fields: { 'object.symptom': 'Cet item ne fait pas partie de la base de donnée' },
+    });
+    // The conditions are the base's (decision 043), as the symptom is.
+    expect(await refusal({ symptom: names.slip, acceleratorLoad: 'Charge lunaire' })).toEqual({
+      code: 'validation',
+      fields: { 'object.acceleratorLoad': 'Cet item ne fait pas partie de la base de donnée' },
+    });
+    expect(await refusal({ symptom: names.slip, action: names.jolt })).toEqual({
+      code: 'validation',
+      fields: { 'object.action': 'Cet item ne fait pas partie de la base de donnée' },
     });
     // The comment alone is no condition; every problem shows at once.
     expect(await refusal({ symptom: '', comment: 'Rien' })).toEqual({

@@ -65,6 +65,9 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   const modelIds = [...new Set(orders.map((o) => o.gearboxModelId))];
   const symptoms = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'symptom'));
   const symptomId = new Map(symptoms.map((s) => [s.name, s.id]));
+  // The operating phase is one of the base's conditions (decision 043).
+  const conditions = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'condition'));
+  const conditionId = new Map(conditions.map((c) => [c.name, c.id]));
   const modelOutages = await db
     .select({ id: outages.id, modelId: outages.gearboxModelId, component: baseItems.name, rate: outages.occurrenceRate })
     .from(outages)
@@ -125,7 +128,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
           acceleratorLoad: pick(rand, ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge']),
           bvaMode: pick(rand, ['D', 'D', 'S (sport)', 'M (manuel)']),
           gear: String(1 + Math.floor(rand() * 4)),
-          action: pick(rand, conditionsOf),
+          actionId: conditionId.get(pick(rand, conditionsOf)) ?? null,
           comment: i === 0 ? "Relevé à la valise à l'arrivée." : '',
         });
       }
@@ -137,7 +140,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         symptomRows.push({
           repairOrderId: order.id,
           symptomId: id,
-          action: pick(rand, conditionsOf),
+          actionId: conditionId.get(pick(rand, conditionsOf)) ?? null,
           temporality: 'during',
           comment: order.symptom.slice(0, 300),
         });

@@ -13,6 +13,7 @@ import { seedDiagnostics, type DemoFile } from './demo-diagnostics.ts';
 import { demoRepairOrders, demoOrderReferents } from './demo-orders.ts';
 import { demoStockItems, demoStockPeople } from './demo-stock.ts';
 import { referenceOf } from '#server/stock/service.ts';
+import { keepAllClosedNames } from '#server/repair-orders/closed-names.ts';
 import {
   baseItems,
   doctorCodes,
@@ -605,4 +606,6 @@ async function seedOrders(db: Db, models: { id: string; model: string }[], deps:
     p07,
     deps,
   );
+  // The demo's closed orders are records, as if closed through the procedure screen (decision 043).
+  await keepAllClosedNames(db);
 }

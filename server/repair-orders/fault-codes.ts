@@ -2,18 +2,23 @@
 // the codes read with their appearance conditions. Answering "no" discards the codes; a closed
 // order takes no change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { conditionValues } from '#lib/repair-orders/conditions.ts';
+import { alias } from 'drizzle-orm/pg-core';
 import type { FaultCodeInput } from '#lib/repair-orders/fault-codes.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
-import { errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/index.ts';
+import { baseItems, errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { namedConditions, resolveConditions } from './conditions.ts';
+import { shownCode, shownName } from './closed-names.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
 import { conditionFields, dossierOf, errorCodeOf as codeText, fieldLabel, orderRef } from '#server/audit/refs.ts';
 
 export type FaultCodesService = ReturnType<typeof createFaultCodesService>;
+
+const actionItems = alias(baseItems, 'action_items');
+const otherItems = alias(baseItems, 'other_condition_items');
 
 export function createFaultCodesService(deps: { db: Db }) {
   const { db } = deps;
@@ -46,19 +51,23 @@ export function createFaultCodesService(deps: { db: Db }) {
       db
         .select({
           id: orderFaultCodes.id,
-          errorCode: { id: errorCodes.id, code: errorCodes.code, description: errorCodes.description },
+          // A closed order shows the names it had when it closed (decision 043).
+          errorCode: { id: errorCodes.id, code: shownCode(errorCodes).code, description: shownCode(errorCodes).description },
           temporality: orderFaultCodes.temporality,
           acceleratorLoad: orderFaultCodes.acceleratorLoad,
           bvaMode: orderFaultCodes.bvaMode,
           gear: orderFaultCodes.gear,
-          action: orderFaultCodes.action,
-          otherCondition: orderFaultCodes.otherCondition,
+          action: shownName(actionItems),
+          otherCondition: shownName(otherItems),
           comment: orderFaultCodes.comment,
         })
         .from(orderFaultCodes)
+        .innerJoin(repairOrders, eq(repairOrders.id, orderFaultCodes.repairOrderId))
         .innerJoin(errorCodes, eq(errorCodes.id, orderFaultCodes.errorCodeId))
+        .leftJoin(actionItems, eq(actionItems.id, orderFaultCodes.actionId))
+        .leftJoin(otherItems, eq(otherItems.id, orderFaultCodes.otherConditionId))
         .where(eq(orderFaultCodes.repairOrderId, repairOrderId))
-        .orderBy(asc(errorCodes.code)),
+        .orderBy(asc(shownCode(errorCodes).code)),
 
     /** "The gearbox allows fault code reading": answering no discards the codes read (SPEC §4). */
     setFaultCodeReading: (repairOrderId: string, canRead: boolean) =>
@@ -81,17 +90,18 @@ export function createFaultCodesService(deps: { db: Db }) {
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
           if (order.canReadFaultCodes !== true) throw conflict('reading-off', t('faultCodes.readingRequired'));
+          const conditions = await resolveConditions(tx, input);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           const [row] = await tx
             .insert(orderFaultCodes)
-            .values({ repairOrderId, errorCodeId, ...conditionValues(input) })
+            .values({ repairOrderId, errorCodeId, ...conditions.columns })
             .returning({ id: orderFaultCodes.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           await record(tx, {
             action: 'created',
             entity: { kind: 'order_fault_code', id: row!.id, label: await codeText(tx, errorCodeId) },
             parent: orderRef(order),
-            changes: changesOf(null, conditionValues(input), conditionFields),
+            changes: changesOf(null, conditions.named, conditionFields),
           });
           return row!.id;
         })
@@ -103,12 +113,13 @@ export function createFaultCodesService(deps: { db: Db }) {
           const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
           if (!current) throw notFound(t('refusals.faultCodeNotFound'));
           const order = await openOrder(tx, current.repairOrderId);
+          const conditions = await resolveConditions(tx, input);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
           await tx
             .update(orderFaultCodes)
-            .set({ errorCodeId, ...conditionValues(input) })
+            .set({ errorCodeId, ...conditions.columns })
             .where(eq(orderFaultCodes.id, id));
-          const changes = changesOf(current, conditionValues(input), conditionFields);
+          const changes = changesOf(await namedConditions(tx, current), conditions.named, conditionFields);
           if (current.errorCodeId !== errorCodeId)
             changes.unshift({ field: fieldLabel('code'), before: await codeText(tx, current.errorCodeId), after: await codeText(tx, errorCodeId) });
           if (changes.length)

@@ -113,7 +113,8 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /**
      * The model's outages, best first: how many similar closed orders confirmed each. Similar =
      * closed, same model, with a confirmed outage, sharing at least one fault code or symptom with
-     * this order (every closed order of the model when this one has recorded neither yet).
+     * this order. An order with neither recorded yet has nothing to compare: no order is similar,
+     * and the dossier's rates rank the outages.
      */
     candidatesOf: async (orderId: string): Promise<OutageCandidate[]> => {
       const [order] = await db.select({ modelId: repairOrders.gearboxModelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
@@ -128,8 +129,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           where r.gearbox_model_id = ${order.modelId} and r.id <> ${orderId} and r.status = 'CLOSED'
             and exists (select 1 from order_outages oo where oo.repair_order_id = r.id)
             and (
-              (not exists (select 1 from codes) and not exists (select 1 from symptoms))
-              or exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
+              exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
               or exists (select 1 from order_symptoms s where s.repair_order_id = r.id and s.symptom_id in (select symptom_id from symptoms))
             )
         ),
@@ -160,6 +160,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     },
 
     /** The outages retained, in the order chosen. */
+    /** The names a closed order keeps (decision 043); null while it is open. */
+    closedNamesOf: async (orderId: string) =>
+      (await db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)))[0]?.names ?? null,
+
     outageIdsOf: async (orderId: string) =>
       (
         await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))

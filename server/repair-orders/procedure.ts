@@ -7,6 +7,7 @@ import type { CheckpointAnswer } from '#lib/repair-orders/procedure.ts';
 import type { Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { keepClosedNames } from './closed-names.ts';
 import { conflict, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
@@ -110,6 +111,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
             updatedAt: new Date(),
           })
           .where(eq(repairOrders.id, orderId));
+        // A record from now on (decision 043): the names it shows stay as they are today.
+        await keepClosedNames(tx, orderId);
         await tx.insert(orderEvents).values({
           repairOrderId: orderId,
           kind: 'closed',
@@ -127,7 +130,10 @@ export function createOrderProcedureService(deps: { db: Db }) {
         const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, orderId)).for('update');
         if (!order) throw notFound(t('errors.repairOrderLoad'));
         if (order.status !== 'CLOSED') throw conflict('not-closed', t('refusals.orderNotClosed'));
-        await tx.update(repairOrders).set({ status: 'IN_PROGRESS', closedOn: null, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
+        await tx
+          .update(repairOrders)
+          .set({ status: 'IN_PROGRESS', closedOn: null, closedNames: null, updatedAt: new Date() })
+          .where(eq(repairOrders.id, orderId));
         await tx.insert(orderEvents).values({
           repairOrderId: orderId,
           kind: 'reopened',

@@ -2,12 +2,14 @@
 // its appearance conditions and, when known, the model's error code it came with. A closed
 // order takes no change.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { conditionValues } from '#lib/repair-orders/conditions.ts';
+import { alias } from 'drizzle-orm/pg-core';
 import type { SymptomInput } from '#lib/repair-orders/symptoms.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { namedConditions, resolveConditions } from './conditions.ts';
+import { shownCode, shownName } from './closed-names.ts';
 import { DomainError, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
@@ -16,6 +18,8 @@ import { baseNameOf, conditionFields, orderRef } from '#server/audit/refs.ts';
 export type SymptomsService = ReturnType<typeof createSymptomsService>;
 
 const NOT_IN_BASE = t('errors.itemUnknown');
+const actionItems = alias(baseItems, 'action_items');
+const otherItems = alias(baseItems, 'other_condition_items');
 const UNKNOWN_CODE = t('symptoms.unknownCode');
 const TAKEN = t('symptoms.taken');
 
@@ -54,21 +58,25 @@ export function createSymptomsService(deps: { db: Db }) {
       db
         .select({
           id: orderSymptoms.id,
-          symptom: { id: baseItems.id, name: baseItems.name },
-          errorCode: { id: errorCodes.id, code: errorCodes.code, description: errorCodes.description },
+          // A closed order shows the names it had when it closed (decision 043).
+          symptom: { id: baseItems.id, name: shownName(baseItems) },
+          errorCode: { id: errorCodes.id, code: shownCode(errorCodes).code, description: shownCode(errorCodes).description },
           temporality: orderSymptoms.temporality,
           acceleratorLoad: orderSymptoms.acceleratorLoad,
           bvaMode: orderSymptoms.bvaMode,
           gear: orderSymptoms.gear,
-          action: orderSymptoms.action,
-          otherCondition: orderSymptoms.otherCondition,
+          action: shownName(actionItems),
+          otherCondition: shownName(otherItems),
           comment: orderSymptoms.comment,
         })
         .from(orderSymptoms)
+        .innerJoin(repairOrders, eq(repairOrders.id, orderSymptoms.repairOrderId))
         .innerJoin(baseItems, eq(baseItems.id, orderSymptoms.symptomId))
         .leftJoin(errorCodes, eq(errorCodes.id, orderSymptoms.errorCodeId))
+        .leftJoin(actionItems, eq(actionItems.id, orderSymptoms.actionId))
+        .leftJoin(otherItems, eq(otherItems.id, orderSymptoms.otherConditionId))
         .where(eq(orderSymptoms.repairOrderId, repairOrderId))
-        .orderBy(asc(baseItems.name)),
+        .orderBy(asc(shownName(baseItems))),
 
     insertSymptom: (repairOrderId: string, input: SymptomInput) =>
       db
@@ -76,16 +84,17 @@ export function createSymptomsService(deps: { db: Db }) {
           const order = await openOrder(tx, repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
+          const conditions = await resolveConditions(tx, input);
           const [row] = await tx
             .insert(orderSymptoms)
-            .values({ repairOrderId, symptomId, errorCodeId, ...conditionValues(input) })
+            .values({ repairOrderId, symptomId, errorCodeId, ...conditions.columns })
             .returning({ id: orderSymptoms.id });
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
           await record(tx, {
             action: 'created',
             entity: { kind: 'order_symptom', id: row!.id, label: await baseNameOf(tx, symptomId) },
             parent: orderRef(order),
-            changes: changesOf(null, conditionValues(input), conditionFields),
+            changes: changesOf(null, conditions.named, conditionFields),
           });
           return row!.id;
         })
@@ -99,12 +108,13 @@ export function createSymptomsService(deps: { db: Db }) {
           const order = await openOrder(tx, current.repairOrderId);
           const symptomId = await symptomOf(tx, input.symptom);
           const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
+          const conditions = await resolveConditions(tx, input);
           await tx
             .update(orderSymptoms)
-            .set({ symptomId, errorCodeId, ...conditionValues(input) })
+            .set({ symptomId, errorCodeId, ...conditions.columns })
             .where(eq(orderSymptoms.id, id));
           await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
-          const changes = changesOf(current, conditionValues(input), conditionFields);
+          const changes = changesOf(await namedConditions(tx, current), conditions.named, conditionFields);
           if (current.symptomId !== symptomId)
             changes.unshift({ field: t('symptoms.symptom'), before: await baseNameOf(tx, current.symptomId), after: input.symptom });
           if (changes.length)

@@ -40,6 +40,26 @@ const toResponse = (row: FileRow) => ({
 });
 
 type Part = { name: string; tmp: string; size: number; sha: string; truncated: boolean };
+type FileMetadata = { id?: string; name?: string };
+
+/**
+ * One `metadata[]` entry (SPEC §7.2): the JSON `{ id, name }` of the file at the same position,
+ * either part optional. An id must be a uuid and a name a text, else the whole upload is refused
+ * (400, hasura-storage's shape) rather than stored under an id or name the client did not ask for.
+ */
+function readMetadata(text: string): FileMetadata {
+  let value: unknown;
+  try {
+    value = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    throw refuse('invalid', t('refusals.fileMetadataInvalid'));
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse('invalid', t('refusals.fileMetadataInvalid'));
+  const { id, name } = value as Record<string, unknown>;
+  if (id !== undefined && id !== null && (typeof id !== 'string' || !FILE_ID.test(id))) throw refuse('invalid', t('refusals.fileIdInvalid'));
+  if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 255)) throw refuse('invalid', t('refusals.fileNameInvalid'));
+  return { ...(typeof id === 'string' ? { id: id.toLowerCase() } : {}), ...(typeof name === 'string' && name.trim() ? { name } : {}) };
+}
 
 export function createStorageRoutes(deps: {
   store: FileStore;
@@ -64,7 +84,7 @@ export function createStorageRoutes(deps: {
    * Streams the parts to temporary files; the bucket id may come after the files. On any
    * failure, a client gone mid-upload included, what was written is removed before it throws.
    */
-  async function readMultipart(req: IncomingMessage): Promise<{ bucketId?: string; parts: Part[]; metadata: { id?: string; name?: string }[] }> {
+  async function readMultipart(req: IncomingMessage): Promise<{ bucketId?: string; parts: Part[]; metadata: FileMetadata[] }> {
     const parts: Part[] = [];
     const writes: Promise<void>[] = [];
     try {
@@ -78,7 +98,7 @@ export function createStorageRoutes(deps: {
   }
 
   async function readParts(req: IncomingMessage, parts: Part[], writes: Promise<void>[]) {
-    const metadata: { id?: string; name?: string }[] = [];
+    const metadata: string[] = [];
     let bucketId: string | undefined;
     let failure: DomainError | null = null;
     await new Promise<void>((resolve, reject) => {
@@ -88,7 +108,7 @@ export function createStorageRoutes(deps: {
         parser = busboy({
           headers: req.headers,
           defParamCharset: 'utf8',
-          limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 },
+          limits: { files: MAX_FILES * 2, fileSize: maxBytes, fields: MAX_FILES + 10, fieldSize: 4096, parts: MAX_FILES * 2 + 10 },
         });
       } catch {
         return reject(refuse('invalid', t('refusals.multipartExpected')));
@@ -104,18 +124,19 @@ export function createStorageRoutes(deps: {
       });
       parser.on('field', (name, value) => {
         if (name === 'bucket-id') bucketId = value;
+        // The same JSON as a plain form field, which is how a FormData Blob without a file name arrives.
+        if (name === 'metadata[]') metadata.push(value);
       });
       parser.on('file', (field, stream, info) => {
         if (field === 'metadata[]') {
+          // Nhost's client sends it as a JSON part (a Blob), which may arrive with a file name.
           const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            try {
-              metadata.push(JSON.parse(Buffer.concat(chunks).toString('utf8').slice(0, 4096)));
-            } catch {
-              metadata.push({});
-            }
+          let size = 0;
+          stream.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size <= 4096) chunks.push(c);
           });
+          stream.on('end', () => metadata.push(Buffer.concat(chunks).toString('utf8')));
           return;
         }
         if (field !== 'file[]') return stream.resume();
@@ -150,7 +171,7 @@ export function createStorageRoutes(deps: {
     if (failure) throw failure;
     await Promise.all(writes);
     if (parts.length > MAX_FILES) throw refuse('too-large', t('refusals.tooManyFiles', { max: MAX_FILES }));
-    return { bucketId, parts, metadata };
+    return { bucketId, parts, metadata: metadata.map(readMetadata) };
   }
 
   async function upload(req: IncomingMessage, res: ServerResponse) {
@@ -175,7 +196,7 @@ export function createStorageRoutes(deps: {
         }
         if (part.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
         const mimeType = await checkType(bucketId, name, part.tmp);
-        const id = meta.id && FILE_ID.test(meta.id) ? meta.id.toLowerCase() : randomUUID();
+        const id = meta.id ?? randomUUID();
         checked.push({ tmp: part.tmp, id, name, size: part.size, etag: `"${part.sha}"`, mimeType });
       }
       // Every file passed: record them in one transaction, then move the bytes in place.

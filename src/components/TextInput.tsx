@@ -72,8 +72,9 @@ export function TextInput(props: TextInputProps) {
       {label ? (
         <label htmlFor={inputId} className={`text-sm font-semibold ${error ? 'text-danger' : 'text-ink'}`}>
           {label}
-          {/* A real space: the accessible name reads "Nom (obligatoire)". */}
-          {required ? <span className="font-normal text-muted"> {t('input.required')}</span> : null}
+          {/* A real space: the accessible name reads "Nom (obligatoire)". One marker (SPEC §5): a
+              field filled automatically says so, even when it may not be left empty. */}
+          {required && !automatic ? <span className="font-normal text-muted"> {t('input.required')}</span> : null}
           {automatic ? <span className="font-normal text-muted"> {t('input.automatic')}</span> : null}
         </label>
       ) : null}

@@ -1,6 +1,7 @@
 // One schema per page for its URL query (issue 14): each field falls back to its default when
 // the value is missing or invalid, so a hand-edited or hostile URL shows the page, never a 500.
 import { z } from 'zod';
+import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 
 /** Reads `params` (first value of each name) with `schema`; never throws. */
@@ -103,4 +104,44 @@ export const recordPageValues = (q: { action: string; supprimer: boolean; 'confi
 /** Reads a page's path parameters and URL query with its one schema; never throws. */
 export function readPage<S extends z.ZodType>(schema: S, astro: { params: Record<string, string | undefined>; url: URL }): z.output<S> {
   return schema.parse({ ...firstValues(astro.url.searchParams), ...astro.params });
+}
+
+/** The list filters a URL may carry, by query name, as the notice names them («la date»). */
+const FILTER_NAMES: Record<string, () => string> = {
+  du: () => t('filters.names.du'),
+  au: () => t('filters.names.au'),
+  annee: () => t('filters.names.annee'),
+  categorie: () => t('filters.names.categorie'),
+  type: () => t('filters.names.type'),
+  modele: () => t('filters.names.modele'),
+  etat: () => t('filters.names.etat'),
+  rayon: () => t('filters.names.rayon'),
+  tri: () => t('filters.names.tri'),
+  ordre: () => t('filters.names.ordre'),
+  page: () => t('filters.names.page'),
+  onglet: () => t('filters.names.onglet'),
+};
+
+/**
+ * The filters of a list URL that `schema` drops (a day that does not exist, a year that is no
+ * number, a category it does not know): the list still shows without them, and the page says
+ * so above it («Filtre ignoré : la date « 32/13/2026 » n'est pas valide.»). A field counts when
+ * its query name is a known filter and its schema falls back (`.catch`) on this value.
+ */
+export function ignoredFilters(schema: z.ZodType, params: URLSearchParams): string[] {
+  const shape = shapeOf(schema);
+  if (!shape) return [];
+  return Object.entries(shape).flatMap(([name, field]) => {
+    const label = Object.hasOwn(FILTER_NAMES, name) ? FILTER_NAMES[name] : undefined;
+    const value = params.get(name);
+    if (!label || value === null || value.trim() === '' || !(field instanceof z.ZodCatch)) return [];
+    return z.safeParse(field.unwrap(), value).success ? [] : [t('filters.ignored', { filter: label(), value: value.slice(0, 60) })];
+  });
+}
+
+/** The fields of an object schema, also when a `.transform` renames them. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | null {
+  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  if (schema instanceof z.ZodPipe) return shapeOf(schema.in as z.ZodType);
+  return null;
 }

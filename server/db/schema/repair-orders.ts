@@ -1,11 +1,19 @@
 // Repair orders (SPEC §3): the order, its vehicle and its intervention history. The diagnostic
 // recorded on an order hangs off it in its own tables.
 import { sql } from 'drizzle-orm';
-import { boolean, date, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './auth.ts';
 import { baseItems } from './base.ts';
 import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, procedureCheckpoints, repairProcedures } from './gearboxes.ts';
 import { files } from './storage.ts';
+
+/** Names as a closed order showed them, by the id of what they name. */
+export type ClosedNames = {
+  /** Base items: symptoms, conditions, components, outage types. */
+  base: Record<string, string>;
+  errorCodes: Record<string, { code: string; description: string }>;
+  outages: Record<string, { description: string }>;
+};
 
 export const repairOrders = pgTable(
   'repair_orders',
@@ -41,6 +49,12 @@ export const repairOrders = pgTable(
     /** Set when the diagnostic is validated: the procedures are then the mechanics' to follow. */
     validatedAt: timestamp('validated_at', { withTimezone: true }),
     validatedById: uuid('validated_by_id').references(() => users.id, { onDelete: 'set null' }),
+    /**
+     * What the order showed when it was closed, by id (decision 043): the names of the base's
+     * items and the dossier's codes and outages, read in place of the live ones while it stays
+     * closed, so that a later rename does not rewrite a record. Null while the order is open.
+     */
+    closedNames: jsonb('closed_names').$type<ClosedNames>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -71,15 +85,20 @@ export const interventionHistory = pgTable(
   (t) => [index('intervention_history_order_idx').on(t.repairOrderId, t.position)],
 );
 
-/** The appearance conditions shared by a fault code read and a symptom (SPEC §3). */
+/**
+ * The appearance conditions shared by a fault code read and a symptom (SPEC §3). The operating
+ * phase and the other condition are conditions of the base (decision 043): a condition in use
+ * cannot be deleted from it, and a rename shows everywhere but on closed orders.
+ */
 const conditionColumns = () => ({
   temporality: text('temporality'),
   acceleratorLoad: text('accelerator_load').notNull().default(''),
   bvaMode: text('bva_mode').notNull().default(''),
   gear: text('gear').notNull().default(''),
-  /** The operating phase, as the base's conditions name it. */
-  action: text('action').notNull().default(''),
-  otherCondition: text('other_condition').notNull().default(''),
+  /** The operating phase: a condition of the base. */
+  actionId: uuid('action_id').references(() => baseItems.id, { onDelete: 'restrict' }),
+  /** Another condition of the base it appeared in. */
+  otherConditionId: uuid('other_condition_id').references(() => baseItems.id, { onDelete: 'restrict' }),
   comment: text('comment').notNull().default(''),
 });
 
@@ -104,6 +123,8 @@ export const orderFaultCodes = pgTable(
     index('order_fault_codes_order_idx').on(t.repairOrderId),
     uniqueIndex('order_fault_codes_order_code_key').on(t.repairOrderId, t.errorCodeId),
     index('order_fault_codes_code_idx').on(t.errorCodeId),
+    index('order_fault_codes_action_idx').on(t.actionId),
+    index('order_fault_codes_other_condition_idx').on(t.otherConditionId),
   ],
 );
 
@@ -126,6 +147,8 @@ export const orderSymptoms = pgTable(
     uniqueIndex('order_symptoms_order_symptom_key').on(t.repairOrderId, t.symptomId),
     index('order_symptoms_symptom_idx').on(t.symptomId),
     index('order_symptoms_code_idx').on(t.errorCodeId),
+    index('order_symptoms_action_idx').on(t.actionId),
+    index('order_symptoms_other_condition_idx').on(t.otherConditionId),
   ],
 );
 

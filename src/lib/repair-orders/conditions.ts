@@ -9,7 +9,11 @@ export const temporalities = ['pre', 'during', 'post'] as const;
 export type Temporality = (typeof temporalities)[number];
 export const temporalityLabels: Record<Temporality, string> = fr.labels.temporality;
 
-/** Suggestions of the condition fields (free text: the workshop may word it otherwise). */
+/**
+ * The values of the accelerator load, BVA mode and gear (decision 043): closed lists, like the
+ * base's conditions that the operating phase and the other condition name; anything else is
+ * refused with SPEC §8's «Cet item ne fait pas partie de la base de donnée».
+ */
 export const acceleratorLoads = ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge', 'Kick-down'] as const;
 export const bvaModes = ['P', 'R', 'N', 'D', 'S (sport)', 'M (manuel)', 'Neige', 'Secours'] as const;
 export const gears = ['1', '2', '3', '4', '5', '6', '7', '8', 'R', 'N'] as const;
@@ -24,25 +28,32 @@ export type AppearanceConditions = {
   comment: string;
 };
 
+/** One of `values` (in any case, stored as the list writes it), or empty for none. */
+const oneOf = (values: readonly string[]) =>
+  optionalText(60)
+    .refine((v) => v === '' || values.some((x) => x.toLowerCase() === v.toLowerCase()), t('errors.itemUnknown'))
+    .transform((v) => values.find((x) => x.toLowerCase() === v.toLowerCase()) ?? '');
+
+/** The operating phase and the other condition name conditions of the base; the service looks them up. */
 export const conditionsSchema = z.object({
   temporality: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(temporalities, { error: t('validation.required') }).optional()),
-  acceleratorLoad: optionalText(60),
-  bvaMode: optionalText(40),
-  gear: optionalText(10),
+  acceleratorLoad: oneOf(acceleratorLoads),
+  bvaMode: oneOf(bvaModes),
+  gear: oneOf(gears),
   action: optionalText(120),
-  otherCondition: optionalText(300),
+  otherCondition: optionalText(120),
   comment: optionalText(1000),
 });
 
 export type ConditionsInput = z.infer<typeof conditionsSchema>;
-/** The condition columns of a fault code read or a symptom, as the API stores them. */
-export const conditionValues = (input: ConditionsInput) => ({
+/** The condition columns of a fault code read or a symptom, the base's conditions found by the service. */
+export const conditionValues = (input: ConditionsInput, base: { actionId: string | null; otherConditionId: string | null }) => ({
   temporality: input.temporality ?? null,
   acceleratorLoad: input.acceleratorLoad,
   bvaMode: input.bvaMode,
   gear: input.gear,
-  action: input.action,
-  otherCondition: input.otherCondition,
+  actionId: base.actionId,
+  otherConditionId: base.otherConditionId,
   comment: input.comment,
 });
 

@@ -3,6 +3,7 @@
 // tab or flow step it belongs to.
 import type { AstroGlobal } from 'astro';
 import { graphql } from '#lib/graphql.ts';
+import { t } from '#lib/i18n.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { can } from '#lib/permissions.ts';
 import { postCurvesAction } from './curves.server.ts';
@@ -15,7 +16,7 @@ import { postMeasuresAction } from './measures.server.ts';
 const DIAGNOSTIC_QUERY = graphql(
   `query($id: uuid!) {
     repairOrder(id: $id) {
-      ...DiagnosticOrderFields faultCodes { ...FaultCodeFields }
+      ...DiagnosticOrderFields faultCodes { ...FaultCodeFields } symptoms { id }
       outageCandidates { outage { id component { name } outageType { name } description } similarOrders confirmedOrders dossierRate chosen }
     }
     diagnosticGuideHidden
@@ -41,6 +42,8 @@ export async function loadDiagnosticPage(locals: App.Locals, { id, step }: Pick<
     // How far the flow went: 4 once the diagnostic is validated.
     reached: order.validatedAt ? 4 : order.diagnosticStep,
     topCandidates: order.outageCandidates.slice(0, 6),
+    // With no fault code and no symptom recorded, no closed order is similar: the ranking is the dossier's.
+    outagesHint: order.faultCodes.length === 0 && order.symptoms.length === 0 ? t('diagnosticFlow.nothingToCompare') : t('diagnosticFlow.outagesHint'),
   };
 }
 export type DiagnosticPage = NonNullable<Awaited<ReturnType<typeof loadDiagnosticPage>>>;

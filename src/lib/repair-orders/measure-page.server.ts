@@ -39,6 +39,9 @@ export type OrderMeasureForm = {
   fileError: string | null;
 };
 
+/** The fields a measure copied from the dossier was filled with (SPEC §5: their labels say «(automatique)»). */
+const DOSSIER_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum'] as const;
+
 /** "Automatic" when the stored result is what the bounds propose. */
 const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
 
@@ -87,6 +90,8 @@ export async function loadOrderMeasurePage(locals: App.Locals, { orderId, measur
     self,
     files,
     form,
+    /** Filled automatically from the dossier's measure; none for a measure typed on the order. */
+    automaticFields: new Set<string>(measure.gearboxMeasureId ? DOSSIER_FIELDS : []),
   };
 }
 export type OrderMeasurePage = NonNullable<Awaited<ReturnType<typeof loadOrderMeasurePage>>>;

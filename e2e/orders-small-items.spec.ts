@@ -1,0 +1,74 @@
+// Issue 28, item 6, the order side: a list says which filter of its URL it ignored; the fields of a
+// measure filled from the dossier say «(automatique)»; an order with nothing recorded has nothing
+// to compare with; a made-up condition is refused on the form.
+import type { Page } from '@playwright/test';
+import { storageState } from './support/fixtures.ts';
+import { expect, test } from './support/test.ts';
+
+const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
+
+test.describe.configure({ mode: 'serial' });
+test.use({ storageState: storageState('diagnostician') });
+
+test('a list says which filter of its address it ignored, and still shows its rows', async ({ page }) => {
+  await page.goto('/repair-orders?du=32/13/2026&categorie=gearbox_only');
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText("Filtre ignoré : la date « 32/13/2026 » n'est pas valide.");
+  await expect(page.getByRole('table', { name: 'Ordres de réparation' }).getByRole('row')).not.toHaveCount(1);
+  await page.goto('/gearboxes?annee=abcd');
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText("Filtre ignoré : l'année « abcd » n'est pas valide.");
+  await expect(page.getByRole('row', { name: /ZF 8HP45/ })).toBeVisible();
+  // A valid filter says nothing.
+  await page.goto('/gearboxes?annee=2015');
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveCount(0);
+});
+
+test('an order with nothing recorded has nothing to compare; its measures from the dossier say «(automatique)»; a made-up condition is refused', async ({
+  page,
+}) => {
+  await page.goto('/repair-order');
+  await page.getByLabel("N° d'OR").fill('OR-E2E-PETITS');
+  await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Véhicule complet' });
+  await page.getByLabel('Modèle de boîte').selectOption({ label: 'ZF 8HP45' });
+  await page.getByRole('button', { name: "Créer l'OR" }).click();
+  await toast(page, 'OR ajouté');
+  const orderUrl = new URL(page.url()).pathname;
+
+  await page.goto(`${orderUrl}/diagnostic?onglet=mesures`);
+  const outages = page.getByRole('complementary', { name: 'Pannes possibles' });
+  await expect(outages).toContainText("Rien à comparer pour l'instant");
+  await expect(outages).not.toContainText('similaires');
+
+  await page.getByLabel('Oui, des mesures ont été prises').check();
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await toast(page, 'Mesures mises à jour');
+  await page.getByRole('button', { name: 'Ajouter les mesures du dossier' }).click();
+  await toast(page, 'mesure(s) du dossier ajoutée(s)');
+  await page.getByRole('link', { name: 'Pression de ligne au ralenti (P)', exact: true }).click();
+  for (const label of ['Nom de la mesure', 'Valeur minimale', 'Valeur maximale', 'Unité', 'Description'])
+    await expect(page.getByLabel(`${label} (automatique)`, { exact: true })).toBeVisible();
+  // What the mechanic types is not automatic.
+  await expect(page.getByLabel('Valeur mesurée', { exact: true })).toBeVisible();
+
+  // A condition the base does not hold is refused on the form, what was typed kept.
+  await page.goto(`${orderUrl}/diagnostic?onglet=symptomes`);
+  await page.getByRole('link', { name: 'Ajouter un symptôme' }).click();
+  await page.getByLabel('Symptôme').fill('Patinage');
+  await page.getByLabel('Charge accélérateur').fill('Charge lunaire');
+  await page.getByLabel('Phase de fonctionnement').fill('En apesanteur');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
+  await expect(page.getByLabel('Charge accélérateur')).toHaveValue('Charge lunaire');
+  await page.getByLabel('Charge accélérateur').fill('Pleine charge');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
+  await expect(page.getByLabel('Phase de fonctionnement')).toHaveValue('En apesanteur');
+  await page.getByLabel('Phase de fonctionnement').fill('en accélération franche');
+  await page.getByRole('button', { name: 'Enregistrer' }).click();
+  await toast(page, 'Symptôme enregistré');
+  await expect(page.getByText('Phase de fonctionnement : En accélération franche')).toBeVisible();
+
+  // Leaving the demo as it was.
+  await page.goto(`${orderUrl}?supprimer`);
+  await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
+  await toast(page, 'OR supprimé');
+});
