@@ -920,7 +920,8 @@ export const fr = {
     back: 'Retour aux symptômes',
   },
   orderProcedure: {
-    dayAt: '{{day}} à {{hour}}',
+    todayAt: 'à {{hour}}',
+    dayAt: 'le {{day}} à {{hour}}',
     title: 'Procédure de réparation',
     notValidated: "Le diagnostic de cet OR n'est pas encore validé : aucune procédure n'est à suivre pour le moment.",
     toDiagnostic: 'Aller au diagnostic',
@@ -933,7 +934,7 @@ export const fr = {
     comment: 'Commentaire',
     save: 'Enregistrer',
     saving: 'Enregistrement…',
-    saved: 'Enregistré à {{time}} par {{name}}',
+    saved: 'Enregistré {{time}} par {{name}}',
     failed: "Échec de l'enregistrement : votre saisie est conservée.",
     retry: 'Réessayer',
     unanswered: 'Pas encore renseigné',
