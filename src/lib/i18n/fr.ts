@@ -68,6 +68,8 @@ export const fr = {
     greeting: 'Bonjour {{name}},',
     greetingNoName: 'Bonjour,',
     anotherAddress: 'une autre adresse',
+    // The link's or the code's end, on the workshop's clock (decision 038).
+    validUntil: "Valable jusqu'au {{date}} à {{time}}.",
     verifyEmail: {
       subject: 'Confirmez votre adresse e-mail',
       intro: "Pour activer votre compte sur l'application de l'atelier, confirmez votre adresse e-mail.",
