@@ -7,9 +7,9 @@ import { storageState } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('mechanic'), viewport: { width: 1024, height: 768 } });
 
-test('a closed order’s procedure tab gives its closing and its checkpoints the same Paris time, with no hydration error', async ({ page }) => {
-  // A demo order closed on another day, its checkpoints answered at the minute it was closed
-  // (server/db/demo-diagnostics.ts): the list's closed rows, the first one with a closing recorded.
+/** Opens a demo order closed on another day, its checkpoints answered at the closing's minute, and checks they agree. */
+async function checkClosedOrder(page: import('@playwright/test').Page) {
+  // The list's closed rows, the first one with a closing recorded (server/db/demo-diagnostics.ts).
   await page.goto('/repair-orders?tri=date&ordre=desc');
   const closedRows = page.getByRole('row').filter({ hasText: 'Clôturé' });
   const hrefs = await closedRows.getByRole('link').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));
@@ -28,13 +28,26 @@ test('a closed order’s procedure tab gives its closing and its checkpoints the
   const [, closedDay, closedTime] = /^(\d{2}\/\d{2})\/\d{4} (\d{2}:\d{2}) · Clôture/.exec(closing.trim()) ?? [];
   expect(closedTime, `the closing line: ${closing}`).toBeTruthy();
 
-  // Every checkpoint was saved at the closing's minute: the same day and hour, written «le … à …».
+  // Every checkpoint was saved at the closing's minute: the same day and hour, written «le … à …»,
+  // as the island shows it once hydrated.
+  await page.waitForLoadState('networkidle');
   const saved = page.locator('li[id^="point-"]').getByRole('status');
   expect(await saved.count()).toBeGreaterThan(0);
   for (const text of await saved.allTextContents()) {
     expect(text).toMatch(new RegExp(`^Enregistré le ${closedDay}(/\\d{4})? à ${closedTime} par `));
   }
-  // What the server rendered is what the island shows once hydrated: re-read after hydration.
-  await page.waitForLoadState('networkidle');
-  await expect(saved.first()).toContainText(`à ${closedTime}`);
+}
+
+test('a closed order’s procedure tab gives its closing and its checkpoints the same Paris time, with no hydration error', async ({ page }) => {
+  await checkClosedOrder(page);
+});
+
+test.describe('a browser in another zone', () => {
+  // A terminal whose clock was left in New York still reads the workshop's time.
+  test.use({ timezoneId: 'America/New_York' });
+
+  test('shows the workshop’s times, not its own, and hydrates without error', async ({ page }) => {
+    await checkClosedOrder(page);
+    expect(await page.evaluate(() => new Date('2026-01-15T13:50:00Z').getHours())).toBe(8);
+  });
 });

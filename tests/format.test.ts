@@ -1,6 +1,6 @@
 // The workshop's clock (decision 038): one formatter reads every instant in WORKSHOP_TIME_ZONE,
 // whatever the process's own TZ (vitest runs with TZ=UTC), and reads typed days in that zone too.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   dayOf,
   DEFAULT_TIME_ZONE,
@@ -13,6 +13,7 @@ import {
   isTimeZone,
   setWorkshopTimeZone,
   workshopTimeZone,
+  workshopToday,
   zonedInstant,
 } from '#lib/format.ts';
 import { isoDate } from '#lib/validation.ts';
@@ -62,6 +63,17 @@ describe('the formatter', () => {
       setWorkshopTimeZone(zone);
       expect(formatDate('2026-11-26')).toBe('26/11/2026');
       expect(dayOf('2026-11-26')).toBe('2026-11-26');
+    }
+  });
+
+  it('says which day it is in the workshop, not in UTC: a closing at 00:30 in Paris is dated that day', () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-06-30T22:30:00Z') });
+    try {
+      expect(workshopToday()).toBe('2026-07-01');
+      expect(workshopToday('UTC')).toBe('2026-06-30');
+      expect(isoDate().parse(new Date())).toBe('2026-07-01');
+    } finally {
+      vi.useRealTimers();
     }
   });
 
