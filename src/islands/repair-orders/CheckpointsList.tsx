@@ -6,7 +6,7 @@
 // the island ships no message catalogue.
 import { useEffect, useRef, useState } from 'react';
 import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
-import { formatDate, formatDayMonth, formatTime, isSameDay } from '#lib/format.ts';
+import { dayOf, formatDate, formatDayMonth, formatTime, isSameDay, workshopToday } from '#lib/format.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
 import { CheckpointFields, CLOSE_ORDER, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
@@ -72,7 +72,8 @@ const time = (iso: string | null, labels: Pick<CheckpointLabels, 'todayAt' | 'da
   if (!iso) return '';
   const hour = formatTime(iso);
   if (isSameDay(iso, new Date())) return labels.todayAt.replace('{{hour}}', hour);
-  const day = formatDate(iso).slice(6) === formatDate(new Date()).slice(6) ? formatDayMonth(iso) : formatDate(iso);
+  // The year only when it is not this one.
+  const day = dayOf(iso).slice(0, 4) === workshopToday().slice(0, 4) ? formatDayMonth(iso) : formatDate(iso);
   return labels.dayAt.replace('{{day}}', day).replace('{{hour}}', hour);
 };
 const isNumber = (text: string) => text.trim() === '' || /^[-+]?\d+([.,]\d+)?$/.test(text.trim().replace(/\s/g, ''));
