@@ -45,6 +45,28 @@ describe('the formatter', () => {
     expect(formatTime('2026-10-25T01:30:00Z')).toBe('02:30');
   });
 
+  it('agrees with Intl minute for minute through a year in zones with odd offsets and half-hour summer times', () => {
+    for (const zone of ['Europe/Paris', 'Pacific/Auckland', 'America/St_Johns', 'Asia/Kathmandu', 'Australia/Lord_Howe']) {
+      const intl = new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      });
+      const wrong: string[] = [];
+      // Every 179 minutes (prime to 60): every minute of the hour is met, and both sides of each change.
+      for (let ms = Date.UTC(2026, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 179 * 60_000) {
+        const p = Object.fromEntries(intl.formatToParts(ms).map((part) => [part.type, part.value]));
+        const expected = `${p.day}/${p.month}/${p.year} ${p.hour}:${p.minute}`;
+        if (formatDateTime(ms, zone) !== expected) wrong.push(`${new Date(ms).toISOString()}: ${formatDateTime(ms, zone)} ≠ ${expected}`);
+      }
+      expect(wrong, zone).toEqual([]);
+    }
+  });
+
   it('puts an instant near midnight on the workshop’s day, not UTC’s', () => {
     // 23:30 UTC on 31 December is already New Year's Day in Paris.
     expect(formatDate('2026-12-31T23:30:00Z')).toBe('01/01/2027');
