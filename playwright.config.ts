@@ -38,6 +38,7 @@ export default defineConfig({
     url: `${baseURL}/readyz`,
     timeout: 180_000,
     reuseExistingServer: false,
-    env: { PORT: String(PORT), DATA_DIR: 'test-results/e2e-data', LOG_LEVEL: 'error', AUTH_RATE_LIMIT_FACTOR: '100', HOST: '127.0.0.1' },
+    // The server in UTC, the browser in Paris (timezoneId above): the workshop's clock must hold (decision 038).
+    env: { TZ: 'UTC', PORT: String(PORT), DATA_DIR: 'test-results/e2e-data', LOG_LEVEL: 'error', AUTH_RATE_LIMIT_FACTOR: '100', HOST: '127.0.0.1' },
   },
 });

@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: fileURLToPath(import.meta.resolve('graphql')) }] },
   test: {
     include: ['tests/**/*.test.ts'],
+    // The server's own zone must not matter (decision 038): tests run it in UTC, as most servers are.
+    env: { TZ: 'UTC' },
     globalSetup: ['tests/support/build.ts', 'tests/support/postgres-server.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,

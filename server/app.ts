@@ -17,6 +17,7 @@ import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createStorageRoutes } from './storage/routes.ts';
 import { serveLiveBackups } from './backup/live.ts';
 import { createServices, type Services } from './services.ts';
+import { setWorkshopTimeZone } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 
@@ -111,6 +112,8 @@ export async function createApp(options: {
   production?: boolean;
 }): Promise<App> {
   const { config, database, logger } = options;
+  // Every date of pages, PDFs, exports and mails reads this clock (decision 038).
+  setWorkshopTimeZone(config.workshopTimeZone);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
   const { services, limiter, mailer } = createServices({
     config,

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_TIME_ZONE, isTimeZone } from '#lib/format.ts';
 
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -28,6 +29,13 @@ const envSchema = z.object({
   // SPEC §9: 15 s by default.
   AUTH_ACCESS_TOKEN_EXPIRES_IN: z.coerce.number().int().min(10).max(86400).default(15),
   LOG_LEVEL: z.enum(['silent', 'error', 'info']).default('info'),
+  // The workshop's clock (decision 038): every date shown, printed, exported or mailed, and every
+  // date typed, is in this zone, whatever the server's own TZ.
+  WORKSHOP_TIME_ZONE: z
+    .string()
+    .trim()
+    .refine(isTimeZone, 'must be an IANA time zone name, such as Europe/Paris or America/Montreal')
+    .default(DEFAULT_TIME_ZONE),
   AUTH_RATE_LIMIT_FACTOR: z.coerce.number().min(1).max(1000).default(1),
   STORAGE_MAX_FILE_MB: z.coerce.number().int().min(1).max(10_000).optional(),
   // Uploads are refused while the disk of DATA_DIR would keep less than this.
@@ -131,6 +139,8 @@ export type Config = {
   /** What one GraphQL caller may ask for (issue 14, item 3). */
   graphqlLimits: GraphQLLimits;
   logLevel: 'silent' | 'error' | 'info';
+  /** The workshop's IANA time zone: the one clock of every date shown and typed. */
+  workshopTimeZone: string;
   /** Free space an upload must leave on the disk of DATA_DIR, in bytes. */
   storageMinFreeBytes: number;
   /** Bytes no row claims are removed once older than this (a crash between the two writes). */
@@ -358,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionSweepMs: 5_000,
     graphqlLimits: defaultGraphQLLimits,
     logLevel: e.LOG_LEVEL,
+    workshopTimeZone: e.WORKSHOP_TIME_ZONE,
     storageMaxBytes: storageCaps(e.STORAGE_MAX_FILE_MB),
     storageMinFreeBytes: e.STORAGE_MIN_FREE_MB * MB,
     storageOrphanGraceMs: e.STORAGE_ORPHAN_GRACE_MINUTES * 60_000,

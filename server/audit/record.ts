@@ -5,8 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { AuditAction, AuditChange, AuditKind } from '#lib/audit/audit.ts';
-import { formatParisDateTime } from '#lib/audit/audit.ts';
-import { formatNumber } from '#lib/format.ts';
+import { formatDateTimeSeconds, formatNumber } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import type { Db } from '#server/db/client.ts';
 
@@ -49,12 +48,12 @@ export async function record(tx: Executor, event: AuditEventInput): Promise<void
 
 const MAX_VALUE = 300;
 
-/** A value as a person reads it: dates in Paris time, Oui/Non, French numbers, lists joined. */
+/** A value as a person reads it: dates on the workshop's clock, Oui/Non, French numbers, lists joined. */
 export function show(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? t('audit.yes') : t('audit.no');
   if (typeof value === 'number') return formatNumber(value);
-  if (value instanceof Date) return formatParisDateTime(value);
+  if (value instanceof Date) return formatDateTimeSeconds(value);
   if (Array.isArray(value)) return value.map(show).filter(Boolean).join(', ');
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE)}…` : text;

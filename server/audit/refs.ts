@@ -3,7 +3,7 @@
 // service gains one `record(...)` call per write and nothing else.
 import { eq, inArray } from 'drizzle-orm';
 import { t } from '#lib/i18n.ts';
-import { labelOf } from '#lib/format.ts';
+import { formatDate, labelOf } from '#lib/format.ts';
 import { fr } from '#lib/i18n/fr.ts';
 import { roleLabels, isRole } from '#lib/roles.ts';
 import type { Db } from '#server/db/client.ts';
@@ -48,10 +48,9 @@ type OrderRow = {
 };
 type History = { mileage: number; intervention: string }[];
 
-const day = (v: string | null | undefined) => (v ? v.split('-').reverse().join('/') : '');
 const orderFields: Field<OrderRow>[] = [
   [f('number'), (o) => o.number],
-  [f('openedOn'), (o) => day(o.openedOn)],
+  [f('openedOn'), (o) => formatDate(o.openedOn)],
   [f('category'), (o) => labelOf(fr.labels.interventionCategory, o.interventionCategory)],
   [f('model'), (o) => o.gearboxModelId],
   [f('gearboxCode'), (o) => o.gearboxCode],

@@ -404,16 +404,11 @@ export function createAuthService(deps: {
     return target.href;
   }
 
-  async function createTicket(userId: string, type: TicketType, newEmail?: string): Promise<string> {
+  async function createTicket(userId: string, type: TicketType, newEmail?: string): Promise<{ ticket: string; expiresAt: Date }> {
     const ticket = `${type}:${randomToken()}`;
-    await db.insert(tickets).values({
-      userId,
-      type,
-      tokenHash: sha256(ticket),
-      newEmail: newEmail ?? null,
-      expiresAt: new Date(Date.now() + TICKET_LIFETIME_MS[type]),
-    });
-    return ticket;
+    const expiresAt = new Date(Date.now() + TICKET_LIFETIME_MS[type]);
+    await db.insert(tickets).values({ userId, type, tokenHash: sha256(ticket), newEmail: newEmail ?? null, expiresAt });
+    return { ticket, expiresAt };
   }
 
   /** Marks a ticket used and returns it, or throws invalid-ticket. */
@@ -429,13 +424,13 @@ export function createAuthService(deps: {
 
   async function mailTicket(u: UserRow, kind: MailKind, type: TicketType, redirectTo: string, to = u.email, newEmail?: string) {
     if (!to) throw authErrors.invalidTicket();
-    const ticket = await createTicket(u.id, type, newEmail);
+    const { ticket, expiresAt } = await createTicket(u.id, type, newEmail);
     const link = new URL(`${publicUrl}/api/auth/verify`);
     link.searchParams.set('ticket', ticket);
     link.searchParams.set('type', linkTypes[type]);
     link.searchParams.set('redirectTo', redirectTo);
     try {
-      await mailer.send(kind, to, { displayName: u.displayName, link: link.toString() });
+      await mailer.send(kind, to, { displayName: u.displayName, link: link.toString(), expiresAt });
     } catch {
       throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
     }

@@ -2,7 +2,7 @@
 // procedures answered one at a time (each answer carries the version its author saw, so a
 // colleague's newer answer is never overwritten unknowingly), closing once every checkpoint is
 // answered, and an admin's reopening; closings and reopenings are recorded.
-import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import type { CheckpointAnswer } from '#lib/repair-orders/procedure.ts';
 import type { Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
@@ -13,7 +13,7 @@ import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
 import { fieldLabel, orderRef } from '#server/audit/refs.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { labelOf } from '#lib/format.ts';
+import { labelOf, workshopToday } from '#lib/format.ts';
 
 export type OrderProcedureService = ReturnType<typeof createOrderProcedureService>;
 type Actor = { id: string };
@@ -107,7 +107,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
           .update(repairOrders)
           .set({
             status: 'CLOSED',
-            closedOn: sql`current_date`,
+            // The workshop's day, not the database session's (decision 038).
+            closedOn: workshopToday(),
             updatedAt: new Date(),
           })
           .where(eq(repairOrders.id, orderId));

@@ -15,7 +15,7 @@ import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record, type AuditRef } from '#server/audit/record.ts';
 import { fieldLabel } from '#server/audit/refs.ts';
-import { labelOf } from '#lib/format.ts';
+import { formatDate, labelOf } from '#lib/format.ts';
 import { fr } from '#lib/i18n/fr.ts';
 
 /** A box in stock as people name it: its number and its model. */
@@ -291,7 +291,7 @@ export function createStockService(deps: { db: Db }) {
           entity: await refOf(tx, item),
           actor,
           changes: [
-            { field: fieldLabel('outOn'), before: '', after: out.outOn.split('-').reverse().join('/') },
+            { field: fieldLabel('outOn'), before: '', after: formatDate(out.outOn) },
             { field: fieldLabel('outReason'), before: '', after: out.outReason },
           ],
         });

@@ -1,6 +1,7 @@
 // The reusable validators of SPEC §5 as zod schemas with the exact French messages, and
 // one schema per form of the shell, shared by the islands and the server.
 import { z } from 'zod';
+import { dayOf } from './format.ts';
 import { t } from './i18n.ts';
 import { choice, isoDay, isRealDay } from './page-query.ts';
 import { passwordRules } from '#lib/auth/password.ts';
@@ -43,7 +44,7 @@ export const year = () =>
 /** A date typed as DD/MM/YYYY (date fields) or YYYY-MM-DD (the API); kept as YYYY-MM-DD. */
 export const isoDate = () =>
   z.preprocess(
-    (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === 'string' ? isoDay(v) : v),
+    (v) => (v instanceof Date ? dayOf(v) : typeof v === 'string' ? isoDay(v) : v),
     z
       .string({ error: t('validation.required') })
       .min(1, t('validation.required'))

@@ -6,6 +6,7 @@
 // the island ships no message catalogue.
 import { useEffect, useRef, useState } from 'react';
 import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
+import { dayOf, formatDate, formatDayMonth, formatTime, isSameDay, workshopToday } from '#lib/format.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
 import { CheckpointFields, CLOSE_ORDER, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
@@ -31,7 +32,9 @@ export type CheckpointLabels = {
   closeConfirm: string;
   cancel: string;
   remaining: string;
-  /** '{{day}} à {{hour}}' */
+  /** 'à {{hour}}' */
+  todayAt: string;
+  /** 'le {{day}} à {{hour}}' */
   dayAt: string;
 };
 
@@ -64,14 +67,14 @@ const draftOf = (c: OrderCheckpoint): Draft => ({
   measuredValue: c.measuredValue === null ? '' : String(c.measuredValue).replace('.', ','),
   comment: c.comment,
 });
-/** "14:05" today, "12/11 à 14:05" another day. */
-const time = (iso: string | null, dayAt: string) => {
+/** "à 14:05" today, "le 12/11 à 14:05" another day, on the workshop's clock (server and browser alike). */
+const time = (iso: string | null, labels: Pick<CheckpointLabels, 'todayAt' | 'dayAt'>) => {
   if (!iso) return '';
-  const at = new Date(iso);
-  const hour = at.toLocaleTimeString('fr-FR', { hour: '2-digit', minute: '2-digit' });
-  return at.toDateString() === new Date().toDateString()
-    ? hour
-    : dayAt.replace('{{day}}', at.toLocaleDateString('fr-FR', { day: '2-digit', month: '2-digit' })).replace('{{hour}}', hour);
+  const hour = formatTime(iso);
+  if (isSameDay(iso, new Date())) return labels.todayAt.replace('{{hour}}', hour);
+  // The year only when it is not this one.
+  const day = dayOf(iso).slice(0, 4) === workshopToday().slice(0, 4) ? formatDayMonth(iso) : formatDate(iso);
+  return labels.dayAt.replace('{{day}}', day).replace('{{hour}}', hour);
 };
 const isNumber = (text: string) => text.trim() === '' || /^[-+]?\d+([.,]\d+)?$/.test(text.trim().replace(/\s/g, ''));
 
@@ -201,7 +204,7 @@ export default function CheckpointsList(props: Props) {
                     : state.status === 'failed' || state.status === 'conflict'
                       ? state.message
                       : row.checkResult
-                        ? labels.saved.replace('{{time}}', time(row.answeredAt, labels.dayAt)).replace('{{name}}', row.answeredByName ?? '')
+                        ? labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '')
                         : labels.unanswered;
                 return (
                   <li key={row.id} id={`point-${row.id}`} className="card flex flex-col gap-3">

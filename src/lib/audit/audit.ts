@@ -1,6 +1,7 @@
 // The audit trail as people read it (decision 034): the kinds of things recorded, the actions'
 // words, the date in the workshop's time zone, and the CSV export French Excel opens as is.
 import { z } from 'zod';
+import { dayOf, formatDateTimeSeconds } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { choice, page } from '#lib/page-query.ts';
 
@@ -62,18 +63,6 @@ export const activityQuerySchema = z.object({
 export const actionLabel = (action: string) => ((auditActions as readonly string[]).includes(action) ? t(`audit.actions.${action as AuditAction}`) : action);
 export const kindLabel = (kind: string) => ((auditKinds as readonly string[]).includes(kind) ? t(`audit.kinds.${kind as AuditKind}`) : kind);
 
-const paris = new Intl.DateTimeFormat('fr-FR', {
-  timeZone: 'Europe/Paris',
-  day: '2-digit',
-  month: '2-digit',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-/** DD/MM/YYYY HH:mm:ss in Europe/Paris, whatever the server's own zone. */
-export const formatParisDateTime = (value: Date | string) => paris.format(new Date(value)).replace(',', '');
-
 /**
  * Who did it: the name as it was, else the e-mail (when the viewer may read it), else the
  * system (seed, a script). An e-mail withheld cannot tell a nameless account from a deleted one.
@@ -99,7 +88,7 @@ export function auditCsv(events: readonly AuditEventView[], options: { emails: b
   const email = (value: string) => (options.emails ? [value] : []);
   const header = [t('audit.date'), t('audit.who'), ...email(t('audit.email')), t('audit.action'), t('audit.what'), t('audit.within'), t('audit.changes')];
   const rows = events.map((e) => [
-    formatParisDateTime(e.at),
+    formatDateTimeSeconds(e.at),
     actorLabel(e),
     ...email(e.actorEmail ?? ''),
     actionLabel(e.action),
@@ -120,6 +109,5 @@ export function auditFileName(subject: string, day: Date = new Date()): string {
       .replace(/^-|-$/g, '')
       .toLowerCase()
       .slice(0, 60) || 'activite';
-  const date = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(day);
-  return `activite-${slug}-${date}.csv`;
+  return `activite-${slug}-${dayOf(day)}.csv`;
 }

@@ -68,6 +68,8 @@ export const fr = {
     greeting: 'Bonjour {{name}},',
     greetingNoName: 'Bonjour,',
     anotherAddress: 'une autre adresse',
+    // The link's or the code's end, on the workshop's clock (decision 038).
+    validUntil: "Valable jusqu'au {{date}} à {{time}}.",
     verifyEmail: {
       subject: 'Confirmez votre adresse e-mail',
       intro: "Pour activer votre compte sur l'application de l'atelier, confirmez votre adresse e-mail.",
@@ -940,7 +942,8 @@ export const fr = {
     back: 'Retour aux symptômes',
   },
   orderProcedure: {
-    dayAt: '{{day}} à {{hour}}',
+    todayAt: 'à {{hour}}',
+    dayAt: 'le {{day}} à {{hour}}',
     title: 'Procédure de réparation',
     notValidated: "Le diagnostic de cet OR n'est pas encore validé : aucune procédure n'est à suivre pour le moment.",
     toDiagnostic: 'Aller au diagnostic',
@@ -953,7 +956,7 @@ export const fr = {
     comment: 'Commentaire',
     save: 'Enregistrer',
     saving: 'Enregistrement…',
-    saved: 'Enregistré à {{time}} par {{name}}',
+    saved: 'Enregistré {{time}} par {{name}}',
     failed: "Échec de l'enregistrement : votre saisie est conservée.",
     retry: 'Réessayer',
     unanswered: 'Pas encore renseigné',

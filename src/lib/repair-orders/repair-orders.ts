@@ -3,6 +3,7 @@
 import { choice, day, entry, integer, option, page, readQuery, recordId, recordPageFields, recordPageValues, text } from '#lib/page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
+import { workshopToday } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import type { Role } from '#lib/roles.ts';
@@ -196,7 +197,7 @@ export const repairOrderSchema = z.object({
       .string()
       .regex(/^\d{4}$/, t('validation.year'))
       .transform(Number)
-      .refine((y) => y >= 1950 && y <= new Date().getFullYear() + 1, t('validation.year'))
+      .refine((y) => y >= 1950 && y <= Number(workshopToday().slice(0, 4)) + 1, t('validation.year'))
       .optional(),
   ),
   comment: optionalText(2000),

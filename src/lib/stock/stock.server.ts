@@ -5,7 +5,7 @@ import type { AstroGlobal } from 'astro';
 import { CODE_ACTIONS, type CodesDraft, postCodeAction } from '#lib/gearboxes/codes.server.ts';
 import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
-import { formatDate } from '#lib/format.ts';
+import { formatDate, workshopToday } from '#lib/format.ts';
 import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
@@ -93,7 +93,7 @@ export async function stockCsv(astro: AstroGlobal, query: StockQuery): Promise<R
       .map(cell)
       .join(';'),
   );
-  const name = `${query.view === 'historique' ? 'historique-stock' : 'stock'}-${new Date().toISOString().slice(0, 10)}.csv`;
+  const name = `${query.view === 'historique' ? 'historique-stock' : 'stock'}-${workshopToday()}.csv`;
   return new Response(`\uFEFF${[header.join(';'), ...lines].join('\r\n')}\r\n`, {
     headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': contentDisposition('attachment', name), 'Cache-Control': 'no-store' },
   });
