@@ -339,6 +339,8 @@ export default function CheckpointsList(props: Props) {
   /** A field left: saved if it differs from what the server has (with or without a result). */
   const leave = (row: OrderCheckpoint, draft: Draft) => {
     if (!sameAnswer(draft, draftOf(row)) || states[row.id]?.status === 'unsent') save(row.id, draft);
+    // Typed back to what is saved: nothing left to send.
+    else if (!saves.isSaving(row.id)) outbox.settle(row.id, draft);
   };
 
   async function close(form: HTMLFormElement) {
