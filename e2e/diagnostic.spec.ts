@@ -139,9 +139,22 @@ test.describe('a diagnostician', () => {
     const procedure = (await page.locator('label:has(input[name="procedure"]) span.font-semibold').first().textContent())!;
     await page.getByRole('button', { name: 'Continuer' }).click();
     await expect(page).toHaveURL(/etape=ajout$/);
-    await page.getByRole('link', { name: 'Continuer' }).click();
+    // A procedure written for the occasion, then «Continuer» straight away: it is added, not dropped.
+    const written = page.getByRole('region', { name: 'Écrire une nouvelle procédure' });
+    // A link before the fix, a button of the form since: the user taps the same «Continuer».
+    const next = page.locator('a, button').filter({ hasText: /^Continuer$/ });
+    await written.getByLabel('Nom de la procédure').fill('Contrôle du faisceau E2E');
+    await written.getByLabel('Étapes').fill('Débrancher la batterie\nContrôler le connecteur');
+    await written.getByLabel('Point de contrôle 1', { exact: true }).fill('Continuité du faisceau');
+    await next.click();
+    await toast(page, "Procédure ajoutée à l'OR");
     await expect(page).toHaveURL(/etape=visualiser$/);
     await expect(page.getByRole('heading', { name: `1. ${procedure}` })).toBeVisible();
+    await expect(page.getByRole('heading', { name: '2. Contrôle du faisceau E2E' })).toBeVisible();
+    // Back at the step, «Continuer» with nothing typed only moves on.
+    await page.goto(`${orderUrl}/diagnostic?etape=ajout`);
+    await next.click();
+    await expect(page).toHaveURL(/etape=visualiser$/);
     await page.getByRole('button', { name: 'Continuer vers la validation' }).click();
     await expect(page.getByRole('region', { name: 'Valider le diagnostic' }).getByText(top)).toBeVisible();
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);

@@ -4,7 +4,7 @@
 // its PDF.
 import AxeBuilder from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
-import { expect, test } from './support/test.ts';
+import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { storageState } from './support/fixtures.ts';
 
@@ -16,7 +16,28 @@ test.describe.configure({ mode: 'serial' });
 test.describe('a mechanic', () => {
   test.use({ storageState: storageState('mechanic'), viewport: { width: 1024, height: 768 } });
 
-  test('answers every checkpoint, a failed save retried, then closes the order', async ({ page }) => {
+  test('a value and a comment typed before the result are kept through a tab change (issue 28)', async ({ page }) => {
+    await page.goto(`/repair-orders?recherche=${NUMBER}`);
+    await page.getByRole('link', { name: NUMBER, exact: true }).click();
+    await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+    await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
+    const row = page.locator('li[id^="point-"]').filter({ hasText: 'Pas encore renseigné' }).first();
+    const name = (await row.locator('legend').textContent())!;
+    await row.getByLabel('Valeur mesurée').fill('3,2');
+    await row.getByLabel('Commentaire').fill('Relevé moteur chaud');
+    // Straight to another tab, no result chosen.
+    await page.getByRole('link', { name: 'Données générales' }).click();
+    await expect(page).not.toHaveURL(/onglet=procedure/);
+    await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+    const again = page.locator('li[id^="point-"]').filter({ hasText: name });
+    await expect(again.getByLabel('Valeur mesurée')).toHaveValue('3,2');
+    await expect(again.getByLabel('Commentaire')).toHaveValue('Relevé moteur chaud');
+    await expect(again.getByRole('status')).toContainText('choisissez un résultat');
+  });
+
+  test('answers every checkpoint, a failed save retried, then closes the order', async ({ page, context }) => {
+    // A dead spot, a lost reply, every answer, the closing, the report and its PDF: over 30 s on a busy machine.
+    test.slow();
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
     await page.getByRole('link', { name: NUMBER, exact: true }).click();
     await page.getByRole('link', { name: 'Procédure de réparation' }).click();
@@ -29,21 +50,55 @@ test.describe('a mechanic', () => {
     // The island has taken over: the no-JavaScript "Enregistrer" buttons are gone.
     await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
 
-    // The network drops: the row says the save failed and keeps what was entered; back, it retries.
-    let offline = true;
-    await page.route('**/graphql', async (route) => {
-      if (offline && route.request().postData()?.includes('answerOrderCheckpoint')) await route.abort('failed');
-      else await route.continue();
+    // A Wi-Fi dead spot: two answers stay on screen marked unsaved, then go once the network is back, once each, in order.
+    allowBrowserErrors(/ERR_INTERNET_DISCONNECTED|ERR_FAILED|ERR_NETWORK_CHANGED/);
+    const sent: string[] = [];
+    page.on('requestfinished', (request) => {
+      const body = request.postData() ?? '';
+      if (body.includes('answerOrderCheckpoint')) sent.push(JSON.parse(body).variables.id);
     });
     const first = points.first();
+    const third = points.nth(2);
+    const ids = [(await first.getAttribute('id'))!.replace('point-', ''), (await third.getAttribute('id'))!.replace('point-', '')];
+    await context.setOffline(true);
     await first.getByLabel('Valeur mesurée').fill('4,3');
     await first.getByText('Conforme', { exact: true }).click();
-    await expect(first.getByRole('status')).toContainText("Échec de l'enregistrement");
+    await expect(first.getByRole('status')).toContainText('Non enregistré');
+    await third.getByText('Non conforme', { exact: true }).click();
+    await expect(third.getByRole('status')).toContainText('Non enregistré');
     await expect(first.getByLabel('Valeur mesurée')).toHaveValue('4,3');
     await expect(first.getByRole('radio', { name: 'Conforme', exact: true })).toBeChecked();
-    offline = false;
-    await first.getByRole('button', { name: 'Réessayer' }).click();
+    await context.setOffline(false);
     await expect(first.getByRole('status')).toContainText('Enregistré à');
+    await expect(third.getByRole('status')).toContainText('Enregistré à');
+    expect(sent).toEqual(ids);
+
+    // The answer arrives but its reply is lost: the retry finds it saved, and does not apply it twice.
+    let lose = true;
+    await page.route('**/graphql', async (route) => {
+      if (!lose || !route.request().postData()?.includes('answerOrderCheckpoint')) return route.continue();
+      lose = false;
+      await route.fetch();
+      await route.abort('failed');
+    });
+    const orderId = new URL(page.url()).pathname.split('/')[2]!;
+    const versionOf = async (id: string) => {
+      const { accessToken } = await (await page.request.get('/api/session/token')).json();
+      const answer = await page.request.post('/graphql', {
+        headers: { authorization: `Bearer ${accessToken}` },
+        data: { query: 'query($o: uuid!) { repairOrder(id: $o) { checkpoints { id version } } }', variables: { o: orderId } },
+      });
+      return ((await answer.json()).data.repairOrder.checkpoints as { id: string; version: number }[]).find((c) => c.id === id)!.version;
+    };
+    const before = await versionOf(ids[0]!);
+    await first.getByLabel('Commentaire').fill('Pression stable');
+    await first.getByLabel('Valeur mesurée').focus();
+    // Either the live update says it arrived, or «Réessayer» finds it there.
+    await expect(first.getByRole('status')).toContainText(/Non enregistré|Enregistré à/);
+    if (await first.getByRole('button', { name: 'Réessayer' }).isVisible()) await first.getByRole('button', { name: 'Réessayer' }).click();
+    await expect(first.getByRole('status')).toContainText('Enregistré à');
+    await expect(first.getByLabel('Commentaire')).toHaveValue('Pression stable');
+    expect(await versionOf(ids[0]!)).toBe(before + 1);
 
     // A value that is not a number is refused on the spot, nothing sent.
     const second = points.nth(1);
@@ -55,7 +110,7 @@ test.describe('a mechanic', () => {
     await expect(second.getByRole('status')).toContainText('Enregistré à');
 
     // The rest from the keyboard: a result is a radio, the arrows choose, saving follows.
-    for (let i = 2; i < count; i++) {
+    for (let i = 3; i < count; i++) {
       const row = points.nth(i);
       await row.getByRole('radio', { name: 'Conforme', exact: true }).focus();
       await page.keyboard.press('Space');
@@ -67,14 +122,22 @@ test.describe('a mechanic', () => {
 
     await page.getByRole('button', { name: "Clôturer l'OR" }).click();
     const dialog = page.getByRole('dialog', { name: "Clôturer l'ordre de réparation" });
+    // The «Non conforme» answers are named before closing.
+    await expect(dialog.getByText('1 point(s) de contrôle « Non conforme » :')).toBeVisible();
+    await expect(dialog.getByRole('listitem')).toHaveText([checkpointNames[2]!.replace(/^\d+\.\s*/, '')]);
     await dialog.getByLabel('Commentaire de clôture (facultatif)').fill('Essai routier concluant, client prévenu.');
     await dialog.getByRole('button', { name: 'Clôturer', exact: true }).click();
+    await expect(page.getByRole('status').filter({ hasText: /^OR clôturé$/ })).toBeVisible();
     await expect(page.getByText(/OR clôturé le \d{2}\/\d{2}\/\d{4} par/)).toBeVisible();
     await expect(page.getByText('Commentaire de clôture : Essai routier concluant, client prévenu.')).toBeVisible();
     await expect(page.getByText('Clôturé', { exact: true })).toBeVisible();
 
     // Read-only now: no result can be chosen, nothing to close, the general data cannot change.
     await expect(page.getByRole('radio', { name: 'Conforme', exact: true }).first()).toBeDisabled();
+    // …and does not look pressable: no hand cursor, no raised button look.
+    const option = points.first().locator('label').filter({ hasText: 'Non mesurable' });
+    await expect(option).toHaveCSS('cursor', 'default');
+    await expect(option).toHaveCSS('border-top-style', 'dashed');
     await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toHaveCount(0);
     await expect(page.getByRole('button', { name: "Rouvrir l'OR" })).toHaveCount(0);
 
@@ -121,14 +184,57 @@ test.describe('without JavaScript', () => {
     await row.getByText('Non mesurable', { exact: true }).click();
     await row.getByLabel('Valeur mesurée').fill('abc');
     await row.getByLabel('Commentaire').fill('Sonde indisponible');
-    await row.getByRole('button', { name: 'Enregistrer' }).click();
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      row.getByRole('button', { name: 'Enregistrer' }).click(),
+    ]);
+    // The refusal moves to the page's own address (303 → GET): what was typed and why, shown there.
+    expect(refusal.status()).toBe(303);
     const again = page.locator('li[id^="point-"]').filter({ hasText: name });
     await expect(again.getByRole('status')).toHaveText('Nombre invalide');
     await expect(again.getByLabel('Commentaire')).toHaveValue('Sonde indisponible');
+    await expect(again.getByLabel('Valeur mesurée')).toHaveValue('abc');
+    // A reload reads the page again; it does not post again.
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await again.getByLabel('Commentaire').fill('Sonde indisponible');
+    await again.getByText('Non mesurable', { exact: true }).click();
     await again.getByLabel('Valeur mesurée').fill('');
     await again.getByRole('button', { name: 'Enregistrer' }).click();
     await expect(page.locator('li[id^="point-"]').filter({ hasText: name }).getByRole('status')).toContainText('Enregistré à');
     await expect(page.locator('li[id^="point-"]').filter({ hasText: name }).getByRole('radio', { name: 'Non mesurable' })).toBeChecked();
+  });
+});
+
+test.describe('without JavaScript, closing', () => {
+  test.use({ storageState: storageState('mechanic'), javaScriptEnabled: false });
+
+  test('asks for a confirmation and names the «Non conforme» answers (issue 28)', async ({ page }) => {
+    await page.goto('/repair-orders?recherche=OR-2026-0463');
+    await page.getByRole('link', { name: 'OR-2026-0463', exact: true }).click();
+    await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+    const open = page.locator('li[id^="point-"]').filter({ hasText: 'Pas encore renseigné' });
+    while ((await open.count()) > 0) {
+      const row = open.first();
+      await row.getByText('Non conforme', { exact: true }).click();
+      await row.getByRole('button', { name: 'Enregistrer' }).click();
+      await expect(page.getByRole('status').filter({ hasText: 'Point de contrôle enregistré' })).toBeVisible();
+    }
+    const closing = page.locator('form').filter({ has: page.getByRole('button', { name: 'Clôturer', exact: true }) });
+    await expect(closing.getByText(/\d point\(s\) de contrôle « Non conforme » :/)).toBeVisible();
+    // One tap is not enough: the box must be ticked (the browser would say so; a bare post is refused too).
+    await expect(closing.getByLabel("Je confirme la clôture de l'OR")).toHaveAttribute('required', '');
+    const refused = await page.request.post(`${new URL(page.url()).pathname}?onglet=procedure&action=cloturer`, { form: { comment: '' }, maxRedirects: 0 });
+    expect(refused.status()).toBe(303);
+    await page.goto(refused.headers().location!);
+    await expect(page.getByRole('alert').filter({ hasText: "Cochez « Je confirme la clôture de l'OR » pour clôturer." })).toBeVisible();
+    await expect(page.getByText(/OR clôturé le/)).toHaveCount(0);
+    await closing.getByLabel("Je confirme la clôture de l'OR").check();
+    await closing.getByRole('button', { name: 'Clôturer', exact: true }).click();
+    await expect(page.getByRole('status').filter({ hasText: /^OR clôturé$/ })).toBeVisible();
+    await expect(page.getByText(/OR clôturé le \d{2}\/\d{2}\/\d{4}/)).toBeVisible();
   });
 });
 

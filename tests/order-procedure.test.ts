@@ -96,10 +96,6 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
       code: 'validation',
       fields: { 'object.measuredValue': 'Nombre invalide' },
     });
-    expect((await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { measuredValue: '4' } })).errors![0]!.extensions).toEqual({
-      code: 'validation',
-      fields: { 'object.checkResult': 'Choisissez un résultat' },
-    });
     const saved = ok(
       await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2', comment: 'Au ralenti' } }),
     ).answerOrderCheckpoint;
@@ -147,6 +143,20 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     expect((await gql('mechanic', Q.answer, { id: 'f5c7a2f0-8e7c-4f5e-9d7a-2f1a0c3b4d5e', v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe(
       'not-found',
     );
+  });
+
+  it('saves a value and a comment typed before the result, without answering the checkpoint (decision 039)', async () => {
+    const { orderId } = await validatedOrder();
+    const [first] = await checkpointsOf(orderId);
+    if (!first) throw new Error('a checkpoint expected');
+    const typed = ok(await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: null, measuredValue: '4,6', comment: 'À chaud' } }));
+    expect(typed.answerOrderCheckpoint).toMatchObject({ checkResult: null, measuredValue: 4.6, comment: 'À chaud', version: 1 });
+    // Still open: closing is refused.
+    expect((await gql('mechanic', Q.close, { id: orderId, c: '' })).errors![0]!.extensions.code).toBe('conflict');
+    ok(await gql('mechanic', Q.answer, { id: first.id, v: 1, o: { checkResult: 'nok', measuredValue: '4,6', comment: 'À chaud' } }));
+    // A field left afterwards keeps the result chosen.
+    const again = ok(await gql('mechanic', Q.answer, { id: first.id, v: 2, o: { checkResult: null, measuredValue: '4,7', comment: 'À chaud' } }));
+    expect(again.answerOrderCheckpoint).toMatchObject({ checkResult: 'nok', measuredValue: 4.7, version: 3 });
   });
 
   it('sends every answer to whoever watches the order', async () => {

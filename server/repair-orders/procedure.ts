@@ -65,7 +65,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
         const [row] = await tx
           .update(orderCheckpoints)
           .set({
-            checkResult: input.checkResult,
+            // A value or comment saved before a result leaves the result as it was.
+            checkResult: input.checkResult ?? locked!.checkResult,
             measuredValue: input.measuredValue ?? null,
             comment: input.comment,
             answeredById: actor.id,

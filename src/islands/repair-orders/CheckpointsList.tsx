@@ -1,16 +1,22 @@
 // The checkpoints of an order's validated procedures, answered on the shop floor (SPEC §2.7):
-// a result is saved as soon as it is chosen, a value or a comment when the field is left; each
-// row says "saved" or "failed" (the entry stays, with a retry), and follows what colleagues
-// answer on other terminals. Large targets, plain radios and fields: gloves and keyboards both
+// a result is saved as soon as it is chosen, a value or a comment when the field is left (before
+// a result too: nothing typed waits for one); each row says "saved" or "failed" (the entry stays,
+// with a retry), and follows what colleagues answer on other terminals. In a Wi-Fi dead spot an
+// answer stays on screen marked «Non enregistré», kept in this browser (per user and order) across
+// a reload, and is sent once the network is back, in the order typed; each carries the version
+// it was typed over, so a retry whose first try did arrive is recognised, never applied twice
+// (decision 039). Large targets, plain radios and fields: gloves and keyboards both
 // work. Rendered on the server as forms that post without JavaScript. The labels come as props:
 // the island ships no message catalogue.
 import { useEffect, useRef, useState } from 'react';
+import { ClientError } from 'graphql-request';
 import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
 import { dayOf, formatDate, formatDayMonth, formatTime, isSameDay, workshopToday } from '#lib/format.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
 import { CheckpointFields, CLOSE_ORDER, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
 import { serialSaves } from '#lib/serial-saves.ts';
+import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 
 export type CheckpointLabels = {
@@ -24,6 +30,10 @@ export type CheckpointLabels = {
   failed: string;
   retry: string;
   unanswered: string;
+  /** 'Saisie enregistrée {{time}} : choisissez un résultat' */
+  partSaved: string;
+  /** 'Non enregistré : envoi au retour du réseau' */
+  unsent: string;
   invalidNumber: string;
   close: string;
   closeTitle: string;
@@ -32,6 +42,10 @@ export type CheckpointLabels = {
   closeConfirm: string;
   cancel: string;
   remaining: string;
+  /** '{{count}} point(s) de contrôle « Non conforme » :' */
+  nonConform: string;
+  /** The toast once closed: 'OR clôturé'. */
+  closed: string;
   /** 'à {{hour}}' */
   todayAt: string;
   /** 'le {{day}} à {{hour}}' */
@@ -40,6 +54,8 @@ export type CheckpointLabels = {
 
 type Props = {
   orderId: string;
+  /** Who answers: the answers kept in this browser while offline are theirs only. */
+  userId: string;
   checkpoints: OrderCheckpoint[];
   /** Group titles, by order procedure id, in order. */
   procedures: { id: string; title: string }[];
@@ -53,7 +69,12 @@ type Props = {
 };
 
 export type Draft = { checkResult: CheckResult | null; measuredValue: string; comment: string };
-type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict'; message?: string };
+type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict' | 'unsent'; message?: string };
+/**
+ * An answer not sent yet: the version it was typed over, and what was typed. `after`: typed while
+ * this user's previous save of the row was on its way, it also fits the version that save makes.
+ */
+type Unsent = { id: string; version: number; after?: number; draft: Draft };
 
 const ANSWER = graphql(
   `mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { ...CheckpointFields } }`,
@@ -76,6 +97,65 @@ const time = (iso: string | null, labels: Pick<CheckpointLabels, 'todayAt' | 'da
   const day = dayOf(iso).slice(0, 4) === workshopToday().slice(0, 4) ? formatDayMonth(iso) : formatDate(iso);
   return labels.dayAt.replace('{{day}}', day).replace('{{hour}}', hour);
 };
+/** The same answer, whatever the spelling of the value ("4,30" is 4.3). */
+const sameAnswer = (a: Draft, b: Draft) => {
+  const value = (text: string) => (text.trim() === '' ? null : Number(text.trim().replace(/\s/g, '').replace(',', '.')));
+  return a.checkResult === b.checkResult && value(a.measuredValue) === value(b.measuredValue) && a.comment.trim() === b.comment.trim();
+};
+/** The order's unsent answers, oldest first, mirrored in this browser's storage under `key`. */
+function unsentAnswers(key: string) {
+  const list = new Map<string, Unsent>();
+  const keep = () => {
+    try {
+      if (list.size) localStorage.setItem(key, JSON.stringify([...list.values()]));
+      else localStorage.removeItem(key);
+    } catch {
+      // Storage full or refused: the answers stay on screen all the same.
+    }
+  };
+  return {
+    has: (id: string) => list.has(id),
+    get: (id: string) => list.get(id),
+    get size() {
+      return list.size;
+    },
+    values: () => [...list.values()],
+    /** Kept as the latest unsent answer of its checkpoint, now the newest. */
+    put(unsent: Unsent) {
+      list.delete(unsent.id);
+      list.set(unsent.id, unsent);
+      keep();
+    },
+    /** Saved, refused or superseded: no longer to send (only `draft` when given: a newer one typed since stays). */
+    settle(id: string, draft?: Draft) {
+      const kept = list.get(id);
+      if (!kept || (draft && !sameAnswer(kept.draft, draft))) return;
+      list.delete(id);
+      keep();
+    },
+    /** What an earlier visit left unsent, over the version each checkpoint still has. */
+    restore(current: { id: string; version: number }[]): Unsent[] {
+      let stored: Unsent[] = [];
+      try {
+        const parsed = JSON.parse(localStorage.getItem(key) ?? '[]') as Unsent[];
+        if (Array.isArray(parsed)) stored = parsed.filter((u) => typeof u?.id === 'string' && typeof u.version === 'number' && u.draft);
+      } catch {
+        // Unreadable: nothing to restore.
+      }
+      for (const u of stored) {
+        const now = current.find((c) => c.id === u.id);
+        if (now && (now.version === u.version || now.version === u.after)) list.set(u.id, { id: u.id, version: now.version, draft: u.draft });
+      }
+      keep();
+      return [...list.values()];
+    },
+  };
+}
+/** The toast to show once the page is drawn again after closing (a reload loses the island's own). */
+const CLOSED_TOAST = 'atelier:or-cloture';
+const RETRY_EVERY_MS = 15_000;
+/** Matches no checkpoint's answer. */
+const NO_ANSWER: Draft = { checkResult: null, measuredValue: 'x', comment: '' };
 const isNumber = (text: string) => text.trim() === '' || /^[-+]?\d+([.,]\d+)?$/.test(text.trim().replace(/\s/g, ''));
 
 export default function CheckpointsList(props: Props) {
@@ -97,8 +177,13 @@ export default function CheckpointsList(props: Props) {
 
   const versions = useRef(new Map(props.checkpoints.map((c) => [c.id, c.version])));
 
+  // Answers not sent yet, per user and order.
+  const [outbox] = useState(() => unsentAnswers(`atelier:non-enregistre:${props.userId}:${props.orderId}`));
+
   async function send(id: string, draft: Draft) {
     busy.current.add(id);
+    // Written ahead: a page left while this is on its way finds it again (and its version tells whether it arrived).
+    outbox.put({ id, version: versions.current.get(id) ?? 0, draft });
     setStates((s) => ({ ...s, [id]: { status: 'saving' } }));
     try {
       const { answerOrderCheckpoint: saved } = await graphqlRequest(ANSWER, {
@@ -107,10 +192,16 @@ export default function CheckpointsList(props: Props) {
         o: { checkResult: draft.checkResult, measuredValue: draft.measuredValue, comment: draft.comment },
       });
       versions.current.set(id, saved.version);
+      outbox.settle(id, draft);
       setRows((all) => all.map((r) => (r.id === id ? saved : r)));
       setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
       if (!saves.isWaiting(id)) busy.current.delete(id);
     } catch (error) {
+      if (!(error instanceof ClientError)) {
+        // No answer from the server (a dead spot, the server away): kept, and sent when it is back.
+        setStates((s) => ({ ...s, [id]: { status: 'unsent', message: labels.unsent } }));
+        return;
+      }
       const { message, code, reason, fields } = apiErrorOf(error);
       if (reason === 'stale') {
         // A colleague answered first: show their answer (the message says so); choosing again replaces it.
@@ -118,6 +209,14 @@ export default function CheckpointsList(props: Props) {
         const theirs = fresh?.repairOrder?.checkpoints.find((c) => c.id === id);
         if (theirs) {
           versions.current.set(id, theirs.version);
+          outbox.settle(id);
+          if (sameAnswer(draftOf(theirs), draft)) {
+            // The first try did arrive (only its answer was lost): this one is already saved.
+            if (!saves.isWaiting(id)) busy.current.delete(id);
+            setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
+            setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
+            return;
+          }
           busy.current.delete(id);
           saves.forget(id);
           setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
@@ -127,6 +226,7 @@ export default function CheckpointsList(props: Props) {
         }
       }
       // The entry stays as typed; the message says why, the button tries again.
+      outbox.settle(id);
       const text = fields ? Object.values(fields)[0] : code === 'conflict' && message ? message : '';
       setStates((s) => ({ ...s, [id]: { status: 'failed', message: text || labels.failed } }));
     }
@@ -137,6 +237,53 @@ export default function CheckpointsList(props: Props) {
   sendNow.current = send;
   const [saves] = useState(() => serialSaves<string, Draft>((id, draft) => sendNow.current(id, draft)));
 
+  // Sends the unsent answers one after the other, oldest first; stops at the first still unsent.
+  const flushing = useRef(false);
+  async function flush() {
+    if (flushing.current) return;
+    flushing.current = true;
+    try {
+      for (const unsent of outbox.values()) {
+        const latest = outbox.get(unsent.id);
+        if (!latest) continue;
+        await saves.save(unsent.id, latest.draft);
+        if (outbox.has(unsent.id)) break;
+      }
+    } finally {
+      flushing.current = false;
+    }
+  }
+  const flushNow = useRef(flush);
+  flushNow.current = flush;
+
+  // Answers left unsent by an earlier visit come back on screen, still marked, and go when they can;
+  // one whose checkpoint changed since (it did arrive, or a colleague answered) is dropped.
+  function resume() {
+    const restored = outbox.restore(props.checkpoints);
+    for (const u of restored) busy.current.add(u.id);
+    if (restored.length) {
+      setDrafts((d) => ({ ...d, ...Object.fromEntries(restored.map((u) => [u.id, u.draft])) }));
+      setStates((s) => ({ ...s, ...Object.fromEntries(restored.map((u) => [u.id, { status: 'unsent' as const, message: labels.unsent }])) }));
+      void flushNow.current();
+    }
+    const retry = () => outbox.size > 0 && void flushNow.current();
+    const timer = window.setInterval(retry, RETRY_EVERY_MS);
+    window.addEventListener('online', retry);
+    const toast = sessionStorage.getItem(CLOSED_TOAST);
+    if (toast === props.orderId) {
+      sessionStorage.removeItem(CLOSED_TOAST);
+      showToast({ type: 'success', message: labels.closed });
+    }
+    return () => {
+      window.clearInterval(timer);
+      window.removeEventListener('online', retry);
+    };
+  }
+  const resumeNow = useRef(resume);
+  resumeNow.current = resume;
+  // Once, when the island runs.
+  useEffect(() => (hydrated ? resumeNow.current() : undefined), [hydrated]);
+
   useEffect(() => {
     if (!hydrated) return;
     return graphqlSubscribe(
@@ -144,6 +291,13 @@ export default function CheckpointsList(props: Props) {
       { o: props.orderId },
       (data) => {
         for (const c of data.orderCheckpoints) if (!saves.isSaving(c.id)) versions.current.set(c.id, c.version);
+        // An unsent answer the server already holds (its reply was lost): saved, not sent again.
+        const arrived = data.orderCheckpoints.filter((c) => !saves.isSaving(c.id) && sameAnswer(draftOf(c), outbox.get(c.id)?.draft ?? NO_ANSWER));
+        for (const c of arrived) {
+          outbox.settle(c.id);
+          busy.current.delete(c.id);
+        }
+        if (arrived.length) setStates((s) => ({ ...s, ...Object.fromEntries(arrived.map((c) => [c.id, { status: 'saved' as const }])) }));
         setRows(data.orderCheckpoints);
         setDrafts((current) => ({
           ...current,
@@ -152,18 +306,24 @@ export default function CheckpointsList(props: Props) {
       },
       () => undefined,
     );
-  }, [hydrated, props.orderId, saves]);
+  }, [hydrated, props.orderId, saves, outbox]);
 
   useEffect(() => {
     if (closing) dialog.current?.showModal();
   }, [closing]);
 
+  /** Kept in this browser at once, even while an earlier save of the row is on its way: a page left now loses nothing. */
+  function keepTyped(id: string, draft: Draft) {
+    const base = versions.current.get(id) ?? 0;
+    outbox.put({ id, version: base, ...(saves.isSaving(id) ? { after: base + 1 } : {}), draft });
+  }
+
   function save(id: string, draft: Draft) {
-    if (!draft.checkResult) return;
     if (!isNumber(draft.measuredValue)) {
       setStates((s) => ({ ...s, [id]: { status: 'failed', message: labels.invalidNumber } }));
       return;
     }
+    keepTyped(id, draft);
     void saves.save(id, draft);
   }
 
@@ -172,15 +332,26 @@ export default function CheckpointsList(props: Props) {
     const next = { ...drafts[id]!, ...patch };
     setDrafts((d) => ({ ...d, [id]: next }));
     if (now) save(id, next);
+    // Kept as typed, before the field is even left: a tab tapped at once loses nothing.
+    else keepTyped(id, next);
   };
 
   const answered = rows.filter((r) => r.checkResult !== null).length;
   const remaining = rows.length - answered;
+  const nonConform = rows.filter((r) => r.checkResult === 'nok');
+  /** A field left: saved if it differs from what the server has (with or without a result). */
+  const leave = (row: OrderCheckpoint, draft: Draft) => {
+    if (!sameAnswer(draft, draftOf(row)) || states[row.id]?.status === 'unsent') save(row.id, draft);
+    // Typed back to what is saved: nothing left to send.
+    else if (!saves.isSaving(row.id)) outbox.settle(row.id, draft);
+  };
 
   async function close(form: HTMLFormElement) {
     setCloseError('');
     try {
       await graphqlRequest(CLOSE_ORDER, { id: props.orderId, c: String(new FormData(form).get('comment') ?? '') });
+      // SPEC §8's «OR clôturé», shown by the page drawn again.
+      sessionStorage.setItem(CLOSED_TOAST, props.orderId);
       window.location.assign(props.action);
     } catch (error) {
       setCloseError(apiErrorOf(error).message ?? labels.failed);
@@ -201,13 +372,20 @@ export default function CheckpointsList(props: Props) {
                 const status =
                   state.status === 'saving'
                     ? labels.saving
-                    : state.status === 'failed' || state.status === 'conflict'
+                    : state.status === 'failed' || state.status === 'conflict' || state.status === 'unsent'
                       ? state.message
                       : row.checkResult
                         ? labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '')
-                        : labels.unanswered;
+                        : row.answeredAt && (row.measuredValue !== null || row.comment)
+                          ? labels.partSaved.replace('{{time}}', time(row.answeredAt, labels))
+                          : labels.unanswered;
                 return (
-                  <li key={row.id} id={`point-${row.id}`} className="card flex flex-col gap-3">
+                  <li
+                    key={row.id}
+                    id={`point-${row.id}`}
+                    data-unsent={state.status === 'unsent' ? '' : undefined}
+                    className="card flex flex-col gap-3 data-[unsent]:border-danger"
+                  >
                     <form
                       method="post"
                       action={`${props.action}&action=point&id=${row.id}&version=${row.version}`}
@@ -227,7 +405,8 @@ export default function CheckpointsList(props: Props) {
                             <label
                               key={result}
                               // Drawn from the radio's own state, so it shows right before hydration too.
-                              className="flex min-h-14 cursor-pointer items-center justify-center rounded-[8px] border-2 border-line bg-surface px-2 text-center text-sm font-semibold has-[:checked]:border-primary has-[:checked]:bg-primary has-[:checked]:text-white has-[:focus-visible]:outline has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-primary"
+                              // A closed order's (or a reader's) results read as a record: flat, not pressable.
+                              className="flex min-h-14 cursor-pointer items-center justify-center rounded-[8px] border-2 border-line bg-surface px-2 text-center text-sm font-semibold has-[:checked]:border-primary has-[:checked]:bg-primary has-[:checked]:text-white has-[:focus-visible]:outline has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-primary has-[:disabled]:cursor-default has-[:disabled]:border-dashed has-[:disabled]:bg-transparent has-[:disabled]:font-normal has-[:disabled]:text-muted has-[:checked:disabled]:border-solid has-[:checked:disabled]:bg-primary-soft has-[:checked:disabled]:font-bold has-[:checked:disabled]:text-primary-strong"
                             >
                               <input
                                 type="radio"
@@ -251,7 +430,7 @@ export default function CheckpointsList(props: Props) {
                               value={draft.measuredValue}
                               aria-invalid={state.status === 'failed' && state.message === labels.invalidNumber ? 'true' : undefined}
                               onChange={(e) => change(row.id, { measuredValue: e.target.value }, false)}
-                              onBlur={() => draft.checkResult && draft.measuredValue !== draftOf(row).measuredValue && save(row.id, draft)}
+                              onBlur={() => leave(row, draft)}
                             />
                           </label>
                           <label className="flex flex-col gap-1 text-sm font-semibold">
@@ -261,7 +440,7 @@ export default function CheckpointsList(props: Props) {
                               className="field-input min-h-12 text-base"
                               value={draft.comment}
                               onChange={(e) => change(row.id, { comment: e.target.value }, false)}
-                              onBlur={() => draft.checkResult && draft.comment !== row.comment && save(row.id, draft)}
+                              onBlur={() => leave(row, draft)}
                             />
                           </label>
                         </div>
@@ -269,11 +448,11 @@ export default function CheckpointsList(props: Props) {
                       <div className="flex flex-wrap items-center gap-3">
                         <p
                           role="status"
-                          className={`text-sm ${state.status === 'failed' || state.status === 'conflict' ? 'font-semibold text-danger' : 'text-muted'}`}
+                          className={`text-sm ${state.status === 'failed' || state.status === 'conflict' || state.status === 'unsent' ? 'font-semibold text-danger' : 'text-muted'}`}
                         >
                           {status}
                         </p>
-                        {state.status === 'failed' && (
+                        {(state.status === 'failed' || state.status === 'unsent') && (
                           <button type="submit" className="btn btn-secondary min-h-12">
                             {labels.retry}
                           </button>
@@ -314,6 +493,16 @@ export default function CheckpointsList(props: Props) {
             <h2 id="cloture-titre" className="text-lg font-bold">
               {labels.closeTitle}
             </h2>
+            {nonConform.length > 0 && (
+              <div className="alert-error flex flex-col gap-1" role="note" aria-label={labels.nonConform.replace('{{count}}', String(nonConform.length))}>
+                <p className="font-semibold">{labels.nonConform.replace('{{count}}', String(nonConform.length))}</p>
+                <ul className="ml-5 list-disc">
+                  {nonConform.map((r) => (
+                    <li key={r.id}>{r.name}</li>
+                  ))}
+                </ul>
+              </div>
+            )}
             <label className="flex flex-col gap-1 text-sm font-semibold">
               {labels.closeComment}
               <textarea name="comment" rows={3} maxLength={2000} className="field-input" />

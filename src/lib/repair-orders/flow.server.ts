@@ -27,6 +27,10 @@ export const stepFor = (reached: number): FlowStep => (reached >= 3 ? 'valider' 
 
 export const flowHref = (orderId: string, step: FlowStep) => `/repair-order/${orderId}/diagnostic?etape=${step}`;
 
+/** The steps the "add a procedure" step's own buttons lead to. */
+const LEAVING = ['procedures', 'visualiser'] as const;
+const isBlankDraft = (draft: ProcedureDraft) => !draft.name.trim() && !draft.description.trim() && !draft.steps.trim() && draft.checkpoints.length === 0;
+
 export type FlowFailure = TabFailure & { draft?: ProcedureDraft; selection?: string[] };
 
 /** A step asked by URL before its turn: back to the step to do, saying why. */
@@ -83,6 +87,10 @@ export async function postFlowAction(
       }
       case 'ajout-nouvelle': {
         const draft = readProcedureForm(form);
+        // «Précédent» and «Continuer» submit this form too (`suite`): what was typed is saved on the
+        // way, never dropped; with nothing typed they only move on.
+        const next = LEAVING.find((step) => step === form.get('suite'));
+        if (next && isBlankDraft(draft)) return astro.redirect(flowHref(o, next), 303);
         const checked = checkProcedureDraft(draft);
         failure = { ...failure, draft, errors: checked.errors };
         // "More rows" posts back what was typed; nothing is written.
@@ -93,7 +101,7 @@ export async function postFlowAction(
           o,
           p: checked.input,
         });
-        return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, 'ajout'));
+        return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(o, next ?? 'ajout'));
       }
       case 'visualiser':
         await api.request(graphql(`mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }`), { o });

@@ -51,6 +51,8 @@ export async function postProcedureAction(
   }
   try {
     if (action === 'cloturer') {
+      // Without JavaScript there is no dialog: the box ticked is the confirmation.
+      if (form.get('confirmer') !== '1') return { status: 400, failure: null, formError: t('orderProcedure.closeCheckRequired'), comment };
       await api.request(CLOSE_ORDER, { id: orderId, c: comment });
       return redirectWithToast(astro, t('orderProcedure.closed'), self);
     }

@@ -8,7 +8,9 @@ import { optionalText } from '#lib/validation.ts';
 
 /** One schema for the checkpoint row (island), its no-JavaScript form and the API. */
 export const checkpointAnswerSchema = z.object({
-  checkResult: z.enum(checkResults, { error: t('orderProcedure.resultRequired') }),
+  // None while only a value or a comment was typed (saved as the field is left, decision 039):
+  // the result chosen, if any, stays.
+  checkResult: z.enum(checkResults, { error: t('orderProcedure.resultRequired') }).nullish(),
   measuredValue: measuredValue(),
   comment: optionalText(1000),
 });
