@@ -33,9 +33,19 @@ function watchPage(page: Page, seen: string[]) {
   });
 }
 
-function watchContext(context: BrowserContext, seen: string[], watched: WeakSet<BrowserContext>) {
+/**
+ * Chromium reports a CSP violation that a script catches (an `eval` probe in a try) to the page's
+ * `securitypolicyviolation` event only, not to the console: each page says it on the console.
+ */
+const reportViolations = () =>
+  document.addEventListener('securitypolicyviolation', (event) =>
+    console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI} (${event.sourceFile}:${event.lineNumber})`),
+  );
+
+async function watchContext(context: BrowserContext, seen: string[], watched: WeakSet<BrowserContext>) {
   if (watched.has(context)) return;
   watched.add(context);
+  await context.addInitScript(reportViolations);
   for (const page of context.pages()) watchPage(page, seen);
   context.on('page', (page) => watchPage(page, seen));
 }
@@ -46,12 +56,12 @@ export const test = base.extend<{ browserErrors: string[] }>({
       allowed = [];
       const seen: string[] = [];
       const watched = new WeakSet<BrowserContext>();
-      watchContext(context, seen, watched);
+      await watchContext(context, seen, watched);
       // Contexts a test opens itself (a second browser, JavaScript off) are watched too.
       const newContext = browser.newContext.bind(browser);
       browser.newContext = async (...args) => {
         const created = await newContext(...args);
-        watchContext(created, seen, watched);
+        await watchContext(created, seen, watched);
         return created;
       };
       await use(seen);
