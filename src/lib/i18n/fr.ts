@@ -427,9 +427,9 @@ export const fr = {
     recoveryDone: "J'ai noté mes codes",
     recoveryLeft: 'Codes de secours restants : {{count}} sur 10',
     recoveryRegenerate: 'Générer de nouveaux codes de secours',
-    recoveryRegenerateHint: "Les anciens codes cesseront de fonctionner. Confirmez avec un code de l'application.",
     deactivate: 'Désactiver la vérification en deux étapes',
-    deactivateHint: "Saisissez un code de l'application, ou un code de secours, pour confirmer.",
+    activeCodeHint:
+      "Pour générer de nouveaux codes de secours (les anciens cesseront de fonctionner) ou désactiver la vérification, saisissez un code de l'application ou un code de secours.",
     activated: 'Vérification en deux étapes activée',
     deactivated: 'Vérification en deux étapes désactivée',
     unavailable: "La vérification en deux étapes n'est pas activée sur cette installation.",
