@@ -306,6 +306,19 @@ export const fr = {
     sent: 'Si un compte existe pour cette adresse, un e-mail contenant un lien de réinitialisation vient de lui être envoyé. Le lien est valable une heure.',
     back: 'Retour à la connexion',
   },
+  // A sign-in method switched off in this workshop (issue 28): said as such, not as a missing page.
+  methodOff: {
+    smsTitle: 'Connexion par SMS non proposée',
+    smsText: "La connexion par SMS n'est pas proposée dans cet atelier.",
+    emailLinkTitle: 'Connexion par lien non proposée',
+    emailLinkText: "La connexion par un lien reçu par e-mail n'est pas proposée dans cet atelier.",
+    emailCodeTitle: 'Connexion par code e-mail non proposée',
+    emailCodeText: "La connexion par un code reçu par e-mail n'est pas proposée dans cet atelier.",
+    signInHint: 'Connectez-vous avec une autre méthode, ou demandez à votre administrateur.',
+    profileHint: "Il n'y a donc pas de numéro de téléphone à enregistrer pour votre compte.",
+    backToSignIn: 'Retour à la connexion',
+    backToSecurity: 'Retour à la sécurité du compte',
+  },
   // Sign-in without a password (issue 18, decision 030): a link, or a code by e-mail or SMS.
   passwordless: {
     others: 'Autres façons de se connecter',
