@@ -306,6 +306,13 @@ export const fr = {
     sent: 'Si un compte existe pour cette adresse, un e-mail contenant un lien de réinitialisation vient de lui être envoyé. Le lien est valable une heure.',
     back: 'Retour à la connexion',
   },
+  // SPEC §5's strength bar (issue 28): one segment per rule met.
+  passwordStrength: {
+    label: 'Robustesse du mot de passe',
+    rules: 'Règles du mot de passe',
+    missing: 'Règles respectées : {{n}} sur 4. Il manque : {{list}}',
+    complete: 'Règles respectées : {{n}} sur 4. Toutes les règles sont respectées',
+  },
   // A sign-in method switched off in this workshop (issue 28): said as such, not as a missing page.
   methodOff: {
     smsTitle: 'Connexion par SMS non proposée',
