@@ -37,7 +37,7 @@ test('the update-password dialog fills one segment per rule as the user types', 
   await expect(dialog.getByRole('listitem').filter({ hasText: 'Au moins un caractère spécial' })).not.toHaveAttribute('data-met', '');
   await field.pressSequentially('!');
   await expectStrength(meter, 4, 'Règles respectées : 4 sur 4. Toutes les règles sont respectées');
-  await dialog.screenshot({ path: '/work/shots/account/strength-dialog-1280.png' });
+  await dialog.screenshot({ path: test.info().outputPath('strength-dialog-1280.png') });
   await field.fill('');
   await expectStrength(
     meter,
@@ -67,7 +67,7 @@ test('the set-password page has the bar too, on a touch tablet', async ({ browse
   );
   await field.fill('atelier-2');
   await expectStrength(meter, 3, 'Règles respectées : 3 sur 4. Il manque : au moins une majuscule');
-  await page.screenshot({ path: '/work/shots/account/strength-set-password-768-touch.png' });
+  await page.screenshot({ path: test.info().outputPath('strength-set-password-768-touch.png') });
   await context.close();
 });
 

@@ -18,7 +18,7 @@ async function saveProfile(page: Page): Promise<Locator> {
 }
 
 async function expectBarUncovered(page: Page, toast: Locator, shot: string) {
-  await page.screenshot({ path: `/work/shots/account/${shot}` });
+  await page.screenshot({ path: test.info().outputPath(shot) });
   const box = (await toast.boundingBox())!;
   const controls = page.locator('header').locator('a, button');
   const count = await controls.count();
