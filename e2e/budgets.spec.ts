@@ -2,20 +2,27 @@
 // of each role, gzip-compressed, are bytes the build decides, not times: a page over its budget
 // fails `npm test`. Lower a budget when a change makes a page lighter; never raise one to pass.
 // (CSS went from 6.1 to 6.3 KiB once, with decision 023: the menus and toasts became CSS, and
-// the 1.2 KiB script every page loaded is gone.)
+// the 1.2 KiB script every page loaded is gone; 0.6 KiB came back with SPEC §5's strength bar,
+// decision 042.)
 import { gzipSync } from 'node:zlib';
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
 import { mainScreens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
 
 const KiB = 1024;
-/** No script at all (decision 023); the screens listed below hydrate an island. */
-const NO_ISLAND = { js: 0, css: 6.3 * KiB };
+/**
+ * One script on every signed-in page, the strength bar of the profile menu's password dialog
+ * (SPEC §5, decision 042: 0.6 KiB, cached once), and its few CSS rules (CSS 6.3 → 6.5 KiB);
+ * nothing else (decision 023). The screens listed below hydrate an island.
+ */
+const SHELL_JS = 0.6 * KiB;
+const CSS = 6.5 * KiB;
+const NO_ISLAND = { js: SHELL_JS, css: CSS };
 const budgets: Record<string, { js: number; css: number }> = {
-  'ORDER?onglet=procedure': { js: 81 * KiB, css: 6.3 * KiB },
-  '/users': { js: 85 * KiB, css: 6.3 * KiB },
+  'ORDER?onglet=procedure': { js: 81 * KiB, css: CSS },
+  '/users': { js: 85 * KiB, css: CSS },
   // An inline script (nothing downloaded) keeps the code list to the chosen model's codes.
-  '/add-stock': { js: 0, css: 6.3 * KiB },
+  '/add-stock': { js: SHELL_JS, css: CSS },
 };
 
 /** What the page downloads as it loads and hydrates, gzip-compressed (level 9, as the server would). */
@@ -52,11 +59,12 @@ for (const role of Object.keys(mainScreens) as RoleName[]) {
         const context = await browser.newContext({ storageState: storageState(role) });
         const page = await context.newPage();
         const sizes = await weigh(page, () => page.goto(url).then(() => undefined));
-        // Inline scripts download nothing: counted apart, none on a page without an island.
+        // Inline scripts download nothing: counted apart, none on a page without an island
+        // (its one script is the strength bar's).
         const scripts = await page.locator('script').count();
         await context.close();
         const budget = budgets[screen] ?? NO_ISLAND;
-        if (!budgets[screen]) expect(scripts, `${screen}: script elements`).toBe(0);
+        if (!budgets[screen]) expect(scripts, `${screen}: script elements`).toBe(1);
         expect(sizes.js, `${screen}: JavaScript bytes`).toBeLessThanOrEqual(budget.js);
         expect(sizes.css, `${screen}: CSS bytes`).toBeLessThanOrEqual(budget.css);
       });

@@ -36,8 +36,14 @@ for (const role of states) {
         if (want.status) expect(response?.status()).toBe(want.status);
         // An order's own pages say it in the SPEC's words (§8); other records, the generic title.
         const order = /^\/repair-order\/\{uuid\}/.test(route.path);
+        // A sign-in method switched off says so (SMS, off by default), not that a page is missing.
+        const smsOff = route.path === '/sign-in/sms' || route.path === '/profile/phone';
         if (want.status === 404)
-          await expect(page.getByRole('heading', { name: order ? "Impossible de récupérer l'ordre de réparation" : 'Page introuvable' })).toBeVisible();
+          await expect(
+            page.getByRole('heading', {
+              name: smsOff ? 'Connexion par SMS non proposée' : order ? "Impossible de récupérer l'ordre de réparation" : 'Page introuvable',
+            }),
+          ).toBeVisible();
         if (want.path === '/sign-in' && url !== '/sign-in') expect(new URL(page.url()).searchParams.get('redirectTo')).toBe(url);
       });
     }

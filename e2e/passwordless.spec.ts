@@ -2,7 +2,7 @@
 // by e-mail, or a link, read from the outbox the server writes without SMTP.
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { lastMailTo, signOut, verifyLinkOf } from './support/fixtures.ts';
+import { lastMailTo, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 /** The six digits of the last code mailed to `address`. */
 function lastCodeTo(address: string): string {
@@ -85,6 +85,22 @@ test.describe('without JavaScript', () => {
     await expect(page.getByRole('link', { name: 'Recevoir un code par SMS' })).toHaveCount(0);
     const response = await page.goto('/sign-in/sms');
     expect(response?.status()).toBe(404);
-    await expect(page.getByRole('heading', { name: 'Page introuvable' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Connexion par SMS non proposée' })).toBeVisible();
+    await expect(page.getByText("La connexion par SMS n'est pas proposée dans cet atelier.")).toBeVisible();
+    await page.getByRole('link', { name: 'Retour à la connexion' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+  });
+
+  test("the account's phone page says SMS sign-in is not offered, not that something was deleted", async ({ browser }) => {
+    const context = await browser.newContext({ storageState: storageState('diagnostician') });
+    const page = await context.newPage();
+    const response = await page.goto('/profile/phone');
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: 'Connexion par SMS non proposée' })).toBeVisible();
+    await expect(page.getByText("La connexion par SMS n'est pas proposée dans cet atelier.")).toBeVisible();
+    await expect(page.getByText(/supprimé/)).toHaveCount(0);
+    await page.getByRole('link', { name: 'Retour à la sécurité du compte' }).click();
+    await expect(page.getByRole('heading', { name: 'Sécurité du compte' })).toBeVisible();
+    await context.close();
   });
 });

@@ -30,7 +30,7 @@ async function expectNoSeriousAxeViolation(page: Page) {
   expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 
-/** The success toast, read then closed: over the bar, it would hide the profile menu for 5 s. */
+/** The success toast, read then closed. */
 async function seeToast(page: Page, message: string) {
   const toast = page.getByRole('status').locator('details').filter({ hasText: message });
   await expect(toast).toBeVisible();

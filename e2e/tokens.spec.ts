@@ -19,6 +19,11 @@ test('creates a personal access token shown once, a script signs in with it, and
   await expect(page.getByRole('heading', { name: 'Jeton créé : copiez-le maintenant' })).toBeVisible();
   const token = await page.getByLabel('Jeton', { exact: true }).inputValue();
   expect(token).toMatch(/^[\w-]{43}$/);
+  // Shown once: a button copies it, and says so.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'Copier le jeton' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Jeton copié dans le presse-papiers' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
   const row = page.getByRole('row', { name: /Export comptable/ });
   await expect(row).toContainText('Actif');
   await expect(row).toContainText('Jamais');

@@ -40,6 +40,9 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await page.getByRole('link', { name: "J'ai noté mes codes" }).click();
   await expect(page.getByText('Activée', { exact: true })).toBeVisible();
   await expect(page.getByText('Codes de secours restants : 10 sur 10')).toBeVisible();
+  // One code field, for both what needs it (new recovery codes, removal): not two identical ones.
+  await expect(page.getByLabel('Code de vérification')).toHaveCount(1);
+  await expect(page.getByRole('button', { name: 'Générer de nouveaux codes de secours' })).toBeVisible();
   // Shown once: not on the page any more.
   await expect(page.getByText(codes[0]!)).toHaveCount(0);
 
@@ -75,7 +78,7 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await expect(page.getByText('Codes de secours restants : 8 sur 10')).toBeVisible();
 
   // Removed with a recovery code, the password alone signs in again.
-  await page.locator('#deactivate-code').fill(codes[5]!);
+  await page.getByLabel('Code de vérification').fill(codes[5]!);
   await page.getByRole('button', { name: 'Désactiver la vérification en deux étapes' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Vérification en deux étapes désactivée' })).toBeVisible();
   await signOut(page);

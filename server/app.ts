@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createAuthRoutes } from './auth/routes.ts';
 import type { Mailer } from './auth/mailer.ts';
@@ -103,6 +103,23 @@ function graphqlBodyRefusal(req: IncomingMessage, limits: Config['graphqlLimits'
   return null;
 }
 
+const standardPhrases = new Set(Object.values(STATUS_CODES));
+
+/**
+ * Astro hands Node its Response's statusText, and a page that sets only `Astro.response.status`
+ * keeps the 'OK' of the 200 it began as: a refused form answered `400 OK` (issue 28). Every page
+ * goes through here, so the status line says its status's own reason phrase, unless the page
+ * gave one of its own.
+ */
+function keepReasonPhraseHonest(res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+    const chosen = typeof rest[0] === 'string';
+    if (!chosen && (!this.statusMessage || standardPhrases.has(this.statusMessage)) && STATUS_CODES[status]) this.statusMessage = STATUS_CODES[status]!;
+    return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
+  } as ServerResponse['writeHead'];
+}
+
 export async function createApp(options: {
   config: Config;
   database: Database;
@@ -194,6 +211,7 @@ export async function createApp(options: {
         // /404 route instead, so the middleware (and its guard) runs with the services.
         // The pages read the client address the same way the APIs do (TRUST_PROXY).
         const locals = { services, clientAddress: clientAddressOf(req, config.trustProxy) };
+        keepReasonPhraseHonest(res);
         const notFound = () => {
           req.url = '/404';
           return options.astroHandler!(req, res, undefined, locals);

@@ -147,7 +147,7 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     expect(session.status).toBe(200);
 
     const weak = await postJson(`${api}/user/password`, { newPassword: 'motdepasse' }, { authorization: `Bearer ${session.body.accessToken}` });
-    expect(weak.body).toMatchObject({ status: 400, error: 'invalid-password', message: 'Au moins une majuscule' });
+    expect(weak.body).toEqual({ status: 400, error: 'invalid-password', message: 'Password is incorrectly formatted' });
     const changed = await postJson(`${api}/user/password`, { newPassword: 'Nouveau-Passe-42' }, { authorization: `Bearer ${session.body.accessToken}` });
     expect(changed.status).toBe(200);
     expect((await signIn('diagnostic@demo.local')).status).toBe(401);

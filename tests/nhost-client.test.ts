@@ -92,6 +92,17 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
     expect(row!.last_used_at).not.toBeNull();
   });
 
+  it("refuses a weak password at sign-up in hasura-auth's words, as every other refusal (SPEC §8)", async () => {
+    const auth = authClient(t.url);
+    const weak = await auth.signUp({ email: `faible-${kind}@garage.fr`, password: 'motdepasse' });
+    expect(weak.session).toBeNull();
+    // The code says which rule; the screens say it in French from the catalogue.
+    expect(weak.error).toMatchObject({ status: 400, error: 'invalid-password', message: 'Password is incorrectly formatted' });
+    // As the other refusals of the same call are.
+    const taken = await auth.signUp({ email: 'admin@demo.local', password: 'Inscription-2026!' });
+    expect(taken.error).toMatchObject({ status: 409, error: 'email-already-in-use', message: 'Email already in use' });
+  });
+
   it('reports a wrong password with the hasura-auth error', async () => {
     const result = await authClient(t.url).signIn({ email: 'admin@demo.local', password: 'Mauvais-Passe-1!' });
     expect(result.session).toBeNull();

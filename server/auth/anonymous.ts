@@ -85,8 +85,7 @@ export function createAnonymousService(auth: AuthService) {
       let passwordHash: string | null = null;
       if (input.signInMethod === 'email-password') {
         if (input.password === undefined) throw anonymousErrors.passwordRequired();
-        const policy = passwordPolicyError(input.password);
-        if (policy) throw authErrors.invalidPassword(policy);
+        if (passwordPolicyError(input.password)) throw authErrors.invalidPassword();
         passwordHash = await hashPassword(input.password);
       }
       const redirectTo = auth.checkRedirect(input.redirectTo, '/sign-in');

@@ -87,7 +87,8 @@ export const authErrors = {
   unauthenticated: () => new DomainError('unauthenticated', 'unauthenticated-user', 'User is not authenticated'),
   invalidTicket: () => new DomainError('unauthenticated', 'invalid-ticket', 'Invalid or expired ticket'),
   emailInUse: () => conflict('email-already-in-use', 'Email already in use'),
-  invalidPassword: (message: string) => new DomainError('invalid', 'invalid-password', message),
+  // hasura-auth's words, as every other refusal of the API (SPEC §8): the screens say it in French.
+  invalidPassword: () => new DomainError('invalid', 'invalid-password', 'Password is incorrectly formatted'),
   invalidCurrentPassword: () => new DomainError('invalid', 'invalid-current-password', 'The current password is incorrect'),
   proofRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The current password is required'),
   redirectNotAllowed: () => new DomainError('invalid', 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
@@ -522,8 +523,7 @@ export function createAuthService(deps: {
       limitEmail(caller, input.email);
       const role = deps.signUpRole ?? 'mechanic';
       if (input.defaultRole && input.defaultRole !== role) throw authErrors.roleNotAllowed();
-      const policy = passwordPolicyError(input.password);
-      if (policy) throw authErrors.invalidPassword(policy);
+      if (passwordPolicyError(input.password)) throw authErrors.invalidPassword();
       const redirectTo = checkRedirect(input.redirectTo, '/sign-in');
       const email = input.email.toLowerCase();
       if (await findUserByEmail(email)) throw authErrors.emailInUse();
@@ -769,8 +769,7 @@ export function createAuthService(deps: {
       // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
       if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
-      const policy = passwordPolicyError(input.newPassword);
-      if (policy) throw authErrors.invalidPassword(policy);
+      if (passwordPolicyError(input.newPassword)) throw authErrors.invalidPassword();
       let userId: string;
       let keep: string | undefined;
       if (input.ticket) {

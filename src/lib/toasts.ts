@@ -6,7 +6,8 @@ import { atom } from 'nanostores';
 export type ToastType = 'success' | 'error';
 export type Toast = { id: string; type: ToastType; message: string; timeout: number };
 
-export const DEFAULT_TOAST_TIMEOUT = 5000;
+/** SPEC §9: toasts close by themselves after 3,000 ms (the flashed ones too: global.css). */
+export const DEFAULT_TOAST_TIMEOUT = 3000;
 
 export const $toasts = atom<Toast[]>([]);
 

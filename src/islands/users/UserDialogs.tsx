@@ -1,5 +1,7 @@
 // The users screen's dialogs (add a user, confirm a deletion, step-up): their own chunk, loaded
 // when one opens, so the list hydrates without Headless UI, react-hook-form or zod.
+// First: zod is told not to compile (CSP) before any schema module is evaluated.
+import '#lib/zod-jitless.ts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';

@@ -311,6 +311,26 @@ export const fr = {
     sent: 'Si un compte existe pour cette adresse, un e-mail contenant un lien de réinitialisation vient de lui être envoyé. Le lien est valable une heure.',
     back: 'Retour à la connexion',
   },
+  // SPEC §5's strength bar (issue 28): one segment per rule met.
+  passwordStrength: {
+    label: 'Robustesse du mot de passe',
+    rules: 'Règles du mot de passe',
+    missing: 'Règles respectées : {{n}} sur 4. Il manque : {{list}}',
+    complete: 'Règles respectées : {{n}} sur 4. Toutes les règles sont respectées',
+  },
+  // A sign-in method switched off in this workshop (issue 28): said as such, not as a missing page.
+  methodOff: {
+    smsTitle: 'Connexion par SMS non proposée',
+    smsText: "La connexion par SMS n'est pas proposée dans cet atelier.",
+    emailLinkTitle: 'Connexion par lien non proposée',
+    emailLinkText: "La connexion par un lien reçu par e-mail n'est pas proposée dans cet atelier.",
+    emailCodeTitle: 'Connexion par code e-mail non proposée',
+    emailCodeText: "La connexion par un code reçu par e-mail n'est pas proposée dans cet atelier.",
+    signInHint: 'Connectez-vous avec une autre méthode, ou demandez à votre administrateur.',
+    profileHint: "Il n'y a donc pas de numéro de téléphone à enregistrer pour votre compte.",
+    backToSignIn: 'Retour à la connexion',
+    backToSecurity: 'Retour à la sécurité du compte',
+  },
   // Sign-in without a password (issue 18, decision 030): a link, or a code by e-mail or SMS.
   passwordless: {
     others: 'Autres façons de se connecter',
@@ -432,9 +452,9 @@ export const fr = {
     recoveryDone: "J'ai noté mes codes",
     recoveryLeft: 'Codes de secours restants : {{count}} sur 10',
     recoveryRegenerate: 'Générer de nouveaux codes de secours',
-    recoveryRegenerateHint: "Les anciens codes cesseront de fonctionner. Confirmez avec un code de l'application.",
     deactivate: 'Désactiver la vérification en deux étapes',
-    deactivateHint: "Saisissez un code de l'application, ou un code de secours, pour confirmer.",
+    activeCodeHint:
+      "Pour générer de nouveaux codes de secours (les anciens cesseront de fonctionner) ou désactiver la vérification, saisissez un code de l'application ou un code de secours.",
     activated: 'Vérification en deux étapes activée',
     deactivated: 'Vérification en deux étapes désactivée',
     unavailable: "La vérification en deux étapes n'est pas activée sur cette installation.",
@@ -461,6 +481,10 @@ export const fr = {
     createdTitle: 'Jeton créé : copiez-le maintenant',
     createdText: "Ce jeton ne sera plus affiché. Conservez-le dans le coffre de mots de passe du logiciel qui l'utilise.",
     createdLabel: 'Jeton',
+    copy: 'Copier',
+    copyWhat: 'le jeton',
+    copied: 'Jeton copié dans le presse-papiers',
+    copyFailed: 'Copie impossible : le jeton est sélectionné, copiez-le avec Ctrl+C.',
     listTitle: 'Vos jetons',
     empty: "Vous n'avez créé aucun jeton.",
     created: 'Créé le',
