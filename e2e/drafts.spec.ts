@@ -47,4 +47,39 @@ test.describe('without JavaScript', () => {
     expect(posts).toHaveLength(1);
     await expect(page.getByLabel("N° d'OR")).toHaveValue('');
   });
+
+  // The other forms of a diagnostician's day, the same way: typed, refused, shown again at the page's
+  // own address, and a reload posts nothing.
+  const others = [
+    { path: '/add-stock', field: 'Commentaire', typed: 'Boîte à reprendre, carter fêlé', submit: 'Ajouter au stock', message: 'Champ obligatoire' },
+    { path: '/symptoms-conditions-base?onglet=composants', field: 'Nom', typed: 'mécatronique', submit: 'Ajouter', message: 'Cet item existe déjà' },
+    { path: '/profile', field: 'E-mail', typed: 'admin@demo.local', submit: 'Enregistrer', message: 'Email non disponible' },
+  ];
+  for (const form of others) {
+    test(`${form.path}: a refused post comes back at the page's address, with what was typed`, async ({ page }) => {
+      await page.goto(form.path);
+      await page
+        .getByRole('textbox', { name: new RegExp(`^${form.field}`) })
+        .filter({ visible: true })
+        .first()
+        .fill(form.typed);
+      const posts: string[] = [];
+      page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+      const [refusal] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: form.submit, exact: true }).click(),
+      ]);
+      expect(refusal.status()).toBe(303);
+      expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(form.path);
+      await expect(
+        page
+          .getByRole('textbox', { name: new RegExp(`^${form.field}`) })
+          .filter({ visible: true })
+          .first(),
+      ).toHaveValue(form.typed);
+      await expect(page.getByText(form.message).first()).toBeVisible();
+      await page.reload();
+      expect(posts).toHaveLength(1);
+    });
+  }
 });
