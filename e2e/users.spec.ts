@@ -8,6 +8,7 @@ test.use({ storageState: storageState('app_admin') });
 const table = (page: import('@playwright/test').Page) => page.getByRole('table');
 
 test('searches by name or e-mail, pages by 15, and keeps both in the URL', async ({ page }) => {
+  // Each row is headed by the user's name, then their e-mail.
   await page.goto('/users');
   await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
   await expect(table(page).getByRole('row')).toHaveCount(16);
@@ -20,14 +21,14 @@ test('searches by name or e-mail, pages by 15, and keeps both in the URL', async
   // Debounced: the list and the URL follow half a second later, back on page 1.
   await expect(page).toHaveURL(/\/users\?recherche=MOREAU$/);
   await expect(table(page).getByRole('row')).toHaveCount(2);
-  await expect(table(page).getByRole('rowheader')).toHaveText(['Julien Moreau']);
+  await expect(table(page).getByRole('rowheader')).toHaveText(['Julien Moreau diagnostic@demo.local']);
 
   await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('demo.local');
   await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
 
   // A bookmarked search renders on the server.
   await page.goto('/users?recherche=garcia');
-  await expect(table(page).getByRole('rowheader')).toHaveText(['Léa Garcia']);
+  await expect(table(page).getByRole('rowheader')).toHaveText(['Léa Garcia lea.garcia@demo.local']);
 });
 
 test.describe('without JavaScript', () => {
@@ -37,7 +38,7 @@ test.describe('without JavaScript', () => {
     await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('benali');
     await page.getByRole('button', { name: 'Rechercher' }).click();
     await expect(page).toHaveURL(/\/users\?recherche=benali$/);
-    await expect(table(page).getByRole('rowheader')).toHaveText(['Karim Benali']);
+    await expect(table(page).getByRole('rowheader')).toHaveText(['Karim Benali mecanicien@demo.local']);
   });
 
   test('adds a colleague, changes the role, disables and deletes, each a form posted to the page', async ({ page }) => {
@@ -54,7 +55,7 @@ test.describe('without JavaScript', () => {
     await form.getByLabel('E-mail').fill('paul.sans-js@demo.local');
     await form.getByRole('button', { name: 'Ajouter' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
-    await expect(table(page).getByRole('rowheader')).toHaveText(['Paul Sans-JS']);
+    await expect(table(page).getByRole('rowheader')).toHaveText(['Paul Sans-JS paul.sans-js@demo.local']);
 
     await page.getByLabel('Rôle de Paul Sans-JS').selectOption({ label: 'Diagnostiqueur' });
     await page.getByRole('button', { name: 'Changer : Paul Sans-JS' }).click();
