@@ -221,7 +221,7 @@ export default function UsersScreen(props: Props) {
                         {user.displayName} {self ? <span className="font-normal text-muted">{t('users.you')}</span> : null}
                       </span>
                       {/* Cut with an ellipsis, never mid-word; whole in its title, to screen readers, and atop the row's menu. */}
-                      <span className="block truncate text-xs text-muted" title={user.email}>
+                      <span className="block truncate text-xs text-muted" title={user.email ?? undefined}>
                         {user.email}
                       </span>
                     </th>
