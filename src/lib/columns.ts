@@ -25,3 +25,6 @@ export const listBox = '@container relative overflow-x-auto rounded-[8px] border
 /** A list's table: on an upright tablet its cells keep 8 px a side instead of 16, which gives a
  * six-column list about 100 px back. */
 export const listTable = 'w-full text-left text-sm @max-4xl:[&_td]:px-2 @max-4xl:[&_th]:px-2';
+
+/** A status or condition chip in a list: one line, however narrow its column. */
+export const badge = 'inline-block rounded-full px-2 py-0.5 text-xs font-semibold whitespace-nowrap';

@@ -5,7 +5,7 @@ import type { StepUpFactors } from '#lib/users/user-list.ts';
 import { mdiAccountPlus, mdiChevronDown, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
 import { Icon } from '#components/Icon.tsx';
-import { listBox, listTable } from '#lib/columns.ts';
+import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
@@ -36,6 +36,8 @@ const preload = { onPointerEnter: fetchDialogs, onFocus: fetchDialogs };
 type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string; factors: StepUpFactors };
 
 const statusLabel = { active: t('users.statusActive'), pending: t('users.statusPending'), disabled: t('users.statusDisabled') };
+/** A menu item: the whole width, 44 px tall. */
+const menuItem = 'flex min-h-11 w-full cursor-pointer items-center rounded-[8px] p-2 text-left font-semibold hover:bg-primary-soft';
 const statusClass = { active: 'bg-success-soft text-success', pending: 'bg-amber-100 text-amber-900', disabled: 'bg-readonly text-muted' };
 
 export default function UsersScreen(props: Props) {
@@ -226,7 +228,7 @@ export default function UsersScreen(props: Props) {
                       </span>
                     </th>
                     <td className="px-4 py-2">
-                      <span className={`badge ${statusClass[status]}`}>{statusLabel[status]}</span>
+                      <span className={`${badge} ${statusClass[status]}`}>{statusLabel[status]}</span>
                     </td>
                     <td className="px-4 py-2">
                       {self ? (
@@ -291,7 +293,11 @@ export default function UsersScreen(props: Props) {
                         </p>
                         <ul className="flex flex-col pt-1">
                           <li>
-                            <a className="row-menu-item" href={`/users/${user.id}/activity`} aria-label={t('audit.userLinkOf', { name: user.displayName })}>
+                            <a
+                              className={`${menuItem} text-primary`}
+                              href={`/users/${user.id}/activity`}
+                              aria-label={t('audit.userLinkOf', { name: user.displayName })}
+                            >
                               {t('audit.userLink')}
                             </a>
                           </li>
@@ -304,7 +310,7 @@ export default function UsersScreen(props: Props) {
                                     type={hydrated ? 'button' : 'submit'}
                                     name="action"
                                     value="renvoyer"
-                                    className="row-menu-item"
+                                    className={`${menuItem} text-primary`}
                                     onClick={hydrated ? act(() => void resend(user)) : undefined}
                                     aria-label={`${t('users.resend')} : ${user.displayName}`}
                                   >
@@ -315,7 +321,7 @@ export default function UsersScreen(props: Props) {
                                   type={hydrated ? 'button' : 'submit'}
                                   name="action"
                                   value={user.disabled ? 'activer' : 'desactiver'}
-                                  className="row-menu-item"
+                                  className={`${menuItem} text-primary`}
                                   onClick={hydrated ? act(() => void update(user, { disabled: !user.disabled })) : undefined}
                                   aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}
                                 >
@@ -326,7 +332,7 @@ export default function UsersScreen(props: Props) {
                                     type={hydrated ? 'button' : 'submit'}
                                     name="action"
                                     value="deconnecter"
-                                    className="row-menu-item"
+                                    className={`${menuItem} text-primary`}
                                     onClick={hydrated ? act(() => void signOut(user)) : undefined}
                                     aria-label={`${t('users.signOut')} : ${user.displayName}`}
                                   >
@@ -336,7 +342,7 @@ export default function UsersScreen(props: Props) {
                                 {hydrated ? (
                                   <button
                                     type="button"
-                                    className="row-menu-item text-danger"
+                                    className={`${menuItem} text-danger`}
                                     onClick={act((button) => void openDialog(button, () => setDeleting(user)))}
                                     aria-label={`${t('users.delete')} : ${user.displayName}`}
                                   >
@@ -344,7 +350,7 @@ export default function UsersScreen(props: Props) {
                                   </button>
                                 ) : (
                                   <a
-                                    className="row-menu-item text-danger"
+                                    className={`${menuItem} text-danger`}
                                     href={usersHref(search, page, { supprimer: user.id })}
                                     aria-label={`${t('users.delete')} : ${user.displayName}`}
                                   >
