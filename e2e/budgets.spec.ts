@@ -2,7 +2,8 @@
 // of each role, gzip-compressed, are bytes the build decides, not times: a page over its budget
 // fails `npm test`. Lower a budget when a change makes a page lighter; never raise one to pass.
 // (CSS went from 6.1 to 6.3 KiB once, with decision 023: the menus and toasts became CSS, and
-// the 1.2 KiB script every page loaded is gone.)
+// the 1.2 KiB script every page loaded is gone; and to 6.5 KiB with decision 040: the lists'
+// priority columns are container queries, about 135 B, on a sheet already at 6,486 B.)
 import { gzipSync } from 'node:zlib';
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
@@ -10,12 +11,12 @@ import { mainScreens, openScreen, storageState, type RoleName } from './support/
 
 const KiB = 1024;
 /** No script at all (decision 023); the screens listed below hydrate an island. */
-const NO_ISLAND = { js: 0, css: 6.3 * KiB };
+const NO_ISLAND = { js: 0, css: 6.5 * KiB };
 const budgets: Record<string, { js: number; css: number }> = {
-  'ORDER?onglet=procedure': { js: 81 * KiB, css: 6.3 * KiB },
-  '/users': { js: 85 * KiB, css: 6.3 * KiB },
+  'ORDER?onglet=procedure': { js: 81 * KiB, css: 6.5 * KiB },
+  '/users': { js: 85 * KiB, css: 6.5 * KiB },
   // An inline script (nothing downloaded) keeps the code list to the chosen model's codes.
-  '/add-stock': { js: 0, css: 6.3 * KiB },
+  '/add-stock': { js: 0, css: 6.5 * KiB },
 };
 
 /** What the page downloads as it loads and hydrates, gzip-compressed (level 9, as the server would). */
