@@ -72,6 +72,7 @@ test.describe('an admin', () => {
 
   test("finds the order on the diagnostician's activity, from the users screen", async ({ page }) => {
     await page.goto('/users');
+    await page.getByRole('button', { name: `Actions : ${accounts.diagnostician.name}` }).click();
     await page.getByRole('link', { name: `Activité de ${accounts.diagnostician.name}` }).click();
     await expect(page.getByRole('heading', { name: `Activité de ${accounts.diagnostician.name}` })).toBeVisible();
     await expect(

@@ -66,7 +66,7 @@ test.describe('a diagnostician', () => {
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await expect(page).toHaveURL(/recherche=e2e-00&du=&au=&categorie=gearbox_only/);
     const rows = page.getByRole('table', { name: 'Ordres de réparation' }).getByRole('rowheader');
-    await expect(rows).toHaveText([NUMBER]);
+    await expect(rows.getByRole('link')).toHaveText([NUMBER]);
     await page.goto('/repair-orders?recherche=1087 010 068');
     await expect(rows.filter({ hasText: NUMBER })).toHaveCount(1);
     await page.getByRole('link', { name: "Trier par N° d'OR" }).click();

@@ -58,6 +58,7 @@ test.describe('an admin', () => {
     await signIn(theirs, 'aurelie.dupont@demo.local');
 
     await page.goto('/users?recherche=Aurélie');
+    await page.getByRole('button', { name: 'Actions : Aurélie Dupont' }).click();
     await page.getByRole('button', { name: 'Déconnecter partout : Aurélie Dupont' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Toutes les sessions de Aurélie Dupont sont fermées' })).toBeVisible();
 

@@ -1,9 +1,11 @@
 // Shop-floor tablets and gloves (issue 15): at 768×1024 and 1024×768 on a touch screen, every main
 // screen of every role fits the width, keeps its bar to two rows at most, shows its dates as
 // DD/MM/YYYY whatever the browser's language, and offers only targets of at least 44 × 44 px.
+// Lists on a tablet (issue 28, decision 040): every list shows its key columns without sideways
+// scrolling, its badges on one line, and the users screen is a compact list.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from './support/test.ts';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { mainScreens as screens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
 
 /** Visible controls smaller than 44 × 44 px; a box or radio counts by the label that holds it. */
@@ -107,5 +109,185 @@ test.describe('an English browser on a tablet', () => {
     expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     // Its accessible name starts with the name it shows (WCAG 2.5.3).
     await expect(page.locator('[popovertarget="profile-menu"]')).toHaveAccessibleName('Julien Moreau Menu du profil');
+  });
+});
+
+/**
+ * What keeps a list from being read on this screen: its box scrolls sideways, a key column (its
+ * header and the first row's cell) is hidden or past the box's or the screen's right edge, or a
+ * badge takes more than one line.
+ */
+async function listProblems(table: Locator, keys: string[]) {
+  return table.evaluate((table: HTMLTableElement, keys) => {
+    const problems: string[] = [];
+    const box = table.parentElement!;
+    if (box.scrollWidth > box.clientWidth) problems.push(`scrolls sideways: ${box.scrollWidth} px in ${box.clientWidth}`);
+    const edge = Math.min(window.innerWidth, box.getBoundingClientRect().right) + 0.5;
+    const headers = [...table.tHead!.rows[0].cells];
+    const row = table.tBodies[0].rows[0];
+    const drawn = (el: Element) => el.getBoundingClientRect().width > 0;
+    for (const key of keys) {
+      const header = headers.find((th) => drawn(th) && th.textContent!.trim().startsWith(key));
+      if (!header) {
+        problems.push(`${key}: no column shown`);
+        continue;
+      }
+      for (const [what, el] of [
+        ['header', header],
+        ['first row', row.cells[header.cellIndex]],
+      ] as const) {
+        const r = el.getBoundingClientRect();
+        if (r.right > edge) problems.push(`${key} (${what}): ${Math.round(r.left)}–${Math.round(r.right)} px, past the edge at ${Math.round(edge)}`);
+      }
+    }
+    for (const badge of table.querySelectorAll<HTMLElement>('.badge, .rounded-full')) {
+      const style = getComputedStyle(badge);
+      const line = parseFloat(style.lineHeight) + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+      if (badge.getBoundingClientRect().height > line + 1) problems.push(`badge "${badge.textContent}" on more than one line`);
+    }
+    return problems;
+  }, keys);
+}
+
+const ORDER_KEYS = ["N° d'OR", "Date d'ouverture", 'Modèle de boîte', 'Statut'];
+const ACTIVITY_KEYS = ['Date', 'Qui', 'Quoi'];
+
+test.describe('lists on a tablet (issue 28)', () => {
+  const NUMBER = `TAB-${Date.now().toString(36).toUpperCase()}`;
+  let order = '';
+  let diagnosticianActivity = '';
+
+  test.beforeAll(async ({ browser }) => {
+    // A day's activity on an order: created, then its vehicle and comment written.
+    const context = await browser.newContext({ storageState: storageState('diagnostician') });
+    const page = await context.newPage();
+    await page.goto('/repair-order');
+    await page.getByLabel("N° d'OR").fill(NUMBER);
+    await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Véhicule complet' });
+    await page.getByLabel('Modèle de boîte').selectOption({ label: 'ZF 8HP45' });
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
+    await expect(page.getByRole('heading', { name: NUMBER })).toBeVisible();
+    order = new URL(page.url()).pathname;
+    await page.getByLabel('Marque', { exact: true }).fill('Volkswagen');
+    await page.getByLabel('Modèle du véhicule').fill('Golf VII 2.0 TDI 150 DSG');
+    // A comment with an address in it: one long word that must not widen the activity list.
+    await page.getByLabel('Commentaire').fill('Patine en 3e à chaud ; voir https://www.zf.com/fr/service/bulletins/8HP45-TSB-2026-0412-adaptation');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'OR mis à jour' })).toBeVisible();
+    await context.close();
+    const admin = await browser.newContext({ storageState: storageState('app_admin') });
+    const users = await admin.newPage();
+    await users.goto('/users?recherche=diagnostic%40demo');
+    diagnosticianActivity = (await users.locator('main a[href$="/activity"]').first().getAttribute('href'))!;
+    await admin.close();
+  });
+
+  const lists: { role: RoleName; path: () => string; table: string | null; keys: string[] }[] = [
+    { role: 'mechanic', path: () => '/repair-orders', table: 'Ordres de réparation', keys: ORDER_KEYS },
+    // A diagnostician has one more column: the deletion link.
+    { role: 'diagnostician', path: () => '/repair-orders', table: 'Ordres de réparation', keys: ORDER_KEYS },
+    {
+      role: 'commercial',
+      path: () => '/stock',
+      table: 'Stock actuel',
+      keys: ['Référence', 'Modèle', 'Code de la boîte', 'État', 'Emplacement', "Date d'entrée"],
+    },
+    {
+      role: 'commercial',
+      path: () => '/stock?onglet=historique',
+      table: 'Historique du stock',
+      keys: ['Référence', 'Modèle', 'Code de la boîte', 'État', 'Date de sortie'],
+    },
+    { role: 'commercial', path: () => '/stock?onglet=codes', table: 'Codes', keys: ['Modèle', 'Code Doctor', 'Codes boîte'] },
+    { role: 'mechanic', path: () => '/gearboxes', table: null, keys: ['Type', 'Modèle', 'Constructeur', 'Années'] },
+    { role: 'mechanic', path: () => `${order}/activity`, table: 'Activité', keys: ACTIVITY_KEYS },
+    { role: 'app_admin', path: () => diagnosticianActivity, table: 'Activité', keys: ACTIVITY_KEYS },
+  ];
+
+  for (const [width, height] of [
+    [768, 1024],
+    [1024, 768],
+  ] as const) {
+    test.describe(`${width}×${height}`, () => {
+      test.use({ viewport: { width, height }, hasTouch: true, isMobile: true });
+
+      for (const role of ['mechanic', 'diagnostician', 'commercial', 'app_admin'] as const) {
+        test.describe(role, () => {
+          test.use({ storageState: storageState(role) });
+          test('every list shows its key columns without scrolling sideways, and its badges on one line', async ({ page }) => {
+            for (const list of lists.filter((l) => l.role === role)) {
+              await page.goto(list.path());
+              const table = list.table ? page.getByRole('table', { name: list.table }) : page.getByRole('table');
+              await expect(table.getByRole('row').nth(1)).toBeVisible();
+              expect.soft(await listProblems(table, list.keys), `${list.path()} at ${width} px`).toEqual([]);
+            }
+          });
+        });
+      }
+
+      test.describe('diagnostician', () => {
+        test.use({ storageState: storageState('diagnostician') });
+        test("the order list's folded columns are named under the key column's header and shown in its cells", async ({ page }) => {
+          await page.goto(`/repair-orders?recherche=${NUMBER}`);
+          const table = page.getByRole('table', { name: 'Ordres de réparation' });
+          const row = table.getByRole('row', { name: new RegExp(NUMBER) });
+          // Below 1,024 px the constructor folds under the model, and its sort link with it.
+          await expect(table.getByRole('columnheader', { name: 'Trier par Constructeur', exact: true })).toBeHidden();
+          await expect(
+            table.getByRole('columnheader', { name: /^Trier par Modèle de boîte/ }).getByRole('link', { name: 'Trier par Constructeur' }),
+          ).toBeVisible();
+          const portrait = width < 896;
+          // Below 896 px the category folds under the number, the type under the model.
+          await expect(table.getByRole('columnheader', { name: "Trier par Catégorie d'intervention", exact: true })).toBeVisible({ visible: !portrait });
+          await expect(row.getByRole('rowheader')).toHaveAccessibleName(portrait ? `${NUMBER} Véhicule complet` : NUMBER);
+          await expect(row.getByRole('cell', { name: /^ZF 8HP45/ })).toHaveAccessibleName(portrait ? /^ZF 8HP45 ZF\s*·\s*Automatique$/ : 'ZF 8HP45 ZF');
+          await row.getByRole('link', { name: NUMBER, exact: true }).tap();
+          await expect(page.getByRole('heading', { name: NUMBER })).toBeVisible();
+        });
+      });
+    });
+  }
+
+  test.describe('the users screen, 768×1024', () => {
+    test.use({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true, storageState: storageState('app_admin') });
+
+    test('is a compact list: fifteen rows under 1,400 px, one action menu a row, e-mails cut whole', async ({ page }) => {
+      await page.goto('/users');
+      const table = page.getByRole('table');
+      await expect(table.getByRole('row')).toHaveCount(16);
+      // Fifteen rows of one 44-px control (61 px with their padding and border: 915 px), and the
+      // bar, title, search, count, header and pager above and below them (about 420 px).
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(1400);
+      expect(await listProblems(table, ['Nom', 'Statut', 'Rôle'])).toEqual([]);
+      for (const row of (await table.getByRole('row').all()).slice(1)) {
+        await expect(row.getByRole('button')).toHaveCount(1);
+        await expect(row.getByRole('button')).toHaveAccessibleName(/^Actions : /);
+        await expect(row.getByRole('link')).toHaveCount(0);
+      }
+      // Each address on one line, cut with an ellipsis if it must be, whole in its title.
+      const emails = await table.locator('tbody th [title]').evaluateAll((spans) =>
+        spans.map((span) => {
+          const style = getComputedStyle(span);
+          return {
+            whole: span.getAttribute('title') === span.textContent,
+            cut: style.textOverflow === 'ellipsis',
+            lines: Math.round(span.getBoundingClientRect().height / parseFloat(style.lineHeight)),
+          };
+        }),
+      );
+      expect(emails).toHaveLength(15);
+      expect(emails.filter((e) => !e.whole || !e.cut || e.lines !== 1)).toEqual([]);
+
+      // A tap opens the row's menu: the whole address atop, then the actions.
+      await page.getByRole('button', { name: 'Actions : Alexandre Chevalier' }).tap();
+      const menu = page.getByRole('group', { name: 'Actions : Alexandre Chevalier' });
+      await expect(menu.getByText('alexandre.chevalier@demo.local', { exact: true })).toBeVisible();
+      await expect(menu.getByRole('link', { name: 'Activité de Alexandre Chevalier' })).toBeVisible();
+      await expect(menu.getByRole('button', { name: 'Désactiver : Alexandre Chevalier' })).toBeVisible();
+      await expect(menu.getByRole('button', { name: 'Supprimer : Alexandre Chevalier' })).toBeVisible();
+      expect(await smallTargets(page)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await expect(menu).toBeHidden();
+    });
   });
 });

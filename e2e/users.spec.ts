@@ -8,6 +8,7 @@ test.use({ storageState: storageState('app_admin') });
 const table = (page: import('@playwright/test').Page) => page.getByRole('table');
 
 test('searches by name or e-mail, pages by 15, and keeps both in the URL', async ({ page }) => {
+  // Each row is headed by the user's name, then their e-mail.
   await page.goto('/users');
   await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
   await expect(table(page).getByRole('row')).toHaveCount(16);
@@ -20,14 +21,14 @@ test('searches by name or e-mail, pages by 15, and keeps both in the URL', async
   // Debounced: the list and the URL follow half a second later, back on page 1.
   await expect(page).toHaveURL(/\/users\?recherche=MOREAU$/);
   await expect(table(page).getByRole('row')).toHaveCount(2);
-  await expect(table(page).getByRole('rowheader')).toHaveText(['Julien Moreau']);
+  await expect(table(page).getByRole('rowheader')).toHaveText(['Julien Moreau diagnostic@demo.local']);
 
   await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('demo.local');
   await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
 
   // A bookmarked search renders on the server.
   await page.goto('/users?recherche=garcia');
-  await expect(table(page).getByRole('rowheader')).toHaveText(['Léa Garcia']);
+  await expect(table(page).getByRole('rowheader')).toHaveText(['Léa Garcia lea.garcia@demo.local']);
 });
 
 test.describe('without JavaScript', () => {
@@ -37,7 +38,7 @@ test.describe('without JavaScript', () => {
     await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('benali');
     await page.getByRole('button', { name: 'Rechercher' }).click();
     await expect(page).toHaveURL(/\/users\?recherche=benali$/);
-    await expect(table(page).getByRole('rowheader')).toHaveText(['Karim Benali']);
+    await expect(table(page).getByRole('rowheader')).toHaveText(['Karim Benali mecanicien@demo.local']);
   });
 
   test('adds a colleague, changes the role, disables and deletes, each a form posted to the page', async ({ page }) => {
@@ -54,13 +55,16 @@ test.describe('without JavaScript', () => {
     await form.getByLabel('E-mail').fill('paul.sans-js@demo.local');
     await form.getByRole('button', { name: 'Ajouter' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
-    await expect(table(page).getByRole('rowheader')).toHaveText(['Paul Sans-JS']);
+    await expect(table(page).getByRole('rowheader')).toHaveText(['Paul Sans-JS paul.sans-js@demo.local']);
 
     await page.getByLabel('Rôle de Paul Sans-JS').selectOption({ label: 'Diagnostiqueur' });
     await page.getByRole('button', { name: 'Changer : Paul Sans-JS' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Utilisateur mis à jour' })).toBeVisible();
     await expect(page.getByLabel('Rôle de Paul Sans-JS')).toHaveValue('diagnostician');
+    // The row's actions are in its menu, a popover that opens without JavaScript.
+    await page.getByRole('button', { name: 'Actions : Paul Sans-JS' }).click();
     await page.getByRole('button', { name: 'Désactiver : Paul Sans-JS' }).click();
+    await page.getByRole('button', { name: 'Actions : Paul Sans-JS' }).click();
     await expect(page.getByRole('button', { name: 'Réactiver : Paul Sans-JS' })).toBeVisible();
 
     await page.getByRole('link', { name: 'Supprimer : Paul Sans-JS' }).click();
@@ -102,9 +106,13 @@ test('an admin adds a user in one browser; the other shows it without reloading'
   await page.getByRole('combobox', { name: 'Rôle de Gaëlle Nouvelle' }).selectOption('diagnostician');
   await expect(page.getByRole('status').filter({ hasText: 'Utilisateur mis à jour' })).toBeVisible();
   await expect(row.getByRole('combobox')).toHaveValue('diagnostician');
+  await page.getByRole('button', { name: 'Actions : Gaëlle Nouvelle' }).click();
   await page.getByRole('button', { name: 'Désactiver : Gaëlle Nouvelle' }).click();
+  // The menu closes as its action runs.
+  await expect(page.getByRole('button', { name: 'Réactiver : Gaëlle Nouvelle' })).toBeHidden();
   await expect(row.getByText('Désactivé')).toBeVisible();
 
+  await page.getByRole('button', { name: 'Actions : Gaëlle Nouvelle' }).click();
   await page.getByRole('button', { name: 'Supprimer : Gaëlle Nouvelle' }).click();
   const confirm = page.getByRole('alertdialog', { name: "Supprimer l'utilisateur" });
   await expect(confirm.getByText('Cette action est irréversible.')).toBeVisible();
@@ -129,17 +137,21 @@ test('the dialogs, fetched as they open, take the focus, keep it, and give it ba
   await expect(dialog).toHaveCount(0);
   await expect(add).toBeFocused();
 
-  const remove = page.getByRole('button', { name: /^Supprimer : / }).first();
-  await remove.click();
+  // Deleting from a row's menu: the focus comes back to the menu's button, the menu closed.
+  const actions = page.getByRole('button', { name: 'Actions : Alexandre Chevalier' });
+  await actions.click();
+  await page.getByRole('button', { name: 'Supprimer : Alexandre Chevalier' }).click();
   const confirm = page.getByRole('alertdialog', { name: "Supprimer l'utilisateur" });
   await expect(confirm.getByRole('button', { name: 'Annuler' })).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(confirm).toHaveCount(0);
-  await expect(remove).toBeFocused();
+  await expect(actions).toBeFocused();
+  await expect(page.getByRole('group', { name: 'Actions : Alexandre Chevalier' })).toBeHidden();
 });
 
 test('resends the e-mail of an account that has no password yet', async ({ page }) => {
   await page.goto('/users?recherche=chloe');
+  await page.getByRole('button', { name: 'Actions : Chloé Faure' }).click();
   await page.getByRole('button', { name: "Renvoyer l'e-mail : Chloé Faure" }).click();
   await expect(page.getByRole('status').filter({ hasText: 'E-mail envoyé' })).toBeVisible();
 });
@@ -149,7 +161,11 @@ test('the admin cannot change, disable or delete their own account here', async 
   const row = table(page).getByRole('row', { name: /Claire Dubois/ });
   await expect(row.getByText('(vous)')).toBeVisible();
   await expect(row.getByRole('combobox')).toHaveCount(0);
-  await expect(row.getByRole('button')).toHaveCount(0);
+  // Its menu holds only the link to the account's activity.
+  await row.getByRole('button', { name: 'Actions : Claire Dubois' }).click();
+  const menu = page.getByRole('group', { name: 'Actions : Claire Dubois' });
+  await expect(menu.getByRole('link', { name: 'Activité de Claire Dubois' })).toBeVisible();
+  await expect(menu.getByRole('button')).toHaveCount(0);
 });
 
 test('the users screen passes an axe scan with no serious violation', async ({ page }) => {

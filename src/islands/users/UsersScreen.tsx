@@ -2,9 +2,10 @@
 // search instant (debounced 500 ms), keeps the table live, and carries the admin's actions.
 // Until it runs (or without JavaScript) every action is a link or a form the page handles.
 import type { StepUpFactors } from '#lib/users/user-list.ts';
-import { mdiAccountPlus, mdiMagnify } from '@mdi/js';
+import { mdiAccountPlus, mdiChevronDown, mdiMagnify } from '@mdi/js';
 import { useEffect, useRef, useState } from 'react';
 import { Icon } from '#components/Icon.tsx';
+import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
@@ -35,6 +36,8 @@ const preload = { onPointerEnter: fetchDialogs, onFocus: fetchDialogs };
 type Props = { users: UserListItem[]; count: number; search: string; page: number; viewerId: string; factors: StepUpFactors };
 
 const statusLabel = { active: t('users.statusActive'), pending: t('users.statusPending'), disabled: t('users.statusDisabled') };
+/** A menu item: the whole width, 44 px tall. */
+const menuItem = 'flex min-h-11 w-full cursor-pointer items-center rounded-[8px] p-2 text-left font-semibold hover:bg-primary-soft';
 const statusClass = { active: 'bg-success-soft text-success', pending: 'bg-amber-100 text-amber-900', disabled: 'bg-readonly text-muted' };
 
 export default function UsersScreen(props: Props) {
@@ -78,8 +81,8 @@ export default function UsersScreen(props: Props) {
   const opener = useRef<HTMLElement | null>(null);
   const title = useRef<HTMLHeadingElement>(null);
   const returnFocus = () => (opener.current?.isConnected ? opener.current : title.current);
-  const openDialog = (event: React.MouseEvent<HTMLElement>, open: () => void) => {
-    opener.current = event.currentTarget;
+  const openDialog = (button: HTMLElement | null, open: () => void) => {
+    opener.current = button;
     return loadDialogs().then(
       (module) => {
         setLoaded(module);
@@ -134,7 +137,7 @@ export default function UsersScreen(props: Props) {
           {t('users.title')}
         </h1>
         {hydrated ? (
-          <button type="button" className="btn btn-primary" onClick={(event) => void openDialog(event, () => setAdding(true))} {...preload}>
+          <button type="button" className="btn btn-primary" onClick={(event) => void openDialog(event.currentTarget, () => setAdding(true))} {...preload}>
             <Icon path={mdiAccountPlus} />
             {t('users.add')}
           </button>
@@ -175,15 +178,15 @@ export default function UsersScreen(props: Props) {
       <p className="text-sm text-muted" aria-live="polite">
         {t('users.count', { count })}
       </p>
-      <div className="relative overflow-x-auto rounded-[8px] border border-line bg-surface">
-        <table className="w-full text-left text-sm">
+      {/* A compact list (decision 040): who (name, e-mail cut with an ellipsis), status, role, and
+          one action menu per row, a popover that works before the island runs and without it. */}
+      <div className={listBox}>
+        <table className={listTable}>
           <thead className="border-b border-line bg-canvas">
             <tr>
-              <th scope="col" className="px-4 py-2">
+              <th scope="col" className="w-full max-w-0 px-4 py-2">
                 {t('users.name')}
-              </th>
-              <th scope="col" className="px-4 py-2">
-                {t('users.email')}
+                <span className="block text-xs font-normal text-muted">{t('users.email')}</span>
               </th>
               <th scope="col" className="px-4 py-2">
                 {t('users.status')}
@@ -192,14 +195,14 @@ export default function UsersScreen(props: Props) {
                 {t('users.role')}
               </th>
               <th scope="col" className="px-4 py-2">
-                {t('users.actions')}
+                <span className="sr-only">{t('users.actions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {rows.length === 0 ? (
               <tr>
-                <td colSpan={5} className="px-4 py-6 text-center text-muted">
+                <td colSpan={4} className="px-4 py-6 text-center text-muted">
                   {t('users.empty')}
                 </td>
               </tr>
@@ -207,23 +210,34 @@ export default function UsersScreen(props: Props) {
               rows.map((user) => {
                 const self = user.id === props.viewerId;
                 const status = statusOf(user);
+                const menu = `actions-${user.id}`;
+                /** A menu item's own work, once its menu is closed (the dialogs give the focus back to the menu's button). */
+                const act = (work: (opener: HTMLElement | null) => void) => (event: React.MouseEvent<HTMLElement>) => {
+                  event.currentTarget.closest<HTMLElement>('[popover]')?.hidePopover();
+                  work(document.querySelector<HTMLElement>(`[popovertarget="${menu}"]`));
+                };
                 return (
                   <tr key={user.id} className="border-b border-line last:border-0">
-                    <th scope="row" className="px-4 py-2 font-semibold">
-                      {user.displayName} {self ? <span className="font-normal text-muted">{t('users.you')}</span> : null}
+                    <th scope="row" className="w-full max-w-0 px-4 py-2 font-normal">
+                      <span className="block truncate font-semibold">
+                        {user.displayName} {self ? <span className="font-normal text-muted">{t('users.you')}</span> : null}
+                      </span>
+                      {/* Cut with an ellipsis, never mid-word; whole in its title, to screen readers, and atop the row's menu. */}
+                      <span className="block truncate text-xs text-muted" title={user.email ?? undefined}>
+                        {user.email}
+                      </span>
                     </th>
-                    <td className="px-4 py-2 [overflow-wrap:anywhere]">{user.email}</td>
                     <td className="px-4 py-2">
-                      <span className={`rounded-full px-2 py-1 text-xs font-semibold whitespace-nowrap ${statusClass[status]}`}>{statusLabel[status]}</span>
+                      <span className={`${badge} ${statusClass[status]}`}>{statusLabel[status]}</span>
                     </td>
                     <td className="px-4 py-2">
                       {self ? (
-                        isRole(user.defaultRole) && roleLabels[user.defaultRole]
+                        <span className="whitespace-nowrap">{isRole(user.defaultRole) && roleLabels[user.defaultRole]}</span>
                       ) : (
-                        <div className="flex flex-wrap items-center gap-2">
+                        <div className="flex items-center gap-2">
                           <select
                             aria-label={t('users.roleOf', { name: user.displayName })}
-                            className="field-input min-h-8 w-auto min-w-40 py-1"
+                            className="field-input min-h-8 w-auto py-1"
                             name="defaultRole"
                             form={`utilisateur-${user.id}`}
                             {...(hydrated
@@ -254,68 +268,100 @@ export default function UsersScreen(props: Props) {
                         </div>
                       )}
                     </td>
-                    <td className="px-4 py-2">
-                      <a className="link mb-1 inline-block" href={`/users/${user.id}/activity`} aria-label={t('audit.userLinkOf', { name: user.displayName })}>
-                        {t('audit.userLink')}
-                      </a>
-                      {self ? null : (
-                        <form id={`utilisateur-${user.id}`} method="post" action={usersHref(search, page)} className="flex flex-wrap gap-2">
-                          <input type="hidden" name="id" value={user.id} />
-                          {status === 'pending' ? (
-                            <button
-                              type={hydrated ? 'button' : 'submit'}
-                              name="action"
-                              value="renvoyer"
-                              className="link text-left"
-                              onClick={hydrated ? () => void resend(user) : undefined}
-                              aria-label={`${t('users.resend')} : ${user.displayName}`}
-                            >
-                              {t('users.resend')}
-                            </button>
-                          ) : null}
-                          <button
-                            type={hydrated ? 'button' : 'submit'}
-                            name="action"
-                            value={user.disabled ? 'activer' : 'desactiver'}
-                            className="link text-left"
-                            onClick={hydrated ? () => void update(user, { disabled: !user.disabled }) : undefined}
-                            aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}
-                          >
-                            {user.disabled ? t('users.enable') : t('users.disable')}
-                          </button>
-                          {status === 'active' ? (
-                            <button
-                              type={hydrated ? 'button' : 'submit'}
-                              name="action"
-                              value="deconnecter"
-                              className="link text-left"
-                              onClick={hydrated ? () => void signOut(user) : undefined}
-                              aria-label={`${t('users.signOut')} : ${user.displayName}`}
-                            >
-                              {t('users.signOut')}
-                            </button>
-                          ) : null}
-                          {hydrated ? (
-                            <button
-                              type="button"
-                              className="link text-left text-danger"
-                              onClick={(event) => void openDialog(event, () => setDeleting(user))}
-                              {...preload}
-                              aria-label={`${t('users.delete')} : ${user.displayName}`}
-                            >
-                              {t('users.delete')}
-                            </button>
-                          ) : (
+                    <td className="px-4 py-2 text-right">
+                      <button
+                        type="button"
+                        popoverTarget={menu}
+                        className="btn btn-secondary min-h-8 px-3 py-1 text-sm"
+                        aria-label={`${t('users.actions')} : ${user.displayName}`}
+                        {...(self ? {} : preload)}
+                      >
+                        {t('users.actions')}
+                        <Icon path={mdiChevronDown} size={16} />
+                      </button>
+                      {/* biome-ignore lint/a11y/useSemanticElements: a popover of actions, named as the profile menu is; a fieldset groups form fields */}
+                      <div
+                        id={menu}
+                        popover="auto"
+                        role="group"
+                        aria-label={`${t('users.actions')} : ${user.displayName}`}
+                        className="row-menu card w-72 p-2 text-left shadow-lg"
+                      >
+                        <p className="border-b border-line px-2 pb-2 text-sm">
+                          <span className="block font-semibold">{user.displayName}</span>
+                          <span className="block break-words text-muted">{user.email}</span>
+                        </p>
+                        <ul className="flex flex-col pt-1">
+                          <li>
                             <a
-                              className="link text-left text-danger"
-                              href={usersHref(search, page, { supprimer: user.id })}
-                              aria-label={`${t('users.delete')} : ${user.displayName}`}
+                              className={`${menuItem} text-primary`}
+                              href={`/users/${user.id}/activity`}
+                              aria-label={t('audit.userLinkOf', { name: user.displayName })}
                             >
-                              {t('users.delete')}
+                              {t('audit.userLink')}
                             </a>
+                          </li>
+                          {self ? null : (
+                            <li>
+                              <form id={`utilisateur-${user.id}`} method="post" action={usersHref(search, page)} className="flex flex-col">
+                                <input type="hidden" name="id" value={user.id} />
+                                {status === 'pending' ? (
+                                  <button
+                                    type={hydrated ? 'button' : 'submit'}
+                                    name="action"
+                                    value="renvoyer"
+                                    className={`${menuItem} text-primary`}
+                                    onClick={hydrated ? act(() => void resend(user)) : undefined}
+                                    aria-label={`${t('users.resend')} : ${user.displayName}`}
+                                  >
+                                    {t('users.resend')}
+                                  </button>
+                                ) : null}
+                                <button
+                                  type={hydrated ? 'button' : 'submit'}
+                                  name="action"
+                                  value={user.disabled ? 'activer' : 'desactiver'}
+                                  className={`${menuItem} text-primary`}
+                                  onClick={hydrated ? act(() => void update(user, { disabled: !user.disabled })) : undefined}
+                                  aria-label={`${user.disabled ? t('users.enable') : t('users.disable')} : ${user.displayName}`}
+                                >
+                                  {user.disabled ? t('users.enable') : t('users.disable')}
+                                </button>
+                                {status === 'active' ? (
+                                  <button
+                                    type={hydrated ? 'button' : 'submit'}
+                                    name="action"
+                                    value="deconnecter"
+                                    className={`${menuItem} text-primary`}
+                                    onClick={hydrated ? act(() => void signOut(user)) : undefined}
+                                    aria-label={`${t('users.signOut')} : ${user.displayName}`}
+                                  >
+                                    {t('users.signOut')}
+                                  </button>
+                                ) : null}
+                                {hydrated ? (
+                                  <button
+                                    type="button"
+                                    className={`${menuItem} text-danger`}
+                                    onClick={act((button) => void openDialog(button, () => setDeleting(user)))}
+                                    aria-label={`${t('users.delete')} : ${user.displayName}`}
+                                  >
+                                    {t('users.delete')}
+                                  </button>
+                                ) : (
+                                  <a
+                                    className={`${menuItem} text-danger`}
+                                    href={usersHref(search, page, { supprimer: user.id })}
+                                    aria-label={`${t('users.delete')} : ${user.displayName}`}
+                                  >
+                                    {t('users.delete')}
+                                  </a>
+                                )}
+                              </form>
+                            </li>
                           )}
-                        </form>
-                      )}
+                        </ul>
+                      </div>
                     </td>
                   </tr>
                 );
