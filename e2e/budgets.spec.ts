@@ -2,9 +2,10 @@
 // of each role, gzip-compressed, are bytes the build decides, not times: a page over its budget
 // fails `npm test`. Lower a budget when a change makes a page lighter; never raise one to pass.
 // (CSS went from 6.1 to 6.3 KiB once, with decision 023: the menus and toasts became CSS, and
-// the 1.2 KiB script every page loaded is gone; then to 6.7 KiB in issue 28: the strength bar's
-// rules, decision 042, and the lists' priority columns as container queries, decision 040.
-// 0.6 KiB of script came back with SPEC §5's strength bar, decision 042.)
+// the 1.2 KiB script every page loaded is gone; then to 7.0 KiB in issue 28, 6,486 → 7,116 B: the
+// strength bar's rules (decision 042), the lists' priority columns as container queries (decision
+// 040), unsent answers, ignored filters and toasts under the bar. 0.6 KiB of script came back with
+// SPEC §5's strength bar, decision 042.)
 import { gzipSync } from 'node:zlib';
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
@@ -17,7 +18,7 @@ const KiB = 1024;
  * nothing else (decision 023). The screens listed below hydrate an island.
  */
 const SHELL_JS = 0.6 * KiB;
-const CSS = 6.5 * KiB;
+const CSS = 7 * KiB;
 const NO_ISLAND = { js: SHELL_JS, css: CSS };
 const budgets: Record<string, { js: number; css: number }> = {
   'ORDER?onglet=procedure': { js: 81 * KiB, css: CSS },
