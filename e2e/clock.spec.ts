@@ -38,7 +38,7 @@ async function checkClosedOrder(page: import('@playwright/test').Page) {
   }
 }
 
-test('a closed order’s procedure tab gives its closing and its checkpoints the same Paris time, with no hydration error', async ({ page }) => {
+test("a closed order's procedure tab gives its closing and its checkpoints the same Paris time, with no hydration error", async ({ page }) => {
   await checkClosedOrder(page);
 });
 
@@ -46,7 +46,7 @@ test.describe('a browser in another zone', () => {
   // A terminal whose clock was left in New York still reads the workshop's time.
   test.use({ timezoneId: 'America/New_York' });
 
-  test('shows the workshop’s times, not its own, and hydrates without error', async ({ page }) => {
+  test("shows the workshop's times, not its own, and hydrates without error", async ({ page }) => {
     await checkClosedOrder(page);
     expect(await page.evaluate(() => new Date('2026-01-15T13:50:00Z').getHours())).toBe(8);
   });

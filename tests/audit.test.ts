@@ -416,7 +416,9 @@ describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) =>
       const page = await get(role, `/repair-order/${orderId}/activity`);
       expect(page.status).toBe(200);
       expect(page.text).toContain(`Activité <span class="font-mono">${number}</span>`);
-      expect(page.text).toContain('Marque du véhicule</span> : <span class="text-muted">=Marque 50</span> → =Marque 51');
+      expect(page.text).toContain(
+        'Marque du véhicule</span> : <span class="text-muted [overflow-wrap:anywhere]">=Marque 50</span> → <span class="[overflow-wrap:anywhere]">=Marque 51</span>',
+      );
       expect(page.text.match(/<tr class="border-b/g)).toHaveLength(50);
       expect(page.text).toContain('Page 1 sur 2');
       expect(page.text).toContain(`href="/repair-order/${orderId}/activity.csv"`);

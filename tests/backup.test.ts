@@ -22,6 +22,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { create, extract } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
+import journal from '#server/db/migrations/meta/_journal.json' with { type: 'json' };
 import type { Manifest } from '#server/backup/archive.ts';
 import { isEmpty } from '#server/backup/catalog.ts';
 import { writeBackup } from '#server/backup/dump.ts';
@@ -31,6 +32,9 @@ import { openDatabase, queryRows, type Db } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { createPostgresDatabase, postJson, startTestApp, type TestApp } from './support/app.ts';
 import { pdf, png } from './support/fixtures.ts';
+
+/** The newest migration, which every archive names. */
+const LATEST = journal.entries.at(-1)!.tag;
 
 const root = path.resolve(import.meta.dirname, '..');
 const work = mkdtempSync(path.join(tmpdir(), 'atelier-backup-'));
@@ -142,7 +146,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(
       new RegExp(
-        `^Backup written to ${archive} \\(\\d+ rows in 34 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration 0019_audit_trail, taken by the running server\\)\n$`,
+        `^Backup written to ${archive} \\(\\d+ rows in 34 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
       ),
     );
     expect(backup.status).toBe(0);
@@ -156,7 +160,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(/^Restored .+pglite\.tar\.gz: \d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration 0019_audit_trail\n$/);
+    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
@@ -176,7 +180,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const file = path.join(work, 'postgres.tar.gz');
     const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
     const backup = await cli(['backup', file], env);
-    expect(backup.stderr).toMatch(/^Backup written to .+ \(\d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration 0019_audit_trail\)\n$/);
+    expect(backup.stderr).toMatch(new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\)\n$`));
     expect(backup.status).toBe(0);
 
     const dataDir = fresh('to-pglite');
@@ -236,7 +240,9 @@ describe('backups', { timeout: 180_000 }, () => {
 
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
-      /^Restored .+: \d+ rows in 34 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration 0019_audit_trail\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$/,
+      new RegExp(
+        String.raw`^Restored .+: \d+ rows in 34 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
+      ),
     );
     expect(restore.status).toBe(0);
     // An archive holding files for the disk does not go to an instance that keeps them in a bucket.
@@ -322,7 +328,9 @@ describe('backups', { timeout: 180_000 }, () => {
       ],
       [
         newer,
-        /^atelier-bva: This backup is at migration 0099_future, newer than this version of Atelier BVA \(0019_audit_trail\): install version 9\.0\.0 or newer, then restore\n$/,
+        new RegExp(
+          String.raw`^atelier-bva: This backup is at migration 0099_future, newer than this version of Atelier BVA \(${LATEST}\): install version 9\.0\.0 or newer, then restore\n$`,
+        ),
       ],
       [link, new RegExp(`^atelier-bva: The archive .+link\\.tar\\.gz holds ${linked}, which no backup of Atelier BVA holds: refused\n$`)],
     ];

@@ -22,7 +22,7 @@ import { loadConfig } from '#server/config.ts';
 afterEach(() => setWorkshopTimeZone(DEFAULT_TIME_ZONE));
 
 describe('the formatter', () => {
-  it('runs in a process whose own zone is UTC, so that the tests below prove the zone is not the server’s', () => {
+  it("runs in a process whose own zone is UTC, so that the tests below prove the zone is not the server's", () => {
     expect(process.env.TZ).toBe('UTC');
     expect(new Date('2026-01-15T13:50:00Z').getHours()).toBe(13);
   });
@@ -67,7 +67,7 @@ describe('the formatter', () => {
     }
   });
 
-  it('puts an instant near midnight on the workshop’s day, not UTC’s', () => {
+  it("puts an instant near midnight on the workshop's day, not UTC's", () => {
     // 23:30 UTC on 31 December is already New Year's Day in Paris.
     expect(formatDate('2026-12-31T23:30:00Z')).toBe('01/01/2027');
     expect(formatDateTime('2026-12-31T23:30:00Z')).toBe('01/01/2027 00:30');
@@ -145,7 +145,7 @@ describe('days typed by a person', () => {
     expect(zonedInstant('26/11/2026')).toBeNull();
   });
 
-  it('turn a Date handed to a date field into the workshop’s day, not UTC’s', () => {
+  it("turn a Date handed to a date field into the workshop's day, not UTC's", () => {
     // 00:30 on 1 July in Paris is still 30 June in UTC.
     expect(isoDate().parse(new Date('2026-06-30T22:30:00Z'))).toBe('2026-07-01');
     expect(isoDate().parse('01/07/2026')).toBe('2026-07-01');

@@ -130,7 +130,7 @@ describe('the server process', () => {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toContain('text/html');
       const html = await page.text();
-      expect(html).toContain('<html lang="fr">');
+      expect(html).toContain('<html lang="fr"');
       expect(html).toContain('<h1 class="mb-4 text-2xl font-bold">Connexion</h1>');
 
       // Production (issue 14, item 9): no version headers, the schema for admins only, no suggestions.

@@ -124,7 +124,8 @@ describe('validators (SPEC §5)', () => {
 
 describe('formats (SPEC §1)', () => {
   it('writes dates as DD/MM/YYYY, HH:mm and DD/MM/YYYY HH:mm, numbers as fr-FR', () => {
-    const date = new Date(2026, 10, 22, 7, 5);
+    // 06:05 UTC is 07:05 in the workshop (Paris, winter), whatever the process's own zone.
+    const date = new Date('2026-11-22T06:05:00Z');
     expect(formatDate(date)).toBe('22/11/2026');
     expect(formatTime(date)).toBe('07:05');
     expect(formatDateTime(date)).toBe('22/11/2026 07:05');

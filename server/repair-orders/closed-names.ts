@@ -13,7 +13,7 @@ type Executor = Pick<Db, 'execute'>;
 /**
  * The names order `r` shows now, as `ClosedNames` JSON: its symptoms and conditions, its chosen
  * outages' components and types (base items), its error codes and its outages' descriptions.
- * Migration 0021 holds a copy of it for the orders closed before it.
+ * Migration 0020 holds a copy of it for the orders closed before it.
  */
 const NAMES_OF_R = sql.raw(`jsonb_build_object(
   'base', coalesce((select jsonb_object_agg(b.id::text, b.name) from base_items b where b.id in (

@@ -1,4 +1,4 @@
-// Migration 0021 (decision 043): the conditions typed on orders before it point at the base's
+// Migration 0020 (decision 043): the conditions typed on orders before it point at the base's
 // conditions by name, in any case; a text the base does not hold joins the base first, so no
 // order loses what it showed; and the orders closed before it keep the names they show.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,24 +12,24 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const folder = path.join(import.meta.dirname, '../server/db/migrations');
-const work = mkdtempSync(path.join(tmpdir(), 'migration-0021-'));
+const work = mkdtempSync(path.join(tmpdir(), 'migration-0020-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The migrations folder as it was before 0021. */
-function foldersBefore0021() {
+/** The migrations folder as it was before 0020. */
+function foldersBefore0020() {
   const before = path.join(work, 'before');
   cpSync(folder, before, { recursive: true });
   const journal = JSON.parse(readFileSync(path.join(before, 'meta/_journal.json'), 'utf8'));
-  journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < '0021');
+  journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < '0020');
   writeFileSync(path.join(before, 'meta/_journal.json'), JSON.stringify(journal));
   return before;
 }
 
-describe('migration 0021', () => {
+describe('migration 0020', () => {
   it('maps the conditions of existing rows to the base, adds the unknown ones to it, and freezes the closed orders', async () => {
     const client = new PGlite({ extensions: { pg_trgm } });
     const db = drizzle(client);
-    await migrate(db, { migrationsFolder: foldersBefore0021() });
+    await migrate(db, { migrationsFolder: foldersBefore0020() });
     const rows = async <T>(query: ReturnType<typeof sql>) => (await db.execute(query)).rows as T[];
     const [phase] = await rows<{ id: string }>(sql`insert into base_items (kind, name) values ('condition', 'En accélération franche') returning id`);
     const [symptom] = await rows<{ id: string }>(sql`insert into base_items (kind, name) values ('symptom', 'Patinage') returning id`);
