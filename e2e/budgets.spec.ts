@@ -18,11 +18,16 @@ const KiB = 1024;
  * nothing else (decision 023). The screens listed below hydrate an island.
  */
 const SHELL_JS = 0.6 * KiB;
+/** The strength bar's module, and the inline script that asks before a changed form is left (decision 039: nothing downloaded). */
+const SHELL_SCRIPTS = 2;
 const CSS = 7 * KiB;
 const NO_ISLAND = { js: SHELL_JS, css: CSS };
 const budgets: Record<string, { js: number; css: number }> = {
-  'ORDER?onglet=procedure': { js: 81 * KiB, css: CSS },
-  '/users': { js: 85 * KiB, css: CSS },
+  // 81 → 84 KiB in issue 28: answers kept and sent again after a dead spot (decision 039), the
+  // workshop's clock (038), the strength bar's script (042): 85,444 B.
+  'ORDER?onglet=procedure': { js: 84 * KiB, css: CSS },
+  // 85 → 86 KiB in issue 28: the strength bar's script and zod without eval (042): 87,337 B.
+  '/users': { js: 86 * KiB, css: CSS },
   // An inline script (nothing downloaded) keeps the code list to the chosen model's codes.
   '/add-stock': { js: SHELL_JS, css: CSS },
 };
@@ -66,7 +71,7 @@ for (const role of Object.keys(mainScreens) as RoleName[]) {
         const scripts = await page.locator('script').count();
         await context.close();
         const budget = budgets[screen] ?? NO_ISLAND;
-        if (!budgets[screen]) expect(scripts, `${screen}: script elements`).toBe(1);
+        if (!budgets[screen]) expect(scripts, `${screen}: script elements`).toBe(SHELL_SCRIPTS);
         expect(sizes.js, `${screen}: JavaScript bytes`).toBeLessThanOrEqual(budget.js);
         expect(sizes.css, `${screen}: CSS bytes`).toBeLessThanOrEqual(budget.css);
       });

@@ -17,6 +17,20 @@ const UNKNOWN = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
 const results = ['Conforme', 'Non conforme', 'Non mesurable', 'Tolérance haute', 'Tolérance basse'];
 
 /** The PDF's text, one space between words whatever the lines and cells. */
+/** A page session's cookie, signed in through the sign-in form as a person would. */
+async function sessionCookie(t: TestApp, email: string): Promise<string> {
+  const signIn = await fetch(`${t.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
+  });
+  return signIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('atelier_session='))!
+    .split(';')[0]!;
+}
+
 async function pdfText(bytes: Uint8Array): Promise<{ pages: number; text: string }> {
   const { totalPages, text } = await extractText(await getDocumentProxy(bytes), { mergePages: true });
   return { pages: totalPages, text: text.replace(/\s+/g, ' ') };
@@ -126,16 +140,7 @@ describe('the intervention report of a closed order', () => {
 
   beforeAll(async () => {
     t = await startTestApp('pglite', { pages: true });
-    const signIn = await fetch(`${t.url}/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: demoEmails.mechanic, password: DEMO_PASSWORD }),
-    });
-    cookie = signIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('atelier_session='))!
-      .split(';')[0]!;
+    cookie = await sessionCookie(t, demoEmails.mechanic);
     // A closed demo order whose validated procedures have checkpoints.
     const gql = graphqlAs(t, await signInAll(t));
     const list = await gql('mechanic', '{ repairOrders(limit: 100) { id number status } }');
@@ -397,16 +402,7 @@ describe('the report of a long order, printed and as a PDF', () => {
     );
     order = { id: orderId, number: 'OR-2026-0777' };
 
-    const signIn = await fetch(`${t.url}/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: demoEmails.mechanic, password: DEMO_PASSWORD }),
-    });
-    cookie = signIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('atelier_session='))!
-      .split(';')[0]!;
+    cookie = await sessionCookie(t, demoEmails.mechanic);
     const res = await fetch(`${t.url}/repair-order/${orderId}/report.pdf`, { headers: { cookie } });
     expect(res.status).toBe(200);
     drawnBytes = new Uint8Array(await res.arrayBuffer());
@@ -588,16 +584,7 @@ describe('a closed order as a record (decision 043)', () => {
   beforeAll(async () => {
     t = await startTestApp('pglite', { pages: true });
     gql = graphqlAs(t, await signInAll(t));
-    const signIn = await fetch(`${t.url}/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: demoEmails.diagnostician, password: DEMO_PASSWORD }),
-    });
-    cookie = signIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('atelier_session='))!
-      .split(';')[0]!;
+    cookie = await sessionCookie(t, demoEmails.diagnostician);
   });
   afterAll(() => t?.close());
 
