@@ -220,8 +220,8 @@ describe('the intervention report of a closed order', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The report as a document (issue 28, item 5; decision 041): a long order's report (three pages
-// as a PDF, four printed), printed by the browser (`page.pdf()`, what «Imprimer» gives) and drawn
+// The report as a document (issue 28, item 5; decision 041): a long order's report (three pages or more
+// as a PDF and printed, two procedures of nine checkpoints), printed by the browser (`page.pdf()`, what «Imprimer» gives) and drawn
 // by the application (report.pdf), read page by page as a reader turns them.
 
 const SECTIONS = ['Synthèse du diagnostic', 'Panne(s) confirmée(s)', 'Procédures appliquées', 'Mesures et contrôles', 'Courbes', 'Commentaires', 'Signatures'];
@@ -273,7 +273,7 @@ describe('the report of a long order, printed and as a PDF', () => {
   let cookie = '';
   let order: { id: string; number: string };
   const procedureNames = ['Remplacement de la mécatronique', 'Contrôle du convertisseur de couple'];
-  const checkpointNames = procedureNames.map((_, p) => Array.from({ length: 6 }, (_, i) => `Contrôle ${p + 1}.${i + 1} : pression au rapport ${i + 1}`));
+  const checkpointNames = procedureNames.map((_, p) => Array.from({ length: 9 }, (_, i) => `Contrôle ${p + 1}.${i + 1} : pression au rapport ${i + 1}`));
   const measureNames = Array.from({ length: 5 }, (_, i) => `Pression du circuit ${i + 1}`);
   const curveNames = ['Pression en montée de rapports'];
   let printed: PdfPage[];

@@ -136,7 +136,8 @@ function Table({ head, widths, rows }: { head: string[]; widths: number[]; rows:
   );
   return (
     <View>
-      <View style={s.headRow} wrap={false} fixed>
+      {/* Never alone at a page's foot: the header moves on when its first row would not follow it. */}
+      <View style={s.headRow} wrap={false} fixed minPresenceAhead={40}>
         {head.map((h, i) => cell(h, i, true))}
       </View>
       {rows.map((row, r) => (
@@ -341,7 +342,7 @@ export function ReportDocument({ report }: { report: Report }) {
                 <Text style={{ flex: 1 }}>{step}</Text>
               </View>
             ))}
-            <Text style={s.h4} minPresenceAhead={60}>
+            <Text style={s.h4} minPresenceAhead={90}>
               {t('report.checkpoints')}
             </Text>
             {p.checkpoints.length === 0 ? (
