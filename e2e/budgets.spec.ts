@@ -2,7 +2,7 @@
 // of each role, gzip-compressed, are bytes the build decides, not times: a page over its budget
 // fails `npm test`. Lower a budget when a change makes a page lighter; never raise one to pass.
 // (CSS went from 6.1 to 6.3 KiB once, with decision 023: the menus and toasts became CSS, and
-// the 1.2 KiB script every page loaded is gone; then to 7.0 KiB in issue 28, 6,486 → 7,116 B: the
+// the 1.2 KiB script every page loaded is gone; then to 7.0 KiB in issue 28, 6,486 → 7,154 B: the
 // strength bar's rules (decision 042), the lists' priority columns as container queries (decision
 // 040), unsent answers, ignored filters and toasts under the bar. 0.6 KiB of script came back with
 // SPEC §5's strength bar, decision 042.)
