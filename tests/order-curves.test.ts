@@ -39,10 +39,10 @@ describe('curve CSV checks', () => {
 
   it('reads a band and a series, with decimal commas', () => {
     expect(parseCurve(REFERENCE.toString())).toEqual({
-      xLabel: 'temps_s',
+      xLabel: 'Temps (s)',
       series: [],
       band: {
-        label: 'pression_min_bar – pression_max_bar',
+        label: 'Pression min – max (bar)',
         points: [
           [0, 4, 5],
           [1, 8, 9.5],
@@ -52,7 +52,7 @@ describe('curve CSV checks', () => {
     });
     expect(readCurve(MEASURED.toString()).curve?.series).toEqual([
       {
-        label: 'pression_bar',
+        label: 'Pression (bar)',
         points: [
           [0, 4.5],
           [1, 10.2],
@@ -60,6 +60,18 @@ describe('curve CSV checks', () => {
         ],
       },
     ]);
+  });
+
+  it('reads the machine names of exported columns as words with their unit', () => {
+    const labels = (header: string) => {
+      const curve = parseCurve(`${header}\n0;1;2\n1;2;3\n`)!;
+      return [curve.xLabel, curve.band?.label, ...curve.series.map((s) => s.label)].filter(Boolean);
+    };
+    expect(labels('temps_s;course_min_mm;course_max_mm')).toEqual(['Temps (s)', 'Course min – max (mm)']);
+    expect(labels('regime_rpm;pression_c1_bar;couple_nm')).toEqual(['Regime (tr/min)', 'Pression c1 (bar)', 'Couple (N·m)']);
+    expect(labels('temps_s;pression_min_bar;debit_max_l')).toEqual(['Temps (s)', 'Pression min (bar) – Debit max (l)']);
+    // Headers written for people are the workshop's own words.
+    expect(labels('Temps (s);Pression basse;Pression haute')).toEqual(['Temps (s)', 'Pression basse – Pression haute']);
   });
 
   it('names the line of a cell that is not a number, blank lines counted', () => {

@@ -31,6 +31,80 @@ const toNumber = (cell: string) => {
   return /^[-+]?\d+(?:[.,]\d+)?(?:e[-+]?\d+)?$/i.test(text) ? Number(text.replace(',', '.')) : Number.NaN;
 };
 
+// Diagnostic tools export machine names (`temps_s`, `course_min_mm`): charts and reports read
+// them as words with the unit apart. A header already written for people is kept as it is.
+const UNITS = new Set([
+  's',
+  'ms',
+  'min',
+  'h',
+  'mm',
+  'cm',
+  'm',
+  'bar',
+  'mbar',
+  'kpa',
+  'pa',
+  'psi',
+  'nm',
+  'n',
+  'rpm',
+  'hz',
+  'v',
+  'mv',
+  'a',
+  'ma',
+  'w',
+  'kw',
+  'c',
+  'degc',
+  'pct',
+  'kmh',
+  'l',
+  'ml',
+]);
+const UNIT_NAMES: Record<string, string> = {
+  kpa: 'kPa',
+  pa: 'Pa',
+  nm: 'N·m',
+  n: 'N',
+  rpm: 'tr/min',
+  hz: 'Hz',
+  v: 'V',
+  mv: 'mV',
+  a: 'A',
+  ma: 'mA',
+  w: 'W',
+  kw: 'kW',
+  c: '°C',
+  degc: '°C',
+  pct: '%',
+  kmh: 'km/h',
+};
+function labelParts(header: string): { words: string; unit?: string } | null {
+  const parts = header.trim().split('_').filter(Boolean);
+  if (!header.includes('_') || parts.length < 2) return null;
+  const last = parts.at(-1)!.toLowerCase();
+  const unit = UNITS.has(last) ? (UNIT_NAMES[last] ?? last) : undefined;
+  const words = (unit ? parts.slice(0, -1) : parts).join(' ');
+  return { words: words.charAt(0).toUpperCase() + words.slice(1), unit };
+}
+/** A column's header as a chart names it: `temps_s` reads «Temps (s)». */
+export function columnLabel(header: string): string {
+  const label = labelParts(header);
+  if (!label) return header.trim();
+  return label.unit ? `${label.words} (${label.unit})` : label.words;
+}
+/** A band's legend: `course_min_mm`, `course_max_mm` read «Course min – max (mm)». */
+function bandLabel(low: string, high: string): string {
+  const [a, b] = [labelParts(low), labelParts(high)];
+  const [lw, hw] = [a?.words.split(' '), b?.words.split(' ')];
+  if (a && b && a.unit === b.unit && lw && hw && lw.length === hw.length && lw.slice(0, -1).join(' ') === hw.slice(0, -1).join(' ')) {
+    return `${a.words} – ${hw.at(-1)}${a.unit ? ` (${a.unit})` : ''}`;
+  }
+  return `${columnLabel(low)} – ${columnLabel(high)}`;
+}
+
 /** A curve, or the French reason it cannot be drawn (naming the line at fault). */
 export type CurveReading = { curve: Curve; error?: undefined } | { curve: null; error: string };
 const refused = (error: string): CurveReading => ({ curve: null, error });
@@ -124,11 +198,11 @@ export function readCurve(csv: string): CurveReading {
   const lower = header.map((h) => h.toLowerCase());
   const low = lower.findIndex((h, i) => i > 0 && /min|bas|low/.test(h));
   const high = lower.findIndex((h, i) => i > 0 && /max|haut|high/.test(h));
-  const curve: Curve = { xLabel: header[0]!, series: [] };
-  if (low > 0 && high > 0) curve.band = { label: `${header[low]} – ${header[high]}`, points: thinBand(rows.map((r) => [r[0]!, r[low]!, r[high]!])) };
+  const curve: Curve = { xLabel: columnLabel(header[0]!), series: [] };
+  if (low > 0 && high > 0) curve.band = { label: bandLabel(header[low]!, header[high]!), points: thinBand(rows.map((r) => [r[0]!, r[low]!, r[high]!])) };
   for (let i = 1; i < header.length; i++) {
     if (curve.band && (i === low || i === high)) continue;
-    curve.series.push({ label: header[i]!, points: thinSeries(rows.map((r) => [r[0]!, r[i]!])) });
+    curve.series.push({ label: columnLabel(header[i]!), points: thinSeries(rows.map((r) => [r[0]!, r[i]!])) });
   }
   return { curve };
 }
