@@ -43,9 +43,9 @@ async function read(stream: NodeJS.ReadableStream): Promise<Uint8Array> {
 }
 
 describe('the intervention report PDF, drawn alone', () => {
-  it('prints French text in its embedded font, the curve over its band, and numbered pages', async () => {
+  const sample = (): Report => {
     const band = { label: 'min – max', points: [0, 1, 2, 3].map((x) => [x * 1000, 2 + x, 4 + x] as [number, number, number]) };
-    const report: Report = {
+    return {
       id: UNKNOWN,
       number: 'OR-2026-0042',
       url: `http://atelier.test/repair-order/${UNKNOWN}`,
@@ -111,7 +111,10 @@ describe('the intervention report PDF, drawn alone', () => {
       comment: 'Client prévenu',
       closing: { comment: 'Essai routier concluant', by: 'Clôturé par Marc Petit le 21/11/2026 17:00' },
     };
-    const bytes = await read(await renderReportPdf(report));
+  };
+
+  it('prints French text in its embedded font, the curve over its band, and numbered pages', async () => {
+    const bytes = await read(await renderReportPdf(sample()));
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
     const { text } = await pdfText(bytes);
     for (const part of [
@@ -130,6 +133,27 @@ describe('the intervention report PDF, drawn alone', () => {
     ]) {
       expect(text).toContain(part);
     }
+  });
+
+  it('prints long comments whole, on as many pages as they take', async () => {
+    // Kept in one block with the signatures, comments longer than a page would run off its foot.
+    const lines = (what: string) => Array.from({ length: 40 }, (_, i) => `${what}, ligne ${i + 1} : relevé de pression et remarque du technicien.`).join('\n');
+    const report = {
+      ...sample(),
+      comment: lines("Commentaire de l'OR"),
+      closing: { comment: lines('Clôture'), by: 'Clôturé par Marc Petit le 21/11/2026 17:00' },
+    };
+    const pages = await pagesOf(await read(await renderReportPdf(report)));
+    const body = pages.flatMap((p) => p.body.map((l) => l.text));
+    expect(body).toContain("Commentaire de l'OR, ligne 40 : relevé de pression et remarque du technicien.");
+    expect(body).toContain('Clôture, ligne 40 : relevé de pression et remarque du technicien.');
+    expect(body.at(-1)).toBe('Signature : Signature :');
+    // The signatures take the closing's author line with them.
+    const last = pages.at(-1)!.body.map((l) => l.text);
+    expect(last.indexOf('Signatures')).toBeGreaterThan(0);
+    expect(last).toContain('Clôturé par Marc Petit le 21/11/2026 17:00');
+    // Nothing drawn past the body's foot, over the footer or off the sheet.
+    expect(pages.flatMap((p) => p.footer.map((l) => l.text)).filter((text) => !/^Rapport d'intervention · |^Page \d/.test(text))).toEqual([]);
   });
 });
 

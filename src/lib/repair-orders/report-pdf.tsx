@@ -259,6 +259,14 @@ function Chart({ chart }: { chart: ReportChart }) {
   );
 }
 
+/** The most comment lines that still leave the comments and the signatures room on one page. */
+const COMMENT_LINES = 30;
+/** About how many lines the comments take at the body size (90 characters a line across the page). */
+const commentLines = (report: Report) =>
+  [report.comment, report.closing?.comment ?? '']
+    .flatMap((comment) => comment.split('\n'))
+    .reduce((lines, line) => lines + Math.max(1, Math.ceil(line.length / 90)), 0);
+
 export function ReportDocument({ report }: { report: Report }) {
   return (
     <Document
@@ -405,8 +413,9 @@ export function ReportDocument({ report }: { report: Report }) {
         ))}
 
         {/* The comments and the signatures in one block: «Commentaires» never leaves its comments, the
-            closing comment never leaves its heading, and the signatures never stand alone. */}
-        <View wrap={false}>
+            closing comment never leaves its heading, and the signatures never stand alone. Comments
+            too long for that block to fit a page flow instead (their headings still keep a first line). */}
+        <View wrap={commentLines(report) > COMMENT_LINES}>
           <H2>{t('report.comments')}</H2>
           <H3>{t('report.orderComment')}</H3>
           <Text style={report.comment ? {} : s.muted}>{report.comment || t('report.noComment')}</Text>
@@ -414,20 +423,23 @@ export function ReportDocument({ report }: { report: Report }) {
             <>
               <H3>{t('report.closingComment')}</H3>
               <Text style={report.closing.comment ? {} : s.muted}>{report.closing.comment || t('report.noComment')}</Text>
-              <Muted>{report.closing.by}</Muted>
             </>
           )}
-          <H2>{t('report.signatures')}</H2>
-          <View style={s.signatures}>
-            {[t('report.technician'), t('report.customer')].map((who) => (
-              <View key={who} style={s.signature}>
-                <Text style={s.bold}>{who}</Text>
-                <Text style={s.signatureLine}>{t('report.name')} :</Text>
-                <Text style={s.signatureLine}>{t('report.date')} :</Text>
-                <Text>{t('report.signature')} :</Text>
-                <View style={{ height: 40 }} />
-              </View>
-            ))}
+          {/* When the comments flow, the signatures still take the closing's author line with them. */}
+          <View wrap={false}>
+            {report.closing && <Muted>{report.closing.by}</Muted>}
+            <H2>{t('report.signatures')}</H2>
+            <View style={s.signatures}>
+              {[t('report.technician'), t('report.customer')].map((who) => (
+                <View key={who} style={s.signature}>
+                  <Text style={s.bold}>{who}</Text>
+                  <Text style={s.signatureLine}>{t('report.name')} :</Text>
+                  <Text style={s.signatureLine}>{t('report.date')} :</Text>
+                  <Text>{t('report.signature')} :</Text>
+                  <View style={{ height: 40 }} />
+                </View>
+              ))}
+            </View>
           </View>
         </View>
 
