@@ -90,15 +90,16 @@ const s = StyleSheet.create({
  * A section title. Never alone at the foot of a page: `minPresenceAhead` moves it on when less
  * than a table's header and first row would follow it there; before a block that never splits
  * (a chart, the signatures), the title goes inside that block instead (react-pdf does not look
- * past a block it cannot split).
+ * past a block it cannot split). A heading never splits (`wrap={false}`): one that fits but for
+ * its bottom margin would otherwise leave its line at the foot of the page and its margin on the next.
  */
 const H2 = ({ children }: { children: string }) => (
-  <Text style={s.h2} minPresenceAhead={70}>
+  <Text style={s.h2} wrap={false} minPresenceAhead={70}>
     {children}
   </Text>
 );
 const H3 = ({ children }: { children: ReactNode }) => (
-  <Text style={s.h3} minPresenceAhead={60}>
+  <Text style={s.h3} wrap={false} minPresenceAhead={60}>
     {children}
   </Text>
 );
@@ -175,7 +176,7 @@ function Chart({ chart }: { chart: ReportChart }) {
   const curves = [reference, measured].filter((c): c is Curve => !!c);
   const box = extent(curves);
   if (!box) return null;
-  const [W, H] = [CONTENT_WIDTH, 200];
+  const [W, H] = [CONTENT_WIDTH, 150];
   const pad = { left: 44, right: 8, top: 8, bottom: 32 };
   const sx = (x: number) => pad.left + ((x - box.x[0]) / (box.x[1] - box.x[0] || 1)) * (W - pad.left - pad.right);
   const sy = (y: number) => H - pad.bottom - ((y - box.y[0]) / (box.y[1] - box.y[0] || 1)) * (H - pad.top - pad.bottom);
@@ -258,13 +259,15 @@ function Chart({ chart }: { chart: ReportChart }) {
   );
 }
 
+/** The most comment lines that still leave the comments and the signatures room on one page. */
+const COMMENT_LINES = 30;
+/** About how many lines the comments take at the body size (90 characters a line across the page). */
+const commentLines = (report: Report) =>
+  [report.comment, report.closing?.comment ?? '']
+    .flatMap((comment) => comment.split('\n'))
+    .reduce((lines, line) => lines + Math.max(1, Math.ceil(line.length / 90)), 0);
+
 export function ReportDocument({ report }: { report: Report }) {
-  const orderComment = (
-    <>
-      <H3>{t('report.orderComment')}</H3>
-      <Text style={report.comment ? {} : s.muted}>{report.comment || t('report.noComment')}</Text>
-    </>
-  );
   return (
     <Document
       title={`${t('report.title')} ${report.number}`}
@@ -333,7 +336,7 @@ export function ReportDocument({ report }: { report: Report }) {
               {i + 1}. {p.name}
             </H3>
             {p.description ? <Text style={{ marginBottom: 2 }}>{p.description}</Text> : null}
-            <Text style={s.h4} minPresenceAhead={20}>
+            <Text style={s.h4} wrap={false} minPresenceAhead={20}>
               {t('report.steps')}
             </Text>
             {p.steps.map((step, n) => (
@@ -342,7 +345,7 @@ export function ReportDocument({ report }: { report: Report }) {
                 <Text style={{ flex: 1 }}>{step}</Text>
               </View>
             ))}
-            <Text style={s.h4} minPresenceAhead={90}>
+            <Text style={s.h4} wrap={false} minPresenceAhead={90}>
               {t('report.checkpoints')}
             </Text>
             {p.checkpoints.length === 0 ? (
@@ -409,32 +412,34 @@ export function ReportDocument({ report }: { report: Report }) {
           </View>
         ))}
 
-        {/* The signatures never stand alone on the last page: the last comment goes with them. */}
-        <View wrap={false}>
+        {/* The comments and the signatures in one block: «Commentaires» never leaves its comments, the
+            closing comment never leaves its heading, and the signatures never stand alone. Comments
+            too long for that block to fit a page flow instead (their headings still keep a first line). */}
+        <View wrap={commentLines(report) > COMMENT_LINES}>
           <H2>{t('report.comments')}</H2>
-          {report.closing && orderComment}
-        </View>
-        <View wrap={false}>
-          {report.closing ? (
+          <H3>{t('report.orderComment')}</H3>
+          <Text style={report.comment ? {} : s.muted}>{report.comment || t('report.noComment')}</Text>
+          {report.closing && (
             <>
               <H3>{t('report.closingComment')}</H3>
               <Text style={report.closing.comment ? {} : s.muted}>{report.closing.comment || t('report.noComment')}</Text>
-              <Muted>{report.closing.by}</Muted>
             </>
-          ) : (
-            orderComment
           )}
-          <H2>{t('report.signatures')}</H2>
-          <View style={s.signatures}>
-            {[t('report.technician'), t('report.customer')].map((who) => (
-              <View key={who} style={s.signature}>
-                <Text style={s.bold}>{who}</Text>
-                <Text style={s.signatureLine}>{t('report.name')} :</Text>
-                <Text style={s.signatureLine}>{t('report.date')} :</Text>
-                <Text>{t('report.signature')} :</Text>
-                <View style={{ height: 50 }} />
-              </View>
-            ))}
+          {/* When the comments flow, the signatures still take the closing's author line with them. */}
+          <View wrap={false}>
+            {report.closing && <Muted>{report.closing.by}</Muted>}
+            <H2>{t('report.signatures')}</H2>
+            <View style={s.signatures}>
+              {[t('report.technician'), t('report.customer')].map((who) => (
+                <View key={who} style={s.signature}>
+                  <Text style={s.bold}>{who}</Text>
+                  <Text style={s.signatureLine}>{t('report.name')} :</Text>
+                  <Text style={s.signatureLine}>{t('report.date')} :</Text>
+                  <Text>{t('report.signature')} :</Text>
+                  <View style={{ height: 40 }} />
+                </View>
+              ))}
+            </View>
           </View>
         </View>
 

@@ -19,7 +19,8 @@ import { FaultCodeFields } from './fault-codes.ts';
 import { OrderFields } from './repair-orders.ts';
 import { energyLabels, engineSizeLabels, interventionCategoryLabels, mileageBandLabels, orderStatusLabels } from './repair-orders.ts';
 
-export type ReportField = { label: string; value: string };
+/** A label and its value; `whole` for a number or a date, which never wraps (labels and words may). */
+export type ReportField = { label: string; value: string; whole?: boolean };
 export type ReportCheckpoint = {
   id: string;
   name: string;
@@ -130,9 +131,9 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
     qr: qrPath(url),
     editedOn: t('report.editedOn', { date: formatDate(now), time: formatTime(now) }),
     order: [
-      { label: t('repairOrders.number'), value: order.number },
-      { label: t('repairOrders.openedOn'), value: formatDate(order.openedOn) },
-      { label: t('repairOrders.closedOn'), value: dash(formatDate(order.closedOn)) },
+      { label: t('repairOrders.number'), value: order.number, whole: true },
+      { label: t('repairOrders.openedOn'), value: formatDate(order.openedOn), whole: true },
+      { label: t('repairOrders.closedOn'), value: dash(formatDate(order.closedOn)), whole: true },
       { label: t('repairOrders.status'), value: orderStatusLabels[order.status] },
       { label: t('repairOrders.category'), value: interventionCategoryLabels[order.interventionCategory] },
       { label: t('repairOrders.referent'), value: order.referent?.displayName ?? t('repairOrders.noReferent') },
@@ -143,7 +144,7 @@ export async function loadReport(locals: App.Locals, id: string | undefined): Pr
       { label: t('repairOrders.energy'), value: dash(order.energy && labelOf(energyLabels, order.energy)) },
       { label: t('repairOrders.engineSize'), value: dash(order.engineSize && labelOf(engineSizeLabels, order.engineSize)) },
       { label: t('repairOrders.mileage'), value: dash(order.mileage && labelOf(mileageBandLabels, order.mileage)) },
-      { label: t('repairOrders.constructionYear'), value: dash(order.constructionYear) },
+      { label: t('repairOrders.constructionYear'), value: dash(order.constructionYear), whole: true },
     ],
     gearbox: [
       { label: t('report.gearboxModel'), value: order.model.model },
