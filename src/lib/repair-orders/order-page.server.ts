@@ -64,6 +64,15 @@ export async function loadOrderPage(locals: App.Locals, { id, tab }: Pick<OrderP
 }
 
 /**
+ * Where a refused post shows again: the procedure tab's own address, at the checkpoint answered
+ * (`#point-…`), not the post's with its action, checkpoint and version; the post's own otherwise.
+ */
+export function refusalAddress({ id, tab, action, checkpointId }: Pick<OrderPageQuery, 'id' | 'tab' | 'action' | 'checkpointId'>): string | undefined {
+  if (!id || tab !== 'procedure') return undefined;
+  return `/repair-order/${id}?onglet=procedure${action === 'point' && checkpointId ? `#point-${checkpointId}` : ''}`;
+}
+
+/**
  * Carries out a post, before the page reads what it shows (a post that succeeds redirects
  * without it): a redirect with its toast, what to show again, or null when nothing was for
  * this viewer or this order.
