@@ -48,6 +48,8 @@ test.describe('without JavaScript', () => {
       page.getByRole('button', { name: "Créer l'OR" }).click(),
     ]);
     expect(refusal.status()).toBe(303);
+    // The GET only shows the form again: 200 (the refusal was the POST's), nothing for the console.
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
     await expect(page).toHaveURL(/\/repair-order$/);
     await expect(page.getByLabel("N° d'OR")).toHaveValue('OR-E2E-PRG');
     await expect(page.getByLabel('Modèle de boîte')).toHaveAttribute('aria-invalid', 'true');
@@ -78,6 +80,7 @@ test.describe('without JavaScript', () => {
         page.getByRole('button', { name: form.submit, exact: true }).click(),
       ]);
       expect(refusal.status()).toBe(303);
+      expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
       expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(form.path);
       await expect(
         page
@@ -90,4 +93,26 @@ test.describe('without JavaScript', () => {
       expect(posts).toHaveLength(1);
     });
   }
+
+  test("a stock box's refused move comes back at the box's address, not the form's action", async ({ page }) => {
+    await page.goto('/stock');
+    // The first box of the list (the counts above it are a table too).
+    await page.locator('a[href*="article="]').first().click();
+    await expect(page).toHaveURL(/article=/);
+    const box = new URL(page.url());
+    const move = page.getByRole('form', { name: 'Déplacer dans le stock' });
+    await move.getByLabel('Rayon').fill('B 12 !');
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), move.getByRole('button', { name: 'Déplacer' }).click()]);
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(posts[0]).toContain('action=deplacer');
+    expect(page.url()).toBe(box.href);
+    await expect(move.getByLabel('Rayon')).toHaveValue('B 12 !');
+    await expect(move.getByLabel('Rayon')).toHaveAccessibleDescription('Rayon invalide : lettres, chiffres ou tiret');
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await expect(move.getByLabel('Rayon')).not.toHaveValue('B 12 !');
+  });
 });
