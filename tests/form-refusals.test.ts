@@ -166,6 +166,13 @@ describe('refused posts of the pages, without JavaScript', () => {
     const removed = await refused(b, `${box}&action=retirer`, { outOn: '', outReason: 'Vendue au garage Martin' }, box);
     expect(removed.shown).toContain('Vendue au garage Martin');
     expect(removed.shown).toContain('Champ obligatoire');
+    // The codes tab's forms too, at the tab's address on its model.
+    const codes = await (await b.request('/stock?onglet=codes')).text();
+    const model = /onglet=codes&(?:amp;)?modele=([0-9a-f-]{36})/.exec(codes)![1]!;
+    const tab = `/stock?onglet=codes&modele=${model}`;
+    const code = await refused(b, `${tab}&action=ajouter-code-doctor`, { code: '', businessName: 'Boîte de secours' }, tab);
+    expect(code.shown).toContain('value="Boîte de secours"');
+    expect(code.again).not.toContain('Boîte de secours');
   });
 
   it("answers the users screen's refused add at the list's address, with what was typed", async () => {
