@@ -204,6 +204,8 @@ test.describe('without JavaScript', () => {
     await expect(again.getByRole('status')).toHaveText('Nombre invalide');
     await expect(again.getByLabel('Commentaire')).toHaveValue('Sonde indisponible');
     await expect(again.getByLabel('Valeur mesurée')).toHaveValue('abc');
+    // One button, «Enregistrer»: «Réessayer» is the island's, for a save that got no answer.
+    await expect(again.getByRole('button')).toHaveText(['Enregistrer']);
     // A reload reads the page again; it does not post again.
     await page.reload();
     expect(posts).toHaveLength(1);
