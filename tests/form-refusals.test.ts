@@ -24,7 +24,7 @@ function pageAt(href: string, method: string, jar: Jar, userId = 'u1', secret = 
   } as unknown as Parameters<typeof redirectRefusal>[0];
 }
 
-const ADDRESS = '/repair-order/1?onglet=procedure&action=point';
+const ADDRESS = '/repair-order/1?onglet=procedure';
 const state = { status: 400, values: { comment: 'é'.repeat(2000) }, errors: { measuredValue: 'Nombre invalide' } };
 
 afterEach(() => void vi.useRealTimers());
@@ -63,6 +63,25 @@ describe('refusals at their own address', () => {
     expect(await takeRefusal(pageAt('/repair-order/1?onglet=procedure', 'GET', jar))).toEqual(state);
   });
 
+  it('moves a post naming its action, record or version to the address that shows its form, without them', async () => {
+    for (const [post, shown] of [
+      ['/repair-order/1?action=supprimer', '/repair-order/1'],
+      ['/repair-order/1?onglet=codes-defaut&action=lecture', '/repair-order/1?onglet=codes-defaut'],
+      ['/repair-order/1/diagnostic?onglet=courbes&courbe=2&action=courbe-modif&id=2', '/repair-order/1/diagnostic?onglet=courbes&courbe=2'],
+      ['/gearbox/1?onglet=procedures&procedure=nouvelle&action=enregistrer-procedure', '/gearbox/1?onglet=procedures&procedure=nouvelle'],
+    ]) {
+      const jar: Jar = new Map();
+      const answer = await postOrShowRefusal(pageAt(post!, 'POST', jar), async () => state);
+      expect((answer as Response).headers.get('location'), post).toBe(shown);
+      expect(await takeRefusal(pageAt(shown!, 'GET', jar))).toEqual(state);
+    }
+    // An anchor alone: the form on that address.
+    const jar: Jar = new Map();
+    const post = '/repair-order/1/diagnostic?onglet=courbes&action=courbe-fichier&id=2';
+    const answer = await postOrShowRefusal(pageAt(post, 'POST', jar), async () => state, { at: '#courbe-2' });
+    expect((answer as Response).headers.get('location')).toBe('/repair-order/1/diagnostic?onglet=courbes#courbe-2');
+  });
+
   it('ignores a refusal older than two minutes', async () => {
     const jar: Jar = new Map();
     await redirectRefusal(pageAt(ADDRESS, 'POST', jar), state);
@@ -74,7 +93,7 @@ describe('refusals at their own address', () => {
   it('shows nothing to another user, at another address, or from a tampered cookie', async () => {
     for (const [page, expected] of [
       [pageAt(ADDRESS, 'GET', new Map(), 'u2'), null],
-      [pageAt('/repair-order/1?onglet=procedure', 'GET', new Map()), null],
+      [pageAt('/repair-order/1?onglet=historique', 'GET', new Map()), null],
       [pageAt(ADDRESS, 'GET', new Map(), 'u1', 't'.repeat(32)), null],
     ] as const) {
       const jar: Jar = new Map();
@@ -186,6 +205,33 @@ describe('refused posts of the pages, without JavaScript', () => {
     expect(shown).toContain('value="Claire Bis"');
     expect(shown).toContain('Email non disponible');
     expect(again).not.toContain('Claire Bis');
+  });
+
+  it("answers the diagnostic's refused forms at their tab or step, without the action", async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const tab = `/repair-order/${order}/diagnostic?onglet=courbes`;
+    const { shown, again } = await refused(b, `${tab}&action=courbe-ajout`, { description: '', result: 'Pression instable en 3e' }, `${tab}#courbe-formulaire`);
+    expect(shown).toContain('value="Pression instable en 3e"');
+    expect(shown).toContain('Champ obligatoire');
+    expect(again).not.toContain('Pression instable en 3e');
+  });
+
+  it("answers a dossier's refused procedure at its tab, the form still open", async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const list = await (await b.request('/gearboxes')).text();
+    const model = /\/gearbox\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const form = `/gearbox/${model}?onglet=procedures&procedure=nouvelle`;
+    const { shown, again } = await refused(
+      b,
+      `${form}&action=enregistrer-procedure`,
+      { name: '', description: 'Contrôle du bloc hydraulique' },
+      `${form}#procedure-form`,
+    );
+    expect(shown).toContain('Contrôle du bloc hydraulique');
+    expect(shown).toContain('Champ obligatoire');
+    expect(again).not.toContain('Contrôle du bloc hydraulique');
   });
 
   it("answers the order list's refused deletion at the list's address", async () => {

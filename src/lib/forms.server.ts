@@ -148,6 +148,15 @@ const refusalKey = (secret: string) => {
   return key;
 };
 const addressOf = (url: URL) => `${url.pathname}${url.search}`;
+/** What a post's address names of the post itself (`?action=`, the record and version it acts on), never what a page shows. */
+const POST_PARAMS = ['action', 'id', 'version'];
+/** The address that shows a posted form: the post's own without its action, record and version. */
+export function formAddressOf(url: URL): string {
+  if (!POST_PARAMS.some((name) => url.searchParams.has(name))) return addressOf(url);
+  const shown = new URL(url);
+  for (const name of POST_PARAMS) shown.searchParams.delete(name);
+  return addressOf(shown);
+}
 const refusalCookie = (page: RefusalPage, path: string) => ({
   httpOnly: true,
   sameSite: 'lax' as const,
@@ -158,12 +167,13 @@ const refusalCookie = (page: RefusalPage, path: string) => ({
 const statusOf = (state: object) => ('status' in state && typeof state.status === 'number' ? state.status : 400);
 
 /**
- * Answers a refused post with a 303 carrying `state` to the page's own address, or to `at` (the
- * address that shows the form, when the form posts to one naming its action; an anchor may
- * follow); null when it is too long to carry (then render it in place).
+ * Answers a refused post with a 303 carrying `state` to the address that shows its form: the
+ * post's own without its action (`formAddressOf`), at `at` when the page names one: another
+ * address (an anchor may follow), or only an anchor (`#…`, the form or its row on that address);
+ * null when it is too long to carry (then render it in place).
  */
 export async function redirectRefusal(page: RefusalPage, state: object, at?: string): Promise<Response | null> {
-  const target = new URL(at ?? addressOf(page.url), page.url);
+  const target = new URL(at ?? '', new URL(formAddressOf(page.url), page.url));
   const sealed = await new EncryptJWT({ s: state })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', zip: 'DEF' })
     .setSubject(page.locals.user?.id ?? '')
@@ -204,15 +214,16 @@ export async function takeRefusal<T>(page: RefusalPage): Promise<T | null> {
 
 /**
  * A page's posts without JavaScript, the one way: on a post, `post` carries it out (a redirect
- * when it succeeds, what to show again when refused, which moves to the page's own address, or
- * to `at`); on the GET after a refusal, what was refused. Null when there is nothing to show.
+ * when it succeeds, what to show again when refused, which moves to the address showing the form:
+ * the post's own without `?action=`, `id=`, `version=`, or `at`); on the GET after a refusal,
+ * what was refused. Null when there is nothing to show.
  * The refusal's status is the POST's (the 303 says it): the GET that shows the form again answers
  * 200; a refusal too long to carry, shown in place, answers its status (400, a conflict's 409).
  */
 export async function postOrShowRefusal<F extends object>(
   page: RefusalPage,
   post: () => Promise<Response | F | null>,
-  options: { at?: string } = {},
+  options: { at?: string | undefined } = {},
 ): Promise<Response | F | null> {
   if (page.request.method !== 'POST') return takeRefusal<F>(page);
   const result = await post();
