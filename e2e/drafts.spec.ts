@@ -115,4 +115,55 @@ test.describe('without JavaScript', () => {
     expect(posts).toHaveLength(1);
     await expect(move.getByLabel('Rayon')).not.toHaveValue('B 12 !');
   });
+
+  // Forms posting to an address that names their action (`&action=…`) come back at the tab or
+  // step that shows them, scrolled to the form (decision 039).
+  test("the diagnostic's refused curve comes back at its tab, at the form, not the form's action", async ({ page }) => {
+    await page.goto('/repair-orders?recherche=OR-2026-0698');
+    await page.getByRole('link', { name: 'OR-2026-0698', exact: true }).click();
+    await page.goto(`${new URL(page.url()).pathname}/diagnostic?onglet=courbes`);
+    const tab = page.url();
+    const form = page.locator('#courbe-formulaire');
+    await form.getByLabel('Résultat').fill('Pression instable en 3e');
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      form.getByRole('button', { name: 'Ajouter la courbe' }).click(),
+    ]);
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(posts[0]).toContain('action=courbe-ajout');
+    expect(page.url()).toBe(`${tab}#courbe-formulaire`);
+    await expect(form.getByLabel('Résultat')).toHaveValue('Pression instable en 3e');
+    await expect(form.getByRole('textbox', { name: /^Description/ })).toHaveAccessibleDescription('Champ obligatoire');
+    await expect(page.getByRole('heading', { name: 'Ajouter une courbe' })).toBeInViewport();
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await expect(form.getByLabel('Résultat')).toHaveValue('');
+  });
+
+  test("a dossier's refused procedure comes back at its tab with the form open, not the form's action", async ({ page }) => {
+    await page.goto('/gearboxes');
+    await page.locator('a[href^="/gearbox/"]').first().click();
+    await page.goto(`${new URL(page.url()).pathname}?onglet=procedures`);
+    await page.getByRole('link', { name: 'Nouvelle procédure' }).click();
+    const form = new URL(page.url());
+    await page.getByLabel('Objet').fill('Contrôle du bloc hydraulique');
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Enregistrer la procédure' }).click(),
+    ]);
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(posts[0]).toContain('action=enregistrer-procedure');
+    expect(page.url()).toBe(`${form.href}#procedure-form`);
+    await expect(page.getByLabel('Objet')).toHaveValue('Contrôle du bloc hydraulique');
+    await expect(page.getByRole('textbox', { name: /^Nom de la procédure/ })).toHaveAccessibleDescription('Champ obligatoire');
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await expect(page.getByLabel('Objet')).toHaveValue('');
+  });
 });
