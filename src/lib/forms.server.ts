@@ -128,8 +128,8 @@ export async function storeAndLink(locals: App.Locals, bucketId: BucketId, file:
 /** A file input left empty, or not a file at all. */
 export const isPostedFile = (value: FormDataEntryValue | null): value is File => value instanceof File && value.size > 0 && !!value.name;
 
-// A refused post answers 303 to its own address, whose GET shows it again (decision 039): the
-// address bar never holds a POST, so a reload never posts twice. What to show travels in an
+// A refused post answers 303 to the address that shows its form, whose GET shows it again
+// (decision 039): the address bar never holds a POST nor an action, so a reload never posts twice. What to show travels in an
 // encrypted, compressed cookie (JWE, dir + A256GCM, DEF, like the session's) for that page's path
 // only, read once, for the same user; nothing is kept in a process's memory, so any instance
 // behind the proxy shows it.

@@ -64,12 +64,12 @@ export async function loadOrderPage(locals: App.Locals, { id, tab }: Pick<OrderP
 }
 
 /**
- * Where a refused post shows again: the procedure tab's own address, at the checkpoint answered
- * (`#point-…`), not the post's with its action, checkpoint and version; the post's own otherwise.
+ * Where on its tab a refused post shows again, the post's address without its action (decision
+ * 039): a checkpoint's answer at its row (`?onglet=procedure#point-…`); the deletion at the
+ * order's address, the fault code reading at the codes tab's, both at the top.
  */
-export function refusalAddress({ id, tab, action, checkpointId }: Pick<OrderPageQuery, 'id' | 'tab' | 'action' | 'checkpointId'>): string | undefined {
-  if (!id || tab !== 'procedure') return undefined;
-  return `/repair-order/${id}?onglet=procedure${action === 'point' && checkpointId ? `#point-${checkpointId}` : ''}`;
+export function orderRefusalAnchor({ tab, action, checkpointId }: Pick<OrderPageQuery, 'tab' | 'action' | 'checkpointId'>): string | undefined {
+  return tab === 'procedure' && action === 'point' && checkpointId ? `#point-${checkpointId}` : undefined;
 }
 
 /**
