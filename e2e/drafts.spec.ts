@@ -162,8 +162,15 @@ test.describe('without JavaScript', () => {
     expect(page.url()).toBe(`${form.href}#procedure-form`);
     await expect(page.getByLabel('Objet')).toHaveValue('Contrôle du bloc hydraulique');
     await expect(page.getByRole('textbox', { name: /^Nom de la procédure/ })).toHaveAccessibleDescription('Champ obligatoire');
+    // More rows: the same form at the same place, longer, with what was typed.
+    await page.getByLabel('Point de contrôle 1', { exact: true }).fill('Pression de ligne');
+    await page.getByRole('button', { name: 'Ajouter des lignes' }).click();
+    expect(posts[1]).toMatch(/action=enregistrer-procedure&lignes=\d+$/);
+    await expect(page).toHaveURL(new RegExp(`^${form.href.replace(/[?]/g, '\\?')}&lignes=\\d+#procedure-form$`));
+    await expect(page.getByLabel('Point de contrôle 1', { exact: true })).toHaveValue('Pression de ligne');
+    await expect(page.getByLabel('Point de contrôle 6', { exact: true })).toBeVisible();
     await page.reload();
-    expect(posts).toHaveLength(1);
+    expect(posts).toHaveLength(2);
     await expect(page.getByLabel('Objet')).toHaveValue('');
   });
 });
