@@ -32,6 +32,23 @@ const budgets: Record<string, { js: number; css: number }> = {
   '/add-stock': { js: SHELL_JS, css: CSS },
 };
 
+/**
+ * The leave guard (decision 039) is written into every signed-in page: its bytes, as the page
+ * holds them (765 → 743 B when its first pass reused its own `formOf`).
+ */
+const GUARD = 743;
+
+test('the leave guard stays inline and small', async ({ browser }) => {
+  const context = await browser.newContext({ storageState: storageState('diagnostician') });
+  const page = await context.newPage();
+  await page.goto('/repair-order');
+  const guard = await page.evaluate(() => [...document.scripts].find((s) => !s.src && s.text.includes('beforeunload'))?.text ?? '');
+  await context.close();
+  const bytes = new TextEncoder().encode(guard).length;
+  expect(bytes, 'the guard is on the page').toBeGreaterThan(0);
+  expect(bytes, "the guard's bytes").toBeLessThanOrEqual(GUARD);
+});
+
 /** What the page downloads as it loads and hydrates, gzip-compressed (level 9, as the server would). */
 async function weigh(page: Page, open: () => Promise<void>) {
   const sizes = { js: 0, css: 0 };

@@ -48,6 +48,8 @@ test.describe('without JavaScript', () => {
       page.getByRole('button', { name: "Créer l'OR" }).click(),
     ]);
     expect(refusal.status()).toBe(303);
+    // The GET only shows the form again: 200 (the refusal was the POST's), nothing for the console.
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
     await expect(page).toHaveURL(/\/repair-order$/);
     await expect(page.getByLabel("N° d'OR")).toHaveValue('OR-E2E-PRG');
     await expect(page.getByLabel('Modèle de boîte')).toHaveAttribute('aria-invalid', 'true');
@@ -78,6 +80,7 @@ test.describe('without JavaScript', () => {
         page.getByRole('button', { name: form.submit, exact: true }).click(),
       ]);
       expect(refusal.status()).toBe(303);
+      expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
       expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(form.path);
       await expect(
         page
@@ -90,4 +93,84 @@ test.describe('without JavaScript', () => {
       expect(posts).toHaveLength(1);
     });
   }
+
+  test("a stock box's refused move comes back at the box's address, not the form's action", async ({ page }) => {
+    await page.goto('/stock');
+    // The first box of the list (the counts above it are a table too).
+    await page.locator('a[href*="article="]').first().click();
+    await expect(page).toHaveURL(/article=/);
+    const box = new URL(page.url());
+    const move = page.getByRole('form', { name: 'Déplacer dans le stock' });
+    await move.getByLabel('Rayon').fill('B 12 !');
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), move.getByRole('button', { name: 'Déplacer' }).click()]);
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(posts[0]).toContain('action=deplacer');
+    expect(page.url()).toBe(box.href);
+    await expect(move.getByLabel('Rayon')).toHaveValue('B 12 !');
+    await expect(move.getByLabel('Rayon')).toHaveAccessibleDescription('Rayon invalide : lettres, chiffres ou tiret');
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await expect(move.getByLabel('Rayon')).not.toHaveValue('B 12 !');
+  });
+
+  // Forms posting to an address that names their action (`&action=…`) come back at the tab or
+  // step that shows them, scrolled to the form (decision 039).
+  test("the diagnostic's refused curve comes back at its tab, at the form, not the form's action", async ({ page }) => {
+    await page.goto('/repair-orders?recherche=OR-2026-0698');
+    await page.getByRole('link', { name: 'OR-2026-0698', exact: true }).click();
+    await page.goto(`${new URL(page.url()).pathname}/diagnostic?onglet=courbes`);
+    const tab = page.url();
+    const form = page.locator('#courbe-formulaire');
+    await form.getByLabel('Résultat').fill('Pression instable en 3e');
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      form.getByRole('button', { name: 'Ajouter la courbe' }).click(),
+    ]);
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(posts[0]).toContain('action=courbe-ajout');
+    expect(page.url()).toBe(`${tab}#courbe-formulaire`);
+    await expect(form.getByLabel('Résultat')).toHaveValue('Pression instable en 3e');
+    await expect(form.getByRole('textbox', { name: /^Description/ })).toHaveAccessibleDescription('Champ obligatoire');
+    await expect(page.getByRole('heading', { name: 'Ajouter une courbe' })).toBeInViewport();
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await expect(form.getByLabel('Résultat')).toHaveValue('');
+  });
+
+  test("a dossier's refused procedure comes back at its tab with the form open, not the form's action", async ({ page }) => {
+    await page.goto('/gearboxes');
+    await page.locator('a[href^="/gearbox/"]').first().click();
+    await page.goto(`${new URL(page.url()).pathname}?onglet=procedures`);
+    await page.getByRole('link', { name: 'Nouvelle procédure' }).click();
+    const form = new URL(page.url());
+    await page.getByLabel('Objet').fill('Contrôle du bloc hydraulique');
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Enregistrer la procédure' }).click(),
+    ]);
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(posts[0]).toContain('action=enregistrer-procedure');
+    expect(page.url()).toBe(`${form.href}#procedure-form`);
+    await expect(page.getByLabel('Objet')).toHaveValue('Contrôle du bloc hydraulique');
+    await expect(page.getByRole('textbox', { name: /^Nom de la procédure/ })).toHaveAccessibleDescription('Champ obligatoire');
+    // More rows: the same form at the same place, longer, with what was typed.
+    await page.getByLabel('Point de contrôle 1', { exact: true }).fill('Pression de ligne');
+    await page.getByRole('button', { name: 'Ajouter des lignes' }).click();
+    expect(posts[1]).toMatch(/action=enregistrer-procedure&lignes=\d+$/);
+    await expect(page).toHaveURL(new RegExp(`^${form.href.replace(/[?]/g, '\\?')}&lignes=\\d+#procedure-form$`));
+    await expect(page.getByLabel('Point de contrôle 1', { exact: true })).toHaveValue('Pression de ligne');
+    await expect(page.getByLabel('Point de contrôle 6', { exact: true })).toBeVisible();
+    await page.reload();
+    expect(posts).toHaveLength(2);
+    await expect(page.getByLabel('Objet')).toHaveValue('');
+  });
 });

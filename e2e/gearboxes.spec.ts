@@ -122,8 +122,8 @@ test.describe('codes of a dossier', () => {
     await page.getByRole('link', { name: 'Supprimer GA6HP26Z-1' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await expect(page.getByRole('alert').filter({ hasText: 'Code utilisé' })).toBeVisible();
-
-    await page.goto(page.url().replace(/&action=.*$/, ''));
+    // Refused at the tab's address, not the form's action (decision 039).
+    await expect(page).toHaveURL(/\/gearbox\/[0-9a-f-]{36}\?onglet=codes$/);
     await page.getByRole('link', { name: 'Supprimer 1068 040 015' }).click();
     await expect(page.getByText('Supprimer le code 1068 040 015 ?')).toBeVisible();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
@@ -159,8 +159,8 @@ test.describe('error codes of a dossier', () => {
     await form.getByRole('button', { name: 'Ajouter le code défaut' }).click();
     await expect(form.getByText('Code déjà existant')).toBeVisible();
     await expect(form.getByLabel('Description')).toHaveValue('Doublon');
-
-    await page.goto(page.url().replace(/&action=.*$/, ''));
+    // Refused at the tab's address, at the form, not the form's action (decision 039).
+    await expect(page).toHaveURL(/\/gearbox\/[0-9a-f-]{36}\?onglet=codes-defaut#nouveau-code-defaut$/);
     await page.getByRole('link', { name: 'Supprimer P0730' }).click();
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Code supprimé' })).toBeVisible();

@@ -193,12 +193,19 @@ test.describe('without JavaScript', () => {
       page.waitForResponse((r) => r.request().method() === 'POST'),
       row.getByRole('button', { name: 'Enregistrer' }).click(),
     ]);
-    // The refusal moves to the page's own address (303 → GET): what was typed and why, shown there.
+    // The refusal moves to the tab's own address, at the row (303 → GET, 200): what was typed and
+    // why, shown there; the address is the bookmarkable one, not the post's.
     expect(refusal.status()).toBe(303);
+    expect(posts[0]).toMatch(/action=point&id=[0-9a-f-]{36}&version=\d+$/);
+    const id = /id=([0-9a-f-]{36})/.exec(posts[0]!)![1];
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    expect(page.url()).toMatch(new RegExp(`/repair-order/[0-9a-f-]{36}\\?onglet=procedure#point-${id}$`));
     const again = page.locator('li[id^="point-"]').filter({ hasText: name });
     await expect(again.getByRole('status')).toHaveText('Nombre invalide');
     await expect(again.getByLabel('Commentaire')).toHaveValue('Sonde indisponible');
     await expect(again.getByLabel('Valeur mesurée')).toHaveValue('abc');
+    // One button, «Enregistrer»: «Réessayer» is the island's, for a save that got no answer.
+    await expect(again.getByRole('button')).toHaveText(['Enregistrer']);
     // A reload reads the page again; it does not post again.
     await page.reload();
     expect(posts).toHaveLength(1);

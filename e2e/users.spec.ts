@@ -48,10 +48,21 @@ test.describe('without JavaScript', () => {
     const form = page.getByRole('region', { name: 'Nouvel utilisateur' });
     await form.getByLabel('Nom').fill('Paul Sans-JS');
     await form.getByLabel('E-mail').fill('pas-une-adresse');
-    await form.getByRole('button', { name: 'Ajouter' }).click();
-    // Refused: what was typed stays, the field says why.
+    const posts: string[] = [];
+    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+    const [refusal] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), form.getByRole('button', { name: 'Ajouter' }).click()]);
+    // Refused: back at the list's address (303 → GET, 200), what was typed stays, the field says why.
+    expect(refusal.status()).toBe(303);
+    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    await expect(page).toHaveURL(/\/users\?recherche=sans-js$/);
     await expect(form.getByLabel('E-mail')).toHaveAccessibleDescription('Adresse e-mail invalide');
     await expect(form.getByLabel('Nom')).toHaveValue('Paul Sans-JS');
+    // A reload reads the list again; it does not post again.
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    await expect(form).toHaveCount(0);
+    await page.getByRole('link', { name: 'Ajouter un utilisateur' }).click();
+    await form.getByLabel('Nom').fill('Paul Sans-JS');
     await form.getByLabel('E-mail').fill('paul.sans-js@demo.local');
     await form.getByRole('button', { name: 'Ajouter' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();

@@ -1,8 +1,10 @@
 // Decision 039: a refused post moves to its own address with what to show again, in an encrypted
 // cookie for that path, read once, by the same user at the same address only.
-import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postOrShowRefusal, redirectRefusal, takeRefusal } from '#lib/forms.server.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { browser, htmlText } from './support/browser.ts';
 
 type Jar = Map<string, { value: string; path?: string; maxAge?: number }>;
 
@@ -11,6 +13,7 @@ function pageAt(href: string, method: string, jar: Jar, userId = 'u1', secret = 
   return {
     url,
     request: new Request(url, { method }),
+    response: { status: 200 },
     locals: { user: { id: userId }, services: { config: { sessionSecret: secret, publicUrl: 'http://localhost' } } },
     cookies: {
       get: (name: string) => (jar.has(name) ? { value: jar.get(name)!.value } : undefined),
@@ -21,8 +24,10 @@ function pageAt(href: string, method: string, jar: Jar, userId = 'u1', secret = 
   } as unknown as Parameters<typeof redirectRefusal>[0];
 }
 
-const ADDRESS = '/repair-order/1?onglet=procedure&action=point';
+const ADDRESS = '/repair-order/1?onglet=procedure';
 const state = { status: 400, values: { comment: 'é'.repeat(2000) }, errors: { measuredValue: 'Nombre invalide' } };
+
+afterEach(() => void vi.useRealTimers());
 
 describe('refusals at their own address', () => {
   it('answers 303 to the same address, whose GET shows the state once', async () => {
@@ -37,31 +42,203 @@ describe('refusals at their own address', () => {
     expect(jar.get('atelier_refus0')!.value).not.toContain('Nombre');
     expect(await postOrShowRefusal(pageAt(ADDRESS, 'GET', jar), async () => null)).toEqual(state);
     // Read once: a reload shows the page as it is.
-    expect(takeRefusal(pageAt(ADDRESS, 'GET', jar))).toBeNull();
+    expect(await takeRefusal(pageAt(ADDRESS, 'GET', jar))).toBeNull();
   });
 
-  it('shows nothing to another user, at another address, or from a tampered cookie', () => {
+  it("shows the form again with a 200: the refusal was the POST's, which the 303 says", async () => {
+    const jar: Jar = new Map();
+    await postOrShowRefusal(pageAt(ADDRESS, 'POST', jar), async () => state);
+    const page = pageAt(ADDRESS, 'GET', jar);
+    expect(await postOrShowRefusal(page, async () => null)).toEqual(state);
+    expect(page.response.status).toBe(200);
+  });
+
+  it('moves to the address named by `at`, with its anchor, and shows it there only', async () => {
+    const jar: Jar = new Map();
+    const post = '/repair-order/1?onglet=procedure&action=point&id=2&version=0';
+    const answer = await postOrShowRefusal(pageAt(post, 'POST', jar), async () => state, { at: '/repair-order/1?onglet=procedure#point-2' });
+    expect((answer as Response).status).toBe(303);
+    expect((answer as Response).headers.get('location')).toBe('/repair-order/1?onglet=procedure#point-2');
+    expect(await takeRefusal(pageAt(post, 'GET', new Map(jar)))).toBeNull();
+    expect(await takeRefusal(pageAt('/repair-order/1?onglet=procedure', 'GET', jar))).toEqual(state);
+  });
+
+  it('moves a post naming its action, record or version to the address that shows its form, without them', async () => {
+    for (const [post, shown] of [
+      ['/repair-order/1?action=supprimer', '/repair-order/1'],
+      ['/repair-order/1?onglet=codes-defaut&action=lecture', '/repair-order/1?onglet=codes-defaut'],
+      ['/repair-order/1/diagnostic?onglet=courbes&courbe=2&action=courbe-modif&id=2', '/repair-order/1/diagnostic?onglet=courbes&courbe=2'],
+      ['/gearbox/1?onglet=procedures&procedure=nouvelle&action=enregistrer-procedure', '/gearbox/1?onglet=procedures&procedure=nouvelle'],
+    ]) {
+      const jar: Jar = new Map();
+      const answer = await postOrShowRefusal(pageAt(post!, 'POST', jar), async () => state);
+      expect((answer as Response).headers.get('location'), post).toBe(shown);
+      expect(await takeRefusal(pageAt(shown!, 'GET', jar))).toEqual(state);
+    }
+    // An anchor alone: the form on that address.
+    const jar: Jar = new Map();
+    const post = '/repair-order/1/diagnostic?onglet=courbes&action=courbe-fichier&id=2';
+    const answer = await postOrShowRefusal(pageAt(post, 'POST', jar), async () => state, { at: '#courbe-2' });
+    expect((answer as Response).headers.get('location')).toBe('/repair-order/1/diagnostic?onglet=courbes#courbe-2');
+  });
+
+  it('ignores a refusal older than two minutes', async () => {
+    const jar: Jar = new Map();
+    await redirectRefusal(pageAt(ADDRESS, 'POST', jar), state);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 121_000);
+    expect(await takeRefusal(pageAt(ADDRESS, 'GET', jar))).toBeNull();
+  });
+
+  it('shows nothing to another user, at another address, or from a tampered cookie', async () => {
     for (const [page, expected] of [
       [pageAt(ADDRESS, 'GET', new Map(), 'u2'), null],
-      [pageAt('/repair-order/1?onglet=procedure', 'GET', new Map()), null],
+      [pageAt('/repair-order/1?onglet=historique', 'GET', new Map()), null],
       [pageAt(ADDRESS, 'GET', new Map(), 'u1', 't'.repeat(32)), null],
     ] as const) {
       const jar: Jar = new Map();
-      redirectRefusal(pageAt(ADDRESS, 'POST', jar), state);
+      await redirectRefusal(pageAt(ADDRESS, 'POST', jar), state);
       (page.cookies as unknown as { set: (n: string, v: string, o: object) => void }).set('atelier_refus0', jar.get('atelier_refus0')!.value, {});
-      expect(takeRefusal(page)).toEqual(expected);
+      expect(await takeRefusal(page)).toEqual(expected);
     }
     const jar: Jar = new Map();
-    redirectRefusal(pageAt(ADDRESS, 'POST', jar), state);
+    await redirectRefusal(pageAt(ADDRESS, 'POST', jar), state);
     const value = jar.get('atelier_refus0')!.value;
     jar.set('atelier_refus0', { value: `${value.slice(0, 40)}${value[40] === 'A' ? 'B' : 'A'}${value.slice(41)}` });
-    expect(takeRefusal(pageAt(ADDRESS, 'GET', jar))).toBeNull();
+    expect(await takeRefusal(pageAt(ADDRESS, 'GET', jar))).toBeNull();
   });
 
-  it('leaves a refusal too long for three cookies to the page, in place', () => {
+  it('leaves a refusal too long for three cookies to the page, in place, with its status', async () => {
     const jar: Jar = new Map();
     const noise = randomBytes(12_000).toString('base64');
-    expect(redirectRefusal(pageAt(ADDRESS, 'POST', jar), { values: { steps: noise } })).toBeNull();
+    expect(await redirectRefusal(pageAt(ADDRESS, 'POST', jar), { values: { steps: noise } })).toBeNull();
     expect(jar.size).toBe(0);
+    const page = pageAt(ADDRESS, 'POST', jar);
+    expect(await postOrShowRefusal(page, async () => ({ status: 409, values: { steps: noise } }))).toMatchObject({ status: 409 });
+    expect(page.response.status).toBe(409);
+  });
+});
+
+// The pages themselves, as a browser without JavaScript posts to them (decision 039): a refused
+// post answers 303 to the address that shows its form (never the one naming the action), whose
+// GET answers 200 with what was typed and why, once.
+describe('refused posts of the pages, without JavaScript', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp('pglite', { pages: true });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const post = (b: ReturnType<typeof browser>, path: string, fields: Record<string, string>) =>
+    b.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  /** Posts, expects a 303 to `landing`, then reads it: 200, its text; and a reload shows the page as it is. */
+  async function refused(b: ReturnType<typeof browser>, path: string, fields: Record<string, string>, landing: string) {
+    const answer = await post(b, path, fields);
+    expect(answer.status, path).toBe(303);
+    expect(answer.headers.get('location')).toBe(landing);
+    const shown = await b.request(landing.replace(/#.*/, ''));
+    expect(shown.status, landing).toBe(200);
+    const again = await b.request(landing.replace(/#.*/, ''));
+    expect(again.status).toBe(200);
+    return { shown: htmlText(await shown.text()), again: htmlText(await again.text()) };
+  }
+  const signedIn = async (email: string) => {
+    const b = browser(app.url);
+    expect((await b.signIn(email)).status).toBe(303);
+    return b;
+  };
+
+  it('shows a form again with a 200 (order creation)', async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const { shown } = await refused(b, '/repair-order', { number: 'OR-PRG-200' }, '/repair-order');
+    expect(shown).toContain('value="OR-PRG-200"');
+    expect(shown).toContain('aria-invalid="true"');
+  });
+
+  it('answers a refused checkpoint at the procedure tab, at its row', async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const tab = htmlText(await (await b.request(`/repair-order/${order}?onglet=procedure`)).text());
+    const [action, id] = /action="([^"]*action=point&id=([0-9a-f-]{36})&version=\d+)"/.exec(tab.replace(/&amp;/g, '&'))!.slice(1) as [string, string];
+    const { shown, again } = await refused(
+      b,
+      action,
+      { checkResult: 'not_mesurable', measuredValue: 'abc', comment: 'Sonde indisponible' },
+      `/repair-order/${order}?onglet=procedure#point-${id}`,
+    );
+    expect(shown).toContain('Nombre invalide');
+    expect(shown).toContain('Sonde indisponible');
+    expect(again).not.toContain('Sonde indisponible');
+  });
+
+  it("answers the stock page's refused move and take-out at the box's address", async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const list = await (await b.request('/stock')).text();
+    const item = /[?&]article=([0-9a-f-]{36})/.exec(list)![1]!;
+    const box = `/stock?article=${item}`;
+    const moved = await refused(b, `${box}&action=deplacer`, { rack: 'B 12 !', level: '2', version: '0' }, box);
+    expect(moved.shown).toContain('value="B 12 !"');
+    expect(moved.again).not.toContain('value="B 12 !"');
+    const removed = await refused(b, `${box}&action=retirer`, { outOn: '', outReason: 'Vendue au garage Martin' }, box);
+    expect(removed.shown).toContain('Vendue au garage Martin');
+    expect(removed.shown).toContain('Champ obligatoire');
+    // The codes tab's forms too, at the tab's address on its model.
+    const codes = await (await b.request('/stock?onglet=codes')).text();
+    const model = /onglet=codes&(?:amp;)?modele=([0-9a-f-]{36})/.exec(codes)![1]!;
+    const tab = `/stock?onglet=codes&modele=${model}`;
+    const code = await refused(b, `${tab}&action=ajouter-code-doctor`, { code: '', businessName: 'Boîte de secours' }, tab);
+    expect(code.shown).toContain('value="Boîte de secours"');
+    expect(code.again).not.toContain('Boîte de secours');
+  });
+
+  it("answers the users screen's refused add at the list's address, with what was typed", async () => {
+    const b = await signedIn('admin@demo.local');
+    const { shown, again } = await refused(
+      b,
+      '/users',
+      { action: 'ajouter', displayName: 'Claire Bis', email: 'admin@demo.local', defaultRole: 'mechanic' },
+      '/users',
+    );
+    expect(shown).toContain('value="Claire Bis"');
+    expect(shown).toContain('Email non disponible');
+    expect(again).not.toContain('Claire Bis');
+  });
+
+  it("answers the diagnostic's refused forms at their tab or step, without the action", async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const tab = `/repair-order/${order}/diagnostic?onglet=courbes`;
+    const { shown, again } = await refused(b, `${tab}&action=courbe-ajout`, { description: '', result: 'Pression instable en 3e' }, `${tab}#courbe-formulaire`);
+    expect(shown).toContain('value="Pression instable en 3e"');
+    expect(shown).toContain('Champ obligatoire');
+    expect(again).not.toContain('Pression instable en 3e');
+  });
+
+  it("answers a dossier's refused procedure at its tab, the form still open", async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const list = await (await b.request('/gearboxes')).text();
+    const model = /\/gearbox\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const form = `/gearbox/${model}?onglet=procedures&procedure=nouvelle`;
+    const { shown, again } = await refused(
+      b,
+      `${form}&action=enregistrer-procedure`,
+      { name: '', description: 'Contrôle du bloc hydraulique' },
+      `${form}#procedure-form`,
+    );
+    expect(shown).toContain('Contrôle du bloc hydraulique');
+    expect(shown).toContain('Champ obligatoire');
+    expect(again).not.toContain('Contrôle du bloc hydraulique');
+  });
+
+  it("answers the order list's refused deletion at the list's address", async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const { shown, again } = await refused(b, '/repair-orders?recherche=OR-2026&action=supprimer', { id: randomUUID() }, '/repair-orders?recherche=OR-2026');
+    // Deleted meanwhile (by a colleague): said over the list.
+    expect(shown).toContain('role="alert">Élément introuvable</p>');
+    expect(again).not.toContain('Élément introuvable');
   });
 });

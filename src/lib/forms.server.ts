@@ -2,10 +2,10 @@
 // form's zod schema, save through the API, and on success redirect with a toast; on failure
 // show again what was typed with each message beside its field, or one above the form.
 // API refusals are read here and nowhere else.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import type { AstroGlobal } from 'astro';
 import { ClientError } from 'graphql-request';
+import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
 import { DomainError } from '#server/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
@@ -128,60 +128,85 @@ export async function storeAndLink(locals: App.Locals, bucketId: BucketId, file:
 /** A file input left empty, or not a file at all. */
 export const isPostedFile = (value: FormDataEntryValue | null): value is File => value instanceof File && value.size > 0 && !!value.name;
 
-// A refused post answers 303 to its own address, whose GET shows it again (decision 039): the
-// address bar never holds a POST, so a reload never posts twice. What to show travels in an
-// encrypted, compressed cookie for that page's path only, read once, for the same user; nothing
-// is kept in a process's memory, so any instance behind the proxy shows it.
+// A refused post answers 303 to the address that shows its form, whose GET shows it again
+// (decision 039): the address bar never holds a POST nor an action, so a reload never posts twice. What to show travels in an
+// encrypted, compressed cookie (JWE, dir + A256GCM, DEF, like the session's) for that page's path
+// only, read once, for the same user; nothing is kept in a process's memory, so any instance
+// behind the proxy shows it.
 const REFUSAL_COOKIE = 'atelier_refus';
 /** A cookie holds about 4 KB: a long refusal (a 2,000-character comment and more) takes up to three. */
 const REFUSAL_PART = 3800;
 const REFUSAL_PARTS = 3;
 const REFUSAL_MAX_AGE = 120;
 
-type RefusalPage = Pick<AstroGlobal, 'request' | 'cookies' | 'locals' | 'redirect' | 'url'>;
+type RefusalPage = Pick<AstroGlobal, 'request' | 'response' | 'cookies' | 'locals' | 'redirect' | 'url'>;
 
-const refusalKeys = new Map<string, Buffer>();
+const refusalKeys = new Map<string, Uint8Array>();
 const refusalKey = (secret: string) => {
   let key = refusalKeys.get(secret);
   if (!key) refusalKeys.set(secret, (key = createHash('sha256').update(`form-refusal:${secret}`).digest()));
   return key;
 };
-const ownAddress = (url: URL) => `${url.pathname}${url.search}`;
-const refusalCookie = (page: RefusalPage) => ({
+const addressOf = (url: URL) => `${url.pathname}${url.search}`;
+/** What a post's address names of the post itself (`?action=`, the record and version it acts on), never what a page shows. */
+const POST_PARAMS = ['action', 'id', 'version'];
+/** The address that shows a posted form: the post's own without its action, record and version. */
+export function formAddressOf(url: URL): string {
+  if (!POST_PARAMS.some((name) => url.searchParams.has(name))) return addressOf(url);
+  const shown = new URL(url);
+  for (const name of POST_PARAMS) shown.searchParams.delete(name);
+  return addressOf(shown);
+}
+const refusalCookie = (page: RefusalPage, path: string) => ({
   httpOnly: true,
   sameSite: 'lax' as const,
-  path: page.url.pathname,
+  path,
   secure: page.locals.services.config.publicUrl.startsWith('https:'),
 });
+/** The status a refusal carries (a conflict's 409), 400 otherwise. */
+const statusOf = (state: object) => ('status' in state && typeof state.status === 'number' ? state.status : 400);
 
-/** Answers a refused post with a 303 to its own address, carrying `state`; null when it is too long to carry (then render it in place). */
-export function redirectRefusal(page: RefusalPage, state: object): Response | null {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', refusalKey(page.locals.services.config.sessionSecret), iv);
-  const plain = deflateRawSync(Buffer.from(JSON.stringify({ u: page.locals.user?.id ?? '', p: ownAddress(page.url), s: state })));
-  const sealed = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+/**
+ * Answers a refused post with a 303 carrying `state` to the address that shows its form: the
+ * post's own without its action (`formAddressOf`), at `at` when the page names one: another
+ * address (an anchor may follow), or only an anchor (`#…`, the form or its row on that address);
+ * null when it is too long to carry (then render it in place).
+ */
+export async function redirectRefusal(page: RefusalPage, state: object, at?: string): Promise<Response | null> {
+  const target = new URL(at ?? '', new URL(formAddressOf(page.url), page.url));
+  const sealed = await new EncryptJWT({ s: state })
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', zip: 'DEF' })
+    .setSubject(page.locals.user?.id ?? '')
+    .setAudience(addressOf(target))
+    .setIssuedAt()
+    .setExpirationTime(`${REFUSAL_MAX_AGE}s`)
+    .encrypt(refusalKey(page.locals.services.config.sessionSecret));
   if (sealed.length > REFUSAL_PART * REFUSAL_PARTS) return null;
   for (let i = 0; i < REFUSAL_PARTS; i++) {
     const part = sealed.slice(i * REFUSAL_PART, (i + 1) * REFUSAL_PART);
-    if (part) page.cookies.set(`${REFUSAL_COOKIE}${i}`, part, { ...refusalCookie(page), maxAge: REFUSAL_MAX_AGE });
-    else page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page));
+    if (part) page.cookies.set(`${REFUSAL_COOKIE}${i}`, part, { ...refusalCookie(page, target.pathname), maxAge: REFUSAL_MAX_AGE });
+    else page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page, target.pathname));
   }
-  return page.redirect(ownAddress(page.url), 303);
+  return page.redirect(`${addressOf(target)}${target.hash}`, 303);
 }
 
-/** On the GET after a refused post: what it carried, once; null for none, another page's, another user's, or a tampered one. */
-export function takeRefusal<T>(page: RefusalPage): T | null {
+/**
+ * On the GET after a refused post: what it carried, once; null for none, another page's, another
+ * user's, an expired or a tampered one.
+ */
+export async function takeRefusal<T>(page: RefusalPage): Promise<T | null> {
   if (page.request.method !== 'GET') return null;
   const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${REFUSAL_COOKIE}${i}`)?.value ?? '');
   if (!parts[0]) return null;
-  for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page));
+  for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page, page.url.pathname));
   try {
-    const sealed = Buffer.from(parts.join(''), 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', refusalKey(page.locals.services.config.sessionSecret), sealed.subarray(0, 12));
-    decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-    const plain = Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
-    const { u, p, s } = JSON.parse(inflateRawSync(plain, { maxOutputLength: 1_000_000 }).toString('utf8')) as { u: string; p: string; s: T };
-    return u === (page.locals.user?.id ?? '') && p === ownAddress(page.url) ? s : null;
+    const { payload } = await jwtDecrypt(parts.join(''), refusalKey(page.locals.services.config.sessionSecret), {
+      keyManagementAlgorithms: ['dir'],
+      contentEncryptionAlgorithms: ['A256GCM'],
+      audience: addressOf(page.url),
+      maxDecompressedLength: 1_000_000,
+    });
+    return payload.sub === (page.locals.user?.id ?? '') && payload.s && typeof payload.s === 'object' ? (payload.s as T) : null;
   } catch {
     return null;
   }
@@ -189,12 +214,22 @@ export function takeRefusal<T>(page: RefusalPage): T | null {
 
 /**
  * A page's posts without JavaScript, the one way: on a post, `post` carries it out (a redirect
- * when it succeeds, what to show again when refused, which moves to the page's own address);
- * on the GET after a refusal, what was refused. Null when there is nothing to show.
+ * when it succeeds, what to show again when refused, which moves to the address showing the form:
+ * the post's own without `?action=`, `id=`, `version=`, or `at`); on the GET after a refusal,
+ * what was refused. Null when there is nothing to show.
+ * The refusal's status is the POST's (the 303 says it): the GET that shows the form again answers
+ * 200; a refusal too long to carry, shown in place, answers its status (400, a conflict's 409).
  */
-export async function postOrShowRefusal<F extends object>(page: RefusalPage, post: () => Promise<Response | F | null>): Promise<Response | F | null> {
+export async function postOrShowRefusal<F extends object>(
+  page: RefusalPage,
+  post: () => Promise<Response | F | null>,
+  options: { at?: string | undefined } = {},
+): Promise<Response | F | null> {
   if (page.request.method !== 'POST') return takeRefusal<F>(page);
   const result = await post();
   if (result === null || result instanceof Response) return result;
-  return redirectRefusal(page, result) ?? result;
+  const moved = await redirectRefusal(page, result, options.at);
+  if (moved) return moved;
+  page.response.status = statusOf(result);
+  return result;
 }

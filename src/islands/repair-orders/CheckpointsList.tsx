@@ -452,7 +452,8 @@ export default function CheckpointsList(props: Props) {
                         >
                           {status}
                         </p>
-                        {(state.status === 'failed' || state.status === 'unsent') && (
+                        {/* The island's retry; without JavaScript the row's one button is «Enregistrer». */}
+                        {hydrated && (state.status === 'failed' || state.status === 'unsent') && (
                           <button type="submit" className="btn btn-secondary min-h-12">
                             {labels.retry}
                           </button>

@@ -117,6 +117,21 @@ export async function postDossierPage(
   return result instanceof Response ? result : { ...result, status: 400 };
 }
 
+// A document sent from a documents view comes back at that view's form.
+const DOCUMENT_FORMS = { courbes: '#nouvelle-courbe', mesures: '#nouvelle-procedure-mesure', autres: '#nouveau-document' } as const;
+
+/**
+ * Where a refused post shows again on its tab, the post's address without its action (decision
+ * 039): at the form, when it is not the top of the tab.
+ */
+export function dossierRefusalAnchor({ action, view }: Pick<DossierPageQuery, 'action' | 'view'>): string | undefined {
+  if (action === 'ajouter-code-defaut') return '#nouveau-code-defaut';
+  if (action === 'ajouter-code-doctor') return '#nouveau-code';
+  if (action === 'enregistrer-procedure') return '#procedure-form';
+  if (action === 'joindre') return DOCUMENT_FORMS[view];
+  return undefined;
+}
+
 /** A tab's form (or the deletion): `forms` is filled with what to show again when it is refused. */
 async function postDossierAction(astro: AstroGlobal, page: DossierPage, query: DossierPageQuery, forms: DossierForms): Promise<Response | DossierForms> {
   const { action, view } = query;

@@ -57,6 +57,18 @@ export type DiagnosticOrder = ResultOf<typeof DiagnosticOrderFields>;
 export type TabFailure = { status: number; formError?: string; values?: Record<string, string>; errors?: FieldErrors; form?: string };
 export type TabActionResult = Response | TabFailure;
 
+/**
+ * Where a refused post shows again on its tab or step, the post's address without its action
+ * (decision 039): at the form, or the curve whose file it sent, when it is not the top of the page.
+ */
+export function diagnosticRefusalAnchor({ action, recordId }: Pick<DiagnosticPageQuery, 'action' | 'recordId'>): string | undefined {
+  if (action === 'courbe-ajout' || action === 'courbe-modif') return '#courbe-formulaire';
+  if (action === 'courbe-fichier' && recordId) return `#courbe-${recordId}`;
+  if (action === 'import') return '#imports-titre';
+  if (action === 'mesure-ajout' || action === 'mesures-dossier' || action === 'ajout-existante' || action === 'ajout-nouvelle') return `#${action}`;
+  return undefined;
+}
+
 export const diagnosticHref = (orderId: string, tab: DiagnosticTab = 'codes', extra = '') => `/repair-order/${orderId}/diagnostic?onglet=${tab}${extra}`;
 
 /** Why a step of the flow cannot be taken yet, by the `diagnostic_step` it needs (SPEC §4). */

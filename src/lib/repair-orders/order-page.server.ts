@@ -64,6 +64,15 @@ export async function loadOrderPage(locals: App.Locals, { id, tab }: Pick<OrderP
 }
 
 /**
+ * Where on its tab a refused post shows again, the post's address without its action (decision
+ * 039): a checkpoint's answer at its row (`?onglet=procedure#point-…`); the deletion at the
+ * order's address, the fault code reading at the codes tab's, both at the top.
+ */
+export function orderRefusalAnchor({ tab, action, checkpointId }: Pick<OrderPageQuery, 'tab' | 'action' | 'checkpointId'>): string | undefined {
+  return tab === 'procedure' && action === 'point' && checkpointId ? `#point-${checkpointId}` : undefined;
+}
+
+/**
  * Carries out a post, before the page reads what it shows (a post that succeeds redirects
  * without it): a redirect with its toast, what to show again, or null when nothing was for
  * this viewer or this order.

@@ -211,15 +211,15 @@ const STOCK_LIST_QUERY = graphql(
 const codesHref = (modelId?: string) => (modelId ? `/stock?onglet=codes&modele=${modelId}` : '/stock?onglet=codes');
 const isCodeAction = (action: string): action is (typeof CODE_ACTIONS)[number] => (CODE_ACTIONS as readonly string[]).includes(action);
 
-/** What refused posts hand back: one box's forms, the codes tab's; null for a form not posted. */
-export type StockPagePost = { item: StockItemFailure | null; codes: CodesDraft | null };
+/** What a refused post hands back: one box's forms, or the codes tab's (null for the other), and its status. */
+export type StockPagePost = { status: number; item: StockItemFailure | null; codes: CodesDraft | null };
 
 /**
  * The page's posts, made before it reads anything (a post that succeeds redirects without
  * reading): one box's (`?article=`), then the codes tab's on its model. A redirect with its
- * toast, or what to show again.
+ * toast, what to show again, or null when nothing was for this viewer.
  */
-export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): Promise<Response | StockPagePost> {
+export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): Promise<Response | StockPagePost | null> {
   const role = astro.locals.user?.role;
   const { itemId, action } = query;
   let item: StockItemFailure | null = null;
@@ -238,7 +238,8 @@ export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): 
       codes = result.draft;
     }
   }
-  return { item, codes };
+  if (!item && !codes) return null;
+  return { status: codes ? 400 : item!.status, item, codes };
 }
 
 /** What the page shows: one box (`?article=`), the codes tab, or the list with its counts and the filters' choices. */
