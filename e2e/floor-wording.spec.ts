@@ -101,3 +101,43 @@ test('«Rapport engagé» opens a keyboard with letters: its list offers R and N
   await expect(page.getByRole('table', { name: 'Activité' })).not.toContainText('OR OR-');
   if (SHOTS) await page.screenshot({ path: `${SHOTS}/activity-within-order-1280.png`, fullPage: true });
 });
+
+test('the demo reads as a real workshop: readings a gauge can give, the symptom the customer named, fitted boxes named by their order', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const open = async (number: string) => {
+    await page.goto(`/repair-orders?recherche=${number}`);
+    await page.getByRole('link', { name: number, exact: true }).click();
+    await expect(page.getByRole('heading', { name: number })).toBeVisible();
+    return new URL(page.url()).pathname;
+  };
+  // A clutch wear of 0–80 %, out of range on this gearbox, but not past 100 %.
+  await page.goto(`${await open('OR-2026-0601')}/diagnostic?onglet=mesures`);
+  const wear = page.getByRole('row', { name: /Usure de l'embrayage/ });
+  await expect(wear).toContainText('Non conforme');
+  const value = Number(
+    ((await wear.textContent()) ?? '')
+      .match(/(\d+(?:,\d+)?) %/g)!
+      .at(-1)!
+      .replace(',', '.')
+      .replace(' %', ''),
+  );
+  expect(value).toBeGreaterThan(80);
+  expect(value).toBeLessThanOrEqual(100);
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/demo-0601-measures-1280.png`, fullPage: true });
+  // A leak after a knock on a kerb is a leak.
+  await page.goto(`${await open('OR-2026-0435')}/diagnostic?onglet=symptomes`);
+  await expect(page.getByText("Fuite d'huile importante après un choc sur un trottoir.")).toBeVisible();
+  await expect(page.getByText("Fuite d'huile", { exact: true })).toBeVisible();
+  await expect(page.getByText('À-coup au passage de rapport')).toHaveCount(0);
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/demo-0435-symptom-1280.png`, fullPage: true });
+  // The stock's history names the order a box was fitted on as the orders list does.
+  await page.goto('/stock?onglet=historique');
+  await expect(
+    page
+      .getByRole('row')
+      .filter({ hasText: /Posée sur OR-\d{4}-\d{4}/ })
+      .first(),
+  ).toBeVisible();
+  await expect(page.getByText(/^Posée sur OR \d{4}/)).toHaveCount(0);
+  if (SHOTS) await page.screenshot({ path: `${SHOTS}/demo-stock-history-1280.png` });
+});
