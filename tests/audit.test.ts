@@ -5,7 +5,7 @@
 // and outlive what they name. The activity pages and their CSV obey the role table.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditCsv, csvCell } from '#lib/audit/audit.ts';
+import { auditCsv, auditFileName, csvCell, whatLabel, withWord } from '#lib/audit/audit.ts';
 import { record } from '#server/audit/record.ts';
 import { queryRows } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -597,7 +597,14 @@ describe('the CSV of an activity', () => {
     );
     expect(csv.startsWith('\uFEFFDate;Qui;E-mail;Action;Quoi;Dans;Modifications\r\n')).toBe(true);
     // 12:05 in Paris in summer.
-    expect(csv).toContain('14/07/2026 12:05:00;"Léa; ""chef""";lea@demo.local;Modification;"OR =HYPERLINK(""http://x"")";OR OR-1;Commentaire : — → +33 1\r\n');
+    expect(csv).toContain('14/07/2026 12:05:00;"Léa; ""chef""";lea@demo.local;Modification;"OR =HYPERLINK(""http://x"")";OR-1;Commentaire : — → +33 1\r\n');
+    // An order's number that starts with «OR-» is not said twice, in a row or in the file's name.
+    expect(whatLabel({ entityKind: 'repair_order', entityLabel: 'OR-2026-0351' })).toBe('OR-2026-0351');
+    expect(whatLabel({ entityKind: 'repair_order', entityLabel: 'or 2026-0351' })).toBe('or 2026-0351');
+    expect(whatLabel({ entityKind: 'repair_order', entityLabel: 'AUD-12' })).toBe('OR AUD-12');
+    expect(whatLabel({ entityKind: 'repair_order', entityLabel: 'ORAN-12' })).toBe('OR ORAN-12');
+    expect(whatLabel({ entityKind: 'order_checkpoint', entityLabel: 'Démarrage en côte' })).toBe('Point de contrôle Démarrage en côte');
+    expect(auditFileName(withWord('OR', 'OR-2026-0601'), new Date('2026-11-26T12:00:00Z'))).toBe('activite-or-2026-0601-2026-11-26.csv');
     expect(csvCell('=1+1')).toBe("'=1+1");
     expect(csvCell('-2')).toBe("'-2");
     expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");

@@ -93,7 +93,7 @@ describe('first run', () => {
              or (o.can_read_fault_codes is false and exists (select 1 from order_fault_codes f where f.repair_order_id = o.id))
              or exists (select 1 from intervention_history h where h.repair_order_id = o.id and h.position > (select count(*) from intervention_history k where k.repair_order_id = o.id))
              or exists (select 1 from unnest(o.interventions) line where line like '% du stock%' and not exists (
-                  select 1 from stock_items s where s.gearbox_model_id = o.gearbox_model_id and s.out_reason = 'Posée sur OR ' || substr(o.number, 4)
+                  select 1 from stock_items s where s.gearbox_model_id = o.gearbox_model_id and s.out_reason = 'Posée sur ' || o.number
                     and line like '% du stock S-' || lpad(s.number::text, 6, '0')))`,
     );
     expect(wrongOrders).toEqual([]);
@@ -115,6 +115,15 @@ describe('first run', () => {
     expect(diagnostics!.codes).toBeGreaterThan(30);
     expect(diagnostics!.symptoms).toBeGreaterThan(35);
     expect(diagnostics!.nok).toBeGreaterThan(5);
+    // Plausible readings: a measure out of range stays within reach of its band, a percentage
+    // never passes 100; a symptom is the one the customer's words name (a leak after a knock
+    // on a kerb is a leak, not a shift's jolt).
+    const [implausible] = await queryRows<Record<string, number>>(
+      database.db,
+      sql`select (select count(*)::int from order_measures where (unit = '%' and measured_value > 100) or measured_value > maximum + (maximum - minimum) * 0.5) as measures,
+            (select count(*)::int from order_symptoms s join base_items b on b.id = s.symptom_id where s.comment ilike 'Fuite d''huile%' and b.name <> 'Fuite d''huile') as symptoms`,
+    );
+    expect(implausible).toEqual({ measures: 0, symptoms: 0 });
     // Closed orders: every checkpoint answered, the closing recorded; some in progress half done.
     const [shopFloor] = await queryRows<Record<string, number>>(
       database.db,

@@ -130,10 +130,10 @@ describe('the demo repair orders', () => {
   });
 
   it("includes the orders the demo stock fitted a box on, on that box's model and code, after it was opened", () => {
-    const fitted = demoStockItems().filter((i) => i.outOn && i.outOn >= DEMO_ORDERS_FROM && /^Posée sur OR /.test(i.outReason));
+    const fitted = demoStockItems().filter((i) => i.outOn && i.outOn >= DEMO_ORDERS_FROM && /^Posée sur OR-/.test(i.outReason));
     expect(fitted.length).toBeGreaterThan(3);
     for (const box of fitted) {
-      const number = box.outReason.replace('Posée sur OR ', 'OR-');
+      const number = box.outReason.replace('Posée sur ', '');
       const order = orders.find((o) => o.number === number);
       expect(order, number).toBeDefined();
       expect(order!.model).toBe(box.model);
@@ -146,8 +146,8 @@ describe('the demo repair orders', () => {
     // No other order takes a number the stock gives to a box of another model.
     const named = new Map(
       demoStockItems()
-        .filter((i) => /^Posée sur OR /.test(i.outReason))
-        .map((i) => [i.outReason.replace('Posée sur OR ', 'OR-'), i.model]),
+        .filter((i) => /^Posée sur OR-/.test(i.outReason))
+        .map((i) => [i.outReason.replace('Posée sur ', ''), i.model]),
     );
     for (const order of orders) if (named.has(order.number)) expect(order.model).toBe(named.get(order.number));
     expect(orders.filter((o) => o.fittedBox)).toHaveLength(fitted.length);

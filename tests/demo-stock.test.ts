@@ -98,7 +98,7 @@ describe('the demo stock', () => {
     expect(kinds.moved).toBeGreaterThan(30);
     expect(kinds.condition).toBeGreaterThan(20);
     for (const item of gone)
-      expect(item.outReason).toMatch(/^(Vendue — |Posée sur OR \d{4}-\d{4}$|Envoyée en reconditionnement|Mise au rebut : |Échange standard — )/);
+      expect(item.outReason).toMatch(/^(Vendue — |Posée sur OR-\d{4}-\d{4}$|Envoyée en reconditionnement|Mise au rebut : |Échange standard — )/);
     expect(items.filter((i) => i.comment).length).toBeGreaterThan(items.length / 3);
   });
 });

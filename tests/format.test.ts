@@ -16,6 +16,7 @@ import {
   workshopToday,
   zonedInstant,
 } from '#lib/format.ts';
+import { isoDay } from '#lib/page-query.ts';
 import { isoDate } from '#lib/validation.ts';
 import { loadConfig } from '#server/config.ts';
 
@@ -143,6 +144,38 @@ describe('days typed by a person', () => {
     expect(zonedInstant('2026-13-01')).toBeNull();
     expect(zonedInstant('2026-11-26', '24:00')).toBeNull();
     expect(zonedInstant('26/11/2026')).toBeNull();
+  });
+
+  it('read what a number pad can type, day first: no «/» needed', () => {
+    const today = '2026-11-26';
+    for (const typed of ['26/11/2026', '26.11.2026', '26-11-2026', '26 11 2026', '26112026', '26/11/26', '26.11.26', '261126', ' 26/11/2026 ', '2026-11-26'])
+      expect(isoDay(typed, today), typed).toBe('2026-11-26');
+    expect(isoDay('5.3.2026', today)).toBe('2026-03-05');
+    // Seven digits: only the reading that is a real day (51/1 is none).
+    expect(isoDay('5112026', today)).toBe('2026-11-05');
+    // A 2-digit year in the window from 80 years back to 19 ahead of the workshop's year.
+    expect(isoDay('01/01/45', today)).toBe('2045-01-01');
+    expect(isoDay('01/01/46', today)).toBe('1946-01-01');
+    expect(isoDay('311299', today)).toBe('1999-12-31');
+    // The year turns in the workshop's zone: at 23:30 UTC on 31 December 2025 Paris is in 2026.
+    vi.useFakeTimers({ now: new Date('2025-12-31T23:30:00Z') });
+    try {
+      expect(isoDay('010145')).toBe('2045-01-01');
+      setWorkshopTimeZone('UTC');
+      expect(isoDay('010145')).toBe('1945-01-01');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('leave as typed what reads as no day, or as two', () => {
+    const today = '2026-11-26';
+    // 1/11 or 11/1: the field says the date is invalid rather than guess.
+    expect(isoDay('1112026', today)).toBe('1112026');
+    for (const typed of ['31/02/2026', '26/11', '2611', '31129', '26/11-2026', '26/11/202', '261120266', 'demain', '2026-13-01'])
+      expect(isoDay(typed, today), typed).toBe(typed);
+    expect(isoDate().safeParse('26112026').data).toBe('2026-11-26');
+    expect(isoDate().safeParse('31022026').error?.issues[0]?.message).toBe('Date invalide');
   });
 
   it("turn a Date handed to a date field into the workshop's day, not UTC's", () => {

@@ -7,7 +7,7 @@ import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
-import { ignoredFilters, readPage, readQuery } from '#lib/page-query.ts';
+import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
 import { orderPageSchema, ordersQuerySchema, readOrdersQuery } from '#lib/repair-orders/repair-orders.ts';
 import { signInPageSchema } from '#lib/validation.ts';
 import { readStockQuery, stockQuerySchema } from '#lib/stock/stock.ts';
@@ -69,6 +69,17 @@ describe('list page queries', () => {
     expect(ignoredFilters(stockQuerySchema, q('etat=cassé&rayon=B'))).toEqual(["Filtre ignoré : l'état « cassé » n'est pas valide."]);
     // Valid, empty or absent filters, and what is not a filter (a deletion to confirm), say nothing.
     expect(ignoredFilters(ordersQuerySchema, q(`du=5/3/2026&au=&modele=${MODEL}&confirmer=x`))).toEqual([]);
+  });
+
+  it('reads the days a number pad types in the filters, and names a period that ends before it starts', () => {
+    expect(readOrdersQuery(q('du=01112026&au=26.11.26'))).toMatchObject({ from: '2026-11-01', to: '2026-11-26' });
+    expect(ignoredFilters(ordersQuerySchema, q('du=01112026&au=26-11-2026'))).toEqual([]);
+    expect(reversedRange('2026-11-30', '2026-11-01')).toEqual([
+      'La date de début (30/11/2026) est après la date de fin (01/11/2026) : aucune date ne peut être dans cette période.',
+    ]);
+    expect(reversedRange('2026-11-01', '2026-11-30')).toEqual([]);
+    expect(reversedRange('2026-11-01', '2026-11-01')).toEqual([]);
+    expect(reversedRange('2026-11-30', null)).toEqual([]);
   });
 });
 

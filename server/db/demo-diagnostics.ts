@@ -43,11 +43,14 @@ const stages = ['none', 'codes', 'symptoms', 'measures', 'outages', 'procedures'
 type Stage = (typeof stages)[number];
 const atLeast = (stage: Stage, than: Stage) => stages.indexOf(stage) >= stages.indexOf(than);
 
-/** The base's symptom a customer's words come to, first match wins. */
+/**
+ * The base's symptom a customer's words come to, first match wins. A «choc» alone is a knock on
+ * the car («Fuite d'huile après un choc sur un trottoir» is a leak), not a shift's jolt.
+ */
 const symptomWords: [RegExp, string][] = [
   [/secours|dégradé/i, 'Mode dégradé (secours)'],
   [/patin/i, 'Patinage'],
-  [/à-coup|a-coup|claque|choc/i, 'À-coup au passage de rapport'],
+  [/à-coup|a-coup|claque|choc au passage/i, 'À-coup au passage de rapport'],
   [/vibration|broute/i, 'Vibrations au démarrage'],
   [/marche arrière/i, 'Pas de marche arrière'],
   [/fuite/i, "Fuite d'huile"],
@@ -151,9 +154,13 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       for (const m of own.slice(0, 3)) {
         const low = m.minimum ?? 0;
         const high = m.maximum ?? low + 1;
-        // Mostly within the bounds; now and then out, as on a faulty box.
+        // Mostly within the bounds; now and then out, as on a faulty box: beyond the maximum by a
+        // tenth to nearly half the band, never past what the quantity can read (a wear of 0–80 %
+        // reads 82–98 %, not 132 %).
         const out = rand() < 0.25;
-        const value = Math.round((out ? high + (high - low) * (0.2 + rand() * 0.5) : low + (high - low) * (0.15 + rand() * 0.7)) * 100) / 100;
+        const draw = rand();
+        const beyond = m.unit === '%' ? Math.min(high - low, 100 - high) * (0.1 + draw * 0.8) : (high - low) * (0.1 + draw * 0.35);
+        const value = Math.round((out ? high + beyond : low + (high - low) * (0.15 + draw * 0.7)) * 100) / 100;
         measureRows.push({
           repairOrderId: order.id,
           gearboxMeasureId: m.id,

@@ -2,7 +2,7 @@
 // fourteen months before a fixed day, on vehicles that carry the model's gearbox, with what the
 // workshop found and did and the earlier interventions on each gearbox. The oldest half are
 // closed, the most recent still in progress. The orders the demo stock names on the boxes it
-// fitted ("Posée sur OR 2026-0428") are among them, on the model of that box. Drawn from a seeded
+// fitted ("Posée sur OR-2026-0428") are among them, on the model of that box. Drawn from a seeded
 // generator with dates counted back from a fixed day, as the demo stock is, so that every load
 // gives the same orders (tests and screenshots rely on it).
 import type { Energy, EngineSize, InterventionCategory, MileageBand, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
@@ -758,7 +758,7 @@ const bandOf = (km: number): MileageBand =>
 
 /** The demo stock's boxes fitted on an order of the fourteen months. */
 type FittedBox = { item: DemoStockItem; year: string; number: number };
-const FITTED = /^Posée sur OR (\d{4})-(\d{4})$/;
+const FITTED = /^Posée sur OR-(\d{4})-(\d{4})$/;
 
 function fittedBoxes(): FittedBox[] {
   return demoStockItems().flatMap((item) => {

@@ -253,7 +253,7 @@ const exits: [Exit, number][] = [
         [['out_of_order', 'refurbished'], 1],
       ],
       // Repair orders are numbered within their year, about three a working day.
-      reason: (out, rand) => `Posée sur OR ${out.slice(0, 4)}-${String(Math.round(dayOfYear(out) * 2.2) + Math.floor(rand() * 3) + 1).padStart(4, '0')}`,
+      reason: (out, rand) => `Posée sur OR-${out.slice(0, 4)}-${String(Math.round(dayOfYear(out) * 2.2) + Math.floor(rand() * 3) + 1).padStart(4, '0')}`,
       by: null,
     },
     12,

@@ -24,6 +24,13 @@ export type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'>
 /** An ISO day as typed in a date field: 2026-02-28 → 28/02/2026; anything else as it is. */
 const frenchDay = (value: unknown) => (typeof value === 'string' ? value.replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$3/$2/$1') : value);
 
+/**
+ * The forms of a day isoDay (page-query.ts) reads, for the browser's own check: day first, parted
+ * by / . - or a space or not at all (a number pad has no «/»), or ISO. No character class: the
+ * pattern compiles with the `v` flag, where «/» and «-» in one need escaping.
+ */
+const DAY_PATTERN = '\\s*(?:\\d{1,2}(?:/|\\.|-| )\\d{1,2}(?:/|\\.|-| )(?:\\d{2}|\\d{4})|\\d{6,8}|\\d{4}-\\d{2}-\\d{2})\\s*';
+
 export function TextInput(props: TextInputProps) {
   const {
     label,
@@ -49,7 +56,8 @@ export function TextInput(props: TextInputProps) {
     ? {
         inputMode: 'numeric' as const,
         placeholder: t('input.datePlaceholder'),
-        pattern: '\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}',
+        // What isoDay reads (page-query.ts): the number pad's forms too; the server says what is wrong.
+        pattern: DAY_PATTERN,
         ...given,
         min: undefined,
         max: undefined,

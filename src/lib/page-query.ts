@@ -1,6 +1,7 @@
 // One schema per page for its URL query (issue 14): each field falls back to its default when
 // the value is missing or invalid, so a hand-edited or hostile URL shows the page, never a 500.
 import { z } from 'zod';
+import { workshopToday } from './format.ts';
 import { t } from './i18n.ts';
 import { isUuid } from './ids.ts';
 
@@ -38,10 +39,52 @@ export const uuid = () =>
 /** A record id (lower-cased), else null. */
 export const recordId = () => uuid().nullable().catch(null);
 
-/** A day as typed: "5/3/2026" or "05/03/2026" → "2026-03-05"; anything else trimmed, as it is. */
-export function isoDay(text: string): string {
-  const fr = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text.trim());
-  return fr ? `${fr[3]}-${fr[2]!.padStart(2, '0')}-${fr[1]!.padStart(2, '0')}` : text.trim();
+/** Day, month, year parted by one separator a keypad has: "5/3/2026", "05.03.26", "5-3-2026", "05 03 2026". */
+const PARTED_DAY = /^(\d{1,2})([/.\- ])(\d{1,2})\2(\d{2}|\d{4})$/;
+
+/**
+ * A 2-digit year in the workshop's century window: from 80 years before this year to 19 after
+ * ("26" → 2026, "45" → 2045, "99" → 1999), as most software reads one.
+ */
+function fullYear(year: string, today: string): string {
+  if (year.length === 4) return year;
+  const now = Number(today.slice(0, 4));
+  const low = now - 80;
+  const full = low - (low % 100) + Number(year);
+  return String(full < low ? full + 100 : full);
+}
+
+/** The readings of a day typed with digits only: "26112026", "261126"; "5112026" = 5/11/2026. */
+function packedReadings(digits: string): [string, string, string][] {
+  switch (digits.length) {
+    case 8:
+      return [[digits.slice(0, 2), digits.slice(2, 4), digits.slice(4)]];
+    case 7:
+      return [
+        [digits.slice(0, 1), digits.slice(1, 3), digits.slice(3)],
+        [digits.slice(0, 2), digits.slice(2, 3), digits.slice(3)],
+      ];
+    case 6:
+      return [[digits.slice(0, 2), digits.slice(2, 4), digits.slice(4)]];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The one reader of a typed day (every date field, every date filter): day first, as the French
+ * write it, with what a phone's or a tablet's number pad can type — "26/11/2026", "26.11.2026",
+ * "26-11-2026", "26112026", "26/11/26", "261126" — or ISO "2026-11-26" (the API, the URL) → the
+ * ISO day. A 2-digit year reads in the workshop's century window (`today`: the workshop's day);
+ * digits that read as two real days ("1112026": 1/11 or 11/1) read as none. Anything it cannot
+ * read comes back trimmed, as it is, for the schema to refuse.
+ */
+export function isoDay(text: string, today: string = workshopToday()): string {
+  const typed = text.trim();
+  const parted = PARTED_DAY.exec(typed);
+  const readings: [string, string, string][] = parted ? [[parted[1]!, parted[3]!, parted[4]!]] : /^\d+$/.test(typed) ? packedReadings(typed) : [];
+  const days = [...new Set(readings.map(([d, m, y]) => `${fullYear(y, today)}-${m.padStart(2, '0')}-${d.padStart(2, '0')}`).filter(isRealDay))];
+  return days.length === 1 ? days[0]! : typed;
 }
 
 /** YYYY-MM-DD naming a day that exists: 2026-02-31 and 2026-13-45 do not (never throws). */
@@ -52,7 +95,7 @@ export const isRealDay = (v: string) =>
 export const day = () =>
   z
     .string()
-    .transform(isoDay)
+    .transform((v) => isoDay(v))
     .refine((v) => isRealDay(v) && v >= '1900' && v < '3000')
     .nullable()
     .catch(null);
@@ -138,6 +181,16 @@ export function ignoredFilters(schema: z.ZodType, params: URLSearchParams): stri
     return z.safeParse(field.unwrap(), value).success ? [] : [t('filters.ignored', { filter: label(), value: value.slice(0, 60) })];
   });
 }
+
+/**
+ * A period a list cannot match, its start after its end: the notice above the list says why it
+ * is empty (the days as typed back, DD/MM/YYYY), none otherwise.
+ */
+export function reversedRange(from: string | null, to: string | null): string[] {
+  return from && to && from > to ? [t('filters.reversed', { from: formatDay(from), to: formatDay(to) })] : [];
+}
+
+const formatDay = (iso: string) => iso.split('-').reverse().join('/');
 
 /** The fields of an object schema, also when a `.transform` renames them. */
 function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | null {

@@ -4,7 +4,7 @@ import { isUuid } from '#lib/ids.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
-import { AUDIT_CSV_MAX, AUDIT_PAGE_SIZE, type AuditAction, type AuditEventView, auditCsv, auditFileName } from './audit.ts';
+import { AUDIT_CSV_MAX, AUDIT_PAGE_SIZE, type AuditAction, type AuditEventView, auditCsv, auditFileName, withWord } from './audit.ts';
 
 export type ActivityKind = 'order' | 'dossier' | 'user';
 
@@ -114,7 +114,7 @@ export async function activityCsv(locals: App.Locals, kind: ActivityKind, id: st
     activity.events.push(...more);
     last = more.length === limit ? more.at(-1) : undefined;
   }
-  const subject = `${t(`audit.subjects.${kind}`)} ${activity.name}`;
+  const subject = withWord(t(`audit.subjects.${kind}`), activity.name);
   return new Response(auditCsv(activity.events, { emails: can(locals.user?.role, 'manageUsers') }), {
     headers: {
       'Content-Type': 'text/csv; charset=utf-8',

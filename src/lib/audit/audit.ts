@@ -70,7 +70,23 @@ export const kindLabel = (kind: string) => ((auditKinds as readonly string[]).in
 export const actorLabel = (e: Pick<AuditEventView, 'actorId' | 'actorName' | 'actorEmail'>) =>
   e.actorId ? e.actorName || e.actorEmail || t(e.actorEmail === null ? 'audit.unnamedUser' : 'audit.deletedUser') : t('audit.system');
 
-export const whatLabel = (e: Pick<AuditEventView, 'entityKind' | 'entityLabel'>) => `${kindLabel(e.entityKind)} ${e.entityLabel}`.trim();
+/**
+ * The word to put before a label: none when the label already starts with it, so an order reads
+ * «OR-2026-0351», never «OR OR-2026-0351» (a number such as «AUD-12» still reads «OR AUD-12»).
+ */
+export function wordBefore(word: string, label: string): string {
+  const next = label.charAt(word.length);
+  const starts = label.slice(0, word.length).localeCompare(word, 'fr', { sensitivity: 'base' }) === 0 && !/[\p{L}\p{N}]/u.test(next);
+  return label && starts ? '' : word;
+}
+
+/** A label after its word («Point de contrôle Démarrage en côte», «OR-2026-0601», «OR AUD-12»). */
+export const withWord = (word: string, label: string) => [wordBefore(word, label), label].filter(Boolean).join(' ');
+
+/** What an event was done to, or what it happened within, as one reads it. */
+export const subjectLabel = (kind: string, label: string) => withWord(kindLabel(kind), label);
+
+export const whatLabel = (e: Pick<AuditEventView, 'entityKind' | 'entityLabel'>) => subjectLabel(e.entityKind, e.entityLabel);
 
 export const changeText = (c: AuditChange) => `${c.field} : ${c.before || '—'} → ${c.after || '—'}`;
 
@@ -93,7 +109,7 @@ export function auditCsv(events: readonly AuditEventView[], options: { emails: b
     ...email(e.actorEmail ?? ''),
     actionLabel(e.action),
     whatLabel(e),
-    `${kindLabel(e.parentKind)} ${e.parentLabel}`.trim(),
+    subjectLabel(e.parentKind, e.parentLabel),
     e.changes.map(changeText).join(' | '),
   ]);
   return `\uFEFF${[header, ...rows].map((row) => row.map(csvCell).join(';')).join('\r\n')}\r\n`;

@@ -824,6 +824,7 @@ export const fr = {
   },
   filters: {
     ignored: "Filtre ignoré : {{filter}} « {{value}} » n'est pas valide.",
+    reversed: 'La date de début ({{from}}) est après la date de fin ({{to}}) : aucune date ne peut être dans cette période.',
     names: {
       du: 'la date',
       au: 'la date',
