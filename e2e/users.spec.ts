@@ -57,12 +57,10 @@ test.describe('without JavaScript', () => {
     await expect(page).toHaveURL(/\/users\?recherche=sans-js$/);
     await expect(form.getByLabel('E-mail')).toHaveAccessibleDescription('Adresse e-mail invalide');
     await expect(form.getByLabel('Nom')).toHaveValue('Paul Sans-JS');
-    // A reload reads the list again; it does not post again.
+    // A reload reads the list again, what was typed still there; it does not post again.
     await page.reload();
     expect(posts).toHaveLength(1);
-    await expect(form).toHaveCount(0);
-    await page.getByRole('link', { name: 'Ajouter un utilisateur' }).click();
-    await form.getByLabel('Nom').fill('Paul Sans-JS');
+    await expect(form.getByLabel('Nom')).toHaveValue('Paul Sans-JS');
     await form.getByLabel('E-mail').fill('paul.sans-js@demo.local');
     await form.getByRole('button', { name: 'Ajouter' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();

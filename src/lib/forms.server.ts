@@ -131,13 +131,14 @@ export const isPostedFile = (value: FormDataEntryValue | null): value is File =>
 // A refused post answers 303 to the address that shows its form, whose GET shows it again
 // (decision 039): the address bar never holds a POST nor an action, so a reload never posts twice. What to show travels in an
 // encrypted, compressed cookie (JWE, dir + A256GCM, DEF, like the session's) for that page's path
-// only, read once, for the same user; nothing is kept in a process's memory, so any instance
-// behind the proxy shows it.
+// only, for the same user at the same address; nothing is kept in a process's memory, so any
+// instance behind the proxy shows it. A reload shows it again (what was typed survives a reload)
+// until a post of that page succeeds or ten minutes pass.
 const REFUSAL_COOKIE = 'atelier_refus';
 /** A cookie holds about 4 KB: a long refusal (a 2,000-character comment and more) takes up to three. */
 const REFUSAL_PART = 3800;
 const REFUSAL_PARTS = 3;
-const REFUSAL_MAX_AGE = 120;
+const REFUSAL_MAX_AGE = 600;
 
 type RefusalPage = Pick<AstroGlobal, 'request' | 'response' | 'cookies' | 'locals' | 'redirect' | 'url'>;
 
@@ -191,14 +192,13 @@ export async function redirectRefusal(page: RefusalPage, state: object, at?: str
 }
 
 /**
- * On the GET after a refused post: what it carried, once; null for none, another page's, another
- * user's, an expired or a tampered one.
+ * On a GET of the address a refused post moved to: what it carried (a reload shows it again);
+ * null for none, another address's, another user's, an expired or a tampered one.
  */
-export async function takeRefusal<T>(page: RefusalPage): Promise<T | null> {
+export async function readRefusal<T>(page: RefusalPage): Promise<T | null> {
   if (page.request.method !== 'GET') return null;
   const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${REFUSAL_COOKIE}${i}`)?.value ?? '');
   if (!parts[0]) return null;
-  for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page, page.url.pathname));
   try {
     const { payload } = await jwtDecrypt(parts.join(''), refusalKey(page.locals.services.config.sessionSecret), {
       keyManagementAlgorithms: ['dir'],
@@ -215,8 +215,8 @@ export async function takeRefusal<T>(page: RefusalPage): Promise<T | null> {
 /**
  * A page's posts without JavaScript, the one way: on a post, `post` carries it out (a redirect
  * when it succeeds, what to show again when refused, which moves to the address showing the form:
- * the post's own without `?action=`, `id=`, `version=`, or `at`); on the GET after a refusal,
- * what was refused. Null when there is nothing to show.
+ * the post's own without `?action=`, `id=`, `version=`, or `at`); on a GET of that address,
+ * what was refused, until a post of the page succeeds. Null when there is nothing to show.
  * The refusal's status is the POST's (the 303 says it): the GET that shows the form again answers
  * 200; a refusal too long to carry, shown in place, answers its status (400, a conflict's 409).
  */
@@ -225,9 +225,15 @@ export async function postOrShowRefusal<F extends object>(
   post: () => Promise<Response | F | null>,
   options: { at?: string | undefined } = {},
 ): Promise<Response | F | null> {
-  if (page.request.method !== 'POST') return takeRefusal<F>(page);
+  if (page.request.method !== 'POST') return readRefusal<F>(page);
   const result = await post();
-  if (result === null || result instanceof Response) return result;
+  if (result === null || result instanceof Response) {
+    // Done: what was refused on this page is no longer to show.
+    for (let i = 0; i < REFUSAL_PARTS; i++) {
+      if (page.cookies.get(`${REFUSAL_COOKIE}${i}`)) page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page, page.url.pathname));
+    }
+    return result;
+  }
   const moved = await redirectRefusal(page, result, options.at);
   if (moved) return moved;
   page.response.status = statusOf(result);
