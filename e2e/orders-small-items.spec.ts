@@ -55,13 +55,21 @@ test('an order with nothing recorded has nothing to compare; its measures from t
   await page.getByLabel('Symptôme').fill('Patinage');
   await page.getByLabel('Charge accélérateur').fill('Charge lunaire');
   await page.getByLabel('Phase de fonctionnement').fill('En apesanteur');
+  await page.getByLabel('Autre condition').fill('Sous la pluie');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
-  await expect(page.getByLabel('Charge accélérateur')).toHaveValue('Charge lunaire');
+  // Every made-up value at once, each said on its own field (decision 045), all that was typed kept.
+  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(3);
+  for (const [label, value] of [
+    ['Charge accélérateur', 'Charge lunaire'],
+    ['Phase de fonctionnement', 'En apesanteur'],
+    ['Autre condition', 'Sous la pluie'],
+  ]) {
+    await expect(page.getByLabel(label)).toHaveValue(value);
+    await expect(page.getByLabel(label)).toHaveAccessibleDescription(/Cet item ne fait pas partie de la base de donnée/);
+  }
+  await expect(page.getByLabel('Symptôme')).toHaveValue('Patinage');
   await page.getByLabel('Charge accélérateur').fill('Pleine charge');
-  await page.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
-  await expect(page.getByLabel('Phase de fonctionnement')).toHaveValue('En apesanteur');
+  await page.getByLabel('Autre condition').fill('');
   await page.getByLabel('Phase de fonctionnement').fill('en accélération franche');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await toast(page, 'Symptôme enregistré');
