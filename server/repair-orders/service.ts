@@ -239,9 +239,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
-    /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed. */
+    /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed; never a closed order. */
     remove: async (id: string) => {
       const { row, fileIds } = await db.transaction(async (tx) => {
+        // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
+        const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+        if (current?.status === 'CLOSED') throw conflict('closed', t('refusals.orderClosedDelete'));
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound(t('errors.repairOrderLoad'));
