@@ -838,6 +838,7 @@ export const fr = {
       ordre: "l'ordre de tri",
       page: 'la page',
       onglet: "l'onglet",
+      action: "l'action",
     },
   },
   repairOrders: {
