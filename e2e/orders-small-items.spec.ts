@@ -22,6 +22,30 @@ test('a list says which filter of its address it ignored, and still shows its ro
   await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveCount(0);
 });
 
+test('an activity page says which filter of its address it ignored, and still shows its events', async ({ page, browser }) => {
+  await page.goto('/repair-orders?recherche=OR-2026-0601');
+  const order = (await page.getByRole('link', { name: 'OR-2026-0601', exact: true }).getAttribute('href'))!;
+  await page.goto(`${order}/activity?action=bidon&page=abc`);
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText(
+    ["Filtre ignoré : la page « abc » n'est pas valide.", "Filtre ignoré : l'action « bidon » n'est pas valide."].join(''),
+  );
+  await expect(page.getByRole('table', { name: 'Activité' }).getByRole('row')).not.toHaveCount(1);
+  await page.goto(`${order}/activity?action=changed`);
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveCount(0);
+  // A dossier's, and (for an admin) a user's.
+  await page.goto('/gearboxes?recherche=8HP45');
+  await page.getByRole('link', { name: 'ZF 8HP45' }).first().click();
+  await page.goto(`${new URL(page.url()).pathname}/activity?action=%3Cscript%3E`);
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText("Filtre ignoré : l'action « <script> » n'est pas valide.");
+  const admin = await browser.newContext({ storageState: storageState('app_admin') });
+  const adminPage = await admin.newPage();
+  await adminPage.goto('/users?recherche=diagnostic%40demo');
+  const activity = (await adminPage.locator('main a[href$="/activity"]').first().getAttribute('href'))!;
+  await adminPage.goto(`${activity}?page=0`);
+  await expect(adminPage.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText("Filtre ignoré : la page « 0 » n'est pas valide.");
+  await admin.close();
+});
+
 test('an order with nothing recorded has nothing to compare; its measures from the dossier say «(automatique)»; a made-up condition is refused', async ({
   page,
 }) => {
@@ -55,13 +79,21 @@ test('an order with nothing recorded has nothing to compare; its measures from t
   await page.getByLabel('Symptôme').fill('Patinage');
   await page.getByLabel('Charge accélérateur').fill('Charge lunaire');
   await page.getByLabel('Phase de fonctionnement').fill('En apesanteur');
+  await page.getByLabel('Autre condition').fill('Sous la pluie');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
-  await expect(page.getByLabel('Charge accélérateur')).toHaveValue('Charge lunaire');
+  // Every made-up value at once, each said on its own field (decision 045), all that was typed kept.
+  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(3);
+  for (const [label, value] of [
+    ['Charge accélérateur', 'Charge lunaire'],
+    ['Phase de fonctionnement', 'En apesanteur'],
+    ['Autre condition', 'Sous la pluie'],
+  ]) {
+    await expect(page.getByLabel(label)).toHaveValue(value);
+    await expect(page.getByLabel(label)).toHaveAccessibleDescription(/Cet item ne fait pas partie de la base de donnée/);
+  }
+  await expect(page.getByLabel('Symptôme')).toHaveValue('Patinage');
   await page.getByLabel('Charge accélérateur').fill('Pleine charge');
-  await page.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(page.getByText('Cet item ne fait pas partie de la base de donnée')).toHaveCount(1);
-  await expect(page.getByLabel('Phase de fonctionnement')).toHaveValue('En apesanteur');
+  await page.getByLabel('Autre condition').fill('');
   await page.getByLabel('Phase de fonctionnement').fill('en accélération franche');
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await toast(page, 'Symptôme enregistré');

@@ -3,7 +3,7 @@
 // out as a meter that names what is missing. Without JavaScript the rules are written out.
 import { expect, test } from './support/test.ts';
 import type { Locator } from '@playwright/test';
-import { openProfileMenu, storageState } from './support/fixtures.ts';
+import { openProfileMenu, storageState, tabletPage } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('commercial') });
 
@@ -46,14 +46,34 @@ test('the update-password dialog fills one segment per rule as the user types', 
   );
 });
 
+test('the password dialog takes the place of the profile menu, and gives focus back to the menu button', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/gearboxes');
+  await openProfileMenu(page);
+  const menu = page.getByRole('group', { name: 'Menu du profil' });
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Modifier le mot de passe' });
+  await expect(dialog).toBeVisible();
+  // The menu is closed behind the dialog (decision 045), and what the user types goes to the dialog.
+  await expect(menu).toBeHidden();
+  await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
+  await page.screenshot({ path: test.info().outputPath('password-dialog-alone-1280.png') });
+  // Closed by Escape, the dialog gives focus back to the button that opens the menu.
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(menu).toBeHidden();
+  await expect(page.getByRole('button', { name: /Menu du profil/ })).toBeFocused();
+  // By a click outside too.
+  await openProfileMenu(page);
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  await expect(dialog).toBeVisible();
+  await page.mouse.click(5, 790);
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('button', { name: /Menu du profil/ })).toBeFocused();
+});
+
 test('the set-password page has the bar too, on a touch tablet', async ({ browser }) => {
-  const context = await browser.newContext({
-    storageState: storageState('commercial'),
-    viewport: { width: 768, height: 1024 },
-    hasTouch: true,
-    isMobile: true,
-  });
-  const page = await context.newPage();
+  const page = await tabletPage(browser, 'commercial');
   await page.goto('/set-password');
   const meter = page.getByRole('meter', { name: 'Robustesse du mot de passe' });
   const field = page.getByLabel('Mot de passe (obligatoire)', { exact: true });
@@ -68,7 +88,7 @@ test('the set-password page has the bar too, on a touch tablet', async ({ browse
   await field.fill('atelier-2');
   await expectStrength(meter, 3, 'Règles respectées : 3 sur 4. Il manque : au moins une majuscule');
   await page.screenshot({ path: test.info().outputPath('strength-set-password-768-touch.png') });
-  await context.close();
+  await page.context().close();
 });
 
 test('without JavaScript, the rules are written out and no empty bar shows', async ({ browser }) => {

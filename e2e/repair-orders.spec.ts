@@ -118,6 +118,34 @@ test.describe('a commercial', () => {
 
 test.describe('a diagnostician again', () => {
   test.use({ storageState: storageState('diagnostician') });
+  test('is offered no deletion of a closed order, and a forged one is refused in French', async ({ page }) => {
+    await page.goto('/repair-orders?tri=statut&ordre=asc');
+    const closedRow = page.getByRole('row').filter({ hasText: 'Clôturé' }).first();
+    await expect(closedRow).toBeVisible();
+    const number = (await closedRow.getByRole('rowheader').getByRole('link').textContent())!.trim();
+    const href = (await closedRow.getByRole('rowheader').getByRole('link').getAttribute('href'))!;
+    await expect(closedRow.getByRole('link', { name: `Supprimer l'OR ${number}` })).toHaveCount(0);
+    // Its confirmation is not offered either, by its address.
+    const id = href.split('/').pop()!;
+    await page.goto(`/repair-orders?confirmer=${id}`);
+    await expect(page.getByRole('button', { name: 'Supprimer définitivement' })).toHaveCount(0);
+    // A post made by hand is refused with a 4xx and the order stays.
+    const answer = await page.request.post('/repair-orders?action=supprimer', { form: { id }, maxRedirects: 0 });
+    expect(answer.status()).toBeGreaterThanOrEqual(400);
+    expect(answer.status()).toBeLessThan(500);
+    expect(await answer.text()).toContain('Cet ordre de réparation est clôturé : il ne peut pas être supprimé.');
+    await page.goto(href);
+    await expect(page.getByRole('heading', { name: number, level: 1 })).toBeVisible();
+    // An order in progress still offers it.
+    await page.goto('/repair-orders?tri=statut&ordre=desc');
+    await expect(
+      page
+        .getByRole('row')
+        .filter({ hasText: 'En cours' })
+        .first()
+        .getByRole('link', { name: /^Supprimer l'OR / }),
+    ).toBeVisible();
+  });
   test('deletes the order after a confirmation', async ({ page }) => {
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
     await page.getByRole('link', { name: `Supprimer l'OR ${NUMBER}` }).click();

@@ -6,7 +6,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from './support/test.ts';
 import type { Locator, Page } from '@playwright/test';
-import { mainScreens as screens, openScreen, storageState, type RoleName } from './support/fixtures.ts';
+import { mainScreens as screens, openScreen, storageState, touchTablet, type RoleName } from './support/fixtures.ts';
 
 /** Visible controls smaller than 44 × 44 px; a box or radio counts by the label that holds it. */
 async function smallTargets(page: Page) {
@@ -209,7 +209,7 @@ test.describe('lists on a tablet (issue 28)', () => {
     [1024, 768],
   ] as const) {
     test.describe(`${width}×${height}`, () => {
-      test.use({ viewport: { width, height }, hasTouch: true, isMobile: true });
+      test.use(touchTablet(width, height));
 
       for (const role of ['mechanic', 'diagnostician', 'commercial', 'app_admin'] as const) {
         test.describe(role, () => {
@@ -249,7 +249,7 @@ test.describe('lists on a tablet (issue 28)', () => {
   }
 
   test.describe('the users screen, 768×1024', () => {
-    test.use({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true, storageState: storageState('app_admin') });
+    test.use({ ...touchTablet(), storageState: storageState('app_admin') });
 
     test('is a compact list: fifteen rows under 1,400 px, one action menu a row, e-mails cut whole', async ({ page }) => {
       await page.goto('/users');

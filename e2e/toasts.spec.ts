@@ -2,7 +2,7 @@
 // covers the navigation bar's controls (the menu, the profile menu), on a desktop as on a tablet.
 import { expect, test } from './support/test.ts';
 import type { Locator, Page } from '@playwright/test';
-import { storageState } from './support/fixtures.ts';
+import { storageState, tabletPage } from './support/fixtures.ts';
 
 const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -51,15 +51,9 @@ test.describe('toasts', () => {
   });
 
   test('stay clear of the bar on a touch tablet at 768 px', async ({ browser }) => {
-    const context = await browser.newContext({
-      storageState: storageState('commercial'),
-      viewport: { width: 768, height: 1024 },
-      hasTouch: true,
-      isMobile: true,
-    });
-    const page = await context.newPage();
+    const page = await tabletPage(browser, 'commercial');
     const toast = await saveProfile(page);
     await expectBarUncovered(page, toast, 'toast-under-bar-768-touch.png');
-    await context.close();
+    await page.context().close();
   });
 });

@@ -73,6 +73,11 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
       code: 'validation',
       fields: { 'object.action': unknown, 'object.otherCondition': unknown },
     });
+    // The lists' and the base's made-up values of one save, all at once (decision 045).
+    expect(await refusal({ gear: '12', action: 'En accélération', otherCondition: 'Huile à 95 °C' })).toEqual({
+      code: 'validation',
+      fields: { 'object.gear': unknown, 'object.action': unknown, 'object.otherCondition': unknown },
+    });
     // Any case of the base's names and of the lists' values; shown as the base writes them.
     const first = ok(
       await gql('diagnostician', Q.insertCode, {

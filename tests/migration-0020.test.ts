@@ -62,11 +62,19 @@ describe('migration 0020', () => {
     const oil = conditions.find((c) => c.name === 'Huile à 95 °C')!.id;
     expect(await rows(sql`select action_id, other_condition_id from order_fault_codes`)).toEqual([{ action_id: phase!.id, other_condition_id: oil }]);
     expect(await rows(sql`select action_id, other_condition_id from order_symptoms`)).toEqual([{ action_id: oil, other_condition_id: null }]);
-    // The order closed before the migration keeps what it shows; the open one keeps nothing.
+    // The order closed before the migration keeps what it shows, and (0021, decision 045) its model's names; the open one keeps nothing.
     const names = await rows<{ number: string; closed_names: unknown }>(sql`select number, closed_names from repair_orders order by number`);
     expect(names).toEqual([
       { number: 'OR-1', closed_names: null },
-      { number: 'OR-2', closed_names: { base: { [symptom!.id]: 'Patinage', [oil]: 'Huile à 95 °C' }, errorCodes: {}, outages: {} } },
+      {
+        number: 'OR-2',
+        closed_names: {
+          base: { [symptom!.id]: 'Patinage', [oil]: 'Huile à 95 °C' },
+          errorCodes: {},
+          outages: {},
+          model: { model: 'ZF essai', constructorName: 'ZF' },
+        },
+      },
     ]);
     // In use: the base refuses to delete it.
     await expect(db.execute(sql`delete from base_items where id = ${oil}`)).rejects.toThrow();

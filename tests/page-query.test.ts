@@ -7,6 +7,7 @@ import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
+import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
 import { orderPageSchema, ordersQuerySchema, readOrdersQuery } from '#lib/repair-orders/repair-orders.ts';
 import { signInPageSchema } from '#lib/validation.ts';
@@ -67,6 +68,14 @@ describe('list page queries', () => {
     ]);
     expect(ignoredFilters(gearboxesQuerySchema, q('annee=abcd&type=automatic'))).toEqual(["Filtre ignoré : l'année « abcd » n'est pas valide."]);
     expect(ignoredFilters(stockQuerySchema, q('etat=cassé&rayon=B'))).toEqual(["Filtre ignoré : l'état « cassé » n'est pas valide."]);
+    // The activity pages' filter and page (decision 045).
+    expect(ignoredFilters(activityQuerySchema, q('action=bidon&page=abc'), activityFilterNames)).toEqual([
+      "Filtre ignoré : la page « abc » n'est pas valide.",
+      "Filtre ignoré : l'action « bidon » n'est pas valide.",
+    ]);
+    expect(ignoredFilters(activityQuerySchema, q('action=deleted&page=2'), activityFilterNames)).toEqual([]);
+    // `action` is the activity's filter only: elsewhere it is a form's action, no filter to report.
+    expect(ignoredFilters(ordersQuerySchema, q('action=bidon'))).toEqual([]);
     // Valid, empty or absent filters, and what is not a filter (a deletion to confirm), say nothing.
     expect(ignoredFilters(ordersQuerySchema, q(`du=5/3/2026&au=&modele=${MODEL}&confirmer=x`))).toEqual([]);
   });

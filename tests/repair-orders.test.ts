@@ -469,4 +469,17 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     expect(ok(await gql('diagnostician', Q.remove, { id: byDiagnostician })).deleteRepairOrder).toBe(byDiagnostician);
     expect(await stored('T-DEL-')).toBe(0);
   });
+
+  it('refuses deleting a closed order, to the admin too: it is a record', async () => {
+    const modelId = await newModel('Essai OR clos suppression');
+    const id = await add(order(modelId, { number: 'T-DEL-CLOS', comment: 'Clôturé' }));
+    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${id}`);
+    for (const role of ['app_admin', 'diagnostician'] as const) {
+      expect((await gql(role, Q.remove, { id })).errors?.[0]).toMatchObject({
+        message: 'Cet ordre de réparation est clôturé : il ne peut pas être supprimé.',
+        extensions: { code: 'conflict', reason: 'closed' },
+      });
+    }
+    expect(await orderOf(id)).toMatchObject({ number: 'T-DEL-CLOS', status: 'CLOSED', comment: 'Clôturé' });
+  });
 });

@@ -714,6 +714,40 @@ describe('a closed order as a record (decision 043)', () => {
     (await pdfText(new Uint8Array(await (await fetch(`${t.url}/repair-order/${id}/report.pdf`, { headers: { cookie } })).arrayBuffer()))).text;
   const SYMPTOMS = 'query($id: uuid!) { repairOrder(id: $id) { status symptoms { symptom { id name } action } } }';
 
+  it("keeps its gearbox model's name and constructor on its page, print page, PDF and the list when the dossier renames them (decision 045)", async () => {
+    const list = (await gql('diagnostician', '{ repairOrders(limit: 100) { id number status model { id } } }')).data.repairOrders as {
+      id: string;
+      number: string;
+      status: string;
+      model: { id: string };
+    }[];
+    const closed = list.find((o) => o.status === 'CLOSED')!;
+    const MODEL =
+      'query($id: uuid!) { gearboxModel(id: $id) { model bvaId type constructorName doctorCode businessName startYear endYear gears arrangement propulsion optionalPropulsion parentId } }';
+    const before = (await gql('diagnostician', MODEL, { id: closed.model.id })).data.gearboxModel;
+    // An order in progress on the same model follows the dossier.
+    const open = await createOrder(gql, { number: 'OR-RECORD-MODEL', gearboxModelId: closed.model.id });
+    ok(
+      await gql('diagnostician', 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { id } }', {
+        id: closed.model.id,
+        o: { ...before, model: 'Modèle renommé', constructorName: 'Constructeur renommé' },
+      }),
+    );
+    const shown = async (id: string) =>
+      (await gql('mechanic', 'query($id: uuid!) { repairOrder(id: $id) { model { model constructorName } } }', { id })).data.repairOrder.model;
+    expect(await shown(closed.id)).toEqual({ model: before.model, constructorName: before.constructorName });
+    expect(await shown(open)).toEqual({ model: 'Modèle renommé', constructorName: 'Constructeur renommé' });
+    for (const text of [await page(`/repair-order/${closed.id}`), await page(`/repair-order/${closed.id}/report`), await pdf(closed.id)]) {
+      expect(text).toContain(before.model);
+      expect(text).toContain(before.constructorName);
+      expect(text).not.toContain('renommé');
+    }
+    // The list names it so too.
+    const listed = (await gql('mechanic', 'query($s: String) { repairOrders(search: $s) { model { model constructorName } } }', { s: closed.number })).data
+      .repairOrders;
+    expect(listed).toEqual([{ model: { model: before.model, constructorName: before.constructorName } }]);
+  });
+
   it('keeps the names it closed with on its page, print page and PDF when the base renames them; an open order and a reopened one follow the base', async () => {
     // A closed demo order with a symptom recorded under an operating phase of the base.
     const list = (await gql('diagnostician', '{ repairOrders(limit: 100) { id number status } }')).data.repairOrders as { id: string; status: string }[];

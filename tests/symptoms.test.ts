@@ -120,6 +120,29 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
       code: 'validation',
       fields: { 'object.action': 'Cet item ne fait pas partie de la base de donnée' },
     });
+    // Every made-up value of one save is refused at once, each on its field (decision 045).
+    expect(
+      await refusal({
+        symptom: 'Bruit inventé',
+        errorCode: 'P9999',
+        acceleratorLoad: 'Charge lunaire',
+        bvaMode: 'Turbo',
+        gear: '9',
+        action: 'En apesanteur',
+        otherCondition: 'Sous la pluie',
+      }),
+    ).toEqual({
+      code: 'validation',
+      fields: {
+        'object.symptom': 'Cet item ne fait pas partie de la base de donnée',
+        'object.errorCode': 'Ce code ne fait pas partie du dossier du modèle',
+        'object.acceleratorLoad': 'Cet item ne fait pas partie de la base de donnée',
+        'object.bvaMode': 'Cet item ne fait pas partie de la base de donnée',
+        'object.gear': 'Cet item ne fait pas partie de la base de donnée',
+        'object.action': 'Cet item ne fait pas partie de la base de donnée',
+        'object.otherCondition': 'Cet item ne fait pas partie de la base de donnée',
+      },
+    });
     // The comment alone is no condition; every problem shows at once.
     expect(await refusal({ symptom: '', comment: 'Rien' })).toEqual({
       code: 'validation',

@@ -1,7 +1,7 @@
 // Story-like helpers for the browser tests.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { type Browser, expect, type Page } from '@playwright/test';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 
@@ -15,6 +15,15 @@ export type RoleName = keyof typeof accounts;
 export const roleNames = Object.keys(accounts) as RoleName[];
 
 export const storageState = (role: RoleName) => `test-results/.auth/${role}.json`;
+
+/** A touch tablet's context options (768×1024 upright unless told), for `test.use` or a new context. */
+export const touchTablet = (width = 768, height = 1024) => ({ viewport: { width, height }, hasTouch: true, isMobile: true });
+
+/** A page on a touch tablet, signed in as `role`; `await page.context().close()` when done. */
+export async function tabletPage(browser: Browser, role: RoleName, size: { width: number; height: number } = { width: 768, height: 1024 }) {
+  const context = await browser.newContext({ storageState: storageState(role), ...touchTablet(size.width, size.height) });
+  return context.newPage();
+}
 
 export async function signIn(page: Page, email: string, password = DEMO_PASSWORD) {
   await page.goto('/sign-in');

@@ -12,7 +12,8 @@ type Executor = Pick<Db, 'execute'>;
 
 /**
  * The names order `r` shows now, as `ClosedNames` JSON: its symptoms and conditions, its chosen
- * outages' components and types (base items), its error codes and its outages' descriptions.
+ * outages' components and types (base items), its error codes, its outages' descriptions and its
+ * gearbox model's name and constructor (decision 045).
  * Migration 0020 holds a copy of it for the orders closed before it.
  */
 const NAMES_OF_R = sql.raw(`jsonb_build_object(
@@ -30,7 +31,8 @@ const NAMES_OF_R = sql.raw(`jsonb_build_object(
     union select s.error_code_id from order_symptoms s where s.repair_order_id = r.id and s.error_code_id is not null
   )), '{}'::jsonb),
   'outages', coalesce((select jsonb_object_agg(o.id::text, jsonb_build_object('description', o.description))
-    from order_outages oo join outages o on o.id = oo.outage_id where oo.repair_order_id = r.id), '{}'::jsonb)
+    from order_outages oo join outages o on o.id = oo.outage_id where oo.repair_order_id = r.id), '{}'::jsonb),
+  'model', (select jsonb_build_object('model', m.model, 'constructorName', m.constructor_name) from gearbox_models m where m.id = r.gearbox_model_id)
 )`);
 
 /** Closing: the order keeps the names it shows today. */
@@ -38,10 +40,23 @@ export async function keepClosedNames(tx: Executor, orderId: string) {
   await tx.execute(sql`update repair_orders r set closed_names = ${NAMES_OF_R} where r.id = ${orderId}`);
 }
 
-/** Every closed order that has not kept its names yet keeps them (the demo's, seeded closed). */
+/**
+ * Every closed order that has not kept its names yet keeps them (the demo's, seeded closed); one
+ * closed before the model was kept keeps its model's names of today.
+ */
 export async function keepAllClosedNames(tx: Executor) {
   await tx.execute(sql`update repair_orders r set closed_names = ${NAMES_OF_R} where r.status = 'CLOSED' and r.closed_names is null`);
+  await tx.execute(
+    sql.raw(`update repair_orders r set closed_names = r.closed_names || jsonb_build_object('model', jsonb_build_object('model', m.model, 'constructorName', m.constructor_name))
+    from gearbox_models m where m.id = r.gearbox_model_id and r.status = 'CLOSED' and not r.closed_names ? 'model'`),
+  );
 }
+
+/** The gearbox model's name and constructor as the order shows them, the models' table joined to the order. */
+export const shownModel = (model: { model: AnyColumn; constructorName: AnyColumn }) => ({
+  model: sql<string>`coalesce(${repairOrders.closedNames}->'model'->>'model', ${model.model})`,
+  constructorName: sql<string>`coalesce(${repairOrders.closedNames}->'model'->>'constructorName', ${model.constructorName})`,
+});
 
 /** A base item's name as the order shows it; `item` is the base's table (or an alias) joined to the order. */
 export const shownName = (item: typeof baseItems | ReturnType<typeof alias<typeof baseItems, string>>) =>

@@ -3,7 +3,7 @@
 // found by name (in any case) and kept by id, so that a condition in use cannot be deleted and
 // a name the base does not hold is refused, as a symptom's or a component's is.
 import { and, eq, sql } from 'drizzle-orm';
-import { type ConditionsInput, conditionValues } from '#lib/repair-orders/conditions.ts';
+import { acceleratorLoads, bvaModes, type ConditionsInput, conditionValues, gears, listValueOf } from '#lib/repair-orders/conditions.ts';
 import { t } from '#lib/i18n.ts';
 import type { Db } from '#server/db/client.ts';
 import { baseItems } from '#server/db/schema/index.ts';
@@ -23,20 +23,28 @@ async function baseConditionOf(tx: Executor, name: string) {
 }
 
 /**
- * The columns to write for `input` and the conditions as named (for the audit trail); both
- * names are checked, and both refusals reported at once.
+ * The columns to write for `input` and the conditions as named (for the audit trail). Every
+ * value is checked (the closed lists' and the base's conditions) and every refusal reported at
+ * once, each on its field, with the caller's own (`misses`: a symptom, an error code), so that a
+ * save with several made-up values is refused once, not once per value (decision 045).
  */
-export async function resolveConditions(tx: Executor, input: ConditionsInput) {
+export async function resolveConditions(tx: Executor, input: ConditionsInput, misses: Record<string, string> = {}) {
   const action = await baseConditionOf(tx, input.action);
   const other = await baseConditionOf(tx, input.otherCondition);
-  if (action === undefined || other === undefined)
-    throw invalid({
-      ...(action === undefined ? { 'object.action': NOT_IN_BASE } : {}),
-      ...(other === undefined ? { 'object.otherCondition': NOT_IN_BASE } : {}),
-    });
+  const listed = {
+    acceleratorLoad: listValueOf(acceleratorLoads, input.acceleratorLoad),
+    bvaMode: listValueOf(bvaModes, input.bvaMode),
+    gear: listValueOf(gears, input.gear),
+  };
+  const refused: Record<string, string> = { ...misses };
+  for (const [field, value] of Object.entries(listed)) if (value === undefined) refused[`object.${field}`] = NOT_IN_BASE;
+  if (action === undefined) refused['object.action'] = NOT_IN_BASE;
+  if (other === undefined) refused['object.otherCondition'] = NOT_IN_BASE;
+  if (Object.keys(refused).length) throw invalid(refused);
+  const values = { ...input, acceleratorLoad: listed.acceleratorLoad!, bvaMode: listed.bvaMode!, gear: listed.gear! };
   return {
-    columns: conditionValues(input, { actionId: action?.id ?? null, otherConditionId: other?.id ?? null }),
-    named: { ...namedOf(input), action: action?.name ?? '', otherCondition: other?.name ?? '' },
+    columns: conditionValues(values, { actionId: action?.id ?? null, otherConditionId: other?.id ?? null }),
+    named: { ...namedOf(values), action: action?.name ?? '', otherCondition: other?.name ?? '' },
   };
 }
 

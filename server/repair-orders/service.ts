@@ -9,6 +9,7 @@ import { pgCode } from '#server/db/errors.ts';
 import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
+import { shownModel } from './closed-names.ts';
 import { CLOSED } from './open-order.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
@@ -35,7 +36,8 @@ const listSelection = {
   closedOn: repairOrders.closedOn,
   diagnosticStep: repairOrders.diagnosticStep,
   validatedAt: repairOrders.validatedAt,
-  model: { id: gearboxModels.id, model: gearboxModels.model, type: gearboxModels.type, constructorName: gearboxModels.constructorName },
+  // A closed order shows its model as it was named when it closed (decision 045).
+  model: { id: gearboxModels.id, model: shownModel(gearboxModels).model, type: gearboxModels.type, constructorName: shownModel(gearboxModels).constructorName },
 };
 
 const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
@@ -43,8 +45,8 @@ const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
   date: sql`${repairOrders.openedOn}`,
   categorie: sql`${repairOrders.interventionCategory}`,
   type: sql`${gearboxModels.type}`,
-  constructeur: sql`${gearboxModels.constructorName}`,
-  modele: sql`${gearboxModels.model}`,
+  constructeur: shownModel(gearboxModels).constructorName,
+  modele: shownModel(gearboxModels).model,
   statut: sql`${repairOrders.status}`,
 };
 
@@ -171,9 +173,9 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           order: repairOrders,
           model: {
             id: gearboxModels.id,
-            model: gearboxModels.model,
+            model: shownModel(gearboxModels).model,
             type: gearboxModels.type,
-            constructorName: gearboxModels.constructorName,
+            constructorName: shownModel(gearboxModels).constructorName,
             bvaId: gearboxModels.bvaId,
           },
           referent: { id: users.id, displayName: users.displayName },
@@ -239,9 +241,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
-    /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed. */
+    /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed; never a closed order. */
     remove: async (id: string) => {
       const { row, fileIds } = await db.transaction(async (tx) => {
+        // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
+        const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
+        if (current?.status === 'CLOSED') throw conflict('closed', t('refusals.orderClosedDelete'));
         const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound(t('errors.repairOrderLoad'));

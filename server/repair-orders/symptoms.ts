@@ -26,25 +26,34 @@ const TAKEN = t('symptoms.taken');
 export function createSymptomsService(deps: { db: Db }) {
   const { db } = deps;
 
-  /** The base's symptom of that name (the form types or picks it, in any case). */
+  /** The base's symptom of that name (the form types or picks it, in any case); undefined for none. */
   async function symptomOf(tx: Tx, name: string) {
     const [item] = await tx
       .select({ id: baseItems.id })
       .from(baseItems)
       .where(and(eq(baseItems.kind, 'symptom'), sql`lower(${baseItems.name}) = lower(${name})`));
-    if (!item) throw invalid({ 'object.symptom': NOT_IN_BASE });
-    return item.id;
+    return item?.id;
   }
 
-  /** The model's error code of that text; unlike a fault code, a symptom never adds one. */
+  /** The model's error code of that text (null for none given, undefined for none of the dossier); unlike a fault code, a symptom never adds one. */
   async function errorCodeOf(tx: Tx, gearboxModelId: string, code: string) {
     if (!code) return null;
     const [known] = await tx
       .select({ id: errorCodes.id })
       .from(errorCodes)
       .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = upper(${code})`));
-    if (!known) throw invalid({ 'object.errorCode': UNKNOWN_CODE });
-    return known.id;
+    return known?.id;
+  }
+
+  /** The symptom, its code and its conditions as the base and the dossier know them; every unknown one refused at once. */
+  async function resolve(tx: Tx, gearboxModelId: string, input: SymptomInput) {
+    const symptomId = await symptomOf(tx, input.symptom);
+    const errorCodeId = await errorCodeOf(tx, gearboxModelId, input.errorCode);
+    const conditions = await resolveConditions(tx, input, {
+      ...(symptomId ? {} : { 'object.symptom': NOT_IN_BASE }),
+      ...(errorCodeId === undefined ? { 'object.errorCode': UNKNOWN_CODE } : {}),
+    });
+    return { symptomId: symptomId!, errorCodeId: errorCodeId ?? null, conditions };
   }
 
   const taken = (error: unknown): never => {
@@ -82,9 +91,7 @@ export function createSymptomsService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
-          const symptomId = await symptomOf(tx, input.symptom);
-          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
-          const conditions = await resolveConditions(tx, input);
+          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.gearboxModelId, input);
           const [row] = await tx
             .insert(orderSymptoms)
             .values({ repairOrderId, symptomId, errorCodeId, ...conditions.columns })
@@ -106,9 +113,7 @@ export function createSymptomsService(deps: { db: Db }) {
           const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
           if (!current) throw notFound(t('symptoms.notFound'));
           const order = await openOrder(tx, current.repairOrderId);
-          const symptomId = await symptomOf(tx, input.symptom);
-          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input.errorCode);
-          const conditions = await resolveConditions(tx, input);
+          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.gearboxModelId, input);
           await tx
             .update(orderSymptoms)
             .set({ symptomId, errorCodeId, ...conditions.columns })

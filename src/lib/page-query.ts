@@ -170,12 +170,14 @@ const FILTER_NAMES: Record<string, () => string> = {
  * number, a category it does not know): the list still shows without them, and the page says
  * so above it («Filtre ignoré : la date « 32/13/2026 » n'est pas valide.»). A field counts when
  * its query name is a known filter and its schema falls back (`.catch`) on this value.
+ * `filters` names a page's own filters (the activity's `action`), which mean something else elsewhere.
  */
-export function ignoredFilters(schema: z.ZodType, params: URLSearchParams): string[] {
+export function ignoredFilters(schema: z.ZodType, params: URLSearchParams, filters: Record<string, () => string> = {}): string[] {
   const shape = shapeOf(schema);
   if (!shape) return [];
+  const names = { ...FILTER_NAMES, ...filters };
   return Object.entries(shape).flatMap(([name, field]) => {
-    const label = Object.hasOwn(FILTER_NAMES, name) ? FILTER_NAMES[name] : undefined;
+    const label = Object.hasOwn(names, name) ? names[name] : undefined;
     const value = params.get(name);
     if (!label || value === null || value.trim() === '' || !(field instanceof z.ZodCatch)) return [];
     return z.safeParse(field.unwrap(), value).success ? [] : [t('filters.ignored', { filter: label(), value: value.slice(0, 60) })];

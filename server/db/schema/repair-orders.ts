@@ -13,6 +13,8 @@ export type ClosedNames = {
   base: Record<string, string>;
   errorCodes: Record<string, { code: string; description: string }>;
   outages: Record<string, { description: string }>;
+  /** The gearbox model's name and constructor (absent from snapshots taken before decision 045). */
+  model?: { model: string; constructorName: string };
 };
 
 export const repairOrders = pgTable(

@@ -60,6 +60,9 @@ export const activityQuerySchema = z.object({
   action: choice(auditActions),
 });
 
+/** The activity's own filter, as the ignored-filter notice names it (decision 045). */
+export const activityFilterNames = { action: () => t('filters.names.action') };
+
 export const actionLabel = (action: string) => ((auditActions as readonly string[]).includes(action) ? t(`audit.actions.${action as AuditAction}`) : action);
 export const kindLabel = (kind: string) => ((auditKinds as readonly string[]).includes(kind) ? t(`audit.kinds.${kind as AuditKind}`) : kind);
 

@@ -120,6 +120,7 @@ export const fr = {
   refusals: {
     elevationRequired: 'Pour cette action, confirmez votre identité avec votre code de vérification ou votre clé de sécurité.',
     orderClosed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+    orderClosedDelete: 'Cet ordre de réparation est clôturé : il ne peut pas être supprimé.',
     stepOutages: "Choisissez d'abord les pannes.",
     stepProcedures: "Choisissez d'abord les procédures de réparation.",
     stepView: "Visualisez d'abord la procédure.",
@@ -838,6 +839,7 @@ export const fr = {
       ordre: "l'ordre de tri",
       page: 'la page',
       onglet: "l'onglet",
+      action: "l'action",
     },
   },
   repairOrders: {

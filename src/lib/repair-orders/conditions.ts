@@ -12,7 +12,9 @@ export const temporalityLabels: Record<Temporality, string> = fr.labels.temporal
 /**
  * The values of the accelerator load, BVA mode and gear (decision 043): closed lists, like the
  * base's conditions that the operating phase and the other condition name; anything else is
- * refused with SPEC §8's «Cet item ne fait pas partie de la base de donnée».
+ * refused with SPEC §8's «Cet item ne fait pas partie de la base de donnée». The service checks
+ * them with the base's names, so that every made-up value of a save is said at once, each on its
+ * field (decision 045).
  */
 export const acceleratorLoads = ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge', 'Kick-down'] as const;
 export const bvaModes = ['P', 'R', 'N', 'D', 'S (sport)', 'M (manuel)', 'Neige', 'Secours'] as const;
@@ -28,18 +30,15 @@ export type AppearanceConditions = {
   comment: string;
 };
 
-/** One of `values` (in any case, stored as the list writes it), or empty for none. */
-const oneOf = (values: readonly string[]) =>
-  optionalText(60)
-    .refine((v) => v === '' || values.some((x) => x.toLowerCase() === v.toLowerCase()), t('errors.itemUnknown'))
-    .transform((v) => values.find((x) => x.toLowerCase() === v.toLowerCase()) ?? '');
+/** The value of `values` that `value` names in any case, as the list writes it; '' for none given, undefined for none of the list. */
+export const listValueOf = (values: readonly string[], value: string) => (value === '' ? '' : values.find((x) => x.toLowerCase() === value.toLowerCase()));
 
-/** The operating phase and the other condition name conditions of the base; the service looks them up. */
+/** The closed lists' values and the base's conditions (operating phase, other condition) are looked up by the service. */
 export const conditionsSchema = z.object({
   temporality: z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(temporalities, { error: t('validation.required') }).optional()),
-  acceleratorLoad: oneOf(acceleratorLoads),
-  bvaMode: oneOf(bvaModes),
-  gear: oneOf(gears),
+  acceleratorLoad: optionalText(60),
+  bvaMode: optionalText(60),
+  gear: optionalText(60),
   action: optionalText(120),
   otherCondition: optionalText(120),
   comment: optionalText(1000),

@@ -66,6 +66,7 @@ export async function loadOrdersPage(locals: App.Locals, query: OrdersPageQuery)
     data,
     total,
     pages: Math.max(1, Math.ceil(total / ORDERS_PAGE_SIZE)),
-    confirming: manage ? data.repairOrders.find((o) => o.id === query.confirm) : undefined,
+    // A closed order is a record: it is never offered for deletion (the service refuses it too).
+    confirming: manage ? data.repairOrders.find((o) => o.id === query.confirm && o.status !== 'CLOSED') : undefined,
   };
 }
