@@ -77,8 +77,23 @@ const formBodies = defineMiddleware((context, next) => {
 });
 
 /**
+ * The `type` an e-mail link adds to the page it lands on (hasura-auth's redirect), and what it
+ * tells the user. Only /set-password reads one (a reset's); elsewhere it would be read as the
+ * page's own parameter (the orders list's «type» filter), so it goes once the link is handled.
+ */
+const linkLandings: Record<string, string | null> = {
+  emailConfirmChange: t('success.emailChanged'),
+  emailVerify: t('success.emailVerified'),
+  signinPasswordless: null,
+  setPassword: null,
+  passwordReset: null,
+};
+const keepsLinkType = (url: URL) => url.pathname === '/set-password' && url.searchParams.get('type') === 'passwordReset';
+
+/**
  * The e-mail links and identity providers land with `refreshToken`: exchange it for a session,
  * then drop it from the URL. A failure lands with `error` and `errorDescription`: say so in French.
+ * A link's `type` is dropped too, and said as a toast when it changed something (decision 046).
  */
 const autoSignIn = defineMiddleware(async (context, next) => {
   const { url, cookies, locals } = context;
@@ -86,6 +101,9 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   const clean = new URL(url);
   // The same URL without what the link added, if it is one of ours (`//evil.example/?error=…` is not).
   const landing = () => safeRedirect(clean.pathname + clean.search, locals.services.config.publicUrl)?.path ?? HOME;
+  const type = url.searchParams.get('type') ?? '';
+  const linkType = Object.hasOwn(linkLandings, type) && !keepsLinkType(url);
+  if (linkType) clean.searchParams.delete('type');
   if (url.searchParams.has('errorDescription')) {
     const message = landingErrorMessage(url.searchParams.get('error'));
     clean.searchParams.delete('error');
@@ -94,10 +112,14 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     return context.redirect(landing(), 302);
   }
   const token = url.searchParams.get('refreshToken');
-  if (!token) return next();
+  // A link's landing without a token: the code step of a user with TOTP led here (decision 030).
+  const done = () => {
+    const message = linkType ? linkLandings[type] : null;
+    if (message) setFlash(cookies, { type: 'success', message });
+    return context.redirect(landing(), 302);
+  };
+  if (!token) return linkType ? done() : next();
   clean.searchParams.delete('refreshToken');
-  // A sign-in link's `type` means nothing to the page it lands on (a reset's does: /set-password).
-  if (clean.searchParams.get('type') === 'signinPasswordless') clean.searchParams.delete('type');
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);
     await writeSession(cookies, locals.services, cookieOf(session));
@@ -106,7 +128,7 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
     return context.redirect(SIGN_IN, 302);
   }
-  return context.redirect(landing(), 302);
+  return done();
 });
 
 /** SPEC §4: 5 s × 2^(attempts − 1) between retries, up to the fifth attempt's delay. */
