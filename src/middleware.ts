@@ -8,6 +8,8 @@ import { safeRedirect } from '#lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
+import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
+import { takeRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -168,6 +170,7 @@ const session = defineMiddleware(async (context, next) => {
   locals.user = null;
   locals.session = null;
   locals.flash = takeFlash(cookies);
+  locals.passwordDialog = null;
   const cookie = await readSession(cookies, services);
   const signedOut = () => {
     clearSession(cookies, services);
@@ -187,6 +190,7 @@ const session = defineMiddleware(async (context, next) => {
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
   locals.session = open;
+  locals.passwordDialog = takeRefusal<PasswordDialogRefusal>(context, PASSWORD_DIALOG_REFUSAL);
   return next();
 });
 

@@ -147,34 +147,44 @@ const refusalKey = (secret: string) => {
   return key;
 };
 const ownAddress = (url: URL) => `${url.pathname}${url.search}`;
-const refusalCookie = (page: RefusalPage) => ({
+const refusalCookie = (page: RefusalPage, path = page.url.pathname) => ({
   httpOnly: true,
   sameSite: 'lax' as const,
-  path: page.url.pathname,
+  path,
   secure: page.locals.services.config.publicUrl.startsWith('https:'),
 });
 
-/** Answers a refused post with a 303 to its own address, carrying `state`; null when it is too long to carry (then render it in place). */
-export function redirectRefusal(page: RefusalPage, state: object): Response | null {
+/**
+ * Where a refusal is shown and under which cookie: by default the page's own address and form;
+ * the profile menu's password dialog posts to /set-password and shows its refusal on the page it
+ * was opened from (`to`), under its own cookie, beside that page's own refusals (decision 046).
+ */
+export type RefusalTarget = { to?: string; cookie?: string };
+
+/** Answers a refused post with a 303 to its own address (or `to`), carrying `state`; null when it is too long to carry (then render it in place). */
+export function redirectRefusal(page: RefusalPage, state: object, target: RefusalTarget = {}): Response | null {
+  const to = target.to ?? ownAddress(page.url);
+  const name = target.cookie ?? REFUSAL_COOKIE;
+  const cookie = refusalCookie(page, new URL(to, page.url).pathname);
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', refusalKey(page.locals.services.config.sessionSecret), iv);
-  const plain = deflateRawSync(Buffer.from(JSON.stringify({ u: page.locals.user?.id ?? '', p: ownAddress(page.url), s: state })));
+  const plain = deflateRawSync(Buffer.from(JSON.stringify({ u: page.locals.user?.id ?? '', p: to, s: state })));
   const sealed = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]).toString('base64url');
   if (sealed.length > REFUSAL_PART * REFUSAL_PARTS) return null;
   for (let i = 0; i < REFUSAL_PARTS; i++) {
     const part = sealed.slice(i * REFUSAL_PART, (i + 1) * REFUSAL_PART);
-    if (part) page.cookies.set(`${REFUSAL_COOKIE}${i}`, part, { ...refusalCookie(page), maxAge: REFUSAL_MAX_AGE });
-    else page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page));
+    if (part) page.cookies.set(`${name}${i}`, part, { ...cookie, maxAge: REFUSAL_MAX_AGE });
+    else page.cookies.delete(`${name}${i}`, cookie);
   }
-  return page.redirect(ownAddress(page.url), 303);
+  return page.redirect(to, 303);
 }
 
 /** On the GET after a refused post: what it carried, once; null for none, another page's, another user's, or a tampered one. */
-export function takeRefusal<T>(page: RefusalPage): T | null {
+export function takeRefusal<T>(page: RefusalPage, cookie = REFUSAL_COOKIE): T | null {
   if (page.request.method !== 'GET') return null;
-  const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${REFUSAL_COOKIE}${i}`)?.value ?? '');
+  const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${cookie}${i}`)?.value ?? '');
   if (!parts[0]) return null;
-  for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page));
+  for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${cookie}${i}`, refusalCookie(page));
   try {
     const sealed = Buffer.from(parts.join(''), 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', refusalKey(page.locals.services.config.sessionSecret), sealed.subarray(0, 12));
