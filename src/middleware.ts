@@ -114,13 +114,14 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     return context.redirect(landing(), 302);
   }
   const token = url.searchParams.get('refreshToken');
-  // A link's landing without a token: the code step of a user with TOTP led here (decision 030).
-  const done = () => {
-    const message = linkType ? linkLandings[type] : null;
+  const done = (toast: boolean) => {
+    const message = linkType && toast ? linkLandings[type] : null;
     if (message) setFlash(cookies, { type: 'success', message });
     return context.redirect(landing(), 302);
   };
-  if (!token) return linkType ? done() : next();
+  // Without a token: a user with TOTP, sent to the sign-in's code step (no toast yet), then from
+  // it to the link's page (decision 030).
+  if (!token) return linkType ? done(url.pathname !== SIGN_IN) : next();
   clean.searchParams.delete('refreshToken');
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);
@@ -130,7 +131,7 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
     return context.redirect(SIGN_IN, 302);
   }
-  return done();
+  return done(true);
 });
 
 /** SPEC §4: 5 s × 2^(attempts − 1) between retries, up to the fifth attempt's delay. */
