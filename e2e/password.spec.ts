@@ -1,6 +1,6 @@
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { DEMO_PASSWORD, lastMailTo, openProfileMenu, signIn, signOut, verifyLinkOf } from './support/fixtures.ts';
+import { DEMO_PASSWORD, lastMailTo, openProfileMenu, signIn, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 // A password change ends the user's other sign-ins: these stories use colleagues' accounts,
 // not the four that the other specs keep signed in.
@@ -33,12 +33,17 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
   await expect(page.getByText("J'accepte les conditions d'utilisation")).toHaveCount(0);
 
   await page.getByLabel('Mot de passe', { exact: false }).first().fill('nouveau-passe');
-  await page.getByLabel('Confirmation du mot de passe').fill('autre');
+  await page.getByLabel('Confirmation du mot de passe').fill('nouveau-passe');
   await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
   await expect(page.getByText('Au moins une majuscule, au moins un chiffre', { exact: true })).toBeVisible();
-  await expect(page.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
 
+  // Two passwords that differ are stopped before the post: what was typed stays (decision 046).
   await page.locator('input[name=password]').fill('Boite-Auto-2027!');
+  await page.getByLabel('Confirmation du mot de passe').fill('Boite-Auto-2028!');
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  const confirmation = page.getByLabel('Confirmation du mot de passe');
+  expect(await confirmation.evaluate((input: HTMLInputElement) => input.validationMessage)).toBe('Les mots de passe ne sont pas identiques');
+  await expect(page.locator('input[name=password]')).toHaveValue('Boite-Auto-2027!');
   await page.getByLabel('Confirmation du mot de passe').fill('Boite-Auto-2027!');
   await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
@@ -72,32 +77,78 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   await page.getByRole('button', { name: 'Modifier', exact: true }).click();
   await expect(dialog.getByLabel('Mot de passe actuel')).toHaveValue('');
 
-  // "abc" breaks four rules: all four are said, on the page the dialog posted to.
+  // "abc" breaks four rules: all four are said in the dialog, open again on the page it was
+  // opened from; nothing typed comes back in the page (decision 046).
   await dialog.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
   await dialog.getByLabel('Nouveau mot de passe').fill('abc');
   await dialog.getByLabel('Confirmation').fill('abc');
   await dialog.getByRole('button', { name: 'Enregistrer' }).click();
-  const form = page.getByRole('main');
-  await expect(page.getByRole('heading', { name: 'Modifier le mot de passe' })).toBeVisible();
-  await expect(form.getByText('Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial')).toBeVisible();
-  await form.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
-  await form.getByLabel('Nouveau mot de passe').fill('Abcdef1!');
-  await form.getByLabel('Confirmation').fill('Abcdef1?');
-  await form.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(form.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
-
-  // A wrong current password changes nothing and says so beside the field.
-  await form.getByLabel('Mot de passe actuel').fill('Pas-Le-Bon-1!');
-  await form.getByLabel('Nouveau mot de passe').fill('Commercial-2027!');
-  await form.getByLabel('Confirmation').fill('Commercial-2027!');
-  await form.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(form.getByText('Mot de passe actuel incorrect')).toBeVisible();
-  // Annuler goes back where the dialog was opened.
-  await form.getByRole('link', { name: 'Annuler' }).click();
   await expect(page).toHaveURL(/\/gearboxes$/);
+  await expect(dialog.getByText('Minimum 8 caractères, au moins une majuscule, au moins un chiffre, au moins un caractère spécial')).toBeVisible();
+  await expect(dialog.getByLabel('Nouveau mot de passe')).toHaveValue('');
+  await expect(dialog.getByLabel('Nouveau mot de passe')).toBeFocused();
+
+  // Two passwords that differ are stopped in the browser: nothing is sent, nothing emptied.
+  await dialog.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+  await dialog.getByLabel('Nouveau mot de passe').fill('Abcdef1!');
+  await dialog.getByLabel('Confirmation').fill('Abcdef1?');
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  expect(await dialog.getByLabel('Confirmation').evaluate((input: HTMLInputElement) => input.validationMessage)).toBe(
+    'Les mots de passe ne sont pas identiques',
+  );
+  await expect(dialog.getByLabel('Nouveau mot de passe')).toHaveValue('Abcdef1!');
+
+  // A wrong current password changes nothing and says so beside the field, in the dialog.
+  await dialog.getByLabel('Mot de passe actuel').fill('Pas-Le-Bon-1!');
+  await dialog.getByLabel('Nouveau mot de passe').fill('Commercial-2027!');
+  await dialog.getByLabel('Confirmation').fill('Commercial-2027!');
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page).toHaveURL(/\/gearboxes$/);
+  await expect(dialog.getByLabel('Mot de passe actuel')).toHaveAccessibleDescription('Mot de passe actuel incorrect');
+  await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
+  // Annuler closes it, on the same page.
+  await dialog.getByRole('link', { name: 'Annuler' }).click();
+  await expect(page).toHaveURL(/\/gearboxes$/);
+  await expect(dialog).toBeHidden();
 
   await changePasswordInDialog(page, DEMO_PASSWORD, 'Commercial-2027!');
   await signOut(page);
   await signIn(page, 'elodie.roux@demo.local', 'Commercial-2027!');
   await changePasswordInDialog(page, 'Commercial-2027!', DEMO_PASSWORD);
+});
+
+test('the invitation asks for the terms and two equal passwords before it posts', async ({ browser }) => {
+  // An admin adds a colleague (the users page's form), who gets the «set your password» link.
+  const admin = await browser.newContext({ storageState: storageState('app_admin'), javaScriptEnabled: false });
+  const adminPage = await admin.newPage();
+  await adminPage.goto('/users?ajouter=');
+  const add = adminPage.getByRole('region', { name: 'Nouvel utilisateur' });
+  await add.getByLabel('Nom').fill('Inès Invitée');
+  await add.getByLabel('E-mail').fill('ines.invitee@demo.local');
+  await add.getByRole('button', { name: 'Ajouter' }).click();
+  await expect(adminPage.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
+  await admin.close();
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(verifyLinkOf(lastMailTo('ines.invitee@demo.local')));
+  await expect(page).toHaveURL(/\/set-password$/);
+  const password = page.locator('input[name=password]');
+  const confirmation = page.getByLabel('Confirmation du mot de passe');
+  const terms = page.getByRole('checkbox', { name: "J'accepte les conditions d'utilisation" });
+  await password.fill('Invitee-2027!');
+  await confirmation.fill('Invitee-2027!');
+  // Terms unticked: the browser stops the post, the passwords stay.
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  expect(await terms.evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true);
+  await expect(password).toHaveValue('Invitee-2027!');
+  await terms.check();
+  await confirmation.fill('Invitee-2028!');
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  expect(await confirmation.evaluate((input: HTMLInputElement) => input.validationMessage)).toBe('Les mots de passe ne sont pas identiques');
+  await expect(password).toHaveValue('Invitee-2027!');
+  await confirmation.fill('Invitee-2027!');
+  await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Mot de passe enregistré' })).toBeVisible();
+  await context.close();
 });

@@ -21,8 +21,9 @@ test.describe('a diagnostician', () => {
     await expect(form.getByText('Email non disponible')).toBeVisible();
     await form.getByLabel('E-mail').fill('julien.moreau@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
-    // Back where the menu was opened, with the toast.
-    await expect(page).toHaveURL(/\/gearboxes$/);
+    // Still on the profile, with the toast; «Retour» leads back where the menu was opened.
+    await expect(page).toHaveURL(/\/profile\?retour=%2Fgearboxes$/);
+    await expect(page.getByRole('link', { name: 'Retour' })).toHaveAttribute('href', '/gearboxes');
     await expect(page.getByRole('status').filter({ hasText: 'Un lien de confirmation a été envoyé à julien.moreau@demo.local' })).toBeVisible();
     const menu = page.getByRole('group', { name: 'Menu du profil' });
     // The current address keeps the account until the new one confirms, and is told.
@@ -33,7 +34,10 @@ test.describe('a diagnostician', () => {
     expect(lastMailTo('diagnostic@demo.local')).toContain('julien.moreau@demo.local');
 
     await page.goto(verifyLinkOf(lastMailTo('julien.moreau@demo.local')));
-    await expect(page).toHaveURL(/\/repair-orders\?type=emailConfirmChange$/);
+    // The link lands on the profile, says what it did, and leaves no parameter behind.
+    await expect(page).toHaveURL(/\/profile$/);
+    await expect(page.getByRole('status').filter({ hasText: 'Adresse e-mail modifiée' })).toBeVisible();
+    await expect(page.getByText('Filtre ignoré')).toHaveCount(0);
     await openProfileMenu(page);
     await expect(menu.getByText('julien.moreau@demo.local')).toBeVisible();
 
@@ -46,6 +50,17 @@ test.describe('a diagnostician', () => {
     await openProfileMenu(page);
     await expect(menu.getByText('diagnostic@demo.local')).toBeVisible();
     await expect(menu.getByText('Julien Moreau', { exact: true })).toBeVisible();
+  });
+
+  test('names no section in the tablet header on the account pages', async ({ page }) => {
+    await page.setViewportSize({ width: 768, height: 1024 });
+    const menu = page.locator('[popovertarget="nav-menu"]');
+    for (const path of ['/profile', '/profile/security', '/profile/tokens']) {
+      await page.goto(path);
+      await expect(menu).toHaveText('Menu');
+    }
+    await page.goto('/gearboxes');
+    await expect(menu).toContainText('Informations techniques');
   });
 
   test('keeps what was typed when the name is emptied', async ({ page }) => {
@@ -99,7 +114,7 @@ test.describe('without JavaScript', () => {
     await expect(page.getByRole('main').getByRole('textbox', { name: 'Nom (obligatoire)' })).toHaveAccessibleDescription('Champ obligatoire');
     await page.getByRole('main').getByRole('textbox', { name: 'Nom (obligatoire)' }).fill('Antoine Lefebvre-Martin');
     await page.getByRole('button', { name: 'Enregistrer' }).click();
-    await expect(page).toHaveURL(/\/gearboxes\?type=automatic$/);
+    await expect(page).toHaveURL(/\/profile\?retour=%2Fgearboxes%3Ftype%3Dautomatic$/);
     await expect(page.getByRole('status').filter({ hasText: 'Profil mis à jour' })).toBeVisible();
     await expect(page.locator('[popovertarget="profile-menu"]')).toHaveAccessibleName('Antoine Lefebvre-Martin Menu du profil');
     // The password dialog opens without JavaScript too.

@@ -183,3 +183,30 @@ test('the users screen passes an axe scan with no serious violation', async ({ p
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 });
+
+test.describe('at a tablet’s width', () => {
+  test.use({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
+
+  test('a toast is one line high and lets «Ajouter un utilisateur» be tapped under it', async ({ page }) => {
+    await page.goto('/users?recherche=boyer');
+    // The island hydrated (Astro drops `ssr` then): a role chosen before would not be saved.
+    await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
+    const role = page.getByRole('combobox', { name: 'Rôle de Hugo Boyer' });
+    // Another role than the one held (an earlier test of this file may have changed it), then back.
+    const held = await role.inputValue();
+    await role.selectOption(held === 'commercial' ? 'mechanic' : 'commercial');
+    const toast = page.locator('[data-toast]').filter({ hasText: 'Utilisateur mis à jour' });
+    await expect(toast).toBeVisible();
+    // One line of text, the 44 px close button in its corner: no empty lower half (decision 046).
+    expect((await toast.boundingBox())!.height).toBeLessThanOrEqual(48);
+    // The toast hangs over the left end of the title row's action: a tap there reaches the action.
+    const add = page.getByRole('button', { name: 'Ajouter un utilisateur' });
+    const [toastBox, addBox] = [(await toast.boundingBox())!, (await add.boundingBox())!];
+    expect(toastBox.x + toastBox.width).toBeGreaterThan(addBox.x + 8);
+    await add.tap({ position: { x: 8, y: addBox.height / 2 } });
+    await expect(page.getByRole('dialog', { name: 'Nouvel utilisateur' }).getByLabel('Nom')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await role.selectOption(held);
+    await expect(role).toHaveValue(held);
+  });
+});

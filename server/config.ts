@@ -6,6 +6,15 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '#lib/format.ts';
 
+/** The sender of the mails when MAIL_FROM is not set. */
+export const DEFAULT_MAIL_FROM = 'Atelier BVA <no-reply@atelier.local>';
+const NAMED_MAILBOX = /^([^<>\r\n]*?)\s*<([^<>\s]+)>$/;
+/** `address@domain`, or `Name <address@domain>`: what a mail's From header takes. */
+export function isMailbox(value: string): boolean {
+  const address = NAMED_MAILBOX.exec(value)?.[2] ?? value;
+  return !/[\r\n]/.test(value) && z.email().safeParse(address).success;
+}
+
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const envSchema = z.object({
@@ -20,6 +29,12 @@ const envSchema = z.object({
     .string()
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
     .optional(),
+  // The From of every mail: an address, or a name and an address (`Atelier Dupont <atelier@dupont.fr>`).
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .refine(isMailbox, 'must be an e-mail address, or a name and an address in angle brackets, such as Atelier BVA <no-reply@example.com>')
+    .default(DEFAULT_MAIL_FROM),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -126,6 +141,8 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   smtpUrl: string | undefined;
+  /** The From of every mail (MAIL_FROM). */
+  mailFrom: string;
   publicUrl: string;
   sessionSecret: string;
   jwtSecret: string;
@@ -358,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir,
     databaseUrl,
     smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
     publicUrl,
     sessionSecret: overrides.sessionSecret ?? secret(e.SESSION_SECRET, 'SESSION_SECRET', 'session'),
     jwtSecret: overrides.jwtSecret ?? secret(e.JWT_SECRET, 'JWT_SECRET', 'jwt'),

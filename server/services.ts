@@ -76,7 +76,7 @@ export function createServices(options: { config: Config; database: Database; lo
   const { config, database, logger } = options;
   const db = database.db;
   const limiter = createRateLimiter();
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, logger });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
   const auth = createAuthService({
     db,
     mailer,

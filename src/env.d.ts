@@ -11,5 +11,7 @@ declare namespace App {
     session: import('#server/auth/service.ts').SessionRow | null;
     /** Toasts flashed by the previous request. */
     flash: import('#lib/toasts.ts').FlashToast[];
+    /** The profile menu's password dialog refused on the previous request: shown open on this page. */
+    passwordDialog: import('#lib/auth/password-dialog.ts').PasswordDialogRefusal | null;
   }
 }

@@ -8,6 +8,8 @@ import { safeRedirect } from '#lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
+import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
+import { readRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -77,8 +79,23 @@ const formBodies = defineMiddleware((context, next) => {
 });
 
 /**
+ * The `type` an e-mail link adds to the page it lands on (hasura-auth's redirect), and what it
+ * tells the user. Only /set-password reads one (a reset's); elsewhere it would be read as the
+ * page's own parameter (the orders list's «type» filter), so it goes once the link is handled.
+ */
+const linkLandings: Record<string, string | null> = {
+  emailConfirmChange: t('success.emailChanged'),
+  emailVerify: t('success.emailVerified'),
+  signinPasswordless: null,
+  setPassword: null,
+  passwordReset: null,
+};
+const keepsLinkType = (url: URL) => url.pathname === '/set-password' && url.searchParams.get('type') === 'passwordReset';
+
+/**
  * The e-mail links and identity providers land with `refreshToken`: exchange it for a session,
  * then drop it from the URL. A failure lands with `error` and `errorDescription`: say so in French.
+ * A link's `type` is dropped too, and said as a toast when it changed something (decision 046).
  */
 const autoSignIn = defineMiddleware(async (context, next) => {
   const { url, cookies, locals } = context;
@@ -86,6 +103,9 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   const clean = new URL(url);
   // The same URL without what the link added, if it is one of ours (`//evil.example/?error=…` is not).
   const landing = () => safeRedirect(clean.pathname + clean.search, locals.services.config.publicUrl)?.path ?? HOME;
+  const type = url.searchParams.get('type') ?? '';
+  const linkType = Object.hasOwn(linkLandings, type) && !keepsLinkType(url);
+  if (linkType) clean.searchParams.delete('type');
   if (url.searchParams.has('errorDescription')) {
     const message = landingErrorMessage(url.searchParams.get('error'));
     clean.searchParams.delete('error');
@@ -94,10 +114,15 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     return context.redirect(landing(), 302);
   }
   const token = url.searchParams.get('refreshToken');
-  if (!token) return next();
+  const done = (toast: boolean) => {
+    const message = linkType && toast ? linkLandings[type] : null;
+    if (message) setFlash(cookies, { type: 'success', message });
+    return context.redirect(landing(), 302);
+  };
+  // Without a token: a user with TOTP, sent to the sign-in's code step (no toast yet), then from
+  // it to the link's page (decision 030).
+  if (!token) return linkType ? done(url.pathname !== SIGN_IN) : next();
   clean.searchParams.delete('refreshToken');
-  // A sign-in link's `type` means nothing to the page it lands on (a reset's does: /set-password).
-  if (clean.searchParams.get('type') === 'signinPasswordless') clean.searchParams.delete('type');
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);
     await writeSession(cookies, locals.services, cookieOf(session));
@@ -106,7 +131,7 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
     return context.redirect(SIGN_IN, 302);
   }
-  return context.redirect(landing(), 302);
+  return done(true);
 });
 
 /** SPEC §4: 5 s × 2^(attempts − 1) between retries, up to the fifth attempt's delay. */
@@ -146,6 +171,7 @@ const session = defineMiddleware(async (context, next) => {
   locals.user = null;
   locals.session = null;
   locals.flash = takeFlash(cookies);
+  locals.passwordDialog = null;
   const cookie = await readSession(cookies, services);
   const signedOut = () => {
     clearSession(cookies, services);
@@ -165,6 +191,7 @@ const session = defineMiddleware(async (context, next) => {
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
   locals.session = open;
+  locals.passwordDialog = await readRefusal<PasswordDialogRefusal>(context, PASSWORD_DIALOG_REFUSAL, { once: true });
   return next();
 });
 

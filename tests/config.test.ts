@@ -27,12 +27,21 @@ describe('configuration', () => {
     expect(config.sessionSecret).not.toBe(config.jwtSecret);
   });
 
+  it('sends mails from MAIL_FROM, an address with or without a name', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));
+    expect(loadConfig({ DATA_DIR: dataDir }).mailFrom).toBe('Atelier BVA <no-reply@atelier.local>');
+    expect(loadConfig({ DATA_DIR: dataDir, MAIL_FROM: 'Garage Dupont <atelier@garage-dupont.fr>' }).mailFrom).toBe('Garage Dupont <atelier@garage-dupont.fr>');
+    expect(loadConfig({ DATA_DIR: dataDir, MAIL_FROM: ' atelier@garage-dupont.fr ' }).mailFrom).toBe('atelier@garage-dupont.fr');
+  });
+
   it('names the setting that is wrong', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/^Invalid PORT: /);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow('Invalid DATABASE_URL: must start with postgres:// or postgresql://');
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://atelier' })).toThrow(/^Invalid PUBLIC_URL/);
     expect(() => loadConfig({ JWT_SECRET: 'court' })).toThrow('Invalid JWT_SECRET: must be at least 32 characters');
     expect(() => loadConfig({ DEMO_DATA: 'oui' })).toThrow(/^Invalid DEMO_DATA/);
+    expect(() => loadConfig({ MAIL_FROM: 'atelier' })).toThrow(/^Invalid MAIL_FROM: must be an e-mail address/);
+    expect(() => loadConfig({ MAIL_FROM: 'Garage Dupont <atelier>' })).toThrow(/^Invalid MAIL_FROM/);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/atelier', SESSION_SECRET: 's'.repeat(32) })).toThrow(
       'Missing JWT_SECRET: it is required when DATABASE_URL is set',
     );

@@ -33,7 +33,7 @@ describe('e-mail over SMTP', () => {
       },
     });
     await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
-    t = await startTestApp('pglite', { smtpUrl: `smtp://127.0.0.1:${port}` });
+    t = await startTestApp('pglite', { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Garage Dupont <atelier@garage-dupont.fr>' });
     api = `${t.url}/api/auth`;
   });
   afterAll(async () => {
@@ -45,8 +45,10 @@ describe('e-mail over SMTP', () => {
     await postJson(`${api}/user/password/reset`, { email: 'diagnostic@demo.local' });
     const mail = received.at(-1)!;
     expect(mail.to).toEqual(['diagnostic@demo.local']);
-    expect(mail.from).toBe('no-reply@atelier.local');
+    // MAIL_FROM: the workshop's own sender, in the envelope and the header.
+    expect(mail.from).toBe('atelier@garage-dupont.fr');
     const text = decodeMail(mail.raw);
+    expect(text).toMatch(/^From: Garage Dupont <atelier@garage-dupont\.fr>$/m);
     expect(text).toContain('Subject: Réinitialisation de votre mot de passe');
     expect(text).toContain('Bonjour Julien Moreau,');
     expect(text).toContain('Choisir un nouveau mot de passe');

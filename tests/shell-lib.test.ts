@@ -72,6 +72,10 @@ describe('navigation (SPEC §2.4)', () => {
     expect(selectedTab(`/gearbox/${ID}/outage`)).toBe('/gearboxes');
     expect(selectedTab('/repair-order')).toBe('/repair-orders');
     expect(selectedTab('/jump')).toBe('/repair-orders');
+    // The account's pages belong to no tab: the header names no section there.
+    for (const path of ['/profile', '/profile/security', '/profile/security/keys', '/profile/tokens', '/profile/phone', '/profile/confirm', '/set-password']) {
+      expect(selectedTab(path)).toBeNull();
+    }
   });
   it('shows each role its tabs', () => {
     const tabs = (role: 'mechanic' | 'commercial') => navTabs.filter((tab) => tab.roles.includes(role)).map((tab) => tab.href);

@@ -1,4 +1,4 @@
-// SMTP_URL sends for real; without it, each message lands in DATA_DIR/outbox as an .eml file.
+// SMTP_URL sends for real, from MAIL_FROM; without it, each message lands in DATA_DIR/outbox as an .eml file.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -10,14 +10,12 @@ export type Mailer = {
   close(): void;
 };
 
-export const MAIL_FROM = 'Atelier BVA <no-reply@atelier.local>';
-
-export function createMailer(options: { smtpUrl?: string; dataDir: string; logger: Logger }): Mailer {
+export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string; logger: Logger }): Mailer {
   if (options.smtpUrl) {
     const transport = nodemailer.createTransport(options.smtpUrl);
     return {
       async send(kind, to, vars) {
-        await transport.sendMail({ from: MAIL_FROM, to, ...renderMail(kind, vars) });
+        await transport.sendMail({ from: options.from, to, ...renderMail(kind, vars) });
         options.logger.info('mail sent', { kind });
       },
       close: () => transport.close(),
@@ -27,7 +25,7 @@ export function createMailer(options: { smtpUrl?: string; dataDir: string; logge
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(kind, to, vars) {
-      const info = await transport.sendMail({ from: MAIL_FROM, to, ...renderMail(kind, vars) });
+      const info = await transport.sendMail({ from: options.from, to, ...renderMail(kind, vars) });
       mkdirSync(outbox, { recursive: true });
       const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${kind}.eml`);
       writeFileSync(file, info.message as Buffer);

@@ -745,7 +745,7 @@ export function createAuthService(deps: {
      */
     async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
       limitEmail(caller, newEmail);
-      const target = checkRedirect(redirectTo, '/repair-orders');
+      const target = checkRedirect(redirectTo, '/profile');
       const u = await requireActive(await findUserById(userId));
       const email = newEmail.toLowerCase();
       if (await findUserByEmail(email)) throw authErrors.emailInUse();

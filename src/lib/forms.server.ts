@@ -140,7 +140,9 @@ const REFUSAL_PART = 3800;
 const REFUSAL_PARTS = 3;
 const REFUSAL_MAX_AGE = 600;
 
-type RefusalPage = Pick<AstroGlobal, 'request' | 'response' | 'cookies' | 'locals' | 'redirect' | 'url'>;
+/** What a refusal needs of a request: a page's (`Astro`) or the middleware's context. */
+type RefusalContext = Pick<AstroGlobal, 'request' | 'cookies' | 'locals' | 'redirect' | 'url'>;
+type RefusalPage = RefusalContext & Pick<AstroGlobal, 'response'>;
 
 const refusalKeys = new Map<string, Uint8Array>();
 const refusalKey = (secret: string) => {
@@ -158,7 +160,7 @@ export function formAddressOf(url: URL): string {
   for (const name of POST_PARAMS) shown.searchParams.delete(name);
   return addressOf(shown);
 }
-const refusalCookie = (page: RefusalPage, path: string) => ({
+const refusalCookie = (page: RefusalContext, path: string) => ({
   httpOnly: true,
   sameSite: 'lax' as const,
   path,
@@ -173,7 +175,7 @@ const statusOf = (state: object) => ('status' in state && typeof state.status ==
  * address (an anchor may follow), or only an anchor (`#…`, the form or its row on that address);
  * null when it is too long to carry (then render it in place).
  */
-export async function redirectRefusal(page: RefusalPage, state: object, at?: string): Promise<Response | null> {
+export async function redirectRefusal(page: RefusalContext, state: object, at?: string, cookie = REFUSAL_COOKIE): Promise<Response | null> {
   const target = new URL(at ?? '', new URL(formAddressOf(page.url), page.url));
   const sealed = await new EncryptJWT({ s: state })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', zip: 'DEF' })
@@ -185,20 +187,22 @@ export async function redirectRefusal(page: RefusalPage, state: object, at?: str
   if (sealed.length > REFUSAL_PART * REFUSAL_PARTS) return null;
   for (let i = 0; i < REFUSAL_PARTS; i++) {
     const part = sealed.slice(i * REFUSAL_PART, (i + 1) * REFUSAL_PART);
-    if (part) page.cookies.set(`${REFUSAL_COOKIE}${i}`, part, { ...refusalCookie(page, target.pathname), maxAge: REFUSAL_MAX_AGE });
-    else page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page, target.pathname));
+    if (part) page.cookies.set(`${cookie}${i}`, part, { ...refusalCookie(page, target.pathname), maxAge: REFUSAL_MAX_AGE });
+    else page.cookies.delete(`${cookie}${i}`, refusalCookie(page, target.pathname));
   }
   return page.redirect(`${addressOf(target)}${target.hash}`, 303);
 }
 
 /**
  * On a GET of the address a refused post moved to: what it carried (a reload shows it again);
- * null for none, another address's, another user's, an expired or a tampered one.
+ * null for none, another address's, another user's, an expired or a tampered one. The password
+ * dialog's refusal carries only messages, under its own cookie (decision 046): shown `once`.
  */
-export async function readRefusal<T>(page: RefusalPage): Promise<T | null> {
+export async function readRefusal<T>(page: RefusalContext, cookie = REFUSAL_COOKIE, { once = false } = {}): Promise<T | null> {
   if (page.request.method !== 'GET') return null;
-  const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${REFUSAL_COOKIE}${i}`)?.value ?? '');
+  const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${cookie}${i}`)?.value ?? '');
   if (!parts[0]) return null;
+  if (once) for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${cookie}${i}`, refusalCookie(page, page.url.pathname));
   try {
     const { payload } = await jwtDecrypt(parts.join(''), refusalKey(page.locals.services.config.sessionSecret), {
       keyManagementAlgorithms: ['dir'],

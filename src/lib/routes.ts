@@ -138,11 +138,15 @@ export const navTabs: readonly { href: string; label: string; roles: readonly Ro
   { href: '/users', label: fr.nav.users, roles: [A] },
 ];
 
-/** The tab a path belongs to; repair orders by default. */
-export function selectedTab(pathname: string): string {
+/**
+ * The tab a path belongs to, or null for the pages of no tab (the account's: /profile…,
+ * /set-password): the bar then marks none and the tablet's «Menu» names no section.
+ */
+export function selectedTab(pathname: string): string | null {
   if (pathname.startsWith('/stock') || pathname === '/add-stock') return '/stock';
   if (pathname.startsWith('/gearbox')) return '/gearboxes';
   if (pathname.startsWith('/symptoms-conditions-base')) return '/symptoms-conditions-base';
   if (pathname.startsWith('/users')) return '/users';
-  return '/repair-orders';
+  if (pathname.startsWith('/repair-order') || pathname === '/jump' || pathname === '/') return '/repair-orders';
+  return null;
 }

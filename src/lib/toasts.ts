@@ -44,7 +44,9 @@ function drawToasts(): void {
       for (const toast of wanted) {
         if (region.querySelector(`[data-id="${toast.id}"]`)) continue;
         const item = document.createElement('div');
-        item.className = `toast ${type === 'success' ? 'border-success' : 'border-danger'}`;
+        // As the flashed ones: the close button (44 px on a touch screen) in the corner, not in the
+        // flow, so a one-line toast is one line high (decision 046).
+        item.className = `toast relative pr-14 ${type === 'success' ? 'border-success' : 'border-danger'}`;
         item.dataset.toast = type;
         item.dataset.id = toast.id;
         item.append(icons[type === 'success' ? 0 : 1]!.cloneNode(true));
@@ -53,7 +55,9 @@ function drawToasts(): void {
         text.textContent = toast.message;
         const close = document.createElement('button');
         close.type = 'button';
-        close.className = 'rounded p-1 text-muted hover:text-ink';
+        close.className = 'absolute top-2 right-2 rounded p-1 text-muted hover:text-ink';
+        // The toast lets taps through to what it covers (global.css); its close button does not.
+        close.style.pointerEvents = 'auto';
         close.setAttribute('aria-label', root.dataset.closeLabel ?? '');
         close.append(icons[2]!.cloneNode(true));
         close.addEventListener('click', () => dismissToast(toast.id));

@@ -209,6 +209,8 @@ export const fr = {
     signedOut: 'Vous êtes déconnecté',
     signedOutEverywhere: 'Vous êtes déconnecté de tous vos appareils',
     emailChangeSent: 'Un lien de confirmation a été envoyé à {{email}}. Votre adresse changera une fois confirmée.',
+    emailChanged: 'Adresse e-mail modifiée',
+    emailVerified: 'Adresse e-mail vérifiée',
   },
   // The names of the enumerations' values, read by the label maps of src/lib.
   labels: {
