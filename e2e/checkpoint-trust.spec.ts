@@ -58,20 +58,22 @@ test.describe('a mechanic typing a value then a comment at once', () => {
       }
       await openProcedure(page, TYPED);
       const point = row(page, index);
-      if (!delay) {
-        // The comment holds text already: none of it may come back mixed with the new.
-        await point.getByLabel('Commentaire').fill('Ancien texte du point');
-        await point.getByLabel('Valeur mesurée').focus();
-        await expect(point.getByRole('status')).toContainText('Enregistré à');
-      }
+      // The comment holds text already: none of it may come back mixed with the new.
+      await point.getByLabel('Commentaire').fill('Ancien texte du point');
+      const saved = page.waitForResponse((response) => !!response.request().postData()?.includes('answerOrderCheckpoint'));
+      await point.getByLabel('Valeur mesurée').focus();
+      await saved;
+      await expect(point.getByRole('status')).toContainText('Enregistré à');
       // Tap the value, type, tap the comment at once and type over what it held.
       await point.getByLabel('Valeur mesurée').click();
       await page.keyboard.press('ControlOrMeta+a');
       await page.keyboard.type('12,4');
       await point.getByLabel('Commentaire').click();
       await page.keyboard.press('ControlOrMeta+a');
-      // At a tablet's pace, a key every 150 ms: the save's reply and the live update land mid-word.
-      await page.keyboard.type('Pression ligne OK', { delay: 150 });
+      // A word, a pause (the value's save answers, the live update follows), the rest.
+      await page.keyboard.type('Pression', { delay: 40 });
+      await page.waitForTimeout(delay + 800);
+      await page.keyboard.type(' ligne OK', { delay: 40 });
       await expect(point.getByLabel('Commentaire')).toHaveValue('Pression ligne OK');
       await point.getByLabel('Valeur mesurée').focus();
       await expect(point.getByRole('status')).toContainText('Enregistré à');
@@ -108,7 +110,8 @@ test.describe('a mechanic typing a value then a comment at once', () => {
 
     await context.setOffline(false);
     await expect(point.getByText(/Un collègue vient de renseigner ce point/)).toBeVisible();
-    await expect(point.getByText(/^Réponse de Julien Moreau à \d{2}:\d{2}$/)).toBeVisible();
+    // Who answered, and when (the workshop's clock).
+    await expect(point.getByText(/^Enregistré à \d{2}:\d{2} par Julien Moreau$/)).toBeVisible();
     await expect(point.getByLabel('Commentaire')).toHaveValue('Vu par le diagnostic');
     await expect(point.getByText('Votre saisie : 9,9 · mécano hors ligne · Non conforme')).toBeVisible();
     await point.getByRole('button', { name: 'Reprendre ma saisie' }).click();

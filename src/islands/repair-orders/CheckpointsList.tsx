@@ -52,8 +52,6 @@ export type CheckpointLabels = {
   dayAt: string;
   /** A colleague's answer over one typed offline: 'Un collègue vient de renseigner ce point…' */
   stale: string;
-  /** 'Réponse de {{name}} {{time}}' */
-  theirs: string;
   /** 'Votre saisie : {{answer}}' */
   mine: string;
   /** 'Reprendre ma saisie' */
@@ -192,7 +190,7 @@ export default function CheckpointsList(props: Props) {
   const [closeError, setCloseError] = useState('');
   // The order's status, followed live: a closing or a reopening elsewhere disables or enables the answers.
   const [closed, setClosed] = useState(props.closed);
-  const [statusNote, setStatusNote] = useState('');
+  const [followed, setFollowed] = useState(false);
   const canAnswer = props.canFollow && !closed;
   const dialog = useRef<HTMLDialogElement>(null);
   // The fields the user changed since the server last held them, per row, and the one with the
@@ -205,15 +203,19 @@ export default function CheckpointsList(props: Props) {
   function merge(id: string, server: Draft, current: Draft | undefined): Draft {
     const mine = edited.current.get(id);
     const next = { ...server };
-    for (const f of FIELDS) {
-      if (!current) break;
-      // Back to what the server holds: no longer the user's own.
-      if (sameField(f, current, server)) mine?.delete(f);
-      if (mine?.has(f) || focused.current === `${id}:${f}`) Object.assign(next, { [f]: current[f] });
-    }
+    if (current)
+      for (const f of FIELDS) {
+        // Back to what the server holds: no longer the user's own.
+        if (sameField(f, current, server)) mine?.delete(f);
+        if (mine?.has(f) || focused.current === `${id}:${f}`) Object.assign(next, { [f]: current[f] });
+      }
     return next;
   }
-  const mergeRows = (list: OrderCheckpoint[]) => setDrafts((d) => ({ ...d, ...Object.fromEntries(list.map((c) => [c.id, merge(c.id, draftOf(c), d[c.id])])) }));
+  /** The server's rows, laid under what is on screen. */
+  const take = (list: OrderCheckpoint[]) => {
+    setRows((all) => all.map((r) => list.find((c) => c.id === r.id) ?? r));
+    setDrafts((d) => ({ ...d, ...Object.fromEntries(list.map((c) => [c.id, merge(c.id, draftOf(c), d[c.id])])) }));
+  };
   const markEdited = (id: string, fields: Field[]) => {
     const set = edited.current.get(id) ?? new Set<Field>();
     for (const f of fields) set.add(f);
@@ -237,9 +239,8 @@ export default function CheckpointsList(props: Props) {
       });
       versions.current.set(id, saved.version);
       outbox.settle(id, draft);
-      setRows((all) => all.map((r) => (r.id === id ? saved : r)));
       // What was typed since this left (another field, more letters) stays as it is on screen.
-      mergeRows([saved]);
+      take([saved]);
       setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
     } catch (error) {
       if (!(error instanceof ClientError)) {
@@ -257,8 +258,7 @@ export default function CheckpointsList(props: Props) {
           outbox.settle(id);
           if (sameAnswer(draftOf(theirs), draft)) {
             // The first try did arrive (only its answer was lost): this one is already saved.
-            setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
-            mergeRows([theirs]);
+            take([theirs]);
             setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
             return;
           }
@@ -277,8 +277,7 @@ export default function CheckpointsList(props: Props) {
   /** A colleague's answer shown in place of one typed over an older version; the user's own stays visible, to apply again. */
   function conflict(theirs: OrderCheckpoint, mine: Draft, message: string) {
     edited.current.delete(theirs.id);
-    setRows((all) => all.map((r) => (r.id === theirs.id ? theirs : r)));
-    mergeRows([theirs]);
+    take([theirs]);
     setStates((s) => ({ ...s, [theirs.id]: { status: 'conflict', message, mine } }));
   }
   // One save at a time per row, each with the version the previous one returned (else the row's
@@ -339,14 +338,13 @@ export default function CheckpointsList(props: Props) {
   onLive.current = (data) => {
     // An update older than a save's own reply is not news.
     const fresh = data.orderCheckpoints.filter((c) => c.version >= (versions.current.get(c.id) ?? 0));
-    const arrived: string[] = [];
     for (const c of fresh) {
       if (saves.isSaving(c.id)) continue;
       const unsent = outbox.get(c.id);
       if (unsent && sameAnswer(draftOf(c), unsent.draft)) {
         // An unsent answer the server already holds (its reply was lost): saved, not sent again.
         outbox.settle(c.id);
-        arrived.push(c.id);
+        setStates((s) => ({ ...s, [c.id]: { status: 'saved' } }));
       } else if (unsent && statesNow.current[c.id]?.status === 'unsent' && c.version !== unsent.version && c.version !== unsent.after) {
         // A colleague answered while this one waited for the network: theirs shown, this one kept visible.
         outbox.settle(c.id);
@@ -355,9 +353,7 @@ export default function CheckpointsList(props: Props) {
       }
       versions.current.set(c.id, c.version);
     }
-    if (arrived.length) setStates((s) => ({ ...s, ...Object.fromEntries(arrived.map((id) => [id, { status: 'saved' as const }])) }));
-    setRows((all) => all.map((r) => fresh.find((c) => c.id === r.id) ?? r));
-    mergeRows(fresh);
+    take(fresh);
   };
   useEffect(() => {
     if (!hydrated) return;
@@ -374,11 +370,11 @@ export default function CheckpointsList(props: Props) {
   onStatus.current = (now: boolean) => {
     if (now === closed) return;
     setClosed(now);
-    setStatusNote(now ? labels.closedMeanwhile : labels.reopenedMeanwhile);
+    setFollowed(true);
     if (now) {
       setClosing(false);
-      const unsaved = rows.filter((r) => edited.current.get(r.id)?.size || outbox.has(r.id)).map((r) => r.id);
-      setStates((s) => ({ ...s, ...Object.fromEntries(unsaved.map((id) => [id, { status: 'failed' as const, message: labels.unsavedClosed }])) }));
+      for (const { id } of rows)
+        if (edited.current.get(id)?.size || outbox.has(id)) setStates((s) => ({ ...s, [id]: { status: 'failed', message: labels.unsavedClosed } }));
     }
   };
   useEffect(() => {
@@ -423,11 +419,11 @@ export default function CheckpointsList(props: Props) {
   const remaining = rows.length - answered;
   const nonConform = rows.filter((r) => r.checkResult === 'nok');
   /** A field left: saved if it differs from what the server has (with or without a result). */
-  const leave = (row: OrderCheckpoint, current: Draft, field: Field) => {
+  const leave = (row: OrderCheckpoint, current: Draft) => {
     focused.current = '';
     // Kept as it was only for having the focus: now the server's.
     const draft = merge(row.id, draftOf(row), current);
-    if (draft[field] !== current[field]) setDrafts((d) => ({ ...d, [row.id]: draft }));
+    setDrafts((d) => ({ ...d, [row.id]: draft }));
     if (!canAnswer) return;
     if (!sameAnswer(draft, draftOf(row)) || states[row.id]?.status === 'unsent') save(row.id, draft);
     // Typed back to what is saved: nothing left to send.
@@ -448,13 +444,13 @@ export default function CheckpointsList(props: Props) {
 
   return (
     <div className="flex flex-col gap-6">
-      {statusNote && (
-        <div role="alert" className="alert-info flex flex-wrap items-center justify-between gap-2">
-          <p>{statusNote}</p>
+      {followed && (
+        <p role="alert" className="alert-info">
+          {closed ? labels.closedMeanwhile : labels.reopenedMeanwhile}{' '}
           <a href={props.action} className="link">
             {labels.refresh}
           </a>
-        </div>
+        </p>
       )}
       {props.procedures.map((procedure) => (
         <section key={procedure.id} aria-label={procedure.title} className="flex flex-col gap-3">
@@ -465,13 +461,14 @@ export default function CheckpointsList(props: Props) {
               .map((row) => {
                 const draft = drafts[row.id] ?? draftOf(row);
                 const state = states[row.id] ?? { status: 'idle' };
+                const saved = labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '');
                 const status =
                   state.status === 'saving'
                     ? labels.saving
                     : state.status === 'failed' || state.status === 'conflict' || state.status === 'unsent'
                       ? state.message
                       : row.checkResult
-                        ? labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '')
+                        ? saved
                         : row.answeredAt && (row.measuredValue !== null || row.comment)
                           ? labels.partSaved.replace('{{time}}', time(row.answeredAt, labels))
                           : labels.unanswered;
@@ -527,7 +524,7 @@ export default function CheckpointsList(props: Props) {
                               aria-invalid={state.status === 'failed' && state.message === labels.invalidNumber ? 'true' : undefined}
                               onChange={(e) => change(row.id, { measuredValue: e.target.value }, false)}
                               onFocus={() => (focused.current = `${row.id}:measuredValue`)}
-                              onBlur={() => leave(row, draft, 'measuredValue')}
+                              onBlur={() => leave(row, draft)}
                             />
                           </label>
                           <label className="flex flex-col gap-1 text-sm font-semibold">
@@ -538,7 +535,7 @@ export default function CheckpointsList(props: Props) {
                               value={draft.comment}
                               onChange={(e) => change(row.id, { comment: e.target.value }, false)}
                               onFocus={() => (focused.current = `${row.id}:comment`)}
-                              onBlur={() => leave(row, draft, 'comment')}
+                              onBlur={() => leave(row, draft)}
                             />
                           </label>
                         </div>
@@ -550,9 +547,7 @@ export default function CheckpointsList(props: Props) {
                         >
                           {status}
                         </p>
-                        {state.status === 'conflict' && row.answeredByName && (
-                          <p className="text-sm">{labels.theirs.replace('{{name}}', row.answeredByName).replace('{{time}}', time(row.answeredAt, labels))}</p>
-                        )}
+                        {state.status === 'conflict' && <p className="text-sm">{saved}</p>}
                         {(state.status === 'failed' || state.status === 'unsent') && canAnswer && (
                           <button type="submit" className="btn btn-secondary min-h-12">
                             {labels.retry}

@@ -986,7 +986,6 @@ export const fr = {
     unanswered: 'Pas encore renseigné',
     partSaved: 'Saisie enregistrée {{time}} : choisissez un résultat',
     unsent: 'Non enregistré : envoi dès le retour du réseau',
-    theirs: 'Réponse de {{name}} {{time}}',
     mine: 'Votre saisie : {{answer}}',
     takeBack: 'Reprendre ma saisie',
     closedMeanwhile: "Cet OR vient d'être clôturé : les points de contrôle ne sont plus modifiables.",
