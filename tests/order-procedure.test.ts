@@ -193,4 +193,36 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
       ['nok', null],
     ]);
   });
+
+  it('tells whoever watches the order of its closing and its reopening (issue 28)', async () => {
+    const { orderId } = await validatedOrder();
+    for (const point of await checkpointsOf(orderId)) ok(await gql('mechanic', Q.answer, { id: point.id, v: point.version, o: { checkResult: 'ok' } }));
+    const client = createClient({
+      url: `${t.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { headers: { Authorization: `Bearer ${tokens.mechanic}` } },
+      lazy: true,
+    });
+    const received: (string | null)[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const stop = client.subscribe<{ repairOrderStatus: string | null }>(
+        { query: 'subscription($o: uuid!) { repairOrderStatus(repairOrderId: $o) }', variables: { o: orderId } },
+        {
+          next: async (result) => {
+            received.push(result.data!.repairOrderStatus);
+            if (received.length === 1) ok(await gql('diagnostician', Q.close, { id: orderId, c: 'Fini' }));
+            if (received.length === 2) ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Oubli' }));
+            if (received.length === 3) {
+              stop();
+              resolve();
+            }
+          },
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    await client.dispose();
+    expect(received).toEqual(['IN_PROGRESS', 'CLOSED', 'IN_PROGRESS']);
+  });
 });

@@ -6,8 +6,6 @@ export type SerialSaves<K, V> = {
   save(key: K, value: V): Promise<void>;
   /** A save of this key is on its way. */
   isSaving(key: K): boolean;
-  /** A change of this key waits for the save on its way. */
-  isWaiting(key: K): boolean;
   /** Drops the waiting change (what it would have saved is no longer wanted). */
   forget(key: K): void;
 };
@@ -36,7 +34,6 @@ export function serialSaves<K, V>(run: (key: K, value: V) => Promise<void>): Ser
       return current;
     },
     isSaving: (key) => running.has(key),
-    isWaiting: (key) => waiting.has(key),
     forget: (key) => void waiting.delete(key),
   };
 }

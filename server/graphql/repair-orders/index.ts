@@ -24,7 +24,7 @@ const MAX_LIMIT = 100;
 type ListRow = Awaited<ReturnType<RepairOrdersService['list']>>[number];
 type OrderRow = NonNullable<Awaited<ReturnType<RepairOrdersService['get']>>>;
 
-const Status = builder.enumType('repair_order_status', { values: orderStatuses });
+export const Status = builder.enumType('repair_order_status', { values: orderStatuses });
 const Category = builder.enumType('intervention_category', { values: interventionCategories });
 const TypeFilter = builder.enumType('repair_order_gearbox_type', { values: gearboxTypes });
 const Sort = builder.enumType('repair_order_sort', { values: orderSorts });

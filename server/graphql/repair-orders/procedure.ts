@@ -9,7 +9,7 @@ import { OrderProcedure } from './flow.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { live } from '#server/graphql/live.ts';
 import { CheckResultType } from './measures.ts';
-import { RepairOrder } from './index.ts';
+import { RepairOrder, Status } from './index.ts';
 
 type CheckpointRow = Awaited<ReturnType<OrderProcedureService['checkpointsOf']>>[number];
 type EventRow = Awaited<ReturnType<OrderProcedureService['eventsOf']>>[number];
@@ -99,5 +99,26 @@ builder.subscriptionField('orderCheckpoints', (t) =>
       );
     },
     resolve: (rows: CheckpointRow[]) => rows,
+  }),
+);
+
+/**
+ * The order's status, again after every change of it: an open procedure tab follows a closing or
+ * a reopening done elsewhere (its answers are disabled or enabled at once). null: no such order.
+ */
+builder.subscriptionField('repairOrderStatus', (t) =>
+  t.field({
+    type: Status,
+    nullable: true,
+    args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
+    subscribe: (_root, { repairOrderId }, context) => {
+      const error = requireViewerError(context);
+      if (error) throw error;
+      return live(context, ['public.repair_orders'], `repairOrderStatus:${repairOrderId}`, async () => {
+        const order = await context.services.repairOrders.get(repairOrderId);
+        return order ? (order.status as 'IN_PROGRESS' | 'CLOSED') : null;
+      });
+    },
+    resolve: (status: 'IN_PROGRESS' | 'CLOSED' | null) => status,
   }),
 );

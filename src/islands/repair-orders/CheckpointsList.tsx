@@ -50,6 +50,19 @@ export type CheckpointLabels = {
   todayAt: string;
   /** 'le {{day}} à {{hour}}' */
   dayAt: string;
+  /** A colleague's answer over one typed offline: 'Un collègue vient de renseigner ce point…' */
+  stale: string;
+  /** 'Votre saisie : {{answer}}' */
+  mine: string;
+  /** 'Reprendre ma saisie' */
+  takeBack: string;
+  /** The order closed elsewhere while this tab was open; and reopened. */
+  closedMeanwhile: string;
+  reopenedMeanwhile: string;
+  /** An answer not saved because the order was closed meanwhile: it stays on screen. */
+  unsavedClosed: string;
+  /** 'Afficher l'OR à jour' */
+  refresh: string;
 };
 
 type Props = {
@@ -59,8 +72,10 @@ type Props = {
   checkpoints: OrderCheckpoint[];
   /** Group titles, by order procedure id, in order. */
   procedures: { id: string; title: string }[];
-  canAnswer: boolean;
-  canClose: boolean;
+  /** May answer and close while the order is in progress. */
+  canFollow: boolean;
+  /** Closed when the page was drawn; followed live after that. */
+  closed: boolean;
   /** Where a form posts without JavaScript (the procedure tab's URL). */
   action: string;
   labels: CheckpointLabels;
@@ -69,7 +84,10 @@ type Props = {
 };
 
 export type Draft = { checkResult: CheckResult | null; measuredValue: string; comment: string };
-type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict' | 'unsent'; message?: string };
+/** `mine`: a conflict's own answer, kept on screen to apply again. */
+type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict' | 'unsent'; message?: string; mine?: Draft };
+type Field = keyof Draft;
+const FIELDS: Field[] = ['checkResult', 'measuredValue', 'comment'];
 /**
  * An answer not sent yet: the version it was typed over, and what was typed. `after`: typed while
  * this user's previous save of the row was on its way, it also fits the version that save makes.
@@ -81,6 +99,7 @@ const ANSWER = graphql(
   [CheckpointFields],
 );
 const LIVE = graphql(`subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ...CheckpointFields } }`, [CheckpointFields]);
+const STATUS = graphql(`subscription($o: uuid!) { repairOrderStatus(repairOrderId: $o) }`);
 const CURRENT = graphql(`query($o: uuid!) { repairOrder(id: $o) { checkpoints { ...CheckpointFields } } }`, [CheckpointFields]);
 
 const draftOf = (c: OrderCheckpoint): Draft => ({
@@ -97,11 +116,11 @@ const time = (iso: string | null, labels: Pick<CheckpointLabels, 'todayAt' | 'da
   const day = dayOf(iso).slice(0, 4) === workshopToday().slice(0, 4) ? formatDayMonth(iso) : formatDate(iso);
   return labels.dayAt.replace('{{day}}', day).replace('{{hour}}', hour);
 };
-/** The same answer, whatever the spelling of the value ("4,30" is 4.3). */
-const sameAnswer = (a: Draft, b: Draft) => {
-  const value = (text: string) => (text.trim() === '' ? null : Number(text.trim().replace(/\s/g, '').replace(',', '.')));
-  return a.checkResult === b.checkResult && value(a.measuredValue) === value(b.measuredValue) && a.comment.trim() === b.comment.trim();
-};
+const numberOf = (text: string) => (text.trim() === '' ? null : Number(text.trim().replace(/\s/g, '').replace(',', '.')));
+/** The same field, whatever the spelling of the value ("4,30" is 4.3). */
+const sameField = (f: Field, a: Draft, b: Draft) =>
+  f === 'measuredValue' ? numberOf(a[f]) === numberOf(b[f]) : f === 'comment' ? a[f].trim() === b[f].trim() : a[f] === b[f];
+const sameAnswer = (a: Draft, b: Draft) => FIELDS.every((f) => sameField(f, a, b));
 /** The order's unsent answers, oldest first, mirrored in this browser's storage under `key`. */
 function unsentAnswers(key: string) {
   const list = new Map<string, Unsent>();
@@ -154,8 +173,6 @@ function unsentAnswers(key: string) {
 /** The toast to show once the page is drawn again after closing (a reload loses the island's own). */
 const CLOSED_TOAST = 'atelier:or-cloture';
 const RETRY_EVERY_MS = 15_000;
-/** Matches no checkpoint's answer. */
-const NO_ANSWER: Draft = { checkResult: null, measuredValue: 'x', comment: '' };
 const isNumber = (text: string) => text.trim() === '' || /^[-+]?\d+([.,]\d+)?$/.test(text.trim().replace(/\s/g, ''));
 
 export default function CheckpointsList(props: Props) {
@@ -171,9 +188,39 @@ export default function CheckpointsList(props: Props) {
   );
   const [closing, setClosing] = useState(false);
   const [closeError, setCloseError] = useState('');
+  // The order's status, followed live: a closing or a reopening elsewhere disables or enables the answers.
+  const [closed, setClosed] = useState(props.closed);
+  const [followed, setFollowed] = useState(false);
+  const canAnswer = props.canFollow && !closed;
   const dialog = useRef<HTMLDialogElement>(null);
-  // Rows the user is changing: a colleague's live update does not overwrite what is being typed.
-  const busy = useRef(new Set<string>(props.failure ? [props.failure.id] : []));
+  // The fields the user changed since the server last held them, per row, and the one with the
+  // focus: a save's reply or a live update never replaces those, only the others (and the version).
+  const edited = useRef(new Map<string, Set<Field>>(props.failure ? [[props.failure.id, new Set(FIELDS)]] : []));
+  const focused = useRef('');
+  const statesNow = useRef(states);
+  statesNow.current = states;
+  /** The server's answer laid under what is on screen: the user's own fields stay as typed. */
+  function merge(id: string, server: Draft, current: Draft | undefined): Draft {
+    const mine = edited.current.get(id);
+    const next = { ...server };
+    if (current)
+      for (const f of FIELDS) {
+        // Back to what the server holds: no longer the user's own.
+        if (sameField(f, current, server)) mine?.delete(f);
+        if (mine?.has(f) || focused.current === `${id}:${f}`) Object.assign(next, { [f]: current[f] });
+      }
+    return next;
+  }
+  /** The server's rows, laid under what is on screen. */
+  const take = (list: OrderCheckpoint[]) => {
+    setRows((all) => all.map((r) => list.find((c) => c.id === r.id) ?? r));
+    setDrafts((d) => ({ ...d, ...Object.fromEntries(list.map((c) => [c.id, merge(c.id, draftOf(c), d[c.id])])) }));
+  };
+  const markEdited = (id: string, fields: Field[]) => {
+    const set = edited.current.get(id) ?? new Set<Field>();
+    for (const f of fields) set.add(f);
+    edited.current.set(id, set);
+  };
 
   const versions = useRef(new Map(props.checkpoints.map((c) => [c.id, c.version])));
 
@@ -181,7 +228,6 @@ export default function CheckpointsList(props: Props) {
   const [outbox] = useState(() => unsentAnswers(`atelier:non-enregistre:${props.userId}:${props.orderId}`));
 
   async function send(id: string, draft: Draft) {
-    busy.current.add(id);
     // Written ahead: a page left while this is on its way finds it again (and its version tells whether it arrived).
     outbox.put({ id, version: versions.current.get(id) ?? 0, draft });
     setStates((s) => ({ ...s, [id]: { status: 'saving' } }));
@@ -193,9 +239,9 @@ export default function CheckpointsList(props: Props) {
       });
       versions.current.set(id, saved.version);
       outbox.settle(id, draft);
-      setRows((all) => all.map((r) => (r.id === id ? saved : r)));
+      // What was typed since this left (another field, more letters) stays as it is on screen.
+      take([saved]);
       setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
-      if (!saves.isWaiting(id)) busy.current.delete(id);
     } catch (error) {
       if (!(error instanceof ClientError)) {
         // No answer from the server (a dead spot, the server away): kept, and sent when it is back.
@@ -212,24 +258,27 @@ export default function CheckpointsList(props: Props) {
           outbox.settle(id);
           if (sameAnswer(draftOf(theirs), draft)) {
             // The first try did arrive (only its answer was lost): this one is already saved.
-            if (!saves.isWaiting(id)) busy.current.delete(id);
-            setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
+            take([theirs]);
             setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
             return;
           }
-          busy.current.delete(id);
           saves.forget(id);
-          setRows((all) => all.map((r) => (r.id === id ? theirs : r)));
-          setDrafts((d) => ({ ...d, [id]: draftOf(theirs) }));
-          setStates((s) => ({ ...s, [id]: { status: 'conflict', message } }));
+          conflict(theirs, draft, message ?? labels.stale);
           return;
         }
       }
       // The entry stays as typed; the message says why, the button tries again.
       outbox.settle(id);
+      if (code === 'conflict' && reason === 'closed') setClosed(true);
       const text = fields ? Object.values(fields)[0] : code === 'conflict' && message ? message : '';
       setStates((s) => ({ ...s, [id]: { status: 'failed', message: text || labels.failed } }));
     }
+  }
+  /** A colleague's answer shown in place of one typed over an older version; the user's own stays visible, to apply again. */
+  function conflict(theirs: OrderCheckpoint, mine: Draft, message: string) {
+    edited.current.delete(theirs.id);
+    take([theirs]);
+    setStates((s) => ({ ...s, [theirs.id]: { status: 'conflict', message, mine } }));
   }
   // One save at a time per row, each with the version the previous one returned (else the row's
   // own second save would look like a colleague's); `send` is read at call time, with this render's props.
@@ -260,7 +309,7 @@ export default function CheckpointsList(props: Props) {
   // one whose checkpoint changed since (it did arrive, or a colleague answered) is dropped.
   function resume() {
     const restored = outbox.restore(props.checkpoints);
-    for (const u of restored) busy.current.add(u.id);
+    for (const u of restored) markEdited(u.id, FIELDS);
     if (restored.length) {
       setDrafts((d) => ({ ...d, ...Object.fromEntries(restored.map((u) => [u.id, u.draft])) }));
       setStates((s) => ({ ...s, ...Object.fromEntries(restored.map((u) => [u.id, { status: 'unsent' as const, message: labels.unsent }])) }));
@@ -284,29 +333,59 @@ export default function CheckpointsList(props: Props) {
   // Once, when the island runs.
   useEffect(() => (hydrated ? resumeNow.current() : undefined), [hydrated]);
 
+  /** What colleagues answer, live (and this user's own saves, echoed). */
+  const onLive = useRef((_data: { orderCheckpoints: OrderCheckpoint[] }) => {});
+  onLive.current = (data) => {
+    // An update older than a save's own reply is not news.
+    const fresh = data.orderCheckpoints.filter((c) => c.version >= (versions.current.get(c.id) ?? 0));
+    for (const c of fresh) {
+      if (saves.isSaving(c.id)) continue;
+      const unsent = outbox.get(c.id);
+      if (unsent && sameAnswer(draftOf(c), unsent.draft)) {
+        // An unsent answer the server already holds (its reply was lost): saved, not sent again.
+        outbox.settle(c.id);
+        setStates((s) => ({ ...s, [c.id]: { status: 'saved' } }));
+      } else if (unsent && statesNow.current[c.id]?.status === 'unsent' && c.version !== unsent.version && c.version !== unsent.after) {
+        // A colleague answered while this one waited for the network: theirs shown, this one kept visible.
+        outbox.settle(c.id);
+        saves.forget(c.id);
+        conflict(c, unsent.draft, labels.stale);
+      }
+      versions.current.set(c.id, c.version);
+    }
+    take(fresh);
+  };
   useEffect(() => {
     if (!hydrated) return;
     return graphqlSubscribe(
       LIVE,
       { o: props.orderId },
-      (data) => {
-        for (const c of data.orderCheckpoints) if (!saves.isSaving(c.id)) versions.current.set(c.id, c.version);
-        // An unsent answer the server already holds (its reply was lost): saved, not sent again.
-        const arrived = data.orderCheckpoints.filter((c) => !saves.isSaving(c.id) && sameAnswer(draftOf(c), outbox.get(c.id)?.draft ?? NO_ANSWER));
-        for (const c of arrived) {
-          outbox.settle(c.id);
-          busy.current.delete(c.id);
-        }
-        if (arrived.length) setStates((s) => ({ ...s, ...Object.fromEntries(arrived.map((c) => [c.id, { status: 'saved' as const }])) }));
-        setRows(data.orderCheckpoints);
-        setDrafts((current) => ({
-          ...current,
-          ...Object.fromEntries(data.orderCheckpoints.filter((c) => !busy.current.has(c.id)).map((c) => [c.id, draftOf(c)])),
-        }));
-      },
+      (data) => onLive.current(data),
       () => undefined,
     );
-  }, [hydrated, props.orderId, saves, outbox]);
+  }, [hydrated, props.orderId]);
+
+  /** Closed or reopened elsewhere: said, and what was typed and not saved stays on screen with the reason. */
+  const onStatus = useRef((_now: boolean) => {});
+  onStatus.current = (now: boolean) => {
+    if (now === closed) return;
+    setClosed(now);
+    setFollowed(true);
+    if (now) {
+      setClosing(false);
+      for (const { id } of rows)
+        if (edited.current.get(id)?.size || outbox.has(id)) setStates((s) => ({ ...s, [id]: { status: 'failed', message: labels.unsavedClosed } }));
+    }
+  };
+  useEffect(() => {
+    if (!hydrated) return;
+    return graphqlSubscribe(
+      STATUS,
+      { o: props.orderId },
+      (data) => onStatus.current(data.repairOrderStatus === 'CLOSED'),
+      () => undefined,
+    );
+  }, [hydrated, props.orderId]);
 
   useEffect(() => {
     if (closing) dialog.current?.showModal();
@@ -328,7 +407,7 @@ export default function CheckpointsList(props: Props) {
   }
 
   const change = (id: string, patch: Partial<Draft>, now: boolean) => {
-    busy.current.add(id);
+    markEdited(id, Object.keys(patch) as Field[]);
     const next = { ...drafts[id]!, ...patch };
     setDrafts((d) => ({ ...d, [id]: next }));
     if (now) save(id, next);
@@ -340,7 +419,12 @@ export default function CheckpointsList(props: Props) {
   const remaining = rows.length - answered;
   const nonConform = rows.filter((r) => r.checkResult === 'nok');
   /** A field left: saved if it differs from what the server has (with or without a result). */
-  const leave = (row: OrderCheckpoint, draft: Draft) => {
+  const leave = (row: OrderCheckpoint, current: Draft) => {
+    focused.current = '';
+    // Kept as it was only for having the focus: now the server's.
+    const draft = merge(row.id, draftOf(row), current);
+    setDrafts((d) => ({ ...d, [row.id]: draft }));
+    if (!canAnswer) return;
     if (!sameAnswer(draft, draftOf(row)) || states[row.id]?.status === 'unsent') save(row.id, draft);
     // Typed back to what is saved: nothing left to send.
     else if (!saves.isSaving(row.id)) outbox.settle(row.id, draft);
@@ -360,6 +444,14 @@ export default function CheckpointsList(props: Props) {
 
   return (
     <div className="flex flex-col gap-6">
+      {followed && (
+        <p role="alert" className="alert-info">
+          {closed ? labels.closedMeanwhile : labels.reopenedMeanwhile}{' '}
+          <a href={props.action} className="link">
+            {labels.refresh}
+          </a>
+        </p>
+      )}
       {props.procedures.map((procedure) => (
         <section key={procedure.id} aria-label={procedure.title} className="flex flex-col gap-3">
           <h4 className="font-semibold">{procedure.title}</h4>
@@ -369,13 +461,14 @@ export default function CheckpointsList(props: Props) {
               .map((row) => {
                 const draft = drafts[row.id] ?? draftOf(row);
                 const state = states[row.id] ?? { status: 'idle' };
+                const saved = labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '');
                 const status =
                   state.status === 'saving'
                     ? labels.saving
                     : state.status === 'failed' || state.status === 'conflict' || state.status === 'unsent'
                       ? state.message
                       : row.checkResult
-                        ? labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '')
+                        ? saved
                         : row.answeredAt && (row.measuredValue !== null || row.comment)
                           ? labels.partSaved.replace('{{time}}', time(row.answeredAt, labels))
                           : labels.unanswered;
@@ -395,7 +488,7 @@ export default function CheckpointsList(props: Props) {
                         save(row.id, draft);
                       }}
                     >
-                      <fieldset disabled={!props.canAnswer} className="flex flex-col gap-2">
+                      <fieldset disabled={!canAnswer} className="flex flex-col gap-2">
                         <legend className="text-base font-bold">
                           {row.position}. {row.name}
                         </legend>
@@ -430,6 +523,7 @@ export default function CheckpointsList(props: Props) {
                               value={draft.measuredValue}
                               aria-invalid={state.status === 'failed' && state.message === labels.invalidNumber ? 'true' : undefined}
                               onChange={(e) => change(row.id, { measuredValue: e.target.value }, false)}
+                              onFocus={() => (focused.current = `${row.id}:measuredValue`)}
                               onBlur={() => leave(row, draft)}
                             />
                           </label>
@@ -440,6 +534,7 @@ export default function CheckpointsList(props: Props) {
                               className="field-input min-h-12 text-base"
                               value={draft.comment}
                               onChange={(e) => change(row.id, { comment: e.target.value }, false)}
+                              onFocus={() => (focused.current = `${row.id}:comment`)}
                               onBlur={() => leave(row, draft)}
                             />
                           </label>
@@ -452,26 +547,44 @@ export default function CheckpointsList(props: Props) {
                         >
                           {status}
                         </p>
+                        {state.status === 'conflict' && <p className="text-sm">{saved}</p>}
                         {/* The island's retry; without JavaScript the row's one button is «Enregistrer». */}
-                        {hydrated && (state.status === 'failed' || state.status === 'unsent') && (
+                        {hydrated && (state.status === 'failed' || state.status === 'unsent') && canAnswer && (
                           <button type="submit" className="btn btn-secondary min-h-12">
                             {labels.retry}
                           </button>
                         )}
-                        {!hydrated && props.canAnswer && (
+                        {!hydrated && canAnswer && (
                           <button type="submit" className="btn btn-primary min-h-12">
                             {labels.save}
                           </button>
                         )}
                       </div>
                     </form>
+                    {state.mine && state.status === 'conflict' && (
+                      <div className="flex flex-wrap items-center gap-3 border-t border-line pt-3">
+                        <p className="text-sm font-semibold">
+                          {labels.mine.replace(
+                            '{{answer}}',
+                            [state.mine.measuredValue, state.mine.comment, state.mine.checkResult && labels.results[state.mine.checkResult]]
+                              .filter(Boolean)
+                              .join(' · '),
+                          )}
+                        </p>
+                        {canAnswer && (
+                          <button type="button" className="btn btn-secondary min-h-12" onClick={() => change(row.id, state.mine!, true)}>
+                            {labels.takeBack}
+                          </button>
+                        )}
+                      </div>
+                    )}
                   </li>
                 );
               })}
           </ol>
         </section>
       ))}
-      {props.canClose && (
+      {props.canFollow && !closed && (
         <div className="card flex flex-wrap items-center justify-between gap-3">
           <p className="font-semibold">{remaining > 0 ? labels.remaining.replace('{{count}}', String(remaining)) : labels.closeHint}</p>
           {remaining === 0 && hydrated && (
