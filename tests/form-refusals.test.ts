@@ -21,7 +21,7 @@ function pageAt(href: string, method: string, jar: Jar, userId = 'u1', secret = 
       delete: (name: string) => void jar.delete(name),
     },
     redirect: (path: string, status = 302) => new Response(null, { status, headers: { location: path } }),
-  } as unknown as Parameters<typeof redirectRefusal>[0];
+  } as unknown as Parameters<typeof postOrShowRefusal>[0];
 }
 
 const ADDRESS = '/repair-order/1?onglet=procedure';
