@@ -127,7 +127,6 @@ test('the invitation asks for the terms and two equal passwords before it posts'
   await add.getByLabel('E-mail').fill('ines.invitee@demo.local');
   await add.getByRole('button', { name: 'Ajouter' }).click();
   await expect(adminPage.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
-  await admin.close();
 
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -151,4 +150,11 @@ test('the invitation asks for the terms and two equal passwords before it posts'
   await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Mot de passe enregistré' })).toBeVisible();
   await context.close();
+  // The colleague leaves: the users screen keeps its demo count for the other specs.
+  await adminPage.goto('/users?recherche=ines.invitee');
+  await adminPage.getByRole('button', { name: 'Actions : Inès Invitée' }).click();
+  await adminPage.getByRole('link', { name: 'Supprimer : Inès Invitée' }).click();
+  await adminPage.getByRole('button', { name: 'Supprimer définitivement' }).click();
+  await expect(adminPage.getByRole('status').filter({ hasText: 'Utilisateur supprimé' })).toBeVisible();
+  await admin.close();
 });

@@ -10,12 +10,12 @@ const overlaps = (a: { x: number; y: number; width: number; height: number }, b:
 /** When the save was asked: the toast cannot show before. */
 let saved = 0;
 
-/** Saves the profile as it is: back on the list with the «Profil mis à jour» toast. */
+/** Saves the profile as it is: still on the profile (decision 046), with the «Profil mis à jour» toast. */
 async function saveProfile(page: Page): Promise<Locator> {
   await page.goto('/profile?retour=%2Fstock');
   saved = Date.now();
   await page.getByRole('button', { name: 'Enregistrer' }).click();
-  await expect(page).toHaveURL(/\/stock$/);
+  await expect(page).toHaveURL(/\/profile\?retour=%2Fstock$/);
   const toast = page.getByRole('status').filter({ hasText: 'Profil mis à jour' });
   await expect(toast).toBeVisible();
   return toast;

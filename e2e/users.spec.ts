@@ -1,7 +1,7 @@
 // SPEC §2.9 and §9: the users screen of an admin, live across browsers.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from './support/test.ts';
-import { storageState } from './support/fixtures.ts';
+import { storageState, touchTablet } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('app_admin') });
 
@@ -184,8 +184,8 @@ test('the users screen passes an axe scan with no serious violation', async ({ p
   expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 });
 
-test.describe('at a tablet’s width', () => {
-  test.use({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
+test.describe("at a tablet's width", () => {
+  test.use(touchTablet());
 
   test('a toast is one line high and lets «Ajouter un utilisateur» be tapped under it', async ({ page }) => {
     await page.goto('/users?recherche=boyer');

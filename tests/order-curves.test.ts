@@ -69,6 +69,7 @@ describe('curve CSV checks', () => {
     };
     expect(labels('temps_s;course_min_mm;course_max_mm')).toEqual(['Temps (s)', 'Course min – max (mm)']);
     expect(labels('regime_rpm;pression_c1_bar;couple_nm')).toEqual(['Regime (tr/min)', 'Pression c1 (bar)', 'Couple (N·m)']);
+    expect(labels('regime_tr_min;pression_bar;debit')).toEqual(['Regime (tr/min)', 'Pression (bar)', 'debit']);
     expect(labels('temps_s;pression_min_bar;debit_max_l')).toEqual(['Temps (s)', 'Pression min (bar) – Debit max (l)']);
     // Headers written for people are the workshop's own words.
     expect(labels('Temps (s);Pression basse;Pression haute')).toEqual(['Temps (s)', 'Pression basse – Pression haute']);

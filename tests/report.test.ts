@@ -564,7 +564,7 @@ describe.each([
       for (const page of pages) {
         for (const line of page.body) {
           // Chart text: the ticks (lines of numbers alone), the axis label, the legend.
-          const chart = line.items.every((i) => /^[\d\s,.\u202f\u00a0−-]+$/.test(i.str)) || /regime_tr_min|pression_bar/.test(line.text);
+          const chart = line.items.every((i) => /^[\d\s,.\u202f\u00a0−-]+$/.test(i.str)) || /Regime \(tr\/min\)|\(bar\)$/.test(line.text);
           for (const item of line.items) {
             if (item.height < 7.9) tiny.push(`${item.str} (${item.height.toFixed(1)} pt)`);
             else if (!chart && item.height < 9.9) small.push(`${item.str} (${item.height.toFixed(1)} pt)`);

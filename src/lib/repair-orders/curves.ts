@@ -84,9 +84,11 @@ const UNIT_NAMES: Record<string, string> = {
 function labelParts(header: string): { words: string; unit?: string } | null {
   const parts = header.trim().split('_').filter(Boolean);
   if (!header.includes('_') || parts.length < 2) return null;
+  // Engine speed is exported as `regime_tr_min`: its unit is two words.
+  const perMinute = parts.length > 2 && parts.slice(-2).join('_').toLowerCase() === 'tr_min';
   const last = parts.at(-1)!.toLowerCase();
-  const unit = UNITS.has(last) ? (UNIT_NAMES[last] ?? last) : undefined;
-  const words = (unit ? parts.slice(0, -1) : parts).join(' ');
+  const unit = perMinute ? 'tr/min' : UNITS.has(last) ? (UNIT_NAMES[last] ?? last) : undefined;
+  const words = (perMinute ? parts.slice(0, -2) : unit ? parts.slice(0, -1) : parts).join(' ');
   return { words: words.charAt(0).toUpperCase() + words.slice(1), unit };
 }
 /** A column's header as a chart names it: `temps_s` reads «Temps (s)». */
