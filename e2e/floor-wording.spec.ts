@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 import { expect, test } from './support/test.ts';
 
-const NUMBER = `OR-E2E-ATELIER-${Date.now().toString(36).toUpperCase()}`;
+const NUMBER = `OR-E2E-W-${Date.now().toString(36).toUpperCase()}`;
 const SHOTS = process.env.SHOTS_DIR;
 let orderPath = '';
 const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
