@@ -49,7 +49,7 @@ test.describe('a mechanic', () => {
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await expect(page).toHaveURL(`${orderPath}/activity?action=created`);
     await expect(page.getByRole('table', { name: 'Activité' }).getByRole('row')).toHaveCount(2);
-    await expect(page.getByText('1 événement(s)')).toBeVisible();
+    await expect(page.getByText('1 événement')).toBeVisible();
 
     await page.goto(`${orderPath}/activity`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Exporter en CSV' }).click()]);

@@ -10,7 +10,7 @@ import { storageState } from './support/fixtures.ts';
 
 const NUMBER = 'OR-E2E-DIAG';
 const MODEL = 'ZF 8HP45';
-const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
+const toast = (page: Page, text: string | RegExp) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
 const fr = (n: number) => n.toFixed(2).replace('.', ',');
 /** A line pressure record that falls out of the 8HP45 reference band after the 1→2 shift. */
 const curveCsv = [
@@ -84,7 +84,7 @@ test.describe('a diagnostician', () => {
     await page.getByRole('button', { name: 'Enregistrer' }).click();
     await toast(page, 'Mesures mises à jour');
     await page.getByRole('button', { name: 'Ajouter les mesures du dossier' }).click();
-    await toast(page, 'mesure(s) du dossier ajoutée(s)');
+    await toast(page, /mesures? du dossier ajoutées?/);
     for (const [name, value] of [
       ['Pression de ligne au ralenti (P)', '4,1'],
       ['Résistance électrovanne EDS', '5,2'],

@@ -69,7 +69,7 @@ test.describe('a diagnostician', () => {
     await page.getByRole('button', { name: 'Enregistrer la procédure' }).click();
     await toast(page, 'Procédure ajoutée');
     const card = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Remplacement du bloc hydraulique' }) });
-    await expect(card.getByText('4 étape(s) · 2 point(s) de contrôle')).toBeVisible();
+    await expect(card.getByText('4 étapes · 2 points de contrôle')).toBeVisible();
     await expect(card.locator('ol.list-decimal > li')).toHaveText([
       'Vidanger la boîte',
       'Déposer le carter et le bloc hydraulique',

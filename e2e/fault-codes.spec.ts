@@ -64,7 +64,7 @@ test.describe('a diagnostician', () => {
     await page.getByRole('link', { name: 'Relevé des codes défaut' }).click();
     await page.getByLabel("Non, aucun code n'est disponible").check();
     await page.getByRole('button', { name: 'Enregistrer' }).click();
-    await expect(page.getByText("2 code(s) défaut et leurs conditions d'apparition seront supprimés : P0562, P17BF.")).toBeVisible();
+    await expect(page.getByText("2 codes défaut et leurs conditions d'apparition seront supprimés : P0562, P17BF.")).toBeVisible();
     await page.getByRole('link', { name: 'Annuler' }).click();
     await expect(codes).toHaveCount(2);
     await page.getByLabel("Non, aucun code n'est disponible").check();

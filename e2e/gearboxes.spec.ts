@@ -10,7 +10,7 @@ test.describe('a diagnostician', () => {
 
   test('searches and filters the models, all in the URL', async ({ page }) => {
     await page.goto('/gearboxes');
-    await expect(page.getByText('9 modèle(s)')).toBeVisible();
+    await expect(page.getByText('9 modèles')).toBeVisible();
     await page.getByLabel('Type').selectOption('double_clutch');
     await page.getByRole('button', { name: 'Filtrer' }).click();
     await expect(page).toHaveURL(/\/gearboxes\?recherche=&type=double_clutch&modele=&annee=$/);
@@ -64,7 +64,7 @@ test.describe('a diagnostician', () => {
     await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await expect(page).toHaveURL(/\/gearboxes$/);
     await expect(page.getByRole('status').filter({ hasText: 'Modèle supprimé' })).toBeVisible();
-    await expect(page.getByText('9 modèle(s)')).toBeVisible();
+    await expect(page.getByText('9 modèles')).toBeVisible();
   });
 });
 

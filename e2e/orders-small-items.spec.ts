@@ -5,7 +5,7 @@ import type { Page } from '@playwright/test';
 import { storageState } from './support/fixtures.ts';
 import { expect, test } from './support/test.ts';
 
-const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
+const toast = (page: Page, text: string | RegExp) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
 
 test.describe.configure({ mode: 'serial' });
 test.use({ storageState: storageState('diagnostician') });
@@ -66,7 +66,7 @@ test('an order with nothing recorded has nothing to compare; its measures from t
   await page.getByRole('button', { name: 'Enregistrer' }).click();
   await toast(page, 'Mesures mises à jour');
   await page.getByRole('button', { name: 'Ajouter les mesures du dossier' }).click();
-  await toast(page, 'mesure(s) du dossier ajoutée(s)');
+  await toast(page, /mesures? du dossier ajoutées?/);
   await page.getByRole('link', { name: 'Pression de ligne au ralenti (P)', exact: true }).click();
   for (const label of ['Nom de la mesure', 'Valeur minimale', 'Valeur maximale', 'Unité', 'Description'])
     await expect(page.getByLabel(`${label} (automatique)`, { exact: true })).toBeVisible();

@@ -126,7 +126,7 @@ test.describe('a mechanic', () => {
     await page.getByRole('button', { name: "Clôturer l'OR" }).click();
     const dialog = page.getByRole('dialog', { name: "Clôturer l'ordre de réparation" });
     // The «Non conforme» answers are named before closing.
-    await expect(dialog.getByText('1 point(s) de contrôle « Non conforme » :')).toBeVisible();
+    await expect(dialog.getByText('1 point de contrôle « Non conforme » :')).toBeVisible();
     await expect(dialog.getByRole('listitem')).toHaveText([checkpointNames[2]!.replace(/^\d+\.\s*/, '')]);
     await dialog.getByLabel('Commentaire de clôture (facultatif)').fill('Essai routier concluant, client prévenu.');
     await dialog.getByRole('button', { name: 'Clôturer', exact: true }).click();

@@ -39,7 +39,7 @@ test.describe('a commercial', () => {
     await page.getByLabel('Rayon').fill('f');
     await page.getByLabel('Niveau').fill('4');
     await page.getByRole('button', { name: 'Ajouter au stock' }).click();
-    await toast(page, '2 boîte(s) ajoutée(s) au stock');
+    await toast(page, '2 boîtes ajoutées au stock');
     await expect(page).toHaveURL(/\/stock\?modele=[0-9a-f-]{36}&rayon=F$/);
     const mine = page.getByRole('row').filter({ hasText: 'F-4' }).filter({ hasText: '1087 010 068' });
     await expect(mine).toHaveCount(2);

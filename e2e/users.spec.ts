@@ -10,7 +10,7 @@ const table = (page: import('@playwright/test').Page) => page.getByRole('table')
 test('searches by name or e-mail, pages by 15, and keeps both in the URL', async ({ page }) => {
   // Each row is headed by the user's name, then their e-mail.
   await page.goto('/users');
-  await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
+  await expect(page.getByText('29 utilisateurs')).toBeVisible();
   await expect(table(page).getByRole('row')).toHaveCount(16);
   await expect(page.getByText('Page 1 sur 2')).toBeVisible();
   await page.getByRole('link', { name: 'Page suivante' }).click();
@@ -24,7 +24,7 @@ test('searches by name or e-mail, pages by 15, and keeps both in the URL', async
   await expect(table(page).getByRole('rowheader')).toHaveText(['Julien Moreau diagnostic@demo.local']);
 
   await page.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('demo.local');
-  await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
+  await expect(page.getByText('29 utilisateurs')).toBeVisible();
 
   // A bookmarked search renders on the server.
   await page.goto('/users?recherche=garcia');
@@ -179,7 +179,7 @@ test('the admin cannot change, disable or delete their own account here', async 
 
 test('the users screen passes an axe scan with no serious violation', async ({ page }) => {
   await page.goto('/users');
-  await expect(page.getByText('29 utilisateur(s)')).toBeVisible();
+  await expect(page.getByText('29 utilisateurs')).toBeVisible();
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 });

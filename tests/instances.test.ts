@@ -132,7 +132,7 @@ describe('two instances behind nginx', () => {
     const location = posted.res.headers.get('location')!;
     const shown = await sendElsewhere(posted.by, location, undefined, jar);
     expect(shown.res.status).toBe(200);
-    expect(shown.body.toString()).toContain('1 boîte(s) ajoutée(s) au stock');
+    expect(shown.body.toString()).toContain('1 boîte ajoutée au stock');
     const items = await send('/graphql', gqlInit(accessToken, 'query($r: String) { stockItems(rack: $r) { rack level } }', { r: rack }));
     expect(JSON.parse(items.body.toString()).data.stockItems).toEqual([{ rack, level: 2 }]);
   });

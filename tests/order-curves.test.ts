@@ -462,7 +462,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       expect(await post(order, 'action=import', formOf({}))).toMatchObject({ status: 400, errors: { files: 'Choisissez au moins un fichier' } });
       const done = (await post(order, 'action=import', formOf({}, { files: [['journal.txt', Buffer.from('code P0730\n')]] }))) as Response;
       expect(done.status).toBe(303);
-      expect(flashes.at(-1)).toBe('1 fichier(s) importé(s)');
+      expect(flashes.at(-1)).toBe('1 fichier importé');
       expect(await post(order, 'action=import-suppr', formOf({ id: imports[0].id }))).toBeInstanceOf(Response);
       expect((await orderOf(orderId)).diagnosticFiles.map((f: { file: { name: string } }) => f.file.name)).toEqual(['rapport.pdf', 'journal.txt']);
       expect(await post(order, 'action=import-suppr', formOf({ id: imports[0].id }))).toMatchObject({

@@ -41,9 +41,12 @@ export type CheckpointLabels = {
   closeComment: string;
   closeConfirm: string;
   cancel: string;
+  /** '{{count}} points de contrôle à renseigner…', and its singular (French: 0 and 1). */
   remaining: string;
-  /** '{{count}} point(s) de contrôle « Non conforme » :' */
+  remainingOne: string;
+  /** '{{count}} points de contrôle « Non conforme » :', and its singular. */
   nonConform: string;
+  nonConformOne: string;
   /** The toast once closed: 'OR clôturé'. */
   closed: string;
   /** 'à {{hour}}' */
@@ -418,6 +421,7 @@ export default function CheckpointsList(props: Props) {
   const answered = rows.filter((r) => r.checkResult !== null).length;
   const remaining = rows.length - answered;
   const nonConform = rows.filter((r) => r.checkResult === 'nok');
+  const nonConformText = labels[nonConform.length < 2 ? 'nonConformOne' : 'nonConform'].replace('{{count}}', String(nonConform.length));
   /** A field left: saved if it differs from what the server has (with or without a result). */
   const leave = (row: OrderCheckpoint, current: Draft) => {
     focused.current = '';
@@ -586,7 +590,9 @@ export default function CheckpointsList(props: Props) {
       ))}
       {props.canFollow && !closed && (
         <div className="card flex flex-wrap items-center justify-between gap-3">
-          <p className="font-semibold">{remaining > 0 ? labels.remaining.replace('{{count}}', String(remaining)) : labels.closeHint}</p>
+          <p className="font-semibold">
+            {remaining > 0 ? labels[remaining < 2 ? 'remainingOne' : 'remaining'].replace('{{count}}', String(remaining)) : labels.closeHint}
+          </p>
           {remaining === 0 && hydrated && (
             <button type="button" className="btn btn-primary min-h-12" onClick={() => setClosing(true)}>
               {labels.close}
@@ -608,8 +614,8 @@ export default function CheckpointsList(props: Props) {
               {labels.closeTitle}
             </h2>
             {nonConform.length > 0 && (
-              <div className="alert-error flex flex-col gap-1" role="note" aria-label={labels.nonConform.replace('{{count}}', String(nonConform.length))}>
-                <p className="font-semibold">{labels.nonConform.replace('{{count}}', String(nonConform.length))}</p>
+              <div className="alert-error flex flex-col gap-1" role="note" aria-label={nonConformText}>
+                <p className="font-semibold">{nonConformText}</p>
                 <ul className="ml-5 list-disc">
                   {nonConform.map((r) => (
                     <li key={r.id}>{r.name}</li>
