@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatNumber, formatTime } from '#lib/format.ts';
+import { formatDate, formatDateTime, formatNumber, formatTime, singular } from '#lib/format.ts';
 import { baseItemSchema } from '#lib/base/base.ts';
 import { gearboxModelSchema } from '#lib/gearboxes/gearboxes.ts';
 import { profileSchema } from '#lib/users/users.ts';
@@ -152,24 +152,26 @@ describe('formats (SPEC §1)', () => {
       const names = [...message.matchAll(/\{\{(.+?)\}\}/g)].map((m) => m[1]!.trim());
       const texts = Object.fromEntries(names.map((name, i) => [name, `<${name} $& {{x}}>`.repeat(i + 1)]));
       const numbers = Object.fromEntries(names.map((name, i) => [name, i + 0.5]));
-      // A count picks its singular on the server (French: under 2); the browser is handed that form.
-      const one = messages.find(([k]) => k === `${key}_one`)?.[1];
-      const form = (vars?: Record<string, string | number>) => (one && typeof vars?.count === 'number' && vars.count < 2 ? one : message);
-      for (const vars of [texts, numbers, { other: 'x' }, undefined]) expect(browserT(form(vars), vars), key).toBe(t(key as MessageKey, vars));
+      for (const vars of [texts, numbers, { other: 'x' }, undefined]) expect(browserT(message, vars), key).toBe(t(key as MessageKey, vars));
     }
     expect(messages.length).toBeGreaterThan(500);
   });
 
   it('writes counts in words, singular under 2 as French does, never «(s)»', () => {
-    expect([0, 1, 2, 29].map((count) => t('users.count', { count }))).toEqual(['0 utilisateur', '1 utilisateur', '2 utilisateurs', '29 utilisateurs']);
-    expect(t('faultCodes.discardBody', { count: 1, codes: 'P0562' })).toBe("1 code défaut et ses conditions d'apparition seront supprimés : P0562.");
-    expect(t('stock.added', { count: 3 })).toBe('3 boîtes ajoutées au stock');
-    const messages: string[] = [];
-    const walk = (node: object) => {
-      for (const value of Object.values(node)) typeof value === 'string' ? messages.push(value) : walk(value);
+    const users = (count: number) => (singular(count) ? t('users.countOne', { count }) : t('users.count', { count }));
+    expect([0, 1, 2, 29].map(users)).toEqual(['0 utilisateur', '1 utilisateur', '2 utilisateurs', '29 utilisateurs']);
+    expect(t('faultCodes.discardBodyOne', { count: 1, codes: 'P0562' })).toBe("1 code défaut et ses conditions d'apparition seront supprimés : P0562.");
+    const messages: [string, string][] = [];
+    const walk = (node: object, prefix: string) => {
+      for (const [name, value] of Object.entries(node)) typeof value === 'string' ? messages.push([prefix + name, value]) : walk(value, `${prefix}${name}.`);
     };
-    walk(fr);
-    expect(messages.filter((m) => m.includes('{{count}}') && m.includes('(s)'))).toEqual([]);
+    walk(fr, '');
+    expect(messages.filter(([, m]) => m.includes('{{count}}') && m.includes('(s)'))).toEqual([]);
+    // Each singular beside its plural, both with the count.
+    for (const [key, one] of messages.filter(([k, m]) => k.endsWith('One') && m.includes('{{count}}'))) {
+      expect(messages.find(([k]) => k === key.slice(0, -3))?.[1], key).toContain('{{count}}');
+      expect(one, key).not.toBe(messages.find(([k]) => k === key.slice(0, -3))?.[1]);
+    }
   });
 
   it('says the limit when a text is too long, never "Champ obligatoire"', () => {
@@ -208,8 +210,6 @@ describe('formats (SPEC §1)', () => {
       for (const [name, value] of Object.entries(node)) typeof value === 'string' ? keys.push(prefix + name) : walk(value, `${prefix}${name}.`);
     };
     walk(fr, '');
-    // A singular (`…_one`, French 0 and 1) is used through its plural's key, by i18next.
-    for (const key of keys.filter((k) => k.endsWith('_one'))) expect(keys, key).toContain(key.slice(0, -4));
     const files = ['src', 'server'].flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`));
     const code = files
       .filter((f) => /\.(ts|tsx|astro)$/.test(f) && f !== 'src/lib/i18n/fr.ts')

@@ -9,6 +9,7 @@ import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
+import { singular } from '#lib/format.ts';
 import { isRole, roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
@@ -176,7 +177,7 @@ export default function UsersScreen(props: Props) {
         </button>
       </form>
       <p className="text-sm text-muted" aria-live="polite">
-        {t('users.count', { count })}
+        {singular(count) ? t('users.countOne', { count }) : t('users.count', { count })}
       </p>
       {/* A compact list (decision 040): who (name, e-mail cut with an ellipsis), status, role, and
           one action menu per row, a popover that works before the island runs and without it. */}

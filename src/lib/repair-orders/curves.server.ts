@@ -18,7 +18,7 @@ import {
 import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
 import { documentsOf } from '#lib/gearboxes/documents.server.ts';
 import { DocumentFields } from '#lib/gearboxes/documents.ts';
-import { formatNumber } from '#lib/format.ts';
+import { formatNumber, singular } from '#lib/format.ts';
 import { formFailureOf, storeAndLink } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { DomainError } from '#server/errors.ts';
@@ -181,7 +181,12 @@ export async function postCurvesAction(
         failed.push({ name: file.name, reason: reasonOf(error).message });
       }
     }
-    if (failed.length === 0) return redirectWithToast(astro, t('curves.imported', { count: chosen.length }), href);
+    if (failed.length === 0)
+      return redirectWithToast(
+        astro,
+        singular(chosen.length) ? t('curves.importedOne', { count: chosen.length }) : t('curves.imported', { count: chosen.length }),
+        href,
+      );
     return {
       status: 400,
       form: action,

@@ -5,6 +5,7 @@ import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type Ta
 import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
+import { singular } from '#lib/format.ts';
 import { orderMeasureSchema } from './measures.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
@@ -72,7 +73,15 @@ export async function postMeasuresAction(astro: AstroGlobal, order: DiagnosticOr
       return redirectWithToast(astro, t('orderMeasures.added'), tabHref);
     }
     const { insertDossierMeasures: count } = await api.request(graphql(`mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }`), { o: order.id });
-    return redirectWithToast(astro, count ? t('orderMeasures.dossierAdded', { count }) : t('orderMeasures.dossierNothing'), tabHref);
+    return redirectWithToast(
+      astro,
+      count
+        ? singular(count)
+          ? t('orderMeasures.dossierAddedOne', { count })
+          : t('orderMeasures.dossierAdded', { count })
+        : t('orderMeasures.dossierNothing'),
+      tabHref,
+    );
   } catch (error) {
     const { errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });
     const failure: TabFailure = { status: 400, form: action, values };
