@@ -46,7 +46,7 @@ test.describe('a mechanic', () => {
     const count = await points.count();
     const checkpointNames = await points.locator('legend').allTextContents();
     expect(count).toBeGreaterThanOrEqual(2);
-    await expect(page.getByText(/point\(s\) de contrôle à renseigner avant de clôturer l'OR/)).toBeVisible();
+    await expect(page.getByText(/points? de contrôle à renseigner avant de clôturer l'OR/)).toBeVisible();
     // The island has taken over: the no-JavaScript "Enregistrer" buttons are gone.
     await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
 
@@ -233,7 +233,7 @@ test.describe('without JavaScript, closing', () => {
       await expect(page.getByRole('status').filter({ hasText: 'Point de contrôle enregistré' })).toBeVisible();
     }
     const closing = page.locator('form').filter({ has: page.getByRole('button', { name: 'Clôturer', exact: true }) });
-    await expect(closing.getByText(/\d point\(s\) de contrôle « Non conforme » :/)).toBeVisible();
+    await expect(closing.getByText(/\d points? de contrôle « Non conforme » :/)).toBeVisible();
     // One tap is not enough: the box must be ticked (the browser would say so; a bare post is refused too).
     await expect(closing.getByLabel("Je confirme la clôture de l'OR")).toHaveAttribute('required', '');
     const refused = await page.request.post(`${new URL(page.url()).pathname}?onglet=procedure&action=cloturer`, { form: { comment: '' }, maxRedirects: 0 });

@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatNumber, formatTime, singular } from '#lib/format.ts';
+import { formatDate, formatDateTime, formatNumber, formatTime } from '#lib/format.ts';
+import { singular } from '#lib/plural.ts';
 import { baseItemSchema } from '#lib/base/base.ts';
 import { gearboxModelSchema } from '#lib/gearboxes/gearboxes.ts';
 import { profileSchema } from '#lib/users/users.ts';

@@ -185,7 +185,4 @@ export function labelOf<K extends string>(labels: Record<K, string>, value: stri
 }
 
 /** A number as a form field shows it: "3,5"; empty when there is none. */
-/** French puts 0 and 1 in the singular: «0 boîte», «1 boîte», «2 boîtes». */
-export const singular = (count: number) => count < 2;
-
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));

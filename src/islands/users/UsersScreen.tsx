@@ -9,7 +9,7 @@ import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
-import { singular } from '#lib/format.ts';
+import { singular } from '#lib/plural.ts';
 import { isRole, roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';

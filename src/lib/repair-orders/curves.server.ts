@@ -18,7 +18,8 @@ import {
 import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type TabActionResult, type TabFailure } from './diagnostic-page.ts';
 import { documentsOf } from '#lib/gearboxes/documents.server.ts';
 import { DocumentFields } from '#lib/gearboxes/documents.ts';
-import { formatNumber, singular } from '#lib/format.ts';
+import { formatNumber } from '#lib/format.ts';
+import { singular } from '#lib/plural.ts';
 import { formFailureOf, storeAndLink } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { DomainError } from '#server/errors.ts';

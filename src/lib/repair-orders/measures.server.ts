@@ -5,7 +5,7 @@ import { diagnosticHref, type DiagnosticOrder, type DiagnosticPageQuery, type Ta
 import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
-import { singular } from '#lib/format.ts';
+import { singular } from '#lib/plural.ts';
 import { orderMeasureSchema } from './measures.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
