@@ -2,7 +2,7 @@
 // goes; without JavaScript a refused post comes back at the page's own address (303 → GET) with
 // what was typed and why, so a reload never posts again (decision 039).
 import { expect, test } from './support/test.ts';
-import { storageState } from './support/fixtures.ts';
+import { refusedPost, storageState } from './support/fixtures.ts';
 
 test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
@@ -41,15 +41,7 @@ test.describe('without JavaScript', () => {
   test('a refused post lands on the page address with what was typed and why; a reload does not post again', async ({ page }) => {
     await page.goto('/repair-order');
     await page.getByLabel("N° d'OR").fill('OR-E2E-PRG');
-    const posts: string[] = [];
-    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
-    const [refusal] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.getByRole('button', { name: "Créer l'OR" }).click(),
-    ]);
-    expect(refusal.status()).toBe(303);
-    // The GET only shows the form again: 200 (the refusal was the POST's), nothing for the console.
-    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    const posts = await refusedPost(page, page.getByRole('button', { name: "Créer l'OR" }));
     await expect(page).toHaveURL(/\/repair-order$/);
     await expect(page.getByLabel("N° d'OR")).toHaveValue('OR-E2E-PRG');
     await expect(page.getByLabel('Modèle de boîte')).toHaveAttribute('aria-invalid', 'true');
@@ -75,14 +67,7 @@ test.describe('without JavaScript', () => {
         .filter({ visible: true })
         .first()
         .fill(form.typed);
-      const posts: string[] = [];
-      page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
-      const [refusal] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === 'POST'),
-        page.getByRole('button', { name: form.submit, exact: true }).click(),
-      ]);
-      expect(refusal.status()).toBe(303);
-      expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+      const posts = await refusedPost(page, page.getByRole('button', { name: form.submit, exact: true }));
       expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(form.path);
       await expect(
         page
@@ -104,11 +89,7 @@ test.describe('without JavaScript', () => {
     const box = new URL(page.url());
     const move = page.getByRole('form', { name: 'Déplacer dans le stock' });
     await move.getByLabel('Rayon').fill('B 12 !');
-    const posts: string[] = [];
-    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
-    const [refusal] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), move.getByRole('button', { name: 'Déplacer' }).click()]);
-    expect(refusal.status()).toBe(303);
-    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    const posts = await refusedPost(page, move.getByRole('button', { name: 'Déplacer' }));
     expect(posts[0]).toContain('action=deplacer');
     expect(page.url()).toBe(box.href);
     await expect(move.getByLabel('Rayon')).toHaveValue('B 12 !');
@@ -127,14 +108,7 @@ test.describe('without JavaScript', () => {
     const tab = page.url();
     const form = page.locator('#courbe-formulaire');
     await form.getByLabel('Résultat').fill('Pression instable en 3e');
-    const posts: string[] = [];
-    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
-    const [refusal] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      form.getByRole('button', { name: 'Ajouter la courbe' }).click(),
-    ]);
-    expect(refusal.status()).toBe(303);
-    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    const posts = await refusedPost(page, form.getByRole('button', { name: 'Ajouter la courbe' }));
     expect(posts[0]).toContain('action=courbe-ajout');
     expect(page.url()).toBe(`${tab}#courbe-formulaire`);
     await expect(form.getByLabel('Résultat')).toHaveValue('Pression instable en 3e');
@@ -152,14 +126,7 @@ test.describe('without JavaScript', () => {
     await page.getByRole('link', { name: 'Nouvelle procédure' }).click();
     const form = new URL(page.url());
     await page.getByLabel('Objet').fill('Contrôle du bloc hydraulique');
-    const posts: string[] = [];
-    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
-    const [refusal] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Enregistrer la procédure' }).click(),
-    ]);
-    expect(refusal.status()).toBe(303);
-    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+    const posts = await refusedPost(page, page.getByRole('button', { name: 'Enregistrer la procédure' }));
     expect(posts[0]).toContain('action=enregistrer-procedure');
     expect(page.url()).toBe(`${form.href}#procedure-form`);
     await expect(page.getByLabel('Objet')).toHaveValue('Contrôle du bloc hydraulique');

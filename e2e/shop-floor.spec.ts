@@ -6,7 +6,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { storageState } from './support/fixtures.ts';
+import { refusedPost, storageState } from './support/fixtures.ts';
 
 // A demo order in progress whose diagnostic is validated and half answered (server/db/demo-diagnostics.ts).
 const NUMBER = 'OR-2026-0601';
@@ -187,18 +187,11 @@ test.describe('without JavaScript', () => {
     await row.getByText('Non mesurable', { exact: true }).click();
     await row.getByLabel('Valeur mesurée').fill('abc');
     await row.getByLabel('Commentaire').fill('Sonde indisponible');
-    const posts: string[] = [];
-    page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
-    const [refusal] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      row.getByRole('button', { name: 'Enregistrer' }).click(),
-    ]);
     // The refusal moves to the tab's own address, at the row (303 → GET, 200): what was typed and
     // why, shown there; the address is the bookmarkable one, not the post's.
-    expect(refusal.status()).toBe(303);
+    const posts = await refusedPost(page, row.getByRole('button', { name: 'Enregistrer' }));
     expect(posts[0]).toMatch(/action=point&id=[0-9a-f-]{36}&version=\d+$/);
     const id = /id=([0-9a-f-]{36})/.exec(posts[0]!)![1];
-    expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
     expect(page.url()).toMatch(new RegExp(`/repair-order/[0-9a-f-]{36}\\?onglet=procedure#point-${id}$`));
     const again = page.locator('li[id^="point-"]').filter({ hasText: name });
     await expect(again.getByRole('status')).toHaveText('Nombre invalide');

@@ -1,7 +1,7 @@
 // Story-like helpers for the browser tests.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, expect, type Page } from '@playwright/test';
+import { type Browser, expect, type Locator, type Page } from '@playwright/test';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 
@@ -105,4 +105,18 @@ export async function openScreen(page: Page, screen: string) {
     const href = (await page.getByRole('link', { name: 'ZF 6HP26', exact: true }).getAttribute('href'))!;
     await page.goto(screen.replace('MODEL', href));
   } else await page.goto(screen);
+}
+
+/**
+ * Without JavaScript, taps a submit the server refuses (decision 039): its 303 leads to a GET that
+ * answers 200. Gives the navigation POSTs from then on: a reload must add none.
+ */
+export async function refusedPost(page: Page, submit: Locator): Promise<string[]> {
+  const posts: string[] = [];
+  page.on('request', (request) => request.isNavigationRequest() && request.method() === 'POST' && posts.push(request.url()));
+  const [refusal] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), submit.click()]);
+  expect(refusal.status()).toBe(303);
+  // The GET only shows the form again: 200 (the refusal was the POST's), nothing for the console.
+  expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
+  return posts;
 }
