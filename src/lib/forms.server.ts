@@ -166,6 +166,12 @@ const refusalCookie = (page: RefusalContext, path: string) => ({
   path,
   secure: page.locals.services.config.publicUrl.startsWith('https:'),
 });
+/** Ends what a refused post left to show on this page's path: each of its cookies that is there. */
+const dropRefusal = (page: RefusalContext, cookie: string) => {
+  for (let i = 0; i < REFUSAL_PARTS; i++) {
+    if (page.cookies.get(`${cookie}${i}`)) page.cookies.delete(`${cookie}${i}`, refusalCookie(page, page.url.pathname));
+  }
+};
 /** The status a refusal carries (a conflict's 409), 400 otherwise. */
 const statusOf = (state: object) => ('status' in state && typeof state.status === 'number' ? state.status : 400);
 
@@ -202,7 +208,7 @@ export async function readRefusal<T>(page: RefusalContext, cookie = REFUSAL_COOK
   if (page.request.method !== 'GET') return null;
   const parts = Array.from({ length: REFUSAL_PARTS }, (_, i) => page.cookies.get(`${cookie}${i}`)?.value ?? '');
   if (!parts[0]) return null;
-  if (once) for (let i = 0; i < REFUSAL_PARTS; i++) if (parts[i]) page.cookies.delete(`${cookie}${i}`, refusalCookie(page, page.url.pathname));
+  if (once) dropRefusal(page, cookie);
   try {
     const { payload } = await jwtDecrypt(parts.join(''), refusalKey(page.locals.services.config.sessionSecret), {
       keyManagementAlgorithms: ['dir'],
@@ -233,9 +239,7 @@ export async function postOrShowRefusal<F extends object>(
   const result = await post();
   if (result === null || result instanceof Response) {
     // Done: what was refused on this page is no longer to show.
-    for (let i = 0; i < REFUSAL_PARTS; i++) {
-      if (page.cookies.get(`${REFUSAL_COOKIE}${i}`)) page.cookies.delete(`${REFUSAL_COOKIE}${i}`, refusalCookie(page, page.url.pathname));
-    }
+    dropRefusal(page, REFUSAL_COOKIE);
     return result;
   }
   const moved = await redirectRefusal(page, result, options.at);
