@@ -43,7 +43,7 @@ afterAll(async () => {
   for (const close of closing.reverse()) await close();
   rmSync(work, { recursive: true, force: true });
 });
-const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40) };
+const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'k'.repeat(40) };
 
 /** The real CLI, as cron would run it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string; ms: number }> {

@@ -7,6 +7,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSyn
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
+import { createKeyring, missingKeys } from '#server/auth/vault.ts';
 import type { Config } from '#server/config.ts';
 import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
 import { BackupError, type Manifest, unpackArchive } from './archive.ts';
@@ -196,6 +197,14 @@ export async function restoreBackup(file: string, config: Config, options: Resto
         for (const { table } of order) await tx.execute(sql.raw(`alter table ${quoteName(table.name)} enable trigger user`));
         for (const sequence of manifest.sequences) {
           if (sequence.lastValue !== null) await tx.execute(sql`select setval(${quoteName(sequence.name)}::regclass, ${sequence.lastValue}::bigint, true)`);
+        }
+        // Secrets at rest (decision 050): without the key that sealed them, refuse rather than
+        // restore authenticator apps, recovery codes and tokens that could never be checked.
+        const missing = await missingKeys(tx, createKeyring(config.encryptionKeys));
+        if (missing.length) {
+          throw new BackupError(
+            `This backup's secrets are sealed with encryption key ${missing.join(', ')}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from (kept with the archive, never inside it), then restore`,
+          );
         }
       });
       placed.keep();
