@@ -218,4 +218,29 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
     );
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  it('with ENCRYPTION_KEY on PostgreSQL, rotates while an instance runs with both keys, then the old key goes', async () => {
+    const [oldKey, newKey] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    const first = await startTestApp('postgres', { encryptionKeys: [oldKey] });
+    const databaseUrl = first.config.databaseUrl!;
+    const user = await enrol(`${first.url}/api/auth`, 'admin@demo.local');
+    await first.close();
+
+    // Every instance restarts with the new key, the old one kept to open what it sealed.
+    const during = await startTestApp('postgres', { databaseUrl, encryptionKeys: [newKey, oldKey] });
+    const env = { DATABASE_URL: databaseUrl, JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: newKey };
+    const rotated = await cli(['rotate-secrets'], { ...env, ENCRYPTION_KEY_PREVIOUS: oldKey });
+    expect(rotated.stderr).toBe(
+      `Re-sealed 2 secrets with encryption key ${keyIdOf(newKey)} (ENCRYPTION_KEY): ENCRYPTION_KEY_PREVIOUS can go from every instance now\n`,
+    );
+    expect(rotated.status).toBe(0);
+    expect((await signInWithCode(`${during.url}/api/auth`, user.email, codeOf(user.secret, 1))).status).toBe(200);
+    await during.close();
+
+    const after = await startTestApp('postgres', { databaseUrl, encryptionKeys: [newKey] });
+    closing.push(() => after.close());
+    expect((await signInWithCode(`${after.url}/api/auth`, user.email, user.recoveryCodes[0]!)).status).toBe(200);
+    // Run again: nothing left to re-seal.
+    expect((await cli(['rotate-secrets'], env)).stderr).toBe(`Re-sealed 0 secrets with encryption key ${keyIdOf(newKey)} (ENCRYPTION_KEY)\n`);
+  });
 });
