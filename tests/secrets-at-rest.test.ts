@@ -11,6 +11,8 @@ import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInErrorMessage } from '#lib/auth/errors.ts';
+import { mfaErrors } from '#server/auth/mfa.ts';
 import { keyIdOf } from '#server/auth/vault.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
@@ -117,6 +119,23 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     // The secrets are still there, sealed: the rows say which key.
     const users = readFileSync(files.find((f) => f.endsWith('auth.users.ndjson'))!, 'utf8');
     expect(users).toMatch(/"totp_secret": ?"enc1:[A-Za-z0-9_-]{8}:/);
+  });
+
+  it('a secret that does not open at sign-in (the database changed under the server) is refused in words, not a 500', async () => {
+    const [, second] = enrolled as [Enrolled, Enrolled];
+    const db = source.database.db;
+    const [row] = await queryRows<{ sealed: string }>(db, sql`select totp_secret as sealed from auth.users where id = ${second.userId}`);
+    await db.execute(sql`update auth.users set totp_secret = ${row!.sealed.replace(/^enc1:[^:]+:/, 'enc1:someKey0:')} where id = ${second.userId}`);
+    try {
+      const refused = await signInWithCode(api, second.email, codeOf(second.secret));
+      expect(refused).toMatchObject({ status: 502, body: { error: 'totp-secret-unreadable' } });
+      // What the sign-in page says (src/lib/auth/errors.ts).
+      expect(signInErrorMessage(mfaErrors.sealedElsewhere())).toBe(
+        "Votre application d'authentification ne peut pas être vérifiée : cette installation n'a pas la clé de chiffrement de ses données. Prévenez l'administrateur.",
+      );
+    } finally {
+      await db.execute(sql`update auth.users set totp_secret = ${row!.sealed} where id = ${second.userId}`);
+    }
   });
 
   it('a restore with another key is refused with one line and writes nothing; with the key, the app, its codes and the token work', async () => {
