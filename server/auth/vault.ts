@@ -218,6 +218,9 @@ export async function resealSecrets(db: Db, keyring: Keyring): Promise<number> {
         .where(eq(challenges.id, trip.id));
       count++;
     }
+    // Nothing may be left under an old key: the caller drops the old key next.
+    const left = await missingKeys(tx, { current: keyring.current, keys: new Map([[keyring.current, keyring.keys.get(keyring.current)!]]) });
+    if (left.length) throw new VaultError(`Some secrets are still sealed with encryption key ${left.join(', ')} after the rotation: nothing was changed`);
     return count;
   });
 }
