@@ -121,6 +121,29 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     expect(users).toMatch(/"totp_secret": ?"enc1:[A-Za-z0-9_-]{8}:/);
   });
 
+  it('a restore whose key is lost goes on with --forget-secrets: the apps are removed, the tokens revoked, the rest is there', async () => {
+    const lost = path.join(work, 'lost-key');
+    const key = randomBytes(32).toString('hex');
+    const restored = await cli(['restore', archive, '--forget-secrets'], { DATA_DIR: lost, ENCRYPTION_KEY: key });
+    expect(restored.stderr).toMatch(
+      /^Restored .+\nWithout the archive's encryption key: 2 accounts lost their authenticator app \(they sign in with their password and may enrol again\), 1 personal access tokens were revoked\n$/,
+    );
+    expect(restored.status).toBe(0);
+    const copy = await startTestApp('pglite', { dataDir: lost, encryptionKeys: [key] });
+    closing.push(() => copy.close());
+    const copyApi = `${copy.url}/api/auth`;
+    for (const { email } of enrolled) {
+      expect(await postJson(`${copyApi}/signin/email-password`, { email, password: DEMO_PASSWORD })).toMatchObject({ status: 200, body: { mfa: null } });
+    }
+    expect(await postJson(`${copyApi}/signin/pat`, { personalAccessToken: pat })).toMatchObject({ status: 401, body: { error: 'invalid-pat' } });
+    const [counts] = await queryRows<{ codes: number; orders: number }>(
+      copy.database.db,
+      sql`select (select count(*)::int from auth.recovery_codes) as codes, (select count(*)::int from public.repair_orders) as orders`,
+    );
+    expect(counts).toMatchObject({ codes: 0 });
+    expect(counts!.orders).toBeGreaterThan(0);
+  });
+
   it('a secret that does not open at sign-in (the database changed under the server) is refused in words, not a 500', async () => {
     const [, second] = enrolled as [Enrolled, Enrolled];
     const db = source.database.db;
@@ -142,7 +165,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     const elsewhere = path.join(work, 'elsewhere');
     const refused = await cli(['restore', archive], { DATA_DIR: elsewhere, ENCRYPTION_KEY: randomBytes(32).toString('hex') });
     expect(refused.stderr).toMatch(
-      /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from \(kept with the archive, never inside it\), then restore\n$/,
+      /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from \(kept with the archive, never inside it\), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed\n$/,
     );
     expect(refused.status).toBe(1);
 

@@ -102,6 +102,43 @@ export async function missingKeys(tx: Pick<Db, 'execute'>, keyring: Keyring): Pr
 }
 
 /**
+ * A restore whose encryption key is lost (`db:restore --forget-secrets`): the authenticator apps
+ * sealed with a key of `missing` are removed (their users sign in with the password alone and may
+ * enrol again), and, when the hash key is among them, every recovery code goes and every personal
+ * access token is revoked (they could never be checked); the next start makes a new hash key.
+ */
+export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: string[]): Promise<{ apps: number; tokens: number }> {
+  const lost = sql.join(
+    missing.map((id) => sql`${`enc1:${id}:%`}`),
+    sql`, `,
+  );
+  const apps = await queryRows<{ id: string }>(
+    tx as Db,
+    sql`update auth.users set active_mfa_type = null, totp_secret = null, totp_last_step = null where totp_secret like any (array[${lost}]) returning id`,
+  );
+  const appUsers = apps.map((row) => row.id);
+  if (appUsers.length)
+    await tx.execute(
+      sql`delete from auth.recovery_codes where user_id in (${sql.join(
+        appUsers.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`,
+    );
+  const [hashKey] = await queryRows<{ present: boolean }>(
+    tx as Db,
+    sql`select to_regclass('auth.server_secrets') is not null and exists (select 1 from auth.server_secrets where value like any (array[${lost}])) as present`,
+  );
+  let tokens = 0;
+  if (hashKey?.present) {
+    await tx.execute(sql`delete from auth.recovery_codes`);
+    // Revoked rather than deleted: the tokens screen still lists them.
+    tokens = (await queryRows(tx as Db, sql`update auth.personal_access_tokens set revoked_at = now() where revoked_at is null returning id`)).length;
+    await tx.execute(sql`delete from auth.server_secrets where value like any (array[${lost}])`);
+  }
+  return { apps: appUsers.length, tokens };
+}
+
+/**
  * What every start runs (bootstrap.ts), in one transaction that other instances wait for:
  * refuses a keyring that cannot open the database's secrets, makes the hash key on first run
  * (turning the plain SHA-256 of recovery codes and tokens an older version stored into keyed

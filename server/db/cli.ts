@@ -1,4 +1,4 @@
-// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace] | secrets:rotate
+// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace] [--forget-secrets] | secrets:rotate
 import { randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 
 const [command, ...args] = process.argv.slice(2);
-const USAGE = 'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] | rotate-secrets';
+const USAGE = 'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] | rotate-secrets';
 
 /** The archive goes to a .partial file renamed at the end: a cut backup never looks whole. */
 async function backup(config: Config): Promise<void> {
@@ -63,11 +63,16 @@ async function backup(config: Config): Promise<void> {
 
 async function restore(config: Config): Promise<void> {
   const file = args.find((a) => !a.startsWith('--'));
-  const unknown = args.find((a) => a.startsWith('--') && a !== '--replace');
+  const unknown = args.find((a) => a.startsWith('--') && a !== '--replace' && a !== '--forget-secrets');
   if (!file || unknown) throw new ConfigError(USAGE);
-  const result = await restoreBackup(path.resolve(file), config, { replace: args.includes('--replace') });
+  const result = await restoreBackup(path.resolve(file), config, { replace: args.includes('--replace'), forgetSecrets: args.includes('--forget-secrets') });
   const storage = result.manifest.storage;
   process.stderr.write(`Restored ${file}: ${summarize(result.manifest)}\n`);
+  if (result.forgotten) {
+    process.stderr.write(
+      `Without the archive's encryption key: ${result.forgotten.apps} accounts lost their authenticator app (they sign in with their password and may enrol again), ${result.forgotten.tokens} personal access tokens were revoked\n`,
+    );
+  }
   if (storage.kind === 's3') {
     process.stderr.write(
       `Files are not in the archive: they stay in bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}; point STORAGE_URL or S3_* at it\n`,
