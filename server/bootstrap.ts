@@ -1,15 +1,28 @@
 // Opens the database, applies migrations and fills a new database: shared by the server,
 // the dev integration and the db scripts.
-import type { Config } from './config.ts';
+import { createKeyring, prepareSecrets, VaultError } from './auth/vault.ts';
+import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './db/seed.ts';
 import type { Logger } from './log.ts';
 import { createFileStore } from './storage/store.ts';
 
+/** Secrets at rest (decision 050): a key that cannot open them stops the start with one line. */
+async function sealSecrets(database: Database, config: Config, logger: Logger): Promise<void> {
+  try {
+    const { sealed, rehashed } = await prepareSecrets(database.db, createKeyring(config.encryptionKeys));
+    if (sealed || rehashed) logger.info('secrets at rest sealed', { sealed, rehashed });
+  } catch (error) {
+    if (error instanceof VaultError) throw new ConfigError(`Invalid ENCRYPTION_KEY: ${error.message}`);
+    throw error;
+  }
+}
+
 export async function prepareDatabase(config: Config, logger: Logger): Promise<Database> {
   const database = await openDatabase(config);
   try {
     await database.migrate();
+    await sealSecrets(database, config, logger);
     if ((await countUsers(database.db)) === 0) {
       // Demo data only on a new embedded database, unless DEMO_DATA=1 says otherwise.
       const demo = config.demoData ?? (database.kind === 'pglite' && database.isNew);

@@ -38,6 +38,13 @@ const envSchema = z.object({
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // Seals the secrets the database keeps (decision 050): authenticator apps' secrets and the key of
+  // recovery codes' and tokens' hashes. ENCRYPTION_KEY_PREVIOUS: keys still read during a rotation.
+  ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  ENCRYPTION_KEY_PREVIOUS: z
+    .string()
+    .refine((v) => v.split(',').every((key) => key.trim().length >= 32), 'must be keys of at least 32 characters, separated by commas')
+    .optional(),
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().optional(),
   DEMO_DATA: flag.optional(),
@@ -146,6 +153,11 @@ export type Config = {
   publicUrl: string;
   sessionSecret: string;
   jwtSecret: string;
+  /**
+   * The keys of secrets at rest (decision 050): the first seals, every one opens. ENCRYPTION_KEY
+   * then ENCRYPTION_KEY_PREVIOUS, or the lines of DATA_DIR/secrets/encryption (embedded mode).
+   */
+  encryptionKeys: string[];
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   /** undefined: decided by the kind of database (on for a new embedded one). */
@@ -339,6 +351,20 @@ function storageCaps(capMb: number | undefined): Config['storageMaxBytes'] {
   return { 'diagnostic-import': cap(20), measure: cap(20), outage: cap(200), documents: cap(200) };
 }
 
+/** The key file of secrets at rest: the current key on its first line, keys being retired after. */
+export const encryptionKeyFile = (dataDir: string) => path.join(dataDir, 'secrets', 'encryption');
+
+/** The keys of DATA_DIR/secrets/encryption, one a line, the file created with one on first use. */
+export function keptKeys(dataDir: string): string[] {
+  const keys = keptSecret(dataDir, 'encryption')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  if (!keys.length || keys.some((key) => key.length < 32))
+    throw new ConfigError(`Invalid ${encryptionKeyFile(dataDir)}: one key of at least 32 characters a line`);
+  return keys;
+}
+
 /** Reads a secret from DATA_DIR, creating it on first use (embedded mode only). */
 function keptSecret(dataDir: string, name: string): string {
   const file = path.join(dataDir, 'secrets', name);
@@ -379,6 +405,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     publicUrl,
     sessionSecret: overrides.sessionSecret ?? secret(e.SESSION_SECRET, 'SESSION_SECRET', 'session'),
     jwtSecret: overrides.jwtSecret ?? secret(e.JWT_SECRET, 'JWT_SECRET', 'jwt'),
+    encryptionKeys: overrides.encryptionKeys ?? encryptionKeysOf(e, databaseUrl, dataDir),
     adminEmail: e.ADMIN_EMAIL?.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,
     demoData: e.DEMO_DATA,
@@ -416,6 +443,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ) as Config['rateLimits'],
     ...overrides,
   };
+}
+
+/** ENCRYPTION_KEY (and the keys being retired), or the key file of the embedded mode. */
+function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | undefined, dataDir: string): string[] {
+  const previous = (e.ENCRYPTION_KEY_PREVIOUS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  if (e.ENCRYPTION_KEY) return [e.ENCRYPTION_KEY, ...previous.filter((key) => key !== e.ENCRYPTION_KEY)];
+  if (previous.length) throw new ConfigError('Missing ENCRYPTION_KEY: ENCRYPTION_KEY_PREVIOUS names keys being replaced by it');
+  // Every instance on one PostgreSQL must open what the others sealed.
+  if (databaseUrl) throw new ConfigError('Missing ENCRYPTION_KEY: it is required when DATABASE_URL is set');
+  return keptKeys(dataDir);
 }
 
 const PROVIDER_NAME = /^[a-z][a-z0-9]{0,29}$/;

@@ -8,6 +8,7 @@ import { createMfaService, type MfaService } from './auth/mfa.ts';
 import { createOidcService, type OidcService } from './auth/oidc.ts';
 import { createPasswordlessService, type PasswordlessService } from './auth/passwordless.ts';
 import { createSmsSender } from './auth/sms.ts';
+import { createVault, createKeyring } from './auth/vault.ts';
 import { createWebauthnService, type WebauthnService } from './auth/webauthn.ts';
 import { createBaseService, type BaseService } from './base/service.ts';
 import type { Config } from './config.ts';
@@ -87,6 +88,7 @@ export function createServices(options: { config: Config; database: Database; lo
     limits: config.rateLimits,
     throttle: createSignInThrottle(config.signInThrottle),
     methods: config.authMethods,
+    vault: createVault(db, createKeyring(config.encryptionKeys)),
   });
   const files = createFileStore({ db, config });
   const procedures = createProceduresService({ db });

@@ -30,7 +30,7 @@ import { restoreBackup } from '#server/backup/restore.ts';
 import { loadConfig } from '#server/config.ts';
 import { openDatabase, queryRows, type Db } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { createPostgresDatabase, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { createPostgresDatabase, type DatabaseKind, postJson, startTestApp, type TestApp } from './support/app.ts';
 import { pdf, png } from './support/fixtures.ts';
 
 /** The newest migration, which every archive names. */
@@ -43,14 +43,17 @@ afterAll(async () => {
   for (const close of closing.reverse()) await close();
   rmSync(work, { recursive: true, force: true });
 });
-const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40) };
+const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'k'.repeat(40) };
+/** Every installation of these tests shares one encryption key: a restore needs the archive's (decision 050). */
+const start = (kind: DatabaseKind, overrides: Parameters<typeof startTestApp>[1] = {}) =>
+  startTestApp(kind, { encryptionKeys: [secrets.ENCRYPTION_KEY], ...overrides });
 
 /** The real CLI, as cron would run it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string; ms: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ENCRYPTION_KEY: secrets.ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -132,7 +135,7 @@ describe('backups', { timeout: 180_000 }, () => {
   let expected: { content: Record<string, string>; files: Record<string, string> };
 
   it('takes a running PGlite server to PostgreSQL with the real CLI: the same rows and file bytes', async () => {
-    const source = await startTestApp('pglite');
+    const source = await start('pglite');
     closing.push(() => source.close());
     await upload(source);
     // Files first: reading them signs in, which writes rows the backup must then hold.
@@ -146,7 +149,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(
       new RegExp(
-        `^Backup written to ${archive} \\(\\d+ rows in 34 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
+        `^Backup written to ${archive} \\(\\d+ rows in 35 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
       ),
     );
     expect(backup.status).toBe(0);
@@ -160,18 +163,18 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
+    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 35 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
-    const restored = await startTestApp('postgres', { databaseUrl, dataDir });
+    const restored = await start('postgres', { databaseUrl, dataDir });
     closing.push(() => restored.close());
     expect(await contentOf(restored.database.db)).toEqual(expected.content);
     expect(await filesOf(restored)).toEqual(expected.files);
   });
 
   it('takes PostgreSQL to a new PGlite DATA_DIR with the real CLI', async () => {
-    const source = await startTestApp('postgres');
+    const source = await start('postgres');
     closing.push(() => source.close());
     await upload(source);
     const files = await filesOf(source);
@@ -180,7 +183,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const file = path.join(work, 'postgres.tar.gz');
     const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
     const backup = await cli(['backup', file], env);
-    expect(backup.stderr).toMatch(new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 34 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\)\n$`));
+    expect(backup.stderr).toMatch(new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 35 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\)\n$`));
     expect(backup.status).toBe(0);
 
     const dataDir = fresh('to-pglite');
@@ -188,7 +191,7 @@ describe('backups', { timeout: 180_000 }, () => {
     expect(restore.status).toBe(0);
     console.log(`PostgreSQL → PGlite: backup ${backup.ms} ms, restore ${restore.ms} ms`);
 
-    const restored = await startTestApp('pglite', { dataDir });
+    const restored = await start('pglite', { dataDir });
     closing.push(() => restored.close());
     expect(await contentOf(restored.database.db)).toEqual(before.content);
     expect(await filesOf(restored)).toEqual(before.files);
@@ -219,7 +222,7 @@ describe('backups', { timeout: 180_000 }, () => {
   });
 
   it('with S3 storage, names the bucket instead of holding the files, and restores the rows', async () => {
-    const source = await startTestApp('pglite', { env: { DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Garage-2026!' } });
+    const source = await start('pglite', { env: { DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Garage-2026!' } });
     closing.push(() => source.close());
     await source.database.db.execute(
       sql`insert into storage.files (bucket_id, name, size, mime_type, etag) values ('documents', 'notice.pdf', 1234, 'application/pdf', '"e1"')`,
@@ -241,7 +244,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
       new RegExp(
-        String.raw`^Restored .+: \d+ rows in 34 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
+        String.raw`^Restored .+: \d+ rows in 35 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
       ),
     );
     expect(restore.status).toBe(0);
@@ -255,7 +258,7 @@ describe('backups', { timeout: 180_000 }, () => {
 
   it('refuses a target that is not empty, unless --replace, which swaps its content whole', async () => {
     const dataDir = fresh('not-empty');
-    const config = loadConfig({ DATA_DIR: dataDir });
+    const config = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: secrets.ENCRYPTION_KEY });
     await restoreBackup(archive, config);
     const again = await cli(['restore', archive], { DATA_DIR: dataDir });
     expect(again.stderr).toBe(
@@ -378,7 +381,7 @@ describe('backups', { timeout: 180_000 }, () => {
       for (const entry of Object.keys(m.entries)) if (entry.startsWith('files/')) utimesSync(path.join(dir, entry), old, old);
     });
     const dataDir = fresh('same-machine');
-    const config = loadConfig({ DATA_DIR: dataDir });
+    const config = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: secrets.ENCRYPTION_KEY });
     const filesDir = path.join(dataDir, 'files');
     const started = Date.now();
     await restoreBackup(nightly, config);
@@ -411,7 +414,7 @@ describe('backups', { timeout: 180_000 }, () => {
 
     // One that succeeds serves last night's photo, and a thumbnail made from it.
     await restoreBackup(nightly, config, { replace: true });
-    const restored = await startTestApp('pglite', { dataDir });
+    const restored = await start('pglite', { dataDir });
     closing.push(() => restored.close());
     expect(await filesOf(restored)).toEqual(expected.files);
     const token = (await postJson(`${restored.url}/api/auth/signin/email-password`, { email: 'admin@demo.local', password: DEMO_PASSWORD })).body.session
@@ -426,7 +429,7 @@ describe('backups', { timeout: 180_000 }, () => {
   });
 
   it('holds the bytes of an upload whose row committed before they moved in, from their staged key', async () => {
-    const source = await startTestApp('pglite', { env: { DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Garage-2026!' } });
+    const source = await start('pglite', { env: { DEMO_DATA: '0', ADMIN_EMAIL: 'chef@garage.fr', ADMIN_PASSWORD: 'Chef-Garage-2026!' } });
     closing.push(() => source.close());
     const id = randomUUID();
     const bytes = pdf('en attente');

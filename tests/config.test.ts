@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,29 @@ describe('configuration', () => {
     expect(readFileSync(path.join(dataDir, 'secrets/jwt'), 'utf8').trim()).toBe(config.jwtSecret);
     expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(config.jwtSecret);
     expect(config.sessionSecret).not.toBe(config.jwtSecret);
+  });
+
+  it('keeps the encryption key out of the database: ENCRYPTION_KEY, or a generated key file; required with DATABASE_URL (decision 050)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));
+    const generated = loadConfig({ DATA_DIR: dir }).encryptionKeys;
+    expect(generated).toHaveLength(1);
+    expect(generated[0]!.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(path.join(dir, 'secrets/encryption'), 'utf8').trim()).toBe(generated[0]);
+    expect(statSync(path.join(dir, 'secrets/encryption')).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ DATA_DIR: dir }).encryptionKeys).toEqual(generated);
+    const [current, old] = ['n'.repeat(40), 'o'.repeat(40)];
+    expect(loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY: current }).encryptionKeys).toEqual([current]);
+    expect(loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY: current, ENCRYPTION_KEY_PREVIOUS: ` ${old} ,${current}` }).encryptionKeys).toEqual([current, old]);
+    const shared = { DATABASE_URL: 'postgres://db/atelier', SESSION_SECRET: 's'.repeat(32), JWT_SECRET: 'j'.repeat(32) };
+    expect(() => loadConfig(shared)).toThrow('Missing ENCRYPTION_KEY: it is required when DATABASE_URL is set');
+    expect(() => loadConfig({ ...shared, ENCRYPTION_KEY: 'court' })).toThrow('Invalid ENCRYPTION_KEY: must be at least 32 characters');
+    expect(() => loadConfig({ ...shared, ENCRYPTION_KEY: current, ENCRYPTION_KEY_PREVIOUS: 'court' })).toThrow(
+      'Invalid ENCRYPTION_KEY_PREVIOUS: must be keys of at least 32 characters, separated by commas',
+    );
+    expect(() => loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY_PREVIOUS: old })).toThrow(
+      'Missing ENCRYPTION_KEY: ENCRYPTION_KEY_PREVIOUS names keys being replaced by it',
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('sends mails from MAIL_FROM, an address with or without a name', () => {

@@ -28,7 +28,7 @@ function tempDir(): string {
 }
 
 async function prepare(env: Record<string, string>, overrides: { dataDir: string; databaseUrl?: string }): Promise<Database> {
-  const config = loadConfig({ JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ...env }, overrides);
+  const config = loadConfig({ JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'k'.repeat(40), ...env }, overrides);
   const database = await prepareDatabase(config, silent);
   cleanup.push(() => database.close());
   return database;

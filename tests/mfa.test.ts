@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyring, open, totpContext } from '#server/auth/vault.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { databaseKinds, postJson, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
@@ -149,10 +150,12 @@ describe.each(databaseKinds)('TOTP on %s', (kind) => {
   it('deactivates with a code: the password alone signs in again', async () => {
     const { body } = await signInPassword('diagnostic@demo.local');
     await forgetLastCode('diagnostic@demo.local');
-    const [{ totp_secret: secret }] = (await queryRows<{ totp_secret: string }>(
+    const [row] = await queryRows<{ id: string; sealed: string }>(
       t.database.db,
-      sql`select totp_secret from auth.users where email = 'diagnostic@demo.local'`,
-    )) as [{ totp_secret: string }];
+      sql`select id::text, totp_secret as sealed from auth.users where email = 'diagnostic@demo.local'`,
+    );
+    // Sealed at rest (decision 050): the key of the installation opens it.
+    const secret = open(createKeyring(t.config.encryptionKeys), row!.sealed, totpContext(row!.id));
     const signedIn = await postJson(`${api}/signin/mfa/totp`, { ticket: body.mfa.ticket, otp: codeOf(secret, -1) });
     const headers = bearerOf(signedIn.body.session);
     expect(await postJson(`${api}/user/mfa`, { code: '000000', activeMfaType: '' }, headers)).toMatchObject({ status: 400, body: { error: 'invalid-totp' } });

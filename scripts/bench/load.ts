@@ -156,7 +156,7 @@ async function loadOn(label: string, env: Record<string, string>): Promise<void>
 }
 
 export async function loadBench(dataDir: string): Promise<void> {
-  const secrets = { JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40) };
+  const secrets = { JWT_SECRET: 'b'.repeat(40), SESSION_SECRET: 'c'.repeat(40), ENCRYPTION_KEY: 'e'.repeat(40) };
   const demo = { DEMO_DATA: '1', ...secrets };
   // BENCH_LOAD_ON=pglite or postgres: one database only (a run disturbed on a shared machine).
   const on = process.env.BENCH_LOAD_ON;

@@ -113,6 +113,7 @@ export async function outageCheck(outageMs = 8_000): Promise<{ outageSeconds: nu
     DATABASE_URL: databaseUrl,
     SESSION_SECRET: randomBytes(32).toString('hex'),
     JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     AUTH_RATE_LIMIT_FACTOR: '1000',
     DEMO_DATA: '1',
   });

@@ -13,7 +13,7 @@ import { DomainError } from '#server/errors.ts';
 import { sendJson } from '#server/http/json.ts';
 import { bearer, callerOf, parse, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
-import { sha256 } from './tokens.ts';
+import { totpContext, VaultError } from './vault.ts';
 
 const ISSUER = 'Atelier BVA';
 const PERIOD = 30;
@@ -32,6 +32,8 @@ export const mfaErrors = {
   invalidTotp: () => new DomainError('unauthenticated', 'invalid-totp', 'Invalid TOTP'),
   /** Enrolment and removal: a wrong code is bad input, not a lost sign-in. */
   wrongCode: () => new DomainError('invalid', 'invalid-totp', 'Invalid TOTP'),
+  /** The secret is sealed with a key this installation lacks (a backup restored without its key). */
+  sealedElsewhere: () => new DomainError('unavailable', 'totp-secret-unreadable', "The TOTP secret cannot be read with this installation's encryption key"),
   noSecret: () => new DomainError('invalid', 'no-totp-secret', 'No TOTP secret: generate one first'),
   alreadyActive: () => new DomainError('conflict', 'totp-already-active', 'TOTP is already active'),
   notActive: () => new DomainError('invalid', 'totp-not-active', 'TOTP is not active'),
@@ -39,14 +41,13 @@ export const mfaErrors = {
 
 const totpOf = (u: UserRow, secret: string) => new TOTP({ issuer: ISSUER, label: u.email ?? u.displayName, secret: Secret.fromBase32(secret), period: PERIOD });
 
-/** "ABCD-EFGH": 40 bits each, hashed with their user. */
+/** "ABCD-EFGH": 40 bits each, hashed with their user under the server's hash key (vault.ts). */
 function newRecoveryCode(): string {
   let code = '';
   for (let i = 0; i < 8; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 const normalizeRecoveryCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
-const recoveryHash = (userId: string, code: string) => sha256(`${userId}:${normalizeRecoveryCode(code)}`);
 const isTotpCode = (code: string) => /^\d{6}$/.test(code.replace(/\s/g, ''));
 
 /** An SVG QR code as a data URL, for an `<img>`: no image library, crisp at any size. */
@@ -59,7 +60,19 @@ function qrDataUrl(text: string): string {
 export type MfaService = ReturnType<typeof createMfaService>;
 
 export function createMfaService(auth: AuthService) {
-  const { db, throttle } = auth;
+  const { db, throttle, vault } = auth;
+  const recoveryHash = (userId: string, code: string) => vault.hash(`${userId}:${normalizeRecoveryCode(code)}`);
+  /** The user's TOTP secret in clear, or null; sealed at rest (decision 050). */
+  const secretOf = (u: UserRow): string | null => {
+    if (!u.totpSecret) return null;
+    try {
+      return vault.open(u.totpSecret, totpContext(u.id));
+    } catch (error) {
+      if (error instanceof VaultError) throw mfaErrors.sealedElsewhere();
+      throw error;
+    }
+  };
+  const sealSecret = (userId: string, secret: string) => vault.seal(secret, totpContext(userId));
   const requireOn = () => {
     if (!auth.methods.totp) throw authErrors.disabledEndpoint();
   };
@@ -87,7 +100,7 @@ export function createMfaService(auth: AuthService) {
     const [row] = await db
       .update(recoveryCodes)
       .set({ usedAt: new Date() })
-      .where(and(eq(recoveryCodes.userId, u.id), eq(recoveryCodes.codeHash, recoveryHash(u.id, code)), isNull(recoveryCodes.usedAt)))
+      .where(and(eq(recoveryCodes.userId, u.id), eq(recoveryCodes.codeHash, await recoveryHash(u.id, code)), isNull(recoveryCodes.usedAt)))
       .returning({ id: recoveryCodes.id });
     return !!row;
   }
@@ -111,17 +124,23 @@ export function createMfaService(auth: AuthService) {
 
   /** The active second factor's proof: a code of the app, or a recovery code. */
   function checkSecondFactor(u: UserRow, code: string, caller: Caller): Promise<boolean> {
-    return guarded(u, caller, async () =>
-      u.activeMfaType === 'totp' && u.totpSecret ? (isTotpCode(code) ? acceptTotp(u, u.totpSecret, code) : acceptRecoveryCode(u, code)) : false,
-    );
+    return guarded(u, caller, async () => {
+      if (u.activeMfaType !== 'totp' || !u.totpSecret) return false;
+      return isTotpCode(code) ? acceptTotp(u, secretOf(u)!, code) : acceptRecoveryCode(u, code);
+    });
   }
 
-  /** Replaces the user's recovery codes with ten new ones, returned this once. */
-  async function replaceRecoveryCodes(tx: Pick<typeof db, 'delete' | 'insert'>, userId: string): Promise<string[]> {
+  /** Ten new recovery codes and their keyed hashes, made before the transaction that stores them. */
+  async function newRecoveryCodes(userId: string): Promise<{ codes: string[]; hashes: string[] }> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    return { codes, hashes: await Promise.all(codes.map((code) => recoveryHash(userId, code))) };
+  }
+
+  /** Replaces the user's recovery codes with the new ones, returned this once. */
+  async function replaceRecoveryCodes(tx: Pick<typeof db, 'delete' | 'insert'>, userId: string, fresh: { codes: string[]; hashes: string[] }) {
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
-    await tx.insert(recoveryCodes).values(codes.map((code) => ({ userId, codeHash: recoveryHash(userId, code) })));
-    return codes;
+    await tx.insert(recoveryCodes).values(fresh.hashes.map((codeHash) => ({ userId, codeHash })));
+    return fresh.codes;
   }
 
   const freshUser = async (id: string) => auth.requireActive(await auth.findUserById(id));
@@ -135,7 +154,10 @@ export function createMfaService(auth: AuthService) {
       // A user with a security key proves it first: a stolen sign-in must not add a factor.
       await auth.requireElevated(session);
       const secret = new Secret({ size: 20 }).base32;
-      await db.update(users).set({ totpSecret: secret, totpLastStep: null, updatedAt: new Date() }).where(eq(users.id, u.id));
+      await db
+        .update(users)
+        .set({ totpSecret: sealSecret(u.id, secret), totpLastStep: null, updatedAt: new Date() })
+        .where(eq(users.id, u.id));
       return { imageUrl: qrDataUrl(totpOf(u, secret).toString()), totpSecret: secret };
     },
 
@@ -150,11 +172,12 @@ export function createMfaService(auth: AuthService) {
       if (!u.totpSecret) throw mfaErrors.noSecret();
       await auth.requireElevated(session);
       const hadFactor = await auth.hasSecondFactor(u);
-      const secret = u.totpSecret;
+      const secret = secretOf(u)!;
       if (!(await guarded(u, caller, async () => isTotpCode(code) && acceptTotp(u, secret, code)))) throw mfaErrors.wrongCode();
+      const fresh = await newRecoveryCodes(u.id);
       const codes = await db.transaction(async (tx) => {
         await tx.update(users).set({ activeMfaType: 'totp', updatedAt: new Date() }).where(eq(users.id, u.id));
-        return replaceRecoveryCodes(tx, u.id);
+        return replaceRecoveryCodes(tx, u.id, fresh);
       });
       // The first code proves the new factor; a user who had a key was elevated already.
       if (!hadFactor) await auth.elevate(session.sessionId);
@@ -180,14 +203,16 @@ export function createMfaService(auth: AuthService) {
       if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
       if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();
       await auth.elevate(session.sessionId);
-      return { recoveryCodes: await db.transaction((tx) => replaceRecoveryCodes(tx, u.id)) };
+      const fresh = await newRecoveryCodes(u.id);
+      return { recoveryCodes: await db.transaction((tx) => replaceRecoveryCodes(tx, u.id, fresh)) };
     },
 
     /** The secret generated and not yet activated, with its QR code: the enrolment page shown again. */
     async pendingTotp(userId: string): Promise<{ imageUrl: string; totpSecret: string } | null> {
       const u = await freshUser(userId);
       if (u.activeMfaType || !u.totpSecret) return null;
-      return { imageUrl: qrDataUrl(totpOf(u, u.totpSecret).toString()), totpSecret: u.totpSecret };
+      const secret = secretOf(u)!;
+      return { imageUrl: qrDataUrl(totpOf(u, secret).toString()), totpSecret: secret };
     },
 
     /** Recovery codes still unused. */

@@ -15,6 +15,7 @@ import { HOME, SIGN_IN } from '#lib/routes.ts';
 import { bearer, callerOf, OK, parse, post, queryOf, redirectTo, type Handler, type RouteContext, type Routes, whenEnabled } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
 import { randomToken, sha256 } from './tokens.ts';
+import { OIDC_STATE_KIND, OIDC_VERIFIER_CONTEXT, VaultError } from './vault.ts';
 
 /** A round trip through the provider must come back within this (the state's lifetime). */
 const ROUND_TRIP_MS = 10 * 60_000;
@@ -25,7 +26,7 @@ const FETCH_TIMEOUT_MS = 10_000;
 const CLOCK_TOLERANCE_S = 30;
 /** Signatures with the provider's public keys only: never `none` nor a shared secret. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
-const STATE_KIND = 'oidcState';
+const STATE_KIND = OIDC_STATE_KIND;
 
 /** The errors of this module, in hasura-auth's words where it has one (decision 029). */
 export const oidcErrors = {
@@ -56,7 +57,7 @@ type Discovery = {
   readAt: number;
 };
 
-/** What the state of a round trip keeps, hashed where it can be. */
+/** What the state of a round trip keeps, hashed where it can be, the verifier sealed (decision 050). */
 type RoundTrip = {
   provider: string;
   redirectTo: string;
@@ -330,7 +331,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
           provider: p.name,
           redirectTo,
           nonceHash: sha256(nonce),
-          verifier,
+          verifier: auth.vault.seal(verifier, OIDC_VERIFIER_CONTEXT),
           bindingHash: sha256(binding),
           ...(input.displayName ? { displayName: input.displayName } : {}),
           ...(input.locale ? { locale: input.locale } : {}),
@@ -376,7 +377,15 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
         // RFC 9207: an answer that names another issuer is a mix-up, whatever it carries.
         if (error || (iss !== undefined && iss !== p.issuer)) throw oidcErrors.providerError();
         if (!code) throw oidcErrors.tokenExchangeFailed();
-        const idToken = await exchangeCode(p, code, trip.verifier);
+        let verifier: string;
+        try {
+          verifier = auth.vault.open(trip.verifier, OIDC_VERIFIER_CONTEXT);
+        } catch (error) {
+          // Sealed before a rotation that dropped its key: the round trip starts again.
+          if (error instanceof VaultError) throw oidcErrors.invalidState();
+          throw error;
+        }
+        const idToken = await exchangeCode(p, code, verifier);
         let profile: ProviderProfile;
         try {
           ({ profile } = await verifyIdToken(p, idToken, (nonce) => typeof nonce === 'string' && sha256(nonce) === trip.nonceHash));

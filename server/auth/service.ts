@@ -13,6 +13,7 @@ import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.t
 import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
 
 import type { MailKind } from './templates.ts';
+import type { Vault } from './vault.ts';
 import { endSessions } from './sessions.ts';
 import { conflict, DomainError } from '#server/errors.ts';
 import { recordEmailChange, recordPasswordChange, recordSignUp } from '#server/audit/auth-events.ts';
@@ -153,6 +154,8 @@ export function createAuthService(deps: {
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
   methods: AuthMethods;
+  /** Secrets at rest: sealed TOTP secrets and verifiers, keyed hashes of codes and tokens (decision 050). */
+  vault: Vault;
 }) {
   const { db, mailer, publicUrl, limiter, limits, throttle } = deps;
   const limitEmail = (caller: Caller, address: string) => {
@@ -465,6 +468,7 @@ export function createAuthService(deps: {
     mailTicket,
     db,
     mailer,
+    vault: deps.vault,
     limiter,
     limits,
     throttle,
@@ -635,7 +639,7 @@ export function createAuthService(deps: {
       const token = randomToken();
       const [row] = await db
         .insert(personalAccessTokens)
-        .values({ userId: session.user.id, tokenHash: sha256(token), metadata: input.metadata, expiresAt: input.expiresAt })
+        .values({ userId: session.user.id, tokenHash: await deps.vault.hash(token), metadata: input.metadata, expiresAt: input.expiresAt })
         .returning({ id: personalAccessTokens.id });
       return { id: row!.id, personalAccessToken: token };
     },
@@ -677,7 +681,13 @@ export function createAuthService(deps: {
       const [row] = await db
         .update(personalAccessTokens)
         .set({ lastUsedAt: new Date() })
-        .where(and(eq(personalAccessTokens.tokenHash, sha256(token)), isNull(personalAccessTokens.revokedAt), sql`${personalAccessTokens.expiresAt} > now()`))
+        .where(
+          and(
+            eq(personalAccessTokens.tokenHash, await deps.vault.hash(token)),
+            isNull(personalAccessTokens.revokedAt),
+            sql`${personalAccessTokens.expiresAt} > now()`,
+          ),
+        )
         .returning({ userId: personalAccessTokens.userId });
       if (!row) {
         throttle.fail(PAT_ACCOUNT, caller.ip);

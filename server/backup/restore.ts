@@ -7,13 +7,18 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSyn
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
+import { createKeyring, forgetSealedSecrets, missingKeys } from '#server/auth/vault.ts';
 import type { Config } from '#server/config.ts';
 import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
 import { BackupError, type Manifest, unpackArchive } from './archive.ts';
 import { codeMigrations, type ForeignKey, isEmpty, listForeignKeys, listTables, quoteName, type TableInfo } from './catalog.ts';
 import { stagingDir } from './dump.ts';
 
-export type RestoreOptions = { replace?: boolean };
+export type RestoreOptions = {
+  replace?: boolean;
+  /** The archive's encryption key is lost: restore without the second factors and tokens it sealed (decision 050). */
+  forgetSecrets?: boolean;
+};
 
 const BATCH_ROWS = 1000;
 const BATCH_BYTES = 2 * 1024 * 1024;
@@ -144,7 +149,13 @@ async function loadTable(tx: Db, stage: string, entry: Manifest['tables'][number
   }
 }
 
-export type RestoreSummary = { manifest: Manifest; rows: number; files: number };
+export type RestoreSummary = {
+  manifest: Manifest;
+  rows: number;
+  files: number;
+  /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked. */
+  forgotten?: { apps: number; tokens: number };
+};
 
 /** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
 export async function restoreBackup(file: string, config: Config, options: RestoreOptions = {}): Promise<RestoreSummary> {
@@ -172,6 +183,7 @@ export async function restoreBackup(file: string, config: Config, options: Resto
       // The bytes first: a row never names a file that is not there.
       if (withFiles) for (const name of Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))) placed.put(path.join(stage, name));
       let rows = 0;
+      let forgotten: RestoreSummary['forgotten'];
       await database.db.transaction(async (transaction) => {
         const tx = transaction as unknown as Db;
         if (options.replace) await clear(tx);
@@ -197,9 +209,18 @@ export async function restoreBackup(file: string, config: Config, options: Resto
         for (const sequence of manifest.sequences) {
           if (sequence.lastValue !== null) await tx.execute(sql`select setval(${quoteName(sequence.name)}::regclass, ${sequence.lastValue}::bigint, true)`);
         }
+        // Secrets at rest (decision 050): without the key that sealed them, refuse rather than
+        // restore authenticator apps, recovery codes and tokens that could never be checked.
+        const missing = await missingKeys(tx, createKeyring(config.encryptionKeys));
+        if (missing.length && options.forgetSecrets) forgotten = await forgetSealedSecrets(tx, missing);
+        else if (missing.length) {
+          throw new BackupError(
+            `This backup's secrets are sealed with encryption key ${missing.join(', ')}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from (kept with the archive, never inside it), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed`,
+          );
+        }
       });
       placed.keep();
-      return { manifest, rows, files: withFiles ? manifest.storage.files : 0 };
+      return { manifest, rows, files: withFiles ? manifest.storage.files : 0, ...(forgotten ? { forgotten } : {}) };
     } finally {
       await database.close();
     }

@@ -1,5 +1,6 @@
-// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace]
-import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
+// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace] [--forget-secrets] | secrets:rotate
+import { randomBytes } from 'node:crypto';
+import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -7,7 +8,8 @@ import { BackupError, type Manifest, readManifest } from '#server/backup/archive
 import { summarize, writeBackup } from '#server/backup/dump.ts';
 import { requestLiveBackup } from '#server/backup/live.ts';
 import { restoreBackup } from '#server/backup/restore.ts';
-import { ConfigError, loadConfig, type Config } from '#server/config.ts';
+import { createKeyring, keyIdOf, prepareSecrets, resealSecrets, VaultError } from '#server/auth/vault.ts';
+import { ConfigError, encryptionKeyFile, loadConfig, type Config } from '#server/config.ts';
 import { createLogger } from '#server/log.ts';
 import { createFileStore } from '#server/storage/store.ts';
 import { type Database, openDatabase } from './client.ts';
@@ -15,7 +17,7 @@ import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 
 const [command, ...args] = process.argv.slice(2);
-const USAGE = 'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace]';
+const USAGE = 'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] | rotate-secrets';
 
 /** The archive goes to a .partial file renamed at the end: a cut backup never looks whole. */
 async function backup(config: Config): Promise<void> {
@@ -61,11 +63,16 @@ async function backup(config: Config): Promise<void> {
 
 async function restore(config: Config): Promise<void> {
   const file = args.find((a) => !a.startsWith('--'));
-  const unknown = args.find((a) => a.startsWith('--') && a !== '--replace');
+  const unknown = args.find((a) => a.startsWith('--') && a !== '--replace' && a !== '--forget-secrets');
   if (!file || unknown) throw new ConfigError(USAGE);
-  const result = await restoreBackup(path.resolve(file), config, { replace: args.includes('--replace') });
+  const result = await restoreBackup(path.resolve(file), config, { replace: args.includes('--replace'), forgetSecrets: args.includes('--forget-secrets') });
   const storage = result.manifest.storage;
   process.stderr.write(`Restored ${file}: ${summarize(result.manifest)}\n`);
+  if (result.forgotten) {
+    process.stderr.write(
+      `Without the archive's encryption key: ${result.forgotten.apps} accounts lost their authenticator app (they sign in with their password and may enrol again), ${result.forgotten.tokens} personal access tokens were revoked\n`,
+    );
+  }
   if (storage.kind === 's3') {
     process.stderr.write(
       `Files are not in the archive: they stay in bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}; point STORAGE_URL or S3_* at it\n`,
@@ -73,8 +80,56 @@ async function restore(config: Config): Promise<void> {
   }
 }
 
+/** Replaces the key file whole (a crash leaves the old one or the new one, never half of one). */
+function writeKeyFile(file: string, keys: string[]): void {
+  const partial = `${file}.partial`;
+  const fd = openSync(partial, 'w', 0o600);
+  try {
+    writeSync(fd, `${keys.join('\n')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, file);
+}
+
+/**
+ * npm run secrets:rotate (decision 050). With ENCRYPTION_KEY: re-seals under it what
+ * ENCRYPTION_KEY_PREVIOUS sealed. Without (the embedded mode's key file): makes a new key, kept
+ * in the file beside the old one until every secret is re-sealed in one transaction, then alone.
+ */
+async function rotateSecrets(config: Config): Promise<void> {
+  const fromFile = !process.env.ENCRYPTION_KEY;
+  const file = encryptionKeyFile(config.dataDir);
+  const database = await openDatabase(config);
+  try {
+    await database.migrate();
+    await prepareSecrets(database.db, createKeyring(config.encryptionKeys));
+    const keys = fromFile ? [randomBytes(48).toString('base64url'), ...config.encryptionKeys] : config.encryptionKeys;
+    if (fromFile) writeKeyFile(file, keys);
+    const count = await resealSecrets(database.db, createKeyring(keys));
+    const id = keyIdOf(keys[0]!);
+    if (fromFile) {
+      writeKeyFile(file, [keys[0]!]);
+      process.stderr.write(
+        `Re-sealed ${count} secrets with the new encryption key ${id} in ${file}; the old key is gone: take a new backup, and keep this key with the backups, never inside them\n`,
+      );
+    } else {
+      process.stderr.write(
+        `Re-sealed ${count} secrets with encryption key ${id} (ENCRYPTION_KEY)${config.encryptionKeys.length > 1 ? ': ENCRYPTION_KEY_PREVIOUS can go from every instance now' : ''}\n`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof VaultError) throw new ConfigError(`Invalid ENCRYPTION_KEY: ${error.message}`);
+    throw error;
+  } finally {
+    await database.close();
+  }
+}
+
 async function run(): Promise<void> {
   const config = loadConfig();
+  if (command === 'rotate-secrets') return rotateSecrets(config);
   if (command === 'backup') return backup(config);
   if (command === 'restore') return restore(config);
   if (command !== 'migrate' && command !== 'seed') throw new ConfigError(USAGE);

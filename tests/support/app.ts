@@ -47,7 +47,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-test-'));
   const port = await freePort();
-  const { env, pages, production, ...rest } = overrides;
+  const { env, pages, production, encryptionKeys, ...rest } = overrides;
   const config = loadConfig(
     { LOG_LEVEL: 'info', DEMO_DATA: '1', ...env },
     {
@@ -57,6 +57,8 @@ export async function startTestApp(
       publicUrl: rest.publicUrl ?? `http://127.0.0.1:${port}`,
       jwtSecret: randomBytes(32).toString('hex'),
       sessionSecret: randomBytes(32).toString('hex'),
+      // A key of its own, unless the test names one, or says undefined for DATA_DIR's key file.
+      ...('encryptionKeys' in overrides ? (encryptionKeys ? { encryptionKeys } : {}) : { encryptionKeys: [randomBytes(32).toString('hex')] }),
       databaseUrl: kind === 'postgres' ? await createPostgresDatabase() : undefined,
       // Functional suites hold one token for minutes; sessions have their own tests.
       accessTokenExpiresIn: 900,

@@ -226,6 +226,7 @@ export async function startCluster(
       DATABASE_URL: databaseUrl,
       JWT_SECRET: randomBytes(32).toString('hex'),
       SESSION_SECRET: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       PUBLIC_URL: publicUrl,
       TRUST_PROXY: useProxy ? '1' : '0',
       DEMO_DATA: '1',

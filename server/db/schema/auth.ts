@@ -188,3 +188,15 @@ export const challenges = auth.table(
   },
   (t) => [uniqueIndex('challenges_key_hash_key').on(t.kind, t.keyHash)],
 );
+
+/**
+ * Keys the server keeps in the database, each sealed with ENCRYPTION_KEY (decision 050): the
+ * hash key of recovery codes and personal access tokens. A rotation re-seals them.
+ */
+export const serverSecrets = auth.table('server_secrets', {
+  name: text('name').primaryKey(),
+  /** `enc1:<key id>:…` (server/auth/vault.ts). */
+  value: text('value').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

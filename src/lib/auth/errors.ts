@@ -20,5 +20,6 @@ export function signInErrorMessage(error: unknown): string {
   if (!isServiceError(error)) return isDatabaseUnavailable(error) ? t('errors.unavailableApi') : t('errors.generic');
   if (error.reason === 'invalid-email-password' || error.reason === 'disabled-user') return t('errors.signIn');
   if (error.reason === 'too-many-requests') return tooManyMessage(error);
+  if (error.reason === 'totp-secret-unreadable') return t('errors.totpSecretUnreadable');
   return t('errors.generic');
 }

@@ -23,6 +23,9 @@ export const fr = {
   errors: {
     signIn: 'Identifiant ou mot de passe incorrect',
     generic: 'Une erreur est survenue',
+    /** totp-secret-unreadable: the database was restored without the key that sealed it (decision 050). */
+    totpSecretUnreadable:
+      "Votre application d'authentification ne peut pas être vérifiée : cette installation n'a pas la clé de chiffrement de ses données. Prévenez l'administrateur.",
     tooManyAttempts: 'Trop de tentatives. Réessayez dans {{minutes}} min.',
     unverified: "Votre adresse e-mail n'est pas encore vérifiée. Un nouveau lien de confirmation vient de vous être envoyé.",
     fileImport: "Erreur lors de l'import du fichier {{file}}",
