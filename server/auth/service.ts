@@ -151,6 +151,8 @@ export function createAuthService(deps: {
   limiter: RateLimiter;
   limits: Config['rateLimits'];
   throttle: SignInThrottle;
+  /** Second-factor guesses per user from every address: the slower ceiling (decision 052). */
+  secondFactorCeiling: SignInThrottle;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
   methods: AuthMethods;
@@ -472,6 +474,7 @@ export function createAuthService(deps: {
     limiter,
     limits,
     throttle,
+    secondFactorCeiling: deps.secondFactorCeiling,
     publicUrl,
     startSession,
     completeSignIn,
