@@ -25,6 +25,8 @@ const RECOVERY_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 
 /** Wrong codes a ticket takes before it dies: the password must be given again. */
 const MAX_TICKET_ATTEMPTS = 5;
+/** Failures of one address a day that count towards the per-user ceiling (decision 052). */
+const CEILING_SHARE_PER_ADDRESS = 5;
 const MFA_TICKET = /^mfaTotp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const mfaErrors = {
@@ -109,7 +111,8 @@ export function createMfaService(auth: AuthService) {
    * Runs a guess at the user's codes under two throttles (decision 052): per (user, address),
    * as passwords are, so one address's failures never delay the owner at another; and the
    * slower ceiling per user from every address together, so that many addresses still buy few
-   * guesses. A success forgets its address's failures, never the ceiling's.
+   * guesses. One address counts towards the ceiling for its first few failures of the day
+   * only. A success forgets its address's failures, never the ceiling's.
    */
   async function guarded(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
@@ -122,7 +125,10 @@ export function createMfaService(auth: AuthService) {
       return true;
     }
     throttle.fail(account, caller.ip);
-    secondFactorCeiling.fail(account, everywhere);
+    // One address's share of the ceiling is small: alone, it can never lock the owner out.
+    const fromHere = secondFactorCeiling.failures(account, caller.ip);
+    secondFactorCeiling.fail(account, caller.ip);
+    if (fromHere < CEILING_SHARE_PER_ADDRESS) secondFactorCeiling.fail(account, everywhere);
     return false;
   }
 
