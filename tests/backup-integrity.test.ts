@@ -105,7 +105,7 @@ describe('backup archives a restore refuses', { timeout: 180_000 }, () => {
   let names: string[];
 
   beforeAll(async () => {
-    source = await startTestApp('pglite', { encryptionKeys: [ENCRYPTION_KEY], backupKey: BACKUP_KEY } as Parameters<typeof startTestApp>[1]);
+    source = await startTestApp('pglite', { encryptionKeys: [ENCRYPTION_KEY], backupKey: BACKUP_KEY });
     closing.push(() => source.close());
     // The audit trail a forger would rather not restore (decision 034).
     await source.database.db.execute(
