@@ -66,4 +66,27 @@ describe('second-factor throttling', () => {
     const res = await guess(await ticketOf('commercial@demo.local', owner), codeOf(secret, 1), owner);
     expect(res).toMatchObject({ status: 429, body: { error: 'too-many-requests' } });
   });
+
+  it('never lets one address alone reach the ceiling, however long it goes on', async () => {
+    // The address's own failures forgotten after a second instead of 15 minutes: the rounds run fast.
+    const quick = await startTestApp('pglite', { trustProxy: 1, signInThrottle: { accountFree: 5, addressFree: 50, maxDelayMs: 1000, forgetMs: 1000 } });
+    const main = api;
+    api = `${quick.url}/api/auth`;
+    try {
+      const secret = await enrol('admin@demo.local');
+      const attacker = '203.0.113.50';
+      // Eight rounds of five wrong codes, each once the address's failures are forgotten: 40 failures.
+      for (let round = 0; round < 8; round++) {
+        const ticket = await ticketOf('admin@demo.local', attacker);
+        for (let i = 0; i < 5; i++) expect(await guess(ticket, wrongCodeOf(secret), attacker)).toMatchObject({ status: 401 });
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+      }
+      const owner = '192.0.2.30';
+      const res = await guess(await ticketOf('admin@demo.local', owner), codeOf(secret, 1), owner);
+      expect(res).toMatchObject({ status: 200, body: { session: { user: { email: 'admin@demo.local' } } } });
+    } finally {
+      api = main;
+      await quick.close();
+    }
+  }, 60_000);
 });
