@@ -186,6 +186,8 @@ export type Config = {
   trustProxy: number;
   /** Password guesses: free failures per (account, address) and per address, then doubling delays. */
   signInThrottle: ThrottleRule;
+  /** Second-factor guesses at one user from every address together: the slower ceiling (decision 052). */
+  secondFactorCeiling: ThrottleRule;
   authMethods: AuthMethods;
   /** Identity providers, none unless named in AUTH_PROVIDERS. */
   authProviders: AuthProvider[];
@@ -258,6 +260,20 @@ export const defaultSignInThrottle: ThrottleRule = {
   maxDelayMs: 15 * MINUTE,
   // Failures older than this are forgotten.
   forgetMs: 15 * MINUTE,
+};
+
+const HOUR = 60 * MINUTE;
+
+/**
+ * Wrong second-factor codes at one user, whatever the address (decision 052): thirty free a
+ * day, then 1 s, 2 s… up to 15 min between guesses, forgotten after a quiet day. Per (user,
+ * address) the codes follow `signInThrottle`, so the owner elsewhere waits only past this.
+ */
+export const defaultSecondFactorCeiling: ThrottleRule = {
+  accountFree: 30,
+  addressFree: 30,
+  maxDelayMs: 15 * MINUTE,
+  forgetMs: 24 * HOUR,
 };
 
 export const defaultRateLimits: Config['rateLimits'] = {
@@ -484,6 +500,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       accountFree: defaultSignInThrottle.accountFree * e.AUTH_RATE_LIMIT_FACTOR,
       addressFree: defaultSignInThrottle.addressFree * e.AUTH_RATE_LIMIT_FACTOR,
     },
+    // Not widened by AUTH_RATE_LIMIT_FACTOR: it is what stops a code guessed from many addresses.
+    secondFactorCeiling: defaultSecondFactorCeiling,
     // A large workshop behind one address, or a test run, may need wider limits.
     rateLimits: Object.fromEntries(
       Object.entries(defaultRateLimits).map(([name, rule]) => [name, { ...rule, max: rule.max * e.AUTH_RATE_LIMIT_FACTOR }]),
