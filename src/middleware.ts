@@ -8,7 +8,7 @@ import { safeRedirect } from '#lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderContinuePage, renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
-import { LANDING_COOKIE, landingBindingOf } from '#lib/auth/landing-binding.ts';
+import { LANDING_COOKIE, landingBindingOf, linkAskedHere } from '#lib/auth/landing-binding.ts';
 import { linkLandings } from '#lib/auth/link-landings.ts';
 import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
 import { readRefusal } from '#lib/forms.server.ts';
@@ -124,9 +124,10 @@ const autoSignIn = defineMiddleware(async (context, next) => {
       setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
       return context.redirect(SIGN_IN, 302);
     }
-    // Signed in here as the link's account already (an e-mail change confirmed): nobody changes.
+    // Signed in here as the link's account already (an e-mail change confirmed), or this browser
+    // asked for that account's link: the flow ends where it began.
     const current = await readSession(cookies, locals.services);
-    if (current?.userId !== account.id)
+    if (current?.userId !== account.id && !linkAskedHere(cookies, locals.services.config.sessionSecret, account.email))
       return renderContinuePage({ name: account.displayName, email: account.email, refreshToken: token, to: landing(), type: linkType ? type : '' });
   }
   try {

@@ -110,4 +110,21 @@ describe('a refreshToken in a landing URL', () => {
     expect(hasSession(b)).toBe(true);
     expect(b.jar.has(LANDING_COOKIE)).toBe(false);
   });
+  it("signs in at once when this browser asked for that account's link, and only that account's", async () => {
+    const b = browser(t.url);
+    const asked = await b.request('/sign-in?view=forgot-password', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'Commercial@demo.local' }).toString(),
+    });
+    expect(asked.status).toBe(200);
+    // Another account's token in this browser still names its account and waits.
+    const foreign = await b.request(`/repair-orders?refreshToken=${encodeURIComponent(await tokenOf('admin@demo.local'))}`);
+    expect(htmlText(await foreign.text())).toContain("Ce lien n'a pas été demandé depuis ce navigateur.");
+    expect(hasSession(b)).toBe(false);
+    const res = await b.request(`/repair-orders?refreshToken=${encodeURIComponent(await tokenOf('commercial@demo.local'))}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/repair-orders');
+    expect(hasSession(b)).toBe(true);
+  });
 });
