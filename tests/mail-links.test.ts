@@ -14,7 +14,7 @@ describe('e-mail links', () => {
   /** Opens the last mail's link in a fresh browser and follows the redirects to the page shown. */
   async function land(to: string): Promise<{ url: URL; html: string }> {
     const b = browser(t.url);
-    const mail = t.outbox().findLast((m) => m.includes(`To: ${to}`))!;
+    const mail = (await t.outbox()).findLast((m) => m.includes(`To: ${to}`))!;
     let path = verifyLink(mail).slice(t.url.length);
     for (let hop = 0; hop < 8; hop++) {
       const res = await b.request(path);
