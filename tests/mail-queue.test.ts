@@ -10,6 +10,7 @@ import { createMailer } from '#server/auth/mailer.ts';
 import { openDatabase } from '#server/db/client.ts';
 import { messageQueue } from '#server/db/schema/index.ts';
 import { freePort } from './support/postgres-server.ts';
+import { browser, htmlText } from './support/browser.ts';
 import { decodeMail, postJson, startTestApp, type TestApp } from './support/app.ts';
 
 type Relay = { server: SMTPServer; port: number; received: string[]; stop(): Promise<void> };
@@ -110,7 +111,11 @@ describe('a relay that is down delays mail without losing it', () => {
   beforeAll(async () => {
     port = await freePort();
     // Quick back-off, so the test sees several attempts and the last one.
-    t = await startTestApp('pglite', { smtpUrl: `smtp://127.0.0.1:${port}`, messageRetry: { firstDelayMs: 100, maxDelayMs: 400, maxAttempts: 5 } });
+    t = await startTestApp('pglite', {
+      pages: true,
+      smtpUrl: `smtp://127.0.0.1:${port}`,
+      messageRetry: { firstDelayMs: 100, maxDelayMs: 400, maxAttempts: 5 },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -147,13 +152,32 @@ describe('a relay that is down delays mail without losing it', () => {
     expect(pending.find((m) => m.id === failed!.id)).toMatchObject({ status: 'failed', recipient: 'commercial@demo.local', attempts: 5, retriable: true });
     expect(JSON.stringify(pending)).not.toContain('ticket=');
 
+    // The admin's screen: what it is, for whom, how many attempts, why; never the link.
+    const admin = browser(t.url);
+    await admin.signIn('admin@demo.local');
+    const page = await admin.request('/users/messages');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const text = htmlText(html.replace(/<[^>]+>/g, ' '));
+    expect(text).toContain('Messages en attente');
+    expect(text).toMatch(/Réinitialisation du mot de passe\s+commercial@demo\.local\s+Échec\s+5\s+connect ECONNREFUSED/);
+    expect(html).not.toContain('ticket');
+    expect(html).not.toContain('/api/auth/verify');
+    // Not for other roles.
+    const mechanic = browser(t.url);
+    await mechanic.signIn('mecanicien@demo.local');
+    const refused = await mechanic.request('/users/messages');
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get('location')).toBe('/repair-orders');
+
     relay = await startRelay(0, port, received);
-    expect(await t.app.mailer.retry(failed!.id)).toBe(true);
+    const retried = await admin.request('/users/messages', { method: 'POST', body: new URLSearchParams({ id: failed!.id }) });
+    expect(retried.status).toBe(303);
     await until(async () => (await rowsOf('commercial@demo.local'))[0]?.status === 'sent', 'the message sent');
     expect(received.map((raw) => decodeMail(raw)).filter((m) => m.includes('To: commercial@demo.local'))).toHaveLength(1);
   });
 
-  it('keeps what is queued when the server stops, and sends it at the next start', async () => {
+  it('keeps what is queued when the server stops (it goes at the next start)', async () => {
     await relay!.stop();
     relay = undefined;
     await postJson(`${t.url}/api/auth/user/password/reset`, { email: 'admin@demo.local' });

@@ -760,7 +760,11 @@ describe('over real SMTP and a provider that plays Twilio', () => {
     expect(await postJson(`${t.url}/api/auth/signin/passwordless/sms`, { phoneNumber: MECHANIC_PHONE })).toMatchObject({ status: 200 });
     await t.app.mailer.settled();
     expect(t.logLines.some((l) => l.msg === 'sms refused by twilio' && l.code === 21211)).toBe(true);
-    expect((await t.app.mailer.pending()).find((m) => m.recipient === MECHANIC_PHONE)).toMatchObject({ channel: 'sms', status: 'waiting', lastError: 'Twilio answered 400' });
+    expect((await t.app.mailer.pending()).find((m) => m.recipient === MECHANIC_PHONE)).toMatchObject({
+      channel: 'sms',
+      status: 'waiting',
+      lastError: 'Twilio answered 400',
+    });
     expect(readdirSync(t.config.dataDir).includes('outbox')).toBe(false);
   });
 
