@@ -95,6 +95,7 @@ export function createServices(options: { config: Config; database: Database; lo
     limiter,
     limits: config.rateLimits,
     throttle: createSignInThrottle(config.signInThrottle),
+    secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling),
     methods: config.authMethods,
     vault: createVault(db, createKeyring(config.encryptionKeys)),
   });

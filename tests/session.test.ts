@@ -196,8 +196,16 @@ describe('the signed session', () => {
     const verify = await b.request(link.slice(t.url.length));
     const landing = verify.headers.get('location')!;
     expect(landing).toContain('refreshToken=');
-    const signedIn = await b.request(landing.slice(t.url.length));
-    expect(signedIn.status).toBe(302);
+    // The link names its account; the user confirms by a same-origin form (decision 052).
+    const confirm = await b.request(landing.slice(t.url.length));
+    expect(await confirm.text()).toContain('Continuer en tant que Sophie Laurent');
+    const query = new URL(landing).searchParams;
+    const signedIn = await b.request('/sign-in/continue', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ refreshToken: query.get('refreshToken')!, to: '/set-password?type=passwordReset', type: query.get('type')! }).toString(),
+    });
+    expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe('/set-password?type=passwordReset');
     const page = await b.request('/set-password?type=passwordReset');
     expect(page.status).toBe(200);

@@ -234,7 +234,16 @@ describe('account changes need proof', () => {
     const link = verifyLink((await t.outbox()).at(-1)!);
     const fromLink = browser(t.url);
     const landing = (await fromLink.request(link.slice(t.url.length))).headers.get('location')!;
-    await fromLink.request(landing.slice(t.url.length));
+    // The link names its account; the user confirms it (decision 052).
+    await fromLink.request('/sign-in/continue', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        refreshToken: new URL(landing).searchParams.get('refreshToken')!,
+        to: '/set-password?type=passwordReset',
+        type: '',
+      }).toString(),
+    });
     expect(await (await fromLink.request('/set-password?type=passwordReset')).text()).not.toContain('Mot de passe actuel');
     const done = await fromLink.request('/set-password?type=passwordReset', form({ password: DEMO_PASSWORD, confirmation: DEMO_PASSWORD }));
     expect(done.status).toBe(303);

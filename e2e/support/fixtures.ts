@@ -72,6 +72,16 @@ export function verifyLinkOf(mail: string): string {
   return link.replace(/&amp;/g, '&');
 }
 
+/**
+ * Opens an e-mail's link in `page` and confirms the account it names (decision 052: a link
+ * opens a session only once the user agrees, unless the browser is signed in as it already).
+ */
+export async function openMailLink(page: Page, link: string, name: string) {
+  await page.goto(link);
+  await expect(page.getByRole('heading', { name: `Continuer en tant que ${name} ?` })).toBeVisible();
+  await page.getByRole('button', { name: `Continuer en tant que ${name}` }).click();
+}
+
 /** The main screens of each role, as paths; ORDER stands for the demo order OR-2026-0601's page, MODEL for the ZF 6HP26 dossier. */
 export const mainScreens: Record<RoleName, string[]> = {
   mechanic: [

@@ -151,6 +151,8 @@ export function createAuthService(deps: {
   limiter: RateLimiter;
   limits: Config['rateLimits'];
   throttle: SignInThrottle;
+  /** Second-factor guesses per user from every address: the slower ceiling (decision 052). */
+  secondFactorCeiling: SignInThrottle;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
   methods: AuthMethods;
@@ -482,6 +484,7 @@ export function createAuthService(deps: {
     limiter,
     limits,
     throttle,
+    secondFactorCeiling: deps.secondFactorCeiling,
     publicUrl,
     startSession,
     completeSignIn,
@@ -613,6 +616,30 @@ export function createAuthService(deps: {
       if (outcome.kind === 'disabled') throw authErrors.disabledUser();
       if (outcome.kind === 'invalid') throw authErrors.invalidRefreshToken();
       return sessionFor(outcome.user, outcome.token, outcome.id, outcome.grantId, outcome.elevatedAt);
+    },
+
+    /**
+     * Whose sign-in a refresh token would open, without using it: the landing page names the
+     * account before the user agrees to continue (decision 052). Null when it would not open one.
+     */
+    async whoseRefreshToken(token: string): Promise<{ id: string; displayName: string; email: string | null } | null> {
+      const [row] = await db
+        .select({
+          id: users.id,
+          displayName: users.displayName,
+          email: users.email,
+          disabled: users.disabled,
+          grant: grants,
+          rotatedAt: refreshTokens.rotatedAt,
+        })
+        .from(refreshTokens)
+        .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+        .innerJoin(users, eq(users.id, grants.userId))
+        .where(eq(refreshTokens.tokenHash, sha256(token)))
+        .limit(1);
+      const idle = row && Date.now() - row.grant.lastUsedAt.getTime() > IDLE_TIMEOUT_MS;
+      if (!row || row.rotatedAt || row.disabled || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now() || idle) return null;
+      return { id: row.id, displayName: row.displayName, email: row.email };
     },
 
     /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */

@@ -76,6 +76,8 @@ export const endpoints: readonly string[] = [
   // Security keys (decision 028): the sign-in island's end, the security page's key changes.
   '/sign-in/security-key',
   '/profile/security/keys',
+  // A link's landing confirmed (decision 052).
+  '/sign-in/continue',
 ];
 
 export const HOME = '/repair-orders';

@@ -292,6 +292,15 @@ export const fr = {
     codeExpired: 'La vérification a expiré. Recommencez la connexion.',
     codeBack: 'Recommencer la connexion',
   },
+  // A session from a URL (issue 29, item 5; decision 052): a link this browser did not ask for names its account first.
+  landing: {
+    title: 'Continuer en tant que {{name}} ?',
+    notThisBrowser: "Ce lien n'a pas été demandé depuis ce navigateur.",
+    account: 'Il ouvre une session au nom de {{name}} ({{email}}). Continuez seulement si ce compte est le vôtre et que vous avez demandé ce lien.',
+    accountNoEmail: 'Il ouvre une session au nom de {{name}}. Continuez seulement si ce compte est le vôtre et que vous avez demandé ce lien.',
+    submit: 'Continuer en tant que {{name}}',
+    cancel: 'Annuler',
+  },
   // Identity providers (issue 18, item 6; decision 029): the sign-in buttons and the errors they land with.
   providers: {
     or: 'ou',
