@@ -144,6 +144,11 @@ export type AuthProvider = {
   prompt: 'login' | 'select_account' | null;
 };
 
+/** A message's n-th failure waits firstDelayMs·2^(n-1), at most maxDelayMs; after maxAttempts it has failed. */
+export type MessageRetry = { firstDelayMs: number; maxDelayMs: number; maxAttempts: number };
+/** 30 s, 1 min, 2 min… then hourly: the 30th attempt comes about 24 hours after the first. */
+export const defaultMessageRetry: MessageRetry = { firstDelayMs: 30_000, maxDelayMs: 3_600_000, maxAttempts: 30 };
+
 export type Config = {
   port: number;
   host: string;
@@ -152,6 +157,8 @@ export type Config = {
   smtpUrl: string | undefined;
   /** The From of every mail (MAIL_FROM). */
   mailFrom: string;
+  /** How the message queue tries again (decision 049). */
+  messageRetry: MessageRetry;
   publicUrl: string;
   sessionSecret: string;
   jwtSecret: string;
@@ -464,6 +471,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    messageRetry: overrides.messageRetry ?? defaultMessageRetry,
     publicUrl,
     sessionSecret: overrides.sessionSecret ?? secret(e.SESSION_SECRET, 'SESSION_SECRET', 'session'),
     jwtSecret: overrides.jwtSecret ?? secret(e.JWT_SECRET, 'JWT_SECRET', 'jwt'),

@@ -99,7 +99,7 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
       defaultRole: 'mechanic',
       emailVerified: false,
     });
-    expect(t.outbox().at(-1)).toMatch(/^To: apprenti@demo\.local$/m);
+    expect((await t.outbox()).at(-1)).toMatch(/^To: apprenti@demo\.local$/m);
     const taken = await gql(t, tokens.app_admin!, insert, { object: { email: 'apprenti@demo.local', displayName: 'Autre', defaultRole: 'mechanic' } });
     expect(taken.body.errors![0]).toMatchObject({ message: 'Email non disponible', extensions: { code: 'conflict' } });
     const invalid = await gql(t, tokens.app_admin!, insert, { object: { email: 'pas-un-email', displayName: ' ', defaultRole: 'chef' } });

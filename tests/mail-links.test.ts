@@ -17,7 +17,7 @@ describe('e-mail links', () => {
    */
   async function land(to: string): Promise<{ url: URL; html: string }> {
     const b = browser(t.url);
-    const mail = t.outbox().findLast((m) => m.includes(`To: ${to}`))!;
+    const mail = (await t.outbox()).findLast((m) => m.includes(`To: ${to}`))!;
     let path = verifyLink(mail).slice(t.url.length);
     let confirmed = false;
     for (let hop = 0; hop < 8; hop++) {

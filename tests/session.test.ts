@@ -187,8 +187,7 @@ describe('the signed session', () => {
   it('lands an e-mail link signed in on a URL without its token', async () => {
     const b = browser(t.url);
     await t.app.services.auth.requestPasswordReset('commercial@demo.local', undefined, { ip: '127.0.0.1' });
-    const link = t
-      .outbox()
+    const link = (await t.outbox())
       .at(-1)!
       .replace(/=\r?\n/g, '')
       .replace(/=3D/g, '=')

@@ -1,5 +1,5 @@
 // Story-like helpers for the browser tests.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, expect, type Locator, type Page } from '@playwright/test';
 
@@ -48,14 +48,22 @@ export async function signOut(page: Page) {
 
 const outbox = path.join('test-results/e2e-data/outbox');
 
-/** The last e-mail sent to an address, decoded enough to read its link. */
+/**
+ * The last e-mail sent to an address, decoded enough to read its link. The server's queue writes
+ * it a few milliseconds after the answer (decision 049): one not there yet is waited for, 2 s.
+ */
 export function lastMailTo(address: string): string {
-  const files = readdirSync(outbox).sort().reverse();
-  for (const file of files) {
-    const raw = readFileSync(path.join(outbox, file), 'utf8');
-    if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const until = Date.now() + 2_000;
+  for (;;) {
+    const files = existsSync(outbox) ? readdirSync(outbox).sort().reverse() : [];
+    for (const file of files) {
+      const raw = readFileSync(path.join(outbox, file), 'utf8');
+      if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    }
+    if (Date.now() > until) throw new Error(`no mail to ${address}`);
+    // A synchronous pause: callers read the mail as a value.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
   }
-  throw new Error(`no mail to ${address}`);
 }
 
 export function verifyLinkOf(mail: string): string {

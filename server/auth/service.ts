@@ -410,10 +410,10 @@ export function createAuthService(deps: {
     return target.href;
   }
 
-  async function createTicket(userId: string, type: TicketType, newEmail?: string): Promise<{ ticket: string; expiresAt: Date }> {
+  async function createTicket(userId: string, type: TicketType, newEmail?: string, tx: Pick<Db, 'insert'> = db): Promise<{ ticket: string; expiresAt: Date }> {
     const ticket = `${type}:${randomToken()}`;
     const expiresAt = new Date(Date.now() + TICKET_LIFETIME_MS[type]);
-    await db.insert(tickets).values({ userId, type, tokenHash: sha256(ticket), newEmail: newEmail ?? null, expiresAt });
+    await tx.insert(tickets).values({ userId, type, tokenHash: sha256(ticket), newEmail: newEmail ?? null, expiresAt });
     return { ticket, expiresAt };
   }
 
@@ -428,18 +428,28 @@ export function createAuthService(deps: {
     return row;
   }
 
-  async function mailTicket(u: UserRow, kind: MailKind, type: TicketType, redirectTo: string, to = u.email, newEmail?: string) {
+  /** `then` adds to the ticket's transaction (another mail, the change it confirms). */
+  async function mailTicket(
+    u: UserRow,
+    kind: MailKind,
+    type: TicketType,
+    redirectTo: string,
+    to = u.email,
+    newEmail?: string,
+    then?: (tx: Pick<Db, 'insert' | 'update'>) => Promise<void>,
+  ) {
     if (!to) throw authErrors.invalidTicket();
-    const { ticket, expiresAt } = await createTicket(u.id, type, newEmail);
-    const link = new URL(`${publicUrl}/api/auth/verify`);
-    link.searchParams.set('ticket', ticket);
-    link.searchParams.set('type', linkTypes[type]);
-    link.searchParams.set('redirectTo', redirectTo);
-    try {
-      await mailer.send(kind, to, { displayName: u.displayName, link: link.toString(), expiresAt });
-    } catch {
-      throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
-    }
+    // The ticket and its mail are one: both kept, or neither (the queue sends it, decision 049).
+    await db.transaction(async (tx) => {
+      const { ticket, expiresAt } = await createTicket(u.id, type, newEmail, tx);
+      const link = new URL(`${publicUrl}/api/auth/verify`);
+      link.searchParams.set('ticket', ticket);
+      link.searchParams.set('type', linkTypes[type]);
+      link.searchParams.set('redirectTo', redirectTo);
+      await mailer.queue(tx, kind, to, { displayName: u.displayName, link: link.toString(), expiresAt });
+      await then?.(tx);
+    });
+    mailer.nudge();
   }
 
   /**
@@ -786,15 +796,16 @@ export function createAuthService(deps: {
       const u = await requireActive(await findUserById(userId));
       const email = newEmail.toLowerCase();
       if (await findUserByEmail(email)) throw authErrors.emailInUse();
-      await db.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
-      await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email);
-      // An account without an address (reached by phone) has no one to tell.
-      if (u.email)
-        try {
-          await mailer.send('emailChangeNotice', u.email, { displayName: u.displayName, link: `${publicUrl}/sign-in?view=forgot-password`, newEmail: email });
-        } catch {
-          throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
-        }
+      await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email, async (tx) => {
+        await tx.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
+        // An account without an address (reached by phone) has no one to tell.
+        if (u.email)
+          await mailer.queue(tx, 'emailChangeNotice', u.email, {
+            displayName: u.displayName,
+            link: `${publicUrl}/sign-in?view=forgot-password`,
+            newEmail: email,
+          });
+      });
     },
 
     /**

@@ -1348,6 +1348,36 @@ export const fr = {
     },
   },
   // The audit trail (decision 034).
+  // Decision 049: the mail and SMS the queue has not sent (admins, /users/messages).
+  messageQueue: {
+    title: 'Messages en attente',
+    link: 'Messages en attente ou en échec',
+    intro:
+      "Les e-mails et SMS partent en arrière-plan. Un message qui n'a pas pu partir est réessayé de plus en plus espacé pendant environ 24 heures, puis marqué en échec. Ni les liens ni les codes ne sont affichés ici.",
+    empty: 'Aucun message en attente ni en échec : tout est parti.',
+    kind: 'Message',
+    recipient: 'Destinataire',
+    status: 'État',
+    attempts: 'Tentatives',
+    lastError: 'Dernière erreur',
+    nextAttempt: 'Prochain essai',
+    retry: 'Renvoyer',
+    retryOf: 'Renvoyer : {{kind}} à {{recipient}}',
+    retried: 'Message renvoyé',
+    cannotRetry: "Ce message ne peut plus être renvoyé : son lien ou son code a expiré. L'utilisateur peut en demander un nouveau.",
+    expired: "Lien ou code expiré avant l'envoi",
+    statuses: { waiting: 'En attente', failed: 'Échec' },
+    kinds: {
+      verifyEmail: "Vérification d'adresse",
+      passwordReset: 'Réinitialisation du mot de passe',
+      setPassword: 'Création du mot de passe',
+      emailConfirmChange: 'Confirmation de la nouvelle adresse',
+      emailChangeNotice: "Avis de changement d'adresse",
+      signinPasswordless: 'Lien de connexion',
+      signinOtp: 'Code de connexion par e-mail',
+      sms: 'Code par SMS',
+    },
+  },
   audit: {
     title: 'Activité',
     titleOf: 'Activité : {{subject}}',
