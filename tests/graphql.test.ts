@@ -297,8 +297,8 @@ describe('two instances on one PostgreSQL server', () => {
   let b: TestApp;
   let client: Client;
   beforeAll(async () => {
-    // Instances behind one load balancer share PUBLIC_URL and JWT_SECRET.
-    const shared = { jwtSecret: 's'.repeat(48), publicUrl: 'http://atelier.test' };
+    // Instances behind one load balancer share PUBLIC_URL, JWT_SECRET and ENCRYPTION_KEY.
+    const shared = { jwtSecret: 's'.repeat(48), publicUrl: 'http://atelier.test', encryptionKeys: ['k'.repeat(48)] };
     a = await startTestApp('postgres', shared);
     b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
   });
