@@ -118,7 +118,7 @@ export function createPasswordlessService(auth: AuthService) {
       limitEmail(caller, address);
       const target = auth.checkRedirect(redirectTo, '/repair-orders');
       const u = reachable(await auth.findUserByEmail(address));
-      if (!u) return;
+      if (!u) return mailer.queueNothing();
       await auth.mailTicket(u, 'signinPasswordless', 'signinPasswordless', target);
     },
 
@@ -127,7 +127,7 @@ export function createPasswordlessService(auth: AuthService) {
       requireOn(methods.emailOtp);
       limitEmail(caller, address);
       const u = reachable(await auth.findUserByEmail(address));
-      if (!u?.email) return;
+      if (!u?.email) return mailer.queueNothing();
       const to = u.email;
       await issueCode(u, 'emailOtp', '', (tx, code, expiresAt) => mailer.queue(tx, 'signinOtp', to, { displayName: u.displayName, code, expiresAt }));
     },
@@ -145,7 +145,7 @@ export function createPasswordlessService(auth: AuthService) {
       requireOn(methods.sms);
       limitSms(caller, phoneNumber);
       const u = reachable(await findUserByPhone(phoneNumber));
-      if (!u) return;
+      if (!u) return mailer.queueNothing();
       await issueCode(u, 'smsOtp', '', (tx, code, expiresAt) => mailer.queueSms(tx, phoneNumber, t('passwordless.smsText', { code }), expiresAt));
     },
 

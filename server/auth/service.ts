@@ -761,7 +761,7 @@ export function createAuthService(deps: {
       limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/set-password');
       const u = await findUserByEmail(email);
-      if (!u || u.disabled) return;
+      if (!u || u.disabled) return mailer.queueNothing();
       await mailTicket(u, 'passwordReset', 'passwordReset', target);
     },
 
@@ -782,7 +782,7 @@ export function createAuthService(deps: {
       limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/sign-in');
       const u = await findUserByEmail(email);
-      if (!u || u.emailVerified) return;
+      if (!u || u.emailVerified) return mailer.queueNothing();
       await mailTicket(u, 'verifyEmail', 'verifyEmail', target);
     },
 
