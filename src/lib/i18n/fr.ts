@@ -120,6 +120,16 @@ export const fr = {
     },
   },
   // What the services and the API refuse (decision 021), said once.
+  /** Proof before changing a way in (decision 048): what the screens ask, in place. */
+  proof: {
+    passwordAsk: 'Pour cette modification, confirmez votre identité avec votre mot de passe actuel.',
+    codeAsk: 'Pour cette modification, confirmez votre identité avec le code de votre application d’authentification.',
+    keyAsk: 'Pour cette modification, confirmez votre identité avec votre clé de sécurité.',
+    keyLink: 'Confirmer avec ma clé de sécurité',
+    signInAgain: 'Pour cette modification, reconnectez-vous d’abord : votre dernière connexion date de plus de cinq minutes.',
+    patRefused: 'Une connexion par jeton d’accès ne peut pas modifier le compte.',
+    currentPassword: 'Mot de passe actuel',
+  },
   refusals: {
     elevationRequired: 'Pour cette action, confirmez votre identité avec votre code de vérification ou votre clé de sécurité.',
     orderClosed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
