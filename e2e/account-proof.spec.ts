@@ -69,3 +69,31 @@ test('asks it the same on a tablet', async ({ browser }) => {
   await page.screenshot({ path: '/work/shots/proof/profile-email-tablet-asked.png', fullPage: true });
   await context.close();
 });
+
+test('a token and an authenticator app wait for the password too, asked in place or on the confirmation page', async ({ browser }) => {
+  const { context, page } = await signInByLink(browser, false);
+  // The tokens screen: the password in its own form; the name typed is kept.
+  await page.goto('/profile/tokens');
+  await expect(page.getByText('confirmez votre identité avec votre mot de passe actuel')).toBeVisible();
+  await page.getByLabel('Nom du jeton').fill('Export comptable');
+  await page.getByRole('button', { name: 'Créer le jeton' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'confirmez votre identité avec votre mot de passe actuel' })).toBeVisible();
+  await expect(page.getByLabel('Nom du jeton')).toHaveValue('Export comptable');
+  await page.getByRole('main').getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Créer le jeton' }).click();
+  await expect(page.getByLabel('Jeton', { exact: true })).toHaveValue(/\S{20,}/);
+
+  // Another sign-in by link has proved nothing: the authenticator app leads to the confirmation page.
+  await context.close();
+  const again = await signInByLink(browser, false);
+  await again.page.goto('/profile/security');
+  await again.page.getByRole('button', { name: 'Configurer une application' }).click();
+  await expect(again.page).toHaveURL(/\/profile\/confirm\?retour=%2Fprofile%2Fsecurity$/);
+  await again.page.screenshot({ path: '/work/shots/proof/confirm-password.png' });
+  await again.page.getByRole('main').getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+  await again.page.getByRole('button', { name: 'Confirmer' }).click();
+  await expect(again.page).toHaveURL(/\/profile\/security$/);
+  await again.page.getByRole('button', { name: 'Configurer une application' }).click();
+  await expect(again.page.getByRole('img', { name: /QR/ })).toBeVisible();
+  await again.context.close();
+});

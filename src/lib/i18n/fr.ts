@@ -491,8 +491,6 @@ export const fr = {
     days30: '30 jours',
     days90: '90 jours',
     days365: '1 an',
-    stepUpHint: 'Vous avez un second facteur : confirmez la création avec un code de votre application.',
-    stepUpKey: "Vous avez une clé de sécurité : confirmez d'abord votre identité avec elle, puis créez le jeton.",
     create: 'Créer le jeton',
     createdTitle: 'Jeton créé : copiez-le maintenant',
     createdText: "Ce jeton ne sera plus affiché. Conservez-le dans le coffre de mots de passe du logiciel qui l'utilise.",
