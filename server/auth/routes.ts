@@ -5,6 +5,7 @@ import { sendError, sendJson } from '#server/http/json.ts';
 import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
 import { can } from '#lib/permissions.ts';
+import { isRole } from '#lib/roles.ts';
 import { authErrors } from './service.ts';
 import { mfaRoutes } from './mfa.ts';
 import { oidcRoutes } from './oidc.ts';
@@ -117,7 +118,8 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
       const body = parse(bodies.emailChange, raw);
       const session = await auth.authenticate(bearer(req));
       // SPEC §6: who may not edit their profile may not change its address either (as GraphQL).
-      if (!can(session.user.defaultRole, 'editOwnProfile')) throw authErrors.profileReadOnly();
+      const role = session.user.defaultRole;
+      if (!isRole(role) || !can(role, 'editOwnProfile')) throw authErrors.profileReadOnly();
       await auth.changeEmail(session.user.id, body.newEmail, body.options?.redirectTo, caller(req), session);
       return OK;
     }),
