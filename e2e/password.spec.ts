@@ -1,6 +1,6 @@
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { DEMO_PASSWORD, lastMailTo, openProfileMenu, signIn, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
+import { DEMO_PASSWORD, lastMailTo, openMailLink, openProfileMenu, signIn, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 // A password change ends the user's other sign-ins: these stories use colleagues' accounts,
 // not the four that the other specs keep signed in.
@@ -27,7 +27,7 @@ test('resets a forgotten password from the e-mail link to a new sign-in', async 
   await expect(page.getByRole('status').filter({ hasText: 'Si un compte existe pour cette adresse' })).toBeVisible();
 
   const mail = lastMailTo('pierre.vincent@demo.local');
-  await page.goto(verifyLinkOf(mail));
+  await openMailLink(page, verifyLinkOf(mail), 'Pierre Vincent');
   await expect(page).toHaveURL(/\/set-password\?type=passwordReset$/);
   await expect(page.getByRole('heading', { name: 'Nouveau mot de passe' })).toBeVisible();
   await expect(page.getByText("J'accepte les conditions d'utilisation")).toHaveCount(0);
@@ -130,7 +130,7 @@ test('the invitation asks for the terms and two equal passwords before it posts'
 
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(verifyLinkOf(lastMailTo('ines.invitee@demo.local')));
+  await openMailLink(page, verifyLinkOf(lastMailTo('ines.invitee@demo.local')), 'Inès Invitée');
   await expect(page).toHaveURL(/\/set-password$/);
   const password = page.locator('input[name=password]');
   const confirmation = page.getByLabel('Confirmation du mot de passe');

@@ -2,7 +2,7 @@
 // by e-mail, or a link, read from the outbox the server writes without SMTP.
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { lastMailTo, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
+import { lastMailTo, openMailLink, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 /** The six digits of the last code mailed to `address`. */
 function lastCodeTo(address: string): string {
@@ -50,7 +50,7 @@ test('signs in with the link received by e-mail, back on the page that was asked
   await expect(page.getByRole('status').filter({ hasText: 'un lien de connexion vient de lui être envoyé' })).toBeVisible();
 
   const link = verifyLinkOf(lastMailTo('diagnostic@demo.local'));
-  await page.goto(link);
+  await openMailLink(page, link, 'Julien Moreau');
   await expect(page).toHaveURL(/\/gearboxes$/);
   await expect(page.getByRole('navigation', { name: 'Navigation principale' })).toBeVisible();
   await signOut(page);

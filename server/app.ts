@@ -253,6 +253,8 @@ export async function createApp(options: {
               return undefined;
             });
           }
+          // The queue's worker sends what waits, this instance's and the others' (decision 049).
+          mailer.start();
           resolve({ port, url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}` });
         });
       }),
@@ -272,7 +274,7 @@ export async function createApp(options: {
         await drained;
         await stopBackups?.();
         await changes.close();
-        mailer.close();
+        await mailer.close();
         await files.close();
         await database.close();
       })()),

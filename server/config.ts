@@ -45,6 +45,8 @@ const envSchema = z.object({
     .string()
     .refine((v) => v.split(',').every((key) => key.trim().length >= 32), 'must be keys of at least 32 characters, separated by commas')
     .optional(),
+  // Authenticates backup archives (decision 051); without it, DATA_DIR/secrets/backup.
+  BACKUP_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().optional(),
   DEMO_DATA: flag.optional(),
@@ -142,6 +144,11 @@ export type AuthProvider = {
   prompt: 'login' | 'select_account' | null;
 };
 
+/** A message's n-th failure waits firstDelayMs·2^(n-1), at most maxDelayMs; after maxAttempts it has failed. */
+export type MessageRetry = { firstDelayMs: number; maxDelayMs: number; maxAttempts: number };
+/** 30 s, 1 min, 2 min… then hourly: the 30th attempt comes about 24 hours after the first. */
+export const defaultMessageRetry: MessageRetry = { firstDelayMs: 30_000, maxDelayMs: 3_600_000, maxAttempts: 30 };
+
 export type Config = {
   port: number;
   host: string;
@@ -150,6 +157,8 @@ export type Config = {
   smtpUrl: string | undefined;
   /** The From of every mail (MAIL_FROM). */
   mailFrom: string;
+  /** How the message queue tries again (decision 049). */
+  messageRetry: MessageRetry;
   publicUrl: string;
   sessionSecret: string;
   jwtSecret: string;
@@ -158,6 +167,8 @@ export type Config = {
    * then ENCRYPTION_KEY_PREVIOUS, or the lines of DATA_DIR/secrets/encryption (embedded mode).
    */
   encryptionKeys: string[];
+  /** BACKUP_KEY when set; else the backup commands read DATA_DIR/secrets/backup (`backupKeyOf`). */
+  backupKey: string | undefined;
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   /** undefined: decided by the kind of database (on for a new embedded one). */
@@ -182,6 +193,8 @@ export type Config = {
   trustProxy: number;
   /** Password guesses: free failures per (account, address) and per address, then doubling delays. */
   signInThrottle: ThrottleRule;
+  /** Second-factor guesses at one user from every address together: the slower ceiling (decision 052). */
+  secondFactorCeiling: ThrottleRule;
   authMethods: AuthMethods;
   /** Identity providers, none unless named in AUTH_PROVIDERS. */
   authProviders: AuthProvider[];
@@ -254,6 +267,20 @@ export const defaultSignInThrottle: ThrottleRule = {
   maxDelayMs: 15 * MINUTE,
   // Failures older than this are forgotten.
   forgetMs: 15 * MINUTE,
+};
+
+const HOUR = 60 * MINUTE;
+
+/**
+ * Wrong second-factor codes at one user, whatever the address (decision 052): thirty free a
+ * day, then 1 s, 2 s… up to 15 min between guesses, forgotten after a quiet day. Per (user,
+ * address) the codes follow `signInThrottle`, so the owner elsewhere waits only past this.
+ */
+export const defaultSecondFactorCeiling: ThrottleRule = {
+  accountFree: 30,
+  addressFree: 30,
+  maxDelayMs: 15 * MINUTE,
+  forgetMs: 24 * HOUR,
 };
 
 export const defaultRateLimits: Config['rateLimits'] = {
@@ -375,14 +402,56 @@ function keptSecret(dataDir: string, name: string): string {
   return value;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+/** The key file of backup archives' MAC (decision 051). */
+export const backupKeyFile = (dataDir: string) => path.join(dataDir, 'secrets', 'backup');
+
+/**
+ * The key that authenticates backup archives (decision 051): BACKUP_KEY, or DATA_DIR/secrets/backup,
+ * which the first backup of an embedded database creates (`create`). With DATABASE_URL, BACKUP_KEY
+ * is required to take a backup, like the other secrets of several instances. A restore never
+ * makes one (null: none here): a new key could not check an archive made with the old one.
+ */
+export function backupKeyOf(config: Pick<Config, 'backupKey' | 'databaseUrl' | 'dataDir'>, create: boolean): string | null {
+  if (config.backupKey) return config.backupKey;
+  if (config.databaseUrl && create) throw new ConfigError('Missing BACKUP_KEY: it is required when DATABASE_URL is set');
+  const file = backupKeyFile(config.dataDir);
+  if (!create && !existsSync(file)) return null;
+  const key = keptSecret(config.dataDir, 'backup');
+  if (key.length < 32) throw new ConfigError(`Invalid ${file}: one key of at least 32 characters`);
+  return key;
+}
+
+/**
+ * The settings of `db:backup` and `db:restore` (issue 30): the database, the storage and the keys
+ * of archives, without the session and token secrets they never use; the encryption keys only
+ * for a restore, which checks it can open the archive's sealed secrets (decision 050).
+ */
+export type BackupCommandConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'storage' | 'backupKey' | 'encryptionKeys' | 'logLevel'>;
+export function loadBackupCommandConfig(env: NodeJS.ProcessEnv, command: 'backup' | 'restore'): BackupCommandConfig {
+  const e = parseEnv(env);
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    storage: storageConfig(e),
+    backupKey: e.BACKUP_KEY,
+    encryptionKeys: command === 'restore' ? encryptionKeysOf(e, e.DATABASE_URL, dataDir) : [],
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function parseEnv(env: NodeJS.ProcessEnv): z.infer<typeof envSchema> {
   const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? 'environment');
     throw new ConfigError(`Invalid ${key}: ${issue.message}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const e = parseEnv(env);
   const dataDir = path.resolve(overrides.dataDir ?? e.DATA_DIR);
   const databaseUrl = overrides.databaseUrl ?? e.DATABASE_URL;
   const secret = (value: string | undefined, name: string, file: string) => {
@@ -402,10 +471,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    messageRetry: overrides.messageRetry ?? defaultMessageRetry,
     publicUrl,
     sessionSecret: overrides.sessionSecret ?? secret(e.SESSION_SECRET, 'SESSION_SECRET', 'session'),
     jwtSecret: overrides.jwtSecret ?? secret(e.JWT_SECRET, 'JWT_SECRET', 'jwt'),
     encryptionKeys: overrides.encryptionKeys ?? encryptionKeysOf(e, databaseUrl, dataDir),
+    backupKey: e.BACKUP_KEY,
     adminEmail: e.ADMIN_EMAIL?.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,
     demoData: e.DEMO_DATA,
@@ -437,6 +508,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       accountFree: defaultSignInThrottle.accountFree * e.AUTH_RATE_LIMIT_FACTOR,
       addressFree: defaultSignInThrottle.addressFree * e.AUTH_RATE_LIMIT_FACTOR,
     },
+    // Not widened by AUTH_RATE_LIMIT_FACTOR: it is what stops a code guessed from many addresses.
+    secondFactorCeiling: defaultSecondFactorCeiling,
     // A large workshop behind one address, or a test run, may need wider limits.
     rateLimits: Object.fromEntries(
       Object.entries(defaultRateLimits).map(([name, rule]) => [name, { ...rule, max: rule.max * e.AUTH_RATE_LIMIT_FACTOR }]),

@@ -77,7 +77,15 @@ export function createServices(options: { config: Config; database: Database; lo
   const { config, database, logger } = options;
   const db = database.db;
   const limiter = createRateLimiter();
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, logger });
+  const mailer = createMailer({
+    db,
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    sms: createSmsSender({ sms: config.sms, dataDir: config.dataDir, logger }),
+    retry: config.messageRetry,
+    logger,
+  });
   const auth = createAuthService({
     db,
     mailer,
@@ -87,6 +95,7 @@ export function createServices(options: { config: Config; database: Database; lo
     limiter,
     limits: config.rateLimits,
     throttle: createSignInThrottle(config.signInThrottle),
+    secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling),
     methods: config.authMethods,
     vault: createVault(db, createKeyring(config.encryptionKeys)),
   });
@@ -97,7 +106,7 @@ export function createServices(options: { config: Config; database: Database; lo
     auth,
     mfa: createMfaService(auth),
     oidc: createOidcService({ auth, providers: config.authProviders }),
-    passwordless: createPasswordlessService(auth, { sms: createSmsSender({ sms: config.sms, dataDir: config.dataDir, logger }), logger }),
+    passwordless: createPasswordlessService(auth),
     webauthn: createWebauthnService({ auth, rp: config.webauthn, origin: new URL(config.publicUrl).origin }),
     procedures,
     users: createUsersService({ db }),

@@ -6,8 +6,10 @@ import { isRole } from '#lib/roles.ts';
 import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
-import { renderMessagePage } from '#lib/message-page.ts';
+import { renderContinuePage, renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
+import { LANDING_COOKIE, landingBindingOf, linkAskedHere } from '#lib/auth/landing-binding.ts';
+import { linkLandings } from '#lib/auth/link-landings.ts';
 import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
 import { readRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
@@ -78,24 +80,15 @@ const formBodies = defineMiddleware((context, next) => {
   return next();
 });
 
-/**
- * The `type` an e-mail link adds to the page it lands on (hasura-auth's redirect), and what it
- * tells the user. Only /set-password reads one (a reset's); elsewhere it would be read as the
- * page's own parameter (the orders list's «type» filter), so it goes once the link is handled.
- */
-const linkLandings: Record<string, string | null> = {
-  emailConfirmChange: t('success.emailChanged'),
-  emailVerify: t('success.emailVerified'),
-  signinPasswordless: null,
-  setPassword: null,
-  passwordReset: null,
-};
 const keepsLinkType = (url: URL) => url.pathname === '/set-password' && url.searchParams.get('type') === 'passwordReset';
 
 /**
- * The e-mail links and identity providers land with `refreshToken`: exchange it for a session,
- * then drop it from the URL. A failure lands with `error` and `errorDescription`: say so in French.
- * A link's `type` is dropped too, and said as a toast when it changed something (decision 046).
+ * The e-mail links and identity providers land with `refreshToken`. It opens a session only as
+ * the end of a flow this browser started (decision 052): the provider's callback left the
+ * binding cookie; otherwise (an e-mail link, or a link someone else made) the page names the
+ * account and a same-origin form confirms it (`/sign-in/continue`). Then the token leaves the
+ * URL. A failure lands with `error` and `errorDescription`: say so in French. A link's `type` is
+ * dropped too, and said as a toast when it changed something (decision 046).
  */
 const autoSignIn = defineMiddleware(async (context, next) => {
   const { url, cookies, locals } = context;
@@ -123,6 +116,20 @@ const autoSignIn = defineMiddleware(async (context, next) => {
   // it to the link's page (decision 030).
   if (!token) return linkType ? done(url.pathname !== SIGN_IN) : next();
   clean.searchParams.delete('refreshToken');
+  const bound = cookies.get(LANDING_COOKIE)?.value === landingBindingOf(token);
+  if (cookies.has(LANDING_COOKIE)) cookies.delete(LANDING_COOKIE, { path: '/' });
+  if (!bound) {
+    const account = await locals.services.auth.whoseRefreshToken(token);
+    if (!account) {
+      setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
+      return context.redirect(SIGN_IN, 302);
+    }
+    // Signed in here as the link's account already (an e-mail change confirmed), or this browser
+    // asked for that account's link: the flow ends where it began.
+    const current = await readSession(cookies, locals.services);
+    if (current?.userId !== account.id && !linkAskedHere(cookies, locals.services.config.sessionSecret, account.email))
+      return renderContinuePage({ name: account.displayName, email: account.email, refreshToken: token, to: landing(), type: linkType ? type : '' });
+  }
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);
     await writeSession(cookies, locals.services, cookieOf(session));

@@ -286,7 +286,7 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     const [{ id }] = await queryRows<{ id: string }>(t.database.db, sql`select id from auth.users where email = ${email}`);
     ok(await gql('app_admin', Q.updateUser, { id, s: { disabled: false } }));
     expect((await postJson(`${api}/user/password/reset`, { email })).status).toBe(200);
-    const ticket = new URL(verifyLink(t.outbox().at(-1)!)).searchParams.get('ticket');
+    const ticket = new URL(verifyLink((await t.outbox()).at(-1)!)).searchParams.get('ticket');
     expect((await postJson(`${api}/user/password`, { newPassword: 'Nouveau-Passe-2026!', ticket })).status).toBe(200);
     const events = await eventsOf({ userId: id });
     expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([

@@ -130,10 +130,10 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
   });
 
   it('resets a password from the e-mail link to a new sign-in', async () => {
-    const before = t.outbox().length;
+    const before = (await t.outbox()).length;
     const request = await postJson(`${api}/user/password/reset`, { email: 'diagnostic@demo.local', options: { redirectTo: `${t.url}/set-password` } });
     expect(request).toMatchObject({ status: 200, body: 'OK' });
-    const mails = t.outbox();
+    const mails = await t.outbox();
     expect(mails).toHaveLength(before + 1);
     const link = verifyLink(mails.at(-1)!);
     expect(link).toContain('type=passwordReset');
@@ -163,16 +163,16 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
   });
 
   it('answers a reset for an unknown e-mail exactly as for a known one, and sends nothing', async () => {
-    const before = t.outbox().length;
+    const before = (await t.outbox()).length;
     const res = await postJson(`${api}/user/password/reset`, { email: 'inconnu@demo.local' });
     expect(res).toMatchObject({ status: 200, body: 'OK' });
-    expect(t.outbox()).toHaveLength(before);
+    expect(await t.outbox()).toHaveLength(before);
   });
 
   it('changes a password with a reset ticket and ends every sign-in', async () => {
     const { session } = (await signIn('commercial@demo.local')).body;
     await postJson(`${api}/user/password/reset`, { email: 'commercial@demo.local' });
-    const ticket = new URL(verifyLink(t.outbox().at(-1)!)).searchParams.get('ticket')!;
+    const ticket = new URL(verifyLink((await t.outbox()).at(-1)!)).searchParams.get('ticket')!;
     expect(ticket).toMatch(/^passwordReset:/);
     const res = await postJson(`${api}/user/password`, { newPassword: 'Ticket-Passe-42', ticket });
     expect(res.status).toBe(200);
@@ -196,14 +196,14 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
       status: 409,
       error: 'email-already-in-use',
     });
-    const link = verifyLink(t.outbox().at(-1)!);
+    const link = verifyLink((await t.outbox()).at(-1)!);
     expect(link).toContain('type=emailVerify');
     const landing = new URL((await fetch(link, { redirect: 'manual' })).headers.get('location')!);
     // Still disabled: an admin enables self-registered accounts.
     expect(landing.searchParams.get('error')).toBe('disabled-user');
     await t.database.db.execute(sql`update auth.users set disabled = false where email = 'nouveau@garage.fr'`);
     await postJson(`${api}/user/email/send-verification-email`, { email: 'nouveau@garage.fr' });
-    const second = new URL((await fetch(verifyLink(t.outbox().at(-1)!), { redirect: 'manual' })).headers.get('location')!);
+    const second = new URL((await fetch(verifyLink((await t.outbox()).at(-1)!), { redirect: 'manual' })).headers.get('location')!);
     expect(second.searchParams.get('type')).toBe('emailVerify');
     const session = await signIn('nouveau@garage.fr', 'Inscription-2026!');
     expect(session.body.session.user).toMatchObject({ emailVerified: true, defaultRole: 'mechanic' });
@@ -228,7 +228,7 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     const auth = { authorization: `Bearer ${session.accessToken}` };
     expect((await postJson(`${api}/user/email/change`, { newEmail: 'diagnostic@demo.local' }, auth)).body.error).toBe('email-already-in-use');
     expect((await postJson(`${api}/user/email/change`, { newEmail: 'chef@demo.local' }, auth)).status).toBe(200);
-    const [mail, notice] = t.outbox().slice(-2);
+    const [mail, notice] = (await t.outbox()).slice(-2);
     expect(mail).toMatch(/^To: chef@demo\.local$/m);
     // The current address is told, and nothing has changed yet.
     expect(notice).toMatch(/^To: admin@demo\.local$/m);
@@ -386,6 +386,6 @@ describe('rate limits', () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await postJson(`${api}/user/password/reset`, { email: 'mecanicien@demo.local' })).status);
     expect(statuses).toEqual([200, 200, 429]);
-    expect(t.outbox()).toHaveLength(2);
+    expect(await t.outbox()).toHaveLength(2);
   });
 });

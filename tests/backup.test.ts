@@ -23,7 +23,7 @@ import { sql } from 'drizzle-orm';
 import { create, extract } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import journal from '#server/db/migrations/meta/_journal.json' with { type: 'json' };
-import type { Manifest } from '#server/backup/archive.ts';
+import { type Manifest, signManifest } from '#server/backup/archive.ts';
 import { isEmpty } from '#server/backup/catalog.ts';
 import { writeBackup } from '#server/backup/dump.ts';
 import { restoreBackup } from '#server/backup/restore.ts';
@@ -43,17 +43,17 @@ afterAll(async () => {
   for (const close of closing.reverse()) await close();
   rmSync(work, { recursive: true, force: true });
 });
-const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'k'.repeat(40) };
-/** Every installation of these tests shares one encryption key: a restore needs the archive's (decision 050). */
+const secrets = { JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'k'.repeat(40), BACKUP_KEY: 'b'.repeat(40) };
+/** Every installation of these tests shares one encryption key and one backup key: a restore needs the archive's (decisions 050, 051). */
 const start = (kind: DatabaseKind, overrides: Parameters<typeof startTestApp>[1] = {}) =>
-  startTestApp(kind, { encryptionKeys: [secrets.ENCRYPTION_KEY], ...overrides });
+  startTestApp(kind, { encryptionKeys: [secrets.ENCRYPTION_KEY], backupKey: secrets.BACKUP_KEY, ...overrides });
 
 /** The real CLI, as cron would run it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string; ms: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ENCRYPTION_KEY: secrets.ENCRYPTION_KEY, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ENCRYPTION_KEY: secrets.ENCRYPTION_KEY, BACKUP_KEY: secrets.BACKUP_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -117,15 +117,21 @@ const fresh = (name: string) => {
   return dir;
 };
 
-/** Rewrites an archive's manifest (and entries) as a forger or a future version would. */
+/**
+ * Rewrites an archive's manifest (and entries) as a future version, a damaged disk or someone
+ * holding the backup key would: the manifest signed again with the key (forgers without it:
+ * backup-integrity.test.ts).
+ */
 async function tamper(archive: string, name: string, change: (manifest: Manifest, dir: string) => void): Promise<string> {
   const dir = fresh(`${name}-x`);
   await extract({ file: archive, cwd: dir });
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
   change(manifest, dir);
-  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+  const bytes = Buffer.from(JSON.stringify(manifest));
+  writeFileSync(path.join(dir, 'manifest.json'), bytes);
+  writeFileSync(path.join(dir, 'manifest.hmac'), signManifest(secrets.BACKUP_KEY, bytes));
   const file = path.join(work, `${name}.tar.gz`);
-  await create({ gzip: true, file, cwd: dir }, ['manifest.json', ...Object.keys(manifest.entries)]);
+  await create({ gzip: true, file, cwd: dir }, ['manifest.json', 'manifest.hmac', ...Object.keys(manifest.entries)]);
   return file;
 }
 
@@ -149,7 +155,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(
       new RegExp(
-        `^Backup written to ${archive} \\(\\d+ rows in 35 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
+        `^Backup written to ${archive} \\(\\d+ rows in 36 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
       ),
     );
     expect(backup.status).toBe(0);
@@ -163,7 +169,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 35 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
+    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 36 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
@@ -183,7 +189,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const file = path.join(work, 'postgres.tar.gz');
     const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
     const backup = await cli(['backup', file], env);
-    expect(backup.stderr).toMatch(new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 35 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\)\n$`));
+    expect(backup.stderr).toMatch(new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 36 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\)\n$`));
     expect(backup.status).toBe(0);
 
     const dataDir = fresh('to-pglite');
@@ -237,14 +243,18 @@ describe('backups', { timeout: 180_000 }, () => {
       presignedUrls: 'app',
     } as const;
     const file = path.join(work, 's3.tar.gz');
-    const manifest = await writeBackup(source.database, { dataDir: source.config.dataDir, storage: s3 }, createWriteStream(file));
+    const manifest = await writeBackup(
+      source.database,
+      { dataDir: source.config.dataDir, storage: s3, backupKey: secrets.BACKUP_KEY },
+      createWriteStream(file),
+    );
     expect(manifest.storage).toEqual({ kind: 's3', endpoint: 'http://127.0.0.1:9000', bucket: 'atelier-files', region: 'eu-west-3', files: 1, bytes: 1234 });
     expect(Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))).toEqual([]);
 
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
       new RegExp(
-        String.raw`^Restored .+: \d+ rows in 35 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
+        String.raw`^Restored .+: \d+ rows in 36 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
       ),
     );
     expect(restore.status).toBe(0);
@@ -258,7 +268,7 @@ describe('backups', { timeout: 180_000 }, () => {
 
   it('refuses a target that is not empty, unless --replace, which swaps its content whole', async () => {
     const dataDir = fresh('not-empty');
-    const config = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: secrets.ENCRYPTION_KEY });
+    const config = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: secrets.ENCRYPTION_KEY, BACKUP_KEY: secrets.BACKUP_KEY });
     await restoreBackup(archive, config);
     const again = await cli(['restore', archive], { DATA_DIR: dataDir });
     expect(again.stderr).toBe(
@@ -287,10 +297,10 @@ describe('backups', { timeout: 180_000 }, () => {
     writeFileSync(flipped, copy);
     const truncated = path.join(work, 'truncated.tar.gz');
     writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
-    // A forger edits a row and leaves the manifest: the checksum tells.
+    // A row edited in place, as long as before, the manifest left as it was: the checksum tells.
     const edited = await tamper(archive, 'edited', (_m, dir) => {
       const users = path.join(dir, 'data/auth.users.ndjson');
-      writeFileSync(users, readFileSync(users, 'utf8').replace('admin@demo.local', 'evil@demo.local'));
+      writeFileSync(users, readFileSync(users, 'utf8').replace('admin@demo.local', 'malin@demo.local'));
     });
     const newer = await tamper(archive, 'newer', (m) => {
       m.database.migration = { index: 99, tag: '0099_future', createdAt: m.database.migration.createdAt + 1, hash: 'x' };
@@ -381,7 +391,7 @@ describe('backups', { timeout: 180_000 }, () => {
       for (const entry of Object.keys(m.entries)) if (entry.startsWith('files/')) utimesSync(path.join(dir, entry), old, old);
     });
     const dataDir = fresh('same-machine');
-    const config = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: secrets.ENCRYPTION_KEY });
+    const config = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: secrets.ENCRYPTION_KEY, BACKUP_KEY: secrets.BACKUP_KEY });
     const filesDir = path.join(dataDir, 'files');
     const started = Date.now();
     await restoreBackup(nightly, config);
@@ -437,7 +447,11 @@ describe('backups', { timeout: 180_000 }, () => {
       sql`insert into storage.files (id, bucket_id, name, size, mime_type, etag) values (${id}, 'documents', 'attente.pdf', ${bytes.length}, 'application/pdf', ${`"${md5(bytes)}"`})`,
     );
     writeFileSync(path.join(source.config.dataDir, 'files', `${id}.staged.${md5(bytes)}`), bytes);
-    const manifest = await writeBackup(source.database, source.config, createWriteStream(path.join(work, 'staged.tar.gz')));
+    const manifest = await writeBackup(
+      source.database,
+      { ...source.config, backupKey: secrets.BACKUP_KEY },
+      createWriteStream(path.join(work, 'staged.tar.gz')),
+    );
     expect(manifest.storage).toEqual({ kind: 'disk', files: 1, bytes: bytes.length, missing: [] });
     expect(manifest.entries[`files/${id}`]).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
   });

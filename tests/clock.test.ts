@@ -114,7 +114,7 @@ describe("the workshop's clock with the server in Pacific/Auckland", () => {
 
   it('mails the end of a link in Paris time', async () => {
     await postJson(`${t.url}/api/auth/user/password/reset`, { email: demoEmails.diagnostician });
-    const mail = decodeMail(t.outbox().at(-1)!);
+    const mail = decodeMail((await t.outbox()).at(-1)!);
     const [ticket] = await t.database.db
       .select({ expiresAt: tickets.expiresAt })
       .from(tickets)

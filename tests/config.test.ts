@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { ConfigError, loadConfig } from '#server/config.ts';
+import { backupKeyOf, ConfigError, loadBackupCommandConfig, loadConfig } from '#server/config.ts';
 import { clientAddressOf } from '#server/http/client-address.ts';
 import { passwordPolicyError } from '#server/auth/passwords.ts';
 
@@ -47,6 +47,23 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY_PREVIOUS: old })).toThrow(
       'Missing ENCRYPTION_KEY: ENCRYPTION_KEY_PREVIOUS names keys being replaced by it',
     );
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the backup key out of the archives: BACKUP_KEY, or a key file the first backup makes and a restore never does (decision 051)', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'atelier-config-'));
+    const restoring = loadBackupCommandConfig({ DATA_DIR: dir }, 'restore');
+    expect(backupKeyOf(restoring, false)).toBeNull();
+    const made = backupKeyOf(restoring, true)!;
+    expect(made.length).toBeGreaterThanOrEqual(32);
+    expect(statSync(path.join(dir, 'secrets/backup')).mode & 0o777).toBe(0o600);
+    expect(backupKeyOf(restoring, false)).toBe(made);
+    const key = 'b'.repeat(40);
+    expect(backupKeyOf(loadBackupCommandConfig({ DATA_DIR: dir, BACKUP_KEY: key }, 'backup'), true)).toBe(key);
+    // db:backup on PostgreSQL: BACKUP_KEY, and no session, token or encryption secret (issue 30).
+    const shared = loadBackupCommandConfig({ DATA_DIR: dir, DATABASE_URL: 'postgres://atelier@db/atelier' }, 'backup');
+    expect(() => backupKeyOf(shared, true)).toThrow('Missing BACKUP_KEY: it is required when DATABASE_URL is set');
+    expect(() => loadBackupCommandConfig({ DATA_DIR: dir, BACKUP_KEY: 'court' }, 'backup')).toThrow('Invalid BACKUP_KEY: must be at least 32 characters');
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -99,7 +99,7 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
       defaultRole: 'mechanic',
       emailVerified: false,
     });
-    expect(t.outbox().at(-1)).toMatch(/^To: apprenti@demo\.local$/m);
+    expect((await t.outbox()).at(-1)).toMatch(/^To: apprenti@demo\.local$/m);
     const taken = await gql(t, tokens.app_admin!, insert, { object: { email: 'apprenti@demo.local', displayName: 'Autre', defaultRole: 'mechanic' } });
     expect(taken.body.errors![0]).toMatchObject({ message: 'Email non disponible', extensions: { code: 'conflict' } });
     const invalid = await gql(t, tokens.app_admin!, insert, { object: { email: 'pas-un-email', displayName: ' ', defaultRole: 'chef' } });
@@ -297,8 +297,8 @@ describe('two instances on one PostgreSQL server', () => {
   let b: TestApp;
   let client: Client;
   beforeAll(async () => {
-    // Instances behind one load balancer share PUBLIC_URL and JWT_SECRET.
-    const shared = { jwtSecret: 's'.repeat(48), publicUrl: 'http://atelier.test' };
+    // Instances behind one load balancer share PUBLIC_URL, JWT_SECRET and ENCRYPTION_KEY.
+    const shared = { jwtSecret: 's'.repeat(48), publicUrl: 'http://atelier.test', encryptionKeys: ['k'.repeat(48)] };
     a = await startTestApp('postgres', shared);
     b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
   });

@@ -197,7 +197,7 @@ describe.each(databaseKinds)('TOTP on %s', (kind) => {
 
   it('asks the code after every e-mail link too: a password reset lands on the code step, not in the account', async () => {
     await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local' });
-    const link = verifyLink(t.outbox().at(-1)!);
+    const link = verifyLink((await t.outbox()).at(-1)!);
     const res = await fetch(link, { redirect: 'manual' });
     const landing = new URL(res.headers.get('location')!);
     expect(landing.pathname).toBe('/sign-in');

@@ -47,7 +47,7 @@ describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {
 
     const reset = await auth.resetPassword({ email: 'mecanicien@demo.local' });
     expect(reset.error).toBeNull();
-    const landing = await fetch(verifyLink(t.outbox().at(-1)!), { redirect: 'manual' });
+    const landing = await fetch(verifyLink((await t.outbox()).at(-1)!), { redirect: 'manual' });
     const location = new URL(landing.headers.get('location')!);
     expect(location.pathname).toBe('/set-password');
     expect(location.searchParams.get('type')).toBe('passwordReset');

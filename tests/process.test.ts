@@ -1,7 +1,7 @@
 // The server as an operator starts it: `node server/main.ts` with its environment.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,9 @@ describe('the server process', () => {
     expect(result.status).toBe(0);
     const list = spawnSync('tar', ['tzf', file], { encoding: 'utf8' }).stdout.split('\n');
     expect(list[0]).toBe('manifest.json');
+    // Its MAC right after, under the key file the first backup made (decision 051).
+    expect(list[1]).toBe('manifest.hmac');
+    expect(statSync(path.join(dataDir, 'secrets/backup')).mode & 0o777).toBe(0o600);
     expect(list).toContain('data/auth.users.ndjson');
   });
 

@@ -31,11 +31,14 @@ const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fro
 /** What main stored: a plain SHA-256, in base64url. */
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
+/** The archives' MAC key (decision 051), the source's and every restore's. */
+const BACKUP_KEY = randomBytes(32).toString('hex');
+
 /** The real CLI, as an operator runs it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
   const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', BACKUP_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -77,7 +80,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
   let archive: string;
 
   beforeAll(async () => {
-    source = await startTestApp('pglite');
+    source = await startTestApp('pglite', { backupKey: BACKUP_KEY });
     closing.push(() => source.close());
     api = `${source.url}/api/auth`;
     const first = await enrol(api, 'commercial@demo.local');

@@ -187,8 +187,7 @@ describe('the signed session', () => {
   it('lands an e-mail link signed in on a URL without its token', async () => {
     const b = browser(t.url);
     await t.app.services.auth.requestPasswordReset('commercial@demo.local', undefined, { ip: '127.0.0.1' });
-    const link = t
-      .outbox()
+    const link = (await t.outbox())
       .at(-1)!
       .replace(/=\r?\n/g, '')
       .replace(/=3D/g, '=')
@@ -197,8 +196,16 @@ describe('the signed session', () => {
     const verify = await b.request(link.slice(t.url.length));
     const landing = verify.headers.get('location')!;
     expect(landing).toContain('refreshToken=');
-    const signedIn = await b.request(landing.slice(t.url.length));
-    expect(signedIn.status).toBe(302);
+    // The link names its account; the user confirms by a same-origin form (decision 052).
+    const confirm = await b.request(landing.slice(t.url.length));
+    expect(await confirm.text()).toContain('Continuer en tant que Sophie Laurent');
+    const query = new URL(landing).searchParams;
+    const signedIn = await b.request('/sign-in/continue', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ refreshToken: query.get('refreshToken')!, to: '/set-password?type=passwordReset', type: query.get('type')! }).toString(),
+    });
+    expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe('/set-password?type=passwordReset');
     const page = await b.request('/set-password?type=passwordReset');
     expect(page.status).toBe(200);

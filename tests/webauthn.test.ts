@@ -251,7 +251,7 @@ describe.each(databaseKinds)('security keys on %s', (kind) => {
     expect(events).toEqual([{ action: 'created', actor_id: user!.id }]);
     const keys = await queryRows<{ nickname: string }>(t.database.db, sql`select nickname from auth.user_security_keys where user_id = ${user!.id}`);
     expect(keys).toEqual([{ nickname: 'Ma clé' }]);
-    const mail = decodeMail(t.outbox().at(-1)!);
+    const mail = decodeMail((await t.outbox()).at(-1)!);
     expect(mail).toContain(`To: ${email}`);
     expect(mail).toMatch(/\/api\/auth\/verify\?ticket=verifyEmail/);
 

@@ -1,5 +1,5 @@
 // Story-like helpers for the browser tests.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, expect, type Locator, type Page } from '@playwright/test';
 
@@ -48,20 +48,40 @@ export async function signOut(page: Page) {
 
 const outbox = path.join('test-results/e2e-data/outbox');
 
-/** The last e-mail sent to an address, decoded enough to read its link. */
+/**
+ * The last e-mail sent to an address, decoded enough to read its link. The server's queue writes
+ * it a few milliseconds after the answer (decision 049): one not there yet is waited for, 2 s.
+ */
 export function lastMailTo(address: string): string {
-  const files = readdirSync(outbox).sort().reverse();
-  for (const file of files) {
-    const raw = readFileSync(path.join(outbox, file), 'utf8');
-    if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const until = Date.now() + 2_000;
+  for (;;) {
+    const files = existsSync(outbox) ? readdirSync(outbox).sort().reverse() : [];
+    for (const file of files) {
+      const raw = readFileSync(path.join(outbox, file), 'utf8');
+      if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    }
+    if (Date.now() > until) throw new Error(`no mail to ${address}`);
+    // A synchronous pause: callers read the mail as a value.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
   }
-  throw new Error(`no mail to ${address}`);
 }
 
 export function verifyLinkOf(mail: string): string {
   const link = mail.match(/https?:\/\/\S+\/api\/auth\/verify\?[^\s"<]+/)?.[0];
   if (!link) throw new Error('no link in mail');
   return link.replace(/&amp;/g, '&');
+}
+
+/**
+ * Opens an e-mail's link in `page`, confirming the account it names when asked (decision 052: a
+ * link opens a session at once only in the browser that asked for it or one signed in as it).
+ */
+export async function openMailLink(page: Page, link: string, name: string) {
+  await page.goto(link);
+  // A browser that asked for this account's link lands signed in; any other confirms the account.
+  if (!new URL(page.url()).searchParams.has('refreshToken')) return;
+  await expect(page.getByRole('heading', { name: `Continuer en tant que ${name} ?` })).toBeVisible();
+  await page.getByRole('button', { name: `Continuer en tant que ${name}` }).click();
 }
 
 /** The main screens of each role, as paths; ORDER stands for the demo order OR-2026-0601's page, MODEL for the ZF 6HP26 dossier. */

@@ -1,36 +1,285 @@
+// Mail and SMS leave through a queue (decision 049): a message is a row of auth.message_queue,
+// written in the transaction of what caused it; a worker on every instance claims due rows (one
+// sender per message: SKIP LOCKED) and hands them over, trying again with back-off. No request
+// waits for a relay, so a known and an unknown address answer alike.
 // SMTP_URL sends for real, from MAIL_FROM; without it, each message lands in DATA_DIR/outbox as an .eml file.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
+import type { MessageRetry } from '#server/config.ts';
+import { queryRows, type Db } from '#server/db/client.ts';
+import { messageQueue } from '#server/db/schema/index.ts';
 import type { Logger } from '#server/log.ts';
+import type { SmsSender } from './sms.ts';
 import { renderMail, type MailKind, type MailVars } from './templates.ts';
 
-export type Mailer = {
-  send(kind: MailKind, to: string, vars: MailVars): Promise<void>;
-  close(): void;
+/** A message as the admin sees it: never its link, code or text. */
+export type QueuedMessage = {
+  id: string;
+  channel: 'email' | 'sms';
+  kind: string;
+  recipient: string;
+  status: 'waiting' | 'failed';
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  createdAt: Date;
+  /** It can be sent again: its link or code is still alive. */
+  retriable: boolean;
 };
 
-export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string; logger: Logger }): Mailer {
-  if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
-    return {
-      async send(kind, to, vars) {
-        await transport.sendMail({ from: options.from, to, ...renderMail(kind, vars) });
-        options.logger.info('mail sent', { kind });
-      },
-      close: () => transport.close(),
-    };
+export type Mailer = {
+  /** Queues a mail on `tx`, the transaction of what caused it; call `nudge()` after the commit. */
+  queue(tx: Pick<Db, 'insert'>, kind: MailKind, to: string, vars: MailVars): Promise<void>;
+  /** Queues an SMS (`to` in E.164) whose code dies at `expiresAt`. */
+  queueSms(tx: Pick<Db, 'insert'>, to: string, text: string, expiresAt: Date): Promise<void>;
+  /** Something was just queued: the worker looks now rather than at its next poll. */
+  nudge(): void;
+  /** Starts the worker (the app does, once it listens). */
+  start(): void;
+  /** Resolves once no due message waits and none is being sent (tests). */
+  settled(): Promise<void>;
+  /** Messages waiting or failed, newest first (the admin's screen). */
+  pending(): Promise<QueuedMessage[]>;
+  /** Sends a waiting or failed message at once, attempts counted afresh; false when it cannot be. */
+  retry(id: string): Promise<boolean>;
+  /** Stops claiming; a message being handed over finishes (or stays queued). */
+  close(): Promise<void>;
+};
+
+/** Sends one rendered message, or throws. */
+type Transport = { send(kind: MailKind, to: string, vars: MailVars, seq: number): Promise<void>; close(): void };
+
+/** The worker looks at least this often: other instances' messages and retries come due. */
+const POLL_MS = 1_000;
+/** A claimed message is another worker's again after this (its sender died mid-way). */
+const LEASE = sql`interval '2 minutes'`;
+/** Messages claimed at once; they go one after the other, in the order they were queued. */
+const BATCH = 5;
+/** A relay that has not answered by then is taken as down (nodemailer's own defaults are minutes). */
+const SMTP_TIMEOUT_MS = 15_000;
+/** Sent rows (blank) are kept this long for the record, then deleted. */
+const KEEP_SENT = sql`interval '30 days'`;
+const SWEEP_EVERY_MS = 60_000;
+/** `last_error` of a message whose link or code died before it could leave. */
+export const EXPIRED_ERROR = 'expired';
+
+export function createMailer(options: {
+  db: Db;
+  smtpUrl?: string;
+  from: string;
+  dataDir: string;
+  sms: SmsSender;
+  retry: MessageRetry;
+  logger: Logger;
+}): Mailer {
+  const { db, logger, retry } = options;
+  const transport = options.smtpUrl ? smtpTransport(options.smtpUrl, options.from, logger) : outboxTransport(options.dataDir, options.from, logger);
+
+  let stopped = false;
+  let started = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let poll: NodeJS.Timeout | undefined;
+  let lastSweep = 0;
+
+  type Claimed = {
+    id: string;
+    seq: number;
+    channel: string;
+    kind: string;
+    recipient: string;
+    vars: unknown;
+    attempts: number;
+    expires_at: Date | string | null;
+  };
+
+  async function claim(): Promise<Claimed[]> {
+    return queryRows<Claimed>(
+      db,
+      sql`update auth.message_queue set attempts = attempts + 1, next_attempt_at = now() + ${LEASE}
+          where id in (select id from auth.message_queue where status = 'waiting' and next_attempt_at <= now()
+                       order by next_attempt_at, seq limit ${BATCH} for update skip locked)
+          returning id, seq, channel, kind, recipient, vars, attempts, expires_at`,
+    );
   }
-  const outbox = path.join(options.dataDir, 'outbox');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+
+  async function deliver(m: Claimed): Promise<void> {
+    if (m.expires_at && new Date(m.expires_at).getTime() <= Date.now()) {
+      await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: EXPIRED_ERROR }).where(eq(messageQueue.id, m.id));
+      logger.error('message expired before it could be sent', { id: m.id, kind: m.kind, attempts: m.attempts - 1 });
+      return;
+    }
+    try {
+      if (m.channel === 'sms') await options.sms.send(m.recipient, (m.vars as { text: string }).text);
+      else {
+        const vars = m.vars as MailVars & { expiresAt?: string };
+        await transport.send(
+          m.kind as MailKind,
+          m.recipient,
+          { ...vars, expiresAt: vars.expiresAt ? new Date(vars.expiresAt) : undefined } as MailVars,
+          Number(m.seq),
+        );
+      }
+    } catch (error) {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+      const failed = m.attempts >= retry.maxAttempts;
+      const delay = Math.min(retry.firstDelayMs * 2 ** (m.attempts - 1), retry.maxDelayMs);
+      await db
+        .update(messageQueue)
+        .set({ status: failed ? 'failed' : 'waiting', lastError: message, nextAttemptAt: new Date(Date.now() + delay) })
+        .where(eq(messageQueue.id, m.id));
+      logger.error(failed ? 'message failed' : 'message not sent, will try again', { id: m.id, kind: m.kind, attempts: m.attempts, error: message });
+      return;
+    }
+    // Sent: the row keeps no link, code or text (the queue is no store of live sign-in links).
+    await db.update(messageQueue).set({ status: 'sent', vars: null, sentAt: new Date(), lastError: null }).where(eq(messageQueue.id, m.id));
+  }
+
+  /** Dead links and codes are blanked wherever they wait; old sent rows go. */
+  async function sweep(): Promise<void> {
+    lastSweep = Date.now();
+    await db.execute(
+      sql`update auth.message_queue set vars = null, status = 'failed', last_error = ${EXPIRED_ERROR}
+          where status <> 'sent' and vars is not null and expires_at <= now()`,
+    );
+    await db.execute(sql`delete from auth.message_queue where status = 'sent' and sent_at < now() - ${KEEP_SENT}`);
+  }
+
+  async function pass(): Promise<void> {
+    if (Date.now() - lastSweep > SWEEP_EVERY_MS) await sweep();
+    while (!stopped) {
+      const claimed = await claim();
+      for (const m of claimed) await deliver(m);
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  function nudge(): void {
+    if (stopped || !started) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = pass()
+      .catch((error: unknown) => logger.error('message queue pass failed', { error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          nudge();
+        }
+      });
+  }
+
+  return {
+    async queue(tx, kind, to, vars) {
+      await tx.insert(messageQueue).values({ channel: 'email', kind, recipient: to, vars, expiresAt: vars.expiresAt ?? null });
+    },
+    async queueSms(tx, to, text, expiresAt) {
+      await tx.insert(messageQueue).values({ channel: 'sms', kind: 'sms', recipient: to, vars: { text }, expiresAt });
+    },
+    nudge: () => setImmediate(nudge),
+    start() {
+      if (started) return;
+      started = true;
+      poll = setInterval(nudge, POLL_MS);
+      poll.unref();
+      nudge();
+    },
+    async settled() {
+      for (;;) {
+        while (running) await running;
+        const [due] = await queryRows<{ n: number }>(
+          db,
+          sql`select count(*)::int as n from auth.message_queue where status = 'waiting' and next_attempt_at <= now()`,
+        );
+        if (!due?.n) return;
+        nudge();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async pending() {
+      const rows = await db
+        .select({
+          id: messageQueue.id,
+          channel: messageQueue.channel,
+          kind: messageQueue.kind,
+          recipient: messageQueue.recipient,
+          status: messageQueue.status,
+          attempts: messageQueue.attempts,
+          nextAttemptAt: messageQueue.nextAttemptAt,
+          lastError: messageQueue.lastError,
+          createdAt: messageQueue.createdAt,
+          retriable: sql<boolean>`${messageQueue.vars} is not null`,
+        })
+        .from(messageQueue)
+        .where(inArray(messageQueue.status, ['waiting', 'failed']))
+        .orderBy(desc(messageQueue.seq))
+        .limit(200);
+      return rows as QueuedMessage[];
+    },
+    async retry(id) {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
+      const [row] = await db
+        .update(messageQueue)
+        .set({
+          status: 'waiting',
+          nextAttemptAt: new Date(),
+          attempts: sql`case when ${messageQueue.status} = 'failed' then 0 else ${messageQueue.attempts} end`,
+        })
+        .where(
+          and(
+            eq(messageQueue.id, id),
+            inArray(messageQueue.status, ['waiting', 'failed']),
+            isNotNull(messageQueue.vars),
+            sql`(${messageQueue.expiresAt} is null or ${messageQueue.expiresAt} > now())`,
+          ),
+        )
+        .returning({ id: messageQueue.id });
+      if (row) setImmediate(nudge);
+      return !!row;
+    },
+    async close() {
+      stopped = true;
+      if (poll) clearInterval(poll);
+      // The message being handed over finishes; the others stay queued for the next start.
+      await running;
+      transport.close();
+    },
+  };
+}
+
+function smtpTransport(smtpUrl: string, from: string, logger: Logger): Transport {
+  // nodemailer's SMTP transport reads `url` and lets the other options add to it.
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  } as Parameters<typeof nodemailer.createTransport>[0]);
   return {
     async send(kind, to, vars) {
-      const info = await transport.sendMail({ from: options.from, to, ...renderMail(kind, vars) });
+      await transport.sendMail({ from, to, ...renderMail(kind, vars) });
+      logger.info('mail sent', { kind });
+    },
+    close: () => transport.close(),
+  };
+}
+
+function outboxTransport(dataDir: string, from: string, logger: Logger): Transport {
+  const outbox = path.join(dataDir, 'outbox');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(kind, to, vars, seq) {
+      const info = await transport.sendMail({ from, to, ...renderMail(kind, vars) });
       mkdirSync(outbox, { recursive: true });
-      const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${kind}.eml`);
+      // The queue's order breaks ties within a millisecond: names sort as the mails were queued.
+      const file = path.join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(seq).padStart(8, '0')}-${kind}.eml`);
       writeFileSync(file, info.message as Buffer);
       // No SMTP server: the log is the only way to reach the link (ARCHITECTURE.md, e-mail).
-      options.logger.info('mail written to outbox', { kind, to, file, ...(vars.code ? { code: vars.code } : { link: vars.link }) });
+      logger.info('mail written to outbox', { kind, to, file, ...(vars.code ? { code: vars.code } : { link: vars.link }) });
     },
     close: () => {},
   };

@@ -25,6 +25,8 @@ const RECOVERY_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 
 /** Wrong codes a ticket takes before it dies: the password must be given again. */
 const MAX_TICKET_ATTEMPTS = 5;
+/** Failures of one address a day that count towards the per-user ceiling (decision 052). */
+const CEILING_SHARE_PER_ADDRESS = 5;
 const MFA_TICKET = /^mfaTotp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const mfaErrors = {
@@ -60,7 +62,7 @@ function qrDataUrl(text: string): string {
 export type MfaService = ReturnType<typeof createMfaService>;
 
 export function createMfaService(auth: AuthService) {
-  const { db, throttle, vault } = auth;
+  const { db, throttle, secondFactorCeiling, vault } = auth;
   const recoveryHash = (userId: string, code: string) => vault.hash(`${userId}:${normalizeRecoveryCode(code)}`);
   /** The user's TOTP secret in clear, or null; sealed at rest (decision 050). */
   const secretOf = (u: UserRow): string | null => {
@@ -106,20 +108,28 @@ export function createMfaService(auth: AuthService) {
   }
 
   /**
-   * Runs a guess at the user's codes under the throttle twice: per (user, address) as passwords
-   * are, and per user whatever the address, so that changing addresses buys no more guesses.
+   * Runs a guess at the user's codes under two throttles (decision 052): per (user, address),
+   * as passwords are, so one address's failures never delay the owner at another; and the
+   * slower ceiling per user from every address together, so that many addresses still buy few
+   * guesses. One address counts towards the ceiling for its first few failures of the day
+   * only. A success forgets its address's failures, never the ceiling's.
    */
   async function guarded(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
-    const anywhere = `mfa-user:${u.id}`;
+    const everywhere = `user:${u.id}`;
     throttle.check(account, caller.ip);
-    throttle.check(account, anywhere);
+    secondFactorCeiling.check(account, everywhere);
     const ok = await check();
-    for (const address of [caller.ip, anywhere]) {
-      if (ok) throttle.succeed(account, address);
-      else throttle.fail(account, address);
+    if (ok) {
+      throttle.succeed(account, caller.ip);
+      return true;
     }
-    return ok;
+    throttle.fail(account, caller.ip);
+    // One address's share of the ceiling is small: alone, it can never lock the owner out.
+    const fromHere = secondFactorCeiling.failures(account, caller.ip);
+    secondFactorCeiling.fail(account, caller.ip);
+    if (fromHere < CEILING_SHARE_PER_ADDRESS) secondFactorCeiling.fail(account, everywhere);
+    return false;
   }
 
   /** The active second factor's proof: a code of the app, or a recovery code. */

@@ -12,6 +12,7 @@ import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError } from '#server/errors.ts';
 import { isLoopback, type AuthProvider } from '#server/config.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
+import { LANDING_COOKIE, LANDING_COOKIE_SECONDS, landingBindingOf } from '#lib/auth/landing-binding.ts';
 import { bearer, callerOf, OK, parse, post, queryOf, redirectTo, type Handler, type RouteContext, type Routes, whenEnabled } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
 import { randomToken, sha256 } from './tokens.ts';
@@ -498,7 +499,7 @@ export function oidcRoutes(services: { auth: AuthService; oidc: OidcService }, c
   const bindingCookie = (value: string, maxAge: number) =>
     `${BINDING_COOKIE}=${value}; Path=/api/auth/signin/provider/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
 
-  const redirect = (res: Parameters<Handler>[1], location: string, cookie: string) => {
+  const redirect = (res: Parameters<Handler>[1], location: string, cookie: string | string[]) => {
     res.writeHead(302, { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
     res.end();
   };
@@ -512,7 +513,12 @@ export function oidcRoutes(services: { auth: AuthService; oidc: OidcService }, c
     };
     perProvider[`GET /signin/provider/${name}/callback`] = async (req, res) => {
       const location = await oidc.finishProviderSignIn(name, queryOf(req), cookieOf(req, BINDING_COOKIE), caller(req));
-      redirect(res, location, bindingCookie('', 0));
+      // The round trip was this browser's: its landing signs in without asking (decision 052).
+      const refreshToken = new URL(location, auth.publicUrl).searchParams.get('refreshToken');
+      const landingCookie = refreshToken
+        ? [`${LANDING_COOKIE}=${landingBindingOf(refreshToken)}; Path=/; Max-Age=${LANDING_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secure}`]
+        : [];
+      redirect(res, location, [bindingCookie('', 0), ...landingCookie]);
     };
   }
 

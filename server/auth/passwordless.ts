@@ -5,14 +5,13 @@ import { randomInt } from 'node:crypto';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
+import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { tickets, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
-import type { Logger } from '#server/log.ts';
 import { authOptions, callerOf, email, OK, parse, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { E164 } from '#lib/auth/passwordless.ts';
 import { authErrors, type AuthService, type Caller, type SessionRow, type SignInResult, type UserRow } from './service.ts';
-import type { SmsSender } from './sms.ts';
 import { sha256 } from './tokens.ts';
 
 /** hasura-auth's lifetime of a one-time code. */
@@ -36,8 +35,8 @@ const codeHash = (type: OtpType, userId: string, code: string, bound = '') => sh
 
 export type PasswordlessService = ReturnType<typeof createPasswordlessService>;
 
-export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSender; logger: Logger }) {
-  const { db, limiter, limits, methods } = auth;
+export function createPasswordlessService(auth: AuthService) {
+  const { db, limiter, limits, methods, mailer } = auth;
   const requireOn = (on: boolean) => {
     if (!on) throw authErrors.disabledEndpoint();
   };
@@ -54,20 +53,30 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
   /** Who may receive a link or a code: an enabled, registered account (decision 030). */
   const reachable = (u: UserRow | undefined) => (u && !u.disabled && !u.isAnonymous ? u : undefined);
 
-  /** A new code for the user on this channel; it replaces the last one, used or not. */
-  async function issueCode(u: UserRow, type: OtpType, bound = ''): Promise<string> {
+  /**
+   * A new code for the user on this channel; it replaces the last one, used or not. `queue` puts
+   * its message in the same transaction: the code and its mail or SMS are kept together, or not.
+   */
+  async function issueCode(u: UserRow, type: OtpType, bound: string, queue: (tx: Db, code: string, expiresAt: Date) => Promise<void>): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = newCode();
+      // Taken before the code's row (which expires a few milliseconds later): the time the message says is never past the real end.
+      const expiresAt = new Date(Date.now() + OTP_LIFETIME_MS);
       const created = await db.transaction(async (tx) => {
         await tx.delete(tickets).where(and(eq(tickets.userId, u.id), eq(tickets.type, type)));
-        return tx
+        const rows = await tx
           .insert(tickets)
           .values({ userId: u.id, type, tokenHash: codeHash(type, u.id, code, bound), expiresAt: new Date(Date.now() + OTP_LIFETIME_MS) })
           .onConflictDoNothing()
           .returning({ id: tickets.id });
+        if (rows.length) await queue(tx as unknown as Db, code, expiresAt);
+        return rows;
       });
       // Two requests at once drew the same code: draw again.
-      if (created.length) return code;
+      if (created.length) {
+        mailer.nudge();
+        return;
+      }
     }
     throw new Error('could not store a one-time code');
   }
@@ -119,14 +128,8 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
       limitEmail(caller, address);
       const u = reachable(await auth.findUserByEmail(address));
       if (!u?.email) return;
-      // Taken before the code's row (which expires a few milliseconds later): the time the mail says is never past the real end.
-      const expiresAt = new Date(Date.now() + OTP_LIFETIME_MS);
-      const code = await issueCode(u, 'emailOtp');
-      try {
-        await auth.mailer.send('signinOtp', u.email, { displayName: u.displayName, code, expiresAt });
-      } catch {
-        throw passwordlessErrors.emailNotSent();
-      }
+      const to = u.email;
+      await issueCode(u, 'emailOtp', '', (tx, code, expiresAt) => mailer.queue(tx, 'signinOtp', to, { displayName: u.displayName, code, expiresAt }));
     },
 
     /** hasura-auth's POST /signin/otp/email/verify: the code proves the address; TOTP still asked. */
@@ -143,13 +146,7 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
       limitSms(caller, phoneNumber);
       const u = reachable(await findUserByPhone(phoneNumber));
       if (!u) return;
-      const code = await issueCode(u, 'smsOtp');
-      try {
-        await deps.sms.send(phoneNumber, t('passwordless.smsText', { code }));
-      } catch (error) {
-        deps.logger.error('sms not sent', { error: error instanceof Error ? error.message : String(error) });
-        throw passwordlessErrors.cannotSendSms();
-      }
+      await issueCode(u, 'smsOtp', '', (tx, code, expiresAt) => mailer.queueSms(tx, phoneNumber, t('passwordless.smsText', { code }), expiresAt));
     },
 
     /**
@@ -162,13 +159,9 @@ export function createPasswordlessService(auth: AuthService, deps: { sms: SmsSen
       limitSms(caller, phoneNumber);
       const owner = await findUserByPhone(phoneNumber);
       if (owner && owner.id !== session.user.id) throw passwordlessErrors.phoneInUse();
-      const code = await issueCode(session.user, 'phoneChange', phoneNumber);
-      try {
-        await deps.sms.send(phoneNumber, t('passwordless.phoneCodeText', { code }));
-      } catch (error) {
-        deps.logger.error('sms not sent', { error: error instanceof Error ? error.message : String(error) });
-        throw passwordlessErrors.cannotSendSms();
-      }
+      await issueCode(session.user, 'phoneChange', phoneNumber, (tx, code, expiresAt) =>
+        mailer.queueSms(tx, phoneNumber, t('passwordless.phoneCodeText', { code }), expiresAt),
+      );
     },
 
     /** The code sent to `phoneNumber` keeps it as the user's number, verified. */

@@ -40,6 +40,8 @@ export type SignInThrottle = {
   fail(account: string, ip: string): void;
   /** A success forgets the failures of this account from this address. */
   succeed(account: string, ip: string): void;
+  /** Failures of this account from this address still remembered. */
+  failures(account: string, ip: string): number;
 };
 
 const MAX_ENTRIES = 100_000;
@@ -86,6 +88,10 @@ export function createSignInThrottle(rule: ThrottleRule, now: () => number = Dat
     },
     succeed(account, ip) {
       failures.delete(pair(account, ip));
+    },
+    failures(account, ip) {
+      const entry = failures.get(pair(account, ip));
+      return entry && now() - entry.last <= rule.forgetMs ? entry.count : 0;
     },
   };
 }

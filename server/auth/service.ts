@@ -160,6 +160,8 @@ export function createAuthService(deps: {
   limiter: RateLimiter;
   limits: Config['rateLimits'];
   throttle: SignInThrottle;
+  /** Second-factor guesses per user from every address: the slower ceiling (decision 052). */
+  secondFactorCeiling: SignInThrottle;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
   methods: AuthMethods;
@@ -478,10 +480,10 @@ export function createAuthService(deps: {
     return target.href;
   }
 
-  async function createTicket(userId: string, type: TicketType, newEmail?: string): Promise<{ ticket: string; expiresAt: Date }> {
+  async function createTicket(userId: string, type: TicketType, newEmail?: string, tx: Pick<Db, 'insert'> = db): Promise<{ ticket: string; expiresAt: Date }> {
     const ticket = `${type}:${randomToken()}`;
     const expiresAt = new Date(Date.now() + TICKET_LIFETIME_MS[type]);
-    await db.insert(tickets).values({ userId, type, tokenHash: sha256(ticket), newEmail: newEmail ?? null, expiresAt });
+    await tx.insert(tickets).values({ userId, type, tokenHash: sha256(ticket), newEmail: newEmail ?? null, expiresAt });
     return { ticket, expiresAt };
   }
 
@@ -496,18 +498,28 @@ export function createAuthService(deps: {
     return row;
   }
 
-  async function mailTicket(u: UserRow, kind: MailKind, type: TicketType, redirectTo: string, to = u.email, newEmail?: string) {
+  /** `then` adds to the ticket's transaction (another mail, the change it confirms). */
+  async function mailTicket(
+    u: UserRow,
+    kind: MailKind,
+    type: TicketType,
+    redirectTo: string,
+    to = u.email,
+    newEmail?: string,
+    then?: (tx: Pick<Db, 'insert' | 'update'>) => Promise<void>,
+  ) {
     if (!to) throw authErrors.invalidTicket();
-    const { ticket, expiresAt } = await createTicket(u.id, type, newEmail);
-    const link = new URL(`${publicUrl}/api/auth/verify`);
-    link.searchParams.set('ticket', ticket);
-    link.searchParams.set('type', linkTypes[type]);
-    link.searchParams.set('redirectTo', redirectTo);
-    try {
-      await mailer.send(kind, to, { displayName: u.displayName, link: link.toString(), expiresAt });
-    } catch {
-      throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
-    }
+    // The ticket and its mail are one: both kept, or neither (the queue sends it, decision 049).
+    await db.transaction(async (tx) => {
+      const { ticket, expiresAt } = await createTicket(u.id, type, newEmail, tx);
+      const link = new URL(`${publicUrl}/api/auth/verify`);
+      link.searchParams.set('ticket', ticket);
+      link.searchParams.set('type', linkTypes[type]);
+      link.searchParams.set('redirectTo', redirectTo);
+      await mailer.queue(tx, kind, to, { displayName: u.displayName, link: link.toString(), expiresAt });
+      await then?.(tx);
+    });
+    mailer.nudge();
   }
 
   /**
@@ -542,6 +554,7 @@ export function createAuthService(deps: {
     limiter,
     limits,
     throttle,
+    secondFactorCeiling: deps.secondFactorCeiling,
     publicUrl,
     startSession,
     completeSignIn,
@@ -678,6 +691,30 @@ export function createAuthService(deps: {
       if (outcome.kind === 'disabled') throw authErrors.disabledUser();
       if (outcome.kind === 'invalid') throw authErrors.invalidRefreshToken();
       return sessionFor(outcome.user, outcome.token, outcome.id, outcome.grantId, outcome.elevatedAt);
+    },
+
+    /**
+     * Whose sign-in a refresh token would open, without using it: the landing page names the
+     * account before the user agrees to continue (decision 052). Null when it would not open one.
+     */
+    async whoseRefreshToken(token: string): Promise<{ id: string; displayName: string; email: string | null } | null> {
+      const [row] = await db
+        .select({
+          id: users.id,
+          displayName: users.displayName,
+          email: users.email,
+          disabled: users.disabled,
+          grant: grants,
+          rotatedAt: refreshTokens.rotatedAt,
+        })
+        .from(refreshTokens)
+        .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+        .innerJoin(users, eq(users.id, grants.userId))
+        .where(eq(refreshTokens.tokenHash, sha256(token)))
+        .limit(1);
+      const idle = row && Date.now() - row.grant.lastUsedAt.getTime() > IDLE_TIMEOUT_MS;
+      if (!row || row.rotatedAt || row.disabled || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now() || idle) return null;
+      return { id: row.id, displayName: row.displayName, email: row.email };
     },
 
     /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */
@@ -836,15 +873,16 @@ export function createAuthService(deps: {
       const u = await requireActive(await findUserById(userId));
       const email = newEmail.toLowerCase();
       if (await findUserByEmail(email)) throw authErrors.emailInUse();
-      await db.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
-      await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email);
-      // An account without an address (reached by phone) has no one to tell.
-      if (u.email)
-        try {
-          await mailer.send('emailChangeNotice', u.email, { displayName: u.displayName, link: `${publicUrl}/sign-in?view=forgot-password`, newEmail: email });
-        } catch {
-          throw new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent');
-        }
+      await mailTicket(u, 'emailConfirmChange', 'emailConfirmChange', target, email, email, async (tx) => {
+        await tx.update(users).set({ newEmail: email, updatedAt: new Date() }).where(eq(users.id, u.id));
+        // An account without an address (reached by phone) has no one to tell.
+        if (u.email)
+          await mailer.queue(tx, 'emailChangeNotice', u.email, {
+            displayName: u.displayName,
+            link: `${publicUrl}/sign-in?view=forgot-password`,
+            newEmail: email,
+          });
+      });
     },
 
     /**

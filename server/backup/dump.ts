@@ -11,10 +11,11 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '#server/config.ts';
 import { type Db, type Database, queryRows } from '#server/db/client.ts';
 import { stagedKey } from '#server/storage/blobs.ts';
-import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File, tableEntry } from './archive.ts';
+import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File, signManifest, tableEntry } from './archive.ts';
 import { appliedMigration, LEFT_OUT, listSequences, listTables, quoteName } from './catalog.ts';
 
-export type BackupConfig = Pick<Config, 'dataDir' | 'storage'>;
+/** `backupKey`: the key whose MAC authenticates the archive (decision 051; `backupKeyOf`). */
+export type BackupConfig = Pick<Config, 'dataDir' | 'storage'> & { backupKey: string };
 
 const FETCH = 2000;
 
@@ -156,7 +157,9 @@ export async function writeBackup(database: Database, config: BackupConfig, out:
         result.storage.bytes += entry.bytes;
       }
     }
-    writeFileSync(path.join(stage, 'manifest.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const manifestBytes = Buffer.from(`${JSON.stringify(result, null, 2)}\n`);
+    writeFileSync(path.join(stage, 'manifest.json'), manifestBytes);
+    writeFileSync(path.join(stage, 'manifest.hmac'), signManifest(config.backupKey, manifestBytes));
     await packArchive(stage, result, out);
     return result;
   } finally {

@@ -6,23 +6,30 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { backupKeyOf, type Config } from '#server/config.ts';
 import type { Database } from '#server/db/client.ts';
 import type { Logger } from '#server/log.ts';
 import { BackupError } from './archive.ts';
-import { type BackupConfig, writeBackup } from './dump.ts';
+import { writeBackup } from './dump.ts';
 
 export const socketPath = (dataDir: string) => path.join(dataDir, 'secrets', 'backup.sock');
 // Linux refuses longer socket paths (sun_path is 108 bytes).
 const MAX_SOCKET_PATH = 107;
 
 /** Serves GET /backup on the socket; resolves to the function that stops it. */
-export async function serveLiveBackups(database: Database, config: BackupConfig, logger: Logger): Promise<() => Promise<void>> {
+export async function serveLiveBackups(
+  database: Database,
+  config: Pick<Config, 'dataDir' | 'storage' | 'backupKey' | 'databaseUrl'>,
+  logger: Logger,
+): Promise<() => Promise<void>> {
   const socket = socketPath(config.dataDir);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     logger.error('live backups are off: DATA_DIR is too long a path for their socket', { socket });
     return async () => {};
   }
   mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  // The archives' MAC key (decision 051): BACKUP_KEY, or DATA_DIR/secrets/backup made now.
+  const signed = { ...config, backupKey: backupKeyOf(config, true)! };
   // We hold the database lock: a socket left here belongs to a process that died.
   rmSync(socket, { force: true });
   let running = false;
@@ -38,7 +45,7 @@ export async function serveLiveBackups(database: Database, config: BackupConfig,
     running = true;
     const started = Date.now();
     res.writeHead(200, { 'content-type': 'application/gzip' });
-    writeBackup(database, config, res)
+    writeBackup(database, signed, res)
       .then((manifest) => logger.info('backup taken', { ms: Date.now() - started, tables: manifest.tables.length, files: manifest.storage.files }))
       .catch((error: Error) => {
         logger.error('backup failed', { error: error.message });

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
 import { createKeyring, forgetSealedSecrets, missingKeys } from '#server/auth/vault.ts';
-import type { Config } from '#server/config.ts';
+import { backupKeyOf, type Config } from '#server/config.ts';
 import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
-import { BackupError, type Manifest, unpackArchive } from './archive.ts';
+import { BackupError, type Manifest, readArchive } from './archive.ts';
 import { codeMigrations, type ForeignKey, isEmpty, listForeignKeys, listTables, quoteName, type TableInfo } from './catalog.ts';
 import { stagingDir } from './dump.ts';
 
@@ -18,7 +18,11 @@ export type RestoreOptions = {
   replace?: boolean;
   /** The archive's encryption key is lost: restore without the second factors and tokens it sealed (decision 050). */
   forgetSecrets?: boolean;
+  /** An archive of format 1 has no MAC: the operator restores it knowingly (decision 051). */
+  unauthenticated?: boolean;
 };
+
+export type RestoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'storage' | 'backupKey' | 'encryptionKeys'>;
 
 const BATCH_ROWS = 1000;
 const BATCH_BYTES = 2 * 1024 * 1024;
@@ -158,21 +162,26 @@ export type RestoreSummary = {
 };
 
 /** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
-export async function restoreBackup(file: string, config: Config, options: RestoreOptions = {}): Promise<RestoreSummary> {
+export async function restoreBackup(file: string, config: RestoreConfig, options: RestoreOptions = {}): Promise<RestoreSummary> {
+  // Everything about the archive is checked before a byte is written (decision 051): its MAC,
+  // every entry against the manifest, the migration level, the storage.
+  const keys = { key: backupKeyOf(config, false), unauthenticated: options.unauthenticated };
+  const checked = await readArchive(file, keys);
+  const migrations = migrationsUpTo(checked);
+  const withFiles = checked.storage.kind === 'disk' && checked.storage.files > 0;
+  if (withFiles && config.storage.kind === 's3') {
+    throw new BackupError(
+      `This backup holds ${checked.storage.files} files for the disk while this instance keeps files in bucket ${config.storage.bucket}: restore with disk storage (no STORAGE_URL nor S3_*), then copy them with npm run storage:migrate`,
+    );
+  }
   mkdirSync(config.dataDir, { recursive: true });
   const stage = stagingDir(config.dataDir, 'restore');
   const filesDir = path.join(config.dataDir, 'files');
   const placed = createPlacement(filesDir, path.join(stage, 'aside'));
   let keepStage = false;
   try {
-    const manifest = await unpackArchive(file, stage);
-    const migrations = migrationsUpTo(manifest);
-    const withFiles = manifest.storage.kind === 'disk' && manifest.storage.files > 0;
-    if (withFiles && config.storage.kind === 's3') {
-      throw new BackupError(
-        `This backup holds ${manifest.storage.files} files for the disk while this instance keeps files in bucket ${config.storage.bucket}: restore with disk storage (no STORAGE_URL nor S3_*), then copy them with npm run storage:migrate`,
-      );
-    }
+    // Read again to unpack, with the same checks: an archive changed in between stops there.
+    const manifest = await readArchive(file, keys, stage);
     const database = await openDatabase(config);
     try {
       if (!(await isEmpty(database.db)) && !options.replace) {

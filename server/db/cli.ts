@@ -1,4 +1,4 @@
-// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace] [--forget-secrets] | secrets:rotate
+// npm run db:migrate | db:seed | db:backup [file|-] | db:restore <file> [--replace] [--forget-secrets] [--unauthenticated] | secrets:rotate
 import { randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { summarize, writeBackup } from '#server/backup/dump.ts';
 import { requestLiveBackup } from '#server/backup/live.ts';
 import { restoreBackup } from '#server/backup/restore.ts';
 import { createKeyring, keyIdOf, prepareSecrets, resealSecrets, VaultError } from '#server/auth/vault.ts';
-import { ConfigError, encryptionKeyFile, loadConfig, type Config } from '#server/config.ts';
+import { type BackupCommandConfig, backupKeyOf, ConfigError, type Config, encryptionKeyFile, loadBackupCommandConfig, loadConfig } from '#server/config.ts';
 import { createLogger } from '#server/log.ts';
 import { createFileStore } from '#server/storage/store.ts';
 import { type Database, openDatabase } from './client.ts';
@@ -17,10 +17,11 @@ import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 
 const [command, ...args] = process.argv.slice(2);
-const USAGE = 'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] | rotate-secrets';
+const USAGE =
+  'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] [--unauthenticated] | rotate-secrets';
 
 /** The archive goes to a .partial file renamed at the end: a cut backup never looks whole. */
-async function backup(config: Config): Promise<void> {
+async function backup(config: BackupCommandConfig): Promise<void> {
   const target = args[0];
   const file =
     target === '-' ? '-' : path.resolve(target ?? path.join(config.dataDir, 'backups', `atelier-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`));
@@ -40,7 +41,7 @@ async function backup(config: Config): Promise<void> {
     }
     if (database) {
       try {
-        manifest = await writeBackup(database, config, out);
+        manifest = await writeBackup(database, { ...config, backupKey: backupKeyOf(config, true)! }, out);
       } finally {
         await database.close();
       }
@@ -61,11 +62,17 @@ async function backup(config: Config): Promise<void> {
   }
 }
 
-async function restore(config: Config): Promise<void> {
+const RESTORE_FLAGS = ['--replace', '--forget-secrets', '--unauthenticated'];
+
+async function restore(config: BackupCommandConfig): Promise<void> {
   const file = args.find((a) => !a.startsWith('--'));
-  const unknown = args.find((a) => a.startsWith('--') && a !== '--replace' && a !== '--forget-secrets');
+  const unknown = args.find((a) => a.startsWith('--') && !RESTORE_FLAGS.includes(a));
   if (!file || unknown) throw new ConfigError(USAGE);
-  const result = await restoreBackup(path.resolve(file), config, { replace: args.includes('--replace'), forgetSecrets: args.includes('--forget-secrets') });
+  const result = await restoreBackup(path.resolve(file), config, {
+    replace: args.includes('--replace'),
+    forgetSecrets: args.includes('--forget-secrets'),
+    unauthenticated: args.includes('--unauthenticated'),
+  });
   const storage = result.manifest.storage;
   process.stderr.write(`Restored ${file}: ${summarize(result.manifest)}\n`);
   if (result.forgotten) {
@@ -128,10 +135,13 @@ async function rotateSecrets(config: Config): Promise<void> {
 }
 
 async function run(): Promise<void> {
+  // Backups and restores read only what they use (issue 30): no session or token secret.
+  if (command === 'backup' || command === 'restore') {
+    const config = loadBackupCommandConfig(process.env, command);
+    return command === 'backup' ? backup(config) : restore(config);
+  }
   const config = loadConfig();
   if (command === 'rotate-secrets') return rotateSecrets(config);
-  if (command === 'backup') return backup(config);
-  if (command === 'restore') return restore(config);
   if (command !== 'migrate' && command !== 'seed') throw new ConfigError(USAGE);
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);

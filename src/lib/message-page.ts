@@ -20,6 +20,18 @@ const STYLE = {
   link: 'color:#1d4ed8',
 };
 
+/**
+ * A `refreshToken` landed without this browser's binding (decision 052): the account it would
+ * open is named, and only a same-origin post of this form (sameOrigin in the middleware) opens it.
+ */
+export function renderContinuePage(input: { name: string; email: string | null; refreshToken: string; to: string; type: string }): Response {
+  const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
+  const title = t('landing.title', { name: input.name });
+  const account = input.email ? t('landing.account', { name: input.name, email: input.email }) : t('landing.accountNoEmail', { name: input.name });
+  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Atelier BVA</title></head><body style="${STYLE.body}"><header style="${STYLE.header}"><div style="${STYLE.bar}"><span style="${STYLE.brand}">Atelier BVA</span></div></header><main id="contenu" style="${STYLE.main}"><section style="${STYLE.card}" aria-labelledby="message"><h1 id="message" style="${STYLE.title}">${escapeHtml(title)}</h1><p style="${STYLE.text}">${escapeHtml(t('landing.notThisBrowser'))} ${escapeHtml(account)}</p><form method="post" action="/sign-in/continue" style="${STYLE.actions}">${hidden('refreshToken', input.refreshToken)}${hidden('to', input.to)}${hidden('type', input.type)}<button type="submit" style="${STYLE.button};border:0;font:inherit;font-weight:600;cursor:pointer">${escapeHtml(t('landing.submit', { name: input.name }))}</button><a href="/sign-in" style="${STYLE.link};display:inline-flex;align-items:center;min-height:48px;padding:0 8px">${escapeHtml(t('landing.cancel'))}</a></form></section></main></body></html>`;
+  return new Response(html, { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
+}
+
 /** `retryAfter`: seconds after which the browser loads the page again by itself. */
 export function renderMessagePage(input: { status: number; title: string; text: string; retryAfter?: number }): Response {
   const refresh = input.retryAfter ? `<meta http-equiv="refresh" content="${input.retryAfter}">` : '';

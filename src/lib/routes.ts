@@ -50,6 +50,8 @@ export const routes: readonly RouteDef[] = [
   { path: '/gearbox/{uuid}/activity.csv', access: [A, C, D, M], nav: false },
   { path: '/users', access: [A], nav: true },
   { path: '/users/{uuid}/activity', access: [A], nav: true },
+  // Decision 049: the mail and SMS waiting or failed, and «Renvoyer».
+  { path: '/users/messages', access: [A], nav: true },
   { path: '/users/{uuid}/activity.csv', access: [A], nav: false },
   { path: '/symptoms-conditions-base', access: [A, D], nav: true },
   { path: '/stock', access: [A, D, C], nav: true },
@@ -74,6 +76,8 @@ export const endpoints: readonly string[] = [
   // Security keys (decision 028): the sign-in island's end, the security page's key changes.
   '/sign-in/security-key',
   '/profile/security/keys',
+  // A link's landing confirmed (decision 052).
+  '/sign-in/continue',
 ];
 
 export const HOME = '/repair-orders';

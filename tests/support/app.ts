@@ -36,8 +36,8 @@ export type TestApp = {
   config: Config;
   database: Database;
   logLines: Record<string, unknown>[];
-  /** Mails written to DATA_DIR/outbox, oldest first. */
-  outbox(): string[];
+  /** Mails written to DATA_DIR/outbox, oldest first, once the queue has sent what was due. */
+  outbox(): Promise<string[]>;
   close(): Promise<void>;
 };
 
@@ -83,7 +83,8 @@ export async function startTestApp(
     config,
     database,
     logLines,
-    outbox: () => {
+    outbox: async () => {
+      await app.mailer.settled();
       try {
         return readdirSync(outboxDir)
           .sort()

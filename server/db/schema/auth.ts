@@ -200,3 +200,35 @@ export const serverSecrets = auth.table('server_secrets', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Mail and SMS waiting to leave (decision 049): written in the transaction of what caused them,
+ * sent by the worker of any instance (one sender per message: a claim under SKIP LOCKED). `vars`
+ * holds what renders the message (its link or code) until it is sent, then it is blanked.
+ */
+export const messageQueue = auth.table(
+  'message_queue',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** The order messages were queued in (two of one transaction share `created_at`). */
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** 'email' or 'sms'. */
+    channel: text('channel').notNull(),
+    /** The mail's kind (templates.ts), or 'sms'. */
+    kind: text('kind').notNull(),
+    recipient: text('recipient').notNull(),
+    /** The template's variables (a mail) or the text (an SMS); null once sent or given up. */
+    vars: jsonb('vars'),
+    /** 'waiting', 'sent' or 'failed'. */
+    status: text('status').notNull().default('waiting'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When a worker may take it next; a claim pushes it forward (a crashed sender's lease). */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+    /** Past this its link or code is dead: it is not sent any more. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+  },
+  (t) => [index('message_queue_due_idx').on(t.status, t.nextAttemptAt)],
+);

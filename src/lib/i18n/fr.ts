@@ -302,6 +302,15 @@ export const fr = {
     codeExpired: 'La vérification a expiré. Recommencez la connexion.',
     codeBack: 'Recommencer la connexion',
   },
+  // A session from a URL (issue 29, item 5; decision 052): a link this browser did not ask for names its account first.
+  landing: {
+    title: 'Continuer en tant que {{name}} ?',
+    notThisBrowser: "Ce lien n'a pas été demandé depuis ce navigateur.",
+    account: 'Il ouvre une session au nom de {{name}} ({{email}}). Continuez seulement si ce compte est le vôtre et que vous avez demandé ce lien.',
+    accountNoEmail: 'Il ouvre une session au nom de {{name}}. Continuez seulement si ce compte est le vôtre et que vous avez demandé ce lien.',
+    submit: 'Continuer en tant que {{name}}',
+    cancel: 'Annuler',
+  },
   // Identity providers (issue 18, item 6; decision 029): the sign-in buttons and the errors they land with.
   providers: {
     or: 'ou',
@@ -1347,6 +1356,36 @@ export const fr = {
     },
   },
   // The audit trail (decision 034).
+  // Decision 049: the mail and SMS the queue has not sent (admins, /users/messages).
+  messageQueue: {
+    title: 'Messages en attente',
+    link: 'Messages en attente ou en échec',
+    intro:
+      "Les e-mails et SMS partent en arrière-plan. Un message qui n'a pas pu partir est réessayé de plus en plus espacé pendant environ 24 heures, puis marqué en échec. Ni les liens ni les codes ne sont affichés ici.",
+    empty: 'Aucun message en attente ni en échec : tout est parti.',
+    kind: 'Message',
+    recipient: 'Destinataire',
+    status: 'État',
+    attempts: 'Tentatives',
+    lastError: 'Dernière erreur',
+    nextAttempt: 'Prochain essai',
+    retry: 'Renvoyer',
+    retryOf: 'Renvoyer : {{kind}} à {{recipient}}',
+    retried: 'Message renvoyé',
+    cannotRetry: "Ce message ne peut plus être renvoyé : son lien ou son code a expiré. L'utilisateur peut en demander un nouveau.",
+    expired: "Lien ou code expiré avant l'envoi",
+    statuses: { waiting: 'En attente', failed: 'Échec' },
+    kinds: {
+      verifyEmail: "Vérification d'adresse",
+      passwordReset: 'Réinitialisation du mot de passe',
+      setPassword: 'Création du mot de passe',
+      emailConfirmChange: 'Confirmation de la nouvelle adresse',
+      emailChangeNotice: "Avis de changement d'adresse",
+      signinPasswordless: 'Lien de connexion',
+      signinOtp: 'Code de connexion par e-mail',
+      sms: 'Code par SMS',
+    },
+  },
   audit: {
     title: 'Activité',
     titleOf: 'Activité : {{subject}}',

@@ -1,0 +1,39 @@
+// The confirmation of a link's landing (decision 052): a `refreshToken` this browser did not
+// ask for opens its session only through this same-origin form (the middleware's sameOrigin
+// refuses a post from elsewhere), then lands where the link pointed, with the link's toast.
+import type { APIRoute } from 'astro';
+import { z } from 'zod';
+import { t } from '#lib/i18n.ts';
+import { clearSession, cookieOf, refreshOnce, setFlash, writeSession } from '#lib/auth/session.server.ts';
+import { linkLandings } from '#lib/auth/link-landings.ts';
+import { safeRedirect } from '#lib/redirects.ts';
+import { HOME, SIGN_IN } from '#lib/routes.ts';
+
+const schema = z.object({
+  refreshToken: z.string().min(1).max(512),
+  to: z.string().max(2048).default(HOME),
+  type: z.string().max(40).default(''),
+});
+
+export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
+  const form = await request.formData().catch(() => new FormData());
+  const input = schema.safeParse(Object.fromEntries([...form].filter(([, value]) => typeof value === 'string')));
+  const expired = () => {
+    setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
+    return redirect(SIGN_IN, 303);
+  };
+  if (!input.success) return expired();
+  try {
+    const session = await refreshOnce(locals.services, input.data.refreshToken, locals.clientAddress);
+    await writeSession(cookies, locals.services, cookieOf(session));
+  } catch {
+    clearSession(cookies, locals.services);
+    return expired();
+  }
+  const message = Object.hasOwn(linkLandings, input.data.type) ? linkLandings[input.data.type] : null;
+  if (message) setFlash(cookies, { type: 'success', message });
+  return redirect(safeRedirect(input.data.to, locals.services.config.publicUrl)?.path ?? HOME, 303);
+};
+
+// Opening a session is a state change: a plain link or a prefetch must not do it.
+export const GET: APIRoute = ({ redirect }) => redirect(SIGN_IN, 302);

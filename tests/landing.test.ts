@@ -1,0 +1,130 @@
+// No session from a URL alone (issue 29, item 5; decision 052): a `refreshToken` in a page's
+// address opens a session only as the end of a flow this browser started (the provider's
+// binding cookie), or once the user confirms the account by a same-origin form.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { landingBindingOf, LANDING_COOKIE } from '#lib/auth/landing-binding.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { browser, htmlText } from './support/browser.ts';
+
+describe('a refreshToken in a landing URL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+  });
+  afterAll(() => t?.close());
+
+  /** A refresh token of `email`'s, as an attacker who signed in to their own account holds one. */
+  const tokenOf = async (email: string) => {
+    const { session } = await t.app.services.auth.signInEmailPassword(email, DEMO_PASSWORD, { ip: '203.0.113.9' });
+    return session!.refreshToken;
+  };
+  const hasSession = (b: ReturnType<typeof browser>) => [...b.jar.keys()].some((name) => name.includes('atelier_session'));
+
+  it("never signs a fresh browser into the token's account by itself", async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const victim = browser(t.url);
+    const res = await victim.request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`);
+    expect(hasSession(victim)).toBe(false);
+    expect(res.status).toBe(200);
+    const page = htmlText(await res.text());
+    expect(page).toContain('Continuer en tant que Sophie Laurent ?');
+    expect(page).toContain("Ce lien n'a pas été demandé depuis ce navigateur.");
+    // Still signed out.
+    expect((await victim.request('/repair-orders')).headers.get('location')).toMatch(/^\/sign-in/);
+  });
+
+  it('refuses the confirmation posted from another site', async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const victim = browser(t.url);
+    const res = await victim.request('/sign-in/continue', {
+      method: 'POST',
+      origin: 'https://evil.example',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ refreshToken: token, to: '/repair-orders', type: '' }).toString(),
+    });
+    expect(res.status).toBe(403);
+    expect(hasSession(victim)).toBe(false);
+    expect((await victim.request('/sign-in/continue')).headers.get('location')).toBe('/sign-in');
+  });
+
+  it('signs in once the user confirms, and lands on a clean address with the link toast', async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const b = browser(t.url);
+    await b.request(`/stock?onglet=historique&type=emailVerify&refreshToken=${encodeURIComponent(token)}`);
+    expect(hasSession(b)).toBe(false);
+    const res = await b.request('/sign-in/continue', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ refreshToken: token, to: '/stock?onglet=historique', type: 'emailVerify' }).toString(),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/stock?onglet=historique');
+    expect(hasSession(b)).toBe(true);
+    const page = htmlText(await (await b.request('/stock?onglet=historique')).text());
+    expect(page).toContain('Adresse e-mail vérifiée');
+    expect(page).toContain('Sophie Laurent');
+  });
+
+  it('keeps the confirmation to our own pages and refuses a used token', async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const b = browser(t.url);
+    const post = (to: string) =>
+      b.request('/sign-in/continue', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ refreshToken: token, to, type: '' }).toString(),
+      });
+    expect((await post('//evil.example/')).headers.get('location')).toBe('/repair-orders');
+    const other = browser(t.url);
+    const landing = await other.request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`);
+    // The token turned into the first browser's session: the link is spent.
+    expect(landing.headers.get('location')).toBe('/sign-in');
+    expect(hasSession(other)).toBe(false);
+  });
+
+  it('asks nothing of a browser signed in as the same account already', async () => {
+    const b = browser(t.url);
+    await b.signIn('commercial@demo.local');
+    const token = await tokenOf('commercial@demo.local');
+    const res = await b.request(`/profile?type=emailConfirmChange&refreshToken=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/profile');
+    // Signed in as another account: the link's account is named and asked for.
+    const other = browser(t.url);
+    await other.signIn('admin@demo.local');
+    const asked = await other.request(`/profile?refreshToken=${encodeURIComponent(await tokenOf('commercial@demo.local'))}`);
+    expect(htmlText(await asked.text())).toContain('Continuer en tant que Sophie Laurent ?');
+  });
+
+  it('signs in at once at the end of a flow this browser started (its binding cookie)', async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const b = browser(t.url);
+    b.jar.set(LANDING_COOKIE, landingBindingOf('another token'));
+    await b.request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`);
+    expect(hasSession(b)).toBe(false);
+    b.jar.set(LANDING_COOKIE, landingBindingOf(token));
+    const res = await b.request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/repair-orders');
+    expect(hasSession(b)).toBe(true);
+    expect(b.jar.has(LANDING_COOKIE)).toBe(false);
+  });
+  it("signs in at once when this browser asked for that account's link, and only that account's", async () => {
+    const b = browser(t.url);
+    const asked = await b.request('/sign-in?view=forgot-password', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'Commercial@demo.local' }).toString(),
+    });
+    expect(asked.status).toBe(200);
+    // Another account's token in this browser still names its account and waits.
+    const foreign = await b.request(`/repair-orders?refreshToken=${encodeURIComponent(await tokenOf('admin@demo.local'))}`);
+    expect(htmlText(await foreign.text())).toContain("Ce lien n'a pas été demandé depuis ce navigateur.");
+    expect(hasSession(b)).toBe(false);
+    const res = await b.request(`/repair-orders?refreshToken=${encodeURIComponent(await tokenOf('commercial@demo.local'))}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/repair-orders');
+    expect(hasSession(b)).toBe(true);
+  });
+});
