@@ -28,8 +28,7 @@ const passwordSignIn = async (email: string, password = DEMO_PASSWORD) =>
 /** A sign-in by the e-mail link sent to `email`: what a leaked link (or mailbox) gives. */
 async function linkSignIn(email: string): Promise<string> {
   expect((await postJson(`${api}/signin/passwordless/email`, { email })).status).toBe(200);
-  const mail = t
-    .outbox()
+  const mail = (await t.outbox())
     .map(decodeMail)
     .filter((m) => m.includes(`To: ${email}`))
     .at(-1)!;
@@ -158,8 +157,7 @@ describe('an account with a second factor', () => {
 /** The e-mail link of a TOTP user: its landing asks the code, which opens the sign-in. */
 async function linkSignInWithCode(email: string, secret: string): Promise<string> {
   await postJson(`${api}/signin/passwordless/email`, { email });
-  const mail = t
-    .outbox()
+  const mail = (await t.outbox())
     .map(decodeMail)
     .filter((m) => m.includes(`To: ${email}`))
     .at(-1)!;
