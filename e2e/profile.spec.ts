@@ -1,6 +1,6 @@
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { lastMailTo, openProfileMenu, signIn, storageState, verifyLinkOf } from './support/fixtures.ts';
+import { givePasswordIfAsked, lastMailTo, openProfileMenu, signIn, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
@@ -21,6 +21,7 @@ test.describe('a diagnostician', () => {
     await expect(form.getByText('Email non disponible')).toBeVisible();
     await form.getByLabel('E-mail').fill('julien.moreau@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
+    await givePasswordIfAsked(form);
     // Still on the profile, with the toast; «Retour» leads back where the menu was opened.
     await expect(page).toHaveURL(/\/profile\?retour=%2Fgearboxes$/);
     await expect(page.getByRole('link', { name: 'Retour' })).toHaveAttribute('href', '/gearboxes');
@@ -45,6 +46,9 @@ test.describe('a diagnostician', () => {
     await form.getByLabel('Nom').fill('Julien Moreau');
     await form.getByLabel('E-mail').fill('diagnostic@demo.local');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
+    // Signed in by the confirmation link: the current password is asked first (decision 048).
+    await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
+    await givePasswordIfAsked(form);
     await expect(page.getByRole('status').filter({ hasText: 'Un lien de confirmation a été envoyé à diagnostic@demo.local' })).toBeVisible();
     await page.goto(verifyLinkOf(lastMailTo('diagnostic@demo.local')));
     await openProfileMenu(page);

@@ -140,3 +140,17 @@ export async function refusedPost(page: Page, submit: Locator): Promise<string[]
   expect((await refusal.request().redirectedTo()!.response())!.status()).toBe(200);
   return posts;
 }
+
+/**
+ * Decision 048: a change of a way in (the e-mail, a token…) asks the current password in its own
+ * form once the sign-in is over five minutes old, or was not a password's. After `submit` was
+ * clicked: gives the password if the form asks it, and submits again.
+ */
+export async function givePasswordIfAsked(form: Locator, submit = 'Enregistrer') {
+  const page = form.page();
+  const field = form.getByLabel('Mot de passe actuel');
+  await expect(page.getByRole('status').filter({ hasText: /\S/ }).or(field).first()).toBeVisible();
+  if (!(await field.isVisible())) return;
+  await field.fill(DEMO_PASSWORD);
+  await form.getByRole('button', { name: submit }).click();
+}

@@ -161,8 +161,8 @@ export function createMfaService(auth: AuthService) {
       requireOn();
       const u = await freshUser(session.user.id);
       if (u.activeMfaType) throw mfaErrors.alreadyActive();
-      // A user with a security key proves it first: a stolen sign-in must not add a factor.
-      await auth.requireElevated(session);
+      // A stolen sign-in must not add a factor: the strongest factor first (decision 048).
+      await auth.requireProof(session);
       const secret = new Secret({ size: 20 }).base32;
       await db
         .update(users)
@@ -177,10 +177,10 @@ export function createMfaService(auth: AuthService) {
      */
     async activateTotp(session: SessionRow, code: string, caller: Caller): Promise<{ recoveryCodes: string[] }> {
       requireOn();
+      await auth.requireProof(session);
       const u = await freshUser(session.user.id);
       if (u.activeMfaType) throw mfaErrors.alreadyActive();
       if (!u.totpSecret) throw mfaErrors.noSecret();
-      await auth.requireElevated(session);
       const hadFactor = await auth.hasSecondFactor(u);
       const secret = secretOf(u)!;
       if (!(await guarded(u, caller, async () => isTotpCode(code) && acceptTotp(u, secret, code)))) throw mfaErrors.wrongCode();
@@ -197,6 +197,8 @@ export function createMfaService(auth: AuthService) {
     /** POST /user/mfa with activeMfaType '': a code (or a recovery code) removes the second factor. */
     async deactivateTotp(session: SessionRow, code: string, caller: Caller): Promise<void> {
       requireOn();
+      // The code is the proof; a token's sign-in never manages the account (decision 048).
+      auth.refusePat(session);
       const u = await freshUser(session.user.id);
       if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
       if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();
@@ -208,6 +210,7 @@ export function createMfaService(auth: AuthService) {
 
     /** Ten new recovery codes for a code of the app: the old ones stop working. */
     async regenerateRecoveryCodes(session: SessionRow, code: string, caller: Caller): Promise<{ recoveryCodes: string[] }> {
+      auth.refusePat(session);
       requireOn();
       const u = await freshUser(session.user.id);
       if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
@@ -258,6 +261,7 @@ export function createMfaService(auth: AuthService) {
     /** Step-up with the app (our addition to hasura-auth, beside /elevate/webauthn): a code elevates the sign-in. */
     async elevateTotp(session: SessionRow, code: string, caller: Caller): Promise<void> {
       requireOn();
+      auth.refusePat(session);
       const u = await freshUser(session.user.id);
       if (u.activeMfaType !== 'totp') throw mfaErrors.notActive();
       if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();

@@ -323,7 +323,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
         let connectUserId: string | undefined;
         if (input.connect) {
           const session = await auth.authenticate(input.connect);
-          await auth.requireElevated(session);
+          await auth.requireProof(session);
           connectUserId = session.user.id;
         }
         const { authorizationEndpoint } = await discover(p);
@@ -425,8 +425,8 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
     /** POST /link/idtoken: the provider account becomes a way in to the signed-in user's account. */
     async linkIdToken(session: SessionRow, input: { provider: string; idToken: string; nonce?: string }): Promise<void> {
       const p = providerOf(input.provider);
-      // A stolen session must not plant its thief's account as a lasting way in (step-up).
-      await auth.requireElevated(session);
+      // A stolen session must not plant its thief's account as a lasting way in (decision 048).
+      await auth.requireProof(session);
       const { profile, expiresAt } = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
       await spendIdToken(input.idToken, expiresAt);
       await link(p.name, profile.sub, session.user.id);

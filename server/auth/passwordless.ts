@@ -155,7 +155,7 @@ export function createPasswordlessService(auth: AuthService) {
      */
     async sendPhoneCode(session: SessionRow, phoneNumber: string, caller: Caller): Promise<void> {
       requireOn(methods.sms);
-      await auth.requireElevated(session);
+      await auth.requireProof(session);
       limitSms(caller, phoneNumber);
       const owner = await findUserByPhone(phoneNumber);
       if (owner && owner.id !== session.user.id) throw passwordlessErrors.phoneInUse();
@@ -183,7 +183,7 @@ export function createPasswordlessService(auth: AuthService) {
 
     /** No more SMS sign-in for the user. */
     async removePhone(session: SessionRow): Promise<void> {
-      await auth.requireElevated(session);
+      await auth.requireProof(session);
       await db.update(users).set({ phoneNumber: null, phoneNumberVerified: false, updatedAt: new Date() }).where(eq(users.id, session.user.id));
     },
 

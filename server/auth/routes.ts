@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { sendError, sendJson } from '#server/http/json.ts';
 import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
+import { can } from '#lib/permissions.ts';
+import { isRole } from '#lib/roles.ts';
+import { authErrors } from './service.ts';
 import { mfaRoutes } from './mfa.ts';
 import { oidcRoutes } from './oidc.ts';
 import { webauthnRoutes } from './webauthn.ts';
@@ -31,6 +34,7 @@ const bodies = {
       .refine((metadata) => Object.keys(metadata).length <= 20, 'at most 20 entries')
       .optional(),
   }),
+  elevate: z.strictObject({ password: z.string().min(1).max(256) }),
   signInPat: z.strictObject({ personalAccessToken: z.string().min(1).max(512) }),
 };
 
@@ -82,6 +86,14 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
       await auth.signOut({ refreshToken: body.refreshToken, all: body.all, userId });
       return OK;
     }),
+    // Our addition to hasura-auth's step-up: the current password, for an account without a
+    // second factor (decision 048); the answer is the renewed session, as /elevate/totp's.
+    'POST /elevate/password': post(async (raw, req) => {
+      const session = await auth.authenticate(bearer(req));
+      const body = parse(bodies.elevate, raw);
+      await auth.proveWithPassword(session, body.password, caller(req));
+      return { session: await auth.renewSession(session) };
+    }),
     'POST /user/password/reset': post(async (raw, req) => {
       const body = parse(bodies.reset, raw);
       await auth.requestPasswordReset(body.email, body.options?.redirectTo, caller(req));
@@ -104,8 +116,11 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
     }),
     'POST /user/email/change': post(async (raw, req) => {
       const body = parse(bodies.emailChange, raw);
-      const { user } = await auth.authenticate(bearer(req));
-      await auth.changeEmail(user.id, body.newEmail, body.options?.redirectTo, caller(req));
+      const session = await auth.authenticate(bearer(req));
+      // SPEC §6: who may not edit their profile may not change its address either (as GraphQL).
+      const role = session.user.defaultRole;
+      if (!isRole(role) || !can(role, 'editOwnProfile')) throw authErrors.profileReadOnly();
+      await auth.changeEmail(session.user.id, body.newEmail, body.options?.redirectTo, caller(req), session);
       return OK;
     }),
     'GET /user': async (req, res) => {

@@ -97,6 +97,12 @@ export const authErrors = {
   /** hasura-auth's answer for a method the configuration switched off. */
   disabledEndpoint: () => new DomainError('conflict', 'disabled-endpoint', 'This endpoint is disabled'),
   elevationRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The request requires the elevated claim'),
+  /** An account without password nor second factor: a sign-in of the last minutes is the proof (decision 048). */
+  recentSignInRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'A recent sign-in is required'),
+  /** A personal access token's sign-in is for scripts: it never manages the account (decision 048). */
+  patSession: () => new DomainError('forbidden', 'forbidden-pat', 'A personal access token cannot manage the account'),
+  /** SPEC §6: the mechanic's profile is read-only, their address included. */
+  profileReadOnly: () => new DomainError('forbidden', 'forbidden', 'This account cannot change its e-mail'),
   invalidMfaTicket: () => new DomainError('unauthenticated', 'invalid-mfa-ticket', 'MFA ticket is invalid'),
   invalidPat: () => new DomainError('unauthenticated', 'invalid-pat', 'Invalid or expired personal access token'),
   pastExpiry: () => new DomainError('invalid', 'invalid-expiry', 'expiresAt must be in the future'),
@@ -131,6 +137,9 @@ export type Caller = { ip: string };
 
 /** An open sign-in and its account, as every request checks them. */
 export type SessionRow = { user: UserRow; sessionId: string; method: string; createdAt: Date; lastUsedAt: Date; elevatedAt: Date | null };
+
+/** What a change of a way in still lacks (decision 048). */
+export type ProofKind = 'pat' | 'secondFactor' | 'password' | 'signIn';
 
 /** A proof of the second factor this recent lets a sign-in do what step-up guards (item 7). */
 export const ELEVATION_MS = 5 * 60_000;
@@ -322,6 +331,67 @@ export function createAuthService(deps: {
     return hasSecondFactor({ id: session.user.id, activeMfaType: row?.activeMfaType ?? session.user.activeMfaType });
   }
 
+  /**
+   * What a change of a way in (e-mail, phone, password, second factor, key, token) from this
+   * sign-in still lacks (decision 048): null when proved; 'pat' for a token's sign-in, which
+   * never may; else the account's strongest factor, proved in the last five minutes: 'secondFactor'
+   * (a code or a key), 'password' (the current password, or a password sign-in that recent), or,
+   * for an account with neither, 'signIn' (any sign-in that recent: its link or code was the proof).
+   */
+  async function proofNeeded(session: SessionRow): Promise<ProofKind | null> {
+    if (session.method === 'pat') return 'pat';
+    const [row] = await db
+      .select({ elevatedAt: grants.elevatedAt, activeMfaType: users.activeMfaType, passwordHash: users.passwordHash })
+      .from(grants)
+      .innerJoin(users, eq(users.id, grants.userId))
+      .where(eq(grants.id, session.sessionId))
+      .limit(1);
+    if (isElevated(row?.elevatedAt ?? session.elevatedAt)) return null;
+    if (await hasSecondFactor({ id: session.user.id, activeMfaType: row?.activeMfaType ?? session.user.activeMfaType })) return 'secondFactor';
+    const recent = Date.now() - session.createdAt.getTime() < FRESH_SIGN_IN_MS;
+    if (row?.passwordHash ?? session.user.passwordHash) return recent && session.method === 'password' ? null : 'password';
+    return recent ? null : 'signIn';
+  }
+
+  /** Refuses a change of a way in that this sign-in has not proved (proofNeeded). */
+  async function requireProof(session: SessionRow): Promise<void> {
+    const missing = await proofNeeded(session);
+    if (missing === 'pat') throw authErrors.patSession();
+    if (missing === 'secondFactor') throw authErrors.elevationRequired();
+    if (missing === 'password') throw authErrors.proofRequired();
+    if (missing === 'signIn') throw authErrors.recentSignInRequired();
+  }
+
+  /** requireProof for the sign-in behind an API call (GraphQL's viewer). */
+  async function requireProofSession(sessionId: string, userId: string): Promise<void> {
+    const session = await openSession(sessionId, userId);
+    if (!session) throw authErrors.unauthenticated();
+    await requireProof(session);
+  }
+
+  /** Refuses a token's sign-in: for an action whose own form carries the proof (a TOTP code). */
+  function refusePat(session: SessionRow): void {
+    if (session.method === 'pat') throw authErrors.patSession();
+  }
+
+  /**
+   * The current password as proof (decision 048): for an account without a second factor, it
+   * counts as a step-up for five minutes. Throttled as sign-in guesses are.
+   */
+  async function proveWithPassword(session: SessionRow, password: string, caller: Caller): Promise<void> {
+    refusePat(session);
+    const u = await requireActive(await findUserById(session.user.id));
+    if (await hasSecondFactor(u)) throw authErrors.elevationRequired();
+    if (!u.passwordHash) throw authErrors.invalidCurrentPassword();
+    throttle.check(`user:${u.id}`, caller.ip);
+    if (!(await verifyPassword(u.passwordHash, password))) {
+      throttle.fail(`user:${u.id}`, caller.ip);
+      throw authErrors.invalidCurrentPassword();
+    }
+    throttle.succeed(`user:${u.id}`, caller.ip);
+    await elevate(session.sessionId);
+  }
+
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
   async function requireElevatedSession(sessionId: string, userId: string): Promise<void> {
     const session = await openSession(sessionId, userId);
@@ -500,6 +570,11 @@ export function createAuthService(deps: {
     requireElevated,
     needsElevation,
     requireElevatedSession,
+    proofNeeded,
+    requireProof,
+    requireProofSession,
+    refusePat,
+    proveWithPassword,
     elevate,
     renewSession,
     requireActive,
@@ -671,8 +746,8 @@ export function createAuthService(deps: {
     ): Promise<{ id: string; personalAccessToken: string }> {
       if (!deps.methods.personalAccessTokens) throw authErrors.disabledEndpoint();
       if (input.expiresAt.getTime() <= Date.now()) throw authErrors.pastExpiry();
-      // A token outlives the sign-in that made it: step-up first (item 7).
-      await requireElevated(session);
+      // A token outlives the sign-in that made it: a proof first (decision 048).
+      await requireProof(session);
       const token = randomToken();
       const [row] = await db
         .insert(personalAccessTokens)
@@ -790,7 +865,9 @@ export function createAuthService(deps: {
      * Asks for a new address: it takes effect only from the link sent to it (verify), and the
      * current address is told, so a stolen session cannot quietly take the account over.
      */
-    async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
+    async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller, session?: SessionRow): Promise<void> {
+      // The user's own change proves the account first; an admin's was stepped up by GraphQL.
+      if (session) await requireProof(session);
       limitEmail(caller, newEmail);
       const target = checkRedirect(redirectTo, '/profile');
       const u = await requireActive(await findUserById(userId));
@@ -826,6 +903,9 @@ export function createAuthService(deps: {
         const { user, sessionId } = input.session;
         userId = user.id;
         keep = sessionId;
+        refusePat(input.session);
+        // An account with a second factor proves it too: its password alone is not the strongest.
+        await requireElevated(input.session);
         if (input.currentPassword !== undefined) {
           // A stolen session guessing the password: throttled as sign-in guesses are.
           throttle.check(`user:${user.id}`, caller.ip);
@@ -836,7 +916,10 @@ export function createAuthService(deps: {
           throttle.succeed(`user:${user.id}`, caller.ip);
         } else {
           const fresh = input.session.method === 'password' && Date.now() - input.session.createdAt.getTime() < FRESH_SIGN_IN_MS;
-          if (!fresh && needsCurrentPassword(input.session)) throw authErrors.proofRequired();
+          // A password proved on its own (/elevate/password) in the last minutes counts too.
+          if (!fresh && needsCurrentPassword(input.session) && (await proofNeeded(input.session))) throw authErrors.proofRequired();
+          // A first password is a new way in: an account without one proves a recent sign-in.
+          if (!input.session.user.passwordHash) await requireProof(input.session);
         }
       } else {
         throw authErrors.unauthenticated();

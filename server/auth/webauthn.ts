@@ -395,8 +395,8 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     /** POST /user/webauthn/add: a new key for the signed-in user, never one already registered. */
     async addOptions(session: SessionRow, caller: Caller) {
       limitCeremonies(caller);
-      // A stolen sign-in must not plant a lasting way in: a user with a factor proves it first.
-      await auth.requireElevated(session);
+      // A stolen sign-in must not plant a lasting way in: the strongest factor first (decision 048).
+      await auth.requireProof(session);
       const { user } = session;
       return registrationOptions(
         'webauthn-add',
@@ -408,7 +408,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /user/webauthn/verify: the key is the user's from now on. */
     async addSecurityKey(session: SessionRow, input: { credential: RegistrationCredential; nickname?: string }, caller: Caller) {
-      await auth.requireElevated(session);
+      await auth.requireProof(session);
       const hadFactor = await auth.hasSecondFactor((await auth.findUserById(session.user.id)) ?? session.user);
       return throttled(caller, async () => {
         const { row, challenge } = await takeCeremony('webauthn-add', input.credential.response.clientDataJSON);
@@ -429,6 +429,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     /** POST /elevate/webauthn: a proof of one of the signed-in user's keys, for step-up. */
     async elevateOptions(session: SessionRow, address: string | undefined, caller: Caller) {
       limitCeremonies(caller);
+      auth.refusePat(session);
       checkOwnEmail(session, address);
       const keys = await keysOf(session.user.id);
       return authenticationOptions('webauthn-elevate', session.user.id, descriptors(keys), { sessionId: session.sessionId });
@@ -460,7 +461,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** The key stops working at once (after a step-up: removing a factor weakens it); a key of another user is not found. */
     async removeSecurityKey(session: SessionRow, keyId: string): Promise<void> {
-      await auth.requireElevated(session);
+      await auth.requireProof(session);
       const [row] = await db
         .delete(securityKeys)
         .where(and(eq(securityKeys.id, keyId), eq(securityKeys.userId, session.user.id)))

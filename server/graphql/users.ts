@@ -185,6 +185,8 @@ builder.mutationField('updateUser', (t) =>
       const roleChanged = set.defaultRole !== undefined && set.defaultRole !== current.defaultRole;
       const statusChanged = set.disabled !== undefined && set.disabled !== current.disabled;
       if (manager && (roleChanged || statusChanged || (newEmail && id !== viewer.id))) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
+      // One's own address is a way in: the account's strongest factor first (decision 048).
+      if (newEmail && id === viewer.id) await auth.requireProofSession(viewer.sessionId, viewer.id);
       const row = manager ? await users.update(viewer, id, set) : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
       if (!newEmail) return row;
       await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });

@@ -120,6 +120,16 @@ export const fr = {
     },
   },
   // What the services and the API refuse (decision 021), said once.
+  /** Proof before changing a way in (decision 048): what the screens ask, in place. */
+  proof: {
+    passwordAsk: 'Pour cette modification, confirmez votre identité avec votre mot de passe actuel.',
+    codeAsk: 'Pour cette modification, confirmez votre identité avec le code de votre application d’authentification.',
+    keyAsk: 'Pour cette modification, confirmez votre identité avec votre clé de sécurité.',
+    keyLink: 'Confirmer avec ma clé de sécurité',
+    signInAgain: 'Pour cette modification, reconnectez-vous d’abord : votre dernière connexion date de plus de cinq minutes.',
+    patRefused: 'Une connexion par jeton d’accès ne peut pas modifier le compte.',
+    currentPassword: 'Mot de passe actuel',
+  },
   refusals: {
     elevationRequired: 'Pour cette action, confirmez votre identité avec votre code de vérification ou votre clé de sécurité.',
     orderClosed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
@@ -490,8 +500,6 @@ export const fr = {
     days30: '30 jours',
     days90: '90 jours',
     days365: '1 an',
-    stepUpHint: 'Vous avez un second facteur : confirmez la création avec un code de votre application.',
-    stepUpKey: "Vous avez une clé de sécurité : confirmez d'abord votre identité avec elle, puis créez le jeton.",
     create: 'Créer le jeton',
     createdTitle: 'Jeton créé : copiez-le maintenant',
     createdText: "Ce jeton ne sera plus affiché. Conservez-le dans le coffre de mots de passe du logiciel qui l'utilise.",

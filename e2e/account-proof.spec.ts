@@ -1,0 +1,99 @@
+// Proof before changing a way in (issue 29, decision 048): signed in by an e-mail link, a user
+// who changes the address of their account is asked their current password in the same form,
+// and the change goes through without retyping the rest; with JavaScript and without.
+import type { Browser } from '@playwright/test';
+import { DEMO_PASSWORD, lastMailTo, verifyLinkOf } from './support/fixtures.ts';
+import { expect, test } from './support/test.ts';
+
+const EMAIL = 'commercial@demo.local';
+
+async function signInByLink(browser: Browser, javaScriptEnabled: boolean, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ javaScriptEnabled, viewport });
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByRole('link', { name: 'Recevoir un lien de connexion' }).click();
+  await page.getByLabel('Adresse e-mail').fill(EMAIL);
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'un lien de connexion vient de lui être envoyé' })).toBeVisible();
+  await page.goto(verifyLinkOf(lastMailTo(EMAIL)));
+  await expect(page.getByRole('navigation', { name: 'Navigation principale' })).toBeVisible();
+  return { context, page };
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  test(`asks the current password in place before a new address (JavaScript ${javaScriptEnabled ? 'on' : 'off'})`, async ({ browser }) => {
+    const { context, page } = await signInByLink(browser, javaScriptEnabled);
+    const shots = `/work/shots/proof/profile-email-js-${javaScriptEnabled ? 'on' : 'off'}`;
+    await page.goto('/profile');
+    const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
+    const address = `commercial.${javaScriptEnabled ? 'js' : 'nojs'}@demo.local`;
+    await form.getByLabel('E-mail').fill(address);
+    await form.getByRole('button', { name: 'Enregistrer' }).click();
+
+    // Refused: the reason above the form, the password asked beside what was typed, kept.
+    await expect(page.getByRole('alert').filter({ hasText: 'confirmez votre identité avec votre mot de passe actuel' })).toBeVisible();
+    await expect(form.getByLabel('E-mail')).toHaveValue(address);
+    await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
+    await page.screenshot({ path: `${shots}-asked.png` });
+
+    await form.getByLabel('Mot de passe actuel').fill('pas-le-bon-mot');
+    await form.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(form.getByText('Mot de passe actuel incorrect')).toBeVisible();
+    await expect(form.getByLabel('E-mail')).toHaveValue(address);
+    // A password typed is never kept (decision 039).
+    await expect(form.getByLabel('Mot de passe actuel')).toHaveValue('');
+
+    await form.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+    await form.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByRole('status').filter({ hasText: `Un lien de confirmation a été envoyé à ${address}` })).toBeVisible();
+    await expect(form.getByLabel('Mot de passe actuel')).toHaveCount(0);
+    await page.screenshot({ path: `${shots}-done.png` });
+    await context.close();
+  });
+}
+
+test('asks it the same on a tablet', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByRole('link', { name: 'Recevoir un lien de connexion' }).click();
+  await page.getByLabel('Adresse e-mail').fill(EMAIL);
+  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'un lien de connexion vient de lui être envoyé' })).toBeVisible();
+  await page.goto(verifyLinkOf(lastMailTo(EMAIL)));
+  await page.goto('/profile');
+  const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
+  await form.getByLabel('E-mail').fill('commercial.tablette@demo.local');
+  await form.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
+  await page.screenshot({ path: '/work/shots/proof/profile-email-tablet-asked.png', fullPage: true });
+  await context.close();
+});
+
+test('a token and an authenticator app wait for the password too, asked in place or on the confirmation page', async ({ browser }) => {
+  const { context, page } = await signInByLink(browser, false);
+  // The tokens screen: the password in its own form; the name typed is kept.
+  await page.goto('/profile/tokens');
+  await expect(page.getByText('confirmez votre identité avec votre mot de passe actuel')).toBeVisible();
+  await page.getByLabel('Nom du jeton').fill('Export comptable');
+  await page.getByRole('button', { name: 'Créer le jeton' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'confirmez votre identité avec votre mot de passe actuel' })).toBeVisible();
+  await expect(page.getByLabel('Nom du jeton')).toHaveValue('Export comptable');
+  await page.getByRole('main').getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Créer le jeton' }).click();
+  await expect(page.getByLabel('Jeton', { exact: true })).toHaveValue(/\S{20,}/);
+
+  // Another sign-in by link has proved nothing: the authenticator app leads to the confirmation page.
+  await context.close();
+  const again = await signInByLink(browser, false);
+  await again.page.goto('/profile/security');
+  await again.page.getByRole('button', { name: 'Configurer une application' }).click();
+  await expect(again.page).toHaveURL(/\/profile\/confirm\?retour=%2Fprofile%2Fsecurity$/);
+  await again.page.screenshot({ path: '/work/shots/proof/confirm-password.png' });
+  await again.page.getByRole('main').getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+  await again.page.getByRole('button', { name: 'Confirmer' }).click();
+  await expect(again.page).toHaveURL(/\/profile\/security$/);
+  await again.page.getByRole('button', { name: 'Configurer une application' }).click();
+  await expect(again.page.getByRole('img', { name: /QR/ })).toBeVisible();
+  await again.context.close();
+});
