@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, verifyLink, decodeMail, type TestApp } from './support/app.ts';
 
@@ -131,6 +132,28 @@ describe('a sign-in by personal access token', () => {
       body: { error: 'forbidden-pat' },
     });
     expect((await changes.email(token)).status).toBe(403);
+  });
+
+  it('of an admin without a second factor, plants no way into another account through GraphQL', async () => {
+    const token = await patSignIn('admin@demo.local');
+    const gql = (query: string, variables: object) =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ query, variables }),
+      }).then((r) => r.json() as Promise<{ data?: unknown; errors?: { extensions?: { reason?: string } }[] }>);
+    const [target] = await queryRows<{ id: string }>(t.database.db, sql`select id from auth.users where email = 'commercial@demo.local'`);
+    const email = await gql('mutation($id: uuid!) { updateUser(pk_columns: { id: $id }, _set: { email: "pirate@example.com" }) { email } }', {
+      id: target!.id,
+    });
+    expect(email.errors?.[0]?.extensions, JSON.stringify(email)).toMatchObject({ reason: 'forbidden-pat' });
+    const created = await gql(
+      'mutation { insertUser(object: { email: "pirate2@example.com", displayName: "Pirate", defaultRole: "diagnostician" }) { id } }',
+      {},
+    );
+    expect(created.errors?.[0]?.extensions, JSON.stringify(created)).toMatchObject({ reason: 'forbidden-pat' });
+    const [row] = await queryRows(t.database.db, sql`select email, new_email from auth.users where id = ${target!.id}`);
+    expect(row).toEqual({ email: 'commercial@demo.local', new_email: null });
   });
 });
 

@@ -25,8 +25,6 @@ type OtpType = 'emailOtp' | 'smsOtp' | 'phoneChange';
 export const passwordlessErrors = {
   invalidOtp: () => new DomainError('invalid', 'invalid-otp', 'Invalid or expired OTP'),
   phoneInUse: () => new DomainError('conflict', 'phone-number-already-in-use', 'Phone number already in use'),
-  cannotSendSms: () => new DomainError('unavailable', 'cannot-send-sms', 'The SMS could not be sent'),
-  emailNotSent: () => new DomainError('unavailable', 'email-not-sent', 'The e-mail could not be sent'),
 };
 
 const newCode = () => String(randomInt(1_000_000)).padStart(6, '0');

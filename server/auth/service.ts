@@ -309,26 +309,37 @@ export function createAuthService(deps: {
 
   /**
    * Step-up (issue 18, item 7): a dangerous action by a user with a second factor needs a proof
-   * of it in the last five minutes (elevated-claim-required otherwise).
+   * of it in the last five minutes (elevated-claim-required otherwise). A token's sign-in never
+   * may (decision 048): it is for scripts, and an admin's leaked token must not plant ways into
+   * other accounts whether or not the admin has a second factor.
    */
   async function requireElevated(session: SessionRow): Promise<void> {
+    if (session.method === 'pat') throw authErrors.patSession();
     if (await needsElevation(session)) throw authErrors.elevationRequired();
   }
 
   /**
-   * Whether a step-up guarded action from this sign-in would be refused now. Read afresh: a
-   * proof given earlier in the same request (a code typed with the form) counts.
+   * The sign-in's proof and the account's ways in, read afresh: a proof given earlier in the
+   * same request (a code typed with the form) counts.
    */
-  async function needsElevation(session: SessionRow): Promise<boolean> {
-    if (isElevated(session.elevatedAt)) return false;
+  async function proofOf(session: SessionRow): Promise<{ proved: boolean; account: Pick<UserRow, 'id' | 'activeMfaType' | 'passwordHash'> }> {
+    const account = { id: session.user.id, activeMfaType: session.user.activeMfaType, passwordHash: session.user.passwordHash };
+    if (isElevated(session.elevatedAt)) return { proved: true, account };
     const [row] = await db
-      .select({ elevatedAt: grants.elevatedAt, activeMfaType: users.activeMfaType })
+      .select({ elevatedAt: grants.elevatedAt, activeMfaType: users.activeMfaType, passwordHash: users.passwordHash })
       .from(grants)
       .innerJoin(users, eq(users.id, grants.userId))
       .where(eq(grants.id, session.sessionId))
       .limit(1);
-    if (isElevated(row?.elevatedAt)) return false;
-    return hasSecondFactor({ id: session.user.id, activeMfaType: row?.activeMfaType ?? session.user.activeMfaType });
+    if (!row) return { proved: false, account };
+    return { proved: isElevated(row.elevatedAt), account: { ...account, activeMfaType: row.activeMfaType, passwordHash: row.passwordHash } };
+  }
+
+  /** Whether a step-up guarded action from this sign-in would be refused now. */
+  async function needsElevation(session: SessionRow): Promise<boolean> {
+    if (session.method === 'pat') return true;
+    const { proved, account } = await proofOf(session);
+    return !proved && (await hasSecondFactor(account));
   }
 
   /**
@@ -340,16 +351,11 @@ export function createAuthService(deps: {
    */
   async function proofNeeded(session: SessionRow): Promise<ProofKind | null> {
     if (session.method === 'pat') return 'pat';
-    const [row] = await db
-      .select({ elevatedAt: grants.elevatedAt, activeMfaType: users.activeMfaType, passwordHash: users.passwordHash })
-      .from(grants)
-      .innerJoin(users, eq(users.id, grants.userId))
-      .where(eq(grants.id, session.sessionId))
-      .limit(1);
-    if (isElevated(row?.elevatedAt ?? session.elevatedAt)) return null;
-    if (await hasSecondFactor({ id: session.user.id, activeMfaType: row?.activeMfaType ?? session.user.activeMfaType })) return 'secondFactor';
+    const { proved, account } = await proofOf(session);
+    if (proved) return null;
+    if (await hasSecondFactor(account)) return 'secondFactor';
     const recent = Date.now() - session.createdAt.getTime() < FRESH_SIGN_IN_MS;
-    if (row?.passwordHash ?? session.user.passwordHash) return recent && session.method === 'password' ? null : 'password';
+    if (account.passwordHash) return recent && session.method === 'password' ? null : 'password';
     return recent ? null : 'signIn';
   }
 

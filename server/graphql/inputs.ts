@@ -46,9 +46,11 @@ function fromService(error: unknown): never {
     if (kind === 'not-found') throw notFound();
     if (kind === 'invalid') throw validationError(details.fields ?? {});
     // Step-up: the client asks for the second factor (POST /api/auth/elevate/…) and tries again.
-    if (kind === 'forbidden') throw reason === 'elevated-claim-required' ? apiError('forbidden', t('refusals.elevationRequired'), { reason }) : forbidden();
+    if (kind === 'forbidden' && reason === 'elevated-claim-required') throw apiError('forbidden', t('refusals.elevationRequired'), { reason });
+    // A personal access token's sign-in: the script is told why, not only that it may not.
+    if (kind === 'forbidden' && reason === 'forbidden-pat') throw apiError('forbidden', t('proof.patRefused'), { reason });
+    if (kind === 'forbidden') throw forbidden();
     if (kind === 'conflict') throw conflict(message, { reason, ...details });
-    if (reason === 'email-not-sent') throw apiError('conflict', "Une erreur est survenue lors de l'envoi de l'email", { reason });
     if (kind === 'too-many-requests') throw apiError('too-many-requests', t('refusals.tooManyRequests'), { retryAfter: details.retryAfter ?? 60 });
     // Any other refusal of a service is the caller's: a validation error, never an internal one.
     if (kind !== 'unavailable' && kind !== 'storage-full') throw apiError('validation', message, { reason });

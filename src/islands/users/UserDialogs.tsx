@@ -15,9 +15,8 @@ import { DELETE_USER, INSERT_USER, type UserListItem } from '#lib/users/user-lis
 import { addUserSchema } from '#lib/users/users.ts';
 import type { StepUpFactors } from '#lib/users/user-list.ts';
 
-function failure(error: unknown) {
-  const { reason } = apiErrorOf(error);
-  showToast({ type: 'error', message: reason === 'email-not-sent' ? t('errors.emailSend') : t('errors.generic') });
+function failure() {
+  showToast({ type: 'error', message: t('errors.generic') });
 }
 
 type AddValues = { displayName: string; email: string; defaultRole: Role };
@@ -37,7 +36,7 @@ export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => vo
       if (needsStepUp(error)) return setStepUp(true);
       const { code, reason } = apiErrorOf(error);
       if (code === 'conflict' && reason === 'email-already-in-use') setError('email', { message: t('errors.emailTaken') });
-      else failure(error);
+      else failure();
     }
   });
   if (stepUp) {

@@ -126,8 +126,8 @@ export default function UsersScreen(props: Props) {
     try {
       await graphqlRequest(RESEND_EMAIL, { id: user.id });
       showToast({ type: 'success', message: t('users.emailSent') });
-    } catch (error) {
-      showToast({ type: 'error', message: apiErrorOf(error).reason === 'email-not-sent' ? t('errors.emailSend') : t('errors.generic') });
+    } catch {
+      showToast({ type: 'error', message: t('errors.generic') });
     }
   };
 

@@ -45,10 +45,6 @@ export function passwordlessErrorMessage(error: unknown): string {
       return t('passwordless.invalidCode');
     case 'too-many-requests':
       return tooManyMessage(error);
-    case 'email-not-sent':
-      return t('errors.emailSend');
-    case 'cannot-send-sms':
-      return t('passwordless.smsNotSent');
     default:
       return t('errors.generic');
   }
