@@ -123,3 +123,22 @@ test('the security screen asks it the same on a tablet', async ({ browser }) => 
   await page.screenshot({ path: '/work/shots/proof2/security-tablet-asked.png', fullPage: true });
   await context.close();
 });
+
+test('a security key waits for the password in its own form, then the key can be added there', async ({ browser }) => {
+  const { context, page } = await signInByLink(browser, true);
+  await page.goto('/profile/security');
+  const form = page.getByRole('form', { name: 'Ajouter une clé de sécurité' });
+  await expect(form.getByText('confirmez votre identité avec votre mot de passe actuel')).toBeVisible();
+  await form.getByLabel('Mot de passe actuel').fill('pas-le-bon-mot');
+  await form.getByRole('button', { name: 'Confirmer' }).click();
+  await expect(form.getByText('Mot de passe actuel incorrect')).toBeVisible();
+  await page.screenshot({ path: '/work/shots/proof2/security-key-wrong.png', fullPage: true });
+  await form.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
+  await form.getByRole('button', { name: 'Confirmer' }).click();
+  await expect(page).toHaveURL(/\/profile\/security#cles-securite-titre$/);
+  // Proved: the island's own form, the browser's key prompt one tap away; no password asked.
+  await expect(form.getByRole('button', { name: 'Ajouter une clé de sécurité' })).toBeEnabled();
+  await expect(page.getByRole('main').getByRole('textbox', { name: /Mot de passe actuel/ })).toHaveCount(0);
+  await page.screenshot({ path: '/work/shots/proof2/security-key-proved.png', fullPage: true });
+  await context.close();
+});
