@@ -6,8 +6,11 @@
 import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AstroCookies } from 'astro';
+import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { htmlText } from './support/browser.ts';
 import { postJson, startTestApp, verifyLink, decodeMail, type TestApp } from './support/app.ts';
 
 const NEW_PASSWORD = 'Nouveau-mot-de-passe-2026!';
@@ -17,7 +20,7 @@ const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString();
 let t: TestApp;
 let api: string;
 beforeAll(async () => {
-  t = await startTestApp('pglite', { env: { AUTH_SMS_PASSWORDLESS_ENABLED: '1' } });
+  t = await startTestApp('pglite', { env: { AUTH_SMS_PASSWORDLESS_ENABLED: '1' }, pages: true });
   api = `${t.url}/api/auth`;
 });
 afterAll(() => t?.close());
@@ -188,6 +191,39 @@ async function linkSignInWithCode(email: string, secret: string): Promise<string
   const ticket = new URL(landing.headers.get('location')!).searchParams.get('mfaTicket')!;
   return (await postJson(`${api}/signin/mfa/totp`, { ticket, otp: codeOf(secret) })).body.session.accessToken as string;
 }
+
+describe('the phone screen, signed in by an e-mail link', () => {
+  it('asks the current password in the form that sends the code, says a wrong one there, then sends it', async () => {
+    const email = 'commercial@demo.local';
+    expect((await postJson(`${api}/signin/passwordless/email`, { email })).status).toBe(200);
+    const mail = (await t.outbox())
+      .map(decodeMail)
+      .filter((m) => m.includes(`To: ${email}`))
+      .at(-1)!;
+    const landing = await fetch(verifyLink(mail), { redirect: 'manual' });
+    const refreshToken = new URL(landing.headers.get('location')!).searchParams.get('refreshToken')!;
+    const session = (await postJson(`${api}/token`, { refreshToken })).body;
+    let cookie = '';
+    const jar = { set: (_name: string, value: string) => void (cookie = value) } as unknown as AstroCookies;
+    await writeSession(jar, t.app.services, cookieOf(session));
+    const headers = { cookie: `atelier_session=${cookie}`, origin: t.url, 'content-type': 'application/x-www-form-urlencoded' };
+    const post = (fields: Record<string, string>) =>
+      fetch(`${t.url}/profile/phone`, { method: 'POST', headers, body: new URLSearchParams(fields), redirect: 'manual' });
+
+    const page = htmlText(await (await fetch(`${t.url}/profile/phone`, { headers })).text());
+    expect(page).toContain('confirmez votre identité avec votre mot de passe actuel');
+    expect(page).toContain('Mot de passe actuel');
+    const bare = await post({ action: 'send', phoneNumber: '07 22 33 44 55' });
+    expect(bare.status).toBe(403);
+    expect(bare.headers.get('location')).toBeNull();
+    const wrong = await post({ action: 'send', phoneNumber: '07 22 33 44 55', currentPassword: 'pas-le-bon-mot' });
+    expect(wrong.status).toBe(400);
+    expect(htmlText(await wrong.text())).toContain('Mot de passe actuel incorrect');
+    const right = await post({ action: 'send', phoneNumber: '07 22 33 44 55', currentPassword: DEMO_PASSWORD });
+    expect(right.status).toBe(200);
+    expect(htmlText(await right.text())).toContain('Un code à six chiffres vient d');
+  });
+});
 
 describe('an account with neither password nor second factor', () => {
   it('takes a sign-in of the last five minutes as proof, then asks for a new one', async () => {

@@ -41,9 +41,9 @@ export function AddSecurityKey(props: { action: string }) {
       const { location } = await postJson<{ location: string }>(props.action, { credential, nickname: name });
       window.location.assign(location);
     } catch (failure) {
-      // The account has a factor already: proved first, then back here (a stolen sign-in must not add one).
+      // The sign-in's proof lapsed meanwhile (decision 048): the page again, which asks it in place.
       if (failure instanceof ServerRefusal && failure.reason === 'elevated-claim-required') {
-        return window.location.assign(`/profile/confirm?retour=${encodeURIComponent(props.action.replace(/\/keys$/, ''))}`);
+        return window.location.assign(props.action.replace(/\/keys$/, ''));
       }
       setError(ceremonyMessage(failure));
       setBusy(false);

@@ -42,7 +42,8 @@ export const POST: APIRoute = async (context) => {
   } catch (error) {
     if (!isServiceError(error)) throw error;
     if (error.reason === 'elevated-claim-required')
-      return redirect(`/profile/confirm?retour=${encodeURIComponent(`${SECURITY_PAGE}?supprimer-cle=${id}`)}`, 303);
+      // Not proved (decision 048): the deletion again, which now asks the proof in place.
+      return redirect(`${SECURITY_PAGE}?supprimer-cle=${id}`, 303);
     // A name out of bounds: the rename form again, with why; a key gone meanwhile: the list.
     const invalid = error.reason === 'invalid-request';
     setFlash(cookies, { type: 'error', message: invalid ? t('securityKeys.errors.nickname') : t('errors.notFoundText') });
