@@ -15,7 +15,7 @@ async function tokenOf(request: import('@playwright/test').APIRequestContext, em
 
 const hasSession = async (context: import('@playwright/test').BrowserContext) => (await context.cookies()).some((c) => c.name.includes('atelier_session'));
 
-test('a link with another account’s token signs no one in until the user confirms', async ({ browser, request }) => {
+test("a link with another account's token signs no one in until the user confirms", async ({ browser, request }) => {
   const token = await tokenOf(request, 'commercial@demo.local');
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();

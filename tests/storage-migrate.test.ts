@@ -35,6 +35,8 @@ describe('moving the files of a workshop from the disk to an S3 bucket', () => {
   let client: S3Client;
   let dataDir: string;
   let t: TestApp | undefined;
+  // The restart is the same installation: it keeps its encryption key (decision 050).
+  const encryptionKey = 'k'.repeat(48);
   /** What each download answered on disk: path → bytes. */
   const downloads = new Map<string, Buffer>();
   let localFiles: string[];
@@ -57,7 +59,7 @@ describe('moving the files of a workshop from the disk to an S3 bucket', () => {
   });
 
   it('keeps files uploaded on disk, thumbnails and the demo curves included', async () => {
-    t = await startTestApp('pglite', { dataDir });
+    t = await startTestApp('pglite', { dataDir, encryptionKeys: [encryptionKey] });
     const tokens = (await signInAll(t)) as Record<DemoRole, string>;
     for (const [name, body, bucket] of [
       ['plan.pdf', PDF, 'documents'],
@@ -143,7 +145,7 @@ describe('moving the files of a workshop from the disk to an S3 bucket', () => {
 
   it('serves the same downloads from the bucket once the app restarts on it, the local files set aside', async () => {
     renameSync(path.join(dataDir, 'files'), path.join(dataDir, 'files-before-s3'));
-    t = await startTestApp('pglite', { dataDir, env: s3.env });
+    t = await startTestApp('pglite', { dataDir, encryptionKeys: [encryptionKey], env: s3.env });
     const tokens = (await signInAll(t)) as Record<DemoRole, string>;
     for (const [url, bytes] of downloads) {
       const res = await fetch(`${t.url}/api/storage${url}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });

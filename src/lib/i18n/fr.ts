@@ -123,11 +123,11 @@ export const fr = {
   /** Proof before changing a way in (decision 048): what the screens ask, in place. */
   proof: {
     passwordAsk: 'Pour cette modification, confirmez votre identité avec votre mot de passe actuel.',
-    codeAsk: 'Pour cette modification, confirmez votre identité avec le code de votre application d’authentification.',
+    codeAsk: "Pour cette modification, confirmez votre identité avec le code de votre application d'authentification.",
     keyAsk: 'Pour cette modification, confirmez votre identité avec votre clé de sécurité.',
     keyLink: 'Confirmer avec ma clé de sécurité',
-    signInAgain: 'Pour cette modification, reconnectez-vous d’abord : votre dernière connexion date de plus de cinq minutes.',
-    patRefused: 'Une connexion par jeton d’accès ne peut pas modifier le compte.',
+    signInAgain: "Pour cette modification, reconnectez-vous d'abord : votre dernière connexion date de plus de cinq minutes.",
+    patRefused: "Une connexion par jeton d'accès ne peut pas modifier le compte.",
     currentPassword: 'Mot de passe actuel',
   },
   refusals: {
@@ -384,7 +384,6 @@ export const fr = {
     codeFormat: 'Le code comporte six chiffres',
     invalidPhone: 'Numéro de téléphone invalide',
     invalidCode: 'Code incorrect ou expiré. Après cinq erreurs, un code ne fonctionne plus : demandez-en un nouveau.',
-    smsNotSent: "Le SMS n'a pas pu être envoyé. Réessayez dans quelques minutes.",
     smsText: 'Atelier BVA : votre code de connexion est {{code}}. Il est valable 5 minutes. Ne le communiquez à personne.',
     phoneCodeText: 'Atelier BVA : le code pour confirmer ce numéro est {{code}}. Il est valable 5 minutes.',
     phoneTitle: 'Téléphone pour la connexion par SMS',
@@ -1374,6 +1373,7 @@ export const fr = {
     retried: 'Message renvoyé',
     cannotRetry: "Ce message ne peut plus être renvoyé : son lien ou son code a expiré. L'utilisateur peut en demander un nouveau.",
     expired: "Lien ou code expiré avant l'envoi",
+    smsRefused: "Le fournisseur de SMS n'a pas accepté le message",
     statuses: { waiting: 'En attente', failed: 'Échec' },
     kinds: {
       verifyEmail: "Vérification d'adresse",
