@@ -60,8 +60,10 @@ type Transport = { send(kind: MailKind, to: string, vars: MailVars, seq: number)
 const POLL_MS = 1_000;
 /** A claimed message is another worker's again after this (its sender died mid-way). */
 const LEASE = sql`interval '2 minutes'`;
-/** Messages claimed at once; they go one after the other, in the order they were queued. */
-const BATCH = 5;
+/**
+ * One message is claimed at a time, just before it is sent: a lease covers one hand-over, never a
+ * batch whose last rows could outlive it and be taken by another instance while still being sent.
+ */
 /** A relay that has not answered by then is taken as down (nodemailer's own defaults are minutes). */
 const SMTP_TIMEOUT_MS = 15_000;
 /** Sent rows (blank) are kept this long for the record, then deleted. */
@@ -100,19 +102,23 @@ export function createMailer(options: {
     expires_at: Date | string | null;
   };
 
-  async function claim(): Promise<Claimed[]> {
-    return queryRows<Claimed>(
+  async function claim(): Promise<Claimed | undefined> {
+    const [claimed] = await queryRows<Claimed>(
       db,
       sql`update auth.message_queue set attempts = attempts + 1, next_attempt_at = now() + ${LEASE}
           where id in (select id from auth.message_queue where status = 'waiting' and next_attempt_at <= now()
-                       order by next_attempt_at, seq limit ${BATCH} for update skip locked)
+                       order by next_attempt_at, seq limit 1 for update skip locked)
           returning id, seq, channel, kind, recipient, vars, attempts, expires_at`,
     );
+    return claimed;
   }
+
+  /** The row as this claim left it: a row claimed again since (its lease ran out) is the new sender's. */
+  const stillOurs = (m: Claimed) => and(eq(messageQueue.id, m.id), eq(messageQueue.attempts, m.attempts));
 
   async function deliver(m: Claimed): Promise<void> {
     if (m.expires_at && new Date(m.expires_at).getTime() <= Date.now()) {
-      await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: EXPIRED_ERROR }).where(eq(messageQueue.id, m.id));
+      await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: EXPIRED_ERROR }).where(stillOurs(m));
       logger.error('message expired before it could be sent', { id: m.id, kind: m.kind, attempts: m.attempts - 1 });
       return;
     }
@@ -134,12 +140,12 @@ export function createMailer(options: {
       await db
         .update(messageQueue)
         .set({ status: failed ? 'failed' : 'waiting', lastError: message, nextAttemptAt: new Date(Date.now() + delay) })
-        .where(eq(messageQueue.id, m.id));
+        .where(stillOurs(m));
       logger.error(failed ? 'message failed' : 'message not sent, will try again', { id: m.id, kind: m.kind, attempts: m.attempts, error: message });
       return;
     }
     // Sent: the row keeps no link, code or text (the queue is no store of live sign-in links).
-    await db.update(messageQueue).set({ status: 'sent', vars: null, sentAt: new Date(), lastError: null }).where(eq(messageQueue.id, m.id));
+    await db.update(messageQueue).set({ status: 'sent', vars: null, sentAt: new Date(), lastError: null }).where(stillOurs(m));
   }
 
   /** Dead links and codes are blanked wherever they wait; old sent rows go. */
@@ -155,9 +161,9 @@ export function createMailer(options: {
   async function pass(): Promise<void> {
     if (Date.now() - lastSweep > SWEEP_EVERY_MS) await sweep();
     while (!stopped) {
-      const claimed = await claim();
-      for (const m of claimed) await deliver(m);
-      if (claimed.length < BATCH) return;
+      const m = await claim();
+      if (!m) return;
+      await deliver(m);
     }
   }
 

@@ -114,7 +114,25 @@ export function createMfaService(auth: AuthService) {
    * guesses. One address counts towards the ceiling for its first few failures of the day
    * only. A success forgets its address's failures, never the ceiling's.
    */
-  async function guarded(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
+  /** The guesses at one user's codes in flight on this instance: each waits for the one before. */
+  const guessing = new Map<string, Promise<unknown>>();
+
+  /**
+   * A guess is checked against the throttles, then counted, with no other guess of the same user
+   * in between: parallel guesses cannot all pass the check before the first failure is counted.
+   */
+  function guarded(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
+    const before = guessing.get(u.id) ?? Promise.resolve();
+    const turn = before.then(() => guess(u, caller, check));
+    const settled = turn.catch(() => undefined);
+    guessing.set(u.id, settled);
+    void settled.then(() => {
+      if (guessing.get(u.id) === settled) guessing.delete(u.id);
+    });
+    return turn;
+  }
+
+  async function guess(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
     const everywhere = `user:${u.id}`;
     throttle.check(account, caller.ip);

@@ -3,7 +3,7 @@
 // /profile/confirm. One helper for every screen that changes a way in.
 import type { ProofKind, SessionRow } from '#server/auth/service.ts';
 import type { Services } from '#server/services.ts';
-import { isServiceError, signInErrorMessage } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.ts';
 import { t } from '#lib/i18n.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 
@@ -42,6 +42,8 @@ export async function proveFromForm(services: Services, session: SessionRow, for
     if (reason === 'invalid-current-password') return refuse({ currentPassword: t('errors.currentPasswordWrong') }, 400);
     if (reason === 'invalid-totp') return refuse({ code: t('security.codeWrong') }, 400);
     if (reason === 'too-many-requests') return { ask, errors: {}, formError: signInErrorMessage(error), status: 429 };
+    // Any other refusal (an app whose secret this installation cannot open): said, never a 500.
+    if (isServiceError(error)) return { ask, errors: {}, formError: signInErrorMessage(error), status: serviceStatusOf(error) };
     throw error;
   }
 }
