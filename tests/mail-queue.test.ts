@@ -160,7 +160,9 @@ describe('a relay that is down delays mail without losing it', () => {
     const html = await page.text();
     const text = htmlText(html.replace(/<[^>]+>/g, ' '));
     expect(text).toContain('Messages en attente');
-    expect(text).toMatch(/Réinitialisation du mot de passe\s+commercial@demo\.local\s+Échec\s+5\s+Une erreur est survenue lors de l'envoi de l'email\s+connect ECONNREFUSED/);
+    expect(text).toMatch(
+      /Réinitialisation du mot de passe\s+commercial@demo\.local\s+Échec\s+5\s+Une erreur est survenue lors de l'envoi de l'email\s+connect ECONNREFUSED/,
+    );
     expect(html).not.toContain('ticket');
     expect(html).not.toContain('/api/auth/verify');
     // Not for other roles.

@@ -205,7 +205,18 @@ describe('formats (SPEC §1)', () => {
   it('uses every text of the catalogue: none is left over from a screen that changed', () => {
     // Named as a key somewhere, or in a section read whole (label maps, tabs, mails).
     // The audit trail's words are read by the kind, action or field an event names (decision 034).
-    const wholeSections = ['labels.', 'nav.', 'mail.', 'orderMeasures.results.', 'audit.actions.', 'audit.kinds.', 'audit.fields.', 'audit.subjects.', 'messageQueue.kinds.', 'messageQueue.statuses.'];
+    const wholeSections = [
+      'labels.',
+      'nav.',
+      'mail.',
+      'orderMeasures.results.',
+      'audit.actions.',
+      'audit.kinds.',
+      'audit.fields.',
+      'audit.subjects.',
+      'messageQueue.kinds.',
+      'messageQueue.statuses.',
+    ];
     const keys: string[] = [];
     const walk = (node: object, prefix: string) => {
       for (const [name, value] of Object.entries(node)) typeof value === 'string' ? keys.push(prefix + name) : walk(value, `${prefix}${name}.`);
