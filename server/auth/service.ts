@@ -389,13 +389,18 @@ export function createAuthService(deps: {
     const u = await requireActive(await findUserById(session.user.id));
     if (await hasSecondFactor(u)) throw authErrors.elevationRequired();
     if (!u.passwordHash) throw authErrors.invalidCurrentPassword();
+    await checkCurrentPassword(u, password, caller);
+    await elevate(session.sessionId);
+  }
+
+  /** The current password, from a sign-in that may be stolen: guesses throttled as sign-in guesses are. */
+  async function checkCurrentPassword(u: Pick<UserRow, 'id' | 'passwordHash'>, password: string, caller: Caller): Promise<void> {
     throttle.check(`user:${u.id}`, caller.ip);
-    if (!(await verifyPassword(u.passwordHash, password))) {
+    if (!(await verifyPassword(u.passwordHash ?? undefined, password))) {
       throttle.fail(`user:${u.id}`, caller.ip);
       throw authErrors.invalidCurrentPassword();
     }
     throttle.succeed(`user:${u.id}`, caller.ip);
-    await elevate(session.sessionId);
   }
 
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
@@ -913,13 +918,7 @@ export function createAuthService(deps: {
         // An account with a second factor proves it too: its password alone is not the strongest.
         await requireElevated(input.session);
         if (input.currentPassword !== undefined) {
-          // A stolen session guessing the password: throttled as sign-in guesses are.
-          throttle.check(`user:${user.id}`, caller.ip);
-          if (!(await verifyPassword(user.passwordHash ?? undefined, input.currentPassword))) {
-            throttle.fail(`user:${user.id}`, caller.ip);
-            throw authErrors.invalidCurrentPassword();
-          }
-          throttle.succeed(`user:${user.id}`, caller.ip);
+          await checkCurrentPassword(user, input.currentPassword, caller);
         } else {
           const fresh = input.session.method === 'password' && Date.now() - input.session.createdAt.getTime() < FRESH_SIGN_IN_MS;
           // A password proved on its own (/elevate/password) in the last minutes counts too.
