@@ -31,6 +31,11 @@ const passwordSignIn = async (email: string, password = DEMO_PASSWORD) =>
 
 /** A sign-in by the e-mail link sent to `email`: what a leaked link (or mailbox) gives. */
 async function linkSignIn(email: string): Promise<string> {
+  return (await linkSession(email)).accessToken as string;
+}
+
+/** The session of that link: its access token, and what a browser's cookie is made of. */
+async function linkSession(email: string) {
   expect((await postJson(`${api}/signin/passwordless/email`, { email })).status).toBe(200);
   const mail = (await t.outbox())
     .map(decodeMail)
@@ -39,7 +44,7 @@ async function linkSignIn(email: string): Promise<string> {
   const landing = await fetch(verifyLink(mail), { redirect: 'manual' });
   const refreshToken = new URL(landing.headers.get('location')!).searchParams.get('refreshToken')!;
   expect(refreshToken).toBeTruthy();
-  return (await postJson(`${api}/token`, { refreshToken })).body.accessToken as string;
+  return (await postJson(`${api}/token`, { refreshToken })).body;
 }
 
 /** A sign-in by a personal access token of `email`: what a leaked script token gives. */
@@ -194,15 +199,7 @@ async function linkSignInWithCode(email: string, secret: string): Promise<string
 
 describe('the phone screen, signed in by an e-mail link', () => {
   it('asks the current password in the form that sends the code, says a wrong one there, then sends it', async () => {
-    const email = 'commercial@demo.local';
-    expect((await postJson(`${api}/signin/passwordless/email`, { email })).status).toBe(200);
-    const mail = (await t.outbox())
-      .map(decodeMail)
-      .filter((m) => m.includes(`To: ${email}`))
-      .at(-1)!;
-    const landing = await fetch(verifyLink(mail), { redirect: 'manual' });
-    const refreshToken = new URL(landing.headers.get('location')!).searchParams.get('refreshToken')!;
-    const session = (await postJson(`${api}/token`, { refreshToken })).body;
+    const session = await linkSession('commercial@demo.local');
     let cookie = '';
     const jar = { set: (_name: string, value: string) => void (cookie = value) } as unknown as AstroCookies;
     await writeSession(jar, t.app.services, cookieOf(session));
