@@ -116,6 +116,8 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
   /** The manifest is checked (MAC, or format 1 with --unauthenticated): entries may follow. */
   let trusted = false;
   const seen = new Set<string>();
+  /** The descriptors of entries being unpacked: each closed once, by `take` or after the reading. */
+  const open = new Set<number>();
   let failure: Error | undefined;
   const parser = new Parser({ strict: true });
   const input = createReadStream(file);
@@ -207,8 +209,12 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
     if (stage) {
       mkdirSync(path.dirname(path.join(stage, name)), { recursive: true });
       fd = openSync(path.join(stage, name), 'wx', 0o600);
+      open.add(fd);
     }
-    const close = () => fd !== undefined && closeSync(fd);
+    const close = () => {
+      if (fd === undefined || !open.delete(fd)) return;
+      closeSync(fd);
+    };
     entry.on('data', (chunk: Buffer) => {
       if (failure) return;
       bytes += chunk.length;
@@ -254,24 +260,30 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
     take(entry, name);
   });
 
-  await new Promise<void>((resolve) => {
-    parser.on('error', (error: Error) => {
-      failure ??= error;
-      input.destroy();
-      resolve();
+  try {
+    await new Promise<void>((resolve) => {
+      parser.on('error', (error: Error) => {
+        failure ??= error;
+        input.destroy();
+        resolve();
+      });
+      parser.on('close', () => resolve());
+      parser.on('end', () => resolve());
+      input.on('error', (error) => {
+        failure ??= error;
+        resolve();
+      });
+      input.on('data', (chunk) => {
+        if (!parser.write(chunk as Buffer)) input.pause();
+      });
+      parser.on('drain', () => input.resume());
+      input.on('end', () => parser.end());
     });
-    parser.on('close', () => resolve());
-    parser.on('end', () => resolve());
-    input.on('error', (error) => {
-      failure ??= error;
-      resolve();
-    });
-    input.on('data', (chunk) => {
-      if (!parser.write(chunk as Buffer)) input.pause();
-    });
-    parser.on('drain', () => input.resume());
-    input.on('end', () => parser.end());
-  });
+  } finally {
+    // An entry cut short (an aborted reading) ends nowhere: its descriptor is closed here.
+    for (const fd of open) closeSync(fd);
+    open.clear();
+  }
   if (failure) throw failure instanceof BackupError ? failure : damaged(failure.message);
   if (!manifestBytes) throw damaged('no readable manifest.json');
   // An archive of nothing but its manifest and MAC still has to be checked.
