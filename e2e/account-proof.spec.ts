@@ -54,14 +54,7 @@ for (const javaScriptEnabled of [true, false]) {
 }
 
 test('asks it the same on a tablet', async ({ browser }) => {
-  const context = await browser.newContext({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
-  const page = await context.newPage();
-  await page.goto('/sign-in');
-  await page.getByRole('link', { name: 'Recevoir un lien de connexion' }).click();
-  await page.getByLabel('Adresse e-mail').fill(EMAIL);
-  await page.getByRole('button', { name: 'Envoyer le lien' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'un lien de connexion vient de lui être envoyé' })).toBeVisible();
-  await page.goto(verifyLinkOf(lastMailTo(EMAIL)));
+  const { context, page } = await signInByLink(browser, true, { width: 768, height: 1024 }, true);
   await page.goto('/profile');
   const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
   await form.getByLabel('E-mail').fill('commercial.tablette@demo.local');
