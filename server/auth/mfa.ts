@@ -303,8 +303,8 @@ export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService },
       sendJson(res, 200, await mfa.generateTotp(session));
     },
     'POST /user/mfa': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.userMfa, raw);
+      const session = await auth.authenticate(bearer(req));
       if (body.activeMfaType === 'totp') return mfa.activateTotp(session, body.code, caller(req));
       await mfa.deactivateTotp(session, body.code, caller(req));
       return 'OK';
@@ -314,8 +314,8 @@ export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService },
       return { session: await mfa.signInTotp(body.ticket, body.otp, caller(req)), mfa: null };
     }),
     'POST /elevate/totp': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.elevate, raw);
+      const session = await auth.authenticate(bearer(req));
       await mfa.elevateTotp(session, body.otp, caller(req));
       return { session: await auth.renewSession(session) };
     }),
