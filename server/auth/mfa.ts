@@ -31,7 +31,8 @@ const MFA_TICKET = /^mfaTotp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 
 export const mfaErrors = {
   noMfaTicket: () => new DomainError('invalid', 'no-mfa-ticket', 'No MFA ticket has been provided'),
-  invalidTotp: () => new DomainError('unauthenticated', 'invalid-totp', 'Invalid TOTP'),
+  /** `spent`: that wrong code was the ticket's last try (the password must be given again). */
+  invalidTotp: (spent = false) => new DomainError('unauthenticated', 'invalid-totp', 'Invalid TOTP', spent ? { spent } : {}),
   /** Enrolment and removal: a wrong code is bad input, not a lost sign-in. */
   wrongCode: () => new DomainError('invalid', 'invalid-totp', 'Invalid TOTP'),
   /** The secret is sealed with a key this installation lacks (a backup restored without its key). */
@@ -267,8 +268,9 @@ export function createMfaService(auth: AuthService) {
       if (!pending?.userId) throw authErrors.invalidMfaTicket();
       const u = await freshUser(pending.userId);
       if (!(await checkSecondFactor(u, code, caller))) {
-        await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
-        throw mfaErrors.invalidTotp();
+        // Still 401 invalid-totp (hasura-auth's answer); a page tells the user the ticket is gone.
+        const spent = await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
+        throw mfaErrors.invalidTotp(spent);
       }
       const used = await auth.consumeChallenge('mfaTotp', ticket);
       if (!used) throw authErrors.invalidMfaTicket();
