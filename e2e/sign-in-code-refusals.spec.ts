@@ -29,7 +29,7 @@ async function wrongCode(page: Page) {
   await page.waitForLoadState();
 }
 
-test('five wrong app codes say so and keep the e-mail: the password alone brings the code step back', async ({ page }) => {
+test('five wrong app codes say so and keep the e-mail: the password alone brings the code step back', async ({ page, browser }) => {
   await password(page);
   await expect(page).toHaveURL(/\/repair-orders$/);
   await page.goto('/profile/security');
@@ -61,4 +61,15 @@ test('five wrong app codes say so and keep the e-mail: the password alone brings
   await page.getByLabel('Code de vérification').fill(codeOf(secret, 1));
   await page.getByRole('button', { name: 'Vérifier' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
+
+  if (process.env.SHOTS_DIR) {
+    // The same refusal on a workshop tablet, for the review.
+    const tablet = await browser.newContext({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
+    const onTablet = await tablet.newPage();
+    await password(onTablet);
+    for (let i = 0; i < 5; i++) await wrongCode(onTablet);
+    await expect(onTablet.getByRole('alert').filter({ hasText: 'Trop de codes incorrects' })).toBeVisible();
+    await shot(onTablet, 'code-spent-email-kept-tablet');
+    await tablet.close();
+  }
 });
