@@ -90,3 +90,24 @@ describe('second-factor throttling', () => {
     }
   }, 60_000);
 });
+
+describe('a sign-in ticket used by its right code', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+  });
+  afterAll(() => t?.close());
+
+  it('stays used when a wrong code sent alongside is counted after it', async () => {
+    const auth = t.app.services.auth;
+    const ticket = `mfaTotp:${crypto.randomUUID()}`;
+    await auth.createChallenge('mfaTotp', ticket, { data: { method: 'password' }, ttlMs: 60_000 });
+    // A wrong code's request found the ticket live, then the right code's request used it…
+    const pending = await auth.findChallenge('mfaTotp', ticket);
+    expect(await auth.consumeChallenge('mfaTotp', ticket)).toBeDefined();
+    // …and the wrong code is counted last: the ticket is spent, and cannot be redeemed again.
+    expect(await auth.failChallenge(pending!.id, 5)).toBe(true);
+    expect(await auth.findChallenge('mfaTotp', ticket)).toBeUndefined();
+    expect(await auth.consumeChallenge('mfaTotp', ticket)).toBeUndefined();
+  });
+});

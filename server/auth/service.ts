@@ -268,16 +268,19 @@ export function createAuthService(deps: {
     return row;
   }
 
-  /** Counts a wrong answer to a ceremony; at `max`, it is used up. True when it is (or was already). */
+  /**
+   * Counts a wrong answer to a ceremony; at `max`, it is used up. True when it is (or was already):
+   * a ceremony a right answer used meanwhile stays used (a late wrong code never revives it).
+   */
   async function failChallenge(id: string, max: number): Promise<boolean> {
     const attempts = sql`coalesce((${challenges.data}->>'attempts')::int, 0) + 1`;
     const [row] = await db
       .update(challenges)
       .set({
         data: sql`jsonb_set(${challenges.data}, '{attempts}', to_jsonb(${attempts}))`,
-        usedAt: sql`case when ${attempts} >= ${max} then now() else null end`,
+        usedAt: sql`coalesce(${challenges.usedAt}, case when ${attempts} >= ${max} then now() end)`,
       })
-      .where(eq(challenges.id, id))
+      .where(and(eq(challenges.id, id), isNull(challenges.usedAt)))
       .returning({ usedAt: challenges.usedAt });
     return !row || row.usedAt !== null;
   }
