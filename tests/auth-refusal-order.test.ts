@@ -2,6 +2,7 @@
 // told first (400 invalid-request), before any session, token, role, proof or throttle answer;
 // then a personal access token's sign-in is told it manages nothing (403 forbidden-pat), whatever
 // its role; only then the role, then the proof.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
@@ -82,5 +83,51 @@ describe('a malformed body on a step-up or account route', () => {
     }
     // A well-formed code from a token's sign-in: now the token is told.
     expect(await postJson(`${api}/elevate/totp`, { otp: '123456' }, bearer(pat))).toMatchObject({ status: 403, body: { error: 'forbidden-pat' } });
+  });
+});
+
+describe('the same order through GraphQL and on the authenticator app', () => {
+  type Answer = { data?: unknown; errors?: { message: string; extensions?: { code?: string; reason?: string } }[] };
+  const gql = (token: string, query: string, variables: object) =>
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify({ query, variables }),
+    }).then((r) => r.json() as Promise<Answer>);
+  const idOf = async (email: string) => (await t.app.services.auth.findUserByEmail(email))!.id;
+  const changeEmail = async (token: string, email: string, newEmail: string) =>
+    (
+      await gql(token, 'mutation($id: uuid!, $email: String!) { updateUser(pk_columns: { id: $id }, _set: { email: $email }) { email } }', {
+        id: await idOf(email),
+        email: newEmail,
+      })
+    ).errors?.[0]?.extensions;
+
+  it("tells a mechanic's token it manages nothing before its role may not change its address", async () => {
+    const token = await patSignIn('mecanicien@demo.local');
+    expect(await changeEmail(token, 'mecanicien@demo.local', 'nouvelle@demo.local')).toMatchObject({ code: 'forbidden', reason: 'forbidden-pat' });
+  });
+
+  it('never tells a token, nor an unproved sign-in, whether an address has an account', async () => {
+    const token = await patSignIn('commercial@demo.local');
+    expect(await changeEmail(token, 'commercial@demo.local', 'admin@demo.local')).toMatchObject({ code: 'forbidden', reason: 'forbidden-pat' });
+    // A password sign-in older than the proof's few minutes: the proof is asked for first.
+    const stale = await passwordSignIn('commercial@demo.local');
+    await t.database.db.execute(
+      sql`update auth.grants set created_at = now() - interval '1 hour' where user_id = ${await idOf('commercial@demo.local')} and method = 'password'`,
+    );
+    expect(await changeEmail(stale, 'commercial@demo.local', 'admin@demo.local')).toMatchObject({ reason: 'elevated-claim-required' });
+  });
+
+  it("tells a token it manages nothing before saying the account's app is already active", async () => {
+    const email = 'diagnostic@demo.local';
+    const token = await patSignIn(email);
+    await t.database.db.execute(sql`update auth.users set active_mfa_type = 'totp' where email = ${email}`);
+    try {
+      const res = await fetch(`${api}/mfa/totp/generate`, { headers: bearer(token) });
+      expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 403, body: { error: 'forbidden-pat' } });
+    } finally {
+      await t.database.db.execute(sql`update auth.users set active_mfa_type = null where email = ${email}`);
+    }
   });
 });

@@ -178,10 +178,11 @@ export function createMfaService(auth: AuthService) {
     /** GET /mfa/totp/generate: a new secret, kept until activation, and its QR code. */
     async generateTotp(session: SessionRow): Promise<{ imageUrl: string; totpSecret: string }> {
       requireOn();
+      // A stolen sign-in must not add a factor: a token refused, then the strongest factor
+      // proved (decision 048), before anything about the account is told.
+      await auth.requireProof(session);
       const u = await freshUser(session.user.id);
       if (u.activeMfaType) throw mfaErrors.alreadyActive();
-      // A stolen sign-in must not add a factor: the strongest factor first (decision 048).
-      await auth.requireProof(session);
       const secret = new Secret({ size: 20 }).base32;
       await db
         .update(users)

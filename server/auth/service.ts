@@ -385,6 +385,13 @@ export function createAuthService(deps: {
     if (session.method === 'pat') throw authErrors.patSession();
   }
 
+  /** refusePat for the sign-in behind an API call (GraphQL's viewer): told before the role or the proof. */
+  async function refusePatSession(sessionId: string, userId: string): Promise<void> {
+    const session = await openSession(sessionId, userId);
+    if (!session) throw authErrors.unauthenticated();
+    refusePat(session);
+  }
+
   /**
    * The current password as proof (decision 048): for an account without a second factor, it
    * counts as a step-up for five minutes. Throttled as sign-in guesses are.
@@ -612,6 +619,7 @@ export function createAuthService(deps: {
     requireProof,
     requireProofSession,
     refusePat,
+    refusePatSession,
     proveWithPassword,
     elevate,
     renewSession,

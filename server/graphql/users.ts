@@ -172,21 +172,27 @@ builder.mutationField('updateUser', (t) =>
       const id = args.pk_columns.id;
       const { users, auth } = context.services;
       const manager = can(viewer.role, 'manageUsers');
+      const own = id === viewer.id;
+      // One's own new address is a way in (decision 048): refused in the auth routes' order, a
+      // token's sign-in first (whatever its role), then the role, then the proof, and only then
+      // whether the address is free (a token holder never learns which addresses have an account).
+      const mine = own ? await users.get(id) : undefined;
+      if (own && email && email.toLowerCase() !== mine?.email) await auth.refusePatSession(viewer.sessionId, viewer.id);
       // Everyone else: their own name and e-mail, and not the mechanics (SPEC §2.5).
-      const ownProfile = id === viewer.id && set.defaultRole === undefined && set.disabled === undefined;
+      const ownProfile = own && set.defaultRole === undefined && set.disabled === undefined;
       if (!manager && (!ownProfile || !can(viewer.role, 'editOwnProfile'))) throw forbidden();
-      const current = await users.get(id);
+      const current = mine ?? (await users.get(id));
       if (!current) throw notFound();
       // A new address is only asked for here: it takes effect from the link sent to it.
       const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
-      if (newEmail) await users.assertEmailFree(newEmail, id);
       // Step-up (issue 18, item 7): an admin with a second factor proves it again before changing
       // a role, enabling or disabling an account, or another user's address (its link signs in).
       const roleChanged = set.defaultRole !== undefined && set.defaultRole !== current.defaultRole;
       const statusChanged = set.disabled !== undefined && set.disabled !== current.disabled;
-      if (manager && (roleChanged || statusChanged || (newEmail && id !== viewer.id))) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
-      // One's own address is a way in: the account's strongest factor first (decision 048).
-      if (newEmail && id === viewer.id) await auth.requireProofSession(viewer.sessionId, viewer.id);
+      if (manager && (roleChanged || statusChanged || (newEmail && !own))) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
+      // One's own address: the account's strongest factor first (decision 048).
+      if (newEmail && own) await auth.requireProofSession(viewer.sessionId, viewer.id);
+      if (newEmail) await users.assertEmailFree(newEmail, id);
       const row = manager ? await users.update(viewer, id, set) : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
       if (!newEmail) return row;
       await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });
