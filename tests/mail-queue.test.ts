@@ -1,5 +1,6 @@
 // Mail leaves through a queue (issue 29, item 2): the request answers before any network I/O, a
 // relay that is down delays mail without losing it, and each message has one sender.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -260,6 +261,60 @@ describe('«Renvoyer» on a message another worker is sending right now', () => 
       await other.close();
       await t.close();
       await relay.stop();
+    }
+  }, 60_000);
+});
+
+describe('an instance without the key a message was sealed with (a rotation under way)', () => {
+  it('leaves the message to an instance that has it, and marks failed only a content that does not open', async () => {
+    const t = await startTestApp('pglite');
+    const newKey = randomBytes(32).toString('hex');
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'atelier-other-'));
+    // Restarted with the new key first and the old one as ENCRYPTION_KEY_PREVIOUS; `t`'s instance not yet.
+    const restarted = createMailer({
+      db: t.database.db,
+      from: 'a@b.fr',
+      dataDir: otherDir,
+      sms: { send: async () => {} },
+      retry: t.config.messageRetry,
+      logger: { info: () => {}, error: () => {} },
+      vault: createVault(t.database.db, createKeyring([newKey, ...t.config.encryptionKeys])),
+    });
+    const rowOf = async (recipient: string) => (await t.database.db.select().from(messageQueue).where(eq(messageQueue.recipient, recipient)))[0]!;
+    try {
+      await t.database.db.transaction((tx) => restarted.queue(tx, 'passwordReset', 'nouvelle-cle@demo.local', { displayName: '', link: 'http://x/new' }));
+      await t.database.db.transaction((tx) => t.app.mailer.queue(tx, 'passwordReset', 'deplace@demo.local', { displayName: '', link: 'http://x/moved' }));
+      // A content moved from another row: the key is there, yet it does not open.
+      await t.database.db.transaction((tx) => t.app.mailer.queue(tx, 'passwordReset', 'donneur@demo.local', { displayName: '', link: 'http://x/donor' }));
+      const moved = await rowOf('deplace@demo.local');
+      await t.database.db
+        .update(messageQueue)
+        .set({ vars: (await rowOf('donneur@demo.local')).vars })
+        .where(eq(messageQueue.id, moved.id));
+      const sealedNew = (await rowOf('nouvelle-cle@demo.local')).vars;
+      t.app.mailer.nudge();
+      await t.app.mailer.settled();
+
+      // The old instance claimed it, could not open it, and put it back untouched.
+      const left = await rowOf('nouvelle-cle@demo.local');
+      expect(left).toMatchObject({ status: 'waiting', attempts: 0, claimedUntil: null, lastError: null });
+      expect(left.vars).toBe(sealedNew);
+      expect(left.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+      expect((await t.outbox()).join('\n')).not.toContain('nouvelle-cle@demo.local');
+      const [altered] = await t.database.db.select().from(messageQueue).where(eq(messageQueue.id, moved.id));
+      expect(altered).toMatchObject({ status: 'failed', lastError: 'unreadable', vars: null });
+
+      // The restarted instance sends it.
+      await t.database.db.update(messageQueue).set({ nextAttemptAt: new Date() }).where(eq(messageQueue.id, left.id));
+      restarted.start();
+      await until(async () => (await rowOf('nouvelle-cle@demo.local')).status === 'sent', 'the message sent by the instance with the key');
+      const sent = readdirSync(path.join(otherDir, 'outbox')).map((f) => readFileSync(path.join(otherDir, 'outbox', f), 'utf8'));
+      expect(sent.join('\n')).toContain('To: nouvelle-cle@demo.local');
+      expect((await rowOf('nouvelle-cle@demo.local')).attempts).toBe(1);
+    } finally {
+      await restarted.close();
+      await t.close();
+      rmSync(otherDir, { recursive: true, force: true });
     }
   }, 60_000);
 });

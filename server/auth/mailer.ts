@@ -15,7 +15,7 @@ import { messageQueue } from '#server/db/schema/index.ts';
 import type { Logger } from '#server/log.ts';
 import type { SmsSender } from './sms.ts';
 import { renderMail, type MailKind, type MailVars } from './templates.ts';
-import { messageVarsContext, type Vault } from './vault.ts';
+import { isSealed, keyIdOfSealed, messageVarsContext, type Vault } from './vault.ts';
 
 /** A message as the admin sees it: never its link, code or text. */
 export type QueuedMessage = {
@@ -77,6 +77,8 @@ const SMTP_TIMEOUT_MS = 15_000;
 /** Sent rows (blank) are kept this long for the record, then deleted. */
 const KEEP_SENT = sql`interval '30 days'`;
 const SWEEP_EVERY_MS = 60_000;
+/** A message sealed with a key this instance lacks waits this long for an instance that has it. */
+const FOREIGN_KEY_DELAY_MS = 10_000;
 /** `last_error` of a message whose link or code died before it could leave. */
 export const EXPIRED_ERROR = 'expired';
 /** `last_error` of a message whose sealed content this installation cannot open (a lost key). */
@@ -90,7 +92,7 @@ export function createMailer(options: {
   sms: SmsSender;
   retry: MessageRetry;
   logger: Logger;
-  vault: Pick<Vault, 'seal' | 'open'>;
+  vault: Pick<Vault, 'seal' | 'open' | 'holdsKeyOf'>;
 }): Mailer {
   const { db, logger, retry, vault } = options;
   const transport = options.smtpUrl ? smtpTransport(options.smtpUrl, options.from, logger) : outboxTransport(options.dataDir, options.from, logger);
@@ -101,6 +103,8 @@ export function createMailer(options: {
   let again = false;
   let poll: NodeJS.Timeout | undefined;
   let lastSweep = 0;
+  /** Key ids of messages left to other instances, each logged once. */
+  const foreignKeys = new Set<string>();
 
   type Claimed = {
     id: string;
@@ -131,6 +135,22 @@ export function createMailer(options: {
     if (m.expires_at && new Date(m.expires_at).getTime() <= Date.now()) {
       await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: EXPIRED_ERROR, claimedUntil: null }).where(stillOurs(m));
       logger.error('message expired before it could be sent', { id: m.id, kind: m.kind, attempts: m.attempts - 1 });
+      return;
+    }
+    if (typeof m.vars === 'string' && isSealed(m.vars) && !vault.holdsKeyOf(m.vars)) {
+      // Sealed with a key this instance lacks (a rotation under way: another instance restarted
+      // with the new key, decision 050): left to an instance that has it, the attempt not counted.
+      await db
+        .update(messageQueue)
+        .set({ status: 'waiting', attempts: m.attempts - 1, nextAttemptAt: new Date(Date.now() + FOREIGN_KEY_DELAY_MS), claimedUntil: null })
+        .where(stillOurs(m));
+      const keyId = keyIdOfSealed(m.vars)!;
+      if (!foreignKeys.has(keyId)) {
+        foreignKeys.add(keyId);
+        logger.error('message sealed with an encryption key this instance does not have: left to another instance (restart it with the new ENCRYPTION_KEY)', {
+          keyId,
+        });
+      }
       return;
     }
     let content: unknown;

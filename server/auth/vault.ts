@@ -336,6 +336,8 @@ export function createVault(db: Db, keyring: Keyring) {
   return {
     seal: (plaintext: string, context: string) => seal(keyring, plaintext, context),
     open: (sealed: string, context: string) => open(keyring, sealed, context),
+    /** Whether this installation holds the key that sealed `sealed` (false for a value in clear). */
+    holdsKeyOf: (sealed: string) => keyring.keys.has(keyIdOfSealed(sealed) ?? ''),
     /**
      * The keyed hash of a recovery code or a token: HMAC-SHA-256, under the hash key, of its
      * SHA-256 (tokens.ts `sha256`), so that rows an older version hashed could be carried over.
