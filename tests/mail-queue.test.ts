@@ -177,6 +177,13 @@ describe('a relay that is down delays mail without losing it', () => {
     expect(retried.status).toBe(303);
     await until(async () => (await rowsOf('commercial@demo.local'))[0]?.status === 'sent', 'the message sent');
     expect(relay.messages.filter((m) => m.to.includes('commercial@demo.local'))).toHaveLength(1);
+    // «Renvoyer» once more (a second tab, or a worker sending it in between): it has just left.
+    const again = await admin.request('/users/messages', { method: 'POST', body: new URLSearchParams({ id: failed!.id }) });
+    expect(again.status).toBe(303);
+    const told = htmlText((await (await admin.request('/users/messages')).text()).replace(/<[^>]+>/g, ' '));
+    expect(told).toContain('Ce message vient de partir.');
+    expect(told).not.toContain('a expiré');
+    expect(relay.messages.filter((m) => m.to.includes('commercial@demo.local'))).toHaveLength(1);
   });
 
   it('keeps what is queued when the server stops (it goes at the next start)', async () => {
@@ -210,10 +217,14 @@ describe('one sender per message, with two workers on one PostgreSQL', () => {
       await t.database.db.transaction(async (tx) => {
         for (let i = 0; i < 30; i++) await t.app.mailer.queue(tx, 'passwordReset', `m${i}@demo.local`, { displayName: '', link: `http://x/${i}` });
       });
+      const [retried] = await t.database.db.select({ id: messageQueue.id }).from(messageQueue).where(eq(messageQueue.recipient, 'm15@demo.local'));
       other.start();
       t.app.mailer.nudge();
       other.nudge();
+      // «Renvoyer» while both workers claim (its FOR UPDATE SKIP LOCKED, on PostgreSQL): never a second send.
+      expect(['retried', 'sending', 'sent']).toContain(await other.retry(retried!.id));
       await Promise.all([t.app.mailer.settled(), other.settled()]);
+      expect(await t.app.mailer.retry(retried!.id)).toBe('sent');
       const sent = [...(await t.outbox()), ...readdirSync(path.join(otherDir, 'outbox')).map((f) => readFileSync(path.join(otherDir, 'outbox', f), 'utf8'))];
       const recipients = sent.map((raw) => raw.match(/^To: (\S+)$/m)?.[1]).sort();
       expect(recipients).toHaveLength(30);

@@ -52,14 +52,15 @@ export type Mailer = {
   pending(): Promise<QueuedMessage[]>;
   /**
    * Sends a waiting or failed message at once, attempts counted afresh: 'retried'; 'sending' when a
-   * worker is handing it over right now (it is not sent twice); 'gone' when it cannot be any more.
+   * worker is handing it over right now (it is not sent twice); 'sent' when it has just left;
+   * 'gone' when it cannot be any more.
    */
   retry(id: string): Promise<RetryOutcome>;
   /** Stops claiming; a message being handed over finishes (or stays queued). */
   close(): Promise<void>;
 };
 
-export type RetryOutcome = 'retried' | 'sending' | 'gone';
+export type RetryOutcome = 'retried' | 'sending' | 'sent' | 'gone';
 
 /** Sends one rendered message, or throws. */
 type Transport = { send(kind: MailKind, to: string, vars: MailVars, seq: number): Promise<void>; close(): void };
@@ -317,9 +318,14 @@ export function createMailer(options: {
         setImmediate(nudge);
         return 'retried';
       }
-      // Still alive, yet not taken: a worker holds it.
+      // Still alive, yet not taken: a worker holds it. Sent meanwhile (by a worker, or from another tab): it left.
       const [held] = await db.select({ id: messageQueue.id }).from(messageQueue).where(alive);
-      return held ? 'sending' : 'gone';
+      if (held) return 'sending';
+      const [sent] = await db
+        .select({ id: messageQueue.id })
+        .from(messageQueue)
+        .where(and(eq(messageQueue.id, id), eq(messageQueue.status, 'sent')));
+      return sent ? 'sent' : 'gone';
     },
     async close() {
       stopped = true;

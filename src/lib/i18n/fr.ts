@@ -1387,6 +1387,7 @@ export const fr = {
     retried: 'Message renvoyé',
     cannotRetry: "Ce message ne peut plus être renvoyé : son lien ou son code a expiré. L'utilisateur peut en demander un nouveau.",
     sendingNow: "Ce message est en train de partir : il n'est pas renvoyé une seconde fois.",
+    justSent: 'Ce message vient de partir.',
     expired: "Lien ou code expiré avant l'envoi",
     unreadable: 'Lien ou code illisible : la clé de chiffrement qui le protégeait manque à cette installation',
     smsRefused: "Le fournisseur de SMS n'a pas accepté le message",
