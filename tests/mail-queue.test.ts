@@ -7,7 +7,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '#server/auth/mailer.ts';
-import { createKeyring, createVault } from '#server/auth/vault.ts';
+import { createKeyring, createVault, resealSecrets } from '#server/auth/vault.ts';
 import { openDatabase } from '#server/db/client.ts';
 import { messageQueue } from '#server/db/schema/index.ts';
 import { browser, htmlText } from './support/browser.ts';
@@ -326,6 +326,33 @@ describe('an instance without the key a message was sealed with (a rotation unde
       await restarted.close();
       await t.close();
       rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('a rotation while a worker sends a queued message (PostgreSQL)', () => {
+  it('never writes the sealed link back into a message sent meanwhile', async () => {
+    const t = await startTestApp('postgres');
+    const worker = await openDatabase({ dataDir: t.config.dataDir, databaseUrl: t.config.databaseUrl });
+    try {
+      await t.app.mailer.close();
+      await t.database.db.transaction((tx) => t.app.mailer.queue(tx, 'passwordReset', 'pendant@demo.local', { displayName: '', link: 'http://x/r' }));
+      const [row] = await t.database.db.select().from(messageQueue).where(eq(messageQueue.recipient, 'pendant@demo.local'));
+      const keyring = createKeyring([randomBytes(32).toString('hex'), ...t.config.encryptionKeys]);
+      let rotated: Promise<number> | undefined;
+      // Another instance's worker holds the row while the rotation reads the queue, then sends it.
+      await worker.db.transaction(async (tx) => {
+        await tx.execute(sql`select id from auth.message_queue where id = ${row!.id} for update`);
+        rotated = resealSecrets(t.database.db, keyring);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await tx.update(messageQueue).set({ status: 'sent', vars: null, sentAt: new Date() }).where(eq(messageQueue.id, row!.id));
+      });
+      await rotated;
+      const [after] = await t.database.db.select().from(messageQueue).where(eq(messageQueue.id, row!.id));
+      expect(after).toMatchObject({ status: 'sent', vars: null });
+    } finally {
+      await worker.close();
+      await t.close();
     }
   }, 60_000);
 });

@@ -298,19 +298,19 @@ export async function resealSecrets(db: Db, keyring: Keyring): Promise<number> {
       );
     for (const message of messages) {
       const context = messageVarsContext(message.id);
+      // Read without a lock: a worker may send the row meanwhile (and blank it). Each write is a
+      // compare-and-set on the content read, so a sent row never gets its sealed link back.
+      const unchanged = and(eq(messageQueue.id, message.id), sql`${messageQueue.vars} #>> '{}' = ${message.vars}`);
       let value: string;
       try {
         value = seal(keyring, open(keyring, message.vars, context), context);
       } catch {
         // Altered or moved: it could never be sent; its user asks for a new link or code.
-        await tx
-          .update(messageQueue)
-          .set({ vars: null, status: 'failed', lastError: UNREADABLE_MESSAGE, claimedUntil: null })
-          .where(eq(messageQueue.id, message.id));
+        await tx.update(messageQueue).set({ vars: null, status: 'failed', lastError: UNREADABLE_MESSAGE, claimedUntil: null }).where(unchanged);
         continue;
       }
-      await tx.update(messageQueue).set({ vars: value }).where(eq(messageQueue.id, message.id));
-      count++;
+      const [resealed] = await tx.update(messageQueue).set({ vars: value }).where(unchanged).returning({ id: messageQueue.id });
+      if (resealed) count++;
     }
     // Nothing may be left under an old key: the caller drops the old key next.
     const left = await missingKeys(tx, { current: keyring.current, keys: new Map([[keyring.current, keyring.keys.get(keyring.current)!]]) });
