@@ -7,13 +7,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { is, sql } from 'drizzle-orm';
+import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { Secret, TOTP } from 'otpauth';
 import { extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInErrorMessage } from '#lib/auth/errors.ts';
 import { mfaErrors } from '#server/auth/mfa.ts';
-import { keyIdOf } from '#server/auth/vault.ts';
+import { keyIdOf, SEALED_COLUMNS } from '#server/auth/vault.ts';
+import { SEALED_ENTRIES } from '#server/backup/archive.ts';
+import * as schema from '#server/db/schema/index.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
@@ -316,5 +319,28 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
     expect((await signInWithCode(`${after.url}/api/auth`, user.email, user.recoveryCodes[0]!)).status).toBe(200);
     // Run again: nothing left to re-seal.
     expect((await cli(['rotate-secrets'], env)).stderr).toBe(`Re-sealed 0 secrets with encryption key ${keyIdOf(newKey)} (ENCRYPTION_KEY)\n`);
+  });
+});
+
+describe('the sealed columns', () => {
+  it('are one list: the archive reads the entries and columns vault.ts names, each a column of the schema', () => {
+    const tables = new Map(
+      Object.values(schema)
+        .filter((value): value is PgTable => is(value, PgTable))
+        .map((table) => {
+          const config = getTableConfig(table);
+          return [`${config.schema ?? 'public'}.${config.name}`, config.columns.map((c) => c.name)] as const;
+        }),
+    );
+    expect(Object.values(SEALED_COLUMNS).map((c) => `${c.table}.${c.column}`)).toEqual([
+      'auth.users.totp_secret',
+      'auth.server_secrets.value',
+      'auth.message_queue.vars',
+    ]);
+    for (const { table, column } of Object.values(SEALED_COLUMNS)) {
+      expect(tables.get(table), table).toContain(column);
+      expect(SEALED_ENTRIES.get(`data/${table}.ndjson`)).toBe(column);
+    }
+    expect(SEALED_ENTRIES.size).toBe(Object.keys(SEALED_COLUMNS).length);
   });
 });

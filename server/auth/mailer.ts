@@ -15,7 +15,7 @@ import { messageQueue } from '#server/db/schema/index.ts';
 import type { Logger } from '#server/log.ts';
 import type { SmsSender } from './sms.ts';
 import { renderMail, type MailKind, type MailVars } from './templates.ts';
-import { isSealed, keyIdOfSealed, messageVarsContext, type Vault } from './vault.ts';
+import { isSealed, keyIdOfSealed, messageVarsContext, UNREADABLE_ERROR, type Vault } from './vault.ts';
 
 /** A message as the admin sees it: never its link, code or text. */
 export type QueuedMessage = {
@@ -27,6 +27,8 @@ export type QueuedMessage = {
   attempts: number;
   nextAttemptAt: Date;
   lastError: string | null;
+  /** Its link or code is gone before it could leave: it died, or it did not open (lastError says which). */
+  lostContent: typeof EXPIRED_ERROR | typeof UNREADABLE_ERROR | null;
   createdAt: Date;
   /** It can be sent again: its link or code is still alive. */
   retriable: boolean;
@@ -82,8 +84,6 @@ const SWEEP_EVERY_MS = 60_000;
 const FOREIGN_KEY_DELAY_MS = 10_000;
 /** `last_error` of a message whose link or code died before it could leave. */
 export const EXPIRED_ERROR = 'expired';
-/** `last_error` of a message whose sealed content this installation cannot open (a lost key). */
-export const UNREADABLE_ERROR = 'unreadable';
 
 export function createMailer(options: {
   db: Db;
@@ -286,7 +286,10 @@ export function createMailer(options: {
         .where(inArray(messageQueue.status, ['waiting', 'failed']))
         .orderBy(desc(messageQueue.seq))
         .limit(200);
-      return rows as QueuedMessage[];
+      return rows.map((row) => ({
+        ...row,
+        lostContent: row.lastError === EXPIRED_ERROR || row.lastError === UNREADABLE_ERROR ? row.lastError : null,
+      })) as QueuedMessage[];
     },
     async retry(id) {
       if (!/^[0-9a-f-]{36}$/i.test(id)) return 'gone';

@@ -6,7 +6,7 @@
 // keeps sealed: a backup alone neither opens a secret nor lets one guess a recovery code, and a
 // rotation re-seals that one key instead of hashes it cannot recompute.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { and, eq, isNotNull, like, notLike, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, like, notLike, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '#server/db/client.ts';
 import { challenges, messageQueue, personalAccessTokens, recoveryCodes, serverSecrets, users } from '#server/db/schema/index.ts';
 import { sha256 } from './tokens.ts';
@@ -82,10 +82,22 @@ export const totpContext = (userId: string) => `auth.users.totp_secret:${userId}
 export const OIDC_VERIFIER_CONTEXT = 'auth.challenges.oidc-verifier';
 /** The context a queued message's content (its link, code or text) is sealed with: its row. */
 export const messageVarsContext = (messageId: string) => `auth.message_queue.vars:${messageId}`;
-/** A queued message whose content is sealed: `vars` is the JSON string `enc1:…`. */
-const SEALED_MESSAGE = sql`jsonb_typeof(vars) = 'string' and vars #>> '{}' like 'enc1:%'`;
-/** `last_error` of a message whose content could not be opened (mailer.ts UNREADABLE_ERROR). */
-const UNREADABLE_MESSAGE = 'unreadable';
+/** `last_error` of a queued message whose sealed content does not open (the mailer, a rotation, a restore). */
+export const UNREADABLE_ERROR = 'unreadable';
+
+/**
+ * The one list of the columns whose values are sealed and that a backup carries (decision 050):
+ * what `missingKeys` reads in the database, `forgetSealedSecrets` and `resealSecrets` change, and
+ * a restore reads in the archive before it writes a byte (backup/archive.ts). `text` is the SQL of
+ * the stored text (a queued message's `vars` is a JSON string). The PKCE verifiers of
+ * auth.challenges are sealed too, but live ten minutes and are in no backup (decision 035).
+ */
+export const SEALED_COLUMNS = {
+  totpSecret: { table: 'auth.users', column: 'totp_secret', text: sql.raw('totp_secret') },
+  hashKey: { table: 'auth.server_secrets', column: 'value', text: sql.raw('value') },
+  messageVars: { table: 'auth.message_queue', column: 'vars', text: sql.raw(`(vars #>> '{}')`) },
+} as const;
+const sealedValue = (text: SQL) => sql`${text} like ${`${FORMAT}:%`}`;
 const hashKeyContext = `auth.server_secrets:${HASH_KEY}`;
 
 /** HMAC-SHA-256 of an already hashed value: what upgraded rows (a plain SHA-256 on main) become. */
@@ -95,18 +107,23 @@ type Tx = Pick<Db, 'select' | 'update' | 'insert' | 'execute'>;
 
 /** Key ids the database's sealed values name that `keyring` lacks. */
 export async function missingKeys(tx: Pick<Db, 'execute'>, keyring: Keyring): Promise<string[]> {
-  // A backup restored from before this version has no auth.server_secrets yet.
-  const [table] = await queryRows<{ present: boolean; queue: boolean }>(
+  const columns = Object.values(SEALED_COLUMNS);
+  // A backup restored from an older version may lack a table (auth.server_secrets, the queue).
+  const [present] = await queryRows<Record<string, boolean>>(
     tx as Db,
-    sql`select to_regclass('auth.server_secrets') is not null as present, to_regclass('auth.message_queue') is not null as queue`,
+    sql`select ${sql.join(
+      columns.map((c, i) => sql`to_regclass(${c.table}::text) is not null as ${sql.raw(`t${i}`)}`),
+      sql`, `,
+    )}`,
   );
   const rows = await queryRows<{ id: string }>(
     tx as Db,
-    table?.present
-      ? sql`select split_part(totp_secret, ':', 2) as id from auth.users where totp_secret like 'enc1:%'
-          union select split_part(value, ':', 2) from auth.server_secrets where value like 'enc1:%'
-          ${table.queue ? sql`union select split_part(vars #>> '{}', ':', 2) from auth.message_queue where ${SEALED_MESSAGE}` : sql``}`
-      : sql`select distinct split_part(totp_secret, ':', 2) as id from auth.users where totp_secret like 'enc1:%'`,
+    sql.join(
+      columns
+        .filter((_, i) => present?.[`t${i}`])
+        .map((c) => sql`select split_part(${c.text}, ':', 2) as id from ${sql.raw(c.table)} where ${sealedValue(c.text)}`),
+      sql` union `,
+    ),
   );
   return [...new Set(rows.map((row) => row.id))].filter((id) => !keyring.keys.has(id));
 }
@@ -126,7 +143,7 @@ export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: stri
   );
   const apps = await queryRows<{ id: string }>(
     tx as Db,
-    sql`update auth.users set active_mfa_type = null, totp_secret = null, totp_last_step = null where totp_secret like any (array[${lost}]) returning id`,
+    sql`update auth.users set active_mfa_type = null, totp_secret = null, totp_last_step = null where ${SEALED_COLUMNS.totpSecret.text} like any (array[${lost}]) returning id`,
   );
   const appUsers = apps.map((row) => row.id);
   if (appUsers.length)
@@ -138,13 +155,13 @@ export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: stri
     );
   const [hashKey] = await queryRows<{ present: boolean }>(
     tx as Db,
-    sql`select to_regclass('auth.server_secrets') is not null and exists (select 1 from auth.server_secrets where value like any (array[${lost}])) as present`,
+    sql`select to_regclass('auth.server_secrets') is not null and exists (select 1 from auth.server_secrets where ${SEALED_COLUMNS.hashKey.text} like any (array[${lost}])) as present`,
   );
   const messages = (
     await queryRows(
       tx as Db,
-      sql`update auth.message_queue set vars = null, status = 'failed', last_error = ${UNREADABLE_MESSAGE}, claimed_until = null
-          where ${SEALED_MESSAGE} and vars #>> '{}' like any (array[${lost}]) returning id`,
+      sql`update auth.message_queue set vars = null, status = 'failed', last_error = ${UNREADABLE_ERROR}, claimed_until = null
+          where ${SEALED_COLUMNS.messageVars.text} like any (array[${lost}]) returning id`,
     )
   ).length;
   let tokens = 0;
@@ -152,7 +169,7 @@ export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: stri
     await tx.execute(sql`delete from auth.recovery_codes`);
     // Revoked rather than deleted: the tokens screen still lists them.
     tokens = (await queryRows(tx as Db, sql`update auth.personal_access_tokens set revoked_at = now() where revoked_at is null returning id`)).length;
-    await tx.execute(sql`delete from auth.server_secrets where value like any (array[${lost}])`);
+    await tx.execute(sql`delete from auth.server_secrets where ${SEALED_COLUMNS.hashKey.text} like any (array[${lost}])`);
   }
   return { apps: appUsers.length, tokens, messages };
 }
@@ -287,26 +304,20 @@ export async function resealSecrets(db: Db, keyring: Keyring): Promise<number> {
       count++;
     }
     const messages = await tx
-      .select({ id: messageQueue.id, vars: sql<string>`${messageQueue.vars} #>> '{}'` })
+      .select({ id: messageQueue.id, vars: sql<string>`${SEALED_COLUMNS.messageVars.text}` })
       .from(messageQueue)
-      .where(
-        and(
-          sql`jsonb_typeof(${messageQueue.vars}) = 'string'`,
-          sql`${messageQueue.vars} #>> '{}' like 'enc1:%'`,
-          sql`${messageQueue.vars} #>> '{}' not like ${stale}`,
-        ),
-      );
+      .where(and(sealedValue(SEALED_COLUMNS.messageVars.text), sql`${SEALED_COLUMNS.messageVars.text} not like ${stale}`));
     for (const message of messages) {
       const context = messageVarsContext(message.id);
       // Read without a lock: a worker may send the row meanwhile (and blank it). Each write is a
       // compare-and-set on the content read, so a sent row never gets its sealed link back.
-      const unchanged = and(eq(messageQueue.id, message.id), sql`${messageQueue.vars} #>> '{}' = ${message.vars}`);
+      const unchanged = and(eq(messageQueue.id, message.id), sql`${SEALED_COLUMNS.messageVars.text} = ${message.vars}`);
       let value: string;
       try {
         value = seal(keyring, open(keyring, message.vars, context), context);
       } catch {
         // Altered or moved: it could never be sent; its user asks for a new link or code.
-        await tx.update(messageQueue).set({ vars: null, status: 'failed', lastError: UNREADABLE_MESSAGE, claimedUntil: null }).where(unchanged);
+        await tx.update(messageQueue).set({ vars: null, status: 'failed', lastError: UNREADABLE_ERROR, claimedUntil: null }).where(unchanged);
         continue;
       }
       const [resealed] = await tx.update(messageQueue).set({ vars: value }).where(unchanged).returning({ id: messageQueue.id });

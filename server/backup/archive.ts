@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
 import { create, list, Parser, type ReadEntry } from 'tar';
+import { keyIdOfSealed, SEALED_COLUMNS } from '#server/auth/vault.ts';
 import { root } from '#server/build.ts';
 
 export const FORMAT = 'atelier-bva-backup';
@@ -90,14 +91,11 @@ const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MAX_MAC_BYTES = 4096;
 
 /**
- * The entries holding sealed secrets (decision 050), and the column of each that names the key:
- * what `missingKeys` reads in the database, read here from the archive before a byte is written.
+ * The entries holding sealed secrets (decision 050), and the column of each whose values name
+ * their key: vault.ts's one list (what `missingKeys` reads in the database), read here from the
+ * archive before a byte is written.
  */
-const SEALED_COLUMNS: Record<string, string> = {
-  'data/auth.users.ndjson': 'totp_secret',
-  'data/auth.server_secrets.ndjson': 'value',
-  'data/auth.message_queue.ndjson': 'vars',
-};
+export const SEALED_ENTRIES: ReadonlyMap<string, string> = new Map(Object.values(SEALED_COLUMNS).map((c) => [tableEntry(c.table), c.column]));
 
 /** The checked manifest, and the ids of the encryption keys that sealed the archive's secrets. */
 export type CheckedArchive = { manifest: Manifest; sealedKeyIds: string[] };
@@ -258,7 +256,7 @@ export async function checkArchive(file: string, keys: ArchiveKeys, stage?: stri
 
   /** For an entry of sealed secrets, a reader of its rows noting the key id of each sealed value (null: the end). */
   const sealedLines = (name: string) => {
-    const column = SEALED_COLUMNS[name];
+    const column = SEALED_ENTRIES.get(name);
     if (!column) return undefined;
     const decoder = new StringDecoder('utf8');
     let rest = '';
@@ -271,7 +269,8 @@ export async function checkArchive(file: string, keys: ArchiveKeys, stage?: stri
         return stop(damaged(`a row of ${name} is not JSON`));
       }
       // As missingKeys reads them: enc1:<key id>:<sealed bytes>.
-      if (typeof value === 'string' && value.startsWith('enc1:')) sealedKeyIds.add(value.split(':')[1]!);
+      const keyId = typeof value === 'string' ? keyIdOfSealed(value) : null;
+      if (keyId) sealedKeyIds.add(keyId);
     };
     return (chunk: Buffer | null) => {
       const lines = (rest + (chunk ? decoder.write(chunk) : decoder.end())).split('\n');
