@@ -112,6 +112,26 @@ export const fr = {
       action: 'Me connecter',
       outro: "Si vous n'êtes pas à l'origine de cette demande, ignorez ce message : personne ne peut se connecter sans ce lien.",
     },
+    // A way into the account added or removed (issue 30, decision 056): what, when, from where.
+    wayInNotice: {
+      subject: 'Sécurité de votre compte : un moyen de connexion a changé',
+      intro: "{{change}} le {{date}} à {{time}} (heure de l'atelier), depuis l'adresse IP {{address}}.",
+      action: "Si vous n'êtes pas à l'origine de ce changement, changez votre mot de passe sans attendre",
+      outro:
+        "Prévenez aussi l'administrateur de l'atelier, qui peut désactiver le compte le temps de vérifier. Si c'était bien vous, vous n'avez rien à faire.",
+      changes: {
+        totpEnabled: "La validation en deux étapes par application d'authentification a été activée sur votre compte",
+        totpDisabled: "La validation en deux étapes par application d'authentification a été désactivée sur votre compte",
+        recoveryCodesRenewed: 'De nouveaux codes de secours ont été créés pour votre compte (les anciens ne fonctionnent plus)',
+        securityKeyAdded: 'La clé de sécurité « {{name}} » a été ajoutée à votre compte',
+        securityKeyRemoved: 'La clé de sécurité « {{name}} » a été retirée de votre compte',
+        phoneAdded: 'Le numéro {{name}} permet désormais de se connecter à votre compte par SMS',
+        phoneRemoved: 'Le numéro {{name}} ne permet plus de se connecter à votre compte par SMS',
+        tokenCreated: "Le jeton d'accès « {{name}} » a été créé pour votre compte",
+        tokenRevoked: "Le jeton d'accès « {{name}} » a été révoqué",
+        passwordChanged: 'Le mot de passe de votre compte a été modifié',
+      },
+    },
     signinOtp: {
       subject: 'Votre code de connexion',
       intro: "Voici le code pour vous connecter à l'application de l'atelier. Il est valable 5 minutes et ne sert qu'une fois.",
@@ -1381,6 +1401,7 @@ export const fr = {
       setPassword: 'Création du mot de passe',
       emailConfirmChange: 'Confirmation de la nouvelle adresse',
       emailChangeNotice: "Avis de changement d'adresse",
+      wayInNotice: "Avis de changement d'un moyen de connexion",
       signinPasswordless: 'Lien de connexion',
       signinOtp: 'Code de connexion par e-mail',
       sms: 'Code par SMS',
@@ -1417,6 +1438,16 @@ export const fr = {
     yes: 'Oui',
     no: 'Non',
     passwordChanged: 'modifié',
+    // Ways into an account (decision 056): added or removed, never a secret.
+    wayIn: {
+      enabled: 'activée',
+      disabled: 'désactivée',
+      renewed: 'renouvelés',
+      keyAdded: 'ajoutée : {{name}}',
+      keyRemoved: 'supprimée',
+      tokenCreated: 'créé : {{name}}',
+      tokenRevoked: 'révoqué',
+    },
     subjects: { order: 'OR', dossier: 'dossier', user: 'utilisateur' },
     backToOrder: "Retour à l'OR",
     backToDossier: 'Retour au dossier',
@@ -1492,6 +1523,11 @@ export const fr = {
       canReadFaultCodes: 'Codes défaut lisibles',
       measuresDone: 'Mesures faites',
       validated: 'Procédures validées',
+      totp: "Application d'authentification",
+      recoveryCodes: 'Codes de secours',
+      securityKey: 'Clé de sécurité',
+      phone: 'Numéro pour la connexion par SMS',
+      token: "Jeton d'accès",
     },
   },
 } as const;
