@@ -67,7 +67,7 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await page.goto('/sign-in/email-code');
   await page.getByLabel('Adresse e-mail').fill(EMAIL);
   await page.getByRole('button', { name: 'Recevoir le code' }).click();
-  const mailed = lastMailTo(EMAIL).match(/Votre code de connexion :\r?\n(\d{6})\r?\n/)![1]!;
+  const mailed = lastMailTo(EMAIL, /Votre code de connexion :/).match(/Votre code de connexion :\r?\n(\d{6})\r?\n/)![1]!;
   await page.getByLabel('Code à six chiffres').fill(mailed);
   await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await page.getByLabel('Code de vérification').fill(codes[4]!);

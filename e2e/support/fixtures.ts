@@ -49,16 +49,19 @@ export async function signOut(page: Page) {
 const outbox = path.join('test-results/e2e-data/outbox');
 
 /**
- * The last e-mail sent to an address, decoded enough to read its link. The server's queue writes
- * it a few milliseconds after the answer (decision 049): one not there yet is waited for, 2 s.
+ * The last e-mail sent to an address (and `matching`, when given), decoded enough to read its link.
+ * The server's queue writes it a few milliseconds after the answer (decision 049): one not there
+ * yet is waited for, 2 s. `matching` tells the mail asked for from a notice the change before it
+ * sent (decision 056: a second factor switched on mails the account).
  */
-export function lastMailTo(address: string): string {
+export function lastMailTo(address: string, matching?: RegExp): string {
   const until = Date.now() + 2_000;
   for (;;) {
     const files = existsSync(outbox) ? readdirSync(outbox).sort().reverse() : [];
     for (const file of files) {
       const raw = readFileSync(path.join(outbox, file), 'utf8');
-      if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const mail = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw) && (!matching || matching.test(mail))) return mail;
     }
     if (Date.now() > until) throw new Error(`no mail to ${address}`);
     // A synchronous pause: callers read the mail as a value.
