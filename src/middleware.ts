@@ -128,7 +128,14 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     // asked for that account's link: the flow ends where it began.
     const current = await readSession(cookies, locals.services);
     if (current?.userId !== account.id && !linkAskedHere(cookies, locals.services.config.sessionSecret, account.email))
-      return renderContinuePage({ name: account.displayName, email: account.email, refreshToken: token, to: landing(), type: linkType ? type : '' });
+      return renderContinuePage({
+        name: account.displayName,
+        email: account.email,
+        refreshToken: token,
+        to: landing(),
+        type: linkType ? type : '',
+        done: linkType ? (linkLandings[type] ?? null) : null,
+      });
   }
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);

@@ -4,7 +4,7 @@
 // from clear rows seals them at start; a rotation re-seals everything under a new key.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -171,6 +171,15 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
       /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from \(kept with the archive, never inside it\), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed\n$/,
     );
     expect(refused.status).toBe(1);
+    // Decided from the archive before a byte is written: no database, no directory.
+    expect(existsSync(elsewhere)).toBe(false);
+    // Without ENCRYPTION_KEY, the embedded mode's key file is not made for a restore it refuses.
+    const keyless = await cli(['restore', archive], { DATA_DIR: elsewhere });
+    expect(keyless.stderr).toMatch(
+      /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: /,
+    );
+    expect(keyless.status).toBe(1);
+    expect(existsSync(elsewhere)).toBe(false);
 
     const [key] = source.config.encryptionKeys;
     const restored = await cli(['restore', archive], { DATA_DIR: elsewhere, ENCRYPTION_KEY: key! });

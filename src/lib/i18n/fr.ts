@@ -330,6 +330,9 @@ export const fr = {
     accountNoEmail: 'Il ouvre une session au nom de {{name}}. Continuez seulement si ce compte est le vôtre et que vous avez demandé ce lien.',
     submit: 'Continuer en tant que {{name}}',
     cancel: 'Annuler',
+    // An address link has confirmed the address before its page shows: only the session waits.
+    addressConfirmed: 'Adresse confirmée : {{email}}.',
+    skipSession: 'Ne pas ouvrir de session',
   },
   // Identity providers (issue 18, item 6; decision 029): the sign-in buttons and the errors they land with.
   providers: {
