@@ -53,9 +53,7 @@ test('creates a personal access token shown once, a script signs in with it, and
   // Both are on the account's activity, for an admin (decision 056).
   const admin = await browser.newContext({ storageState: storageState('app_admin') });
   const adminPage = await admin.newPage();
-  await adminPage.goto('/users');
-  await adminPage.getByRole('searchbox', { name: 'Rechercher un utilisateur' }).fill('Romain');
-  await adminPage.getByRole('button', { name: 'Rechercher' }).click();
+  await adminPage.goto('/users?recherche=Romain');
   await adminPage.getByRole('button', { name: 'Actions : Romain André' }).click();
   await adminPage.getByRole('link', { name: 'Activité de Romain André' }).click();
   const rows = adminPage.getByRole('table', { name: 'Activité' }).getByRole('row');
