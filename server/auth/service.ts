@@ -271,16 +271,18 @@ export function createAuthService(deps: {
     return row;
   }
 
-  /** Counts a wrong answer to a ceremony; at `max`, it is used up. */
-  async function failChallenge(id: string, max: number): Promise<void> {
+  /** Counts a wrong answer to a ceremony; at `max`, it is used up. True when it is (or was already). */
+  async function failChallenge(id: string, max: number): Promise<boolean> {
     const attempts = sql`coalesce((${challenges.data}->>'attempts')::int, 0) + 1`;
-    await db
+    const [row] = await db
       .update(challenges)
       .set({
         data: sql`jsonb_set(${challenges.data}, '{attempts}', to_jsonb(${attempts}))`,
         usedAt: sql`case when ${attempts} >= ${max} then now() else null end`,
       })
-      .where(eq(challenges.id, id));
+      .where(eq(challenges.id, id))
+      .returning({ usedAt: challenges.usedAt });
+    return !row || row.usedAt !== null;
   }
 
   /** The ceremony of `key` while it holds, without using it (a wrong code may be tried again). */

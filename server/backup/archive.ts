@@ -93,7 +93,11 @@ const MAX_MAC_BYTES = 4096;
  * The entries holding sealed secrets (decision 050), and the column of each that names the key:
  * what `missingKeys` reads in the database, read here from the archive before a byte is written.
  */
-const SEALED_COLUMNS: Record<string, string> = { 'data/auth.users.ndjson': 'totp_secret', 'data/auth.server_secrets.ndjson': 'value' };
+const SEALED_COLUMNS: Record<string, string> = {
+  'data/auth.users.ndjson': 'totp_secret',
+  'data/auth.server_secrets.ndjson': 'value',
+  'data/auth.message_queue.ndjson': 'vars',
+};
 
 /** The checked manifest, and the ids of the encryption keys that sealed the archive's secrets. */
 export type CheckedArchive = { manifest: Manifest; sealedKeyIds: string[] };

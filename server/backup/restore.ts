@@ -180,8 +180,8 @@ export type RestoreSummary = {
   manifest: Manifest;
   rows: number;
   files: number;
-  /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked. */
-  forgotten?: { apps: number; tokens: number };
+  /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked, the queued messages given up. */
+  forgotten?: { apps: number; tokens: number; messages: number };
 };
 
 /** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
