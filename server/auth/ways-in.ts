@@ -1,5 +1,6 @@
 // Ways into an account (issue 30, item 6; decision 056): a second factor, recovery codes, a
-// security key, a phone number for SMS sign-in, an access token, the password. Adding or removing
+// security key, a phone number for SMS sign-in, an access token, an identity provider's account,
+// the password. Adding or removing
 // one is an event of the audit trail (decision 034) and a mail to the account's address (decision
 // 049), both written in the transaction of the change: either the change, its event and its mail
 // are kept, or none of them. The caller nudges the mailer after the commit.
@@ -47,6 +48,8 @@ function changesOf(change: WayInChange, name: string, before: string): AuditChan
       return [{ field: fieldLabel('token'), before: '', after: t('audit.wayIn.tokenCreated', { name }) }];
     case 'tokenRevoked':
       return [{ field: fieldLabel('token'), before: name, after: t('audit.wayIn.tokenRevoked') }];
+    case 'providerLinked':
+      return [{ field: fieldLabel('provider'), before: '', after: t('audit.wayIn.providerLinked', { name }) }];
     case 'passwordChanged':
       return [{ field: fieldLabel('password'), before: '', after: t('audit.passwordChanged') }];
   }

@@ -135,6 +135,7 @@ export const fr = {
         tokenCreated: "Le jeton d'accès « {{name}} » a été créé pour votre compte",
         tokenRevoked: "Le jeton d'accès « {{name}} » a été révoqué",
         passwordChanged: 'Le mot de passe de votre compte a été modifié',
+        providerLinked: 'Un compte {{name}} permet désormais de se connecter à votre compte',
       },
     },
     signinOtp: {
@@ -1463,6 +1464,7 @@ export const fr = {
       keyRemoved: 'supprimée',
       tokenCreated: 'créé : {{name}}',
       tokenRevoked: 'révoqué',
+      providerLinked: 'lié : {{name}}',
     },
     subjects: { order: 'OR', dossier: 'dossier', user: 'utilisateur' },
     backToOrder: "Retour à l'OR",
@@ -1544,6 +1546,7 @@ export const fr = {
       securityKey: 'Clé de sécurité',
       phone: 'Numéro pour la connexion par SMS',
       token: "Jeton d'accès",
+      provider: "Fournisseur d'identité",
     },
   },
 } as const;
