@@ -353,7 +353,7 @@ describe("nginx in Debian's layout, as the README says", () => {
     let child: ReturnType<typeof spawn> | undefined;
     try {
       writeFileSync(path.join(nginx.etc, 'sites-available/atelier'), nginx.move(readmeBlock('nginx')));
-      for (const line of readmeBlock('sh').trim().split('\n')) {
+      for (const line of readmeBlock('sh').split('\n').filter(Boolean)) {
         const command = nginx.move(line.replace(/^sudo /, ''));
         if (command === 'nginx -t') {
           const check = nginx.check();
@@ -366,6 +366,9 @@ describe("nginx in Debian's layout, as the README says", () => {
         }
       }
       expect(child).toBeDefined();
+      // Debian's default site, had it stayed, would answer here with its welcome page.
+      const home = await fetch(`http://127.0.0.1:${port}/`, { headers: { host: 'atelier.example' }, redirect: 'manual' });
+      expect(await home.text()).not.toContain('Welcome to nginx');
       const signIn = await fetch(`http://127.0.0.1:${port}/sign-in`, { headers: { host: 'atelier.example' } });
       const page = await signIn.text();
       expect(page).not.toContain('Welcome to nginx');
