@@ -176,6 +176,8 @@ export type Config = {
   accessTokenExpiresIn: number;
   /** How often open WebSockets are checked against their sign-in (ms). */
   sessionSweepMs: number;
+  /** How long /readyz keeps the bucket's answer (ms): a proxy's health checks do not each reach S3. */
+  readyBucketCacheMs: number;
   /** What one GraphQL caller may ask for (issue 14, item 3). */
   graphqlLimits: GraphQLLimits;
   logLevel: 'silent' | 'error' | 'info';
@@ -229,6 +231,8 @@ export type S3Config = {
   forcePathStyle: boolean;
   /** 'bucket': presigned URLs of the storage API point at the bucket, which clients must reach. */
   presignedUrls: 'app' | 'bucket';
+  /** Set from STORAGE_URL rather than the S3_* settings: what a refusal names. */
+  fromUrl?: boolean;
 };
 export type StorageConfig = { kind: 'disk' } | S3Config;
 
@@ -354,6 +358,7 @@ function bucketConfig(e: z.infer<typeof envSchema>): StorageConfig {
       credentials: url.username ? { accessKeyId: decode(url.username), secretAccessKey: decode(url.password) } : undefined,
       forcePathStyle: pathStyle === '1' || pathStyle === 'true',
       presignedUrls: e.STORAGE_PRESIGNED_URLS,
+      fromUrl: true,
     };
   }
   if (!settings.length) return { kind: 'disk' };
@@ -435,7 +440,8 @@ export function loadBackupCommandConfig(env: NodeJS.ProcessEnv, command: 'backup
     databaseUrl: e.DATABASE_URL,
     storage: storageConfig(e),
     backupKey: e.BACKUP_KEY,
-    encryptionKeys: command === 'restore' ? encryptionKeysOf(e, e.DATABASE_URL, dataDir) : [],
+    // A restore reads the key file without making one: a key made now could open nothing of the archive.
+    encryptionKeys: command === 'restore' ? encryptionKeysOf(e, e.DATABASE_URL, dataDir, false) : [],
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -482,6 +488,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     demoData: e.DEMO_DATA,
     accessTokenExpiresIn: e.AUTH_ACCESS_TOKEN_EXPIRES_IN,
     sessionSweepMs: 5_000,
+    readyBucketCacheMs: 5_000,
     graphqlLimits: defaultGraphQLLimits,
     logLevel: e.LOG_LEVEL,
     workshopTimeZone: e.WORKSHOP_TIME_ZONE,
@@ -518,8 +525,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
 }
 
-/** ENCRYPTION_KEY (and the keys being retired), or the key file of the embedded mode. */
-function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | undefined, dataDir: string): string[] {
+/**
+ * ENCRYPTION_KEY (and the keys being retired), or the key file of the embedded mode; with
+ * `create` false (a restore), none when that file does not exist yet rather than a new key.
+ */
+function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | undefined, dataDir: string, create = true): string[] {
   const previous = (e.ENCRYPTION_KEY_PREVIOUS ?? '')
     .split(',')
     .map((key) => key.trim())
@@ -528,6 +538,7 @@ function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | un
   if (previous.length) throw new ConfigError('Missing ENCRYPTION_KEY: ENCRYPTION_KEY_PREVIOUS names keys being replaced by it');
   // Every instance on one PostgreSQL must open what the others sealed.
   if (databaseUrl) throw new ConfigError('Missing ENCRYPTION_KEY: it is required when DATABASE_URL is set');
+  if (!create && !existsSync(encryptionKeyFile(dataDir))) return [];
   return keptKeys(dataDir);
 }
 

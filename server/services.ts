@@ -77,6 +77,7 @@ export function createServices(options: { config: Config; database: Database; lo
   const { config, database, logger } = options;
   const db = database.db;
   const limiter = createRateLimiter();
+  const vault = createVault(db, createKeyring(config.encryptionKeys));
   const mailer = createMailer({
     db,
     smtpUrl: config.smtpUrl,
@@ -85,6 +86,7 @@ export function createServices(options: { config: Config; database: Database; lo
     sms: createSmsSender({ sms: config.sms, dataDir: config.dataDir, logger }),
     retry: config.messageRetry,
     logger,
+    vault,
   });
   const auth = createAuthService({
     db,
@@ -97,7 +99,7 @@ export function createServices(options: { config: Config; database: Database; lo
     throttle: createSignInThrottle(config.signInThrottle),
     secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling),
     methods: config.authMethods,
-    vault: createVault(db, createKeyring(config.encryptionKeys)),
+    vault,
   });
   const files = createFileStore({ db, config });
   const procedures = createProceduresService({ db });

@@ -25,7 +25,13 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${t.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', database: kind === 'pglite' ? 'pglite' : 'postgres' });
+    // One field per dependency (issue 30): files on this instance's disk, an empty mail queue.
+    expect(await ready.json()).toEqual({
+      status: 'ok',
+      database: { status: 'ok', kind: kind === 'pglite' ? 'pglite' : 'postgres' },
+      files: { status: 'ok', kind: 'disk' },
+      mail: { status: 'ok', waiting: 0, oldestWaitingSeconds: null, failed: 0 },
+    });
   });
 
   it('signs a demo account in with a session carrying the Hasura claims', async () => {

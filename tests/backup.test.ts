@@ -6,7 +6,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   copyFileSync,
   createWriteStream,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -155,7 +154,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(
       new RegExp(
-        `^Backup written to ${archive} \\(\\d+ rows in 36 tables, ${Object.keys(expected.files).length} files \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
+        `^Backup written to ${archive} \\(\\d+ rows in 37 tables, ${Object.keys(expected.files).length} files copied from disk \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
       ),
     );
     expect(backup.status).toBe(0);
@@ -169,7 +168,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 36 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
+    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 37 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
@@ -189,7 +188,9 @@ describe('backups', { timeout: 180_000 }, () => {
     const file = path.join(work, 'postgres.tar.gz');
     const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
     const backup = await cli(['backup', file], env);
-    expect(backup.stderr).toMatch(new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 36 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\)\n$`));
+    expect(backup.stderr).toMatch(
+      new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 37 tables, \d+ files copied from disk \(0\.0 MB\), migration ${LATEST}\)\n$`),
+    );
     expect(backup.status).toBe(0);
 
     const dataDir = fresh('to-pglite');
@@ -254,7 +255,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
       new RegExp(
-        String.raw`^Restored .+: \d+ rows in 36 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
+        String.raw`^Restored .+: \d+ rows in 37 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
       ),
     );
     expect(restore.status).toBe(0);
@@ -352,7 +353,8 @@ describe('backups', { timeout: 180_000 }, () => {
       expect(result.stderr).toMatch(line);
       expect(result.status).toBe(1);
     }
-    expect(existsSync(path.join(dataDir, 'files')) ? readdirSync(path.join(dataDir, 'files')) : []).toEqual([]);
+    // Not a byte: no database, no staging directory, no key file made for the occasion.
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('writes nothing when a row cannot load: the database stays empty and no file is left', async () => {
@@ -372,13 +374,24 @@ describe('backups', { timeout: 180_000 }, () => {
       /^atelier-bva: The restore failed and wrote nothing: insert or update on table "order_files" violates foreign key constraint "\w+" \(Key \(file_id\)=\(00000000-0000-4000-8000-000000000000\) is not present in table "files"\.\)\n$/,
     );
     expect(result.status).toBe(1);
-    const database = await openDatabase({ dataDir });
+    // The fresh DATA_DIR is as it was: what the restore created (the database, the files, the stage) is gone.
+    expect(readdirSync(dataDir)).toEqual([]);
+    // On PostgreSQL, the one transaction leaves the database as it found it: not even the migrations' schemas.
+    const target = loadConfig({ ...secrets }, { dataDir: fresh('failed-postgres'), databaseUrl: await createPostgresDatabase() });
+    await expect(restoreBackup(broken, target)).rejects.toThrow(/^The restore failed and wrote nothing: .+violates foreign key constraint/);
+    const database = await openDatabase(target);
     try {
       expect(await isEmpty(database.db)).toBe(true);
+      const schemas = await queryRows<{ name: string }>(
+        database.db,
+        sql`select nspname as name from pg_namespace where nspname in ('auth', 'storage', 'drizzle')`,
+      );
+      expect(schemas).toEqual([]);
+      expect(await queryRows(database.db, sql`select 1 from pg_class where relnamespace = 'public'::regnamespace`)).toEqual([]);
     } finally {
       await database.close();
     }
-    expect(readdirSync(path.join(dataDir, 'files')).filter((f) => f !== 'tmp' && f !== 'thumbnails')).toEqual([]);
+    expect(readdirSync(target.dataDir).filter((f) => f !== 'secrets')).toEqual([]);
     // The same archive unbroken restores there afterwards.
     copyFileSync(archive, path.join(work, 'again.tar.gz'));
     expect((await cli(['restore', path.join(work, 'again.tar.gz')], { DATA_DIR: dataDir })).status).toBe(0);
