@@ -184,6 +184,12 @@ describe('a relay that is down delays mail without losing it', () => {
     expect(told).toContain('Ce message vient de partir.');
     expect(told).not.toContain('a expiré');
     expect(relay.messages.filter((m) => m.to.includes('commercial@demo.local'))).toHaveLength(1);
+    // A content that did not open: said in French, without «Renvoyer».
+    await t.database.db.update(messageQueue).set({ status: 'failed', lastError: 'unreadable', vars: null }).where(eq(messageQueue.id, failed!.id));
+    const listed = htmlText((await (await admin.request('/users/messages')).text()).replace(/<[^>]+>/g, ' '));
+    expect(listed).toMatch(
+      /commercial@demo\.local\s+Échec\s+\d+\s+Lien ou code illisible : la clé de chiffrement qui le protégeait manque à cette installation/,
+    );
   });
 
   it('keeps what is queued when the server stops (it goes at the next start)', async () => {

@@ -325,7 +325,7 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
 describe('the sealed columns', () => {
   it('are one list: the archive reads the entries and columns vault.ts names, each a column of the schema', () => {
     const tables = new Map(
-      Object.values(schema)
+      (Object.values(schema) as unknown[])
         .filter((value): value is PgTable => is(value, PgTable))
         .map((table) => {
           const config = getTableConfig(table);
