@@ -202,12 +202,15 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
   const lacking = sealedKeyIds.filter((id) => !keyring.keys.has(id));
   if (lacking.length && !options.forgetSecrets) throw missingKeyError(lacking);
   const before = existsSync(config.dataDir) ? new Set(readdirSync(config.dataDir)) : null;
-  mkdirSync(config.dataDir, { recursive: true });
-  const stage = stagingDir(config.dataDir, 'restore');
   const filesDir = path.join(config.dataDir, 'files');
-  const placed = createPlacement(filesDir, path.join(stage, 'aside'));
+  let stage: string | undefined;
+  let placed: ReturnType<typeof createPlacement> | undefined;
   let keepStage = false;
   try {
+    // Inside the try: a DATA_DIR made here goes again if its staging directory cannot be made.
+    mkdirSync(config.dataDir, { recursive: true });
+    stage = stagingDir(config.dataDir, 'restore');
+    placed = createPlacement(filesDir, path.join(stage, 'aside'));
     // Read again to unpack, with the same checks: an archive changed in between stops there.
     const manifest = await readArchive(file, keys, stage);
     const database = await openDatabase(config);
@@ -259,8 +262,8 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
       await database.close();
     }
   } catch (error) {
-    const stranded = placed.undo();
-    if (stranded) {
+    const stranded = placed?.undo() ?? 0;
+    if (stranded && stage) {
       // Never delete the only copy of a file's bytes: say where they wait.
       keepStage = true;
       throw new BackupError(
@@ -274,7 +277,7 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
     const cause = ((error as Error).cause ?? error) as Error & { detail?: string };
     throw new BackupError(`The restore failed and wrote nothing: ${cause.message}${cause.detail ? ` (${cause.detail})` : ''}`);
   } finally {
-    if (!keepStage) rmSync(stage, { recursive: true, force: true });
+    if (stage && !keepStage) rmSync(stage, { recursive: true, force: true });
   }
 }
 
