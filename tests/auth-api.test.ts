@@ -246,6 +246,23 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     await t.database.db.execute(sql`update auth.users set email = 'admin@demo.local' where email = 'chef@demo.local'`);
   });
 
+  it('voids an earlier change link once a later change is asked or confirmed', async () => {
+    const { session } = (await signIn('admin@demo.local')).body;
+    const auth = { authorization: `Bearer ${session.accessToken}` };
+    // A typo first, then the right address, confirmed: the typo's link must not take the account.
+    expect((await postJson(`${api}/user/email/change`, { newEmail: 'chfe@demo.local' }, auth)).status).toBe(200);
+    const typo = (await t.outbox()).find((m) => /^To: chfe@demo\.local$/m.test(m))!;
+    expect((await postJson(`${api}/user/email/change`, { newEmail: 'chef2@demo.local' }, auth)).status).toBe(200);
+    const right = (await t.outbox()).find((m) => /^To: chef2@demo\.local$/m.test(m))!;
+    await fetch(verifyLink(right), { redirect: 'manual' });
+    expect((await getUser(session.accessToken)).body.email).toBe('chef2@demo.local');
+    const landing = new URL((await fetch(verifyLink(typo), { redirect: 'manual' })).headers.get('location')!);
+    expect(landing.searchParams.get('refreshToken')).toBeNull();
+    expect(landing.searchParams.get('error')).toBe('invalid-ticket');
+    expect((await getUser(session.accessToken)).body.email).toBe('chef2@demo.local');
+    await t.database.db.execute(sql`update auth.users set email = 'admin@demo.local' where email = 'chef2@demo.local'`);
+  });
+
   describe('bad input', () => {
     it('refuses malformed JSON, other content types and bodies over 1 MB', async () => {
       expect((await postJson(`${api}/signin/email-password`, '{"email":')).body).toMatchObject({ status: 400, error: 'invalid-request' });
