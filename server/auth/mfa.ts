@@ -276,7 +276,15 @@ export function createMfaService(auth: AuthService) {
       const pending = await auth.findChallenge('mfaTotp', ticket);
       if (!pending?.userId) throw authErrors.invalidMfaTicket();
       const u = await freshUser(pending.userId);
-      if (!(await checkSecondFactor(u, code, caller))) {
+      const right = await checkSecondFactor(u, code, caller).catch(async (error: unknown) => {
+        // Throttled for longer than the ticket lives (5 min against waits of up to 15): the ticket
+        // closes now, and the 429 says so (`spent`), rather than promise it works after the wait.
+        if (!(error instanceof DomainError) || error.reason !== 'too-many-requests') throw error;
+        if ((error.details.retryAfter ?? 0) * 1000 < pending.expiresAt.getTime() - Date.now()) throw error;
+        await auth.consumeChallenge('mfaTotp', ticket);
+        throw new DomainError(error.kind, error.reason, error.message, { ...error.details, spent: true });
+      });
+      if (!right) {
         // Still 401 invalid-totp (hasura-auth's answer); a page tells the user the ticket is gone.
         const spent = await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
         throw mfaErrors.invalidTotp(spent);

@@ -733,6 +733,20 @@ export function createAuthService(deps: {
       return { id: found.user.id, displayName: found.user.displayName, email: found.user.email };
     },
 
+    /**
+     * A link's session declined on its confirmation page (decision 052): its grant is revoked, so
+     * the address left in the browser's history opens nothing. Only while the token has opened no
+     * session (never rotated): a stale page declined afterwards ends nobody's sign-in.
+     */
+    async declineRefreshToken(token: string): Promise<void> {
+      const found = await liveRefreshToken(db, token);
+      if (found.kind !== 'live' || found.row.rotatedAt) return;
+      await db
+        .update(grants)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(grants.id, found.row.grantId), isNull(grants.revokedAt)));
+    },
+
     /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */
     async signOut(input: { refreshToken?: string; sessionId?: string; all?: boolean; userId?: string }): Promise<void> {
       let userId = input.userId;
