@@ -2,13 +2,7 @@
 // refreshToken, opened in a browser that did not ask for it, names the account and waits for
 // the user to confirm; without that, the browser stays signed out.
 import { expect, test } from './support/test.ts';
-import type { Page } from '@playwright/test';
-import { DEMO_PASSWORD, givePasswordIfAsked, lastMailTo, outboxMark, storageState, touchTablet, verifyLinkOf } from './support/fixtures.ts';
-
-/** Screenshots for the review, when asked for (SHOTS_DIR). */
-const shot = async (page: Page, name: string) => {
-  if (process.env.SHOTS_DIR) await page.screenshot({ path: `${process.env.SHOTS_DIR}/${name}.png`, fullPage: true });
-};
+import { DEMO_PASSWORD, givePasswordIfAsked, lastMailTo, outboxMark, storageState, touchTablet, verifyLinkOf, shot } from './support/fixtures.ts';
 
 /** A refresh token of `email`'s, as whoever signed in to that account holds one. */
 async function tokenOf(request: import('@playwright/test').APIRequestContext, email: string): Promise<string> {
