@@ -326,10 +326,11 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
   });
 });
 
-describe('rate limits', () => {
+// The same figures whichever store counts: memory beside PGlite, the shared table on PostgreSQL (decision 053).
+describe.each(databaseKinds)('rate limits on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('pglite', {
+    t = await startTestApp(kind, {
       // Behind one proxy: the tests speak from several addresses through X-Forwarded-For.
       trustProxy: 1,
       signInThrottle: { accountFree: 3, addressFree: 6, maxDelayMs: 60_000, forgetMs: 60_000 },

@@ -135,18 +135,18 @@ export function createMfaService(auth: AuthService) {
   async function guess(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
     const everywhere = `user:${u.id}`;
-    throttle.check(account, caller.ip);
-    secondFactorCeiling.check(account, everywhere);
+    await throttle.check(account, caller.ip);
+    await secondFactorCeiling.check(account, everywhere);
     const ok = await check();
     if (ok) {
-      throttle.succeed(account, caller.ip);
+      await throttle.succeed(account, caller.ip);
       return true;
     }
-    throttle.fail(account, caller.ip);
+    await throttle.fail(account, caller.ip);
     // One address's share of the ceiling is small: alone, it can never lock the owner out.
-    const fromHere = secondFactorCeiling.failures(account, caller.ip);
-    secondFactorCeiling.fail(account, caller.ip);
-    if (fromHere < CEILING_SHARE_PER_ADDRESS) secondFactorCeiling.fail(account, everywhere);
+    const fromHere = await secondFactorCeiling.failures(account, caller.ip);
+    await secondFactorCeiling.fail(account, caller.ip);
+    if (fromHere < CEILING_SHARE_PER_ADDRESS) await secondFactorCeiling.fail(account, everywhere);
     return false;
   }
 

@@ -1,0 +1,8 @@
+CREATE TABLE "auth"."rate_counters" (
+	"key" text PRIMARY KEY NOT NULL,
+	"count" integer NOT NULL,
+	"last_at" timestamp with time zone NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX "rate_counters_expires_at_idx" ON "auth"."rate_counters" USING btree ("expires_at");

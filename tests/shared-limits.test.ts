@@ -1,0 +1,65 @@
+// Issue 30, item 1 (decision 053): rate limits and throttles count in PostgreSQL, so a caller
+// gets the same allowance behind two instances, alternating between them, as behind one.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
+import { postJson, startTestApp, type TestApp } from './support/app.ts';
+
+describe('limits behind two instances on one PostgreSQL', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    // Instances behind one proxy share their secrets and PUBLIC_URL, and trust that proxy.
+    const shared = {
+      jwtSecret: randomBytes(32).toString('hex'),
+      sessionSecret: randomBytes(32).toString('hex'),
+      encryptionKeys: [randomBytes(32).toString('hex')],
+      publicUrl: 'http://atelier.test',
+      trustProxy: 1,
+      // The figures an installation has, not the functional suites' wider ones.
+      rateLimits: defaultRateLimits,
+    };
+    a = await startTestApp('postgres', shared);
+    b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  /** Requests answered before the first 429, and that 429's Retry-After. */
+  async function allowance(send: (n: number) => Promise<{ status: number; headers: Headers }>) {
+    for (let n = 0; n < 30; n++) {
+      const res = await send(n);
+      if (res.status === 429) return { allowed: n, retryAfter: res.headers.get('retry-after') };
+    }
+    return { allowed: Infinity, retryAfter: null };
+  }
+  const signIn = (t: TestApp, email: string, address: string) =>
+    postJson(`${t.url}/api/auth/signin/email-password`, { email, password: 'Pas-le-bon-1!' }, { 'x-forwarded-for': address });
+  const askReset = (t: TestApp, email: string, address: string) => postJson(`${t.url}/api/auth/user/password/reset`, { email }, { 'x-forwarded-for': address });
+
+  it('gives as many wrong passwords before a 429 behind two instances as behind one', async () => {
+    const one = await allowance(() => signIn(a, 'admin@demo.local', '203.0.113.1'));
+    const two = await allowance((n) => signIn(n % 2 ? b : a, 'commercial@demo.local', '203.0.113.2'));
+    expect(one).toEqual({ allowed: defaultSignInThrottle.accountFree, retryAfter: '1' });
+    expect(two).toEqual(one);
+  });
+
+  it('gives as many password-reset requests for one address behind two instances as behind one', async () => {
+    // A new client address each time: only the limit per e-mail address counts.
+    const one = await allowance((n) => askReset(a, 'inconnu-1@garage.fr', `198.51.100.${n + 1}`));
+    const two = await allowance((n) => askReset(n % 2 ? b : a, 'inconnu-2@garage.fr', `198.51.100.${n + 101}`));
+    expect(one.allowed).toBe(defaultRateLimits.emailPerAddress.max);
+    expect(two.allowed).toBe(one.allowed);
+    expect(Number(two.retryAfter)).toBeGreaterThan(3500);
+  });
+
+  it('loses no request counted by both instances at once', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, (_, n) => askReset(n % 2 ? b : a, 'inconnu-3@garage.fr', `192.0.2.${n + 1}`).then((res) => res.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(defaultRateLimits.emailPerAddress.max);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30 - defaultRateLimits.emailPerAddress.max);
+  });
+});
