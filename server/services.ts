@@ -3,7 +3,7 @@
 // can import this module without a cycle (issue 16).
 import { createMailer, type Mailer } from './auth/mailer.ts';
 import { createCounterStore } from './auth/counters.ts';
-import { createRateLimiter, createSignInThrottle } from './auth/rate-limit.ts';
+import { createRateLimiter, createSignInThrottle, createTurns } from './auth/rate-limit.ts';
 import { createAuthService, type AuthService } from './auth/service.ts';
 import { createMfaService, type MfaService } from './auth/mfa.ts';
 import { createOidcService, type OidcService } from './auth/oidc.ts';
@@ -99,6 +99,7 @@ export function createServices(options: { config: Config; database: Database; lo
     limits: config.rateLimits,
     throttle: createSignInThrottle(config.signInThrottle, counters, 'sign-in'),
     secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling, counters, 'second-factor'),
+    turns: createTurns(counters),
     methods: config.authMethods,
     vault: createVault(db, createKeyring(config.encryptionKeys)),
   });

@@ -1,8 +1,10 @@
 // Issue 30, item 1 (decision 053): rate limits and throttles count in PostgreSQL, so a caller
 // gets the same allowance behind two instances, alternating between them, as behind one.
 import { randomBytes } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 
 describe('limits behind two instances on one PostgreSQL', () => {
@@ -61,5 +63,32 @@ describe('limits behind two instances on one PostgreSQL', () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(defaultRateLimits.emailPerAddress.max);
     expect(statuses.filter((s) => s === 429)).toHaveLength(30 - defaultRateLimits.emailPerAddress.max);
+  });
+
+  it('checks the second-factor guesses of one user one after the other, whichever instance takes them', async () => {
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const session = (
+      await postJson(`${a.url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD }, from('192.0.2.200'))
+    ).body.session;
+    const headers = { authorization: `Bearer ${session.accessToken}`, ...from('192.0.2.200') };
+    const { totpSecret } = await fetch(`${a.url}/api/auth/mfa/totp/generate`, { headers }).then((r) => r.json());
+    const codeNow = TOTP.generate({ secret: Secret.fromBase32(totpSecret) });
+    expect((await postJson(`${a.url}/api/auth/user/mfa`, { code: codeNow, activeMfaType: 'totp' }, headers)).status).toBe(200);
+    const wrong = String((Number(codeNow) + 500_000) % 1_000_000).padStart(6, '0');
+    // Four tickets of five tries each, all spent at once from one address through both instances.
+    const attacker = '203.0.113.66';
+    const tickets = [];
+    for (let i = 0; i < 4; i++) {
+      tickets.push(
+        (await postJson(`${(i % 2 ? b : a).url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD }, from(attacker)))
+          .body.mfa.ticket,
+      );
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => postJson(`${(n % 2 ? b : a).url}/api/auth/signin/mfa/totp`, { ticket: tickets[n % 4], otp: wrong }, from(attacker))),
+    );
+    // As on one instance: five wrong codes checked, then every other guess waits.
+    expect(answers.filter((r) => r.body.error === 'invalid-totp')).toHaveLength(defaultSignInThrottle.accountFree);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
   });
 });

@@ -18,6 +18,10 @@ export type CounterStore = {
   read(keys: string[]): Promise<({ count: number; agoMs: number } | undefined)[]>;
   /** Forgets a key's failures. */
   forget(key: string): Promise<void>;
+  /** Takes `key` for `leaseMs` with `token` unless a holder's lease runs still: true when taken. */
+  claim(key: string, token: number, leaseMs: number): Promise<boolean>;
+  /** Gives `key` back, if `token` still holds it. */
+  release(key: string, token: number): Promise<void>;
 };
 
 /** The store of the database this process opened. */
@@ -85,6 +89,15 @@ export function createMemoryCounters(now: () => number = Date.now): CounterStore
     },
     async forget(key) {
       entries.delete(key);
+    },
+    async claim(key, token, leaseMs) {
+      const t = now();
+      if (live(key, t)) return false;
+      start(key, t, leaseMs).count = token;
+      return true;
+    },
+    async release(key, token) {
+      if (entries.get(key)?.count === token) entries.delete(key);
     },
   };
 }
@@ -155,6 +168,20 @@ export function createPostgresCounters(db: Db, secret: string): CounterStore {
     },
     async forget(key) {
       await db.execute(sql`delete from auth.rate_counters where key = ${stored(key)}`);
+    },
+    async claim(key, token, leaseMs) {
+      const rows = await queryRows<{ key: string }>(
+        db,
+        sql`insert into auth.rate_counters as c (key, count, last_at, expires_at)
+            values (${stored(key)}, ${token}, now(), now() + ${ms(leaseMs)})
+            on conflict (key) do update set count = excluded.count, last_at = now(), expires_at = excluded.expires_at
+            where c.expires_at < now()
+            returning key`,
+      );
+      return rows.length > 0;
+    },
+    async release(key, token) {
+      await db.execute(sql`delete from auth.rate_counters where key = ${stored(key)} and count = ${token}`);
     },
   };
 }

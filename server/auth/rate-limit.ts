@@ -1,6 +1,7 @@
 // Rate limits (fixed windows) and throttles (failures, then growing delays), counted in a
 // CounterStore: PostgreSQL's, shared by every instance, or this process's memory (decision 053).
 import type { RateLimitRule, ThrottleRule } from '#server/config.ts';
+import { randomInt } from 'node:crypto';
 import { DomainError } from '#server/errors.ts';
 import type { CounterStore } from './counters.ts';
 
@@ -56,6 +57,46 @@ export function createSignInThrottle(rule: ThrottleRule, store: CounterStore, na
     async failures(account, ip) {
       const [entry] = await store.read([pair(account, ip)]);
       return entry?.count ?? 0;
+    },
+  };
+}
+
+export type Turns = {
+  /** Runs `run` with no other run of the same key in between, on this instance or another. */
+  take<T>(key: string, run: () => Promise<T>): Promise<T>;
+};
+
+/** Longest a turn is held: a crashed instance's turn passes on after this. */
+const TURN_LEASE_MS = 5_000;
+const TURN_POLL_MS = 20;
+
+/**
+ * One run at a time per key, for a check and its count that must not interleave (second-factor
+ * guesses, decision 052): runs of this instance queue in memory, and the store's claim makes
+ * the instances take turns (decision 053). Only runs of one key on two instances at once wait
+ * for the claim.
+ */
+export function createTurns(store: CounterStore): Turns {
+  const queued = new Map<string, Promise<unknown>>();
+  async function exclusive<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const token = randomInt(1, 2 ** 31 - 1);
+    while (!(await store.claim(`turn:${key}`, token, TURN_LEASE_MS))) await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
+    try {
+      return await run();
+    } finally {
+      await store.release(`turn:${key}`, token);
+    }
+  }
+  return {
+    take(key, run) {
+      const before = queued.get(key) ?? Promise.resolve();
+      const turn = before.then(() => exclusive(key, run));
+      const settled = turn.catch(() => undefined);
+      queued.set(key, settled);
+      void settled.then(() => {
+        if (queued.get(key) === settled) queued.delete(key);
+      });
+      return turn;
     },
   };
 }

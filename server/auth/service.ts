@@ -8,7 +8,7 @@ import { isUuid } from '#lib/ids.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import type { AuthMethods, Config } from '#server/config.ts';
 import type { Mailer } from './mailer.ts';
-import type { RateLimiter, SignInThrottle } from './rate-limit.ts';
+import type { RateLimiter, SignInThrottle, Turns } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
 import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
 
@@ -162,6 +162,8 @@ export function createAuthService(deps: {
   throttle: SignInThrottle;
   /** Second-factor guesses per user from every address: the slower ceiling (decision 052). */
   secondFactorCeiling: SignInThrottle;
+  /** One check-and-count at a time per user, across instances (decision 053). */
+  turns: Turns;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
   methods: AuthMethods;
@@ -566,6 +568,7 @@ export function createAuthService(deps: {
     limits,
     throttle,
     secondFactorCeiling: deps.secondFactorCeiling,
+    turns: deps.turns,
     publicUrl,
     startSession,
     completeSignIn,
