@@ -2,7 +2,7 @@
 // refreshToken, opened in a browser that did not ask for it, names the account and waits for
 // the user to confirm; without that, the browser stays signed out.
 import { expect, test } from './support/test.ts';
-import { DEMO_PASSWORD } from './support/fixtures.ts';
+import { DEMO_PASSWORD, givePasswordIfAsked, lastMailTo, storageState, touchTablet, verifyLinkOf } from './support/fixtures.ts';
 
 const SHOTS = '/work/shots/landing';
 
@@ -51,3 +51,59 @@ test('the confirmation reads on a tablet', async ({ browser, request }) => {
   expect(await hasSession(context)).toBe(false);
   await context.close();
 });
+
+// The address is confirmed on the way in (the ticket is spent): the page says so first, and
+// its way out declines only the session, it does not pretend to cancel the change.
+for (const javaScriptEnabled of [true, false]) {
+  test(`a new address confirmed in another browser says it is confirmed, then asks about the session (JavaScript ${javaScriptEnabled ? 'on' : 'off'})`, async ({
+    browser,
+  }) => {
+    const owner = await browser.newContext({ storageState: storageState('diagnostician') });
+    const profile = await owner.newPage();
+    /** The profile's e-mail changed to `to`, asked by the signed-in owner. */
+    const askChange = async (to: string) => {
+      await profile.goto('/profile');
+      const form = profile.getByRole('form', { name: "Modifier le nom et l'e-mail" });
+      await form.getByLabel('E-mail').fill(to);
+      await form.getByRole('button', { name: 'Enregistrer' }).click();
+      await givePasswordIfAsked(form);
+      await expect(profile.getByRole('status').filter({ hasText: `Un lien de confirmation a été envoyé à ${to}` })).toBeVisible();
+    };
+    let address = '';
+    for (const [size, options] of [
+      ['1280', { viewport: { width: 1280, height: 800 } }],
+      ['768-touch', touchTablet()],
+    ] as const) {
+      if (size === '768-touch' && !javaScriptEnabled) continue;
+      const elsewhere = await browser.newContext({ javaScriptEnabled, ...options });
+      const page = await elsewhere.newPage();
+      address = `julien.${javaScriptEnabled ? 'js' : 'nojs'}-${size}@demo.local`;
+      await askChange(address);
+      await page.goto(verifyLinkOf(lastMailTo(address)));
+      await expect(page.getByRole('heading', { level: 1, name: 'Adresse e-mail modifiée' })).toBeVisible();
+      await expect(page.getByText(`Adresse confirmée : ${address}.`)).toBeVisible();
+      await expect(page.getByRole('heading', { level: 2, name: 'Continuer en tant que Julien Moreau ?' })).toBeVisible();
+      await expect(page.getByRole('link', { name: 'Annuler' })).toHaveCount(0);
+      expect(await hasSession(elsewhere)).toBe(false);
+      await page.screenshot({ path: `/work/shots/fin-links/address-confirmed-js-${javaScriptEnabled ? 'on' : 'off'}-${size}.png`, fullPage: true });
+      if (javaScriptEnabled && size === '1280') {
+        await page.getByRole('button', { name: 'Continuer en tant que Julien Moreau' }).click();
+        await expect(page).toHaveURL(/\/profile$/);
+        await expect(page.getByRole('status').filter({ hasText: 'Adresse e-mail modifiée' })).toBeVisible();
+        expect(await hasSession(elsewhere)).toBe(true);
+      } else {
+        await page.getByRole('link', { name: 'Ne pas ouvrir de session' }).click();
+        await expect(page).toHaveURL(/\/sign-in$/);
+        expect(await hasSession(elsewhere)).toBe(false);
+      }
+      await elsewhere.close();
+    }
+    // The change held either way: the owner's profile shows the new address, then puts the old one back.
+    await profile.goto('/profile');
+    await expect(profile.getByRole('form', { name: "Modifier le nom et l'e-mail" }).getByLabel('E-mail')).toHaveValue(address);
+    await askChange('diagnostic@demo.local');
+    await profile.goto(verifyLinkOf(lastMailTo('diagnostic@demo.local')));
+    await expect(profile).toHaveURL(/\/profile$/);
+    await owner.close();
+  });
+}

@@ -435,7 +435,8 @@ export function loadBackupCommandConfig(env: NodeJS.ProcessEnv, command: 'backup
     databaseUrl: e.DATABASE_URL,
     storage: storageConfig(e),
     backupKey: e.BACKUP_KEY,
-    encryptionKeys: command === 'restore' ? encryptionKeysOf(e, e.DATABASE_URL, dataDir) : [],
+    // A restore reads the key file without making one: a key made now could open nothing of the archive.
+    encryptionKeys: command === 'restore' ? encryptionKeysOf(e, e.DATABASE_URL, dataDir, false) : [],
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -518,8 +519,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
 }
 
-/** ENCRYPTION_KEY (and the keys being retired), or the key file of the embedded mode. */
-function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | undefined, dataDir: string): string[] {
+/**
+ * ENCRYPTION_KEY (and the keys being retired), or the key file of the embedded mode; with
+ * `create` false (a restore), none when that file does not exist yet rather than a new key.
+ */
+function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | undefined, dataDir: string, create = true): string[] {
   const previous = (e.ENCRYPTION_KEY_PREVIOUS ?? '')
     .split(',')
     .map((key) => key.trim())
@@ -528,6 +532,7 @@ function encryptionKeysOf(e: z.infer<typeof envSchema>, databaseUrl: string | un
   if (previous.length) throw new ConfigError('Missing ENCRYPTION_KEY: ENCRYPTION_KEY_PREVIOUS names keys being replaced by it');
   // Every instance on one PostgreSQL must open what the others sealed.
   if (databaseUrl) throw new ConfigError('Missing ENCRYPTION_KEY: it is required when DATABASE_URL is set');
+  if (!create && !existsSync(encryptionKeyFile(dataDir))) return [];
   return keptKeys(dataDir);
 }
 

@@ -23,6 +23,8 @@ export type DomainErrorDetails = {
   reasons?: string[];
   /** Seconds before trying again. */
   retryAfter?: number;
+  /** The ceremony this wrong answer belonged to is used up: it cannot be answered again. */
+  spent?: boolean;
 };
 
 // Astro's build bundles its own copy of this module beside the one the services load: the brand,

@@ -80,6 +80,7 @@ export function createServices(options: { config: Config; database: Database; lo
   // process's memory beside the embedded database it alone opens (decision 053).
   const counters = createCounterStore(database, config.sessionSecret);
   const limiter = createRateLimiter(counters);
+  const vault = createVault(db, createKeyring(config.encryptionKeys));
   const mailer = createMailer({
     db,
     smtpUrl: config.smtpUrl,
@@ -88,6 +89,7 @@ export function createServices(options: { config: Config; database: Database; lo
     sms: createSmsSender({ sms: config.sms, dataDir: config.dataDir, logger }),
     retry: config.messageRetry,
     logger,
+    vault,
   });
   const auth = createAuthService({
     db,
@@ -101,7 +103,7 @@ export function createServices(options: { config: Config; database: Database; lo
     secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling, counters, 'second-factor'),
     turns: createTurns(counters),
     methods: config.authMethods,
-    vault: createVault(db, createKeyring(config.encryptionKeys)),
+    vault,
   });
   const files = createFileStore({ db, config });
   const procedures = createProceduresService({ db });

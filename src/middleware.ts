@@ -2,6 +2,7 @@
 import { defineMiddleware, sequence } from 'astro:middleware';
 import { ClientError } from 'graphql-request';
 import { t } from '#lib/i18n.ts';
+import { formatWait } from '#lib/format.ts';
 import { isRole } from '#lib/roles.ts';
 import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
 import { safeRedirect } from '#lib/redirects.ts';
@@ -128,7 +129,14 @@ const autoSignIn = defineMiddleware(async (context, next) => {
     // asked for that account's link: the flow ends where it began.
     const current = await readSession(cookies, locals.services);
     if (current?.userId !== account.id && !linkAskedHere(cookies, locals.services.config.sessionSecret, account.email))
-      return renderContinuePage({ name: account.displayName, email: account.email, refreshToken: token, to: landing(), type: linkType ? type : '' });
+      return renderContinuePage({
+        name: account.displayName,
+        email: account.email,
+        refreshToken: token,
+        to: landing(),
+        type: linkType ? type : '',
+        done: linkType ? (linkLandings[type] ?? null) : null,
+      });
   }
   try {
     const session = await refreshOnce(locals.services, token, locals.clientAddress);
@@ -155,8 +163,8 @@ function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[
   const seconds = 5 * 2 ** (attempts - 1);
   // The database away (decision 036) is said as such: the whole service waits, not the session.
   const message = isDatabaseUnavailable(error)
-    ? { status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { seconds }), retryAfter: seconds }
-    : { status: 503, title: t('errors.sessionUnavailableTitle'), text: t('errors.sessionUnavailable', { seconds }), retryAfter: seconds };
+    ? { status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { wait: formatWait(seconds) }), retryAfter: seconds }
+    : { status: 503, title: t('errors.sessionUnavailableTitle'), text: t('errors.sessionUnavailable', { wait: formatWait(seconds) }), retryAfter: seconds };
   if (context.url.pathname.startsWith('/api/')) {
     return new Response(JSON.stringify({ status: 503, error: 'session-unavailable', message: message.text }), {
       status: 503,
@@ -216,7 +224,7 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   } catch (error) {
     if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'timeout') throw error;
     const seconds = BUSY_RETRY_SECONDS;
-    return renderMessagePage({ status: 503, title: t('errors.busyTitle'), text: t('errors.busy', { seconds }), retryAfter: seconds });
+    return renderMessagePage({ status: 503, title: t('errors.busyTitle'), text: t('errors.busy', { wait: formatWait(seconds) }), retryAfter: seconds });
   }
 });
 
@@ -231,7 +239,12 @@ const databaseAway = defineMiddleware(async (_context, next) => {
     const code = error instanceof ClientError ? error.response.errors?.[0]?.extensions?.code : undefined;
     if (code !== 'unavailable' && !isDatabaseUnavailable(error)) throw error;
     const seconds = UNAVAILABLE_RETRY_SECONDS;
-    return renderMessagePage({ status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { seconds }), retryAfter: seconds });
+    return renderMessagePage({
+      status: 503,
+      title: t('errors.unavailableTitle'),
+      text: t('errors.unavailable', { wait: formatWait(seconds) }),
+      retryAfter: seconds,
+    });
   }
 });
 

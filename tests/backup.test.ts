@@ -6,7 +6,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   copyFileSync,
   createWriteStream,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -352,7 +351,8 @@ describe('backups', { timeout: 180_000 }, () => {
       expect(result.stderr).toMatch(line);
       expect(result.status).toBe(1);
     }
-    expect(existsSync(path.join(dataDir, 'files')) ? readdirSync(path.join(dataDir, 'files')) : []).toEqual([]);
+    // Not a byte: no database, no staging directory, no key file made for the occasion.
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('writes nothing when a row cannot load: the database stays empty and no file is left', async () => {
@@ -372,13 +372,24 @@ describe('backups', { timeout: 180_000 }, () => {
       /^atelier-bva: The restore failed and wrote nothing: insert or update on table "order_files" violates foreign key constraint "\w+" \(Key \(file_id\)=\(00000000-0000-4000-8000-000000000000\) is not present in table "files"\.\)\n$/,
     );
     expect(result.status).toBe(1);
-    const database = await openDatabase({ dataDir });
+    // The fresh DATA_DIR is as it was: what the restore created (the database, the files, the stage) is gone.
+    expect(readdirSync(dataDir)).toEqual([]);
+    // On PostgreSQL, the one transaction leaves the database as it found it: not even the migrations' schemas.
+    const target = loadConfig({ ...secrets }, { dataDir: fresh('failed-postgres'), databaseUrl: await createPostgresDatabase() });
+    await expect(restoreBackup(broken, target)).rejects.toThrow(/^The restore failed and wrote nothing: .+violates foreign key constraint/);
+    const database = await openDatabase(target);
     try {
       expect(await isEmpty(database.db)).toBe(true);
+      const schemas = await queryRows<{ name: string }>(
+        database.db,
+        sql`select nspname as name from pg_namespace where nspname in ('auth', 'storage', 'drizzle')`,
+      );
+      expect(schemas).toEqual([]);
+      expect(await queryRows(database.db, sql`select 1 from pg_class where relnamespace = 'public'::regnamespace`)).toEqual([]);
     } finally {
       await database.close();
     }
-    expect(readdirSync(path.join(dataDir, 'files')).filter((f) => f !== 'tmp' && f !== 'thumbnails')).toEqual([]);
+    expect(readdirSync(target.dataDir).filter((f) => f !== 'secrets')).toEqual([]);
     // The same archive unbroken restores there afterwards.
     copyFileSync(archive, path.join(work, 'again.tar.gz'));
     expect((await cli(['restore', path.join(work, 'again.tar.gz')], { DATA_DIR: dataDir })).status).toBe(0);

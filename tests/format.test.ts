@@ -9,6 +9,7 @@ import {
   formatDateTimeSeconds,
   formatDayMonth,
   formatTime,
+  formatWait,
   isSameDay,
   isTimeZone,
   setWorkshopTimeZone,
@@ -199,5 +200,17 @@ describe('WORKSHOP_TIME_ZONE', () => {
       'Invalid WORKSHOP_TIME_ZONE: must be an IANA time zone name, such as Europe/Paris or America/Montreal',
     );
     expect(() => setWorkshopTimeZone('Mars/Olympus')).toThrow(RangeError);
+  });
+});
+
+describe('a retry wait', () => {
+  it('is said in seconds under a minute, in whole minutes (rounded up) above', () => {
+    expect(formatWait(1)).toBe('1 seconde');
+    expect(formatWait(12)).toBe('12 secondes');
+    expect(formatWait(59.2)).toBe('1 minute');
+    expect(formatWait(60)).toBe('1 minute');
+    expect(formatWait(61)).toBe('2 minutes');
+    expect(formatWait(900)).toBe('15 minutes');
+    expect(formatWait(0)).toBe('1 seconde');
   });
 });

@@ -1,10 +1,11 @@
 // No session from a URL alone (issue 29, item 5; decision 052): a `refreshToken` in a page's
 // address opens a session only as the end of a flow this browser started (the provider's
 // binding cookie), or once the user confirms the account by a same-origin form.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { landingBindingOf, LANDING_COOKIE } from '#lib/auth/landing-binding.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { startTestApp, type TestApp } from './support/app.ts';
+import { startTestApp, verifyLink, type TestApp } from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
 
 describe('a refreshToken in a landing URL', () => {
@@ -126,5 +127,68 @@ describe('a refreshToken in a landing URL', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/repair-orders');
     expect(hasSession(b)).toBe(true);
+  });
+
+  it("names no account for a disabled user's token, an expired or an idle one", async () => {
+    const names = async (token: string) => {
+      const b = browser(t.url);
+      const res = await b.request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`);
+      return res.status === 200 && htmlText(await res.text()).includes('Continuer en tant que');
+    };
+    const disabled = await tokenOf('mecanicien@demo.local');
+    await t.database.db.execute(sql`update auth.users set disabled = true where email = 'mecanicien@demo.local'`);
+    try {
+      expect(await names(disabled)).toBe(false);
+    } finally {
+      await t.database.db.execute(sql`update auth.users set disabled = false where email = 'mecanicien@demo.local'`);
+    }
+    expect(await names(disabled)).toBe(true);
+    const expired = await tokenOf('diagnostic@demo.local');
+    await t.database.db.execute(
+      sql`update auth.grants set expires_at = now() - interval '1 minute' where revoked_at is null and user_id = (select id from auth.users where email = 'diagnostic@demo.local')`,
+    );
+    expect(await names(expired)).toBe(false);
+    const idle = await tokenOf('diagnostic@demo.local');
+    await t.database.db.execute(
+      sql`update auth.grants set last_used_at = now() - interval '60 days' where revoked_at is null and user_id = (select id from auth.users where email = 'diagnostic@demo.local')`,
+    );
+    expect(await names(idle)).toBe(false);
+  });
+
+  // The link has done its work before the page shows: an address confirmed stays confirmed,
+  // so the page says so first, and only the session waits for the tap.
+  it('says an address confirmed by a link opened elsewhere is confirmed, and offers no «Annuler»', async () => {
+    const landingOf = async (to: string) => {
+      const mail = (await t.outbox()).findLast((m) => m.includes(`To: ${to}`))!;
+      const b = browser(t.url);
+      const res = await b.request(verifyLink(mail).slice(t.url.length));
+      const page = await b.request(res.headers.get('location')!.replace(t.url, ''));
+      expect(page.status).toBe(200);
+      expect(hasSession(b)).toBe(false);
+      return htmlText(await page.text());
+    };
+    const user = (await t.app.services.auth.findUserByEmail('commercial@demo.local'))!;
+    await t.app.services.auth.changeEmail(user.id, 'sophie.laurent@garage.fr', undefined, { ip: '127.0.0.1' });
+    const changed = await landingOf('sophie.laurent@garage.fr');
+    expect(changed).toMatch(/<h1[^>]*>Adresse e-mail modifiée<\/h1>/);
+    expect(changed).toContain('Adresse confirmée : sophie.laurent@garage.fr.');
+    expect(changed.indexOf('Adresse confirmée')).toBeLessThan(changed.indexOf('Continuer en tant que Sophie Laurent ?'));
+    expect(changed).not.toContain('Annuler');
+    expect(changed).toContain('Ne pas ouvrir de session');
+    expect((await t.app.services.auth.findUserById(user.id))!.email).toBe('sophie.laurent@garage.fr');
+
+    const admin = (await t.app.services.auth.findUserByEmail('admin@demo.local'))!;
+    await t.app.services.auth.resendAccountEmail(admin.id);
+    const verified = await landingOf('admin@demo.local');
+    expect(verified).toMatch(/<h1[^>]*>Adresse e-mail vérifiée<\/h1>/);
+    expect(verified).toContain('Adresse confirmée : admin@demo.local.');
+    expect(verified).not.toContain('Annuler');
+
+    // A sign-in link changed nothing yet: its page still offers «Annuler».
+    const token = await tokenOf('diagnostic@demo.local');
+    const plain = htmlText(await (await browser(t.url).request(`/repair-orders?type=signinPasswordless&refreshToken=${encodeURIComponent(token)}`)).text());
+    expect(plain).toMatch(/<h1[^>]*>Continuer en tant que/);
+    expect(plain).not.toContain('Adresse confirmée');
+    expect(plain).toContain('Annuler');
   });
 });

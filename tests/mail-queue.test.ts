@@ -3,39 +3,15 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
-import { SMTPServer } from 'smtp-server';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '#server/auth/mailer.ts';
+import { createKeyring, createVault } from '#server/auth/vault.ts';
 import { openDatabase } from '#server/db/client.ts';
 import { messageQueue } from '#server/db/schema/index.ts';
-import { freePort } from './support/postgres-server.ts';
 import { browser, htmlText } from './support/browser.ts';
-import { decodeMail, postJson, startTestApp, type TestApp } from './support/app.ts';
-
-type Relay = { server: SMTPServer; port: number; received: string[]; stop(): Promise<void> };
-
-/** A real SMTP server that takes `delayMs` to accept each message. */
-async function startRelay(delayMs: number, port?: number, received: string[] = []): Promise<Relay> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () =>
-        setTimeout(() => {
-          received.push(Buffer.concat(chunks).toString('utf8'));
-          callback();
-        }, delayMs),
-      );
-    },
-  });
-  const chosen = port ?? (await freePort());
-  await new Promise<void>((resolve) => server.listen(chosen, '127.0.0.1', resolve));
-  return { server, port: chosen, received, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
+import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
+import { type Relay, startRelay } from './support/relay.ts';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,8 +32,8 @@ describe('a known and an unknown address answer in the same time (relay taking 2
   let t: TestApp;
 
   beforeAll(async () => {
-    relay = await startRelay(250);
-    t = await startTestApp('pglite', { smtpUrl: `smtp://127.0.0.1:${relay.port}` });
+    relay = await startRelay({ delayMs: 250 });
+    t = await startTestApp('pglite', { smtpUrl: relay.url });
   });
   afterAll(async () => {
     await t?.close();
@@ -97,9 +73,7 @@ const until = async (check: () => Promise<boolean>, what: string, ms = 10_000) =
 };
 
 describe('a relay that is down delays mail without losing it', () => {
-  let relay: Relay | undefined;
-  let port: number;
-  const received: string[] = [];
+  let relay: Relay;
   let t: TestApp;
   const rowsOf = async (recipient: string) =>
     (await t.database.db
@@ -109,11 +83,11 @@ describe('a relay that is down delays mail without losing it', () => {
       .orderBy(messageQueue.seq)) as (typeof messageQueue.$inferSelect)[];
 
   beforeAll(async () => {
-    port = await freePort();
+    relay = await startRelay({ down: true });
     // Quick back-off, so the test sees several attempts and the last one.
     t = await startTestApp('pglite', {
       pages: true,
-      smtpUrl: `smtp://127.0.0.1:${port}`,
+      smtpUrl: relay.url,
       messageRetry: { firstDelayMs: 100, maxDelayMs: 400, maxAttempts: 5 },
     });
   });
@@ -121,6 +95,9 @@ describe('a relay that is down delays mail without losing it', () => {
     await t?.close();
     await relay?.stop();
   });
+  /** The row as a backup or a dump would hold it: every column as text. */
+  const rawRowOf = async (recipient: string) =>
+    JSON.stringify(await t.database.db.execute(sql`select * from auth.message_queue where recipient = ${recipient}`));
 
   it('keeps the message queued with its attempts and error, and sends it once the relay is back', async () => {
     const res = await postJson(`${t.url}/api/auth/user/password/reset`, { email: 'diagnostic@demo.local' });
@@ -130,20 +107,42 @@ describe('a relay that is down delays mail without losing it', () => {
     expect(waiting).toMatchObject({ status: 'waiting', kind: 'passwordReset' });
     expect(waiting!.lastError).toMatch(/ECONNREFUSED/);
     expect(waiting!.nextAttemptAt.getTime()).toBeGreaterThan(waiting!.createdAt.getTime());
+    // While it waits (up to a day), its link is sealed (decision 050): a backup taken now has none.
+    const raw = await rawRowOf('diagnostic@demo.local');
+    expect(raw).not.toContain('ticket');
+    expect(raw).not.toContain('/api/auth/verify');
+    expect(raw).toContain('enc1:');
 
-    relay = await startRelay(0, port, received);
+    await relay.up();
     await until(async () => (await rowsOf('diagnostic@demo.local'))[0]?.status === 'sent', 'the message sent');
-    expect(received).toHaveLength(1);
-    expect(decodeMail(received[0]!)).toContain('Subject: Réinitialisation de votre mot de passe');
+    expect(relay.messages).toHaveLength(1);
+    expect(decodeMail(relay.messages[0]!.raw)).toContain('Subject: Réinitialisation de votre mot de passe');
+    // The link opened at send time works.
+    const landing = await fetch(verifyLink(relay.messages[0]!.raw), { redirect: 'manual' });
+    expect(new URL(landing.headers.get('location')!).searchParams.get('refreshToken')).toBeTruthy();
     // Sent: the row holds no link any more.
     const [sent] = await rowsOf('diagnostic@demo.local');
     expect(sent!.vars).toBeNull();
     expect(JSON.stringify(sent)).not.toContain('ticket');
   });
 
+  it('keeps a one-time code sealed while it waits, and mails the working code', async () => {
+    await relay.down();
+    await postJson(`${t.url}/api/auth/signin/otp/email`, { email: 'mecanicien@demo.local' });
+    await until(async () => ((await rowsOf('mecanicien@demo.local'))[0]?.attempts ?? 0) >= 1, 'an attempt');
+    const raw = await rawRowOf('mecanicien@demo.local');
+    const since = relay.messages.length;
+    await relay.up();
+    const mail = decodeMail((await relay.waitFor('mecanicien@demo.local', { since })).raw);
+    const code = mail.match(/Votre code de connexion :\n(\d{6})\n/)![1]!;
+    expect(raw).not.toContain(code);
+    expect(raw).toContain('enc1:');
+    const verified = await postJson(`${t.url}/api/auth/signin/otp/email/verify`, { email: 'mecanicien@demo.local', otp: code });
+    expect(verified.body.session.user.email).toBe('mecanicien@demo.local');
+  });
+
   it('marks it failed after the last attempt, and "retry now" sends it', async () => {
-    await relay!.stop();
-    relay = undefined;
+    await relay.down();
     await postJson(`${t.url}/api/auth/user/password/reset`, { email: 'commercial@demo.local' });
     await until(async () => (await rowsOf('commercial@demo.local'))[0]?.status === 'failed', 'the message failed');
     const [failed] = await rowsOf('commercial@demo.local');
@@ -172,16 +171,15 @@ describe('a relay that is down delays mail without losing it', () => {
     expect(refused.status).toBe(302);
     expect(refused.headers.get('location')).toBe('/repair-orders');
 
-    relay = await startRelay(0, port, received);
+    await relay.up();
     const retried = await admin.request('/users/messages', { method: 'POST', body: new URLSearchParams({ id: failed!.id }) });
     expect(retried.status).toBe(303);
     await until(async () => (await rowsOf('commercial@demo.local'))[0]?.status === 'sent', 'the message sent');
-    expect(received.map((raw) => decodeMail(raw)).filter((m) => m.includes('To: commercial@demo.local'))).toHaveLength(1);
+    expect(relay.messages.filter((m) => m.to.includes('commercial@demo.local'))).toHaveLength(1);
   });
 
   it('keeps what is queued when the server stops (it goes at the next start)', async () => {
-    await relay!.stop();
-    relay = undefined;
+    await relay.down();
     await postJson(`${t.url}/api/auth/user/password/reset`, { email: 'admin@demo.local' });
     await until(async () => ((await rowsOf('admin@demo.local'))[0]?.attempts ?? 0) >= 1, 'an attempt');
     await t.app.mailer.close();
@@ -198,7 +196,15 @@ describe('one sender per message, with two workers on one PostgreSQL', () => {
     const otherDir = mkdtempSync(path.join(tmpdir(), 'atelier-other-'));
     const lines: Record<string, unknown>[] = [];
     const logger = { info: (msg: string, f?: object) => lines.push({ msg, ...f }), error: () => {} };
-    const other = createMailer({ db: second.db, from: 'a@b.fr', dataDir: otherDir, sms: { send: async () => {} }, retry: t.config.messageRetry, logger });
+    const other = createMailer({
+      db: second.db,
+      from: 'a@b.fr',
+      dataDir: otherDir,
+      sms: { send: async () => {} },
+      retry: t.config.messageRetry,
+      logger,
+      vault: createVault(second.db, createKeyring(t.config.encryptionKeys)),
+    });
     try {
       await t.database.db.transaction(async (tx) => {
         for (let i = 0; i < 30; i++) await t.app.mailer.queue(tx, 'passwordReset', `m${i}@demo.local`, { displayName: '', link: `http://x/${i}` });
@@ -216,6 +222,44 @@ describe('one sender per message, with two workers on one PostgreSQL', () => {
       await second.close();
       await t.close();
       rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('«Renvoyer» on a message another worker is sending right now', () => {
+  it('does not send it a second time, and says it is being sent', async () => {
+    // The relay holds each message 1.5 s: the first worker's send is caught in the middle.
+    const relay = await startRelay({ delayMs: 1_500 });
+    const t = await startTestApp('pglite', { pages: true, smtpUrl: relay.url });
+    const other = createMailer({
+      db: t.database.db,
+      smtpUrl: relay.url,
+      from: 'a@b.fr',
+      dataDir: t.config.dataDir,
+      sms: { send: async () => {} },
+      retry: t.config.messageRetry,
+      logger: { info: () => {}, error: () => {} },
+      vault: createVault(t.database.db, createKeyring(t.config.encryptionKeys)),
+    });
+    try {
+      other.start();
+      const admin = browser(t.url);
+      await admin.signIn('admin@demo.local');
+      await postJson(`${t.url}/api/auth/user/password/reset`, { email: 'diagnostic@demo.local' });
+      const rowOf = async () => (await t.database.db.select().from(messageQueue).where(eq(messageQueue.recipient, 'diagnostic@demo.local')))[0];
+      await until(async () => ((await rowOf())?.attempts ?? 0) >= 1, 'the message claimed');
+      const resent = await admin.request('/users/messages', { method: 'POST', body: new URLSearchParams({ id: (await rowOf())!.id }) });
+      expect(resent.status).toBe(303);
+      await until(async () => (await rowOf())?.status === 'sent', 'the message sent');
+      // Long enough for a second send, had one been started.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(relay.messages.filter((m) => m.to.includes('diagnostic@demo.local'))).toHaveLength(1);
+      const text = htmlText((await (await admin.request('/users/messages')).text()).replace(/<[^>]+>/g, ' '));
+      expect(text).toContain("Ce message est en train de partir : il n'est pas renvoyé une seconde fois.");
+    } finally {
+      await other.close();
+      await t.close();
+      await relay.stop();
     }
   }, 60_000);
 });

@@ -1,44 +1,24 @@
 // Real SMTP: the app sends its French e-mails to an smtp-server started here.
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { freePort } from './support/postgres-server.ts';
 import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
-
-type Received = { from: string; to: string[]; raw: string };
+import { type Relay, startRelay } from './support/relay.ts';
 
 describe('e-mail over SMTP', () => {
-  const received: Received[] = [];
-  let smtp: SMTPServer;
+  let relay: Relay;
+  let received: Relay['messages'];
   let t: TestApp;
   let api: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          received.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((r) => r.address),
-            raw: Buffer.concat(chunks).toString('utf8'),
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
-    t = await startTestApp('pglite', { smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Garage Dupont <atelier@garage-dupont.fr>' });
+    relay = await startRelay();
+    received = relay.messages;
+    t = await startTestApp('pglite', { smtpUrl: relay.url, mailFrom: 'Garage Dupont <atelier@garage-dupont.fr>' });
     api = `${t.url}/api/auth`;
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await relay?.stop();
   });
 
   it('sends the password reset e-mail in French, text and HTML, with a working link', async () => {
@@ -85,7 +65,7 @@ describe('e-mail over SMTP', () => {
   });
 
   it('answers OK when the SMTP server is gone: the mail waits in the queue (tests/mail-queue.test.ts)', async () => {
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await relay.down();
     const res = await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local' });
     expect(res.body).toEqual('OK');
   });

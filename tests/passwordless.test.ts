@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { AstroCookies } from 'astro';
 import { sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { normalizePhone } from '#lib/auth/passwordless.ts';
@@ -17,6 +16,7 @@ import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { freePort } from './support/postgres-server.ts';
+import { type Relay, startRelay } from './support/relay.ts';
 import { databaseKinds, decodeMail, postJson, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
 
 const ON = { AUTH_SMS_PASSWORDLESS_ENABLED: '1', AUTH_ANONYMOUS_USERS_ENABLED: '1' };
@@ -675,30 +675,15 @@ describe('rate limits', () => {
 });
 
 describe('over real SMTP and a provider that plays Twilio', () => {
-  const mails: string[] = [];
   const twilioCalls: { path: string; authorization: string; form: URLSearchParams }[] = [];
   let twilioAnswer = { status: 201, body: { sid: 'SM0123456789abcdef0123456789abcdef', status: 'queued' } as object };
-  let smtp: SMTPServer;
+  let relay: Relay;
   let twilio: Server;
   let t: TestApp;
   const sid = `AC${'0'.repeat(31)}1`;
 
   beforeAll(async () => {
-    const smtpPort = await freePort();
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, _session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
-          mails.push(Buffer.concat(chunks).toString('utf8'));
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+    relay = await startRelay();
     twilio = createServer(async (req: IncomingMessage, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -710,21 +695,21 @@ describe('over real SMTP and a provider that plays Twilio', () => {
     await new Promise<void>((resolve) => twilio.listen(twilioPort, '127.0.0.1', resolve));
     t = await startTestApp('pglite', {
       env: ON,
-      smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+      smtpUrl: relay.url,
       sms: { twilio: { accountSid: sid, authToken: 'twilio-auth-token-0123', messagingServiceId: '+33757000000', apiUrl: `http://127.0.0.1:${twilioPort}` } },
     });
     await t.database.db.execute(sql`update auth.users set phone_number = ${MECHANIC_PHONE} where email = ${MECHANIC}`);
   });
   afterAll(async () => {
     await t?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await relay?.stop();
     await new Promise<void>((resolve) => twilio.close(() => resolve()));
   });
 
   it('mails the code and the link in French, text and HTML', async () => {
     await postJson(`${t.url}/api/auth/signin/otp/email`, { email: MECHANIC });
     await t.app.mailer.settled();
-    const codeMail = decodeMail(mails.at(-1)!);
+    const codeMail = decodeMail(relay.messages.at(-1)!.raw);
     expect(codeMail).toContain('Subject: Votre code de connexion');
     expect(codeMail).toMatch(/Content-Type: text\/html/);
     const code = codeOf(codeMail);
@@ -734,7 +719,7 @@ describe('over real SMTP and a provider that plays Twilio', () => {
 
     await postJson(`${t.url}/api/auth/signin/passwordless/email`, { email: MECHANIC });
     await t.app.mailer.settled();
-    const linkMail = mails.at(-1)!;
+    const linkMail = relay.messages.at(-1)!.raw;
     expect(decodeMail(linkMail)).toContain('Subject: Votre lien de connexion');
     const location = new URL((await fetch(verifyLink(linkMail), { redirect: 'manual' })).headers.get('location')!);
     expect(location.searchParams.get('refreshToken')).toBeTruthy();

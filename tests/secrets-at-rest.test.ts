@@ -4,7 +4,7 @@
 // from clear rows seals them at start; a rotation re-seals everything under a new key.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -90,6 +90,9 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     const created = await postJson(`${api}/pat`, { expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, second.headers);
     expect(created.status).toBe(200);
     pat = created.body.personalAccessToken;
+    // A reset link waiting for a relay that is down (the worker stopped): the archive holds its row.
+    await source.app.mailer.close();
+    expect((await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local' })).status).toBe(200);
     archive = path.join(work, 'demo.tar.gz');
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(/^Backup written to /);
@@ -117,6 +120,11 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     }
     expect(text).not.toContain(pat);
     expect(text).not.toContain(sha256(pat));
+    // Nor the waiting reset link: its row is there, its content sealed.
+    const queue = readFileSync(files.find((f) => f.endsWith('auth.message_queue.ndjson'))!, 'utf8');
+    expect(queue).toContain('admin@demo.local');
+    expect(queue).toMatch(/"vars": ?"enc1:[A-Za-z0-9_-]{8}:/);
+    expect(text).not.toContain('ticket=');
     // Nor the key that seals them.
     for (const key of source.config.encryptionKeys) expect(text).not.toContain(key);
     // The secrets are still there, sealed: the rows say which key.
@@ -129,7 +137,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     const key = randomBytes(32).toString('hex');
     const restored = await cli(['restore', archive, '--forget-secrets'], { DATA_DIR: lost, ENCRYPTION_KEY: key });
     expect(restored.stderr).toMatch(
-      /^Restored .+\nWithout the archive's encryption key: 2 accounts lost their authenticator app \(they sign in with their password and may enrol again\), 1 personal access tokens were revoked\n$/,
+      /^Restored .+\nWithout the archive's encryption key: 2 accounts lost their authenticator app \(they sign in with their password and may enrol again\), 1 personal access tokens were revoked, 1 queued messages whose link or code it sealed were marked failed \(their users ask for a new one\)\n$/,
     );
     expect(restored.status).toBe(0);
     const copy = await startTestApp('pglite', { dataDir: lost, encryptionKeys: [key] });
@@ -145,6 +153,10 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     );
     expect(counts).toMatchObject({ codes: 0 });
     expect(counts!.orders).toBeGreaterThan(0);
+    // The waiting reset link could never be opened: failed, emptied, said on the admin's screen.
+    expect(await copy.app.mailer.pending()).toEqual([
+      expect.objectContaining({ recipient: 'admin@demo.local', status: 'failed', lastError: 'unreadable', retriable: false }),
+    ]);
   });
 
   it('a secret that does not open at sign-in (the database changed under the server) is refused in words, not a 500', async () => {
@@ -171,6 +183,15 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
       /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from \(kept with the archive, never inside it\), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed\n$/,
     );
     expect(refused.status).toBe(1);
+    // Decided from the archive before a byte is written: no database, no directory.
+    expect(existsSync(elsewhere)).toBe(false);
+    // Without ENCRYPTION_KEY, the embedded mode's key file is not made for a restore it refuses.
+    const keyless = await cli(['restore', archive], { DATA_DIR: elsewhere });
+    expect(keyless.stderr).toMatch(
+      /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: /,
+    );
+    expect(keyless.status).toBe(1);
+    expect(existsSync(elsewhere)).toBe(false);
 
     const [key] = source.config.encryptionKeys;
     const restored = await cli(['restore', archive], { DATA_DIR: elsewhere, ENCRYPTION_KEY: key! });
@@ -228,6 +249,9 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
     const keyFile = path.join(dataDir, 'secrets/encryption');
     const api = `${app.url}/api/auth`;
     const user = await enrol(api, 'mecanicien@demo.local');
+    // A reset link left waiting (the worker stopped): the rotation re-seals it too.
+    await app.app.mailer.close();
+    expect((await postJson(`${api}/user/password/reset`, { email: 'admin@demo.local' })).status).toBe(200);
     const before = readFileSync(keyFile, 'utf8');
     // The embedded database is open: the rotation asks for the server to stop.
     const busy = await cli(['rotate-secrets'], { DATA_DIR: dataDir });
@@ -238,7 +262,7 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
     const rotated = await cli(['rotate-secrets'], { DATA_DIR: dataDir });
     expect(rotated.stderr).toMatch(
       new RegExp(
-        `^Re-sealed 2 secrets with the new encryption key [A-Za-z0-9_-]{8} in ${keyFile}; the old key is gone: take a new backup, and keep this key with the backups, never inside them\n$`,
+        `^Re-sealed 3 secrets with the new encryption key [A-Za-z0-9_-]{8} in ${keyFile}; the old key is gone: take a new backup, and keep this key with the backups, never inside them\n$`,
       ),
     );
     expect(rotated.status).toBe(0);
@@ -250,9 +274,14 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
     const after = await startTestApp('pglite', { dataDir, encryptionKeys: undefined });
     const ids = await queryRows<{ id: string }>(
       after.database.db,
-      sql`select split_part(totp_secret, ':', 2) as id from auth.users where totp_secret is not null union select split_part(value, ':', 2) from auth.server_secrets`,
+      sql`select split_part(totp_secret, ':', 2) as id from auth.users where totp_secret is not null union select split_part(value, ':', 2) from auth.server_secrets
+          union select split_part(vars #>> '{}', ':', 2) from auth.message_queue where vars is not null`,
     );
     expect(ids.map((r) => r.id)).toEqual([keyIdOf(keys[0]!)]);
+    // The worker opens it under the new key: the reset mail leaves.
+    await after.app.mailer.settled();
+    const outbox = path.join(dataDir, 'outbox');
+    expect(readdirSync(outbox).some((f) => /^To: admin@demo\.local$/m.test(readFileSync(path.join(outbox, f), 'utf8')))).toBe(true);
     expect((await signInWithCode(`${after.url}/api/auth`, user.email, codeOf(user.secret, 1))).status).toBe(200);
     expect((await signInWithCode(`${after.url}/api/auth`, user.email, user.recoveryCodes[0]!)).status).toBe(200);
 

@@ -48,15 +48,22 @@ export async function signOut(page: Page) {
 
 const outbox = path.join('test-results/e2e-data/outbox');
 
+const outboxFiles = () => (existsSync(outbox) ? readdirSync(outbox).sort().reverse() : []);
+
+/** Where the outbox stands now: `lastMailTo(address, mark)` then waits for a mail sent after it. */
+export const outboxMark = (): string => outboxFiles()[0] ?? '';
+
 /**
- * The last e-mail sent to an address, decoded enough to read its link. The server's queue writes
- * it a few milliseconds after the answer (decision 049): one not there yet is waited for, 2 s.
+ * The last e-mail sent to an address (after `since`, a mark taken before the action that sends it),
+ * decoded enough to read its link. The server's queue writes it a few milliseconds after the answer
+ * (decision 049): one not there yet is waited for, 2 s. Without a mark, an older mail to the same
+ * address (a change notice) can answer before the one asked for.
  */
-export function lastMailTo(address: string): string {
+export function lastMailTo(address: string, since = ''): string {
   const until = Date.now() + 2_000;
   for (;;) {
-    const files = existsSync(outbox) ? readdirSync(outbox).sort().reverse() : [];
-    for (const file of files) {
+    for (const file of outboxFiles()) {
+      if (file <= since) break;
       const raw = readFileSync(path.join(outbox, file), 'utf8');
       if (new RegExp(`^To: ${address.replace('.', '\\.')}$`, 'm').test(raw)) return raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     }

@@ -1,8 +1,10 @@
 // Mail and SMS leave through a queue (decision 049): a message is a row of auth.message_queue,
 // written in the transaction of what caused it; a worker on every instance claims due rows (one
 // sender per message: SKIP LOCKED) and hands them over, trying again with back-off. No request
-// waits for a relay, so a known and an unknown address answer alike.
+// waits for a relay, so a known and an unknown address answer alike. What a message carries (its
+// link, code or text) waits sealed with the vault (decision 050) and is opened only to be sent.
 // SMTP_URL sends for real, from MAIL_FROM; without it, each message lands in DATA_DIR/outbox as an .eml file.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
@@ -13,6 +15,7 @@ import { messageQueue } from '#server/db/schema/index.ts';
 import type { Logger } from '#server/log.ts';
 import type { SmsSender } from './sms.ts';
 import { renderMail, type MailKind, type MailVars } from './templates.ts';
+import { messageVarsContext, type Vault } from './vault.ts';
 
 /** A message as the admin sees it: never its link, code or text. */
 export type QueuedMessage = {
@@ -47,11 +50,16 @@ export type Mailer = {
   settled(): Promise<void>;
   /** Messages waiting or failed, newest first (the admin's screen). */
   pending(): Promise<QueuedMessage[]>;
-  /** Sends a waiting or failed message at once, attempts counted afresh; false when it cannot be. */
-  retry(id: string): Promise<boolean>;
+  /**
+   * Sends a waiting or failed message at once, attempts counted afresh: 'retried'; 'sending' when a
+   * worker is handing it over right now (it is not sent twice); 'gone' when it cannot be any more.
+   */
+  retry(id: string): Promise<RetryOutcome>;
   /** Stops claiming; a message being handed over finishes (or stays queued). */
   close(): Promise<void>;
 };
+
+export type RetryOutcome = 'retried' | 'sending' | 'gone';
 
 /** Sends one rendered message, or throws. */
 type Transport = { send(kind: MailKind, to: string, vars: MailVars, seq: number): Promise<void>; close(): void };
@@ -71,6 +79,8 @@ const KEEP_SENT = sql`interval '30 days'`;
 const SWEEP_EVERY_MS = 60_000;
 /** `last_error` of a message whose link or code died before it could leave. */
 export const EXPIRED_ERROR = 'expired';
+/** `last_error` of a message whose sealed content this installation cannot open (a lost key). */
+export const UNREADABLE_ERROR = 'unreadable';
 
 export function createMailer(options: {
   db: Db;
@@ -80,8 +90,9 @@ export function createMailer(options: {
   sms: SmsSender;
   retry: MessageRetry;
   logger: Logger;
+  vault: Pick<Vault, 'seal' | 'open'>;
 }): Mailer {
-  const { db, logger, retry } = options;
+  const { db, logger, retry, vault } = options;
   const transport = options.smtpUrl ? smtpTransport(options.smtpUrl, options.from, logger) : outboxTransport(options.dataDir, options.from, logger);
 
   let stopped = false;
@@ -105,7 +116,7 @@ export function createMailer(options: {
   async function claim(): Promise<Claimed | undefined> {
     const [claimed] = await queryRows<Claimed>(
       db,
-      sql`update auth.message_queue set attempts = attempts + 1, next_attempt_at = now() + ${LEASE}
+      sql`update auth.message_queue set attempts = attempts + 1, next_attempt_at = now() + ${LEASE}, claimed_until = now() + ${LEASE}
           where id in (select id from auth.message_queue where status = 'waiting' and next_attempt_at <= now()
                        order by next_attempt_at, seq limit 1 for update skip locked)
           returning id, seq, channel, kind, recipient, vars, attempts, expires_at`,
@@ -118,14 +129,23 @@ export function createMailer(options: {
 
   async function deliver(m: Claimed): Promise<void> {
     if (m.expires_at && new Date(m.expires_at).getTime() <= Date.now()) {
-      await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: EXPIRED_ERROR }).where(stillOurs(m));
+      await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: EXPIRED_ERROR, claimedUntil: null }).where(stillOurs(m));
       logger.error('message expired before it could be sent', { id: m.id, kind: m.kind, attempts: m.attempts - 1 });
       return;
     }
+    let content: unknown;
     try {
-      if (m.channel === 'sms') await options.sms.send(m.recipient, (m.vars as { text: string }).text);
+      // A row queued in clear by an older version is sealed at the next start (prepareSecrets).
+      content = typeof m.vars === 'string' ? JSON.parse(vault.open(m.vars, messageVarsContext(m.id))) : m.vars;
+    } catch (error) {
+      await db.update(messageQueue).set({ status: 'failed', vars: null, lastError: UNREADABLE_ERROR, claimedUntil: null }).where(stillOurs(m));
+      logger.error('message cannot be opened', { id: m.id, kind: m.kind, error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    try {
+      if (m.channel === 'sms') await options.sms.send(m.recipient, (content as { text: string }).text);
       else {
-        const vars = m.vars as MailVars & { expiresAt?: string };
+        const vars = content as MailVars & { expiresAt?: string };
         await transport.send(
           m.kind as MailKind,
           m.recipient,
@@ -139,13 +159,13 @@ export function createMailer(options: {
       const delay = Math.min(retry.firstDelayMs * 2 ** (m.attempts - 1), retry.maxDelayMs);
       await db
         .update(messageQueue)
-        .set({ status: failed ? 'failed' : 'waiting', lastError: message, nextAttemptAt: new Date(Date.now() + delay) })
+        .set({ status: failed ? 'failed' : 'waiting', lastError: message, nextAttemptAt: new Date(Date.now() + delay), claimedUntil: null })
         .where(stillOurs(m));
       logger.error(failed ? 'message failed' : 'message not sent, will try again', { id: m.id, kind: m.kind, attempts: m.attempts, error: message });
       return;
     }
     // Sent: the row keeps no link, code or text (the queue is no store of live sign-in links).
-    await db.update(messageQueue).set({ status: 'sent', vars: null, sentAt: new Date(), lastError: null }).where(stillOurs(m));
+    await db.update(messageQueue).set({ status: 'sent', vars: null, sentAt: new Date(), lastError: null, claimedUntil: null }).where(stillOurs(m));
   }
 
   /** Dead links and codes are blanked wherever they wait; old sent rows go. */
@@ -184,12 +204,18 @@ export function createMailer(options: {
       });
   }
 
+  /** A new row's id and its content sealed to it: a backup or a dump holds no live link or code. */
+  function sealed(content: object): { id: string; vars: string } {
+    const id = randomUUID();
+    return { id, vars: vault.seal(JSON.stringify(content), messageVarsContext(id)) };
+  }
+
   return {
     async queue(tx, kind, to, vars) {
-      await tx.insert(messageQueue).values({ channel: 'email', kind, recipient: to, vars, expiresAt: vars.expiresAt ?? null });
+      await tx.insert(messageQueue).values({ ...sealed(vars), channel: 'email', kind, recipient: to, expiresAt: vars.expiresAt ?? null });
     },
     async queueSms(tx, to, text, expiresAt) {
-      await tx.insert(messageQueue).values({ channel: 'sms', kind: 'sms', recipient: to, vars: { text }, expiresAt });
+      await tx.insert(messageQueue).values({ ...sealed({ text }), channel: 'sms', kind: 'sms', recipient: to, expiresAt });
     },
     nudge: () => setImmediate(nudge),
     async queueNothing() {
@@ -242,25 +268,38 @@ export function createMailer(options: {
       return rows as QueuedMessage[];
     },
     async retry(id) {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) return false;
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return 'gone';
+      const alive = and(
+        eq(messageQueue.id, id),
+        inArray(messageQueue.status, ['waiting', 'failed']),
+        isNotNull(messageQueue.vars),
+        sql`(${messageQueue.expiresAt} is null or ${messageQueue.expiresAt} > now())`,
+      );
+      // Only a row no worker holds: not claimed (or its sender's lease ran out), and not locked by
+      // a claim under way (the worker's SKIP LOCKED), so that «Renvoyer» never starts a second send.
       const [row] = await db
         .update(messageQueue)
         .set({
           status: 'waiting',
           nextAttemptAt: new Date(),
+          claimedUntil: null,
           attempts: sql`case when ${messageQueue.status} = 'failed' then 0 else ${messageQueue.attempts} end`,
         })
         .where(
           and(
-            eq(messageQueue.id, id),
-            inArray(messageQueue.status, ['waiting', 'failed']),
-            isNotNull(messageQueue.vars),
-            sql`(${messageQueue.expiresAt} is null or ${messageQueue.expiresAt} > now())`,
+            alive,
+            sql`(${messageQueue.claimedUntil} is null or ${messageQueue.claimedUntil} <= now())`,
+            sql`${messageQueue.id} in (select id from auth.message_queue where id = ${id} for update skip locked)`,
           ),
         )
         .returning({ id: messageQueue.id });
-      if (row) setImmediate(nudge);
-      return !!row;
+      if (row) {
+        setImmediate(nudge);
+        return 'retried';
+      }
+      // Still alive, yet not taken: a worker holds it.
+      const [held] = await db.select({ id: messageQueue.id }).from(messageQueue).where(alive);
+      return held ? 'sending' : 'gone';
     },
     async close() {
       stopped = true;

@@ -31,7 +31,8 @@ const MFA_TICKET = /^mfaTotp:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 
 export const mfaErrors = {
   noMfaTicket: () => new DomainError('invalid', 'no-mfa-ticket', 'No MFA ticket has been provided'),
-  invalidTotp: () => new DomainError('unauthenticated', 'invalid-totp', 'Invalid TOTP'),
+  /** `spent`: that wrong code was the ticket's last try (the password must be given again). */
+  invalidTotp: (spent = false) => new DomainError('unauthenticated', 'invalid-totp', 'Invalid TOTP', spent ? { spent } : {}),
   /** Enrolment and removal: a wrong code is bad input, not a lost sign-in. */
   wrongCode: () => new DomainError('invalid', 'invalid-totp', 'Invalid TOTP'),
   /** The secret is sealed with a key this installation lacks (a backup restored without its key). */
@@ -257,8 +258,9 @@ export function createMfaService(auth: AuthService) {
       if (!pending?.userId) throw authErrors.invalidMfaTicket();
       const u = await freshUser(pending.userId);
       if (!(await checkSecondFactor(u, code, caller))) {
-        await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
-        throw mfaErrors.invalidTotp();
+        // Still 401 invalid-totp (hasura-auth's answer); a page tells the user the ticket is gone.
+        const spent = await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
+        throw mfaErrors.invalidTotp(spent);
       }
       const used = await auth.consumeChallenge('mfaTotp', ticket);
       if (!used) throw authErrors.invalidMfaTicket();
@@ -293,8 +295,8 @@ export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService },
       sendJson(res, 200, await mfa.generateTotp(session));
     },
     'POST /user/mfa': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.userMfa, raw);
+      const session = await auth.authenticate(bearer(req));
       if (body.activeMfaType === 'totp') return mfa.activateTotp(session, body.code, caller(req));
       await mfa.deactivateTotp(session, body.code, caller(req));
       return 'OK';
@@ -304,8 +306,8 @@ export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService },
       return { session: await mfa.signInTotp(body.ticket, body.otp, caller(req)), mfa: null };
     }),
     'POST /elevate/totp': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.elevate, raw);
+      const session = await auth.authenticate(bearer(req));
       await mfa.elevateTotp(session, body.otp, caller(req));
       return { session: await auth.renewSession(session) };
     }),

@@ -57,8 +57,8 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
       return { session: await auth.signInPersonalAccessToken(body.personalAccessToken, caller(req)), mfa: null };
     }),
     'POST /pat': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.createPat, raw);
+      const session = await auth.authenticate(bearer(req));
       return auth.createPersonalAccessToken(session, { expiresAt: body.expiresAt, metadata: body.metadata ?? {} });
     }),
     'POST /signup/email-password': post(async (raw, req) => {
@@ -89,8 +89,8 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
     // Our addition to hasura-auth's step-up: the current password, for an account without a
     // second factor (decision 048); the answer is the renewed session, as /elevate/totp's.
     'POST /elevate/password': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       const body = parse(bodies.elevate, raw);
+      const session = await auth.authenticate(bearer(req));
       await auth.proveWithPassword(session, body.password, caller(req));
       return { session: await auth.renewSession(session) };
     }),
@@ -117,6 +117,8 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
     'POST /user/email/change': post(async (raw, req) => {
       const body = parse(bodies.emailChange, raw);
       const session = await auth.authenticate(bearer(req));
+      // A token's sign-in manages nothing, whatever its role (decision 048): that is said first.
+      auth.refusePat(session);
       // SPEC §6: who may not edit their profile may not change its address either (as GraphQL).
       const role = session.user.defaultRole;
       if (!isRole(role) || !can(role, 'editOwnProfile')) throw authErrors.profileReadOnly();

@@ -270,16 +270,18 @@ export function createAuthService(deps: {
     return row;
   }
 
-  /** Counts a wrong answer to a ceremony; at `max`, it is used up. */
-  async function failChallenge(id: string, max: number): Promise<void> {
+  /** Counts a wrong answer to a ceremony; at `max`, it is used up. True when it is (or was already). */
+  async function failChallenge(id: string, max: number): Promise<boolean> {
     const attempts = sql`coalesce((${challenges.data}->>'attempts')::int, 0) + 1`;
-    await db
+    const [row] = await db
       .update(challenges)
       .set({
         data: sql`jsonb_set(${challenges.data}, '{attempts}', to_jsonb(${attempts}))`,
         usedAt: sql`case when ${attempts} >= ${max} then now() else null end`,
       })
-      .where(eq(challenges.id, id));
+      .where(eq(challenges.id, id))
+      .returning({ usedAt: challenges.usedAt });
+    return !row || row.usedAt !== null;
   }
 
   /** The ceremony of `key` while it holds, without using it (a wrong code may be tried again). */
@@ -493,6 +495,28 @@ export function createAuthService(deps: {
     return target.href;
   }
 
+  /**
+   * A refresh token's row, its grant and its user, if it may still open a session: the one place
+   * of the rules (grant revoked, expired or idle; user gone or disabled) that `refresh` and
+   * `whoseRefreshToken` both apply, so neither can miss one. `lock` holds the rows for the
+   * rotation's transaction (its user's too: the rotation writes `lastSeen` anyway).
+   */
+  async function liveRefreshToken(executor: Pick<Db, 'select'>, token: string, lock = false) {
+    const query = executor
+      .select({ id: refreshTokens.id, grantId: refreshTokens.grantId, rotatedAt: refreshTokens.rotatedAt, grant: grants, user: users })
+      .from(refreshTokens)
+      .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+      .innerJoin(users, eq(users.id, grants.userId))
+      .where(eq(refreshTokens.tokenHash, sha256(token)))
+      .limit(1);
+    const [found] = await (lock ? query.for('update') : query);
+    const idle = found && Date.now() - found.grant.lastUsedAt.getTime() > IDLE_TIMEOUT_MS;
+    if (!found || found.grant.revokedAt || found.grant.expiresAt.getTime() <= Date.now() || idle) return { kind: 'invalid' as const };
+    if (found.user.disabled) return { kind: 'disabled' as const };
+    const { user, ...row } = found;
+    return { kind: 'live' as const, row, user };
+  }
+
   async function createTicket(userId: string, type: TicketType, newEmail?: string, tx: Pick<Db, 'insert'> = db): Promise<{ ticket: string; expiresAt: Date }> {
     const ticket = `${type}:${randomToken()}`;
     const expiresAt = new Date(Date.now() + TICKET_LIFETIME_MS[type]);
@@ -658,20 +682,10 @@ export function createAuthService(deps: {
     /** Rotates a refresh token; see docs/decisions/002-refresh-token-rotation.md. */
     async refresh(token: string, caller: Caller): Promise<Session> {
       await limiter.hit('token-ip', caller.ip, limits.refreshPerIp);
-      const hash = sha256(token);
       const outcome = await db.transaction(async (tx) => {
-        const [row] = await tx
-          .select({ id: refreshTokens.id, grantId: refreshTokens.grantId, rotatedAt: refreshTokens.rotatedAt, grant: grants })
-          .from(refreshTokens)
-          .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
-          .where(eq(refreshTokens.tokenHash, hash))
-          .for('update')
-          .limit(1);
-        const idle = row && Date.now() - row.grant.lastUsedAt.getTime() > IDLE_TIMEOUT_MS;
-        if (!row || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now() || idle) return { kind: 'invalid' as const };
-        const u = (await tx.select().from(users).where(eq(users.id, row.grant.userId)).limit(1))[0];
-        if (!u) return { kind: 'invalid' as const };
-        if (u.disabled) return { kind: 'disabled' as const };
+        const found = await liveRefreshToken(tx, token, true);
+        if (found.kind !== 'live') return found;
+        const { row, user: u } = found;
         if (!row.rotatedAt) {
           const next = successorToken(rotationSecret, token);
           const [created] = await tx
@@ -712,23 +726,10 @@ export function createAuthService(deps: {
      * account before the user agrees to continue (decision 052). Null when it would not open one.
      */
     async whoseRefreshToken(token: string): Promise<{ id: string; displayName: string; email: string | null } | null> {
-      const [row] = await db
-        .select({
-          id: users.id,
-          displayName: users.displayName,
-          email: users.email,
-          disabled: users.disabled,
-          grant: grants,
-          rotatedAt: refreshTokens.rotatedAt,
-        })
-        .from(refreshTokens)
-        .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
-        .innerJoin(users, eq(users.id, grants.userId))
-        .where(eq(refreshTokens.tokenHash, sha256(token)))
-        .limit(1);
-      const idle = row && Date.now() - row.grant.lastUsedAt.getTime() > IDLE_TIMEOUT_MS;
-      if (!row || row.rotatedAt || row.disabled || row.grant.revokedAt || row.grant.expiresAt.getTime() <= Date.now() || idle) return null;
-      return { id: row.id, displayName: row.displayName, email: row.email };
+      const found = await liveRefreshToken(db, token);
+      // A rotated token opens a session only in a concurrent refresh's grace: not a link's.
+      if (found.kind !== 'live' || found.row.rotatedAt) return null;
+      return { id: found.user.id, displayName: found.user.displayName, email: found.user.email };
     },
 
     /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */

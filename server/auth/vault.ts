@@ -8,7 +8,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { and, eq, isNotNull, like, notLike, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '#server/db/client.ts';
-import { challenges, personalAccessTokens, recoveryCodes, serverSecrets, users } from '#server/db/schema/index.ts';
+import { challenges, messageQueue, personalAccessTokens, recoveryCodes, serverSecrets, users } from '#server/db/schema/index.ts';
 import { sha256 } from './tokens.ts';
 
 const FORMAT = 'enc1';
@@ -80,6 +80,12 @@ export function open(keyring: Keyring, sealed: string, context: string): string 
 /** The context a TOTP secret is sealed with: its user (a secret copied to another row does not open). */
 export const totpContext = (userId: string) => `auth.users.totp_secret:${userId}`;
 export const OIDC_VERIFIER_CONTEXT = 'auth.challenges.oidc-verifier';
+/** The context a queued message's content (its link, code or text) is sealed with: its row. */
+export const messageVarsContext = (messageId: string) => `auth.message_queue.vars:${messageId}`;
+/** A queued message whose content is sealed: `vars` is the JSON string `enc1:…`. */
+const SEALED_MESSAGE = sql`jsonb_typeof(vars) = 'string' and vars #>> '{}' like 'enc1:%'`;
+/** `last_error` of a message whose content could not be opened (mailer.ts UNREADABLE_ERROR). */
+const UNREADABLE_MESSAGE = 'unreadable';
 const hashKeyContext = `auth.server_secrets:${HASH_KEY}`;
 
 /** HMAC-SHA-256 of an already hashed value: what upgraded rows (a plain SHA-256 on main) become. */
@@ -90,12 +96,16 @@ type Tx = Pick<Db, 'select' | 'update' | 'insert' | 'execute'>;
 /** Key ids the database's sealed values name that `keyring` lacks. */
 export async function missingKeys(tx: Pick<Db, 'execute'>, keyring: Keyring): Promise<string[]> {
   // A backup restored from before this version has no auth.server_secrets yet.
-  const [table] = await queryRows<{ present: boolean }>(tx as Db, sql`select to_regclass('auth.server_secrets') is not null as present`);
+  const [table] = await queryRows<{ present: boolean; queue: boolean }>(
+    tx as Db,
+    sql`select to_regclass('auth.server_secrets') is not null as present, to_regclass('auth.message_queue') is not null as queue`,
+  );
   const rows = await queryRows<{ id: string }>(
     tx as Db,
     table?.present
       ? sql`select split_part(totp_secret, ':', 2) as id from auth.users where totp_secret like 'enc1:%'
-          union select split_part(value, ':', 2) from auth.server_secrets where value like 'enc1:%'`
+          union select split_part(value, ':', 2) from auth.server_secrets where value like 'enc1:%'
+          ${table.queue ? sql`union select split_part(vars #>> '{}', ':', 2) from auth.message_queue where ${SEALED_MESSAGE}` : sql``}`
       : sql`select distinct split_part(totp_secret, ':', 2) as id from auth.users where totp_secret like 'enc1:%'`,
   );
   return [...new Set(rows.map((row) => row.id))].filter((id) => !keyring.keys.has(id));
@@ -106,8 +116,10 @@ export async function missingKeys(tx: Pick<Db, 'execute'>, keyring: Keyring): Pr
  * sealed with a key of `missing` are removed (their users sign in with the password alone and may
  * enrol again), and, when the hash key is among them, every recovery code goes and every personal
  * access token is revoked (they could never be checked); the next start makes a new hash key.
+ * Messages still queued with a link or code sealed with such a key are marked failed, emptied
+ * (their users ask for a new link or code).
  */
-export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: string[]): Promise<{ apps: number; tokens: number }> {
+export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: string[]): Promise<{ apps: number; tokens: number; messages: number }> {
   const lost = sql.join(
     missing.map((id) => sql`${`enc1:${id}:%`}`),
     sql`, `,
@@ -128,6 +140,13 @@ export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: stri
     tx as Db,
     sql`select to_regclass('auth.server_secrets') is not null and exists (select 1 from auth.server_secrets where value like any (array[${lost}])) as present`,
   );
+  const messages = (
+    await queryRows(
+      tx as Db,
+      sql`update auth.message_queue set vars = null, status = 'failed', last_error = ${UNREADABLE_MESSAGE}, claimed_until = null
+          where ${SEALED_MESSAGE} and vars #>> '{}' like any (array[${lost}]) returning id`,
+    )
+  ).length;
   let tokens = 0;
   if (hashKey?.present) {
     await tx.execute(sql`delete from auth.recovery_codes`);
@@ -135,7 +154,7 @@ export async function forgetSealedSecrets(tx: Pick<Db, 'execute'>, missing: stri
     tokens = (await queryRows(tx as Db, sql`update auth.personal_access_tokens set revoked_at = now() where revoked_at is null returning id`)).length;
     await tx.execute(sql`delete from auth.server_secrets where value like any (array[${lost}])`);
   }
-  return { apps: appUsers.length, tokens };
+  return { apps: appUsers.length, tokens, messages };
 }
 
 /**
@@ -199,6 +218,18 @@ export async function prepareSecrets(db: Db, keyring: Keyring): Promise<{ sealed
         .where(eq(challenges.id, trip.id));
       sealed++;
     }
+    // Messages an older version queued with their link or code in clear.
+    const clearMessages = await tx
+      .select({ id: messageQueue.id, vars: messageQueue.vars })
+      .from(messageQueue)
+      .where(and(isNotNull(messageQueue.vars), sql`jsonb_typeof(${messageQueue.vars}) <> 'string'`));
+    for (const message of clearMessages) {
+      await tx
+        .update(messageQueue)
+        .set({ vars: seal(keyring, JSON.stringify(message.vars), messageVarsContext(message.id)) })
+        .where(eq(messageQueue.id, message.id));
+      sealed++;
+    }
     return { sealed, rehashed };
   });
 }
@@ -253,6 +284,32 @@ export async function resealSecrets(db: Db, keyring: Keyring): Promise<number> {
         .update(challenges)
         .set({ data: sql`jsonb_set(${challenges.data}, '{verifier}', to_jsonb(${value}::text))` })
         .where(eq(challenges.id, trip.id));
+      count++;
+    }
+    const messages = await tx
+      .select({ id: messageQueue.id, vars: sql<string>`${messageQueue.vars} #>> '{}'` })
+      .from(messageQueue)
+      .where(
+        and(
+          sql`jsonb_typeof(${messageQueue.vars}) = 'string'`,
+          sql`${messageQueue.vars} #>> '{}' like 'enc1:%'`,
+          sql`${messageQueue.vars} #>> '{}' not like ${stale}`,
+        ),
+      );
+    for (const message of messages) {
+      const context = messageVarsContext(message.id);
+      let value: string;
+      try {
+        value = seal(keyring, open(keyring, message.vars, context), context);
+      } catch {
+        // Altered or moved: it could never be sent; its user asks for a new link or code.
+        await tx
+          .update(messageQueue)
+          .set({ vars: null, status: 'failed', lastError: UNREADABLE_MESSAGE, claimedUntil: null })
+          .where(eq(messageQueue.id, message.id));
+        continue;
+      }
+      await tx.update(messageQueue).set({ vars: value }).where(eq(messageQueue.id, message.id));
       count++;
     }
     // Nothing may be left under an old key: the caller drops the old key next.

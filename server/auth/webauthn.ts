@@ -283,6 +283,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
   /** A key's answer to this sign-in's elevation ceremony: the sign-in is elevated (pages: no new token). */
   async function proveKey(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<void> {
+    auth.refusePat(session);
     checkOwnEmail(session, input.email);
     await throttled(caller, async () => {
       await verifyAssertion('webauthn-elevate', input.credential, (row) => {
@@ -394,6 +395,8 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /user/webauthn/add: a new key for the signed-in user, never one already registered. */
     async addOptions(session: SessionRow, caller: Caller) {
+      // A token's sign-in is told so before any limit (decision 048).
+      auth.refusePat(session);
       await limitCeremonies(caller);
       // A stolen sign-in must not plant a lasting way in: the strongest factor first (decision 048).
       await auth.requireProof(session);
@@ -428,8 +431,8 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /elevate/webauthn: a proof of one of the signed-in user's keys, for step-up. */
     async elevateOptions(session: SessionRow, address: string | undefined, caller: Caller) {
-      await limitCeremonies(caller);
       auth.refusePat(session);
+      await limitCeremonies(caller);
       checkOwnEmail(session, address);
       const keys = await keysOf(session.user.id);
       return authenticationOptions('webauthn-elevate', session.user.id, descriptors(keys), { sessionId: session.sessionId });
@@ -484,21 +487,21 @@ export function webauthnRoutes(services: { auth: AuthService; webauthn: Webauthn
       mfa: null,
     })),
     'POST /user/webauthn/add': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
       parse(webauthnBodies.add, raw);
+      const session = await auth.authenticate(bearer(req));
       return webauthn.addOptions(session, caller(req));
     }),
     'POST /user/webauthn/verify': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
-      return webauthn.addSecurityKey(session, parse(webauthnBodies.addVerify, raw), caller(req));
+      const body = parse(webauthnBodies.addVerify, raw);
+      return webauthn.addSecurityKey(await auth.authenticate(bearer(req)), body, caller(req));
     }),
     'POST /elevate/webauthn': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
-      return webauthn.elevateOptions(session, parse(webauthnBodies.elevate, raw).email, caller(req));
+      const { email } = parse(webauthnBodies.elevate, raw);
+      return webauthn.elevateOptions(await auth.authenticate(bearer(req)), email, caller(req));
     }),
     'POST /elevate/webauthn/verify': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
-      return { session: await webauthn.elevate(session, parse(webauthnBodies.elevateVerify, raw), caller(req)), mfa: null };
+      const body = parse(webauthnBodies.elevateVerify, raw);
+      return { session: await webauthn.elevate(await auth.authenticate(bearer(req)), body, caller(req)), mfa: null };
     }),
   });
 }

@@ -8,6 +8,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
 import { create, list, Parser, type ReadEntry } from 'tar';
 import { root } from '#server/build.ts';
@@ -88,6 +89,19 @@ const ENTRY = /^(data\/[a-z0-9_]+\.[a-z0-9_]+\.ndjson|files\/[0-9a-f-]{36})$/;
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MAX_MAC_BYTES = 4096;
 
+/**
+ * The entries holding sealed secrets (decision 050), and the column of each that names the key:
+ * what `missingKeys` reads in the database, read here from the archive before a byte is written.
+ */
+const SEALED_COLUMNS: Record<string, string> = {
+  'data/auth.users.ndjson': 'totp_secret',
+  'data/auth.server_secrets.ndjson': 'value',
+  'data/auth.message_queue.ndjson': 'vars',
+};
+
+/** The checked manifest, and the ids of the encryption keys that sealed the archive's secrets. */
+export type CheckedArchive = { manifest: Manifest; sealedKeyIds: string[] };
+
 export type ArchiveKeys = {
   /** The installation's backup key; null: it has none (a restore never makes one). */
   key: string | null;
@@ -105,6 +119,11 @@ export type ArchiveKeys = {
  * Throws BackupError with one clear line.
  */
 export async function readArchive(file: string, keys: ArchiveKeys, stage?: string): Promise<Manifest> {
+  return (await checkArchive(file, keys, stage)).manifest;
+}
+
+/** readArchive, which also says which encryption keys sealed the secrets the archive holds. */
+export async function checkArchive(file: string, keys: ArchiveKeys, stage?: string): Promise<CheckedArchive> {
   const damaged = (why: string) => new BackupError(`The archive ${file} is damaged or incomplete (${why}): use another backup`);
   try {
     statSync(file);
@@ -116,6 +135,9 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
   /** The manifest is checked (MAC, or format 1 with --unauthenticated): entries may follow. */
   let trusted = false;
   const seen = new Set<string>();
+  const sealedKeyIds = new Set<string>();
+  /** The descriptors of entries being unpacked: each closed once, by `take` or after the reading. */
+  const open = new Set<number>();
   let failure: Error | undefined;
   const parser = new Parser({ strict: true });
   const input = createReadStream(file);
@@ -207,8 +229,13 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
     if (stage) {
       mkdirSync(path.dirname(path.join(stage, name)), { recursive: true });
       fd = openSync(path.join(stage, name), 'wx', 0o600);
+      open.add(fd);
     }
-    const close = () => fd !== undefined && closeSync(fd);
+    const close = () => {
+      if (fd === undefined || !open.delete(fd)) return;
+      closeSync(fd);
+    };
+    const sealed = sealedLines(name);
     entry.on('data', (chunk: Buffer) => {
       if (failure) return;
       bytes += chunk.length;
@@ -218,13 +245,39 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
         return stop(damaged(`${name} holds more than the ${expected.bytes} bytes its manifest says`));
       }
       hash.update(chunk);
+      sealed?.(chunk);
       if (fd !== undefined) writeSync(fd, chunk);
     });
     entry.on('end', () => {
       close();
       if (failure) return;
+      sealed?.(null);
       if (bytes !== expected.bytes || hash.digest('hex') !== expected.sha256) stop(damaged(`the checksum of ${name} differs`));
     });
+  };
+
+  /** For an entry of sealed secrets, a reader of its rows noting the key id of each sealed value (null: the end). */
+  const sealedLines = (name: string) => {
+    const column = SEALED_COLUMNS[name];
+    if (!column) return undefined;
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    const row = (line: string) => {
+      if (!line.trim()) return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line)?.[column];
+      } catch {
+        return stop(damaged(`a row of ${name} is not JSON`));
+      }
+      // As missingKeys reads them: enc1:<key id>:<sealed bytes>.
+      if (typeof value === 'string' && value.startsWith('enc1:')) sealedKeyIds.add(value.split(':')[1]!);
+    };
+    return (chunk: Buffer | null) => {
+      const lines = (rest + (chunk ? decoder.write(chunk) : decoder.end())).split('\n');
+      rest = chunk ? lines.pop()! : '';
+      for (const line of lines) row(line);
+    };
   };
 
   parser.on('entry', (entry: ReadEntry) => {
@@ -254,31 +307,37 @@ export async function readArchive(file: string, keys: ArchiveKeys, stage?: strin
     take(entry, name);
   });
 
-  await new Promise<void>((resolve) => {
-    parser.on('error', (error: Error) => {
-      failure ??= error;
-      input.destroy();
-      resolve();
+  try {
+    await new Promise<void>((resolve) => {
+      parser.on('error', (error: Error) => {
+        failure ??= error;
+        input.destroy();
+        resolve();
+      });
+      parser.on('close', () => resolve());
+      parser.on('end', () => resolve());
+      input.on('error', (error) => {
+        failure ??= error;
+        resolve();
+      });
+      input.on('data', (chunk) => {
+        if (!parser.write(chunk as Buffer)) input.pause();
+      });
+      parser.on('drain', () => input.resume());
+      input.on('end', () => parser.end());
     });
-    parser.on('close', () => resolve());
-    parser.on('end', () => resolve());
-    input.on('error', (error) => {
-      failure ??= error;
-      resolve();
-    });
-    input.on('data', (chunk) => {
-      if (!parser.write(chunk as Buffer)) input.pause();
-    });
-    parser.on('drain', () => input.resume());
-    input.on('end', () => parser.end());
-  });
+  } finally {
+    // An entry cut short (an aborted reading) ends nowhere: its descriptor is closed here.
+    for (const fd of open) closeSync(fd);
+    open.clear();
+  }
   if (failure) throw failure instanceof BackupError ? failure : damaged(failure.message);
   if (!manifestBytes) throw damaged('no readable manifest.json');
   // An archive of nothing but its manifest and MAC still has to be checked.
   if (!trusted) trust(null);
   const missing = Object.keys(manifest!.entries).find((name) => !seen.has(name));
   if (missing) throw damaged(`${missing} is missing`);
-  return manifest!;
+  return { manifest: manifest!, sealedKeyIds: [...sealedKeyIds] };
 }
 
 /** The total of the entries the manifest declares: what unpacking writes, at most. */

@@ -2,15 +2,18 @@
 // the code's migrations up to the backup's, then the rows in foreign-key order, then the
 // sequences, in one transaction, so a failed restore leaves the target as it found it. Stored files go back under
 // DATA_DIR/files first; if the database part fails they are taken away again and the bytes they
-// replaced (the same ids: a restore onto the machine the backup came from) are put back.
+// replaced (the same ids: a restore onto the machine the backup came from) are put back. Every
+// refusal known from the archive and the settings (its MAC, its entries, its level, the storage,
+// the encryption keys its secrets need) comes before anything is created; a later failure takes
+// away what the restore created in DATA_DIR (the database, the files, the stage), never what was there.
 import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
-import { createKeyring, forgetSealedSecrets, missingKeys } from '#server/auth/vault.ts';
+import { createKeyring, forgetSealedSecrets, type Keyring, missingKeys } from '#server/auth/vault.ts';
 import { backupKeyOf, type Config } from '#server/config.ts';
 import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
-import { BackupError, type Manifest, readArchive } from './archive.ts';
+import { BackupError, checkArchive, type Manifest, readArchive } from './archive.ts';
 import { codeMigrations, type ForeignKey, isEmpty, listForeignKeys, listTables, quoteName, type TableInfo } from './catalog.ts';
 import { stagingDir } from './dump.ts';
 
@@ -22,7 +25,27 @@ export type RestoreOptions = {
   unauthenticated?: boolean;
 };
 
+/** `encryptionKeys` may be empty: an embedded DATA_DIR with no key file yet (a restore never makes one). */
 export type RestoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'storage' | 'backupKey' | 'encryptionKeys'>;
+
+/** The refusal of secrets sealed with keys this installation lacks (decision 050). */
+const missingKeyError = (missing: string[]) =>
+  new BackupError(
+    `This backup's secrets are sealed with encryption key ${missing.join(', ')}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from (kept with the archive, never inside it), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed`,
+  );
+
+/**
+ * Takes away what a failed restore created in DATA_DIR: the entries that were not there before
+ * (`before`), and DATA_DIR itself when it did not exist (`before` null). What was there stays.
+ */
+function removeCreated(dataDir: string, before: Set<string> | null): void {
+  if (!existsSync(dataDir)) return;
+  if (before === null) {
+    rmSync(dataDir, { recursive: true, force: true });
+    return;
+  }
+  for (const name of readdirSync(dataDir)) if (!before.has(name)) rmSync(path.join(dataDir, name), { recursive: true, force: true });
+}
 
 const BATCH_ROWS = 1000;
 const BATCH_BYTES = 2 * 1024 * 1024;
@@ -157,8 +180,8 @@ export type RestoreSummary = {
   manifest: Manifest;
   rows: number;
   files: number;
-  /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked. */
-  forgotten?: { apps: number; tokens: number };
+  /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked, the queued messages given up. */
+  forgotten?: { apps: number; tokens: number; messages: number };
 };
 
 /** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
@@ -166,7 +189,7 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
   // Everything about the archive is checked before a byte is written (decision 051): its MAC,
   // every entry against the manifest, the migration level, the storage.
   const keys = { key: backupKeyOf(config, false), unauthenticated: options.unauthenticated };
-  const checked = await readArchive(file, keys);
+  const { manifest: checked, sealedKeyIds } = await checkArchive(file, keys);
   const migrations = migrationsUpTo(checked);
   const withFiles = checked.storage.kind === 'disk' && checked.storage.files > 0;
   if (withFiles && config.storage.kind === 's3') {
@@ -174,6 +197,11 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
       `This backup holds ${checked.storage.files} files for the disk while this instance keeps files in bucket ${config.storage.bucket}: restore with disk storage (no STORAGE_URL nor S3_*), then copy them with npm run storage:migrate`,
     );
   }
+  // The keys the archive's sealed secrets need, read from its rows: refused before a byte is written.
+  const keyring: Keyring = config.encryptionKeys.length ? createKeyring(config.encryptionKeys) : { current: '', keys: new Map() };
+  const lacking = sealedKeyIds.filter((id) => !keyring.keys.has(id));
+  if (lacking.length && !options.forgetSecrets) throw missingKeyError(lacking);
+  const before = existsSync(config.dataDir) ? new Set(readdirSync(config.dataDir)) : null;
   mkdirSync(config.dataDir, { recursive: true });
   const stage = stagingDir(config.dataDir, 'restore');
   const filesDir = path.join(config.dataDir, 'files');
@@ -219,14 +247,11 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
           if (sequence.lastValue !== null) await tx.execute(sql`select setval(${quoteName(sequence.name)}::regclass, ${sequence.lastValue}::bigint, true)`);
         }
         // Secrets at rest (decision 050): without the key that sealed them, refuse rather than
-        // restore authenticator apps, recovery codes and tokens that could never be checked.
-        const missing = await missingKeys(tx, createKeyring(config.encryptionKeys));
+        // restore authenticator apps, recovery codes and tokens that could never be checked. The
+        // archive's rows were read for this before writing; the loaded rows have the last word.
+        const missing = await missingKeys(tx, keyring);
         if (missing.length && options.forgetSecrets) forgotten = await forgetSealedSecrets(tx, missing);
-        else if (missing.length) {
-          throw new BackupError(
-            `This backup's secrets are sealed with encryption key ${missing.join(', ')}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from (kept with the archive, never inside it), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed`,
-          );
-        }
+        else if (missing.length) throw missingKeyError(missing);
       });
       placed.keep();
       return { manifest, rows, files: withFiles ? manifest.storage.files : 0, ...(forgotten ? { forgotten } : {}) };
@@ -242,6 +267,8 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
         `The restore failed, and ${stranded} files it replaced could not go back: their bytes are in ${path.join(stage, 'aside')}, move them into ${filesDir}`,
       );
     }
+    // The database is closed: a fresh DATA_DIR goes back to as it was (no 40 MB database left behind).
+    removeCreated(config.dataDir, before);
     if (error instanceof BackupError) throw error;
     // The database's own words, not the query drizzle wraps around them.
     const cause = ((error as Error).cause ?? error) as Error & { detail?: string };

@@ -77,7 +77,7 @@ async function restore(config: BackupCommandConfig): Promise<void> {
   process.stderr.write(`Restored ${file}: ${summarize(result.manifest)}\n`);
   if (result.forgotten) {
     process.stderr.write(
-      `Without the archive's encryption key: ${result.forgotten.apps} accounts lost their authenticator app (they sign in with their password and may enrol again), ${result.forgotten.tokens} personal access tokens were revoked\n`,
+      `Without the archive's encryption key: ${result.forgotten.apps} accounts lost their authenticator app (they sign in with their password and may enrol again), ${result.forgotten.tokens} personal access tokens were revoked, ${result.forgotten.messages} queued messages whose link or code it sealed were marked failed (their users ask for a new one)\n`,
     );
   }
   if (storage.kind === 's3') {

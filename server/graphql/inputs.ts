@@ -6,6 +6,7 @@ import { fieldErrors } from '#lib/validation.ts';
 import { DomainError } from '#server/errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
 import { t } from '#lib/i18n.ts';
+import { formatWait } from '#lib/format.ts';
 
 /** Parses `value` (absent fields may come as null); failures name the field under `prefix` ('' for top-level arguments). */
 export function parse<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
@@ -51,7 +52,10 @@ function fromService(error: unknown): never {
     if (kind === 'forbidden' && reason === 'forbidden-pat') throw apiError('forbidden', t('proof.patRefused'), { reason });
     if (kind === 'forbidden') throw forbidden();
     if (kind === 'conflict') throw conflict(message, { reason, ...details });
-    if (kind === 'too-many-requests') throw apiError('too-many-requests', t('refusals.tooManyRequests'), { retryAfter: details.retryAfter ?? 60 });
+    if (kind === 'too-many-requests') {
+      const retryAfter = details.retryAfter ?? 60;
+      throw apiError('too-many-requests', t('refusals.tooManyRequests', { wait: formatWait(retryAfter) }), { retryAfter });
+    }
     // Any other refusal of a service is the caller's: a validation error, never an internal one.
     if (kind !== 'unavailable' && kind !== 'storage-full') throw apiError('validation', message, { reason });
   }

@@ -2,6 +2,10 @@
 // workshop's clock (WORKSHOP_TIME_ZONE, decision 038): never the server's TZ, never the browser's.
 // Every date the application shows, prints, exports or mails goes through this module.
 
+// `t` names a parsed time below: the catalogue's function goes by another name here.
+import { t as translate } from '#lib/i18n.ts';
+import { singular } from '#lib/plural.ts';
+
 /** The zone when none is configured. */
 export const DEFAULT_TIME_ZONE = 'Europe/Paris';
 
@@ -186,3 +190,14 @@ export function labelOf<K extends string>(labels: Record<K, string>, value: stri
 
 /** A number as a form field shows it: "3,5"; empty when there is none. */
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));
+
+/**
+ * A wait before trying again, as a refusal says it: seconds under a minute («12 secondes»),
+ * whole minutes above, rounded up («2 minutes» for 61 s). Every retry wait shown goes through it.
+ */
+export function formatWait(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return singular(s) ? translate('errors.waitSecondsOne', { count: s }) : translate('errors.waitSeconds', { count: s });
+  const minutes = Math.ceil(s / 60);
+  return singular(minutes) ? translate('errors.waitMinutesOne', { count: minutes }) : translate('errors.waitMinutes', { count: minutes });
+}

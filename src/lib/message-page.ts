@@ -14,6 +14,8 @@ const STYLE = {
   card: 'background:#ffffff;border:1px solid #cbd5e1;border-radius:8px;padding:24px',
   title: 'margin:0 0 8px;font-size:1.5rem',
   text: 'margin:0 0 24px;color:#475569',
+  confirmed: 'margin:0 0 24px;padding:12px 16px;border-radius:8px;background:#ecfdf5;border:1px solid #a7f3d0;color:#065f46;font-weight:600',
+  subtitle: 'margin:0 0 8px;font-size:1.125rem',
   actions: 'display:flex;flex-wrap:wrap;gap:16px;align-items:center',
   button:
     'display:inline-flex;align-items:center;min-height:48px;padding:0 24px;border-radius:8px;background:#1d4ed8;color:#ffffff;font-weight:600;text-decoration:none',
@@ -23,12 +25,27 @@ const STYLE = {
 /**
  * A `refreshToken` landed without this browser's binding (decision 052): the account it would
  * open is named, and only a same-origin post of this form (sameOrigin in the middleware) opens it.
+ * `done`: what the link has done already (an address confirmed, `linkLandings`), said first;
+ * then there is nothing to cancel, and the way out only declines the session.
  */
-export function renderContinuePage(input: { name: string; email: string | null; refreshToken: string; to: string; type: string }): Response {
+export function renderContinuePage(input: {
+  name: string;
+  email: string | null;
+  refreshToken: string;
+  to: string;
+  type: string;
+  done: string | null;
+}): Response {
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
-  const title = t('landing.title', { name: input.name });
+  const question = t('landing.title', { name: input.name });
+  const title = input.done ?? question;
   const account = input.email ? t('landing.account', { name: input.name, email: input.email }) : t('landing.accountNoEmail', { name: input.name });
-  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Atelier BVA</title></head><body style="${STYLE.body}"><header style="${STYLE.header}"><div style="${STYLE.bar}"><span style="${STYLE.brand}">Atelier BVA</span></div></header><main id="contenu" style="${STYLE.main}"><section style="${STYLE.card}" aria-labelledby="message"><h1 id="message" style="${STYLE.title}">${escapeHtml(title)}</h1><p style="${STYLE.text}">${escapeHtml(t('landing.notThisBrowser'))} ${escapeHtml(account)}</p><form method="post" action="/sign-in/continue" style="${STYLE.actions}">${hidden('refreshToken', input.refreshToken)}${hidden('to', input.to)}${hidden('type', input.type)}<button type="submit" style="${STYLE.button};border:0;font:inherit;font-weight:600;cursor:pointer">${escapeHtml(t('landing.submit', { name: input.name }))}</button><a href="/sign-in" style="${STYLE.link};display:inline-flex;align-items:center;min-height:48px;padding:0 8px">${escapeHtml(t('landing.cancel'))}</a></form></section></main></body></html>`;
+  const confirmed =
+    input.done && input.email
+      ? `<p style="${STYLE.confirmed}">${escapeHtml(t('landing.addressConfirmed', { email: input.email }))}</p><h2 style="${STYLE.subtitle}">${escapeHtml(question)}</h2>`
+      : '';
+  const cancel = input.done ? t('landing.skipSession') : t('landing.cancel');
+  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Atelier BVA</title></head><body style="${STYLE.body}"><header style="${STYLE.header}"><div style="${STYLE.bar}"><span style="${STYLE.brand}">Atelier BVA</span></div></header><main id="contenu" style="${STYLE.main}"><section style="${STYLE.card}" aria-labelledby="message"><h1 id="message" style="${STYLE.title}">${escapeHtml(title)}</h1>${confirmed}<p style="${STYLE.text}">${escapeHtml(t('landing.notThisBrowser'))} ${escapeHtml(account)}</p><form method="post" action="/sign-in/continue" style="${STYLE.actions}">${hidden('refreshToken', input.refreshToken)}${hidden('to', input.to)}${hidden('type', input.type)}<button type="submit" style="${STYLE.button};border:0;font:inherit;font-weight:600;cursor:pointer">${escapeHtml(t('landing.submit', { name: input.name }))}</button><a href="/sign-in" style="${STYLE.link};display:inline-flex;align-items:center;min-height:48px;padding:0 8px">${escapeHtml(cancel)}</a></form></section></main></body></html>`;
   return new Response(html, { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
 }
 

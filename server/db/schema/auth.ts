@@ -218,13 +218,18 @@ export const messageQueue = auth.table(
     /** The mail's kind (templates.ts), or 'sms'. */
     kind: text('kind').notNull(),
     recipient: text('recipient').notNull(),
-    /** The template's variables (a mail) or the text (an SMS); null once sent or given up. */
+    /**
+     * The template's variables (a mail) or the text (an SMS), sealed (decision 050: a JSON string
+     * `enc1:…` bound to the row's id); null once sent or given up.
+     */
     vars: jsonb('vars'),
     /** 'waiting', 'sent' or 'failed'. */
     status: text('status').notNull().default('waiting'),
     attempts: integer('attempts').notNull().default(0),
     /** When a worker may take it next; a claim pushes it forward (a crashed sender's lease). */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set while a worker is handing it over (until its lease ends): «Renvoyer» leaves it alone. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     lastError: text('last_error'),
     /** Past this its link or code is dead: it is not sent any more. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),

@@ -2,6 +2,7 @@
 // call it in process.
 import { DomainError } from '#server/errors.ts';
 import { statusOf } from '#server/http/json.ts';
+import { formatWait } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { isDatabaseUnavailable } from '#lib/unavailable.ts';
 
@@ -11,8 +12,7 @@ export const isServiceError = (value: unknown): value is DomainError => value in
 export const serviceStatusOf = (error: unknown) => (isServiceError(error) ? statusOf(error) : isDatabaseUnavailable(error) ? 503 : 500);
 
 export function tooManyMessage(error: DomainError): string {
-  const seconds = error.details.retryAfter ?? 60;
-  return t('errors.tooManyAttempts', { minutes: Math.max(1, Math.ceil(seconds / 60)) });
+  return t('errors.tooManyAttempts', { wait: formatWait(error.details.retryAfter ?? 60) });
 }
 
 /** The message of a failed sign-in; it never tells whether the e-mail exists. */

@@ -26,7 +26,12 @@ export const fr = {
     /** totp-secret-unreadable: the database was restored without the key that sealed it (decision 050). */
     totpSecretUnreadable:
       "Votre application d'authentification ne peut pas être vérifiée : cette installation n'a pas la clé de chiffrement de ses données. Prévenez l'administrateur.",
-    tooManyAttempts: 'Trop de tentatives. Réessayez dans {{minutes}} min.',
+    tooManyAttempts: 'Trop de tentatives. Réessayez dans {{wait}}.',
+    /** A wait before trying again (formatWait): seconds under a minute, whole minutes above. */
+    waitSecondsOne: '{{count}} seconde',
+    waitSeconds: '{{count}} secondes',
+    waitMinutesOne: '{{count}} minute',
+    waitMinutes: '{{count}} minutes',
     unverified: "Votre adresse e-mail n'est pas encore vérifiée. Un nouveau lien de confirmation vient de vous être envoyé.",
     fileImport: "Erreur lors de l'import du fichier {{file}}",
     repairOrderCreate: "Erreur lors de la création de l'OR",
@@ -51,12 +56,12 @@ export const fr = {
     notFoundText: 'Cette adresse ne correspond à aucun élément. Il a peut-être été supprimé.',
     // Sessions (issue 14)
     sessionUnavailableTitle: 'Connexion momentanément indisponible',
-    sessionUnavailable: "Votre session n'a pas pu être vérifiée. Vous restez connecté : nouvel essai dans {{seconds}} secondes.",
+    sessionUnavailable: "Votre session n'a pas pu être vérifiée. Vous restez connecté : nouvel essai dans {{wait}}.",
     busyTitle: 'Application très sollicitée',
-    busy: "La page n'a pas pu être préparée à temps. Nouvel essai dans {{seconds}} secondes.",
+    busy: "La page n'a pas pu être préparée à temps. Nouvel essai dans {{wait}}.",
     unavailableTitle: 'Service momentanément indisponible',
     unavailable:
-      "La base de données de l'atelier ne répond pas pour l'instant. Réessayez dans quelques instants : la page se recharge d'elle-même dans {{seconds}} secondes.",
+      "La base de données de l'atelier ne répond pas pour l'instant. Réessayez dans quelques instants : la page se recharge d'elle-même dans {{wait}}.",
     unavailableApi: 'Service momentanément indisponible : réessayez dans quelques instants.',
     retryNow: 'Réessayer maintenant',
     failedTitle: 'Une erreur est survenue',
@@ -153,7 +158,7 @@ export const fr = {
     tooDeep: 'Requête trop imbriquée ou trop large.',
     invalidToken: 'Jeton invalide ou expiré',
     forbidden: 'Accès refusé',
-    tooManyRequests: 'Trop de demandes : réessayez dans quelques minutes.',
+    tooManyRequests: 'Trop de demandes : réessayez dans {{wait}}.',
     introspection: 'Introspection réservée aux administrateurs',
     originRefused: 'Origine refusée',
     jsonBody: 'Le corps doit être en JSON',
@@ -300,6 +305,12 @@ export const fr = {
     codeRecoveryHint: "Téléphone indisponible ? Saisissez l'un de vos codes de secours (format ABCD-EFGH) : chacun ne sert qu'une fois.",
     codeSubmit: 'Vérifier',
     codeExpired: 'La vérification a expiré. Recommencez la connexion.',
+    /** The ticket still holds: the right code works once the wait is over. */
+    codeTooMany: 'Trop de codes incorrects. Réessayez dans {{wait}} avec le code affiché à ce moment-là.',
+    /** The wrong codes used the ticket up: the password again, the e-mail kept. */
+    codeSpent: 'Trop de codes incorrects : cette vérification est close. Saisissez de nouveau votre mot de passe.',
+    /** The same, after a first step other than the password (a link, a code): it starts again. */
+    codeSpentRestart: 'Trop de codes incorrects : cette vérification est close. Recommencez la connexion.',
     codeBack: 'Recommencer la connexion',
   },
   // A session from a URL (issue 29, item 5; decision 052): a link this browser did not ask for names its account first.
@@ -310,6 +321,9 @@ export const fr = {
     accountNoEmail: 'Il ouvre une session au nom de {{name}}. Continuez seulement si ce compte est le vôtre et que vous avez demandé ce lien.',
     submit: 'Continuer en tant que {{name}}',
     cancel: 'Annuler',
+    // An address link has confirmed the address before its page shows: only the session waits.
+    addressConfirmed: 'Adresse confirmée : {{email}}.',
+    skipSession: 'Ne pas ouvrir de session',
   },
   // Identity providers (issue 18, item 6; decision 029): the sign-in buttons and the errors they land with.
   providers: {
@@ -1372,7 +1386,9 @@ export const fr = {
     retryOf: 'Renvoyer : {{kind}} à {{recipient}}',
     retried: 'Message renvoyé',
     cannotRetry: "Ce message ne peut plus être renvoyé : son lien ou son code a expiré. L'utilisateur peut en demander un nouveau.",
+    sendingNow: "Ce message est en train de partir : il n'est pas renvoyé une seconde fois.",
     expired: "Lien ou code expiré avant l'envoi",
+    unreadable: 'Lien ou code illisible : la clé de chiffrement qui le protégeait manque à cette installation',
     smsRefused: "Le fournisseur de SMS n'a pas accepté le message",
     statuses: { waiting: 'En attente', failed: 'Échec' },
     kinds: {

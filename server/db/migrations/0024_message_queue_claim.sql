@@ -1,0 +1,1 @@
+ALTER TABLE "auth"."message_queue" ADD COLUMN "claimed_until" timestamp with time zone;

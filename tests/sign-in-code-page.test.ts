@@ -1,0 +1,64 @@
+// The sign-in's code step when the throttle answers (issue 29 day-walk): the page says that too
+// many wrong codes were typed and the wait in seconds, and keeps the ticket, so that the right
+// code works once the wait is over. The e2e server widens the throttle; this app keeps it.
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { htmlText } from './support/browser.ts';
+import { postJson, startTestApp, type TestApp } from './support/app.ts';
+
+const EMAIL = 'diagnostic@demo.local';
+const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp('pglite', { pages: true });
+});
+afterAll(() => t?.close());
+
+/** A form of /sign-in posted as a browser without JavaScript posts it. */
+const post = (fields: Record<string, string>) =>
+  fetch(`${t.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  }).then(async (res) => ({ status: res.status, html: await res.text(), location: res.headers.get('location') }));
+const ticketIn = (html: string) => /name="ticket" value="([^"]+)"/.exec(html)?.[1];
+
+describe('the sign-in code step under the throttle', () => {
+  it('says the wait in seconds, keeps the ticket, and takes the right code after the wait', async () => {
+    const api = `${t.url}/api/auth`;
+    const session = (await postJson(`${api}/signin/email-password`, { email: EMAIL, password: DEMO_PASSWORD })).body.session;
+    const headers = { authorization: `Bearer ${session.accessToken}` };
+    const secret = (await fetch(`${api}/mfa/totp/generate`, { headers }).then((r) => r.json())).totpSecret as string;
+    expect((await postJson(`${api}/user/mfa`, { code: codeOf(secret), activeMfaType: 'totp' }, headers)).status).toBe(200);
+
+    let ticket = ticketIn((await post({ email: EMAIL, password: DEMO_PASSWORD })).html)!;
+    expect(ticket).toBeTruthy();
+    for (let i = 0; i < 4; i++) expect((await post({ email: EMAIL, ticket, otp: '000000' })).status).toBe(400);
+    // The fifth spends the ticket: said so, the e-mail kept for the password alone.
+    const spent = await post({ email: EMAIL, ticket, otp: '000000' });
+    expect(htmlText(spent.html)).toContain('Trop de codes incorrects : cette vérification est close. Saisissez de nouveau votre mot de passe.');
+    expect(spent.html).toContain(`value="${EMAIL}"`);
+    expect(ticketIn(spent.html)).toBeUndefined();
+
+    ticket = ticketIn((await post({ email: EMAIL, password: DEMO_PASSWORD })).html)!;
+    // Wrong codes until the throttle answers (each failure past the fifth doubles the wait).
+    let throttled: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 3 && !throttled; i++) {
+      const answer = await post({ email: EMAIL, ticket, otp: '000000' });
+      if (answer.status === 429) throttled = answer;
+    }
+    expect(throttled?.status).toBe(429);
+    const text = htmlText(throttled!.html);
+    const wait = Number(/Trop de codes incorrects\. Réessayez dans (\d+) secondes? avec le code affiché à ce moment-là\./.exec(text)?.[1]);
+    expect(wait, text).toBeGreaterThan(0);
+    expect(wait).toBeLessThan(60);
+    // The ticket holds: the right code works once the wait is over.
+    expect(ticketIn(throttled!.html)).toBe(ticket);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000 + 200));
+    const signedIn = await post({ email: EMAIL, ticket, otp: codeOf(secret, 1) });
+    expect(signedIn).toMatchObject({ status: 303, location: '/repair-orders' });
+  });
+});
