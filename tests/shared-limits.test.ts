@@ -77,7 +77,7 @@ describe('limits behind two instances on one PostgreSQL', () => {
     const wrong = String((Number(codeNow) + 500_000) % 1_000_000).padStart(6, '0');
     // Four tickets of five tries each, all spent at once from one address through both instances.
     const attacker = '203.0.113.66';
-    const tickets = [];
+    const tickets: string[] = [];
     for (let i = 0; i < 4; i++) {
       tickets.push(
         (await postJson(`${(i % 2 ? b : a).url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD }, from(attacker)))
