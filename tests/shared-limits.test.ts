@@ -48,6 +48,12 @@ describe('limits behind two instances on one PostgreSQL', () => {
     expect(two).toEqual(one);
   });
 
+  it('checks wrong passwords sent at once at one account one after the other, whichever instance takes them', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => signIn(n % 2 ? b : a, 'mecanicien@demo.local', '203.0.113.3')));
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(defaultSignInThrottle.accountFree);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
+  });
+
   it('gives as many password-reset requests for one address behind two instances as behind one', async () => {
     // A new client address each time: only the limit per e-mail address counts.
     const one = await allowance((n) => askReset(a, 'inconnu-1@garage.fr', `198.51.100.${n + 1}`));

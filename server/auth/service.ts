@@ -399,13 +399,24 @@ export function createAuthService(deps: {
 
   /** The current password, from a sign-in that may be stolen: guesses throttled as sign-in guesses are. */
   async function checkCurrentPassword(u: Pick<UserRow, 'id' | 'passwordHash'>, password: string, caller: Caller): Promise<void> {
-    await throttle.check(`user:${u.id}`, caller.ip);
-    if (!(await verifyPassword(u.passwordHash ?? undefined, password))) {
-      await throttle.fail(`user:${u.id}`, caller.ip);
-      throw authErrors.invalidCurrentPassword();
-    }
-    await throttle.succeed(`user:${u.id}`, caller.ip);
+    const account = `user:${u.id}`;
+    await guessPassword(account, caller, async () => {
+      await throttle.check(account, caller.ip);
+      if (!(await verifyPassword(u.passwordHash ?? undefined, password))) {
+        await throttle.fail(account, caller.ip);
+        throw authErrors.invalidCurrentPassword();
+      }
+      await throttle.succeed(account, caller.ip);
+    });
   }
+
+  /**
+   * A password guess is checked against the throttle and counted with no other guess at this
+   * account from this address in between, on any instance (decision 053): guesses sent at once
+   * cannot all pass the check before the first failure is counted.
+   */
+  const guessPassword = <T>(account: string, caller: Caller, run: () => Promise<T>): Promise<T> =>
+    deps.turns.take(`password:${caller.ip} ${account.toLowerCase()}`, run);
 
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
   async function requireElevatedSession(sessionId: string, userId: string): Promise<void> {
@@ -619,14 +630,17 @@ export function createAuthService(deps: {
 
     async signInEmailPassword(email: string, password: string, caller: Caller): Promise<SignInResult> {
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
-      await throttle.check(email, caller.ip);
-      const u = await findUserByEmail(email);
-      const ok = await verifyPassword(u?.passwordHash, password);
-      if (!u || !ok) {
-        await throttle.fail(email, caller.ip);
-        throw authErrors.invalidEmailPassword();
-      }
-      await throttle.succeed(email, caller.ip);
+      const u = await guessPassword(email, caller, async () => {
+        await throttle.check(email, caller.ip);
+        const found = await findUserByEmail(email);
+        const ok = await verifyPassword(found?.passwordHash, password);
+        if (!found || !ok) {
+          await throttle.fail(email, caller.ip);
+          throw authErrors.invalidEmailPassword();
+        }
+        await throttle.succeed(email, caller.ip);
+        return found;
+      });
       if (u.disabled) throw authErrors.disabledUser();
       if (!u.emailVerified) throw authErrors.unverifiedUser();
       return completeSignIn(u, 'password');
