@@ -364,6 +364,11 @@ describe.each(databaseKinds)('rate limits on %s', (kind) => {
     expect((await signInFrom('203.0.113.7', 'admin@demo.local', 'Faux-passe-3!')).headers.get('retry-after')).toBe('2');
   });
 
+  it('checks wrong passwords sent at once one after the other: the free ones, then 429', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => signInFrom('203.0.113.50', 'mecanicien@demo.local', 'En-rafale-1!')));
+    expect(answers.map((r) => r.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+  });
+
   it('forgets the failures of an account and address once it signs in', async () => {
     const tries = async (n: number) => {
       const out = [];
