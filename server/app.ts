@@ -13,6 +13,8 @@ import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
+import { createReadiness } from './readiness.ts';
+import { isS3Blobs } from './storage/s3-blobs.ts';
 import { createStorageRoutes } from './storage/routes.ts';
 import { serveLiveBackups } from './backup/live.ts';
 import { createServices, type Services } from './services.ts';
@@ -139,6 +141,7 @@ export async function createApp(options: {
   const files = services.files;
   const handleAuth = createAuthRoutes(services, { trustProxy: config.trustProxy });
   const changes = await createChanges(database);
+  const readiness = createReadiness({ config, database, s3Client: isS3Blobs(files.blobs) ? files.blobs.client : undefined });
   const handleStorage = createStorageRoutes({ store: services.files, services, config });
   const graphql = (graphqlRef.current = createGraphQL({
     services,
@@ -157,12 +160,8 @@ export async function createApp(options: {
       return true;
     }
     if (pathname === '/readyz') {
-      try {
-        await database.ping();
-        sendJson(res, 200, { status: 'ok', database: database.kind });
-      } catch {
-        sendJson(res, 503, { status: 'unavailable', database: database.kind });
-      }
+      const report = await readiness.check();
+      sendJson(res, report.status === 'ok' ? 200 : 503, report);
       return true;
     }
     if (pathname === GRAPHQL_PATH) {

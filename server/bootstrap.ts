@@ -5,6 +5,7 @@ import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './db/seed.ts';
 import type { Logger } from './log.ts';
+import { assertReachesFiles, readFilesLocation, recordFilesLocation } from './storage/location.ts';
 import { createFileStore } from './storage/store.ts';
 
 /** Secrets at rest (decision 050): a key that cannot open them stops the start with one line. */
@@ -22,6 +23,9 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
   const database = await openDatabase(config);
   try {
     await database.migrate();
+    // Settings that would leave the bucket's files behind stop here; else this start is the record.
+    assertReachesFiles(await readFilesLocation(database.db), config.storage, 'start');
+    await recordFilesLocation(database.db, config.storage);
     await sealSecrets(database, config, logger);
     if ((await countUsers(database.db)) === 0) {
       // Demo data only on a new embedded database, unless DEMO_DATA=1 says otherwise.

@@ -176,6 +176,8 @@ export type Config = {
   accessTokenExpiresIn: number;
   /** How often open WebSockets are checked against their sign-in (ms). */
   sessionSweepMs: number;
+  /** How long /readyz keeps the bucket's answer (ms): a proxy's health checks do not each reach S3. */
+  readyBucketCacheMs: number;
   /** What one GraphQL caller may ask for (issue 14, item 3). */
   graphqlLimits: GraphQLLimits;
   logLevel: 'silent' | 'error' | 'info';
@@ -229,6 +231,8 @@ export type S3Config = {
   forcePathStyle: boolean;
   /** 'bucket': presigned URLs of the storage API point at the bucket, which clients must reach. */
   presignedUrls: 'app' | 'bucket';
+  /** Set from STORAGE_URL rather than the S3_* settings: what a refusal names. */
+  fromUrl?: boolean;
 };
 export type StorageConfig = { kind: 'disk' } | S3Config;
 
@@ -354,6 +358,7 @@ function bucketConfig(e: z.infer<typeof envSchema>): StorageConfig {
       credentials: url.username ? { accessKeyId: decode(url.username), secretAccessKey: decode(url.password) } : undefined,
       forcePathStyle: pathStyle === '1' || pathStyle === 'true',
       presignedUrls: e.STORAGE_PRESIGNED_URLS,
+      fromUrl: true,
     };
   }
   if (!settings.length) return { kind: 'disk' };
@@ -483,6 +488,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     demoData: e.DEMO_DATA,
     accessTokenExpiresIn: e.AUTH_ACCESS_TOKEN_EXPIRES_IN,
     sessionSweepMs: 5_000,
+    readyBucketCacheMs: 5_000,
     graphqlLimits: defaultGraphQLLimits,
     logLevel: e.LOG_LEVEL,
     workshopTimeZone: e.WORKSHOP_TIME_ZONE,

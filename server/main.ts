@@ -8,6 +8,10 @@ import { prepareDatabase } from './bootstrap.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseLockedError } from './db/lock.ts';
 import { createLogger } from './log.ts';
+import { checkBucket } from './storage/bucket-check.ts';
+
+/** How long a start waits for the bucket's answer. */
+const START_BUCKET_TIMEOUT_MS = 10_000;
 
 function fail(message: string): never {
   process.stderr.write(`atelier-bva: ${message}\n`);
@@ -31,6 +35,11 @@ export async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // Wrong bucket settings stop the start with the setting to fix, not 500s in the log (issue 30).
+  if (config.storage.kind === 's3') {
+    const problem = await checkBucket(config.storage, { timeoutMs: START_BUCKET_TIMEOUT_MS });
+    if (problem) fail(`Invalid ${problem.setting}: ${problem.reason}`);
+  }
   let database;
   try {
     database = await prepareDatabase(config, logger);

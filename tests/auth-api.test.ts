@@ -25,7 +25,13 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${t.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', database: kind });
+    // One field per dependency (issue 30): files on this instance's disk, an empty mail queue.
+    expect(await ready.json()).toEqual({
+      status: 'ok',
+      database: { status: 'ok', kind },
+      files: { status: 'ok', kind: 'disk' },
+      mail: { status: 'ok', waiting: 0, oldestWaitingSeconds: null, failed: 0 },
+    });
   });
 
   it('signs a demo account in with a session carrying the Hasura claims', async () => {
@@ -238,6 +244,23 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     expect(landing.searchParams.get('type')).toBe('emailConfirmChange');
     expect((await getUser(session.accessToken)).body.email).toBe('chef@demo.local');
     await t.database.db.execute(sql`update auth.users set email = 'admin@demo.local' where email = 'chef@demo.local'`);
+  });
+
+  it('voids an earlier change link once a later change is asked or confirmed', async () => {
+    const { session } = (await signIn('admin@demo.local')).body;
+    const auth = { authorization: `Bearer ${session.accessToken}` };
+    // A typo first, then the right address, confirmed: the typo's link must not take the account.
+    expect((await postJson(`${api}/user/email/change`, { newEmail: 'chfe@demo.local' }, auth)).status).toBe(200);
+    const typo = (await t.outbox()).find((m) => /^To: chfe@demo\.local$/m.test(m))!;
+    expect((await postJson(`${api}/user/email/change`, { newEmail: 'chef2@demo.local' }, auth)).status).toBe(200);
+    const right = (await t.outbox()).find((m) => /^To: chef2@demo\.local$/m.test(m))!;
+    await fetch(verifyLink(right), { redirect: 'manual' });
+    expect((await getUser(session.accessToken)).body.email).toBe('chef2@demo.local');
+    const landing = new URL((await fetch(verifyLink(typo), { redirect: 'manual' })).headers.get('location')!);
+    expect(landing.searchParams.get('refreshToken')).toBeNull();
+    expect(landing.searchParams.get('error')).toBe('invalid-ticket');
+    expect((await getUser(session.accessToken)).body.email).toBe('chef2@demo.local');
+    await t.database.db.execute(sql`update auth.users set email = 'admin@demo.local' where email = 'chef2@demo.local'`);
   });
 
   describe('bad input', () => {

@@ -158,6 +158,8 @@ describe('where file bytes go (STORAGE_URL, S3_*), issue 19', () => {
       credentials: { accessKeyId: 'minio', secretAccessKey: 'minio/secret' },
       forcePathStyle: true,
       presignedUrls: 'app',
+      // A refusal of the bucket names STORAGE_URL, not the S3_* settings.
+      fromUrl: true,
     });
     expect(load({ STORAGE_URL: 's3://K:S@garage.example/fichiers' })).toMatchObject({
       endpoint: 'https://garage.example',

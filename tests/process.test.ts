@@ -112,7 +112,7 @@ describe('the server process', () => {
       encoding: 'utf8',
     });
     expect(result.stderr).toMatch(
-      new RegExp(`^Backup written to ${file} \\(\\d+ rows in \\d+ tables, \\d+ files \\([\\d.]+ MB\\), migration \\d{4}_\\w+\\)\n$`),
+      new RegExp(`^Backup written to ${file} \\(\\d+ rows in \\d+ tables, \\d+ files copied from disk \\([\\d.]+ MB\\), migration \\d{4}_\\w+\\)\n$`),
     );
     expect(result.status).toBe(0);
     const list = spawnSync('tar', ['tzf', file], { encoding: 'utf8' }).stdout.split('\n');

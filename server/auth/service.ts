@@ -986,7 +986,14 @@ export function createAuthService(deps: {
           const taken = await findUserByEmail(email);
           if (taken && taken.id !== u.id) throw authErrors.emailInUse();
           await db.transaction(async (tx) => {
-            await tx.update(users).set({ email, newEmail: null, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id));
+            // Only the change still pending: a later request, or a confirmed one, voids earlier links
+            // (a typo's mailbox must not take the account once the right address is confirmed).
+            const changed = await tx
+              .update(users)
+              .set({ email, newEmail: null, emailVerified: true, updatedAt: new Date() })
+              .where(and(eq(users.id, u.id), eq(users.newEmail, email)))
+              .returning({ id: users.id });
+            if (!changed.length) throw authErrors.invalidTicket();
             await recordEmailChange(tx, u, email);
           });
         } else {

@@ -167,14 +167,17 @@ export async function writeBackup(database: Database, config: BackupConfig, out:
   }
 }
 
-/** One line for the operator: what the archive holds. */
-export function summarize(manifest: Manifest): string {
+/**
+ * One line for the operator: what the archive holds, and where its files came from (a backup:
+ * copied from the disk, or left in the bucket it names).
+ */
+export function summarize(manifest: Manifest, command: 'backup' | 'restore' = 'restore'): string {
   const rows = manifest.tables.reduce((sum, t) => sum + t.rows, 0);
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const files =
     manifest.storage.kind === 's3'
       ? `${manifest.storage.files} files left in bucket ${manifest.storage.bucket}${manifest.storage.endpoint ? ` at ${manifest.storage.endpoint}` : ''}`
-      : `${manifest.storage.files} files (${mb(manifest.storage.bytes)})`;
+      : `${manifest.storage.files} files${command === 'backup' ? ' copied from disk' : ''} (${mb(manifest.storage.bytes)})`;
   const missing =
     manifest.storage.kind === 'disk' && manifest.storage.missing.length ? `, ${manifest.storage.missing.length} files named by rows had no bytes` : '';
   return `${rows} rows in ${manifest.tables.length} tables, ${files}${missing}, migration ${manifest.database.migration.tag}`;

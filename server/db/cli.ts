@@ -11,6 +11,8 @@ import { restoreBackup } from '#server/backup/restore.ts';
 import { createKeyring, keyIdOf, prepareSecrets, resealSecrets, VaultError } from '#server/auth/vault.ts';
 import { type BackupCommandConfig, backupKeyOf, ConfigError, type Config, encryptionKeyFile, loadBackupCommandConfig, loadConfig } from '#server/config.ts';
 import { createLogger } from '#server/log.ts';
+import { checkBucket } from '#server/storage/bucket-check.ts';
+import { assertReachesFiles, readFilesLocation } from '#server/storage/location.ts';
 import { createFileStore } from '#server/storage/store.ts';
 import { type Database, openDatabase } from './client.ts';
 import { DatabaseLockedError } from './lock.ts';
@@ -19,6 +21,17 @@ import { seedDemoWorkshop } from './seed.ts';
 const [command, ...args] = process.argv.slice(2);
 const USAGE =
   'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] [--unauthenticated] | rotate-secrets';
+
+/**
+ * A backup of an installation whose files are in a bucket needs that bucket's settings (issue 30):
+ * without them it would hold the rows of files it never reached. The bucket must answer, too.
+ */
+async function assertBackupReachesFiles(database: Database, config: BackupCommandConfig): Promise<void> {
+  assertReachesFiles(await readFilesLocation(database.db), config.storage, 'backup');
+  if (config.storage.kind !== 's3') return;
+  const problem = await checkBucket(config.storage, { timeoutMs: 10_000 });
+  if (problem) throw new ConfigError(`Invalid ${problem.setting}: ${problem.reason}`);
+}
 
 /** The archive goes to a .partial file renamed at the end: a cut backup never looks whole. */
 async function backup(config: BackupCommandConfig): Promise<void> {
@@ -41,6 +54,7 @@ async function backup(config: BackupCommandConfig): Promise<void> {
     }
     if (database) {
       try {
+        await assertBackupReachesFiles(database, config);
         manifest = await writeBackup(database, { ...config, backupKey: backupKeyOf(config, true)! }, out);
       } finally {
         await database.close();
@@ -54,7 +68,7 @@ async function backup(config: BackupCommandConfig): Promise<void> {
       const live = !manifest;
       manifest ??= await readManifest(partial);
       renameSync(partial, file);
-      process.stderr.write(`Backup written to ${file} (${summarize(manifest)}${live ? ', taken by the running server' : ''})\n`);
+      process.stderr.write(`Backup written to ${file} (${summarize(manifest, 'backup')}${live ? ', taken by the running server' : ''})\n`);
     }
   } catch (error) {
     if (file !== '-') rmSync(partial, { force: true });

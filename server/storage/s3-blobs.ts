@@ -14,12 +14,13 @@ import {
   HeadObjectCommand,
   paginateListObjectsV2,
   PutObjectCommand,
-  S3Client,
+  type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Config } from '#server/config.ts';
 import type { Blobs } from './blobs.ts';
+import { createS3Client } from './bucket-check.ts';
 
 export type S3Blobs = Blobs & {
   kind: 's3';
@@ -51,15 +52,7 @@ export function md5Of(file: string, encoding: 'base64' | 'hex' = 'base64'): Prom
 }
 
 export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3Blobs {
-  const client = new S3Client({
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: config.forcePathStyle,
-    credentials: config.credentials,
-    // Checksums only where S3 requires them: s3rver, Garage and older MinIO refuse the others.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const client = createS3Client(config);
   const Bucket = config.bucket;
   mkdirSync(options.tmpDir, { recursive: true });
 

@@ -1,5 +1,6 @@
 // Stored files' metadata, as hasura-storage keeps it; the bytes live under DATA_DIR/files.
-import { bigint, boolean, index, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from './auth.ts';
 
 export const storage = pgSchema('storage');
@@ -19,4 +20,24 @@ export const files = storage.table(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('files_bucket_idx').on(t.bucketId)],
+);
+
+/**
+ * Where the bytes of stored files live (issue 30, item 3): one row, written by each start from its
+ * settings. A backup run without the bucket settings reads it and refuses, rather than archiving an
+ * S3 installation's rows with none of their files; a start on the disk refuses too.
+ */
+export const filesLocation = storage.table(
+  'location',
+  {
+    id: boolean('id').primaryKey().default(true),
+    /** 'disk' or 's3'. */
+    kind: text('kind').notNull(),
+    bucket: text('bucket'),
+    /** The S3 endpoint; null: AWS's for the region. */
+    endpoint: text('endpoint'),
+    region: text('region'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('location_one_row', sql`${t.id}`)],
 );
