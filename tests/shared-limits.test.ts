@@ -3,7 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { createPostgresCounters } from '#server/auth/counters.ts';
 import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
+import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 
@@ -96,5 +99,17 @@ describe('limits behind two instances on one PostgreSQL', () => {
     // As on one instance: five wrong codes checked, then every other guess waits.
     expect(answers.filter((r) => r.body.error === 'invalid-totp')).toHaveLength(defaultSignInThrottle.accountFree);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
+  });
+
+  it('sweeps out the counters whose window or memory has ended, and only those', async () => {
+    const db = a.database.db;
+    const left = async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from auth.rate_counters where key like 'old:%'`))[0]!.n;
+    await db.execute(sql`insert into auth.rate_counters (key, count, last_at, expires_at)
+      select 'old:' || n, 1, now() - interval '2 hours', now() - interval '1 hour' from generate_series(1, 500) n`);
+    await db.execute(sql`insert into auth.rate_counters (key, count, last_at, expires_at) values ('old:live', 3, now(), now() + interval '1 hour')`);
+    expect(await left()).toBe(501);
+    // One hit in a hundred sweeps; this store sweeps at every one.
+    await createPostgresCounters(db, a.config.sessionSecret, 1).hit('sweep:192.0.2.1', 60_000);
+    expect(await left()).toBe(1);
   });
 });

@@ -110,7 +110,7 @@ const SWEEP_RATE = 1 / 100;
  * kept as keyed hashes (HMAC with a secret every instance shares): the table names no address
  * or e-mail, and a long one costs no more than a short one.
  */
-export function createPostgresCounters(db: Db, secret: string): CounterStore {
+export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP_RATE): CounterStore {
   const stored = (key: string) => {
     const colon = key.indexOf(':');
     return `${key.slice(0, colon)}:${createHmac('sha256', secret)
@@ -120,7 +120,7 @@ export function createPostgresCounters(db: Db, secret: string): CounterStore {
   };
   const ms = (value: number) => sql`(${value}::float8 * interval '1 millisecond')`;
   const maybeSweep = async () => {
-    if (Math.random() < SWEEP_RATE) await db.execute(sql`delete from auth.rate_counters where expires_at < now()`);
+    if (Math.random() < sweepRate) await db.execute(sql`delete from auth.rate_counters where expires_at < now()`);
   };
   return {
     async hit(key, windowMs) {
