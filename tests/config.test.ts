@@ -110,6 +110,37 @@ describe('configuration', () => {
   });
 });
 
+describe('what production refuses to start with (issue 30, item 5)', () => {
+  const twilio = {
+    AUTH_SMS_TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`,
+    AUTH_SMS_TWILIO_AUTH_TOKEN: 'x'.repeat(32),
+    AUTH_SMS_TWILIO_MESSAGING_SERVICE_ID: '+33612345678',
+  };
+  const provider = { AUTH_PROVIDERS: 'atelier', AUTH_PROVIDER_ATELIER_CLIENT_ID: 'c', AUTH_PROVIDER_ATELIER_CLIENT_SECRET: 's' };
+
+  it('refuses SMS sign-in without a provider: the codes would reach only the outbox and the log', () => {
+    const sms = { DATA_DIR: dataDir, AUTH_SMS_PASSWORDLESS_ENABLED: '1' };
+    expect(() => loadConfig({ ...sms, NODE_ENV: 'production' })).toThrow(
+      'Invalid AUTH_SMS_PASSWORDLESS_ENABLED: in production SMS sign-in needs a provider (AUTH_SMS_TWILIO_ACCOUNT_SID, _AUTH_TOKEN and _MESSAGING_SERVICE_ID); without one the codes only reach DATA_DIR/outbox and the log',
+    );
+    expect(loadConfig({ ...sms, ...twilio, NODE_ENV: 'production' }).sms.twilio?.accountSid).toBe(twilio.AUTH_SMS_TWILIO_ACCOUNT_SID);
+    // Development and the tests read the codes in DATA_DIR/outbox.
+    expect(loadConfig({ ...sms, NODE_ENV: 'development' }).authMethods.sms).toBe(true);
+    expect(loadConfig({ ...sms, NODE_ENV: 'test' }).sms).toEqual({});
+    expect(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'production' }).authMethods.sms).toBe(false);
+  });
+
+  it('refuses an identity provider over http outside this machine, in production as elsewhere', () => {
+    for (const NODE_ENV of ['production', 'development']) {
+      expect(() => loadConfig({ DATA_DIR: dataDir, NODE_ENV, ...provider, AUTH_PROVIDER_ATELIER_ISSUER: 'http://sso.atelier.fr' })).toThrow(
+        'Invalid AUTH_PROVIDER_ATELIER_ISSUER: must start with https://',
+      );
+    }
+    const local = loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'production', ...provider, AUTH_PROVIDER_ATELIER_ISSUER: 'http://127.0.0.1:8080/realms/atelier' });
+    expect(local.authProviders[0]!.issuer).toBe('http://127.0.0.1:8080/realms/atelier');
+  });
+});
+
 describe('password policy (SPEC §5)', () => {
   it.each([
     ['court1!A', null],

@@ -1,5 +1,5 @@
 // The database layer: migrations, first run, demo data rules and the PGlite lock (backups: backup.test.ts).
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,7 +13,7 @@ import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
 import { demoRepairOrders } from '#server/db/demo-orders.ts';
 import { createLogger } from '#server/log.ts';
-import { createPostgresDatabase } from './support/app.ts';
+import { createPostgresDatabase, databaseKinds } from './support/app.ts';
 
 const silent = createLogger('silent');
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -243,5 +243,21 @@ describe('the embedded database lock', () => {
     writeFileSync(path.join(dataDir, 'db.lock'), '999999');
     const database = await openDatabase({ dataDir });
     await database.close();
+  });
+});
+
+describe('the supported PostgreSQL versions (README: 15 to 18)', () => {
+  it('are the two servers the PostgreSQL half of the suite runs on, and the ones the README names', async () => {
+    const majors: number[] = [];
+    for (const version of [15, 18] as const) {
+      const database = await openDatabase({ dataDir: tempDir(), databaseUrl: await createPostgresDatabase(version) });
+      cleanup.push(() => database.close());
+      const [row] = await queryRows<{ version: string }>(database.db, sql`select current_setting('server_version_num') as version`);
+      majors.push(Math.floor(Number(row!.version) / 10_000));
+    }
+    expect(majors).toEqual([15, 18]);
+    expect(databaseKinds).toEqual(['pglite', 'postgres', 'postgres-15']);
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain('**Supported PostgreSQL versions: 15 to 18.**');
   });
 });

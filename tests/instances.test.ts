@@ -1,15 +1,32 @@
 // Issue 19, item 2 (decision 037): two server processes on one PostgreSQL and one S3 bucket behind
 // nginx in round robin. Each case proves it crossed instances: the instance's own log names the
 // X-Request-Id sent with the request (nginx's access log, for WebSockets).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { createPostgresDatabase } from './support/app.ts';
-import { type Cluster, type Instance, nginxConfig, startCluster } from './support/cluster.ts';
+import { stop as stopChild } from '../scripts/bench/support.ts';
+import { type Cluster, type Instance, NGINX, nginxSite, startCluster } from './support/cluster.ts';
+import { freePort } from './support/postgres-server.ts';
 
 let cluster: Cluster;
 beforeAll(async () => {
@@ -247,12 +264,135 @@ describe('two instances behind nginx', () => {
   });
 
   it('are configured as the README says', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const shown = readme.slice(readme.indexOf('## Several instances')).match(/```nginx\n([\s\S]*?)```/)?.[1];
-    expect(shown).toBe(nginxConfig({ listen: '80', upstreams: ['10.0.0.11:4321', '10.0.0.12:4321'] }));
+    expect(readmeBlock('nginx')).toBe(nginxSite({ listen: '80 default_server', upstreams: ['10.0.0.11:4321', '10.0.0.12:4321'] }));
   });
 
   it('log nothing at level error on either instance', () => {
     for (const instance of cluster.instances) expect(instance.errors).toEqual([]);
+  });
+});
+
+/** A code block of README.md's "Several instances" section, by language. */
+function readmeBlock(language: 'nginx' | 'sh'): string {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Several instances'), readme.indexOf('\n## ', readme.indexOf('## Several instances') + 1));
+  const block = section.match(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``))?.[1];
+  if (!block) throw new Error(`README.md's "Several instances" shows no ${language} block`);
+  return block;
+}
+
+/**
+ * Debian's /etc/nginx as the nginx package installed it, copied into a temporary directory: only
+ * the absolute paths (configuration, logs, pid), the port and the upstreams are moved, in every
+ * file and link, so that the README's lines run there as they would on the machine.
+ */
+function debianNginx(port: number, upstreams: string[]) {
+  const root = mkdtempSync(path.join(tmpdir(), 'atelier-debian-nginx-'));
+  // Debian's workers run as www-data: they reach the temporary files under this directory.
+  chmodSync(root, 0o755);
+  const etc = path.join(root, 'etc/nginx');
+  const logs = path.join(root, 'log');
+  mkdirSync(logs);
+  const move = (text: string) =>
+    text
+      .replaceAll('/etc/nginx', etc)
+      .replaceAll('/var/log/nginx', logs)
+      .replaceAll('/run/nginx.pid', path.join(root, 'nginx.pid'))
+      .replace(/\blisten (\[::\]:)?80\b/g, `listen $1${port}`)
+      .replace(/\b10\.0\.0\.1(\d):4321\b/g, (_, n) => upstreams[Number(n) - 1]!);
+  cpSync('/etc/nginx', etc, { recursive: true, verbatimSymlinks: true });
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      if (lstatSync(file).isSymbolicLink()) {
+        const target = readlinkSync(file);
+        rmSync(file);
+        symlinkSync(move(target), file);
+      } else if (lstatSync(file).isDirectory()) walk(file);
+      else writeFileSync(file, move(readFileSync(file, 'utf8')));
+    }
+  };
+  walk(etc);
+  // Debian's build keeps its temporary files in /var/lib/nginx: here, in the copy's directory.
+  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((temp) => `${temp}_temp_path ${path.join(root, temp)};`);
+  writeFileSync(path.join(etc, 'conf.d/test-temporary-files.conf'), `${temps.join('\n')}\n`);
+  const args = ['-e', path.join(logs, 'error.log'), '-c', path.join(etc, 'nginx.conf')];
+  return {
+    etc,
+    move,
+    /** `nginx -t` on the copy: its status and what it printed. */
+    check: () => {
+      const result = spawnSync(NGINX, [...args, '-t'], { encoding: 'utf8' });
+      return { status: result.status, output: result.stdout + result.stderr };
+    },
+    /** nginx in the foreground on the copy, once it answers. */
+    start: async () => {
+      const child = spawn(NGINX, [...args, '-g', 'daemon off;'], { stdio: 'ignore' });
+      for (let tries = 0; ; tries++) {
+        if (child.exitCode !== null || tries > 300) throw new Error(`nginx did not start: ${readFileSync(path.join(logs, 'error.log'), 'utf8')}`);
+        try {
+          await fetch(`http://127.0.0.1:${port}/`);
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      return child;
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+describe("nginx in Debian's layout, as the README says", () => {
+  it("serves the app once the README's lines have run", async () => {
+    const port = await freePort();
+    const nginx = debianNginx(
+      port,
+      cluster.instances.map((i) => i.address),
+    );
+    let child: ReturnType<typeof spawn> | undefined;
+    try {
+      writeFileSync(path.join(nginx.etc, 'sites-available/atelier'), nginx.move(readmeBlock('nginx')));
+      for (const line of readmeBlock('sh').split('\n').filter(Boolean)) {
+        const command = nginx.move(line.replace(/^sudo /, ''));
+        if (command === 'nginx -t') {
+          const check = nginx.check();
+          expect(check.output).toContain('test is successful');
+          expect(check.status).toBe(0);
+        } else if (command === 'systemctl reload nginx') child = await nginx.start();
+        else {
+          expect(command).toMatch(/^(ln -s|rm) /);
+          execFileSync('sh', ['-c', command]);
+        }
+      }
+      expect(child).toBeDefined();
+      // Debian's default site, had it stayed, would answer here with its welcome page.
+      const home = await fetch(`http://127.0.0.1:${port}/`, { headers: { host: 'atelier.example' }, redirect: 'manual' });
+      expect(await home.text()).not.toContain('Welcome to nginx');
+      const signIn = await fetch(`http://127.0.0.1:${port}/sign-in`, { headers: { host: 'atelier.example' } });
+      const page = await signIn.text();
+      expect(page).not.toContain('Welcome to nginx');
+      expect(signIn.status).toBe(200);
+      expect(page).toContain('<form');
+    } finally {
+      if (child) await stopChild(child);
+      nginx.remove();
+    }
+  });
+
+  it("fails nginx -t while Debian's default site is still enabled", async () => {
+    const nginx = debianNginx(await freePort(), ['127.0.0.1:1', '127.0.0.1:2']);
+    try {
+      writeFileSync(path.join(nginx.etc, 'sites-available/atelier'), nginx.move(readmeBlock('nginx')));
+      const enable = readmeBlock('sh')
+        .split('\n')
+        .find((line) => line.includes('sites-enabled/atelier'))!;
+      execFileSync('sh', ['-c', nginx.move(enable.replace(/^sudo /, ''))]);
+      const check = nginx.check();
+      expect(check.status).not.toBe(0);
+      expect(check.output).toMatch(/duplicate default server/);
+    } finally {
+      nginx.remove();
+    }
   });
 });

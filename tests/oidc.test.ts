@@ -438,9 +438,23 @@ describe.each(databaseKinds)('identity providers on %s', (kind) => {
       const token = await signInPassword('commercial@demo.local');
       const claims = { sub: 'commercial-at-idp', email: 'c.dupont@perso.test', email_verified: false };
       const idToken = await idp.sign(claims);
+      // A new way in: one event on the account and one notice to its address (decision 056).
+      const told = async () =>
+        (
+          await queryRows<{ events: number; mails: number }>(
+            t.database.db,
+            sql`select (select count(*)::int from audit.events e join auth.users u on u.id = e.entity_id
+                         where u.email = 'commercial@demo.local' and e.changes::text like '%lié : SSO Atelier%') as events,
+                       (select count(*)::int from auth.message_queue where kind = 'wayInNotice' and recipient = 'commercial@demo.local') as mails`,
+          )
+        )[0]!;
+      const before = await told();
       expect(await link(token, { provider: 'local', idToken })).toMatchObject({ status: 200, body: 'OK' });
+      expect(await told()).toEqual({ events: before.events + 1, mails: before.mails + 1 });
       expect(await link(token, { provider: 'local', idToken })).toMatchObject({ status: 400, body: { error: 'invalid-request' } });
+      // Linked already: nothing new is told.
       expect(await link(token, { provider: 'local', idToken: await idp.sign(claims) })).toMatchObject({ status: 200 });
+      expect(await told()).toEqual({ events: before.events + 1, mails: before.mails + 1 });
       expect(await links('commercial-at-idp')).toEqual([{ email: 'commercial@demo.local', provider_id: 'local' }]);
       const signedIn = await postJson(`${api}/signin/idtoken`, { provider: 'local', idToken: await idp.sign(claims) });
       expect(signedIn.body.session.user.email).toBe('commercial@demo.local');

@@ -313,7 +313,7 @@ describe.each(databaseKinds)('passwordless sign-in and anonymous users on %s', (
       const other = await call('/signin/email-password', { email: 'diagnostic@demo.local', password: DEMO_PASSWORD });
       const otherSession = await auth.authenticate(other.body.session.accessToken);
       await expect(passwordless.sendPhoneCode(otherSession, phone, { ip: '127.0.0.9' })).rejects.toMatchObject({ reason: 'phone-number-already-in-use' });
-      await passwordless.removePhone(session);
+      await passwordless.removePhone(session, { ip: '127.0.0.1' });
       expect(await auth.getUser(session.user.id)).toMatchObject({ phoneNumber: null });
     });
 

@@ -56,6 +56,18 @@ describe('the server process', () => {
     expect(noSecret.stderr()).toBe('atelier-bva: Missing SESSION_SECRET: it is required when DATABASE_URL is set\n');
   });
 
+  it('refuses, as npm start runs it, SMS sign-in with no provider to send the codes (issue 30)', async () => {
+    const sms = run('server/start.ts', { DATA_DIR: dataDir, AUTH_SMS_PASSWORDLESS_ENABLED: '1' });
+    // A server that starts anyway is stopped, not left running.
+    const started = setTimeout(() => sms.child.kill('SIGKILL'), 20_000);
+    expect(await sms.exited).toBe(1);
+    clearTimeout(started);
+    // After the build's own lines when the sources changed since the last build.
+    expect(sms.stderr().split('\n').at(-2)).toBe(
+      'atelier-bva: Invalid AUTH_SMS_PASSWORDLESS_ENABLED: in production SMS sign-in needs a provider (AUTH_SMS_TWILIO_ACCOUNT_SID, _AUTH_TOKEN and _MESSAGING_SERVICE_ID); without one the codes only reach DATA_DIR/outbox and the log',
+    );
+  });
+
   it('starts on a new database with the demo workshop, refuses a second process, and stops gracefully', async () => {
     const server = await start();
     const lines = server

@@ -137,7 +137,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     const key = randomBytes(32).toString('hex');
     const restored = await cli(['restore', archive, '--forget-secrets'], { DATA_DIR: lost, ENCRYPTION_KEY: key });
     expect(restored.stderr).toMatch(
-      /^Restored .+\nWithout the archive's encryption key: 2 accounts lost their authenticator app \(they sign in with their password and may enrol again\), 1 personal access tokens were revoked, 1 queued messages whose link or code it sealed were marked failed \(their users ask for a new one\)\n$/,
+      /^Restored .+\nWithout the archive's encryption key: 2 accounts lost their authenticator app and its recovery codes \(they sign in with their password and may enrol again\), 1 personal access token revoked, 1 queued message whose link or code it sealed marked failed \(their users ask for a new one\)\n$/,
     );
     expect(restored.status).toBe(0);
     const copy = await startTestApp('pglite', { dataDir: lost, encryptionKeys: [key] });
@@ -180,7 +180,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     const elsewhere = path.join(work, 'elsewhere');
     const refused = await cli(['restore', archive], { DATA_DIR: elsewhere, ENCRYPTION_KEY: randomBytes(32).toString('hex') });
     expect(refused.stderr).toMatch(
-      /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from \(kept with the archive, never inside it\), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed\n$/,
+      /^atelier-bva: This backup's secrets are sealed with encryption key [A-Za-z0-9_-]{8}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from \(kept with the archive, never inside it\), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes, personal access tokens and queued links or codes it sealed\n$/,
     );
     expect(refused.status).toBe(1);
     // Decided from the archive before a byte is written: no database, no directory.

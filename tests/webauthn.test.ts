@@ -322,7 +322,7 @@ describe.each(databaseKinds)('security keys on %s', (kind) => {
     const { auth } = t.app.services;
     const mechanicRow = await auth.authenticate(mechanic.session.accessToken);
     await auth.elevate(mechanicRow.sessionId);
-    await expect(webauthn.removeSecurityKey(mechanicRow, owner.id)).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(webauthn.removeSecurityKey(mechanicRow, owner.id, { ip: '127.0.0.1' })).rejects.toMatchObject({ kind: 'not-found' });
     await expect(webauthn.renameSecurityKey(mechanic.session.user.id, owner.id, 'À moi')).rejects.toMatchObject({ kind: 'not-found' });
 
     expect(await h.call('/signin/webauthn/verify', { credential: owner.key.authenticate(await h.signInOptions()) })).toMatchObject({ status: 200 });
@@ -336,9 +336,9 @@ describe.each(databaseKinds)('security keys on %s', (kind) => {
       status: 403,
       body: { error: 'elevated-claim-required' },
     });
-    await expect(webauthn.removeSecurityKey(ownerRow, owner.id)).rejects.toMatchObject({ reason: 'elevated-claim-required' });
+    await expect(webauthn.removeSecurityKey(ownerRow, owner.id, { ip: '127.0.0.1' })).rejects.toMatchObject({ reason: 'elevated-claim-required' });
     await auth.elevate(ownerRow.sessionId);
-    await webauthn.removeSecurityKey(ownerRow, owner.id);
+    await webauthn.removeSecurityKey(ownerRow, owner.id, { ip: '127.0.0.1' });
     expect((await webauthn.listSecurityKeys(owner.session.user.id)).some((key) => key.id === owner.id)).toBe(false);
     expect(await h.call('/signin/webauthn/verify', { credential: owner.key.authenticate(await h.signInOptions()) })).toMatchObject({
       status: 401,

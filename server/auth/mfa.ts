@@ -196,8 +196,10 @@ export function createMfaService(auth: AuthService) {
       const fresh = await newRecoveryCodes(u.id);
       const codes = await db.transaction(async (tx) => {
         await tx.update(users).set({ activeMfaType: 'totp', updatedAt: new Date() }).where(eq(users.id, u.id));
+        await auth.announceWayIn(tx, u, 'totpEnabled', caller);
         return replaceRecoveryCodes(tx, u.id, fresh);
       });
+      auth.mailer.nudge();
       // The first code proves the new factor; a user who had a key was elevated already.
       if (!hadFactor) await auth.elevate(session.sessionId);
       return { recoveryCodes: codes };
@@ -214,7 +216,9 @@ export function createMfaService(auth: AuthService) {
       await db.transaction(async (tx) => {
         await tx.update(users).set({ activeMfaType: null, totpSecret: null, totpLastStep: null, updatedAt: new Date() }).where(eq(users.id, u.id));
         await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, u.id));
+        await auth.announceWayIn(tx, u, 'totpDisabled', caller);
       });
+      auth.mailer.nudge();
     },
 
     /** Ten new recovery codes for a code of the app: the old ones stop working. */
@@ -226,7 +230,12 @@ export function createMfaService(auth: AuthService) {
       if (!(await checkSecondFactor(u, code, caller))) throw mfaErrors.wrongCode();
       await auth.elevate(session.sessionId);
       const fresh = await newRecoveryCodes(u.id);
-      return { recoveryCodes: await db.transaction((tx) => replaceRecoveryCodes(tx, u.id, fresh)) };
+      const codes = await db.transaction(async (tx) => {
+        await auth.announceWayIn(tx, u, 'recoveryCodesRenewed', caller);
+        return replaceRecoveryCodes(tx, u.id, fresh);
+      });
+      auth.mailer.nudge();
+      return { recoveryCodes: codes };
     },
 
     /** The secret generated and not yet activated, with its QR code: the enrolment page shown again. */

@@ -197,7 +197,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
       // An account with a second factor is not joined by an address alone: its user links the
       // provider from a signed-in, elevated session (/link/idtoken).
       if (await auth.hasSecondFactor(u)) throw authErrors.emailInUse();
-      await link(p.name, profile.sub, u.id);
+      await link(p, profile.sub, u.id, caller);
       if (u.emailVerified) return u;
       const [proven] = await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
       return proven!;
@@ -263,10 +263,23 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
     return row?.user;
   }
 
-  /** Links the provider account to `userId`; already linked to it is fine, to another user is not. */
-  async function link(provider: string, sub: string, userId: string): Promise<void> {
-    await db.insert(userProviders).values({ userId, providerId: provider, providerUserId: sub }).onConflictDoNothing();
-    const owner = await linkedUser(provider, sub);
+  /**
+   * Links the provider account to `userId`; already linked to it is fine, to another user is not.
+   * A new link is a new way in: recorded and announced to the account (decision 056).
+   */
+  async function link(p: AuthProvider, sub: string, userId: string, caller: Caller): Promise<void> {
+    const added = await db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(userProviders)
+        .values({ userId, providerId: p.name, providerUserId: sub })
+        .onConflictDoNothing()
+        .returning({ id: userProviders.id });
+      const [account] = row ? await tx.select().from(users).where(eq(users.id, userId)) : [];
+      if (account) await auth.announceWayIn(tx, account, 'providerLinked', { ip: caller.ip, name: p.label });
+      return Boolean(account);
+    });
+    if (added) auth.mailer.nudge();
+    const owner = await linkedUser(p.name, sub);
     if (owner?.id !== userId) throw oidcErrors.alreadyLinked();
   }
 
@@ -396,7 +409,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
         }
         if (trip.connectUserId) {
           await auth.requireActive(await auth.findUserById(trip.connectUserId));
-          await link(p.name, profile.sub, trip.connectUserId);
+          await link(p, profile.sub, trip.connectUserId, caller);
           return target;
         }
         const u = await userForProfile(p, profile, caller, trip);
@@ -423,13 +436,13 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
     },
 
     /** POST /link/idtoken: the provider account becomes a way in to the signed-in user's account. */
-    async linkIdToken(session: SessionRow, input: { provider: string; idToken: string; nonce?: string }): Promise<void> {
+    async linkIdToken(session: SessionRow, input: { provider: string; idToken: string; nonce?: string }, caller: Caller): Promise<void> {
       const p = providerOf(input.provider);
       // A stolen session must not plant its thief's account as a lasting way in (decision 048).
       await auth.requireProof(session);
       const { profile, expiresAt } = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
       await spendIdToken(input.idToken, expiresAt);
-      await link(p.name, profile.sub, session.user.id);
+      await link(p, profile.sub, session.user.id, caller);
     },
   };
 }
@@ -531,7 +544,7 @@ export function oidcRoutes(services: { auth: AuthService; oidc: OidcService }, c
     'POST /link/idtoken': post(async (raw, req) => {
       const session = await auth.authenticate(bearer(req));
       const body = parse(idTokenBody, raw);
-      await oidc.linkIdToken(session, body);
+      await oidc.linkIdToken(session, body, caller(req));
       return OK;
     }),
   });

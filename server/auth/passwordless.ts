@@ -166,23 +166,36 @@ export function createPasswordlessService(auth: AuthService) {
     async confirmPhone(session: SessionRow, phoneNumber: string, code: string, caller: Caller): Promise<void> {
       requireOn(methods.sms);
       const u = await redeemCode(session.user, 'phoneChange', code, caller, phoneNumber);
-      const [kept] = await db
-        .update(users)
-        .set({ phoneNumber, phoneNumberVerified: true, updatedAt: new Date() })
-        .where(eq(users.id, u.id))
-        .returning({ id: users.id })
+      await db
+        .transaction(async (tx) => {
+          const [kept] = await tx
+            .update(users)
+            .set({ phoneNumber, phoneNumberVerified: true, updatedAt: new Date() })
+            .where(eq(users.id, u.id))
+            .returning({ id: users.id });
+          if (!kept) throw passwordlessErrors.invalidOtp();
+          // The same number confirmed again adds no way in.
+          if (u.phoneNumber !== phoneNumber) await auth.announceWayIn(tx, u, 'phoneAdded', { ip: caller.ip, name: phoneNumber, before: u.phoneNumber ?? '' });
+        })
         .catch((error: unknown) => {
           // Taken meanwhile by another account (the number is unique).
           if (pgCode(error) === '23505') throw passwordlessErrors.phoneInUse();
           throw error;
         });
-      if (!kept) throw passwordlessErrors.invalidOtp();
+      auth.mailer.nudge();
     },
 
     /** No more SMS sign-in for the user. */
-    async removePhone(session: SessionRow): Promise<void> {
+    async removePhone(session: SessionRow, caller: Caller): Promise<void> {
       await auth.requireProof(session);
-      await db.update(users).set({ phoneNumber: null, phoneNumberVerified: false, updatedAt: new Date() }).where(eq(users.id, session.user.id));
+      const removed = await db.transaction(async (tx) => {
+        const [before] = await tx.select({ phoneNumber: users.phoneNumber }).from(users).where(eq(users.id, session.user.id)).for('update');
+        if (!before?.phoneNumber) return false;
+        await tx.update(users).set({ phoneNumber: null, phoneNumberVerified: false, updatedAt: new Date() }).where(eq(users.id, session.user.id));
+        await auth.announceWayIn(tx, session.user, 'phoneRemoved', { ip: caller.ip, name: before.phoneNumber });
+        return true;
+      });
+      if (removed) auth.mailer.nudge();
     },
 
     /** hasura-auth's POST /signin/passwordless/sms/otp: the code proves the number; TOTP still asked. */

@@ -59,7 +59,7 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
     'POST /pat': post(async (raw, req) => {
       const body = parse(bodies.createPat, raw);
       const session = await auth.authenticate(bearer(req));
-      return auth.createPersonalAccessToken(session, { expiresAt: body.expiresAt, metadata: body.metadata ?? {} });
+      return auth.createPersonalAccessToken(session, { expiresAt: body.expiresAt, metadata: body.metadata ?? {} }, caller(req));
     }),
     'POST /signup/email-password': post(async (raw, req) => {
       const body = parse(bodies.signUp, raw);

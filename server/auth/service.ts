@@ -17,6 +17,8 @@ import type { Vault } from './vault.ts';
 import { endSessions } from './sessions.ts';
 import { conflict, DomainError } from '#server/errors.ts';
 import { recordEmailChange, recordPasswordChange, recordSignUp } from '#server/audit/auth-events.ts';
+import { tokenNameOf } from '#lib/auth/tokens.ts';
+import { createWayInAnnouncer } from './ways-in.ts';
 
 const DAY = 86_400_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY;
@@ -171,6 +173,7 @@ export function createAuthService(deps: {
   vault: Vault;
 }) {
   const { db, mailer, publicUrl, limiter, limits, throttle } = deps;
+  const announceWayIn = createWayInAnnouncer({ mailer, publicUrl });
   const limitEmail = async (caller: Caller, address: string) => {
     await limiter.hit('email-ip', caller.ip, limits.emailPerIp);
     await limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
@@ -598,6 +601,7 @@ export function createAuthService(deps: {
     mailTicket,
     db,
     mailer,
+    announceWayIn,
     vault: deps.vault,
     limiter,
     limits,
@@ -772,17 +776,24 @@ export function createAuthService(deps: {
     async createPersonalAccessToken(
       session: SessionRow,
       input: { expiresAt: Date; metadata: Record<string, string | number> },
+      caller: Caller,
     ): Promise<{ id: string; personalAccessToken: string }> {
       if (!deps.methods.personalAccessTokens) throw authErrors.disabledEndpoint();
       if (input.expiresAt.getTime() <= Date.now()) throw authErrors.pastExpiry();
       // A token outlives the sign-in that made it: a proof first (decision 048).
       await requireProof(session);
       const token = randomToken();
-      const [row] = await db
-        .insert(personalAccessTokens)
-        .values({ userId: session.user.id, tokenHash: await deps.vault.hash(token), metadata: input.metadata, expiresAt: input.expiresAt })
-        .returning({ id: personalAccessTokens.id });
-      return { id: row!.id, personalAccessToken: token };
+      const tokenHash = await deps.vault.hash(token);
+      const id = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(personalAccessTokens)
+          .values({ userId: session.user.id, tokenHash, metadata: input.metadata, expiresAt: input.expiresAt })
+          .returning({ id: personalAccessTokens.id });
+        await announceWayIn(tx, session.user, 'tokenCreated', { ip: caller.ip, name: tokenNameOf(input.metadata) });
+        return row!.id;
+      });
+      mailer.nudge();
+      return { id, personalAccessToken: token };
     },
 
     /** The user's tokens, newest first: what the tokens screen lists (never the tokens themselves). */
@@ -805,14 +816,21 @@ export function createAuthService(deps: {
      * Revokes one of the user's tokens: no new sign-in with it. The sign-ins it already opened
      * end with their grants, as any other (sign out everywhere, disabling the account).
      */
-    async revokePersonalAccessToken(userId: string, id: string): Promise<boolean> {
+    async revokePersonalAccessToken(userId: string, id: string, caller: Caller): Promise<boolean> {
       if (!isUuid(id)) return false;
-      const rows = await db
-        .update(personalAccessTokens)
-        .set({ revokedAt: new Date() })
-        .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
-        .returning({ id: personalAccessTokens.id });
-      return rows.length > 0;
+      const u = await findUserById(userId);
+      if (!u) return false;
+      const revoked = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(personalAccessTokens)
+          .set({ revokedAt: new Date() })
+          .where(and(eq(personalAccessTokens.id, id), eq(personalAccessTokens.userId, userId), isNull(personalAccessTokens.revokedAt)))
+          .returning({ metadata: personalAccessTokens.metadata });
+        if (row) await announceWayIn(tx, u, 'tokenRevoked', { ip: caller.ip, name: tokenNameOf(row.metadata) });
+        return Boolean(row);
+      });
+      if (revoked) mailer.nudge();
+      return revoked;
     },
 
     /** hasura-auth's POST /signin/pat: a new sign-in of the token's user, while the token holds. */
@@ -947,15 +965,18 @@ export function createAuthService(deps: {
       } else {
         throw authErrors.unauthenticated();
       }
-      await requireActive(await findUserById(userId));
+      const account = await requireActive(await findUserById(userId));
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction(async (tx) => {
         await tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: new Date() }).where(eq(users.id, userId));
         await recordPasswordChange(tx, userId);
+        // A reset link too: whoever holds the mailbox could have followed it.
+        await announceWayIn(tx, account, 'passwordChanged', { ip: caller.ip }, { audit: false });
         await endSessions(tx, userId, keep);
         // A reset link proves the user once: further changes from this sign-in need the password.
         if (keep) await tx.update(grants).set({ method: 'password' }).where(eq(grants.id, keep));
       });
+      mailer.nudge();
     },
 
     /**

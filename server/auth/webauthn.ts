@@ -19,6 +19,7 @@ import { securityKeys, users } from '#server/db/schema/index.ts';
 import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError, notFound } from '#server/errors.ts';
 import { authOptionsShape, bearer, callerOf, email, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { t } from '#lib/i18n.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow } from './service.ts';
 
 /** A ceremony's challenge lives this long; the browser's own timeout is shorter. */
@@ -417,12 +418,17 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
         const { row, challenge } = await takeCeremony('webauthn-add', input.credential.response.clientDataJSON);
         if (row.userId !== session.user.id) throw webauthnErrors.invalidVerification();
         const credential = await verifyRegistration(input.credential, challenge);
-        const [key] = await db
-          .insert(securityKeys)
-          .values(rowOf(session.user.id, credential, input.nickname))
-          .onConflictDoNothing()
-          .returning({ id: securityKeys.id, nickname: securityKeys.nickname });
-        if (!key) throw webauthnErrors.previouslyRegistered();
+        const key = await db.transaction(async (tx) => {
+          const [row] = await tx
+            .insert(securityKeys)
+            .values(rowOf(session.user.id, credential, input.nickname))
+            .onConflictDoNothing()
+            .returning({ id: securityKeys.id, nickname: securityKeys.nickname });
+          if (!row) throw webauthnErrors.previouslyRegistered();
+          await auth.announceWayIn(tx, session.user, 'securityKeyAdded', { ip: caller.ip, name: row.nickname ?? t('securityKeys.unnamed') });
+          return row;
+        });
+        auth.mailer.nudge();
         // The first factor, just proved by its ceremony, elevates the sign-in as TOTP's first code does.
         if (!hadFactor) await auth.elevate(session.sessionId);
         return key;
@@ -463,13 +469,17 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     },
 
     /** The key stops working at once (after a step-up: removing a factor weakens it); a key of another user is not found. */
-    async removeSecurityKey(session: SessionRow, keyId: string): Promise<void> {
+    async removeSecurityKey(session: SessionRow, keyId: string, caller: Caller): Promise<void> {
       await auth.requireProof(session);
-      const [row] = await db
-        .delete(securityKeys)
-        .where(and(eq(securityKeys.id, keyId), eq(securityKeys.userId, session.user.id)))
-        .returning({ id: securityKeys.id });
-      if (!row) throw notFound('No such security key');
+      await db.transaction(async (tx) => {
+        const [row] = await tx
+          .delete(securityKeys)
+          .where(and(eq(securityKeys.id, keyId), eq(securityKeys.userId, session.user.id)))
+          .returning({ nickname: securityKeys.nickname });
+        if (!row) throw notFound('No such security key');
+        await auth.announceWayIn(tx, session.user, 'securityKeyRemoved', { ip: caller.ip, name: row.nickname ?? t('securityKeys.unnamed') });
+      });
+      auth.mailer.nudge();
     },
   };
 }

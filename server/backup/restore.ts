@@ -31,7 +31,7 @@ export type RestoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'storage' |
 /** The refusal of secrets sealed with keys this installation lacks (decision 050). */
 const missingKeyError = (missing: string[]) =>
   new BackupError(
-    `This backup's secrets are sealed with encryption key ${missing.join(', ')}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from (kept with the archive, never inside it), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes and personal access tokens it sealed`,
+    `This backup's secrets are sealed with encryption key ${missing.join(', ')}, which this installation does not have: set ENCRYPTION_KEY to the key of the installation the backup came from (kept with the archive, never inside it), then restore; if that key is lost, add --forget-secrets to restore without the authenticator apps, recovery codes, personal access tokens and queued links or codes it sealed`,
   );
 
 /**

@@ -19,6 +19,8 @@ import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 
 const [command, ...args] = process.argv.slice(2);
+/** «1 account», «2 accounts»: the operator reads these lines. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const USAGE =
   'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] [--unauthenticated] | rotate-secrets';
 
@@ -91,7 +93,7 @@ async function restore(config: BackupCommandConfig): Promise<void> {
   process.stderr.write(`Restored ${file}: ${summarize(result.manifest)}\n`);
   if (result.forgotten) {
     process.stderr.write(
-      `Without the archive's encryption key: ${result.forgotten.apps} accounts lost their authenticator app (they sign in with their password and may enrol again), ${result.forgotten.tokens} personal access tokens were revoked, ${result.forgotten.messages} queued messages whose link or code it sealed were marked failed (their users ask for a new one)\n`,
+      `Without the archive's encryption key: ${count(result.forgotten.apps, 'account')} lost their authenticator app and its recovery codes (they sign in with their password and may enrol again), ${count(result.forgotten.tokens, 'personal access token')} revoked, ${count(result.forgotten.messages, 'queued message')} whose link or code it sealed marked failed (their users ask for a new one)\n`,
     );
   }
   if (storage.kind === 's3') {

@@ -12,19 +12,23 @@ import { loadConfig, defaultRateLimits, type Config } from '#server/config.ts';
 import type { Database } from '#server/db/client.ts';
 import type { Logger } from '#server/log.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { freePort } from './postgres-server.ts';
+import { freePort, MIGRATED_TEMPLATE } from './postgres-server.ts';
 import { loadAstro } from '#server/main.ts';
 
-export type DatabaseKind = 'pglite' | 'postgres';
-export const databaseKinds: DatabaseKind[] = ['pglite', 'postgres'];
+/** PGlite, PostgreSQL 18 ('postgres') or 15: the supported versions' ends (README). */
+export type DatabaseKind = 'pglite' | 'postgres' | 'postgres-15';
+export const databaseKinds: DatabaseKind[] = ['pglite', 'postgres', 'postgres-15'];
 
-/** A fresh database on the shared PostgreSQL server. */
-export async function createPostgresDatabase(): Promise<string> {
-  const base = inject('postgresUrl');
+/**
+ * A fresh database on the shared PostgreSQL server, 18 unless 15 is asked: empty, or `migrated`
+ * (a copy of the global setup's template, as the app's migrations leave a new database).
+ */
+export async function createPostgresDatabase(version: 15 | 18 = 18, options: { migrated?: boolean } = {}): Promise<string> {
+  const base = inject(version === 15 ? 'postgres15Url' : 'postgresUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: `${base}/postgres` });
   await client.connect();
-  await client.query(`create database ${name}`);
+  await client.query(`create database ${name}${options.migrated ? ` template ${MIGRATED_TEMPLATE}` : ''}`);
   await client.end();
   return `${base}/${name}`;
 }
@@ -59,7 +63,8 @@ export async function startTestApp(
       sessionSecret: randomBytes(32).toString('hex'),
       // A key of its own, unless the test names one, or says undefined for DATA_DIR's key file.
       ...('encryptionKeys' in overrides ? (encryptionKeys ? { encryptionKeys } : {}) : { encryptionKeys: [randomBytes(32).toString('hex')] }),
-      databaseUrl: kind === 'postgres' ? await createPostgresDatabase() : undefined,
+      // A database of the test's own (`databaseUrl` among the overrides) is not made here.
+      databaseUrl: kind === 'pglite' || 'databaseUrl' in rest ? undefined : await createPostgresDatabase(kind === 'postgres-15' ? 15 : 18, { migrated: true }),
       // Functional suites hold one token for minutes; sessions have their own tests.
       accessTokenExpiresIn: 900,
       // Functional suites make many calls from one address; the limits have their own tests.

@@ -17,37 +17,16 @@ export const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 const MAX_BODY_MB = 202;
 
 /**
- * The proxy's configuration: round robin over the instances, WebSocket upgrade on /graphql,
- * the X-Forwarded-* headers TRUST_PROXY=1 reads, uploads streamed through. `paths` puts the
- * pid, logs and temporary files in one directory (a test's); without it, nginx's own.
+ * The proxy's site, as README.md shows it for Debian's `sites-available/atelier` (what goes in
+ * an `http` block): round robin over the instances, WebSocket upgrade on /graphql, the
+ * X-Forwarded-* headers TRUST_PROXY=1 reads, uploads streamed through. `accessLog` is nginx's
+ * log directory by default.
  */
-export function nginxConfig(options: { listen: string; upstreams: string[]; maxBodyMb?: number; paths?: string; user?: string }): string {
-  const p = options.paths;
-  const inDir = (name: string) => (p ? path.join(p, name) : undefined);
-  const lines = (items: (string | false | undefined)[], indent = '') =>
-    items
-      .filter(Boolean)
-      .map((line) => indent + line)
-      .join('\n');
-  return `${lines([
-    options.user && `user ${options.user};`,
-    // Round robin is per worker: one worker keeps the order strict for the tests; more are fine.
-    'worker_processes 1;',
-    p && `pid ${inDir('nginx.pid')};`,
-    p && `error_log ${inDir('error.log')} warn;`,
-  ])}
-events { worker_connections 1024; }
-http {
-${lines(
-  [
-    p && `client_body_temp_path ${inDir('client_body')};`,
-    p && `proxy_temp_path ${inDir('proxy')};`,
-    p && `fastcgi_temp_path ${inDir('fastcgi')};`,
-    p && `uwsgi_temp_path ${inDir('uwsgi')};`,
-    p && `scgi_temp_path ${inDir('scgi')};`,
+export function nginxSite(options: { listen: string; upstreams: string[]; maxBodyMb?: number; accessLog?: string }): string {
+  return `${[
     '# One JSON line per request: which instance answered which X-Request-Id.',
     `log_format instances escape=json '{"status":$status,"request":"$request","upstream":"$upstream_addr","id":"$request_tag","ms":$request_time}';`,
-    `access_log ${inDir('access.log') ?? '/var/log/nginx/atelier.log'} instances;`,
+    `access_log ${options.accessLog ?? '/var/log/nginx/atelier.log'} instances;`,
     "# The client's X-Request-Id, or one made here: the instance logs it beside each request.",
     'map $http_x_request_id $request_tag { default $http_x_request_id; "" $request_id; }',
     '# A WebSocket upgrade goes through; other requests keep the upstream connection alive.',
@@ -79,11 +58,30 @@ ${lines(
     '  # Live lists: a quiet socket stays open (the server sends nothing between changes).',
     '  location = /graphql { proxy_pass http://atelier; proxy_read_timeout 1h; proxy_send_timeout 1h; }',
     '}',
-  ],
-  '  ',
-)}
+  ].join('\n')}\n`;
 }
-`;
+
+/**
+ * A whole `nginx.conf` around the site, with its pid, logs and temporary files in `dir` (a
+ * test's): nginx started by the tests and by `npm run test:load`.
+ */
+export function nginxConfig(options: { listen: string; upstreams: string[]; maxBodyMb?: number; dir: string; user?: string }): string {
+  const inDir = (name: string) => path.join(options.dir, name);
+  const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
+  return `${[
+    options.user && `user ${options.user};`,
+    // Round robin is per worker: one worker keeps the order strict for the tests; more are fine.
+    'worker_processes 1;',
+    `pid ${inDir('nginx.pid')};`,
+    `error_log ${inDir('error.log')} warn;`,
+    'events { worker_connections 1024; }',
+    'http {',
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((temp) => `  ${temp}_temp_path ${inDir(temp)};`),
+    indent(nginxSite({ ...options, accessLog: inDir('access.log') })).trimEnd(),
+    '}',
+  ]
+    .filter(Boolean)
+    .join('\n')}\n`;
 }
 
 export type AccessEntry = { status: number; request: string; upstream: string; id: string; ms: number };
@@ -100,7 +98,7 @@ export async function startNginx(upstreams: string[], options: { maxBodyMb?: num
     listen: `127.0.0.1:${port}`,
     upstreams,
     maxBodyMb: options.maxBodyMb,
-    paths: dir,
+    dir,
     user: process.getuid?.() === 0 ? 'root' : undefined,
   });
   const file = path.join(dir, 'nginx.conf');

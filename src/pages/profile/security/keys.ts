@@ -34,7 +34,7 @@ export const POST: APIRoute = async (context) => {
   if (!isUuid(id) || (intent !== 'delete' && intent !== 'rename')) return redirect(SECURITY_PAGE, 303);
   try {
     if (intent === 'delete') {
-      await services.webauthn.removeSecurityKey(session, id);
+      await services.webauthn.removeSecurityKey(session, id, { ip: locals.clientAddress });
       return redirectWithToast(context, t('securityKeys.deleted'), SECURITY_PAGE);
     }
     await services.webauthn.renameSecurityKey(session.user.id, id, String(form.get('nickname') ?? '').slice(0, 300));
