@@ -2,7 +2,7 @@
 // who changes the address of their account is asked their current password in the same form,
 // and the change goes through without retyping the rest; with JavaScript and without.
 import type { Browser } from '@playwright/test';
-import { DEMO_PASSWORD, lastMailTo, outboxMark, verifyLinkOf } from './support/fixtures.ts';
+import { DEMO_PASSWORD, lastMailTo, outboxMark, shot, verifyLinkOf } from './support/fixtures.ts';
 import { expect, test } from './support/test.ts';
 
 const EMAIL = 'commercial@demo.local';
@@ -25,7 +25,7 @@ async function signInByLink(browser: Browser, javaScriptEnabled: boolean, viewpo
 for (const javaScriptEnabled of [true, false]) {
   test(`asks the current password in place before a new address (JavaScript ${javaScriptEnabled ? 'on' : 'off'})`, async ({ browser }) => {
     const { context, page } = await signInByLink(browser, javaScriptEnabled);
-    const shots = `/work/shots/proof/profile-email-js-${javaScriptEnabled ? 'on' : 'off'}`;
+    const shots = `profile-email-js-${javaScriptEnabled ? 'on' : 'off'}`;
     await page.goto('/profile');
     const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
     const address = `commercial.${javaScriptEnabled ? 'js' : 'nojs'}@demo.local`;
@@ -36,7 +36,7 @@ for (const javaScriptEnabled of [true, false]) {
     await expect(page.getByRole('alert').filter({ hasText: 'confirmez votre identité avec votre mot de passe actuel' })).toBeVisible();
     await expect(form.getByLabel('E-mail')).toHaveValue(address);
     await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
-    await page.screenshot({ path: `${shots}-asked.png` });
+    await shot(page, `${shots}-asked`, true);
 
     await form.getByLabel('Mot de passe actuel').fill('pas-le-bon-mot');
     await form.getByRole('button', { name: 'Enregistrer' }).click();
@@ -49,7 +49,7 @@ for (const javaScriptEnabled of [true, false]) {
     await form.getByRole('button', { name: 'Enregistrer' }).click();
     await expect(page.getByRole('status').filter({ hasText: `Un lien de confirmation a été envoyé à ${address}` })).toBeVisible();
     await expect(form.getByLabel('Mot de passe actuel')).toHaveCount(0);
-    await page.screenshot({ path: `${shots}-done.png` });
+    await shot(page, `${shots}-done`, true);
     await context.close();
   });
 }
@@ -61,7 +61,7 @@ test('asks it the same on a tablet', async ({ browser }) => {
   await form.getByLabel('E-mail').fill('commercial.tablette@demo.local');
   await form.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
-  await page.screenshot({ path: '/work/shots/proof/profile-email-tablet-asked.png', fullPage: true });
+  await shot(page, 'profile-email-tablet-asked');
   await context.close();
 });
 
@@ -86,19 +86,19 @@ test('a token waits for the password too, asked in place', async ({ browser }) =
 for (const javaScriptEnabled of [true, false]) {
   test(`the authenticator app's set-up asks the current password in place (JavaScript ${javaScriptEnabled ? 'on' : 'off'})`, async ({ browser }) => {
     const { context, page } = await signInByLink(browser, javaScriptEnabled);
-    const shots = `/work/shots/proof2/security-totp-js-${javaScriptEnabled ? 'on' : 'off'}`;
+    const shots = `security-totp-js-${javaScriptEnabled ? 'on' : 'off'}`;
     await page.goto('/profile/security');
     const form = page.getByRole('form', { name: 'Configurer une application' });
     await expect(form.getByText('confirmez votre identité avec votre mot de passe actuel')).toBeVisible();
     await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
-    await page.screenshot({ path: `${shots}-asked.png`, fullPage: true });
+    await shot(page, `${shots}-asked`);
 
     await form.getByLabel('Mot de passe actuel').fill('pas-le-bon-mot');
     await form.getByRole('button', { name: 'Configurer une application' }).click();
     await expect(page).toHaveURL(/\/profile\/security$/);
     await expect(form.getByText('Mot de passe actuel incorrect')).toBeVisible();
     await expect(form.getByLabel('Mot de passe actuel')).toHaveValue('');
-    await page.screenshot({ path: `${shots}-wrong.png`, fullPage: true });
+    await shot(page, `${shots}-wrong`);
 
     await form.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
     await form.getByRole('button', { name: 'Configurer une application' }).click();
@@ -114,7 +114,7 @@ test('the security screen asks it the same on a tablet', async ({ browser }) => 
   await page.goto('/profile/security');
   const form = page.getByRole('form', { name: 'Configurer une application' });
   await expect(form.getByLabel('Mot de passe actuel')).toBeVisible();
-  await page.screenshot({ path: '/work/shots/proof2/security-tablet-asked.png', fullPage: true });
+  await shot(page, 'security-tablet-asked');
   await context.close();
 });
 
@@ -126,13 +126,13 @@ test('a security key waits for the password in its own form, then the key can be
   await form.getByLabel('Mot de passe actuel').fill('pas-le-bon-mot');
   await form.getByRole('button', { name: 'Confirmer' }).click();
   await expect(form.getByText('Mot de passe actuel incorrect')).toBeVisible();
-  await page.screenshot({ path: '/work/shots/proof2/security-key-wrong.png', fullPage: true });
+  await shot(page, 'security-key-wrong');
   await form.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
   await form.getByRole('button', { name: 'Confirmer' }).click();
   await expect(page).toHaveURL(/\/profile\/security#cles-securite-titre$/);
   // Proved: the island's own form, the browser's key prompt one tap away; no password asked.
   await expect(form.getByRole('button', { name: 'Ajouter une clé de sécurité' })).toBeEnabled();
   await expect(page.getByRole('main').getByRole('textbox', { name: /Mot de passe actuel/ })).toHaveCount(0);
-  await page.screenshot({ path: '/work/shots/proof2/security-key-proved.png', fullPage: true });
+  await shot(page, 'security-key-proved');
   await context.close();
 });

@@ -3,11 +3,10 @@
 // before it starts; «Rapport engagé» opens a keyboard that has the R and the N its list offers.
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { storageState } from './support/fixtures.ts';
+import { shot, storageState } from './support/fixtures.ts';
 import { expect, test } from './support/test.ts';
 
 const NUMBER = `OR-E2E-W-${Date.now().toString(36).toUpperCase()}`;
-const SHOTS = process.env.SHOTS_DIR;
 let orderPath = '';
 const toast = (page: Page, text: string) => expect(page.getByRole('status').filter({ hasText: text })).toBeVisible();
 
@@ -31,7 +30,7 @@ test('an order numbered «OR-…» reads once on its activity and in its CSV', a
   await expect(table.getByRole('row')).toHaveCount(3);
   await expect(table.getByRole('row').nth(2)).toContainText(`Création · ${NUMBER}`);
   await expect(table).not.toContainText('OR OR-');
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/activity-order-768.png`, fullPage: true });
+  await shot(page, 'activity-order-768');
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Exporter en CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(new RegExp(`^activite-${NUMBER.toLowerCase()}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
@@ -66,7 +65,7 @@ test('the date filters take the digits a number pad types, and a reversed period
     'La date de début (30/11/2026) est après la date de fin (01/11/2026) : aucune date ne peut être dans cette période.',
   );
   await expect(page.getByText('Aucun ordre de réparation ne correspond à ces critères.')).toBeVisible();
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/orders-reversed-period-768.png`, fullPage: true });
+  await shot(page, 'orders-reversed-period-768');
 });
 
 test('«Rapport engagé» opens a keyboard with letters: its list offers R and N', async ({ page }) => {
@@ -99,7 +98,7 @@ test('«Rapport engagé» opens a keyboard with letters: its list offers R and N
   const code = page.getByRole('table', { name: 'Activité' }).getByRole('row').filter({ hasText: 'P0700' }).first();
   await expect(code).toContainText(`Dans : ${NUMBER}`);
   await expect(page.getByRole('table', { name: 'Activité' })).not.toContainText('OR OR-');
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/activity-within-order-1280.png`, fullPage: true });
+  await shot(page, 'activity-within-order-1280');
 });
 
 test('the demo reads as a real workshop: readings a gauge can give, the symptom the customer named, fitted boxes named by their order', async ({ page }) => {
@@ -123,13 +122,13 @@ test('the demo reads as a real workshop: readings a gauge can give, the symptom 
   );
   expect(value).toBeGreaterThan(80);
   expect(value).toBeLessThanOrEqual(100);
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/demo-0601-measures-1280.png`, fullPage: true });
+  await shot(page, 'demo-0601-measures-1280');
   // A leak after a knock on a kerb is a leak.
   await page.goto(`${await open('OR-2026-0435')}/diagnostic?onglet=symptomes`);
   await expect(page.getByText("Fuite d'huile importante après un choc sur un trottoir.")).toBeVisible();
   await expect(page.getByText("Fuite d'huile", { exact: true })).toBeVisible();
   await expect(page.getByText('À-coup au passage de rapport')).toHaveCount(0);
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/demo-0435-symptom-1280.png`, fullPage: true });
+  await shot(page, 'demo-0435-symptom-1280');
   // The stock's history names the order a box was fitted on as the orders list does.
   await page.goto('/stock?onglet=historique');
   await expect(
@@ -139,5 +138,5 @@ test('the demo reads as a real workshop: readings a gauge can give, the symptom 
       .first(),
   ).toBeVisible();
   await expect(page.getByText(/^Posée sur OR \d{4}/)).toHaveCount(0);
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/demo-stock-history-1280.png` });
+  await shot(page, 'demo-stock-history-1280', true);
 });

@@ -2,9 +2,7 @@
 // refreshToken, opened in a browser that did not ask for it, names the account and waits for
 // the user to confirm; without that, the browser stays signed out.
 import { expect, test } from './support/test.ts';
-import { DEMO_PASSWORD, givePasswordIfAsked, lastMailTo, storageState, touchTablet, verifyLinkOf } from './support/fixtures.ts';
-
-const SHOTS = '/work/shots/landing';
+import { DEMO_PASSWORD, givePasswordIfAsked, lastMailTo, outboxMark, storageState, touchTablet, verifyLinkOf, shot } from './support/fixtures.ts';
 
 /** A refresh token of `email`'s, as whoever signed in to that account holds one. */
 async function tokenOf(request: import('@playwright/test').APIRequestContext, email: string): Promise<string> {
@@ -23,15 +21,23 @@ test("a link with another account's token signs no one in until the user confirm
   await expect(page.getByRole('heading', { name: 'Continuer en tant que Sophie Laurent ?' })).toBeVisible();
   await expect(page.getByText("Ce lien n'a pas été demandé depuis ce navigateur.")).toBeVisible();
   expect(await hasSession(context)).toBe(false);
-  await page.screenshot({ path: `${SHOTS}/continue-as-1280.png` });
+  await shot(page, 'continue-as-1280');
 
-  // «Annuler» leaves the browser signed out.
-  await page.getByRole('link', { name: 'Annuler' }).click();
+  // «Annuler» leaves the browser signed out, and ends the link: its address, still in the
+  // browser's history (a shared terminal), opens nothing when someone reopens it.
+  await page.getByRole('button', { name: 'Annuler' }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
+  await expect(page.getByRole('status').filter({ hasText: "Aucune session n'a été ouverte : ce lien ne peut plus servir." })).toBeVisible();
+  expect(await hasSession(context)).toBe(false);
+  await shot(page, 'declined-1280');
+  await page.goto(`/repair-orders?refreshToken=${token}`);
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await expect(page.getByRole('button', { name: /^Continuer en tant que / })).toHaveCount(0);
   expect(await hasSession(context)).toBe(false);
 
-  // Confirmed, it signs in and lands on the clean address.
-  await page.goto(`/repair-orders?refreshToken=${token}`);
+  // Another link, confirmed: it signs in and lands on the clean address.
+  const next = await tokenOf(request, 'commercial@demo.local');
+  await page.goto(`/repair-orders?refreshToken=${next}`);
   await page.getByRole('button', { name: 'Continuer en tant que Sophie Laurent' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
   await expect(page.getByRole('navigation', { name: 'Navigation principale' })).toBeVisible();
@@ -47,7 +53,9 @@ test('the confirmation reads on a tablet', async ({ browser, request }) => {
   const button = page.getByRole('button', { name: /^Continuer en tant que / });
   await expect(button).toBeVisible();
   expect((await button.boundingBox())!.height).toBeGreaterThanOrEqual(44);
-  await page.screenshot({ path: `${SHOTS}/continue-as-768-touch.png` });
+  const decline = page.getByRole('button', { name: 'Annuler' });
+  expect((await decline.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+  await shot(page, 'continue-as-768-touch');
   expect(await hasSession(context)).toBe(false);
   await context.close();
 });
@@ -70,40 +78,52 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(profile.getByRole('status').filter({ hasText: `Un lien de confirmation a été envoyé à ${to}` })).toBeVisible();
     };
     let address = '';
-    for (const [size, options] of [
-      ['1280', { viewport: { width: 1280, height: 800 } }],
-      ['768-touch', touchTablet()],
-    ] as const) {
-      if (size === '768-touch' && !javaScriptEnabled) continue;
-      const elsewhere = await browser.newContext({ javaScriptEnabled, ...options });
-      const page = await elsewhere.newPage();
-      address = `julien.${javaScriptEnabled ? 'js' : 'nojs'}-${size}@demo.local`;
-      await askChange(address);
-      await page.goto(verifyLinkOf(lastMailTo(address)));
-      await expect(page.getByRole('heading', { level: 1, name: 'Adresse e-mail modifiée' })).toBeVisible();
-      await expect(page.getByText(`Adresse confirmée : ${address}.`)).toBeVisible();
-      await expect(page.getByRole('heading', { level: 2, name: 'Continuer en tant que Julien Moreau ?' })).toBeVisible();
-      await expect(page.getByRole('link', { name: 'Annuler' })).toHaveCount(0);
-      expect(await hasSession(elsewhere)).toBe(false);
-      await page.screenshot({ path: `/work/shots/fin-links/address-confirmed-js-${javaScriptEnabled ? 'on' : 'off'}-${size}.png`, fullPage: true });
-      if (javaScriptEnabled && size === '1280') {
-        await page.getByRole('button', { name: 'Continuer en tant que Julien Moreau' }).click();
-        await expect(page).toHaveURL(/\/profile$/);
-        await expect(page.getByRole('status').filter({ hasText: 'Adresse e-mail modifiée' })).toBeVisible();
-        expect(await hasSession(elsewhere)).toBe(true);
-      } else {
-        await page.getByRole('link', { name: 'Ne pas ouvrir de session' }).click();
-        await expect(page).toHaveURL(/\/sign-in$/);
+    let changed = false;
+    try {
+      for (const [size, options] of [
+        ['1280', { viewport: { width: 1280, height: 800 } }],
+        ['768-touch', touchTablet()],
+      ] as const) {
+        if (size === '768-touch' && !javaScriptEnabled) continue;
+        const elsewhere = await browser.newContext({ javaScriptEnabled, ...options });
+        const page = await elsewhere.newPage();
+        address = `julien.${javaScriptEnabled ? 'js' : 'nojs'}-${size}@demo.local`;
+        const mark = outboxMark();
+        await askChange(address);
+        await page.goto(verifyLinkOf(lastMailTo(address, mark)));
+        changed = true;
+        await expect(page.getByRole('heading', { level: 1, name: 'Adresse e-mail modifiée' })).toBeVisible();
+        await expect(page.getByText(`Adresse confirmée : ${address}.`)).toBeVisible();
+        await expect(page.getByRole('heading', { level: 2, name: 'Continuer en tant que Julien Moreau ?' })).toBeVisible();
+        await expect(page.getByRole('button', { name: 'Annuler' })).toHaveCount(0);
         expect(await hasSession(elsewhere)).toBe(false);
+        await shot(page, `address-confirmed-js-${javaScriptEnabled ? 'on' : 'off'}-${size}`);
+        if (javaScriptEnabled && size === '1280') {
+          await page.getByRole('button', { name: 'Continuer en tant que Julien Moreau' }).click();
+          await expect(page).toHaveURL(/\/profile$/);
+          await expect(page.getByRole('status').filter({ hasText: 'Adresse e-mail modifiée' })).toBeVisible();
+          expect(await hasSession(elsewhere)).toBe(true);
+        } else {
+          await page.getByRole('button', { name: 'Ne pas ouvrir de session' }).click();
+          await expect(page).toHaveURL(/\/sign-in$/);
+          await expect(page.getByText("Aucune session n'a été ouverte : ce lien ne peut plus servir.")).toBeVisible();
+          expect(await hasSession(elsewhere)).toBe(false);
+        }
+        await elsewhere.close();
       }
-      await elsewhere.close();
+      // The change held either way: the owner's profile shows the new address.
+      await profile.goto('/profile');
+      await expect(profile.getByRole('form', { name: "Modifier le nom et l'e-mail" }).getByLabel('E-mail')).toHaveValue(address);
+    } finally {
+      // The shared demo diagnostician gets their address back, even after a failure midway.
+      if (changed) {
+        const mark = outboxMark();
+        await askChange('diagnostic@demo.local');
+        // The link asked for now, not an older notice to that address (a mark before the change).
+        await profile.goto(verifyLinkOf(lastMailTo('diagnostic@demo.local', mark)));
+        await expect(profile).toHaveURL(/\/profile$/);
+      }
     }
-    // The change held either way: the owner's profile shows the new address, then puts the old one back.
-    await profile.goto('/profile');
-    await expect(profile.getByRole('form', { name: "Modifier le nom et l'e-mail" }).getByLabel('E-mail')).toHaveValue(address);
-    await askChange('diagnostic@demo.local');
-    await profile.goto(verifyLinkOf(lastMailTo('diagnostic@demo.local')));
-    await expect(profile).toHaveURL(/\/profile$/);
     await owner.close();
   });
 }

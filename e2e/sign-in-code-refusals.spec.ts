@@ -1,18 +1,13 @@
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
-import { DEMO_PASSWORD, signOut } from './support/fixtures.ts';
+import { DEMO_PASSWORD, signOut, shot } from './support/fixtures.ts';
 
 // Too many wrong app codes at sign-in (issue 29 day-walk): the page says so and keeps the e-mail
 // typed, so only the password is typed again. (The throttle's wait, which the e2e server widens,
 // is in tests/sign-in-code-page.test.ts.)
 const EMAIL = 'nathalie.garnier@demo.local';
 const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
-/** Screenshots for the review, when asked for (SHOTS_DIR). */
-const shot = async (page: Page, name: string) => {
-  if (process.env.SHOTS_DIR) await page.screenshot({ path: `${process.env.SHOTS_DIR}/${name}.png`, fullPage: true });
-};
-
 async function password(page: Page) {
   await page.goto('/sign-in');
   await page.getByLabel('Adresse e-mail').fill(EMAIL);

@@ -6,7 +6,6 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import path from 'node:path';
 import { createAuthRoutes } from './auth/routes.ts';
 import type { Mailer } from './auth/mailer.ts';
-import type { RateLimiter } from './auth/rate-limit.ts';
 import { clientAddressOf } from './http/client-address.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -27,7 +26,6 @@ export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (()
 
 export type App = {
   services: Services;
-  limiter: RateLimiter;
   mailer: Mailer;
   /** Handles backend paths; returns false for the paths Astro renders. */
   handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
@@ -134,7 +132,7 @@ export async function createApp(options: {
   // Every date of pages, PDFs, exports and mails reads this clock (decision 038).
   setWorkshopTimeZone(config.workshopTimeZone);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
-  const { services, limiter, mailer } = createServices({
+  const { services, mailer } = createServices({
     config,
     database,
     logger,
@@ -235,7 +233,6 @@ export async function createApp(options: {
   let stopBackups: (() => Promise<void>) | undefined;
   return {
     services,
-    limiter,
     mailer,
     handleBackend,
     attachWebSocket: (other) => graphql.attach(other, { exclusive: false }),

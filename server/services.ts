@@ -2,7 +2,8 @@
 // pages (`Astro.locals.services`) use. Nothing here imports the HTTP or GraphQL layers, so they
 // can import this module without a cycle (issue 16).
 import { createMailer, type Mailer } from './auth/mailer.ts';
-import { createRateLimiter, createSignInThrottle, type RateLimiter } from './auth/rate-limit.ts';
+import { createCounterStore } from './auth/counters.ts';
+import { createRateLimiter, createSignInThrottle, createTurns } from './auth/rate-limit.ts';
 import { createAuthService, type AuthService } from './auth/service.ts';
 import { createMfaService, type MfaService } from './auth/mfa.ts';
 import { createOidcService, type OidcService } from './auth/oidc.ts';
@@ -71,12 +72,14 @@ export type Services = {
 /** The services, and what the server keeps to close them. */
 export function createServices(options: { config: Config; database: Database; logger: Logger; graphqlFetch: Services['graphql']['fetch'] }): {
   services: Services;
-  limiter: RateLimiter;
   mailer: Mailer;
 } {
   const { config, database, logger } = options;
   const db = database.db;
-  const limiter = createRateLimiter();
+  // Limits and throttles count where every instance sees them: PostgreSQL's table, or this
+  // process's memory beside the embedded database it alone opens (decision 053).
+  const counters = createCounterStore(database, config.sessionSecret);
+  const limiter = createRateLimiter(counters);
   const vault = createVault(db, createKeyring(config.encryptionKeys));
   const mailer = createMailer({
     db,
@@ -96,8 +99,9 @@ export function createServices(options: { config: Config; database: Database; lo
     accessTokenExpiresIn: config.accessTokenExpiresIn,
     limiter,
     limits: config.rateLimits,
-    throttle: createSignInThrottle(config.signInThrottle),
-    secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling),
+    throttle: createSignInThrottle(config.signInThrottle, counters, 'sign-in'),
+    secondFactorCeiling: createSignInThrottle(config.secondFactorCeiling, counters, 'second-factor'),
+    turns: createTurns(counters),
     methods: config.authMethods,
     vault,
   });
@@ -134,5 +138,5 @@ export function createServices(options: { config: Config; database: Database; lo
       storageMaxBytes: config.storageMaxBytes,
     },
   };
-  return { services, limiter, mailer };
+  return { services, mailer };
 }

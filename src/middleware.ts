@@ -163,8 +163,13 @@ function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[
   const seconds = 5 * 2 ** (attempts - 1);
   // The database away (decision 036) is said as such: the whole service waits, not the session.
   const message = isDatabaseUnavailable(error)
-    ? { status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { wait: formatWait(seconds) }), retryAfter: seconds }
-    : { status: 503, title: t('errors.sessionUnavailableTitle'), text: t('errors.sessionUnavailable', { wait: formatWait(seconds) }), retryAfter: seconds };
+    ? { status: 503, title: t('errors.unavailableTitle'), text: t('errors.unavailable', { wait: formatWait(seconds, 'exact') }), retryAfter: seconds }
+    : {
+        status: 503,
+        title: t('errors.sessionUnavailableTitle'),
+        text: t('errors.sessionUnavailable', { wait: formatWait(seconds, 'exact') }),
+        retryAfter: seconds,
+      };
   if (context.url.pathname.startsWith('/api/')) {
     return new Response(JSON.stringify({ status: 503, error: 'session-unavailable', message: message.text }), {
       status: 503,
@@ -224,7 +229,12 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   } catch (error) {
     if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'timeout') throw error;
     const seconds = BUSY_RETRY_SECONDS;
-    return renderMessagePage({ status: 503, title: t('errors.busyTitle'), text: t('errors.busy', { wait: formatWait(seconds) }), retryAfter: seconds });
+    return renderMessagePage({
+      status: 503,
+      title: t('errors.busyTitle'),
+      text: t('errors.busy', { wait: formatWait(seconds, 'exact') }),
+      retryAfter: seconds,
+    });
   }
 });
 
@@ -242,7 +252,7 @@ const databaseAway = defineMiddleware(async (_context, next) => {
     return renderMessagePage({
       status: 503,
       title: t('errors.unavailableTitle'),
-      text: t('errors.unavailable', { wait: formatWait(seconds) }),
+      text: t('errors.unavailable', { wait: formatWait(seconds, 'exact') }),
       retryAfter: seconds,
     });
   }

@@ -349,10 +349,11 @@ describe.each(databaseKinds)('auth API on %s', (kind) => {
   });
 });
 
-describe('rate limits', () => {
+// The same figures whichever store counts: memory beside PGlite, the shared table on PostgreSQL (decision 053).
+describe.each(databaseKinds)('rate limits on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('pglite', {
+    t = await startTestApp(kind, {
       // Behind one proxy: the tests speak from several addresses through X-Forwarded-For.
       trustProxy: 1,
       signInThrottle: { accountFree: 3, addressFree: 6, maxDelayMs: 60_000, forgetMs: 60_000 },
@@ -384,6 +385,11 @@ describe('rate limits', () => {
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await signInFrom('203.0.113.7', 'admin@demo.local', 'Faux-passe-2!')).status).toBe(401);
     expect((await signInFrom('203.0.113.7', 'admin@demo.local', 'Faux-passe-3!')).headers.get('retry-after')).toBe('2');
+  });
+
+  it('checks wrong passwords sent at once one after the other: the free ones, then 429', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => signInFrom('203.0.113.50', 'mecanicien@demo.local', 'En-rafale-1!')));
+    expect(answers.map((r) => r.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
   });
 
   it('forgets the failures of an account and address once it signs in', async () => {

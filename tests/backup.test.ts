@@ -65,7 +65,7 @@ async function contentOf(db: Db): Promise<Record<string, string>> {
   const tables = await queryRows<{ name: string }>(
     db,
     sql`select table_schema || '.' || table_name as name from information_schema.tables
-      where table_schema in ('auth', 'storage', 'public') and table_type = 'BASE TABLE' and table_name <> 'challenges' order by 1`,
+      where table_schema in ('auth', 'storage', 'public') and table_type = 'BASE TABLE' and table_name not in ('challenges', 'rate_counters') order by 1`,
   );
   const content: Record<string, string> = {};
   for (const { name } of tables) {

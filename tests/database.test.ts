@@ -206,7 +206,8 @@ describe('a new embedded database (decision 024)', () => {
       expect((await db.query<{ n: number }>('select 1 as n')).rows).toEqual([{ n: 1 }]);
       await db.close();
     }
-  });
+    // PGlite's initdb runs in WebAssembly on the test's thread: slow when the machine is loaded.
+  }, 90_000);
 
   it("is left to PGlite's own initdb when the cache cannot be written, with the reason", async () => {
     const blocked = path.join(tempDir(), 'a-file');

@@ -213,4 +213,15 @@ describe('a retry wait', () => {
     expect(formatWait(900)).toBe('15 minutes');
     expect(formatWait(0)).toBe('1 seconde');
   });
+
+  // A page that loads again by itself after N seconds says N exactly (80 s is not «2 minutes»).
+  it('is said exactly for a countdown: minutes and seconds', () => {
+    expect(formatWait(5, 'exact')).toBe('5 secondes');
+    expect(formatWait(1, 'exact')).toBe('1 seconde');
+    expect(formatWait(60, 'exact')).toBe('1 minute');
+    expect(formatWait(80, 'exact')).toBe('1 min 20 s');
+    expect(formatWait(120, 'exact')).toBe('2 minutes');
+    expect(formatWait(125.4, 'exact')).toBe('2 min 6 s');
+    expect(formatWait(80)).toBe('2 minutes');
+  });
 });

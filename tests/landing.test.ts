@@ -84,6 +84,56 @@ describe('a refreshToken in a landing URL', () => {
     expect(hasSession(other)).toBe(false);
   });
 
+  // Declining must end the link: its address stays in the browser's history (a shared terminal).
+  it('declines by a same-origin post that ends the link, so the address reopened opens nothing', async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const b = browser(t.url);
+    const page = await (await b.request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`)).text();
+    expect(page).toMatch(/<button type="submit" name="decline" value="1"[^>]*>Annuler<\/button>/);
+    const decline = (origin?: string) =>
+      b.request('/sign-in/continue', {
+        method: 'POST',
+        ...(origin ? { origin } : {}),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ refreshToken: token, to: '/repair-orders', type: '', decline: '1' }).toString(),
+      });
+    expect((await decline('https://evil.example')).status).toBe(403);
+    expect(await t.app.services.auth.whoseRefreshToken(token)).not.toBeNull();
+    const res = await decline();
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/sign-in');
+    expect(hasSession(b)).toBe(false);
+    expect(htmlText(await (await b.request('/sign-in')).text())).toContain("Aucune session n'a été ouverte : ce lien ne peut plus servir.");
+    // Reopened from the history, on this browser or another: the link is spent.
+    const again = await browser(t.url).request(`/repair-orders?refreshToken=${encodeURIComponent(token)}`);
+    expect(again.headers.get('location')).toBe('/sign-in');
+    expect(await t.app.services.auth.whoseRefreshToken(token)).toBeNull();
+  });
+
+  it('never ends, by a decline, the session a link already opened', async () => {
+    const token = await tokenOf('commercial@demo.local');
+    const b = browser(t.url);
+    const form = (fields: Record<string, string>) =>
+      b.request('/sign-in/continue', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ refreshToken: token, to: '/stock', type: '', ...fields }).toString(),
+      });
+    expect((await form({})).headers.get('location')).toBe('/stock');
+    // A stale confirmation page of the same link, declined afterwards elsewhere.
+    const other = browser(t.url);
+    expect(
+      (
+        await other.request('/sign-in/continue', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ refreshToken: token, to: '/stock', type: '', decline: '1' }).toString(),
+        })
+      ).headers.get('location'),
+    ).toBe('/sign-in');
+    expect((await b.request('/stock')).status).toBe(200);
+  });
+
   it('asks nothing of a browser signed in as the same account already', async () => {
     const b = browser(t.url);
     await b.signIn('commercial@demo.local');

@@ -4,13 +4,14 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { postJson, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
 
 /** The code of the app `steps` periods from now (the enrolment used this period's). */
 const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
 const wrongCodeOf = (secret: string) => String((Number(codeOf(secret)) + 500_000) % 1_000_000).padStart(6, '0');
 
-describe('second-factor throttling', () => {
+// The same figures whichever store counts: memory beside PGlite, the shared table on PostgreSQL (decision 053).
+describe.each(databaseKinds)('second-factor throttling on %s', (kind) => {
   let t: TestApp;
   let api: string;
   /** A request from `address`: the app trusts one proxy, which appends the client's address. */
@@ -27,7 +28,7 @@ describe('second-factor throttling', () => {
   const guess = (ticket: string, otp: string, address: string) => postJson(`${api}/signin/mfa/totp`, { ticket, otp }, from(address));
 
   beforeAll(async () => {
-    t = await startTestApp('pglite', { trustProxy: 1 });
+    t = await startTestApp(kind, { trustProxy: 1 });
     api = `${t.url}/api/auth`;
   });
   afterAll(() => t?.close());
@@ -69,7 +70,7 @@ describe('second-factor throttling', () => {
 
   it('never lets one address alone reach the ceiling, however long it goes on', async () => {
     // The address's own failures forgotten after a second instead of 15 minutes: the rounds run fast.
-    const quick = await startTestApp('pglite', { trustProxy: 1, signInThrottle: { accountFree: 5, addressFree: 50, maxDelayMs: 1000, forgetMs: 1000 } });
+    const quick = await startTestApp(kind, { trustProxy: 1, signInThrottle: { accountFree: 5, addressFree: 50, maxDelayMs: 1000, forgetMs: 1000 } });
     const main = api;
     api = `${quick.url}/api/auth`;
     try {

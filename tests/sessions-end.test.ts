@@ -199,6 +199,11 @@ describe('sessions that end when they should', () => {
       const api = await b.request('/api/session/token');
       expect(api.status).toBe(503);
       expect(await api.json()).toMatchObject({ error: 'session-unavailable' });
+      expect((await b.request('/stock')).headers.get('retry-after')).toBe('40');
+      // The page loads again by itself after 80 s: it says so exactly, not «2 minutes».
+      const fifth = await b.request('/stock');
+      expect(fifth.headers.get('retry-after')).toBe('80');
+      expect(await fifth.text()).toContain("la page se recharge d'elle-même dans 1 min 20 s.");
     } finally {
       auth.openSession = real;
     }

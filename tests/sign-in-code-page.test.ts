@@ -1,6 +1,7 @@
 // The sign-in's code step when the throttle answers (issue 29 day-walk): the page says that too
 // many wrong codes were typed and the wait in seconds, and keeps the ticket, so that the right
 // code works once the wait is over. The e2e server widens the throttle; this app keeps it.
+import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
@@ -52,7 +53,7 @@ describe('the sign-in code step under the throttle', () => {
     }
     expect(throttled?.status).toBe(429);
     const text = htmlText(throttled!.html);
-    const wait = Number(/Trop de codes incorrects\. Réessayez dans (\d+) secondes? avec le code affiché à ce moment-là\./.exec(text)?.[1]);
+    const wait = Number(/Trop de codes incorrects\. Réessayez dans (\d+) secondes? avec un nouveau code\./.exec(text)?.[1]);
     expect(wait, text).toBeGreaterThan(0);
     expect(wait).toBeLessThan(60);
     // The ticket holds: the right code works once the wait is over.
@@ -60,5 +61,25 @@ describe('the sign-in code step under the throttle', () => {
     await new Promise((resolve) => setTimeout(resolve, wait * 1000 + 200));
     const signedIn = await post({ email: EMAIL, ticket, otp: codeOf(secret, 1) });
     expect(signedIn).toMatchObject({ status: 303, location: '/repair-orders' });
+  });
+
+  it('drops the ticket when the wait outlasts it, and asks for the password after the wait', async () => {
+    // The success above forgot this address's failures: five wrong codes spend a ticket again.
+    let ticket = ticketIn((await post({ email: EMAIL, password: DEMO_PASSWORD })).html)!;
+    for (let i = 0; i < 5; i++) await post({ email: EMAIL, ticket, otp: '000000' });
+    ticket = ticketIn((await post({ email: EMAIL, password: DEMO_PASSWORD })).html)!;
+    let throttled = false;
+    for (let i = 0; i < 3 && !throttled; i++) throttled = (await post({ email: EMAIL, ticket, otp: '000000' })).status === 429;
+    expect(throttled).toBe(true);
+    // The ticket has one second left (five minutes at most, while waits reach fifteen): the wait outlasts it.
+    await t.database.db.execute(sql`update auth.challenges set expires_at = now() + interval '1 second' where kind = 'mfaTotp' and used_at is null`);
+    const answer = await post({ email: EMAIL, ticket, otp: '000000' });
+    expect(answer.status).toBe(429);
+    const text = htmlText(answer.html);
+    expect(text).toMatch(/Trop de codes incorrects\. Réessayez dans \d+ secondes? : saisissez alors de nouveau votre mot de passe\./);
+    expect(text).not.toContain('avec un nouveau code');
+    expect(ticketIn(answer.html)).toBeUndefined();
+    expect(answer.html).toContain(`value="${EMAIL}"`);
+    expect(answer.html).toContain('name="password"');
   });
 });

@@ -46,6 +46,14 @@ export async function signOut(page: Page) {
   await expect(page).toHaveURL(/\/sign-in$/);
 }
 
+/**
+ * A screenshot for the review, only when asked for (`SHOTS_DIR=/work/shots/x npx playwright test …`):
+ * CI writes none. Full page unless `viewport` (a touch context's full page drops the touch).
+ */
+export async function shot(page: Page, name: string, viewport = false) {
+  if (process.env.SHOTS_DIR) await page.screenshot({ path: `${process.env.SHOTS_DIR}/${name}.png`, fullPage: !viewport });
+}
+
 const outbox = path.join('test-results/e2e-data/outbox');
 
 const outboxFiles = () => (existsSync(outbox) ? readdirSync(outbox).sort().reverse() : []);

@@ -40,7 +40,7 @@ export function createAnonymousService(auth: AuthService) {
     /** A new anonymous account and its sign-in; each call makes one, so calls count as sign-ups. */
     async signIn(input: { displayName?: string; locale?: string; metadata?: Record<string, unknown> }, caller: Caller): Promise<Session> {
       requireOn();
-      limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
+      await limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
       const u = await db.transaction(async (tx) => {
         const [row] = await tx
           .insert(users)
@@ -79,7 +79,7 @@ export function createAnonymousService(auth: AuthService) {
     ): Promise<void> {
       requireOn();
       if (!session.user.isAnonymous) throw anonymousErrors.userNotAnonymous();
-      limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
+      await limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
       const role = auth.signUpRole;
       if ((input.defaultRole && input.defaultRole !== role) || input.allowedRoles?.some((r) => r !== role)) throw authErrors.roleNotAllowed();
       let passwordHash: string | null = null;

@@ -109,45 +109,35 @@ export function createMfaService(auth: AuthService) {
   }
 
   /**
+   * A guess is checked against the throttles, then counted, with no other guess of the same user
+   * in between, on any instance (`turns`, decision 053): parallel guesses cannot all pass the
+   * check before the first failure is counted.
+   */
+  const guarded = (u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> =>
+    auth.turns.take(`second-factor:${u.id}`, () => guess(u, caller, check));
+
+  /**
    * Runs a guess at the user's codes under two throttles (decision 052): per (user, address),
    * as passwords are, so one address's failures never delay the owner at another; and the
    * slower ceiling per user from every address together, so that many addresses still buy few
    * guesses. One address counts towards the ceiling for its first few failures of the day
    * only. A success forgets its address's failures, never the ceiling's.
    */
-  /** The guesses at one user's codes in flight on this instance: each waits for the one before. */
-  const guessing = new Map<string, Promise<unknown>>();
-
-  /**
-   * A guess is checked against the throttles, then counted, with no other guess of the same user
-   * in between: parallel guesses cannot all pass the check before the first failure is counted.
-   */
-  function guarded(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
-    const before = guessing.get(u.id) ?? Promise.resolve();
-    const turn = before.then(() => guess(u, caller, check));
-    const settled = turn.catch(() => undefined);
-    guessing.set(u.id, settled);
-    void settled.then(() => {
-      if (guessing.get(u.id) === settled) guessing.delete(u.id);
-    });
-    return turn;
-  }
-
   async function guess(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
     const everywhere = `user:${u.id}`;
-    throttle.check(account, caller.ip);
-    secondFactorCeiling.check(account, everywhere);
+    await throttle.check(account, caller.ip);
+    await secondFactorCeiling.check(account, everywhere);
     const ok = await check();
     if (ok) {
-      throttle.succeed(account, caller.ip);
+      await throttle.succeed(account, caller.ip);
       return true;
     }
-    throttle.fail(account, caller.ip);
+    await throttle.fail(account, caller.ip);
     // One address's share of the ceiling is small: alone, it can never lock the owner out.
-    const fromHere = secondFactorCeiling.failures(account, caller.ip);
-    secondFactorCeiling.fail(account, caller.ip);
-    if (fromHere < CEILING_SHARE_PER_ADDRESS) secondFactorCeiling.fail(account, everywhere);
+    const fromHere = await secondFactorCeiling.failures(account, caller.ip);
+    await secondFactorCeiling.fail(account, caller.ip);
+    if (fromHere < CEILING_SHARE_PER_ADDRESS) await secondFactorCeiling.fail(account, everywhere);
     return false;
   }
 
@@ -277,7 +267,15 @@ export function createMfaService(auth: AuthService) {
       const pending = await auth.findChallenge('mfaTotp', ticket);
       if (!pending?.userId) throw authErrors.invalidMfaTicket();
       const u = await freshUser(pending.userId);
-      if (!(await checkSecondFactor(u, code, caller))) {
+      const right = await checkSecondFactor(u, code, caller).catch(async (error: unknown) => {
+        // Throttled for longer than the ticket lives (5 min against waits of up to 15): the ticket
+        // closes now, and the 429 says so (`spent`), rather than promise it works after the wait.
+        if (!(error instanceof DomainError) || error.reason !== 'too-many-requests') throw error;
+        if ((error.details.retryAfter ?? 0) * 1000 < pending.expiresAt.getTime() - Date.now()) throw error;
+        await auth.consumeChallenge('mfaTotp', ticket);
+        throw new DomainError(error.kind, error.reason, error.message, { ...error.details, spent: true });
+      });
+      if (!right) {
         // Still 401 invalid-totp (hasura-auth's answer); a page tells the user the ticket is gone.
         const spent = await auth.failChallenge(pending.id, MAX_TICKET_ATTEMPTS);
         throw mfaErrors.invalidTotp(spent);

@@ -202,7 +202,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
       const [proven] = await db.update(users).set({ emailVerified: true, updatedAt: new Date() }).where(eq(users.id, u.id)).returning();
       return proven!;
     }
-    limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
+    await limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
     const created = await db.transaction(async (tx) => {
       const [u] = await tx
         .insert(users)
@@ -331,7 +331,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
       const redirectTo = auth.checkRedirect(input.redirectTo, HOME);
       try {
         const p = providerOf(name);
-        limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
+        await limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
         if (input.defaultRole && input.defaultRole !== signUpRole) throw authErrors.roleNotAllowed();
         let connectUserId: string | undefined;
         if (input.connect) {
@@ -380,7 +380,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
       let target = `${publicUrl}${SIGN_IN}`;
       try {
         const p = providerOf(name);
-        limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
+        await limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
         const params = callbackQuery.safeParse(query);
         if (!params.success || !params.data.state) throw oidcErrors.invalidState();
         const row = await auth.consumeChallenge(STATE_KIND, params.data.state);
@@ -428,7 +428,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
      */
     async signInIdToken(input: { provider: string; idToken: string; nonce?: string }, caller: Caller): Promise<Session> {
       const p = providerOf(input.provider);
-      limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
+      await limiter.hit('provider-ip', caller.ip, limits.ticketPerIp);
       const { profile, expiresAt } = await verifyIdToken(p, input.idToken, nonceRule(input.nonce));
       await spendIdToken(input.idToken, expiresAt);
       const u = await userForProfile(p, profile, caller);

@@ -38,13 +38,13 @@ export function createPasswordlessService(auth: AuthService) {
   const requireOn = (on: boolean) => {
     if (!on) throw authErrors.disabledEndpoint();
   };
-  const limitEmail = (caller: Caller, address: string) => {
-    limiter.hit('signin-email-ip', caller.ip, limits.signInEmailPerIp);
-    limiter.hit('signin-email-address', address.toLowerCase(), limits.signInEmailPerAddress);
+  const limitEmail = async (caller: Caller, address: string) => {
+    await limiter.hit('signin-email-ip', caller.ip, limits.signInEmailPerIp);
+    await limiter.hit('signin-email-address', address.toLowerCase(), limits.signInEmailPerAddress);
   };
-  const limitSms = (caller: Caller, phoneNumber: string) => {
-    limiter.hit('signin-sms-ip', caller.ip, limits.signInSmsPerIp);
-    limiter.hit('signin-sms-number', phoneNumber, limits.signInSmsPerNumber);
+  const limitSms = async (caller: Caller, phoneNumber: string) => {
+    await limiter.hit('signin-sms-ip', caller.ip, limits.signInSmsPerIp);
+    await limiter.hit('signin-sms-number', phoneNumber, limits.signInSmsPerNumber);
   };
 
   const findUserByPhone = async (phoneNumber: string) => (await db.select().from(users).where(eq(users.phoneNumber, phoneNumber)).limit(1))[0];
@@ -84,7 +84,7 @@ export function createPasswordlessService(auth: AuthService) {
    * first (one statement), so parallel guesses get no more than OTP_MAX_ATTEMPTS between them.
    */
   async function redeemCode(u: UserRow | undefined, type: OtpType, code: string, caller: Caller, bound = ''): Promise<UserRow> {
-    limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
+    await limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
     if (!u) throw passwordlessErrors.invalidOtp();
     const live = and(eq(tickets.userId, u.id), eq(tickets.type, type), isNull(tickets.usedAt), sql`${tickets.expiresAt} > now()`);
     const tried = await db
@@ -113,7 +113,7 @@ export function createPasswordlessService(auth: AuthService) {
     /** hasura-auth's POST /signin/passwordless/email: a sign-in link, valid 15 minutes, once. */
     async sendSignInLink(address: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
       requireOn(methods.emailLink);
-      limitEmail(caller, address);
+      await limitEmail(caller, address);
       const target = auth.checkRedirect(redirectTo, '/repair-orders');
       const u = reachable(await auth.findUserByEmail(address));
       if (!u) return mailer.queueNothing();
@@ -123,7 +123,7 @@ export function createPasswordlessService(auth: AuthService) {
     /** hasura-auth's POST /signin/otp/email: a six-digit code by e-mail, valid 5 minutes. */
     async sendEmailCode(address: string, caller: Caller): Promise<void> {
       requireOn(methods.emailOtp);
-      limitEmail(caller, address);
+      await limitEmail(caller, address);
       const u = reachable(await auth.findUserByEmail(address));
       if (!u?.email) return mailer.queueNothing();
       const to = u.email;
@@ -141,7 +141,7 @@ export function createPasswordlessService(auth: AuthService) {
     /** hasura-auth's POST /signin/passwordless/sms: a six-digit code by SMS, valid 5 minutes. */
     async sendSmsCode(phoneNumber: string, caller: Caller): Promise<void> {
       requireOn(methods.sms);
-      limitSms(caller, phoneNumber);
+      await limitSms(caller, phoneNumber);
       const u = reachable(await findUserByPhone(phoneNumber));
       if (!u) return mailer.queueNothing();
       await issueCode(u, 'smsOtp', '', (tx, code, expiresAt) => mailer.queueSms(tx, phoneNumber, t('passwordless.smsText', { code }), expiresAt));
@@ -154,7 +154,7 @@ export function createPasswordlessService(auth: AuthService) {
     async sendPhoneCode(session: SessionRow, phoneNumber: string, caller: Caller): Promise<void> {
       requireOn(methods.sms);
       await auth.requireProof(session);
-      limitSms(caller, phoneNumber);
+      await limitSms(caller, phoneNumber);
       const owner = await findUserByPhone(phoneNumber);
       if (owner && owner.id !== session.user.id) throw passwordlessErrors.phoneInUse();
       await issueCode(session.user, 'phoneChange', phoneNumber, (tx, code, expiresAt) =>

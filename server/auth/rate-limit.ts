@@ -1,97 +1,102 @@
-// Fixed-window counters in memory, per instance.
+// Rate limits (fixed windows) and throttles (failures, then growing delays), counted in a
+// CounterStore: PostgreSQL's, shared by every instance, or this process's memory (decision 053).
 import type { RateLimitRule, ThrottleRule } from '#server/config.ts';
+import { randomInt } from 'node:crypto';
 import { DomainError } from '#server/errors.ts';
+import type { CounterStore } from './counters.ts';
 
-export type RateLimiter = { hit(bucket: string, key: string, rule: RateLimitRule): void; reset(): void };
+export type RateLimiter = {
+  /** Counts a request of `key` (an address, an account) under `bucket`; throws 429 (Retry-After) past the rule's allowance. */
+  hit(bucket: string, key: string, rule: RateLimitRule): Promise<void>;
+};
 
-export function createRateLimiter(now: () => number = Date.now): RateLimiter {
-  const windows = new Map<string, { count: number; resetAt: number }>();
-  let lastSweep = now();
+const tooManyRequests = (retryAfter: number) => new DomainError('too-many-requests', 'too-many-requests', 'Too many requests, try again later', { retryAfter });
+
+export function createRateLimiter(store: CounterStore): RateLimiter {
   return {
-    hit(bucket, key, rule) {
-      const t = now();
-      if (t - lastSweep > 60_000) {
-        for (const [k, w] of windows) if (w.resetAt <= t) windows.delete(k);
-        lastSweep = t;
-      }
-      const id = `${bucket}:${key}`;
-      let w = windows.get(id);
-      if (!w || w.resetAt <= t) {
-        w = { count: 0, resetAt: t + rule.windowMs };
-        windows.set(id, w);
-      }
-      w.count++;
-      if (w.count > rule.max) {
-        const retryAfter = Math.max(1, Math.ceil((w.resetAt - t) / 1000));
-        throw new DomainError('too-many-requests', 'too-many-requests', 'Too many requests, try again later', { retryAfter });
-      }
-    },
-    reset() {
-      windows.clear();
+    async hit(bucket, key, rule) {
+      const { count, leftMs } = await store.hit(`${bucket}:${key}`, rule.windowMs);
+      if (count > rule.max) throw tooManyRequests(Math.max(1, Math.ceil(leftMs / 1000)));
     },
   };
 }
 
-/** Failures before a delay, and the longest delay; `addressFree` counts across accounts. */
-
 export type SignInThrottle = {
   /** Throws 429 (Retry-After) while this account from this address, or this address, must wait. */
-  check(account: string, ip: string): void;
-  fail(account: string, ip: string): void;
+  check(account: string, ip: string): Promise<void>;
+  fail(account: string, ip: string): Promise<void>;
   /** A success forgets the failures of this account from this address. */
-  succeed(account: string, ip: string): void;
+  succeed(account: string, ip: string): Promise<void>;
   /** Failures of this account from this address still remembered. */
-  failures(account: string, ip: string): number;
+  failures(account: string, ip: string): Promise<number>;
 };
-
-const MAX_ENTRIES = 100_000;
 
 /**
  * Password guesses, throttled without lockout: failures count per (account, address) and per
  * address, each with free attempts then a delay that doubles per failure. A stranger's
  * failures never delay the owner signing in from another address, and a success resets.
+ * `name` keeps apart throttles that share a store (passwords, the second factor's ceiling).
  */
-export function createSignInThrottle(rule: ThrottleRule, now: () => number = Date.now): SignInThrottle {
-  const failures = new Map<string, { count: number; last: number }>();
-  const waitOf = (key: string, free: number, t: number) => {
-    const entry = failures.get(key);
-    if (!entry || t - entry.last > rule.forgetMs) return 0;
-    if (entry.count < free) return 0;
+export function createSignInThrottle(rule: ThrottleRule, store: CounterStore, name: string): SignInThrottle {
+  // An address has no space in it: what follows the first one is the account, whatever it holds.
+  const pair = (account: string, ip: string) => `${name}-pair:${ip} ${account.toLowerCase()}`;
+  const address = (ip: string) => `${name}-address:${ip}`;
+  const waitOf = (entry: { count: number; agoMs: number } | undefined, free: number) => {
+    if (!entry || entry.count < free) return 0;
     const delay = Math.min(rule.maxDelayMs, 1000 * 2 ** (entry.count - free));
-    return Math.max(0, entry.last + delay - t);
+    return Math.max(0, delay - entry.agoMs);
   };
-  const count = (key: string, t: number) => {
-    const entry = failures.get(key);
-    if (entry && t - entry.last <= rule.forgetMs) {
-      entry.count++;
-      entry.last = t;
-      return;
-    }
-    // The oldest entries go first (Map keeps insertion order): memory stays bounded.
-    if (failures.size >= MAX_ENTRIES) failures.delete(failures.keys().next().value!);
-    failures.delete(key);
-    failures.set(key, { count: 1, last: t });
-  };
-  const pair = (account: string, ip: string) => `${account.toLowerCase()}\u0000${ip}`;
   return {
-    check(account, ip) {
-      const t = now();
-      const wait = Math.max(waitOf(pair(account, ip), rule.accountFree, t), waitOf(`\u0000${ip}`, rule.addressFree, t));
-      if (wait > 0) {
-        throw new DomainError('too-many-requests', 'too-many-requests', 'Too many requests, try again later', { retryAfter: Math.ceil(wait / 1000) });
-      }
+    async check(account, ip) {
+      const [ofPair, ofAddress] = await store.read([pair(account, ip), address(ip)]);
+      const wait = Math.max(waitOf(ofPair, rule.accountFree), waitOf(ofAddress, rule.addressFree));
+      if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
     },
-    fail(account, ip) {
-      const t = now();
-      count(pair(account, ip), t);
-      count(`\u0000${ip}`, t);
+    fail: (account, ip) => store.fail([pair(account, ip), address(ip)], rule.forgetMs),
+    succeed: (account, ip) => store.forget(pair(account, ip)),
+    async failures(account, ip) {
+      const [entry] = await store.read([pair(account, ip)]);
+      return entry?.count ?? 0;
     },
-    succeed(account, ip) {
-      failures.delete(pair(account, ip));
-    },
-    failures(account, ip) {
-      const entry = failures.get(pair(account, ip));
-      return entry && now() - entry.last <= rule.forgetMs ? entry.count : 0;
+  };
+}
+
+export type Turns = {
+  /** Runs `run` with no other run of the same key in between, on this instance or another. */
+  take<T>(key: string, run: () => Promise<T>): Promise<T>;
+};
+
+/** Longest a turn is held: a crashed instance's turn passes on after this. */
+const TURN_LEASE_MS = 5_000;
+const TURN_POLL_MS = 20;
+
+/**
+ * One run at a time per key, for a check and its count that must not interleave (second-factor
+ * guesses, decision 052): runs of this instance queue in memory, and the store's claim makes
+ * the instances take turns (decision 053). Only runs of one key on two instances at once wait
+ * for the claim.
+ */
+export function createTurns(store: CounterStore): Turns {
+  const queued = new Map<string, Promise<unknown>>();
+  async function exclusive<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const token = randomInt(1, 2 ** 31 - 1);
+    while (!(await store.claim(`turn:${key}`, token, TURN_LEASE_MS))) await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
+    try {
+      return await run();
+    } finally {
+      await store.release(`turn:${key}`, token);
+    }
+  }
+  return {
+    take(key, run) {
+      const before = queued.get(key) ?? Promise.resolve();
+      const turn = before.then(() => exclusive(key, run));
+      const settled = turn.catch(() => undefined);
+      queued.set(key, settled);
+      void settled.then(() => {
+        if (queued.get(key) === settled) queued.delete(key);
+      });
+      return turn;
     },
   };
 }

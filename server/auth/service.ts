@@ -8,7 +8,7 @@ import { isUuid } from '#lib/ids.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import type { AuthMethods, Config } from '#server/config.ts';
 import type { Mailer } from './mailer.ts';
-import type { RateLimiter, SignInThrottle } from './rate-limit.ts';
+import type { RateLimiter, SignInThrottle, Turns } from './rate-limit.ts';
 import { hashPassword, passwordPolicyError, verifyPassword } from './passwords.ts';
 import { createTokenIssuer, randomToken, sha256, successorToken, type AccessClaims } from './tokens.ts';
 
@@ -164,6 +164,8 @@ export function createAuthService(deps: {
   throttle: SignInThrottle;
   /** Second-factor guesses per user from every address: the slower ceiling (decision 052). */
   secondFactorCeiling: SignInThrottle;
+  /** One check-and-count at a time per user, across instances (decision 053). */
+  turns: Turns;
   /** Role given to self-registered accounts, which stay disabled until an admin enables them. */
   signUpRole?: string;
   methods: AuthMethods;
@@ -172,9 +174,9 @@ export function createAuthService(deps: {
 }) {
   const { db, mailer, publicUrl, limiter, limits, throttle } = deps;
   const announceWayIn = createWayInAnnouncer({ mailer, publicUrl });
-  const limitEmail = (caller: Caller, address: string) => {
-    limiter.hit('email-ip', caller.ip, limits.emailPerIp);
-    limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
+  const limitEmail = async (caller: Caller, address: string) => {
+    await limiter.hit('email-ip', caller.ip, limits.emailPerIp);
+    await limiter.hit('email-address', address.toLowerCase(), limits.emailPerAddress);
   };
   const issuer = createTokenIssuer({
     secret: deps.jwtSecret,
@@ -410,13 +412,24 @@ export function createAuthService(deps: {
 
   /** The current password, from a sign-in that may be stolen: guesses throttled as sign-in guesses are. */
   async function checkCurrentPassword(u: Pick<UserRow, 'id' | 'passwordHash'>, password: string, caller: Caller): Promise<void> {
-    throttle.check(`user:${u.id}`, caller.ip);
-    if (!(await verifyPassword(u.passwordHash ?? undefined, password))) {
-      throttle.fail(`user:${u.id}`, caller.ip);
-      throw authErrors.invalidCurrentPassword();
-    }
-    throttle.succeed(`user:${u.id}`, caller.ip);
+    const account = `user:${u.id}`;
+    await guessPassword(account, caller, async () => {
+      await throttle.check(account, caller.ip);
+      if (!(await verifyPassword(u.passwordHash ?? undefined, password))) {
+        await throttle.fail(account, caller.ip);
+        throw authErrors.invalidCurrentPassword();
+      }
+      await throttle.succeed(account, caller.ip);
+    });
   }
+
+  /**
+   * A password guess is checked against the throttle and counted with no other guess at this
+   * account from this address in between, on any instance (decision 053): guesses sent at once
+   * cannot all pass the check before the first failure is counted.
+   */
+  const guessPassword = <T>(account: string, caller: Caller, run: () => Promise<T>): Promise<T> =>
+    deps.turns.take(`password:${caller.ip} ${account.toLowerCase()}`, run);
 
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
   async function requireElevatedSession(sessionId: string, userId: string): Promise<void> {
@@ -604,6 +617,7 @@ export function createAuthService(deps: {
     limits,
     throttle,
     secondFactorCeiling: deps.secondFactorCeiling,
+    turns: deps.turns,
     publicUrl,
     startSession,
     completeSignIn,
@@ -631,14 +645,17 @@ export function createAuthService(deps: {
 
     async signInEmailPassword(email: string, password: string, caller: Caller): Promise<SignInResult> {
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
-      throttle.check(email, caller.ip);
-      const u = await findUserByEmail(email);
-      const ok = await verifyPassword(u?.passwordHash, password);
-      if (!u || !ok) {
-        throttle.fail(email, caller.ip);
-        throw authErrors.invalidEmailPassword();
-      }
-      throttle.succeed(email, caller.ip);
+      const u = await guessPassword(email, caller, async () => {
+        await throttle.check(email, caller.ip);
+        const found = await findUserByEmail(email);
+        const ok = await verifyPassword(found?.passwordHash, password);
+        if (!found || !ok) {
+          await throttle.fail(email, caller.ip);
+          throw authErrors.invalidEmailPassword();
+        }
+        await throttle.succeed(email, caller.ip);
+        return found;
+      });
       if (u.disabled) throw authErrors.disabledUser();
       if (!u.emailVerified) throw authErrors.unverifiedUser();
       return completeSignIn(u, 'password');
@@ -659,10 +676,10 @@ export function createAuthService(deps: {
       },
       caller: Caller,
     ): Promise<{ session: null }> {
-      limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
+      await limiter.hit('signup-ip', caller.ip, limits.signUpPerIp);
       // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
-      limitEmail(caller, input.email);
+      await limitEmail(caller, input.email);
       const role = deps.signUpRole ?? 'mechanic';
       if (input.defaultRole && input.defaultRole !== role) throw authErrors.roleNotAllowed();
       if (passwordPolicyError(input.password)) throw authErrors.invalidPassword();
@@ -693,7 +710,7 @@ export function createAuthService(deps: {
 
     /** Rotates a refresh token; see docs/decisions/002-refresh-token-rotation.md. */
     async refresh(token: string, caller: Caller): Promise<Session> {
-      limiter.hit('token-ip', caller.ip, limits.refreshPerIp);
+      await limiter.hit('token-ip', caller.ip, limits.refreshPerIp);
       const outcome = await db.transaction(async (tx) => {
         const found = await liveRefreshToken(tx, token, true);
         if (found.kind !== 'live') return found;
@@ -742,6 +759,20 @@ export function createAuthService(deps: {
       // A rotated token opens a session only in a concurrent refresh's grace: not a link's.
       if (found.kind !== 'live' || found.row.rotatedAt) return null;
       return { id: found.user.id, displayName: found.user.displayName, email: found.user.email };
+    },
+
+    /**
+     * A link's session declined on its confirmation page (decision 052): its grant is revoked, so
+     * the address left in the browser's history opens nothing. Only while the token has opened no
+     * session (never rotated): a stale page declined afterwards ends nobody's sign-in.
+     */
+    async declineRefreshToken(token: string): Promise<void> {
+      const found = await liveRefreshToken(db, token);
+      if (found.kind !== 'live' || found.row.rotatedAt) return;
+      await db
+        .update(grants)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(grants.id, found.row.grantId), isNull(grants.revokedAt)));
     },
 
     /** Revokes the grant of the refresh token (or the page's sign-in), or every grant of its user with `all`. */
@@ -830,7 +861,7 @@ export function createAuthService(deps: {
     /** hasura-auth's POST /signin/pat: a new sign-in of the token's user, while the token holds. */
     async signInPersonalAccessToken(token: string, caller: Caller): Promise<Session> {
       if (!deps.methods.personalAccessTokens) throw authErrors.disabledEndpoint();
-      throttle.check(PAT_ACCOUNT, caller.ip);
+      await throttle.check(PAT_ACCOUNT, caller.ip);
       const [row] = await db
         .update(personalAccessTokens)
         .set({ lastUsedAt: new Date() })
@@ -843,7 +874,7 @@ export function createAuthService(deps: {
         )
         .returning({ userId: personalAccessTokens.userId });
       if (!row) {
-        throttle.fail(PAT_ACCOUNT, caller.ip);
+        await throttle.fail(PAT_ACCOUNT, caller.ip);
         throw authErrors.invalidPat();
       }
       return startSession(await requireActive(await findUserById(row.userId)), 'pat');
@@ -874,7 +905,7 @@ export function createAuthService(deps: {
     async requestPasswordReset(email: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
       // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
-      limitEmail(caller, email);
+      await limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/set-password');
       const u = await findUserByEmail(email);
       if (!u || u.disabled) return mailer.queueNothing();
@@ -895,7 +926,7 @@ export function createAuthService(deps: {
     },
 
     async sendVerificationEmail(email: string, redirectTo: string | undefined, caller: Caller): Promise<void> {
-      limitEmail(caller, email);
+      await limitEmail(caller, email);
       const target = checkRedirect(redirectTo, '/sign-in');
       const u = await findUserByEmail(email);
       if (!u || u.emailVerified) return mailer.queueNothing();
@@ -909,7 +940,7 @@ export function createAuthService(deps: {
     async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller, session?: SessionRow): Promise<void> {
       // The user's own change proves the account first; an admin's was stepped up by GraphQL.
       if (session) await requireProof(session);
-      limitEmail(caller, newEmail);
+      await limitEmail(caller, newEmail);
       const target = checkRedirect(redirectTo, '/profile');
       const u = await requireActive(await findUserById(userId));
       const email = newEmail.toLowerCase();
@@ -934,7 +965,7 @@ export function createAuthService(deps: {
     async changePassword(input: { newPassword: string; ticket?: string; session?: SessionRow; currentPassword?: string }, caller: Caller): Promise<void> {
       // Passwords switched off (AUTH_EMAIL_PASSWORD_ENABLED=0): none is set, reset or registered.
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
-      if (input.ticket) limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
+      if (input.ticket) await limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       if (passwordPolicyError(input.newPassword)) throw authErrors.invalidPassword();
       let userId: string;
       let keep: string | undefined;
@@ -978,7 +1009,7 @@ export function createAuthService(deps: {
      * to redirect; errors go back to the redirect target as `error` and `errorDescription`.
      */
     async verify(input: { ticket: string; type?: string; redirectTo?: string }, caller: Caller): Promise<string> {
-      limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
+      await limiter.hit('ticket-ip', caller.ip, limits.ticketPerIp);
       const target = new URL(checkRedirect(input.redirectTo, '/repair-orders'));
       try {
         // A sign-in link stops working as soon as its method is switched off.

@@ -141,11 +141,11 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
   /** Failed proofs slow the address down (rate-limit.ts), as wrong passwords do. */
   async function throttled<T>(caller: Caller, run: () => Promise<T>): Promise<T> {
-    auth.throttle.check(THROTTLE_ACCOUNT, caller.ip);
+    await auth.throttle.check(THROTTLE_ACCOUNT, caller.ip);
     try {
       return await run();
     } catch (error) {
-      if (error instanceof DomainError && error.reason.startsWith('invalid-webauthn')) auth.throttle.fail(THROTTLE_ACCOUNT, caller.ip);
+      if (error instanceof DomainError && error.reason.startsWith('invalid-webauthn')) await auth.throttle.fail(THROTTLE_ACCOUNT, caller.ip);
       throw error;
     }
   }
@@ -292,7 +292,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
         if (row.userId !== session.user.id || (row.data as { sessionId?: string }).sessionId !== session.sessionId) throw webauthnErrors.invalidVerification();
         return session.user.id;
       });
-      auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
+      await auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
       await auth.elevate(session.sessionId);
     });
   }
@@ -303,7 +303,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
      * password sign-up refuses (address taken, another role, a foreign redirect).
      */
     async signUpOptions(input: z.infer<typeof webauthnBodies.signUp>, caller: Caller) {
-      auth.limiter.hit('signup-ip', caller.ip, auth.limits.signUpPerIp);
+      await auth.limiter.hit('signup-ip', caller.ip, auth.limits.signUpPerIp);
       const options = input.options ?? {};
       if (options.defaultRole && options.defaultRole !== auth.signUpRole) throw authErrors.roleNotAllowed();
       const target = auth.checkRedirect(options.redirectTo, '/sign-in');
@@ -370,7 +370,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
      * key of this site that knows its account (the autofill form).
      */
     async signInOptions(address: string | undefined, caller: Caller) {
-      limitCeremonies(caller);
+      await limitCeremonies(caller);
       if (!address) return authenticationOptions('webauthn-signin', undefined, undefined);
       const user = await auth.findUserByEmail(address);
       const keys = user ? await keysOf(user.id) : [];
@@ -389,7 +389,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
         });
         const user = await signInUser(userId);
         if (input.email && user.email !== input.email.toLowerCase()) throw webauthnErrors.invalidSecurityKey();
-        auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
+        await auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
         return auth.startSession(user, 'webauthn', { elevated: true });
       });
     },
@@ -398,7 +398,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     async addOptions(session: SessionRow, caller: Caller) {
       // A token's sign-in is told so before any limit (decision 048).
       auth.refusePat(session);
-      limitCeremonies(caller);
+      await limitCeremonies(caller);
       // A stolen sign-in must not plant a lasting way in: the strongest factor first (decision 048).
       await auth.requireProof(session);
       const { user } = session;
@@ -438,7 +438,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     /** POST /elevate/webauthn: a proof of one of the signed-in user's keys, for step-up. */
     async elevateOptions(session: SessionRow, address: string | undefined, caller: Caller) {
       auth.refusePat(session);
-      limitCeremonies(caller);
+      await limitCeremonies(caller);
       checkOwnEmail(session, address);
       const keys = await keysOf(session.user.id);
       return authenticationOptions('webauthn-elevate', session.user.id, descriptors(keys), { sessionId: session.sessionId });

@@ -13,9 +13,10 @@ export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta
 
 /**
  * Tables whose rows a backup leaves out: throwaway state. auth.challenges holds WebAuthn and
- * identity-provider ceremonies that expire within minutes and are used once.
+ * identity-provider ceremonies that expire within minutes and are used once; auth.rate_counters
+ * the rate limits' windows and the throttles' failures (decision 053).
  */
-export const LEFT_OUT = new Set(['auth.challenges']);
+export const LEFT_OUT = new Set(['auth.challenges', 'auth.rate_counters']);
 
 export type TableInfo = {
   oid: number;

@@ -202,14 +202,18 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
   const lacking = sealedKeyIds.filter((id) => !keyring.keys.has(id));
   if (lacking.length && !options.forgetSecrets) throw missingKeyError(lacking);
   const before = existsSync(config.dataDir) ? new Set(readdirSync(config.dataDir)) : null;
-  mkdirSync(config.dataDir, { recursive: true });
-  const stage = stagingDir(config.dataDir, 'restore');
   const filesDir = path.join(config.dataDir, 'files');
-  const placed = createPlacement(filesDir, path.join(stage, 'aside'));
+  let stage: string | undefined;
+  let placed: ReturnType<typeof createPlacement> | undefined;
   let keepStage = false;
   try {
+    // Inside the try: a DATA_DIR made here goes again if its staging directory cannot be made.
+    mkdirSync(config.dataDir, { recursive: true });
+    const staging = stagingDir(config.dataDir, 'restore');
+    stage = staging;
+    placed = createPlacement(filesDir, path.join(staging, 'aside'));
     // Read again to unpack, with the same checks: an archive changed in between stops there.
-    const manifest = await readArchive(file, keys, stage);
+    const manifest = await readArchive(file, keys, staging);
     const database = await openDatabase(config);
     try {
       if (!(await isEmpty(database.db)) && !options.replace) {
@@ -218,7 +222,7 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
         );
       }
       // The bytes first: a row never names a file that is not there.
-      if (withFiles) for (const name of Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))) placed.put(path.join(stage, name));
+      if (withFiles) for (const name of Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))) placed.put(path.join(staging, name));
       let rows = 0;
       let forgotten: RestoreSummary['forgotten'];
       await database.db.transaction(async (transaction) => {
@@ -237,7 +241,7 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
         const order = loadOrder(wanted, await listForeignKeys(tx));
         for (const { table } of order) await tx.execute(sql.raw(`alter table ${quoteName(table.name)} disable trigger user`));
         for (const { table, deferred } of order) {
-          await loadTable(tx, stage, entries.get(table.name)!, deferred, table.primaryKey);
+          await loadTable(tx, staging, entries.get(table.name)!, deferred, table.primaryKey);
           const [count] = await queryRows<{ n: number }>(tx, sql.raw(`select count(*)::int as n from ${quoteName(table.name)}`));
           if (Number(count?.n) !== entries.get(table.name)!.rows) throw new BackupError(`The table ${table.name} did not load all its rows: refused`);
           rows += Number(count?.n);
@@ -259,8 +263,8 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
       await database.close();
     }
   } catch (error) {
-    const stranded = placed.undo();
-    if (stranded) {
+    const stranded = placed?.undo() ?? 0;
+    if (stranded && stage) {
       // Never delete the only copy of a file's bytes: say where they wait.
       keepStage = true;
       throw new BackupError(
@@ -274,7 +278,7 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
     const cause = ((error as Error).cause ?? error) as Error & { detail?: string };
     throw new BackupError(`The restore failed and wrote nothing: ${cause.message}${cause.detail ? ` (${cause.detail})` : ''}`);
   } finally {
-    if (!keepStage) rmSync(stage, { recursive: true, force: true });
+    if (stage && !keepStage) rmSync(stage, { recursive: true, force: true });
   }
 }
 

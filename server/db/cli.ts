@@ -14,7 +14,8 @@ import { createLogger } from '#server/log.ts';
 import { checkBucket } from '#server/storage/bucket-check.ts';
 import { assertReachesFiles, readFilesLocation } from '#server/storage/location.ts';
 import { createFileStore } from '#server/storage/store.ts';
-import { type Database, openDatabase } from './client.ts';
+import { type Database, hasTables, openDatabase } from './client.ts';
+import { hasCluster } from './pglite-template.ts';
 import { DatabaseLockedError } from './lock.ts';
 import { seedDemoWorkshop } from './seed.ts';
 
@@ -35,46 +36,52 @@ async function assertBackupReachesFiles(database: Database, config: BackupComman
   if (problem) throw new ConfigError(`Invalid ${problem.setting}: ${problem.reason}`);
 }
 
-/** The archive goes to a .partial file renamed at the end: a cut backup never looks whole. */
+/**
+ * The archive goes to a .partial file renamed at the end: a cut backup never looks whole. A backup
+ * never makes a database: a DATA_DIR without one (mistyped, or a server never started) has nothing
+ * to back up, said in one line before anything is created.
+ */
 async function backup(config: BackupCommandConfig): Promise<void> {
   const target = args[0];
   const file =
     target === '-' ? '-' : path.resolve(target ?? path.join(config.dataDir, 'backups', `atelier-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`));
-  const partial = `${file}.partial`;
-  let out: Writable = process.stdout;
-  if (file !== '-') {
-    mkdirSync(path.dirname(file), { recursive: true });
-    out = createWriteStream(partial, { mode: 0o600 });
+  const dbDir = path.join(config.dataDir, 'db');
+  if (!config.databaseUrl && !hasCluster(dbDir)) throw new BackupError(`No database in ${dbDir}: nothing to back up (is DATA_DIR right?)`);
+  let database: Database | undefined;
+  try {
+    database = await openDatabase(config);
+  } catch (error) {
+    // The embedded database is open in the running server: it writes the archive itself.
+    if (!(error instanceof DatabaseLockedError)) throw error;
   }
   try {
-    let manifest: Manifest | undefined;
-    let database: Database | undefined;
-    try {
-      database = await openDatabase(config);
-    } catch (error) {
-      if (!(error instanceof DatabaseLockedError)) throw error;
+    if (database && !(await hasTables(database.db))) {
+      throw new BackupError(`The database ${config.databaseUrl ? 'of DATABASE_URL' : `in ${dbDir}`} has no Atelier BVA tables: nothing to back up`);
     }
-    if (database) {
-      try {
-        await assertBackupReachesFiles(database, config);
-        manifest = await writeBackup(database, { ...config, backupKey: backupKeyOf(config, true)! }, out);
-      } finally {
-        await database.close();
-      }
-    } else {
-      // The embedded database is open in the running server: it writes the archive itself.
-      await requestLiveBackup(config.dataDir, out);
-    }
+    if (database) await assertBackupReachesFiles(database, config);
+    const partial = `${file}.partial`;
+    let out: Writable = process.stdout;
     if (file !== '-') {
-      await finished(out);
-      const live = !manifest;
-      manifest ??= await readManifest(partial);
-      renameSync(partial, file);
-      process.stderr.write(`Backup written to ${file} (${summarize(manifest, 'backup')}${live ? ', taken by the running server' : ''})\n`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      out = createWriteStream(partial, { mode: 0o600 });
     }
-  } catch (error) {
-    if (file !== '-') rmSync(partial, { force: true });
-    throw error;
+    try {
+      let manifest: Manifest | undefined;
+      if (database) manifest = await writeBackup(database, { ...config, backupKey: backupKeyOf(config, true)! }, out);
+      else await requestLiveBackup(config.dataDir, out);
+      if (file !== '-') {
+        await finished(out);
+        const live = !manifest;
+        manifest ??= await readManifest(partial);
+        renameSync(partial, file);
+        process.stderr.write(`Backup written to ${file} (${summarize(manifest, 'backup')}${live ? ', taken by the running server' : ''})\n`);
+      }
+    } catch (error) {
+      if (file !== '-') rmSync(partial, { force: true });
+      throw error;
+    }
+  } finally {
+    await database?.close();
   }
 }
 

@@ -49,7 +49,8 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   return result.rows;
 }
 
-async function hasTables(db: Db): Promise<boolean> {
+/** Whether the database holds the application's tables (migrated at least once). */
+export async function hasTables(db: Db): Promise<boolean> {
   const [row] = await queryRows<{ exists: boolean }>(
     db,
     sql`select exists (select 1 from information_schema.tables where table_schema = 'auth' and table_name = 'users') as exists`,

@@ -192,12 +192,16 @@ export function labelOf<K extends string>(labels: Record<K, string>, value: stri
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));
 
 /**
- * A wait before trying again, as a refusal says it: seconds under a minute («12 secondes»),
- * whole minutes above, rounded up («2 minutes» for 61 s). Every retry wait shown goes through it.
+ * A wait before trying again. `rounded` (a refusal's wait, read by a person who comes back):
+ * seconds under a minute («12 secondes»), whole minutes above, rounded up («2 minutes» for 61 s).
+ * `exact` (a countdown: the page loads again by itself after that long): minutes and seconds as
+ * they are («1 min 20 s» for 80 s). Every wait shown goes through it.
  */
-export function formatWait(seconds: number): string {
+export function formatWait(seconds: number, mode: 'rounded' | 'exact' = 'rounded'): string {
   const s = Math.max(1, Math.ceil(seconds));
   if (s < 60) return singular(s) ? translate('errors.waitSecondsOne', { count: s }) : translate('errors.waitSeconds', { count: s });
+  const rest = s % 60;
+  if (mode === 'exact' && rest) return translate('errors.waitMinutesSeconds', { minutes: Math.floor(s / 60), seconds: rest });
   const minutes = Math.ceil(s / 60);
   return singular(minutes) ? translate('errors.waitMinutesOne', { count: minutes }) : translate('errors.waitMinutes', { count: minutes });
 }

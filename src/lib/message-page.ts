@@ -20,13 +20,17 @@ const STYLE = {
   button:
     'display:inline-flex;align-items:center;min-height:48px;padding:0 24px;border-radius:8px;background:#1d4ed8;color:#ffffff;font-weight:600;text-decoration:none',
   link: 'color:#1d4ed8',
+  /** A button that reads as a link (the form's way out): 48 px high for a tablet. */
+  textButton:
+    'display:inline-flex;align-items:center;min-height:48px;padding:0 8px;border:0;background:none;font:inherit;text-decoration:underline;cursor:pointer',
 };
 
 /**
  * A `refreshToken` landed without this browser's binding (decision 052): the account it would
  * open is named, and only a same-origin post of this form (sameOrigin in the middleware) opens it.
  * `done`: what the link has done already (an address confirmed, `linkLandings`), said first;
- * then there is nothing to cancel, and the way out only declines the session.
+ * then there is nothing to cancel, and the way out only declines the session. The way out is the
+ * form's second button (`decline=1`): declining ends the link, whose address stays in the history.
  */
 export function renderContinuePage(input: {
   name: string;
@@ -45,7 +49,7 @@ export function renderContinuePage(input: {
       ? `<p style="${STYLE.confirmed}">${escapeHtml(t('landing.addressConfirmed', { email: input.email }))}</p><h2 style="${STYLE.subtitle}">${escapeHtml(question)}</h2>`
       : '';
   const cancel = input.done ? t('landing.skipSession') : t('landing.cancel');
-  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Atelier BVA</title></head><body style="${STYLE.body}"><header style="${STYLE.header}"><div style="${STYLE.bar}"><span style="${STYLE.brand}">Atelier BVA</span></div></header><main id="contenu" style="${STYLE.main}"><section style="${STYLE.card}" aria-labelledby="message"><h1 id="message" style="${STYLE.title}">${escapeHtml(title)}</h1>${confirmed}<p style="${STYLE.text}">${escapeHtml(t('landing.notThisBrowser'))} ${escapeHtml(account)}</p><form method="post" action="/sign-in/continue" style="${STYLE.actions}">${hidden('refreshToken', input.refreshToken)}${hidden('to', input.to)}${hidden('type', input.type)}<button type="submit" style="${STYLE.button};border:0;font:inherit;font-weight:600;cursor:pointer">${escapeHtml(t('landing.submit', { name: input.name }))}</button><a href="/sign-in" style="${STYLE.link};display:inline-flex;align-items:center;min-height:48px;padding:0 8px">${escapeHtml(cancel)}</a></form></section></main></body></html>`;
+  const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Atelier BVA</title></head><body style="${STYLE.body}"><header style="${STYLE.header}"><div style="${STYLE.bar}"><span style="${STYLE.brand}">Atelier BVA</span></div></header><main id="contenu" style="${STYLE.main}"><section style="${STYLE.card}" aria-labelledby="message"><h1 id="message" style="${STYLE.title}">${escapeHtml(title)}</h1>${confirmed}<p style="${STYLE.text}">${escapeHtml(t('landing.notThisBrowser'))} ${escapeHtml(account)}</p><form method="post" action="/sign-in/continue" style="${STYLE.actions}">${hidden('refreshToken', input.refreshToken)}${hidden('to', input.to)}${hidden('type', input.type)}<button type="submit" style="${STYLE.button};border:0;font:inherit;font-weight:600;cursor:pointer">${escapeHtml(t('landing.submit', { name: input.name }))}</button><button type="submit" name="decline" value="1" style="${STYLE.link};${STYLE.textButton}">${escapeHtml(cancel)}</button></form></section></main></body></html>`;
   return new Response(html, { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
 }
 

@@ -237,3 +237,22 @@ export const messageQueue = auth.table(
   },
   (t) => [index('message_queue_due_idx').on(t.status, t.nextAttemptAt)],
 );
+
+/**
+ * Rate-limit windows and failure counts, shared by every instance on PostgreSQL (decision 053;
+ * the embedded database's one process counts in memory). `key` is the counter's kind, then a
+ * keyed hash of what it counts (an address, an account): no address or e-mail in clear, and a
+ * bounded size whatever a caller sends. A row past `expires_at` means nothing and is swept.
+ */
+export const rateCounters = auth.table(
+  'rate_counters',
+  {
+    key: text('key').primaryKey(),
+    count: integer('count').notNull(),
+    /** The last hit or failure. */
+    lastAt: timestamp('last_at', { withTimezone: true }).notNull(),
+    /** The end of a window, or when failures are forgotten. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('rate_counters_expires_at_idx').on(t.expiresAt)],
+);

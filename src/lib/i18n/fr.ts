@@ -32,6 +32,8 @@ export const fr = {
     waitSeconds: '{{count}} secondes',
     waitMinutesOne: '{{count}} minute',
     waitMinutes: '{{count}} minutes',
+    /** A countdown said exactly (formatWait's exact mode): «1 min 20 s». */
+    waitMinutesSeconds: '{{minutes}} min {{seconds}} s',
     unverified: "Votre adresse e-mail n'est pas encore vérifiée. Un nouveau lien de confirmation vient de vous être envoyé.",
     fileImport: "Erreur lors de l'import du fichier {{file}}",
     repairOrderCreate: "Erreur lors de la création de l'OR",
@@ -247,6 +249,8 @@ export const fr = {
     passwordSet: 'Mot de passe enregistré',
     signedOut: 'Vous êtes déconnecté',
     signedOutEverywhere: 'Vous êtes déconnecté de tous vos appareils',
+    /** A link's session declined on its confirmation page (decision 052): the link is ended. */
+    linkDeclined: "Aucune session n'a été ouverte : ce lien ne peut plus servir.",
     emailChangeSent: 'Un lien de confirmation a été envoyé à {{email}}. Votre adresse changera une fois confirmée.',
     emailChanged: 'Adresse e-mail modifiée',
     emailVerified: 'Adresse e-mail vérifiée',
@@ -326,8 +330,12 @@ export const fr = {
     codeRecoveryHint: "Téléphone indisponible ? Saisissez l'un de vos codes de secours (format ABCD-EFGH) : chacun ne sert qu'une fois.",
     codeSubmit: 'Vérifier',
     codeExpired: 'La vérification a expiré. Recommencez la connexion.',
-    /** The ticket still holds: the right code works once the wait is over. */
-    codeTooMany: 'Trop de codes incorrects. Réessayez dans {{wait}} avec le code affiché à ce moment-là.',
+    /** The ticket still holds: a new code (of the app, or a recovery code) works once the wait is over. */
+    codeTooMany: 'Trop de codes incorrects. Réessayez dans {{wait}} avec un nouveau code.',
+    /** The wait outlasts the ticket: it is closed, the password again after the wait (the e-mail kept). */
+    codeTooManySpent: 'Trop de codes incorrects. Réessayez dans {{wait}} : saisissez alors de nouveau votre mot de passe.',
+    /** The same, after a first step other than the password (a link, a code). */
+    codeTooManyRestart: 'Trop de codes incorrects. Réessayez dans {{wait}} : recommencez alors la connexion.',
     /** The wrong codes used the ticket up: the password again, the e-mail kept. */
     codeSpent: 'Trop de codes incorrects : cette vérification est close. Saisissez de nouveau votre mot de passe.',
     /** The same, after a first step other than the password (a link, a code): it starts again. */

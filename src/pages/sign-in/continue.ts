@@ -1,6 +1,8 @@
 // The confirmation of a link's landing (decision 052): a `refreshToken` this browser did not
 // ask for opens its session only through this same-origin form (the middleware's sameOrigin
 // refuses a post from elsewhere), then lands where the link pointed, with the link's toast.
+// Declined (`decline=1`, the form's other button), the link is ended: its address, left in the
+// browser's history, opens nothing afterwards.
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
@@ -13,6 +15,7 @@ const schema = z.object({
   refreshToken: z.string().min(1).max(512),
   to: z.string().max(2048).default(HOME),
   type: z.string().max(40).default(''),
+  decline: z.literal('1').optional(),
 });
 
 export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
@@ -23,6 +26,11 @@ export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => 
     return redirect(SIGN_IN, 303);
   };
   if (!input.success) return expired();
+  if (input.data.decline) {
+    await locals.services.auth.declineRefreshToken(input.data.refreshToken);
+    setFlash(cookies, { type: 'success', message: t('success.linkDeclined') });
+    return redirect(SIGN_IN, 303);
+  }
   try {
     const session = await refreshOnce(locals.services, input.data.refreshToken, locals.clientAddress);
     await writeSession(cookies, locals.services, cookieOf(session));

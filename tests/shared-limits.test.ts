@@ -1,0 +1,115 @@
+// Issue 30, item 1 (decision 053): rate limits and throttles count in PostgreSQL, so a caller
+// gets the same allowance behind two instances, alternating between them, as behind one.
+import { randomBytes } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { createPostgresCounters } from '#server/auth/counters.ts';
+import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
+import { queryRows } from '#server/db/client.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { postJson, startTestApp, type TestApp } from './support/app.ts';
+
+describe('limits behind two instances on one PostgreSQL', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    // Instances behind one proxy share their secrets and PUBLIC_URL, and trust that proxy.
+    const shared = {
+      jwtSecret: randomBytes(32).toString('hex'),
+      sessionSecret: randomBytes(32).toString('hex'),
+      encryptionKeys: [randomBytes(32).toString('hex')],
+      publicUrl: 'http://atelier.test',
+      trustProxy: 1,
+      // The figures an installation has, not the functional suites' wider ones.
+      rateLimits: defaultRateLimits,
+    };
+    a = await startTestApp('postgres', shared);
+    b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  /** Requests answered before the first 429, and that 429's Retry-After. */
+  async function allowance(send: (n: number) => Promise<{ status: number; headers: Headers }>) {
+    for (let n = 0; n < 30; n++) {
+      const res = await send(n);
+      if (res.status === 429) return { allowed: n, retryAfter: res.headers.get('retry-after') };
+    }
+    return { allowed: Infinity, retryAfter: null };
+  }
+  const signIn = (t: TestApp, email: string, address: string) =>
+    postJson(`${t.url}/api/auth/signin/email-password`, { email, password: 'Pas-le-bon-1!' }, { 'x-forwarded-for': address });
+  const askReset = (t: TestApp, email: string, address: string) => postJson(`${t.url}/api/auth/user/password/reset`, { email }, { 'x-forwarded-for': address });
+
+  it('gives as many wrong passwords before a 429 behind two instances as behind one', async () => {
+    const one = await allowance(() => signIn(a, 'admin@demo.local', '203.0.113.1'));
+    const two = await allowance((n) => signIn(n % 2 ? b : a, 'commercial@demo.local', '203.0.113.2'));
+    expect(one).toEqual({ allowed: defaultSignInThrottle.accountFree, retryAfter: '1' });
+    expect(two).toEqual(one);
+  });
+
+  it('checks wrong passwords sent at once at one account one after the other, whichever instance takes them', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => signIn(n % 2 ? b : a, 'mecanicien@demo.local', '203.0.113.3')));
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(defaultSignInThrottle.accountFree);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
+  });
+
+  it('gives as many password-reset requests for one address behind two instances as behind one', async () => {
+    // A new client address each time: only the limit per e-mail address counts.
+    const one = await allowance((n) => askReset(a, 'inconnu-1@garage.fr', `198.51.100.${n + 1}`));
+    const two = await allowance((n) => askReset(n % 2 ? b : a, 'inconnu-2@garage.fr', `198.51.100.${n + 101}`));
+    expect(one.allowed).toBe(defaultRateLimits.emailPerAddress.max);
+    expect(two.allowed).toBe(one.allowed);
+    expect(Number(two.retryAfter)).toBeGreaterThan(3500);
+  });
+
+  it('loses no request counted by both instances at once', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, (_, n) => askReset(n % 2 ? b : a, 'inconnu-3@garage.fr', `192.0.2.${n + 1}`).then((res) => res.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(defaultRateLimits.emailPerAddress.max);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30 - defaultRateLimits.emailPerAddress.max);
+  });
+
+  it('checks the second-factor guesses of one user one after the other, whichever instance takes them', async () => {
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const session = (
+      await postJson(`${a.url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD }, from('192.0.2.200'))
+    ).body.session;
+    const headers = { authorization: `Bearer ${session.accessToken}`, ...from('192.0.2.200') };
+    const { totpSecret } = await fetch(`${a.url}/api/auth/mfa/totp/generate`, { headers }).then((r) => r.json());
+    const codeNow = TOTP.generate({ secret: Secret.fromBase32(totpSecret) });
+    expect((await postJson(`${a.url}/api/auth/user/mfa`, { code: codeNow, activeMfaType: 'totp' }, headers)).status).toBe(200);
+    const wrong = String((Number(codeNow) + 500_000) % 1_000_000).padStart(6, '0');
+    // Four tickets of five tries each, all spent at once from one address through both instances.
+    const attacker = '203.0.113.66';
+    const tickets: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      tickets.push(
+        (await postJson(`${(i % 2 ? b : a).url}/api/auth/signin/email-password`, { email: 'diagnostic@demo.local', password: DEMO_PASSWORD }, from(attacker)))
+          .body.mfa.ticket,
+      );
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => postJson(`${(n % 2 ? b : a).url}/api/auth/signin/mfa/totp`, { ticket: tickets[n % 4], otp: wrong }, from(attacker))),
+    );
+    // As on one instance: five wrong codes checked, then every other guess waits.
+    expect(answers.filter((r) => r.body.error === 'invalid-totp')).toHaveLength(defaultSignInThrottle.accountFree);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
+  });
+
+  it('sweeps out the counters whose window or memory has ended, and only those', async () => {
+    const db = a.database.db;
+    const left = async () => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from auth.rate_counters where key like 'old:%'`))[0]!.n;
+    await db.execute(sql`insert into auth.rate_counters (key, count, last_at, expires_at)
+      select 'old:' || n, 1, now() - interval '2 hours', now() - interval '1 hour' from generate_series(1, 500) n`);
+    await db.execute(sql`insert into auth.rate_counters (key, count, last_at, expires_at) values ('old:live', 3, now(), now() + interval '1 hour')`);
+    expect(await left()).toBe(501);
+    // One hit in a hundred sweeps; this store sweeps at every one.
+    await createPostgresCounters(db, a.config.sessionSecret, 1).hit('sweep:192.0.2.1', 60_000);
+    expect(await left()).toBe(1);
+  });
+});
