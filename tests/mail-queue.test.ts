@@ -266,6 +266,10 @@ describe('«Renvoyer» on a message another worker is sending right now', () => 
       await postJson(`${t.url}/api/auth/user/password/reset`, { email: 'diagnostic@demo.local' });
       const rowOf = async () => (await t.database.db.select().from(messageQueue).where(eq(messageQueue.recipient, 'diagnostic@demo.local')))[0];
       await until(async () => ((await rowOf())?.attempts ?? 0) >= 1, 'the message claimed');
+      // The list says it is leaving, and offers no «Renvoyer» for it.
+      const html = await (await admin.request('/users/messages')).text();
+      expect(htmlText(html.replace(/<[^>]+>/g, ' '))).toMatch(/Réinitialisation du mot de passe.*diagnostic@demo\.local\s+En cours d'envoi/s);
+      expect(html).not.toMatch(/<button[^>]*>\s*Renvoyer/);
       const resent = await admin.request('/users/messages', { method: 'POST', body: new URLSearchParams({ id: (await rowOf())!.id }) });
       expect(resent.status).toBe(303);
       await until(async () => (await rowOf())?.status === 'sent', 'the message sent');

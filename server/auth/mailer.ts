@@ -32,6 +32,8 @@ export type QueuedMessage = {
   createdAt: Date;
   /** It can be sent again: its link or code is still alive. */
   retriable: boolean;
+  /** A worker is handing it over right now (its claim's lease runs): «Renvoyer» would be refused. */
+  sending: boolean;
 };
 
 export type Mailer = {
@@ -281,6 +283,7 @@ export function createMailer(options: {
           lastError: messageQueue.lastError,
           createdAt: messageQueue.createdAt,
           retriable: sql<boolean>`${messageQueue.vars} is not null`,
+          sending: sql<boolean>`coalesce(${messageQueue.claimedUntil} > now(), false)`,
         })
         .from(messageQueue)
         .where(inArray(messageQueue.status, ['waiting', 'failed']))

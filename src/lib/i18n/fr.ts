@@ -1420,7 +1420,7 @@ export const fr = {
     expired: "Lien ou code expiré avant l'envoi",
     unreadable: 'Lien ou code illisible : la clé de chiffrement qui le protégeait manque à cette installation',
     smsRefused: "Le fournisseur de SMS n'a pas accepté le message",
-    statuses: { waiting: 'En attente', failed: 'Échec' },
+    statuses: { waiting: 'En attente', failed: 'Échec', sending: "En cours d'envoi" },
     kinds: {
       verifyEmail: "Vérification d'adresse",
       passwordReset: 'Réinitialisation du mot de passe',
