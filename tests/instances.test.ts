@@ -264,7 +264,7 @@ describe('two instances behind nginx', () => {
   });
 
   it('are configured as the README says', () => {
-    expect(readmeBlock('nginx')).toBe(nginxSite({ listen: '80 default_server', upstreams: ['10.0.0.11:4321', '10.0.0.12:4321'] }));
+    expect(readmeBlock('nginx')).toBe(nginxSite({ listen: ['80 default_server', '[::]:80 default_server'], upstreams: ['10.0.0.11:4321', '10.0.0.12:4321'] }));
   });
 
   it('log nothing at level error on either instance', () => {
@@ -354,7 +354,7 @@ describe("nginx in Debian's layout, as the README says", () => {
     try {
       writeFileSync(path.join(nginx.etc, 'sites-available/atelier'), nginx.move(readmeBlock('nginx')));
       for (const line of readmeBlock('sh').split('\n').filter(Boolean)) {
-        const command = nginx.move(line.replace(/^sudo /, ''));
+        const command = nginx.move(line);
         if (command === 'nginx -t') {
           const check = nginx.check();
           expect(check.output).toContain('test is successful');
@@ -374,6 +374,8 @@ describe("nginx in Debian's layout, as the README says", () => {
       expect(page).not.toContain('Welcome to nginx');
       expect(signIn.status).toBe(200);
       expect(page).toContain('<form');
+      // Debian's default site listened on IPv6 too: the app's site takes that over.
+      expect((await fetch(`http://[::1]:${port}/sign-in`, { headers: { host: 'atelier.example' } })).status).toBe(200);
     } finally {
       if (child) await stopChild(child);
       nginx.remove();
@@ -387,7 +389,7 @@ describe("nginx in Debian's layout, as the README says", () => {
       const enable = readmeBlock('sh')
         .split('\n')
         .find((line) => line.includes('sites-enabled/atelier'))!;
-      execFileSync('sh', ['-c', nginx.move(enable.replace(/^sudo /, ''))]);
+      execFileSync('sh', ['-c', nginx.move(enable)]);
       const check = nginx.check();
       expect(check.status).not.toBe(0);
       expect(check.output).toMatch(/duplicate default server/);

@@ -22,7 +22,7 @@ const MAX_BODY_MB = 202;
  * X-Forwarded-* headers TRUST_PROXY=1 reads, uploads streamed through. `accessLog` is nginx's
  * log directory by default.
  */
-export function nginxSite(options: { listen: string; upstreams: string[]; maxBodyMb?: number; accessLog?: string }): string {
+export function nginxSite(options: { listen: string | string[]; upstreams: string[]; maxBodyMb?: number; accessLog?: string }): string {
   return `${[
     '# One JSON line per request: which instance answered which X-Request-Id.',
     `log_format instances escape=json '{"status":$status,"request":"$request","upstream":"$upstream_addr","id":"$request_tag","ms":$request_time}';`,
@@ -38,7 +38,7 @@ export function nginxSite(options: { listen: string; upstreams: string[]; maxBod
     '  keepalive_timeout 4s;',
     '}',
     'server {',
-    `  listen ${options.listen};`,
+    ...[options.listen].flat().map((listen) => `  listen ${listen};`),
     `  client_max_body_size ${options.maxBodyMb ?? MAX_BODY_MB}m;`,
     '  proxy_http_version 1.1;',
     "  # The Host the browser used: PUBLIC_URL's, which the origin checks compare with.",
