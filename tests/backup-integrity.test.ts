@@ -243,4 +243,21 @@ describe('backup archives a restore refuses', { timeout: 180_000 }, () => {
     expect(taken.stderr).toMatch(/^Backup written to /);
     expect(taken.status).toBe(0);
   });
+
+  it("refuses a backup of PostgreSQL whose DATA_DIR holds none of the files the rows name (not the app's)", async () => {
+    const postgres = await startTestApp('postgres');
+    closing.push(() => postgres.close());
+    const archive = path.join(work, 'pg-files.tar.gz');
+    const env = { DATABASE_URL: postgres.config.databaseUrl!, ENCRYPTION_KEY: '', BACKUP_KEY };
+    const elsewhere = fresh('pg-wrong-data-dir');
+    const wrong = await cli(['backup', archive], { ...env, DATA_DIR: elsewhere });
+    expect(wrong.stderr).toMatch(
+      new RegExp(`^atelier-bva: Invalid DATA_DIR: none of the \\d+ files named by rows is in ${elsewhere}/files: run the backup with the app's DATA_DIR\n$`),
+    );
+    expect(wrong.status).toBe(1);
+    expect(existsSync(archive)).toBe(false);
+    const taken = await cli(['backup', archive], { ...env, DATA_DIR: postgres.config.dataDir });
+    expect(taken.stderr).toMatch(/^Backup written to .+ files copied from disk/);
+    expect(taken.status).toBe(0);
+  });
 });

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '#server/config.ts';
 import { type Db, type Database, queryRows } from '#server/db/client.ts';
 import { stagedKey } from '#server/storage/blobs.ts';
-import { appVersion, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File, signManifest, tableEntry } from './archive.ts';
+import { appVersion, BackupError, FORMAT, FORMAT_VERSION, type Manifest, packArchive, sha256File, signManifest, tableEntry } from './archive.ts';
 import { appliedMigration, LEFT_OUT, listSequences, listTables, quoteName } from './catalog.ts';
 
 /** `backupKey`: the key whose MAC authenticates the archive (decision 051; `backupKeyOf`). */
@@ -110,6 +110,13 @@ export async function writeBackup(database: Database, config: BackupConfig, out:
           unstaged = stageFiles(unstaged, filesDir, stage);
         }
         const missing = unstaged.map((f) => f.id);
+        // Not one file where the rows say: the backup runs with another DATA_DIR than the app's
+        // (cron's default ./data), and would hold rows without their bytes.
+        if (fileRows.length && missing.length === fileRows.length) {
+          throw new BackupError(
+            `Invalid DATA_DIR: none of the ${fileRows.length} files named by rows is in ${filesDir}: run the backup with the app's DATA_DIR`,
+          );
+        }
         const migration = await appliedMigration(tx);
         const all = await listTables(tx);
         const tables: Manifest['tables'] = [];
