@@ -1,19 +1,11 @@
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { Secret, TOTP } from 'otpauth';
-import { DEMO_PASSWORD, signOut, shot } from './support/fixtures.ts';
+import { DEMO_PASSWORD, signOut, shot, givePassword, totpCodeOf } from './support/fixtures.ts';
 
 // Too many wrong app codes at sign-in (issue 29 day-walk): the page says so and keeps the e-mail
 // typed, so only the password is typed again. (The throttle's wait, which the e2e server widens,
 // is in tests/sign-in-code-page.test.ts.)
 const EMAIL = 'nathalie.garnier@demo.local';
-const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
-async function password(page: Page) {
-  await page.goto('/sign-in');
-  await page.getByLabel('Adresse e-mail').fill(EMAIL);
-  await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
-}
 
 /** A wrong code posted; resolves on the page that answers it. */
 async function wrongCode(page: Page) {
@@ -25,17 +17,17 @@ async function wrongCode(page: Page) {
 }
 
 test('five wrong app codes say so and keep the e-mail: the password alone brings the code step back', async ({ page, browser }) => {
-  await password(page);
+  await givePassword(page, EMAIL);
   await expect(page).toHaveURL(/\/repair-orders$/);
   await page.goto('/profile/security');
   await page.getByRole('button', { name: 'Configurer une application' }).click();
   const secret = ((await page.locator('code').textContent()) ?? '').replace(/\s/g, '');
-  await page.getByLabel('Code de vérification').fill(codeOf(secret));
+  await page.getByLabel('Code de vérification').fill(totpCodeOf(secret));
   await page.getByRole('button', { name: 'Activer' }).click();
   await expect(page.getByText('Vérification en deux étapes activée')).toBeVisible();
   await signOut(page);
 
-  await password(page);
+  await givePassword(page, EMAIL);
   for (let i = 0; i < 4; i++) {
     await wrongCode(page);
     await expect(page.getByText('Code incorrect.')).toBeVisible();
@@ -53,7 +45,7 @@ test('five wrong app codes say so and keep the e-mail: the password alone brings
   await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Vérification en deux étapes' })).toBeVisible();
-  await page.getByLabel('Code de vérification').fill(codeOf(secret, 1));
+  await page.getByLabel('Code de vérification').fill(totpCodeOf(secret, 1));
   await page.getByRole('button', { name: 'Vérifier' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
 
@@ -61,7 +53,7 @@ test('five wrong app codes say so and keep the e-mail: the password alone brings
     // The same refusal on a workshop tablet, for the review.
     const tablet = await browser.newContext({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
     const onTablet = await tablet.newPage();
-    await password(onTablet);
+    await givePassword(onTablet, EMAIL);
     for (let i = 0; i < 5; i++) await wrongCode(onTablet);
     await expect(onTablet.getByRole('alert').filter({ hasText: 'Trop de codes incorrects' })).toBeVisible();
     await shot(onTablet, 'code-spent-email-kept-tablet');

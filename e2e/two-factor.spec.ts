@@ -1,21 +1,11 @@
 import { expect, test } from './support/test.ts';
-import type { Page } from '@playwright/test';
-import { Secret, TOTP } from 'otpauth';
-import { DEMO_PASSWORD, lastMailTo, outboxMark, signOut } from './support/fixtures.ts';
+import { lastMailTo, outboxMark, signOut, givePassword, totpCodeOf } from './support/fixtures.ts';
 
 // A colleague's account the other specs leave alone: its second factor changes how it signs in.
 const EMAIL = 'sebastien.fontaine@demo.local';
-const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
-
-async function password(page: Page) {
-  await page.goto('/sign-in');
-  await page.getByLabel('Adresse e-mail').fill(EMAIL);
-  await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
-}
 
 test('enrols an authenticator app, then signs in with the password and a code, then with a recovery code', async ({ page }) => {
-  await password(page);
+  await givePassword(page, EMAIL);
   await expect(page).toHaveURL(/\/repair-orders$/);
   await page.getByLabel('Menu du profil').first().click();
   await page.getByRole('link', { name: 'Sécurité du compte' }).click();
@@ -32,7 +22,7 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await expect(page.getByText('Le code comporte 6 chiffres')).toBeVisible();
   await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
 
-  await page.getByLabel('Code de vérification').fill(codeOf(secret));
+  await page.getByLabel('Code de vérification').fill(totpCodeOf(secret));
   await page.getByRole('button', { name: 'Activer' }).click();
   await expect(page.getByText('Vérification en deux étapes activée')).toBeVisible();
   const codes = await page.getByRole('list', { name: 'Vos codes de secours' }).getByRole('listitem').allInnerTexts();
@@ -47,17 +37,17 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await expect(page.getByText(codes[0]!)).toHaveCount(0);
 
   await signOut(page);
-  await password(page);
+  await givePassword(page, EMAIL);
   await expect(page.getByRole('heading', { name: 'Vérification en deux étapes' })).toBeVisible();
   await page.getByLabel('Code de vérification').fill('000000');
   await page.getByRole('button', { name: 'Vérifier' }).click();
   await expect(page.getByText('Code incorrect.')).toBeVisible();
-  await page.getByLabel('Code de vérification').fill(codeOf(secret, 1));
+  await page.getByLabel('Code de vérification').fill(totpCodeOf(secret, 1));
   await page.getByRole('button', { name: 'Vérifier' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
 
   await signOut(page);
-  await password(page);
+  await givePassword(page, EMAIL);
   await page.getByLabel('Code de vérification').fill(codes[3]!);
   await page.getByRole('button', { name: 'Vérifier' }).click();
   await expect(page).toHaveURL(/\/repair-orders$/);
@@ -84,6 +74,6 @@ test('enrols an authenticator app, then signs in with the password and a code, t
   await page.getByRole('button', { name: 'Désactiver la vérification en deux étapes' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Vérification en deux étapes désactivée' })).toBeVisible();
   await signOut(page);
-  await password(page);
+  await givePassword(page, EMAIL);
   await expect(page).toHaveURL(/\/repair-orders$/);
 });

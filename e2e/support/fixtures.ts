@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, expect, type Locator, type Page } from '@playwright/test';
+import { Secret, TOTP } from 'otpauth';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';
 
@@ -25,13 +26,21 @@ export async function tabletPage(browser: Browser, role: RoleName, size: { width
   return context.newPage();
 }
 
-export async function signIn(page: Page, email: string, password = DEMO_PASSWORD) {
+/** The sign-in's first step: the password given, whatever comes next (a second factor, a refusal). */
+export async function givePassword(page: Page, email: string, password = DEMO_PASSWORD) {
   await page.goto('/sign-in');
   await page.getByLabel('Adresse e-mail').fill(email);
   await page.getByLabel('Mot de passe').fill(password);
   await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+}
+
+export async function signIn(page: Page, email: string, password = DEMO_PASSWORD) {
+  await givePassword(page, email, password);
   await expect(page).toHaveURL(/\/repair-orders$/);
 }
+
+/** The authenticator app's code for `secret`, `steps` periods of 30 s from now. */
+export const totpCodeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
 
 /** Opens the profile menu, unless it is open already. */
 export async function openProfileMenu(page: Page) {
