@@ -29,7 +29,9 @@ export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {
       if (isLeafType(getNamedType(field.type))) continue;
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, context: GraphQLContext, info) => {
-        if (context.deadline && Date.now() > context.deadline.at) throw timeoutError(context.deadline.ms);
+        // A rejected promise, not a throw: the executor drops sibling promises when a field
+        // throws synchronously, and their later rejections would go unhandled.
+        if (context.deadline && Date.now() > context.deadline.at) return Promise.reject(timeoutError(context.deadline.ms));
         return resolve(source, args, context, info);
       };
     }
