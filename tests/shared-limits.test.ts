@@ -1,5 +1,6 @@
 // Issue 30, item 1 (decision 053): rate limits and throttles count in PostgreSQL, so a caller
-// gets the same allowance behind two instances, alternating between them, as behind one.
+// gets the same allowance behind two instances, alternating between them, as behind one; and a
+// burst of wrong passwords at many accounts gets no more than its address's free failures.
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,20 +11,84 @@ import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 
+/** Instances behind one proxy share their secrets and PUBLIC_URL, and trust that proxy. */
+const behindOneProxy = () => ({
+  jwtSecret: randomBytes(32).toString('hex'),
+  sessionSecret: randomBytes(32).toString('hex'),
+  encryptionKeys: [randomBytes(32).toString('hex')],
+  publicUrl: 'http://atelier.test',
+  trustProxy: 1,
+  // The figures an installation has, not the functional suites' wider ones.
+  rateLimits: defaultRateLimits,
+});
+
+/**
+ * A burst of wrong passwords at as many accounts from one address, sent at once: each account
+ * keeps its own five free failures, so only the address's count can stop it. `instances` take
+ * the requests in turn (one, or two on one PostgreSQL).
+ */
+function describeBurst(label: string, start: () => Promise<TestApp[]>) {
+  describe(`a burst at many accounts from one address, ${label}`, () => {
+    let instances: TestApp[] = [];
+    const accounts: string[] = [];
+    beforeAll(async () => {
+      instances = await start();
+      // Accounts an admin created, whose owners have not chosen a password yet.
+      for (let n = 0; n < 80; n++) {
+        const email = `cible-${n}@garage.fr`;
+        await instances[0]!.app.services.users.insert({ email, displayName: `Cible ${n}`, defaultRole: 'mechanic' });
+        accounts.push(email);
+      }
+    });
+    afterAll(async () => {
+      for (const t of instances.reverse()) await t.close();
+    });
+    const signIn = (n: number, email: string, password: string, address: string) =>
+      postJson(`${instances[n % instances.length]!.url}/api/auth/signin/email-password`, { email, password }, { 'x-forwarded-for': address });
+
+    it("checks no more wrong passwords than the address's free failures, and never stops the owner elsewhere", async () => {
+      const [answers, owner] = await Promise.all([
+        Promise.all(accounts.map((email, n) => signIn(n, email, 'Devinette-1!', '203.0.113.80'))),
+        signIn(1, 'commercial@demo.local', DEMO_PASSWORD, '198.51.100.80'),
+      ]);
+      const refused = answers.filter((r) => r.status === 429);
+      expect(answers.filter((r) => r.status === 401)).toHaveLength(defaultSignInThrottle.addressFree);
+      expect(refused).toHaveLength(80 - defaultSignInThrottle.addressFree);
+      for (const r of refused) {
+        expect(r.body).toMatchObject({ status: 429, error: 'too-many-requests' });
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      expect(owner.status).toBe(200);
+      expect((await signIn(0, 'admin@demo.local', DEMO_PASSWORD, '198.51.100.81')).status).toBe(200);
+    });
+
+    it('lets a right password through from an address still under its free failures, in the middle of a burst', async () => {
+      const wrong = accounts.slice(0, 40);
+      const [answers, right] = await Promise.all([
+        Promise.all(wrong.map((email, n) => signIn(n, email, 'Devinette-2!', '203.0.113.81'))),
+        signIn(1, 'admin@demo.local', DEMO_PASSWORD, '203.0.113.81'),
+      ]);
+      expect(answers.map((r) => r.status)).toEqual(wrong.map(() => 401));
+      expect(right.status).toBe(200);
+      // A right password is no failure: the address has ten left, then waits.
+      const next = await Promise.all(accounts.slice(40).map((email, n) => signIn(n, email, 'Devinette-3!', '203.0.113.81')));
+      expect(next.filter((r) => r.status === 401)).toHaveLength(defaultSignInThrottle.addressFree - 40);
+    });
+  });
+}
+
+describeBurst('on one instance', async () => [await startTestApp('pglite', behindOneProxy())]);
+describeBurst('behind two instances on one PostgreSQL', async () => {
+  const shared = behindOneProxy();
+  const a = await startTestApp('postgres', shared);
+  return [a, await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } })];
+});
+
 describe('limits behind two instances on one PostgreSQL', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    // Instances behind one proxy share their secrets and PUBLIC_URL, and trust that proxy.
-    const shared = {
-      jwtSecret: randomBytes(32).toString('hex'),
-      sessionSecret: randomBytes(32).toString('hex'),
-      encryptionKeys: [randomBytes(32).toString('hex')],
-      publicUrl: 'http://atelier.test',
-      trustProxy: 1,
-      // The figures an installation has, not the functional suites' wider ones.
-      rateLimits: defaultRateLimits,
-    };
+    const shared = behindOneProxy();
     a = await startTestApp('postgres', shared);
     b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
   });
@@ -51,7 +116,7 @@ describe('limits behind two instances on one PostgreSQL', () => {
     expect(two).toEqual(one);
   });
 
-  it('checks wrong passwords sent at once at one account one after the other, whichever instance takes them', async () => {
+  it('checks five of the wrong passwords sent at once at one account, whichever instance takes them', async () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => signIn(n % 2 ? b : a, 'mecanicien@demo.local', '203.0.113.3')));
     expect(answers.filter((r) => r.status === 401)).toHaveLength(defaultSignInThrottle.accountFree);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);

@@ -126,19 +126,22 @@ export function createMfaService(auth: AuthService) {
   async function guess(u: UserRow, caller: Caller, check: () => Promise<boolean>): Promise<boolean> {
     const account = `mfa:${u.id}`;
     const everywhere = `user:${u.id}`;
-    await throttle.check(account, caller.ip);
-    await secondFactorCeiling.check(account, everywhere);
-    const ok = await check();
-    if (ok) {
-      await throttle.succeed(account, caller.ip);
-      return true;
-    }
-    await throttle.fail(account, caller.ip);
-    // One address's share of the ceiling is small: alone, it can never lock the owner out.
-    const fromHere = await secondFactorCeiling.failures(account, caller.ip);
-    await secondFactorCeiling.fail(account, caller.ip);
-    if (fromHere < CEILING_SHARE_PER_ADDRESS) await secondFactorCeiling.fail(account, everywhere);
-    return false;
+    // Per (user, address) and per address, counted before the code is checked (decision 053),
+    // as passwords are; the ceiling, under the user's turn, after.
+    return throttle.guess(
+      account,
+      caller.ip,
+      async (wrong) => {
+        await secondFactorCeiling.check(account, everywhere);
+        if (await check()) return true;
+        // One address's share of the ceiling is small: alone, it can never lock the owner out.
+        const fromHere = await secondFactorCeiling.failures(account, caller.ip);
+        await secondFactorCeiling.fail(account, caller.ip);
+        if (fromHere < CEILING_SHARE_PER_ADDRESS) await secondFactorCeiling.fail(account, everywhere);
+        return wrong(false);
+      },
+      { forgets: true },
+    );
   }
 
   /** The active second factor's proof: a code of the app, or a recovery code. */

@@ -3,7 +3,7 @@
 import type { RateLimitRule, ThrottleRule } from '#server/config.ts';
 import { randomInt } from 'node:crypto';
 import { DomainError } from '#server/errors.ts';
-import type { CounterStore } from './counters.ts';
+import { type CounterStore, throttleWait } from './counters.ts';
 
 export type RateLimiter = {
   /** Counts a request of `key` (an address, an account) under `bucket`; throws 429 (Retry-After) past the rule's allowance. */
@@ -22,11 +22,20 @@ export function createRateLimiter(store: CounterStore): RateLimiter {
 }
 
 export type SignInThrottle = {
-  /** Throws 429 (Retry-After) while this account from this address, or this address, must wait. */
+  /**
+   * One guess at `account` from `ip` (a password, a token, a key's or a code's answer): counted
+   * as a failure of the pair and of the address BEFORE `run` checks it, so that guesses sent at
+   * once, at one account or many, never pass the free failures; 429 (Retry-After) while either
+   * must wait. `run` calls `wrong` when the guess was wrong (its failures stay counted); else the
+   * guess is given back when `run` ends, and with `forgets` a right one forgets the pair's
+   * failures (the owner proved). A reservation never given back (a crash) is a failure, forgotten
+   * as failures are.
+   */
+  guess<T>(account: string, ip: string, run: (wrong: <V>(value: V) => V) => Promise<T>, options?: { forgets?: boolean }): Promise<T>;
+  /** Throws 429 (Retry-After) while this account from this address, or this address, must wait; for counts kept under a turn. */
   check(account: string, ip: string): Promise<void>;
+  /** Counts a failure checked under a turn (the second factor's ceiling). */
   fail(account: string, ip: string): Promise<void>;
-  /** A success forgets the failures of this account from this address. */
-  succeed(account: string, ip: string): Promise<void>;
   /** Failures of this account from this address still remembered. */
   failures(account: string, ip: string): Promise<number>;
 };
@@ -41,19 +50,40 @@ export function createSignInThrottle(rule: ThrottleRule, store: CounterStore, na
   // An address has no space in it: what follows the first one is the account, whatever it holds.
   const pair = (account: string, ip: string) => `${name}-pair:${ip} ${account.toLowerCase()}`;
   const address = (ip: string) => `${name}-address:${ip}`;
-  const waitOf = (entry: { count: number; agoMs: number } | undefined, free: number) => {
-    if (!entry || entry.count < free) return 0;
-    const delay = Math.min(rule.maxDelayMs, 1000 * 2 ** (entry.count - free));
-    return Math.max(0, delay - entry.agoMs);
-  };
+  const waitOf = (entry: { count: number; agoMs: number } | undefined, free: number) =>
+    entry ? throttleWait(entry.count, entry.agoMs, free, rule.maxDelayMs) : 0;
   return {
+    async guess<T>(account: string, ip: string, run: (wrong: <V>(value: V) => V) => Promise<T>, options: { forgets?: boolean } = {}): Promise<T> {
+      const reserved = await store.reserve(
+        [
+          { key: pair(account, ip), free: rule.accountFree },
+          { key: address(ip), free: rule.addressFree },
+        ],
+        rule,
+      );
+      if ('waitMs' in reserved) throw tooManyRequests(Math.ceil(reserved.waitMs / 1000));
+      let judged = false;
+      const wrong = <V>(value: V) => {
+        judged = true;
+        return value;
+      };
+      let value: T;
+      try {
+        value = await run(wrong);
+      } catch (error) {
+        // Not checked (a failing query, a refusal before the check): no failure of its own.
+        if (!judged) await reserved.giveBack().catch(() => undefined);
+        throw error;
+      }
+      if (!judged) await reserved.giveBack(options.forgets ? pair(account, ip) : undefined);
+      return value;
+    },
     async check(account, ip) {
       const [ofPair, ofAddress] = await store.read([pair(account, ip), address(ip)]);
       const wait = Math.max(waitOf(ofPair, rule.accountFree), waitOf(ofAddress, rule.addressFree));
       if (wait > 0) throw tooManyRequests(Math.ceil(wait / 1000));
     },
     fail: (account, ip) => store.fail([pair(account, ip), address(ip)], rule.forgetMs),
-    succeed: (account, ip) => store.forget(pair(account, ip)),
     async failures(account, ip) {
       const [entry] = await store.read([pair(account, ip)]);
       return entry?.count ?? 0;

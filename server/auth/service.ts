@@ -412,24 +412,15 @@ export function createAuthService(deps: {
 
   /** The current password, from a sign-in that may be stolen: guesses throttled as sign-in guesses are. */
   async function checkCurrentPassword(u: Pick<UserRow, 'id' | 'passwordHash'>, password: string, caller: Caller): Promise<void> {
-    const account = `user:${u.id}`;
-    await guessPassword(account, caller, async () => {
-      await throttle.check(account, caller.ip);
-      if (!(await verifyPassword(u.passwordHash ?? undefined, password))) {
-        await throttle.fail(account, caller.ip);
-        throw authErrors.invalidCurrentPassword();
-      }
-      await throttle.succeed(account, caller.ip);
-    });
+    await throttle.guess(
+      `user:${u.id}`,
+      caller.ip,
+      async (wrong) => {
+        if (!(await verifyPassword(u.passwordHash ?? undefined, password))) throw wrong(authErrors.invalidCurrentPassword());
+      },
+      { forgets: true },
+    );
   }
-
-  /**
-   * A password guess is checked against the throttle and counted with no other guess at this
-   * account from this address in between, on any instance (decision 053): guesses sent at once
-   * cannot all pass the check before the first failure is counted.
-   */
-  const guessPassword = <T>(account: string, caller: Caller, run: () => Promise<T>): Promise<T> =>
-    deps.turns.take(`password:${caller.ip} ${account.toLowerCase()}`, run);
 
   /** requireElevated for the sign-in behind an API call (GraphQL's viewer). */
   async function requireElevatedSession(sessionId: string, userId: string): Promise<void> {
@@ -645,17 +636,19 @@ export function createAuthService(deps: {
 
     async signInEmailPassword(email: string, password: string, caller: Caller): Promise<SignInResult> {
       if (!deps.methods.emailPassword) throw authErrors.disabledEndpoint();
-      const u = await guessPassword(email, caller, async () => {
-        await throttle.check(email, caller.ip);
-        const found = await findUserByEmail(email);
-        const ok = await verifyPassword(found?.passwordHash, password);
-        if (!found || !ok) {
-          await throttle.fail(email, caller.ip);
-          throw authErrors.invalidEmailPassword();
-        }
-        await throttle.succeed(email, caller.ip);
-        return found;
-      });
+      // Counted as a failure before the hash is checked (decision 053): a burst at one account
+      // or many from one address gets no more than its free failures checked.
+      const u = await throttle.guess(
+        email,
+        caller.ip,
+        async (wrong) => {
+          const found = await findUserByEmail(email);
+          const ok = await verifyPassword(found?.passwordHash, password);
+          if (!found || !ok) throw wrong(authErrors.invalidEmailPassword());
+          return found;
+        },
+        { forgets: true },
+      );
       if (u.disabled) throw authErrors.disabledUser();
       if (!u.emailVerified) throw authErrors.unverifiedUser();
       return completeSignIn(u, 'password');
@@ -861,22 +854,23 @@ export function createAuthService(deps: {
     /** hasura-auth's POST /signin/pat: a new sign-in of the token's user, while the token holds. */
     async signInPersonalAccessToken(token: string, caller: Caller): Promise<Session> {
       if (!deps.methods.personalAccessTokens) throw authErrors.disabledEndpoint();
-      await throttle.check(PAT_ACCOUNT, caller.ip);
-      const [row] = await db
-        .update(personalAccessTokens)
-        .set({ lastUsedAt: new Date() })
-        .where(
-          and(
-            eq(personalAccessTokens.tokenHash, await deps.vault.hash(token)),
-            isNull(personalAccessTokens.revokedAt),
-            sql`${personalAccessTokens.expiresAt} > now()`,
-          ),
-        )
-        .returning({ userId: personalAccessTokens.userId });
-      if (!row) {
-        await throttle.fail(PAT_ACCOUNT, caller.ip);
-        throw authErrors.invalidPat();
-      }
+      // A right token gives its guess back but forgets no failure: one token of their own must
+      // not buy an address more guesses at the others.
+      const row = await throttle.guess(PAT_ACCOUNT, caller.ip, async (wrong) => {
+        const [found] = await db
+          .update(personalAccessTokens)
+          .set({ lastUsedAt: new Date() })
+          .where(
+            and(
+              eq(personalAccessTokens.tokenHash, await deps.vault.hash(token)),
+              isNull(personalAccessTokens.revokedAt),
+              sql`${personalAccessTokens.expiresAt} > now()`,
+            ),
+          )
+          .returning({ userId: personalAccessTokens.userId });
+        if (!found) throw wrong(authErrors.invalidPat());
+        return found;
+      });
       return startSession(await requireActive(await findUserById(row.userId)), 'pat');
     },
 

@@ -139,15 +139,23 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
     return { row, challenge };
   }
 
-  /** Failed proofs slow the address down (rate-limit.ts), as wrong passwords do. */
-  async function throttled<T>(caller: Caller, run: () => Promise<T>): Promise<T> {
-    await auth.throttle.check(THROTTLE_ACCOUNT, caller.ip);
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof DomainError && error.reason.startsWith('invalid-webauthn')) await auth.throttle.fail(THROTTLE_ACCOUNT, caller.ip);
-      throw error;
-    }
+  /**
+   * Failed proofs slow the address down (rate-limit.ts), as wrong passwords do: counted before
+   * the proof is checked, kept when it is found invalid. `forgets`: a right one proves the owner.
+   */
+  function throttled<T>(caller: Caller, run: () => Promise<T>, options: { forgets?: boolean } = {}): Promise<T> {
+    return auth.throttle.guess(
+      THROTTLE_ACCOUNT,
+      caller.ip,
+      async (wrong) => {
+        try {
+          return await run();
+        } catch (error) {
+          throw error instanceof DomainError && error.reason.startsWith('invalid-webauthn') ? wrong(error) : error;
+        }
+      },
+      options,
+    );
   }
 
   const limitCeremonies = (caller: Caller) => auth.limiter.hit('webauthn-ip', caller.ip, auth.limits.ticketPerIp);
@@ -286,15 +294,19 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
   async function proveKey(session: SessionRow, input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<void> {
     auth.refusePat(session);
     checkOwnEmail(session, input.email);
-    await throttled(caller, async () => {
-      await verifyAssertion('webauthn-elevate', input.credential, (row) => {
-        // A ceremony begun in another sign-in does not elevate this one.
-        if (row.userId !== session.user.id || (row.data as { sessionId?: string }).sessionId !== session.sessionId) throw webauthnErrors.invalidVerification();
-        return session.user.id;
-      });
-      await auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
-      await auth.elevate(session.sessionId);
-    });
+    await throttled(
+      caller,
+      async () => {
+        await verifyAssertion('webauthn-elevate', input.credential, (row) => {
+          // A ceremony begun in another sign-in does not elevate this one.
+          if (row.userId !== session.user.id || (row.data as { sessionId?: string }).sessionId !== session.sessionId)
+            throw webauthnErrors.invalidVerification();
+          return session.user.id;
+        });
+        await auth.elevate(session.sessionId);
+      },
+      { forgets: true },
+    );
   }
 
   return {
@@ -379,19 +391,22 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
 
     /** POST /signin/webauthn/verify: a session, elevated (a key is a second factor by itself). */
     async signIn(input: { credential: AuthenticationCredential; email?: string }, caller: Caller): Promise<Session> {
-      return throttled(caller, async () => {
-        const userId = await verifyAssertion('webauthn-signin', input.credential, (row) => {
-          const asked = (row.data as { email?: string }).email;
-          // Options for an address that has no account carry none: no key can answer them.
-          if (asked && !row.userId) throw webauthnErrors.invalidSecurityKey();
-          if (input.email && asked && input.email.toLowerCase() !== asked) throw webauthnErrors.invalidSecurityKey();
-          return row.userId ?? undefined;
-        });
-        const user = await signInUser(userId);
-        if (input.email && user.email !== input.email.toLowerCase()) throw webauthnErrors.invalidSecurityKey();
-        await auth.throttle.succeed(THROTTLE_ACCOUNT, caller.ip);
-        return auth.startSession(user, 'webauthn', { elevated: true });
-      });
+      return throttled(
+        caller,
+        async () => {
+          const userId = await verifyAssertion('webauthn-signin', input.credential, (row) => {
+            const asked = (row.data as { email?: string }).email;
+            // Options for an address that has no account carry none: no key can answer them.
+            if (asked && !row.userId) throw webauthnErrors.invalidSecurityKey();
+            if (input.email && asked && input.email.toLowerCase() !== asked) throw webauthnErrors.invalidSecurityKey();
+            return row.userId ?? undefined;
+          });
+          const user = await signInUser(userId);
+          if (input.email && user.email !== input.email.toLowerCase()) throw webauthnErrors.invalidSecurityKey();
+          return auth.startSession(user, 'webauthn', { elevated: true });
+        },
+        { forgets: true },
+      );
     },
 
     /** POST /user/webauthn/add: a new key for the signed-in user, never one already registered. */
