@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { createPostgresCounters } from '#server/auth/counters.ts';
+import { type CounterStore, createMemoryCounters, createPostgresCounters } from '#server/auth/counters.ts';
 import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
@@ -164,6 +164,37 @@ describe('limits behind two instances on one PostgreSQL', () => {
     // As on one instance: five wrong codes checked, then every other guess waits.
     expect(answers.filter((r) => r.body.error === 'invalid-totp')).toHaveLength(defaultSignInThrottle.accountFree);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
+  });
+
+  describe.each(['memory', 'PostgreSQL'])('a guess reserved in the %s store', (kind) => {
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // One free failure, then 150 ms between guesses; failures forgotten 600 ms after the last.
+    const rule = { maxDelayMs: 150, forgetMs: 600 };
+    const store = (): CounterStore => (kind === 'memory' ? createMemoryCounters() : createPostgresCounters(a.database.db, a.config.sessionSecret));
+    const key = () => [{ key: `reserve-test:${randomBytes(4).toString('hex')}`, free: 1 }];
+
+    it('is never given back by a crashed instance, and expires as a failure does', async () => {
+      const counters = store();
+      const keys = key();
+      expect(await counters.reserve(keys, rule)).toHaveProperty('giveBack');
+      expect(await counters.reserve(keys, rule)).toEqual({ waitMs: expect.any(Number) });
+      await pause(rule.forgetMs + 50);
+      expect(await counters.reserve(keys, rule)).toHaveProperty('giveBack');
+    });
+
+    it('given back, leaves the wait as the last wrong guess set it', async () => {
+      const counters = store();
+      const keys = key();
+      await counters.reserve(keys, rule);
+      await pause(rule.maxDelayMs + 30);
+      const right = await counters.reserve(keys, rule);
+      if ('waitMs' in right) throw new Error(`refused for ${right.waitMs} ms`);
+      await right.giveBack();
+      // Waited from the wrong guess, not from the right one: no wait now.
+      expect(await counters.reserve(keys, rule)).toHaveProperty('giveBack');
+      const [entry] = await counters.read([keys[0]!.key]);
+      expect(entry?.count).toBe(2);
+    });
   });
 
   it('sweeps out the counters whose window or memory has ended, and only those', async () => {
