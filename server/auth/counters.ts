@@ -17,8 +17,6 @@ export type CounterStore = {
   fail(keys: string[], forgetMs: number): Promise<void>;
   /** The failures still remembered under each key, and how long ago the last was; undefined for none. */
   read(keys: string[]): Promise<({ count: number; agoMs: number } | undefined)[]>;
-  /** Forgets a key's failures. */
-  forget(key: string): Promise<void>;
   /** Takes `key` for `leaseMs` with `token` unless a holder's lease runs still: true when taken. */
   claim(key: string, token: number, leaseMs: number): Promise<boolean>;
   /** Gives `key` back, if `token` still holds it. */
@@ -116,9 +114,6 @@ export function createMemoryCounters(now: () => number = Date.now): CounterStore
         const entry = live(key, t);
         return entry && { count: entry.count, agoMs: t - entry.last };
       });
-    },
-    async forget(key) {
-      entries.delete(key);
     },
     async claim(key, token, leaseMs) {
       const t = now();
@@ -229,9 +224,6 @@ export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP
         const row = rows.find((r) => r.key === k);
         return row && { count: Number(row.count), agoMs: Number(row.ago_ms) };
       });
-    },
-    async forget(key) {
-      await db.execute(sql`delete from auth.rate_counters where key = ${stored(key)}`);
     },
     async claim(key, token, leaseMs) {
       const rows = await queryRows<{ key: string }>(
