@@ -24,27 +24,19 @@ const behindOneProxy = () => ({
 
 /**
  * A burst of wrong passwords at as many accounts from one address, sent at once: each account
- * keeps its own five free failures, so only the address's count can stop it. `instances` take
+ * keeps its own five free failures, so only the address's count can stop it. `instances()` take
  * the requests in turn (one, or two on one PostgreSQL).
  */
-function describeBurst(label: string, start: () => Promise<TestApp[]>) {
+function describeBurst(label: string, instances: () => TestApp[]) {
   describe(`a burst at many accounts from one address, ${label}`, () => {
-    let instances: TestApp[] = [];
     const accounts: string[] = [];
     beforeAll(async () => {
-      instances = await start();
       // Accounts an admin created, whose owners have not chosen a password yet.
-      for (let n = 0; n < 80; n++) {
-        const email = `cible-${n}@garage.fr`;
-        await instances[0]!.app.services.users.insert({ email, displayName: `Cible ${n}`, defaultRole: 'mechanic' });
-        accounts.push(email);
-      }
-    });
-    afterAll(async () => {
-      for (const t of instances.reverse()) await t.close();
+      accounts.push(...Array.from({ length: 80 }, (_, n) => `cible-${n}@garage.fr`));
+      await Promise.all(accounts.map((email, n) => instances()[0]!.app.services.users.insert({ email, displayName: `Cible ${n}`, defaultRole: 'mechanic' })));
     });
     const signIn = (n: number, email: string, password: string, address: string) =>
-      postJson(`${instances[n % instances.length]!.url}/api/auth/signin/email-password`, { email, password }, { 'x-forwarded-for': address });
+      postJson(`${instances()[n % instances().length]!.url}/api/auth/signin/email-password`, { email, password }, { 'x-forwarded-for': address });
 
     it("checks no more wrong passwords than the address's free failures, and never stops the owner elsewhere", async () => {
       const [answers, owner] = await Promise.all([
@@ -77,11 +69,13 @@ function describeBurst(label: string, start: () => Promise<TestApp[]>) {
   });
 }
 
-describeBurst('on one instance', async () => [await startTestApp('pglite', behindOneProxy())]);
-describeBurst('behind two instances on one PostgreSQL', async () => {
-  const shared = behindOneProxy();
-  const a = await startTestApp('postgres', shared);
-  return [a, await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } })];
+describe('one instance', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', behindOneProxy());
+  });
+  afterAll(() => t?.close());
+  describeBurst('on one instance', () => [t]);
 });
 
 describe('limits behind two instances on one PostgreSQL', () => {
@@ -166,10 +160,12 @@ describe('limits behind two instances on one PostgreSQL', () => {
     expect(answers.filter((r) => r.status === 429)).toHaveLength(20 - defaultSignInThrottle.accountFree);
   });
 
+  describeBurst('behind two instances on one PostgreSQL', () => [a, b]);
+
   describe.each(['memory', 'PostgreSQL'])('a guess reserved in the %s store', (kind) => {
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // One free failure, then 150 ms between guesses; failures forgotten 600 ms after the last.
-    const rule = { maxDelayMs: 150, forgetMs: 600 };
+    // One free failure, then 150 ms between guesses; failures forgotten 300 ms after the last.
+    const rule = { maxDelayMs: 150, forgetMs: 300 };
     const store = (): CounterStore => (kind === 'memory' ? createMemoryCounters() : createPostgresCounters(a.database.db, a.config.sessionSecret));
     const key = () => [{ key: `reserve-test:${randomBytes(4).toString('hex')}`, free: 1 }];
 
