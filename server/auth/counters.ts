@@ -240,7 +240,7 @@ export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP
       await db.execute(sql`delete from auth.rate_counters where key = ${stored(key)} and count = ${token}`);
     },
     async reserve(keys, rule) {
-      // The rows are locked in one order (the key's), as `fail` writes them: never a deadlock.
+      // The rows are locked in the database's key order, as `giveBack` locks them: never a deadlock.
       const wanted = [...new Map(keys.map(({ key, free }) => [stored(key), free])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
       const values = sql.join(
         wanted.map(([key, free]) => sql`(${key}::text, ${free}::int)`),
