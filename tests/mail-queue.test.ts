@@ -8,7 +8,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '#server/auth/mailer.ts';
 import { createKeyring, createVault, resealSecrets } from '#server/auth/vault.ts';
-import { openDatabase } from '#server/db/client.ts';
+import { type Db, openDatabase } from '#server/db/client.ts';
+import type { Logger } from '#server/log.ts';
 import { messageQueue } from '#server/db/schema/index.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
@@ -19,6 +20,24 @@ const median = (values: number[]) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+/**
+ * Another instance's mailer beside `t`'s app: `t`'s database and keys unless told, a silent log,
+ * the outbox of `dataDir` unless a relay is named.
+ */
+function anotherMailer(t: TestApp, options: { db?: Db; dataDir: string; smtpUrl?: string; logger?: Logger; keys?: string[] }) {
+  const db = options.db ?? t.database.db;
+  return createMailer({
+    db,
+    ...(options.smtpUrl ? { smtpUrl: options.smtpUrl } : {}),
+    from: 'a@b.fr',
+    dataDir: options.dataDir,
+    sms: { send: async () => {} },
+    retry: t.config.messageRetry,
+    logger: options.logger ?? { info: () => {}, error: () => {} },
+    vault: createVault(db, createKeyring(options.keys ?? t.config.encryptionKeys)),
+  });
+}
 
 /** A page's text as read: a tag is a space, a line-break opportunity (`<wbr>`) is nothing. */
 const textOf = (html: string) => htmlText(html.replace(/<wbr>/g, '').replace(/<[^>]+>/g, ' '));
@@ -214,15 +233,7 @@ describe('one sender per message, with two workers on one PostgreSQL', () => {
     const otherDir = mkdtempSync(path.join(tmpdir(), 'atelier-other-'));
     const lines: Record<string, unknown>[] = [];
     const logger = { info: (msg: string, f?: object) => lines.push({ msg, ...f }), error: () => {} };
-    const other = createMailer({
-      db: second.db,
-      from: 'a@b.fr',
-      dataDir: otherDir,
-      sms: { send: async () => {} },
-      retry: t.config.messageRetry,
-      logger,
-      vault: createVault(second.db, createKeyring(t.config.encryptionKeys)),
-    });
+    const other = anotherMailer(t, { db: second.db, dataDir: otherDir, logger });
     try {
       await t.database.db.transaction(async (tx) => {
         for (let i = 0; i < 30; i++) await t.app.mailer.queue(tx, 'passwordReset', `m${i}@demo.local`, { displayName: '', link: `http://x/${i}` });
@@ -253,16 +264,7 @@ describe('«Renvoyer» on a message another worker is sending right now', () => 
     // The relay holds each message 1.5 s: the first worker's send is caught in the middle.
     const relay = await startRelay({ delayMs: 1_500 });
     const t = await startTestApp('pglite', { pages: true, smtpUrl: relay.url });
-    const other = createMailer({
-      db: t.database.db,
-      smtpUrl: relay.url,
-      from: 'a@b.fr',
-      dataDir: t.config.dataDir,
-      sms: { send: async () => {} },
-      retry: t.config.messageRetry,
-      logger: { info: () => {}, error: () => {} },
-      vault: createVault(t.database.db, createKeyring(t.config.encryptionKeys)),
-    });
+    const other = anotherMailer(t, { dataDir: t.config.dataDir, smtpUrl: relay.url });
     try {
       other.start();
       const admin = browser(t.url);
@@ -296,15 +298,7 @@ describe('an instance without the key a message was sealed with (a rotation unde
     const newKey = randomBytes(32).toString('hex');
     const otherDir = mkdtempSync(path.join(tmpdir(), 'atelier-other-'));
     // Restarted with the new key first and the old one as ENCRYPTION_KEY_PREVIOUS; `t`'s instance not yet.
-    const restarted = createMailer({
-      db: t.database.db,
-      from: 'a@b.fr',
-      dataDir: otherDir,
-      sms: { send: async () => {} },
-      retry: t.config.messageRetry,
-      logger: { info: () => {}, error: () => {} },
-      vault: createVault(t.database.db, createKeyring([newKey, ...t.config.encryptionKeys])),
-    });
+    const restarted = anotherMailer(t, { dataDir: otherDir, keys: [newKey, ...t.config.encryptionKeys] });
     const rowOf = async (recipient: string) => (await t.database.db.select().from(messageQueue).where(eq(messageQueue.recipient, recipient)))[0]!;
     try {
       await t.database.db.transaction((tx) => restarted.queue(tx, 'passwordReset', 'nouvelle-cle@demo.local', { displayName: '', link: 'http://x/new' }));
