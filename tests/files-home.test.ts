@@ -72,7 +72,13 @@ describe('two installations on one bucket', () => {
       `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} holds the files of another installation (${HOME_MARKER} names installation ${token}, claimed ${marker!.claimedAt} by ${marker!.by}; this database has claimed none); give each installation a bucket of its own\n`,
     );
     expect(y.status).toBe(1);
-    // Refused before it wrote anything: the bucket is still the first's.
+    console.log(`second installation on bucket ${s3.bucket}: exit ${y.status}, ${y.stderr.trim()}`);
+    // With the URL form, the line names STORAGE_URL.
+    const url = `s3+http://${s3.env.S3_ACCESS_KEY_ID}:${s3.env.S3_SECRET_ACCESS_KEY}@127.0.0.1:${s3.port}/${s3.bucket}?forcePathStyle=1&region=us-east-1`;
+    await expect(start({ env: { STORAGE_URL: url } })).rejects.toThrow(
+      new RegExp(`^Invalid STORAGE_URL: bucket ${s3.bucket} at ${s3.endpoint} holds the files of another installation \\(`),
+    );
+    // Refused before they wrote anything: the bucket is still the first's.
     expect(await readMarker(x.app.services.files.blobs)).toEqual(marker);
   });
 
@@ -125,6 +131,7 @@ describe('two installations on one bucket', () => {
       keys: others,
     });
     for (const row of named) expect(await store.blobs.size(row.id)).toBe(row.size);
+    for (const line of [...skipped(), x.logLines.find((l) => l.msg === 'orphan files removed')]) console.log(JSON.stringify(line));
   });
 
   it('a restore onto the same bucket (a new machine) starts on it', async () => {
@@ -154,6 +161,7 @@ describe('two instances on one database, files on disk', () => {
       `atelier-bva: Invalid DATA_DIR: ${dataDir}/files is not where this installation's files are (they are in the DATA_DIR of the instance that first started on this database): instances sharing DATABASE_URL must share DATA_DIR, or keep their files in a bucket (S3_BUCKET)\n`,
     );
     expect(second.status).toBe(1);
+    console.log(`second instance with another DATA_DIR: exit ${second.status}, ${second.stderr.trim()}`);
 
     const shared = await start({ env: { DEMO_DATA: '0' }, databaseUrl: first.config.databaseUrl, dataDir: first.config.dataDir });
     expect((await fetch(`${shared.url}/readyz`)).status).toBe(200);
