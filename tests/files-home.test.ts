@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '#server/build.ts';
 import { files } from '#server/db/schema/index.ts';
@@ -166,6 +167,20 @@ describe('two instances on one database, files on disk', () => {
     const shared = await start({ env: { DEMO_DATA: '0' }, databaseUrl: first.config.databaseUrl, dataDir: first.config.dataDir });
     expect((await fetch(`${shared.url}/readyz`)).status).toBe(200);
     expect(await readToken(shared.database.db)).toBe(await readToken(first.database.db));
+  });
+
+  it('an installation from before the claims (a location without token, no marker) just claims at its next start', async () => {
+    const dataDir = fresh('upgrade');
+    const before = await start({ env: { DEMO_DATA: '0' }, dataDir });
+    const databaseUrl = before.config.databaseUrl!;
+    await before.database.db.execute(sql`update storage.location set token = null`);
+    await before.close();
+    rmSync(path.join(dataDir, 'files', HOME_MARKER));
+
+    const upgraded = await start({ env: { DEMO_DATA: '0' }, databaseUrl, dataDir });
+    const token = await readToken(upgraded.database.db);
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await readMarker(upgraded.app.services.files.blobs)).toMatchObject({ installation: token });
   });
 
   it('a restore into a fresh DATA_DIR starts there', async () => {
