@@ -126,6 +126,24 @@ export async function claimFilesHome(db: Db, config: HomeConfig, options: { move
 }
 
 /**
+ * Before `npm run storage:migrate` copies DATA_DIR/files into a bucket: a bucket claimed by another
+ * installation than the disk's marker names is refused (the start on it would be refused too, after
+ * the copy, and that installation's sweep would remove what was copied).
+ */
+export async function assertMayMoveInto(bucket: Blobs, disk: Blobs, config: HomeConfig): Promise<void> {
+  const theirs = await readMarker(bucket);
+  if (!theirs) return;
+  const ours = await readMarker(disk);
+  if (ours?.installation && theirs.installation === ours.installation) return;
+  const own = ours?.installation
+    ? `${homePlace({ ...config, storage: { kind: 'disk' } })} is installation ${ours.installation}'s`
+    : `${homePlace({ ...config, storage: { kind: 'disk' } })} names no installation`;
+  throw new ConfigError(
+    `Invalid ${settingOf(config)}: ${homePlace(config)} holds the files of another installation (${whoseMarker(theirs)}; ${own}); give each installation a bucket of its own`,
+  );
+}
+
+/**
  * After a restore: the restored database's home is claimed by its token (made now when the
  * archive had none). An archive from before migration 0027 has no token column yet: the marker
  * goes, and the start after the restore claims the home as an upgrade does.

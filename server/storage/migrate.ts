@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { type Config, ConfigError, loadConfig } from '#server/config.ts';
 import { createDiskBlobs } from './blobs.ts';
-import { HOME_MARKER } from './home.ts';
+import { assertMayMoveInto, HOME_MARKER } from './home.ts';
 import { createS3Blobs, md5Of } from './s3-blobs.ts';
 
 export type MigrationResult = { copied: number; skipped: number; failed: number; bytes: number };
@@ -38,6 +38,8 @@ export async function migrateFiles(config: Pick<Config, 'dataDir' | 'storage'>, 
         `Cannot reach bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}: ${(error as Error).name} ${(error as Error).message}`.trim(),
       );
     }
+    // Never into another installation's bucket (decision 057).
+    await assertMayMoveInto(bucket, createDiskBlobs(root), config);
     print(`Copying ${root} into bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}…`);
     const keys = createDiskBlobs(root).list()[Symbol.asyncIterator]();
     const copyOne = async (key: string) => {
