@@ -25,6 +25,8 @@ export type DomainErrorDetails = {
   retryAfter?: number;
   /** The ceremony this wrong answer belonged to is used up: it cannot be answered again. */
   spent?: boolean;
+  /** What a refused change of a way in must prove first (decision 048): each edge says it in its words. */
+  proof?: 'password' | 'secondFactor' | 'signIn';
 };
 
 // Astro's build bundles its own copy of this module beside the one the services load: the brand,

@@ -10,7 +10,7 @@ import type { AstroCookies } from 'astro';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { htmlText } from './support/browser.ts';
+import { browser, htmlText } from './support/browser.ts';
 import { postJson, startTestApp, verifyLink, decodeMail, type TestApp } from './support/app.ts';
 
 const NEW_PASSWORD = 'Nouveau-mot-de-passe-2026!';
@@ -219,6 +219,31 @@ describe('the phone screen, signed in by an e-mail link', () => {
     const right = await post({ action: 'send', phoneNumber: '07 22 33 44 55', currentPassword: DEMO_PASSWORD });
     expect(right.status).toBe(200);
     expect(htmlText(await right.text())).toContain('Un code à six chiffres vient d');
+  });
+});
+
+describe('the profile screen, signed in by password more than five minutes ago', () => {
+  it('asks the current password for an address already taken, and only then says it is taken', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('nathalie.garnier@demo.local')).status).toBe(303);
+    const user = (await t.app.services.auth.findUserByEmail('nathalie.garnier@demo.local'))!;
+    await t.database.db.execute(sql`update auth.grants set created_at = now() - interval '1 hour' where user_id = ${user.id}`);
+    /** Posts the profile's form with an address taken; the refusal, as the page shows it again. */
+    const post = async (fields: Record<string, string>) => {
+      const answer = await b.request('/profile', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ displayName: 'Nathalie Garnier', email: 'admin@demo.local', ...fields }).toString(),
+      });
+      expect(answer.headers.get('location')).toBe('/profile');
+      return htmlText(await (await b.request('/profile')).text());
+    };
+    const asked = await post({});
+    expect(asked).toContain('confirmez votre identité avec votre mot de passe actuel');
+    expect(asked).toContain('name="currentPassword"');
+    expect(asked).not.toContain('Email non disponible');
+    expect(asked).not.toContain('code de vérification ou votre clé');
+    expect(await post({ currentPassword: DEMO_PASSWORD })).toContain('Email non disponible');
   });
 });
 

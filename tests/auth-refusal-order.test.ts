@@ -95,13 +95,17 @@ describe('the same order through GraphQL and on the authenticator app', () => {
       body: JSON.stringify({ query, variables }),
     }).then((r) => r.json() as Promise<Answer>);
   const idOf = async (email: string) => (await t.app.services.auth.findUserByEmail(email))!.id;
-  const changeEmail = async (token: string, email: string, newEmail: string) =>
-    (
-      await gql(token, 'mutation($id: uuid!, $email: String!) { updateUser(pk_columns: { id: $id }, _set: { email: $email }) { email } }', {
-        id: await idOf(email),
-        email: newEmail,
-      })
-    ).errors?.[0]?.extensions;
+  /** The refusal's extensions, with its French message. */
+  const changeEmail = async (token: string, email: string, newEmail: string) => {
+    const [error] =
+      (
+        await gql(token, 'mutation($id: uuid!, $email: String!) { updateUser(pk_columns: { id: $id }, _set: { email: $email }) { email } }', {
+          id: await idOf(email),
+          email: newEmail,
+        })
+      ).errors ?? [];
+    return error && { ...error.extensions, message: error.message };
+  };
 
   it("tells a mechanic's token it manages nothing before its role may not change its address", async () => {
     const token = await patSignIn('mecanicien@demo.local');
@@ -116,7 +120,12 @@ describe('the same order through GraphQL and on the authenticator app', () => {
     await t.database.db.execute(
       sql`update auth.grants set created_at = now() - interval '1 hour' where user_id = ${await idOf('commercial@demo.local')} and method = 'password'`,
     );
-    expect(await changeEmail(stale, 'commercial@demo.local', 'admin@demo.local')).toMatchObject({ reason: 'elevated-claim-required' });
+    // Asked in the words of what this account has: its password, not a code or key it lacks.
+    expect(await changeEmail(stale, 'commercial@demo.local', 'admin@demo.local')).toMatchObject({
+      reason: 'elevated-claim-required',
+      proof: 'password',
+      message: 'Pour cette modification, confirmez votre identité avec votre mot de passe actuel.',
+    });
   });
 
   it("tells a token it manages nothing before saying the account's app is already active", async () => {

@@ -93,14 +93,14 @@ export const authErrors = {
   // hasura-auth's words, as every other refusal of the API (SPEC §8): the screens say it in French.
   invalidPassword: () => new DomainError('invalid', 'invalid-password', 'Password is incorrectly formatted'),
   invalidCurrentPassword: () => new DomainError('invalid', 'invalid-current-password', 'The current password is incorrect'),
-  proofRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The current password is required'),
+  proofRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The current password is required', { proof: 'password' }),
   redirectNotAllowed: () => new DomainError('invalid', 'redirectTo-not-allowed', 'The value of "options.redirectTo" is not allowed.'),
   roleNotAllowed: () => new DomainError('invalid', 'role-not-allowed', 'Role not allowed'),
   /** hasura-auth's answer for a method the configuration switched off. */
   disabledEndpoint: () => new DomainError('conflict', 'disabled-endpoint', 'This endpoint is disabled'),
-  elevationRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The request requires the elevated claim'),
+  elevationRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'The request requires the elevated claim', { proof: 'secondFactor' }),
   /** An account without password nor second factor: a sign-in of the last minutes is the proof (decision 048). */
-  recentSignInRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'A recent sign-in is required'),
+  recentSignInRequired: () => new DomainError('forbidden', 'elevated-claim-required', 'A recent sign-in is required', { proof: 'signIn' }),
   /** A personal access token's sign-in is for scripts: it never manages the account (decision 048). */
   patSession: () => new DomainError('forbidden', 'forbidden-pat', 'A personal access token cannot manage the account'),
   /** SPEC §6: the mechanic's profile is read-only, their address included. */

@@ -47,7 +47,10 @@ function fromService(error: unknown): never {
     if (kind === 'not-found') throw notFound();
     if (kind === 'invalid') throw validationError(details.fields ?? {});
     // Step-up: the client asks for the second factor (POST /api/auth/elevate/…) and tries again.
-    if (kind === 'forbidden' && reason === 'elevated-claim-required') throw apiError('forbidden', t('refusals.elevationRequired'), { reason });
+    if (kind === 'forbidden' && reason === 'elevated-claim-required') {
+      const say = { password: t('proof.passwordAsk'), signIn: t('proof.signInAgain'), secondFactor: t('refusals.elevationRequired') };
+      throw apiError('forbidden', say[details.proof ?? 'secondFactor'], { reason, proof: details.proof ?? 'secondFactor' });
+    }
     // A personal access token's sign-in: the script is told why, not only that it may not.
     if (kind === 'forbidden' && reason === 'forbidden-pat') throw apiError('forbidden', t('proof.patRefused'), { reason });
     if (kind === 'forbidden') throw forbidden();
