@@ -1,8 +1,9 @@
 // What the screens say, and where (issue 15): a closed order's notices are information, not
 // errors; a toast never hides the page's own buttons.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { storageState } from './support/fixtures.ts';
+import { shot, storageState, touchTablet } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('diagnostician') });
 
@@ -54,3 +55,64 @@ for (const viewport of [
     expect(covered).toEqual([]);
   });
 }
+
+/**
+ * The admin's mail queue (decision 049) on a touch tablet: a message to a long address that failed
+ * with a long error (the outbox made unwritable for the time of the invitation) fits the screen.
+ */
+test.describe('the messages waiting to leave', () => {
+  test.use({ storageState: storageState('app_admin') });
+  const name = 'Marie-Charlotte Delafontaine-Beauregard';
+  const address = 'marie-charlotte.delafontaine-beauregard.responsable-atelier@transmissions-automatiques-grand-ouest.fr';
+  const outbox = 'test-results/e2e-data/outbox';
+
+  test('fit a 768 px touch screen, JavaScript on and off, with «Renvoyer» big enough for gloves', async ({ page, browser }) => {
+    // The invitation cannot be written: the outbox is a file, not a folder (root ignores permissions).
+    mkdirSync(outbox, { recursive: true });
+    renameSync(outbox, `${outbox}.aside`);
+    writeFileSync(outbox, '');
+    try {
+      await page.goto('/users?recherche=delafontaine&ajouter=');
+      const form = page.getByRole('region', { name: 'Nouvel utilisateur' });
+      await form.getByLabel('Nom').fill(name);
+      await form.getByLabel('E-mail').fill(address);
+      await form.getByRole('button', { name: 'Ajouter' }).click();
+      await expect(page.getByRole('status').filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
+      await page.goto('/users/messages');
+      await expect(page.getByRole('row').filter({ hasText: address })).toContainText('EEXIST');
+    } finally {
+      rmSync(outbox);
+      renameSync(`${outbox}.aside`, outbox);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await shot(page, 'messages-1280');
+
+    for (const javaScriptEnabled of [true, false]) {
+      const context = await browser.newContext({ storageState: storageState('app_admin'), ...touchTablet(), javaScriptEnabled });
+      const tablet = await context.newPage();
+      await tablet.goto('/users/messages');
+      const row = tablet.getByRole('row').filter({ hasText: address });
+      await expect(row).toBeVisible();
+      expect(await tablet.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(768);
+      const retry = row.getByRole('button', { name: `Renvoyer : Création du mot de passe à ${address}` });
+      const box = (await retry.boundingBox())!;
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.x + box.width).toBeLessThanOrEqual(768);
+      await shot(tablet, `messages-768-touch${javaScriptEnabled ? '' : '-no-js'}`);
+      await context.close();
+    }
+
+    // The outbox is back: «Renvoyer» sends it, and the colleague goes.
+    await page
+      .getByRole('row')
+      .filter({ hasText: address })
+      .getByRole('button', { name: /^Renvoyer/ })
+      .click();
+    await expect(page.getByRole('status').filter({ hasText: 'Message renvoyé' })).toBeVisible();
+    await page.goto('/users?recherche=delafontaine');
+    await page.getByRole('button', { name: `Actions : ${name}` }).click();
+    await page.getByRole('button', { name: `Supprimer : ${name}` }).click();
+    await page.getByRole('alertdialog', { name: "Supprimer l'utilisateur" }).getByRole('button', { name: 'Supprimer définitivement' }).click();
+    await expect(page.getByText('Aucun utilisateur ne correspond à cette recherche.')).toBeVisible();
+  });
+});

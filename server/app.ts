@@ -191,15 +191,13 @@ export async function createApp(options: {
     const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     const pathname = (req.url ?? '/').split('?')[0]!;
     res.setHeader('X-Request-Id', id);
-    res.on('finish', () =>
-      logger.info('request', {
-        id,
-        method: req.method,
-        path: pathname,
-        status: res.statusCode,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      }),
-    );
+    const fields = () => ({ id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+    res.on('finish', () => logger.info('request', fields()));
+    // The connection closed before the whole answer left: the client went away (a download
+    // cancelled, curl at the last byte), or a failure here broke it off, logged as such.
+    res.on('close', () => {
+      if (!res.writableFinished) logger.info('request cut short', fields());
+    });
     try {
       if (await handleBackend(req, res)) return;
       if (options.clientDir && serveStatic(options.clientDir, req, res, pathname)) return;

@@ -5,6 +5,7 @@ import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './db/seed.ts';
 import type { Logger } from './log.ts';
+import { claimFilesHome } from './storage/home.ts';
 import { assertReachesFiles, readFilesLocation, recordFilesLocation } from './storage/location.ts';
 import { createFileStore } from './storage/store.ts';
 
@@ -25,7 +26,9 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
     await database.migrate();
     // Settings that would leave the bucket's files behind stop here; else this start is the record.
     assertReachesFiles(await readFilesLocation(database.db), config.storage, 'start');
-    await recordFilesLocation(database.db, config.storage);
+    const moved = await recordFilesLocation(database.db, config.storage);
+    // The files' home must be this installation's, claimed now if nobody has (decision 057).
+    await claimFilesHome(database.db, config, { moved });
     await sealSecrets(database, config, logger);
     if ((await countUsers(database.db)) === 0) {
       // Demo data only on a new embedded database, unless DEMO_DATA=1 says otherwise.

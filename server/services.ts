@@ -105,7 +105,7 @@ export function createServices(options: { config: Config; database: Database; lo
     methods: config.authMethods,
     vault,
   });
-  const files = createFileStore({ db, config });
+  const files = createFileStore({ db, config, logger });
   const procedures = createProceduresService({ db });
   const gearboxes = createGearboxesService({ db });
   const services: Services = {

@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
 import { demoRepairOrders } from '#server/db/demo-orders.ts';
 import { createLogger } from '#server/log.ts';
+import { HOME_MARKER, readToken } from '#server/storage/home.ts';
 import { createPostgresDatabase, databaseKinds } from './support/app.ts';
 
 const silent = createLogger('silent');
@@ -184,11 +185,14 @@ describe('first run', () => {
 
   it('applies migrations once, whatever the number of starts', async () => {
     const url = await createPostgresDatabase();
-    const [a, b] = await Promise.all([
-      prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url }),
-      prepare({ DEMO_DATA: '1' }, { dataDir: tempDir(), databaseUrl: url }),
-    ]);
+    // Instances of one database with files on disk share DATA_DIR (decision 057).
+    const dataDir = tempDir();
+    const [a, b] = await Promise.all([prepare({ DEMO_DATA: '1' }, { dataDir, databaseUrl: url }), prepare({ DEMO_DATA: '1' }, { dataDir, databaseUrl: url })]);
     expect(await emails(a)).toEqual(await emails(b));
+    // And one claim of the files' home: one token, which the marker names.
+    const token = await readToken(a.db);
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'files', HOME_MARKER), 'utf8')).installation).toBe(token);
     const applied = await queryRows<{ n: number }>(a.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
     expect(applied[0]!.n).toBe(readdirSync(path.join(import.meta.dirname, '../server/db/migrations')).filter((f) => f.endsWith('.sql')).length);
   });

@@ -300,7 +300,8 @@ describe('two instances on one PostgreSQL server', () => {
     // Instances behind one load balancer share PUBLIC_URL, JWT_SECRET and ENCRYPTION_KEY.
     const shared = { jwtSecret: 's'.repeat(48), publicUrl: 'http://atelier.test', encryptionKeys: ['k'.repeat(48)] };
     a = await startTestApp('postgres', shared);
-    b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
+    // And, with files on disk, their DATA_DIR (decision 057).
+    b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, dataDir: a.config.dataDir, env: { DEMO_DATA: '0' } });
   });
   afterAll(async () => {
     await client?.dispose();

@@ -300,13 +300,16 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
 
   it('with ENCRYPTION_KEY on PostgreSQL, rotates while an instance runs with both keys, then the old key goes', async () => {
     const [oldKey, newKey] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
-    const first = await startTestApp('postgres', { encryptionKeys: [oldKey] });
+    // The instances keep one DATA_DIR, where their files are (decision 057).
+    const dataDir = path.join(work, 'rotating');
+    mkdirSync(dataDir);
+    const first = await startTestApp('postgres', { dataDir, encryptionKeys: [oldKey] });
     const databaseUrl = first.config.databaseUrl!;
     const user = await enrol(`${first.url}/api/auth`, 'admin@demo.local');
     await first.close();
 
     // Every instance restarts with the new key, the old one kept to open what it sealed.
-    const during = await startTestApp('postgres', { databaseUrl, encryptionKeys: [newKey, oldKey] });
+    const during = await startTestApp('postgres', { databaseUrl, dataDir, encryptionKeys: [newKey, oldKey] });
     const env = { DATABASE_URL: databaseUrl, JWT_SECRET: 'j'.repeat(40), SESSION_SECRET: 's'.repeat(40), ENCRYPTION_KEY: newKey };
     const rotated = await cli(['rotate-secrets'], { ...env, ENCRYPTION_KEY_PREVIOUS: oldKey });
     expect(rotated.stderr).toBe(
@@ -316,7 +319,7 @@ describe('an installation upgraded from clear secrets, and a rotation', { timeou
     expect((await signInWithCode(`${during.url}/api/auth`, user.email, codeOf(user.secret, 1))).status).toBe(200);
     await during.close();
 
-    const after = await startTestApp('postgres', { databaseUrl, encryptionKeys: [newKey] });
+    const after = await startTestApp('postgres', { databaseUrl, dataDir, encryptionKeys: [newKey] });
     closing.push(() => after.close());
     expect((await signInWithCode(`${after.url}/api/auth`, user.email, user.recoveryCodes[0]!)).status).toBe(200);
     // Run again: nothing left to re-seal.

@@ -84,7 +84,8 @@ describe('limits behind two instances on one PostgreSQL', () => {
   beforeAll(async () => {
     const shared = behindOneProxy();
     a = await startTestApp('postgres', shared);
-    b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, env: { DEMO_DATA: '0' } });
+    // And, with files on disk, their DATA_DIR (decision 057).
+    b = await startTestApp('postgres', { ...shared, databaseUrl: a.config.databaseUrl, dataDir: a.config.dataDir, env: { DEMO_DATA: '0' } });
   });
   afterAll(async () => {
     await b?.close();

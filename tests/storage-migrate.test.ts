@@ -1,10 +1,11 @@
 // Issue 19, item 1: `npm run storage:migrate` moves a workshop's files from DATA_DIR/files to an S3
 // bucket: the same downloads, byte for byte, once the app restarts on the bucket.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
 import { PDF, png } from './support/fixtures.ts';
@@ -95,6 +96,19 @@ describe('moving the files of a workshop from the disk to an S3 bucket', () => {
     const absent = await migrate({ DATA_DIR: dataDir, ...s3.env, S3_BUCKET: 'seau-absent' });
     expect(absent.code).toBe(1);
     expect(absent.stderr).toMatch(new RegExp(`^atelier-bva: Cannot reach bucket seau-absent at ${s3.endpoint}: NotFound`));
+    // A bucket another installation claimed (decision 057): nothing is copied into it.
+    const other = randomUUID();
+    const marker = JSON.stringify({ installation: other, claimedAt: '2026-11-27T04:00:00.000Z', by: 'start on staging' });
+    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'installation.json', Body: marker }));
+    const claimed = await migrate({ DATA_DIR: dataDir, ...s3.env });
+    const ours = JSON.parse(readFileSync(path.join(dataDir, 'files', 'installation.json'), 'utf8')).installation;
+    expect(claimed.stderr).toBe(
+      `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} holds the files of another installation (installation.json names installation ${other}, claimed 2026-11-27T04:00:00.000Z by start on staging; ${dataDir}/files is installation ${ours}'s); give each installation a bucket of its own\n`,
+    );
+    expect(claimed.code).toBe(1);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
+    expect(listed.Contents?.map((o) => o.Key)).toEqual(['installation.json']);
+    await client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: 'installation.json' }));
   });
 
   let count = 0;

@@ -1,7 +1,8 @@
 // The storage API with real files, and Nhost's own client against it, on the local disk and on an
 // S3 bucket (issue 19, item 1).
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { HasuraStorageClient } from '@nhost/hasura-storage-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +138,108 @@ describe.each(storageKinds)('storage API on %s', (storage) => {
     expect(res.headers.get('content-range')).toBe(`bytes 4-11/${MP4.length}`);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment/);
     expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('ftypmp42');
+  });
+
+  describe('a download the client leaves, and one whose source fails', () => {
+    /** 32 MiB: more than the loopback's buffers hold (4 MiB and 6 MiB at most on Linux), so a client that stops reading stops the server mid-stream. */
+    const SIZE = 32 * 1024 * 1024;
+    let id: string;
+    beforeAll(async () => {
+      id = (await upload(tokens.diagnostician!, [{ name: 'long.mp4', body: MP4 }], 'outage')).body.processedFiles[0].id;
+      const big = path.join(t.config.dataDir, 'big');
+      writeFileSync(big, Buffer.concat([MP4, Buffer.alloc(SIZE - MP4.length, 7)]));
+      await t.app.services.files.blobs.put(id, big);
+    });
+
+    /**
+     * GETs (or HEADs) the file on a connection of its own and destroys the socket once `stopAt`
+     * bytes of the body came (all of them when undefined); resolves with what came.
+     */
+    const leave = (request: string, options: { method?: string; headers?: Record<string, string>; stopAt?: number } = {}) =>
+      new Promise<{ status: number; received: number }>((resolve, reject) => {
+        const req = httpRequest(
+          `${api}/files/${id}`,
+          {
+            method: options.method ?? 'GET',
+            agent: false,
+            headers: { authorization: `Bearer ${tokens.commercial}`, 'x-request-id': request, ...options.headers },
+          },
+          (res) => {
+            let received = 0;
+            const done = () => {
+              req.destroy();
+              resolve({ status: res.statusCode!, received });
+            };
+            res.on('data', (chunk: Buffer) => {
+              received += chunk.length;
+              if (options.stopAt !== undefined && received >= options.stopAt) done();
+            });
+            res.on('end', done);
+            // A server that breaks off: the answer ends there, cut short.
+            res.on('error', () => {});
+            res.on('close', () => resolve({ status: res.statusCode!, received }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const linesOf = (request: string) => t.logLines.filter((line) => line.id === request);
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 100 && !what(); i++) await new Promise((r) => setTimeout(r, 20));
+    };
+
+    it('logs no error when the client goes away at the last byte, mid-stream, after a range or a HEAD', async () => {
+      const clients = [
+        { request: `${storage}-whole`, expected: { status: 200, received: SIZE } },
+        { request: `${storage}-mid`, stopAt: 64 * 1024, expected: { status: 200 } },
+        { request: `${storage}-range`, headers: { range: 'bytes=1000-' }, stopAt: 64 * 1024, expected: { status: 206 } },
+        { request: `${storage}-range-whole`, headers: { range: 'bytes=-1000' }, expected: { status: 206, received: 1000 } },
+        { request: `${storage}-head`, method: 'HEAD', expected: { status: 200, received: 0 } },
+      ];
+      for (const { request, expected, ...options } of clients) {
+        expect(await leave(request, options)).toMatchObject(expected);
+      }
+      // The server has seen each client go: a line for each, at info.
+      await until(() => clients.every(({ request }) => linesOf(request).length > 0));
+      await new Promise((r) => setTimeout(r, 100));
+      for (const { request } of clients) {
+        expect.soft(linesOf(request).length, request).toBeGreaterThan(0);
+        expect
+          .soft(
+            linesOf(request).filter((line) => line.level !== 'info'),
+            request,
+          )
+          .toEqual([]);
+      }
+      // Those that left early did leave mid-stream: the answer never finished.
+      expect(linesOf(`${storage}-mid`)).toEqual([expect.objectContaining({ level: 'info', msg: 'request cut short', status: 200 })]);
+      expect(linesOf(`${storage}-range`)).toEqual([expect.objectContaining({ level: 'info', msg: 'request cut short', status: 206 })]);
+    });
+
+    it('logs an error when the bytes stop coming mid-stream', async () => {
+      const blobs = t.app.services.files.blobs;
+      const stream = blobs.stream;
+      // The bucket (or the disk) fails once the first bytes have gone: a connection reset, a read error.
+      blobs.stream = async (key, range) => {
+        const source = await stream(key, range);
+        source.once('data', () =>
+          setTimeout(() => {
+            const socket = (source as Partial<IncomingMessage>).socket;
+            if (socket) socket.destroy();
+            else source.destroy(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
+          }, 10),
+        );
+        return source;
+      };
+      try {
+        const request = `${storage}-failing`;
+        expect((await leave(request)).received).toBeLessThan(SIZE);
+        await until(() => linesOf(request).some((line) => line.level === 'error'));
+        expect(linesOf(request)).toContainEqual(expect.objectContaining({ level: 'error', msg: 'request failed' }));
+      } finally {
+        blobs.stream = stream;
+      }
+    });
   });
 
   it('makes WebP thumbnails of an image, and answers 404 once the bytes are gone', async () => {

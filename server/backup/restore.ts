@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm';
 import { createKeyring, forgetSealedSecrets, type Keyring, missingKeys } from '#server/auth/vault.ts';
 import { backupKeyOf, type Config } from '#server/config.ts';
 import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
+import { claimAfterRestore, homePlace } from '#server/storage/home.ts';
 import { BackupError, checkArchive, type Manifest, readArchive } from './archive.ts';
 import { codeMigrations, type ForeignKey, isEmpty, listForeignKeys, listTables, quoteName, type TableInfo } from './catalog.ts';
 import { stagingDir } from './dump.ts';
@@ -182,6 +183,8 @@ export type RestoreSummary = {
   files: number;
   /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked, the queued messages given up. */
   forgotten?: { apps: number; tokens: number; messages: number };
+  /** The token the files' home is claimed by now; null for an archive from before the claims (its start claims). */
+  home: { token: string | null; error?: string };
 };
 
 /** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
@@ -258,7 +261,13 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
         else if (missing.length) throw missingKeyError(missing);
       });
       placed.keep();
-      return { manifest, rows, files: withFiles ? manifest.storage.files : 0, ...(forgotten ? { forgotten } : {}) };
+      // The restored installation's files' home is claimed by its token (decision 057), so that it
+      // starts; the rows are in whatever happens here: a failure is said, and the start claims it.
+      const home = await claimAfterRestore(database.db, config).then(
+        (token) => ({ token }),
+        (error: unknown) => ({ token: null, error: `${homePlace(config)}: ${(error as Error).message}` }),
+      );
+      return { manifest, rows, files: withFiles ? manifest.storage.files : 0, home, ...(forgotten ? { forgotten } : {}) };
     } finally {
       await database.close();
     }

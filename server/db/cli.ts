@@ -103,6 +103,9 @@ async function restore(config: BackupCommandConfig): Promise<void> {
       `Without the archive's encryption key: ${count(result.forgotten.apps, 'account')} lost their authenticator app and its recovery codes (they sign in with their password and may enrol again), ${count(result.forgotten.tokens, 'personal access token')} revoked, ${count(result.forgotten.messages, 'queued message')} whose link or code it sealed marked failed (their users ask for a new one)\n`,
     );
   }
+  if (result.home.error) {
+    process.stderr.write(`Could not mark the files' home as this installation's (${result.home.error}): the first start claims it\n`);
+  }
   if (storage.kind === 's3') {
     process.stderr.write(
       `Files are not in the archive: they stay in bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}; point STORAGE_URL or S3_* at it\n`,

@@ -2,12 +2,15 @@
 // today (DATA_DIR/files), an S3-compatible bucket next. Keys are a file's id, and
 // `thumbnails/<id>-<width>.webp` for the WebP copies of images. The metadata rows stay in the
 // database (store.ts); this module only keeps bytes.
+import { randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
 export type Blobs = {
+  /** Writes these few bytes as `key`'s, replacing any, whole or not at all (the home's marker). */
+  write(key: string, bytes: Buffer): Promise<void>;
   /** Moves a checked temporary file in as the bytes of `key`, replacing any. */
   put(key: string, tmpFile: string): Promise<void>;
   /** The size of `key`'s bytes, or null when there are none. */
@@ -45,6 +48,12 @@ export function createDiskBlobs(root: string): Blobs {
   const fileOf = (key: string) => path.join(root, key);
   return {
     put: async (key, tmpFile) => renameSync(tmpFile, fileOf(key)),
+    write: async (key, bytes) => {
+      const partial = path.join(root, 'tmp', `${randomUUID()}.partial`);
+      mkdirSync(path.dirname(partial), { recursive: true });
+      await writeFile(partial, bytes, { mode: 0o600 });
+      await rename(partial, fileOf(key));
+    },
     move: async (from, to) => renameSync(fileOf(from), fileOf(to)),
     size: async (key) => {
       try {

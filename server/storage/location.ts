@@ -37,15 +37,21 @@ export function assertReachesFiles(recorded: FilesLocation | null, storage: Stor
   }
 }
 
-/** Records where files live now, after the start checked its settings; unchanged, the row is left alone. */
-export async function recordFilesLocation(db: Db, storage: StorageConfig): Promise<void> {
+/**
+ * Records where files live now, after the start checked its settings; unchanged, the row is left
+ * alone. True when it was written: a first start, or a move (the new home is claimed, decision 057).
+ */
+export async function recordFilesLocation(db: Db, storage: StorageConfig): Promise<boolean> {
   const value =
     storage.kind === 's3'
       ? { kind: 's3' as const, bucket: storage.bucket, endpoint: storage.endpoint ?? null, region: storage.region }
       : { kind: 'disk' as const, bucket: null, endpoint: null, region: null };
-  await db.execute(
+  const written = await queryRows<{ id: boolean }>(
+    db,
     sql`insert into storage.location (kind, bucket, endpoint, region) values (${value.kind}, ${value.bucket}, ${value.endpoint}, ${value.region})
         on conflict (id) do update set kind = excluded.kind, bucket = excluded.bucket, endpoint = excluded.endpoint, region = excluded.region, updated_at = now()
-        where (location.kind, location.bucket, location.endpoint, location.region) is distinct from (excluded.kind, excluded.bucket, excluded.endpoint, excluded.region)`,
+        where (location.kind, location.bucket, location.endpoint, location.region) is distinct from (excluded.kind, excluded.bucket, excluded.endpoint, excluded.region)
+        returning id`,
   );
+  return written.length > 0;
 }

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { type Config, ConfigError, loadConfig } from '#server/config.ts';
 import { createDiskBlobs } from './blobs.ts';
+import { assertMayMoveInto, HOME_MARKER } from './home.ts';
 import { createS3Blobs, md5Of } from './s3-blobs.ts';
 
 export type MigrationResult = { copied: number; skipped: number; failed: number; bytes: number };
@@ -37,6 +38,8 @@ export async function migrateFiles(config: Pick<Config, 'dataDir' | 'storage'>, 
         `Cannot reach bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}: ${(error as Error).name} ${(error as Error).message}`.trim(),
       );
     }
+    // Never into another installation's bucket (decision 057).
+    await assertMayMoveInto(bucket, createDiskBlobs(root), config);
     print(`Copying ${root} into bucket ${storage.bucket}${storage.endpoint ? ` at ${storage.endpoint}` : ''}…`);
     const keys = createDiskBlobs(root).list()[Symbol.asyncIterator]();
     const copyOne = async (key: string) => {
@@ -60,7 +63,10 @@ export async function migrateFiles(config: Pick<Config, 'dataDir' | 'storage'>, 
     };
     // A few workers share one walk of the directory.
     const worker = async () => {
-      for (let next = await keys.next(); !next.done; next = await keys.next()) await copyOne(next.value.key);
+      for (let next = await keys.next(); !next.done; next = await keys.next()) {
+        // The disk's marker is its own: the start on the bucket claims the bucket (decision 057).
+        if (next.value.key !== HOME_MARKER) await copyOne(next.value.key);
+      }
     };
     await Promise.all(Array.from({ length: PARALLEL }, worker));
   } finally {

@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { opensInline } from '#lib/gearboxes/documents.ts';
@@ -59,6 +60,29 @@ function readMetadata(text: string): FileMetadata {
   if (id !== undefined && id !== null && (typeof id !== 'string' || !FILE_ID.test(id))) throw refuse('invalid', t('refusals.fileIdInvalid'));
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 255)) throw refuse('invalid', t('refusals.fileNameInvalid'));
   return { ...(typeof id === 'string' ? { id: id.toLowerCase() } : {}), ...(typeof name === 'string' && name.trim() ? { name } : {}) };
+}
+
+/**
+ * Streams a file's bytes into the answer. A client that goes away first (curl at the last byte, a
+ * browser cancelling a download or moving a video) is no failure: it resolves, and the server's
+ * log says at info that the request was cut short. Bytes that stop coming (the bucket or the disk
+ * failing mid-stream) reject, so the request is logged as failed. Which side closed first tells.
+ */
+export async function sendBytes(source: Readable, res: ServerResponse): Promise<void> {
+  if (res.destroyed) {
+    // Gone while the bucket was being asked.
+    source.destroy();
+    return;
+  }
+  let first: 'source' | 'client' | undefined;
+  source.once('error', () => (first ??= 'source'));
+  source.once('close', () => (first ??= source.readableEnded ? undefined : 'source'));
+  res.once('close', () => (first ??= res.writableFinished ? undefined : 'client'));
+  try {
+    await pipeline(source, res);
+  } catch (error) {
+    if (first !== 'client') throw error;
+  }
 }
 
 export function createStorageRoutes(deps: {
@@ -274,11 +298,11 @@ export function createStorageRoutes(deps: {
       }
       res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Content-Length': end - start + 1 });
       if (req.method === 'HEAD') return res.end();
-      return void (await pipeline(await blobs.stream(key, { start, end }), res));
+      return sendBytes(await blobs.stream(key, { start, end }), res);
     }
     res.writeHead(200, { ...headers, 'Content-Length': size });
     if (req.method === 'HEAD') return res.end();
-    await pipeline(await blobs.stream(key), res);
+    await sendBytes(await blobs.stream(key), res);
   }
 
   /** Decision 033: the bucket's own URL when STORAGE_PRESIGNED_URLS=bucket, else a link to this app. */

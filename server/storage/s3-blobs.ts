@@ -74,6 +74,9 @@ export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3
       await send(key, tmpFile);
       rmSync(tmpFile, { force: true });
     },
+    write: async (key, bytes) => {
+      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: 'application/json' }));
+    },
     copyIn: async (key, file) => send(key, file, await md5Of(file)),
     move: async (from, to) => {
       // S3 has no rename: a copy made by the bucket itself (the bytes do not come back here), then the delete.

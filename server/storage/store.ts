@@ -14,8 +14,9 @@ import { pgCode } from '#server/db/errors.ts';
 import { files } from '#server/db/schema/index.ts';
 import { refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
-import { type Blobs, createDiskBlobs, stagedKey, thumbnailKey } from './blobs.ts';
-import { createS3Blobs } from './s3-blobs.ts';
+import type { Logger } from '#server/log.ts';
+import { stagedKey, thumbnailKey } from './blobs.ts';
+import { homePlace, openBlobs, sweepRefusal } from './home.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
@@ -31,6 +32,8 @@ const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 export const TMP_IDLE_MS = 5 * 60_000;
 /** How often stored bytes are checked against the rows (decision 036). */
 const ORPHAN_SWEEP_MS = 15 * 60_000;
+/** A sweep's log line names at most this many of the keys it removed. */
+const LOGGED_KEYS = 100;
 const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.staged\.([0-9a-f]+))?$/;
 
 /** A display name without path parts or control characters. */
@@ -78,14 +81,16 @@ export async function checkType(bucket: BucketId, name: string, file: string): P
 export function createFileStore(deps: {
   db: Db;
   config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes' | 'storage'> & Partial<Pick<Config, 'storageOrphanGraceMs'>>;
+  /** Where the sweeps say what they removed, or why they did not run. */
+  logger?: Logger;
 }) {
-  const { db, config } = deps;
+  const { db, config, logger } = deps;
   const root = path.join(config.dataDir, 'files');
   // Uploads land here first, checked, then move in: on this instance's disk whatever `blobs` is.
   const tmpDir = path.join(root, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   // The disk unless STORAGE_URL or S3_* name a bucket (decision 033).
-  const blobs: Blobs & { close?(): void } = config.storage.kind === 's3' ? createS3Blobs(config.storage, { tmpDir }) : createDiskBlobs(root);
+  const blobs = openBlobs(config);
   const thumbnailKeys = (id: string) => [...THUMBNAIL_SIZES].map((width) => thumbnailKey(id, width));
 
   /** Removes what uploads cut off, refused or killed with the server left behind. */
@@ -112,6 +117,12 @@ export function createFileStore(deps: {
    * once older than the grace period, which covers uploads still in flight on other instances.
    */
   const sweepOrphans = async (graceMs = config.storageOrphanGraceMs ?? 60 * 60_000) => {
+    // Only in a home that names this installation: another's files are not orphans (decision 057).
+    const refusal = await sweepRefusal(db, blobs, config);
+    if (refusal) {
+      logger?.error('orphan sweep skipped', { reason: refusal });
+      return 0;
+    }
     const cutoff = Date.now() - graceMs;
     const keys: { key: string; id: string; staged?: string; old: boolean }[] = [];
     for await (const { key, modifiedAt } of blobs.list()) {
@@ -128,20 +139,28 @@ export function createFileStore(deps: {
         .where(inArray(files.id, ids.slice(i, i + 500)));
       for (const row of rows) etags.set(row.id, row.etag);
     }
-    let removed = 0;
+    const removed: string[] = [];
     for (const { key, id, staged, old } of keys) {
       const etag = etags.get(id);
       try {
         if (staged && etag === `"${staged}"`) await moveIn(key, id);
         else if (old && (staged || etag === undefined)) {
           await blobs.remove([key]);
-          removed += 1;
+          removed.push(key);
         }
       } catch {
         // Another instance settled this key first; the rest of the sweep goes on.
       }
     }
-    return removed;
+    if (removed.length) {
+      logger?.info('orphan files removed', {
+        place: homePlace(config),
+        count: removed.length,
+        keys: removed.slice(0, LOGGED_KEYS),
+        ...(removed.length > LOGGED_KEYS ? { more: removed.length - LOGGED_KEYS } : {}),
+      });
+    }
+    return removed.length;
   };
   /** Staged bytes take their file's place; thumbnails of the old bytes go. */
   const moveIn = async (from: string, to: string) => {

@@ -180,8 +180,9 @@ export type Cluster = {
 
 /**
  * `instances` server processes (default 2) sharing one PostgreSQL (the given database, or a new
- * embedded server), one S3 bucket (or each its own disk), the secrets and PUBLIC_URL, with their
- * own DATA_DIR; behind nginx unless `proxy` is false (one instance reached directly).
+ * embedded server), one S3 bucket, the secrets and PUBLIC_URL, with their own DATA_DIR; with files
+ * on disk they share one DATA_DIR, as an operator's must (decision 057). Behind nginx unless
+ * `proxy` is false (one instance reached directly).
  */
 export async function startCluster(
   options: {
@@ -233,12 +234,14 @@ export async function startCluster(
       ...options.env,
     };
     const instances: Instance[] = [];
+    let sharedDataDir: string | undefined;
     // One after the other: the first applies the migrations and loads the demo workshop.
     for (const [i, port] of ports.entries()) {
       const name = String.fromCharCode(65 + i);
-      const dataDir = mkdtempSync(path.join(tmpdir(), `atelier-instance-${name}-`));
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      const reports = path.join(dataDir, 'reports');
+      const dataDir = sharedDataDir ?? mkdtempSync(path.join(tmpdir(), `atelier-instance-${name}-`));
+      if (!sharedDataDir) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      if (storage === 'disk') sharedDataDir = dataDir;
+      const reports = path.join(dataDir, `reports-${name}`);
       const reportOptions = `--report-on-signal --report-signal=SIGUSR2 --report-directory=${reports} --report-compact --report-exclude-env --report-exclude-network`;
       if (options.heapReports) mkdirSync(reports);
       const child = spawnServer(

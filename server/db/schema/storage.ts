@@ -37,6 +37,11 @@ export const filesLocation = storage.table(
     /** The S3 endpoint; null: AWS's for the region. */
     endpoint: text('endpoint'),
     region: text('region'),
+    /**
+     * This installation's claim on the files' home (decision 057): the same token is in the marker
+     * object `installation.json` there; a start or a sweep facing another token stops.
+     */
+    token: uuid('token'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [check('location_one_row', sql`${t.id}`)],

@@ -1411,6 +1411,8 @@ export const fr = {
     attempts: 'Tentatives',
     lastError: 'Dernière erreur',
     nextAttempt: 'Prochain essai',
+    attemptsOf: 'Tentatives : {{count}}',
+    nextAttemptOf: 'Prochain essai : {{date}}',
     retry: 'Renvoyer',
     retryOf: 'Renvoyer : {{kind}} à {{recipient}}',
     retried: 'Message renvoyé',

@@ -1,0 +1,1 @@
+ALTER TABLE "storage"."location" ADD COLUMN "token" uuid;
