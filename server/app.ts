@@ -193,10 +193,11 @@ export async function createApp(options: {
     res.setHeader('X-Request-Id', id);
     const fields = () => ({ id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     res.on('finish', () => logger.info('request', fields()));
-    // The connection closed before the whole answer left: the client went away (a download
-    // cancelled, curl at the last byte), or a failure here broke it off, logged as such.
+    // The connection closed before the answer was known to have left. Every byte handed over
+    // (curl or nginx closing at the last byte): answered whole. Else the client went away (a
+    // download cancelled), or a failure here broke it off, logged as such.
     res.on('close', () => {
-      if (!res.writableFinished) logger.info('request cut short', fields());
+      if (!res.writableFinished) logger.info(res.writableEnded ? 'request' : 'request cut short', fields());
     });
     try {
       if (await handleBackend(req, res)) return;
