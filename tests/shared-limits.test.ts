@@ -6,6 +6,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { type CounterStore, createMemoryCounters, createPostgresCounters } from '#server/auth/counters.ts';
+import { createSignInThrottle } from '#server/auth/rate-limit.ts';
 import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
@@ -68,6 +69,27 @@ function describeBurst(label: string, instances: () => TestApp[]) {
     });
   });
 }
+
+describe('a guess given back', () => {
+  it('answers a right password although giving its guess back fails, and logs it', async () => {
+    const memory = createMemoryCounters();
+    // A store whose giving back fails (a deadlock, a dropped connection), as PostgreSQL's may.
+    const failing: CounterStore = {
+      ...memory,
+      async reserve(keys, rule) {
+        const reserved = await memory.reserve(keys, rule);
+        return 'waitMs' in reserved ? reserved : { giveBack: () => Promise.reject(new Error('Connection terminated unexpectedly')) };
+      },
+    };
+    const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const logger = { info: () => undefined, error: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }) };
+    const throttle = createSignInThrottle(defaultSignInThrottle, failing, 'sign-in', logger);
+    expect(await throttle.guess('admin@demo.local', '192.0.2.9', async () => 'signed in', { forgets: true })).toBe('signed in');
+    expect(logged).toEqual([{ msg: 'guess not given back: it counts as a failure until forgotten', fields: { error: 'Connection terminated unexpectedly' } }]);
+    // Worst case, one failure more for the pair and the address, forgotten as failures are.
+    expect(await throttle.failures('admin@demo.local', '192.0.2.9')).toBe(1);
+  });
+});
 
 describe('one instance', () => {
   let t: TestApp;
@@ -192,6 +214,47 @@ describe('limits behind two instances on one PostgreSQL', () => {
       const [entry] = await counters.read([keys[0]!.key]);
       expect(entry?.count).toBe(2);
     });
+  });
+
+  it('never deadlocks two guesses when a row of theirs appears while one of them waits', async () => {
+    const [onA, onB] = [a, b].map((t) => createPostgresCounters(t.database.db, t.config.sessionSecret));
+    const rule = { maxDelayMs: 60_000, forgetMs: 60_000 };
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // A row appears that sorts before one the guesses wait for (`race-a`, `race-b`), as a first
+    // failure's row may (the real kinds sort the address first: this is the store's own guarantee).
+    const id = randomBytes(4).toString('hex');
+    const keys = [
+      { key: `race-a:${id}`, free: 100 },
+      { key: `race-b:${id}`, free: 100 },
+    ];
+    await onA!.fail([keys[1]!.key], rule.forgetMs);
+    const stored = (
+      await queryRows<{ key: string }>(a.database.db, sql`select key from auth.rate_counters where key like 'race-b:%' order by last_at desc limit 1`)
+    )[0]!.key;
+    let first: Promise<unknown> = Promise.resolve();
+    let second: Promise<unknown> = Promise.resolve();
+    let counted: Promise<unknown> = Promise.resolve();
+    await a.database.db.transaction(async (tx) => {
+      // A guess at the same address holds its row.
+      await tx.execute(sql`select 1 from auth.rate_counters where key = ${stored} for update`);
+      // One guess starts and waits for it, before the pair's row exists.
+      first = onB!.reserve(keys, rule).catch((error: unknown) => error);
+      await pause(150);
+      // Another guess counts the pair's first failure, and a third starts: it finds both rows.
+      counted = onB!.fail([keys[0]!.key], rule.forgetMs);
+      await pause(50);
+      second = onA!.reserve(keys, rule).catch((error: unknown) => error);
+      await pause(150);
+    });
+    const [answers] = await Promise.all([Promise.all([first, second]), counted]);
+    // PostgreSQL finds the deadlock after a second and aborts one: before, that guess failed
+    // (40P01, a 500 for the sign-in); now it is sent again.
+    expect(answers.map((r) => (r instanceof Error ? (((r.cause as { code?: string }) ?? r).code ?? r.message) : 'giveBack' in (r as object)))).toEqual([
+      true,
+      true,
+    ]);
+    const [pair, address] = await onA!.read(keys.map((k) => k.key));
+    expect([pair?.count, address?.count]).toEqual([3, 3]);
   });
 
   it('sweeps out the counters whose window or memory has ended, and only those', async () => {

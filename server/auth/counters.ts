@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Database, type Db, queryRows } from '#server/db/client.ts';
+import { pgCode } from '#server/db/errors.ts';
 
 /**
  * Counters by key, `kind:subject` (the kind is ours, the subject an address or an account).
@@ -161,6 +162,23 @@ export function createMemoryCounters(now: () => number = Date.now): CounterStore
   };
 }
 
+/** Deadlocks a statement is tried again after, before its error reaches the caller. */
+const DEADLOCK_RETRIES = 3;
+
+/**
+ * Runs `run` again when PostgreSQL aborted it to break a deadlock (40P01): every statement of a
+ * store is its own transaction, rolled back whole, so it can simply be sent again.
+ */
+async function untilNoDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (pgCode(error) !== '40P01' || attempt > DEADLOCK_RETRIES) throw error;
+    }
+  }
+}
+
 /** One hit or failure in this many also sweeps out the rows that mean nothing any more. */
 const SWEEP_RATE = 1 / 100;
 
@@ -240,27 +258,34 @@ export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP
       await db.execute(sql`delete from auth.rate_counters where key = ${stored(key)} and count = ${token}`);
     },
     async reserve(keys, rule) {
-      // The rows are locked in the database's key order, as `giveBack` locks them: never a deadlock.
       const wanted = [...new Map(keys.map(({ key, free }) => [stored(key), free])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
       const values = sql.join(
         wanted.map(([key, free]) => sql`(${key}::text, ${free}::int)`),
         sql`, `,
       );
-      // `held` locks the rows as they are now (FOR UPDATE waits for a guess counted at this
-      // moment, then reads its count); the wait is `throttleWait`'s, in SQL; `taken` counts
-      // only when no key must wait. What the rows held comes back, for the reservation's return.
-      const rows = await queryRows<{
-        wait_ms: number;
-        at: string;
-        key: string;
-        free: number;
-        last_at: string | null;
-        expires_at: string | null;
-        unseen: boolean;
-        counted: number | null;
-      }>(
-        db,
-        sql`with wanted (key, free) as (values ${values}),
+      // The rows are locked in the database's key order, as `giveBack` locks them. But FOR
+      // UPDATE locks only the rows in the statement's snapshot: a row committed after it (a
+      // guess at a new key, counted at this moment) is locked later, by the upsert in `taken`,
+      // out of that order, and two guesses can each hold the row the other waits for. PostgreSQL
+      // then aborts one (40P01, after its deadlock_timeout, 1 s by default), rolled back whole,
+      // and it is sent again: the guess waits, never fails. (Making the rows first, in a
+      // statement of their own, would avoid it, for one more round trip on every guess.)
+      // `held` locks the rows (FOR UPDATE waits for a guess counted at this moment, then reads
+      // its count); the wait is `throttleWait`'s, in SQL; `taken` counts only when no key must
+      // wait. What the rows held comes back, for the reservation's return.
+      const rows = await untilNoDeadlock(() =>
+        queryRows<{
+          wait_ms: number;
+          at: string;
+          key: string;
+          free: number;
+          last_at: string | null;
+          expires_at: string | null;
+          unseen: boolean;
+          counted: number | null;
+        }>(
+          db,
+          sql`with wanted (key, free) as (values ${values}),
             held as (
               select key, count, last_at, expires_at from auth.rate_counters
               where key in (select key from wanted) order by key for update
@@ -288,6 +313,7 @@ export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP
             select (select wait_ms from verdict) as wait_ms, now()::text as at, s.key, s.free, s.last_at::text as last_at, s.expires_at::text as expires_at,
               s.last_at is null as unseen, t.count as counted
             from state s left join taken t on t.key = s.key`,
+        ),
       );
       const waitMs = Number(rows[0]?.wait_ms ?? 0);
       if (waitMs > 0) return { waitMs };
@@ -307,8 +333,9 @@ export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP
           );
           // Locked in the key's order first, as `reserve` locks them. A key's last failure goes
           // back to what it was only if this reservation is still the last.
-          await db.execute(
-            sql`with locked as (
+          await untilNoDeadlock(() =>
+            db.execute(
+              sql`with locked as (
                   select key from auth.rate_counters where key in (${sql.join(
                     rows.map((r) => sql`${r.key}`),
                     sql`, `,
@@ -321,6 +348,7 @@ export function createPostgresCounters(db: Db, secret: string, sweepRate = SWEEP
                   expires_at = case when c.last_at = ${at}::timestamptz and b.last_at is not null then b.expires_at else c.expires_at end
                 from (values ${values}) as b (key, last_at, expires_at)
                 where c.key = b.key and c.key in (select key from locked)`,
+            ),
           );
         },
       };

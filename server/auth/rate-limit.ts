@@ -3,6 +3,7 @@
 import type { RateLimitRule, ThrottleRule } from '#server/config.ts';
 import { randomInt } from 'node:crypto';
 import { DomainError } from '#server/errors.ts';
+import type { Logger } from '#server/log.ts';
 import { type CounterStore, throttleWait } from './counters.ts';
 
 export type RateLimiter = {
@@ -46,7 +47,7 @@ export type SignInThrottle = {
  * failures never delay the owner signing in from another address, and a success resets.
  * `name` keeps apart throttles that share a store (passwords, the second factor's ceiling).
  */
-export function createSignInThrottle(rule: ThrottleRule, store: CounterStore, name: string): SignInThrottle {
+export function createSignInThrottle(rule: ThrottleRule, store: CounterStore, name: string, logger: Logger): SignInThrottle {
   // An address has no space in it: what follows the first one is the account, whatever it holds.
   const pair = (account: string, ip: string) => `${name}-pair:${ip} ${account.toLowerCase()}`;
   const address = (ip: string) => `${name}-address:${ip}`;
@@ -67,15 +68,24 @@ export function createSignInThrottle(rule: ThrottleRule, store: CounterStore, na
         judged = true;
         return value;
       };
+      // Giving back failing (a deadlock, a dropped connection) never fails the guess: the caller
+      // proved themselves, or the request failed already. It stays one failure more, which
+      // is forgotten as failures are.
+      const giveBack = (forget?: string) =>
+        reserved
+          .giveBack(forget)
+          .catch((error: unknown) =>
+            logger.error('guess not given back: it counts as a failure until forgotten', { error: error instanceof Error ? error.message : String(error) }),
+          );
       let value: T;
       try {
         value = await run(wrong);
       } catch (error) {
         // Not checked (a failing query, a refusal before the check): no failure of its own.
-        if (!judged) await reserved.giveBack().catch(() => undefined);
+        if (!judged) await giveBack();
         throw error;
       }
-      if (!judged) await reserved.giveBack(options.forgets ? pair(account, ip) : undefined);
+      if (!judged) await giveBack(options.forgets ? pair(account, ip) : undefined);
       return value;
     },
     async check(account, ip) {
