@@ -64,7 +64,7 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
     });
     // The conditions are the base's (SPEC §8, decision 043): a value it does not hold is refused, field by field.
     const unknown = 'Cet item ne fait pas partie de la base de donnée';
-    const refusal = async (c: object) => (await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', ...c } })).errors![0]!.extensions;
+    const refusal = async (c: object) => (await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', ...c } })).errors?.[0]?.extensions;
     expect(await refusal({ acceleratorLoad: 'Charge lunaire', bvaMode: 'Z', gear: '12' })).toEqual({
       code: 'validation',
       fields: { 'object.acceleratorLoad': unknown, 'object.bvaMode': unknown, 'object.gear': unknown },
@@ -102,7 +102,15 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
       fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' },
     });
     expect((await gql('commercial', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P07 3', temporality: 'never' } })).errors).toBeDefined();
+    // A code is letters, digits and dashes, 20 at most (the dossier's rule): the input is otherwise
+    // valid, so the refusal is the code's, on its field, on a new read and on a change alike.
+    const badCode = { code: 'P07 3', description: 'Espace dans le code', temporality: 'pre' };
+    expect(await refusal(badCode)).toEqual({ code: 'validation', fields: { 'object.code': 'Code invalide' } });
+    expect(await refusal({ ...badCode, code: `P${'0'.repeat(20)}` })).toEqual({ code: 'validation', fields: { 'object.code': '20 caractères au plus' } });
+    expect((await gql('diagnostician', Q.updateCode, { id: first, c: badCode })).errors?.[0]?.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.code': 'Code invalide' },
+    });
 
     const order = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
     expect(order.canReadFaultCodes).toBe(true);

@@ -29,8 +29,8 @@ export function withTimeBudget(schema: GraphQLSchema): GraphQLSchema {
       if (isLeafType(getNamedType(field.type))) continue;
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = (source, args, context: GraphQLContext, info) => {
-        // A rejected promise, not a throw: the executor drops sibling promises when a field
-        // throws synchronously, and their later rejections would go unhandled.
+        // A rejected promise, not a throw: when an item of a list throws synchronously, the
+        // executor drops the promises of the items before it, and their rejections go unhandled.
         if (context.deadline && Date.now() > context.deadline.at) return Promise.reject(timeoutError(context.deadline.ms));
         return resolve(source, args, context, info);
       };
