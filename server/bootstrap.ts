@@ -34,7 +34,13 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
       // Demo data only on a new embedded database, unless DEMO_DATA=1 says otherwise.
       const demo = config.demoData ?? (database.kind === 'pglite' && database.isNew);
       if (demo) {
-        await seedDemoWorkshop(database.db, { files: createFileStore({ db: database.db, config }) });
+        // The seed's own store does not sweep: only the server's store does, once the home is claimed.
+        const files = createFileStore({ db: database.db, config, logger, sweeps: false });
+        try {
+          await seedDemoWorkshop(database.db, { files });
+        } finally {
+          await files.close();
+        }
         logger.info('demo workshop loaded', {
           password: DEMO_PASSWORD,
           accounts: demoAccounts.map((a) => `${a.email} (${a.role})`),

@@ -1,5 +1,6 @@
 // Issue 19, item 1: both homes of file bytes keep the same contract (server/storage/blobs.ts):
 // the local disk and an S3 bucket (a real S3 protocol server, s3rver).
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -157,6 +158,43 @@ describe.each(['disk', 's3'] as const)('file bytes on %s', (kind) => {
       } finally {
         wrong.close();
         down.close();
+      }
+    });
+
+    it('puts the bytes again on a fresh connection when the first is cut before any answer («socket hang up»)', async () => {
+      const s3 = blobs as S3Blobs;
+      const target = await s3.client.config.endpoint!();
+      // A relay that cuts its first connection as the request arrives, then passes the others through.
+      let connections = 0;
+      const relay = createServer((client) => {
+        connections += 1;
+        if (connections === 1) return void client.once('data', () => client.destroy());
+        const upstream = connect(Number(target.port), target.hostname, () => client.pipe(upstream).pipe(client));
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+      });
+      await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+      const { port } = relay.address() as AddressInfo;
+      const endpoint = `http://127.0.0.1:${port}`;
+      const cut = createS3Blobs(
+        {
+          kind: 's3',
+          endpoint,
+          bucket: s3.bucket,
+          region: 'us-east-1',
+          credentials: await s3.client.config.credentials(),
+          forcePathStyle: true,
+          presignedUrls: 'app',
+        },
+        { tmpDir: backend.tmpDir },
+      );
+      try {
+        await cut.put(ID, tmpFile(bytes));
+        expect(connections).toBe(2);
+        expect(await blobs.read(ID)).toEqual(bytes);
+      } finally {
+        cut.close();
+        relay.close();
       }
     });
   }

@@ -181,7 +181,12 @@ async function run(): Promise<void> {
     if (command === 'migrate') {
       logger.info('migrations applied', { database: database.kind });
     } else {
-      await seedDemoWorkshop(database.db, { files: createFileStore({ db: database.db, config }) });
+      const files = createFileStore({ db: database.db, config, logger, sweeps: false });
+      try {
+        await seedDemoWorkshop(database.db, { files });
+      } finally {
+        await files.close();
+      }
       logger.info('demo workshop loaded', { database: database.kind });
     }
   } finally {

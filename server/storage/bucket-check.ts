@@ -32,8 +32,14 @@ export function createS3Client(config: S3Config): S3Client {
     credentials: config.credentials,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // Without a logger of its own the SDK writes bare lines on stderr between the app's JSON lines
+    // («An error was encountered in a non-retryable streaming request.»); the error itself is
+    // thrown to the caller, which retries or logs it.
+    logger: silentSdkLogger,
   });
 }
+
+const silentSdkLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 /** Reads a failed HEAD of the bucket as the setting that is wrong. */
 export function bucketProblemOf(config: S3Config, error: unknown, timeoutMs: number): BucketProblem {

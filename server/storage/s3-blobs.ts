@@ -45,6 +45,12 @@ function isMissing(error: unknown): boolean {
   return error instanceof S3ServiceException && (error.name === 'NotFound' || error.name === 'NoSuchKey');
 }
 
+const PUT_ATTEMPTS = 3;
+/** A request cut on its way, with no HTTP answer: safe to send again (a put replaces the same key). */
+const cutBeforeAnswer = (error: unknown) =>
+  (error as S3ServiceException).$metadata?.httpStatusCode === undefined &&
+  (['ECONNRESET', 'EPIPE'].includes((error as { code?: string }).code ?? '') || /socket hang up/i.test((error as Error).message ?? ''));
+
 /** The MD5 of a file's bytes, in base64 (Content-MD5) or hex (an ETag). */
 export function md5Of(file: string, encoding: 'base64' | 'hex' = 'base64'): Promise<string> {
   const hash = createHash('md5');
@@ -56,13 +62,23 @@ export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3
   const Bucket = config.bucket;
   mkdirSync(options.tmpDir, { recursive: true });
 
+  /**
+   * Puts a file's bytes, once more on a fresh connection when the first was cut before any answer
+   * (a kept-alive socket the server had just closed: «socket hang up»). The SDK retries such cuts
+   * itself, but not for a streamed body; the file can be read again, so this can.
+   */
   const send = async (key: string, file: string, md5?: string) => {
-    const body = createReadStream(file);
-    try {
-      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentLength: statSync(file).size, ...(md5 ? { ContentMD5: md5 } : {}) }));
-    } finally {
-      // A refused put may leave the file half read: its descriptor is closed all the same.
-      body.destroy();
+    for (let attempt = 1; ; attempt += 1) {
+      const body = createReadStream(file);
+      try {
+        await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentLength: statSync(file).size, ...(md5 ? { ContentMD5: md5 } : {}) }));
+        return;
+      } catch (error) {
+        if (attempt >= PUT_ATTEMPTS || !cutBeforeAnswer(error)) throw error;
+      } finally {
+        // A refused put may leave the file half read: its descriptor is closed all the same.
+        body.destroy();
+      }
     }
   };
 

@@ -84,8 +84,10 @@ export function createFileStore(deps: {
     Partial<Pick<Config, 'storageOrphanGraceMs' | 'databaseUrl'>>;
   /** Where the sweeps say what they removed, or why they did not run. */
   logger?: Logger;
+  /** False for a one-off job (the demo's seed): only the server's store sweeps (decision 057). */
+  sweeps?: boolean;
 }) {
-  const { db, config, logger } = deps;
+  const { db, config, logger, sweeps = true } = deps;
   const root = path.join(config.dataDir, 'files');
   // Uploads land here first, checked, then move in: on this instance's disk whatever `blobs` is.
   const tmpDir = path.join(root, 'tmp');
@@ -108,8 +110,8 @@ export function createFileStore(deps: {
       }
     }
   };
-  sweepTmp();
-  const sweeper = setInterval(() => sweepTmp(), TMP_IDLE_MS);
+  if (sweeps) sweepTmp();
+  const sweeper = setInterval(() => sweeps && sweepTmp(), TMP_IDLE_MS);
   sweeper.unref();
 
   /**
@@ -168,9 +170,9 @@ export function createFileStore(deps: {
     await blobs.move(from, to);
     await blobs.remove(thumbnailKeys(to));
   };
-  const orphanSweeps = { running: sweepOrphans().catch(() => 0) as Promise<unknown> };
+  const orphanSweeps = { running: (sweeps ? sweepOrphans().catch(() => 0) : Promise.resolve()) as Promise<unknown> };
   const orphanSweeper = setInterval(() => {
-    orphanSweeps.running = orphanSweeps.running.then(() => sweepOrphans().catch(() => 0));
+    if (sweeps) orphanSweeps.running = orphanSweeps.running.then(() => sweepOrphans().catch(() => 0));
   }, ORPHAN_SWEEP_MS);
   orphanSweeper.unref();
   const signKey = `${config.jwtSecret}:storage`;
