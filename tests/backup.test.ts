@@ -252,10 +252,11 @@ describe('backups', { timeout: 180_000 }, () => {
     expect(manifest.storage).toEqual({ kind: 's3', endpoint: 'http://127.0.0.1:9000', bucket: 'atelier-files', region: 'eu-west-3', files: 1, bytes: 1234 });
     expect(Object.keys(manifest.entries).filter((e) => e.startsWith('files/'))).toEqual([]);
 
+    // No bucket answers there: the restore says it could not claim it (decision 057), and succeeds.
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
       new RegExp(
-        String.raw`^Restored .+: \d+ rows in 37 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
+        String.raw`^Restored .+: \d+ rows in 37 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nCould not mark the files' home as this installation's \(bucket atelier-files at http:\/\/127\.0\.0\.1:9000: [^\n]+\): the first start claims it\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
       ),
     );
     expect(restore.status).toBe(0);

@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from '#server/build.ts';
 import { files } from '#server/db/schema/index.ts';
-import { HOME_MARKER, readMarker, readToken, writeMarker } from '#server/storage/home.ts';
+import { createDiskBlobs } from '#server/storage/blobs.ts';
+import { claimAfterRestore, claimFilesHome, createMarker, HOME_MARKER, readMarker, readToken } from '#server/storage/home.ts';
 import { createPostgresDatabase, startTestApp, type TestApp } from './support/app.ts';
 import { startS3Server } from './support/s3-server.ts';
 
@@ -104,12 +105,12 @@ describe('two installations on one bucket', () => {
     expect(await present()).toEqual([20, 20]);
     expect(skipped().at(-1)).toMatchObject({
       level: 'error',
-      reason: `bucket ${s3.bucket} at ${s3.endpoint} has no ${HOME_MARKER}: it is not known to be this installation's (restart an instance to claim it again; on disk, every instance must have this DATA_DIR)`,
+      reason: `bucket ${s3.bucket} at ${s3.endpoint} has no ${HOME_MARKER}: it is not known to be this installation's (restart an instance: it writes it again)`,
     });
 
     // Another installation's marker: the same.
     const other = randomUUID();
-    await writeMarker(store.blobs, other, 'start');
+    expect(await createMarker(store.blobs, other, 'start')).toBe(true);
     expect(await store.sweepOrphans(0)).toBe(0);
     expect(await present()).toEqual([20, 20]);
     expect(skipped().at(-1)!.reason).toMatch(
@@ -119,7 +120,8 @@ describe('two installations on one bucket', () => {
     );
 
     // Its own marker back: the orphans go, named in the log; the files X's rows name stay.
-    await writeMarker(store.blobs, token, 'start');
+    await store.blobs.remove([HOME_MARKER]);
+    await createMarker(store.blobs, token, 'start');
     const named = await x.database.db.select().from(files);
     expect(named.length).toBeGreaterThan(0);
     expect(await store.sweepOrphans(0)).toBe(2);
@@ -183,6 +185,54 @@ describe('two instances on one database, files on disk', () => {
     expect(await readMarker(upgraded.app.services.files.blobs)).toMatchObject({ installation: token });
   });
 
+  it('a DATA_DIR whose marker went is claimed again at restart: always with the embedded database, with PostgreSQL when the newest files are there', async () => {
+    // Embedded: the database lives in this DATA_DIR, so its files are here.
+    const embeddedDir = fresh('embedded');
+    const options = { dataDir: embeddedDir, encryptionKeys: [secrets.ENCRYPTION_KEY], env: { DEMO_DATA: '0' } };
+    const first = await startTestApp('pglite', options);
+    const token = await readToken(first.database.db);
+    await first.app.services.files.blobs.remove([HOME_MARKER]);
+    await first.app.services.files.sweepOrphans(0);
+    expect(first.logLines.findLast((line) => line.msg === 'orphan sweep skipped')!.reason).toBe(
+      `${embeddedDir}/files has no ${HOME_MARKER}: it is not known to be this installation's (restart the instance: it writes it again)`,
+    );
+    await first.close();
+    const again = await startTestApp('pglite', options);
+    closing.push(() => again.close());
+    expect(await readMarker(again.app.services.files.blobs)).toMatchObject({ installation: token });
+
+    // PostgreSQL: this DATA_DIR holds the newest files' bytes, another machine's empty one does not.
+    const dataDir = fresh('pg-files');
+    const pg = await start({ env: { DEMO_DATA: '1' }, dataDir });
+    const databaseUrl = pg.config.databaseUrl!;
+    const pgToken = await readToken(pg.database.db);
+    await pg.app.services.files.blobs.remove([HOME_MARKER]);
+    await pg.app.services.files.sweepOrphans(0);
+    const reason = pg.logLines.findLast((line) => line.msg === 'orphan sweep skipped')!.reason;
+    expect(reason).toBe(
+      `${dataDir}/files has no ${HOME_MARKER}: it is not known to be this installation's (a restart writes it again if the 5 newest files' bytes are in this DATA_DIR, and is refused otherwise: then start every instance with the DATA_DIR that holds the files, or restore a backup, or put back ${HOME_MARKER} naming installation ${pgToken})`,
+    );
+    console.log(`sweep without marker, PostgreSQL on disk: ${reason}`);
+    await pg.close();
+    await expect(start({ databaseUrl, dataDir: fresh('pg-elsewhere') })).rejects.toThrow(/^Invalid DATA_DIR: .+ is not where this installation's files are/);
+    const restarted = await start({ databaseUrl, dataDir });
+    expect(await readMarker(restarted.app.services.files.blobs)).toMatchObject({ installation: pgToken, by: expect.stringMatching(/^start on /) });
+  });
+
+  it('two installations claiming one empty DATA_DIR at once: one claims it, the other is refused', async () => {
+    const apps = await Promise.all([start({ env: { DEMO_DATA: '0' } }), start({ env: { DEMO_DATA: '0' } })]);
+    for (let round = 0; round < 5; round++) {
+      const home = { dataDir: fresh(`contested-${round}`), storage: { kind: 'disk' as const } };
+      for (const t of apps) await t.database.db.execute(sql`update storage.location set token = null`);
+      const outcomes = await Promise.allSettled(
+        apps.map((t) => claimFilesHome(t.database.db, { ...home, databaseUrl: t.config.databaseUrl }, { moved: true })),
+      );
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const winner = outcomes.find((outcome) => outcome.status === 'fulfilled')!;
+      expect(await readMarker(createDiskBlobs(path.join(home.dataDir, 'files')))).toMatchObject({ installation: winner.value });
+    }
+  });
+
   it('a restore into a fresh DATA_DIR starts there', async () => {
     const source = await start({ env: { DEMO_DATA: '1' } });
     const archive = path.join(work, 'disk.tar.gz');
@@ -195,5 +245,39 @@ describe('two instances on one database, files on disk', () => {
     const restored = await start({ databaseUrl, dataDir });
     expect(await readToken(restored.database.db)).toBe(await readToken(source.database.db));
     expect((await fetch(`${restored.url}/readyz`)).status).toBe(200);
+
+    // The same archive restored with another installation's DATA_DIR by mistake: that one's marker
+    // stays, and the restore says, as the start then does, that the start is refused.
+    const other = await start({ env: { DEMO_DATA: '0' }, dataDir: fresh('other') });
+    const theirs = await readMarker(other.app.services.files.blobs);
+    const mistaken = await createPostgresDatabase();
+    const wrong = await run('server/db/cli.ts', ['restore', archive], { DATA_DIR: other.config.dataDir, DATABASE_URL: mistaken });
+    const refusal = `Invalid DATA_DIR: ${other.config.dataDir}/files holds the files of another installation (${HOME_MARKER} names installation ${theirs!.installation}, claimed ${theirs!.claimedAt} by ${theirs!.by}; this database's is ${await readToken(source.database.db)}); give each installation a DATA_DIR of its own`;
+    expect(wrong.stderr).toMatch(/^Restored /);
+    expect(wrong.stderr.split('\n').at(-2)).toBe(`The files' home is not this installation's, so a start on these settings is refused: ${refusal}`);
+    expect(wrong.status).toBe(1);
+    expect(await readMarker(other.app.services.files.blobs)).toEqual(theirs);
+    await expect(start({ databaseUrl: mistaken, dataDir: other.config.dataDir })).rejects.toThrow(refusal);
+    console.log(`restore into another installation's DATA_DIR: exit ${wrong.status}, ${wrong.stderr.trim().split('\n').at(-1)}`);
+
+    // An archive from before the claims (no token column) never removes a marker: the start decides.
+    const db = other.database.db;
+    const empty = { dataDir: fresh('before-claims'), storage: { kind: 'disk' as const } };
+    let onClaimed: string | null = null;
+    let onEmpty: string | null = 'not run';
+    await db
+      .transaction(async (tx) => {
+        await tx.execute(sql`alter table storage.location drop column token`);
+        onClaimed = await claimAfterRestore(tx as unknown as typeof db, other.config).catch((error: Error) => error.message);
+        onEmpty = await claimAfterRestore(tx as unknown as typeof db, empty);
+        tx.rollback();
+      })
+      .catch(() => {});
+    expect(onClaimed).toBe(
+      `Invalid DATA_DIR: ${other.config.dataDir}/files holds the files of another installation (${HOME_MARKER} names installation ${theirs!.installation}, claimed ${theirs!.claimedAt} by ${theirs!.by}; this database has claimed none); give each installation a DATA_DIR of its own`,
+    );
+    expect(await readMarker(other.app.services.files.blobs)).toEqual(theirs);
+    expect(onEmpty).toBeNull();
+    expect(await readMarker(createDiskBlobs(path.join(empty.dataDir, 'files')))).toBeNull();
   });
 });

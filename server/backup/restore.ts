@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
 import { createKeyring, forgetSealedSecrets, type Keyring, missingKeys } from '#server/auth/vault.ts';
-import { backupKeyOf, type Config } from '#server/config.ts';
+import { backupKeyOf, type Config, ConfigError } from '#server/config.ts';
 import { type Db, openDatabase, queryRows } from '#server/db/client.ts';
 import { claimAfterRestore, homePlace } from '#server/storage/home.ts';
 import { BackupError, checkArchive, type Manifest, readArchive } from './archive.ts';
@@ -183,8 +183,12 @@ export type RestoreSummary = {
   files: number;
   /** With forgetSecrets: the accounts whose authenticator app was removed, the tokens revoked, the queued messages given up. */
   forgotten?: { apps: number; tokens: number; messages: number };
-  /** The token the files' home is claimed by now; null for an archive from before the claims (its start claims). */
-  home: { token: string | null; error?: string };
+  /**
+   * The token the files' home is claimed by now; null for an archive from before the claims (its
+   * start claims). `refused`: the home is another installation's, in the start's words (the start
+   * on these settings is refused); `error`: the marker could not be written (the start claims).
+   */
+  home: { token: string | null; refused?: string; error?: string };
 };
 
 /** Restores `file` onto the database and storage `config` names. Throws BackupError with one clear line. */
@@ -262,10 +266,12 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
       });
       placed.keep();
       // The restored installation's files' home is claimed by its token (decision 057), so that it
-      // starts; the rows are in whatever happens here: a failure is said, and the start claims it.
+      // starts; the rows are in whatever happens here: another installation's home is said as the
+      // start will say it, a failure is said, and the start claims.
       const home = await claimAfterRestore(database.db, config).then(
         (token) => ({ token }),
-        (error: unknown) => ({ token: null, error: `${homePlace(config)}: ${(error as Error).message}` }),
+        (error: unknown) =>
+          error instanceof ConfigError ? { token: null, refused: error.message } : { token: null, error: `${homePlace(config)}: ${(error as Error).message}` },
       );
       return { manifest, rows, files: withFiles ? manifest.storage.files : 0, home, ...(forgotten ? { forgotten } : {}) };
     } finally {

@@ -103,6 +103,11 @@ async function restore(config: BackupCommandConfig): Promise<void> {
       `Without the archive's encryption key: ${count(result.forgotten.apps, 'account')} lost their authenticator app and its recovery codes (they sign in with their password and may enrol again), ${count(result.forgotten.tokens, 'personal access token')} revoked, ${count(result.forgotten.messages, 'queued message')} whose link or code it sealed marked failed (their users ask for a new one)\n`,
     );
   }
+  if (result.home.refused) {
+    // The rows are in, but no instance will start on these settings: said as the start will say it.
+    process.stderr.write(`The files' home is not this installation's, so a start on these settings is refused: ${result.home.refused}\n`);
+    process.exitCode = 1;
+  }
   if (result.home.error) {
     process.stderr.write(`Could not mark the files' home as this installation's (${result.home.error}): the first start claims it\n`);
   }

@@ -4,13 +4,16 @@
 // database (store.ts); this module only keeps bytes.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { link, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
 export type Blobs = {
-  /** Writes these few bytes as `key`'s, replacing any, whole or not at all (the home's marker). */
-  write(key: string, bytes: Buffer): Promise<void>;
+  /**
+   * Creates `key` with these few bytes, whole or not at all, unless it has bytes already (the
+   * home's marker, decision 057): true when created, false when another writer got there first.
+   */
+  create(key: string, bytes: Buffer): Promise<boolean>;
   /** Moves a checked temporary file in as the bytes of `key`, replacing any. */
   put(key: string, tmpFile: string): Promise<void>;
   /** The size of `key`'s bytes, or null when there are none. */
@@ -48,11 +51,21 @@ export function createDiskBlobs(root: string): Blobs {
   const fileOf = (key: string) => path.join(root, key);
   return {
     put: async (key, tmpFile) => renameSync(tmpFile, fileOf(key)),
-    write: async (key, bytes) => {
+    create: async (key, bytes) => {
+      // Written aside, then linked in: the link is refused when the name exists (never replaced,
+      // unlike a rename), and a reader sees the whole bytes or none.
       const partial = path.join(root, 'tmp', `${randomUUID()}.partial`);
       mkdirSync(path.dirname(partial), { recursive: true });
       await writeFile(partial, bytes, { mode: 0o600 });
-      await rename(partial, fileOf(key));
+      try {
+        await link(partial, fileOf(key));
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw error;
+      } finally {
+        await rm(partial, { force: true });
+      }
     },
     move: async (from, to) => renameSync(fileOf(from), fileOf(to)),
     size: async (key) => {

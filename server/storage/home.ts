@@ -17,11 +17,15 @@ import { createS3Blobs } from './s3-blobs.ts';
 /** The marker's key: at the root, never the shape of a file's key (store.ts, KEY_OF_FILE). */
 export const HOME_MARKER = 'installation.json';
 
-export type HomeConfig = Pick<Config, 'dataDir' | 'storage'>;
+/** Without `databaseUrl`, the embedded database, which lives in DATA_DIR with the files. */
+export type HomeConfig = Pick<Config, 'dataDir' | 'storage'> & Partial<Pick<Config, 'databaseUrl'>>;
 export type Marker = { installation: string | null; claimedAt?: string; by?: string };
 
 /** How long a start that lost the race to claim waits for the winner's marker. */
 const MARKER_WAIT_MS = 3000;
+
+/** On disk with PostgreSQL, a missing marker is written again when this many of the newest files are here. */
+const RECENT_FILES = 5;
 
 /** The blobs of the files' home these settings name (the disk unless a bucket is named, decision 033). */
 export function openBlobs(config: HomeConfig): Blobs & { close?(): void } {
@@ -47,9 +51,37 @@ export async function readMarker(blobs: Blobs): Promise<Marker | null> {
   }
 }
 
-export async function writeMarker(blobs: Blobs, token: string, by: string): Promise<void> {
+/** Creates the marker unless the home has one: false when another writer's was there first. */
+export async function createMarker(blobs: Blobs, token: string, by: string): Promise<boolean> {
   const marker: Marker = { installation: token, claimedAt: new Date().toISOString(), by: `${by} on ${hostname()}` };
-  await blobs.write(HOME_MARKER, Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
+  return blobs.create(HOME_MARKER, Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
+}
+
+/**
+ * Claims the home for `token`: the marker is created unless one is there (a conditional create),
+ * then read back, so that of two installations claiming one empty home at once, one is refused.
+ * The read-back also guards homes that ignore the condition (s3rver, the tests' S3 server).
+ */
+async function claim(blobs: Blobs, config: HomeConfig, token: string, by: string): Promise<string> {
+  await createMarker(blobs, token, by);
+  const marker = await readMarker(blobs);
+  if (marker?.installation !== token) throw anotherInstallation(config, marker ?? { installation: null }, token);
+  return token;
+}
+
+/**
+ * On disk with PostgreSQL, whether this DATA_DIR demonstrably holds the installation's files: the
+ * bytes of its newest files are here, each of its row's size. No file yet proves nothing (a second
+ * machine's empty DATA_DIR looks the same).
+ */
+async function holdsNewestFiles(db: Db, blobs: Blobs): Promise<boolean> {
+  const rows = await queryRows<{ id: string; size: number }>(
+    db,
+    sql`select id::text as id, size from storage.files order by created_at desc, id limit ${RECENT_FILES}`,
+  );
+  if (!rows.length) return false;
+  for (const row of rows) if ((await blobs.size(row.id)) !== Number(row.size)) return false;
+  return true;
 }
 
 /** The token the database keeps; null before a claim (or before migration 0027). */
@@ -79,7 +111,10 @@ function notThisDataDir(config: HomeConfig): ConfigError {
 /**
  * At start, once the location is recorded: the home must be this installation's. `moved` says the
  * start recorded a new location (the first start, or a move to a bucket): the new home is claimed.
- * Two instances of one installation starting at once end with one token (the first update wins).
+ * A home without marker is claimed again when it is this installation's: a bucket (the location
+ * says so), the embedded database's DATA_DIR, or, with PostgreSQL, a DATA_DIR holding the newest
+ * files' bytes. Two instances of one installation starting at once end with one token (the first
+ * update wins); two installations claiming one empty home, with one marker (the first create wins).
  */
 export async function claimFilesHome(db: Db, config: HomeConfig, options: { moved: boolean; by?: string }): Promise<string> {
   const blobs = openBlobs(config);
@@ -111,15 +146,13 @@ export async function claimFilesHome(db: Db, config: HomeConfig, options: { move
         }
         if (config.storage.kind === 'disk') throw notThisDataDir(config);
       }
-    } else if (config.storage.kind === 'disk' && !options.moved) {
-      // The database's files are in another DATA_DIR: this instance would serve none of them.
+    } else if (config.storage.kind === 'disk' && !options.moved && config.databaseUrl && !(await holdsNewestFiles(db, blobs))) {
+      // The database's files are in another DATA_DIR: this instance would serve none of them. (The
+      // embedded database lives in this DATA_DIR: its marker went, its files are here.)
       throw notThisDataDir(config);
     }
-    // A new home, or a bucket whose marker went: this installation's from now on.
-    await writeMarker(blobs, token!, options.by ?? 'start');
-    const written = await readMarker(blobs);
-    if (written?.installation !== token) throw anotherInstallation(config, written ?? { installation: null }, token);
-    return token!;
+    // A new home, a bucket whose marker went, or this DATA_DIR's: this installation's from now on.
+    return await claim(blobs, config, token!, options.by ?? 'start');
   } finally {
     blobs.close?.();
   }
@@ -145,28 +178,38 @@ export async function assertMayMoveInto(bucket: Blobs, disk: Blobs, config: Home
 
 /**
  * After a restore: the restored database's home is claimed by its token (made now when the
- * archive had none). An archive from before migration 0027 has no token column yet: the marker
- * goes, and the start after the restore claims the home as an upgrade does.
+ * archive had none). A marker already there is never touched: naming another installation (one
+ * whose settings this restore shares by mistake), it is refused as the start would refuse it
+ * (thrown). An archive from before migration 0027 has no token column: an unclaimed home is left
+ * to the start, which claims it as an upgrade does; a claimed one is refused the same way.
  */
 export async function claimAfterRestore(db: Db, config: HomeConfig): Promise<string | null> {
   const blobs = openBlobs(config);
   try {
+    const marker = await readMarker(blobs);
     const [column] = await queryRows<{ ok: boolean }>(
       db,
       sql`select exists (select 1 from information_schema.columns where table_schema = 'storage' and table_name = 'location' and column_name = 'token') as ok`,
     );
+    const token = column?.ok ? await readToken(db) : null;
+    if (marker) {
+      if (token && marker.installation === token) return token;
+      throw anotherInstallation(config, marker, token);
+    }
     const [row] = column?.ok
       ? await queryRows<{ token: string }>(db, sql`update storage.location set token = coalesce(token, ${randomUUID()}::uuid) returning token::text as token`)
       : [];
-    if (!row) {
-      await blobs.remove([HOME_MARKER]);
-      return null;
-    }
-    await writeMarker(blobs, row.token, 'db:restore');
-    return row.token;
+    return row ? await claim(blobs, config, row.token, 'db:restore') : null;
   } finally {
     blobs.close?.();
   }
+}
+
+/** What a restart does of a home whose marker went, and what the operator does otherwise. */
+function whatRestartDoes(config: HomeConfig, token: string): string {
+  if (config.storage.kind === 's3') return 'restart an instance: it writes it again';
+  if (!config.databaseUrl) return 'restart the instance: it writes it again';
+  return `a restart writes it again if the ${RECENT_FILES} newest files' bytes are in this DATA_DIR, and is refused otherwise: then start every instance with the DATA_DIR that holds the files, or restore a backup, or put back ${HOME_MARKER} naming installation ${token}`;
 }
 
 /**
@@ -177,9 +220,7 @@ export async function sweepRefusal(db: Db, blobs: Blobs, config: HomeConfig): Pr
   const token = await readToken(db);
   if (!token) return `this installation has not claimed ${homePlace(config)} yet: a start claims it`;
   const marker = await readMarker(blobs);
-  if (!marker) {
-    return `${homePlace(config)} has no ${HOME_MARKER}: it is not known to be this installation's (restart an instance to claim it again; on disk, every instance must have this DATA_DIR)`;
-  }
+  if (!marker) return `${homePlace(config)} has no ${HOME_MARKER}: it is not known to be this installation's (${whatRestartDoes(config, token)})`;
   if (marker.installation !== token) {
     return `${homePlace(config)} holds the files of another installation (${whoseMarker(marker)}; this database's is ${token}): give each installation a ${config.storage.kind === 'disk' ? 'DATA_DIR' : 'bucket'} of its own`;
   }

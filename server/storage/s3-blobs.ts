@@ -90,8 +90,17 @@ export function createS3Blobs(config: S3Config, options: { tmpDir: string }): S3
       await send(key, tmpFile);
       rmSync(tmpFile, { force: true });
     },
-    write: async (key, bytes) => {
-      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: 'application/json' }));
+    create: async (key, bytes) => {
+      // A conditional put: S3 (and MinIO, Garage) answer 412 when the key exists, 409 when another
+      // conditional put of it is in flight. s3rver ignores the condition: the caller reads back.
+      try {
+        await client.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: 'application/json', IfNoneMatch: '*' }));
+        return true;
+      } catch (error) {
+        const status = (error as S3ServiceException).$metadata?.httpStatusCode;
+        if (error instanceof S3ServiceException && (status === 412 || status === 409)) return false;
+        throw error;
+      }
     },
     copyIn: async (key, file) => send(key, file, await md5Of(file)),
     move: async (from, to) => {

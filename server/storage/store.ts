@@ -80,7 +80,8 @@ export async function checkType(bucket: BucketId, name: string, file: string): P
 
 export function createFileStore(deps: {
   db: Db;
-  config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes' | 'storage'> & Partial<Pick<Config, 'storageOrphanGraceMs'>>;
+  config: Pick<Config, 'dataDir' | 'storageMaxBytes' | 'jwtSecret' | 'storageMinFreeBytes' | 'storage'> &
+    Partial<Pick<Config, 'storageOrphanGraceMs' | 'databaseUrl'>>;
   /** Where the sweeps say what they removed, or why they did not run. */
   logger?: Logger;
   /** False for a one-off job (the demo's seed): only the server's store sweeps (decision 057). */
