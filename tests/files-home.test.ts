@@ -137,6 +137,21 @@ describe('two installations on one bucket', () => {
     for (const line of [...skipped(), x.logLines.find((l) => l.msg === 'orphan files removed')]) console.log(JSON.stringify(line));
   });
 
+  it("does not let a new installation claim a bucket whose marker went while it holds another's files; their own installation claims it back", async () => {
+    const token = await readToken(x.database.db);
+    await x.app.services.files.blobs.remove([HOME_MARKER]);
+    const held = (await x.database.db.select().from(files)).length;
+    const y = await run('server/main.ts', [], { ...s3.env, DATA_DIR: fresh('y-strangers'), DATABASE_URL: await createPostgresDatabase() });
+    expect(y.stderr).toBe(
+      `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} has no ${HOME_MARKER} and holds ${held} files this database does not name (another installation's, whose ${HOME_MARKER} went?); give each installation a bucket of its own, or empty this one\n`,
+    );
+    expect(y.status).toBe(1);
+    expect(await readMarker(x.app.services.files.blobs)).toBeNull();
+    // X's next start writes it again: those files are its own.
+    expect(await claimFilesHome(x.database.db, x.config, { moved: false })).toBe(token);
+    expect(await readMarker(x.app.services.files.blobs)).toMatchObject({ installation: token });
+  });
+
   it('a restore onto the same bucket (a new machine) starts on it', async () => {
     const archive = path.join(work, 'x.tar.gz');
     const backup = await run('server/db/cli.ts', ['backup', archive], { ...s3.env, DATA_DIR: x.config.dataDir, DATABASE_URL: x.config.databaseUrl! });

@@ -38,6 +38,9 @@ function ifMissing<T>(error: unknown, value: T): T {
   throw error;
 }
 
+/** A file's key: its id, a thumbnail of it, or its staged bytes (the id, then the staged etag). */
+export const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.staged\.([0-9a-f]+))?$/;
+
 export const thumbnailKey = (id: string, width: number) => `thumbnails/${id}-${width}.webp`;
 /**
  * New bytes, of an upload or a replacement, wait under this key until their row names them

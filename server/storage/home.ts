@@ -10,7 +10,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { ConfigError, type Config } from '#server/config.ts';
 import { type Db, queryRows } from '#server/db/client.ts';
-import { type Blobs, createDiskBlobs } from './blobs.ts';
+import { type Blobs, createDiskBlobs, KEY_OF_FILE } from './blobs.ts';
 import { bucketPlace } from './bucket-check.ts';
 import { createS3Blobs } from './s3-blobs.ts';
 
@@ -26,6 +26,8 @@ const MARKER_WAIT_MS = 3000;
 
 /** On disk with PostgreSQL, a missing marker is written again when this many of the newest files are here. */
 const RECENT_FILES = 5;
+/** How many of a home's files a claim looks up in the database, at most. */
+const SAMPLED_FILES = 500;
 
 /** The blobs of the files' home these settings name (the disk unless a bucket is named, decision 033). */
 export function openBlobs(config: HomeConfig): Blobs & { close?(): void } {
@@ -55,6 +57,37 @@ export async function readMarker(blobs: Blobs): Promise<Marker | null> {
 export async function createMarker(blobs: Blobs, token: string, by: string): Promise<boolean> {
   const marker: Marker = { installation: token, claimedAt: new Date().toISOString(), by: `${by} on ${hostname()}` };
   return blobs.create(HOME_MARKER, Buffer.from(`${JSON.stringify(marker, null, 2)}\n`));
+}
+
+/**
+ * A home without marker that holds files, none of which this database names, is another
+ * installation's whose marker went (deleted by hand, or never written by an older version):
+ * claiming it would let this installation's sweep remove them all. Its own files (an upgrade, a
+ * restore, a move), or none at all, may be claimed. Up to SAMPLED_FILES of them are looked up.
+ */
+async function assertNotStrangers(db: Db, blobs: Blobs, config: HomeConfig): Promise<void> {
+  const ids: string[] = [];
+  let count = 0;
+  for await (const { key } of blobs.list()) {
+    const match = KEY_OF_FILE.exec(key);
+    // A file's own bytes: not a thumbnail nor staged bytes, which follow a file.
+    if (!match || key !== match[1]) continue;
+    count += 1;
+    if (ids.length < SAMPLED_FILES) ids.push(key);
+  }
+  if (!ids.length) return;
+  const [named] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from storage.files where id::text in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`,
+  );
+  if (Number(named?.n ?? 0) > 0) return;
+  const fix = config.storage.kind === 'disk' ? 'give each installation a DATA_DIR of its own' : 'give each installation a bucket of its own';
+  throw new ConfigError(
+    `Invalid ${settingOf(config)}: ${homePlace(config)} has no ${HOME_MARKER} and holds ${count} files this database does not name (another installation's, whose ${HOME_MARKER} went?); ${fix}, or empty this one`,
+  );
 }
 
 /**
@@ -118,40 +151,48 @@ function notThisDataDir(config: HomeConfig): ConfigError {
  */
 export async function claimFilesHome(db: Db, config: HomeConfig, options: { moved: boolean; by?: string }): Promise<string> {
   const blobs = openBlobs(config);
+  /** The marker another instance of this installation is writing (it updated the token first), if it comes. */
+  const markerSoon = async () => {
+    let marker: Marker | null = null;
+    for (const deadline = Date.now() + MARKER_WAIT_MS; !marker && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      marker = await readMarker(blobs);
+    }
+    return marker;
+  };
+  const ours = (marker: Marker, token: string | null) => {
+    if (token && marker.installation === token) return token;
+    throw anotherInstallation(config, marker, token);
+  };
   try {
     let token = await readToken(db);
-    let marker = await readMarker(blobs);
-    if (marker) {
-      if (token && marker.installation === token) return token;
-      throw anotherInstallation(config, marker, token);
-    }
+    const marker = await readMarker(blobs);
+    if (marker) return ours(marker, token);
     if (!token) {
+      // Another installation's files, whose marker went, are refused before this database claims anything.
+      await assertNotStrangers(db, blobs, config);
       const [won] = await queryRows<{ token: string }>(
         db,
         sql`update storage.location set token = ${randomUUID()}::uuid where token is null returning token::text as token`,
       );
-      if (won) {
-        token = won.token;
-      } else {
-        // Another instance claimed first: its marker follows its update within moments.
-        token = await readToken(db);
-        const deadline = Date.now() + MARKER_WAIT_MS;
-        while (!marker && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          marker = await readMarker(blobs);
-        }
-        if (marker) {
-          if (token && marker.installation === token) return token;
-          throw anotherInstallation(config, marker, token);
-        }
-        if (config.storage.kind === 'disk') throw notThisDataDir(config);
-      }
+      if (won) return await claim(blobs, config, won.token, options.by ?? 'start');
+      // Another instance claimed first: its marker follows its update within moments.
+      token = await readToken(db);
+      const theirs = await markerSoon();
+      if (theirs) return ours(theirs, token);
+      if (config.storage.kind === 'disk') throw notThisDataDir(config);
     } else if (config.storage.kind === 'disk' && !options.moved && config.databaseUrl && !(await holdsNewestFiles(db, blobs))) {
-      // The database's files are in another DATA_DIR: this instance would serve none of them. (The
+      // An instance of this installation may be writing the marker it just claimed; else the
+      // database's files are in another DATA_DIR, and this instance would serve none of them. (The
       // embedded database lives in this DATA_DIR: its marker went, its files are here.)
+      const theirs = await markerSoon();
+      if (theirs) return ours(theirs, token);
       throw notThisDataDir(config);
+    } else {
+      // A bucket whose marker went, or this DATA_DIR's: this installation's again, unless it holds
+      // another installation's files.
+      await assertNotStrangers(db, blobs, config);
     }
-    // A new home, a bucket whose marker went, or this DATA_DIR's: this installation's from now on.
     return await claim(blobs, config, token!, options.by ?? 'start');
   } finally {
     blobs.close?.();
@@ -196,9 +237,12 @@ export async function claimAfterRestore(db: Db, config: HomeConfig): Promise<str
       if (token && marker.installation === token) return token;
       throw anotherInstallation(config, marker, token);
     }
-    const [row] = column?.ok
-      ? await queryRows<{ token: string }>(db, sql`update storage.location set token = coalesce(token, ${randomUUID()}::uuid) returning token::text as token`)
-      : [];
+    if (!column?.ok) return null;
+    await assertNotStrangers(db, blobs, config);
+    const [row] = await queryRows<{ token: string }>(
+      db,
+      sql`update storage.location set token = coalesce(token, ${randomUUID()}::uuid) returning token::text as token`,
+    );
     return row ? await claim(blobs, config, row.token, 'db:restore') : null;
   } finally {
     blobs.close?.();

@@ -15,7 +15,7 @@ import { files } from '#server/db/schema/index.ts';
 import { refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import type { Logger } from '#server/log.ts';
-import { stagedKey, thumbnailKey } from './blobs.ts';
+import { KEY_OF_FILE, stagedKey, thumbnailKey } from './blobs.ts';
 import { homePlace, openBlobs, sweepRefusal } from './home.ts';
 
 export type FileRow = typeof files.$inferSelect;
@@ -34,7 +34,6 @@ export const TMP_IDLE_MS = 5 * 60_000;
 const ORPHAN_SWEEP_MS = 15 * 60_000;
 /** A sweep's log line names at most this many of the keys it removed. */
 const LOGGED_KEYS = 100;
-const KEY_OF_FILE = /^(?:thumbnails\/)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-\d+\.webp|\.staged\.([0-9a-f]+))?$/;
 
 /** A display name without path parts or control characters. */
 export function cleanName(name: string): string {
