@@ -186,7 +186,7 @@ describe('a relay that is down delays mail without losing it', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     const text = textOf(html);
-    expect(text).toContain('Messages en attente');
+    expect(text).toContain('Messages en attente ou en échec');
     const [message, recipient, state, attempts, error] = cellsOf(html, 'commercial@demo.local');
     expect(message).toMatch(/^Réinitialisation du mot de passe/);
     expect(recipient).toBe('commercial@demo.local');

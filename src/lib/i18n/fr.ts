@@ -1400,8 +1400,7 @@ export const fr = {
   // The audit trail (decision 034).
   // Decision 049: the mail and SMS the queue has not sent (admins, /users/messages).
   messageQueue: {
-    title: 'Messages en attente',
-    link: 'Messages en attente ou en échec',
+    title: 'Messages en attente ou en échec',
     intro:
       "Les e-mails et SMS partent en arrière-plan. Un message qui n'a pas pu partir est réessayé de plus en plus espacé pendant environ 24 heures, puis marqué en échec. Ni les liens ni les codes ne sont affichés ici.",
     empty: 'Aucun message en attente ni en échec : tout est parti.',
