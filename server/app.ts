@@ -193,9 +193,9 @@ export async function createApp(options: {
     res.setHeader('X-Request-Id', id);
     const fields = () => ({ id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     res.on('finish', () => logger.info('request', fields()));
-    // The connection closed before the answer was known to have left. Every byte handed over
-    // (curl or nginx closing at the last byte): answered whole. Else the client went away (a
-    // download cancelled), or a failure here broke it off, logged as such.
+    // The connection closed before the answer was known to have left. Ended by the server (curl
+    // and nginx close at the last byte; a cancel in the last buffered bytes looks the same): a
+    // request. Else the client went away (a download cancelled), or a failure here broke it off.
     res.on('close', () => {
       if (!res.writableFinished) logger.info(res.writableEnded ? 'request' : 'request cut short', fields());
     });

@@ -71,7 +71,7 @@ describe('two installations on one bucket', () => {
 
     const y = await run('server/main.ts', [], { ...s3.env, DATA_DIR: fresh('y'), DATABASE_URL: await createPostgresDatabase() });
     expect(y.stderr).toBe(
-      `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} holds the files of another installation (${HOME_MARKER} names installation ${token}, claimed ${marker!.claimedAt} by ${marker!.by}; this database has claimed none); give each installation a bucket of its own\n`,
+      `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} holds the files of another installation (${HOME_MARKER} names installation ${token}, claimed ${marker!.claimedAt} by ${marker!.by}; this database has claimed none: if it is that installation's, restored from a backup taken before its claim, remove ${HOME_MARKER} and start again); give each installation a bucket of its own\n`,
     );
     expect(y.status).toBe(1);
     console.log(`second installation on bucket ${s3.bucket}: exit ${y.status}, ${y.stderr.trim()}`);
@@ -143,7 +143,7 @@ describe('two installations on one bucket', () => {
     const held = (await x.database.db.select().from(files)).length;
     const y = await run('server/main.ts', [], { ...s3.env, DATA_DIR: fresh('y-strangers'), DATABASE_URL: await createPostgresDatabase() });
     expect(y.stderr).toBe(
-      `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} has no ${HOME_MARKER} and holds ${held} files this database does not name (another installation's, whose ${HOME_MARKER} went?); give each installation a bucket of its own, or empty this one\n`,
+      `atelier-bva: Invalid S3_BUCKET: bucket ${s3.bucket} at ${s3.endpoint} has no ${HOME_MARKER} and holds files this database does not name (${held} of the ${held} looked up, of ${held}: another installation's, whose ${HOME_MARKER} went?); give each installation a bucket of its own, or empty this one\n`,
     );
     expect(y.status).toBe(1);
     expect(await readMarker(x.app.services.files.blobs)).toBeNull();
@@ -188,12 +188,16 @@ describe('two instances on one database, files on disk', () => {
 
   it('an installation from before the claims (a location without token, no marker) just claims at its next start', async () => {
     const dataDir = fresh('upgrade');
-    const before = await start({ env: { DEMO_DATA: '0' }, dataDir });
+    const before = await start({ env: { DEMO_DATA: '1' }, dataDir });
     const databaseUrl = before.config.databaseUrl!;
     await before.database.db.execute(sql`update storage.location set token = null`);
     await before.close();
     rmSync(path.join(dataDir, 'files', HOME_MARKER));
 
+    // An instance upgraded with a wrong, empty DATA_DIR does not claim it: the files are elsewhere.
+    await expect(start({ env: { DEMO_DATA: '0' }, databaseUrl, dataDir: fresh('upgrade-elsewhere') })).rejects.toThrow(
+      /^Invalid DATA_DIR: .+\/upgrade-elsewhere\/files is not where this installation's files are/,
+    );
     const upgraded = await start({ env: { DEMO_DATA: '0' }, databaseUrl, dataDir });
     const token = await readToken(upgraded.database.db);
     expect(token).toMatch(/^[0-9a-f-]{36}$/);
@@ -289,7 +293,7 @@ describe('two instances on one database, files on disk', () => {
       })
       .catch(() => {});
     expect(onClaimed).toBe(
-      `Invalid DATA_DIR: ${other.config.dataDir}/files holds the files of another installation (${HOME_MARKER} names installation ${theirs!.installation}, claimed ${theirs!.claimedAt} by ${theirs!.by}; this database has claimed none); give each installation a DATA_DIR of its own`,
+      `Invalid DATA_DIR: ${other.config.dataDir}/files holds the files of another installation (${HOME_MARKER} names installation ${theirs!.installation}, claimed ${theirs!.claimedAt} by ${theirs!.by}; this database has claimed none: if it is that installation's, restored from a backup taken before its claim, remove ${HOME_MARKER} and start again); give each installation a DATA_DIR of its own`,
     );
     expect(await readMarker(other.app.services.files.blobs)).toEqual(theirs);
     expect(onEmpty).toBeNull();

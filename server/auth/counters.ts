@@ -167,7 +167,8 @@ const DEADLOCK_RETRIES = 3;
 
 /**
  * Runs `run` again when PostgreSQL aborted it to break a deadlock (40P01): every statement of a
- * store is its own transaction, rolled back whole, so it can simply be sent again.
+ * store is its own transaction, rolled back whole, so it can simply be sent again (never inside an
+ * outer transaction: that one would be aborted, 25P02).
  */
 async function untilNoDeadlock<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -64,8 +64,18 @@ export function createDiskBlobs(root: string): Blobs {
         await link(partial, fileOf(key));
         return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') return false;
+        // A volume without hard links (SMB, some FUSE or bind mounts): an exclusive create, whose
+        // bytes a reader may see half written for a moment (the claim reads them back).
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'EOPNOTSUPP') throw error;
+        return writeFile(fileOf(key), bytes, { flag: 'wx', mode: 0o600 }).then(
+          () => true,
+          (failed: NodeJS.ErrnoException) => {
+            if (failed.code === 'EEXIST') return false;
+            throw failed;
+          },
+        );
       } finally {
         await rm(partial, { force: true });
       }

@@ -28,6 +28,9 @@ const MARKER_WAIT_MS = 3000;
 const RECENT_FILES = 5;
 /** How many of a home's files a claim looks up in the database, at most. */
 const SAMPLED_FILES = 500;
+/** Files no row names that a claimed home may hold (a crash's leftovers): so many, or this share. */
+const STRAY_FILES = 10;
+const STRAY_SHARE = 0.02;
 
 /** The blobs of the files' home these settings name (the disk unless a bucket is named, decision 033). */
 export function openBlobs(config: HomeConfig): Blobs & { close?(): void } {
@@ -83,10 +86,12 @@ async function assertNotStrangers(db: Db, blobs: Blobs, config: HomeConfig): Pro
       sql`, `,
     )})`,
   );
-  if (Number(named?.n ?? 0) > 0) return;
+  // Its own files, with at most a few left by a crash between bytes and rows: this installation's.
+  const unnamed = ids.length - Number(named?.n ?? 0);
+  if (unnamed < ids.length && unnamed <= Math.max(STRAY_FILES, ids.length * STRAY_SHARE)) return;
   const fix = config.storage.kind === 'disk' ? 'give each installation a DATA_DIR of its own' : 'give each installation a bucket of its own';
   throw new ConfigError(
-    `Invalid ${settingOf(config)}: ${homePlace(config)} has no ${HOME_MARKER} and holds ${count} files this database does not name (another installation's, whose ${HOME_MARKER} went?); ${fix}, or empty this one`,
+    `Invalid ${settingOf(config)}: ${homePlace(config)} has no ${HOME_MARKER} and holds files this database does not name (${unnamed} of the ${ids.length} looked up, of ${count}: another installation's, whose ${HOME_MARKER} went?); ${fix}, or empty this one`,
   );
 }
 
@@ -117,6 +122,12 @@ async function holdsNewestFiles(db: Db, blobs: Blobs): Promise<boolean> {
   return true;
 }
 
+/** Whether the database names any file. */
+async function hasFiles(db: Db): Promise<boolean> {
+  const [row] = await queryRows<{ any: boolean }>(db, sql`select exists (select 1 from storage.files) as any`);
+  return !!row?.any;
+}
+
 /** The token the database keeps; null before a claim (or before migration 0027). */
 export async function readToken(db: Db): Promise<string | null> {
   const [row] = await queryRows<{ token: string | null }>(db, sql`select token::text as token from storage.location`);
@@ -130,7 +141,9 @@ const whoseMarker = (marker: Marker) =>
     : `${HOME_MARKER} names no installation`;
 
 function anotherInstallation(config: HomeConfig, marker: Marker, token: string | null): ConfigError {
-  const own = token ? `this database's is ${token}` : 'this database has claimed none';
+  const own = token
+    ? `this database's is ${token}`
+    : `this database has claimed none: if it is that installation's, restored from a backup taken before its claim, remove ${HOME_MARKER} and start again`;
   const fix = config.storage.kind === 'disk' ? 'give each installation a DATA_DIR of its own' : 'give each installation a bucket of its own';
   return new ConfigError(`Invalid ${settingOf(config)}: ${homePlace(config)} holds the files of another installation (${whoseMarker(marker)}; ${own}); ${fix}`);
 }
@@ -169,8 +182,10 @@ export async function claimFilesHome(db: Db, config: HomeConfig, options: { move
     const marker = await readMarker(blobs);
     if (marker) return ours(marker, token);
     if (!token) {
-      // Another installation's files, whose marker went, are refused before this database claims anything.
+      // Another installation's files, whose marker went, are refused before this database claims
+      // anything; so is, on an upgrade, an instance on disk whose DATA_DIR lacks the database's files.
       await assertNotStrangers(db, blobs, config);
+      if (config.storage.kind === 'disk' && config.databaseUrl && (await hasFiles(db)) && !(await holdsNewestFiles(db, blobs))) throw notThisDataDir(config);
       const [won] = await queryRows<{ token: string }>(
         db,
         sql`update storage.location set token = ${randomUUID()}::uuid where token is null returning token::text as token`,
