@@ -41,6 +41,9 @@ export function openBlobs(config: HomeConfig): Blobs & { close?(): void } {
 /** The home as the lines name it: `bucket b at E`, or the directory. */
 export const homePlace = (config: HomeConfig) => (config.storage.kind === 's3' ? bucketPlace(config.storage) : path.join(config.dataDir, 'files'));
 
+/** What to do when two installations share a home. */
+const ownHome = (config: HomeConfig) => `give each installation a ${config.storage.kind === 'disk' ? 'DATA_DIR' : 'bucket'} of its own`;
+
 /** The env variable an operator sets to choose the home. */
 const settingOf = (config: HomeConfig) => (config.storage.kind === 'disk' ? 'DATA_DIR' : config.storage.fromUrl ? 'STORAGE_URL' : 'S3_BUCKET');
 
@@ -89,9 +92,8 @@ async function assertNotStrangers(db: Db, blobs: Blobs, config: HomeConfig): Pro
   // Its own files, with at most a few left by a crash between bytes and rows: this installation's.
   const unnamed = ids.length - Number(named?.n ?? 0);
   if (unnamed < ids.length && unnamed <= Math.max(STRAY_FILES, ids.length * STRAY_SHARE)) return;
-  const fix = config.storage.kind === 'disk' ? 'give each installation a DATA_DIR of its own' : 'give each installation a bucket of its own';
   throw new ConfigError(
-    `Invalid ${settingOf(config)}: ${homePlace(config)} has no ${HOME_MARKER} and holds files this database does not name (${unnamed} of the ${ids.length} looked up, of ${count}: another installation's, whose ${HOME_MARKER} went?); ${fix}, or empty this one`,
+    `Invalid ${settingOf(config)}: ${homePlace(config)} has no ${HOME_MARKER} and holds files this database does not name (${unnamed} of the ${ids.length} looked up, of ${count}: another installation's, whose ${HOME_MARKER} went?); ${ownHome(config)}, or empty this one`,
   );
 }
 
@@ -144,8 +146,9 @@ function anotherInstallation(config: HomeConfig, marker: Marker, token: string |
   const own = token
     ? `this database's is ${token}`
     : `this database has claimed none: if it is that installation's, restored from a backup taken before its claim, remove ${HOME_MARKER} and start again`;
-  const fix = config.storage.kind === 'disk' ? 'give each installation a DATA_DIR of its own' : 'give each installation a bucket of its own';
-  return new ConfigError(`Invalid ${settingOf(config)}: ${homePlace(config)} holds the files of another installation (${whoseMarker(marker)}; ${own}); ${fix}`);
+  return new ConfigError(
+    `Invalid ${settingOf(config)}: ${homePlace(config)} holds the files of another installation (${whoseMarker(marker)}; ${own}); ${ownHome(config)}`,
+  );
 }
 
 function notThisDataDir(config: HomeConfig): ConfigError {
@@ -281,7 +284,7 @@ export async function sweepRefusal(db: Db, blobs: Blobs, config: HomeConfig): Pr
   const marker = await readMarker(blobs);
   if (!marker) return `${homePlace(config)} has no ${HOME_MARKER}: it is not known to be this installation's (${whatRestartDoes(config, token)})`;
   if (marker.installation !== token) {
-    return `${homePlace(config)} holds the files of another installation (${whoseMarker(marker)}; this database's is ${token}): give each installation a ${config.storage.kind === 'disk' ? 'DATA_DIR' : 'bucket'} of its own`;
+    return `${homePlace(config)} holds the files of another installation (${whoseMarker(marker)}; this database's is ${token}): ${ownHome(config)}`;
   }
   return null;
 }
