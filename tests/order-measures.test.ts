@@ -195,7 +195,15 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
       'object.name': 'Champ obligatoire',
       'object.maximum': 'Le maximum doit être supérieur ou égal au minimum',
     });
-    expect((await gql('diagnostician', Q.update, { id, m: { name: 'Pression', measuredValue: 'beaucoup' } })).errors).toBeDefined();
+    // A Float GraphQL accepts, out of the measured value's own range (|value| < 10⁹): the rule refuses it.
+    expect((await gql('diagnostician', Q.update, { id, m: { name: 'Pression', measuredValue: 1e9 } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.measuredValue': 'Nombre invalide' },
+    });
+    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', measuredValue: -1e9 } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.measuredValue': 'Nombre invalide' },
+    });
     expect(await measuresOf(orderId)).toEqual([
       expect.objectContaining({ id, name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4, checkResult: 'ok' }),
     ]);
