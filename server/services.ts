@@ -48,7 +48,7 @@ export type Services = {
    * The domain services for one viewer (decision 061): each function checks the viewer against
    * its permission table before it runs. GraphQL builds them once per operation.
    */
-  forViewer(viewer: Viewer | null): ViewerServices;
+  forViewer(viewer: Viewer | null): RequestServices;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /**
@@ -106,6 +106,8 @@ export const permissions = {
 
 /** The domain services as one viewer reaches them. */
 export type ViewerServices = { readonly [K in keyof DomainServices]: Bound<DomainServices[K]> };
+/** One request's services: the process's, and the domain's bound to the request's viewer (pages, GraphQL). */
+export type RequestServices = Services & ViewerServices;
 
 export function bindDomain(domain: DomainServices, viewer: Viewer | null): ViewerServices {
   const bound: Partial<Record<keyof DomainServices, unknown>> = {};
@@ -161,7 +163,7 @@ export function createServices(options: { config: Config; database: Database; lo
     oidc: createOidcService({ auth, providers: config.authProviders }),
     passwordless: createPasswordlessService(auth),
     webauthn: createWebauthnService({ auth, rp: config.webauthn, origin: new URL(config.publicUrl).origin }),
-    forViewer: (viewer) => bindDomain(domain, viewer),
+    forViewer: (viewer) => ({ ...services, ...bindDomain(domain, viewer) }),
     files,
     graphql: { fetch: options.graphqlFetch },
     config: {

@@ -188,6 +188,8 @@ function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[
 const session = defineMiddleware(async (context, next) => {
   const { cookies, locals } = context;
   const { services } = locals;
+  // Signed out until the cookie says otherwise: the domain services refuse everything.
+  locals.services = services.forViewer(null);
   locals.user = null;
   locals.session = null;
   locals.flash = takeFlash(cookies);
@@ -211,6 +213,7 @@ const session = defineMiddleware(async (context, next) => {
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
   locals.session = open;
+  locals.services = services.forViewer({ id: row.id, role, sessionId: open.sessionId });
   locals.passwordDialog = await readRefusal<PasswordDialogRefusal>(context, PASSWORD_DIALOG_REFUSAL, { once: true });
   return next();
 });
