@@ -56,7 +56,8 @@ export type Services = {
    * middleware found (no token to mint and check again, no second session query).
    */
   graphql: { fetch(path: string, init: RequestInit | undefined, viewer: Viewer | null): Promise<Response> };
-  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
+  /** `timeBudgetMs`: how long a page's reads may take (GraphQL's operation budget). */
+  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'> & { timeBudgetMs: number };
 };
 
 /** The domain services, each function taking the viewer first; edges reach them bound (`forViewer`). */
@@ -171,6 +172,7 @@ export function createServices(options: { config: Config; database: Database; lo
       sessionSecret: config.sessionSecret,
       accessTokenExpiresIn: config.accessTokenExpiresIn,
       storageMaxBytes: config.storageMaxBytes,
+      timeBudgetMs: config.graphqlLimits.timeBudgetMs,
     },
   };
   return { services, mailer, domain };

@@ -14,6 +14,7 @@ import { linkLandings } from '#lib/auth/link-landings.ts';
 import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
 import { readRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
+import { PageOutOfTime } from '#lib/page-budget.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -222,7 +223,7 @@ const session = defineMiddleware(async (context, next) => {
 const BUSY_RETRY_SECONDS = 5;
 
 /**
- * A page whose API call ran out of its time budget (a busy server: issue 17's load runs) says so
+ * A page whose reads or API call ran out of their time budget (a busy server: issue 17's load runs) says so
  * in French with 503 and Retry-After, instead of Astro's empty 500. Other failures keep Astro's
  * log line and reach the 500 page.
  */
@@ -230,7 +231,8 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   try {
     return await next();
   } catch (error) {
-    if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'timeout') throw error;
+    const outOfTime = error instanceof PageOutOfTime || (error instanceof ClientError && error.response.errors?.[0]?.extensions?.code === 'timeout');
+    if (!outOfTime) throw error;
     const seconds = BUSY_RETRY_SECONDS;
     return renderMessagePage({
       status: 503,

@@ -5,6 +5,7 @@ import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { submitAction } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
+import { withinBudget } from '#lib/page-budget.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
 import { ORDERS_PAGE_SIZE, ordersHref, type readOrdersQuery, DELETE_ORDER } from './repair-orders.ts';
@@ -33,11 +34,14 @@ export async function loadOrdersPage(locals: App.Locals, query: OrdersPageQuery)
   const { repairOrders, gearboxes } = locals.services;
   const manage = can(locals.user?.role, 'manageOrders');
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
-  const [orders, total, models] = await Promise.all([
-    repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (query.page - 1) * ORDERS_PAGE_SIZE }),
-    repairOrders.count(filter),
-    gearboxes.list({ limit: 100, offset: 0 }),
-  ]);
+  const [orders, total, models] = await withinBudget(
+    locals,
+    Promise.all([
+      repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (query.page - 1) * ORDERS_PAGE_SIZE }),
+      repairOrders.count(filter),
+      gearboxes.list({ limit: 100, offset: 0 }),
+    ]),
+  );
   return {
     manage,
     orders,
