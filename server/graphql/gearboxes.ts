@@ -8,9 +8,8 @@ import {
   type GearboxType as GearboxTypeName,
 } from '#lib/gearboxes/gearboxes.ts';
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '#server/db/schema/index.ts';
-import { can } from '#lib/permissions.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
-import { builder, requireViewerError } from './builder.ts';
+import { builder } from './builder.ts';
 import { validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
@@ -124,12 +123,13 @@ builder.queryField('gearboxModels', (t) =>
       limit: t.arg.int(),
       offset: t.arg.int(),
     },
-    authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
+      // Taken first: the service refuses a viewer before the arguments are checked.
+      const list = context.services.gearboxes.list;
       const limit = args.limit ?? MAX_LIMIT;
       if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
       if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
-      return context.services.gearboxes.list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
+      return list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),
 );
@@ -138,7 +138,6 @@ builder.queryField('gearboxModelsAggregate', (t) =>
   t.field({
     type: Aggregate,
     args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), modelId: t.arg({ type: 'uuid' }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, args, context) => ({ count: await context.services.gearboxes.count(filterOf(args)) }),
   }),
 );
@@ -148,7 +147,6 @@ builder.queryField('gearboxModel', (t) =>
     type: GearboxModel,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.get(id)) ?? null,
   }),
 );
@@ -157,7 +155,6 @@ builder.mutationField('insertGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { object: t.arg({ type: ModelInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { object }, context) => context.services.gearboxes.insert(parse(gearboxModelSchema, object, 'object')),
   }),
 );
@@ -166,7 +163,6 @@ builder.mutationField('updateGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ModelInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { id, object }, context) => context.services.gearboxes.update(id, parse(gearboxModelSchema, object, 'object')),
   }),
 );
@@ -175,7 +171,6 @@ builder.mutationField('deleteGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { id }, context) => context.services.gearboxes.remove(id),
   }),
 );
@@ -188,7 +183,6 @@ builder.mutationField('insertDoctorCode', (t) =>
   t.field({
     type: DoctorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: DoctorCodeInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, args, context) => {
       const row = await context.services.gearboxes.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object'));
       return { ...row, gearboxCodes: [] };
@@ -200,7 +194,6 @@ builder.mutationField('deleteDoctorCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeDoctorCode(id)).id,
   }),
 );
@@ -209,7 +202,6 @@ builder.mutationField('insertGearboxCode', (t) =>
   t.field({
     type: GearboxCode,
     args: { doctorCodeId: t.arg({ type: 'uuid', required: true }), code: t.arg.string({ required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) =>
       context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
   }),
@@ -219,7 +211,6 @@ builder.mutationField('deleteGearboxCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id)).id,
   }),
 );
@@ -232,7 +223,6 @@ builder.mutationField('insertErrorCode', (t) =>
   t.field({
     type: ErrorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ErrorCodeInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => context.services.gearboxes.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')),
   }),
 );
@@ -241,7 +231,6 @@ builder.mutationField('deleteErrorCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id)).id,
   }),
 );
@@ -279,7 +268,6 @@ builder.queryField('gearboxOutage', (t) =>
     type: OutageType,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.getOutage(id)) ?? null,
   }),
 );
@@ -299,9 +287,7 @@ builder.mutationField('insertOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) =>
-      context.services.gearboxes.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')),
+    resolve: (_root, args, context) => context.services.gearboxes.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object')),
   }),
 );
 
@@ -309,9 +295,7 @@ builder.mutationField('updateOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) =>
-      context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')),
+    resolve: (_root, args, context) => context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object')),
   }),
 );
 
@@ -319,11 +303,11 @@ builder.mutationField('deleteOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => {
       // Its files' bytes go first; the links go with the outage.
-      if (await context.services.gearboxes.getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
-      return (await context.services.gearboxes.removeOutage(id)).id;
+      const { removeOutage, getOutage } = context.services.gearboxes;
+      if (await getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
+      return (await removeOutage(id)).id;
     },
   }),
 );
@@ -335,12 +319,11 @@ builder.subscriptionField('gearboxModel', (t) =>
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     subscribe: (_root, { id }, context) => {
-      const error = requireViewerError(context);
-      if (error) throw error;
+      const get = context.services.gearboxes.get;
       let version = 0;
       // Every change is news: the nested lists are resolved after, so the row alone cannot tell.
       return live(context, DOSSIER_TABLES, null, async () => {
-        const row = await context.services.gearboxes.get(id);
+        const row = await get(id);
         return row ? { ...row, version: ++version } : null;
       });
     },

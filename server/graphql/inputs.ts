@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { fieldErrors } from '#lib/validation.ts';
 import { DomainError } from '#server/errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
+import { requireViewerError, type GraphQLContext } from './builder.ts';
 import { t } from '#lib/i18n.ts';
 import { formatWait } from '#lib/format.ts';
 
@@ -24,26 +25,31 @@ export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      const resolve = field.resolve;
-      if (!resolve) continue;
-      field.resolve = (source, args, context, info) => {
-        try {
-          const result = resolve(source, args, context, info);
-          // Any thenable (a query builder too), not only native promises.
-          return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(fromService) : result;
-        } catch (error) {
-          return fromService(error);
-        }
-      };
+      for (const key of ['resolve', 'subscribe'] as const) {
+        const run = field[key];
+        if (!run) continue;
+        field[key] = (source, args, context: GraphQLContext, info) => {
+          const refused = (error: unknown) => fromService(error, context);
+          try {
+            const result = run(source, args, context, info);
+            // Any thenable (a query builder too), not only native promises.
+            return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(refused) : result;
+          } catch (error) {
+            return refused(error);
+          }
+        };
+      }
     }
   }
   return schema;
 }
 
 /** Service refusals as API errors with their code. */
-function fromService(error: unknown): never {
+function fromService(error: unknown, context: GraphQLContext): never {
   if (error instanceof DomainError) {
     const { kind, reason, message, details } = error;
+    // A service refuses a caller without a viewer: the request's token says why (builder.ts).
+    if (kind === 'unauthenticated' && reason === 'unauthenticated' && !context.viewer) throw requireViewerError(context)!;
     if (kind === 'not-found') throw notFound();
     if (kind === 'invalid') throw validationError(details.fields ?? {});
     // Step-up: the client asks for the second factor (POST /api/auth/elevate/…) and tries again.

@@ -1,6 +1,8 @@
 // Repair orders: the list (search by number, gearbox code or model; filters; sort; pages) and
 // the order's own writes. The gearbox model is locked once the diagnostic has begun.
 import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { escapeLike } from '#lib/search.ts';
@@ -55,6 +57,17 @@ const numberTaken = (error: unknown): never => {
   if (pgCode(error) === '23503') throw invalid({ 'object.gearboxModelId': t('stock.unknownModel') });
   throw error;
 };
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+// 2019-02-30 has the shape of a day but the database refuses it: check the calendar too.
+const isDay = (value: string) =>
+  DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
+/** The filter as the list reads it: a search cut at 80 characters, days that exist. */
+function checkedFilter<F extends OrderFilter>(filter: F): F {
+  for (const key of ['from', 'to'] as const) if (filter[key] && !isDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
+  return { ...filter, search: (filter.search ?? '').slice(0, 80) };
+}
 
 export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
@@ -147,7 +160,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   }
 
   const service = {
-    list: async (filter: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
+    list: async (_viewer: Viewer, given: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
+      const filter = checkedFilter(given);
       const column = sortColumns[filter.sort];
       return await db
         .select(listSelection)
@@ -159,7 +173,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .offset(filter.offset);
     },
 
-    count: async (filter: OrderFilter) => {
+    count: async (_viewer: Viewer, given: OrderFilter) => {
+      const filter = checkedFilter(given);
       const where = await whereOf(filter);
       // The model's table only when its type is asked: every order has a model.
       const from = db.select({ n: count() }).from(repairOrders);
@@ -167,7 +182,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       return rows[0]!.n;
     },
 
-    get: async (id: string) => {
+    get: async (_viewer: Viewer, id: string) => {
       const [row] = await db
         .select({
           order: repairOrders,
@@ -191,14 +206,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
-    referents: () =>
+    referents: (_viewer: Viewer) =>
       db
         .select({ id: users.id, displayName: users.displayName })
         .from(users)
         .where(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)))
         .orderBy(asc(users.displayName)),
 
-    insert: async (input: RepairOrderInput) =>
+    insert: async (_viewer: Viewer, input: RepairOrderInput) =>
       db
         .transaction(async (tx) => {
           await checkReferent(tx, input.referentId);
@@ -214,7 +229,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
-    update: async (id: string, input: RepairOrderInput) =>
+    update: async (_viewer: Viewer, id: string, input: RepairOrderInput) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
@@ -242,7 +257,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
     /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed; never a closed order. */
-    remove: async (id: string) => {
+    remove: async (_viewer: Viewer, id: string) => {
       const { row, fileIds } = await db.transaction(async (tx) => {
         // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
         const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
@@ -263,3 +278,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   };
   return service;
 }
+
+/** Who may call what (decision 061). Repair orders are read by every role, written by admins and diagnosticians (SPEC §2.7, §6). */
+export const repairOrdersPermissions = {
+  list: 'signedIn',
+  count: 'signedIn',
+  get: 'signedIn',
+  referents: 'signedIn',
+  insert: 'manageOrders',
+  update: 'manageOrders',
+  remove: 'manageOrders',
+} as const satisfies PermissionTable<RepairOrdersService>;

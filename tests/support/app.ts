@@ -10,7 +10,9 @@ import { createApp, type App } from '#server/app.ts';
 import { prepareDatabase } from '#server/bootstrap.ts';
 import { loadConfig, defaultRateLimits, type Config } from '#server/config.ts';
 import type { Database } from '#server/db/client.ts';
+import type { Viewer } from '#server/auth/viewer.ts';
 import type { Logger } from '#server/log.ts';
+import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { freePort, MIGRATED_TEMPLATE } from './postgres-server.ts';
 import { loadAstro } from '#server/main.ts';
 
@@ -102,6 +104,16 @@ export async function startTestApp(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Any viewer, for a service function called directly that reads no one in particular. */
+export const SOMEONE: Viewer = { id: '00000000-0000-0000-0000-000000000000', role: 'app_admin', sessionId: '' };
+
+/** The viewer of a fresh sign-in of `email`, as GraphQL finds it: to call the services as that user. */
+export async function viewerOf(t: TestApp, email: string): Promise<Viewer> {
+  const { body } = await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD });
+  const claims = (await t.app.services.auth.issuer.verify(body.session.accessToken))!;
+  return { id: claims.userId, role: claims.defaultRole as Viewer['role'], sessionId: claims.sessionId };
 }
 
 /** POSTs JSON to the auth API and returns status, headers and parsed body. */
