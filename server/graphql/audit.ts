@@ -7,7 +7,8 @@ import { auditActions, type AuditAction, type AuditChange, type AuditEventView }
 import { can } from '#lib/permissions.ts';
 import type { AuditFilter } from '#server/audit/service.ts';
 import { builder, requireViewerError, type GraphQLContext } from './builder.ts';
-import { forbidden, validationError } from './errors.ts';
+import { forbidden, limitError, offsetError, validationError } from './errors.ts';
+import { t } from '#lib/i18n.ts';
 
 const MAX_LIMIT = 500;
 
@@ -57,11 +58,14 @@ const Scope = builder.inputType('audit_scope', {
 type ScopeInput = { repairOrderId?: string | null; gearboxModelId?: string | null; stockItemId?: string | null; userId?: string | null };
 
 /** The filter the scope names, once the viewer may read it (the capability table decides). */
+/** The `before` of a page of activity: an event's id. */
+const badBefore = () => validationError({ before: t('refusals.eventIdExpected') });
+
 function filterOf(context: GraphQLContext, scope: ScopeInput, action: AuditAction | null | undefined): AuditFilter {
   const error = requireViewerError(context);
   if (error) throw error;
   const given = Object.entries(scope).filter(([, v]) => v);
-  if (given.length !== 1) throw validationError({ scope: 'Un seul parmi repairOrderId, gearboxModelId, stockItemId, userId' });
+  if (given.length !== 1) throw validationError({ scope: t('refusals.oneScope') });
   const role = context.viewer!.role;
   const base = { action: action ?? null };
   if (scope.repairOrderId) return { ...base, parentKind: 'repair_order', parentId: scope.repairOrderId };
@@ -96,9 +100,9 @@ builder.queryField('auditEvents', (t) =>
     authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? 50;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
-      if (args.before != null && !/^\d{1,18}$/.test(args.before)) throw validationError({ before: "Un identifiant d'événement" });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
+      if (args.before != null && !/^\d{1,18}$/.test(args.before)) throw badBefore();
       return context.services.audit.list({ ...filterOf(context, args.scope, args.action), limit, offset: args.offset ?? 0, before: args.before ?? null });
     },
   }),

@@ -12,6 +12,9 @@ export const forbidden = () => apiError('forbidden', t('refusals.forbidden'));
 export const notFound = () => apiError('not-found', t('refusals.itemNotFound'));
 /** `fields` maps a field path to its French message. */
 export const validationError = (fields: Record<string, string>) => apiError('validation', Object.values(fields)[0] ?? t('refusals.invalidData'), { fields });
+/** A list's `limit` outside 0…`max`, its `offset` under 0. */
+export const limitError = (max: number) => validationError({ limit: t('validation.between', { min: 0, max }) });
+export const offsetError = () => validationError({ offset: t('validation.min', { min: 0 }) });
 export const conflict = (message: string, extra: Record<string, unknown> = {}) => apiError('conflict', message, extra);
 
 /**

@@ -11,7 +11,7 @@ import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '#serv
 import { can } from '#lib/permissions.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { builder, requireViewerError } from './builder.ts';
-import { validationError } from './errors.ts';
+import { limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 
@@ -127,8 +127,8 @@ builder.queryField('gearboxModels', (t) =>
     authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? MAX_LIMIT;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
       return context.services.gearboxes.list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),

@@ -14,7 +14,7 @@ import {
 import { referenceOf, type StockRow } from '#server/stock/service.ts';
 import type { stockMovements } from '#server/db/schema/index.ts';
 import { builder, requireViewerError } from './builder.ts';
-import { forbidden, validationError } from './errors.ts';
+import { forbidden, limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 import { can } from '#lib/permissions.ts';
@@ -112,8 +112,8 @@ builder.queryField('stockItems', (t) =>
     authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? 100;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
       return context.services.stock.list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),
