@@ -90,6 +90,12 @@ test.describe('a diagnostician', () => {
 test.describe('a mechanic', () => {
   test.use({ storageState: storageState('mechanic') });
 
+  test('reads a masked password, named for a screen reader rather than read out as dots (SPEC 2.5)', async ({ page }) => {
+    await page.goto('/repair-orders');
+    await openProfileMenu(page);
+    await expect(page.getByRole('group', { name: 'Menu du profil' }).getByRole('img', { name: 'Mot de passe masqué' })).toHaveText('••••••••');
+  });
+
   test('has no pencil, and the API refuses the edit', async ({ page }) => {
     await page.goto('/repair-orders');
     await openProfileMenu(page);

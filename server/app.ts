@@ -17,7 +17,7 @@ import { createReadiness } from './readiness.ts';
 import { isS3Blobs } from './storage/s3-blobs.ts';
 import { createStorageRoutes } from './storage/routes.ts';
 import { serveLiveBackups } from './backup/live.ts';
-import { createServices, type Services } from './services.ts';
+import { createServices, type DomainServices, type Services } from './services.ts';
 import { setWorkshopTimeZone } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
@@ -26,6 +26,8 @@ export type AstroHandler = (req: IncomingMessage, res: ServerResponse, next: (()
 
 export type App = {
   services: Services;
+  /** The domain services, unbound (tests reach them to count or to fail on purpose). */
+  domain: DomainServices;
   mailer: Mailer;
   /** Handles backend paths; returns false for the paths Astro renders. */
   handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
@@ -132,7 +134,7 @@ export async function createApp(options: {
   // Every date of pages, PDFs, exports and mails reads this clock (decision 038).
   setWorkshopTimeZone(config.workshopTimeZone);
   const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
-  const { services, mailer } = createServices({
+  const { services, mailer, domain } = createServices({
     config,
     database,
     logger,
@@ -232,6 +234,7 @@ export async function createApp(options: {
   let stopBackups: (() => Promise<void>) | undefined;
   return {
     services,
+    domain,
     mailer,
     handleBackend,
     attachWebSocket: (other) => graphql.attach(other, { exclusive: false }),

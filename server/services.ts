@@ -11,26 +11,27 @@ import { createPasswordlessService, type PasswordlessService } from './auth/pass
 import { createSmsSender } from './auth/sms.ts';
 import { createVault, createKeyring } from './auth/vault.ts';
 import { createWebauthnService, type WebauthnService } from './auth/webauthn.ts';
-import { createBaseService, type BaseService } from './base/service.ts';
+import { basePermissions, createBaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Viewer } from './auth/viewer.ts';
-import { createDocumentsService, type DocumentsService } from './gearboxes/documents.ts';
-import { createMeasuresService, type MeasuresService } from './gearboxes/measures.ts';
-import { createProceduresService, type ProceduresService } from './gearboxes/procedures.ts';
-import { createGearboxesService, type GearboxesService } from './gearboxes/service.ts';
+import { createDocumentsService, documentsPermissions } from './gearboxes/documents.ts';
+import { createMeasuresService, measuresPermissions } from './gearboxes/measures.ts';
+import { createProceduresService, proceduresPermissions } from './gearboxes/procedures.ts';
+import { createGearboxesService, gearboxesPermissions } from './gearboxes/service.ts';
 import type { Logger } from './log.ts';
-import { createOrderCurvesService, type OrderCurvesService } from './repair-orders/curves.ts';
-import { createFaultCodesService, type FaultCodesService } from './repair-orders/fault-codes.ts';
-import { createDiagnosticFlowService, type DiagnosticFlowService } from './repair-orders/flow.ts';
-import { createOrderMeasuresService, type OrderMeasuresService } from './repair-orders/measures.ts';
-import { createOrderProcedureService, type OrderProcedureService } from './repair-orders/procedure.ts';
-import { createRepairOrdersService, type RepairOrdersService } from './repair-orders/service.ts';
-import { createSymptomsService, type SymptomsService } from './repair-orders/symptoms.ts';
-import { createStockService, type StockService } from './stock/service.ts';
+import { createOrderCurvesService, orderCurvesPermissions } from './repair-orders/curves.ts';
+import { createFaultCodesService, faultCodesPermissions } from './repair-orders/fault-codes.ts';
+import { createDiagnosticFlowService, diagnosticFlowPermissions } from './repair-orders/flow.ts';
+import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
+import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
+import { createRepairOrdersService, repairOrdersPermissions } from './repair-orders/service.ts';
+import { createSymptomsService, symptomsPermissions } from './repair-orders/symptoms.ts';
+import { createStockService, stockPermissions } from './stock/service.ts';
 import { createFileStore, type FileStore } from './storage/store.ts';
-import { createUsersService, type UsersService } from './users/service.ts';
-import { createAuditService, type AuditService } from './audit/service.ts';
+import { createUsersService, usersPermissions } from './users/service.ts';
+import { auditPermissions, createAuditService } from './audit/service.ts';
+import { bindViewer, type Bound, type PermissionTable } from './access.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
 export type Services = {
@@ -43,22 +44,11 @@ export type Services = {
   passwordless: PasswordlessService;
   /** Security keys (issue 18, item 2): the sign-in page and the security page verify in process. */
   webauthn: WebauthnService;
-  users: UsersService;
-  base: BaseService;
-  gearboxes: GearboxesService;
-  procedures: ProceduresService;
-  measures: MeasuresService;
-  documents: DocumentsService;
-  stock: StockService;
-  repairOrders: RepairOrdersService;
-  faultCodes: FaultCodesService;
-  orderCurves: OrderCurvesService;
-  orderMeasures: OrderMeasuresService;
-  symptoms: SymptomsService;
-  flow: DiagnosticFlowService;
-  orderProcedure: OrderProcedureService;
-  /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
-  audit: AuditService;
+  /**
+   * The domain services for one viewer (decision 061): each function checks the viewer against
+   * its permission table before it runs. GraphQL builds them once per operation.
+   */
+  forViewer(viewer: Viewer | null): ViewerServices;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /**
@@ -69,10 +59,68 @@ export type Services = {
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
 };
 
+/** The domain services, each function taking the viewer first; edges reach them bound (`forViewer`). */
+export function createDomainServices(deps: { db: Database['db']; files: FileStore; auth: AuthService }) {
+  const { db, files, auth } = deps;
+  const procedures = createProceduresService({ db });
+  const gearboxes = createGearboxesService({ db });
+  return {
+    users: createUsersService({ db, auth }),
+    base: createBaseService({ db }),
+    gearboxes,
+    procedures,
+    measures: createMeasuresService({ db }),
+    documents: createDocumentsService({ db, files }),
+    stock: createStockService({ db }),
+    repairOrders: createRepairOrdersService({ db, files }),
+    faultCodes: createFaultCodesService({ db }),
+    orderCurves: createOrderCurvesService({ db, files }),
+    orderMeasures: createOrderMeasuresService({ db, files }),
+    symptoms: createSymptomsService({ db }),
+    flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
+    orderProcedure: createOrderProcedureService({ db }),
+    /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
+    audit: createAuditService({ db }),
+  };
+}
+export type DomainServices = ReturnType<typeof createDomainServices>;
+
+/** Each domain service's table: who may call each of its functions (decision 061). */
+export const permissions = {
+  users: usersPermissions,
+  base: basePermissions,
+  gearboxes: gearboxesPermissions,
+  procedures: proceduresPermissions,
+  measures: measuresPermissions,
+  documents: documentsPermissions,
+  stock: stockPermissions,
+  repairOrders: repairOrdersPermissions,
+  faultCodes: faultCodesPermissions,
+  orderCurves: orderCurvesPermissions,
+  orderMeasures: orderMeasuresPermissions,
+  symptoms: symptomsPermissions,
+  flow: diagnosticFlowPermissions,
+  orderProcedure: orderProcedurePermissions,
+  audit: auditPermissions,
+} as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };
+
+/** The domain services as one viewer reaches them. */
+export type ViewerServices = { readonly [K in keyof DomainServices]: Bound<DomainServices[K]> };
+
+export function bindDomain(domain: DomainServices, viewer: Viewer | null): ViewerServices {
+  const bound: Partial<Record<keyof DomainServices, unknown>> = {};
+  for (const name of Object.keys(domain) as (keyof DomainServices)[]) {
+    bound[name] = bindViewer(domain[name] as never, permissions[name] as never, viewer);
+  }
+  return bound as ViewerServices;
+}
+
 /** The services, and what the server keeps to close them. */
 export function createServices(options: { config: Config; database: Database; logger: Logger; graphqlFetch: Services['graphql']['fetch'] }): {
   services: Services;
   mailer: Mailer;
+  /** The domain services unbound: for tests and scripts that act as no one in particular. */
+  domain: DomainServices;
 } {
   const { config, database, logger } = options;
   const db = database.db;
@@ -106,30 +154,15 @@ export function createServices(options: { config: Config; database: Database; lo
     vault,
   });
   const files = createFileStore({ db, config, logger });
-  const procedures = createProceduresService({ db });
-  const gearboxes = createGearboxesService({ db });
+  const domain = createDomainServices({ db, files, auth });
   const services: Services = {
     auth,
     mfa: createMfaService(auth),
     oidc: createOidcService({ auth, providers: config.authProviders }),
     passwordless: createPasswordlessService(auth),
     webauthn: createWebauthnService({ auth, rp: config.webauthn, origin: new URL(config.publicUrl).origin }),
-    procedures,
-    users: createUsersService({ db }),
-    base: createBaseService({ db }),
-    gearboxes,
-    measures: createMeasuresService({ db }),
-    documents: createDocumentsService({ db, files }),
+    forViewer: (viewer) => bindDomain(domain, viewer),
     files,
-    stock: createStockService({ db }),
-    repairOrders: createRepairOrdersService({ db, files }),
-    faultCodes: createFaultCodesService({ db }),
-    orderCurves: createOrderCurvesService({ db, files }),
-    orderMeasures: createOrderMeasuresService({ db, files }),
-    symptoms: createSymptomsService({ db }),
-    flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
-    orderProcedure: createOrderProcedureService({ db }),
-    audit: createAuditService({ db }),
     graphql: { fetch: options.graphqlFetch },
     config: {
       publicUrl: config.publicUrl,
@@ -138,5 +171,5 @@ export function createServices(options: { config: Config; database: Database; lo
       storageMaxBytes: config.storageMaxBytes,
     },
   };
-  return { services, mailer };
+  return { services, mailer, domain };
 }

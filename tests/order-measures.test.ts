@@ -4,7 +4,7 @@ import { files, orderMeasures, repairOrders, users } from '#server/db/schema/ind
 import { createOrderMeasuresService } from '#server/repair-orders/measures.ts';
 import { orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder, SOMEONE } from './support/app.ts';
 
 describe('the result the bounds propose', () => {
   it('is ok inside, a tolerance within 5 % of the range outside, nok further', () => {
@@ -165,7 +165,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     // A dossier measure added later comes alone.
     ok(
       await gql('diagnostician', Q.insertDossierMeasure, {
-        m: (await t.app.services.repairOrders.get(orderId))!.model.id,
+        m: (await t.app.domain.repairOrders.get(SOMEONE, orderId))!.model.id,
         o: { name: 'Régime de calage', unit: 'tr/min', minimum: 2200, maximum: 2600 },
       }),
     );
@@ -251,7 +251,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
       }),
       files: t.app.services.files,
     });
-    await expect(failing.setMeasuresDone(orderId, false)).rejects.toThrow('panne au milieu');
+    await expect(failing.setMeasuresDone(SOMEONE, orderId, false)).rejects.toThrow('panne au milieu');
     expect(await measuresOf(orderId)).toHaveLength(1);
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, kept.id))).toHaveLength(1);
     expect(await t.app.services.files.blobs.size(kept.id)).not.toBeNull();

@@ -34,7 +34,7 @@ describe('a page whose API call fails', () => {
   it('shows the French error page, with its security headers, when the API failed otherwise', async () => {
     const b = browser(t.url);
     expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
-    const services = t.app.services.base;
+    const services = t.app.domain.base;
     const list = services.list;
     services.list = (() => Promise.reject(new Error('disque plein'))) as unknown as typeof list;
     try {

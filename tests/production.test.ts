@@ -12,7 +12,7 @@ describe('a production server', () => {
   afterAll(() => t?.close());
 
   it('answers an internal failure with a French message, no stack and no detail', async () => {
-    const gearboxes = t.app.services.gearboxes;
+    const gearboxes = t.app.domain.gearboxes;
     const real = gearboxes.list;
     gearboxes.list = (() => {
       throw new Error('relation "secret_table" does not exist\n    at Object.<anonymous> (/srv/app/server/x.ts:1:1)');

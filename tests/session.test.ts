@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { startTestApp, type TestApp } from './support/app.ts';
+import { startTestApp, viewerOf, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 
 describe('the signed session', () => {
@@ -161,15 +161,15 @@ describe('the signed session', () => {
     const b = browser(t.url);
     await b.signIn('diagnostic@demo.local');
     expect((await b.request('/symptoms-conditions-base')).status).toBe(200);
-    const user = (await t.app.services.users.list({ where: { email: { _eq: 'diagnostic@demo.local' } } }))[0]!;
-    const admin = (await t.app.services.users.list({ where: { email: { _eq: 'admin@demo.local' } } }))[0]!;
-    await t.app.services.users.update({ id: admin.id, role: 'app_admin' }, user.id, { defaultRole: 'commercial' });
+    const users = t.app.services.forViewer(await viewerOf(t, 'admin@demo.local')).users;
+    const user = (await users.list({ where: { email: { _eq: 'diagnostic@demo.local' } } }))[0]!;
+    await users.update(user.id, { defaultRole: 'commercial' });
     try {
       expect((await b.request('/symptoms-conditions-base')).headers.get('location')).toBe('/repair-orders');
       const { accessToken } = await (await b.request('/api/session/token')).json();
       expect(await t.app.services.auth.issuer.verify(accessToken)).toMatchObject({ defaultRole: 'commercial' });
     } finally {
-      await t.app.services.users.update({ id: admin.id, role: 'app_admin' }, user.id, { defaultRole: 'diagnostician' });
+      await users.update(user.id, { defaultRole: 'diagnostician' });
     }
   });
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
+import { decodeMail, postJson, SOMEONE, startTestApp, verifyLink, viewerOf, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 
 const USERS = '{ users(limit: 1) { id } }';
@@ -117,10 +117,10 @@ describe('sessions that end when they should', () => {
   it('keeps the sessions of a disabled user ended when the account is enabled again', async () => {
     const { b, accessToken } = await signedIn('mecanicien@demo.local');
     const { session } = (await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'mecanicien@demo.local', password: DEMO_PASSWORD })).body;
-    const admin = { id: await userId('admin@demo.local'), role: 'app_admin' };
+    const { users } = t.app.services.forViewer(await viewerOf(t, 'admin@demo.local'));
     const mechanic = await userId('mecanicien@demo.local');
-    await t.app.services.users.update(admin, mechanic, { disabled: true });
-    await t.app.services.users.update(admin, mechanic, { disabled: false });
+    await users.update(mechanic, { disabled: true });
+    await users.update(mechanic, { disabled: false });
     expect((await b.request('/repair-orders')).headers.get('location')).toMatch(/^\/sign-in/);
     expect((await gql(accessToken, '{ gearboxModels(limit: 1) { id } }')).errors![0]!.extensions.code).toBe('invalid-jwt');
     const refresh = await postJson(`${t.url}/api/auth/token`, { refreshToken: session.refreshToken });
@@ -145,18 +145,18 @@ describe('sessions that end when they should', () => {
 
   it('re-authorises a socket whose role changed, and the page follows the new role', async () => {
     const { b, accessToken } = await signedIn('diagnostic@demo.local');
-    const admin = { id: await userId('admin@demo.local'), role: 'app_admin' };
+    const { users } = t.app.services.forViewer(await viewerOf(t, 'admin@demo.local'));
     const diagnostician = await userId('diagnostic@demo.local');
     const own = liveSocket(accessToken);
     await within(own.receiving, 5_000);
-    await t.app.services.users.update(admin, diagnostician, { defaultRole: 'commercial' });
+    await users.update(diagnostician, { defaultRole: 'commercial' });
     try {
       expect(await within(own.closing, 2_000)).toBe(4403);
       expect((await b.request('/symptoms-conditions-base')).headers.get('location')).toBe('/repair-orders');
       const { accessToken: next } = await (await b.request('/api/session/token')).json();
       expect(await t.app.services.auth.issuer.verify(next)).toMatchObject({ defaultRole: 'commercial' });
     } finally {
-      await t.app.services.users.update(admin, diagnostician, { defaultRole: 'diagnostician' });
+      await users.update(diagnostician, { defaultRole: 'diagnostician' });
     }
   });
 
@@ -291,7 +291,7 @@ describe('account changes need proof', () => {
     // Nothing changed yet: the old address still signs in.
     expect((await postJson(`${t.url}/api/auth/signin/email-password`, { email: 'commercial@demo.local', password: DEMO_PASSWORD })).status).toBe(200);
     await fetch(verifyLink(toNew), { redirect: 'manual' });
-    expect((await t.app.services.users.get(id))!.email).toBe('ventes@garage.fr');
+    expect((await t.app.domain.users.get(SOMEONE, id))!.email).toBe('ventes@garage.fr');
     await t.database.db.execute(sql`update auth.users set email = 'commercial@demo.local', display_name = 'Sophie Laurent' where id = ${id}`);
   });
 });

@@ -11,6 +11,7 @@ import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
+import { users } from '#server/db/schema/index.ts';
 
 /** Instances behind one proxy share their secrets and PUBLIC_URL, and trust that proxy. */
 const behindOneProxy = () => ({
@@ -34,7 +35,9 @@ function describeBurst(label: string, instances: () => TestApp[]) {
     beforeAll(async () => {
       // Accounts an admin created, whose owners have not chosen a password yet.
       accounts.push(...Array.from({ length: 80 }, (_, n) => `cible-${n}@garage.fr`));
-      await Promise.all(accounts.map((email, n) => instances()[0]!.app.services.users.insert({ email, displayName: `Cible ${n}`, defaultRole: 'mechanic' })));
+      await instances()[0]!
+        .database.db.insert(users)
+        .values(accounts.map((email, n) => ({ email, displayName: `Cible ${n}`, defaultRole: 'mechanic' })));
     });
     /**
      * How many wrong passwords past `free` an address may have checked during `ms`: once its free

@@ -72,7 +72,13 @@ export async function openOrdersDb(env: Record<string, string>) {
     raw = (text, params) => pool.query(text, params);
     close = () => pool.end();
   }
-  const service = createRepairOrdersService({ db: db as never });
+  // The service's own functions, as a signed-in reader calls them (the list reads the same for every role).
+  const orders = createRepairOrdersService({ db: db as never });
+  const reader = { id: '00000000-0000-0000-0000-000000000000', role: 'diagnostician' as const, sessionId: 'bench' };
+  const service = {
+    list: (filter: Parameters<typeof orders.list>[1]) => orders.list(reader, filter),
+    count: (filter: Parameters<typeof orders.count>[1]) => orders.count(reader, filter),
+  };
   return { raw, service, queries, close };
 }
 

@@ -2,6 +2,9 @@
 // a user's (what they did and what was done to their account), newest first. Nothing here
 // writes: events are only added by `record`, in the transaction of their change.
 import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import { requirePermission, type PermissionTable } from '#server/access.ts';
+import { can } from '#lib/permissions.ts';
 import type { AuditAction, AuditEventView } from '#lib/audit/audit.ts';
 import type { Db } from '#server/db/client.ts';
 import { auditEvents } from '#server/db/schema/index.ts';
@@ -19,6 +22,12 @@ function whereOf(filter: AuditFilter): SQL {
   return filter.action ? and(scope, eq(auditEvents.action, filter.action))! : scope;
 }
 
+/** An order's and a dossier's history are everyone's; a stock item's, its keepers'; an account's, the admins'. */
+function requireReadable(viewer: Viewer, filter: AuditFilter) {
+  const needs = 'userId' in filter ? 'manageUsers' : filter.parentKind === 'stock_item' ? 'manageStock' : 'signedIn';
+  requirePermission(viewer, needs);
+}
+
 export function createAuditService(deps: { db: Db }) {
   const { db } = deps;
   return {
@@ -26,12 +35,27 @@ export function createAuditService(deps: { db: Db }) {
      * Newest first; with `before` (an event id), those after it in that order: keyset paging on
      * (at, id), read from the event's own row so `at` keeps its microseconds.
      */
-    list: async (filter: AuditFilter & { limit: number; offset: number; before?: string | null }): Promise<AuditEventView[]> => {
+    list: async (viewer: Viewer, filter: AuditFilter & { limit: number; offset: number; before?: string | null }): Promise<AuditEventView[]> => {
+      requireReadable(viewer, filter);
       const where = filter.before
         ? and(whereOf(filter), sql`(${auditEvents.at}, ${auditEvents.id}) < (select e.at, e.id from audit.events e where e.id = ${filter.before}::bigint)`)
         : whereOf(filter);
-      return db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.at), desc(auditEvents.id)).limit(filter.limit).offset(filter.offset);
+      const rows = await db
+        .select()
+        .from(auditEvents)
+        .where(where)
+        .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+        .limit(filter.limit)
+        .offset(filter.offset);
+      // Who acted is named to all; their address only to those who may manage users.
+      return can(viewer.role, 'manageUsers') ? rows : rows.map((row) => ({ ...row, actorEmail: null }));
     },
-    count: async (filter: AuditFilter) => (await db.select({ n: count() }).from(auditEvents).where(whereOf(filter)))[0]!.n,
+    count: async (viewer: Viewer, filter: AuditFilter) => {
+      requireReadable(viewer, filter);
+      return (await db.select({ n: count() }).from(auditEvents).where(whereOf(filter)))[0]!.n;
+    },
   };
 }
+
+/** Who may call what (decision 061); which history a role may read is checked per scope. */
+export const auditPermissions = { list: 'signedIn', count: 'signedIn' } as const satisfies PermissionTable<AuditService>;

@@ -1,5 +1,7 @@
 // The symptoms and conditions base: one table for the four lists, names unique per list.
 import { and, asc, eq, ilike } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { BaseKind } from '#lib/base/base.ts';
 import type { Db } from '#server/db/client.ts';
 import { baseItems } from '#server/db/schema/index.ts';
@@ -20,28 +22,36 @@ const translate = (error: unknown): never => {
 export function createBaseService(deps: { db: Db }) {
   const { db } = deps;
   return {
-    list: (kind: BaseKind, search = '') =>
+    list: (_viewer: Viewer, kind: BaseKind, search = '') =>
       db
         .select()
         .from(baseItems)
         .where(search.trim() ? and(eq(baseItems.kind, kind), ilike(baseItems.name, `%${escapeLike(search.trim())}%`)) : eq(baseItems.kind, kind))
         .orderBy(asc(baseItems.name)),
 
-    insert: async (kind: BaseKind, name: string) => {
+    insert: async (_viewer: Viewer, kind: BaseKind, name: string) => {
       const [row] = await db.insert(baseItems).values({ kind, name: name.trim() }).returning().catch(translate);
       return row!;
     },
 
-    rename: async (id: string, name: string) => {
+    rename: async (_viewer: Viewer, id: string, name: string) => {
       const [row] = await db.update(baseItems).set({ name: name.trim(), updatedAt: new Date() }).where(eq(baseItems.id, id)).returning().catch(translate);
       if (!row) throw notFound(t('refusals.itemNotFound'));
       return row;
     },
 
-    remove: async (id: string) => {
+    remove: async (_viewer: Viewer, id: string) => {
       const [row] = await db.delete(baseItems).where(eq(baseItems.id, id)).returning().catch(translate);
       if (!row) throw notFound(t('refusals.itemNotFound'));
       return row;
     },
   };
 }
+
+/** Who may call what (decision 061). The symptoms and conditions base: read by all, kept by admins and diagnosticians (SPEC §2.9). */
+export const basePermissions = {
+  list: 'signedIn',
+  insert: 'manageBase',
+  rename: 'manageBase',
+  remove: 'manageBase',
+} as const satisfies PermissionTable<BaseService>;

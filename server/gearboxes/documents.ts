@@ -1,6 +1,8 @@
 // The files of a dossier: a stored file (storage API) linked to a model, and maybe to one of its
 // outages or measures, under a category whose bucket rules the file must have passed.
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { bucketOf, type DocumentCategory, type DocumentInput } from '#lib/gearboxes/documents.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -48,19 +50,19 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
 
   return {
     /** The model's own documents (not those of its outages and measures), newest first. */
-    ofModel: (gearboxModelId: string) =>
+    ofModel: (_viewer: Viewer, gearboxModelId: string) =>
       query()
         .where(and(eq(gearboxDocuments.gearboxModelId, gearboxModelId), isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)))
         .orderBy(asc(gearboxDocuments.category), desc(gearboxDocuments.createdAt)),
 
-    ofOutage: (outageId: string) => query().where(eq(gearboxDocuments.outageId, outageId)).orderBy(asc(gearboxDocuments.createdAt)),
+    ofOutage: (_viewer: Viewer, outageId: string) => query().where(eq(gearboxDocuments.outageId, outageId)).orderBy(asc(gearboxDocuments.createdAt)),
 
-    ofMeasure: (measureId: string) => query().where(eq(gearboxDocuments.measureId, measureId)).orderBy(asc(gearboxDocuments.createdAt)),
+    ofMeasure: (_viewer: Viewer, measureId: string) => query().where(eq(gearboxDocuments.measureId, measureId)).orderBy(asc(gearboxDocuments.createdAt)),
 
-    get: async (id: string) => (await query().where(eq(gearboxDocuments.id, id)).limit(1))[0],
+    get: async (_viewer: Viewer, id: string) => (await query().where(eq(gearboxDocuments.id, id)).limit(1))[0],
 
     /** Links an uploaded file; it must have passed its category's bucket (a reference curve is a CSV). */
-    insert: async (owner: DocumentOwner, fileId: string, input: DocumentInput) => {
+    insert: async (_viewer: Viewer, owner: DocumentOwner, fileId: string, input: DocumentInput) => {
       await checkOwner(owner, input.category);
       const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
       if (!file) throw notFound(t('refusals.fileNotFound'));
@@ -96,7 +98,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
       return row!.id;
     },
 
-    update: async (id: string, input: { title: string; comment: string }) => {
+    update: async (_viewer: Viewer, id: string, input: { title: string; comment: string }) => {
       return db.transaction(async (tx) => {
         const [before] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.id, id)).for('update');
         if (!before) throw notFound(t('refusals.documentNotFound'));
@@ -117,7 +119,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
     },
 
     /** The link and the stored file both go. */
-    remove: async (id: string) => {
+    remove: async (_viewer: Viewer, id: string) => {
       const row = await db.transaction(async (tx) => {
         const [deleted] = await tx.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
         if (!deleted) throw notFound(t('refusals.documentNotFound'));
@@ -129,10 +131,22 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
     },
 
     /** Before a measure or outage is deleted: their files' bytes. */
-    removeFilesOf: async (owner: { outageId?: string; measureId?: string }) => {
+    removeFilesOf: async (_viewer: Viewer, owner: { outageId?: string; measureId?: string }) => {
       const where = owner.outageId ? eq(gearboxDocuments.outageId, owner.outageId) : eq(gearboxDocuments.measureId, owner.measureId!);
       const rows = await db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(where);
       for (const row of rows) await deps.files.remove(row.fileId);
     },
   };
 }
+
+/** Who may call what (decision 061). A dossier's documents: read by all, written by admins and diagnosticians. */
+export const documentsPermissions = {
+  ofModel: 'signedIn',
+  ofOutage: 'signedIn',
+  ofMeasure: 'signedIn',
+  get: 'signedIn',
+  insert: 'manageGearboxes',
+  update: 'manageGearboxes',
+  remove: 'manageGearboxes',
+  removeFilesOf: 'manageGearboxes',
+} as const satisfies PermissionTable<DocumentsService>;

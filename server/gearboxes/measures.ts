@@ -1,5 +1,7 @@
 // Measures of a model: name, description, unit and bounds; their files are dossier documents.
 import { asc, eq } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { MeasureInput } from '#lib/gearboxes/measures.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -16,12 +18,12 @@ const toRow = (input: MeasureInput) => ({ ...input, minimum: input.minimum ?? nu
 export function createMeasuresService(deps: { db: Db }) {
   const { db } = deps;
   return {
-    listOf: (gearboxModelId: string) =>
+    listOf: (_viewer: Viewer, gearboxModelId: string) =>
       db.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, gearboxModelId)).orderBy(asc(gearboxMeasures.name)),
 
-    get: async (id: string) => (await db.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).limit(1))[0],
+    get: async (_viewer: Viewer, id: string) => (await db.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).limit(1))[0],
 
-    insert: async (gearboxModelId: string, input: MeasureInput) =>
+    insert: async (_viewer: Viewer, gearboxModelId: string, input: MeasureInput) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx
@@ -41,7 +43,7 @@ export function createMeasuresService(deps: { db: Db }) {
           throw error;
         }),
 
-    update: async (id: string, input: MeasureInput) =>
+    update: async (_viewer: Viewer, id: string, input: MeasureInput) =>
       db.transaction(async (tx) => {
         const [before] = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).for('update');
         if (!before) throw notFound(t('refusals.measureNotFound'));
@@ -62,7 +64,7 @@ export function createMeasuresService(deps: { db: Db }) {
       }),
 
     /** The measure's files go with it (the documents' rows cascade; the bytes are removed by the caller). */
-    remove: async (id: string) =>
+    remove: async (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [row] = await tx.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
         if (!row) throw notFound(t('refusals.measureNotFound'));
@@ -71,3 +73,12 @@ export function createMeasuresService(deps: { db: Db }) {
       }),
   };
 }
+
+/** Who may call what (decision 061). A dossier's measures: read by all, written by admins and diagnosticians. */
+export const measuresPermissions = {
+  listOf: 'signedIn',
+  get: 'signedIn',
+  insert: 'manageGearboxes',
+  update: 'manageGearboxes',
+  remove: 'manageGearboxes',
+} as const satisfies PermissionTable<MeasuresService>;

@@ -1,5 +1,7 @@
 // Repair procedures of a model and their priorities on its outages.
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -21,11 +23,46 @@ export type ProceduresService = ReturnType<typeof createProceduresService>;
 type Row = typeof repairProcedures.$inferSelect;
 export type ProcedureRow = Row & { checkpoints: (typeof procedureCheckpoints.$inferSelect)[]; outageCount: number };
 
-const nameTaken = (error: unknown): never => {
+/** A procedure's name taken in its model, or the model gone, as the refusals a user reads. */
+export const nameTaken = (error: unknown): never => {
   if (pgCode(error) === '23505') throw conflict('name-taken', t('refusals.procedureNameTaken'));
   if (pgCode(error) === '23503') throw notFound(t('refusals.modelNotFound'));
   throw error;
 };
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Checkpoints keep their ids (orders' answers point at them); removed ones go. */
+async function writeCheckpoints(tx: Tx, procedureId: string, input: ProcedureInput) {
+  const existing = await tx.select({ id: procedureCheckpoints.id }).from(procedureCheckpoints).where(eq(procedureCheckpoints.procedureId, procedureId));
+  const kept = new Set(input.checkpoints.map((c) => c.id).filter(Boolean));
+  const gone = existing.filter((c) => !kept.has(c.id)).map((c) => c.id);
+  if (gone.length) await tx.delete(procedureCheckpoints).where(inArray(procedureCheckpoints.id, gone));
+  const known = new Set(existing.map((c) => c.id));
+  for (const [position, checkpoint] of input.checkpoints.entries()) {
+    const values = { name: checkpoint.name, description: checkpoint.description, position: position + 1 };
+    if (checkpoint.id && known.has(checkpoint.id)) {
+      await tx
+        .update(procedureCheckpoints)
+        .set(values)
+        .where(and(eq(procedureCheckpoints.id, checkpoint.id), eq(procedureCheckpoints.procedureId, procedureId)));
+    } else {
+      await tx.insert(procedureCheckpoints).values({ ...values, procedureId });
+    }
+  }
+}
+
+/** A new procedure inside a caller's transaction (an order adding the procedure it writes). */
+export async function insertProcedureIn(tx: Tx, gearboxModelId: string, input: ProcedureInput) {
+  const [row] = await tx.insert(repairProcedures).values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps }).returning();
+  await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
+  await record(tx, {
+    action: 'created',
+    entity: { kind: 'procedure', id: row!.id, label: row!.name },
+    parent: await dossierOf(tx, gearboxModelId),
+    changes: changesOf(null, { ...row!, checkpoints: input.checkpoints.map((c) => c.name) }, procedureFields),
+  });
+  return row!.id;
+}
 
 export function createProceduresService(deps: { db: Db }) {
   const { db } = deps;
@@ -51,54 +88,16 @@ export function createProceduresService(deps: { db: Db }) {
     }));
   }
 
-  type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-  /** Checkpoints keep their ids (orders' answers point at them); removed ones go. */
-  async function writeCheckpoints(tx: Tx, procedureId: string, input: ProcedureInput) {
-    const existing = await tx.select({ id: procedureCheckpoints.id }).from(procedureCheckpoints).where(eq(procedureCheckpoints.procedureId, procedureId));
-    const kept = new Set(input.checkpoints.map((c) => c.id).filter(Boolean));
-    const gone = existing.filter((c) => !kept.has(c.id)).map((c) => c.id);
-    if (gone.length) await tx.delete(procedureCheckpoints).where(inArray(procedureCheckpoints.id, gone));
-    const known = new Set(existing.map((c) => c.id));
-    for (const [position, checkpoint] of input.checkpoints.entries()) {
-      const values = { name: checkpoint.name, description: checkpoint.description, position: position + 1 };
-      if (checkpoint.id && known.has(checkpoint.id)) {
-        await tx
-          .update(procedureCheckpoints)
-          .set(values)
-          .where(and(eq(procedureCheckpoints.id, checkpoint.id), eq(procedureCheckpoints.procedureId, procedureId)));
-      } else {
-        await tx.insert(procedureCheckpoints).values({ ...values, procedureId });
-      }
-    }
-  }
-
   const service = {
-    listOf: async (gearboxModelId: string) =>
+    listOf: async (_viewer: Viewer, gearboxModelId: string) =>
       complete(await db.select().from(repairProcedures).where(eq(repairProcedures.gearboxModelId, gearboxModelId)).orderBy(asc(repairProcedures.name))),
 
-    get: async (id: string) => (await complete(await db.select().from(repairProcedures).where(eq(repairProcedures.id, id)).limit(1)))[0],
+    get: async (_viewer: Viewer, id: string) => (await complete(await db.select().from(repairProcedures).where(eq(repairProcedures.id, id)).limit(1)))[0],
 
-    insert: async (gearboxModelId: string, input: ProcedureInput) => db.transaction((tx) => service.insertIn(tx, gearboxModelId, input)).catch(nameTaken),
+    insert: async (_viewer: Viewer, gearboxModelId: string, input: ProcedureInput) =>
+      db.transaction((tx) => insertProcedureIn(tx, gearboxModelId, input)).catch(nameTaken),
 
-    /** The same, inside a caller's transaction (an order adding the procedure it writes). */
-    insertIn: async (tx: Tx, gearboxModelId: string, input: ProcedureInput) => {
-      const [row] = await tx
-        .insert(repairProcedures)
-        .values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps })
-        .returning();
-      await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
-      await record(tx, {
-        action: 'created',
-        entity: { kind: 'procedure', id: row!.id, label: row!.name },
-        parent: await dossierOf(tx, gearboxModelId),
-        changes: changesOf(null, { ...row!, checkpoints: input.checkpoints.map((c) => c.name) }, procedureFields),
-      });
-      return row!.id;
-    },
-
-    nameTaken,
-
-    update: async (id: string, input: ProcedureInput) =>
+    update: async (_viewer: Viewer, id: string, input: ProcedureInput) =>
       db
         .transaction(async (tx) => {
           const [before] = await tx.select().from(repairProcedures).where(eq(repairProcedures.id, id)).for('update');
@@ -131,7 +130,7 @@ export function createProceduresService(deps: { db: Db }) {
         .catch(nameTaken),
 
     /** A procedure an outage still lists is kept, with the outages as reasons. */
-    remove: async (id: string) =>
+    remove: async (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [used] = await tx.select({ n: count() }).from(outageProcedures).where(eq(outageProcedures.procedureId, id));
         const [applied] = await tx.select({ n: count() }).from(orderProcedures).where(eq(orderProcedures.procedureId, id));
@@ -147,7 +146,7 @@ export function createProceduresService(deps: { db: Db }) {
       }),
 
     /** The procedures of an outage, by priority (1 first). */
-    ofOutage: async (outageId: string) => {
+    ofOutage: async (_viewer: Viewer, outageId: string) => {
       const links = await db.select().from(outageProcedures).where(eq(outageProcedures.outageId, outageId)).orderBy(asc(outageProcedures.priority));
       if (links.length === 0) return [];
       const rows = await complete(
@@ -165,7 +164,7 @@ export function createProceduresService(deps: { db: Db }) {
     },
 
     /** Replaces the outage's ordered list; every procedure must belong to the outage's model. */
-    setOutageProcedures: async (outageId: string, procedureIds: string[]) =>
+    setOutageProcedures: async (_viewer: Viewer, outageId: string, procedureIds: string[]) =>
       db.transaction(async (tx) => {
         // Locks the outage: two people reordering at once apply one after the other.
         const [outage] = await tx.select().from(outages).where(eq(outages.id, outageId)).for('update');
@@ -205,3 +204,14 @@ export function createProceduresService(deps: { db: Db }) {
   };
   return service;
 }
+
+/** Who may call what (decision 061). A dossier's repair procedures: read by all, written by admins and diagnosticians. */
+export const proceduresPermissions = {
+  listOf: 'signedIn',
+  get: 'signedIn',
+  insert: 'manageGearboxes',
+  update: 'manageGearboxes',
+  remove: 'manageGearboxes',
+  ofOutage: 'signedIn',
+  setOutageProcedures: 'manageGearboxes',
+} as const satisfies PermissionTable<ProceduresService>;

@@ -1,5 +1,8 @@
 // Gearbox models: the list with its search and filters, and their writes.
 import { and, asc, count, eq, gte, ilike, inArray, isNotNull, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
+import { can } from '#lib/permissions.ts';
 import type { GearboxModelInput, GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { queryRows } from '#server/db/client.ts';
 import {
@@ -152,7 +155,7 @@ export function createGearboxesService(deps: { db: Db }) {
   };
 
   return {
-    list: (filter: GearboxFilter & { limit: number; offset: number }) =>
+    list: (_viewer: Viewer, filter: GearboxFilter & { limit: number; offset: number }) =>
       db
         .select()
         .from(gearboxModels)
@@ -161,11 +164,11 @@ export function createGearboxesService(deps: { db: Db }) {
         .limit(filter.limit)
         .offset(filter.offset),
 
-    count: async (filter: GearboxFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
+    count: async (_viewer: Viewer, filter: GearboxFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
 
-    get: async (id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
+    get: async (_viewer: Viewer, id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
 
-    insert: async (input: GearboxModelInput) => {
+    insert: async (_viewer: Viewer, input: GearboxModelInput) => {
       await checkParent(null, input.parentId);
       return db
         .transaction(async (tx) => {
@@ -176,7 +179,7 @@ export function createGearboxesService(deps: { db: Db }) {
         .catch(taken);
     },
 
-    update: async (id: string, input: GearboxModelInput) => {
+    update: async (_viewer: Viewer, id: string, input: GearboxModelInput) => {
       await checkParent(id, input.parentId);
       return db
         .transaction(async (tx) => {
@@ -195,7 +198,7 @@ export function createGearboxesService(deps: { db: Db }) {
     },
 
     /** The doctor codes of a model, each with its gearbox codes. */
-    codesOf: async (gearboxModelId: string) => {
+    codesOf: async (_viewer: Viewer, gearboxModelId: string) => {
       const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.gearboxModelId, gearboxModelId)).orderBy(asc(doctorCodes.code));
       const codes = doctors.length
         ? await db
@@ -212,7 +215,7 @@ export function createGearboxesService(deps: { db: Db }) {
       return doctors.map((d) => ({ ...d, gearboxCodes: codes.filter((c) => c.doctorCodeId === d.id) }));
     },
 
-    insertDoctorCode: async (gearboxModelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
+    insertDoctorCode: async (_viewer: Viewer, gearboxModelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx
@@ -225,7 +228,7 @@ export function createGearboxesService(deps: { db: Db }) {
         .catch(codeTaken),
 
     /** A doctor code that still has gearbox codes is in use. */
-    removeDoctorCode: async (id: string) =>
+    removeDoctorCode: async (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [used] = await tx.select({ id: gearboxCodes.id }).from(gearboxCodes).where(eq(gearboxCodes.doctorCodeId, id)).limit(1);
         if (used) throw conflict('code-used', t('errors.codeUsed'));
@@ -235,7 +238,7 @@ export function createGearboxesService(deps: { db: Db }) {
         return row;
       }),
 
-    insertGearboxCode: async (doctorCodeId: string, code: string) =>
+    insertGearboxCode: async (_viewer: Viewer, doctorCodeId: string, code: string) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx.insert(gearboxCodes).values({ doctorCodeId, code }).returning();
@@ -250,7 +253,7 @@ export function createGearboxesService(deps: { db: Db }) {
         .catch(codeTaken),
 
     /** A code a stock item carries is in use. */
-    removeGearboxCode: async (id: string) =>
+    removeGearboxCode: async (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [row] = await tx.delete(gearboxCodes).where(eq(gearboxCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
@@ -264,7 +267,7 @@ export function createGearboxesService(deps: { db: Db }) {
       }),
 
     /** With how many closed orders of the model recorded each (SPEC §3: a rate and "n / total"). */
-    errorCodesOf: (gearboxModelId: string) =>
+    errorCodesOf: (_viewer: Viewer, gearboxModelId: string) =>
       db
         .select({
           id: errorCodes.id,
@@ -280,13 +283,13 @@ export function createGearboxesService(deps: { db: Db }) {
         .orderBy(asc(errorCodes.code)),
 
     /** The size of the model's history: its closed orders. */
-    orderCountOf: async (gearboxModelId: string) =>
+    orderCountOf: async (_viewer: Viewer, gearboxModelId: string) =>
       Number(
         (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${gearboxModelId} and ${CLOSED}`))[0]!
           .n,
       ),
 
-    insertErrorCode: async (gearboxModelId: string, input: { code: string; description: string }) =>
+    insertErrorCode: async (_viewer: Viewer, gearboxModelId: string, input: { code: string; description: string }) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx
@@ -303,7 +306,7 @@ export function createGearboxesService(deps: { db: Db }) {
         })
         .catch(codeTaken),
 
-    removeErrorCode: async (id: string) =>
+    removeErrorCode: async (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [row] = await tx.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
@@ -311,13 +314,14 @@ export function createGearboxesService(deps: { db: Db }) {
         return row;
       }),
 
-    outagesOf: (gearboxModelId: string) =>
+    outagesOf: (_viewer: Viewer, gearboxModelId: string) =>
       outagesQuery().where(eq(outages.gearboxModelId, gearboxModelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
 
-    getOutage: async (id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
+    getOutage: async (_viewer: Viewer, id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 
     /** Names are looked up in the base; missing ones are added only when asked and allowed. */
-    insertOutage: async (gearboxModelId: string, input: OutageInput, canAddToBase: boolean) => {
+    insertOutage: async (viewer: Viewer, gearboxModelId: string, input: OutageInput) => {
+      const canAddToBase = can(viewer.role, 'manageBase');
       const ids = await resolveBase(input, canAddToBase);
       return db
         .transaction(async (tx) => {
@@ -340,7 +344,8 @@ export function createGearboxesService(deps: { db: Db }) {
         });
     },
 
-    updateOutage: async (id: string, input: OutageInput, canAddToBase: boolean) => {
+    updateOutage: async (viewer: Viewer, id: string, input: OutageInput) => {
+      const canAddToBase = can(viewer.role, 'manageBase');
       const ids = await resolveBase(input, canAddToBase);
       return db.transaction(async (tx) => {
         const [before] = await tx.select().from(outages).where(eq(outages.id, id)).for('update');
@@ -363,7 +368,7 @@ export function createGearboxesService(deps: { db: Db }) {
     },
 
     /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason. */
-    removeOutage: async (id: string) => {
+    removeOutage: async (_viewer: Viewer, id: string) => {
       const [used] = await db.select({ n: count() }).from(orderOutages).where(eq(orderOutages.outageId, id));
       if (used!.n > 0) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons: [t('refusals.usedByOrders', { count: used!.n })] });
       return db.transaction(async (tx) => {
@@ -376,7 +381,7 @@ export function createGearboxesService(deps: { db: Db }) {
     },
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */
-    remove: async (id: string) => {
+    remove: async (_viewer: Viewer, id: string) => {
       const counted = async (
         table: typeof outages | typeof repairProcedures | typeof gearboxMeasures | typeof gearboxDocuments | typeof stockItems | typeof repairOrders,
         extra?: SQL,
@@ -420,3 +425,27 @@ export function createGearboxesService(deps: { db: Db }) {
     },
   };
 }
+
+/** Who may call what (decision 061). Technical dossiers: read by all, written by admins and diagnosticians (SPEC §2.1, §6). */
+export const gearboxesPermissions = {
+  list: 'signedIn',
+  count: 'signedIn',
+  get: 'signedIn',
+  insert: 'manageGearboxes',
+  update: 'manageGearboxes',
+  codesOf: 'signedIn',
+  insertDoctorCode: 'manageGearboxes',
+  removeDoctorCode: 'manageGearboxes',
+  insertGearboxCode: 'manageGearboxes',
+  removeGearboxCode: 'manageGearboxes',
+  errorCodesOf: 'signedIn',
+  orderCountOf: 'signedIn',
+  insertErrorCode: 'manageGearboxes',
+  removeErrorCode: 'manageGearboxes',
+  outagesOf: 'signedIn',
+  getOutage: 'signedIn',
+  insertOutage: 'manageGearboxes',
+  updateOutage: 'manageGearboxes',
+  removeOutage: 'manageGearboxes',
+  remove: 'manageGearboxes',
+} as const satisfies PermissionTable<GearboxesService>;

@@ -1,10 +1,8 @@
 // The Pothos builder: context, scalars and the scope-auth rules read from the capability table.
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
-import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { getNamedType, getNullableType, type GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
-import { can, type Capability } from '#lib/permissions.ts';
-import type { Services } from '#server/services.ts';
+import type { Services, ViewerServices } from '#server/services.ts';
 import type { Changes } from '#server/realtime/changes.ts';
 import { apiError, forbidden } from './errors.ts';
 
@@ -16,7 +14,8 @@ export type GraphQLContext = {
   viewer: Viewer | null;
   /** Why there is no viewer: no token at all, or one that is not valid. */
   authError: 'none' | 'invalid' | null;
-  services: Services;
+  /** The process's services, the domain ones bound to this viewer (decision 061). */
+  services: Services & ViewerServices;
   changes: Changes;
   /** Set per query or mutation by the time budget (budget.ts). */
   deadline?: { at: number; ms: number };
@@ -46,40 +45,24 @@ function fieldComplexity(args: Record<string, unknown>, _context: GraphQLContext
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  AuthScopes: { signedIn: boolean; capability: Capability };
   DefaultFieldNullability: false;
   Scalars: {
     uuid: { Input: string; Output: string };
     timestamptz: { Input: Date; Output: Date | string };
   };
 }>({
-  plugins: [ScopeAuthPlugin, ComplexityPlugin],
+  plugins: [ComplexityPlugin],
   // Fields are non-null unless they say so, as Hasura exposes NOT NULL columns: typed documents
   // then read `string`, not `string | null`.
   defaultFieldNullability: false,
   // Weights only: the limits are checked once per operation, before it runs (budget.ts).
   complexity: { fieldComplexity, disabled: true },
-  scopeAuth: {
-    authScopes: async (context) => ({
-      signedIn: !!context.viewer,
-      capability: (capability: Capability) => can(context.viewer?.role, capability),
-    }),
-    unauthorizedError: (_parent, context) => requireViewerError(context) ?? forbidden(),
-  },
 });
 
 /** The error for a request without a valid identity, or null when there is one. */
 export function requireViewerError(context: GraphQLContext): GraphQLError | null {
   if (context.viewer) return null;
   return context.authError === 'invalid' ? apiError('invalid-jwt', t('refusals.invalidToken')) : forbidden();
-}
-
-/** For resolvers that check by hand (subscriptions, row rules). */
-export function requireCapability(context: GraphQLContext, capability: Capability): Viewer {
-  const error = requireViewerError(context);
-  if (error) throw error;
-  if (!can(context.viewer!.role, capability)) throw forbidden();
-  return context.viewer!;
 }
 
 builder.scalarType('uuid', {

@@ -60,7 +60,6 @@ builder.mutationField('insertGearboxDocument', (t) =>
   t.field({
     type: 'uuid',
     args: { object: t.arg({ type: DocumentInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { object }, context) =>
       context.services.documents.insert(
         object,
@@ -74,7 +73,6 @@ builder.mutationField('updateGearboxDocument', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), title: t.arg.string({ required: true }), comment: t.arg.string({ required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => {
       const { title, comment } = parse(documentSchema.pick({ title: true, comment: true }), { title: args.title, comment: args.comment }, 'object');
       return context.services.documents.update(args.id, { title, comment });
@@ -87,7 +85,6 @@ builder.mutationField('deleteGearboxDocument', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.documents.remove(id)).id,
   }),
 );

@@ -8,9 +8,8 @@ import {
   type GearboxType as GearboxTypeName,
 } from '#lib/gearboxes/gearboxes.ts';
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '#server/db/schema/index.ts';
-import { can } from '#lib/permissions.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
-import { builder, requireViewerError } from './builder.ts';
+import { builder } from './builder.ts';
 import { limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
@@ -124,7 +123,6 @@ builder.queryField('gearboxModels', (t) =>
       limit: t.arg.int(),
       offset: t.arg.int(),
     },
-    authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? MAX_LIMIT;
       if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
@@ -138,7 +136,6 @@ builder.queryField('gearboxModelsAggregate', (t) =>
   t.field({
     type: Aggregate,
     args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), modelId: t.arg({ type: 'uuid' }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, args, context) => ({ count: await context.services.gearboxes.count(filterOf(args)) }),
   }),
 );
@@ -148,7 +145,6 @@ builder.queryField('gearboxModel', (t) =>
     type: GearboxModel,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.get(id)) ?? null,
   }),
 );
@@ -157,7 +153,6 @@ builder.mutationField('insertGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { object: t.arg({ type: ModelInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { object }, context) => context.services.gearboxes.insert(parse(gearboxModelSchema, object, 'object')),
   }),
 );
@@ -166,7 +161,6 @@ builder.mutationField('updateGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ModelInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { id, object }, context) => context.services.gearboxes.update(id, parse(gearboxModelSchema, object, 'object')),
   }),
 );
@@ -175,7 +169,6 @@ builder.mutationField('deleteGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, { id }, context) => context.services.gearboxes.remove(id),
   }),
 );
@@ -188,7 +181,6 @@ builder.mutationField('insertDoctorCode', (t) =>
   t.field({
     type: DoctorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: DoctorCodeInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, args, context) => {
       const row = await context.services.gearboxes.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object'));
       return { ...row, gearboxCodes: [] };
@@ -200,7 +192,6 @@ builder.mutationField('deleteDoctorCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeDoctorCode(id)).id,
   }),
 );
@@ -209,7 +200,6 @@ builder.mutationField('insertGearboxCode', (t) =>
   t.field({
     type: GearboxCode,
     args: { doctorCodeId: t.arg({ type: 'uuid', required: true }), code: t.arg.string({ required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) =>
       context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
   }),
@@ -219,7 +209,6 @@ builder.mutationField('deleteGearboxCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id)).id,
   }),
 );
@@ -232,7 +221,6 @@ builder.mutationField('insertErrorCode', (t) =>
   t.field({
     type: ErrorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ErrorCodeInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => context.services.gearboxes.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')),
   }),
 );
@@ -241,7 +229,6 @@ builder.mutationField('deleteErrorCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id)).id,
   }),
 );
@@ -279,7 +266,6 @@ builder.queryField('gearboxOutage', (t) =>
     type: OutageType,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.gearboxes.getOutage(id)) ?? null,
   }),
 );
@@ -299,9 +285,7 @@ builder.mutationField('insertOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) =>
-      context.services.gearboxes.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')),
+    resolve: (_root, args, context) => context.services.gearboxes.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object')),
   }),
 );
 
@@ -309,9 +293,7 @@ builder.mutationField('updateOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
-    resolve: (_root, args, context) =>
-      context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object'), can(context.viewer!.role, 'manageBase')),
+    resolve: (_root, args, context) => context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object')),
   }),
 );
 
@@ -319,7 +301,6 @@ builder.mutationField('deleteOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => {
       // Its files' bytes go first; the links go with the outage.
       if (await context.services.gearboxes.getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
@@ -335,12 +316,11 @@ builder.subscriptionField('gearboxModel', (t) =>
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     subscribe: (_root, { id }, context) => {
-      const error = requireViewerError(context);
-      if (error) throw error;
+      const get = context.services.gearboxes.get;
       let version = 0;
       // Every change is news: the nested lists are resolved after, so the row alone cannot tell.
       return live(context, DOSSIER_TABLES, null, async () => {
-        const row = await context.services.gearboxes.get(id);
+        const row = await get(id);
         return row ? { ...row, version: ++version } : null;
       });
     },

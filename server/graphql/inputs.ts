@@ -6,6 +6,7 @@ import { hasReason } from '#lib/errors.ts';
 import { fieldErrors } from '#lib/validation.ts';
 import { DomainError, type DomainErrorKind } from '#server/errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
+import { requireViewerError, type GraphQLContext } from './builder.ts';
 import { t } from '#lib/i18n.ts';
 import { formatWait } from '#lib/format.ts';
 
@@ -25,17 +26,20 @@ export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      const resolve = field.resolve;
-      if (!resolve) continue;
-      field.resolve = (source, args, context, info) => {
-        try {
-          const result = resolve(source, args, context, info);
-          // Any thenable (a query builder too), not only native promises.
-          return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(fromService) : result;
-        } catch (error) {
-          return fromService(error);
-        }
-      };
+      for (const key of ['resolve', 'subscribe'] as const) {
+        const run = field[key];
+        if (!run) continue;
+        field[key] = (source, args, context: GraphQLContext, info) => {
+          const refused = (error: unknown) => fromService(error, context);
+          try {
+            const result = run(source, args, context, info);
+            // Any thenable (a query builder too), not only native promises.
+            return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(refused) : result;
+          } catch (error) {
+            return refused(error);
+          }
+        };
+      }
     }
   }
   return schema;
@@ -45,7 +49,7 @@ export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
  * A service's refusal as the API error clients see, one row per kind (decision 021): a new kind
  * fails the type check here until it says what clients see. Null: not the caller's, thrown as it is.
  */
-const API_ERROR: Record<DomainErrorKind, (error: DomainError) => GraphQLError | null> = {
+const API_ERROR: Record<DomainErrorKind, (error: DomainError, context: GraphQLContext) => GraphQLError | null> = {
   'not-found': () => notFound(),
   invalid: ({ details }) => validationError(details.fields ?? {}),
   forbidden: (error) => {
@@ -64,8 +68,9 @@ const API_ERROR: Record<DomainErrorKind, (error: DomainError) => GraphQLError | 
     const retryAfter = details.retryAfter ?? 60;
     return apiError('too-many-requests', t('refusals.tooManyRequests', { wait: formatWait(retryAfter) }), { retryAfter });
   },
+  // A service refuses a caller without a viewer: the request's token says why (builder.ts).
+  unauthenticated: (error, context) => (hasReason(error, 'unauthenticated') && !context.viewer ? requireViewerError(context)! : callersOwn(error)),
   // The caller's own refusals: a validation error, never an internal one.
-  unauthenticated: callersOwn,
   'not-allowed': callersOwn,
   'too-large': callersOwn,
   unsupported: callersOwn,
@@ -79,6 +84,6 @@ function callersOwn({ reason, message }: DomainError): GraphQLError {
 }
 
 /** Service refusals as API errors with their code. */
-function fromService(error: unknown): never {
-  throw (error instanceof DomainError && API_ERROR[error.kind](error)) || error;
+function fromService(error: unknown, context: GraphQLContext): never {
+  throw (error instanceof DomainError && API_ERROR[error.kind](error, context)) || error;
 }

@@ -24,7 +24,6 @@ builder.queryField('gearboxMeasure', (t) =>
     type: Measure,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.measures.get(id)) ?? null,
   }),
 );
@@ -37,7 +36,6 @@ builder.mutationField('insertGearboxMeasure', (t) =>
   t.field({
     type: Measure,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => context.services.measures.insert(args.gearboxModelId, parse(measureSchema, args.object, 'object')),
   }),
 );
@@ -46,7 +44,6 @@ builder.mutationField('updateGearboxMeasure', (t) =>
   t.field({
     type: Measure,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => context.services.measures.update(args.id, parse(measureSchema, args.object, 'object')),
   }),
 );
@@ -55,7 +52,6 @@ builder.mutationField('deleteGearboxMeasure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => {
       if (await context.services.measures.get(id)) await context.services.documents.removeFilesOf({ measureId: id });
       return (await context.services.measures.remove(id)).id;

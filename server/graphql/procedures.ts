@@ -49,7 +49,6 @@ builder.queryField('repairProcedure', (t) =>
     type: RepairProcedure,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.procedures.get(id)) ?? null,
   }),
 );
@@ -81,7 +80,6 @@ builder.mutationField('insertRepairProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => context.services.procedures.insert(args.gearboxModelId, procedureOf(args.object)),
   }),
 );
@@ -90,7 +88,6 @@ builder.mutationField('updateRepairProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) => context.services.procedures.update(args.id, procedureOf(args.object)),
   }),
 );
@@ -99,7 +96,6 @@ builder.mutationField('deleteRepairProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: async (_root, { id }, context) => (await context.services.procedures.remove(id)).id,
   }),
 );
@@ -109,7 +105,6 @@ builder.mutationField('setOutageProcedures', (t) =>
   t.field({
     type: 'uuid',
     args: { outageId: t.arg({ type: 'uuid', required: true }), procedureIds: t.arg({ type: ['uuid'], required: true }) },
-    authScopes: { capability: 'manageGearboxes' },
     resolve: (_root, args, context) =>
       context.services.procedures.setOutageProcedures(args.outageId, parse(outageProceduresSchema, { procedureIds: args.procedureIds }, 'object').procedureIds),
   }),

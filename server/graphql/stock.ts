@@ -13,11 +13,10 @@ import {
 } from '#lib/stock/stock.ts';
 import { referenceOf, type StockRow } from '#server/stock/service.ts';
 import type { stockMovements } from '#server/db/schema/index.ts';
-import { builder, requireViewerError } from './builder.ts';
-import { forbidden, limitError, offsetError } from './errors.ts';
+import { builder } from './builder.ts';
+import { limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
-import { can } from '#lib/permissions.ts';
 import { GearboxType as GearboxTypeEnum } from './gearboxes.ts';
 
 const MAX_LIMIT = 500;
@@ -109,7 +108,6 @@ builder.queryField('stockItems', (t) =>
   t.field({
     type: [StockItem],
     args: { ...filterArgs, limit: t.arg.int(), offset: t.arg.int() },
-    authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? 100;
       if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
@@ -124,12 +122,10 @@ builder.subscriptionField('stockItems', (t) =>
     type: [StockItem],
     args: { ...filterArgs, limit: t.arg.int(), offset: t.arg.int() },
     subscribe: (_root, args, context) => {
-      const error = requireViewerError(context);
-      if (error) throw error;
-      if (!can(context.viewer!.role, 'manageStock')) throw forbidden();
+      const list = context.services.stock.list;
       const limit = Math.min(Math.max(args.limit ?? 100, 0), MAX_LIMIT);
       const input = { ...filterOf(args), limit, offset: Math.max(args.offset ?? 0, 0) };
-      return live(context, ['public.stock_items'], `stockItems:${JSON.stringify(input)}`, () => context.services.stock.list(input));
+      return live(context, ['public.stock_items'], `stockItems:${JSON.stringify(input)}`, () => list(input));
     },
     resolve: (rows: StockRow[]) => rows,
   }),
@@ -143,7 +139,6 @@ builder.queryField('stockItemsAggregate', (t) =>
   t.field({
     type: Aggregate,
     args: filterArgs,
-    authScopes: { capability: 'manageStock' },
     resolve: async (_root, args, context) => ({ count: await context.services.stock.count(filterOf(args)) }),
   }),
 );
@@ -152,21 +147,17 @@ builder.queryField('stockCounts', (t) =>
   t.field({
     type: [CountRow],
     args: filterArgs,
-    authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) => context.services.stock.counts(filterOf(args)),
   }),
 );
 
-builder.queryField('stockRacks', (t) =>
-  t.stringList({ authScopes: { capability: 'manageStock' }, resolve: (_root, _args, context) => context.services.stock.racks() }),
-);
+builder.queryField('stockRacks', (t) => t.stringList({ resolve: (_root, _args, context) => context.services.stock.racks() }));
 
 builder.queryField('stockItem', (t) =>
   t.field({
     type: StockItem,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageStock' },
     resolve: async (_root, { id }, context) => (await context.services.stock.get(id)) ?? null,
   }),
 );
@@ -188,8 +179,7 @@ builder.mutationField('insertStockItems', (t) =>
   t.field({
     type: ['uuid'],
     args: { object: t.arg({ type: AddInput, required: true }) },
-    authScopes: { capability: 'manageStock' },
-    resolve: (_root, { object }, context) => context.services.stock.insert(parse(addStockSchema, object, 'object'), context.viewer!),
+    resolve: (_root, { object }, context) => context.services.stock.insert(parse(addStockSchema, object, 'object')),
   }),
 );
 
@@ -202,9 +192,8 @@ builder.mutationField('moveStockItem', (t) =>
       rack: t.arg.string({ required: true }),
       level: t.arg.int({ required: true }),
     },
-    authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.move(args.id, args.version, parse(moveStockSchema, { rack: args.rack, level: args.level }, 'object'), context.viewer!),
+      context.services.stock.move(args.id, args.version, parse(moveStockSchema, { rack: args.rack, level: args.level }, 'object')),
   }),
 );
 
@@ -212,14 +201,8 @@ builder.mutationField('changeStockItemCondition', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), version: t.arg.int({ required: true }), condition: t.arg({ type: Condition, required: true }) },
-    authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.changeCondition(
-        args.id,
-        args.version,
-        parse(conditionStockSchema, { condition: args.condition }, 'object').condition,
-        context.viewer!,
-      ),
+      context.services.stock.changeCondition(args.id, args.version, parse(conditionStockSchema, { condition: args.condition }, 'object').condition),
   }),
 );
 
@@ -232,13 +215,7 @@ builder.mutationField('removeStockItem', (t) =>
       outOn: t.arg.string({ required: true }),
       outReason: t.arg.string({ required: true }),
     },
-    authScopes: { capability: 'manageStock' },
     resolve: (_root, args, context) =>
-      context.services.stock.remove(
-        args.id,
-        args.version,
-        parse(removeStockSchema, { outOn: args.outOn, outReason: args.outReason }, 'object'),
-        context.viewer!,
-      ),
+      context.services.stock.remove(args.id, args.version, parse(removeStockSchema, { outOn: args.outOn, outReason: args.outReason }, 'object')),
   }),
 );

@@ -1,11 +1,10 @@
 // Users with hasura-auth's operation names (ARCHITECTURE.md): users, usersAggregate, user,
 // insertUser, updateUser, deleteUser; users and usersAggregate also as live subscriptions.
 import { z } from 'zod';
-import { can } from '#lib/permissions.ts';
 import { userSchema } from '#lib/users/users.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '#server/users/service.ts';
-import { builder, OrderBy, requireCapability, type GraphQLContext } from './builder.ts';
-import { forbidden, limitError, notFound, offsetError, validationError } from './errors.ts';
+import { builder, OrderBy, type GraphQLContext } from './builder.ts';
+import { limitError, offsetError, validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 import { t } from '#lib/i18n.ts';
@@ -116,24 +115,16 @@ const listArgs = (t: Parameters<Parameters<typeof builder.queryField>[1]>[0]) =>
 const listUsers = (context: GraphQLContext, args: ListArgs) => context.services.users.list(listInput(args));
 const countUsers = async (context: GraphQLContext, args: ListArgs) => ({ count: await context.services.users.count(listInput(args).where) });
 
-builder.queryField('users', (t) =>
-  t.field({ type: [User], args: listArgs(t), authScopes: { capability: 'manageUsers' }, resolve: (_root, args, context) => listUsers(context, args) }),
-);
+builder.queryField('users', (t) => t.field({ type: [User], args: listArgs(t), resolve: (_root, args, context) => listUsers(context, args) }));
 
-builder.queryField('usersAggregate', (t) =>
-  t.field({ type: UsersAggregate, args: listArgs(t), authScopes: { capability: 'manageUsers' }, resolve: (_root, args, context) => countUsers(context, args) }),
-);
+builder.queryField('usersAggregate', (t) => t.field({ type: UsersAggregate, args: listArgs(t), resolve: (_root, args, context) => countUsers(context, args) }));
 
 builder.queryField('user', (t) =>
   t.field({
     type: User,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
-    resolve: async (_root, { id }, context) => {
-      if (id !== context.viewer!.id && !can(context.viewer!.role, 'manageUsers')) throw forbidden();
-      return (await context.services.users.get(id)) ?? null;
-    },
+    resolve: async (_root, { id }, context) => (await context.services.users.get(id)) ?? null,
   }),
 );
 
@@ -141,22 +132,7 @@ builder.mutationField('insertUser', (t) =>
   t.field({
     type: User,
     args: { object: t.arg({ type: UsersInsertInput, required: true }) },
-    authScopes: { capability: 'manageUsers' },
-    resolve: async (_root, { object }, context) => {
-      const input = parse(insertSchema, object, 'object');
-      const { users, auth } = context.services;
-      // Step-up: a new account is a new way in, as a role change is.
-      await auth.requireElevatedSession(context.viewer!.sessionId, context.viewer!.id);
-      const row = await users.insert(input);
-      try {
-        await auth.sendSetPasswordEmail(row.id);
-      } catch (error) {
-        // No half-made account: without its e-mail nobody could ever use it.
-        await users.remove({ id: context.viewer!.id, role: context.viewer!.role }, row.id).catch(() => undefined);
-        throw error;
-      }
-      return row;
-    },
+    resolve: (_root, { object }, context) => context.services.users.insert(parse(insertSchema, object, 'object')),
   }),
 );
 
@@ -165,39 +141,7 @@ builder.mutationField('updateUser', (t) =>
     type: User,
     nullable: true,
     args: { pk_columns: t.arg({ type: UsersPkColumns, required: true }), _set: t.arg({ type: UsersSetInput, required: true }) },
-    authScopes: { signedIn: true },
-    resolve: async (_root, args, context) => {
-      const viewer = context.viewer!;
-      const { email, ...set } = parse(setSchema, args._set, '_set');
-      const id = args.pk_columns.id;
-      const { users, auth } = context.services;
-      const manager = can(viewer.role, 'manageUsers');
-      const own = id === viewer.id;
-      // One's own new address is a way in (decision 048): refused in the auth routes' order, a
-      // token's sign-in first (whatever its role), then the role, then the proof, and only then
-      // whether the address is free (a token holder never learns which addresses have an account).
-      const mine = own ? await users.get(id) : undefined;
-      if (own && email && email.toLowerCase() !== mine?.email) await auth.refusePatSession(viewer.sessionId, viewer.id);
-      // Everyone else: their own name and e-mail, and not the mechanics (SPEC §2.5).
-      const ownProfile = own && set.defaultRole === undefined && set.disabled === undefined;
-      if (!manager && (!ownProfile || !can(viewer.role, 'editOwnProfile'))) throw forbidden();
-      const current = mine ?? (await users.get(id));
-      if (!current) throw notFound();
-      // A new address is only asked for here: it takes effect from the link sent to it.
-      const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
-      // Step-up (issue 18, item 7): an admin with a second factor proves it again before changing
-      // a role, enabling or disabling an account, or another user's address (its link signs in).
-      const roleChanged = set.defaultRole !== undefined && set.defaultRole !== current.defaultRole;
-      const statusChanged = set.disabled !== undefined && set.disabled !== current.disabled;
-      if (manager && (roleChanged || statusChanged || (newEmail && !own))) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
-      // One's own address: the account's strongest factor first (decision 048).
-      if (newEmail && own) await auth.requireProofSession(viewer.sessionId, viewer.id);
-      if (newEmail) await users.assertEmailFree(newEmail, id);
-      const row = manager ? await users.update(viewer, id, set) : await users.updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
-      if (!newEmail) return row;
-      await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });
-      return (await users.get(id)) ?? null;
-    },
+    resolve: (_root, args, context) => context.services.users.update(args.pk_columns.id, parse(setSchema, args._set, '_set')),
   }),
 );
 
@@ -206,12 +150,7 @@ builder.mutationField('deleteUser', (t) =>
     type: User,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageUsers' },
-    resolve: async (_root, { id }, context) => {
-      const viewer = context.viewer!;
-      await context.services.auth.requireElevatedSession(viewer.sessionId, viewer.id);
-      return context.services.users.remove(viewer, id);
-    },
+    resolve: (_root, { id }, context) => context.services.users.remove(id),
   }),
 );
 
@@ -219,12 +158,7 @@ builder.mutationField('signOutUser', (t) =>
   t.boolean({
     description: 'Ends every sign-in of the account, on every device: pages, API tokens and live subscriptions.',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageUsers' },
-    resolve: async (_root, { id }, context) => {
-      if (!(await context.services.users.get(id))) throw notFound();
-      await context.services.auth.endSessions(id);
-      return true;
-    },
+    resolve: (_root, { id }, context) => context.services.users.signOut(id),
   }),
 );
 
@@ -232,13 +166,7 @@ builder.mutationField('sendVerificationEmail', (t) =>
   t.boolean({
     description: 'Sends the account e-mail again: "set your password" while it has none, else the verification.',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageUsers' },
-    resolve: async (_root, { id }, context) => {
-      const user = await context.services.users.get(id);
-      if (!user) throw notFound();
-      await context.services.auth.resendAccountEmail(user.id);
-      return true;
-    },
+    resolve: (_root, { id }, context) => context.services.users.resendAccountEmail(id),
   }),
 );
 
@@ -247,9 +175,9 @@ builder.subscriptionField('users', (t) =>
     type: [User],
     args: listArgs(t as never),
     subscribe: (_root, args, context) => {
-      requireCapability(context, 'manageUsers');
+      const list = context.services.users.list;
       const input = listInput(args);
-      return live(context, ['auth.users'], `users:${JSON.stringify(input)}`, () => context.services.users.list(input));
+      return live(context, ['auth.users'], `users:${JSON.stringify(input)}`, () => list(input));
     },
     resolve: (rows: UserRow[]) => rows,
   }),
@@ -260,11 +188,9 @@ builder.subscriptionField('usersAggregate', (t) =>
     type: UsersAggregate,
     args: listArgs(t as never),
     subscribe: (_root, args, context) => {
-      requireCapability(context, 'manageUsers');
+      const count = context.services.users.count;
       const where = listInput(args).where;
-      return live(context, ['auth.users'], `usersAggregate:${JSON.stringify(where ?? null)}`, async () => ({
-        count: await context.services.users.count(where),
-      }));
+      return live(context, ['auth.users'], `usersAggregate:${JSON.stringify(where ?? null)}`, async () => ({ count: await count(where) }));
     },
     resolve: (value: { count: number }) => value,
   }),

@@ -2,6 +2,8 @@
 // reference curves, with their files; and the diagnostic files imported on the order. The bytes
 // stay in the storage; a closed order takes no change.
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput } from '#lib/repair-orders/curves.ts';
 import { t } from '#lib/i18n.ts';
@@ -93,7 +95,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
   const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
   const service = {
-    curvesOf: async (repairOrderId: string) => {
+    curvesOf: async (_viewer: Viewer, repairOrderId: string) => {
       // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
       const rows = await db
         .select({
@@ -134,12 +136,12 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       }));
     },
 
-    importsOf: (repairOrderId: string) =>
+    importsOf: (_viewer: Viewer, repairOrderId: string) =>
       filesQuery()
         .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, 'import')))
         .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id)),
 
-    insertCurve: (repairOrderId: string, input: OrderCurveInput) =>
+    insertCurve: (_viewer: Viewer, repairOrderId: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         await checkDocuments(tx, order.gearboxModelId, input);
@@ -157,7 +159,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
         return row!.id;
       }),
 
-    updateCurve: (id: string, input: OrderCurveInput) =>
+    updateCurve: (_viewer: Viewer, id: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
         const { order, curve } = await openCurve(tx, id);
         await checkDocuments(tx, order.gearboxModelId, input);
@@ -170,7 +172,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       }),
 
     /** The curve, its links and its stored files. */
-    removeCurve: async (id: string) => {
+    removeCurve: async (_viewer: Viewer, id: string) => {
       const fileIds = await db.transaction(async (tx) => {
         const { curve, order } = await openCurve(tx, id);
         const rows = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.curveId, id));
@@ -186,21 +188,14 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       return id;
     },
 
-    attachCurveFile: (curveId: string, fileId: string, comment = '') =>
-      db.transaction(async (tx) => {
-        const { curve } = await openCurve(tx, curveId);
-        return link(tx, { repairOrderId: curve.repairOrderId, kind: 'curve', curveId, fileId, comment });
-      }),
-
-    importFile: (repairOrderId: string, fileId: string, comment = '') =>
-      db.transaction(async (tx) => {
-        await openOrder(tx, repairOrderId);
-        return link(tx, { repairOrderId, kind: 'import', curveId: null, fileId, comment });
-      }),
-
     /** Either kind, as the API's insertOrderFile gives it; a curve file names a curve of the order. */
-    insertFile: (repairOrderId: string, input: { fileId: string; kind: OrderFileKind; curveId?: string | null; comment?: string | null }) => {
-      if (input.kind === 'import') return service.importFile(repairOrderId, input.fileId, input.comment ?? '');
+    insertFile: (_viewer: Viewer, repairOrderId: string, input: { fileId: string; kind: OrderFileKind; curveId?: string | null; comment?: string | null }) => {
+      if (input.kind === 'import') {
+        return db.transaction(async (tx) => {
+          await openOrder(tx, repairOrderId);
+          return link(tx, { repairOrderId, kind: 'import', curveId: null, fileId: input.fileId, comment: input.comment ?? '' });
+        });
+      }
       if (!input.curveId) return Promise.reject(invalid({ 'object.curveId': t('validation.required') }));
       return db.transaction(async (tx) => {
         const { curve } = await openCurve(tx, input.curveId!);
@@ -210,10 +205,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     },
 
     /** A curve's file or an imported file: the link, then the stored file. */
-    removeFile: async (id: string, kind?: OrderFileKind) => {
+    removeFile: async (_viewer: Viewer, id: string) => {
       const fileId = await db.transaction(async (tx) => {
         const [row] = await tx.select().from(orderFiles).where(eq(orderFiles.id, id));
-        if (!row || (row.kind !== 'curve' && row.kind !== 'import') || (kind && row.kind !== kind)) throw notFound(t('curves.fileNotFound'));
+        if (!row || (row.kind !== 'curve' && row.kind !== 'import')) throw notFound(t('curves.fileNotFound'));
         const order = await openOrder(tx, row.repairOrderId);
         await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: await fileNameOf(tx, row.fileId) }, parent: orderRef(order) });
         await dropStoredRows(tx, [row.fileId]);
@@ -222,9 +217,17 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       await removeStored([fileId]);
       return id;
     },
-
-    removeCurveFile: (id: string) => service.removeFile(id, 'curve'),
-    removeImport: (id: string) => service.removeFile(id, 'import'),
   };
   return service;
 }
+
+/** Who may call what (decision 061). An order's curves and imported files: read by all, written by admins and diagnosticians. */
+export const orderCurvesPermissions = {
+  curvesOf: 'signedIn',
+  importsOf: 'signedIn',
+  insertCurve: 'manageOrders',
+  updateCurve: 'manageOrders',
+  removeCurve: 'manageOrders',
+  insertFile: 'manageOrders',
+  removeFile: 'manageOrders',
+} as const satisfies PermissionTable<OrderCurvesService>;

@@ -2,6 +2,8 @@
 // the codes read with their appearance conditions. Answering "no" discards the codes; a closed
 // order takes no change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FaultCodeInput } from '#lib/repair-orders/fault-codes.ts';
 import type { Db } from '#server/db/client.ts';
@@ -47,7 +49,7 @@ export function createFaultCodesService(deps: { db: Db }) {
   };
 
   return {
-    faultCodesOf: (repairOrderId: string) =>
+    faultCodesOf: (_viewer: Viewer, repairOrderId: string) =>
       db
         .select({
           id: orderFaultCodes.id,
@@ -70,7 +72,7 @@ export function createFaultCodesService(deps: { db: Db }) {
         .orderBy(asc(shownCode(errorCodes).code)),
 
     /** "The gearbox allows fault code reading": answering no discards the codes read (SPEC §4). */
-    setFaultCodeReading: (repairOrderId: string, canRead: boolean) =>
+    setFaultCodeReading: (_viewer: Viewer, repairOrderId: string, canRead: boolean) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         const [read] = await tx.select({ n: count() }).from(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
@@ -85,7 +87,7 @@ export function createFaultCodesService(deps: { db: Db }) {
         return { discarded: canRead ? 0 : read!.n };
       }),
 
-    insertFaultCode: (repairOrderId: string, input: FaultCodeInput) =>
+    insertFaultCode: (_viewer: Viewer, repairOrderId: string, input: FaultCodeInput) =>
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
@@ -107,7 +109,7 @@ export function createFaultCodesService(deps: { db: Db }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),
 
-    updateFaultCode: (id: string, input: FaultCodeInput) =>
+    updateFaultCode: (_viewer: Viewer, id: string, input: FaultCodeInput) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
@@ -133,7 +135,7 @@ export function createFaultCodesService(deps: { db: Db }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error))),
 
-    removeFaultCode: (id: string) =>
+    removeFaultCode: (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
         if (!current) throw notFound(t('refusals.faultCodeNotFound'));
@@ -148,3 +150,12 @@ export function createFaultCodesService(deps: { db: Db }) {
       }),
   };
 }
+
+/** Who may call what (decision 061). An order's fault codes: read by all, written by admins and diagnosticians. */
+export const faultCodesPermissions = {
+  faultCodesOf: 'signedIn',
+  setFaultCodeReading: 'manageOrders',
+  insertFaultCode: 'manageOrders',
+  updateFaultCode: 'manageOrders',
+  removeFaultCode: 'manageOrders',
+} as const satisfies PermissionTable<FaultCodesService>;

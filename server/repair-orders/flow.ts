@@ -3,12 +3,14 @@
 // (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
 // sharing this order's fault codes and symptoms turned out to have.
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { STEP_REQUIRED } from '#lib/repair-orders/diagnostic-page.ts';
 import { outageRateValue } from '#lib/gearboxes/outages.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import type { ProceduresService } from '#server/gearboxes/procedures.ts';
+import { insertProcedureIn, nameTaken as procedureNameTaken, type ProceduresService } from '#server/gearboxes/procedures.ts';
 import type { GearboxesService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
@@ -116,7 +118,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
      * this order. An order with neither recorded yet has nothing to compare: no order is similar,
      * and the dossier's rates rank the outages.
      */
-    candidatesOf: async (orderId: string): Promise<OutageCandidate[]> => {
+    candidatesOf: async (viewer: Viewer, orderId: string): Promise<OutageCandidate[]> => {
       const [order] = await db.select({ modelId: repairOrders.gearboxModelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
       if (!order) return [];
       const evidence = await queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
@@ -141,7 +143,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         from outages o where o.gearbox_model_id = ${order.modelId}`,
       );
       // The rate is the dossier's figure (decision 018): from the history, else its estimate.
-      const [known, history] = [await gearboxes.outagesOf(order.modelId), await gearboxes.orderCountOf(order.modelId)];
+      const [known, history] = [await gearboxes.outagesOf(viewer, order.modelId), await gearboxes.orderCountOf(viewer, order.modelId)];
       return (
         known
           .map((outage) => {
@@ -161,19 +163,19 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 
     /** The outages retained, in the order chosen. */
     /** The names a closed order keeps (decision 043); null while it is open. */
-    closedNamesOf: async (orderId: string) =>
+    closedNamesOf: async (_viewer: Viewer, orderId: string) =>
       (await db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)))[0]?.names ?? null,
 
-    outageIdsOf: async (orderId: string) =>
+    outageIdsOf: async (_viewer: Viewer, orderId: string) =>
       (
         await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
       ).map((r) => r.id),
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
-    proceduresOf: async (orderId: string) => {
+    proceduresOf: async (viewer: Viewer, orderId: string) => {
       const links = await db.select().from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId)).orderBy(asc(orderProcedures.position));
       if (links.length === 0) return [];
-      const rows = await Promise.all(links.map((l) => procedures.get(l.procedureId)));
+      const rows = await Promise.all(links.map((l) => procedures.get(viewer, l.procedureId)));
       // Once validated, the procedure as it was then; before, as the dossier has it now.
       return links.map((link, i) => ({
         id: link.id,
@@ -187,7 +189,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     },
 
     /** Step 1: the outages retained (the model's), in order. Procedures of outages dropped go. */
-    chooseOutages: (orderId: string, outageIds: string[]) =>
+    chooseOutages: (_viewer: Viewer, orderId: string, outageIds: string[]) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId);
         const ids = [...new Set(outageIds)];
@@ -221,7 +223,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       }),
 
     /** Step 2: the procedures to apply (the model's), each for one of the chosen outages or added by hand. */
-    chooseProcedures: (orderId: string, entries: { procedureId: string; outageId?: string | null }[]) =>
+    chooseProcedures: (_viewer: Viewer, orderId: string, entries: { procedureId: string; outageId?: string | null }[]) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const seen = new Set<string>();
@@ -255,7 +257,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       }),
 
     /** Step 3 (optional): one more procedure of the model, written for the occasion or existing. */
-    addProcedure: (orderId: string, procedureId: string) =>
+    addProcedure: (_viewer: Viewer, orderId: string, procedureId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { needs: STEP.outages });
         const [own] = await tx
@@ -268,18 +270,18 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       }),
 
     /** Step 3, a procedure written for the occasion: it joins the model's dossier and the order at once. */
-    addNewProcedure: (orderId: string, input: ProcedureInput) =>
+    addNewProcedure: (_viewer: Viewer, orderId: string, input: ProcedureInput) =>
       db
         .transaction(async (tx) => {
           const order = await openAtStep(tx, orderId, { needs: STEP.outages });
-          const procedureId = await procedures.insertIn(tx, order.gearboxModelId, input);
+          const procedureId = await insertProcedureIn(tx, order.gearboxModelId, input);
           await append(tx, order, procedureId);
           return procedureId;
         })
-        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : procedures.nameTaken(error))),
+        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : procedureNameTaken(error))),
 
     /** Step 4: the procedure has been seen as a whole. */
-    markVisualised: (orderId: string) =>
+    markVisualised: (_viewer: Viewer, orderId: string) =>
       db.transaction(async (tx) => {
         await openAtStep(tx, orderId, { needs: STEP.procedures });
         await setStep(tx, orderId, STEP.visualised);
@@ -287,7 +289,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       }),
 
     /** Step 5: the procedures become the mechanics' to follow. */
-    validate: (orderId: string, userId: string) =>
+    validate: (viewer: Viewer, orderId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { needs: STEP.visualised });
         // SPEC §5: a symptom with its conditions, and the fault codes read or said unreadable.
@@ -299,30 +301,30 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         if (order.canReadFaultCodes && found!.codes === 0) throw conflict('incomplete', t('refusals.codesMissing'));
         if (found!.symptoms === 0) throw conflict('incomplete', t('refusals.symptomsMissing'));
         await snapshotProcedures(tx, orderId);
-        await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: userId });
+        await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: viewer.id });
         await record(tx, { action: 'changed', entity: orderRef(order), changes: validatedChange(false, true) });
         return orderId;
       }),
 
     /** The start guide of the diagnostic page, hidden for good by the user's choice (kept in metadata). */
-    guideHidden: async (userId: string) =>
+    guideHidden: async (viewer: Viewer) =>
       (
         await db
           .select({ hidden: sql<boolean | null>`(${users.metadata} ->> 'diagnosticGuideHidden')::boolean` })
           .from(users)
-          .where(eq(users.id, userId))
+          .where(eq(users.id, viewer.id))
       )[0]?.hidden === true,
 
-    setGuideHidden: async (userId: string, hidden: boolean) => {
+    setGuideHidden: async (viewer: Viewer, hidden: boolean) => {
       await db
         .update(users)
         .set({ metadata: sql`${users.metadata} || jsonb_build_object('diagnosticGuideHidden', ${hidden}::boolean)` })
-        .where(eq(users.id, userId));
+        .where(eq(users.id, viewer.id));
       return hidden;
     },
 
     /** Takes a validated diagnostic back to the visualise step, to change it. */
-    reopen: (orderId: string) =>
+    reopen: (_viewer: Viewer, orderId: string) =>
       db.transaction(async (tx) => {
         const order = await openAtStep(tx, orderId, { editable: false });
         if (!order.validatedAt) throw conflict('not-validated', t('refusals.diagnosticNotValidated'));
@@ -339,3 +341,20 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       }),
   };
 }
+
+/** Who may call what (decision 061). The diagnostic: read by all, carried out by admins and diagnosticians; the guide's choice is anyone's own. */
+export const diagnosticFlowPermissions = {
+  candidatesOf: 'signedIn',
+  closedNamesOf: 'signedIn',
+  outageIdsOf: 'signedIn',
+  proceduresOf: 'signedIn',
+  chooseOutages: 'manageOrders',
+  chooseProcedures: 'manageOrders',
+  addProcedure: 'manageOrders',
+  addNewProcedure: 'manageOrders',
+  markVisualised: 'manageOrders',
+  validate: 'manageOrders',
+  guideHidden: 'signedIn',
+  setGuideHidden: 'manageOrders',
+  reopen: 'manageOrders',
+} as const satisfies PermissionTable<DiagnosticFlowService>;

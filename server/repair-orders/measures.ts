@@ -2,6 +2,8 @@
 // model's dossier or typed) with their values, results and files. Answering "no" discards the
 // measures and their files; a closed order takes no change.
 import { and, asc, eq, isNotNull, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { proposeCheckResult, type OrderMeasureInput } from '#lib/repair-orders/measures.ts';
 import { UNSUPPORTED_FORMAT } from '#lib/storage/files.ts';
 import type { Db } from '#server/db/client.ts';
@@ -83,7 +85,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
 
   return {
     /** The order's measures in the order they were added, each with its files. */
-    measuresOf: async (repairOrderId: string) => {
+    measuresOf: async (_viewer: Viewer, repairOrderId: string) => {
       const rows = await db
         .select()
         .from(orderMeasures)
@@ -93,13 +95,13 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       return withFiles(rows, await filesOf(eq(orderFiles.repairOrderId, repairOrderId)));
     },
 
-    get: async (id: string) => {
+    get: async (_viewer: Viewer, id: string) => {
       const [row] = await db.select().from(orderMeasures).where(eq(orderMeasures.id, id));
       return row ? withFiles([row], await filesOf(eq(orderFiles.measureId, id)))[0] : undefined;
     },
 
     /** "Were measures taken": answering no discards the measures and their files (SPEC §4). */
-    setMeasuresDone: async (repairOrderId: string, done: boolean) => {
+    setMeasuresDone: async (_viewer: Viewer, repairOrderId: string, done: boolean) => {
       const result = await db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         let discarded: { id: string; name: string }[] = [];
@@ -131,7 +133,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       return { discarded: result.discarded.length, measures: result.discarded.map((m) => m.name), files: result.fileIds.length };
     },
 
-    insertMeasure: (repairOrderId: string, input: OrderMeasureInput) =>
+    insertMeasure: (_viewer: Viewer, repairOrderId: string, input: OrderMeasureInput) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
@@ -155,7 +157,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       }),
 
     /** Every measure of the model's dossier not yet on the order, in one go; answers how many. */
-    insertDossierMeasures: (repairOrderId: string) =>
+    insertDossierMeasures: (_viewer: Viewer, repairOrderId: string) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, repairOrderId);
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
@@ -197,7 +199,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       }),
 
     /** The link to the dossier's measure stays what it was. */
-    updateMeasure: (id: string, input: OrderMeasureInput) =>
+    updateMeasure: (_viewer: Viewer, id: string, input: OrderMeasureInput) =>
       db.transaction(async (tx) => {
         const { current, order } = await measureOf(tx, id);
         await tx.update(orderMeasures).set(valuesOf(input)).where(eq(orderMeasures.id, id));
@@ -208,7 +210,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         return id;
       }),
 
-    removeMeasure: async (id: string) => {
+    removeMeasure: async (_viewer: Viewer, id: string) => {
       const fileIds = await db.transaction(async (tx) => {
         const { current, order } = await measureOf(tx, id);
         const linked = (await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.measureId, id))).map((r) => r.fileId);
@@ -222,7 +224,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     },
 
     /** Links a stored file to a measure; it must have passed the measure bucket (SPEC §5). */
-    attachFile: (measureId: string, fileId: string, comment = '') =>
+    attachFile: (_viewer: Viewer, measureId: string, fileId: string, comment = '') =>
       db.transaction(async (tx) => {
         const { current } = await measureOf(tx, measureId);
         return linkOrderFile(
@@ -239,7 +241,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       }),
 
     /** The link and the stored file both go. */
-    removeFile: async (id: string) => {
+    removeFile: async (_viewer: Viewer, id: string) => {
       const fileId = await db.transaction(async (tx) => {
         const [link] = await tx
           .select()
@@ -256,3 +258,16 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     },
   };
 }
+
+/** Who may call what (decision 061). An order's measures: read by all, written by admins and diagnosticians. */
+export const orderMeasuresPermissions = {
+  measuresOf: 'signedIn',
+  get: 'signedIn',
+  setMeasuresDone: 'manageOrders',
+  insertMeasure: 'manageOrders',
+  insertDossierMeasures: 'manageOrders',
+  updateMeasure: 'manageOrders',
+  removeMeasure: 'manageOrders',
+  attachFile: 'manageOrders',
+  removeFile: 'manageOrders',
+} as const satisfies PermissionTable<OrderMeasuresService>;

@@ -3,6 +3,8 @@
 // colleague's newer answer is never overwritten unknowingly), closing once every checkpoint is
 // answered, and an admin's reopening; closings and reopenings are recorded.
 import { and, asc, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { CheckpointAnswer } from '#lib/repair-orders/procedure.ts';
 import type { Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
@@ -47,13 +49,13 @@ export function createOrderProcedureService(deps: { db: Db }) {
 
   return {
     /** Every checkpoint of the order, procedure by procedure, in order. */
-    checkpointsOf: (orderId: string) => checkpoints(eq(orderCheckpoints.repairOrderId, orderId)),
-    checkpointsOfProcedure: (orderProcedureId: string) => checkpoints(eq(orderCheckpoints.orderProcedureId, orderProcedureId)),
+    checkpointsOf: (_viewer: Viewer, orderId: string) => checkpoints(eq(orderCheckpoints.repairOrderId, orderId)),
+    checkpointsOfProcedure: (_viewer: Viewer, orderProcedureId: string) => checkpoints(eq(orderCheckpoints.orderProcedureId, orderProcedureId)),
 
-    eventsOf: (orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.repairOrderId, orderId)).orderBy(desc(orderEvents.at)),
+    eventsOf: (_viewer: Viewer, orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.repairOrderId, orderId)).orderBy(desc(orderEvents.at)),
 
     /** An answer to one checkpoint, against the version its author saw. */
-    answer: (id: string, input: CheckpointAnswer, version: number, actor: Actor) =>
+    answer: (actor: Viewer, id: string, input: CheckpointAnswer, version: number) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
         if (!current) throw notFound(t('refusals.checkpointNotFound'));
@@ -91,7 +93,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
       }),
 
     /** SPEC §4: closed once every checkpoint is answered; the comment goes with the closing. */
-    close: (orderId: string, comment: string, actor: Actor) =>
+    close: (actor: Viewer, orderId: string, comment: string) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, orderId);
         if (!order.validatedAt) throw conflict('not-validated', NOT_VALIDATED);
@@ -127,7 +129,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
       }),
 
     /** An admin's reopening, recorded with its reason. */
-    reopen: (orderId: string, comment: string, actor: Actor) =>
+    reopen: (actor: Viewer, orderId: string, comment: string) =>
       db.transaction(async (tx) => {
         const [order] = await tx.select().from(repairOrders).where(eq(repairOrders.id, orderId)).for('update');
         if (!order) throw notFound(t('errors.repairOrderLoad'));
@@ -148,3 +150,13 @@ export function createOrderProcedureService(deps: { db: Db }) {
       }),
   };
 }
+
+/** Who may call what (decision 061). The procedure followed: read by all; answered and closed by whoever follows procedures; reopened by admins (SPEC §2.7, §4). */
+export const orderProcedurePermissions = {
+  checkpointsOf: 'signedIn',
+  checkpointsOfProcedure: 'signedIn',
+  eventsOf: 'signedIn',
+  answer: 'followProcedures',
+  close: 'followProcedures',
+  reopen: 'reopenOrders',
+} as const satisfies PermissionTable<OrderProcedureService>;

@@ -1,6 +1,8 @@
 // Repair orders: the list (search by number, gearbox code or model; filters; sort; pages) and
 // the order's own writes. The gearbox model is locked once the diagnostic has begun.
 import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { escapeLike } from '#lib/search.ts';
@@ -147,7 +149,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   }
 
   const service = {
-    list: async (filter: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
+    list: async (_viewer: Viewer, filter: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
       const column = sortColumns[filter.sort];
       return await db
         .select(listSelection)
@@ -159,7 +161,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .offset(filter.offset);
     },
 
-    count: async (filter: OrderFilter) => {
+    count: async (_viewer: Viewer, filter: OrderFilter) => {
       const where = await whereOf(filter);
       // The model's table only when its type is asked: every order has a model.
       const from = db.select({ n: count() }).from(repairOrders);
@@ -167,7 +169,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       return rows[0]!.n;
     },
 
-    get: async (id: string) => {
+    get: async (_viewer: Viewer, id: string) => {
       const [row] = await db
         .select({
           order: repairOrders,
@@ -191,14 +193,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
-    referents: () =>
+    referents: (_viewer: Viewer) =>
       db
         .select({ id: users.id, displayName: users.displayName })
         .from(users)
         .where(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)))
         .orderBy(asc(users.displayName)),
 
-    insert: async (input: RepairOrderInput) =>
+    insert: async (_viewer: Viewer, input: RepairOrderInput) =>
       db
         .transaction(async (tx) => {
           await checkReferent(tx, input.referentId);
@@ -214,7 +216,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
-    update: async (id: string, input: RepairOrderInput) =>
+    update: async (_viewer: Viewer, id: string, input: RepairOrderInput) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
@@ -242,7 +244,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
     /** The order and all its diagnostic (by cascade), then its files' bytes once that is committed; never a closed order. */
-    remove: async (id: string) => {
+    remove: async (_viewer: Viewer, id: string) => {
       const { row, fileIds } = await db.transaction(async (tx) => {
         // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
         const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
@@ -263,3 +265,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   };
   return service;
 }
+
+/** Who may call what (decision 061). Repair orders are read by every role, written by admins and diagnosticians (SPEC §2.7, §6). */
+export const repairOrdersPermissions = {
+  list: 'signedIn',
+  count: 'signedIn',
+  get: 'signedIn',
+  referents: 'signedIn',
+  insert: 'manageOrders',
+  update: 'manageOrders',
+  remove: 'manageOrders',
+} as const satisfies PermissionTable<RepairOrdersService>;

@@ -2,6 +2,8 @@
 // its appearance conditions and, when known, the model's error code it came with. A closed
 // order takes no change.
 import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { SymptomInput } from '#lib/repair-orders/symptoms.ts';
 import type { Db } from '#server/db/client.ts';
@@ -63,7 +65,7 @@ export function createSymptomsService(deps: { db: Db }) {
   const refused = (error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error));
 
   return {
-    symptomsOf: (repairOrderId: string) =>
+    symptomsOf: (_viewer: Viewer, repairOrderId: string) =>
       db
         .select({
           id: orderSymptoms.id,
@@ -87,7 +89,7 @@ export function createSymptomsService(deps: { db: Db }) {
         .where(eq(orderSymptoms.repairOrderId, repairOrderId))
         .orderBy(asc(shownName(baseItems))),
 
-    insertSymptom: (repairOrderId: string, input: SymptomInput) =>
+    insertSymptom: (_viewer: Viewer, repairOrderId: string, input: SymptomInput) =>
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, repairOrderId);
@@ -107,7 +109,7 @@ export function createSymptomsService(deps: { db: Db }) {
         })
         .catch(refused),
 
-    updateSymptom: (id: string, input: SymptomInput) =>
+    updateSymptom: (_viewer: Viewer, id: string, input: SymptomInput) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
@@ -133,7 +135,7 @@ export function createSymptomsService(deps: { db: Db }) {
         })
         .catch(refused),
 
-    removeSymptom: (id: string) =>
+    removeSymptom: (_viewer: Viewer, id: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
         if (!current) throw notFound(t('symptoms.notFound'));
@@ -145,3 +147,11 @@ export function createSymptomsService(deps: { db: Db }) {
       }),
   };
 }
+
+/** Who may call what (decision 061). An order's symptoms: read by all, written by admins and diagnosticians. */
+export const symptomsPermissions = {
+  symptomsOf: 'signedIn',
+  insertSymptom: 'manageOrders',
+  updateSymptom: 'manageOrders',
+  removeSymptom: 'manageOrders',
+} as const satisfies PermissionTable<SymptomsService>;

@@ -3,6 +3,8 @@
 // change made on an older version of an item is refused, so two people acting on the same box
 // at once cannot both succeed.
 import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { AddStockInput, GearboxCondition } from '#lib/stock/stock.ts';
@@ -125,7 +127,7 @@ export function createStockService(deps: { db: Db }) {
     stockRef(item, (await tx.select({ model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, item.gearboxModelId)))[0]?.model ?? '');
 
   const service = {
-    list: (filter: StockFilter & { limit: number; offset: number }) =>
+    list: (_viewer: Viewer, filter: StockFilter & { limit: number; offset: number }) =>
       from(selection)
         .where(whereOf(filter))
         .orderBy(
@@ -134,26 +136,26 @@ export function createStockService(deps: { db: Db }) {
         .limit(filter.limit)
         .offset(filter.offset) as unknown as Promise<StockRow[]>,
 
-    count: async (filter: StockFilter) => (await from({ n: count() }).where(whereOf(filter)))[0]!.n as number,
+    count: async (_viewer: Viewer, filter: StockFilter) => (await from({ n: count() }).where(whereOf(filter)))[0]!.n as number,
 
     /** Current stock per model and condition, under the same filters. */
-    counts: (filter: StockFilter) =>
+    counts: (_viewer: Viewer, filter: StockFilter) =>
       from({ modelId: gearboxModels.id, model: gearboxModels.model, condition: stockItems.condition, n: count() })
         .where(whereOf({ ...filter, history: false }))
         .groupBy(gearboxModels.id, gearboxModels.model, stockItems.condition)
         .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: string; n: number }[]>,
 
     /** The racks in use, for the filter and the pickers. */
-    racks: async () =>
+    racks: async (_viewer: Viewer) =>
       (await db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack))).map((r) => r.rack),
 
-    get: async (id: string) => ((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as StockRow[])[0],
+    get: async (_viewer: Viewer, id: string) => ((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as StockRow[])[0],
 
-    movementsOf: (itemId: string) =>
+    movementsOf: (_viewer: Viewer, itemId: string) =>
       db.select().from(stockMovements).where(eq(stockMovements.itemId, itemId)).orderBy(asc(stockMovements.at), asc(stockMovements.id)),
 
     /** `quantity` identical boxes; the code must be one of the model's. */
-    insert: async (input: AddStockInput, actor: Actor): Promise<string[]> => {
+    insert: async (actor: Viewer, input: AddStockInput): Promise<string[]> => {
       const [model] = await db
         .select({ id: gearboxModels.id, model: gearboxModels.model })
         .from(gearboxModels)
@@ -222,7 +224,7 @@ export function createStockService(deps: { db: Db }) {
       });
     },
 
-    move: (id: string, version: number, to: { rack: string; level: number }, actor: Actor) =>
+    move: (actor: Viewer, id: string, version: number, to: { rack: string; level: number }) =>
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
         if (item.rack === to.rack && item.level === to.level) return id;
@@ -249,7 +251,7 @@ export function createStockService(deps: { db: Db }) {
         return id;
       }),
 
-    changeCondition: (id: string, version: number, condition: GearboxCondition, actor: Actor) =>
+    changeCondition: (actor: Viewer, id: string, version: number, condition: GearboxCondition) =>
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
         if (item.condition === condition) return id;
@@ -269,7 +271,7 @@ export function createStockService(deps: { db: Db }) {
         return id;
       }),
 
-    remove: (id: string, version: number, out: { outOn: string; outReason: string }, actor: Actor) =>
+    remove: (actor: Viewer, id: string, version: number, out: { outOn: string; outReason: string }) =>
       db.transaction(async (tx) => {
         const item = await lockCurrent(tx, id, version);
         if (out.outOn < item.addedOn) throw invalid({ 'object.outOn': t('stock.outBeforeIn') });
@@ -300,3 +302,17 @@ export function createStockService(deps: { db: Db }) {
   };
   return service;
 }
+
+/** Who may call what (decision 061). The stock: read and kept by admins, diagnosticians and commercials (SPEC §2.9, §6). */
+export const stockPermissions = {
+  list: 'manageStock',
+  count: 'manageStock',
+  counts: 'manageStock',
+  racks: 'manageStock',
+  get: 'manageStock',
+  movementsOf: 'manageStock',
+  insert: 'manageStock',
+  move: 'manageStock',
+  changeCondition: 'manageStock',
+  remove: 'manageStock',
+} as const satisfies PermissionTable<StockService>;

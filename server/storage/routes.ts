@@ -106,7 +106,7 @@ export async function sendBytes(source: Readable, res: ServerResponse): Promise<
 
 export function createStorageRoutes(deps: {
   store: FileStore;
-  services: Pick<Services, 'auth' | 'users'>;
+  services: Pick<Services, 'auth'>;
   config: Pick<Config, 'storageMaxBytes' | 'publicUrl' | 'storage'>;
 }) {
   const { store, config } = deps;

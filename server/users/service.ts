@@ -1,18 +1,20 @@
 // Accounts as the application manages them: the profile menu and the users screen.
 import { and, asc, count, desc, eq, ilike, inArray, ne, not, or, sql, type SQL } from 'drizzle-orm';
 import { can } from '#lib/permissions.ts';
-import { isRole, type Role } from '#lib/roles.ts';
+import type { Role } from '#lib/roles.ts';
 import type { Db } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import { endSessions } from '#server/auth/sessions.ts';
-import { conflict, DomainError, notFound } from '#server/errors.ts';
+import { conflict, notFound, refuse } from '#server/errors.ts';
+import type { AuthService } from '#server/auth/service.ts';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { userChanges, userRef } from '#server/audit/refs.ts';
 
 export type UsersService = ReturnType<typeof createUsersService>;
 export type UserRow = typeof users.$inferSelect;
-export type Actor = { id: string; role: string };
 
 // GraphQL hands absent input fields over as null or undefined alike.
 type Comparison<T> = { _eq?: T | null; _neq?: T | null; _in?: T[] | null; _ilike?: string | null };
@@ -76,10 +78,17 @@ function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
   return out;
 }
 
+const forbidden = () => refuse('forbidden', t('refusals.forbidden'));
 const emailTaken = () => conflict('email-already-in-use', t('errors.emailTaken'), { field: 'email' });
 
-export function createUsersService(deps: { db: Db }) {
-  const { db } = deps;
+export function createUsersService(deps: {
+  db: Db;
+  auth: Pick<
+    AuthService,
+    'requireElevatedSession' | 'sendSetPasswordEmail' | 'refusePatSession' | 'requireProofSession' | 'changeEmail' | 'endSessions' | 'resendAccountEmail'
+  >;
+}) {
+  const { db, auth } = deps;
 
   const get = async (id: string) => (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
 
@@ -100,11 +109,73 @@ export function createUsersService(deps: { db: Db }) {
         .where(and(eq(users.defaultRole, 'app_admin'), eq(users.disabled, false), ne(users.id, exceptId)))
     )[0]!.n;
 
+  const removeRow = async (actor: Viewer, id: string) => {
+    const current = await get(id);
+    if (!current) throw notFound(t('refusals.userNotFound'));
+    if (id === actor.id) throw conflict('own-account', t('refusals.ownAccount'));
+    if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
+      throw conflict('last-admin', t('refusals.lastAdmin'));
+    }
+    await db.transaction(async (tx) => {
+      await record(tx, { action: 'deleted', entity: userRef(current) });
+      await tx.delete(users).where(eq(users.id, id));
+    });
+    return current;
+  };
+
+  /** An account by its id: one's own, or any for whoever manages the users. */
+  async function getFor(viewer: Viewer, id: string) {
+    if (id !== viewer.id && !can(viewer.role, 'manageUsers')) throw forbidden();
+    return get(id);
+  }
+
+  /** The user's name, from the profile menu; not for mechanics (SPEC §2.5). */
+  async function updateProfile(actor: Viewer, input: { displayName: string }) {
+    return db.transaction(async (tx) => {
+      const [before] = await tx.select().from(users).where(eq(users.id, actor.id)).for('update');
+      if (!before) throw notFound(t('refusals.userNotFound'));
+      const [row] = await tx.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
+      const changes = userChanges(before, row!);
+      if (changes.length) await record(tx, { action: 'changed', entity: userRef(before), changes });
+      return row!;
+    });
+  }
+
+  /**
+   * An admin's changes to an account; an admin cannot lock the last admin out. Disabling
+   * ends every sign-in for good: enabling the account again does not bring them back.
+   */
+  async function updateAccount(actor: Viewer, id: string, set: { displayName?: string; defaultRole?: Role; disabled?: boolean }) {
+    const current = await get(id);
+    if (!current) throw notFound(t('refusals.userNotFound'));
+    const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
+    if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', t('refusals.ownAdminRights'));
+    if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', t('refusals.lastAdmin'));
+    return db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(users)
+        .set({ ...set, updatedAt: new Date() })
+        .where(eq(users.id, id))
+        .returning();
+      if (set.disabled) await endSessions(tx, id);
+      const changes = userChanges(current, row!);
+      if (changes.length) await record(tx, { action: 'changed', entity: userRef(current), changes });
+      return row!;
+    });
+  }
+
+  /** The account of `id`, refused as not found when there is none. */
+  const existing = async (id: string) => {
+    const user = await get(id);
+    if (!user) throw notFound(t('refusals.userNotFound'));
+    return user;
+  };
+
   return {
-    get,
+    get: getFor,
 
     // Anonymous accounts (decision 030) are not the workshop's users: the users screen lists the registered ones.
-    list: (input: { where?: UsersWhere; orderBy?: UsersOrderBy[]; limit?: number; offset?: number }) =>
+    list: (_viewer: Viewer, input: { where?: UsersWhere; orderBy?: UsersOrderBy[]; limit?: number; offset?: number }) =>
       db
         .select()
         .from(users)
@@ -113,7 +184,7 @@ export function createUsersService(deps: { db: Db }) {
         .limit(input.limit ?? 100)
         .offset(input.offset ?? 0),
 
-    count: async (where?: UsersWhere) =>
+    count: async (_viewer: Viewer, where?: UsersWhere) =>
       (
         await db
           .select({ n: count() })
@@ -121,29 +192,10 @@ export function createUsersService(deps: { db: Db }) {
           .where(and(eq(users.isAnonymous, false), whereOf(where)))
       )[0]!.n,
 
-    /**
-     * SPEC §2.5: the name from the profile menu; not for mechanics. A new e-mail address goes
-     * through the auth service's confirmation (changeEmail), never straight into the row.
-     */
-    async updateProfile(actor: Actor, input: { displayName: string }) {
-      if (!isRole(actor.role) || !can(actor.role, 'editOwnProfile')) {
-        throw new DomainError('forbidden', 'forbidden', 'Not allowed to edit the profile');
-      }
-      return db.transaction(async (tx) => {
-        const [before] = await tx.select().from(users).where(eq(users.id, actor.id)).for('update');
-        if (!before) throw notFound(t('refusals.userNotFound'));
-        const [row] = await tx.update(users).set({ displayName: input.displayName, updatedAt: new Date() }).where(eq(users.id, actor.id)).returning();
-        const changes = userChanges(before, row!);
-        if (changes.length) await record(tx, { action: 'changed', entity: userRef(before), changes });
-        return row!;
-      });
-    },
-
-    /** Refuses an address another account already has (before a change is asked for). */
-    assertEmailFree: (email: string, exceptId?: string) => assertEmailFree(email.toLowerCase(), exceptId),
-
-    /** A new account without a password: its owner chooses one from the e-mail. */
-    async insert(input: { email: string; displayName: string; defaultRole: Role; locale?: string }) {
+    /** A new account without a password: its owner chooses one from the e-mail, sent now. */
+    async insert(actor: Viewer, input: { email: string; displayName: string; defaultRole: Role; locale?: string }) {
+      // Step-up: a new account is a new way in, as a role change is.
+      await auth.requireElevatedSession(actor.sessionId, actor.id);
       const email = input.email.toLowerCase();
       await assertEmailFree(email);
       const row = await db.transaction(async (tx) => {
@@ -156,44 +208,76 @@ export function createUsersService(deps: { db: Db }) {
         return inserted;
       });
       if (!row) throw emailTaken();
+      try {
+        await auth.sendSetPasswordEmail(row.id);
+      } catch (error) {
+        // No half-made account: without its e-mail nobody could ever use it.
+        await removeRow(actor, row.id).catch(() => undefined);
+        throw error;
+      }
       return row;
     },
 
     /**
-     * An admin's changes to an account; an admin cannot lock the last admin out. Disabling
-     * ends every sign-in for good: enabling the account again does not bring them back.
+     * One's own name and e-mail (not the mechanics', SPEC §2.5), or an admin's changes to any
+     * account. A new address is only asked for here: it takes effect from the link sent to it.
      */
-    async update(actor: Actor, id: string, set: { displayName?: string; defaultRole?: Role; disabled?: boolean }) {
-      const current = await get(id);
+    async update(viewer: Viewer, id: string, input: { email?: string; displayName?: string; defaultRole?: Role; disabled?: boolean }) {
+      const { email, ...set } = input;
+      const manager = can(viewer.role, 'manageUsers');
+      const own = id === viewer.id;
+      // One's own new address is a way in (decision 048): refused in the auth routes' order, a
+      // token's sign-in first (whatever its role), then the role, then the proof, and only then
+      // whether the address is free (a token holder never learns which addresses have an account).
+      const mine = own ? await get(id) : undefined;
+      if (own && email && email.toLowerCase() !== mine?.email) await auth.refusePatSession(viewer.sessionId, viewer.id);
+      const ownProfile = own && set.defaultRole === undefined && set.disabled === undefined;
+      if (!manager && (!ownProfile || !can(viewer.role, 'editOwnProfile'))) throw forbidden();
+      const current = mine ?? (await get(id));
       if (!current) throw notFound(t('refusals.userNotFound'));
-      const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
-      if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', t('refusals.ownAdminRights'));
-      if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', t('refusals.lastAdmin'));
-      return db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(users)
-          .set({ ...set, updatedAt: new Date() })
-          .where(eq(users.id, id))
-          .returning();
-        if (set.disabled) await endSessions(tx, id);
-        const changes = userChanges(current, row!);
-        if (changes.length) await record(tx, { action: 'changed', entity: userRef(current), changes });
-        return row!;
-      });
+      const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
+      // Step-up (issue 18, item 7): an admin with a second factor proves it again before changing
+      // a role, enabling or disabling an account, or another user's address (its link signs in).
+      const roleChanged = set.defaultRole !== undefined && set.defaultRole !== current.defaultRole;
+      const statusChanged = set.disabled !== undefined && set.disabled !== current.disabled;
+      if (manager && (roleChanged || statusChanged || (newEmail && !own))) await auth.requireElevatedSession(viewer.sessionId, viewer.id);
+      // One's own address: the account's strongest factor first (decision 048).
+      if (newEmail && own) await auth.requireProofSession(viewer.sessionId, viewer.id);
+      if (newEmail) await assertEmailFree(newEmail.toLowerCase(), id);
+      const row = manager ? await updateAccount(viewer, id, set) : await updateProfile(viewer, { displayName: set.displayName ?? current.displayName });
+      if (!newEmail) return row;
+      await auth.changeEmail(id, newEmail, undefined, { ip: `user:${viewer.id}` });
+      return (await get(id)) ?? null;
     },
 
-    async remove(actor: Actor, id: string) {
-      const current = await get(id);
-      if (!current) throw notFound(t('refusals.userNotFound'));
-      if (id === actor.id) throw conflict('own-account', t('refusals.ownAccount'));
-      if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
-        throw conflict('last-admin', t('refusals.lastAdmin'));
-      }
-      await db.transaction(async (tx) => {
-        await record(tx, { action: 'deleted', entity: userRef(current) });
-        await tx.delete(users).where(eq(users.id, id));
-      });
-      return current;
+    /** An admin deletes an account, after proving it again; never their own, never the last admin. */
+    async remove(actor: Viewer, id: string) {
+      await auth.requireElevatedSession(actor.sessionId, actor.id);
+      return removeRow(actor, id);
+    },
+
+    /** Ends every sign-in of the account, on every device: pages, API tokens and live subscriptions. */
+    async signOut(_viewer: Viewer, id: string) {
+      await auth.endSessions((await existing(id)).id);
+      return true;
+    },
+
+    /** Sends the account e-mail again: "set your password" while it has none, else the verification. */
+    async resendAccountEmail(_viewer: Viewer, id: string) {
+      await auth.resendAccountEmail((await existing(id)).id);
+      return true;
     },
   };
 }
+
+/** Who may call what (decision 061): the users screen is the admins'; one's own account is everyone's. */
+export const usersPermissions = {
+  get: 'signedIn',
+  list: 'manageUsers',
+  count: 'manageUsers',
+  insert: 'manageUsers',
+  update: 'signedIn',
+  remove: 'manageUsers',
+  signOut: 'manageUsers',
+  resendAccountEmail: 'manageUsers',
+} as const satisfies PermissionTable<UsersService>;

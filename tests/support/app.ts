@@ -10,6 +10,7 @@ import { createApp, type App } from '#server/app.ts';
 import { prepareDatabase } from '#server/bootstrap.ts';
 import { loadConfig, defaultRateLimits, type Config } from '#server/config.ts';
 import type { Database } from '#server/db/client.ts';
+import type { Viewer } from '#server/auth/viewer.ts';
 import type { Logger } from '#server/log.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { freePort, MIGRATED_TEMPLATE } from './postgres-server.ts';
@@ -106,6 +107,16 @@ export async function startTestApp(
 }
 
 /** POSTs JSON to the auth API and returns status, headers and parsed body. */
+/** Any viewer, for a service function called directly that reads no one in particular. */
+export const SOMEONE: Viewer = { id: '00000000-0000-0000-0000-000000000000', role: 'app_admin', sessionId: '' };
+
+/** The viewer of a fresh sign-in of `email`, as GraphQL finds it: to call the services as that user. */
+export async function viewerOf(t: TestApp, email: string): Promise<Viewer> {
+  const { body } = await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD });
+  const claims = (await t.app.services.auth.issuer.verify(body.session.accessToken))!;
+  return { id: claims.userId, role: claims.defaultRole as Viewer['role'], sessionId: claims.sessionId };
+}
+
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, {
     method: 'POST',

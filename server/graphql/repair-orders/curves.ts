@@ -84,7 +84,6 @@ builder.mutationField('insertOrderCurve', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: CurveInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderCurves.insertCurve(args.repairOrderId, parse(orderCurveSchema, args.object, 'object')),
   }),
 );
@@ -93,7 +92,6 @@ builder.mutationField('updateOrderCurve', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: CurveInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderCurves.updateCurve(args.id, parse(orderCurveSchema, args.object, 'object')),
   }),
 );
@@ -103,7 +101,6 @@ builder.mutationField('deleteOrderCurve', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id }, context) => context.services.orderCurves.removeCurve(id),
   }),
 );
@@ -112,7 +109,6 @@ builder.mutationField('insertOrderFile', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FileInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { repairOrderId, object }, context) => context.services.orderCurves.insertFile(repairOrderId, object),
   }),
 );
@@ -122,7 +118,6 @@ builder.mutationField('deleteOrderFile', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id }, context) => context.services.orderCurves.removeFile(id),
   }),
 );

@@ -68,7 +68,6 @@ builder.mutationField('chooseOrderOutages', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), outageIds: t.arg({ type: ['uuid'], required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) =>
       context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds),
   }),
@@ -78,7 +77,6 @@ builder.mutationField('chooseOrderProcedures', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedures: t.arg({ type: [ProcedureChoice], required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) =>
       context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures),
   }),
@@ -88,7 +86,6 @@ builder.mutationField('addOrderProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedureId: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.flow.addProcedure(args.repairOrderId, args.procedureId),
   }),
 );
@@ -98,7 +95,6 @@ builder.mutationField('addNewOrderProcedure', (t) =>
     type: 'uuid',
     description: "A procedure written for the order: it joins the model's dossier and the order in one transaction.",
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.flow.addNewProcedure(args.repairOrderId, procedureOf(args.object)),
   }),
 );
@@ -111,7 +107,6 @@ for (const [name, run] of [
     t.field({
       type: 'uuid',
       args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-      authScopes: { capability: 'manageOrders' },
       resolve: (_root, args, context) => context.services.flow[run](args.repairOrderId),
     }),
   );
@@ -121,19 +116,15 @@ builder.mutationField('validateDiagnostic', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.validate(args.repairOrderId, context.viewer!.id),
+    resolve: (_root, args, context) => context.services.flow.validate(args.repairOrderId),
   }),
 );
 
-builder.queryField('diagnosticGuideHidden', (t) =>
-  t.boolean({ authScopes: { signedIn: true }, resolve: (_root, _args, context) => context.services.flow.guideHidden(context.viewer!.id) }),
-);
+builder.queryField('diagnosticGuideHidden', (t) => t.boolean({ resolve: (_root, _args, context) => context.services.flow.guideHidden() }));
 
 builder.mutationField('setDiagnosticGuideHidden', (t) =>
   t.boolean({
     args: { hidden: t.arg.boolean({ required: true }) },
-    authScopes: { capability: 'manageOrders' },
-    resolve: (_root, args, context) => context.services.flow.setGuideHidden(context.viewer!.id, args.hidden),
+    resolve: (_root, args, context) => context.services.flow.setGuideHidden(args.hidden),
   }),
 );

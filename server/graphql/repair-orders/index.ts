@@ -122,7 +122,6 @@ builder.queryField('repairOrders', (t) =>
   t.field({
     type: [RepairOrder],
     args: { ...filterArgs, sort: t.arg({ type: Sort }), descending: t.arg.boolean(), limit: t.arg.int(), offset: t.arg.int() },
-    authScopes: { signedIn: true },
     resolve: (_root, args, context) => {
       const limit = args.limit ?? 20;
       if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
@@ -139,7 +138,6 @@ builder.queryField('repairOrdersAggregate', (t) =>
   t.field({
     type: Aggregate,
     args: filterArgs,
-    authScopes: { signedIn: true },
     resolve: async (_root, args, context) => ({ count: await context.services.repairOrders.count(filterOf(args)) }),
   }),
 );
@@ -149,14 +147,11 @@ builder.queryField('repairOrder', (t) =>
     type: RepairOrder,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.repairOrders.get(id)) ?? null,
   }),
 );
 
-builder.queryField('repairOrderReferents', (t) =>
-  t.field({ type: [Referent], authScopes: { signedIn: true }, resolve: (_root, _args, context) => context.services.repairOrders.referents() }),
-);
+builder.queryField('repairOrderReferents', (t) => t.field({ type: [Referent], resolve: (_root, _args, context) => context.services.repairOrders.referents() }));
 
 const HistoryInput = builder.inputType('intervention_history_input', {
   fields: (t) => ({ mileage: t.int({ required: true }), intervention: t.string({ required: true }) }),
@@ -202,7 +197,6 @@ builder.mutationField('insertRepairOrder', (t) =>
   t.field({
     type: 'uuid',
     args: { object: t.arg({ type: OrderInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { object }, context) => context.services.repairOrders.insert(orderOf(object)),
   }),
 );
@@ -211,7 +205,6 @@ builder.mutationField('updateRepairOrder', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OrderInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id, object }, context) => context.services.repairOrders.update(id, orderOf(object)),
   }),
 );
@@ -220,7 +213,6 @@ builder.mutationField('deleteRepairOrder', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: async (_root, { id }, context) => (await context.services.repairOrders.remove(id)).id,
   }),
 );
@@ -278,7 +270,6 @@ builder.mutationField('setFaultCodeReading', (t) =>
   t.field({
     type: Discarded,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), canRead: t.arg.boolean({ required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.faultCodes.setFaultCodeReading(args.repairOrderId, args.canRead),
   }),
 );
@@ -287,7 +278,6 @@ builder.mutationField('insertOrderFaultCode', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.faultCodes.insertFaultCode(args.repairOrderId, parse(faultCodeSchema, args.object, 'object')),
   }),
 );
@@ -296,7 +286,6 @@ builder.mutationField('updateOrderFaultCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: FaultCodeInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.faultCodes.updateFaultCode(args.id, parse(faultCodeSchema, args.object, 'object')),
   }),
 );
@@ -305,7 +294,6 @@ builder.mutationField('deleteOrderFaultCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id }, context) => context.services.faultCodes.removeFaultCode(id),
   }),
 );

@@ -54,7 +54,6 @@ builder.queryField('orderMeasure', (t) =>
     type: OrderMeasure,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { signedIn: true },
     resolve: async (_root, { id }, context) => (await context.services.orderMeasures.get(id)) ?? null,
   }),
 );
@@ -83,7 +82,6 @@ builder.mutationField('setMeasuresDone', (t) =>
   t.field({
     type: Discarded,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), done: t.arg.boolean({ required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderMeasures.setMeasuresDone(args.repairOrderId, args.done),
   }),
 );
@@ -92,7 +90,6 @@ builder.mutationField('insertOrderMeasure', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderMeasures.insertMeasure(args.repairOrderId, parse(orderMeasureSchema, args.object, 'object')),
   }),
 );
@@ -101,7 +98,6 @@ builder.mutationField('insertDossierMeasures', (t) =>
   t.field({
     type: 'Int',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderMeasures.insertDossierMeasures(args.repairOrderId),
   }),
 );
@@ -110,7 +106,6 @@ builder.mutationField('updateOrderMeasure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderMeasures.updateMeasure(args.id, parse(orderMeasureSchema, args.object, 'object')),
   }),
 );
@@ -119,7 +114,6 @@ builder.mutationField('deleteOrderMeasure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id }, context) => context.services.orderMeasures.removeMeasure(id),
   }),
 );
@@ -128,7 +122,6 @@ builder.mutationField('insertOrderMeasureFile', (t) =>
   t.field({
     type: 'uuid',
     args: { measureId: t.arg({ type: 'uuid', required: true }), fileId: t.arg({ type: 'uuid', required: true }), comment: t.arg.string() },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.orderMeasures.attachFile(args.measureId, args.fileId, args.comment ?? ''),
   }),
 );
@@ -137,7 +130,6 @@ builder.mutationField('deleteOrderMeasureFile', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id }, context) => context.services.orderMeasures.removeFile(id),
   }),
 );

@@ -22,7 +22,7 @@ const OrderSymptom = builder.objectRef<SymptomRow>('order_symptoms').implement({
 });
 
 builder.objectField(RepairOrder, 'symptoms', (t) =>
-  t.field({ type: [OrderSymptom], authScopes: { signedIn: true }, resolve: (row, _args, context) => context.services.symptoms.symptomsOf(row.id) }),
+  t.field({ type: [OrderSymptom], resolve: (row, _args, context) => context.services.symptoms.symptomsOf(row.id) }),
 );
 
 const SymptomInput = builder.inputType('order_symptoms_input', {
@@ -33,7 +33,6 @@ builder.mutationField('insertOrderSymptom', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: SymptomInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.symptoms.insertSymptom(args.repairOrderId, parse(symptomSchema, args.object, 'object')),
   }),
 );
@@ -42,7 +41,6 @@ builder.mutationField('updateOrderSymptom', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: SymptomInput, required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, args, context) => context.services.symptoms.updateSymptom(args.id, parse(symptomSchema, args.object, 'object')),
   }),
 );
@@ -51,7 +49,6 @@ builder.mutationField('deleteOrderSymptom', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    authScopes: { capability: 'manageOrders' },
     resolve: (_root, { id }, context) => context.services.symptoms.removeSymptom(id),
   }),
 );
