@@ -1,6 +1,9 @@
 // What a service refuses, as one small typed union (decision 021). Services throw it and know
-// nothing of HTTP; each edge translates it once: statuses in server/http/json.ts, GraphQL codes
-// in server/graphql/inputs.ts, form messages in src/lib/forms.server.ts (through the API).
+// nothing of HTTP; each edge translates it once, in a Record<DomainErrorKind, …> (decision 060):
+// statuses in server/http/json.ts, GraphQL errors in server/graphql/inputs.ts, the file API's
+// headers in server/storage/routes.ts, form messages in src/lib/forms.server.ts. Its reason is one
+// of the shared core's (src/lib/errors.ts), which pages and islands read.
+import type { RefusalReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 
 export type DomainErrorKind =
@@ -39,10 +42,10 @@ export class DomainError extends Error {
   }
   readonly [BRAND] = true;
   readonly kind: DomainErrorKind;
-  /** A stable name clients branch on (hasura-auth's `error`, the API's `reason`). */
-  readonly reason: string;
+  /** A stable name clients branch on (hasura-auth's `error`, the API's `reason`), one of the shared core's. */
+  readonly reason: RefusalReason;
   readonly details: DomainErrorDetails;
-  constructor(kind: DomainErrorKind, reason: string, message: string, details: DomainErrorDetails = {}) {
+  constructor(kind: DomainErrorKind, reason: RefusalReason, message: string, details: DomainErrorDetails = {}) {
     super(message);
     this.kind = kind;
     this.reason = reason;
@@ -53,11 +56,11 @@ export class DomainError extends Error {
 export const notFound = (message: string) => new DomainError('not-found', 'not-found', message);
 
 /** Input a schema could not check alone; `fields` name the fields at fault. */
-export const invalid = (fields: Record<string, string>, reason = 'invalid') =>
+export const invalid = (fields: Record<string, string>, reason: RefusalReason = 'invalid') =>
   new DomainError('invalid', reason, Object.values(fields)[0] ?? t('refusals.invalidData'), { fields });
 
 /** The state of the data forbids the action; `field`, when one field is at fault. */
-export const conflict = (reason: string, message: string, details: { field?: string; reasons?: string[] } = {}) =>
+export const conflict = (reason: RefusalReason, message: string, details: { field?: string; reasons?: string[] } = {}) =>
   new DomainError('conflict', reason, message, {
     ...(details.field ? { fields: { [details.field]: message } } : {}),
     ...(details.reasons ? { reasons: details.reasons } : {}),

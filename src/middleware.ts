@@ -1,6 +1,6 @@
 // Identity and the guard, as a sequence of small steps (ARCHITECTURE.md, STYLE.md).
 import { defineMiddleware, sequence } from 'astro:middleware';
-import { ClientError } from 'graphql-request';
+import { apiErrorOf, hasCode } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { formatWait } from '#lib/format.ts';
 import { isRole } from '#lib/roles.ts';
@@ -231,7 +231,7 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   try {
     return await next();
   } catch (error) {
-    const outOfTime = error instanceof PageOutOfTime || (error instanceof ClientError && error.response.errors?.[0]?.extensions?.code === 'timeout');
+    const outOfTime = error instanceof PageOutOfTime || hasCode(apiErrorOf(error), 'timeout');
     if (!outOfTime) throw error;
     const seconds = BUSY_RETRY_SECONDS;
     return renderMessagePage({
@@ -251,8 +251,7 @@ const databaseAway = defineMiddleware(async (_context, next) => {
   try {
     return await next();
   } catch (error) {
-    const code = error instanceof ClientError ? error.response.errors?.[0]?.extensions?.code : undefined;
-    if (code !== 'unavailable' && !isDatabaseUnavailable(error)) throw error;
+    if (!hasCode(apiErrorOf(error), 'unavailable') && !isDatabaseUnavailable(error)) throw error;
     const seconds = UNAVAILABLE_RETRY_SECONDS;
     return renderMessagePage({
       status: 503,

@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { z } from 'zod';
+import { hasReason } from '#lib/errors.ts';
 import { qrPath } from '#lib/qr.ts';
 import { recoveryCodes, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
@@ -273,7 +274,7 @@ export function createMfaService(auth: AuthService) {
       const right = await checkSecondFactor(u, code, caller).catch(async (error: unknown) => {
         // Throttled for longer than the ticket lives (5 min against waits of up to 15): the ticket
         // closes now, and the 429 says so (`spent`), rather than promise it works after the wait.
-        if (!(error instanceof DomainError) || error.reason !== 'too-many-requests') throw error;
+        if (!(error instanceof DomainError) || !hasReason(error, 'too-many-requests')) throw error;
         if ((error.details.retryAfter ?? 0) * 1000 < pending.expiresAt.getTime() - Date.now()) throw error;
         await auth.consumeChallenge('mfaTotp', ticket);
         throw new DomainError(error.kind, error.reason, error.message, { ...error.details, spent: true });

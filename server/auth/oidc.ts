@@ -11,6 +11,7 @@ import { challenges, securityKeys, userProviders, users } from '#server/db/schem
 import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError } from '#server/errors.ts';
 import { isLoopback, type AuthProvider } from '#server/config.ts';
+import { hasReason } from '#lib/errors.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
 import { LANDING_COOKIE, LANDING_COOKIE_SECONDS, landingBindingOf } from '#lib/auth/landing-binding.ts';
 import { bearer, callerOf, OK, parse, post, queryOf, redirectTo, type Handler, type RouteContext, type Routes, whenEnabled } from './http.ts';
@@ -404,7 +405,7 @@ export function createOidcService(deps: { auth: AuthService; providers: AuthProv
         try {
           ({ profile } = await verifyIdToken(p, idToken, (nonce) => typeof nonce === 'string' && sha256(nonce) === trip.nonceHash));
         } catch (failure) {
-          if (failure instanceof DomainError && failure.reason === 'invalid-request') throw oidcErrors.profileFetchFailed();
+          if (failure instanceof DomainError && hasReason(failure, 'invalid-request')) throw oidcErrors.profileFetchFailed();
           throw failure;
         }
         if (trip.connectUserId) {

@@ -19,6 +19,7 @@ import { securityKeys, users } from '#server/db/schema/index.ts';
 import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError, notFound } from '#server/errors.ts';
 import { authOptionsShape, bearer, callerOf, email, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow } from './service.ts';
 
@@ -151,7 +152,7 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
         try {
           return await run();
         } catch (error) {
-          throw error instanceof DomainError && error.reason.startsWith('invalid-webauthn') ? wrong(error) : error;
+          throw error instanceof DomainError && hasReason(error, 'invalid-webauthn-security-key', 'invalid-webauthn-verification') ? wrong(error) : error;
         }
       },
       options,

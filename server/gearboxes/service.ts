@@ -403,10 +403,10 @@ export function createGearboxesService(deps: { db: Db }) {
         children!.n && t('refusals.usedByChildren', { count: children!.n }),
         orders && t('refusals.usedByOrders', { count: orders }),
         procedures && t('refusals.usedByProcedures', { count: procedures }),
-        documents + measures && `documents techniques (${documents + measures})`,
+        documents + measures && t('refusals.usedByDocuments', { count: documents + measures }),
         hypotheses && t('refusals.usedByHypotheses', { count: hypotheses }),
         inStock && t('refusals.usedByStock', { count: inStock }),
-        leftStock && `historique du stock (${leftStock})`,
+        leftStock && t('refusals.usedByStockHistory', { count: leftStock }),
       ].filter((reason): reason is string => !!reason);
       if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
       const row = await db

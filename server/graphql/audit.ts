@@ -6,7 +6,8 @@
 import { auditActions, type AuditAction, type AuditChange, type AuditEventView } from '#lib/audit/audit.ts';
 import type { AuditFilter } from '#server/audit/service.ts';
 import { builder } from './builder.ts';
-import { validationError } from './errors.ts';
+import { limitError, offsetError, validationError } from './errors.ts';
+import { t } from '#lib/i18n.ts';
 
 const MAX_LIMIT = 500;
 
@@ -55,10 +56,13 @@ const Scope = builder.inputType('audit_scope', {
 
 type ScopeInput = { repairOrderId?: string | null; gearboxModelId?: string | null; stockItemId?: string | null; userId?: string | null };
 
+/** The `before` of a page of activity: an event's id. */
+const badBefore = () => validationError({ before: t('refusals.eventIdExpected') });
+
 /** The filter the scope names; the audit service decides whether the viewer may read it. */
 function filterOf(scope: ScopeInput, action: AuditAction | null | undefined): AuditFilter {
   const given = Object.entries(scope).filter(([, v]) => v);
-  if (given.length !== 1) throw validationError({ scope: 'Un seul parmi repairOrderId, gearboxModelId, stockItemId, userId' });
+  if (given.length !== 1) throw validationError({ scope: t('refusals.oneScope') });
   const base = { action: action ?? null };
   if (scope.repairOrderId) return { ...base, parentKind: 'repair_order', parentId: scope.repairOrderId };
   if (scope.gearboxModelId) return { ...base, parentKind: 'gearbox_model', parentId: scope.gearboxModelId };
@@ -88,9 +92,9 @@ builder.queryField('auditEvents', (t) =>
     resolve: (_root, args, context) => {
       const list = context.services.audit.list;
       const limit = args.limit ?? 50;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
-      if (args.before != null && !/^\d{1,18}$/.test(args.before)) throw validationError({ before: "Un identifiant d'événement" });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
+      if (args.before != null && !/^\d{1,18}$/.test(args.before)) throw badBefore();
       return list({ ...filterOf(args.scope, args.action), limit, offset: args.offset ?? 0, before: args.before ?? null });
     },
   }),

@@ -1,25 +1,10 @@
-// Every error of the API carries extensions.code (issue 4): clients branch on it.
+// Every error of the API carries extensions.code (issue 4), one of the shared core's codes (decision 060).
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { ApiErrorCode } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 
-export type ErrorCode =
-  | 'invalid-jwt'
-  | 'forbidden'
-  | 'validation'
-  | 'not-found'
-  | 'conflict'
-  | 'internal'
-  // Limits (issue 14, item 3): an operation too costly, too long, or one live subscription too many.
-  | 'cost-limit'
-  | 'timeout'
-  | 'too-many-subscriptions'
-  | 'too-many-requests'
-  | 'too-large'
-  // The database cannot be reached (decision 036): 503, try again in a moment.
-  | 'unavailable';
-
-export function apiError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
+export function apiError(code: ApiErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra } });
 }
 
@@ -27,6 +12,9 @@ export const forbidden = () => apiError('forbidden', t('refusals.forbidden'));
 export const notFound = () => apiError('not-found', t('refusals.itemNotFound'));
 /** `fields` maps a field path to its French message. */
 export const validationError = (fields: Record<string, string>) => apiError('validation', Object.values(fields)[0] ?? t('refusals.invalidData'), { fields });
+/** A list's `limit` outside 0…`max`, its `offset` under 0. */
+export const limitError = (max: number) => validationError({ limit: t('validation.between', { min: 0, max }) });
+export const offsetError = () => validationError({ offset: t('validation.min', { min: 0 }) });
 export const conflict = (message: string, extra: Record<string, unknown> = {}) => apiError('conflict', message, extra);
 
 /**

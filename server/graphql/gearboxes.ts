@@ -10,7 +10,7 @@ import {
 import type { doctorCodes, errorCodes, gearboxCodes, gearboxModels } from '#server/db/schema/index.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { builder } from './builder.ts';
-import { validationError } from './errors.ts';
+import { limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 
@@ -127,8 +127,8 @@ builder.queryField('gearboxModels', (t) =>
       // Taken first: the service refuses a viewer before the arguments are checked.
       const list = context.services.gearboxes.list;
       const limit = args.limit ?? MAX_LIMIT;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
       return list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),

@@ -1,9 +1,10 @@
 // Inputs checked by the zod schemas of src/lib (French messages), and service refusals turned
 // into API errors: shared by every domain module.
-import { isObjectType, type GraphQLSchema } from 'graphql';
+import { type GraphQLError, isObjectType, type GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
+import { hasReason } from '#lib/errors.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { DomainError } from '#server/errors.ts';
+import { DomainError, type DomainErrorKind } from '#server/errors.ts';
 import { apiError, conflict, forbidden, notFound, validationError } from './errors.ts';
 import { requireViewerError, type GraphQLContext } from './builder.ts';
 import { t } from '#lib/i18n.ts';
@@ -44,29 +45,45 @@ export function withServiceErrors(schema: GraphQLSchema): GraphQLSchema {
   return schema;
 }
 
-/** Service refusals as API errors with their code. */
-function fromService(error: unknown, context: GraphQLContext): never {
-  if (error instanceof DomainError) {
-    const { kind, reason, message, details } = error;
-    // A service refuses a caller without a viewer: the request's token says why (builder.ts).
-    if (kind === 'unauthenticated' && reason === 'unauthenticated' && !context.viewer) throw requireViewerError(context)!;
-    if (kind === 'not-found') throw notFound();
-    if (kind === 'invalid') throw validationError(details.fields ?? {});
+/**
+ * A service's refusal as the API error clients see, one row per kind (decision 021): a new kind
+ * fails the type check here until it says what clients see. Null: not the caller's, thrown as it is.
+ */
+const API_ERROR: Record<DomainErrorKind, (error: DomainError, context: GraphQLContext) => GraphQLError | null> = {
+  'not-found': () => notFound(),
+  invalid: ({ details }) => validationError(details.fields ?? {}),
+  forbidden: (error) => {
+    const { reason, details } = error;
     // Step-up: the client asks for the second factor (POST /api/auth/elevate/…) and tries again.
-    if (kind === 'forbidden' && reason === 'elevated-claim-required') {
+    if (hasReason(error, 'elevated-claim-required')) {
       const say = { password: t('proof.passwordAsk'), signIn: t('proof.signInAgain'), secondFactor: t('refusals.elevationRequired') };
-      throw apiError('forbidden', say[details.proof ?? 'secondFactor'], { reason, proof: details.proof ?? 'secondFactor' });
+      return apiError('forbidden', say[details.proof ?? 'secondFactor'], { reason, proof: details.proof ?? 'secondFactor' });
     }
     // A personal access token's sign-in: the script is told why, not only that it may not.
-    if (kind === 'forbidden' && reason === 'forbidden-pat') throw apiError('forbidden', t('proof.patRefused'), { reason });
-    if (kind === 'forbidden') throw forbidden();
-    if (kind === 'conflict') throw conflict(message, { reason, ...details });
-    if (kind === 'too-many-requests') {
-      const retryAfter = details.retryAfter ?? 60;
-      throw apiError('too-many-requests', t('refusals.tooManyRequests', { wait: formatWait(retryAfter) }), { retryAfter });
-    }
-    // Any other refusal of a service is the caller's: a validation error, never an internal one.
-    if (kind !== 'unavailable' && kind !== 'storage-full') throw apiError('validation', message, { reason });
-  }
-  throw error;
+    if (hasReason(error, 'forbidden-pat')) return apiError('forbidden', t('proof.patRefused'), { reason });
+    return forbidden();
+  },
+  conflict: ({ reason, message, details }) => conflict(message, { reason, ...details }),
+  'too-many-requests': ({ details }) => {
+    const retryAfter = details.retryAfter ?? 60;
+    return apiError('too-many-requests', t('refusals.tooManyRequests', { wait: formatWait(retryAfter) }), { retryAfter });
+  },
+  // A service refuses a caller without a viewer: the request's token says why (builder.ts).
+  unauthenticated: (error, context) => (hasReason(error, 'unauthenticated') && !context.viewer ? requireViewerError(context)! : callersOwn(error)),
+  // The caller's own refusals: a validation error, never an internal one.
+  'not-allowed': callersOwn,
+  'too-large': callersOwn,
+  unsupported: callersOwn,
+  // Not the caller's: the server's error (the database or the file store away, the disk full).
+  unavailable: () => null,
+  'storage-full': () => null,
+};
+
+function callersOwn({ reason, message }: DomainError): GraphQLError {
+  return apiError('validation', message, { reason });
+}
+
+/** Service refusals as API errors with their code. */
+function fromService(error: unknown, context: GraphQLContext): never {
+  throw (error instanceof DomainError && API_ERROR[error.kind](error, context)) || error;
 }

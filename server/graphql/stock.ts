@@ -14,7 +14,7 @@ import {
 import { referenceOf, type StockRow } from '#server/stock/service.ts';
 import type { stockMovements } from '#server/db/schema/index.ts';
 import { builder } from './builder.ts';
-import { validationError } from './errors.ts';
+import { limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 import { GearboxType as GearboxTypeEnum } from './gearboxes.ts';
@@ -112,8 +112,8 @@ builder.queryField('stockItems', (t) =>
       // Taken first: the service refuses a viewer before the arguments are checked.
       const list = context.services.stock.list;
       const limit = args.limit ?? 100;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
       return list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),

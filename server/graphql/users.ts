@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { userSchema } from '#lib/users/users.ts';
 import type { UserRow, UsersOrderBy, UsersWhere } from '#server/users/service.ts';
 import { builder, OrderBy, type GraphQLContext } from './builder.ts';
-import { validationError } from './errors.ts';
+import { limitError, offsetError, validationError } from './errors.ts';
 import { parse } from './inputs.ts';
 import { live } from './live.ts';
 import { t } from '#lib/i18n.ts';
@@ -99,8 +99,8 @@ function checkWhere(where: UsersWhere | null | undefined, depth = 0): void {
 
 function listInput(args: ListArgs) {
   const limit = args.limit ?? MAX_LIMIT;
-  if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-  if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+  if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+  if ((args.offset ?? 0) < 0) throw offsetError();
   checkWhere(args.where);
   return { where: args.where ?? undefined, orderBy: args.order_by ?? undefined, limit, offset: args.offset ?? 0 };
 }

@@ -19,7 +19,7 @@ import { sendJson, statusOf } from '#server/http/json.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
 import { checkType, cleanName, FILE_ID, type FileRow, type FileStore, type RowOptions } from './store.ts';
 import { isS3Blobs } from './s3-blobs.ts';
-import { DomainError, refuse } from '#server/errors.ts';
+import { DomainError, type DomainErrorKind, refuse } from '#server/errors.ts';
 import { recordFileChange } from '#server/audit/files.ts';
 import { t } from '#lib/i18n.ts';
 
@@ -61,6 +61,25 @@ function readMetadata(text: string): FileMetadata {
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 255)) throw refuse('invalid', t('refusals.fileNameInvalid'));
   return { ...(typeof id === 'string' ? { id: id.toLowerCase() } : {}), ...(typeof name === 'string' && name.trim() ? { name } : {}) };
 }
+
+/**
+ * The headers of the file API's refusal, one row per kind (decision 021; its status is
+ * `statusOf`'s, its body the message alone): a body refused for its size may still be coming,
+ * so the answer closes the connection rather than read the rest of it.
+ */
+const HEADERS: Record<DomainErrorKind, Record<string, string>> = {
+  'too-large': { Connection: 'close' },
+  invalid: {},
+  unauthenticated: {},
+  forbidden: {},
+  'not-found': {},
+  'not-allowed': {},
+  conflict: {},
+  unsupported: {},
+  'too-many-requests': {},
+  unavailable: {},
+  'storage-full': {},
+};
 
 /**
  * Streams a file's bytes into the answer. A client that goes away first (curl at the last byte, a
@@ -350,7 +369,7 @@ export function createStorageRoutes(deps: {
       if (!(error instanceof DomainError)) throw error;
       req.resume();
       if (res.headersSent) return;
-      sendJson(res, statusOf(error), { error: { message: error.message } }, error.kind === 'too-large' ? { Connection: 'close' } : {});
+      sendJson(res, statusOf(error), { error: { message: error.message } }, HEADERS[error.kind]);
     }
   };
 }

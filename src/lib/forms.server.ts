@@ -7,7 +7,8 @@ import type { AstroGlobal } from 'astro';
 import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
-import { DomainError } from '#server/errors.ts';
+import { DomainError, type DomainErrorKind } from '#server/errors.ts';
+import { type ApiErrorCode, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -21,9 +22,9 @@ export type FormFailure = {
   errors: FieldErrors;
   formError: string | null;
   /** The API's code ('conflict', 'validation'…) for a page that reacts to one; 'storage' for the file store. */
-  code: string | undefined;
+  code: ApiErrorCode | 'storage' | undefined;
   /** The API's stable name of the refusal, e.g. 'email-already-in-use'. */
-  reason: string | undefined;
+  reason: RefusalReason | undefined;
   /** Why a deletion is refused, one line each. */
   reasons: string[];
 };
@@ -39,8 +40,37 @@ export type FailureOptions = {
   fileField?: string;
 };
 
-// Refusals whose message is the user's to read; any other says `fallback`.
-const TOLD = new Set(['validation', 'conflict', 'not-found', 'forbidden', 'unavailable']);
+// Whether a refusal's message is the user's to read, by the API's code; any other says `fallback`.
+const TOLD: Record<ApiErrorCode, boolean> = {
+  validation: true,
+  conflict: true,
+  'not-found': true,
+  forbidden: true,
+  unavailable: true,
+  'invalid-jwt': false,
+  internal: false,
+  'cost-limit': false,
+  timeout: false,
+  'too-many-subscriptions': false,
+  'too-many-requests': false,
+  'too-large': false,
+};
+
+// Whether a refusal of the file store, called in process, is the user's to read (format, size,
+// space: its French message), by kind (decision 021); any other says `fallback`.
+const STORE_TOLD: Record<DomainErrorKind, boolean> = {
+  invalid: true,
+  unauthenticated: true,
+  forbidden: true,
+  'not-found': true,
+  'not-allowed': true,
+  conflict: true,
+  'too-large': true,
+  unsupported: true,
+  'too-many-requests': true,
+  unavailable: true,
+  'storage-full': true,
+};
 
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
@@ -48,25 +78,26 @@ export function formFailureOf(error: unknown, options: FailureOptions = {}): For
   // The file store is called in process: its refusals (format, size, space) are the user's.
   if (error instanceof DomainError) {
     const beside = options.fileField;
-    return { errors: beside ? { [beside]: error.message } : {}, formError: beside ? null : error.message, code: 'storage', reason: error.reason, reasons: [] };
+    const message = STORE_TOLD[error.kind] ? error.message : fallback;
+    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons: [] };
   }
   if (!(error instanceof ClientError)) throw error;
-  const first = error.response.errors?.[0];
-  const extensions = (first?.extensions ?? {}) as { code?: string; reason?: string; fields?: Record<string, string>; reasons?: string[] };
-  const named = Object.entries(extensions.fields ?? {}).map(([path, message]) => {
+  const refusal = apiErrorOf(error);
+  const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
     const name = path.replace(/^(object|_set|p)\./, '');
     return [options.rename?.[name] ?? name, message] as const;
   });
   const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
   const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
-  const code = extensions.code;
-  const told = code && TOLD.has(code) && first?.message ? first.message : null;
+  const { code, message } = refusal;
+  // The code comes from the wire: one the table does not hold is not told.
+  const told = code && Object.hasOwn(TOLD, code) && TOLD[code] && message ? message : null;
   return {
     errors: Object.fromEntries(shown),
     formError: other ?? (shown.length ? null : (told ?? fallback)),
     code,
-    reason: extensions.reason,
-    reasons: extensions.reasons ?? [],
+    reason: refusal.reason,
+    reasons: refusal.reasons ?? [],
   };
 }
 

@@ -5,6 +5,10 @@ import { print } from 'graphql';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { createClient, type Client } from 'graphql-ws/client';
 import { listenForSignOut } from './auth/session-channel.ts';
+import { apiErrorOf, hasCode } from './errors.ts';
+
+/** The refusal an answer carries, for toasts and forms: the shared core's reader (decision 060). */
+export { apiErrorOf };
 import type { VariablesArgs } from './graphql.ts';
 
 // An island's page holds a session: a sign-out in another tab of this browser ends it here too.
@@ -38,8 +42,6 @@ async function currentToken(force = false): Promise<string> {
 
 const http = new GraphQLClient(typeof location === 'undefined' ? 'http://localhost/graphql' : `${location.origin}/graphql`);
 
-const codeOf = (error: unknown) => (error instanceof ClientError ? error.response.errors?.[0]?.extensions?.code : undefined);
-
 /** SPEC §8's transport messages, for answers that carry no GraphQL error. */
 function transportError(error: unknown): unknown {
   if (error instanceof ClientError) {
@@ -71,22 +73,10 @@ export async function graphqlRequest<Result, Variables>(
   try {
     return await run(false);
   } catch (error) {
-    const retry = codeOf(error) === 'invalid-jwt' || String((error as Error)?.message).includes('connection_error');
+    const retry = hasCode(apiErrorOf(error), 'invalid-jwt') || String((error as Error)?.message).includes('connection_error');
     if (!retry) throw error;
     return run(true);
   }
-}
-
-/** The French message of an API error, for toasts and forms. */
-export function apiErrorOf(error: unknown): { code?: string; message?: string; reason?: string; fields?: Record<string, string> } {
-  if (!(error instanceof ClientError)) return {};
-  const first = error.response.errors?.[0];
-  return {
-    code: first?.extensions?.code as string | undefined,
-    message: first?.message,
-    reason: first?.extensions?.reason as string | undefined,
-    fields: first?.extensions?.fields as Record<string, string> | undefined,
-  };
 }
 
 let client: Client | null = null;

@@ -2,6 +2,7 @@
 // documents (graphql(`…`), #lib/graphql.ts) are accepted: the answer's type is the document's.
 import type { TadaDocumentNode } from 'gql.tada';
 import { ClientError, GraphQLClient } from 'graphql-request';
+import { apiErrorOf, hasCode } from './errors.ts';
 import type { VariablesArgs } from './graphql.ts';
 
 export type ServerGraphQL = {
@@ -19,5 +20,4 @@ export function serverGraphQL(locals: App.Locals): ServerGraphQL {
 }
 
 /** The API's answers that mean "nothing the viewer may read there"; others (an outage, a timeout) reach the middleware's 503. */
-const REFUSED = new Set(['not-found', 'forbidden', 'validation']);
-export const isRefusal = (error: unknown) => error instanceof ClientError && REFUSED.has(String(error.response.errors?.[0]?.extensions?.code));
+export const isRefusal = (error: unknown) => error instanceof ClientError && hasCode(apiErrorOf(error), 'not-found', 'forbidden', 'validation');

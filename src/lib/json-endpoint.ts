@@ -1,5 +1,6 @@
 // Small helpers for the JSON endpoints of the Astro app.
 import type { z } from 'zod';
+import type { RefusalReason } from './errors.ts';
 import { fieldErrors } from './validation.ts';
 import { isServiceError, serviceStatusOf } from '#lib/auth/errors.ts';
 
@@ -7,7 +8,8 @@ export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
 }
 
-export const jsonError = (status: number, error: string, message: string, extra: object = {}) => json(status, { status, error, message, ...extra });
+/** hasura-auth's body: `error` is one of the shared core's reasons (decision 060). */
+export const jsonError = (status: number, error: RefusalReason, message: string, extra: object = {}) => json(status, { status, error, message, ...extra });
 
 /** Parses a JSON body against a schema; answers the 4xx itself when it cannot. */
 export async function readBody<T extends z.ZodType>(request: Request, schema: T): Promise<{ data: z.infer<T> } | { response: Response }> {

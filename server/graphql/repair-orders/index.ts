@@ -15,7 +15,7 @@ import type { RepairOrdersService } from '#server/repair-orders/service.ts';
 import { faultCodeSchema } from '#lib/repair-orders/fault-codes.ts';
 import { temporalities } from '#lib/repair-orders/conditions.ts';
 import { builder } from '#server/graphql/builder.ts';
-import { validationError } from '#server/graphql/errors.ts';
+import { limitError, offsetError, validationError } from '#server/graphql/errors.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { GearboxType as GearboxTypeEnum } from '#server/graphql/gearboxes.ts';
 
@@ -118,8 +118,8 @@ builder.queryField('repairOrders', (t) =>
       // Taken first: the service refuses a viewer before the arguments are checked.
       const list = context.services.repairOrders.list;
       const limit = args.limit ?? 20;
-      if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
-      if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
+      if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
+      if ((args.offset ?? 0) < 0) throw offsetError();
       const sort: OrderSort = args.sort ?? 'date';
       return list({ ...filterOf(args), sort, descending: args.descending ?? sort === 'date', limit, offset: args.offset ?? 0 });
     },

@@ -12,6 +12,7 @@ import { useEffect, useRef, useState } from 'react';
 import { ClientError } from 'graphql-request';
 import { checkResults, type CheckResult } from '#lib/repair-orders/check-results.ts';
 import { dayOf, formatDate, formatDayMonth, formatTime, isSameDay, workshopToday } from '#lib/format.ts';
+import { hasCode, hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
 import { CheckpointFields, CLOSE_ORDER, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
@@ -251,8 +252,9 @@ export default function CheckpointsList(props: Props) {
         setStates((s) => ({ ...s, [id]: { status: 'unsent', message: labels.unsent } }));
         return;
       }
-      const { message, code, reason, fields } = apiErrorOf(error);
-      if (reason === 'stale') {
+      const refusal = apiErrorOf(error);
+      const { message, fields } = refusal;
+      if (hasReason(refusal, 'stale')) {
         // A colleague answered first: show their answer (the message says so); choosing again replaces it.
         const fresh = await graphqlRequest(CURRENT, { o: props.orderId }).catch(() => null);
         const theirs = fresh?.repairOrder?.checkpoints.find((c) => c.id === id);
@@ -272,8 +274,8 @@ export default function CheckpointsList(props: Props) {
       }
       // The entry stays as typed; the message says why, the button tries again.
       outbox.settle(id);
-      if (code === 'conflict' && reason === 'closed') setClosed(true);
-      const text = fields ? Object.values(fields)[0] : code === 'conflict' && message ? message : '';
+      if (hasCode(refusal, 'conflict') && hasReason(refusal, 'closed')) setClosed(true);
+      const text = fields ? Object.values(fields)[0] : hasCode(refusal, 'conflict') && message ? message : '';
       setStates((s) => ({ ...s, [id]: { status: 'failed', message: text || labels.failed } }));
     }
   }

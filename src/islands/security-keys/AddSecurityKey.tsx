@@ -6,6 +6,7 @@ import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/bro
 import { useEffect, useState, type SubmitEvent } from 'react';
 import { Icon } from '#components/Icon.tsx';
 import { TextInput } from '#components/TextInput.tsx';
+import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
 import { browserHasWebAuthn, ceremonyMessage, loadWebAuthn, pageAccessToken, postJson, ServerRefusal } from './ceremony.ts';
@@ -42,7 +43,7 @@ export function AddSecurityKey(props: { action: string }) {
       window.location.assign(location);
     } catch (failure) {
       // The sign-in's proof lapsed meanwhile (decision 048): the page again, which asks it in place.
-      if (failure instanceof ServerRefusal && failure.reason === 'elevated-claim-required') {
+      if (failure instanceof ServerRefusal && hasReason(failure, 'elevated-claim-required')) {
         return window.location.assign(props.action.replace(/\/keys$/, ''));
       }
       setError(ceremonyMessage(failure));

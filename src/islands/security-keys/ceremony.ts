@@ -1,6 +1,7 @@
 // What the security-key islands share (decision 028): @simplewebauthn/browser, fetched only when a
 // ceremony starts (its own chunk, not in the page's first download), a JSON post, and the French
 // message of what the browser refused (SPEC §8's named errors).
+import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 
 export const loadWebAuthn = () => import('@simplewebauthn/browser');
@@ -49,7 +50,7 @@ export class ServerRefusal extends Error {
 export function ceremonyMessage(error: unknown): string {
   if (error instanceof ServerRefusal) {
     if (error.french) return error.french;
-    if (error.reason === 'webauthn-authenticator-previously-registered') return t('securityKeys.errors.previouslyRegistered');
+    if (hasReason(error, 'webauthn-authenticator-previously-registered')) return t('securityKeys.errors.previouslyRegistered');
     return t('errors.generic');
   }
   const code = (error as { code?: string } | null)?.code;

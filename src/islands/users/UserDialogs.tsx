@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Modal, ModalActions } from '#components/Modal.tsx';
 import { TextInput } from '#components/TextInput.tsx';
+import { hasCode, hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
 import { roleLabels, roles, type Role } from '#lib/roles.ts';
@@ -34,8 +35,8 @@ export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => vo
       props.onClose();
     } catch (error) {
       if (needsStepUp(error)) return setStepUp(true);
-      const { code, reason } = apiErrorOf(error);
-      if (code === 'conflict' && reason === 'email-already-in-use') setError('email', { message: t('errors.emailTaken') });
+      const refusal = apiErrorOf(error);
+      if (hasCode(refusal, 'conflict') && hasReason(refusal, 'email-already-in-use')) setError('email', { message: t('errors.emailTaken') });
       else failure();
     }
   });
@@ -78,7 +79,7 @@ export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => vo
 }
 
 /** Whether the API asks for a fresh proof of the second factor before the action. */
-const needsStepUp = (error: unknown) => apiErrorOf(error).reason === 'elevated-claim-required';
+const needsStepUp = (error: unknown) => hasReason(apiErrorOf(error), 'elevated-claim-required');
 
 /**
  * Step-up (issue 18, item 7): a code of the authenticator app, or a recovery code, proves the
@@ -189,8 +190,8 @@ export function DeleteUserDialog(props: { factors: StepUpFactors; user: UserList
     } catch (error) {
       if (needsStepUp(error)) setStepUp(true);
       else {
-        const { code, message } = apiErrorOf(error);
-        showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+        const refusal = apiErrorOf(error);
+        showToast({ type: 'error', message: hasCode(refusal, 'conflict') && refusal.message ? refusal.message : t('errors.generic') });
       }
       setBusy(false);
     }

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Icon } from '#components/Icon.tsx';
 import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
+import { hasCode, hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
 import { singular } from '#lib/plural.ts';
@@ -102,7 +103,8 @@ export default function UsersScreen(props: Props) {
       await graphqlRequest(UPDATE_USER, { id: user.id, set });
       showToast({ type: 'success', message: t('users.updated') });
     } catch (error) {
-      if (apiErrorOf(error).reason === 'elevated-claim-required') {
+      const refusal = apiErrorOf(error);
+      if (hasReason(refusal, 'elevated-claim-required')) {
         const module = await loadDialogs().catch(() => null);
         if (module) {
           setLoaded(module);
@@ -110,8 +112,7 @@ export default function UsersScreen(props: Props) {
           return;
         }
       }
-      const { code, message } = apiErrorOf(error);
-      showToast({ type: 'error', message: code === 'conflict' && message ? message : t('errors.generic') });
+      showToast({ type: 'error', message: hasCode(refusal, 'conflict') && refusal.message ? refusal.message : t('errors.generic') });
     }
   };
   const signOut = async (user: UserListItem) => {

@@ -2,6 +2,7 @@
 // call it in process.
 import { DomainError } from '#server/errors.ts';
 import { statusOf } from '#server/http/json.ts';
+import { hasReason } from '#lib/errors.ts';
 import { formatWait } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { isDatabaseUnavailable } from '#lib/unavailable.ts';
@@ -18,8 +19,8 @@ export function tooManyMessage(error: DomainError): string {
 /** The message of a failed sign-in; it never tells whether the e-mail exists. */
 export function signInErrorMessage(error: unknown): string {
   if (!isServiceError(error)) return isDatabaseUnavailable(error) ? t('errors.unavailableApi') : t('errors.generic');
-  if (error.reason === 'invalid-email-password' || error.reason === 'disabled-user') return t('errors.signIn');
-  if (error.reason === 'too-many-requests') return tooManyMessage(error);
-  if (error.reason === 'totp-secret-unreadable') return t('errors.totpSecretUnreadable');
+  if (hasReason(error, 'invalid-email-password', 'disabled-user')) return t('errors.signIn');
+  if (hasReason(error, 'too-many-requests')) return tooManyMessage(error);
+  if (hasReason(error, 'totp-secret-unreadable')) return t('errors.totpSecretUnreadable');
   return t('errors.generic');
 }

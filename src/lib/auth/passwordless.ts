@@ -1,6 +1,8 @@
 // The forms of the passwordless sign-in pages (decision 030): their schemas, the phone number
 // as a French workshop types it, and the French message of each refusal.
 import { z } from 'zod';
+import type { DomainError } from '#server/errors.ts';
+import type { RefusalReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { email, required } from '#lib/validation.ts';
 import { isServiceError, tooManyMessage } from './errors.ts';
@@ -38,14 +40,11 @@ export const smsCodeSchema = z.object({ phoneNumber: phoneNumber(), code: code()
 
 /** What a page says when the auth service refuses; it never tells whether an account exists. */
 export function passwordlessErrorMessage(error: unknown): string {
-  if (!isServiceError(error)) return t('errors.generic');
-  switch (error.reason) {
-    case 'invalid-otp':
-    case 'disabled-user':
-      return t('passwordless.invalidCode');
-    case 'too-many-requests':
-      return tooManyMessage(error);
-    default:
-      return t('errors.generic');
-  }
+  return isServiceError(error) ? (CODE_MESSAGES[error.reason]?.(error) ?? t('errors.generic')) : t('errors.generic');
 }
+
+const CODE_MESSAGES: Partial<Record<RefusalReason, (error: DomainError) => string>> = {
+  'invalid-otp': () => t('passwordless.invalidCode'),
+  'disabled-user': () => t('passwordless.invalidCode'),
+  'too-many-requests': tooManyMessage,
+};

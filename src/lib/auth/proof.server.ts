@@ -4,6 +4,7 @@
 import type { ProofKind, SessionRow } from '#server/auth/service.ts';
 import type { Services } from '#server/services.ts';
 import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.ts';
+import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 
@@ -38,12 +39,11 @@ export async function proveFromForm(services: Services, session: SessionRow, for
     else await services.mfa.elevateTotp(session, typed, caller);
     return null;
   } catch (error) {
-    const reason = isServiceError(error) ? error.reason : '';
-    if (reason === 'invalid-current-password') return refuse({ currentPassword: t('errors.currentPasswordWrong') }, 400);
-    if (reason === 'invalid-totp') return refuse({ code: t('security.codeWrong') }, 400);
-    if (reason === 'too-many-requests') return { ask, errors: {}, formError: signInErrorMessage(error), status: 429 };
+    if (!isServiceError(error)) throw error;
+    if (hasReason(error, 'invalid-current-password')) return refuse({ currentPassword: t('errors.currentPasswordWrong') }, 400);
+    if (hasReason(error, 'invalid-totp')) return refuse({ code: t('security.codeWrong') }, 400);
+    if (hasReason(error, 'too-many-requests')) return { ask, errors: {}, formError: signInErrorMessage(error), status: 429 };
     // Any other refusal (an app whose secret this installation cannot open): said, never a 500.
-    if (isServiceError(error)) return { ask, errors: {}, formError: signInErrorMessage(error), status: serviceStatusOf(error) };
-    throw error;
+    return { ask, errors: {}, formError: signInErrorMessage(error), status: serviceStatusOf(error) };
   }
 }

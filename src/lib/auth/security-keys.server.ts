@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { authenticationCredential, registrationCredential } from '#server/auth/webauthn.ts';
 import { isServiceError, serviceStatusOf, tooManyMessage } from '#lib/auth/errors.ts';
+import type { DomainError } from '#server/errors.ts';
+import { hasReason, type RefusalReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { jsonError } from '#lib/json-endpoint.ts';
 
@@ -18,23 +20,17 @@ export const addKeyBody = z.strictObject({ credential: registrationCredential, n
 
 /** The French message of a refused ceremony; nothing tells a disabled account from an unknown key. */
 export function securityKeyMessage(error: unknown): string {
-  if (!isServiceError(error)) return t('errors.generic');
-  switch (error.reason) {
-    case 'invalid-webauthn-security-key':
-    case 'disabled-user':
-      return t('securityKeys.errors.unknownKey');
-    case 'invalid-webauthn-verification':
-      return t('securityKeys.errors.failed');
-    case 'webauthn-authenticator-previously-registered':
-      return t('securityKeys.errors.previouslyRegistered');
-    case 'unverified-user':
-      return t('securityKeys.errors.unverified');
-    case 'too-many-requests':
-      return tooManyMessage(error);
-    default:
-      return t('errors.generic');
-  }
+  return isServiceError(error) ? (KEY_MESSAGES[error.reason]?.(error) ?? t('errors.generic')) : t('errors.generic');
 }
+
+const KEY_MESSAGES: Partial<Record<RefusalReason, (error: DomainError) => string>> = {
+  'invalid-webauthn-security-key': () => t('securityKeys.errors.unknownKey'),
+  'disabled-user': () => t('securityKeys.errors.unknownKey'),
+  'invalid-webauthn-verification': () => t('securityKeys.errors.failed'),
+  'webauthn-authenticator-previously-registered': () => t('securityKeys.errors.previouslyRegistered'),
+  'unverified-user': () => t('securityKeys.errors.unverified'),
+  'too-many-requests': tooManyMessage,
+};
 
 /** A refusal as JSON for an island: the service's code and its French message. */
 export function securityKeyErrorResponse(error: unknown): Response {
@@ -42,6 +38,6 @@ export function securityKeyErrorResponse(error: unknown): Response {
   const status = serviceStatusOf(error);
   const headers = error.details.retryAfter ? { retryAfter: error.details.retryAfter } : {};
   // A disabled account answers as an unknown key does.
-  const reason = error.reason === 'disabled-user' ? 'invalid-webauthn-security-key' : error.reason;
+  const reason = hasReason(error, 'disabled-user') ? 'invalid-webauthn-security-key' : error.reason;
   return jsonError(status, reason, securityKeyMessage(error), headers);
 }

@@ -20,7 +20,8 @@ import { documentsOf } from '#lib/gearboxes/documents.server.ts';
 import { DocumentFields } from '#lib/gearboxes/documents.ts';
 import { formatNumber } from '#lib/format.ts';
 import { singular } from '#lib/plural.ts';
-import { formFailureOf, storeAndLink } from '#lib/forms.server.ts';
+import { type FormFailure, formFailureOf, storeAndLink } from '#lib/forms.server.ts';
+import { hasCode } from '#lib/errors.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
 import { DomainError } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
@@ -67,15 +68,16 @@ export async function loadCurvesTab(locals: App.Locals, order: DiagnosticOrder) 
 }
 
 /** What went wrong, in French, whatever threw: nothing reaches the page as a 500. */
-function reasonOf(error: unknown): { code?: string; message: string; fields: FieldErrors } {
+function reasonOf(error: unknown): { code?: FormFailure['code']; message: string; fields: FieldErrors } {
   if (!(error instanceof ClientError) && !(error instanceof DomainError)) return { message: t('errors.generic'), fields: {} };
-  const { code, errors, formError } = formFailureOf(error, { rename: { fileId: 'file' }, fileField: 'file' });
-  if (code === 'not-found') return { code, message: t('curves.notFound'), fields: {} };
+  const refusal = formFailureOf(error, { rename: { fileId: 'file' }, fileField: 'file' });
+  const { code, errors, formError } = refusal;
+  if (hasCode(refusal, 'not-found')) return { code, message: t('curves.notFound'), fields: {} };
   return { code, message: formError ?? Object.values(errors)[0] ?? t('errors.generic'), fields: errors };
 }
 
-const failure = (form: string, values: Record<string, string>, reason: { code?: string; message: string; fields: FieldErrors }): TabFailure => ({
-  status: reason.code === 'forbidden' ? 403 : 400,
+const failure = (form: string, values: Record<string, string>, reason: { code?: FormFailure['code']; message: string; fields: FieldErrors }): TabFailure => ({
+  status: hasCode(reason, 'forbidden') ? 403 : 400,
   form,
   values,
   errors: reason.fields,

@@ -15,6 +15,7 @@ import {
 } from './diagnostic-page.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
+import { hasCode } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from '#lib/gearboxes/procedures.ts';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
@@ -117,8 +118,9 @@ export async function postFlowAction(
     }
   } catch (error) {
     // The procedure form names its fields; the others show one message above the form.
-    const { code, errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
+    const refusal = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
+    const { errors, formError } = refusal;
     if (formError === null) return { ...failure, errors };
-    return { ...failure, status: code === 'conflict' ? 409 : failure.status, formError };
+    return { ...failure, status: hasCode(refusal, 'conflict') ? 409 : failure.status, formError };
   }
 }

@@ -5,6 +5,7 @@ import type { Draft } from '#islands/repair-orders/CheckpointsList.tsx';
 import type { CheckResult } from './check-results.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
+import { hasCode } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import type { OrderPageQuery } from './repair-orders.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
@@ -14,8 +15,8 @@ import { CLOSE_ORDER } from './checkpoints.ts';
 type Failure = { status: number; failure: { id: string; values: Draft; message: string } | null; formError: string | null; comment?: string };
 
 const messageOf = (error: unknown) => {
-  const { code, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [] });
-  return code === 'forbidden' ? t('errors.generic') : formError!;
+  const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [] });
+  return hasCode(failure, 'forbidden') ? t('errors.generic') : failure.formError!;
 };
 
 export async function postProcedureAction(

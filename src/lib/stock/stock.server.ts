@@ -9,6 +9,7 @@ import { formatDate, workshopToday } from '#lib/format.ts';
 import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
+import { hasCode } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import {
@@ -164,10 +165,12 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       }
     }
   } catch (error) {
-    const { code, errors, formError } = formFailureOf(error);
+    const refusal = formFailureOf(error);
+    const { errors, formError } = refusal;
     const key = action === 'deplacer' ? 'move' : action === 'etat' ? 'condition' : 'remove';
     // Someone changed or took out the box meanwhile: show it as it is now, forms reset.
-    if (code === 'conflict') return { ...failure, status: 409, notice: formError ?? t('stock.conflict'), drafts: { move: {}, condition: {}, remove: {} } };
+    if (hasCode(refusal, 'conflict'))
+      return { ...failure, status: 409, notice: formError ?? t('stock.conflict'), drafts: { move: {}, condition: {}, remove: {} } };
     failure.errors[key] = errors;
     failure.notice = formError;
   }

@@ -6,6 +6,7 @@ import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { formFailureOf, formValues } from '#lib/forms.server.ts';
 import { graphql } from '#lib/graphql.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
+import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 import { addUserSchema, type readUsersQuery, userActionSchema } from './users.ts';
@@ -47,8 +48,9 @@ export async function postUsersPage(astro: AstroGlobal, { search, page }: Pick<U
         return redirectWithToast(astro, t('users.added'), back);
       } catch (error) {
         // An address in use is said beside it; any other refusal, over the list.
-        const { errors, formError, reason } = formFailureOf(error, { fields: ['email'] });
-        if (reason === 'elevated-claim-required') return stepUp();
+        const refusal = formFailureOf(error, { fields: ['email'] });
+        const { errors, formError } = refusal;
+        if (hasReason(refusal, 'elevated-claim-required')) return stepUp();
         if (!errors.email) return failed(formError ?? t('errors.generic'));
         addErrors = errors;
       }
@@ -78,7 +80,7 @@ export async function postUsersPage(astro: AstroGlobal, { search, page }: Pick<U
     return redirectWithToast(astro, done, back);
   } catch (error) {
     const failure = formFailureOf(error, { fields: [] });
-    if (failure.reason === 'elevated-claim-required') return stepUp();
+    if (hasReason(failure, 'elevated-claim-required')) return stepUp();
     return failed(failure.formError ?? t('errors.generic'));
   }
 }

@@ -4,6 +4,7 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { isServiceError } from '#lib/auth/errors.ts';
+import { hasReason } from '#lib/errors.ts';
 import { elevateWithKeyBody, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
 import { t } from '#lib/i18n.ts';
 import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.ts';
@@ -29,7 +30,7 @@ export const POST: APIRoute = async ({ request, locals }) => {
     await services.mfa.elevateTotp(session, read.data.code, caller);
     return json(200, 'OK');
   } catch (error) {
-    if (isServiceError(error) && error.reason === 'invalid-totp') {
+    if (isServiceError(error) && hasReason(error, 'invalid-totp')) {
       return jsonError(400, 'invalid-totp', t('security.codeWrong'), { fields: { code: t('security.codeWrong') } });
     }
     return serviceErrorResponse(error);

@@ -2,6 +2,7 @@
 // it is them with the current one; every other sign-in of the user then ends.
 import type { APIRoute } from 'astro';
 import { isServiceError } from '#lib/auth/errors.ts';
+import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.ts';
 import { updatePasswordSchema } from '#lib/validation.ts';
@@ -15,7 +16,7 @@ export const POST: APIRoute = async ({ request, locals }) => {
     await services.auth.changePassword({ newPassword: body.data.password, session, currentPassword: body.data.currentPassword }, { ip: locals.clientAddress });
     return json(200, 'OK');
   } catch (error) {
-    if (isServiceError(error) && error.reason === 'invalid-current-password') {
+    if (isServiceError(error) && hasReason(error, 'invalid-current-password')) {
       return jsonError(400, 'invalid-current-password', t('errors.currentPasswordWrong'), { fields: { currentPassword: t('errors.currentPasswordWrong') } });
     }
     return serviceErrorResponse(error);

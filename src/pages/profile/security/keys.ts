@@ -4,6 +4,7 @@
 import type { APIRoute } from 'astro';
 import { isUuid } from '#lib/ids.ts';
 import { isServiceError } from '#lib/auth/errors.ts';
+import { hasReason } from '#lib/errors.ts';
 import { addKeyBody, SECURITY_PAGE, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { t } from '#lib/i18n.ts';
@@ -41,11 +42,11 @@ export const POST: APIRoute = async (context) => {
     return redirectWithToast(context, t('securityKeys.renamed'), SECURITY_PAGE);
   } catch (error) {
     if (!isServiceError(error)) throw error;
-    if (error.reason === 'elevated-claim-required')
+    if (hasReason(error, 'elevated-claim-required'))
       // Not proved (decision 048): the deletion again, which now asks the proof in place.
       return redirect(`${SECURITY_PAGE}?supprimer-cle=${id}`, 303);
     // A name out of bounds: the rename form again, with why; a key gone meanwhile: the list.
-    const invalid = error.reason === 'invalid-request';
+    const invalid = hasReason(error, 'invalid-request');
     setFlash(cookies, { type: 'error', message: invalid ? t('securityKeys.errors.nickname') : t('errors.notFoundText') });
     return redirect(invalid ? `${SECURITY_PAGE}?renommer-cle=${id}` : SECURITY_PAGE, 303);
   }
