@@ -128,7 +128,7 @@ describe('the key confirmation page of an account whose only factor is a key', (
     const page = await open(b, '/profile/confirm?retour=%2Fprofile');
     expect(page.html).toContain('confirmez votre identité avec votre clé de sécurité');
     expect(page.html).toMatch(/<a href="\/profile" class="btn btn-secondary">\s*Annuler/);
-    expect(page.html).toMatch(/<noscript>[\s\S]*demande JavaScript[\s\S]*<\/noscript>/);
+    expect(page.html).toMatch(/data-elevate-needs-js[^>]*>\s*La confirmation par clé de sécurité demande JavaScript/);
   });
 });
 
