@@ -48,7 +48,7 @@ export type Services = {
    * The domain services for one viewer (decision 061): each function checks the viewer against
    * its permission table before it runs. GraphQL builds them once per operation.
    */
-  forViewer(viewer: Viewer | null): ViewerServices;
+  forViewer(viewer: Viewer | null): RequestServices;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
   /**
@@ -56,7 +56,8 @@ export type Services = {
    * middleware found (no token to mint and check again, no second session query).
    */
   graphql: { fetch(path: string, init: RequestInit | undefined, viewer: Viewer | null): Promise<Response> };
-  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'>;
+  /** `timeBudgetMs`: how long a page's reads may take (GraphQL's operation budget). */
+  config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'> & { timeBudgetMs: number };
 };
 
 /** The domain services, each function taking the viewer first; edges reach them bound (`forViewer`). */
@@ -106,6 +107,8 @@ export const permissions = {
 
 /** The domain services as one viewer reaches them. */
 export type ViewerServices = { readonly [K in keyof DomainServices]: Bound<DomainServices[K]> };
+/** One request's services: the process's, and the domain's bound to the request's viewer (pages, GraphQL). */
+export type RequestServices = Services & ViewerServices;
 
 export function bindDomain(domain: DomainServices, viewer: Viewer | null): ViewerServices {
   const bound: Partial<Record<keyof DomainServices, unknown>> = {};
@@ -161,7 +164,7 @@ export function createServices(options: { config: Config; database: Database; lo
     oidc: createOidcService({ auth, providers: config.authProviders }),
     passwordless: createPasswordlessService(auth),
     webauthn: createWebauthnService({ auth, rp: config.webauthn, origin: new URL(config.publicUrl).origin }),
-    forViewer: (viewer) => bindDomain(domain, viewer),
+    forViewer: (viewer) => ({ ...services, ...bindDomain(domain, viewer) }),
     files,
     graphql: { fetch: options.graphqlFetch },
     config: {
@@ -169,6 +172,7 @@ export function createServices(options: { config: Config; database: Database; lo
       sessionSecret: config.sessionSecret,
       accessTokenExpiresIn: config.accessTokenExpiresIn,
       storageMaxBytes: config.storageMaxBytes,
+      timeBudgetMs: config.graphqlLimits.timeBudgetMs,
     },
   };
   return { services, mailer, domain };

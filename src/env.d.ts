@@ -2,7 +2,8 @@
 
 declare namespace App {
   interface Locals {
-    services: import('#server/services.ts').Services;
+    /** The process's services, the domain ones bound to this request's viewer (decision 061): set by the session middleware. */
+    services: import('#server/services.ts').RequestServices;
     /** The client's address, X-Forwarded-For read only as TRUST_PROXY allows (server/http/client-address.ts). */
     clientAddress: string;
     /** The signed-in user, loaded on every request; null when signed out. */

@@ -14,6 +14,7 @@ import { linkLandings } from '#lib/auth/link-landings.ts';
 import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
 import { leaveRefusal, readRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
+import { PageOutOfTime } from '#lib/page-budget.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -188,6 +189,8 @@ function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[
 const session = defineMiddleware(async (context, next) => {
   const { cookies, locals } = context;
   const { services } = locals;
+  // Signed out until the cookie says otherwise: the domain services refuse everything.
+  locals.services = services.forViewer(null);
   locals.user = null;
   locals.session = null;
   locals.flash = takeFlash(cookies);
@@ -213,6 +216,7 @@ const session = defineMiddleware(async (context, next) => {
   if (cookies.has(RETRY_COOKIE)) cookies.delete(RETRY_COOKIE, { path: '/' });
   locals.user = { id: row.id, displayName: row.displayName, email: row.email, newEmail: row.newEmail, role, emailVerified: row.emailVerified };
   locals.session = open;
+  locals.services = services.forViewer({ id: row.id, role, sessionId: open.sessionId });
   locals.passwordDialog = await readRefusal<PasswordDialogRefusal>(context, PASSWORD_DIALOG_REFUSAL, { once: true });
   return next();
 });
@@ -221,7 +225,7 @@ const session = defineMiddleware(async (context, next) => {
 const BUSY_RETRY_SECONDS = 5;
 
 /**
- * A page whose API call ran out of its time budget (a busy server: issue 17's load runs) says so
+ * A page whose reads or API call ran out of their time budget (a busy server: issue 17's load runs) says so
  * in French with 503 and Retry-After, instead of Astro's empty 500. Other failures keep Astro's
  * log line and reach the 500 page.
  */
@@ -229,7 +233,8 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   try {
     return await next();
   } catch (error) {
-    if (!(error instanceof ClientError) || error.response.errors?.[0]?.extensions?.code !== 'timeout') throw error;
+    const outOfTime = error instanceof PageOutOfTime || (error instanceof ClientError && error.response.errors?.[0]?.extensions?.code === 'timeout');
+    if (!outOfTime) throw error;
     const seconds = BUSY_RETRY_SECONDS;
     return renderMessagePage({
       status: 503,

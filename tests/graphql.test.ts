@@ -63,6 +63,20 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
     expect(roles.body.data.usersAggregate.aggregate.count).toBe(1);
   });
 
+  // The services check who calls before anything is read (decision 061): a refused caller learns
+  // nothing of the input rules, and a bad token is told so whatever it sent.
+  it.each([
+    ['mechanic', 'mutation { insertBaseItem(kind: symptom, name: "") { id } }', 'forbidden'],
+    ['mechanic', 'mutation { updateBaseItem(id: "00000000-0000-4000-8000-000000000000", name: "") { id } }', 'forbidden'],
+    ['mechanic', '{ stockItems(limit: 501) { id } }', 'forbidden'],
+    ['commercial', `mutation { updateGearboxDocument(id: "00000000-0000-4000-8000-000000000000", title: "${'x'.repeat(200)}", comment: "") }`, 'forbidden'],
+    ['signed out', '{ gearboxModels(limit: -1) { id } }', 'forbidden'],
+    ['bad token', '{ repairOrders(limit: 501) { id } }', 'invalid-jwt'],
+  ])('refuses a %s before it checks the input: %s', async (who, query, code) => {
+    const token = who === 'signed out' ? null : who === 'bad token' ? 'x.y.z' : tokens[who]!;
+    expect((await gql(t, token, query)).body.errors![0]!.extensions.code).toBe(code);
+  });
+
   it.each(['diagnostician', 'mechanic', 'commercial'])('refuses the users list to a %s', async (role) => {
     const res = await gql(t, tokens[role]!, USERS);
     expect(res.body.errors![0]!.extensions.code).toBe('forbidden');

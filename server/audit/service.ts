@@ -3,7 +3,7 @@
 // writes: events are only added by `record`, in the transaction of their change.
 import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
-import { requirePermission, type PermissionTable } from '#server/access.ts';
+import { type Permission, requirePermission, type PermissionTable } from '#server/access.ts';
 import { can } from '#lib/permissions.ts';
 import type { AuditAction, AuditEventView } from '#lib/audit/audit.ts';
 import type { Db } from '#server/db/client.ts';
@@ -22,10 +22,16 @@ function whereOf(filter: AuditFilter): SQL {
   return filter.action ? and(scope, eq(auditEvents.action, filter.action))! : scope;
 }
 
-/** An order's and a dossier's history are everyone's; a stock item's, its keepers'; an account's, the admins'. */
+/** Whose history each role reads: a new kind of parent fails the type check until it has a row. */
+const readers: Record<Extract<AuditScope, { parentKind: string }>['parentKind'] | 'user', Permission> = {
+  repair_order: 'signedIn',
+  gearbox_model: 'signedIn',
+  stock_item: 'manageStock',
+  user: 'manageUsers',
+};
+
 function requireReadable(viewer: Viewer, filter: AuditFilter) {
-  const needs = 'userId' in filter ? 'manageUsers' : filter.parentKind === 'stock_item' ? 'manageStock' : 'signedIn';
-  requirePermission(viewer, needs);
+  requirePermission(viewer, readers['userId' in filter ? 'user' : filter.parentKind]);
 }
 
 export function createAuditService(deps: { db: Db }) {

@@ -260,7 +260,7 @@ const demoGearboxes = [
     propulsion: 'Traction',
     optionalPropulsion: '',
   },
-];
+] satisfies (typeof gearboxModels.$inferInsert)[];
 
 /** Fault codes as the workshop's readers show them, per model. */
 const p07: Record<string, string> = {

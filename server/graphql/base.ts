@@ -46,8 +46,8 @@ builder.mutationField('insertBaseItem', (t) =>
     type: BaseItem,
     args: { kind: t.arg({ type: BaseKindEnum, required: true }), name: t.arg.string({ required: true }) },
     resolve: (_root, args, context) => {
-      const { name } = parse(baseItemSchema, { name: args.name }, 'object');
-      return context.services.base.insert(args.kind, name);
+      const insert = context.services.base.insert;
+      return insert(args.kind, parse(baseItemSchema, { name: args.name }, 'object').name);
     },
   }),
 );
@@ -57,8 +57,8 @@ builder.mutationField('updateBaseItem', (t) =>
     type: BaseItem,
     args: { id: t.arg({ type: 'uuid', required: true }), name: t.arg.string({ required: true }) },
     resolve: (_root, args, context) => {
-      const { name } = parse(baseItemSchema, { name: args.name }, 'object');
-      return context.services.base.rename(args.id, name);
+      const rename = context.services.base.rename;
+      return rename(args.id, parse(baseItemSchema, { name: args.name }, 'object').name);
     },
   }),
 );

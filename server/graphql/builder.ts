@@ -1,8 +1,8 @@
-// The Pothos builder: context, scalars and the scope-auth rules read from the capability table.
+// The Pothos builder: context and scalars. Permissions are the services' (decision 061).
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import { getNamedType, getNullableType, type GraphQLError, isLeafType, isListType, Kind, type GraphQLField } from 'graphql';
-import type { Services, ViewerServices } from '#server/services.ts';
+import type { RequestServices } from '#server/services.ts';
 import type { Changes } from '#server/realtime/changes.ts';
 import { apiError, forbidden } from './errors.ts';
 
@@ -15,7 +15,7 @@ export type GraphQLContext = {
   /** Why there is no viewer: no token at all, or one that is not valid. */
   authError: 'none' | 'invalid' | null;
   /** The process's services, the domain ones bound to this viewer (decision 061). */
-  services: Services & ViewerServices;
+  services: RequestServices;
   changes: Changes;
   /** Set per query or mutation by the time budget (budget.ts). */
   deadline?: { at: number; ms: number };

@@ -74,8 +74,9 @@ builder.mutationField('updateGearboxDocument', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), title: t.arg.string({ required: true }), comment: t.arg.string({ required: true }) },
     resolve: (_root, args, context) => {
+      const update = context.services.documents.update;
       const { title, comment } = parse(documentSchema.pick({ title: true, comment: true }), { title: args.title, comment: args.comment }, 'object');
-      return context.services.documents.update(args.id, { title, comment });
+      return update(args.id, { title, comment });
     },
   }),
 );

@@ -124,10 +124,12 @@ builder.queryField('gearboxModels', (t) =>
       offset: t.arg.int(),
     },
     resolve: (_root, args, context) => {
+      // Taken first: the service refuses a viewer before the arguments are checked.
+      const list = context.services.gearboxes.list;
       const limit = args.limit ?? MAX_LIMIT;
       if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
       if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
-      return context.services.gearboxes.list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
+      return list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),
 );
@@ -303,8 +305,9 @@ builder.mutationField('deleteOutage', (t) =>
     args: { id: t.arg({ type: 'uuid', required: true }) },
     resolve: async (_root, { id }, context) => {
       // Its files' bytes go first; the links go with the outage.
-      if (await context.services.gearboxes.getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
-      return (await context.services.gearboxes.removeOutage(id)).id;
+      const { removeOutage, getOutage } = context.services.gearboxes;
+      if (await getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
+      return (await removeOutage(id)).id;
     },
   }),
 );

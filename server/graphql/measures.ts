@@ -53,8 +53,9 @@ builder.mutationField('deleteGearboxMeasure', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     resolve: async (_root, { id }, context) => {
-      if (await context.services.measures.get(id)) await context.services.documents.removeFilesOf({ measureId: id });
-      return (await context.services.measures.remove(id)).id;
+      const { get, remove } = context.services.measures;
+      if (await get(id)) await context.services.documents.removeFilesOf({ measureId: id });
+      return (await remove(id)).id;
     },
   }),
 );

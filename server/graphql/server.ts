@@ -24,12 +24,9 @@ import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailab
 export const GRAPHQL_PATH = '/graphql';
 const INIT_TIMEOUT_MS = 3_000;
 
-/** The services as the operation's viewer reaches them. */
-const withViewer = (services: Services, viewer: Viewer | null) => ({ ...services, ...services.forViewer(viewer) });
-
 async function contextFor(headers: { get(name: string): string | null | undefined }, services: Services, changes: Changes): Promise<GraphQLContext> {
   const identity = await resolveViewer(headers, services);
-  return { services: withViewer(services, identity.viewer), changes, viewer: identity.viewer, authError: identity.error };
+  return { services: services.forViewer(identity.viewer), changes, viewer: identity.viewer, authError: identity.error };
 }
 
 /** The API code of an error. Duck-typed: a second copy of `graphql` (CJS beside ESM) defeats instanceof. */
@@ -189,7 +186,7 @@ export function createGraphQL(options: {
     graphqlEndpoint: GRAPHQL_PATH,
     context: ({ request }) => {
       const viewer = inProcess.get(request);
-      return viewer ? { services: withViewer(services, viewer), changes, viewer, authError: null } : contextFor(request.headers, services, changes);
+      return viewer ? { services: services.forViewer(viewer), changes, viewer, authError: null } : contextFor(request.headers, services, changes);
     },
     graphiql: false,
     landingPage: false,

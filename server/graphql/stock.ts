@@ -109,10 +109,12 @@ builder.queryField('stockItems', (t) =>
     type: [StockItem],
     args: { ...filterArgs, limit: t.arg.int(), offset: t.arg.int() },
     resolve: (_root, args, context) => {
+      // Taken first: the service refuses a viewer before the arguments are checked.
+      const list = context.services.stock.list;
       const limit = args.limit ?? 100;
       if (limit < 0 || limit > MAX_LIMIT) throw validationError({ limit: `Entre 0 et ${MAX_LIMIT}` });
       if ((args.offset ?? 0) < 0) throw validationError({ offset: 'Minimum 0' });
-      return context.services.stock.list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
+      return list({ ...filterOf(args), limit, offset: args.offset ?? 0 });
     },
   }),
 );

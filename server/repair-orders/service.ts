@@ -58,6 +58,17 @@ const numberTaken = (error: unknown): never => {
   throw error;
 };
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+// 2019-02-30 has the shape of a day but the database refuses it: check the calendar too.
+const isDay = (value: string) =>
+  DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
+/** The filter as the list reads it: a search cut at 80 characters, days that exist. */
+function checkedFilter<F extends OrderFilter>(filter: F): F {
+  for (const key of ['from', 'to'] as const) if (filter[key] && !isDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
+  return { ...filter, search: (filter.search ?? '').slice(0, 80) };
+}
+
 export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
 
@@ -149,7 +160,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   }
 
   const service = {
-    list: async (_viewer: Viewer, filter: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
+    list: async (_viewer: Viewer, given: OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number }) => {
+      const filter = checkedFilter(given);
       const column = sortColumns[filter.sort];
       return await db
         .select(listSelection)
@@ -161,7 +173,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .offset(filter.offset);
     },
 
-    count: async (_viewer: Viewer, filter: OrderFilter) => {
+    count: async (_viewer: Viewer, given: OrderFilter) => {
+      const filter = checkedFilter(given);
       const where = await whereOf(filter);
       // The model's table only when its type is asked: every order has a model.
       const from = db.select({ n: count() }).from(repairOrders);

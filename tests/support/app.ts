@@ -106,7 +106,6 @@ export async function startTestApp(
   };
 }
 
-/** POSTs JSON to the auth API and returns status, headers and parsed body. */
 /** Any viewer, for a service function called directly that reads no one in particular. */
 export const SOMEONE: Viewer = { id: '00000000-0000-0000-0000-000000000000', role: 'app_admin', sessionId: '' };
 
@@ -117,6 +116,7 @@ export async function viewerOf(t: TestApp, email: string): Promise<Viewer> {
   return { id: claims.userId, role: claims.defaultRole as Viewer['role'], sessionId: claims.sessionId };
 }
 
+/** POSTs JSON to the auth API and returns status, headers and parsed body. */
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, {
     method: 'POST',

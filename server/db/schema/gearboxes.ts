@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { type AnyPgColumn, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { baseItems } from './base.ts';
 import { files } from './storage.ts';
+import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 
 export const gearboxModels = pgTable(
   'gearbox_models',
@@ -10,7 +11,7 @@ export const gearboxModels = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     model: text('model').notNull(),
     bvaId: text('bva_id').notNull().default(''),
-    type: text('type').notNull(),
+    type: text('type').notNull().$type<GearboxType>(),
     constructorName: text('constructor_name').notNull(),
     doctorCode: text('doctor_code').notNull().default(''),
     businessName: text('business_name').notNull().default(''),

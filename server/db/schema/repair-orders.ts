@@ -6,6 +6,7 @@ import { users } from './auth.ts';
 import { baseItems } from './base.ts';
 import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, procedureCheckpoints, repairProcedures } from './gearboxes.ts';
 import { files } from './storage.ts';
+import type { InterventionCategory, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
 
 /** Names as a closed order showed them, by the id of what they name. */
 export type ClosedNames = {
@@ -25,8 +26,8 @@ export const repairOrders = pgTable(
     number: text('number').notNull(),
     openedOn: date('opened_on').notNull(),
     closedOn: date('closed_on'),
-    status: text('status').notNull().default('IN_PROGRESS'),
-    interventionCategory: text('intervention_category').notNull(),
+    status: text('status').notNull().default('IN_PROGRESS').$type<OrderStatus>(),
+    interventionCategory: text('intervention_category').notNull().$type<InterventionCategory>(),
     gearboxModelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),

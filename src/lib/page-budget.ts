@@ -1,0 +1,16 @@
+// A page's reads get the time GraphQL gives an operation (issue 17, decision 061): on a busy
+// server the tablet is told to wait a moment (503, the middleware's page) instead of hanging.
+
+/** A page's reads ran out of their time budget. */
+export class PageOutOfTime extends Error {}
+
+/** `work`, or PageOutOfTime once the budget of `services.config.timeBudgetMs` is spent. */
+export function withinBudget<T>(locals: App.Locals, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new PageOutOfTime('page reads out of time')), locals.services.config.timeBudgetMs);
+  });
+  // What ends after the deadline is dropped, its failure too: nobody waits for it any more.
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
