@@ -80,6 +80,8 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   await dialog.getByRole('button', { name: 'Enregistrer' }).click();
   await expect(page).toHaveURL(/\/gearboxes$/);
   await expect(dialog.getByLabel('Mot de passe actuel')).toHaveAccessibleDescription('Champ obligatoire');
+  // The first field to fix, from the top, takes the focus.
+  await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
   await shot(page, 'password-dialog-empty-save');
   await dialog.getByRole('link', { name: 'Annuler' }).click();
   await expect(dialog).toBeHidden();
