@@ -26,6 +26,8 @@ import {
   waitReady,
 } from './bench/support.ts';
 import { BENCH_ADMIN, buildWorkshop, ORDER_COUNT, searchTerms, type WorkshopDb } from './bench/workshop.ts';
+import { createModel, createStockItems, createUser } from '../tests/kit/builders.ts';
+import { apiOver } from '../tests/kit/graphql.ts';
 
 async function startTime(dataDir: string): Promise<number> {
   const port = await freePort();
@@ -137,6 +139,7 @@ async function pages(dataDir: string): Promise<void> {
   // Technical dossiers: the list and a dossier, with the demo models, then with 500 models.
   const median = async (path: string) => pct(await timed(200, 10, getPage(path)), 50);
   const token = await signInToken(url, 'diagnostic@demo.local');
+  const api = apiOver(url, token);
   const firstId = (await gql(url, token, '{ gearboxModels(limit: 1) { id } }')).gearboxModels[0].id;
   const dossiers = async (label: string) => {
     const list = await pageWeight(`${url}/gearboxes`, cookie);
@@ -152,14 +155,12 @@ async function pages(dataDir: string): Promise<void> {
   await dossiers('9 demo models');
   const count = (await gql(url, token, '{ gearboxModelsAggregate { aggregate { count } } }')).gearboxModelsAggregate.aggregate.count;
   for (let i = count; i < 500; i++) {
-    await gql(url, token, 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', {
-      o: {
-        model: `Banc ${String(i).padStart(3, '0')}`,
-        type: ['automatic', 'double_clutch', 'variator', 'robotic'][i % 4],
-        constructorName: ['ZF', 'Aisin Warner', 'Getrag', 'Jatco'][i % 4],
-        startYear: 1995 + (i % 25),
-        gears: 4 + (i % 6),
-      },
+    await createModel(api, {
+      model: `Banc ${String(i).padStart(3, '0')}`,
+      type: (['automatic', 'double_clutch', 'variator', 'robotic'] as const)[i % 4],
+      constructorName: ['ZF', 'Aisin Warner', 'Getrag', 'Jatco'][i % 4],
+      startYear: 1995 + (i % 25),
+      gears: 4 + (i % 6),
     });
   }
   await dossiers('500 models');
@@ -175,15 +176,13 @@ async function pages(dataDir: string): Promise<void> {
   await stock(`stock, ${(await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count} demo boxes`);
   const models = (await gql(url, token, '{ gearboxModels(limit: 9) { id } }')).gearboxModels as { id: string }[];
   for (let i = (await gql(url, token, '{ stockItemsAggregate { count } }')).stockItemsAggregate.count, k = 0; i < 20_000; i += 100, k++) {
-    await gql(url, token, 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
-      o: {
-        gearboxModelId: models[k % models.length]!.id,
-        condition: ['used', 'refurbished', 'new'][k % 3],
-        rack: 'ABCDEFGH'[k % 8],
-        level: 1 + (k % 4),
-        addedOn: '2026-01-15',
-        quantity: Math.min(100, 20_000 - i),
-      },
+    await createStockItems(api, {
+      gearboxModelId: models[k % models.length]!.id,
+      condition: (['used', 'refurbished', 'new'] as const)[k % 3],
+      rack: 'ABCDEFGH'[k % 8],
+      level: 1 + (k % 4),
+      addedOn: '2026-01-15',
+      quantity: Math.min(100, 20_000 - i),
     });
   }
   await stock('stock, 20,000 boxes');
@@ -310,9 +309,7 @@ async function liveLatencies(writer: string, reader: string, token: string, runs
     const email = `bench-${Date.now()}-${i}@atelier.test`;
     await new Promise<void>((done) => {
       waiting = { email, started: performance.now(), done };
-      void gql(writer, token, 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }', {
-        o: { email, displayName: `Banc ${i}`, defaultRole: 'mechanic' },
-      });
+      void createUser(apiOver(writer, token), { email, displayName: `Banc ${i}`, defaultRole: 'mechanic' });
     });
   }
   stop();

@@ -13,6 +13,18 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { type Cluster, startCluster } from '../tests/support/cluster.ts';
 import { DEMO_PASSWORD, pct, startEmbeddedPostgres } from './bench/support.ts';
+import {
+  checkpointsOf,
+  chooseRepair,
+  createModel,
+  createOrder,
+  createOutage,
+  createProcedure,
+  createStockItems,
+  finishDiagnostic,
+} from '../tests/kit/builders.ts';
+import { M } from '../tests/kit/documents.ts';
+import { type Api, type Document, postGraphql } from '../tests/kit/graphql.ts';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 300);
 const STAFF = Number(process.env.LOAD_STAFF ?? 50);
@@ -109,16 +121,15 @@ class Person {
     if (res.status !== 200 || !body.includes('</html>')) throw new Error(`${path}: ${res.status}`);
   }
 
-  async gql<T = any>(query: string, variables?: object): Promise<T> {
-    const res = await fetch(`${this.base}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    const json = (await res.json()) as { data?: T; errors?: { message: string }[] };
-    if (json.errors?.length || !json.data) throw new Error(`GraphQL ${res.status}: ${json.errors?.[0]?.message}`);
-    return json.data;
+  /** The data of a call, typed by its document; a refusal is thrown with its status and message. */
+  async gql<Result = any, Variables = Record<string, unknown>>(document: Document<Result, Variables>, variables?: Variables): Promise<Result> {
+    const { status, body } = await postGraphql(this.base, this.token, document, variables);
+    if (body.errors?.length || !body.data) throw new Error(`GraphQL ${status}: ${body.errors?.[0]?.message}`);
+    return body.data;
   }
+
+  /** The same calls as a builder's client (tests/kit). */
+  readonly api: Api = async (document, variables) => (await postGraphql(this.base, this.token, document, variables)).body;
 
   async upload(bytes: Buffer, name: string): Promise<string> {
     const form = new FormData();
@@ -229,62 +240,25 @@ async function prepareAccounts(databaseUrl: string, count: number): Promise<{ em
 
 async function prepareWork(admin: Person, diagnostician: Person, people: Person[]): Promise<{ work: Work; plans: Map<Person, Plan> }> {
   const tag = randomBytes(3).toString('hex');
-  const modelId = (
-    await admin.gql<{ insertGearboxModel: { id: string } }>('mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', {
-      o: { model: `Charge ${tag}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 },
-    })
-  ).insertGearboxModel.id;
-  const outageId = (
-    await diagnostician.gql<{ insertOutage: string }>('mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }', {
-      m: modelId,
-      o: { component: 'Mécatronique', outageType: 'Usure' },
-    })
-  ).insertOutage;
-  const procedureId = (
-    await diagnostician.gql<{ insertRepairProcedure: string }>(
-      'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
-      {
-        m: modelId,
-        o: {
-          name: 'Remplacement mécatronique',
-          steps: ['Vidanger', 'Déposer', 'Reposer'],
-          checkpoints: [{ name: 'Pression de ligne' }, { name: 'Essai routier' }],
-        },
-      },
-    )
-  ).insertRepairProcedure;
+  const modelId = await createModel(admin.api, { model: `Charge ${tag}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
+  const outageId = await createOutage(diagnostician.api, modelId, { component: 'Mécatronique', outageType: 'Usure' });
+  const procedureId = await createProcedure(diagnostician.api, modelId, {
+    name: 'Remplacement mécatronique',
+    steps: ['Vidanger', 'Déposer', 'Reposer'],
+    checkpoints: [{ name: 'Pression de ligne' }, { name: 'Essai routier' }],
+  });
   let n = 0;
-  const newOrder = async () =>
-    (
-      await diagnostician.gql<{ insertRepairOrder: string }>('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
-        o: { number: `CH-${tag}-${++n}`, openedOn: '2026-11-20', interventionCategory: 'gearbox_only', gearboxModelId: modelId },
-      })
-    ).insertRepairOrder;
+  const newOrder = () =>
+    createOrder(diagnostician.api, { number: `CH-${tag}-${++n}`, openedOn: '2026-11-20', interventionCategory: 'gearbox_only', gearboxModelId: modelId });
   /** An order whose procedure is on the floor: two checkpoints to answer. */
   const followedOrder = async () => {
-    const o = await newOrder();
-    const d = diagnostician;
-    await d.gql('mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', { o, ids: [outageId] });
-    await d.gql('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', {
-      o,
-      p: [{ procedureId, outageId }],
-    });
-    await d.gql('mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }', { o });
-    await d.gql('mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }', { o });
-    await d.gql('mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }', {
-      o,
-      s: { symptom: 'Patinage', temporality: 'during' },
-    });
-    await d.gql('mutation($o: uuid!) { setMeasuresDone(repairOrderId: $o, done: true) { discarded } }', { o });
-    await d.gql('mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }', { o });
-    const order = await d.gql<{ repairOrder: { procedures: { checkpoints: { id: string }[] }[] } }>(
-      'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { id } } } }',
-      { id: o },
-    );
-    return { orderId: o, checkpointIds: order.repairOrder.procedures[0]!.checkpoints.map((c) => c.id) };
+    const orderId = await newOrder();
+    await chooseRepair(diagnostician.api, orderId, { outageId, procedureId });
+    await finishDiagnostic(diagnostician.api, orderId, { symptom: { symptom: 'Patinage', temporality: 'during' }, measuresDone: true });
+    return { orderId, checkpointIds: (await checkpointsOf(diagnostician.api, orderId)).map((c) => c.id) };
   };
 
-  const demoOrders = (await admin.gql<{ repairOrders: { id: string }[] }>('{ repairOrders(limit: 60) { id } }')).repairOrders.map((o) => o.id);
+  const demoOrders: string[] = (await admin.gql('{ repairOrders(limit: 60) { id } }')).repairOrders.map((o: { id: string }) => o.id);
   const bytes = csv(400);
   const sharedFile = { id: await diagnostician.upload(bytes, 'courbe-pression.csv'), bytes };
 
@@ -294,11 +268,14 @@ async function prepareWork(admin: Person, diagnostician: Person, people: Person[
   for (let i = 0; i < followers.length; i += 2) followed.push(await followedOrder());
   const commercials = people.filter((p) => p.role === 'commercial');
   const boxes = commercials.length
-    ? (
-        await admin.gql<{ insertStockItems: string[] }>('mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
-          o: { gearboxModelId: modelId, condition: 'used', rack: 'C1', level: 1, addedOn: '2026-11-20', quantity: commercials.length },
-        })
-      ).insertStockItems
+    ? await createStockItems(admin.api, {
+        gearboxModelId: modelId,
+        condition: 'used',
+        rack: 'C1',
+        level: 1,
+        addedOn: '2026-11-20',
+        quantity: commercials.length,
+      })
     : [];
   const plans = new Map<Person, Plan>();
   for (const [i, person] of followers.entries()) {
@@ -308,16 +285,9 @@ async function prepareWork(admin: Person, diagnostician: Person, people: Person[
   for (const [i, person] of commercials.entries()) plans.set(person, { order: pick(demoOrders), box: { id: boxes[i]!, version: 1, rack: 'C1', level: 1 } });
   for (const person of people.filter((p) => p.role === 'diagnostician')) {
     const orderId = await newOrder();
-    await diagnostician.gql('mutation($o: uuid!) { setMeasuresDone(repairOrderId: $o, done: true) { discarded } }', { o: orderId });
-    const measureId = (
-      await diagnostician.gql<{ insertOrderMeasure: string }>(
-        'mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }',
-        {
-          o: orderId,
-          m: { name: 'Pression de ligne', unit: 'bar', measuredValue: 4.2 },
-        },
-      )
-    ).insertOrderMeasure;
+    await diagnostician.gql(M.setMeasuresDone, { o: orderId, d: true });
+    const measureId = (await diagnostician.gql(M.insertOrderMeasure, { o: orderId, m: { name: 'Pression de ligne', unit: 'bar', measuredValue: 4.2 } }))
+      .insertOrderMeasure;
     plans.set(person, { order: orderId, measure: measureId, watch: pick(followed).orderId });
   }
   return { work: { modelId, demoOrders, sharedFile, followed }, plans };
@@ -361,16 +331,17 @@ async function workDay(person: Person, plan: Plan, work: Work, until: number) {
   const checkpoint = () =>
     act('checkpoint answer', async () => {
       const c = plan.checkpoint!;
-      const answer = await person.gql<{ answerOrderCheckpoint: { version: number } }>(
-        'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { version } }',
-        { id: c.id, v: c.version, o: { checkResult: pick(results), measuredValue: (3 + Math.random() * 2).toFixed(2) } },
-      );
+      const answer = await person.gql(M.answerOrderCheckpoint, {
+        id: c.id,
+        v: c.version,
+        o: { checkResult: pick(results), measuredValue: (3 + Math.random() * 2).toFixed(2) },
+      });
       c.version = answer.answerOrderCheckpoint.version;
     });
   const measure = () =>
     act('measure update', async () => {
-      await person.gql('mutation($id: uuid!, $m: order_measures_input!) { updateOrderMeasure(id: $id, object: $m) }', {
-        id: plan.measure,
+      await person.gql(M.updateOrderMeasure, {
+        id: plan.measure!,
         m: { name: 'Pression de ligne', unit: 'bar', measuredValue: Number((3 + Math.random() * 2).toFixed(2)) },
       });
     });
@@ -381,7 +352,7 @@ async function workDay(person: Person, plan: Plan, work: Work, until: number) {
       // Always somewhere else: a box left where it is keeps its version.
       const places = ['C1', 'C2', 'C3'].flatMap((rack) => [1, 2, 3, 4].map((level) => ({ rack, level })));
       const to = pick(places.filter((p) => p.rack !== box.rack || p.level !== box.level));
-      await person.gql('mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }', {
+      await person.gql(M.moveStockItem, {
         id: box.id,
         v: box.version,
         r: to.rack,

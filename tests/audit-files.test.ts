@@ -5,7 +5,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
-import { createModel, createOrder, databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { createModel, createOrder, demoEmails, type DemoRole, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 
 type Event = {
   action: string;
@@ -56,10 +57,10 @@ describe.each(databaseKinds)('files changed through the storage API, in the audi
 
   it('records a file replaced or deleted through the storage API on the dossier or the order that held it, by who did it', async () => {
     const model = unique('Audit fichiers');
-    const modelId = await createModel(gql, { model });
+    const modelId = await createModel(gql.diagnostician, { model });
     const fileId = await upload('diagnostician', 'plan.csv', 'a;b\n1;2\n', 'documents');
     ok(
-      await gql('diagnostician', 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
+      await gql('diagnostician', M.insertGearboxDocument, {
         o: { gearboxModelId: modelId, fileId, category: 'gearbox_technical_drawing', title: 'Plan de coupe' },
       }),
     );
@@ -84,10 +85,10 @@ describe.each(databaseKinds)('files changed through the storage API, in the audi
     expect(dossier[0]).toMatchObject({ parentKind: 'gearbox_model', parentLabel: model });
 
     const number = unique('FICH');
-    const orderId = await createOrder(gql, { number, gearboxModelId: modelId });
+    const orderId = await createOrder(gql.diagnostician, { number, gearboxModelId: modelId });
     const importId = await upload('diagnostician', 'relevé.txt', 'P0700\n', 'diagnostic-import');
     ok(
-      await gql('diagnostician', 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', {
+      await gql('diagnostician', M.insertOrderFile, {
         o: orderId,
         f: { fileId: importId, kind: 'import' },
       }),
@@ -104,7 +105,7 @@ describe.each(databaseKinds)('files changed through the storage API, in the audi
     // A closed order's file stays as it is, through the storage API too.
     const closedFile = await upload('diagnostician', 'clos.txt', 'P0700\n', 'diagnostic-import');
     ok(
-      await gql('diagnostician', 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', {
+      await gql('diagnostician', M.insertOrderFile, {
         o: orderId,
         f: { fileId: closedFile, kind: 'import' },
       }),
@@ -125,7 +126,7 @@ describe.each(databaseKinds)('files changed through the storage API, in the audi
     const keptId = await upload('diagnostician', 'garde.csv', 'x;y\n', 'documents');
     const title = `REFUS-FICHIER-${kind}`;
     ok(
-      await gql('diagnostician', 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
+      await gql('diagnostician', M.insertGearboxDocument, {
         o: { gearboxModelId: modelId, fileId: keptId, category: 'gearbox_technical_drawing', title },
       }),
     );

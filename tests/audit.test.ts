@@ -9,20 +9,25 @@ import { auditCsv, auditFileName, csvCell, whatLabel, withWord } from '#lib/audi
 import { record } from '#server/audit/record.ts';
 import { queryRows } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
+import { databaseKinds, postJson, startTestApp, type TestApp, verifyLink } from './support/app.ts';
 import {
+  answerCheckpoint,
+  checkpointsOf,
+  chooseRepair,
   createModel,
   createOrder,
-  databaseKinds,
+  createOutage,
+  createProcedure,
+  createStockItems,
+  createUser,
   demoEmails,
   type DemoRole,
+  finishDiagnostic,
   graphqlAs,
+  M,
   ok,
-  postJson,
   signInAll,
-  startTestApp,
-  type TestApp,
-  verifyLink,
-} from './support/app.ts';
+} from './kit/index.ts';
 import { browser, htmlText } from './support/browser.ts';
 
 type Event = {
@@ -42,30 +47,7 @@ const EVENTS = `query($s: audit_scope!, $a: audit_action, $l: Int) {
 }`;
 
 const Q = {
-  insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
   updateOutage: 'mutation($id: uuid!, $o: outages_input!) { updateOutage(id: $id, object: $o) }',
-  deleteOutage: 'mutation($id: uuid!) { deleteOutage(id: $id) }',
-  insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
-  updateModel: 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { id } }',
-  deleteModel: 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }',
-  updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
-  deleteOrder: 'mutation($id: uuid!) { deleteRepairOrder(id: $id) }',
-  chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
-  chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
-  visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
-  validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
-  reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }',
-  insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
-  checkpoints: 'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { id version } } } }',
-  answer: 'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { version } }',
-  close: 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }',
-  reopen: 'mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }',
-  insertStock: 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }',
-  moveStock: 'mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }',
-  removeStock: 'mutation($id: uuid!, $v: Int!, $d: String!, $r: String!) { removeStockItem(id: $id, version: $v, outOn: $d, outReason: $r) }',
-  insertUser: 'mutation($o: users_insert_input!) { insertUser(object: $o) { id } }',
-  updateUser: 'mutation($id: uuid!, $s: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $s) { id } }',
-  deleteUser: 'mutation($id: uuid!) { deleteUser(id: $id) { id } }',
 };
 
 describe.each(databaseKinds)('the audit trail on %s', (kind) => {
@@ -99,28 +81,22 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
   const unique = (prefix: string) => `${prefix}-${kind.toUpperCase()}-${++n}`;
 
   it("records an order's life, what hangs off it, and its closing and reopening, by who did each", async () => {
-    const modelId = await createModel(gql, { model: unique('Audit modèle') });
-    const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Mécatronique', outageType: 'Usure' } })).insertOutage;
-    const procedureId = ok(
-      await gql('diagnostician', Q.insertProcedure, { m: modelId, o: { name: 'Remplacement', steps: ['Déposer'], checkpoints: [{ name: 'Pression' }] } }),
-    ).insertRepairProcedure;
+    const modelId = await createModel(gql.diagnostician, { model: unique('Audit modèle') });
+    const outageId = await createOutage(gql.diagnostician, modelId);
+    const procedureId = await createProcedure(gql.diagnostician, modelId, { name: 'Remplacement', steps: ['Déposer'], checkpoints: [{ name: 'Pression' }] });
     const number = unique('AUD');
-    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
-    const orderId = await createOrder(gql, order);
-    ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, gearboxCode: 'K-42', vehicleBrand: 'Renault' } }));
-    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
-    ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
-    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
-    ok(await gql('diagnostician', Q.reading, { o: orderId }));
-    ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Sifflement', temporality: 'during' } }));
-    ok(await gql('diagnostician', Q.validate, { o: orderId }));
-    const checkpoint = ok(await gql('mechanic', Q.checkpoints, { id: orderId })).repairOrder.procedures[0].checkpoints[0];
-    ok(await gql('mechanic', Q.answer, { id: checkpoint.id, v: checkpoint.version, o: { checkResult: 'ok', comment: 'Au ralenti' } }));
+    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car' as const, gearboxModelId: modelId };
+    const orderId = await createOrder(gql.diagnostician, order);
+    ok(await gql('app_admin', M.updateRepairOrder, { id: orderId, o: { ...order, gearboxCode: 'K-42', vehicleBrand: 'Renault' } }));
+    await chooseRepair(gql.diagnostician, orderId, { outageId, procedureId });
+    await finishDiagnostic(gql.diagnostician, orderId);
+    const [checkpoint] = await checkpointsOf(gql.mechanic, orderId);
+    await answerCheckpoint(gql.mechanic, checkpoint!, { checkResult: 'ok', comment: 'Au ralenti' });
     // A refused closing (a commercial) and a refused reopening (not closed) leave nothing.
-    expect((await gql('commercial', Q.close, { id: orderId, c: 'Non' })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('app_admin', Q.reopen, { id: orderId, c: 'Non' })).errors![0]!.extensions.code).toBe('conflict');
-    ok(await gql('mechanic', Q.close, { id: orderId, c: 'Essai concluant' }));
-    ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Bruit à froid' }));
+    expect((await gql('commercial', M.closeRepairOrder, { id: orderId, c: 'Non' })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('app_admin', M.reopenRepairOrder, { id: orderId, c: 'Non' })).errors![0]!.extensions.code).toBe('conflict');
+    ok(await gql('mechanic', M.closeRepairOrder, { id: orderId, c: 'Essai concluant' }));
+    ok(await gql('app_admin', M.reopenRepairOrder, { id: orderId, c: 'Bruit à froid' }));
 
     const events = await eventsOf({ repairOrderId: orderId });
     // Other roles read the same events without anyone's e-mail, as they read no other account's.
@@ -172,7 +148,7 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     expect(events[9]!.changes).toContainEqual({ field: 'Modèle de boîte', before: '', after: expect.stringContaining('Audit modèle') });
 
     // Deleted: its events stay, and one more says who deleted it.
-    ok(await gql('diagnostician', Q.deleteOrder, { id: orderId }));
+    ok(await gql('diagnostician', M.deleteRepairOrder, { id: orderId }));
     const after = await eventsOf({ repairOrderId: orderId });
     expect(after).toHaveLength(events.length + 1);
     expect(after[0]).toMatchObject({ action: 'deleted', entityLabel: number, ...by('diagnostician') });
@@ -180,12 +156,12 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
 
   it("records a dossier's changes with its outages, and keeps them once it is deleted", async () => {
     const model = unique('Audit dossier');
-    const modelId = await createModel(gql, { model });
-    const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Embrayage', outageType: 'Usure' } })).insertOutage;
+    const modelId = await createModel(gql.diagnostician, { model });
+    const outageId = await createOutage(gql.diagnostician, modelId, { component: 'Embrayage' });
     ok(await gql('app_admin', Q.updateOutage, { id: outageId, o: { component: 'Embrayage', outageType: 'Usure', description: 'Patinage à chaud' } }));
-    ok(await gql('app_admin', Q.updateModel, { id: modelId, o: { model, type: 'automatic', constructorName: 'Aisin', startYear: 2010 } }));
-    ok(await gql('diagnostician', Q.deleteOutage, { id: outageId }));
-    ok(await gql('diagnostician', Q.deleteModel, { id: modelId }));
+    ok(await gql('app_admin', M.updateGearboxModel, { id: modelId, o: { model, type: 'automatic', constructorName: 'Aisin', startYear: 2010 } }));
+    ok(await gql('diagnostician', M.deleteOutage, { id: outageId }));
+    ok(await gql('diagnostician', M.deleteGearboxModel, { id: modelId }));
     const events = await eventsOf({ gearboxModelId: modelId });
     expect((await eventsOf({ gearboxModelId: modelId }, 'commercial')).map((e) => e.actorEmail)).toEqual(events.map(() => null));
     expect(events.map((e) => [e.action, e.entityKind, e.entityLabel, e.actorEmail])).toEqual([
@@ -202,12 +178,17 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
   });
 
   it('records stock moves and removals in the domain words; mechanics may not read them', async () => {
-    const modelId = await createModel(gql, { model: unique('Audit stock') });
-    const [itemId] = ok(
-      await gql('commercial', Q.insertStock, { o: { gearboxModelId: modelId, condition: 'used', rack: 'A', level: 1, addedOn: '2026-11-01', quantity: 1 } }),
-    ).insertStockItems;
-    ok(await gql('commercial', Q.moveStock, { id: itemId, v: 1, r: 'B', l: 3 }));
-    ok(await gql('diagnostician', Q.removeStock, { id: itemId, v: 2, d: '2026-11-20', r: 'Vendue' }));
+    const modelId = await createModel(gql.diagnostician, { model: unique('Audit stock') });
+    const [itemId] = await createStockItems(gql.commercial, {
+      gearboxModelId: modelId,
+      condition: 'used',
+      rack: 'A',
+      level: 1,
+      addedOn: '2026-11-01',
+      quantity: 1,
+    });
+    ok(await gql('commercial', M.moveStockItem, { id: itemId, v: 1, r: 'B', l: 3 }));
+    ok(await gql('diagnostician', M.removeStockItem, { id: itemId, v: 2, d: '2026-11-20', r: 'Vendue' }));
     const events = await eventsOf({ stockItemId: itemId });
     expect((await eventsOf({ stockItemId: itemId }, 'commercial')).map((e) => e.actorEmail)).toEqual([null, null, null]);
     expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([
@@ -235,8 +216,8 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
 
   it("records users' accounts for admins only, never a secret, and keeps a deleted user's deeds", async () => {
     const email = `${unique('apprenti')}@demo.local`.toLowerCase();
-    const { id } = ok(await gql('app_admin', Q.insertUser, { o: { email, displayName: 'Apprenti', defaultRole: 'mechanic' } })).insertUser;
-    ok(await gql('app_admin', Q.updateUser, { id, s: { defaultRole: 'commercial', displayName: 'Apprentie' } }));
+    const id = await createUser(gql.app_admin, { email, displayName: 'Apprenti', defaultRole: 'mechanic' });
+    ok(await gql('app_admin', M.updateUser, { id, s: { defaultRole: 'commercial', displayName: 'Apprentie' } }));
     const events = await eventsOf({ userId: id });
     expect(events.map((e) => [e.action, e.actorEmail, e.changes])).toEqual([
       [
@@ -263,7 +244,7 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     // Exactly one scope.
     expect((await gql('app_admin', EVENTS, { s: { userId: id, repairOrderId: id } })).errors![0]!.extensions.code).toBe('validation');
 
-    ok(await gql('app_admin', Q.deleteUser, { id }));
+    ok(await gql('app_admin', M.deleteUser, { id }));
     const kept = await eventsOf({ userId: id });
     expect(kept.map((e) => e.action)).toEqual(['deleted', 'changed', 'created']);
     expect(kept[0]).toMatchObject({ entityLabel: `Apprentie <${email}>`, ...by('app_admin') });
@@ -284,7 +265,7 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     const signUp = await postJson(`${api}/signup/email-password`, { email, password: 'Inscription-2026!', options: { displayName: 'Inès Inscrite' } });
     expect(signUp.status).toBe(200);
     const [{ id }] = await queryRows<{ id: string }>(t.database.db, sql`select id from auth.users where email = ${email}`);
-    ok(await gql('app_admin', Q.updateUser, { id, s: { disabled: false } }));
+    ok(await gql('app_admin', M.updateUser, { id, s: { disabled: false } }));
     expect((await postJson(`${api}/user/password/reset`, { email })).status).toBe(200);
     const ticket = new URL(verifyLink((await t.outbox()).at(-1)!)).searchParams.get('ticket');
     expect((await postJson(`${api}/user/password`, { newPassword: 'Nouveau-Passe-2026!', ticket })).status).toBe(200);
@@ -306,11 +287,11 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
   });
 
   it('pages an export by the last event given: an event recorded meanwhile repeats no row', async () => {
-    const modelId = await createModel(gql, { model: unique('Audit curseur') });
+    const modelId = await createModel(gql.diagnostician, { model: unique('Audit curseur') });
     const number = unique('CUR');
-    const orderId = await createOrder(gql, { number, gearboxModelId: modelId });
-    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
-    for (const brand of ['A', 'B', 'C']) ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, vehicleBrand: brand } }));
+    const orderId = await createOrder(gql.diagnostician, { number, gearboxModelId: modelId });
+    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car' as const, gearboxModelId: modelId };
+    for (const brand of ['A', 'B', 'C']) ok(await gql('app_admin', M.updateRepairOrder, { id: orderId, o: { ...order, vehicleBrand: brand } }));
     const PAGE = 'query($s: audit_scope!, $l: Int, $o: Int, $b: String) { auditEvents(scope: $s, limit: $l, offset: $o, before: $b) { id } }';
     const ids = async (vars: Record<string, unknown>) =>
       (ok(await gql('mechanic', PAGE, { s: { repairOrderId: orderId }, ...vars })).auditEvents as { id: string }[]).map((e) => e.id);
@@ -318,7 +299,7 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     expect(all).toHaveLength(4);
     const first = await ids({ l: 2 });
     // Recorded between two pages of an export.
-    ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, vehicleBrand: 'D' } }));
+    ok(await gql('app_admin', M.updateRepairOrder, { id: orderId, o: { ...order, vehicleBrand: 'D' } }));
     expect([...first, ...(await ids({ l: 2, b: first[1] }))]).toEqual(all);
     // What an offset would have given: the first page's last row again.
     expect((await ids({ l: 2, o: 2 }))[0]).toBe(first[1]);
@@ -328,12 +309,12 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
   it('writes nothing when the change fails, and undoes the change when its event fails', async () => {
     const [{ n: before }] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit.events`);
     // A refused change: an order number already taken.
-    const modelId = await createModel(gql, { model: unique('Audit échec') });
+    const modelId = await createModel(gql.diagnostician, { model: unique('Audit échec') });
     const number = unique('ECH');
-    await createOrder(gql, { number, gearboxModelId: modelId });
+    await createOrder(gql.diagnostician, { number, gearboxModelId: modelId });
     const [{ n: afterOne }] = await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from audit.events`);
     expect(afterOne).toBe(before + 2); // the model, the order
-    const taken = await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+    const taken = await gql('diagnostician', M.insertRepairOrder, {
       o: { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId },
     });
     expect(taken.errors![0]!.extensions.code).toBe('validation');
@@ -350,7 +331,7 @@ describe.each(databaseKinds)('the audit trail on %s', (kind) => {
     // The event's insert refused (a constraint added for the test): the order is not created.
     await t.database.db.execute(sql.raw(`alter table audit.events add constraint test_refuse check (entity_label <> 'REFUS-${kind.toUpperCase()}')`));
     try {
-      const refused = await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+      const refused = await gql('diagnostician', M.insertRepairOrder, {
         o: { number: `REFUS-${kind.toUpperCase()}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId },
       });
       expect(refused.errors).toBeDefined();
@@ -397,12 +378,12 @@ describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) =>
       as[role] = browser(t.url);
       expect((await as[role]!.signIn(demoEmails[role])).status).toBe(303);
     }
-    modelId = await createModel(gql, { model: `Pages ${kind}` });
+    modelId = await createModel(gql.diagnostician, { model: `Pages ${kind}` });
     number = `PAGES-${kind.toUpperCase()}`;
-    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
-    orderId = await createOrder(gql, order);
+    const order = { number, openedOn: '2026-11-02', interventionCategory: 'complete_car' as const, gearboxModelId: modelId };
+    orderId = await createOrder(gql.diagnostician, order);
     // 51 changes and the creation: two pages of 50.
-    for (let i = 1; i <= 51; i += 1) ok(await gql('app_admin', Q.updateOrder, { id: orderId, o: { ...order, vehicleBrand: `=Marque ${i}` } }));
+    for (let i = 1; i <= 51; i += 1) ok(await gql('app_admin', M.updateRepairOrder, { id: orderId, o: { ...order, vehicleBrand: `=Marque ${i}` } }));
   }, 120_000);
   afterAll(() => t?.close());
 
@@ -479,21 +460,20 @@ describe.each(databaseKinds)('the activity pages and their CSV on %s', (kind) =>
       t.database.db,
       sql`select id, display_name as name from auth.users where email = 'diagnostic@demo.local'`,
     );
-    const updateName = 'mutation($id: uuid!, $s: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $s) { id } }';
-    ok(await gql('app_admin', updateName, { id: diagnostician, s: { displayName: '=1+2 Diag' } }));
+    ok(await gql('app_admin', M.updateUser, { id: diagnostician, s: { displayName: '=1+2 Diag' } }));
     try {
-      const formulaOrder = await createOrder(gql, { number: `FORMULE-${kind.toUpperCase()}`, gearboxModelId: modelId });
+      const formulaOrder = await createOrder(gql.diagnostician, { number: `FORMULE-${kind.toUpperCase()}`, gearboxModelId: modelId });
       const lines = linesOf((await csvOf('mechanic', `/repair-order/${formulaOrder}/activity.csv`)).text);
       expect(lines).toHaveLength(2);
       expect(lines[1]!.split(';')[1]).toBe("'=1+2 Diag");
     } finally {
-      ok(await gql('app_admin', updateName, { id: diagnostician, s: { displayName: name } }));
+      ok(await gql('app_admin', M.updateUser, { id: diagnostician, s: { displayName: name } }));
     }
   });
 
   it('answers the 503 page, not a 404 nor a CSV cut short, when the database fails; an export repeats no row', async () => {
     const bulkNumber = `VRAC-${kind.toUpperCase()}`;
-    const bulkId = await createOrder(gql, { number: bulkNumber, gearboxModelId: modelId });
+    const bulkId = await createOrder(gql.diagnostician, { number: bulkNumber, gearboxModelId: modelId });
     const entity = { kind: 'repair_order' as const, id: bulkId, label: bulkNumber };
     // More than one page of the API (500): recorded as a script would.
     await t.database.db.transaction(async (tx) => {

@@ -3,14 +3,14 @@ import { sql } from 'drizzle-orm';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, M, signInAll, type DemoRole } from './kit/index.ts';
 
 describe.each(databaseKinds)('base on %s', (kind) => {
   let t: TestApp;
   let gql: ReturnType<typeof graphqlAs>;
   let tokens: Record<DemoRole, string>;
-  const insert = (role: DemoRole, name: string, k = 'symptom') =>
-    gql(role, 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id name } }', { k, n: name });
+  const insert = (role: DemoRole, name: string, k = 'symptom') => gql(role, M.insertBaseItem, { k, n: name });
 
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -36,8 +36,8 @@ describe.each(databaseKinds)('base on %s', (kind) => {
     for (const role of ['mechanic', 'commercial'] as const) {
       expect((await insert(role, 'Bruit de roulement')).errors![0]!.extensions.code).toBe('forbidden');
       const id = (await gql(role, '{ baseItems(kind: symptom) { id } }')).data.baseItems[0].id;
-      expect((await gql(role, 'mutation($id: uuid!) { updateBaseItem(id: $id, name: "X") { id } }', { id })).errors![0]!.extensions.code).toBe('forbidden');
-      expect((await gql(role, 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id })).errors![0]!.extensions.code).toBe('forbidden');
+      expect((await gql(role, M.updateBaseItem, { id, n: 'X' })).errors![0]!.extensions.code).toBe('forbidden');
+      expect((await gql(role, M.deleteBaseItem, { id })).errors![0]!.extensions.code).toBe('forbidden');
     }
   });
 
@@ -55,15 +55,11 @@ describe.each(databaseKinds)('base on %s', (kind) => {
     // Later domains reference the base the same way (ON DELETE RESTRICT).
     await t.database.db.execute(sql`create table if not exists test_base_refs (item_id uuid references base_items(id) on delete restrict)`);
     await t.database.db.execute(sql`insert into test_base_refs values (${used})`);
-    const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: used });
+    const refused = await gql('diagnostician', M.deleteBaseItem, { id: used });
     expect(refused.errors![0]).toMatchObject({ message: 'Cet item est utilisé', extensions: { code: 'conflict', reason: 'item-in-use' } });
     await t.database.db.execute(sql`delete from test_base_refs`);
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).data.deleteBaseItem.name).toBe(
-      'Sifflement aigu',
-    );
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { name } }', { id: used })).errors![0]!.extensions.code).toBe(
-      'not-found',
-    );
+    expect((await gql('diagnostician', M.deleteBaseItem, { id: used })).data.deleteBaseItem.name).toBe('Sifflement aigu');
+    expect((await gql('diagnostician', M.deleteBaseItem, { id: used })).errors![0]!.extensions.code).toBe('not-found');
   });
 
   it('keeps a list live', async () => {

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, orderCheckpoints, orderEvents, repairOrders, tickets, users } from '#server/db/schema/index.ts';
 import { renderMail } from '#server/auth/templates.ts';
 import { browser, htmlText } from './support/browser.ts';
-import { decodeMail, demoEmails, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { decodeMail, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { demoEmails } from './kit/index.ts';
 
 // 14:50 in Paris both times; 02:50 the next day and 00:50 the next day in Auckland.
 const WINTER = new Date('2026-01-15T13:50:00Z');

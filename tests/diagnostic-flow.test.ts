@@ -5,24 +5,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyRateText, outageMileage, outageRate } from '#lib/gearboxes/outages.ts';
-import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { createModel, createOrder, createOutage, createProcedure, type GqlResult, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 
 const Q = {
-  insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
-  insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
-  setPriorities: 'mutation($o: uuid!, $p: [uuid!]!) { setOutageProcedures(outageId: $o, procedureIds: $p) }',
-  updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
-  reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: true) { discarded } }',
-  insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
-  insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
-  chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
-  chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
   addProcedure: 'mutation($o: uuid!, $p: uuid!) { addOrderProcedure(repairOrderId: $o, procedureId: $p) }',
-  visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
-  validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
-  reopen: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
-  deleteOutage: 'mutation($id: uuid!) { deleteOutage(id: $id) }',
-  deleteProcedure: 'mutation($id: uuid!) { deleteRepairProcedure(id: $id) }',
   candidates:
     'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt modelLocked outageCandidates { outage { id } similarOrders confirmedOrders dossierRate chosen } } }',
   procedures:
@@ -49,9 +36,9 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
   /** A model with three outages (the third with a dossier estimate of 40 %) and a procedure per outage. */
   async function newModel() {
     n += 1;
-    const modelId = await createModel(gql, { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
-    const outage = async (component: string, outageType: string, occurrenceRate?: number) =>
-      ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component, outageType, occurrenceRate } })).insertOutage as string;
+    const modelId = await createModel(gql.diagnostician, { model: `Essai flux ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
+    const outage = (component: string, outageType: string, occurrenceRate?: number) =>
+      createOutage(gql.diagnostician, modelId, { component, outageType, occurrenceRate });
     const outages = [
       await outage('Mécatronique', 'Défaut électrique', 10),
       await outage('Convertisseur de couple', 'Usure', 20),
@@ -59,13 +46,12 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     ];
     const procedures: string[] = [];
     for (const [i, outageId] of outages.entries()) {
-      const procedureId = ok(
-        await gql('diagnostician', Q.insertProcedure, {
-          m: modelId,
-          o: { name: `Procédure ${i + 1}`, steps: ['Vidanger', 'Remplacer'], checkpoints: [{ name: `Contrôle ${i + 1}` }] },
-        }),
-      ).insertRepairProcedure as string;
-      ok(await gql('diagnostician', Q.setPriorities, { o: outageId, p: [procedureId] }));
+      const procedureId = await createProcedure(gql.diagnostician, modelId, {
+        name: `Procédure ${i + 1}`,
+        steps: ['Vidanger', 'Remplacer'],
+        checkpoints: [{ name: `Contrôle ${i + 1}` }],
+      });
+      ok(await gql('diagnostician', M.setOutageProcedures, { o: outageId, p: [procedureId] }));
       procedures.push(procedureId);
     }
     return { modelId, outages, procedures };
@@ -73,7 +59,7 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
 
   async function newOrder(modelId: string, codes: string[] = [], mileage?: string) {
     n += 1;
-    const orderId = await createOrder(gql, {
+    const orderId = await createOrder(gql.diagnostician, {
       number: `FLX-${kind}-${n}`,
       openedOn: '2026-10-01',
       interventionCategory: 'complete_car',
@@ -81,8 +67,9 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
       mileage,
     });
     if (codes.length) {
-      ok(await gql('diagnostician', Q.reading, { o: orderId }));
-      for (const code of codes) ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code, description: `Code ${code}`, temporality: 'during' } }));
+      ok(await gql('diagnostician', M.setFaultCodeReading, { o: orderId, c: true }));
+      for (const code of codes)
+        ok(await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code, description: `Code ${code}`, temporality: 'during' } }));
     }
     return orderId;
   }
@@ -90,7 +77,7 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
   /** A closed order of the history: its codes, its confirmed outage (validated, then closed). */
   async function closedOrder(modelId: string, codes: string[], outageId: string | null, mileage?: string) {
     const orderId = await newOrder(modelId, codes, mileage);
-    if (outageId) ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
+    if (outageId) ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [outageId] }));
     await t.database.db.execute(
       sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = case when ${outageId !== null} then now() end where id = ${orderId}`,
     );
@@ -167,33 +154,33 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
     const [p1, p2, p3] = procedures as [string, string, string];
 
     // Skipping steps by calling them directly.
-    expect(refusal(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe(
+    expect(refusal(await gql('diagnostician', M.chooseOrderProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }] }))).toBe(
       "Choisissez d'abord les pannes.",
     );
-    expect(refusal(await gql('diagnostician', Q.visualised, { o: orderId }))).toBe("Choisissez d'abord les procédures de réparation.");
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
+    expect(refusal(await gql('diagnostician', M.markProceduresVisualised, { o: orderId }))).toBe("Choisissez d'abord les procédures de réparation.");
+    expect(refusal(await gql('diagnostician', M.validateDiagnostic, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
     for (const role of ['commercial', 'mechanic'] as const)
-      expect((await gql(role, Q.chooseOutages, { o: orderId, ids: [o1] })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [] })).errors![0]!.extensions).toMatchObject({
+      expect((await gql(role, M.chooseOrderOutages, { o: orderId, ids: [o1] })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [] })).errors![0]!.extensions).toMatchObject({
       code: 'validation',
       fields: { outageIds: 'Choisissez au moins une panne' },
     });
-    expect((await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [other.outages[0]] })).errors![0]!.extensions.code).toBe('validation');
+    expect((await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [other.outages[0]] })).errors![0]!.extensions.code).toBe('validation');
     expect(ok(await gql('diagnostician', Q.candidates, { id: orderId })).repairOrder.diagnosticStep).toBe(0);
 
-    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o1, o2] }));
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [o1, o2] }));
     expect(ok(await gql('diagnostician', Q.candidates, { id: orderId })).repairOrder).toMatchObject({ diagnosticStep: 1, modelLocked: true });
     // A procedure of another model, or for an outage not retained, is refused; nothing written.
-    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: other.procedures[0] }] })).errors![0]!.extensions.code).toBe(
+    expect((await gql('diagnostician', M.chooseOrderProcedures, { o: orderId, p: [{ procedureId: other.procedures[0] }] })).errors![0]!.extensions.code).toBe(
       'validation',
     );
-    expect((await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p3, outageId: outages[2] }] })).errors![0]!.extensions.code).toBe(
-      'validation',
-    );
+    expect(
+      (await gql('diagnostician', M.chooseOrderProcedures, { o: orderId, p: [{ procedureId: p3, outageId: outages[2] }] })).errors![0]!.extensions.code,
+    ).toBe('validation');
     expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder.procedures).toEqual([]);
 
     ok(
-      await gql('app_admin', Q.chooseProcedures, {
+      await gql('app_admin', M.chooseOrderProcedures, {
         o: orderId,
         p: [
           { procedureId: p1, outageId: o1 },
@@ -202,21 +189,21 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
       }),
     );
     ok(await gql('diagnostician', Q.addProcedure, { o: orderId, p: p3 }));
-    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    ok(await gql('diagnostician', M.markProceduresVisualised, { o: orderId }));
     // Going back to the outages keeps the step reached unless a procedure had to go.
-    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o1] }));
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [o1] }));
     const back = ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder;
     expect(back.diagnosticStep).toBe(1);
     expect(back.procedures.map((p: { procedure: { id: string } }) => p.procedure.id)).toEqual([p1, p3]);
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
-    ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p3 }] }));
-    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
+    expect(refusal(await gql('diagnostician', M.validateDiagnostic, { o: orderId }))).toBe("Visualisez d'abord la procédure.");
+    ok(await gql('diagnostician', M.chooseOrderProcedures, { o: orderId, p: [{ procedureId: p1, outageId: o1 }, { procedureId: p3 }] }));
+    ok(await gql('diagnostician', M.markProceduresVisualised, { o: orderId }));
     // SPEC §5: no validation without a symptom and its conditions.
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe(
+    expect(refusal(await gql('diagnostician', M.validateDiagnostic, { o: orderId }))).toBe(
       "Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.",
     );
-    ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Patinage', action: 'En accélération franche' } }));
-    ok(await gql('diagnostician', Q.validate, { o: orderId }));
+    ok(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: 'Patinage', action: 'En accélération franche' } }));
+    ok(await gql('diagnostician', M.validateDiagnostic, { o: orderId }));
 
     // The mechanic reads the validated procedure, in order, with its checkpoints.
     const seen = ok(await gql('mechanic', Q.procedures, { id: orderId })).repairOrder;
@@ -233,24 +220,28 @@ describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
       [2, null, 'Procédure 3', 'Contrôle 3'],
     ]);
     // A validated diagnostic changes only once reopened.
-    expect(refusal(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [o2] }))).toBe('Le diagnostic est validé : rouvrez-le pour le modifier.');
-    expect((await gql('mechanic', Q.reopen, { o: orderId })).errors![0]!.extensions.code).toBe('forbidden');
-    ok(await gql('diagnostician', Q.reopen, { o: orderId }));
+    expect(refusal(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [o2] }))).toBe(
+      'Le diagnostic est validé : rouvrez-le pour le modifier.',
+    );
+    expect((await gql('mechanic', M.reopenDiagnostic, { o: orderId })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('diagnostician', M.reopenDiagnostic, { o: orderId }));
     expect(ok(await gql('diagnostician', Q.procedures, { id: orderId })).repairOrder).toMatchObject({ validatedAt: null, diagnosticStep: 3 });
 
     // The dossier keeps what an order retained, saying why (SPEC §8).
-    expect((await gql('diagnostician', Q.deleteOutage, { id: o1 })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.deleteOutage, { id: o1 })).errors![0]).toMatchObject({
       message: 'Suppression impossible',
       extensions: { reasons: ['ordres de réparation (1)'] },
     });
-    expect((await gql('diagnostician', Q.deleteProcedure, { id: p3 })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.deleteRepairProcedure, { id: p3 })).errors![0]).toMatchObject({
       message: 'Suppression impossible',
       extensions: { reasons: ["pannes qui l'utilisent (1)", 'ordres de réparation (1)'] },
     });
 
     // A closed order takes no change.
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED' where id = ${orderId}`);
-    expect(refusal(await gql('diagnostician', Q.validate, { o: orderId }))).toBe('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    expect(refusal(await gql('diagnostician', M.validateDiagnostic, { o: orderId }))).toBe(
+      'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+    );
   });
 
   it('keeps the start guide hidden per user', async () => {

@@ -4,27 +4,18 @@ import { createClient } from 'graphql-ws';
 import sharp from 'sharp';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { createModel, createOutage, createProcedure, type DemoRole, type Document, graphqlAs, M, type ProcedureFields, signInAll } from './kit/index.ts';
 import { PDF } from './support/fixtures.ts';
 
 const CSV = Buffer.from('régime;pression\n800;4,2\n2000;5,1\n', 'utf8');
 
 const Q = {
-  insertModel: 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }',
-  deleteModel: 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }',
-  insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
-  deleteOutage: 'mutation($id: uuid!) { deleteOutage(id: $id) }',
   outageProcedures: 'query($id: uuid!) { gearboxOutage(id: $id) { procedures { priority procedure { id name } } } }',
-  insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
-  updateProcedure: 'mutation($id: uuid!, $o: repair_procedures_input!) { updateRepairProcedure(id: $id, object: $o) }',
-  deleteProcedure: 'mutation($id: uuid!) { deleteRepairProcedure(id: $id) }',
   procedure: 'query($id: uuid!) { repairProcedure(id: $id) { name description steps checkpoints { id position name description } outageCount } }',
-  setPriorities: 'mutation($o: uuid!, $p: [uuid!]!) { setOutageProcedures(outageId: $o, procedureIds: $p) }',
-  insertMeasure: 'mutation($m: uuid!, $o: gearbox_measures_input!) { insertGearboxMeasure(gearboxModelId: $m, object: $o) { id name unit minimum maximum } }',
   updateMeasure: 'mutation($id: uuid!, $o: gearbox_measures_input!) { updateGearboxMeasure(id: $id, object: $o) { id } }',
   deleteMeasure: 'mutation($id: uuid!) { deleteGearboxMeasure(id: $id) }',
   measure: 'query($id: uuid!) { gearboxMeasure(id: $id) { name unit minimum maximum } }',
-  insertDocument: 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }',
   updateDocument: 'mutation($id: uuid!, $t: String!, $c: String!) { updateGearboxDocument(id: $id, title: $t, comment: $c) }',
   deleteDocument: 'mutation($id: uuid!) { deleteGearboxDocument(id: $id) }',
   dossier: `query($id: uuid!) { gearboxModel(id: $id) {
@@ -35,7 +26,7 @@ const Q = {
   } }`,
 };
 
-const procedure = (overrides: object = {}) => ({
+const procedure = (overrides: Partial<ProcedureFields> = {}): ProcedureFields => ({
   name: 'Remplacement de la mécatronique',
   description: 'Mécatronique hors service',
   steps: ['Vidanger la boîte', 'Déposer la mécatronique', 'Reposer et faire les adaptations'],
@@ -62,23 +53,9 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
   afterAll(() => t?.close());
 
   /** Each test works on models of its own, so the demo data cannot change its answers. */
-  async function newModel(model: string): Promise<string> {
-    const res = await gql('diagnostician', Q.insertModel, { o: { model, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2008, gears: 6 } });
-    expect(res.errors).toBeUndefined();
-    return res.data.insertGearboxModel.id;
-  }
-
-  async function newOutage(modelId: string, component = 'Mécatronique'): Promise<string> {
-    const res = await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component, outageType: 'Défaut électrique' } });
-    expect(res.errors).toBeUndefined();
-    return res.data.insertOutage;
-  }
-
-  async function newProcedure(modelId: string, name: string): Promise<string> {
-    const res = await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ name }) });
-    expect(res.errors).toBeUndefined();
-    return res.data.insertRepairProcedure;
-  }
+  const newModel = (model: string) => createModel(gql.diagnostician, { model, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2008, gears: 6 });
+  const newOutage = (modelId: string, component = 'Mécatronique') => createOutage(gql.diagnostician, modelId, { component, outageType: 'Défaut électrique' });
+  const newProcedure = (modelId: string, name: string) => createProcedure(gql.diagnostician, modelId, procedure({ name }));
 
   async function upload(role: DemoRole, name: string, body: Buffer, bucket: string): Promise<string> {
     const form = new FormData();
@@ -97,19 +74,24 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const modelId = await newModel('Essai rôles');
     const outageId = await newOutage(modelId);
     for (const writer of ['app_admin', 'diagnostician'] as const) {
-      const procedureId = (await gql(writer, Q.insertProcedure, { m: modelId, o: procedure({ name: `Procédure ${writer}` }) })).data.insertRepairProcedure;
-      const updated = await gql(writer, Q.updateProcedure, { id: procedureId, o: procedure({ name: `Procédure ${writer}`, steps: ['Contrôler le niveau'] }) });
+      const procedureId = (await gql(writer, M.insertRepairProcedure, { m: modelId, o: procedure({ name: `Procédure ${writer}` }) })).data
+        .insertRepairProcedure;
+      const updated = await gql(writer, M.updateRepairProcedure, {
+        id: procedureId,
+        o: procedure({ name: `Procédure ${writer}`, steps: ['Contrôler le niveau'] }),
+      });
       expect(updated.data.updateRepairProcedure).toBe(procedureId);
-      expect((await gql(writer, Q.setPriorities, { o: outageId, p: [procedureId] })).data.setOutageProcedures).toBe(outageId);
-      const measureId = (await gql(writer, Q.insertMeasure, { m: modelId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4 } })).data
-        .insertGearboxMeasure.id;
+      expect((await gql(writer, M.setOutageProcedures, { o: outageId, p: [procedureId] })).data.setOutageProcedures).toBe(outageId);
+      const measureId = (await gql(writer, M.insertGearboxMeasure, { m: modelId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4 } }))
+        .data.insertGearboxMeasure.id;
       expect(
         (await gql(writer, Q.updateMeasure, { id: measureId, o: { name: `Pression ${writer}`, unit: 'bar', minimum: 2.5, maximum: 4.5 } })).data
           .updateGearboxMeasure.id,
       ).toBe(measureId);
       const fileId = await upload(writer, 'plan.pdf', PDF, 'documents');
-      const documentId = (await gql(writer, Q.insertDocument, { o: { gearboxModelId: modelId, fileId, category: 'gearbox_technical_drawing', title: 'Plan' } }))
-        .data.insertGearboxDocument;
+      const documentId = (
+        await gql(writer, M.insertGearboxDocument, { o: { gearboxModelId: modelId, fileId, category: 'gearbox_technical_drawing', title: 'Plan' } })
+      ).data.insertGearboxDocument;
       expect((await gql(writer, Q.updateDocument, { id: documentId, t: 'Plan en coupe', c: 'Révision B' })).data.updateGearboxDocument).toBe(documentId);
 
       const written = await dossierOf(modelId, writer);
@@ -127,15 +109,15 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
         expect(await dossierOf(modelId, reader)).toEqual(written);
         expect((await gql(reader, Q.procedure, { id: procedureId })).data.repairProcedure.name).toBe(`Procédure ${writer}`);
         expect((await gql(reader, Q.measure, { id: measureId })).data.gearboxMeasure.maximum).toBe(4.5);
-        const writes: [string, string, object][] = [
-          ['insertRepairProcedure', Q.insertProcedure, { m: modelId, o: procedure({ name: 'Intrus' }) }],
-          ['updateRepairProcedure', Q.updateProcedure, { id: procedureId, o: procedure({ name: 'Intrus' }) }],
-          ['deleteRepairProcedure', Q.deleteProcedure, { id: procedureId }],
-          ['setOutageProcedures', Q.setPriorities, { o: outageId, p: [] }],
-          ['insertGearboxMeasure', Q.insertMeasure, { m: modelId, o: { name: 'Intrus' } }],
+        const writes: [string, Document<any, any>, object][] = [
+          ['insertRepairProcedure', M.insertRepairProcedure, { m: modelId, o: procedure({ name: 'Intrus' }) }],
+          ['updateRepairProcedure', M.updateRepairProcedure, { id: procedureId, o: procedure({ name: 'Intrus' }) }],
+          ['deleteRepairProcedure', M.deleteRepairProcedure, { id: procedureId }],
+          ['setOutageProcedures', M.setOutageProcedures, { o: outageId, p: [] }],
+          ['insertGearboxMeasure', M.insertGearboxMeasure, { m: modelId, o: { name: 'Intrus' } }],
           ['updateGearboxMeasure', Q.updateMeasure, { id: measureId, o: { name: 'Intrus' } }],
           ['deleteGearboxMeasure', Q.deleteMeasure, { id: measureId }],
-          ['insertGearboxDocument', Q.insertDocument, { o: { gearboxModelId: modelId, fileId: spare, category: 'gearbox_scrapyard_file' } }],
+          ['insertGearboxDocument', M.insertGearboxDocument, { o: { gearboxModelId: modelId, fileId: spare, category: 'gearbox_scrapyard_file' } }],
           ['updateGearboxDocument', Q.updateDocument, { id: documentId, t: 'Intrus', c: '' }],
           ['deleteGearboxDocument', Q.deleteDocument, { id: documentId }],
         ];
@@ -145,8 +127,8 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       }
       expect((await download(fileId)).status).toBe(200);
 
-      expect((await gql(writer, Q.setPriorities, { o: outageId, p: [] })).data.setOutageProcedures).toBe(outageId);
-      expect((await gql(writer, Q.deleteProcedure, { id: procedureId })).data.deleteRepairProcedure).toBe(procedureId);
+      expect((await gql(writer, M.setOutageProcedures, { o: outageId, p: [] })).data.setOutageProcedures).toBe(outageId);
+      expect((await gql(writer, M.deleteRepairProcedure, { id: procedureId })).data.deleteRepairProcedure).toBe(procedureId);
       expect((await gql(writer, Q.deleteMeasure, { id: measureId })).data.deleteGearboxMeasure).toBe(measureId);
       expect((await gql(writer, Q.deleteDocument, { id: documentId })).data.deleteGearboxDocument).toBe(documentId);
       expect(await dossierOf(modelId)).toMatchObject({ repairProcedures: [], measures: [], documents: [], outages: [{ procedures: [] }] });
@@ -155,7 +137,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
   it('keeps the steps in order without the empty ones, numbers the checkpoints 1..n, and keeps their ids on update', async () => {
     const modelId = await newModel('Essai procédures');
-    const inserted = await gql('diagnostician', Q.insertProcedure, {
+    const inserted = await gql('diagnostician', M.insertRepairProcedure, {
       m: modelId,
       o: procedure({
         steps: ['Vidanger la boîte', '', '   ', 'Déposer la mécatronique', ' Reposer et faire les adaptations '],
@@ -176,7 +158,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     ]);
 
     const [pressure, seal, adaptations] = created.checkpoints as { id: string }[];
-    const update = await gql('diagnostician', Q.updateProcedure, {
+    const update = await gql('diagnostician', M.updateRepairProcedure, {
       id,
       o: procedure({
         steps: ['Déposer la mécatronique', 'Vidanger la boîte'],
@@ -203,9 +185,9 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
   it('refuses a procedure without steps or checkpoints, or named like another of the model, in French, writing nothing', async () => {
     const modelId = await newModel('Essai validation');
     const otherId = await newModel('Essai validation bis');
-    const noSteps = await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ steps: ['', '  '] }) });
+    const noSteps = await gql('diagnostician', M.insertRepairProcedure, { m: modelId, o: procedure({ steps: ['', '  '] }) });
     expect(noSteps.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.steps': 'Champ obligatoire' } });
-    const noCheckpoint = await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ checkpoints: [] }) });
+    const noCheckpoint = await gql('diagnostician', M.insertRepairProcedure, { m: modelId, o: procedure({ checkpoints: [] }) });
     expect(noCheckpoint.errors![0]).toMatchObject({
       message: 'Au moins un point de contrôle',
       extensions: { code: 'validation', fields: { 'object.checkpoints': 'Au moins un point de contrôle' } },
@@ -213,21 +195,24 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await dossierOf(modelId)).repairProcedures).toEqual([]);
 
     const drain = await newProcedure(modelId, 'Vidange');
-    const duplicate = await gql('app_admin', Q.insertProcedure, { m: modelId, o: procedure({ name: ' VIDANGE ' }) });
+    const duplicate = await gql('app_admin', M.insertRepairProcedure, { m: modelId, o: procedure({ name: ' VIDANGE ' }) });
     expect(duplicate.errors![0]).toMatchObject({ message: 'Une procédure porte déjà ce nom', extensions: { code: 'conflict' } });
     // Another model has names of its own.
-    expect((await gql('app_admin', Q.insertProcedure, { m: otherId, o: procedure({ name: 'Vidange' }) })).errors).toBeUndefined();
+    expect((await gql('app_admin', M.insertRepairProcedure, { m: otherId, o: procedure({ name: 'Vidange' }) })).errors).toBeUndefined();
 
     const flush = (
-      await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure({ name: 'Rinçage', steps: ['Rincer'], checkpoints: [{ name: 'Propreté' }] }) })
+      await gql('diagnostician', M.insertRepairProcedure, {
+        m: modelId,
+        o: procedure({ name: 'Rinçage', steps: ['Rincer'], checkpoints: [{ name: 'Propreté' }] }),
+      })
     ).data.insertRepairProcedure;
     const before = (await gql('mechanic', Q.procedure, { id: flush })).data.repairProcedure;
-    const renamed = await gql('diagnostician', Q.updateProcedure, {
+    const renamed = await gql('diagnostician', M.updateRepairProcedure, {
       id: flush,
       o: procedure({ name: 'vidange', steps: ['Autre'], checkpoints: [{ name: 'Autre point' }] }),
     });
     expect(renamed.errors![0]).toMatchObject({ message: 'Une procédure porte déjà ce nom', extensions: { code: 'conflict' } });
-    const emptied = await gql('diagnostician', Q.updateProcedure, { id: flush, o: procedure({ name: 'Rinçage', steps: [], checkpoints: [] }) });
+    const emptied = await gql('diagnostician', M.updateRepairProcedure, { id: flush, o: procedure({ name: 'Rinçage', steps: [], checkpoints: [] }) });
     expect(emptied.errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.steps': 'Champ obligatoire', 'object.checkpoints': 'Au moins un point de contrôle' },
@@ -248,7 +233,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
         (p: { priority: number; procedure: { id: string } }) => [p.priority, p.procedure.id],
       );
 
-    expect((await gql('diagnostician', Q.setPriorities, { o: outageId, p: [b, a] })).data.setOutageProcedures).toBe(outageId);
+    expect((await gql('diagnostician', M.setOutageProcedures, { o: outageId, p: [b, a] })).data.setOutageProcedures).toBe(outageId);
     expect(await prioritiesOf()).toEqual([
       [1, b],
       [2, a],
@@ -258,10 +243,10 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       'A — Remplacement de la mécatronique',
     ]);
 
-    const refused = await gql('diagnostician', Q.setPriorities, { o: outageId, p: [a, foreign] });
+    const refused = await gql('diagnostician', M.setOutageProcedures, { o: outageId, p: [a, foreign] });
     expect(refused.errors![0]!.extensions.code).toBe('validation');
     expect(refused.data?.setOutageProcedures ?? null).toBeNull();
-    const twice = await gql('diagnostician', Q.setPriorities, { o: outageId, p: [a, a] });
+    const twice = await gql('diagnostician', M.setOutageProcedures, { o: outageId, p: [a, a] });
     expect(twice.errors![0]!.extensions.code).toBe('validation');
     expect(await prioritiesOf()).toEqual([
       [1, b],
@@ -269,22 +254,22 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     ]);
 
     expect((await gql('mechanic', Q.procedure, { id: a })).data.repairProcedure.outageCount).toBe(1);
-    const listed = await gql('diagnostician', Q.deleteProcedure, { id: a });
+    const listed = await gql('diagnostician', M.deleteRepairProcedure, { id: a });
     expect(listed.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict', reasons: ["pannes qui l'utilisent (1)"] } });
     expect((await gql('mechanic', Q.procedure, { id: a })).data.repairProcedure).not.toBeNull();
 
-    expect((await gql('app_admin', Q.setPriorities, { o: outageId, p: [b] })).data.setOutageProcedures).toBe(outageId);
+    expect((await gql('app_admin', M.setOutageProcedures, { o: outageId, p: [b] })).data.setOutageProcedures).toBe(outageId);
     expect(await prioritiesOf()).toEqual([[1, b]]);
-    expect((await gql('diagnostician', Q.deleteProcedure, { id: a })).data.deleteRepairProcedure).toBe(a);
+    expect((await gql('diagnostician', M.deleteRepairProcedure, { id: a })).data.deleteRepairProcedure).toBe(a);
     expect((await gql('mechanic', Q.procedure, { id: a })).data.repairProcedure).toBeNull();
     // Deleting the outage lets its procedures go too.
-    expect((await gql('diagnostician', Q.deleteOutage, { id: outageId })).data.deleteOutage).toBe(outageId);
-    expect((await gql('diagnostician', Q.deleteProcedure, { id: b })).data.deleteRepairProcedure).toBe(b);
+    expect((await gql('diagnostician', M.deleteOutage, { id: outageId })).data.deleteOutage).toBe(outageId);
+    expect((await gql('diagnostician', M.deleteRepairProcedure, { id: b })).data.deleteRepairProcedure).toBe(b);
   });
 
   it("checks a measure's bounds in French and writes nothing when they are wrong", async () => {
     const modelId = await newModel('Essai mesures');
-    const insert = (o: object) => gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne', unit: 'bar', ...o } });
+    const insert = (o: object) => gql('diagnostician', M.insertGearboxMeasure, { m: modelId, o: { name: 'Pression de ligne', unit: 'bar', ...o } });
     expect((await insert({ minimum: -1, maximum: 4 })).errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.minimum': 'Nombre invalide' } });
     expect((await insert({ minimum: 2, maximum: 1e12 })).errors![0]!.extensions).toEqual({
       code: 'validation',
@@ -324,8 +309,9 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     const otherId = await newModel('Essai documents bis');
     const outageId = await newOutage(modelId);
     const foreignOutageId = await newOutage(otherId);
-    const measureId = (await gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne', unit: 'bar' } })).data.insertGearboxMeasure.id;
-    const link = (o: object) => gql('diagnostician', Q.insertDocument, { o: { gearboxModelId: modelId, ...o } });
+    const measureId = (await gql('diagnostician', M.insertGearboxMeasure, { m: modelId, o: { name: 'Pression de ligne', unit: 'bar' } })).data
+      .insertGearboxMeasure.id;
+    const link = (o: object) => gql('diagnostician', M.insertGearboxDocument, { o: { gearboxModelId: modelId, ...o } });
 
     const cases: [category: string, name: string, body: Buffer, bucket: string, extra: object][] = [
       ['gearbox_technical_drawing', 'plan.pdf', PDF, 'documents', { title: 'Plan en coupe' }],
@@ -383,12 +369,13 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
   it("removes the stored file with its document, and an outage's and a measure's files with them", async () => {
     const modelId = await newModel('Essai suppression fichiers');
     const outageId = await newOutage(modelId);
-    const measureId = (await gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression de ligne' } })).data.insertGearboxMeasure.id;
+    const measureId = (await gql('diagnostician', M.insertGearboxMeasure, { m: modelId, o: { name: 'Pression de ligne' } })).data.insertGearboxMeasure.id;
     const plan = await upload('diagnostician', 'plan.pdf', PDF, 'documents');
     const curve = await upload('diagnostician', 'courbe.csv', CSV, 'documents');
     const photo = await upload('diagnostician', 'fuite.jpg', jpeg, 'outage');
     const reading = await upload('diagnostician', 'releve.csv', CSV, 'measure');
-    const link = async (o: object) => (await gql('app_admin', Q.insertDocument, { o: { gearboxModelId: modelId, ...o } })).data.insertGearboxDocument as string;
+    const link = async (o: object) =>
+      (await gql('app_admin', M.insertGearboxDocument, { o: { gearboxModelId: modelId, ...o } })).data.insertGearboxDocument as string;
     const planDoc = await link({ fileId: plan, category: 'gearbox_technical_drawing' });
     await link({ fileId: curve, category: 'reference_curve' });
     await link({ fileId: photo, category: 'outage_file', outageId });
@@ -399,7 +386,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect((await download(plan)).status).toBe(404);
     expect((await dossierOf(modelId)).documents.map((d: { file: { id: string } }) => d.file.id)).toEqual([curve]);
 
-    expect((await gql('diagnostician', Q.deleteOutage, { id: outageId })).data.deleteOutage).toBe(outageId);
+    expect((await gql('diagnostician', M.deleteOutage, { id: outageId })).data.deleteOutage).toBe(outageId);
     expect((await download(photo)).status).toBe(404);
     expect((await gql('diagnostician', Q.deleteMeasure, { id: measureId })).data.deleteGearboxMeasure).toBe(measureId);
     expect((await download(reading)).status).toBe(404);
@@ -417,29 +404,29 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       [plan, 'gearbox_technical_drawing'],
       [curve, 'reference_curve'],
     ]) {
-      documents.push((await gql('diagnostician', Q.insertDocument, { o: { gearboxModelId: modelId, fileId, category } })).data.insertGearboxDocument);
+      documents.push((await gql('diagnostician', M.insertGearboxDocument, { o: { gearboxModelId: modelId, fileId, category } })).data.insertGearboxDocument);
     }
     const outageId = await newOutage(modelId);
-    const refused = await gql('app_admin', Q.deleteModel, { id: modelId });
+    const refused = await gql('app_admin', M.deleteGearboxModel, { id: modelId });
     expect(refused.errors![0]).toMatchObject({
       message: 'Suppression impossible',
       extensions: { code: 'conflict', reasons: ['procédures de réparation (1)', 'documents techniques (2)', 'hypothèses de panne (1)'] },
     });
 
-    expect((await gql('diagnostician', Q.deleteProcedure, { id: procedureId })).errors).toBeUndefined();
-    expect((await gql('diagnostician', Q.deleteOutage, { id: outageId })).errors).toBeUndefined();
-    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).errors![0]!.extensions).toMatchObject({
+    expect((await gql('diagnostician', M.deleteRepairProcedure, { id: procedureId })).errors).toBeUndefined();
+    expect((await gql('diagnostician', M.deleteOutage, { id: outageId })).errors).toBeUndefined();
+    expect((await gql('app_admin', M.deleteGearboxModel, { id: modelId })).errors![0]!.extensions).toMatchObject({
       code: 'conflict',
       reasons: ['documents techniques (2)'],
     });
     for (const id of documents) expect((await gql('diagnostician', Q.deleteDocument, { id })).errors).toBeUndefined();
-    const measureId = (await gql('diagnostician', Q.insertMeasure, { m: modelId, o: { name: 'Pression' } })).data.insertGearboxMeasure.id;
-    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).errors![0]).toMatchObject({
+    const measureId = (await gql('diagnostician', M.insertGearboxMeasure, { m: modelId, o: { name: 'Pression' } })).data.insertGearboxMeasure.id;
+    expect((await gql('app_admin', M.deleteGearboxModel, { id: modelId })).errors![0]).toMatchObject({
       message: 'Suppression impossible',
       extensions: { code: 'conflict' },
     });
     expect((await gql('diagnostician', Q.deleteMeasure, { id: measureId })).errors).toBeUndefined();
-    expect((await gql('app_admin', Q.deleteModel, { id: modelId })).data.deleteGearboxModel.id).toBe(modelId);
+    expect((await gql('app_admin', M.deleteGearboxModel, { id: modelId })).data.deleteGearboxModel.id).toBe(modelId);
   });
 
   it('serves a WebP thumbnail of an image with w=, and a file that is not an image as it is', async () => {
@@ -507,7 +494,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
         );
       });
       await started;
-      expect((await gql('diagnostician', Q.setPriorities, { o: outageId, p: [b, a] })).data.setOutageProcedures).toBe(outageId);
+      expect((await gql('diagnostician', M.setOutageProcedures, { o: outageId, p: [b, a] })).data.setOutageProcedures).toBe(outageId);
       await Promise.race([reordered, new Promise((_, reject) => setTimeout(() => reject(new Error('the dossier was not sent again within 5 s')), 5000))]);
       expect(seen[0]).toEqual([]);
       expect(seen.at(-1)).toEqual(['1. B — Mise à jour du calculateur', '2. A — Remplacement de la mécatronique']);

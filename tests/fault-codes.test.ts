@@ -2,16 +2,12 @@
 // codes from the model's dossier or new ones (which join the dossier), their appearance
 // conditions, answering "no" discarding them, the model then locked, and who may write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, M, ok, signInAll, createModel, createOrder } from './kit/index.ts';
 
 const Q = {
-  insertErrorCode: 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id } }',
-  updateOrder: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
-  reading: 'mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }',
-  insertCode: 'mutation($o: uuid!, $c: order_fault_codes_input!) { insertOrderFaultCode(repairOrderId: $o, object: $c) }',
   updateCode: 'mutation($id: uuid!, $c: order_fault_codes_input!) { updateOrderFaultCode(id: $id, object: $c) }',
   deleteCode: 'mutation($id: uuid!) { deleteOrderFaultCode(id: $id) }',
-  deleteErrorCode: 'mutation($id: uuid!) { deleteErrorCode(id: $id) }',
   order:
     'query($id: uuid!) { repairOrder(id: $id) { canReadFaultCodes modelLocked faultCodes { id errorCode { code description } temporality acceleratorLoad bvaMode gear action otherCondition comment } } }',
   dossier: 'query($id: uuid!) { gearboxModel(id: $id) { errorCodes { id code description } } }',
@@ -30,24 +26,24 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
 
   const setUp = async () => {
     n += 1;
-    const modelId = await createModel(gql, { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 });
-    const other = await createModel(gql, { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 });
-    ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
-    const order = { number: `FC-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car', gearboxModelId: modelId };
-    const orderId = await createOrder(gql, order);
+    const modelId = await createModel(gql.diagnostician, { model: `Essai relevé ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 });
+    const other = await createModel(gql.diagnostician, { model: `Essai relevé bis ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 });
+    ok(await gql('diagnostician', M.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
+    const order = { number: `FC-${kind}-${n}`, openedOn: '2026-11-02', interventionCategory: 'complete_car' as const, gearboxModelId: modelId };
+    const orderId = await createOrder(gql.diagnostician, order);
     return { modelId, other, orderId, order };
   };
 
   it('records codes of the dossier and new ones with their conditions, A and D only', async () => {
     const { modelId, orderId } = await setUp();
     // Nothing is recorded before the gearbox is said to allow reading.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } })).errors![0]).toMatchObject({
       message: "Indiquez d'abord que la boîte permet la lecture des codes défaut.",
       extensions: { code: 'conflict' },
     });
     for (const role of ['commercial', 'mechanic'] as const)
-      expect((await gql(role, Q.reading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
-    ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
+      expect((await gql(role, M.setFaultCodeReading, { o: orderId, c: true })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('diagnostician', M.setFaultCodeReading, { o: orderId, c: true }));
     const conditions = {
       temporality: 'during',
       acceleratorLoad: 'Pleine charge',
@@ -58,13 +54,16 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
       comment: 'Apparaît après 20 km',
     };
     // A code needs the conditions it appeared in: at least one (SPEC §5), said with every other problem.
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions).toEqual({
+    expect(
+      (await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code: 'P0730', comment: 'Sans condition' } })).errors![0]!.extensions,
+    ).toEqual({
       code: 'validation',
       fields: { 'object.conditions': "Indiquez au moins une condition d'apparition" },
     });
     // The conditions are the base's (SPEC §8, decision 043): a value it does not hold is refused, field by field.
     const unknown = 'Cet item ne fait pas partie de la base de donnée';
-    const refusal = async (c: object) => (await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', ...c } })).errors?.[0]?.extensions;
+    const refusal = async (c: object) =>
+      (await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code: 'P0730', ...c } })).errors?.[0]?.extensions;
     expect(await refusal({ acceleratorLoad: 'Charge lunaire', bvaMode: 'Z', gear: '12' })).toEqual({
       code: 'validation',
       fields: { 'object.acceleratorLoad': unknown, 'object.bvaMode': unknown, 'object.gear': unknown },
@@ -80,28 +79,28 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
     });
     // Any case of the base's names and of the lists' values; shown as the base writes them.
     const first = ok(
-      await gql('diagnostician', Q.insertCode, {
+      await gql('diagnostician', M.insertOrderFaultCode, {
         o: orderId,
         c: { code: 'p0730', ...conditions, acceleratorLoad: 'pleine CHARGE', action: 'EN ACCÉLÉRATION FRANCHE' },
       }),
     ).insertOrderFaultCode;
     // A condition an order names stays in the base: «Cet item est utilisé».
     const [phase] = ok(await gql('diagnostician', '{ baseItems(kind: condition, search: "En accélération franche") { id } }')).baseItems;
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: phase.id })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.deleteBaseItem, { id: phase.id })).errors![0]).toMatchObject({
       message: 'Cet item est utilisé',
       extensions: { code: 'conflict', reason: 'item-in-use' },
     });
     // A code the dossier does not know needs its description, then joins the dossier.
-    expect((await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
+    expect((await gql('app_admin', M.insertOrderFaultCode, { o: orderId, c: { code: 'P17BF', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.description': 'Décrivez ce code : le dossier du modèle ne le connaît pas encore' },
     });
-    ok(await gql('app_admin', Q.insertCode, { o: orderId, c: { code: 'P17BF', description: 'Embrayage K1 : patinage', temporality: 'pre' } }));
-    expect((await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
+    ok(await gql('app_admin', M.insertOrderFaultCode, { o: orderId, c: { code: 'P17BF', description: 'Embrayage K1 : patinage', temporality: 'pre' } }));
+    expect((await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code: 'P0730', temporality: 'pre' } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.code': 'Ce code est déjà relevé sur cet OR' },
     });
-    expect((await gql('commercial', Q.insertCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('commercial', M.insertOrderFaultCode, { o: orderId, c: { code: 'P0730' } })).errors![0]!.extensions.code).toBe('forbidden');
     // A code is letters, digits and dashes, 20 at most (the dossier's rule): the input is otherwise
     // valid, so the refusal is the code's, on its field, on a new read and on a change alike.
     const badCode = { code: 'P07 3', description: 'Espace dans le code', temporality: 'pre' };
@@ -132,7 +131,7 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
     const dossier = ok(await gql('mechanic', Q.dossier, { id: modelId })).gearboxModel.errorCodes;
     expect(dossier.map((c: { code: string }) => c.code)).toEqual(['P0730', 'P17BF']);
     // A code an order carries stays in the dossier.
-    expect((await gql('diagnostician', Q.deleteErrorCode, { id: dossier[0].id })).errors![0]).toMatchObject({ message: 'Code utilisé' });
+    expect((await gql('diagnostician', M.deleteErrorCode, { id: dossier[0].id })).errors![0]).toMatchObject({ message: 'Code utilisé' });
 
     ok(await gql('diagnostician', Q.updateCode, { id: first, c: { code: 'P0730', temporality: 'post', comment: 'Revu' } }));
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.faultCodes[0]).toMatchObject({
@@ -148,12 +147,12 @@ describe.each(databaseKinds)('fault code reports on %s', (kind) => {
 
   it('discards the codes when the answer becomes "no", and keeps the model from changing', async () => {
     const { orderId, order, other } = await setUp();
-    ok(await gql('diagnostician', Q.reading, { o: orderId, c: true }));
-    ok(await gql('diagnostician', Q.insertCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } }));
-    expect(ok(await gql('diagnostician', Q.reading, { o: orderId, c: false })).setFaultCodeReading).toEqual({ discarded: 1 });
+    ok(await gql('diagnostician', M.setFaultCodeReading, { o: orderId, c: true }));
+    ok(await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code: 'P0730', temporality: 'during' } }));
+    expect(ok(await gql('diagnostician', M.setFaultCodeReading, { o: orderId, c: false })).setFaultCodeReading).toEqual({ discarded: 1 });
     const after = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
     expect(after).toMatchObject({ canReadFaultCodes: false, modelLocked: true, faultCodes: [] });
-    expect((await gql('diagnostician', Q.updateOrder, { id: orderId, o: { ...order, gearboxModelId: other } })).errors![0]!.extensions).toEqual({
+    expect((await gql('diagnostician', M.updateRepairOrder, { id: orderId, o: { ...order, gearboxModelId: other } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.gearboxModelId': 'Le modèle de boîte ne peut plus changer : le diagnostic a commencé.' },
     });

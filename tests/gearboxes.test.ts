@@ -1,8 +1,8 @@
 // Gearbox models through the API: A and D write, C and M read; uniqueness and bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, graphqlAs, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, M, signInAll } from './kit/index.ts';
 
-const INSERT = 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id model startYear endYear gears } }';
 const model = (overrides: object = {}) => ({
   model: 'Aisin TF-60SN',
   type: 'automatic',
@@ -45,15 +45,13 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
   });
 
   it('records the parent BVA model of a model, never itself nor a loop, and keeps a parent', async () => {
-    const insert = 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id parentId } }';
-    const update = 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { parentId } }';
     const base = { type: 'automatic', constructorName: 'Essai parent', startYear: 2010 };
-    const parent = (await gql('diagnostician', insert, { o: { ...base, model: `Parent ${kind}` } })).data.insertGearboxModel;
-    const child = (await gql('diagnostician', insert, { o: { ...base, model: `Dérivé ${kind}`, parentId: parent.id } })).data.insertGearboxModel;
+    const parent = (await gql('diagnostician', M.insertGearboxModel, { o: { ...base, model: `Parent ${kind}` } })).data.insertGearboxModel;
+    const child = (await gql('diagnostician', M.insertGearboxModel, { o: { ...base, model: `Dérivé ${kind}`, parentId: parent.id } })).data.insertGearboxModel;
     expect(child.parentId).toBe(parent.id);
     const refusal = async (id: string, parentId: string) =>
-      (await gql('diagnostician', update, { id, o: { ...base, model: id === parent.id ? `Parent ${kind}` : `Dérivé ${kind}`, parentId } })).errors![0]!
-        .extensions;
+      (await gql('diagnostician', M.updateGearboxModel, { id, o: { ...base, model: id === parent.id ? `Parent ${kind}` : `Dérivé ${kind}`, parentId } }))
+        .errors![0]!.extensions;
     expect(await refusal(parent.id, parent.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
     // The parent under its own child would make a loop.
     expect(await refusal(parent.id, child.id)).toMatchObject({ code: 'validation', fields: { parentId: 'Un modèle ne peut pas être son propre parent' } });
@@ -65,52 +63,50 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
       })
     ).data;
     expect(family).toEqual({ gearboxModels: [{ model: `Dérivé ${kind}` }, { model: `Parent ${kind}` }], gearboxModelsAggregate: { aggregate: { count: 2 } } });
-    const kept = await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: parent.id });
+    const kept = await gql('app_admin', M.deleteGearboxModel, { id: parent.id });
     expect(kept.errors![0]!.extensions).toMatchObject({ reasons: ['modèles dérivés (1)'] });
-    for (const id of [child.id, parent.id])
-      expect((await gql('app_admin', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id })).errors).toBeUndefined();
+    for (const id of [child.id, parent.id]) expect((await gql('app_admin', M.deleteGearboxModel, { id })).errors).toBeUndefined();
   });
 
   it('lets admins and diagnosticians create, update and delete, and refuses the others', async () => {
-    for (const role of ['mechanic', 'commercial'] as const) expect((await gql(role, INSERT, { o: model() })).errors![0]!.extensions.code).toBe('forbidden');
-    const created = (await gql('diagnostician', INSERT, { o: model() })).data.insertGearboxModel;
+    for (const role of ['mechanic', 'commercial'] as const)
+      expect((await gql(role, M.insertGearboxModel, { o: model() })).errors![0]!.extensions.code).toBe('forbidden');
+    const created = (await gql('diagnostician', M.insertGearboxModel, { o: model() })).data.insertGearboxModel;
     expect(created).toMatchObject({ model: 'Aisin TF-60SN', startYear: 2003, endYear: 2016, gears: 6 });
-    const update = 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { endYear } }';
-    expect((await gql('commercial', update, { id: created.id, o: model({ endYear: 2018 }) })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('app_admin', update, { id: created.id, o: model({ endYear: 2018 }) })).data.updateGearboxModel.endYear).toBe(2018);
-    const del = 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { model } }';
-    expect((await gql('mechanic', del, { id: created.id })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('diagnostician', del, { id: created.id })).data.deleteGearboxModel.model).toBe('Aisin TF-60SN');
+    expect((await gql('commercial', M.updateGearboxModel, { id: created.id, o: model({ endYear: 2018 }) })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('app_admin', M.updateGearboxModel, { id: created.id, o: model({ endYear: 2018 }) })).data.updateGearboxModel.endYear).toBe(2018);
+    expect((await gql('mechanic', M.deleteGearboxModel, { id: created.id })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', M.deleteGearboxModel, { id: created.id })).data.deleteGearboxModel.model).toBe('Aisin TF-60SN');
   });
 
   it('refuses a model already recorded, whatever its case: "Modèle non disponible"', async () => {
-    const res = await gql('diagnostician', INSERT, { o: model({ model: 'vw dq200 0am' }) });
+    const res = await gql('diagnostician', M.insertGearboxModel, { o: model({ model: 'vw dq200 0am' }) });
     expect(res.errors![0]).toMatchObject({ message: 'Modèle non disponible', extensions: { code: 'conflict' } });
   });
 
   it('refuses bad years and numbers in French, and writes nothing', async () => {
-    const res = await gql('diagnostician', INSERT, { o: model({ model: 'Essai', startYear: 99, endYear: 1990, gears: 0, constructorName: ' ' }) });
+    const res = await gql('diagnostician', M.insertGearboxModel, {
+      o: model({ model: 'Essai', startYear: 99, endYear: 1990, gears: 0, constructorName: ' ' }),
+    });
     expect(res.errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.constructorName': 'Champ obligatoire', 'object.startYear': 'Année invalide', 'object.gears': 'Minimum 1' },
     });
-    const before = await gql('diagnostician', INSERT, { o: model({ model: 'Essai', startYear: 2010, endYear: 2005 }) });
+    const before = await gql('diagnostician', M.insertGearboxModel, { o: model({ model: 'Essai', startYear: 2010, endYear: 2005 }) });
     expect(before.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.endYear': 'Année invalide' } });
     expect((await gql('diagnostician', '{ gearboxModels(search: "Essai") { id } }')).data.gearboxModels).toEqual([]);
   });
 
   it('keeps doctor and gearbox codes unique, refuses deleting a doctor code in use, and lets only A and D write', async () => {
     const modelId = (await gql('mechanic', '{ gearboxModels(search: "DQ250") { id } }')).data.gearboxModels[0].id;
-    const addDoctor = 'mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id code } }';
-    expect((await gql('commercial', addDoctor, { m: modelId, o: { code: 'DQ250-CD' } })).errors![0]!.extensions.code).toBe('forbidden');
-    const doctor = (await gql('diagnostician', addDoctor, { m: modelId, o: { code: 'DQ250-CD', engine: '2.0 TDI 170' } })).data.insertDoctorCode;
-    expect((await gql('app_admin', addDoctor, { m: modelId, o: { code: 'dq250-cd' } })).errors![0]).toMatchObject({
+    expect((await gql('commercial', M.insertDoctorCode, { m: modelId, o: { code: 'DQ250-CD' } })).errors![0]!.extensions.code).toBe('forbidden');
+    const doctor = (await gql('diagnostician', M.insertDoctorCode, { m: modelId, o: { code: 'DQ250-CD', engine: '2.0 TDI 170' } })).data.insertDoctorCode;
+    expect((await gql('app_admin', M.insertDoctorCode, { m: modelId, o: { code: 'dq250-cd' } })).errors![0]).toMatchObject({
       message: 'Code déjà existant',
       extensions: { code: 'conflict' },
     });
-    const addBox = 'mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }';
-    const box = (await gql('diagnostician', addBox, { d: doctor.id, c: 'KNS' })).data.insertGearboxCode;
-    expect((await gql('diagnostician', addBox, { d: doctor.id, c: 'kns' })).errors![0]!.message).toBe('Code déjà existant');
+    const box = (await gql('diagnostician', M.insertGearboxCode, { d: doctor.id, c: 'KNS' })).data.insertGearboxCode;
+    expect((await gql('diagnostician', M.insertGearboxCode, { d: doctor.id, c: 'kns' })).errors![0]!.message).toBe('Code déjà existant');
     const read = await gql('mechanic', 'query($id: uuid!) { gearboxModel(id: $id) { doctorCodes { code engine gearboxCodes { code } } } }', { id: modelId });
     // Between the demo's own doctor codes of the model, in code order.
     expect(read.data.gearboxModel.doctorCodes).toEqual([
@@ -118,41 +114,44 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
       { code: 'DQ250-CD', engine: '2.0 TDI 170', gearboxCodes: [{ code: 'KNS' }] },
       { code: 'DQ250-CFG', engine: '2.0 TDI CFGB (170 ch)', gearboxCodes: [{ code: 'LQV' }, { code: 'NLE' }] },
     ]);
-    const delDoctor = 'mutation($id: uuid!) { deleteDoctorCode(id: $id) }';
-    expect((await gql('diagnostician', delDoctor, { id: doctor.id })).errors![0]).toMatchObject({ message: 'Code utilisé', extensions: { code: 'conflict' } });
-    expect((await gql('mechanic', 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }', { id: box.id })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }', { id: box.id })).data.deleteGearboxCode).toBe(box.id);
-    expect((await gql('diagnostician', delDoctor, { id: doctor.id })).data.deleteDoctorCode).toBe(doctor.id);
+    expect((await gql('diagnostician', M.deleteDoctorCode, { id: doctor.id })).errors![0]).toMatchObject({
+      message: 'Code utilisé',
+      extensions: { code: 'conflict' },
+    });
+    expect((await gql('mechanic', M.deleteGearboxCode, { id: box.id })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('diagnostician', M.deleteGearboxCode, { id: box.id })).data.deleteGearboxCode).toBe(box.id);
+    expect((await gql('diagnostician', M.deleteDoctorCode, { id: doctor.id })).data.deleteDoctorCode).toBe(doctor.id);
   });
 
   it('keeps error codes unique within a model, in capitals, and lets only A and D write', async () => {
     const models = (await gql('mechanic', '{ gearboxModels(search: "ZF") { id model errorCodes { code } } }')).data.gearboxModels;
     const [first, second] = models;
     expect(first.errorCodes.map((c: { code: string }) => c.code)).toContain('P0730');
-    const add = 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id code } }';
-    expect((await gql('commercial', add, { m: first.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).errors![0]!.extensions.code).toBe(
-      'forbidden',
-    );
-    const created = (await gql('diagnostician', add, { m: first.id, o: { code: 'p0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode;
+    expect(
+      (await gql('commercial', M.insertErrorCode, { m: first.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).errors![0]!.extensions.code,
+    ).toBe('forbidden');
+    const created = (await gql('diagnostician', M.insertErrorCode, { m: first.id, o: { code: 'p0735', description: 'Rapport 5 incorrect' } })).data
+      .insertErrorCode;
     expect(created.code).toBe('P0735');
-    expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P0735', description: 'Doublon' } })).errors![0]!.message).toBe('Code déjà existant');
-    // The same code on another model is that model's own.
-    expect((await gql('diagnostician', add, { m: second.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode.code).toBe(
-      'P0735',
+    expect((await gql('diagnostician', M.insertErrorCode, { m: first.id, o: { code: 'P0735', description: 'Doublon' } })).errors![0]!.message).toBe(
+      'Code déjà existant',
     );
-    expect((await gql('diagnostician', add, { m: first.id, o: { code: 'P07 35!', description: 'x' } })).errors![0]!.extensions).toEqual({
+    // The same code on another model is that model's own.
+    expect(
+      (await gql('diagnostician', M.insertErrorCode, { m: second.id, o: { code: 'P0735', description: 'Rapport 5 incorrect' } })).data.insertErrorCode.code,
+    ).toBe('P0735');
+    expect((await gql('diagnostician', M.insertErrorCode, { m: first.id, o: { code: 'P07 35!', description: 'x' } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.code': 'Code invalide' },
     });
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteErrorCode(id: $id) }', { id: created.id })).data.deleteErrorCode).toBe(created.id);
+    expect((await gql('diagnostician', M.deleteErrorCode, { id: created.id })).data.deleteErrorCode).toBe(created.id);
   });
 
   it('records outages from the base names, refuses unknown ones unless added, and keeps a model that has some', async () => {
     const modelId = (await gql('mechanic', '{ gearboxModels(search: "ETG6") { id } }')).data.gearboxModels[0].id;
-    const add = 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }';
     const outage = { component: 'mécatronique', outageType: 'Défaut logiciel', occurrenceRate: 9, averageMileage: 80000 };
-    expect((await gql('mechanic', add, { m: modelId, o: outage })).errors![0]!.extensions.code).toBe('forbidden');
-    const unknown = await gql('diagnostician', add, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", outageType: 'Calage' } });
+    expect((await gql('mechanic', M.insertOutage, { m: modelId, o: outage })).errors![0]!.extensions.code).toBe('forbidden');
+    const unknown = await gql('diagnostician', M.insertOutage, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", outageType: 'Calage' } });
     expect(unknown.errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: {
@@ -161,19 +160,20 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
       },
     });
     expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([]);
-    const id = (await gql('diagnostician', add, { m: modelId, o: outage })).data.insertOutage;
-    const added = (await gql('diagnostician', add, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", addMissing: true } })).data.insertOutage;
+    const id = (await gql('diagnostician', M.insertOutage, { m: modelId, o: outage })).data.insertOutage;
+    const added = (await gql('diagnostician', M.insertOutage, { m: modelId, o: { ...outage, component: "Actionneur d'embrayage", addMissing: true } })).data
+      .insertOutage;
     const read = await gql('commercial', 'query($id: uuid!) { gearboxOutage(id: $id) { component { name } outageType { name } occurrenceRate } }', { id });
     expect(read.data.gearboxOutage).toEqual({ component: { name: 'Mécatronique' }, outageType: { name: 'Défaut logiciel' }, occurrenceRate: 9 });
     expect((await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { name } }')).data.baseItems).toEqual([
       { name: "Actionneur d'embrayage" },
     ]);
-    expect((await gql('diagnostician', add, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({
+    expect((await gql('diagnostician', M.insertOutage, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({
       code: 'validation',
       fields: { 'object.occurrenceRate': 'Nombre invalide' },
     });
 
-    const refused = await gql('diagnostician', 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }', { id: modelId });
+    const refused = await gql('diagnostician', M.deleteGearboxModel, { id: modelId });
     // The demo dossier: 3 procedures, 3 measures and a reference curve, 4 outages; and the 2 added here.
     // The demo stock: 6 of its boxes on the racks and 2 gone, kept in the history. The demo orders: 4 on this model.
     expect(refused.errors![0]).toMatchObject({
@@ -191,10 +191,7 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
       },
     });
     const componentId = (await gql('diagnostician', '{ baseItems(kind: component, search: "Actionneur") { id } }')).data.baseItems[0].id;
-    expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteBaseItem(id: $id) { id } }', { id: componentId })).errors![0]!.message).toBe(
-      'Cet item est utilisé',
-    );
-    for (const outageId of [id, added])
-      expect((await gql('diagnostician', 'mutation($id: uuid!) { deleteOutage(id: $id) }', { id: outageId })).data.deleteOutage).toBe(outageId);
+    expect((await gql('diagnostician', M.deleteBaseItem, { id: componentId })).errors![0]!.message).toBe('Cet item est utilisé');
+    for (const outageId of [id, added]) expect((await gql('diagnostician', M.deleteOutage, { id: outageId })).data.deleteOutage).toBe(outageId);
   });
 });

@@ -1,6 +1,7 @@
-// Every GraphQL document of src/ is typed from the API's schema and valid against it (issue 16):
-// a renamed or removed field fails `npm test` (here, and in the type check), not a page at run
-// time. Documents are written one way, `graphql(`…`)` from #lib/graphql.ts, as one literal.
+// Every GraphQL document of src/ and of the test kit (tests/kit) is typed from the API's schema
+// and valid against it (issue 16): a renamed or removed field fails `npm test` (here, and in the
+// type check), not a page at run time. Documents are written one way, `graphql(`…`)` from
+// #lib/graphql.ts, as one literal.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Kind, parse, validate, type FragmentDefinitionNode } from 'graphql';
@@ -8,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { schema } from '#server/graphql/schema.ts';
 import { graphqlEnv } from '#scripts/graphql-env.ts';
 
-const SRC = path.resolve('src');
+// The pages' and islands' documents, and the mutations the tests, the load and fault runs share.
+const ROOTS = [path.resolve('src'), path.resolve('tests/kit')];
 // A string or template literal that reads as an operation or fragment: keyword, then a brace.
 const LOOKS_LIKE_GRAPHQL = /[`'"]\s*(?:(?:query|mutation|subscription)\b[^`'"{]*\{|fragment \w+ on \w+\s*\{|\{\s*[a-z_]\w*\s*(?:\(|\{))/g;
 
@@ -25,9 +27,9 @@ const inComment = (text: string, index: number) => /^\s*(\/\/|\*|\/\*)/.test(tex
 type Found = { where: string; body: string };
 const documents: Found[] = [];
 const strays: string[] = [];
-for (const file of filesOf(SRC)) {
+for (const file of ROOTS.flatMap(filesOf)) {
   const text = readFileSync(file, 'utf8');
-  const where = (index: number) => `${path.relative(SRC, file)}:${lineOf(text, index)}`;
+  const where = (index: number) => `${path.relative(path.resolve(), file)}:${lineOf(text, index)}`;
   const inside = new Set<number>();
   for (const m of text.matchAll(/\bgraphql\(\s*`([^`]*)`/g)) {
     if (inComment(text, m.index)) continue;
@@ -59,7 +61,7 @@ function withFragments(body: string) {
   return { ...document, definitions: [...document.definitions, ...needed.values()] };
 }
 
-describe('the GraphQL documents of src/', () => {
+describe('the GraphQL documents of src/ and the test kit', () => {
   it('are all written with graphql(`…`), each as one literal', () => {
     expect(documents.length).toBeGreaterThan(100);
     expect(strays).toEqual([]);

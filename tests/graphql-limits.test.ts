@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COST } from '#server/graphql/builder.ts';
 import { schema } from '#server/graphql/schema.ts';
 import { USERS_QUERY } from '#lib/users/user-list.ts';
-import { graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, signInAll, type DemoRole } from './kit/index.ts';
 
 const CANDIDATES = 'outageCandidates { outage { id component { name } outageType { name } description } similarOrders confirmedOrders dossierRate chosen }';
 /** One mechanic's query of the issue: 15 aliases of 100 orders, each with its outage ranking. */

@@ -4,7 +4,8 @@
 import { getNamedType, isLeafType, isNonNullType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '#server/graphql/schema.ts';
-import { graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, ok, signInAll } from './kit/index.ts';
 
 /** Every field of `type` without a required argument, `depth` levels down. */
 function everything(type: GraphQLObjectType, depth: number): string {

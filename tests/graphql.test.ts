@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
+import { signInAll } from './kit/index.ts';
 
 type Gql = { status: number; body: { data?: any; errors?: { message: string; extensions: { code: string; fields?: Record<string, string> } }[] } };
 
@@ -31,17 +32,10 @@ const USERS =
 
 describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
   let t: TestApp;
-  const tokens: Record<string, string> = {};
+  let tokens: Record<string, string>;
   beforeAll(async () => {
     t = await startTestApp(kind);
-    for (const [role, email] of Object.entries({
-      app_admin: 'admin@demo.local',
-      diagnostician: 'diagnostic@demo.local',
-      mechanic: 'mecanicien@demo.local',
-      commercial: 'commercial@demo.local',
-    })) {
-      tokens[role] = await tokenOf(t, email);
-    }
+    tokens = await signInAll(t);
   });
   afterAll(() => t?.close());
 
@@ -355,18 +349,11 @@ describe('two instances on one PostgreSQL server', () => {
 
 describe('every users operation for every role', () => {
   let t: TestApp;
-  const tokens: Record<string, string> = {};
+  let tokens: Record<string, string>;
   let otherId: string;
   beforeAll(async () => {
     t = await startTestApp('pglite');
-    for (const [role, email] of Object.entries({
-      app_admin: 'admin@demo.local',
-      diagnostician: 'diagnostic@demo.local',
-      mechanic: 'mecanicien@demo.local',
-      commercial: 'commercial@demo.local',
-    })) {
-      tokens[role] = await tokenOf(t, email);
-    }
+    tokens = await signInAll(t);
     otherId = (await gql(t, tokens.app_admin!, '{ users(where: { email: { _eq: "elodie.roux@demo.local" } }) { id } }')).body.data.users[0].id;
   });
   afterAll(() => t?.close());

@@ -24,6 +24,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { createPostgresDatabase } from './support/app.ts';
+import { documentText, M } from './kit/index.ts';
 import { stop as stopChild } from '../scripts/bench/support.ts';
 import { type Cluster, type Instance, NGINX, nginxSite, startCluster } from './support/cluster.ts';
 import { freePort } from './support/postgres-server.ts';
@@ -237,7 +238,7 @@ describe('two instances behind nginx', () => {
     for (let count = 1; changedOn.size < 2 && count <= 6; count++) {
       const added = await send(
         '/graphql',
-        gqlInit(accessToken, 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
+        gqlInit(accessToken, documentText(M.insertStockItems), {
           o: { gearboxModelId: modelId, condition: 'used', rack, level: 1, addedOn: '2026-11-20', quantity: 1 },
         }),
       );

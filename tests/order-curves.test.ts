@@ -13,7 +13,8 @@ import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '#li
 import { readPage } from '#lib/page-query.ts';
 import { formatNumber } from '#lib/format.ts';
 import { postCurvesAction } from '#lib/repair-orders/curves.server.ts';
-import { databaseKinds, demoEmails, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { demoEmails, type DemoRole, graphqlAs, M, ok, signInAll, createModel, createOrder } from './kit/index.ts';
 import { PDF } from './support/fixtures.ts';
 
 const REFERENCE = Buffer.from('temps_s;pression_min_bar;pression_max_bar\n0;4;5\n1;8;9,5\n2;7;8\n', 'utf8');
@@ -21,13 +22,9 @@ const MEASURED = Buffer.from('temps_s;pression_bar\n0;4,5\n1;10,2\n2;7,4\n', 'ut
 const CLOSED = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
 
 const Q = {
-  insertDocument: 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }',
-  insertCurve: 'mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }',
   updateCurve: 'mutation($id: uuid!, $c: order_curves_input!) { updateOrderCurve(id: $id, object: $c) }',
   deleteCurve: 'mutation($id: uuid!) { deleteOrderCurve(id: $id) }',
-  insertFile: 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }',
   deleteFile: 'mutation($id: uuid!) { deleteOrderFile(id: $id) }',
-  deleteOrder: 'mutation($id: uuid!) { deleteRepairOrder(id: $id) }',
   order: `query($id: uuid!) { repairOrder(id: $id) {
     curves { id description result comment reference { id title file { name } } measureProcedure { id title } files { id kind curveId comment file { id name mimeType } } }
     diagnosticFiles { id kind curveId file { id name mimeType size } }
@@ -146,16 +143,17 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
   /** A model with a reference curve and a measure procedure, another with its own curve, an order on the first. */
   async function setUp() {
     n += 1;
-    const model = async (name: string) => await createModel(gql, { model: `${name} ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
+    const model = async (name: string) =>
+      await createModel(gql.diagnostician, { model: `${name} ${kind} ${n}`, type: 'automatic', constructorName: 'ZF', startYear: 2012 });
     const link = async (gearboxModelId: string, name: string, body: Buffer, bucket: string, category: string, title: string) =>
-      ok(await gql('diagnostician', Q.insertDocument, { o: { gearboxModelId, fileId: await uploaded(name, body, bucket), category, title } }))
+      ok(await gql('diagnostician', M.insertGearboxDocument, { o: { gearboxModelId, fileId: await uploaded(name, body, bucket), category, title } }))
         .insertGearboxDocument as string;
     const modelId = await model('Essai courbes');
     const otherId = await model('Essai courbes bis');
     const reference = await link(modelId, 'pression.csv', REFERENCE, 'documents', 'reference_curve', 'Pression de ligne');
     const procedure = await link(modelId, 'mesure.pdf', PDF, 'measure', 'measure_procedure', 'Mesure de la pression');
     const foreign = await link(otherId, 'pression-bis.csv', REFERENCE, 'documents', 'reference_curve', 'Pression autre modèle');
-    const orderId = await createOrder(gql, {
+    const orderId = await createOrder(gql.diagnostician, {
       number: `CB-${kind}-${n}`,
       openedOn: '2026-11-03',
       interventionCategory: 'gearbox_only',
@@ -174,19 +172,19 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       measureProcedureDocumentId: procedure,
     };
     for (const role of ['commercial', 'mechanic'] as const)
-      expect((await gql(role, Q.insertCurve, { o: orderId, c: curve })).errors![0]!.extensions.code).toBe('forbidden');
-    const id = ok(await gql('diagnostician', Q.insertCurve, { o: orderId, c: curve })).insertOrderCurve;
-    expect((await gql('app_admin', Q.insertCurve, { o: orderId, c: { description: ' ' } })).errors![0]!.extensions).toEqual({
+      expect((await gql(role, M.insertOrderCurve, { o: orderId, c: curve })).errors![0]!.extensions.code).toBe('forbidden');
+    const id = ok(await gql('diagnostician', M.insertOrderCurve, { o: orderId, c: curve })).insertOrderCurve;
+    expect((await gql('app_admin', M.insertOrderCurve, { o: orderId, c: { description: ' ' } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.description': 'Champ obligatoire' },
     });
-    expect((await gql('diagnostician', Q.insertCurve, { o: orderId, c: { ...curve, referenceDocumentId: foreign } })).errors![0]!.extensions).toEqual({
+    expect((await gql('diagnostician', M.insertOrderCurve, { o: orderId, c: { ...curve, referenceDocumentId: foreign } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.referenceDocumentId': 'Choisissez une courbe de référence du modèle de cet OR' },
     });
     // A document of the model, but not a measure procedure.
     expect(
-      (await gql('diagnostician', Q.insertCurve, { o: orderId, c: { ...curve, measureProcedureDocumentId: reference } })).errors![0]!.extensions.fields,
+      (await gql('diagnostician', M.insertOrderCurve, { o: orderId, c: { ...curve, measureProcedureDocumentId: reference } })).errors![0]!.extensions.fields,
     ).toEqual({
       'object.measureProcedureDocumentId': 'Choisissez une procédure de mesure du modèle de cet OR',
     });
@@ -219,9 +217,10 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     const { orderId, reference } = await setUp();
     const other = await setUp();
     const curveId = ok(
-      await gql('diagnostician', Q.insertCurve, { o: orderId, c: { description: 'Montée en pression', referenceDocumentId: reference } }),
+      await gql('diagnostician', M.insertOrderCurve, { o: orderId, c: { description: 'Montée en pression', referenceDocumentId: reference } }),
     ).insertOrderCurve;
-    const attach = (fileId: string, extra: object = {}) => gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId, kind: 'curve', curveId, ...extra } });
+    const attach = (fileId: string, extra: object = {}) =>
+      gql('diagnostician', M.insertOrderFile, { o: orderId, f: { fileId, kind: 'curve', curveId, ...extra } });
     const csv = await uploaded('releve.csv', MEASURED, 'measure');
     const pdf = await uploaded('rapport.pdf', PDF, 'measure');
     const txt = await uploaded('journal.txt', Buffer.from('t=0 p=4,5\n'), 'measure');
@@ -234,15 +233,17 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     const imported = await uploaded('import.csv', MEASURED, 'diagnostic-import');
     expect((await attach(imported)).errors![0]!.message).toBe('Format non supporté');
     const spare = await uploaded('autre.csv', MEASURED, 'measure');
-    expect((await gql('diagnostician', Q.insertFile, { o: other.orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code).toBe(
-      'not-found',
-    );
-    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: spare, kind: 'curve' } })).errors![0]!.extensions).toEqual({
+    expect(
+      (await gql('diagnostician', M.insertOrderFile, { o: other.orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code,
+    ).toBe('not-found');
+    expect((await gql('diagnostician', M.insertOrderFile, { o: orderId, f: { fileId: spare, kind: 'curve' } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.curveId': 'Champ obligatoire' },
     });
     expect((await attach(csv)).errors![0]).toMatchObject({ message: 'Ce fichier est déjà joint', extensions: { code: 'conflict' } });
-    expect((await gql('mechanic', Q.insertFile, { o: orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('mechanic', M.insertOrderFile, { o: orderId, f: { fileId: spare, kind: 'curve', curveId } })).errors![0]!.extensions.code).toBe(
+      'forbidden',
+    );
 
     const files = (await orderOf(orderId)).curves[0].files;
     expect(
@@ -279,12 +280,14 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     // The import bucket takes PDF, JPG, TXT and CSV only (SPEC §5).
     expect(await upload('diagnostician', 'ecran.png', png, 'diagnostic-import')).toMatchObject({ status: 415 });
     const measurePng = await uploaded('ecran.png', png, 'measure');
-    for (const fileId of [csv, pdf]) ok(await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId, kind: 'import' } }));
-    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]).toMatchObject({
+    for (const fileId of [csv, pdf]) ok(await gql('diagnostician', M.insertOrderFile, { o: orderId, f: { fileId, kind: 'import' } }));
+    expect((await gql('diagnostician', M.insertOrderFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]).toMatchObject({
       message: 'Format non supporté',
       extensions: { code: 'validation' },
     });
-    expect((await gql('commercial', Q.insertFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]!.extensions.code).toBe('forbidden');
+    expect((await gql('commercial', M.insertOrderFile, { o: orderId, f: { fileId: measurePng, kind: 'import' } })).errors![0]!.extensions.code).toBe(
+      'forbidden',
+    );
 
     const imports = (await orderOf(orderId)).diagnosticFiles;
     expect(imports.map((f: { kind: string; curveId: null; file: { name: string; size: number } }) => [f.kind, f.curveId, f.file.name, f.file.size])).toEqual([
@@ -301,13 +304,13 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     // The measure procedure's PDF sits in the same bucket as curve files: it stays the dossier's.
     const dossierFile = (await t.database.db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.id, procedure)))[0]!
       .fileId;
-    expect((await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: dossierFile, kind: 'import' } })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.insertOrderFile, { o: orderId, f: { fileId: dossierFile, kind: 'import' } })).errors![0]).toMatchObject({
       message: 'Ce fichier est déjà joint',
       extensions: { code: 'conflict' },
     });
     const csv = await uploaded('valise.csv', MEASURED, 'diagnostic-import');
-    ok(await gql('diagnostician', Q.insertFile, { o: orderId, f: { fileId: csv, kind: 'import' } }));
-    ok(await gql('diagnostician', Q.deleteOrder, { id: orderId }));
+    ok(await gql('diagnostician', M.insertOrderFile, { o: orderId, f: { fileId: csv, kind: 'import' } }));
+    ok(await gql('diagnostician', M.deleteRepairOrder, { id: orderId }));
     expect((await download(csv)).status).toBe(404);
     expect((await download(dossierFile)).status).toBe(200);
   });
@@ -316,12 +319,12 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
     // No mutation closes an order yet: the demo data has closed ones.
     const [closed] = await t.database.db.select({ id: repairOrders.id }).from(repairOrders).where(eq(repairOrders.status, 'CLOSED')).limit(1);
     expect(closed).toBeDefined();
-    expect((await gql('diagnostician', Q.insertCurve, { o: closed!.id, c: { description: 'Trop tard' } })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.insertOrderCurve, { o: closed!.id, c: { description: 'Trop tard' } })).errors![0]).toMatchObject({
       message: CLOSED,
       extensions: { code: 'conflict' },
     });
     const file = await uploaded('tardif.pdf', PDF, 'diagnostic-import');
-    expect((await gql('diagnostician', Q.insertFile, { o: closed!.id, f: { fileId: file, kind: 'import' } })).errors![0]!.message).toBe(CLOSED);
+    expect((await gql('diagnostician', M.insertOrderFile, { o: closed!.id, f: { fileId: file, kind: 'import' } })).errors![0]!.message).toBe(CLOSED);
   });
 
   describe("the tab's form posts", () => {

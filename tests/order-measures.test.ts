@@ -4,7 +4,8 @@ import { files, orderMeasures, repairOrders, users } from '#server/db/schema/ind
 import { createOrderMeasuresService } from '#server/repair-orders/measures.ts';
 import { orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { databaseKinds, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder, SOMEONE } from './support/app.ts';
+import { databaseKinds, SOMEONE, startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, M, ok, signInAll, createModel, createOrder } from './kit/index.ts';
 
 describe('the result the bounds propose', () => {
   it('is ok inside, a tolerance within 5 % of the range outside, nok further', () => {
@@ -51,11 +52,7 @@ describe('the order measure form', () => {
 });
 
 const Q = {
-  insertDossierMeasure: 'mutation($m: uuid!, $o: gearbox_measures_input!) { insertGearboxMeasure(gearboxModelId: $m, object: $o) { id } }',
-  done: 'mutation($o: uuid!, $d: Boolean!) { setMeasuresDone(repairOrderId: $o, done: $d) { discarded files } }',
-  insert: 'mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }',
   fromDossier: 'mutation($o: uuid!) { insertDossierMeasures(repairOrderId: $o) }',
-  update: 'mutation($id: uuid!, $m: order_measures_input!) { updateOrderMeasure(id: $id, object: $m) }',
   remove: 'mutation($id: uuid!) { deleteOrderMeasure(id: $id) }',
   attach: 'mutation($m: uuid!, $f: uuid!, $c: String) { insertOrderMeasureFile(measureId: $m, fileId: $f, comment: $c) }',
   detach: 'mutation($id: uuid!) { deleteOrderMeasureFile(id: $id) }',
@@ -79,15 +76,15 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   const setUp = async () => {
     n += 1;
-    const modelId = await createModel(gql, { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 });
+    const modelId = await createModel(gql.diagnostician, { model: `Essai mesures ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin', startYear: 2012 });
     const pressure = ok(
-      await gql('diagnostician', Q.insertDossierMeasure, {
+      await gql('diagnostician', M.insertGearboxMeasure, {
         m: modelId,
         o: { name: 'Pression de ligne', description: 'Au ralenti, en D', unit: 'bar', minimum: 3.5, maximum: 4.5 },
       }),
     ).insertGearboxMeasure.id;
-    ok(await gql('diagnostician', Q.insertDossierMeasure, { m: modelId, o: { name: 'Résistance solénoïde S1', unit: 'Ω', minimum: 10, maximum: 12 } }));
-    const orderId = await createOrder(gql, {
+    ok(await gql('diagnostician', M.insertGearboxMeasure, { m: modelId, o: { name: 'Résistance solénoïde S1', unit: 'Ω', minimum: 10, maximum: 12 } }));
+    const orderId = await createOrder(gql.diagnostician, {
       number: `ME-${kind}-${n}`,
       openedOn: '2026-11-03',
       interventionCategory: 'gearbox_only',
@@ -101,19 +98,21 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   it('asks whether measures were taken first, and lets only A and D write', async () => {
     const { orderId } = await setUp();
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression' } })).errors![0]).toMatchObject({
       message: "Indiquez d'abord que des mesures ont été prises.",
       extensions: { code: 'conflict' },
     });
     expect((await gql('diagnostician', Q.fromDossier, { o: orderId })).errors![0]!.message).toBe("Indiquez d'abord que des mesures ont été prises.");
     for (const role of ['commercial', 'mechanic'] as const) {
-      expect((await gql(role, Q.done, { o: orderId, d: true })).errors![0]!.extensions.code).toBe('forbidden');
-      expect((await gql(role, Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.extensions.code).toBe('forbidden');
+      expect((await gql(role, M.setMeasuresDone, { o: orderId, d: true })).errors![0]!.extensions.code).toBe('forbidden');
+      expect((await gql(role, M.insertOrderMeasure, { o: orderId, m: { name: 'Pression' } })).errors![0]!.extensions.code).toBe('forbidden');
     }
-    expect(ok(await gql('app_admin', Q.done, { o: orderId, d: true })).setMeasuresDone).toEqual({ discarded: 0, files: 0 });
-    const id = ok(await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Température huile', unit: '°C', measuredValue: -4 } })).insertOrderMeasure;
+    expect(ok(await gql('app_admin', M.setMeasuresDone, { o: orderId, d: true })).setMeasuresDone).toEqual({ discarded: 0, files: 0 });
+    const id = ok(
+      await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Température huile', unit: '°C', measuredValue: -4 } }),
+    ).insertOrderMeasure;
     for (const role of ['commercial', 'mechanic'] as const) {
-      expect((await gql(role, Q.update, { id, m: { name: 'X' } })).errors![0]!.extensions.code).toBe('forbidden');
+      expect((await gql(role, M.updateOrderMeasure, { id, m: { name: 'X' } })).errors![0]!.extensions.code).toBe('forbidden');
       expect((await gql(role, Q.remove, { id })).errors![0]!.extensions.code).toBe('forbidden');
     }
     const order = ok(await gql('commercial', Q.order, { id: orderId })).repairOrder;
@@ -142,7 +141,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   it("copies the dossier's measures once, stores the proposed result unless one is chosen", async () => {
     const { orderId, pressure } = await setUp();
-    ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
+    ok(await gql('diagnostician', M.setMeasuresDone, { o: orderId, d: true }));
     expect(ok(await gql('diagnostician', Q.fromDossier, { o: orderId })).insertDossierMeasures).toBe(2);
     expect(ok(await gql('diagnostician', Q.fromDossier, { o: orderId })).insertDossierMeasures).toBe(0);
     const copied = await measuresOf(orderId);
@@ -152,7 +151,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
     const object = { name: line.name, description: line.description, unit: line.unit, minimum: 3.5, maximum: 4.5 };
     const resultFor = async (m: object) => {
-      ok(await gql('diagnostician', Q.update, { id: line.id, m: { ...object, ...m } }));
+      ok(await gql('diagnostician', M.updateOrderMeasure, { id: line.id, m: { ...object, ...m } }));
       return (await measuresOf(orderId)).find((x: { id: string }) => x.id === line.id);
     };
     expect(await resultFor({ measuredValue: 4.1 })).toMatchObject({ measuredValue: 4.1, checkResult: 'ok', gearboxMeasureId: pressure });
@@ -164,7 +163,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     });
     // A dossier measure added later comes alone.
     ok(
-      await gql('diagnostician', Q.insertDossierMeasure, {
+      await gql('diagnostician', M.insertGearboxMeasure, {
         m: (await t.app.domain.repairOrders.get(SOMEONE, orderId))!.model.id,
         o: { name: 'Régime de calage', unit: 'tr/min', minimum: 2200, maximum: 2600 },
       }),
@@ -173,29 +172,38 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     // A measure of another model's dossier is not this order's.
     const other = await setUp();
     expect(
-      (await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', gearboxMeasureId: other.pressure } })).errors![0]!.extensions.fields,
+      (await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression', gearboxMeasureId: other.pressure } })).errors![0]!.extensions
+        .fields,
     ).toEqual({ 'object.gearboxMeasureId': 'Mesure inconnue du dossier du modèle' });
   });
 
   it('refuses bad numbers and a maximum under the minimum, writing nothing', async () => {
     const { orderId } = await setUp();
-    ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
+    ok(await gql('diagnostician', M.setMeasuresDone, { o: orderId, d: true }));
     const id = ok(
-      await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4 } }),
+      await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4 } }),
     ).insertOrderMeasure;
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: -1 } })).errors![0]!.extensions).toEqual({
+    expect((await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression', minimum: -1 } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.minimum': 'Nombre invalide' },
     });
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression', minimum: 5, maximum: 4 } })).errors![0]!.extensions).toEqual({
+    expect((await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression', minimum: 5, maximum: 4 } })).errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.maximum': 'Le maximum doit être supérieur ou égal au minimum' },
     });
-    expect((await gql('diagnostician', Q.update, { id, m: { name: '  ', minimum: 5, maximum: 4 } })).errors![0]!.extensions.fields).toEqual({
+    expect((await gql('diagnostician', M.updateOrderMeasure, { id, m: { name: '  ', minimum: 5, maximum: 4 } })).errors![0]!.extensions.fields).toEqual({
       'object.name': 'Champ obligatoire',
       'object.maximum': 'Le maximum doit être supérieur ou égal au minimum',
     });
-    expect((await gql('diagnostician', Q.update, { id, m: { name: 'Pression', measuredValue: 'beaucoup' } })).errors).toBeDefined();
+    // A Float GraphQL accepts, out of the measured value's own range (|value| < 10⁹): the rule refuses it.
+    expect((await gql('diagnostician', M.updateOrderMeasure, { id, m: { name: 'Pression', measuredValue: 1e9 } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.measuredValue': 'Nombre invalide' },
+    });
+    expect((await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression', measuredValue: -1e9 } })).errors![0]!.extensions).toEqual({
+      code: 'validation',
+      fields: { 'object.measuredValue': 'Nombre invalide' },
+    });
     expect(await measuresOf(orderId)).toEqual([
       expect.objectContaining({ id, name: 'Pression', minimum: 3.5, maximum: 4.5, measuredValue: 4, checkResult: 'ok' }),
     ]);
@@ -203,7 +211,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
 
   it('keeps a measure\'s files, then discards measures and files together when the answer becomes "no"', async () => {
     const { orderId } = await setUp();
-    ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
+    ok(await gql('diagnostician', M.setMeasuresDone, { o: orderId, d: true }));
     ok(await gql('diagnostician', Q.fromDossier, { o: orderId }));
     const [first, second] = await measuresOf(orderId);
     // Measure files: PNG, JPG, PDF, TXT, XLSX, CSV only (SPEC §5).
@@ -256,7 +264,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, kept.id))).toHaveLength(1);
     expect(await t.app.services.files.blobs.size(kept.id)).not.toBeNull();
 
-    expect(ok(await gql('diagnostician', Q.done, { o: orderId, d: false })).setMeasuresDone).toEqual({ discarded: 1, files: 1 });
+    expect(ok(await gql('diagnostician', M.setMeasuresDone, { o: orderId, d: false })).setMeasuresDone).toEqual({ discarded: 1, files: 1 });
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder).toMatchObject({ measuresDone: false, measures: [] });
     expect(
       await t.database.db
@@ -267,14 +275,14 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     expect(await t.app.services.files.blobs.size(kept.id)).toBeNull();
     // A file of another bucket was never linked: it stays.
     expect(await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, misplaced.id))).toHaveLength(1);
-    expect((await gql('diagnostician', Q.insert, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe(
+    expect((await gql('diagnostician', M.insertOrderMeasure, { o: orderId, m: { name: 'Pression' } })).errors![0]!.message).toBe(
       "Indiquez d'abord que des mesures ont été prises.",
     );
   });
 
   it('refuses every change on a closed order', async () => {
     const { orderId } = await setUp();
-    ok(await gql('diagnostician', Q.done, { o: orderId, d: true }));
+    ok(await gql('diagnostician', M.setMeasuresDone, { o: orderId, d: true }));
     ok(await gql('diagnostician', Q.fromDossier, { o: orderId }));
     const [measure] = await measuresOf(orderId);
     const file = await saveFile('measure');
@@ -284,11 +292,11 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     const closed = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
     const other = await saveFile('measure', 'autre.csv');
     for (const [query, variables] of [
-      [Q.done, { o: orderId, d: false }],
-      [Q.done, { o: orderId, d: true }],
-      [Q.insert, { o: orderId, m: { name: 'Pression' } }],
+      [M.setMeasuresDone, { o: orderId, d: false }],
+      [M.setMeasuresDone, { o: orderId, d: true }],
+      [M.insertOrderMeasure, { o: orderId, m: { name: 'Pression' } }],
       [Q.fromDossier, { o: orderId }],
-      [Q.update, { id: measure.id, m: { name: measure.name, measuredValue: 1 } }],
+      [M.updateOrderMeasure, { id: measure.id, m: { name: measure.name, measuredValue: 1 } }],
       [Q.remove, { id: measure.id }],
       [Q.attach, { m: measure.id, f: other.id }],
       [Q.detach, { id: link }],

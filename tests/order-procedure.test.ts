@@ -6,25 +6,24 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import {
+  chooseRepair,
+  createModel,
+  createOrder,
+  createOutage,
+  createProcedure,
+  type DemoRole,
+  finishDiagnostic,
+  graphqlAs,
+  M,
+  ok,
+  signInAll,
+} from './kit/index.ts';
 
 const Q = {
-  insertOutage: 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }',
-  insertProcedure: 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }',
-  updateProcedure: 'mutation($id: uuid!, $o: repair_procedures_input!) { updateRepairProcedure(id: $id, object: $o) }',
-  chooseOutages: 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }',
-  chooseProcedures: 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }',
-  visualised: 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }',
-  validate: 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }',
-  reading: 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }',
-  insertSymptom: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
-  reopenDiagnostic: 'mutation($o: uuid!) { reopenDiagnostic(repairOrderId: $o) }',
   order:
     'query($id: uuid!) { repairOrder(id: $id) { status closedOn procedures { name steps checkpoints { id name checkResult measuredValue comment answeredByName version } } events { kind byName comment } } }',
-  answer:
-    'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { checkResult measuredValue comment answeredByName version } }',
-  close: 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }',
-  reopen: 'mutation($id: uuid!, $c: String) { reopenRepairOrder(id: $id, comment: $c) }',
 };
 
 describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
@@ -43,29 +42,30 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
   /** An order whose diagnostic is validated: one procedure with two checkpoints. */
   async function validatedOrder() {
     n += 1;
-    const modelId = await createModel(gql, { model: `Essai atelier ${kind} ${n}`, type: 'automatic', constructorName: 'Aisin Warner', startYear: 2011 });
-    const outageId = ok(await gql('diagnostician', Q.insertOutage, { m: modelId, o: { component: 'Mécatronique', outageType: 'Usure' } })).insertOutage;
+    const modelId = await createModel(gql.diagnostician, {
+      model: `Essai atelier ${kind} ${n}`,
+      type: 'automatic',
+      constructorName: 'Aisin Warner',
+      startYear: 2011,
+    });
+    const outageId = await createOutage(gql.diagnostician, modelId);
     const procedure = {
       name: 'Remplacement mécatronique',
       steps: ['Vidanger', 'Déposer', 'Reposer'],
       checkpoints: [{ name: 'Pression de ligne' }, { name: 'Essai routier' }],
     };
-    const procedureId = ok(await gql('diagnostician', Q.insertProcedure, { m: modelId, o: procedure })).insertRepairProcedure;
-    const orderId = await createOrder(gql, {
+    const procedureId = await createProcedure(gql.diagnostician, modelId, procedure);
+    const orderId = await createOrder(gql.diagnostician, {
       number: `ATL-${kind}-${n}`,
       openedOn: '2026-11-10',
       interventionCategory: 'complete_car',
       gearboxModelId: modelId,
     });
-    ok(await gql('diagnostician', Q.chooseOutages, { o: orderId, ids: [outageId] }));
-    ok(await gql('diagnostician', Q.chooseProcedures, { o: orderId, p: [{ procedureId, outageId }] }));
-    ok(await gql('diagnostician', Q.visualised, { o: orderId }));
-    expect((await gql('diagnostician', Q.validate, { o: orderId })).errors![0]!.message).toBe(
+    await chooseRepair(gql.diagnostician, orderId, { outageId, procedureId });
+    expect((await gql('diagnostician', M.validateDiagnostic, { o: orderId })).errors![0]!.message).toBe(
       "Indiquez d'abord si la boîte permet la lecture des codes défaut.",
     );
-    ok(await gql('diagnostician', Q.reading, { o: orderId }));
-    ok(await gql('diagnostician', Q.insertSymptom, { o: orderId, s: { symptom: 'Sifflement', temporality: 'during' } }));
-    ok(await gql('diagnostician', Q.validate, { o: orderId }));
+    await finishDiagnostic(gql.diagnostician, orderId);
     return { orderId, procedureId, procedure };
   }
   const checkpointsOf = async (orderId: string) =>
@@ -80,7 +80,7 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     const { orderId, procedureId, procedure } = await validatedOrder();
     // The dossier's procedure changes afterwards: the order keeps what was validated.
     ok(
-      await gql('diagnostician', Q.updateProcedure, {
+      await gql('diagnostician', M.updateRepairProcedure, {
         id: procedureId,
         o: { ...procedure, steps: ['Autre chose'], checkpoints: [{ name: 'Autre contrôle' }] },
       }),
@@ -91,17 +91,19 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
 
     const [first, second] = await checkpointsOf(orderId);
     if (!first || !second) throw new Error('two checkpoints expected');
-    expect((await gql('commercial', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe('forbidden');
-    expect((await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2 bar' } })).errors![0]!.extensions).toEqual({
+    expect((await gql('commercial', M.answerOrderCheckpoint, { id: first.id, v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe('forbidden');
+    expect(
+      (await gql('mechanic', M.answerOrderCheckpoint, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2 bar' } })).errors![0]!.extensions,
+    ).toEqual({
       code: 'validation',
       fields: { 'object.measuredValue': 'Nombre invalide' },
     });
     const saved = ok(
-      await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2', comment: 'Au ralenti' } }),
+      await gql('mechanic', M.answerOrderCheckpoint, { id: first.id, v: 0, o: { checkResult: 'ok', measuredValue: '4,2', comment: 'Au ralenti' } }),
     ).answerOrderCheckpoint;
     expect(saved).toEqual({ checkResult: 'ok', measuredValue: 4.2, comment: 'Au ralenti', answeredByName: expect.any(String), version: 1 });
     // A second terminal still holding version 0 is refused, and the first answer stands.
-    const stale = await gql('diagnostician', Q.answer, { id: first.id, v: 0, o: { checkResult: 'nok' } });
+    const stale = await gql('diagnostician', M.answerOrderCheckpoint, { id: first.id, v: 0, o: { checkResult: 'nok' } });
     expect(stale.errors![0]).toMatchObject({
       message: 'Un collègue vient de renseigner ce point de contrôle : sa réponse est affichée, vérifiez-la avant de la remplacer.',
       extensions: { code: 'conflict' },
@@ -109,53 +111,58 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
     expect((await checkpointsOf(orderId))[0]!.checkResult).toBe('ok');
 
     // Closing with a checkpoint open is refused, and nothing is written.
-    expect((await gql('mechanic', Q.close, { id: orderId, c: 'Fini' })).errors![0]!.message).toBe(
+    expect((await gql('mechanic', M.closeRepairOrder, { id: orderId, c: 'Fini' })).errors![0]!.message).toBe(
       'Tous les points de contrôle doivent être renseignés avant la clôture (1 restant).',
     );
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder).toMatchObject({ status: 'IN_PROGRESS', closedOn: null, events: [] });
     // Once answers exist, the diagnostic cannot be reopened underneath the mechanic.
-    expect((await gql('diagnostician', Q.reopenDiagnostic, { o: orderId })).errors![0]!.message).toBe(
+    expect((await gql('diagnostician', M.reopenDiagnostic, { o: orderId })).errors![0]!.message).toBe(
       'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.',
     );
 
-    ok(await gql('app_admin', Q.answer, { id: second.id, v: second.version, o: { checkResult: 'high_tolerance', measuredValue: '-3.5' } }));
-    expect((await gql('commercial', Q.close, { id: orderId })).errors![0]!.extensions.code).toBe('forbidden');
-    ok(await gql('mechanic', Q.close, { id: orderId, c: 'Essai routier concluant' }));
+    ok(await gql('app_admin', M.answerOrderCheckpoint, { id: second.id, v: second.version, o: { checkResult: 'high_tolerance', measuredValue: '-3.5' } }));
+    expect((await gql('commercial', M.closeRepairOrder, { id: orderId })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('mechanic', M.closeRepairOrder, { id: orderId, c: 'Essai routier concluant' }));
     const closed = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
     expect(closed.status).toBe('CLOSED');
     expect(closed.closedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(closed.events).toEqual([{ kind: 'closed', byName: expect.any(String), comment: 'Essai routier concluant' }]);
 
     // Closed: read-only for everyone, even an admin, until an admin reopens it.
-    expect((await gql('app_admin', Q.answer, { id: first.id, v: 1, o: { checkResult: 'nok' } })).errors![0]!.message).toBe(
+    expect((await gql('app_admin', M.answerOrderCheckpoint, { id: first.id, v: 1, o: { checkResult: 'nok' } })).errors![0]!.message).toBe(
       'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     );
-    expect((await gql('mechanic', Q.close, { id: orderId })).errors![0]!.extensions.code).toBe('conflict');
+    expect((await gql('mechanic', M.closeRepairOrder, { id: orderId })).errors![0]!.extensions.code).toBe('conflict');
     for (const role of ['diagnostician', 'mechanic', 'commercial'] as const)
-      expect((await gql(role, Q.reopen, { id: orderId, c: 'Erreur' })).errors![0]!.extensions.code).toBe('forbidden');
-    ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Client revenu : bruit à froid' }));
+      expect((await gql(role, M.reopenRepairOrder, { id: orderId, c: 'Erreur' })).errors![0]!.extensions.code).toBe('forbidden');
+    ok(await gql('app_admin', M.reopenRepairOrder, { id: orderId, c: 'Client revenu : bruit à froid' }));
     const reopened = ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder;
     expect(reopened).toMatchObject({ status: 'IN_PROGRESS', closedOn: null });
     expect(reopened.events.map((e: { kind: string; comment: string }) => [e.kind, e.comment])).toEqual([
       ['reopened', 'Client revenu : bruit à froid'],
       ['closed', 'Essai routier concluant'],
     ]);
-    expect((await gql('mechanic', Q.answer, { id: 'f5c7a2f0-8e7c-4f5e-9d7a-2f1a0c3b4d5e', v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions.code).toBe(
-      'not-found',
-    );
+    expect(
+      (await gql('mechanic', M.answerOrderCheckpoint, { id: 'f5c7a2f0-8e7c-4f5e-9d7a-2f1a0c3b4d5e', v: 0, o: { checkResult: 'ok' } })).errors![0]!.extensions
+        .code,
+    ).toBe('not-found');
   });
 
   it('saves a value and a comment typed before the result, without answering the checkpoint (decision 039)', async () => {
     const { orderId } = await validatedOrder();
     const [first] = await checkpointsOf(orderId);
     if (!first) throw new Error('a checkpoint expected');
-    const typed = ok(await gql('mechanic', Q.answer, { id: first.id, v: 0, o: { checkResult: null, measuredValue: '4,6', comment: 'À chaud' } }));
+    const typed = ok(
+      await gql('mechanic', M.answerOrderCheckpoint, { id: first.id, v: 0, o: { checkResult: null, measuredValue: '4,6', comment: 'À chaud' } }),
+    );
     expect(typed.answerOrderCheckpoint).toMatchObject({ checkResult: null, measuredValue: 4.6, comment: 'À chaud', version: 1 });
     // Still open: closing is refused.
-    expect((await gql('mechanic', Q.close, { id: orderId, c: '' })).errors![0]!.extensions.code).toBe('conflict');
-    ok(await gql('mechanic', Q.answer, { id: first.id, v: 1, o: { checkResult: 'nok', measuredValue: '4,6', comment: 'À chaud' } }));
+    expect((await gql('mechanic', M.closeRepairOrder, { id: orderId, c: '' })).errors![0]!.extensions.code).toBe('conflict');
+    ok(await gql('mechanic', M.answerOrderCheckpoint, { id: first.id, v: 1, o: { checkResult: 'nok', measuredValue: '4,6', comment: 'À chaud' } }));
     // A field left afterwards keeps the result chosen.
-    const again = ok(await gql('mechanic', Q.answer, { id: first.id, v: 2, o: { checkResult: null, measuredValue: '4,7', comment: 'À chaud' } }));
+    const again = ok(
+      await gql('mechanic', M.answerOrderCheckpoint, { id: first.id, v: 2, o: { checkResult: null, measuredValue: '4,7', comment: 'À chaud' } }),
+    );
     expect(again.answerOrderCheckpoint).toMatchObject({ checkResult: 'nok', measuredValue: 4.7, version: 3 });
   });
 
@@ -175,7 +182,7 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
         {
           next: async (result) => {
             received.push(result.data!.orderCheckpoints);
-            if (received.length === 1) ok(await gql('diagnostician', Q.answer, { id: first!.id, v: 0, o: { checkResult: 'nok' } }));
+            if (received.length === 1) ok(await gql('diagnostician', M.answerOrderCheckpoint, { id: first!.id, v: 0, o: { checkResult: 'nok' } }));
             if (received.length === 2) {
               stop();
               resolve();
@@ -196,7 +203,8 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
 
   it('tells whoever watches the order of its closing and its reopening (issue 28)', async () => {
     const { orderId } = await validatedOrder();
-    for (const point of await checkpointsOf(orderId)) ok(await gql('mechanic', Q.answer, { id: point.id, v: point.version, o: { checkResult: 'ok' } }));
+    for (const point of await checkpointsOf(orderId))
+      ok(await gql('mechanic', M.answerOrderCheckpoint, { id: point.id, v: point.version, o: { checkResult: 'ok' } }));
     const client = createClient({
       url: `${t.url.replace(/^http/, 'ws')}/graphql`,
       webSocketImpl: WebSocket,
@@ -210,8 +218,8 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
         {
           next: async (result) => {
             received.push(result.data!.repairOrderStatus);
-            if (received.length === 1) ok(await gql('diagnostician', Q.close, { id: orderId, c: 'Fini' }));
-            if (received.length === 2) ok(await gql('app_admin', Q.reopen, { id: orderId, c: 'Oubli' }));
+            if (received.length === 1) ok(await gql('diagnostician', M.closeRepairOrder, { id: orderId, c: 'Fini' }));
+            if (received.length === 2) ok(await gql('app_admin', M.reopenRepairOrder, { id: orderId, c: 'Oubli' }));
             if (received.length === 3) {
               stop();
               resolve();

@@ -7,7 +7,8 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browser, htmlText } from './support/browser.ts';
-import { postJson, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { postJson, startTestApp, type TestApp } from './support/app.ts';
+import { signInAll, type DemoRole } from './kit/index.ts';
 import { startEmbeddedPostgres } from './support/postgres-server.ts';
 
 let postgres: Awaited<ReturnType<typeof startEmbeddedPostgres>>;

@@ -1,6 +1,7 @@
 // Issue 14, item 9: what a production server tells a client when something breaks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlAs, signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { graphqlAs, signInAll, type DemoRole } from './kit/index.ts';
 
 describe('a production server', () => {
   let t: TestApp;

@@ -6,7 +6,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
-import { databaseKinds, type DemoRole, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { createModel, type DemoRole, type Document, documentText, type GqlResult, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 
 const ORDER = `id number openedOn closedOn status interventionCategory gearboxCode
   model { id model type constructorName bvaId } referent { id displayName }
@@ -16,9 +17,6 @@ const FILTER_VARS = '$s: String, $from: String, $to: String, $c: intervention_ca
 const FILTER_ARGS = 'search: $s, from: $from, to: $to, category: $c, type: $t, modelId: $m';
 
 const Q = {
-  insert: 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }',
-  update: 'mutation($id: uuid!, $o: repair_orders_input!) { updateRepairOrder(id: $id, object: $o) }',
-  remove: 'mutation($id: uuid!) { deleteRepairOrder(id: $id) }',
   order: `query($id: uuid!) { repairOrder(id: $id) { ${ORDER} } }`,
   referents: '{ repairOrderReferents { id displayName } }',
   list: `query(${FILTER_VARS}, $sort: repair_order_sort, $desc: Boolean, $limit: Int, $offset: Int) {
@@ -66,7 +64,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
 
   const rows = <T>(query: ReturnType<typeof sql>) => queryRows<T>(t.database.db, query);
   async function newModel(model: string, overrides: object = {}): Promise<string> {
-    return await createModel(gql, { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides });
+    return await createModel(gql.diagnostician, { model, type: 'automatic', constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8, ...overrides });
   }
   const order = (modelId: string, overrides: object = {}) => ({
     number: 'T-0001',
@@ -76,7 +74,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     ...overrides,
   });
   async function add(object: object, role: DemoRole = 'diagnostician'): Promise<string> {
-    return ok(await gql(role, Q.insert, { o: object })).insertRepairOrder;
+    return ok(await gql(role, M.insertRepairOrder, { o: object })).insertRepairOrder;
   }
   const orderOf = async (id: string, role: DemoRole = 'app_admin'): Promise<Order | null> => ok(await gql(role, Q.order, { id })).repairOrder;
   const listOf = async (variables: object): Promise<{ items: Listed[]; count: number }> => {
@@ -109,21 +107,21 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       expect(await orderOf(id, role)).toMatchObject({ id, number: 'T-ROLE-1', comment: 'Avant' });
     }
     // Admins and diagnosticians write.
-    expect(ok(await gql('diagnostician', Q.update, { id, o: order(modelId, { number: 'T-ROLE-1', comment: 'Par D' }) })).updateRepairOrder).toBe(id);
-    expect(ok(await gql('app_admin', Q.update, { id, o: order(modelId, { number: 'T-ROLE-1', comment: 'Par A' }) })).updateRepairOrder).toBe(id);
+    expect(ok(await gql('diagnostician', M.updateRepairOrder, { id, o: order(modelId, { number: 'T-ROLE-1', comment: 'Par D' }) })).updateRepairOrder).toBe(id);
+    expect(ok(await gql('app_admin', M.updateRepairOrder, { id, o: order(modelId, { number: 'T-ROLE-1', comment: 'Par A' }) })).updateRepairOrder).toBe(id);
 
     for (const role of ['commercial', 'mechanic'] as const) {
-      const attempts: [string, object][] = [
-        [Q.insert, { o: order(modelId, { number: `T-ROLE-${role}` }) }],
-        [Q.update, { id, o: order(modelId, { number: 'T-ROLE-1', comment: role }) }],
-        [Q.remove, { id: other }],
+      const attempts: [Document<any, any>, object][] = [
+        [M.insertRepairOrder, { o: order(modelId, { number: `T-ROLE-${role}` }) }],
+        [M.updateRepairOrder, { id, o: order(modelId, { number: 'T-ROLE-1', comment: role }) }],
+        [M.deleteRepairOrder, { id: other }],
       ];
       for (const [query, variables] of attempts) {
         const res = await gql(role, query, variables);
-        expect(res.errors?.[0]?.extensions.code, `${role} ${query}`).toBe('forbidden');
+        expect(res.errors?.[0]?.extensions.code, `${role} ${documentText(query)}`).toBe('forbidden');
         expect(
           Object.values(res.data ?? {}).filter((v) => v !== null),
-          `${role} ${query}`,
+          `${role} ${documentText(query)}`,
         ).toEqual([]);
       }
     }
@@ -198,7 +196,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     // Updating replaces the history with the new rows, in their new order, and clears what is left out.
     const history = [full.history[2]!, { mileage: 0, intervention: 'Contrôle à la livraison' }];
     ok(
-      await gql('app_admin', Q.update, {
+      await gql('app_admin', M.updateRepairOrder, {
         id,
         o: order(modelId, { number: 'T-CR-2026/01', openedOn: '2026-03-11', interventionCategory: 'mechatronics_only', history }),
       }),
@@ -224,7 +222,8 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     ).toEqual([1, 2]);
     // An order nobody has is not found.
     expect(
-      (await gql('app_admin', Q.update, { id: '00000000-0000-4000-8000-000000000000', o: order(modelId, { number: 'T-CR-X' }) })).errors?.[0]?.extensions.code,
+      (await gql('app_admin', M.updateRepairOrder, { id: '00000000-0000-4000-8000-000000000000', o: order(modelId, { number: 'T-CR-X' }) })).errors?.[0]
+        ?.extensions.code,
     ).toBe('not-found');
     expect(await orderOf('00000000-0000-4000-8000-000000000000')).toBeNull();
   });
@@ -234,16 +233,16 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const first = await add(order(modelId, { number: 'T-UNIQ-7a' }));
     expect((await orderOf(first))!.number).toBe('T-UNIQ-7A');
     for (const number of ['t-uniq-7a', 'T-UNIQ-7A', ' T-Uniq-7A ']) {
-      expect(fieldsOf(await gql('diagnostician', Q.insert, { o: order(modelId, { number }) }))).toEqual({ 'object.number': TAKEN });
+      expect(fieldsOf(await gql('diagnostician', M.insertRepairOrder, { o: order(modelId, { number }) }))).toEqual({ 'object.number': TAKEN });
     }
     const second = await add(order(modelId, { number: 'T-UNIQ-8' }));
-    expect(fieldsOf(await gql('app_admin', Q.update, { id: second, o: order(modelId, { number: 't-uniq-7A', comment: 'Changé' }) }))).toEqual({
+    expect(fieldsOf(await gql('app_admin', M.updateRepairOrder, { id: second, o: order(modelId, { number: 't-uniq-7A', comment: 'Changé' }) }))).toEqual({
       'object.number': TAKEN,
     });
     expect(await stored('T-UNIQ-')).toBe(2);
     expect(await orderOf(second)).toMatchObject({ number: 'T-UNIQ-8', comment: '' });
     // Its own number, in another case, is still its own.
-    ok(await gql('app_admin', Q.update, { id: second, o: order(modelId, { number: 't-uniq-8', comment: 'Changé' }) }));
+    ok(await gql('app_admin', M.updateRepairOrder, { id: second, o: order(modelId, { number: 't-uniq-8', comment: 'Changé' }) }));
     expect(await orderOf(second)).toMatchObject({ number: 'T-UNIQ-8', comment: 'Changé' });
   });
 
@@ -277,15 +276,16 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       [{ referentId: mechanicId }, { 'object.referentId': 'Référent inconnu' }],
     ];
     for (const [overrides, fields] of refusals) {
-      expect(fieldsOf(await gql('diagnostician', Q.insert, { o: { ...base, ...overrides } })), JSON.stringify(overrides)).toEqual(fields);
+      expect(fieldsOf(await gql('diagnostician', M.insertRepairOrder, { o: { ...base, ...overrides } })), JSON.stringify(overrides)).toEqual(fields);
     }
     expect(await stored('T-BAD-')).toBe(0);
     // The same refusals on an update leave the order as it was.
     const id = await add({ ...base, constructionYear: 2012, history: [{ mileage: 5000, intervention: 'Vidange' }] });
     for (const [overrides, fields] of refusals) {
-      expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: { ...base, comment: 'Changé', ...overrides } })), JSON.stringify(overrides)).toEqual(
-        fields,
-      );
+      expect(
+        fieldsOf(await gql('diagnostician', M.updateRepairOrder, { id, o: { ...base, comment: 'Changé', ...overrides } })),
+        JSON.stringify(overrides),
+      ).toEqual(fields);
     }
     expect(await orderOf(id)).toMatchObject({
       number: 'T-BAD-1',
@@ -302,18 +302,18 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const otherModel = await newModel('Essai OR verrou bis');
     const id = await add(order(modelId, { number: 'T-LOCK-1' }));
     // Before the diagnostic, the model may change.
-    ok(await gql('diagnostician', Q.update, { id, o: order(otherModel, { number: 'T-LOCK-1' }) }));
+    ok(await gql('diagnostician', M.updateRepairOrder, { id, o: order(otherModel, { number: 'T-LOCK-1' }) }));
     expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, modelLocked: false });
 
     await t.database.db.execute(sql`update repair_orders set can_read_fault_codes = true where id = ${id}`);
     expect(await orderOf(id)).toMatchObject({ canReadFaultCodes: true, measuresDone: null, modelLocked: true });
-    expect(fieldsOf(await gql('diagnostician', Q.update, { id, o: order(modelId, { number: 'T-LOCK-1', comment: 'Changé' }) }))).toEqual({
+    expect(fieldsOf(await gql('diagnostician', M.updateRepairOrder, { id, o: order(modelId, { number: 'T-LOCK-1', comment: 'Changé' }) }))).toEqual({
       'object.gearboxModelId': LOCKED,
     });
     expect(await orderOf(id)).toMatchObject({ model: { id: otherModel }, comment: '' });
     // Everything else still changes, and the diagnostic's answers are kept.
     ok(
-      await gql('app_admin', Q.update, {
+      await gql('app_admin', M.updateRepairOrder, {
         id,
         o: order(otherModel, { number: 'T-LOCK-1', comment: 'Changé', gearboxCode: 'ABC', history: [{ mileage: 10, intervention: 'Essai' }] }),
       }),
@@ -331,13 +331,13 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const measured = await add(order(modelId, { number: 'T-LOCK-2' }));
     await t.database.db.execute(sql`update repair_orders set measures_done = false where id = ${measured}`);
     expect(await orderOf(measured)).toMatchObject({ modelLocked: true });
-    expect(fieldsOf(await gql('diagnostician', Q.update, { id: measured, o: order(otherModel, { number: 'T-LOCK-2' }) }))).toEqual({
+    expect(fieldsOf(await gql('diagnostician', M.updateRepairOrder, { id: measured, o: order(otherModel, { number: 'T-LOCK-2' }) }))).toEqual({
       'object.gearboxModelId': LOCKED,
     });
 
     const closed = await add(order(modelId, { number: 'T-LOCK-3', comment: 'Avant' }));
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${closed}`);
-    const res = await gql('app_admin', Q.update, { id: closed, o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }) });
+    const res = await gql('app_admin', M.updateRepairOrder, { id: closed, o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }) });
     expect(res.errors?.[0]).toMatchObject({
       message: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
       extensions: { code: 'conflict', reason: 'closed' },
@@ -455,18 +455,18 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       (await rows<{ n: number }>(sql`select count(*)::int as n from intervention_history where repair_order_id = ${orderId}`))[0]!.n;
     expect(await historyCount(id)).toBe(2);
     for (const role of ['commercial', 'mechanic'] as const) {
-      expect((await gql(role, Q.remove, { id })).errors?.[0]?.extensions.code).toBe('forbidden');
+      expect((await gql(role, M.deleteRepairOrder, { id })).errors?.[0]?.extensions.code).toBe('forbidden');
     }
     expect(await orderOf(id)).toMatchObject({ number: 'T-DEL-1', history });
 
-    expect(ok(await gql('app_admin', Q.remove, { id })).deleteRepairOrder).toBe(id);
+    expect(ok(await gql('app_admin', M.deleteRepairOrder, { id })).deleteRepairOrder).toBe(id);
     expect(await orderOf(id, 'mechanic')).toBeNull();
     expect(await historyCount(id)).toBe(0);
     expect((await listOf({ m: modelId })).items.map((i) => i.number)).toEqual(['T-DEL-2']);
     // Gone means gone: a second delete finds nothing.
-    expect((await gql('app_admin', Q.remove, { id })).errors?.[0]?.extensions.code).toBe('not-found');
+    expect((await gql('app_admin', M.deleteRepairOrder, { id })).errors?.[0]?.extensions.code).toBe('not-found');
 
-    expect(ok(await gql('diagnostician', Q.remove, { id: byDiagnostician })).deleteRepairOrder).toBe(byDiagnostician);
+    expect(ok(await gql('diagnostician', M.deleteRepairOrder, { id: byDiagnostician })).deleteRepairOrder).toBe(byDiagnostician);
     expect(await stored('T-DEL-')).toBe(0);
   });
 
@@ -475,7 +475,7 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     const id = await add(order(modelId, { number: 'T-DEL-CLOS', comment: 'Clôturé' }));
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${id}`);
     for (const role of ['app_admin', 'diagnostician'] as const) {
-      expect((await gql(role, Q.remove, { id })).errors?.[0]).toMatchObject({
+      expect((await gql(role, M.deleteRepairOrder, { id })).errors?.[0]).toMatchObject({
         message: 'Cet ordre de réparation est clôturé : il ne peut pas être supprimé.',
         extensions: { code: 'conflict', reason: 'closed' },
       });

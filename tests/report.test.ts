@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
 import type { Report } from '#lib/repair-orders/report.server.ts';
-import { createModel, createOrder, demoEmails, graphqlAs, ok, signInAll, startTestApp, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { answerCheckpoint, createModel, createOrder, createOutage, createProcedure, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { htmlText } from './support/browser.ts';
 
 const UNKNOWN = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
@@ -323,13 +324,12 @@ describe.each([
       const res = await fetch(`${t.url}/api/storage/files`, { method: 'POST', body: form, headers: { authorization: `Bearer ${tokens.diagnostician}` } });
       return ((await res.json()) as { processedFiles: { id: string }[] }).processedFiles[0]!.id;
     };
-    const modelId = await createModel(gql, { model: 'ZF 8HP70 essai rapport', constructorName: 'ZF', startYear: 2014 });
-    const outageId = ok(
-      await gql('diagnostician', 'mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }', {
-        m: modelId,
-        o: { component: 'Mécatronique', outageType: 'Usure', description: 'Tiroir de régulation grippé, pression de ligne instable.' },
-      }),
-    ).insertOutage;
+    const modelId = await createModel(gql.diagnostician, { model: 'ZF 8HP70 essai rapport', constructorName: 'ZF', startYear: 2014 });
+    const outageId = await createOutage(gql.diagnostician, modelId, {
+      component: 'Mécatronique',
+      outageType: 'Usure',
+      description: 'Tiroir de régulation grippé, pression de ligne instable.',
+    });
     const procedureIds: string[] = [];
     for (const [p, name] of procedureNames.entries()) {
       const procedure = {
@@ -338,18 +338,11 @@ describe.each([
         steps: ['Vidanger la boîte', 'Déposer le carter', 'Déposer le bloc hydraulique', 'Reposer et remplir', 'Essai routier'],
         checkpoints: checkpointNames[p]!.map((n) => ({ name: n })),
       };
-      procedureIds.push(
-        ok(
-          await gql('diagnostician', 'mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }', {
-            m: modelId,
-            o: procedure,
-          }),
-        ).insertRepairProcedure,
-      );
+      procedureIds.push(await createProcedure(gql.diagnostician, modelId, procedure));
     }
-    const orderId = await createOrder(gql, { number: 'OR-2026-0777', gearboxModelId: modelId, vehicleBrand: 'Peugeot', vehicleModel: '508 SW' });
+    const orderId = await createOrder(gql.diagnostician, { number: 'OR-2026-0777', gearboxModelId: modelId, vehicleBrand: 'Peugeot', vehicleModel: '508 SW' });
     const reference = ok(
-      await gql('diagnostician', 'mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }', {
+      await gql('diagnostician', M.insertGearboxDocument, {
         o: {
           gearboxModelId: modelId,
           fileId: await upload('reference.csv', REFERENCE_CSV, 'documents'),
@@ -360,43 +353,43 @@ describe.each([
     ).insertGearboxDocument;
     for (const s of ['Sifflement', 'À-coup au passage de rapport'])
       ok(
-        await gql('diagnostician', 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }', {
+        await gql('diagnostician', M.insertOrderSymptom, {
           o: orderId,
           s: { symptom: s, temporality: 'during', comment: 'Constaté par le client et confirmé à l\u2019essai.' },
         }),
       );
-    ok(await gql('diagnostician', 'mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }', { o: orderId }));
+    ok(await gql('diagnostician', M.setFaultCodeReading, { o: orderId, c: false }));
     ok(
-      await gql('diagnostician', 'mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', {
+      await gql('diagnostician', M.chooseOrderOutages, {
         o: orderId,
         ids: [outageId],
       }),
     );
     ok(
-      await gql('diagnostician', 'mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', {
+      await gql('diagnostician', M.chooseOrderProcedures, {
         o: orderId,
         p: procedureIds.map((procedureId) => ({ procedureId, outageId })),
       }),
     );
-    ok(await gql('diagnostician', 'mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }', { o: orderId }));
-    ok(await gql('diagnostician', 'mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }', { o: orderId }));
-    ok(await gql('diagnostician', 'mutation($o: uuid!, $d: Boolean!) { setMeasuresDone(repairOrderId: $o, done: $d) { discarded } }', { o: orderId, d: true }));
+    ok(await gql('diagnostician', M.markProceduresVisualised, { o: orderId }));
+    ok(await gql('diagnostician', M.validateDiagnostic, { o: orderId }));
+    ok(await gql('diagnostician', M.setMeasuresDone, { o: orderId, d: true }));
     for (const [i, name] of measureNames.entries())
       ok(
-        await gql('diagnostician', 'mutation($o: uuid!, $m: order_measures_input!) { insertOrderMeasure(repairOrderId: $o, object: $m) }', {
+        await gql('diagnostician', M.insertOrderMeasure, {
           o: orderId,
           m: { name, unit: 'bar', minimum: 4, maximum: 6, measuredValue: 3.5 + (i % 4) * 0.8, comment: i % 3 ? '' : 'Mesuré moteur chaud' },
         }),
       );
     for (const [i, description] of curveNames.entries()) {
       const curveId = ok(
-        await gql('diagnostician', 'mutation($o: uuid!, $c: order_curves_input!) { insertOrderCurve(repairOrderId: $o, object: $c) }', {
+        await gql('diagnostician', M.insertOrderCurve, {
           o: orderId,
           c: { description, result: i ? 'Dans la bande' : 'Hors bande vers 2 000 tr/min', comment: 'Huile à 80 °C', referenceDocumentId: reference },
         }),
       ).insertOrderCurve;
       ok(
-        await gql('diagnostician', 'mutation($o: uuid!, $f: order_files_input!) { insertOrderFile(repairOrderId: $o, object: $f) }', {
+        await gql('diagnostician', M.insertOrderFile, {
           o: orderId,
           f: { fileId: await upload(`releve-${i + 1}.csv`, CSV('pression_bar', i * 0.5), 'measure'), kind: 'curve', curveId },
         }),
@@ -405,28 +398,18 @@ describe.each([
     const { repairOrder } = ok(
       await gql('mechanic', 'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { id version } } } }', { id: orderId }),
     );
-    const results = ['ok', 'ok', 'nok', 'high_tolerance', 'ok', 'low_tolerance', 'not_mesurable'];
+    const results = ['ok', 'ok', 'nok', 'high_tolerance', 'ok', 'low_tolerance', 'not_mesurable'] as const;
     let n = 0;
     for (const c of repairOrder.procedures.flatMap((p: { checkpoints: { id: string; version: number }[] }) => p.checkpoints)) {
       n += 1;
-      ok(
-        await gql(
-          'mechanic',
-          'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { version } }',
-          {
-            id: c.id,
-            v: c.version,
-            o: {
-              checkResult: results[n % results.length],
-              measuredValue: `${(4 + (n % 5) * 0.3).toFixed(1).replace('.', ',')}`,
-              comment: n % 2 ? 'Relevé après dix minutes de marche' : '',
-            },
-          },
-        ),
-      );
+      await answerCheckpoint(gql.mechanic, c, {
+        checkResult: results[n % results.length],
+        measuredValue: `${(4 + (n % 5) * 0.3).toFixed(1).replace('.', ',')}`,
+        comment: n % 2 ? 'Relevé après dix minutes de marche' : '',
+      });
     }
     ok(
-      await gql('mechanic', 'mutation($id: uuid!, $c: String) { closeRepairOrder(id: $id, comment: $c) }', {
+      await gql('mechanic', M.closeRepairOrder, {
         id: orderId,
         c: 'Essai routier concluant, client prévenu.',
       }),
@@ -726,9 +709,9 @@ describe('a closed order as a record (decision 043)', () => {
       'query($id: uuid!) { gearboxModel(id: $id) { model bvaId type constructorName doctorCode businessName startYear endYear gears arrangement propulsion optionalPropulsion parentId } }';
     const before = (await gql('diagnostician', MODEL, { id: closed.model.id })).data.gearboxModel;
     // An order in progress on the same model follows the dossier.
-    const open = await createOrder(gql, { number: 'OR-RECORD-MODEL', gearboxModelId: closed.model.id });
+    const open = await createOrder(gql.diagnostician, { number: 'OR-RECORD-MODEL', gearboxModelId: closed.model.id });
     ok(
-      await gql('diagnostician', 'mutation($id: uuid!, $o: gearbox_models_input!) { updateGearboxModel(id: $id, object: $o) { id } }', {
+      await gql('diagnostician', M.updateGearboxModel, {
         id: closed.model.id,
         o: { ...before, model: 'Modèle renommé', constructorName: 'Constructeur renommé' },
       }),
@@ -763,16 +746,18 @@ describe('a closed order as a record (decision 043)', () => {
     const { symptom, action } = closed!;
     const [phase] = (await gql('diagnostician', 'query($n: String!) { baseItems(kind: condition, search: $n) { id name } }', { n: action })).data.baseItems;
     // An order in progress records the same symptom and phase.
-    const open = await createOrder(gql, { number: 'OR-RECORD-1', gearboxModelId: await createModel(gql, { model: 'Essai record' }) });
+    const open = await createOrder(gql.diagnostician, {
+      number: 'OR-RECORD-1',
+      gearboxModelId: await createModel(gql.diagnostician, { model: 'Essai record' }),
+    });
     ok(
-      await gql('diagnostician', 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }', {
+      await gql('diagnostician', M.insertOrderSymptom, {
         o: open,
         s: { symptom: symptom.name, action },
       }),
     );
 
-    const rename = async (id: string, name: string) =>
-      ok(await gql('diagnostician', 'mutation($id: uuid!, $n: String!) { updateBaseItem(id: $id, name: $n) { id } }', { id, n: name }));
+    const rename = async (id: string, name: string) => ok(await gql('diagnostician', M.updateBaseItem, { id, n: name }));
     await rename(symptom.id, `${symptom.name} (renommé)`);
     await rename(phase.id, `${phase.name} (renommée)`);
 
@@ -787,7 +772,7 @@ describe('a closed order as a record (decision 043)', () => {
     expect(openTab).toContain(`${phase.name} (renommée)`);
 
     // Reopened, the order follows the base again.
-    ok(await gql('app_admin', 'mutation($id: uuid!) { reopenRepairOrder(id: $id, comment: "Reprise") }', { id: closed!.id }));
+    ok(await gql('app_admin', M.reopenRepairOrder, { id: closed!.id, c: 'Reprise' }));
     expect((await gql('diagnostician', SYMPTOMS, { id: closed!.id })).data.repairOrder.symptoms).toContainEqual({
       symptom: { id: symptom.id, name: `${symptom.name} (renommé)` },
       action: `${phase.name} (renommée)`,

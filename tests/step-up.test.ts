@@ -7,7 +7,8 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
-import { postJson, startTestApp, type GqlResult, type TestApp } from './support/app.ts';
+import { postJson, startTestApp, type TestApp } from './support/app.ts';
+import type { GqlResult } from './kit/index.ts';
 
 const codeOf = (secret: string, steps = 0) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString();

@@ -5,7 +5,8 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, type DemoRole, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { createModel, type DemoRole, type Document, documentText, graphqlAs, M, type ModelFields, ok, signInAll } from './kit/index.ts';
 
 const ITEM = `id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
   movements { kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason }`;
@@ -13,15 +14,7 @@ const FILTER_VARS = '$h: Boolean, $s: String, $m: uuid, $t: stock_gearbox_type, 
 const FILTER_ARGS = 'history: $h, search: $s, modelId: $m, type: $t, condition: $c, rack: $r';
 
 const Q = {
-  deleteModel: 'mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }',
-  insertDoctor: 'mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }',
-  insertBox: 'mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }',
-  deleteDoctor: 'mutation($id: uuid!) { deleteDoctorCode(id: $id) }',
-  deleteBox: 'mutation($id: uuid!) { deleteGearboxCode(id: $id) }',
-  insert: 'mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }',
-  move: 'mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }',
   condition: 'mutation($id: uuid!, $v: Int!, $c: gearbox_condition!) { changeStockItemCondition(id: $id, version: $v, condition: $c) }',
-  remove: 'mutation($id: uuid!, $v: Int!, $d: String!, $r: String!) { removeStockItem(id: $id, version: $v, outOn: $d, outReason: $r) }',
   item: `query($id: uuid!) { stockItem(id: $id) { ${ITEM} } }`,
   list: `query(${FILTER_VARS}, $limit: Int, $offset: Int) {
     stockItems(${FILTER_ARGS}, limit: $limit, offset: $offset) { id reference rack level condition gearboxCode model { model } }
@@ -92,14 +85,14 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  async function newModel(model: string, type = 'automatic'): Promise<string> {
-    return await createModel(gql, { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 });
+  async function newModel(model: string, type: ModelFields['type'] = 'automatic'): Promise<string> {
+    return await createModel(gql.diagnostician, { model, type, constructorName: 'ZF Friedrichshafen', startYear: 2010, gears: 8 });
   }
   /** A doctor code of the model, with gearbox codes when named. */
   async function newCodes(modelId: string, doctor: string, boxes: string[] = []) {
-    const doctorId: string = ok(await gql('diagnostician', Q.insertDoctor, { m: modelId, o: { code: doctor } })).insertDoctorCode.id;
+    const doctorId: string = ok(await gql('diagnostician', M.insertDoctorCode, { m: modelId, o: { code: doctor } })).insertDoctorCode.id;
     const boxIds: string[] = [];
-    for (const code of boxes) boxIds.push(ok(await gql('diagnostician', Q.insertBox, { d: doctorId, c: code })).insertGearboxCode.id);
+    for (const code of boxes) boxIds.push(ok(await gql('diagnostician', M.insertGearboxCode, { d: doctorId, c: code })).insertGearboxCode.id);
     return { doctorId, boxIds };
   }
   const box = (modelId: string, overrides: object = {}) => ({
@@ -111,7 +104,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     quantity: 1,
     ...overrides,
   });
-  const insert = (role: DemoRole, object: object) => gql(role, Q.insert, { o: object });
+  const insert = (role: DemoRole, object: object) => gql(role, M.insertStockItems, { o: object });
   async function add(modelId: string, overrides: object = {}, role: DemoRole = 'diagnostician'): Promise<string[]> {
     return ok(await insert(role, box(modelId, overrides))).insertStockItems;
   }
@@ -127,7 +120,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     for (const role of ['app_admin', 'diagnostician', 'commercial'] as const) {
       const [id] = await add(modelId, { rack: 'T1', level: 1 }, role);
       expect(ok(await gql(role, Q.item, { id })).stockItem).toMatchObject({ id, rack: 'T1', version: 1 });
-      expect(ok(await gql(role, Q.move, { id, v: 1, r: 'T2', l: 3 })).moveStockItem).toBe(id);
+      expect(ok(await gql(role, M.moveStockItem, { id, v: 1, r: 'T2', l: 3 })).moveStockItem).toBe(id);
       expect(ok(await gql(role, Q.condition, { id, v: 2, c: 'refurbished' })).changeStockItemCondition).toBe(id);
       const read = ok(
         await gql(
@@ -140,27 +133,27 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
       expect(read.stockRacks).toContain('T2');
     }
     const [id] = await add(modelId, { rack: 'T4' }, 'commercial');
-    expect(ok(await gql('commercial', Q.remove, { id, v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(id);
+    expect(ok(await gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(id);
     expect((await itemOf(id)).outOn).toBe('2026-03-11');
 
     const [kept] = await add(modelId, { rack: 'T5' });
-    const refused: [string, object][] = [
+    const refused: [Document<any, any>, object][] = [
       ['{ stockItems { id } }', {}],
       ['{ stockItemsAggregate { count } }', {}],
       ['{ stockCounts { count } }', {}],
       [Q.racks, {}],
       [Q.item, { id: kept }],
-      [Q.insert, { o: box(modelId) }],
-      [Q.move, { id: kept, v: 1, r: 'T9', l: 9 }],
+      [M.insertStockItems, { o: box(modelId) }],
+      [M.moveStockItem, { id: kept, v: 1, r: 'T9', l: 9 }],
       [Q.condition, { id: kept, v: 1, c: 'out_of_order' }],
-      [Q.remove, { id: kept, v: 1, d: '2026-03-12', r: 'Vendue' }],
+      [M.removeStockItem, { id: kept, v: 1, d: '2026-03-12', r: 'Vendue' }],
     ];
     for (const [query, variables] of refused) {
       const res = await gql('mechanic', query, variables);
-      expect(res.errors?.[0]?.extensions.code, query).toBe('forbidden');
+      expect(res.errors?.[0]?.extensions.code, documentText(query)).toBe('forbidden');
       expect(
         Object.values(res.data ?? {}).filter((v) => v !== null),
-        query,
+        documentText(query),
       ).toEqual([]);
     }
     // Nothing the mechanic asked was done.
@@ -253,14 +246,14 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
   it('keeps the history of moves and condition changes, and writes nothing for a move to the same place', async () => {
     const modelId = await newModel('Essai mouvements');
     const [id] = await add(modelId, { condition: 'new', rack: 'T2', level: 1 });
-    expect(ok(await gql('app_admin', Q.move, { id, v: 1, r: ' t3 ', l: 4 })).moveStockItem).toBe(id);
+    expect(ok(await gql('app_admin', M.moveStockItem, { id, v: 1, r: ' t3 ', l: 4 })).moveStockItem).toBe(id);
     expect(await itemOf(id!)).toMatchObject({ rack: 'T3', level: 4, version: 2 });
     expect(ok(await gql('commercial', Q.condition, { id, v: 2, c: 'out_of_order' })).changeStockItemCondition).toBe(id);
     expect(await itemOf(id!)).toMatchObject({ condition: 'out_of_order', version: 3 });
     // The same place, the same condition: nothing changes.
-    expect(ok(await gql('app_admin', Q.move, { id, v: 3, r: 'T3', l: 4 })).moveStockItem).toBe(id);
+    expect(ok(await gql('app_admin', M.moveStockItem, { id, v: 3, r: 'T3', l: 4 })).moveStockItem).toBe(id);
     expect(ok(await gql('app_admin', Q.condition, { id, v: 3, c: 'out_of_order' })).changeStockItemCondition).toBe(id);
-    expect(ok(await gql('diagnostician', Q.move, { id, v: 3, r: 'T3', l: 5 })).moveStockItem).toBe(id);
+    expect(ok(await gql('diagnostician', M.moveStockItem, { id, v: 3, r: 'T3', l: 5 })).moveStockItem).toBe(id);
 
     const item = await itemOf(id!);
     expect(item).toMatchObject({ rack: 'T3', level: 5, condition: 'out_of_order', version: 4, outOn: null });
@@ -274,24 +267,26 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect(times.every((at) => Number.isFinite(at))).toBe(true);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
 
-    const bad = await gql('app_admin', Q.move, { id, v: 4, r: '', l: 100 });
+    const bad = await gql('app_admin', M.moveStockItem, { id, v: 4, r: '', l: 100 });
     expect(bad.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.rack': 'Champ obligatoire', 'object.level': 'Nombre invalide' } });
     expect((await itemOf(id!)).version).toBe(4);
-    expect((await gql('app_admin', Q.move, { id: '00000000-0000-4000-8000-000000000000', v: 1, r: 'T1', l: 1 })).errors![0]!.extensions.code).toBe('not-found');
+    expect((await gql('app_admin', M.moveStockItem, { id: '00000000-0000-4000-8000-000000000000', v: 1, r: 'T1', l: 1 })).errors![0]!.extensions.code).toBe(
+      'not-found',
+    );
   });
 
   it('removes a box with a date and a reason into the history, and refuses any change after', async () => {
     const modelId = await newModel('Essai sortie');
     const [id] = await add(modelId, { rack: 'T4', level: 2, addedOn: '2026-03-10' });
-    const missing = await gql('commercial', Q.remove, { id, v: 1, d: '', r: '  ' });
+    const missing = await gql('commercial', M.removeStockItem, { id, v: 1, d: '', r: '  ' });
     expect(missing.errors![0]!.extensions).toEqual({
       code: 'validation',
       fields: { 'object.outOn': 'Champ obligatoire', 'object.outReason': 'Champ obligatoire' },
     });
-    expect((await gql('commercial', Q.remove, { id, v: 1, d: '2026-13-01', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({
+    expect((await gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-13-01', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({
       'object.outOn': 'Date invalide',
     });
-    const early = await gql('commercial', Q.remove, { id, v: 1, d: '2026-03-09', r: 'Vendue' });
+    const early = await gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-03-09', r: 'Vendue' });
     expect(early.errors![0]).toMatchObject({
       message: "La date de sortie précède la date d'entrée",
       extensions: { code: 'validation', fields: { 'object.outOn': "La date de sortie précède la date d'entrée" } },
@@ -300,7 +295,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect((await itemOf(id!)).movements).toHaveLength(1);
 
     // The same day as it came in is fine, written the French way.
-    expect(ok(await gql('commercial', Q.remove, { id, v: 1, d: '10/03/2026', r: ' Vendue au garage Martin ' })).removeStockItem).toBe(id);
+    expect(ok(await gql('commercial', M.removeStockItem, { id, v: 1, d: '10/03/2026', r: ' Vendue au garage Martin ' })).removeStockItem).toBe(id);
     const removed = await itemOf(id!);
     expect(removed).toMatchObject({ outOn: '2026-03-10', outReason: 'Vendue au garage Martin', version: 2, rack: 'T4', level: 2 });
     expect(removed.movements.map(said)).toEqual([
@@ -314,12 +309,12 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect(history.count).toBe(1);
 
     for (const [query, variables] of [
-      [Q.remove, { id, v: 2, d: '2026-03-12', r: 'Encore' }],
-      [Q.move, { id, v: 2, r: 'T5', l: 1 }],
+      [M.removeStockItem, { id, v: 2, d: '2026-03-12', r: 'Encore' }],
+      [M.moveStockItem, { id, v: 2, r: 'T5', l: 1 }],
       [Q.condition, { id, v: 2, c: 'new' }],
     ] as const) {
       const res = await gql('diagnostician', query, variables);
-      expect(res.errors?.[0], query).toMatchObject({ message: REMOVED, extensions: { code: 'conflict' } });
+      expect(res.errors?.[0], documentText(query)).toMatchObject({ message: REMOVED, extensions: { code: 'conflict' } });
     }
     const after = await itemOf(id!);
     expect(after).toMatchObject({ outOn: '2026-03-10', outReason: 'Vendue au garage Martin', version: 2, rack: 'T4', condition: 'used' });
@@ -332,8 +327,8 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     // Two removals of the same box by two people.
     for (const id of ids.slice(0, 3)) {
       const [a, b] = await Promise.all([
-        gql('commercial', Q.remove, { id, v: 1, d: '2026-03-11', r: 'Vendue' }),
-        gql('diagnostician', Q.remove, { id, v: 1, d: '2026-03-12', r: 'Mise au rebut' }),
+        gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-03-11', r: 'Vendue' }),
+        gql('diagnostician', M.removeStockItem, { id, v: 1, d: '2026-03-12', r: 'Mise au rebut' }),
       ]);
       const winners = [a, b].filter((res) => !res.errors);
       const losers = [a, b].filter((res) => res.errors);
@@ -355,8 +350,8 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     // A move and a removal of the same box.
     for (const id of ids.slice(3)) {
       const [move, removal] = await Promise.all([
-        gql('app_admin', Q.move, { id, v: 1, r: 'T7', l: 3 }),
-        gql('commercial', Q.remove, { id, v: 1, d: '2026-03-11', r: 'Vendue' }),
+        gql('app_admin', M.moveStockItem, { id, v: 1, r: 'T7', l: 3 }),
+        gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-03-11', r: 'Vendue' }),
       ]);
       expect([move, removal].filter((res) => !res.errors)).toHaveLength(1);
       const item = await itemOf(id);
@@ -376,12 +371,12 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
   it('refuses a change made on an older version, naming the conflict, and writes nothing', async () => {
     const modelId = await newModel('Essai version');
     const [id] = await add(modelId, { rack: 'T8', level: 1 });
-    expect(ok(await gql('app_admin', Q.move, { id, v: 1, r: 'T8', l: 2 })).moveStockItem).toBe(id);
+    expect(ok(await gql('app_admin', M.moveStockItem, { id, v: 1, r: 'T8', l: 2 })).moveStockItem).toBe(id);
     for (const [query, variables] of [
-      [Q.move, { id, v: 1, r: 'T9', l: 3 }],
+      [M.moveStockItem, { id, v: 1, r: 'T9', l: 3 }],
       [Q.condition, { id, v: 1, c: 'new' }],
-      [Q.remove, { id, v: 1, d: '2026-03-12', r: 'Vendue' }],
-      [Q.move, { id, v: 3, r: 'T9', l: 3 }],
+      [M.removeStockItem, { id, v: 1, d: '2026-03-12', r: 'Vendue' }],
+      [M.moveStockItem, { id, v: 3, r: 'T9', l: 3 }],
     ] as const) {
       const res = await gql('commercial', query, variables);
       expect(res.errors?.[0], JSON.stringify(variables)).toMatchObject({ message: STALE, extensions: { code: 'conflict' } });
@@ -399,7 +394,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     const b = await add(autoId, { condition: 'new', rack: 'TB', level: 2 });
     const c = await add(cvtId, { condition: 'used', rack: 'TB', level: 3, quantity: 3 });
     const [gone] = await add(cvtId, { condition: 'new', rack: 'TC', level: 1 });
-    expect(ok(await gql('commercial', Q.remove, { id: gone, v: 1, d: '2026-03-12', r: 'Vendue' })).removeStockItem).toBe(gone);
+    expect(ok(await gql('commercial', M.removeStockItem, { id: gone, v: 1, d: '2026-03-12', r: 'Vendue' })).removeStockItem).toBe(gone);
 
     const ids = (list: { items: Listed[] }) => list.items.map((i) => i.id).sort();
     const sorted = (...lists: string[][]) => lists.flat().sort();
@@ -461,17 +456,17 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     const [first] = await add(modelId, { code: `g:${withBox.boxIds[0]}` });
     await add(modelId, { code: `d:${alone.doctorId}`, quantity: 2 });
     // Still carried once the box has left the stock.
-    expect(ok(await gql('commercial', Q.remove, { id: first, v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(first);
+    expect(ok(await gql('commercial', M.removeStockItem, { id: first, v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(first);
 
-    expect((await gql('diagnostician', Q.deleteBox, { id: withBox.boxIds[0] })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.deleteGearboxCode, { id: withBox.boxIds[0] })).errors![0]).toMatchObject({
       message: 'Code utilisé',
       extensions: { code: 'conflict' },
     });
-    expect((await gql('diagnostician', Q.deleteDoctor, { id: alone.doctorId })).errors![0]).toMatchObject({
+    expect((await gql('diagnostician', M.deleteDoctorCode, { id: alone.doctorId })).errors![0]).toMatchObject({
       message: 'Code utilisé',
       extensions: { code: 'conflict' },
     });
-    const refused = await gql('app_admin', Q.deleteModel, { id: modelId });
+    const refused = await gql('app_admin', M.deleteGearboxModel, { id: modelId });
     expect(refused.errors![0]).toMatchObject({ message: 'Suppression impossible', extensions: { code: 'conflict' } });
     expect((refused.errors![0]!.extensions as { reasons?: string[] }).reasons).toEqual(['boîtes en stock (2)', 'historique du stock (1)']);
     const codes = ok(
@@ -514,7 +509,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
         );
       });
       await started;
-      expect(ok(await gql('diagnostician', Q.remove, { id: ids[0], v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(ids[0]);
+      expect(ok(await gql('diagnostician', M.removeStockItem, { id: ids[0], v: 1, d: '2026-03-11', r: 'Vendue' })).removeStockItem).toBe(ids[0]);
       await Promise.race([shrunk, new Promise((_, reject) => setTimeout(() => reject(new Error('the list was not sent again within 5 s')), 5000))]);
       expect(seen[0]!.sort()).toEqual([...ids].sort());
       expect(seen.at(-1)).toEqual([ids[1]]);

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { signInAll, type DemoRole } from './kit/index.ts';
 import { PDF, png } from './support/fixtures.ts';
 import { startS3Server } from './support/s3-server.ts';
 

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { files } from '#server/db/schema/index.ts';
-import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { signInAll, type DemoRole } from './kit/index.ts';
 import { pdf } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 

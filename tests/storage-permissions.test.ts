@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buckets, type BucketId } from '#lib/storage/files.ts';
 import { bucketWriters, capabilities } from '#lib/permissions.ts';
 import { roles, type Role } from '#lib/roles.ts';
-import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { signInAll, type DemoRole } from './kit/index.ts';
 import { PDF } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 

@@ -8,6 +8,7 @@ import { HasuraStorageClient } from '@nhost/hasura-storage-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/db/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
+import { signInAll } from './kit/index.ts';
 import { PDF, png } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 
@@ -19,7 +20,7 @@ const MP4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypmp42')
 describe.each(storageKinds)('storage API on %s', (storage) => {
   let t: TestApp;
   let api: string;
-  const tokens: Record<string, string> = {};
+  let tokens: Record<string, string>;
 
   async function upload(token: string | null, parts: { name: string; body: Buffer }[], bucket?: string) {
     const form = new FormData();
@@ -35,14 +36,7 @@ describe.each(storageKinds)('storage API on %s', (storage) => {
   beforeAll(async () => {
     t = await startTestApp('pglite', { env: { STORAGE_MAX_FILE_MB: '1', ...(await s3.env(storage)) } });
     api = `${t.url}/api/storage`;
-    for (const [role, email] of Object.entries({
-      app_admin: 'admin@demo.local',
-      diagnostician: 'diagnostic@demo.local',
-      mechanic: 'mecanicien@demo.local',
-      commercial: 'commercial@demo.local',
-    })) {
-      tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
-    }
+    tokens = await signInAll(t);
   });
   afterAll(() => t?.close());
 

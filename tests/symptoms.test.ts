@@ -3,12 +3,10 @@
 // symptom, a closed order left alone, and who may write.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, type GqlResult, graphqlAs, ok, signInAll, startTestApp, type TestApp, createModel, createOrder } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { type GqlResult, graphqlAs, M, ok, signInAll, createModel, createOrder } from './kit/index.ts';
 
 const Q = {
-  insertErrorCode: 'mutation($m: uuid!, $o: error_codes_input!) { insertErrorCode(gearboxModelId: $m, object: $o) { id } }',
-  insertBase: 'mutation($k: base_kind!, $n: String!) { insertBaseItem(kind: $k, name: $n) { id } }',
-  insert: 'mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }',
   update: 'mutation($id: uuid!, $s: order_symptoms_input!) { updateOrderSymptom(id: $id, object: $s) }',
   remove: 'mutation($id: uuid!) { deleteOrderSymptom(id: $id) }',
   order:
@@ -29,15 +27,15 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
   const fieldsOf = (res: GqlResult) => res.errors![0]!.extensions;
   const setUp = async () => {
     n += 1;
-    const model = async (name: string) => await createModel(gql, { model: name });
+    const model = async (name: string) => await createModel(gql.diagnostician, { model: name });
     const modelId = await model(`Essai symptômes ${kind} ${n}`);
     const other = await model(`Essai symptômes bis ${kind} ${n}`);
-    ok(await gql('diagnostician', Q.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
-    ok(await gql('diagnostician', Q.insertErrorCode, { m: other, o: { code: 'P0841', description: 'Pression hydraulique' } }));
+    ok(await gql('diagnostician', M.insertErrorCode, { m: modelId, o: { code: 'P0730', description: 'Rapport engagé incorrect' } }));
+    ok(await gql('diagnostician', M.insertErrorCode, { m: other, o: { code: 'P0841', description: 'Pression hydraulique' } }));
     const names = { slip: `Patinage essai ${kind} ${n}`, jolt: `Claquement essai ${kind} ${n}` };
-    for (const name of Object.values(names)) ok(await gql('diagnostician', Q.insertBase, { k: 'symptom', n: name }));
-    ok(await gql('diagnostician', Q.insertBase, { k: 'condition', n: `Condition essai ${kind} ${n}` }));
-    const orderId = await createOrder(gql, {
+    for (const name of Object.values(names)) ok(await gql('diagnostician', M.insertBaseItem, { k: 'symptom', n: name }));
+    ok(await gql('diagnostician', M.insertBaseItem, { k: 'condition', n: `Condition essai ${kind} ${n}` }));
+    const orderId = await createOrder(gql.diagnostician, {
       number: `SY-${kind}-${n}`,
       openedOn: '2026-11-02',
       interventionCategory: 'complete_car',
@@ -58,12 +56,12 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
       comment: 'Après 20 km',
     };
     for (const role of ['commercial', 'mechanic'] as const)
-      expect(fieldsOf(await gql(role, Q.insert, { o: orderId, s: { symptom: names.slip, gear: '2' } })).code).toBe('forbidden');
+      expect(fieldsOf(await gql(role, M.insertOrderSymptom, { o: orderId, s: { symptom: names.slip, gear: '2' } })).code).toBe('forbidden');
     // Any case of the base's name; the code by its text, in any case.
     const slip = ok(
-      await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.slip.toUpperCase(), errorCode: 'p0730', ...conditions } }),
+      await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: names.slip.toUpperCase(), errorCode: 'p0730', ...conditions } }),
     ).insertOrderSymptom;
-    const jolt = ok(await gql('app_admin', Q.insert, { o: orderId, s: { symptom: names.jolt, bvaMode: 'R' } })).insertOrderSymptom;
+    const jolt = ok(await gql('app_admin', M.insertOrderSymptom, { o: orderId, s: { symptom: names.jolt, bvaMode: 'R' } })).insertOrderSymptom;
 
     for (const role of ['commercial', 'mechanic'] as const) {
       expect(ok(await gql(role, Q.order, { id: orderId })).repairOrder.symptoms).toEqual([
@@ -100,7 +98,7 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
 
   it('asks for a symptom of the base, a condition, a code of the model, once per order', async () => {
     const { orderId, names } = await setUp();
-    const refusal = async (object: object) => fieldsOf(await gql('diagnostician', Q.insert, { o: orderId, s: object }));
+    const refusal = async (object: object) => fieldsOf(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: object }));
     expect(await refusal({ symptom: '', gear: '2' })).toEqual({ code: 'validation', fields: { 'object.symptom': 'Champ obligatoire' } });
     expect(await refusal({ symptom: 'Bruit inventé', gear: '2' })).toEqual({
       code: 'validation',
@@ -159,8 +157,8 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
       fields: { 'object.errorCode': 'Code invalide' },
     });
 
-    const slip = ok(await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.slip, gear: '2' } })).insertOrderSymptom;
-    const jolt = ok(await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.jolt, gear: '2' } })).insertOrderSymptom;
+    const slip = ok(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: names.slip, gear: '2' } })).insertOrderSymptom;
+    const jolt = ok(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: names.jolt, gear: '2' } })).insertOrderSymptom;
     const taken = { code: 'validation', fields: { 'object.symptom': 'Ce symptôme est déjà relevé sur cet OR' } };
     expect(await refusal({ symptom: names.slip.toLowerCase(), action: 'Au démarrage' })).toEqual(taken);
     expect(fieldsOf(await gql('diagnostician', Q.update, { id: jolt, s: { symptom: names.slip, gear: '2' } }))).toEqual(taken);
@@ -172,10 +170,10 @@ describe.each(databaseKinds)('order symptoms on %s', (kind) => {
 
   it('leaves a closed order alone', async () => {
     const { orderId, names } = await setUp();
-    const slip = ok(await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.slip, gear: '2' } })).insertOrderSymptom;
+    const slip = ok(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: names.slip, gear: '2' } })).insertOrderSymptom;
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-11-20' where id = ${orderId}`);
     const closed = { message: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.', extensions: { code: 'conflict' } };
-    expect((await gql('diagnostician', Q.insert, { o: orderId, s: { symptom: names.jolt, gear: '2' } })).errors![0]).toMatchObject(closed);
+    expect((await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: names.jolt, gear: '2' } })).errors![0]).toMatchObject(closed);
     expect((await gql('diagnostician', Q.update, { id: slip, s: { symptom: names.slip, gear: '3' } })).errors![0]).toMatchObject(closed);
     expect((await gql('app_admin', Q.remove, { id: slip })).errors![0]).toMatchObject(closed);
     expect(ok(await gql('mechanic', Q.order, { id: orderId })).repairOrder.symptoms).toMatchObject([{ id: slip, gear: '2' }]);

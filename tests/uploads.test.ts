@@ -5,7 +5,8 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileStore } from '#server/storage/store.ts';
-import { signInAll, startTestApp, type DemoRole, type TestApp } from './support/app.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { signInAll, type DemoRole } from './kit/index.ts';
 import { PDF } from './support/fixtures.ts';
 import { storageKinds, storageServer } from './support/storage.ts';
 

@@ -2,93 +2,56 @@
 // answers, stock moves, uploads), each recording what it sent and what the server acknowledged
 // (2xx with an id), then checking it all against the server after the crashes.
 import { createHash, randomBytes } from 'node:crypto';
+import { checkpointsOf, createOrderOnTheFloor, createStockItems } from '../../tests/kit/builders.ts';
+import { M } from '../../tests/kit/documents.ts';
+import { type Api, apiOver, type Document, type GqlResult, ok, postGraphql } from '../../tests/kit/graphql.ts';
 import { pdf } from '../../tests/support/fixtures.ts';
 
 export type Kind = 'orders' | 'checkpoints' | 'stock' | 'uploads';
 export const KINDS: Kind[] = ['orders', 'checkpoints', 'stock', 'uploads'];
 
-type Gql = (query: string, variables?: object) => Promise<{ status: number; body: any }>;
+const TIMEOUT_MS = 15_000;
 
-export function api(url: string, token: string): { gql: Gql; url: string; token: string } {
+/** The writers' client: the kit's typed API (`api`), and `gql` for the writes whose HTTP status counts. */
+export type Client = {
+  url: string;
+  token: string;
+  api: Api;
+  gql: <Result, Variables>(document: Document<Result, Variables>, variables: Variables) => Promise<{ status: number; body: GqlResult<Result> }>;
+};
+
+export function api(url: string, token: string): Client {
   return {
     url,
     token,
-    gql: async (query, variables) => {
-      const res = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query, variables }),
-        signal: AbortSignal.timeout(15_000),
-      });
-      return { status: res.status, body: await res.json() };
-    },
+    api: apiOver(url, token, { timeoutMs: TIMEOUT_MS }),
+    gql: (document, variables) => postGraphql(url, token, document, variables, { timeoutMs: TIMEOUT_MS }),
   };
 }
-
-const ok = (r: { status: number; body: any }) => {
-  if (r.status !== 200 || r.body.errors) throw new Error(`${r.status} ${JSON.stringify(r.body.errors ?? r.body)}`);
-  return r.body.data;
-};
 
 /** What the writers work on: an order with checkpoints to answer, boxes to move. */
 export type Fixture = { modelId: string; orderId: string; checkpoints: string[]; stockItems: string[] };
 
-export async function prepare(client: ReturnType<typeof api>, label: string): Promise<Fixture> {
-  const { gql } = client;
-  const modelId = ok(
-    await gql('mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', {
-      o: { model: `Pannes ${label}`, type: 'automatic', constructorName: 'ZF', startYear: 2010 },
-    }),
-  ).insertGearboxModel.id;
-  const outageId = ok(
-    await gql('mutation($m: uuid!, $o: outages_input!) { insertOutage(gearboxModelId: $m, object: $o) }', {
-      m: modelId,
-      o: { component: 'Mécatronique', outageType: 'Usure' },
-    }),
-  ).insertOutage;
-  const procedureId = ok(
-    await gql('mutation($m: uuid!, $o: repair_procedures_input!) { insertRepairProcedure(gearboxModelId: $m, object: $o) }', {
-      m: modelId,
-      o: {
-        name: 'Remplacement mécatronique',
-        steps: ['Déposer', 'Reposer'],
-        checkpoints: Array.from({ length: 12 }, (_, i) => ({ name: `Contrôle ${i + 1}` })),
-      },
-    }),
-  ).insertRepairProcedure;
-  const orderId = ok(
-    await gql('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
-      o: { number: `PANNES-${label}`, openedOn: '2026-11-20', interventionCategory: 'complete_car', gearboxModelId: modelId },
-    }),
-  ).insertRepairOrder;
-  ok(await gql('mutation($o: uuid!, $ids: [uuid!]!) { chooseOrderOutages(repairOrderId: $o, outageIds: $ids) }', { o: orderId, ids: [outageId] }));
-  ok(
-    await gql('mutation($o: uuid!, $p: [order_procedures_input!]!) { chooseOrderProcedures(repairOrderId: $o, procedures: $p) }', {
-      o: orderId,
-      p: [{ procedureId, outageId }],
-    }),
-  );
-  ok(await gql('mutation($o: uuid!) { markProceduresVisualised(repairOrderId: $o) }', { o: orderId }));
-  ok(await gql('mutation($o: uuid!) { setFaultCodeReading(repairOrderId: $o, canRead: false) { discarded } }', { o: orderId }));
-  ok(
-    await gql('mutation($o: uuid!, $s: order_symptoms_input!) { insertOrderSymptom(repairOrderId: $o, object: $s) }', {
-      o: orderId,
-      s: { symptom: 'Sifflement', temporality: 'during' },
-    }),
-  );
-  ok(await gql('mutation($o: uuid!) { validateDiagnostic(repairOrderId: $o) }', { o: orderId }));
-  const checkpoints = (await checkpointsOf(client, orderId)).map((c) => c.id);
-  const stockItems: string[] = ok(
-    await gql('mutation($o: stock_items_insert_input!) { insertStockItems(object: $o) }', {
-      o: { gearboxModelId: modelId, condition: 'used', rack: 'P1', level: 1, addedOn: '2026-11-20', quantity: 12 },
-    }),
-  ).insertStockItems;
+export async function prepare(client: Client, label: string): Promise<Fixture> {
+  const { modelId, orderId } = await createOrderOnTheFloor(client.api, {
+    model: { model: `Pannes ${label}` },
+    procedure: {
+      name: 'Remplacement mécatronique',
+      steps: ['Déposer', 'Reposer'],
+      checkpoints: Array.from({ length: 12 }, (_, i) => ({ name: `Contrôle ${i + 1}` })),
+    },
+    order: { number: `PANNES-${label}`, openedOn: '2026-11-20', interventionCategory: 'complete_car' },
+  });
+  const checkpoints = (await checkpointsOf(client.api, orderId)).map((c) => c.id);
+  const stockItems = await createStockItems(client.api, {
+    gearboxModelId: modelId,
+    condition: 'used',
+    rack: 'P1',
+    level: 1,
+    addedOn: '2026-11-20',
+    quantity: 12,
+  });
   return { modelId, orderId, checkpoints, stockItems };
-}
-
-async function checkpointsOf(client: ReturnType<typeof api>, orderId: string): Promise<{ id: string; comment: string; version: number }[]> {
-  return ok(await client.gql('query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { id comment version } } } }', { id: orderId })).repairOrder
-    .procedures[0].checkpoints;
 }
 
 /** One write: what was sent (`value`), and whether the server acknowledged it. */
@@ -113,7 +76,7 @@ export class Ledger {
   }
 
   /** Writes of one kind in a loop until `stopped()`; a failed call (server killed) ends it. */
-  async write(kind: Kind, client: ReturnType<typeof api>, fixture: Fixture, stopped: () => boolean): Promise<void> {
+  async write(kind: Kind, client: Client, fixture: Fixture, stopped: () => boolean): Promise<void> {
     let i = 0;
     while (!stopped()) {
       try {
@@ -126,13 +89,13 @@ export class Ledger {
     }
   }
 
-  private async once(kind: Kind, client: ReturnType<typeof api>, fixture: Fixture, i: number) {
+  private async once(kind: Kind, client: Client, fixture: Fixture, i: number) {
     const seq = ++this.seq;
     if (kind === 'orders') {
       const value = `${this.label}-${seq}`;
       const write: Write = { seq, target: '', value, acked: false };
       this.writes.orders.push(write);
-      const res = await client.gql('mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', {
+      const res = await client.gql(M.insertRepairOrder, {
         o: { number: `F-${value}`, openedOn: '2026-11-21', interventionCategory: 'gearbox_only', gearboxModelId: fixture.modelId, comment: `écrit ${value}` },
       });
       const id = res.body.data?.insertRepairOrder;
@@ -147,15 +110,8 @@ export class Ledger {
       this.writes[kind].push(write);
       const res =
         kind === 'checkpoints'
-          ? await client.gql(
-              'mutation($id: uuid!, $v: Int!, $o: order_checkpoints_input!) { answerOrderCheckpoint(id: $id, version: $v, object: $o) { id version } }',
-              {
-                id: target,
-                v: version,
-                o: { checkResult: 'ok', comment: value },
-              },
-            )
-          : await client.gql('mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }', {
+          ? await client.gql(M.answerOrderCheckpoint, { id: target, v: version, o: { checkResult: 'ok', comment: value } })
+          : await client.gql(M.moveStockItem, {
               id: target,
               v: version,
               r: value,
@@ -192,12 +148,12 @@ export class Ledger {
     }
   }
 
-  private async refreshVersions(kind: Kind, client: ReturnType<typeof api>, fixture: Fixture) {
+  private async refreshVersions(kind: Kind, client: Client, fixture: Fixture) {
     if (kind === 'checkpoints') {
-      for (const c of await checkpointsOf(client, fixture.orderId)) this.versions.set(c.id, c.version);
+      for (const c of await checkpointsOf(client.api, fixture.orderId)) this.versions.set(c.id, c.version);
     } else {
       for (const id of fixture.stockItems) {
-        this.versions.set(id, ok(await client.gql('query($id: uuid!) { stockItem(id: $id) { version } }', { id })).stockItem.version);
+        this.versions.set(id, ok(await client.api('query($id: uuid!) { stockItem(id: $id) { version } }', { id })).stockItem.version);
       }
     }
   }
@@ -207,15 +163,15 @@ export class Ledger {
    * place holds its last acknowledged value, or a later one sent but not acknowledged (the
    * server may commit a write it was killed before answering). Returns the lost writes.
    */
-  async verify(client: ReturnType<typeof api>, fixture: Fixture): Promise<Record<Kind, string[]>> {
+  async verify(client: Client, fixture: Fixture): Promise<Record<Kind, string[]>> {
     const lost: Record<Kind, string[]> = { orders: [], checkpoints: [], stock: [], uploads: [] };
     for (const w of this.writes.orders.filter((x) => x.acked)) {
-      const order = ok(await client.gql('query($id: uuid!) { repairOrder(id: $id) { number comment } }', { id: w.target })).repairOrder;
+      const order = ok(await client.api('query($id: uuid!) { repairOrder(id: $id) { number comment } }', { id: w.target })).repairOrder;
       if (order?.number !== `F-${w.value}`.toUpperCase() || order.comment !== `écrit ${w.value}`) lost.orders.push(`${w.value}: ${JSON.stringify(order)}`);
     }
-    const finalCheckpoints = new Map((await checkpointsOf(client, fixture.orderId)).map((c) => [c.id, c.comment]));
+    const finalCheckpoints = new Map((await checkpointsOf(client.api, fixture.orderId)).map((c) => [c.id, c.comment]));
     const finalRacks = new Map<string, string>();
-    for (const id of fixture.stockItems) finalRacks.set(id, ok(await client.gql('query($id: uuid!) { stockItem(id: $id) { rack } }', { id })).stockItem.rack);
+    for (const id of fixture.stockItems) finalRacks.set(id, ok(await client.api('query($id: uuid!) { stockItem(id: $id) { rack } }', { id })).stockItem.rack);
     for (const [kind, finals] of [
       ['checkpoints', finalCheckpoints],
       ['stock', finalRacks],

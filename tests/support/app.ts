@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { expect, inject } from 'vitest';
+import { inject } from 'vitest';
 import { createApp, type App } from '#server/app.ts';
 import { prepareDatabase } from '#server/bootstrap.ts';
 import { loadConfig, defaultRateLimits, type Config } from '#server/config.ts';
@@ -155,58 +155,6 @@ export function verifyLink(raw: string): string {
   const match = decodeMail(raw).match(/https?:\/\/\S+\/api\/auth\/verify\?\S+/);
   if (!match) throw new Error('no verify link in mail');
   return match[0].replace(/&amp;/g, '&').replace(/["<].*$/, '');
-}
-
-export const demoEmails = {
-  app_admin: 'admin@demo.local',
-  diagnostician: 'diagnostic@demo.local',
-  mechanic: 'mecanicien@demo.local',
-  commercial: 'commercial@demo.local',
-} as const;
-export type DemoRole = keyof typeof demoEmails;
-
-/** An access token for each demo role. */
-export async function signInAll(t: TestApp): Promise<Record<DemoRole, string>> {
-  const tokens = {} as Record<DemoRole, string>;
-  for (const [role, email] of Object.entries(demoEmails) as [DemoRole, string][]) {
-    tokens[role] = (await postJson(`${t.url}/api/auth/signin/email-password`, { email, password: DEMO_PASSWORD })).body.session.accessToken;
-  }
-  return tokens;
-}
-
-export type GqlResult = {
-  data?: any;
-  errors?: { message: string; path?: (string | number)[]; extensions: { code: string; fields?: object; reason?: string } }[];
-};
-
-/** The data of a call that must succeed; its errors, if any, fail the test with their message. */
-export function ok(res: GqlResult) {
-  expect(res.errors).toBeUndefined();
-  return res.data;
-}
-
-/** A GraphQL call as `role`, over HTTP. */
-export function graphqlAs(t: TestApp, tokens: Record<DemoRole, string>) {
-  return (role: DemoRole, query: string, variables?: object): Promise<GqlResult> =>
-    fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[role]}` },
-      body: JSON.stringify({ query, variables }),
-    }).then((r) => r.json() as Promise<GqlResult>);
-}
-
-type Gql = ReturnType<typeof graphqlAs>;
-
-/** A gearbox model as a diagnostician creates it; `model` names it, the rest has defaults. */
-export async function createModel(gql: Gql, fields: { model: string } & Record<string, unknown>): Promise<string> {
-  const o = { type: 'automatic', constructorName: 'ZF', startYear: 2010, ...fields };
-  return ok(await gql('diagnostician', 'mutation($o: gearbox_models_input!) { insertGearboxModel(object: $o) { id } }', { o })).insertGearboxModel.id;
-}
-
-/** A repair order opened by a diagnostician on a model; `number` names it. */
-export async function createOrder(gql: Gql, fields: { number: string; gearboxModelId: string } & Record<string, unknown>): Promise<string> {
-  const o = { openedOn: '2026-11-02', interventionCategory: 'complete_car', ...fields };
-  return ok(await gql('diagnostician', 'mutation($o: repair_orders_input!) { insertRepairOrder(object: $o) }', { o })).insertRepairOrder;
 }
 
 /** Nhost's own client, unchanged, against a test app: its session in memory, nothing automatic. */
