@@ -136,3 +136,53 @@ test('a security key waits for the password in its own form, then the key can be
   await shot(page, 'security-key-proved');
   await context.close();
 });
+
+// The walk of 27 November (decision 064), on a tablet: a refused address is gone once «Annuler»
+// was tapped; a token and the authenticator app's set-up are made once, whatever the reloads.
+test('on a tablet, nothing refused comes back after «Annuler», and a reload makes no second token or secret', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('Adresse e-mail').fill('maxime.blanc@demo.local');
+  await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+  await expect(page).toHaveURL(/\/stock$|\/repair-orders$/);
+
+  await page.goto('/profile?retour=%2Fstock');
+  const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
+  await form.getByLabel('E-mail').fill('admin@demo.local');
+  await form.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(form.getByText('Email non disponible')).toBeVisible();
+  await expect(form.getByLabel('E-mail')).toBeFocused();
+  await shot(page, 'tablet-profile-email-taken', true);
+  await form.getByRole('link', { name: 'Annuler' }).click();
+  await expect(page).toHaveURL(/\/stock$/);
+  await page.goto('/profile');
+  await expect(form.getByLabel('E-mail')).toHaveValue('maxime.blanc@demo.local');
+  await expect(page.getByText('Email non disponible')).toHaveCount(0);
+  await shot(page, 'tablet-profile-after-annuler', true);
+
+  await page.goto('/profile/tokens');
+  await page.getByLabel('Nom du jeton').fill('Export tablette');
+  await page.getByRole('button', { name: 'Créer le jeton' }).click();
+  await expect(page).toHaveURL(/\/profile\/tokens$/);
+  await expect(page.getByLabel('Jeton', { exact: true })).toHaveValue(/\S{20,}/);
+  await shot(page, 'tablet-token-created', true);
+  await page.reload();
+  await expect(page.getByLabel('Jeton', { exact: true })).toHaveCount(0);
+  await expect(page.getByRole('row', { name: /Export tablette/ })).toHaveCount(1);
+  await shot(page, 'tablet-token-after-reload', true);
+
+  await page.goto('/profile/security');
+  await page.getByRole('button', { name: 'Configurer une application' }).click();
+  const secret = page.locator('code');
+  await expect(secret).toHaveText(/[A-Z2-7 ]{20,}/);
+  const first = await secret.textContent();
+  await page.reload();
+  await expect(secret).toHaveText(first!);
+  await page.getByRole('button', { name: 'Annuler' }).click();
+  await expect(page.getByRole('button', { name: 'Configurer une application' })).toBeVisible();
+  await expect(page.getByRole('img', { name: /QR/ })).toHaveCount(0);
+  await shot(page, 'tablet-security-after-annuler', true);
+  await context.close();
+});

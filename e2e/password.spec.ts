@@ -1,6 +1,6 @@
 import { expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { DEMO_PASSWORD, lastMailTo, openMailLink, openProfileMenu, signIn, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
+import { DEMO_PASSWORD, lastMailTo, openMailLink, openProfileMenu, shot, signIn, signOut, storageState, verifyLinkOf } from './support/fixtures.ts';
 
 // A password change ends the user's other sign-ins: these stories use colleagues' accounts,
 // not the four that the other specs keep signed in.
@@ -71,6 +71,18 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   // It opens on the current password; Annuler closes it and forgets what was typed.
   await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
   await dialog.getByLabel('Mot de passe actuel').fill('Oublie-Moi-1!');
+  await dialog.getByRole('link', { name: 'Annuler' }).click();
+  await expect(dialog).toBeHidden();
+
+  // Saved empty: «Champ obligatoire» in the dialog, in French, not the browser's own bubble.
+  await openProfileMenu(page);
+  await page.getByRole('button', { name: 'Modifier', exact: true }).click();
+  await dialog.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page).toHaveURL(/\/gearboxes$/);
+  await expect(dialog.getByLabel('Mot de passe actuel')).toHaveAccessibleDescription('Champ obligatoire');
+  // The first field to fix, from the top, takes the focus.
+  await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
+  await shot(page, 'password-dialog-empty-save');
   await dialog.getByRole('link', { name: 'Annuler' }).click();
   await expect(dialog).toBeHidden();
   await openProfileMenu(page);

@@ -5,7 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
 import type { Page } from '@playwright/test';
-import { signIn, signOut } from './support/fixtures.ts';
+import { shot, signIn, signOut } from './support/fixtures.ts';
 
 /**
  * A key that knows its accounts and checks its owner (PIN or fingerprint): a USB key, or the
@@ -195,4 +195,49 @@ test("a terminal's fingerprint reader: a step-up after a password sign-in, then 
   await autofill;
   await expect(page).toHaveURL(/\/repair-orders$/);
   expect(claims(await token())['x-hasura-auth-elevated']).toBe(userId);
+});
+
+// The walk of 27 November (decision 064): an account whose only factor is a key is sent to
+// /profile/confirm by the profile; the page says what to do and how to go back, with
+// JavaScript and without, and the key brings it back to the form, as typed, with a toast.
+test('a key-only account confirms a new address with its key, told what to do, and comes back to the form with a toast', async ({ page, browser }) => {
+  await plugSecurityKey(page);
+  await signIn(page, 'olivier.perrin@demo.local');
+  await addKey(page, 'Clé USB du comptoir');
+  await signOut(page);
+  await signIn(page, 'olivier.perrin@demo.local');
+  await page.goto('/profile');
+  const form = page.getByRole('form', { name: "Modifier le nom et l'e-mail" });
+  await form.getByLabel('E-mail').fill('olivier.comptoir@demo.local');
+  await form.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'confirmez votre identité avec votre clé de sécurité' })).toBeVisible();
+
+  // Without JavaScript the page says the key needs it, and leads back.
+  const noJs = await browser.newContext({
+    storageState: await page.context().storageState(),
+    javaScriptEnabled: false,
+    viewport: { width: 768, height: 1024 },
+  });
+  const plain = await noJs.newPage();
+  await plain.goto('/profile/confirm?retour=%2Fprofile');
+  await expect(plain.getByText('confirmez votre identité avec votre clé de sécurité')).toBeVisible();
+  await expect(plain.getByText('La confirmation par clé de sécurité demande JavaScript')).toBeVisible();
+  await expect(plain.getByRole('link', { name: 'Annuler' })).toHaveAttribute('href', '/profile');
+  await shot(plain, 'confirm-key-nojs-tablet');
+  await noJs.close();
+
+  await form.getByRole('link', { name: 'Confirmer avec ma clé de sécurité' }).click();
+  await expect(page.getByText('confirmez votre identité avec votre clé de sécurité')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Annuler' })).toHaveAttribute('href', '/profile');
+  await expect(page.getByText('demande JavaScript')).toHaveCount(0);
+  await shot(page, 'confirm-key-js-desktop');
+  await page.getByRole('button', { name: 'Confirmer avec ma clé de sécurité' }).click();
+  await expect(page).toHaveURL(/\/profile$/);
+  await expect(page.getByRole('status').filter({ hasText: 'Identité confirmée' })).toBeVisible();
+  // What was typed is back; the key is no longer asked.
+  await expect(form.getByLabel('E-mail')).toHaveValue('olivier.comptoir@demo.local');
+  await expect(page.getByText('confirmez votre identité')).toHaveCount(0);
+  await shot(page, 'profile-after-key-proof-desktop');
+  await form.getByRole('button', { name: 'Enregistrer' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Un lien de confirmation a été envoyé à olivier.comptoir@demo.local' })).toBeVisible();
 });

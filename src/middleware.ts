@@ -12,7 +12,7 @@ import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
 import { LANDING_COOKIE, landingBindingOf, linkAskedHere } from '#lib/auth/landing-binding.ts';
 import { linkLandings } from '#lib/auth/link-landings.ts';
 import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
-import { readRefusal } from '#lib/forms.server.ts';
+import { leaveRefusal, readRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 import { PageOutOfTime } from '#lib/page-budget.ts';
 
@@ -195,6 +195,8 @@ const session = defineMiddleware(async (context, next) => {
   locals.session = null;
   locals.flash = takeFlash(cookies);
   locals.passwordDialog = null;
+  // A refused post waits only for the page that showed it (decision 064), signed in or out.
+  leaveRefusal(context);
   const cookie = await readSession(cookies, services);
   const signedOut = () => {
     clearSession(cookies, services);

@@ -37,8 +37,10 @@ describe('refusals at their own address', () => {
     expect((answer as Response).status).toBe(303);
     expect((answer as Response).headers.get('location')).toBe(ADDRESS);
     // A 2,000-character comment fits in one cookie, for this path, short-lived.
-    expect([...jar.keys()]).toEqual(['atelier_refus0']);
+    // Beside it, for every page to see, which path it waits on (decision 064: leaving the page drops it).
+    expect([...jar.keys()]).toEqual(['atelier_refus0', 'atelier_refus_page']);
     expect(jar.get('atelier_refus0')).toMatchObject({ path: '/repair-order/1', maxAge: 600 });
+    expect(jar.get('atelier_refus_page')).toMatchObject({ value: '/repair-order/1', path: '/', maxAge: 600 });
     expect(jar.get('atelier_refus0')!.value).not.toContain('Nombre');
     expect(await postOrShowRefusal(pageAt(ADDRESS, 'GET', jar), async () => null)).toEqual(state);
     // A reload shows it again: what was typed survives a reload.

@@ -243,6 +243,15 @@ export function createMfaService(auth: AuthService) {
       return { recoveryCodes: codes };
     },
 
+    /** «Annuler» of an enrolment: the secret generated and not activated is forgotten; an active app stays. */
+    async cancelTotp(session: SessionRow): Promise<void> {
+      auth.refusePat(session);
+      await db
+        .update(users)
+        .set({ totpSecret: null, totpLastStep: null, updatedAt: new Date() })
+        .where(and(eq(users.id, session.user.id), isNull(users.activeMfaType)));
+    },
+
     /** The secret generated and not yet activated, with its QR code: the enrolment page shown again. */
     async pendingTotp(userId: string): Promise<{ imageUrl: string; totpSecret: string } | null> {
       const u = await freshUser(userId);

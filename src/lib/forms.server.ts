@@ -164,8 +164,10 @@ export const isPostedFile = (value: FormDataEntryValue | null): value is File =>
 // encrypted, compressed cookie (JWE, dir + A256GCM, DEF, like the session's) for that page's path
 // only, for the same user at the same address; nothing is kept in a process's memory, so any
 // instance behind the proxy shows it. A reload shows it again (what was typed survives a reload)
-// until a post of that page succeeds or ten minutes pass.
+// until a post of that page succeeds, the user opens another page (decision 064) or ten minutes pass.
 const REFUSAL_COOKIE = 'atelier_refus';
+/** Which path holds a refusal waiting to be shown, for every page to see (decision 064): leaving it drops it. */
+const REFUSAL_PAGE_COOKIE = 'atelier_refus_page';
 /** A cookie holds about 4 KB: a long refusal (a 2,000-character comment and more) takes up to three. */
 const REFUSAL_PART = 3800;
 const REFUSAL_PARTS = 3;
@@ -198,11 +200,31 @@ const refusalCookie = (page: RefusalContext, path: string) => ({
   secure: page.locals.services.config.publicUrl.startsWith('https:'),
 });
 /** Ends what a refused post left to show on this page's path: each of its cookies that is there. */
-const dropRefusal = (page: RefusalContext, cookie: string) => {
+const dropRefusal = (page: RefusalContext, cookie: string, path = page.url.pathname) => {
   for (let i = 0; i < REFUSAL_PARTS; i++) {
-    if (page.cookies.get(`${cookie}${i}`)) page.cookies.delete(`${cookie}${i}`, refusalCookie(page, page.url.pathname));
+    if (page.cookies.get(`${cookie}${i}`) || path !== page.url.pathname) page.cookies.delete(`${cookie}${i}`, refusalCookie(page, path));
   }
+  if (cookie === REFUSAL_COOKIE && page.cookies.get(REFUSAL_PAGE_COOKIE)) page.cookies.delete(REFUSAL_PAGE_COOKIE, refusalCookie(page, '/'));
 };
+
+/**
+ * A page opened elsewhere than where a refused post waits to be shown drops it (decision 064):
+ * the refusal is for the reload right after the post, not for the next visit («Annuler», another
+ * page, signing out, then the form again). A detour that names the page as its way back
+ * (`?retour=`: the proof's /profile/confirm) keeps it; requests other than pages (an island's
+ * fetch, an image, a prefetch) leave it alone.
+ */
+export function leaveRefusal(page: RefusalContext): void {
+  const waiting = page.cookies.get(REFUSAL_PAGE_COOKIE)?.value;
+  if (!waiting || page.request.method !== 'GET' || page.url.pathname === waiting) return;
+  const headers = page.request.headers;
+  const dest = headers.get('sec-fetch-dest');
+  if (dest ? dest !== 'document' : !headers.get('accept')?.includes('text/html')) return;
+  if (headers.get('sec-purpose')?.includes('prefetch') || headers.get('purpose') === 'prefetch') return;
+  const back = page.url.searchParams.get('retour');
+  if (back && new URL(back, page.url).pathname === waiting) return;
+  dropRefusal(page, REFUSAL_COOKIE, waiting);
+}
 /** The status a refusal carries (a conflict's 409), 400 otherwise. */
 const statusOf = (state: object) => ('status' in state && typeof state.status === 'number' ? state.status : 400);
 
@@ -227,6 +249,7 @@ export async function redirectRefusal(page: RefusalContext, state: object, at?: 
     if (part) page.cookies.set(`${cookie}${i}`, part, { ...refusalCookie(page, target.pathname), maxAge: REFUSAL_MAX_AGE });
     else page.cookies.delete(`${cookie}${i}`, refusalCookie(page, target.pathname));
   }
+  if (cookie === REFUSAL_COOKIE) page.cookies.set(REFUSAL_PAGE_COOKIE, target.pathname, { ...refusalCookie(page, '/'), maxAge: REFUSAL_MAX_AGE });
   return page.redirect(`${addressOf(target)}${target.hash}`, 303);
 }
 

@@ -1,17 +1,20 @@
 // The profile menu's sign-out form: ends this sign-in (or, with `all`, every sign-in of the
-// user, on every device), then back to /sign-in.
+// user, on every device), then back to /sign-in (which goes on to `?redirectTo=` when given).
 import type { APIRoute } from 'astro';
 import { t } from '#lib/i18n.ts';
 import { clearSession, readSession, setFlash } from '#lib/auth/session.server.ts';
+import { safeRedirect } from '#lib/redirects.ts';
 
-export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
+export const POST: APIRoute = async ({ cookies, locals, redirect, request, url }) => {
   const form = await request.formData().catch(() => new FormData());
   const all = form.get('all') === '1' && !!locals.user;
   const session = await readSession(cookies, locals.services);
   if (session) await locals.services.auth.signOut({ sessionId: session.sessionId, all, userId: session.userId }).catch(() => undefined);
   clearSession(cookies, locals.services);
   setFlash(cookies, { type: 'success', message: all ? t('success.signedOutEverywhere') : t('success.signedOut'), signedOut: true });
-  return redirect('/sign-in', 303);
+  // «Se reconnecter» of a form that asks a new sign-in (decision 048) comes back to it.
+  const back = safeRedirect(url.searchParams.get('redirectTo'), locals.services.config.publicUrl)?.path;
+  return redirect(back ? `/sign-in?redirectTo=${encodeURIComponent(back)}` : '/sign-in', 303);
 };
 
 // Signing out is a state change: a plain link or a prefetch must not do it.

@@ -31,9 +31,12 @@ export type ProofRefusal = { ask: ProofAsk; errors: FieldErrors; formError: stri
 export async function proveFromForm(services: Services, session: SessionRow, form: FormData, caller: { ip: string }): Promise<ProofRefusal | null> {
   const ask = await proofAskOf(services, session);
   if (!ask) return null;
-  const typed = String(form.get(ask === 'password' ? 'currentPassword' : 'code') ?? '').slice(0, 256);
+  const field = ask === 'password' ? 'currentPassword' : 'code';
+  const typed = String(form.get(field) ?? '').slice(0, 256);
   const refuse = (errors: FieldErrors = {}, status = 403): ProofRefusal => ({ ask, errors, formError: proofMessage(ask), status });
-  if ((ask !== 'password' && ask !== 'code') || !typed.trim()) return refuse();
+  if (ask !== 'password' && ask !== 'code') return refuse();
+  // The field left empty says so beside it; a form that did not show it yet only asks it.
+  if (!typed.trim()) return refuse(form.has(field) ? { [field]: t('validation.required') } : {});
   try {
     if (ask === 'password') await services.auth.proveWithPassword(session, typed, caller);
     else await services.mfa.elevateTotp(session, typed, caller);

@@ -160,6 +160,8 @@ export const fr = {
     signInAgain: "Pour cette modification, reconnectez-vous d'abord : votre dernière connexion date de plus de cinq minutes.",
     patRefused: "Une connexion par jeton d'accès ne peut pas modifier le compte.",
     currentPassword: 'Mot de passe actuel',
+    signInAgainButton: 'Se reconnecter',
+    keyNeedsJs: 'La confirmation par clé de sécurité demande JavaScript : activez-le dans le navigateur, ou revenez en arrière.',
   },
   refusals: {
     elevationRequired: 'Pour cette action, confirmez votre identité avec votre code de vérification ou votre clé de sécurité.',
