@@ -17,6 +17,7 @@ import { createReadiness } from './readiness.ts';
 import { isS3Blobs } from './storage/s3-blobs.ts';
 import { createStorageRoutes } from './storage/routes.ts';
 import { serveLiveBackups } from './backup/live.ts';
+import type { ApiErrorCode, RefusalReason } from '#lib/errors.ts';
 import { createServices, type DomainServices, type Services } from './services.ts';
 import { setWorkshopTimeZone } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
@@ -170,7 +171,12 @@ export async function createApp(options: {
       const refused = graphqlBodyRefusal(req, config.graphqlLimits);
       if (refused) {
         req.resume();
-        sendJson(res, refused.status, { errors: [{ message: refused.message, extensions: { code: 'too-large' } }] }, { Connection: 'close' });
+        sendJson(
+          res,
+          refused.status,
+          { errors: [{ message: refused.message, extensions: { code: 'too-large' satisfies ApiErrorCode } }] },
+          { Connection: 'close' },
+        );
         return true;
       }
       await graphql.yoga.requestListener(req, res);
@@ -216,13 +222,18 @@ export async function createApp(options: {
         };
         return await options.astroHandler(req, res, notFound, locals);
       }
-      sendJson(res, 404, { status: 404, error: 'route-not-found', message: 'Route not found' });
+      sendJson(res, 404, { status: 404, error: 'route-not-found' satisfies RefusalReason, message: 'Route not found' });
     } catch (error) {
       logger.error('request failed', { id, path: pathname, error: error instanceof Error ? error.message : String(error) });
       // The database is away (decision 036): the client tries again, nothing is broken.
       if (!res.headersSent && isDatabaseUnavailable(error)) {
-        sendJson(res, 503, { status: 503, error: 'unavailable', message: t('errors.unavailableApi') }, { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) });
-      } else if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal-error', message: 'Internal error' });
+        sendJson(
+          res,
+          503,
+          { status: 503, error: 'unavailable' satisfies RefusalReason, message: t('errors.unavailableApi') },
+          { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) },
+        );
+      } else if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal-error' satisfies RefusalReason, message: 'Internal error' });
       else res.destroy();
     }
   });

@@ -1,6 +1,6 @@
 // Identity and the guard, as a sequence of small steps (ARCHITECTURE.md, STYLE.md).
 import { defineMiddleware, sequence } from 'astro:middleware';
-import { apiErrorOf, hasCode } from '#lib/errors.ts';
+import { apiErrorOf, hasCode, type RefusalReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { formatWait } from '#lib/format.ts';
 import { isRole } from '#lib/roles.ts';
@@ -172,7 +172,7 @@ function retryLater(context: Parameters<Parameters<typeof defineMiddleware>[0]>[
         retryAfter: seconds,
       };
   if (context.url.pathname.startsWith('/api/')) {
-    return new Response(JSON.stringify({ status: 503, error: 'session-unavailable', message: message.text }), {
+    return new Response(JSON.stringify({ status: 503, error: 'session-unavailable' satisfies RefusalReason, message: message.text }), {
       status: 503,
       headers: { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(seconds) },
     });

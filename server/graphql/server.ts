@@ -10,6 +10,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { resolveViewer, type Viewer } from '#server/auth/viewer.ts';
 import type { Services } from '#server/services.ts';
+import type { ApiErrorCode } from '#lib/errors.ts';
 import type { Changes } from '#server/realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError, refuseBeforeRunning } from './errors.ts';
@@ -50,7 +51,7 @@ const withCode = (error: Error): GraphQLError => {
     source: e.source,
     positions: e.positions,
     path: e.path,
-    extensions: { ...e.extensions, code: 'validation' },
+    extensions: { ...e.extensions, code: 'validation' satisfies ApiErrorCode },
   });
 };
 
@@ -126,10 +127,13 @@ function originPlugin(allowedOrigin: string): Plugin {
     onRequest({ request, endResponse, fetchAPI }) {
       const refuse = (status: number, message: string) =>
         endResponse(
-          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: status === 403 ? 'forbidden' : 'validation' } }] }), {
-            status,
-            headers: { 'content-type': 'application/json; charset=utf-8' },
-          }),
+          new fetchAPI.Response(
+            JSON.stringify({ errors: [{ message, extensions: { code: (status === 403 ? 'forbidden' : 'validation') satisfies ApiErrorCode } }] }),
+            {
+              status,
+              headers: { 'content-type': 'application/json; charset=utf-8' },
+            },
+          ),
         );
       const origin = request.headers.get('origin');
       if (origin && origin !== allowedOrigin) return refuse(403, t('refusals.originRefused'));

@@ -45,6 +45,9 @@ export const REFUSAL_REASONS = [
   'request-too-large',
   'route-not-found',
   'method-not-allowed',
+  // The server's own failures: an unexpected error, a page's session the database could not check.
+  'internal-error',
+  'session-unavailable',
   'disabled-endpoint',
   // Signing in and the ways in (hasura-auth's words, `totp-secret-unreadable` and the OAuth provider's unavailability ours).
   'invalid-email-password',
