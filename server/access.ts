@@ -6,7 +6,7 @@
 import { can, type Capability } from '#lib/permissions.ts';
 import { t } from '#lib/i18n.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
-import { DomainError } from '#server/errors.ts';
+import { refuse } from '#server/errors.ts';
 
 /** What a caller must be to run a service function: signed in, or holding a capability. */
 export type Permission = 'signedIn' | Capability;
@@ -25,8 +25,8 @@ export type Bound<S extends ServiceShape> = {
 
 /** Refuses a viewer `permission` does not allow: not signed in, or without the capability. */
 export function requirePermission(viewer: Viewer | null, permission: Permission): Viewer {
-  if (!viewer) throw new DomainError('unauthenticated', 'unauthenticated', t('refusals.forbidden'));
-  if (permission !== 'signedIn' && !can(viewer.role, permission)) throw new DomainError('forbidden', 'forbidden', t('refusals.forbidden'));
+  if (!viewer) throw refuse('unauthenticated', t('refusals.forbidden'));
+  if (permission !== 'signedIn' && !can(viewer.role, permission)) throw refuse('forbidden', t('refusals.forbidden'));
   return viewer;
 }
 

@@ -158,13 +158,15 @@ export function createServices(options: { config: Config; database: Database; lo
   });
   const files = createFileStore({ db, config, logger });
   const domain = createDomainServices({ db, files, auth });
+  let signedOut: RequestServices | undefined;
   const services: Services = {
     auth,
     mfa: createMfaService(auth),
     oidc: createOidcService({ auth, providers: config.authProviders }),
     passwordless: createPasswordlessService(auth),
     webauthn: createWebauthnService({ auth, rp: config.webauthn, origin: new URL(config.publicUrl).origin }),
-    forViewer: (viewer) => ({ ...services, ...bindDomain(domain, viewer) }),
+    // Signed out is the same for every request: built once, not on each page's way in.
+    forViewer: (viewer) => (viewer ? { ...services, ...bindDomain(domain, viewer) } : (signedOut ??= { ...services, ...bindDomain(domain, null) })),
     files,
     graphql: { fetch: options.graphqlFetch },
     config: {

@@ -6,6 +6,7 @@ import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { escapeLike } from '#lib/search.ts';
+import { isRealDay } from '#lib/page-query.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { gearboxModels, interventionHistory, orderFiles, repairOrders, users } from '#server/db/schema/index.ts';
@@ -58,14 +59,9 @@ const numberTaken = (error: unknown): never => {
   throw error;
 };
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-// 2019-02-30 has the shape of a day but the database refuses it: check the calendar too.
-const isDay = (value: string) =>
-  DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-
 /** The filter as the list reads it: a search cut at 80 characters, days that exist. */
 function checkedFilter<F extends OrderFilter>(filter: F): F {
-  for (const key of ['from', 'to'] as const) if (filter[key] && !isDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
+  for (const key of ['from', 'to'] as const) if (filter[key] && !isRealDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
   return { ...filter, search: (filter.search ?? '').slice(0, 80) };
 }
 

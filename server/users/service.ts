@@ -5,10 +5,10 @@ import type { Role } from '#lib/roles.ts';
 import type { Db } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import { endSessions } from '#server/auth/sessions.ts';
-import { conflict, notFound, refuse } from '#server/errors.ts';
+import { conflict, notFound } from '#server/errors.ts';
 import type { AuthService } from '#server/auth/service.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
-import type { PermissionTable } from '#server/access.ts';
+import { type PermissionTable, requirePermission } from '#server/access.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { userChanges, userRef } from '#server/audit/refs.ts';
@@ -78,7 +78,6 @@ function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
   return out;
 }
 
-const forbidden = () => refuse('forbidden', t('refusals.forbidden'));
 const emailTaken = () => conflict('email-already-in-use', t('errors.emailTaken'), { field: 'email' });
 
 export function createUsersService(deps: {
@@ -109,9 +108,15 @@ export function createUsersService(deps: {
         .where(and(eq(users.defaultRole, 'app_admin'), eq(users.disabled, false), ne(users.id, exceptId)))
     )[0]!.n;
 
+  /** The account of `id`, refused as not found when there is none. */
+  const existing = async (id: string) => {
+    const user = await get(id);
+    if (!user) throw notFound(t('refusals.userNotFound'));
+    return user;
+  };
+
   const removeRow = async (actor: Viewer, id: string) => {
-    const current = await get(id);
-    if (!current) throw notFound(t('refusals.userNotFound'));
+    const current = await existing(id);
     if (id === actor.id) throw conflict('own-account', t('refusals.ownAccount'));
     if (current.defaultRole === 'app_admin' && (await adminCount(id)) === 0) {
       throw conflict('last-admin', t('refusals.lastAdmin'));
@@ -125,7 +130,7 @@ export function createUsersService(deps: {
 
   /** An account by its id: one's own, or any for whoever manages the users. */
   async function getFor(viewer: Viewer, id: string) {
-    if (id !== viewer.id && !can(viewer.role, 'manageUsers')) throw forbidden();
+    if (id !== viewer.id) requirePermission(viewer, 'manageUsers');
     return get(id);
   }
 
@@ -146,8 +151,7 @@ export function createUsersService(deps: {
    * ends every sign-in for good: enabling the account again does not bring them back.
    */
   async function updateAccount(actor: Viewer, id: string, set: { displayName?: string; defaultRole?: Role; disabled?: boolean }) {
-    const current = await get(id);
-    if (!current) throw notFound(t('refusals.userNotFound'));
+    const current = await existing(id);
     const losesAdmin = current.defaultRole === 'app_admin' && ((set.defaultRole && set.defaultRole !== 'app_admin') || set.disabled === true);
     if (losesAdmin && id === actor.id) throw conflict('own-admin-rights', t('refusals.ownAdminRights'));
     if (losesAdmin && (await adminCount(id)) === 0) throw conflict('last-admin', t('refusals.lastAdmin'));
@@ -163,13 +167,6 @@ export function createUsersService(deps: {
       return row!;
     });
   }
-
-  /** The account of `id`, refused as not found when there is none. */
-  const existing = async (id: string) => {
-    const user = await get(id);
-    if (!user) throw notFound(t('refusals.userNotFound'));
-    return user;
-  };
 
   return {
     get: getFor,
@@ -232,9 +229,8 @@ export function createUsersService(deps: {
       const mine = own ? await get(id) : undefined;
       if (own && email && email.toLowerCase() !== mine?.email) await auth.refusePatSession(viewer.sessionId, viewer.id);
       const ownProfile = own && set.defaultRole === undefined && set.disabled === undefined;
-      if (!manager && (!ownProfile || !can(viewer.role, 'editOwnProfile'))) throw forbidden();
-      const current = mine ?? (await get(id));
-      if (!current) throw notFound(t('refusals.userNotFound'));
+      if (!manager) requirePermission(viewer, ownProfile ? 'editOwnProfile' : 'manageUsers');
+      const current = mine ?? (await existing(id));
       const newEmail = email && email.toLowerCase() !== current.email ? email : undefined;
       // Step-up (issue 18, item 7): an admin with a second factor proves it again before changing
       // a role, enabling or disabling an account, or another user's address (its link signs in).
