@@ -1,6 +1,6 @@
 // Repair orders (SPEC §2.7, §3, §4): enumerations and labels, the list's URL, and one schema
 // per form, shared by the pages and the API.
-import { choice, day, entry, integer, option, page, readQuery, recordId, recordPageFields, recordPageValues, text } from '#lib/page-query.ts';
+import { choice, entry, integer, option, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { workshopToday } from '#lib/format.ts';
@@ -50,40 +50,6 @@ export type OrdersQuery = {
   descending: boolean;
   page: number;
 };
-
-/** `/repair-orders?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=`, as the list reads it. */
-export const ordersQuerySchema = z
-  .object({
-    recherche: text(80),
-    du: day(),
-    au: day(),
-    categorie: choice(interventionCategories),
-    type: choice(gearboxTypes),
-    modele: recordId(),
-    tri: choice(orderSorts),
-    ordre: choice(['asc', 'desc'] as const),
-    page: page(),
-    // A deletion from the list: the order to confirm, then the posted action.
-    confirmer: recordId(),
-    action: choice(['supprimer'] as const),
-  })
-  .transform((q) => {
-    const sort = q.tri ?? 'date';
-    const list: OrdersQuery = {
-      search: q.recherche,
-      from: q.du,
-      to: q.au,
-      category: q.categorie,
-      type: q.type,
-      modelId: q.modele,
-      sort,
-      descending: q.ordre ? q.ordre === 'desc' : sort === 'date',
-      page: q.page,
-    };
-    return { ...list, confirm: q.confirmer, action: q.action };
-  });
-
-export const readOrdersQuery = (params: URLSearchParams) => readQuery(ordersQuerySchema, params);
 
 export const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
 export type OrderTab = (typeof orderTabs)[number];

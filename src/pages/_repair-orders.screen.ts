@@ -1,6 +1,9 @@
-// The repair orders list (`/repair-orders`, SPEC §2.7): what it reads (one page of orders, their
-// count and the models to filter on) and its one post, the deletion of an order once confirmed.
+// The screen module of the repair orders list (`/repair-orders`, SPEC §2.7, decision 065): what
+// its URL may say, what it reads (one page of orders, their count and the models to filter on) and
+// its one post, the deletion of an order once confirmed.
 import type { AstroGlobal } from 'astro';
+import { z } from 'zod';
+import { choice, day, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { submitAction } from '#lib/forms.server.ts';
 import { serverGraphQL } from '#lib/graphql.server.ts';
@@ -8,16 +11,58 @@ import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
-import { ORDERS_PAGE_SIZE, ordersHref, type readOrdersQuery, DELETE_ORDER } from './repair-orders.ts';
+import {
+  DELETE_ORDER,
+  gearboxTypes,
+  interventionCategories,
+  ORDERS_PAGE_SIZE,
+  orderSorts,
+  ordersHref,
+  type OrdersQuery,
+} from '#lib/repair-orders/repair-orders.ts';
+
+/** `/repair-orders?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=`, as the list reads it. */
+export const querySchema = z
+  .object({
+    recherche: text(80),
+    du: day(),
+    au: day(),
+    categorie: choice(interventionCategories),
+    type: choice(gearboxTypes),
+    modele: recordId(),
+    tri: choice(orderSorts),
+    ordre: choice(['asc', 'desc'] as const),
+    page: page(),
+    // A deletion from the list: the order to confirm, then the posted action.
+    confirmer: recordId(),
+    action: choice(['supprimer'] as const),
+  })
+  .transform((q) => {
+    const sort = q.tri ?? 'date';
+    const list: OrdersQuery = {
+      search: q.recherche,
+      from: q.du,
+      to: q.au,
+      category: q.categorie,
+      type: q.type,
+      modelId: q.modele,
+      sort,
+      descending: q.ordre ? q.ordre === 'desc' : sort === 'date',
+      page: q.page,
+    };
+    return { ...list, confirm: q.confirmer, action: q.action };
+  });
+
+export const read = (params: URLSearchParams) => readQuery(querySchema, params);
 
 /** Everything the list reads from its URL. */
-type OrdersPageQuery = ReturnType<typeof readOrdersQuery>;
+type OrdersPageQuery = ReturnType<typeof read>;
 
 /**
  * The list's post (`?action=supprimer`, admins and diagnosticians): a redirect with its toast, or
  * the refusal to show over the list; null when nothing was carried out.
  */
-export async function postOrdersPage(astro: AstroGlobal, query: OrdersPageQuery): Promise<Response | { formError: string | null; status: number } | null> {
+export async function post(astro: AstroGlobal, query: OrdersPageQuery): Promise<Response | { formError: string | null; status: number } | null> {
   if (!can(astro.locals.user?.role, 'manageOrders') || query.action !== 'supprimer') return null;
   const id = String((await astro.request.formData()).get('id') ?? '');
   if (!isUuid(id)) return null;
@@ -30,7 +75,7 @@ export async function postOrdersPage(astro: AstroGlobal, query: OrdersPageQuery)
 }
 
 /** One page of the orders the URL's search and filters select, their count and the order whose deletion is to confirm. */
-export async function loadOrdersPage(locals: App.Locals, query: OrdersPageQuery) {
+export async function load(locals: App.Locals, query: OrdersPageQuery) {
   const { repairOrders, gearboxes } = locals.services;
   const manage = can(locals.user?.role, 'manageOrders');
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
