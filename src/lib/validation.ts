@@ -98,8 +98,6 @@ export const setPasswordPageSchema = z
   .transform((q) => ({ reset: q.type === 'passwordReset', retour: q.retour }));
 /** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
 export const jumpPageSchema = z.object({ to: target() });
-/** `/profile?retour=`: the page to go back to once saved, checked by `safeRedirect`. */
-export const profilePageSchema = z.object({ retour: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
