@@ -1,7 +1,7 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
 import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
-import { basePageSchema } from '#lib/base/base.ts';
+import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
 import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
 import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
