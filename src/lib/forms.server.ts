@@ -8,7 +8,7 @@ import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '#server/errors.ts';
-import { type ApiErrorCode, apiErrorOf, type ApiRefusal, type RefusalReason } from '#lib/errors.ts';
+import { type ApiErrorCode, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -21,7 +21,7 @@ export type FormState<V = FormValues> = { values: V; errors: FieldErrors; formEr
 export type FormFailure = {
   errors: FieldErrors;
   formError: string | null;
-  /** The API's code ('conflict', 'validation'…) for a page that reacts to one, a service's refusal read as the API's. */
+  /** The API's code ('conflict', 'validation'…) for a page that reacts to one; 'storage' for the file store. */
   code: ApiErrorCode | 'storage' | undefined;
   /** The API's stable name of the refusal, e.g. 'email-already-in-use'. */
   reason: RefusalReason | undefined;
@@ -72,59 +72,35 @@ const STORE_TOLD: Record<DomainErrorKind, boolean> = {
   'storage-full': true,
 };
 
-// The API's code of each kind of a service's refusal, as GraphQL answers it (server/graphql/inputs.ts):
-// a page that calls the service in process reacts to the same code (decision 021).
-const SERVICE_CODE: Record<DomainErrorKind, ApiErrorCode> = {
-  invalid: 'validation',
-  unauthenticated: 'validation',
-  forbidden: 'forbidden',
-  'not-found': 'not-found',
-  'not-allowed': 'validation',
-  conflict: 'conflict',
-  'too-large': 'validation',
-  unsupported: 'validation',
-  'too-many-requests': 'too-many-requests',
-  unavailable: 'internal',
-  'storage-full': 'internal',
-};
-
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
   const fallback = options.fallback ?? t('errors.generic');
-  // The file store is called in process: its refusals (format, size, space) are the user's.
-  if (error instanceof DomainError && !error.details.fields) {
+  // The file store and the services are called in process: their refusals are the user's.
+  if (error instanceof DomainError) {
     const beside = options.fileField;
     const message = STORE_TOLD[error.kind] ? error.message : fallback;
-    return {
-      errors: beside ? { [beside]: message } : {},
-      formError: beside ? null : message,
-      code: SERVICE_CODE[error.kind],
-      reason: error.reason,
-      reasons: error.details.reasons ?? [],
-    };
+    const { fields, reasons = [] } = error.details;
+    // A service's refusal that names its fields shows beside them, as the API's does.
+    if (fields && Object.keys(fields).length) return { ...placed(fields, options, message), code: 'storage', reason: error.reason, reasons };
+    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons };
   }
-  // A service called in process names its fields as the API does: read them the same way.
-  if (!(error instanceof ClientError) && !(error instanceof DomainError)) throw error;
-  const refusal: ApiRefusal =
-    error instanceof DomainError
-      ? { code: SERVICE_CODE[error.kind], reason: error.reason, message: error.message, fields: error.details.fields, reasons: error.details.reasons }
-      : apiErrorOf(error);
-  const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
-    const name = path.replace(/^(object|_set|p)\./, '');
-    return [options.rename?.[name] ?? name, message] as const;
-  });
-  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
-  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
+  if (!(error instanceof ClientError)) throw error;
+  const refusal = apiErrorOf(error);
   const { code, message } = refusal;
   // The code comes from the wire: one the table does not hold is not told.
   const told = code && Object.hasOwn(TOLD, code) && TOLD[code] && message ? message : null;
-  return {
-    errors: Object.fromEntries(shown),
-    formError: other ?? (shown.length ? null : (told ?? fallback)),
-    code,
-    reason: refusal.reason,
-    reasons: refusal.reasons ?? [],
-  };
+  return { ...placed(refusal.fields ?? {}, options, told ?? fallback), code, reason: refusal.reason, reasons: refusal.reasons ?? [] };
+}
+
+/** A refusal's field messages on the form's fields (named as the form names them); any other, or `message` without one, above the form. */
+function placed(fields: Record<string, string>, options: FailureOptions, message: string): Pick<FormFailure, 'errors' | 'formError'> {
+  const named = Object.entries(fields).map(([path, text]) => {
+    const name = path.replace(/^(object|_set|p)\./, '');
+    return [options.rename?.[name] ?? name, text] as const;
+  });
+  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
+  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
+  return { errors: Object.fromEntries(shown), formError: other ?? (shown.length ? null : message) };
 }
 
 /** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */
