@@ -13,7 +13,7 @@ import { orderPageSchema } from '#lib/repair-orders/repair-orders.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';
 import { signInPageSchema } from '#lib/validation.ts';
 import { querySchema as stockQuerySchema, read as readStockQuery } from '#pages/_stock.screen.ts';
-import { readUsersQuery } from '#lib/users/users.ts';
+import { read as readUsersQuery } from '#pages/_users.screen.ts';
 
 const MODEL = '6F1C2A9E-1B2C-4D3E-8F90-123456789ABC';
 const q = (text: string) => new URLSearchParams(text);
