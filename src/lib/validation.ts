@@ -93,8 +93,6 @@ export const signInPageSchema = z
 export const setPasswordPageSchema = z
   .object({ type: choice(['passwordReset'] as const), retour: target() })
   .transform((q) => ({ reset: q.type === 'passwordReset', retour: q.retour }));
-/** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
-export const jumpPageSchema = z.object({ to: target() });
 /** `/profile?retour=`: the page to go back to once saved, checked by `safeRedirect`. */
 export const profilePageSchema = z.object({ retour: target() });
 
