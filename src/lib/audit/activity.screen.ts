@@ -3,7 +3,8 @@
 // (`/users/[userId]/activity`), each with its CSV (`activity.csv`). The three read the same URL,
 // load the same way and export the same rows, only their subject differs: one module serves them
 // all, through the audit service and the subject's own service, bound to the viewer.
-import { DomainError, type DomainErrorKind } from '#server/errors.ts';
+import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
+import { hasCode } from '#lib/errors.ts';
 import { isUuid } from '#lib/ids.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -41,23 +42,6 @@ async function nameOf(services: App.Locals['services'], kind: ActivityKind, id: 
   return user ? user.displayName || user.email || '' : null;
 }
 
-// Which refusals of a service make the page's French 404, as any record the viewer may not read
-// (decision 021: a new kind fails the type check until it has a row). The others (the database
-// away) reach the middleware and its 503 page.
-const UNKNOWN_TO_VIEWER: Record<DomainErrorKind, boolean> = {
-  'not-found': true,
-  forbidden: true,
-  invalid: true,
-  unauthenticated: true,
-  'not-allowed': true,
-  'too-large': true,
-  unsupported: true,
-  conflict: false,
-  'too-many-requests': false,
-  unavailable: false,
-  'storage-full': false,
-};
-
 export type Activity = {
   id: string;
   /** The order's number, the model, the user's name: as it is, or as its last event named it. */
@@ -94,7 +78,9 @@ export async function load(
     const named = name ?? (kind === 'user' ? events.find((e) => e.parentKind === 'user')?.parentLabel : events[0]?.parentLabel) ?? '';
     return { id, name: named, exists: name !== null, events, count, page: query.page, pages: Math.max(1, Math.ceil(count / limit)) };
   } catch (error) {
-    if (error instanceof DomainError && UNKNOWN_TO_VIEWER[error.kind]) return null;
+    // A service's refusal told as the API would (rights, a bad id): a French 404, as for any
+    // record. The database away or a timeout reach the middleware, which answers its 503 page.
+    if (error instanceof DomainError && hasCode(TOLD_BY_KIND[error.kind](error), 'not-found', 'forbidden', 'validation')) return null;
     throw error;
   }
 }
