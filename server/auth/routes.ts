@@ -7,12 +7,13 @@ import { DomainError } from '#server/errors.ts';
 import { can } from '#lib/permissions.ts';
 import { isRole } from '#lib/roles.ts';
 import { authErrors } from './service.ts';
-import { mfaRoutes } from './mfa.ts';
-import { oidcRoutes } from './oidc.ts';
-import { webauthnRoutes } from './webauthn.ts';
-import { authOptions, bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
-import { anonymousRoutes } from './anonymous.ts';
-import { passwordlessRoutes } from './passwordless.ts';
+import { mfaRoutes } from './routes/mfa.ts';
+import { oidcRoutes } from './routes/oidc.ts';
+import { webauthnRoutes } from './routes/webauthn.ts';
+import { authOptions, email, parse, password, redirectTo } from './inputs.ts';
+import { bearer, callerOf, OK, post, queryOf, type RouteContext, type Routes } from './routes/http.ts';
+import { anonymousRoutes } from './routes/anonymous.ts';
+import { passwordlessRoutes } from './routes/passwordless.ts';
 
 const options = authOptions;
 
