@@ -28,7 +28,8 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 
 /**
  * Files of src/lib that only the pages run though their names do not end in `.server.ts`: edges.
- * A new one is named `*.server.ts` (or lives beside its page, `src/pages/**\/_*.screen.ts`).
+ * A new one is named `*.server.ts` (or lives beside its page, `src/pages/**\/_*.screen.ts`; a screen
+ * module several pages share, in src/lib, is named `*.screen.ts` too).
  */
 const PAGE_SIDE: Record<string, string> = {
   'src/lib/auth/errors.ts': "reads the services' DomainError and the JSON edge's status table, for the sign-in and account pages",
@@ -59,7 +60,7 @@ const TOOLS_IN_SERVICES = ['server/storage/migrate.ts'];
 
 /** The layer of a file of server/ or src/, by path; undefined for a file no rule names. */
 function layerOf(file: string): Layer | undefined {
-  if (file.startsWith('src/lib/')) return /\.server\.tsx?$/.test(file) || file in PAGE_SIDE ? 'edges' : 'core';
+  if (file.startsWith('src/lib/')) return /\.(server|screen)\.tsx?$/.test(file) || file in PAGE_SIDE ? 'edges' : 'core';
   if (/^src\/(pages|components|layouts|islands)\//.test(file) || /^src\/(middleware\.ts|env\.d\.ts)$/.test(file)) return 'edges';
   if (file in TOP_OF_SERVER) return TOP_OF_SERVER[file];
   if (file.startsWith('server/db/')) return 'data';
