@@ -8,7 +8,8 @@ import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '#server/errors.ts';
-import { type ApiErrorCode, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
+import { type ApiErrorCode, type ApiRefusal, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
+import { formatWait } from '#lib/format.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -72,17 +73,46 @@ const STORE_TOLD: Record<DomainErrorKind, boolean> = {
   'storage-full': true,
 };
 
+/**
+ * A domain service's refusal, called in process by a screen (decision 065), as the API tells it
+ * (server/graphql/inputs.ts): the same code, message, fields and reasons, so that a page shows
+ * the same words whichever way it reached the service; one row per kind (decision 021).
+ */
+const SERVICE_REFUSAL: Record<DomainErrorKind, (error: DomainError) => ApiRefusal> = {
+  'not-found': () => ({ code: 'not-found', message: t('refusals.itemNotFound') }),
+  invalid: ({ details }) => ({
+    code: 'validation',
+    message: Object.values(details.fields ?? {})[0] ?? t('refusals.invalidData'),
+    fields: details.fields ?? {},
+  }),
+  forbidden: ({ reason, message }) => ({ code: 'forbidden', message, reason }),
+  conflict: ({ reason, message, details }) => ({ code: 'conflict', message, reason, fields: details.fields, reasons: details.reasons }),
+  'too-many-requests': ({ details }) => ({
+    code: 'too-many-requests',
+    message: t('refusals.tooManyRequests', { wait: formatWait(details.retryAfter ?? 60) }),
+  }),
+  // The caller's own refusals: a validation error's message.
+  unauthenticated: ({ reason, message }) => ({ code: 'validation', message, reason }),
+  'not-allowed': ({ reason, message }) => ({ code: 'validation', message, reason }),
+  'too-large': ({ reason, message }) => ({ code: 'validation', message, reason }),
+  unsupported: ({ reason, message }) => ({ code: 'validation', message, reason }),
+  // Not the user's to fix: the fallback.
+  unavailable: () => ({ code: 'internal' }),
+  'storage-full': () => ({ code: 'internal' }),
+};
+
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
   const fallback = options.fallback ?? t('errors.generic');
-  // The file store is called in process: its refusals (format, size, space) are the user's.
-  if (error instanceof DomainError) {
+  // A form with a file: the file store is called in process, its refusals (format, size, space)
+  // are the user's, said beside the file.
+  if (error instanceof DomainError && options.fileField) {
     const beside = options.fileField;
     const message = STORE_TOLD[error.kind] ? error.message : fallback;
-    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons: [] };
+    return { errors: { [beside]: message }, formError: null, code: 'storage', reason: error.reason, reasons: [] };
   }
-  if (!(error instanceof ClientError)) throw error;
-  const refusal = apiErrorOf(error);
+  if (!(error instanceof ClientError) && !(error instanceof DomainError)) throw error;
+  const refusal = error instanceof DomainError ? SERVICE_REFUSAL[error.kind](error) : apiErrorOf(error);
   const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
     const name = path.replace(/^(object|_set|p)\./, '');
     return [options.rename?.[name] ?? name, message] as const;
