@@ -63,11 +63,8 @@ describe('a refused form post', () => {
       formError: 'Cet ordre de réparation est clôturé.',
       reason: 'closed',
     });
-    // What the API would not tell (a record gone, the database away) reads as it did through it.
+    // A record gone reads as it did through the API.
     expect(formFailureOf(notFound('Mesure introuvable')).formError).toBe('Élément introuvable');
-    expect(
-      formFailureOf(new DomainError('unavailable', 'unavailable', 'pool exhausted'), { fallback: "Erreur lors de la mise à jour de l'OR" }).formError,
-    ).toBe("Erreur lors de la mise à jour de l'OR");
   });
 
   it('lets any other error through: a bug is not a message', () => {

@@ -7,9 +7,8 @@ import type { AstroGlobal } from 'astro';
 import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
-import { DomainError, type DomainErrorKind } from '#server/errors.ts';
+import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
 import { type ApiErrorCode, type ApiRefusal, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
-import { formatWait } from '#lib/format.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -57,62 +56,26 @@ const TOLD: Record<ApiErrorCode, boolean> = {
   'too-large': false,
 };
 
-// Whether a refusal of the file store, called in process, is the user's to read (format, size,
-// space: its French message), by kind (decision 021); any other says `fallback`.
-const STORE_TOLD: Record<DomainErrorKind, boolean> = {
-  invalid: true,
-  unauthenticated: true,
-  forbidden: true,
-  'not-found': true,
-  'not-allowed': true,
-  conflict: true,
-  'too-large': true,
-  unsupported: true,
-  'too-many-requests': true,
-  unavailable: true,
-  'storage-full': true,
-};
-
-/**
- * A domain service's refusal, called in process by a screen (decision 065), as the API tells it
- * (server/graphql/inputs.ts): the same code, message, fields and reasons, so that a page shows
- * the same words whichever way it reached the service; one row per kind (decision 021).
- */
-const SERVICE_REFUSAL: Record<DomainErrorKind, (error: DomainError) => ApiRefusal> = {
-  'not-found': () => ({ code: 'not-found', message: t('refusals.itemNotFound') }),
-  invalid: ({ details }) => ({
-    code: 'validation',
-    message: Object.values(details.fields ?? {})[0] ?? t('refusals.invalidData'),
-    fields: details.fields ?? {},
-  }),
-  forbidden: ({ reason, message }) => ({ code: 'forbidden', message, reason }),
-  conflict: ({ reason, message, details }) => ({ code: 'conflict', message, reason, fields: details.fields, reasons: details.reasons }),
-  'too-many-requests': ({ details }) => ({
-    code: 'too-many-requests',
-    message: t('refusals.tooManyRequests', { wait: formatWait(details.retryAfter ?? 60) }),
-  }),
-  // The caller's own refusals: a validation error's message.
-  unauthenticated: ({ reason, message }) => ({ code: 'validation', message, reason }),
-  'not-allowed': ({ reason, message }) => ({ code: 'validation', message, reason }),
-  'too-large': ({ reason, message }) => ({ code: 'validation', message, reason }),
-  unsupported: ({ reason, message }) => ({ code: 'validation', message, reason }),
-  // Not the user's to fix: the fallback.
-  unavailable: () => ({ code: 'internal' }),
-  'storage-full': () => ({ code: 'internal' }),
-};
-
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
-  const fallback = options.fallback ?? t('errors.generic');
-  // A form with a file: the file store is called in process, its refusals (format, size, space)
-  // are the user's, said beside the file.
-  if (error instanceof DomainError && options.fileField) {
+  // A service called in process says what GraphQL would have answered (the one table, TOLD_BY_KIND); the
+  // file store's own failures (space, outage) are the user's to read too, beside its field if any.
+  if (error instanceof DomainError) {
+    const told = TOLD_BY_KIND[error.kind](error) ?? { code: 'unavailable' as const, message: error.message, extensions: {} };
     const beside = options.fileField;
-    const message = STORE_TOLD[error.kind] ? error.message : fallback;
-    return { errors: { [beside]: message }, formError: null, code: 'storage', reason: error.reason, reasons: [] };
+    if (beside) return { errors: { [beside]: told.message }, formError: null, code: 'storage', reason: error.reason, reasons: [] };
+    return refusalFailure(
+      { code: told.code, message: told.message, reason: error.reason, fields: error.details.fields, reasons: error.details.reasons },
+      options,
+    );
   }
-  if (!(error instanceof ClientError) && !(error instanceof DomainError)) throw error;
-  const refusal = error instanceof DomainError ? SERVICE_REFUSAL[error.kind](error) : apiErrorOf(error);
+  if (!(error instanceof ClientError)) throw error;
+  return refusalFailure(apiErrorOf(error), options);
+}
+
+/** A refusal, as a form shows it: beside its fields, or above the form in words the user can act on. */
+function refusalFailure(refusal: ApiRefusal, options: FailureOptions): FormFailure {
+  const fallback = options.fallback ?? t('errors.generic');
   const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
     const name = path.replace(/^(object|_set|p)\./, '');
     return [options.rename?.[name] ?? name, message] as const;
