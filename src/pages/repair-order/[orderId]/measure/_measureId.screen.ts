@@ -5,7 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { isPostedFile, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
+import { isPostedFile, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import type { DossierDocument } from '#lib/gearboxes/documents.ts';
 import { t } from '#lib/i18n.ts';
@@ -106,7 +106,7 @@ export async function post(
   const { orderMeasures } = astro.locals.services;
   const { measure, self, backHref } = page;
   if (action === 'joindre') {
-    const form = await astro.request.formData().catch(() => new FormData());
+    const form = await postedForm(astro);
     const file = form.get('file');
     const fileValues = { comment: String(form.get('comment') ?? '').slice(0, 1000) };
     if (!isPostedFile(file)) return { ...page.form, status: 400, fileValues, fileError: t('documents.fileRequired') };
@@ -137,7 +137,7 @@ export async function post(
         ? await submitAction(
             astro,
             async () => {
-              const fileId = String((await astro.request.formData()).get('id') ?? '');
+              const fileId = String((await postedForm(astro)).get('id') ?? '');
               if (measure.files.some((f) => f.id === fileId)) await orderMeasures.removeFile(fileId);
               return redirectWithToast(astro, t('documents.deleted'), `${self}#fichiers-mesure`);
             },
