@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
 import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
-import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
+import { querySchema as codeConditionsPageSchema } from '#pages/repair-order/[orderId]/code-conditions/_faultCodeId.screen.ts';
 import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
-import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
+import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
 import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
@@ -158,7 +158,7 @@ describe('record page paths and queries', () => {
     expect(readPage(outagePageSchema, at({ modelId: ID, outageId: 'a/b' })).outageId).toBeNull();
     expect(readPage(codeConditionsPageSchema, at({ orderId: ID, faultCodeId: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({
       orderId: ID,
-      codeId: undefined,
+      faultCodeId: undefined,
       fromDiagnostic: true,
       confirmFile: null,
     });
