@@ -72,29 +72,42 @@ const STORE_TOLD: Record<DomainErrorKind, boolean> = {
   'storage-full': true,
 };
 
+/** The messages of the fields at fault: beside the form's own fields, the first other above the form (`told` when none is named). */
+function placed(fields: [string, string][], options: FailureOptions, told: string): Pick<FormFailure, 'errors' | 'formError'> {
+  const named = fields.map(([path, message]) => {
+    const name = path.replace(/^(object|_set|p)\./, '');
+    return [options.rename?.[name] ?? name, message] as const;
+  });
+  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
+  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
+  return { errors: Object.fromEntries(shown), formError: other ?? (shown.length ? null : told) };
+}
+
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
   const fallback = options.fallback ?? t('errors.generic');
   // The file store is called in process: its refusals (format, size, space) are the user's.
   if (error instanceof DomainError) {
+    // A service called in process that names the fields at fault: beside each, as the API's were.
+    if (error.details.fields && !options.fileField) {
+      return {
+        ...placed(Object.entries(error.details.fields), options, error.message),
+        code: 'storage',
+        reason: error.reason,
+        reasons: error.details.reasons ?? [],
+      };
+    }
     const beside = options.fileField;
     const message = STORE_TOLD[error.kind] ? error.message : fallback;
     return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons: [] };
   }
   if (!(error instanceof ClientError)) throw error;
   const refusal = apiErrorOf(error);
-  const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
-    const name = path.replace(/^(object|_set|p)\./, '');
-    return [options.rename?.[name] ?? name, message] as const;
-  });
-  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
-  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
   const { code, message } = refusal;
   // The code comes from the wire: one the table does not hold is not told.
   const told = code && Object.hasOwn(TOLD, code) && TOLD[code] && message ? message : null;
   return {
-    errors: Object.fromEntries(shown),
-    formError: other ?? (shown.length ? null : (told ?? fallback)),
+    ...placed(Object.entries(refusal.fields ?? {}), options, told ?? fallback),
     code,
     reason: refusal.reason,
     reasons: refusal.reasons ?? [],
