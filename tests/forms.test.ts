@@ -2,7 +2,7 @@
 // each field or above the form, whatever the API or the file store answered.
 import { ClientError } from 'graphql-request';
 import { describe, expect, it } from 'vitest';
-import { DomainError, conflict } from '#server/errors.ts';
+import { DomainError, conflict, invalid } from '#server/errors.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 
 const refused = (message: string, extensions: Record<string, unknown>) =>
@@ -48,6 +48,16 @@ describe('a refused form post', () => {
   it("shows the file store's refusal beside the file field", () => {
     const failure = formFailureOf(new DomainError('too-large', 'too-large', 'Fichier trop volumineux : 20 Mo au plus'), { fileField: 'file' });
     expect(failure).toMatchObject({ errors: { file: 'Fichier trop volumineux : 20 Mo au plus' }, formError: null, code: 'storage' });
+  });
+
+  it("puts a service's field refusals beside their fields, as the API's were (a page calling the service in process)", () => {
+    const taken = invalid({ 'object.number': "Ce numéro d'OR existe déjà", 'object.outageIds': 'Choisissez au moins une panne' });
+    expect(formFailureOf(taken, { fields: ['number', 'openedOn'] })).toMatchObject({
+      errors: { number: "Ce numéro d'OR existe déjà" },
+      formError: 'Choisissez au moins une panne',
+    });
+    const closed = conflict('closed', 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    expect(formFailureOf(closed)).toMatchObject({ errors: {}, formError: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.' });
   });
 
   it('lets any other error through: a bug is not a message', () => {

@@ -6,9 +6,8 @@
 // decides who may.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { DomainError } from '#server/errors.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { hasReason } from '#lib/errors.ts';
+import { hasCode } from '#lib/errors.ts';
 import { formFailureOf, submitAction } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -193,11 +192,11 @@ export function refusalAnchor({ tab, action, checkpointId }: Pick<OrderPageQuery
   return tab === 'procedure' && action === 'point' && checkpointId ? `#point-${checkpointId}` : undefined;
 }
 
-/** A refusal of the procedure tab, in French: the service's message; a role's refusal, the generic one (as before, when the API answered). */
-const messageOf = (error: unknown) =>
-  error instanceof DomainError && hasReason(error, 'forbidden')
-    ? t('errors.generic')
-    : (formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [] }).formError ?? t('errors.generic'));
+/** A refusal of the procedure tab, in French, as the API said it; a role's refusal, the generic error. */
+const messageOf = (error: unknown) => {
+  const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [] });
+  return hasCode(failure, 'forbidden') ? t('errors.generic') : failure.formError!;
+};
 
 /**
  * The procedure tab's posts when JavaScript is off (the island saves through the API otherwise):
@@ -220,7 +219,7 @@ async function postProcedure(
     };
     const refused = (message: string): OrderPageFailure => ({ status: 400, procedureFailure: { id, values, message }, procedureError: null });
     // A post without its row: none to answer.
-    if (!checkpointId) return refused(t('refusals.checkpointNotFound'));
+    if (!checkpointId) return refused(t('refusals.itemNotFound'));
     // The row's one schema, the island's and the API's: the first field at fault says why.
     const parsed = checkpointAnswerSchema.safeParse({ ...values, checkResult: values.checkResult ?? undefined });
     if (!parsed.success) return refused(Object.values(fieldErrors(parsed.error))[0] ?? t('errors.repairOrderUpdate'));
