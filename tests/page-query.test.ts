@@ -9,7 +9,7 @@ import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orde
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
 import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
-import { orderPageSchema } from '#lib/repair-orders/repair-orders.ts';
+import { querySchema as orderPageSchema } from '#pages/repair-order/[orderId]/_index.screen.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';
 import { signInPageSchema } from '#lib/validation.ts';
 import { querySchema as stockQuerySchema, read as readStockQuery } from '#pages/_stock.screen.ts';
@@ -99,7 +99,7 @@ const at = (path: Record<string, string | undefined>, query = '') => ({ params: 
 describe('record page paths and queries', () => {
   it('reads an order page: its tab, its action, a checkpoint answer, the compatible search', () => {
     expect(readPage(orderPageSchema, at({ orderId: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
-      id: MODEL.toLowerCase(),
+      orderId: MODEL.toLowerCase(),
       tab: 'procedure',
       action: 'point',
       checkpointId: ID,
@@ -118,7 +118,7 @@ describe('record page paths and queries', () => {
 
   it('answers no record for a path that is no id, and defaults for hostile values', () => {
     expect(readPage(orderPageSchema, at({ orderId: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({
-      id: null,
+      orderId: null,
       tab: 'general',
       checkpointId: null,
       version: 0,
