@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
 import { basePageSchema } from '#lib/base/base.ts';
 import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
-import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
+import { querySchema as diagnosticPageSchema } from '#pages/repair-order/[orderId]/_diagnostic.screen.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';

@@ -82,7 +82,21 @@ export function formFailureOf(error: unknown, options: FailureOptions = {}): For
     return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons: [] };
   }
   if (!(error instanceof ClientError)) throw error;
-  const refusal = apiErrorOf(error);
+  return shownFailure(apiErrorOf(error), options, fallback);
+}
+
+/** A refusal the API would have answered (its code, message, fields), as the form shows it. */
+function shownFailure(
+  refusal: {
+    code?: ApiErrorCode | undefined;
+    message?: string | undefined;
+    fields?: Record<string, string> | undefined;
+    reason?: RefusalReason | undefined;
+    reasons?: string[] | undefined;
+  },
+  options: FailureOptions,
+  fallback: string,
+): FormFailure {
   const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
     const name = path.replace(/^(object|_set|p)\./, '');
     return [options.rename?.[name] ?? name, message] as const;
@@ -99,6 +113,36 @@ export function formFailureOf(error: unknown, options: FailureOptions = {}): For
     reason: refusal.reason,
     reasons: refusal.reasons ?? [],
   };
+}
+
+// A domain service's refusal, called in process by a screen module, as the API answered it
+// (server/graphql/inputs.ts `API_ERROR`): its code and message, by kind (decision 021); null when
+// the refusal is not the user's (the API answered an internal error: the form says `fallback`).
+const SERVICE_TOLD: Record<DomainErrorKind, ((error: DomainError) => { code: ApiErrorCode; message: string }) | null> = {
+  invalid: (error) => ({ code: 'validation', message: error.message }),
+  unauthenticated: () => ({ code: 'forbidden', message: t('refusals.forbidden') }),
+  forbidden: () => ({ code: 'forbidden', message: t('refusals.forbidden') }),
+  'not-found': () => ({ code: 'not-found', message: t('refusals.itemNotFound') }),
+  'not-allowed': (error) => ({ code: 'validation', message: error.message }),
+  conflict: (error) => ({ code: 'conflict', message: error.message }),
+  'too-large': (error) => ({ code: 'validation', message: error.message }),
+  unsupported: (error) => ({ code: 'validation', message: error.message }),
+  'too-many-requests': (error) => ({ code: 'too-many-requests', message: error.message }),
+  unavailable: null,
+  'storage-full': null,
+};
+
+/**
+ * A refused service call, in French, as `formFailureOf` said the same refusal through the API:
+ * beside its field when it names one, above the form otherwise; anything else than a service's
+ * refusal (the database away) says `fallback`, as the API's internal error did.
+ */
+export function serviceFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
+  const fallback = options.fallback ?? t('errors.generic');
+  const told = error instanceof DomainError ? SERVICE_TOLD[error.kind]?.(error) : null;
+  if (!told || !(error instanceof DomainError)) return { errors: {}, formError: fallback, code: 'internal', reason: undefined, reasons: [] };
+  const { fields, reasons } = error.details;
+  return shownFailure({ ...told, fields, reason: error.reason, reasons }, options, fallback);
 }
 
 /** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */
