@@ -412,6 +412,11 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const gone = (await post(order, `action=courbe-fichier&id=${crypto.randomUUID()}`, formOf({}, { file: [['rapport.pdf', PDF]] }))) as TabFailure;
       expect(gone).toMatchObject({ status: 400, form: 'courbe-fichier', formError: 'Élément introuvable : il a peut-être été supprimé.' });
       expect(await storedCount()).toBe(stored);
+      // An id that is none is refused as the API refused it, nothing stored, nothing deleted.
+      const malformed = (await post(order, 'action=courbe-fichier', formOf({ id: 'pas-un-id' }, { file: [['rapport.pdf', PDF]] }))) as TabFailure;
+      expect(malformed).toMatchObject({ status: 400, form: 'courbe-fichier', formError: 'Identifiant invalide' });
+      expect(await storedCount()).toBe(stored);
+      expect(await post(order, 'action=courbe-suppr', formOf({ id: 'pas-un-id' }))).toMatchObject({ status: 400, formError: 'Identifiant invalide' });
       expect(await post(order, `action=courbe-fichier&id=${curve.id}`, formOf({}, { file: [['rapport.pdf', PDF]] }))).toBeInstanceOf(Response);
       expect(await post(order, `action=courbe-modif&id=${curve.id}`, formOf({ ...typed, description: '' }))).toMatchObject({
         status: 400,
