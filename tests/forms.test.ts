@@ -2,8 +2,8 @@
 // each field or above the form, whatever the API or the file store answered.
 import { ClientError } from 'graphql-request';
 import { describe, expect, it } from 'vitest';
-import { DomainError, conflict, invalid, notFound, refuse } from '#server/errors.ts';
-import { formFailureOf, serviceFailureOf } from '#lib/forms.server.ts';
+import { DomainError, conflict } from '#server/errors.ts';
+import { formFailureOf } from '#lib/forms.server.ts';
 
 const refused = (message: string, extensions: Record<string, unknown>) =>
   new ClientError({ status: 200, headers: new Headers(), body: '', data: null, errors: [{ message, extensions }] as never }, { query: '' });
@@ -52,38 +52,5 @@ describe('a refused form post', () => {
 
   it('lets any other error through: a bug is not a message', () => {
     expect(() => formFailureOf(new TypeError('boom'))).toThrow('boom');
-  });
-});
-
-// A screen module calls the services in process (decision 065): their refusals read as the same
-// refusals did through the API.
-describe("a service's refusal on a form post", () => {
-  it('puts each field message beside its field, named as the form names it', () => {
-    const failure = serviceFailureOf(invalid({ 'object.gearboxMeasureId': 'Mesure inconnue', 'object.comment': 'Trop long' }), {
-      rename: { gearboxMeasureId: 'name' },
-    });
-    expect(failure).toMatchObject({ errors: { name: 'Mesure inconnue', comment: 'Trop long' }, formError: null, code: 'validation' });
-    expect(serviceFailureOf(invalid({ outageIds: 'Choisissez au moins une panne' }), { fields: [] })).toMatchObject({
-      errors: {},
-      formError: 'Choisissez au moins une panne',
-    });
-  });
-
-  it("shows a conflict's message with its code, and a taken value beside its field", () => {
-    const closed = serviceFailureOf(conflict('closed', 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.'));
-    expect(closed).toMatchObject({ formError: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.', code: 'conflict', reason: 'closed' });
-    const taken = serviceFailureOf(conflict('email-already-in-use', 'Email non disponible', { field: 'email' }));
-    expect(taken).toMatchObject({ errors: { email: 'Email non disponible' }, formError: null, reason: 'email-already-in-use' });
-  });
-
-  it('says what the API said of a record not found or a refused right', () => {
-    expect(serviceFailureOf(notFound('Courbe introuvable'))).toMatchObject({ formError: 'Élément introuvable', code: 'not-found' });
-    expect(serviceFailureOf(refuse('forbidden', 'Non'))).toMatchObject({ formError: 'Accès refusé', code: 'forbidden' });
-  });
-
-  it("says the fallback for what the user cannot fix, as the API's internal error did", () => {
-    const fallback = "Erreur lors de la mise à jour de l'OR";
-    expect(serviceFailureOf(refuse('unavailable', 'database away'), { fallback }).formError).toBe(fallback);
-    expect(serviceFailureOf(new TypeError('boom')).formError).toBe('Une erreur est survenue');
   });
 });

@@ -7,8 +7,8 @@ import type { AstroGlobal } from 'astro';
 import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
-import { DomainError, type DomainErrorKind } from '#server/errors.ts';
-import { type ApiErrorCode, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
+import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
+import { type ApiErrorCode, type ApiRefusal, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -56,47 +56,26 @@ const TOLD: Record<ApiErrorCode, boolean> = {
   'too-large': false,
 };
 
-// Whether a refusal of the file store, called in process, is the user's to read (format, size,
-// space: its French message), by kind (decision 021); any other says `fallback`.
-const STORE_TOLD: Record<DomainErrorKind, boolean> = {
-  invalid: true,
-  unauthenticated: true,
-  forbidden: true,
-  'not-found': true,
-  'not-allowed': true,
-  conflict: true,
-  'too-large': true,
-  unsupported: true,
-  'too-many-requests': true,
-  unavailable: true,
-  'storage-full': true,
-};
-
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
-  const fallback = options.fallback ?? t('errors.generic');
-  // The file store is called in process: its refusals (format, size, space) are the user's.
+  // A service called in process says what GraphQL would have answered (the one table, TOLD_BY_KIND); the
+  // file store's own failures (space, outage) are the user's to read too, beside its field if any.
   if (error instanceof DomainError) {
+    const told = TOLD_BY_KIND[error.kind](error) ?? { code: 'unavailable' as const, message: error.message, extensions: {} };
     const beside = options.fileField;
-    const message = STORE_TOLD[error.kind] ? error.message : fallback;
-    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons: [] };
+    if (beside) return { errors: { [beside]: told.message }, formError: null, code: 'storage', reason: error.reason, reasons: [] };
+    return refusalFailure(
+      { code: told.code, message: told.message, reason: error.reason, fields: error.details.fields, reasons: error.details.reasons },
+      options,
+    );
   }
   if (!(error instanceof ClientError)) throw error;
-  return shownFailure(apiErrorOf(error), options, fallback);
+  return refusalFailure(apiErrorOf(error), options);
 }
 
-/** A refusal the API would have answered (its code, message, fields), as the form shows it. */
-function shownFailure(
-  refusal: {
-    code?: ApiErrorCode | undefined;
-    message?: string | undefined;
-    fields?: Record<string, string> | undefined;
-    reason?: RefusalReason | undefined;
-    reasons?: string[] | undefined;
-  },
-  options: FailureOptions,
-  fallback: string,
-): FormFailure {
+/** A refusal, as a form shows it: beside its fields, or above the form in words the user can act on. */
+function refusalFailure(refusal: ApiRefusal, options: FailureOptions): FormFailure {
+  const fallback = options.fallback ?? t('errors.generic');
   const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
     const name = path.replace(/^(object|_set|p)\./, '');
     return [options.rename?.[name] ?? name, message] as const;
@@ -113,36 +92,6 @@ function shownFailure(
     reason: refusal.reason,
     reasons: refusal.reasons ?? [],
   };
-}
-
-// A domain service's refusal, called in process by a screen module, as the API answered it
-// (server/graphql/inputs.ts `API_ERROR`): its code and message, by kind (decision 021); null when
-// the refusal is not the user's (the API answered an internal error: the form says `fallback`).
-const SERVICE_TOLD: Record<DomainErrorKind, ((error: DomainError) => { code: ApiErrorCode; message: string }) | null> = {
-  invalid: (error) => ({ code: 'validation', message: error.message }),
-  unauthenticated: () => ({ code: 'forbidden', message: t('refusals.forbidden') }),
-  forbidden: () => ({ code: 'forbidden', message: t('refusals.forbidden') }),
-  'not-found': () => ({ code: 'not-found', message: t('refusals.itemNotFound') }),
-  'not-allowed': (error) => ({ code: 'validation', message: error.message }),
-  conflict: (error) => ({ code: 'conflict', message: error.message }),
-  'too-large': (error) => ({ code: 'validation', message: error.message }),
-  unsupported: (error) => ({ code: 'validation', message: error.message }),
-  'too-many-requests': (error) => ({ code: 'too-many-requests', message: error.message }),
-  unavailable: null,
-  'storage-full': null,
-};
-
-/**
- * A refused service call, in French, as `formFailureOf` said the same refusal through the API:
- * beside its field when it names one, above the form otherwise; anything else than a service's
- * refusal (the database away) says `fallback`, as the API's internal error did.
- */
-export function serviceFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
-  const fallback = options.fallback ?? t('errors.generic');
-  const told = error instanceof DomainError ? SERVICE_TOLD[error.kind]?.(error) : null;
-  if (!told || !(error instanceof DomainError)) return { errors: {}, formError: fallback, code: 'internal', reason: undefined, reasons: [] };
-  const { fields, reasons } = error.details;
-  return shownFailure({ ...told, fields, reason: error.reason, reasons }, options, fallback);
 }
 
 /** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */

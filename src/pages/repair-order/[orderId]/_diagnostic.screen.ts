@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { hasCode } from '#lib/errors.ts';
 import { formatNumber } from '#lib/format.ts';
-import { type FormFailure, formFailureOf, serviceFailureOf, storeAndLink } from '#lib/forms.server.ts';
+import { type FormFailure, formFailureOf, storeAndLink } from '#lib/forms.server.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from '#lib/gearboxes/procedures.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -300,7 +300,7 @@ async function postFlow(
     }
   } catch (error) {
     // The procedure form names its fields; the others show one message above the form.
-    const refusal = serviceFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
+    const refusal = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
     const { errors, formError } = refusal;
     if (formError === null) return { ...failure, errors };
     return { ...failure, status: hasCode(refusal, 'conflict') ? 409 : failure.status, formError };
@@ -371,7 +371,7 @@ async function postMeasures(
       tabHref,
     );
   } catch (error) {
-    const { errors, formError } = serviceFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });
+    const { errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });
     const failure: TabFailure = { status: 400, form: action, values };
     if (formError) failure.formError = formError;
     else failure.errors = errors;
@@ -382,9 +382,9 @@ async function postMeasures(
 // The curves tab's posts. A posted file is stored first, then linked to the order; when the link
 // fails the stored file goes.
 
-/** An id from a form, as the API's `uuid` took it: a malformed one is refused in French, never sent to the database. */
+/** An id from a form, as the API's `uuid` took it: a malformed one is refused in French (the caller's own), never sent to the database. */
 function uuidOf(value: string): string {
-  if (!isUuid(value)) throw refuse('invalid', t('refusals.invalidId'));
+  if (!isUuid(value)) throw refuse('not-allowed', t('refusals.invalidId'));
   return value.toLowerCase();
 }
 
@@ -398,11 +398,10 @@ class StoreRefused {
 
 /** What went wrong, in French, whatever threw: nothing reaches the page as a 500. */
 function reasonOf(error: unknown): { code?: FormFailure['code']; message: string; fields: FieldErrors } {
+  const refused = error instanceof StoreRefused ? error.error : error;
+  if (!(refused instanceof DomainError)) return { message: t('errors.generic'), fields: {} };
   // The file store's refusals (format, size, space) show beside the file; the services' as the API said them.
-  const refusal =
-    error instanceof StoreRefused && error.error instanceof DomainError
-      ? formFailureOf(error.error, { fileField: 'file' })
-      : serviceFailureOf(error instanceof StoreRefused ? error.error : error, { rename: { fileId: 'file' } });
+  const refusal = formFailureOf(refused, error instanceof StoreRefused ? { fileField: 'file' } : { rename: { fileId: 'file' } });
   const { code, errors, formError } = refusal;
   if (hasCode(refusal, 'not-found')) return { code, message: t('curves.notFound'), fields: {} };
   return { code, message: formError ?? Object.values(errors)[0] ?? t('errors.generic'), fields: errors };
