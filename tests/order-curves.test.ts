@@ -417,6 +417,13 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       expect(malformed).toMatchObject({ status: 400, form: 'courbe-fichier', formError: 'Identifiant invalide' });
       expect(await storedCount()).toBe(stored);
       expect(await post(order, 'action=courbe-suppr', formOf({ id: 'pas-un-id' }))).toMatchObject({ status: 400, formError: 'Identifiant invalide' });
+      // A NUL character is refused as the API refused it, what was typed kept.
+      expect(await post(order, 'action=courbe-ajout', formOf({ ...typed, comment: 'avant\u0000après' }))).toMatchObject({
+        status: 400,
+        form: 'courbe-ajout',
+        formError: 'Valeur invalide : caractère nul',
+        values: { description: typed.description },
+      });
       expect(await post(order, `action=courbe-fichier&id=${curve.id}`, formOf({}, { file: [['rapport.pdf', PDF]] }))).toBeInstanceOf(Response);
       expect(await post(order, `action=courbe-modif&id=${curve.id}`, formOf({ ...typed, description: '' }))).toMatchObject({
         status: 400,

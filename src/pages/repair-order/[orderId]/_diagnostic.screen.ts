@@ -45,6 +45,7 @@ import {
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { orderMeasureSchema } from '#lib/repair-orders/measures.ts';
 import { shownOutage } from '#server/repair-orders/closed-names.ts';
+import { pgCode } from '#server/db/errors.ts';
 import { DomainError, refuse } from '#server/errors.ts';
 import { isUuid } from '#lib/ids.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
@@ -206,7 +207,7 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
   const { action } = query;
   // Which tab a post belongs to: its failure re-renders that tab; the others show above the page.
   const owner = action.startsWith('mesure') ? 'mesures' : action.startsWith('courbe') || action.startsWith('import') ? 'courbes' : null;
-  const result =
+  const dispatch = async (): Promise<Response | TabFailure> =>
     owner === 'mesures'
       ? await postMeasures(astro, order, query)
       : owner === 'courbes'
@@ -218,8 +219,29 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
               diagnosticHref(order.id, 'codes'),
             ).then((r) => (r instanceof Response ? r : { status: 400, formError: r }))
           : await postFlow(astro, order, query);
+  // What the database refused shows at its tab or step, as the API said it.
+  const result = await dispatch().catch((error: unknown) => {
+    const told = databaseRefusal(error);
+    if (!told) throw error;
+    return { status: owner === null && told.conflict ? 409 : 400, form: action, formError: told.message };
+  });
   if (result instanceof Response) return result;
   return { status: result.status, tabFailure: owner ? result : null, flowFailure: owner ? null : result };
+}
+
+/**
+ * What the database refused of a post (a NUL character, a value out of its column's type, a
+ * duplicate, a link gone), in the words the API's edge said it (server/graphql/server.ts): a
+ * refusal of the user's, never a 500. Null for anything else.
+ */
+function databaseRefusal(error: unknown): { message: string; conflict: boolean } | null {
+  const code = pgCode(error);
+  if (!code) return null;
+  if (code === '22021') return { message: t('refusals.nulCharacter'), conflict: false };
+  if (code.startsWith('22') || code === '23502' || code === '23514') return { message: t('errors.badValue'), conflict: false };
+  if (code === '23505') return { message: t('refusals.exists'), conflict: true };
+  if (code === '23503') return { message: t('refusals.linked'), conflict: true };
+  return null;
 }
 
 // The flow's form posts (choose outages → procedures → add → visualise → validate) and the start
@@ -299,6 +321,8 @@ async function postFlow(
         return { status: 400, formError: t('errors.generic') };
     }
   } catch (error) {
+    const told = databaseRefusal(error);
+    if (told) return { ...failure, status: told.conflict ? 409 : failure.status, formError: told.message };
     // The procedure form names its fields; the others show one message above the form.
     const refusal = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
     const { errors, formError } = refusal;
@@ -371,6 +395,8 @@ async function postMeasures(
       tabHref,
     );
   } catch (error) {
+    const told = databaseRefusal(error);
+    if (told) return { status: 400, form: action, values, formError: told.message };
     const { errors, formError } = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), rename: { gearboxMeasureId: 'name' } });
     const failure: TabFailure = { status: 400, form: action, values };
     if (formError) failure.formError = formError;
@@ -399,7 +425,7 @@ class StoreRefused {
 /** What went wrong, in French, whatever threw: nothing reaches the page as a 500. */
 function reasonOf(error: unknown): { code?: FormFailure['code']; message: string; fields: FieldErrors } {
   const refused = error instanceof StoreRefused ? error.error : error;
-  if (!(refused instanceof DomainError)) return { message: t('errors.generic'), fields: {} };
+  if (!(refused instanceof DomainError)) return { message: databaseRefusal(refused)?.message ?? t('errors.generic'), fields: {} };
   // The file store's refusals (format, size, space) show beside the file; the services' as the API said them.
   const refusal = formFailureOf(refused, error instanceof StoreRefused ? { fileField: 'file' } : { rename: { fileId: 'file' } });
   const { code, errors, formError } = refusal;
