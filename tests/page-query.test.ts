@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
 import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
 import { querySchema as codeConditionsPageSchema } from '#pages/repair-order/[orderId]/code-conditions/_faultCodeId.screen.ts';
-import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
+import { querySchema as diagnosticPageSchema } from '#pages/repair-order/[orderId]/_diagnostic.screen.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
