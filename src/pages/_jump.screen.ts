@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { readQuery } from '#lib/page-query.ts';
 import { safeRedirect } from '#lib/redirects.ts';
+import { postedForm } from '#lib/forms.server.ts';
 
 /** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
 export const querySchema = z.object({ to: z.string().nullable().catch(null) });
@@ -15,7 +16,7 @@ export const read = (params: URLSearchParams, publicUrl: string) => safeRedirect
 
 /** The check posted: on to the page (303), or the message to show beside the unticked box (400). */
 export async function post(astro: AstroGlobal, target: string): Promise<Response | { checkError: string }> {
-  const form = await astro.request.formData().catch(() => new FormData());
+  const form = await postedForm(astro);
   if (form.get('robot') === 'on') return astro.redirect(target, 303);
   astro.response.status = 400;
   return { checkError: t('jump.robotRequired') };

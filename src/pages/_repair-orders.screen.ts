@@ -5,7 +5,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { choice, day, page, pageBeyond, readQuery, recordId, text } from '#lib/page-query.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { formValues, submitAction } from '#lib/forms.server.ts';
+import { formValues, submitAction, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { isUuid } from '#lib/ids.ts';
@@ -55,7 +55,7 @@ type OrdersPageQuery = ReturnType<typeof read>;
  */
 export async function post(astro: AstroGlobal, query: OrdersPageQuery): Promise<Response | { formError: string | null; status: number } | null> {
   if (!can(astro.locals.user?.role, 'manageOrders') || query.action !== 'supprimer') return null;
-  const { id: orderId } = formValues(await astro.request.formData(), ['id']);
+  const { id: orderId } = formValues(await postedForm(astro), ['id']);
   if (!isUuid(orderId)) return null;
   const result = await submitAction(astro, async () => {
     await astro.locals.services.repairOrders.remove(orderId);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DomainError } from '#server/errors.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { formatDate, workshopToday } from '#lib/format.ts';
-import { formFailureOf } from '#lib/forms.server.ts';
+import { formFailureOf, postedForm } from '#lib/forms.server.ts';
 import { CODE_ACTIONS, type CodesDraft, postCodeAction } from '#lib/gearboxes/codes.server.ts';
 import { gearboxTypeLabels, gearboxTypes } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
@@ -149,7 +149,7 @@ export type StockItemFailure = {
 /** Handles `?article=…&action=deplacer|etat|retirer`: a redirect with its toast, or what to show again. */
 async function postItem(astro: AstroGlobal, query: StockQuery, itemId: string, action: string): Promise<Response | StockItemFailure> {
   const { stock } = astro.locals.services;
-  const form = await astro.request.formData().catch(() => new FormData());
+  const form = await postedForm(astro);
   const version = Number(form.get('version'));
   const failure: StockItemFailure = {
     status: 400,
@@ -230,7 +230,7 @@ export async function post(astro: AstroGlobal, query: StockPageQuery): Promise<R
     const { gearboxes } = astro.locals.services;
     const model = await withinBudget(astro.locals, modelCodes(gearboxes, query.modelId));
     if (model) {
-      const result = await postCodeAction(gearboxes, await astro.request.formData(), action, model.id, model.doctorCodes);
+      const result = await postCodeAction(gearboxes, await postedForm(astro), action, model.id, model.doctorCodes);
       if ('done' in result) return redirectWithToast(astro, result.done, codesHref(model.id));
       codes = result.draft;
     }

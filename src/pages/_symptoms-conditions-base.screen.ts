@@ -5,7 +5,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { baseHref, baseItemSchema, baseTabs } from '#lib/base/base.ts';
-import { formFailureOf } from '#lib/forms.server.ts';
+import { formFailureOf, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -38,7 +38,7 @@ export async function post(astro: AstroGlobal, query: Pick<BasePageQuery, 'tab' 
   if (!can(astro.locals.user?.role, 'manageBase')) return null;
   const { base } = astro.locals.services;
   const failure: BasePostFailure = { status: 400, draft: '', draftError: null, renameDraft: '', renameError: null, actionError: null };
-  const form = await astro.request.formData().catch(() => new FormData());
+  const form = await postedForm(astro);
   const intent = String(form.get('intent') ?? '');
   const id = String(form.get('id') ?? '');
   const name = String(form.get('name') ?? '').slice(0, 300);

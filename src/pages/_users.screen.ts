@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { formFailureOf, formValues } from '#lib/forms.server.ts';
+import { formFailureOf, formValues, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { flag, page, readQuery, recordId, text } from '#lib/page-query.ts';
@@ -37,7 +37,7 @@ export type AddUserFailure = { addValues: Record<string, string>; addErrors: Fie
 export async function post(astro: AstroGlobal, { search, page }: Pick<UsersPageQuery, 'search' | 'page'>): Promise<Response | AddUserFailure> {
   const { users } = astro.locals.services;
   const back = usersHref(search, page);
-  const form = await astro.request.formData().catch(() => new FormData());
+  const form = await postedForm(astro);
   const posted = userActionSchema.safeParse(Object.fromEntries([...form].map(([k, v]) => [k, String(v)])));
   const failed = (message: string) => {
     setFlash(astro.cookies, { type: 'error', message });

@@ -1,13 +1,13 @@
 // The "can read fault codes" answer posted from the order's fault code tab or the diagnostic
 // page: answering no while codes are recorded first asks (SPEC §4), then discards them.
 import type { AstroGlobal } from 'astro';
-import { submitAction } from '#lib/forms.server.ts';
+import { submitAction, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 
 /** `back` is the tab's URL (with its query string); a refusal comes back as the message to show. */
 export async function postFaultCodeReading(astro: AstroGlobal, order: { id: string; faultCodeCount: number }, back: string): Promise<Response | string> {
-  const form = await astro.request.formData();
+  const form = await postedForm(astro);
   const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
   if (canRead === null) return astro.redirect(back, 303);
   if (canRead === false && order.faultCodeCount > 0 && form.get('confirm') !== '1') return astro.redirect(`${back}&confirmer-lecture=non`, 303);

@@ -1,6 +1,6 @@
 // The repair order form of the order's screens (the new order, the order's general data and
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
-import { formFailureOf } from '#lib/forms.server.ts';
+import { formFailureOf, postedForm } from '#lib/forms.server.ts';
 import { checkOrderForm, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
 
 export type OrderDraft = { values: Record<string, string>; history: { mileage: string; intervention: string }[]; errors: Record<string, string> };
@@ -18,7 +18,7 @@ export async function saveOrderForm(
   request: Request,
   { orderId, base, fallback }: { orderId?: string; base?: { part: 'general' | 'history'; order: OrderDraft }; fallback: string },
 ): Promise<{ orderId: string } | { draft: OrderDraft; formError: string | null }> {
-  const form = readOrderForm(await request.formData());
+  const form = readOrderForm(await postedForm({ request }));
   const posted = base
     ? base.part === 'history'
       ? { values: base.order.values, history: form.history }

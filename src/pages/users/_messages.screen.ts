@@ -5,12 +5,13 @@ import type { AstroGlobal } from 'astro';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
+import { postedForm } from '#lib/forms.server.ts';
 
 const SELF = '/users/messages';
 
 /** «Renvoyer»: back to the queue with a toast, or with the reason it could not be sent again. */
 export async function post(astro: AstroGlobal): Promise<Response> {
-  const form = await astro.request.formData().catch(() => new FormData());
+  const form = await postedForm(astro);
   const id = String(form.get('id') ?? '');
   const outcome = await astro.locals.services.auth.mailer.retry(id);
   if (outcome === 'retried') return redirectWithToast(astro, t('messageQueue.retried'), SELF);

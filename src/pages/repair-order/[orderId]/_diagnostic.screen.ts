@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { hasCode } from '#lib/errors.ts';
 import { formatNumber } from '#lib/format.ts';
-import { type FormFailure, formFailureOf, storeAndLink } from '#lib/forms.server.ts';
+import { type FormFailure, formFailureOf, storeAndLink, postedForm } from '#lib/forms.server.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from '#lib/gearboxes/procedures.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -261,7 +261,7 @@ async function postFlow(
 ): Promise<Response | FlowFailure> {
   const { action } = query;
   const { flow } = astro.locals.services;
-  const form = await astro.request.formData();
+  const form = await postedForm(astro);
   const orderId = order.id;
   let failure: FlowFailure = { status: 400, form: action };
   try {
@@ -350,7 +350,7 @@ async function postMeasures(
   const tabHref = diagnosticHref(orderId, 'mesures');
   if (!action || !MEASURE_ACTIONS.includes(action)) return { status: 400, formError: t('errors.generic') };
   // A post without a body (a bare button) reads as an empty form, not a 500.
-  const form = await astro.request.formData().catch(() => new FormData());
+  const form = await postedForm(astro);
   let values: Record<string, string> = {};
   try {
     if (action === 'mesures-prises') {
@@ -473,7 +473,7 @@ export async function postCurves(
   const href = diagnosticHref(orderId, 'courbes');
   let form: FormData;
   try {
-    form = await astro.request.formData();
+    form = await postedForm(astro);
   } catch {
     return { status: 400, form: action, formError: t('errors.generic') };
   }

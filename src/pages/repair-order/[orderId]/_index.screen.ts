@@ -8,7 +8,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasCode } from '#lib/errors.ts';
-import { formFailureOf, submitAction } from '#lib/forms.server.ts';
+import { formFailureOf, submitAction, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { choice, entry, integer, option, readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
@@ -207,7 +207,7 @@ async function postProcedure(
   { orderId, action, checkpointId, version }: OrderPageQuery & { orderId: string },
 ): Promise<Response | OrderPageFailure> {
   const { orderProcedure } = astro.locals.services;
-  const form = await astro.request.formData();
+  const form = await postedForm(astro);
   const self = `${hrefOf(orderId)}?onglet=procedure`;
   const comment = String(form.get('comment') ?? '').slice(0, 2000);
   if (action === 'point') {
