@@ -75,30 +75,32 @@ const STORE_TOLD: Record<DomainErrorKind, boolean> = {
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
   const fallback = options.fallback ?? t('errors.generic');
-  // The file store is called in process: its refusals (format, size, space) are the user's.
+  // The file store and the services are called in process: their refusals are the user's.
   if (error instanceof DomainError) {
     const beside = options.fileField;
     const message = STORE_TOLD[error.kind] ? error.message : fallback;
-    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons: [] };
+    const { fields, reasons = [] } = error.details;
+    // A service's refusal that names its fields shows beside them, as the API's does.
+    if (fields && Object.keys(fields).length) return { ...placed(fields, options, message), code: 'storage', reason: error.reason, reasons };
+    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons };
   }
   if (!(error instanceof ClientError)) throw error;
   const refusal = apiErrorOf(error);
-  const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
-    const name = path.replace(/^(object|_set|p)\./, '');
-    return [options.rename?.[name] ?? name, message] as const;
-  });
-  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
-  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
   const { code, message } = refusal;
   // The code comes from the wire: one the table does not hold is not told.
   const told = code && Object.hasOwn(TOLD, code) && TOLD[code] && message ? message : null;
-  return {
-    errors: Object.fromEntries(shown),
-    formError: other ?? (shown.length ? null : (told ?? fallback)),
-    code,
-    reason: refusal.reason,
-    reasons: refusal.reasons ?? [],
-  };
+  return { ...placed(refusal.fields ?? {}, options, told ?? fallback), code, reason: refusal.reason, reasons: refusal.reasons ?? [] };
+}
+
+/** A refusal's field messages on the form's fields (named as the form names them); any other, or `message` without one, above the form. */
+function placed(fields: Record<string, string>, options: FailureOptions, message: string): Pick<FormFailure, 'errors' | 'formError'> {
+  const named = Object.entries(fields).map(([path, text]) => {
+    const name = path.replace(/^(object|_set|p)\./, '');
+    return [options.rename?.[name] ?? name, text] as const;
+  });
+  const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
+  const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
+  return { errors: Object.fromEntries(shown), formError: other ?? (shown.length ? null : message) };
 }
 
 /** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */

@@ -236,7 +236,7 @@ export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): 
     const api = serverGraphQL(astro.locals);
     const model = (await api.request(MODEL_CODES_QUERY, { id: query.modelId })).gearboxModel;
     if (model) {
-      const result = await postCodeAction(api, await astro.request.formData(), action, model.id, model.doctorCodes);
+      const result = await postCodeAction(astro.locals.services.gearboxes, await astro.request.formData(), action, model.id, model.doctorCodes);
       if ('done' in result) return redirectWithToast(astro, result.done, codesHref(model.id));
       codes = result.draft;
     }
