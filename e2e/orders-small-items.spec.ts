@@ -22,6 +22,17 @@ test('a list says which filter of its address it ignored, and still shows its ro
   await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveCount(0);
 });
 
+test('a bookmarked page past the end of the list shows the last page, and says so', async ({ page }) => {
+  await page.goto('/repair-orders');
+  const last = Number((await page.getByText(/^Page 1 sur \d+$/).textContent())!.match(/sur (\d+)/)![1]);
+  await page.goto('/repair-orders?page=99');
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText(
+    `Filtre ignoré : la page « 99 » n'existe pas, la liste en compte ${last}.`,
+  );
+  await expect(page.getByText(`Page ${last} sur ${last}`)).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Ordres de réparation' }).getByRole('row')).not.toHaveCount(1);
+});
+
 test('an activity page says which filter of its address it ignored, and still shows its events', async ({ page, browser }) => {
   await page.goto('/repair-orders?recherche=OR-2026-0601');
   const order = (await page.getByRole('link', { name: 'OR-2026-0601', exact: true }).getAttribute('href'))!;

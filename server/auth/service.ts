@@ -6,6 +6,8 @@ import { challenges, grants, personalAccessTokens, refreshTokens, securityKeys, 
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '#lib/ids.ts';
 import { safeRedirect } from '#lib/redirects.ts';
+import { can } from '#lib/permissions.ts';
+import { isRole } from '#lib/roles.ts';
 import type { AuthMethods, Config } from '#server/config.ts';
 import type { Mailer } from './mailer.ts';
 import type { RateLimiter, SignInThrottle, Turns } from './rate-limit.ts';
@@ -932,8 +934,15 @@ export function createAuthService(deps: {
      * current address is told, so a stolen session cannot quietly take the account over.
      */
     async changeEmail(userId: string, newEmail: string, redirectTo: string | undefined, caller: Caller, session?: SessionRow): Promise<void> {
-      // The user's own change proves the account first; an admin's was stepped up by GraphQL.
-      if (session) await requireProof(session);
+      // The user's own change: a token's sign-in manages nothing, whatever its role (decision 048),
+      // and that is said first; who may not edit their profile may not change its address either
+      // (SPEC §6, as users.update); then the account is proved. An admin's was stepped up by users.update.
+      if (session) {
+        refusePat(session);
+        const role = session.user.defaultRole;
+        if (!isRole(role) || !can(role, 'editOwnProfile')) throw authErrors.profileReadOnly();
+        await requireProof(session);
+      }
       await limitEmail(caller, newEmail);
       const target = checkRedirect(redirectTo, '/profile');
       const u = await requireActive(await findUserById(userId));

@@ -7,8 +7,8 @@ import type { AstroGlobal } from 'astro';
 import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
-import { DomainError, type DomainErrorKind } from '#server/errors.ts';
-import { type ApiErrorCode, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
+import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
+import { type ApiErrorCode, type ApiRefusal, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -56,51 +56,42 @@ const TOLD: Record<ApiErrorCode, boolean> = {
   'too-large': false,
 };
 
-// Whether a refusal of the file store, called in process, is the user's to read (format, size,
-// space: its French message), by kind (decision 021); any other says `fallback`.
-const STORE_TOLD: Record<DomainErrorKind, boolean> = {
-  invalid: true,
-  unauthenticated: true,
-  forbidden: true,
-  'not-found': true,
-  'not-allowed': true,
-  conflict: true,
-  'too-large': true,
-  unsupported: true,
-  'too-many-requests': true,
-  unavailable: true,
-  'storage-full': true,
-};
-
 /** A refused save, in French: beside its field when it has one, above the form otherwise. */
 export function formFailureOf(error: unknown, options: FailureOptions = {}): FormFailure {
-  const fallback = options.fallback ?? t('errors.generic');
-  // The file store and the services are called in process: their refusals are the user's.
+  // A service called in process says what GraphQL would have answered (the one table, TOLD_BY_KIND); the
+  // file store's own failures (space, outage) are the user's to read too, beside its field if any.
   if (error instanceof DomainError) {
+    const told = TOLD_BY_KIND[error.kind](error) ?? { code: 'unavailable' as const, message: error.message, extensions: {} };
     const beside = options.fileField;
-    const message = STORE_TOLD[error.kind] ? error.message : fallback;
-    const { fields, reasons = [] } = error.details;
-    // A service's refusal that names its fields shows beside them, as the API's does.
-    if (fields && Object.keys(fields).length) return { ...placed(fields, options, message), code: 'storage', reason: error.reason, reasons };
-    return { errors: beside ? { [beside]: message } : {}, formError: beside ? null : message, code: 'storage', reason: error.reason, reasons };
+    if (beside) return { errors: { [beside]: told.message }, formError: null, code: 'storage', reason: error.reason, reasons: [] };
+    return refusalFailure(
+      { code: told.code, message: told.message, reason: error.reason, fields: error.details.fields, reasons: error.details.reasons },
+      options,
+    );
   }
   if (!(error instanceof ClientError)) throw error;
-  const refusal = apiErrorOf(error);
-  const { code, message } = refusal;
-  // The code comes from the wire: one the table does not hold is not told.
-  const told = code && Object.hasOwn(TOLD, code) && TOLD[code] && message ? message : null;
-  return { ...placed(refusal.fields ?? {}, options, told ?? fallback), code, reason: refusal.reason, reasons: refusal.reasons ?? [] };
+  return refusalFailure(apiErrorOf(error), options);
 }
 
-/** A refusal's field messages on the form's fields (named as the form names them); any other, or `message` without one, above the form. */
-function placed(fields: Record<string, string>, options: FailureOptions, message: string): Pick<FormFailure, 'errors' | 'formError'> {
-  const named = Object.entries(fields).map(([path, text]) => {
+/** A refusal, as a form shows it: beside its fields, or above the form in words the user can act on. */
+function refusalFailure(refusal: ApiRefusal, options: FailureOptions): FormFailure {
+  const fallback = options.fallback ?? t('errors.generic');
+  const named = Object.entries(refusal.fields ?? {}).map(([path, message]) => {
     const name = path.replace(/^(object|_set|p)\./, '');
-    return [options.rename?.[name] ?? name, text] as const;
+    return [options.rename?.[name] ?? name, message] as const;
   });
   const shown = named.filter(([name]) => !options.fields || options.fields.includes(name));
   const other = named.find(([name]) => !shown.some(([n]) => n === name))?.[1];
-  return { errors: Object.fromEntries(shown), formError: other ?? (shown.length ? null : message) };
+  const { code, message } = refusal;
+  // The code comes from the wire: one the table does not hold is not told.
+  const told = code && Object.hasOwn(TOLD, code) && TOLD[code] && message ? message : null;
+  return {
+    errors: Object.fromEntries(shown),
+    formError: other ?? (shown.length ? null : (told ?? fallback)),
+    code,
+    reason: refusal.reason,
+    reasons: refusal.reasons ?? [],
+  };
 }
 
 /** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */

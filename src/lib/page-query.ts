@@ -185,6 +185,14 @@ export function ignoredFilters(schema: z.ZodType, params: URLSearchParams, filte
 }
 
 /**
+ * A page number past a list's last page (a bookmark kept while the list shrank): the list shows its
+ * last page, and says the asked one was ignored, as for any filter it could not apply.
+ */
+export function pageBeyond(page: number, pages: number): string[] {
+  return page > pages ? [t('filters.pageBeyond', { page, pages })] : [];
+}
+
+/**
  * A period a list cannot match, its start after its end: the notice above the list says why it
  * is empty (the days as typed back, DD/MM/YYYY), none otherwise.
  */

@@ -3,23 +3,14 @@
 // its one post, the deletion of an order once confirmed.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { choice, day, page, readQuery, recordId, text } from '#lib/page-query.ts';
+import { choice, day, page, pageBeyond, readQuery, recordId, text } from '#lib/page-query.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { submitAction } from '#lib/forms.server.ts';
-import { serverGraphQL } from '#lib/graphql.server.ts';
+import { formValues, submitAction } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
-import {
-  DELETE_ORDER,
-  gearboxTypes,
-  interventionCategories,
-  ORDERS_PAGE_SIZE,
-  orderSorts,
-  ordersHref,
-  type OrdersQuery,
-} from '#lib/repair-orders/repair-orders.ts';
+import { gearboxTypes, interventionCategories, ORDERS_PAGE_SIZE, orderSorts, ordersHref, type OrdersQuery } from '#lib/repair-orders/repair-orders.ts';
 
 /** `/repair-orders?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=`, as the list reads it. */
 export const querySchema = z
@@ -64,10 +55,10 @@ type OrdersPageQuery = ReturnType<typeof read>;
  */
 export async function post(astro: AstroGlobal, query: OrdersPageQuery): Promise<Response | { formError: string | null; status: number } | null> {
   if (!can(astro.locals.user?.role, 'manageOrders') || query.action !== 'supprimer') return null;
-  const id = String((await astro.request.formData()).get('id') ?? '');
-  if (!isUuid(id)) return null;
+  const { id: orderId } = formValues(await astro.request.formData(), ['id']);
+  if (!isUuid(orderId)) return null;
   const result = await submitAction(astro, async () => {
-    await serverGraphQL(astro.locals).request(DELETE_ORDER, { id });
+    await astro.locals.services.repairOrders.remove(orderId);
     return redirectWithToast(astro, t('repairOrders.deleted'), ordersHref(query));
   });
   if (result instanceof Response) return result;
@@ -79,20 +70,24 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
   const { repairOrders, gearboxes } = locals.services;
   const manage = can(locals.user?.role, 'manageOrders');
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
-  const [orders, total, models] = await withinBudget(
+  const pageOf = (page: number) =>
+    repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
+  let [orders, total, models] = await withinBudget(
     locals,
-    Promise.all([
-      repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (query.page - 1) * ORDERS_PAGE_SIZE }),
-      repairOrders.count(filter),
-      gearboxes.list({ limit: 100, offset: 0 }),
-    ]),
+    Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxes.list({ limit: 100, offset: 0 })]),
   );
+  const pages = Math.max(1, Math.ceil(total / ORDERS_PAGE_SIZE));
+  // A bookmarked page the list no longer reaches shows its last page, and says so (as a bad filter).
+  const page = Math.min(query.page, pages);
+  if (page < query.page) orders = await withinBudget(locals, pageOf(page));
   return {
     manage,
     orders,
     models,
     total,
-    pages: Math.max(1, Math.ceil(total / ORDERS_PAGE_SIZE)),
+    page,
+    pages,
+    ignoredPage: pageBeyond(query.page, pages),
     // A closed order is a record: it is never offered for deletion (the service refuses it too).
     confirming: manage ? orders.find((o) => o.id === query.confirm && o.status !== 'CLOSED') : undefined,
   };

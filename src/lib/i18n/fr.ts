@@ -912,6 +912,7 @@ export const fr = {
   },
   filters: {
     ignored: "Filtre ignoré : {{filter}} « {{value}} » n'est pas valide.",
+    pageBeyond: "Filtre ignoré : la page « {{page}} » n'existe pas, la liste en compte {{pages}}.",
     reversed: 'La date de début ({{from}}) est après la date de fin ({{to}}) : aucune date ne peut être dans cette période.',
     names: {
       du: 'la date',
