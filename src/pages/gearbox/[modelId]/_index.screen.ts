@@ -11,7 +11,7 @@ import { documentViews } from '#lib/gearboxes/documents.ts';
 import { GEARBOX_FIELDS, valuesOf } from '#lib/gearboxes/form.server.ts';
 import { errorCodeSchema, gearboxModelSchema } from '#lib/gearboxes/gearboxes.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from '#lib/gearboxes/procedures.ts';
-import { formFailureOf, submitForm } from '#lib/forms.server.ts';
+import { formFailureOf, formValues, submitForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -185,14 +185,14 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
     } else if ((CODE_ACTIONS as readonly string[]).includes(action)) {
       // A code form's body, read once: a deletion names an error code or a doctor/gearbox code.
       const form = await astro.request.formData();
-      const target = String(form.get('id') ?? '');
-      const deleting = action === 'supprimer-code' && isUuid(target);
+      const { id: codeId } = formValues(form, ['id']);
+      const deleting = action === 'supprimer-code' && isUuid(codeId);
       const [doctorCodes, errorCodes] = await Promise.all([
         action === 'ajouter-code-boite' || deleting ? gearboxes.codesOf(modelId) : Promise.resolve([]),
         deleting ? gearboxes.errorCodesOf(modelId) : Promise.resolve([]),
       ]);
-      if (errorCodes.some((e) => e.id === target)) {
-        await gearboxes.removeErrorCode(target);
+      if (errorCodes.some((e) => e.id === codeId)) {
+        await gearboxes.removeErrorCode(codeId);
         return redirectWithToast(astro, t('gearboxes.codeDeleted'), errorCodesHref);
       }
       const result = await postCodeAction(gearboxes, form, action as (typeof CODE_ACTIONS)[number], modelId, doctorCodes);
@@ -225,9 +225,9 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       }
       if (query.moreRows) refused.procedureErrors = {};
     } else if (action === 'supprimer-procedure') {
-      const target = String((await astro.request.formData()).get('id') ?? '');
-      if (isUuid(target)) {
-        await procedures.remove(target);
+      const { id: procedureId } = formValues(await astro.request.formData(), ['id']);
+      if (isUuid(procedureId)) {
+        await procedures.remove(procedureId);
         return redirectWithToast(astro, t('procedures.deleted'), `/gearbox/${modelId}?onglet=procedures`);
       }
     } else if (action === 'joindre') {
@@ -241,10 +241,10 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       if (!refused.documentDraft) return redirectWithToast(astro, t('documents.added'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
     } else if (action === 'supprimer-fichier') {
       // Only one of the model's own documents (not an outage's or a measure's).
-      const target = String((await astro.request.formData()).get('id') ?? '');
-      const document = isUuid(target) ? await documents.get(target) : undefined;
+      const { id: documentId } = formValues(await astro.request.formData(), ['id']);
+      const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
       if (document && document.gearboxModelId === modelId && !document.outageId && !document.measureId) {
-        await documents.remove(target);
+        await documents.remove(documentId);
         return redirectWithToast(astro, t('documents.deleted'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
       }
     }

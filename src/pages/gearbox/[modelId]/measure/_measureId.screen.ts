@@ -5,7 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { submitAction, submitForm } from '#lib/forms.server.ts';
+import { formValues, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import { postDocument, type DocumentDraft } from '#lib/gearboxes/documents.server.ts';
 import { measureSchema } from '#lib/gearboxes/measures.ts';
@@ -95,9 +95,9 @@ export async function post(astro: AstroGlobal, query: MeasurePageQuery): Promise
         })
       : action === 'supprimer-fichier' && measureId
         ? await submitAction(astro, async () => {
-            const target = String((await astro.request.formData()).get('id') ?? '');
-            const file = isUuid(target) ? await documents.get(target) : undefined;
-            if (file?.measureId === measureId) await documents.remove(target);
+            const { id: documentId } = formValues(await astro.request.formData(), ['id']);
+            const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
+            if (document?.measureId === measureId) await documents.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${measureHref}#fichiers-mesure`);
           })
         : await submitForm(astro, { fields: MEASURE_FIELDS, schema: measureSchema }, async (data) => {

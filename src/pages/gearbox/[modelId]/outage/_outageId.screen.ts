@@ -5,7 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { submitAction, submitForm } from '#lib/forms.server.ts';
+import { formValues, submitAction, submitForm } from '#lib/forms.server.ts';
 import { postDocument, type DocumentDraft } from '#lib/gearboxes/documents.server.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { outageProceduresSchema } from '#lib/gearboxes/procedures.ts';
@@ -135,9 +135,9 @@ export async function post(astro: AstroGlobal, query: OutagePageQuery): Promise<
         })
       : action === 'supprimer-fichier' && outageId
         ? await submitAction(astro, async () => {
-            const target = String((await astro.request.formData()).get('id') ?? '');
-            const file = isUuid(target) ? await documents.get(target) : undefined;
-            if (file?.outageId === outageId) await documents.remove(target);
+            const { id: documentId } = formValues(await astro.request.formData(), ['id']);
+            const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
+            if (document?.outageId === outageId) await documents.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${outageHref}#fichiers-panne`);
           })
         : await submitForm(
