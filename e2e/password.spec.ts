@@ -82,7 +82,17 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   await expect(dialog.getByLabel('Mot de passe actuel')).toHaveAccessibleDescription('Champ obligatoire');
   // The first field to fix, from the top, takes the focus.
   await expect(dialog.getByLabel('Mot de passe actuel')).toBeFocused();
+  // The confirmation left empty says it too (walk9).
+  await expect(dialog.getByLabel('Confirmation')).toHaveAccessibleDescription('Champ obligatoire');
   await shot(page, 'password-dialog-empty-save');
+  // A field filled since no longer says «Champ obligatoire»; the others still do (walk9).
+  await dialog.getByLabel('Mot de passe actuel').fill('Oublie-Moi-1!');
+  await expect(dialog.getByLabel('Mot de passe actuel')).toHaveAccessibleDescription('');
+  await expect(dialog.getByText('Champ obligatoire')).toHaveCount(2);
+  await dialog.getByLabel('Confirmation').fill('Oublie-Moi-1!');
+  await expect(dialog.getByLabel('Confirmation')).toHaveAccessibleDescription('');
+  await expect(dialog.getByText('Champ obligatoire')).toHaveCount(1);
+  await shot(page, 'password-dialog-filled-since');
   await dialog.getByRole('link', { name: 'Annuler' }).click();
   await expect(dialog).toBeHidden();
   await openProfileMenu(page);
@@ -100,15 +110,18 @@ test('the update-password dialog says every broken rule, closes on Annuler, and 
   await expect(dialog.getByLabel('Nouveau mot de passe')).toHaveValue('');
   await expect(dialog.getByLabel('Nouveau mot de passe')).toBeFocused();
 
-  // Two passwords that differ are stopped in the browser: nothing is sent, nothing emptied.
+  // Two passwords that differ are stopped in the browser: nothing is sent, nothing emptied; the
+  // dialog says it under the confirmation, in French, as it says the others (walk9), no bubble.
   await dialog.getByLabel('Mot de passe actuel').fill(DEMO_PASSWORD);
   await dialog.getByLabel('Nouveau mot de passe').fill('Abcdef1!');
   await dialog.getByLabel('Confirmation').fill('Abcdef1?');
   await dialog.getByRole('button', { name: 'Enregistrer' }).click();
-  expect(await dialog.getByLabel('Confirmation').evaluate((input: HTMLInputElement) => input.validationMessage)).toBe(
-    'Les mots de passe ne sont pas identiques',
-  );
+  await expect(dialog.getByLabel('Confirmation')).toHaveAccessibleDescription('Les mots de passe ne sont pas identiques');
+  await expect(dialog.getByText('Les mots de passe ne sont pas identiques')).toBeVisible();
+  await expect(dialog.getByLabel('Confirmation')).toBeFocused();
+  await expect(page).toHaveURL(/\/gearboxes$/);
   await expect(dialog.getByLabel('Nouveau mot de passe')).toHaveValue('Abcdef1!');
+  await shot(page, 'password-dialog-differ');
 
   // A wrong current password changes nothing and says so beside the field, in the dialog.
   await dialog.getByLabel('Mot de passe actuel').fill('Pas-Le-Bon-1!');

@@ -177,4 +177,22 @@ describe("the profile menu's password dialog", () => {
     const page = (await open(b, '/gearboxes')).html;
     expect(page).toMatch(/<form method="post" action="\/set-password\?retour=[^"]*" novalidate/);
   });
+
+  /** The message beside the dialog's field named `name`, as a screen reader reads it. */
+  const saidOf = (html: string, name: string) => {
+    const described = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)?.[0].match(/aria-describedby="([^"]+)"/)?.[1];
+    return described ? new RegExp(`<p id="${described}"[^>]*>([^<]*)</p>`).exec(html)?.[1] : undefined;
+  };
+
+  it('says «Champ obligatoire» under a confirmation left empty (walk9)', async () => {
+    const b = await signedIn('antoine.lefebvre@demo.local', false);
+    const empty = await post(b, '/set-password?retour=%2Fgearboxes', { currentPassword: '', password: '', confirmation: '' });
+    expect(empty.headers.get('location')).toBe('/gearboxes');
+    const shown = (await open(b, '/gearboxes')).html;
+    expect(saidOf(shown, 'currentPassword')).toBe('Champ obligatoire');
+    expect(saidOf(shown, 'confirmation')).toBe('Champ obligatoire');
+    // A new password typed and its confirmation left empty: the confirmation is asked, not said to differ.
+    await post(b, '/set-password?retour=%2Fgearboxes', { currentPassword: 'Pas-Le-Bon-1!', password: 'Boite-Auto-2027!', confirmation: '' });
+    expect(saidOf((await open(b, '/gearboxes')).html, 'confirmation')).toBe('Champ obligatoire');
+  });
 });

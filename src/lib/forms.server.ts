@@ -99,6 +99,44 @@ export function formValues<const N extends string>(form: FormData, names: readon
   return Object.fromEntries(names.map((name) => [name, String(form.get(name) ?? '').slice(0, max)])) as Record<N, string>;
 }
 
+/** What one form of a page posts: the names of its fields, its one schema (STYLE.md), what `input` adds (a checkbox). */
+export type FormSpec<S extends z.ZodType, N extends string> = {
+  fields: readonly N[];
+  schema: S;
+  max?: number;
+  input?: (typed: Record<N, string>, posted: FormData) => unknown;
+};
+
+/** A form read and checked: what was typed (cut at `max`), and either its checked data or a message per field. */
+export type CheckedForm<S extends z.ZodType, N extends string> = { values: Record<N, string>; posted: FormData } & (
+  | { data: z.output<S>; errors?: undefined }
+  | { data?: undefined; errors: FieldErrors }
+);
+
+// The body of a request is read once: a helper that reads it again (a proof, a second form) gets the same.
+const postedForms = new WeakMap<Request, Promise<FormData>>();
+/**
+ * What a post's form holds, the one read of a form body (decision 071): a body that is not a form
+ * reads as an empty one, whose fields each form's schema then says are missing.
+ */
+export function postedForm(page: { request: Request }): Promise<FormData> {
+  let posted = postedForms.get(page.request);
+  if (!posted) postedForms.set(page.request, (posted = page.request.formData().catch(() => new FormData())));
+  return posted;
+}
+
+/** Checks what a form posted with its one schema: the fields it names, cut at `max` (a hostile post is not kept whole). */
+export function checkForm<S extends z.ZodType, const N extends string>(posted: FormData, form: FormSpec<S, N>): CheckedForm<S, N> {
+  const values = formValues(posted, form.fields, form.max);
+  const parsed = form.schema.safeParse(form.input ? form.input(values, posted) : values);
+  return parsed.success ? { values, posted, data: parsed.data } : { values, posted, errors: fieldErrors(parsed.error) };
+}
+
+/** Reads and checks a post's form (`postedForm`, `checkForm`): for a post whose outcome is more than a redirect (a sign-in's next step). */
+export async function readForm<S extends z.ZodType, const N extends string>(page: { request: Request }, form: FormSpec<S, N>): Promise<CheckedForm<S, N>> {
+  return checkForm(await postedForm(page), form);
+}
+
 /**
  * Posts one form: the values named by `fields` (with what `input` adds, e.g. a checkbox), checked
  * by `schema`, saved by `save`, which
@@ -110,13 +148,12 @@ export async function submitForm<S extends z.ZodType, const N extends string>(
   form: { fields: readonly N[]; schema: S; max?: number; input?: (typed: Record<N, string>, posted: FormData) => unknown } & FailureOptions,
   save: (data: z.output<S>) => Promise<Response>,
 ): Promise<Response | FormState<Record<N, string>>> {
-  const posted = await page.request.formData().catch(() => new FormData());
-  const values = formValues(posted, form.fields, form.max);
-  const parsed = form.schema.safeParse(form.input ? form.input(values, posted) : values);
+  const read = await readForm(page, form);
+  const { values } = read;
   page.response.status = 400;
-  if (!parsed.success) return { values, errors: fieldErrors(parsed.error), formError: null };
+  if (read.errors) return { values, errors: read.errors, formError: null };
   try {
-    return await save(parsed.data);
+    return await save(read.data);
   } catch (error) {
     const { errors, formError } = formFailureOf(error, form);
     return { values, errors, formError };

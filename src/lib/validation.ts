@@ -63,14 +63,17 @@ export const password = () =>
 /** A checkbox posted by a form ('on') or sent as a boolean by an island. */
 const accepted = () => z.preprocess((v) => v === true || v === 'on' || v === 'true', z.literal(true, { error: t('validation.termsRequired') }));
 
+/** The password typed again: never trimmed (a password is what was typed), never empty. */
+const confirmation = () => z.string({ error: t('validation.required') }).min(1, t('validation.required'));
 const withConfirmation = <T extends z.ZodObject<{ password: z.ZodType<string>; confirmation: z.ZodType<string> }>>(schema: T) =>
   schema.refine((v) => v.password === v.confirmation, {
     path: ['confirmation'],
     message: t('validation.passwordsDiffer'),
-    // Also when another field failed: the form shows every problem at once.
+    // Also when another field failed: the form shows every problem at once; an empty
+    // confirmation says «Champ obligatoire» only.
     when: (payload) => {
       const value = payload.value as { password?: unknown; confirmation?: unknown };
-      return typeof value?.password === 'string' && typeof value?.confirmation === 'string';
+      return typeof value?.password === 'string' && typeof value?.confirmation === 'string' && value.confirmation !== '';
     },
   });
 
@@ -95,8 +98,6 @@ export const setPasswordPageSchema = z
   .transform((q) => ({ reset: q.type === 'passwordReset', retour: q.retour }));
 /** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
 export const jumpPageSchema = z.object({ to: target() });
-/** `/profile?retour=`: the page to go back to once saved, checked by `safeRedirect`. */
-export const profilePageSchema = z.object({ retour: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
@@ -151,11 +152,11 @@ export const updatePasswordSchema = withConfirmation(
       .min(1, t('validation.required'))
       .max(256, t('validation.maxLength', { max: 256 })),
     password: password(),
-    confirmation: z.string(),
+    confirmation: confirmation(),
   }),
 );
-export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string(), terms: accepted() }));
-export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: z.string() }));
+export const setPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: confirmation(), terms: accepted() }));
+export const resetPasswordSchema = withConfirmation(z.object({ password: password(), confirmation: confirmation() }));
 
 export type FieldErrors = Partial<Record<string, string>>;
 

@@ -8,10 +8,11 @@ import type { SignInResult } from '#server/auth/service.ts';
 import { serviceStatusOf } from '#lib/auth/errors.ts';
 import { passwordlessErrorMessage } from '#lib/auth/passwordless.ts';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
+import { checkForm, postedForm } from '#lib/forms.server.ts';
 import { readQuery } from '#lib/page-query.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { HOME } from '#lib/routes.ts';
-import { fieldErrors, signInPageSchema, type FieldErrors } from '#lib/validation.ts';
+import { signInPageSchema, type FieldErrors } from '#lib/validation.ts';
 
 type Field = 'email' | 'phoneNumber';
 
@@ -58,13 +59,13 @@ export async function handleCodePage<F extends Field>(astro: AstroGlobal, path: 
     state.formError = passwordlessErrorMessage(error);
     astro.response.status = serviceStatusOf(error);
   };
-  const form = await astro.request.formData().catch(() => new FormData());
-  state.to = String(form.get(channel.field) ?? '').slice(0, channel.max);
-  if (form.get('action') === 'verify') {
+  const posted = await postedForm(astro);
+  state.to = String(posted.get(channel.field) ?? '').slice(0, channel.max);
+  if (posted.get('action') === 'verify') {
     state.step = 'code';
-    const parsed = channel.verify.safeParse({ [channel.field]: state.to, code: form.get('code') ?? '' });
-    if (!parsed.success) {
-      state.errors = fieldErrors(parsed.error);
+    const parsed = checkForm(posted, { fields: [channel.field, 'code'], schema: channel.verify, max: channel.max });
+    if (parsed.errors) {
+      state.errors = parsed.errors;
       // A hand-edited address sends the user back to the first step.
       if (state.errors[channel.field]) state.step = 'address';
       astro.response.status = 400;
@@ -84,9 +85,9 @@ export async function handleCodePage<F extends Field>(astro: AstroGlobal, path: 
     }
     return state;
   }
-  const parsed = channel.request.safeParse({ [channel.field]: state.to });
-  if (!parsed.success) {
-    state.errors = fieldErrors(parsed.error);
+  const parsed = checkForm(posted, { fields: [channel.field], schema: channel.request, max: channel.max });
+  if (parsed.errors) {
+    state.errors = parsed.errors;
     astro.response.status = 400;
     return state;
   }

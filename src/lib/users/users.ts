@@ -6,11 +6,6 @@ import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { roles } from '#lib/roles.ts';
 import { email, required } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
-
-export const UPDATE_PROFILE = graphql(
-  `mutation UpdateProfile($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { displayName email newEmail } }`,
-);
 
 /**
  * `/users?recherche=&page=`, as the users screen reads it; without JavaScript also `&ajouter`

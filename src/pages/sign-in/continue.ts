@@ -5,27 +5,32 @@
 // browser's history, opens nothing afterwards.
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
+import { readForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { clearSession, cookieOf, refreshOnce, setFlash, writeSession } from '#lib/auth/session.server.ts';
 import { linkLandings } from '#lib/auth/link-landings.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
 
+// A field the form does not send reads as empty: the target is then HOME, the type none.
 const schema = z.object({
   refreshToken: z.string().min(1).max(512),
-  to: z.string().max(2048).default(HOME),
-  type: z.string().max(40).default(''),
-  decline: z.literal('1').optional(),
+  to: z
+    .string()
+    .max(2048)
+    .transform((to) => to || HOME),
+  type: z.string().max(40),
+  decline: z.literal(['1', '']).transform((decline) => decline === '1'),
 });
 
 export const POST: APIRoute = async ({ cookies, locals, redirect, request }) => {
-  const form = await request.formData().catch(() => new FormData());
-  const input = schema.safeParse(Object.fromEntries([...form].filter(([, value]) => typeof value === 'string')));
+  // Read whole (a target over 2,048 characters is refused, never cut into another page).
+  const input = await readForm({ request }, { fields: ['refreshToken', 'to', 'type', 'decline'], schema, max: 4096 });
   const expired = () => {
     setFlash(cookies, { type: 'error', message: t('errors.linkExpired') });
     return redirect(SIGN_IN, 303);
   };
-  if (!input.success) return expired();
+  if (input.errors) return expired();
   if (input.data.decline) {
     await locals.services.auth.declineRefreshToken(input.data.refreshToken);
     setFlash(cookies, { type: 'success', message: t('success.linkDeclined') });

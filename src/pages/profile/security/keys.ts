@@ -2,13 +2,18 @@
 // JSON (kept, then a flashed toast for the reload); the section's rename and delete forms post
 // here and come back to the page with their toast. Every change is the signed-in user's own key.
 import type { APIRoute } from 'astro';
+import { z } from 'zod';
 import { isUuid } from '#lib/ids.ts';
 import { isServiceError } from '#lib/auth/errors.ts';
 import { hasReason } from '#lib/errors.ts';
 import { addKeyBody, SECURITY_PAGE, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
+import { readForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { json, jsonError, readBody } from '#lib/json-endpoint.ts';
+
+/** The section's forms: the key, what to do with it, and for a rename its new name (whose bounds the service checks). */
+const keyForm = z.object({ id: z.string().refine(isUuid), intent: z.enum(['delete', 'rename']), nickname: z.string() });
 
 export const POST: APIRoute = async (context) => {
   const { request, locals, cookies, redirect } = context;
@@ -29,16 +34,15 @@ export const POST: APIRoute = async (context) => {
     return json(200, { location: SECURITY_PAGE });
   }
 
-  const form = await request.formData().catch(() => new FormData());
-  const id = String(form.get('id') ?? '');
-  const intent = form.get('intent');
-  if (!isUuid(id) || (intent !== 'delete' && intent !== 'rename')) return redirect(SECURITY_PAGE, 303);
+  const form = await readForm(context, { fields: ['id', 'intent', 'nickname'], schema: keyForm, max: 300 });
+  if (form.errors) return redirect(SECURITY_PAGE, 303);
+  const { id, intent, nickname } = form.data;
   try {
     if (intent === 'delete') {
       await services.webauthn.removeSecurityKey(session, id, { ip: locals.clientAddress });
       return redirectWithToast(context, t('securityKeys.deleted'), SECURITY_PAGE);
     }
-    await services.webauthn.renameSecurityKey(session.user.id, id, String(form.get('nickname') ?? '').slice(0, 300));
+    await services.webauthn.renameSecurityKey(session.user.id, id, nickname);
     return redirectWithToast(context, t('securityKeys.renamed'), SECURITY_PAGE);
   } catch (error) {
     if (!isServiceError(error)) throw error;
