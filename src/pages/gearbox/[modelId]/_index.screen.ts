@@ -11,7 +11,7 @@ import { documentViews } from '#lib/gearboxes/documents.ts';
 import { GEARBOX_FIELDS, valuesOf } from '#lib/gearboxes/form.server.ts';
 import { errorCodeSchema, gearboxModelSchema } from '#lib/gearboxes/gearboxes.ts';
 import { checkProcedureDraft, readProcedureForm, type ProcedureDraft } from '#lib/gearboxes/procedures.ts';
-import { formFailureOf, formValues, submitForm } from '#lib/forms.server.ts';
+import { formFailureOf, formValues, submitForm, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -184,7 +184,7 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       return redirectWithToast(astro, t('gearboxes.deleted'), '/gearboxes');
     } else if ((CODE_ACTIONS as readonly string[]).includes(action)) {
       // A code form's body, read once: a deletion names an error code or a doctor/gearbox code.
-      const form = await astro.request.formData();
+      const form = await postedForm(astro);
       const { id: codeId } = formValues(form, ['id']);
       const deleting = action === 'supprimer-code' && isUuid(codeId);
       const [doctorCodes, errorCodes] = await Promise.all([
@@ -200,7 +200,7 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       refused.codesDraft = result.draft;
       refused.formError = result.draft.formError ?? null;
     } else if (action === 'ajouter-code-defaut') {
-      const form = await astro.request.formData();
+      const form = await postedForm(astro);
       refused.errorDraft = { code: String(form.get('code') ?? '').slice(0, 100), description: String(form.get('description') ?? '').slice(0, 400) };
       const parsed = errorCodeSchema.safeParse(refused.errorDraft);
       if (!parsed.success) refused.errorErrors = fieldErrors(parsed.error);
@@ -209,7 +209,7 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
         return redirectWithToast(astro, t('gearboxes.codeAdded'), errorCodesHref);
       }
     } else if (action === 'enregistrer-procedure') {
-      refused.procedureDraft = readProcedureForm(await astro.request.formData());
+      refused.procedureDraft = readProcedureForm(await postedForm(astro));
       const editing = query.editProcedure;
       const checked = checkProcedureDraft(refused.procedureDraft);
       refused.procedureErrors = checked.errors;
@@ -225,7 +225,7 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       }
       if (query.moreRows) refused.procedureErrors = {};
     } else if (action === 'supprimer-procedure') {
-      const { id: procedureId } = formValues(await astro.request.formData(), ['id']);
+      const { id: procedureId } = formValues(await postedForm(astro), ['id']);
       if (isUuid(procedureId)) {
         await procedures.remove(procedureId);
         return redirectWithToast(astro, t('procedures.deleted'), `/gearbox/${modelId}?onglet=procedures`);
@@ -237,11 +237,11 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
           : view === 'mesures'
             ? (['measure-procedure'] as const)
             : (['gearbox-technical-drawing', 'gearbox-manufacturer-information', 'gearbox-scrapyard-file'] as const);
-      refused.documentDraft = await postDocument(astro.locals, await astro.request.formData(), { gearboxModelId: modelId }, categories);
+      refused.documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId }, categories);
       if (!refused.documentDraft) return redirectWithToast(astro, t('documents.added'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
     } else if (action === 'supprimer-fichier') {
       // Only one of the model's own documents (not an outage's or a measure's).
-      const { id: documentId } = formValues(await astro.request.formData(), ['id']);
+      const { id: documentId } = formValues(await postedForm(astro), ['id']);
       const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
       if (document && document.gearboxModelId === modelId && !document.outageId && !document.measureId) {
         await documents.remove(documentId);

@@ -5,7 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { formValues, submitAction, submitForm } from '#lib/forms.server.ts';
+import { formValues, submitAction, submitForm, postedForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import { postDocument, type DocumentDraft } from '#lib/gearboxes/documents.server.ts';
 import { measureSchema } from '#lib/gearboxes/measures.ts';
@@ -83,7 +83,7 @@ export async function post(astro: AstroGlobal, query: MeasurePageQuery): Promise
   if (measureId && (await measures.get(measureId))?.gearboxModelId !== modelId) return null;
   const measureHref = `/gearbox/${modelId}/measure/${measureId}`;
   if (action === 'joindre' && measureId) {
-    const documentDraft = await postDocument(astro.locals, await astro.request.formData(), { gearboxModelId: modelId, measureId }, ['measure-file']);
+    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, measureId }, ['measure-file']);
     if (!documentDraft) return redirectWithToast(astro, t('documents.added'), `${measureHref}#fichiers-mesure`);
     return { documentDraft, status: 400 };
   }
@@ -95,7 +95,7 @@ export async function post(astro: AstroGlobal, query: MeasurePageQuery): Promise
         })
       : action === 'supprimer-fichier' && measureId
         ? await submitAction(astro, async () => {
-            const { id: documentId } = formValues(await astro.request.formData(), ['id']);
+            const { id: documentId } = formValues(await postedForm(astro), ['id']);
             const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
             if (document?.measureId === measureId) await documents.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${measureHref}#fichiers-mesure`);

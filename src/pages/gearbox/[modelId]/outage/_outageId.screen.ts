@@ -5,7 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { formValues, submitAction, submitForm } from '#lib/forms.server.ts';
+import { formValues, submitAction, submitForm, postedForm } from '#lib/forms.server.ts';
 import { postDocument, type DocumentDraft } from '#lib/gearboxes/documents.server.ts';
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { outageProceduresSchema } from '#lib/gearboxes/procedures.ts';
@@ -107,12 +107,12 @@ export async function post(astro: AstroGlobal, query: OutagePageQuery): Promise<
   if (outageId && (await gearboxes.getOutage(outageId))?.gearboxModelId !== modelId) return null;
   const outageHref = `/gearbox/${modelId}/outage/${outageId}`;
   if (action === 'joindre' && outageId) {
-    const documentDraft = await postDocument(astro.locals, await astro.request.formData(), { gearboxModelId: modelId, outageId }, ['outage-file']);
+    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, outageId }, ['outage-file']);
     if (!documentDraft) return redirectWithToast(astro, t('documents.added'), `${outageHref}#fichiers-panne`);
     return { documentDraft, status: 400 };
   }
   if (action === 'priorites' && outageId) {
-    const form = await astro.request.formData();
+    const form = await postedForm(astro);
     const parsed = outageProceduresSchema.safeParse({ procedureIds: form.getAll('procedureId').map(String) });
     const result = !parsed.success
       ? { formError: parsed.error.issues[0]!.message }
@@ -135,7 +135,7 @@ export async function post(astro: AstroGlobal, query: OutagePageQuery): Promise<
         })
       : action === 'supprimer-fichier' && outageId
         ? await submitAction(astro, async () => {
-            const { id: documentId } = formValues(await astro.request.formData(), ['id']);
+            const { id: documentId } = formValues(await postedForm(astro), ['id']);
             const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
             if (document?.outageId === outageId) await documents.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${outageHref}#fichiers-panne`);
