@@ -1,7 +1,7 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
 import { querySchema as gearboxesQuerySchema, read as readGearboxesQuery } from '#pages/_gearboxes.screen.ts';
-import { basePageSchema } from '#lib/base/base.ts';
+import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
 import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
 import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
@@ -13,8 +13,8 @@ import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-qu
 import { orderPageSchema } from '#lib/repair-orders/repair-orders.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';
 import { signInPageSchema } from '#lib/validation.ts';
-import { readStockQuery, stockQuerySchema } from '#lib/stock/stock.ts';
-import { readUsersQuery } from '#lib/users/users.ts';
+import { querySchema as stockQuerySchema, read as readStockQuery } from '#pages/_stock.screen.ts';
+import { read as readUsersQuery } from '#pages/_users.screen.ts';
 
 const MODEL = '6F1C2A9E-1B2C-4D3E-8F90-123456789ABC';
 const q = (text: string) => new URLSearchParams(text);

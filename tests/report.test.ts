@@ -7,7 +7,7 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
 import type { Report } from '#lib/repair-orders/report.server.ts';
 import { startTestApp, type TestApp } from './support/app.ts';

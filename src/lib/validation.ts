@@ -96,8 +96,6 @@ export const signInPageSchema = z
 export const setPasswordPageSchema = z
   .object({ type: choice(['passwordReset'] as const), retour: target() })
   .transform((q) => ({ reset: q.type === 'passwordReset', retour: q.retour }));
-/** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
-export const jumpPageSchema = z.object({ to: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
