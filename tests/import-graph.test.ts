@@ -35,7 +35,7 @@ const PAGE_SIDE: Record<string, string> = {
   'src/lib/auth/errors.ts': "reads the services' DomainError and the JSON edge's status table, for the sign-in and account pages",
   'src/lib/auth/passwordless.ts': "the passwordless sign-in pages' forms, and the message of each refusal of the service (a DomainError)",
   'src/lib/json-endpoint.ts': "the JSON endpoints of src/pages: a service's refusal answered with the edge's status",
-  'src/lib/repair-orders/report-pdf.tsx': "the report's PDF, drawn on the server from what the report page loads (report.server.ts)",
+  'src/lib/repair-orders/report-pdf.tsx': "the report's PDF and its shape, drawn on the server from what the report's screen module loads",
 };
 
 /** Modules at the top of server/ that are not the composition root. */

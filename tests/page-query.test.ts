@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { querySchema as gearboxesQuerySchema, read as readGearboxesQuery } from '#pages/_gearboxes.screen.ts';
 import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
-import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
+import { querySchema as codeConditionsPageSchema } from '#pages/repair-order/[orderId]/code-conditions/_faultCodeId.screen.ts';
 import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { querySchema as gearboxPageSchema } from '#pages/gearbox/[modelId]/_index.screen.ts';
-import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
+import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { querySchema as outagePageSchema } from '#pages/gearbox/[modelId]/outage/_outageId.screen.ts';
 import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
@@ -159,7 +159,7 @@ describe('record page paths and queries', () => {
     expect(readPage(outagePageSchema, at({ modelId: ID, outageId: 'a/b' })).outageId).toBeNull();
     expect(readPage(codeConditionsPageSchema, at({ orderId: ID, faultCodeId: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({
       orderId: ID,
-      codeId: undefined,
+      faultCodeId: undefined,
       fromDiagnostic: true,
       confirmFile: null,
     });
