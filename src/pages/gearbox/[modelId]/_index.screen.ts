@@ -149,12 +149,12 @@ type Refused = Partial<DossierForms> & { status: number };
 /**
  * Handles a post of the dossier by its `?action=`: a redirect on success, the forms to show again
  * with their status on a refusal, or null for a user who may not edit dossiers (nothing is done).
- * The services refuse an unknown model or record themselves: nothing is read first but what an
- * action needs (a code's list, a document's owner).
+ * The model was read by `load` (decision 068); an action reads only what it checks (a code's list,
+ * a document's owner), the open tab's lists being those of another tab when it posts.
  */
-export async function post(astro: AstroGlobal, query: DossierPageQuery): Promise<Response | Refused | null> {
-  const { modelId } = query;
-  if (!can(astro.locals.user?.role, 'manageGearboxes') || !modelId) return null;
+export async function post(astro: AstroGlobal, page: DossierPage, query: DossierPageQuery): Promise<Response | Refused | null> {
+  const modelId = page.model.id;
+  if (!can(astro.locals.user?.role, 'manageGearboxes')) return null;
   if (!query.action) {
     const result = await submitForm(
       astro,

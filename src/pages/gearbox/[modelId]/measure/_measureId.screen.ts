@@ -10,7 +10,6 @@ import { numberField } from '#lib/format.ts';
 import { postDocument, type DocumentDraft } from '#lib/gearboxes/documents.server.ts';
 import { measureSchema } from '#lib/gearboxes/measures.ts';
 import { t } from '#lib/i18n.ts';
-import { isUuid } from '#lib/ids.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { optionalRecordId, readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
@@ -72,15 +71,15 @@ type Refused = Partial<MeasureForms> & { status: number };
 /**
  * Handles a post of the page by its `?action=`: a redirect on success, the forms to show again
  * with their status on a refusal, or null for a user who may not edit dossiers (nothing is done).
- * The measure is read once, to know it is the model's; a file is deleted only when it is one of
- * the measure's.
+ * The model and the measure were read by `load` (decision 068); a file is deleted only when it is
+ * one of the measure's.
  */
-export async function post(astro: AstroGlobal, query: MeasurePageQuery): Promise<Response | Refused | null> {
-  const { modelId, measureId, action } = query;
-  if (!can(astro.locals.user?.role, 'manageGearboxes') || !modelId || measureId === null) return null;
+export async function post(astro: AstroGlobal, page: MeasurePage, query: MeasurePageQuery): Promise<Response | Refused | null> {
+  if (!can(astro.locals.user?.role, 'manageGearboxes')) return null;
+  const { action } = query;
+  const modelId = page.model.id;
+  const measureId = page.measure?.id;
   const { measures, documents } = astro.locals.services;
-  // The measure is this model's, or the page is a 404 (its load says so): nothing is done.
-  if (measureId && (await measures.get(measureId))?.gearboxModelId !== modelId) return null;
   const measureHref = `/gearbox/${modelId}/measure/${measureId}`;
   if (action === 'joindre' && measureId) {
     const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, measureId }, ['measure-file']);
@@ -96,8 +95,7 @@ export async function post(astro: AstroGlobal, query: MeasurePageQuery): Promise
       : action === 'supprimer-fichier' && measureId
         ? await submitAction(astro, async () => {
             const { id: documentId } = formValues(await postedForm(astro), ['id']);
-            const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
-            if (document?.measureId === measureId) await documents.remove(documentId);
+            if (page.files.some((f) => f.id === documentId)) await documents.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${measureHref}#fichiers-mesure`);
           })
         : await submitForm(astro, { fields: MEASURE_FIELDS, schema: measureSchema }, async (data) => {

@@ -10,7 +10,6 @@ import { postDocument, type DocumentDraft } from '#lib/gearboxes/documents.serve
 import { outageSchema } from '#lib/gearboxes/outages.ts';
 import { outageProceduresSchema } from '#lib/gearboxes/procedures.ts';
 import { t } from '#lib/i18n.ts';
-import { isUuid } from '#lib/ids.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { option, optionalRecordId, readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
@@ -96,15 +95,15 @@ type Refused = Partial<OutageForms> & { status: number };
 /**
  * Handles a post of the page by its `&action=`: a redirect on success, the forms to show again
  * with their status on a refusal, or null for a user who may not edit dossiers (nothing is done).
- * The outage is read once, to know it is the model's; a file is deleted only when it is one of
- * the outage's.
+ * The model and the outage were read by `load` (decision 068); a file is deleted only when it is
+ * one of the outage's.
  */
-export async function post(astro: AstroGlobal, query: OutagePageQuery): Promise<Response | Refused | null> {
-  const { modelId, outageId, action } = query;
-  if (!can(astro.locals.user?.role, 'manageGearboxes') || !modelId || outageId === null) return null;
+export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePageQuery): Promise<Response | Refused | null> {
+  if (!can(astro.locals.user?.role, 'manageGearboxes')) return null;
+  const { action } = query;
+  const modelId = page.model.id;
+  const outageId = page.outage?.id;
   const { gearboxes, documents, procedures } = astro.locals.services;
-  // The outage is this model's, or the page is a 404 (its load says so): nothing is done.
-  if (outageId && (await gearboxes.getOutage(outageId))?.gearboxModelId !== modelId) return null;
   const outageHref = `/gearbox/${modelId}/outage/${outageId}`;
   if (action === 'joindre' && outageId) {
     const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, outageId }, ['outage-file']);
@@ -136,8 +135,7 @@ export async function post(astro: AstroGlobal, query: OutagePageQuery): Promise<
       : action === 'supprimer-fichier' && outageId
         ? await submitAction(astro, async () => {
             const { id: documentId } = formValues(await postedForm(astro), ['id']);
-            const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
-            if (document?.outageId === outageId) await documents.remove(documentId);
+            if (page.files.some((f) => f.id === documentId)) await documents.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${outageHref}#fichiers-panne`);
           })
         : await submitForm(
