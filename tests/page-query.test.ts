@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { querySchema as gearboxesQuerySchema, read as readGearboxesQuery } from '#pages/_gearboxes.screen.ts';
 import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
 import { querySchema as codeConditionsPageSchema } from '#pages/repair-order/[orderId]/code-conditions/_faultCodeId.screen.ts';
-import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
+import { querySchema as diagnosticPageSchema } from '#pages/repair-order/[orderId]/_diagnostic.screen.ts';
 import { modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { querySchema as gearboxPageSchema } from '#pages/gearbox/[modelId]/_index.screen.ts';
 import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { querySchema as outagePageSchema } from '#pages/gearbox/[modelId]/outage/_outageId.screen.ts';
 import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
-import { orderPageSchema } from '#lib/repair-orders/repair-orders.ts';
+import { querySchema as orderPageSchema } from '#pages/repair-order/[orderId]/_index.screen.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';
 import { signInPageSchema } from '#lib/validation.ts';
 import { querySchema as stockQuerySchema, read as readStockQuery } from '#pages/_stock.screen.ts';
@@ -100,7 +100,7 @@ const at = (path: Record<string, string | undefined>, query = '') => ({ params: 
 describe('record page paths and queries', () => {
   it('reads an order page: its tab, its action, a checkpoint answer, the compatible search', () => {
     expect(readPage(orderPageSchema, at({ orderId: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
-      id: MODEL.toLowerCase(),
+      orderId: MODEL.toLowerCase(),
       tab: 'procedure',
       action: 'point',
       checkpointId: ID,
@@ -119,7 +119,7 @@ describe('record page paths and queries', () => {
 
   it('answers no record for a path that is no id, and defaults for hostile values', () => {
     expect(readPage(orderPageSchema, at({ orderId: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({
-      id: null,
+      orderId: null,
       tab: 'general',
       checkpointId: null,
       version: 0,

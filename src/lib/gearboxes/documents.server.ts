@@ -41,11 +41,6 @@ export async function postDocument(
   }
 }
 
-/** The API's category names use underscores. */
-export function documentsOf<T extends { category: string }>(rows: T[]): (Omit<T, 'category'> & { category: DocumentCategory })[] {
-  return rows.map((row) => ({ ...row, category: row.category.replace(/_/g, '-') as DocumentCategory }));
-}
-
 /** Links a page shows: the file (signed for the hour) and, for an image, its thumbnail. */
 export function linksOf(locals: App.Locals, document: Pick<DossierDocument, 'file'>) {
   const { files } = locals.services;
