@@ -64,13 +64,13 @@ export type Services = {
 export function createDomainServices(deps: { db: Database['db']; files: FileStore; auth: AuthService }) {
   const { db, files, auth } = deps;
   const procedures = createProceduresService({ db });
-  const gearboxes = createGearboxesService({ db });
+  const gearboxes = createGearboxesService({ db, files });
   return {
     users: createUsersService({ db, auth }),
     base: createBaseService({ db }),
     gearboxes,
     procedures,
-    measures: createMeasuresService({ db }),
+    measures: createMeasuresService({ db, files }),
     documents: createDocumentsService({ db, files }),
     stock: createStockService({ db }),
     repairOrders: createRepairOrdersService({ db, files }),

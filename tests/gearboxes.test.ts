@@ -1,6 +1,6 @@
 // Gearbox models through the API: A and D write, C and M read; uniqueness and bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { graphqlAs, M, signInAll } from './kit/index.ts';
 
 const model = (overrides: object = {}) => ({
@@ -30,6 +30,16 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     }
     const covered = await gql('mechanic', '{ gearboxModels(year: 2010, search: "aisin") { model } }');
     expect(covered.data.gearboxModels.map((m: { model: string }) => m.model)).toEqual(['Aisin AW55-51SN', 'Aisin TF-80SC']);
+  });
+
+  it('reads a search cut at 120 characters, for the pages as for the API', async () => {
+    // What lies past the cut is not searched: the name and the spaces before it find the model.
+    const search = `Jatco JF011E${' '.repeat(130)}introuvable`;
+    const { gearboxes } = t.app.services.forViewer(await viewerOf(t, 'mecanicien@demo.local'));
+    expect((await gearboxes.list({ search, limit: 20, offset: 0 })).map((m) => m.model)).toEqual(['Jatco JF011E']);
+    expect(await gearboxes.count({ search })).toBe(1);
+    const { gearboxModels } = (await gql('mechanic', 'query($s: String) { gearboxModels(search: $s) { model } }', { s: search })).data;
+    expect(gearboxModels).toEqual([{ model: 'Jatco JF011E' }]);
   });
 
   it('finds a model by a doctor or gearbox code of its dossier, as the stock finds its boxes', async () => {

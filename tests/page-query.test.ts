@@ -1,12 +1,13 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
-import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
+import { querySchema as gearboxesQuerySchema, read as readGearboxesQuery } from '#pages/_gearboxes.screen.ts';
 import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
 import { querySchema as codeConditionsPageSchema } from '#pages/repair-order/[orderId]/code-conditions/_faultCodeId.screen.ts';
 import { querySchema as diagnosticPageSchema } from '#pages/repair-order/[orderId]/_diagnostic.screen.ts';
-import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
+import { modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
+import { querySchema as gearboxPageSchema } from '#pages/gearbox/[modelId]/_index.screen.ts';
 import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
-import { outagePageSchema } from '#lib/gearboxes/outages.ts';
+import { querySchema as outagePageSchema } from '#pages/gearbox/[modelId]/outage/_outageId.screen.ts';
 import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
 import { querySchema as orderPageSchema } from '#pages/repair-order/[orderId]/_index.screen.ts';
@@ -150,7 +151,7 @@ describe('record page paths and queries', () => {
 
   it('tells a creation form (no child id) from a child id that is no id', () => {
     expect(readPage(outagePageSchema, at({ modelId: ID, outageId: undefined }, 'onglet=procedures'))).toMatchObject({
-      gearboxId: ID,
+      modelId: ID,
       outageId: undefined,
       tab: 'general',
     });

@@ -46,7 +46,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   },
   procedures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS, ofOutage: ALL, setOutageProcedures: WRITERS },
   measures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
-  documents: { ofModel: ALL, ofOutage: ALL, ofMeasure: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS, removeFilesOf: WRITERS },
+  documents: { ofModel: ALL, ofOutage: ALL, ofMeasure: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
   stock: {
     list: STOCK,
     count: STOCK,

@@ -480,7 +480,7 @@ async function seedMeasuresAndCurves(db: Db, dossiers: SeededDossier[], store: F
   await db.insert(gearboxDocuments).values(
     dossiers.map((d, i) => ({
       gearboxModelId: d.modelId,
-      category: 'reference-curve',
+      category: 'reference-curve' as const,
       fileId: curves[i]!.id,
       title: d.curve.title,
       comment: d.curve.comment,

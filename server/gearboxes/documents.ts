@@ -129,13 +129,6 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
       await deps.files.remove(row.fileId);
       return row;
     },
-
-    /** Before a measure or outage is deleted: their files' bytes. */
-    removeFilesOf: async (_viewer: Viewer, owner: { outageId?: string; measureId?: string }) => {
-      const where = owner.outageId ? eq(gearboxDocuments.outageId, owner.outageId) : eq(gearboxDocuments.measureId, owner.measureId!);
-      const rows = await db.select({ fileId: gearboxDocuments.fileId }).from(gearboxDocuments).where(where);
-      for (const row of rows) await deps.files.remove(row.fileId);
-    },
   };
 }
 
@@ -148,5 +141,4 @@ export const documentsPermissions = {
   insert: 'manageGearboxes',
   update: 'manageGearboxes',
   remove: 'manageGearboxes',
-  removeFilesOf: 'manageGearboxes',
 } as const satisfies PermissionTable<DocumentsService>;

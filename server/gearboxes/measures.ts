@@ -5,7 +5,8 @@ import type { PermissionTable } from '#server/access.ts';
 import type { MeasureInput } from '#lib/gearboxes/measures.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
-import { gearboxMeasures } from '#server/db/schema/index.ts';
+import { gearboxDocuments, gearboxMeasures } from '#server/db/schema/index.ts';
+import type { FileStore } from '#server/storage/store.ts';
 import { notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
@@ -15,7 +16,7 @@ export type MeasuresService = ReturnType<typeof createMeasuresService>;
 
 const toRow = (input: MeasureInput) => ({ ...input, minimum: input.minimum ?? null, maximum: input.maximum ?? null });
 
-export function createMeasuresService(deps: { db: Db }) {
+export function createMeasuresService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
   return {
     listOf: (_viewer: Viewer, gearboxModelId: string) =>
@@ -63,14 +64,22 @@ export function createMeasuresService(deps: { db: Db }) {
         return row!;
       }),
 
-    /** The measure's files go with it (the documents' rows cascade; the bytes are removed by the caller). */
-    remove: async (_viewer: Viewer, id: string) =>
-      db.transaction(async (tx) => {
-        const [row] = await tx.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
-        if (!row) throw notFound(t('refusals.measureNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_measure', id, label: row.name }, parent: await dossierOf(tx, row.gearboxModelId) });
-        return row;
-      }),
+    /** The measure's files go with it: the documents' rows cascade, then the stored files go. */
+    remove: async (_viewer: Viewer, id: string) => {
+      const files = await db.select({ id: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.measureId, id));
+      const row = await db.transaction(async (tx) => {
+        const [deleted] = await tx.delete(gearboxMeasures).where(eq(gearboxMeasures.id, id)).returning();
+        if (!deleted) throw notFound(t('refusals.measureNotFound'));
+        await record(tx, {
+          action: 'deleted',
+          entity: { kind: 'gearbox_measure', id, label: deleted.name },
+          parent: await dossierOf(tx, deleted.gearboxModelId),
+        });
+        return deleted;
+      });
+      for (const file of files) await deps.files.remove(file.id);
+      return row;
+    },
   };
 }
 

@@ -21,6 +21,7 @@ import {
 import type { OutageInput } from '#lib/gearboxes/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '#server/db/client.ts';
+import type { FileStore } from '#server/storage/store.ts';
 import { gearboxModels } from '#server/db/schema/index.ts';
 import { escapeLike } from '#lib/search.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -39,9 +40,10 @@ export type GearboxesService = ReturnType<typeof createGearboxesService>;
 /** `modelId`: that model and the models derived from it (SPEC §2.8, filter by model). */
 export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null; modelId?: string | null };
 
+/** The filter as the list reads it: a search cut at 120 characters. */
 function whereOf(filter: GearboxFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [];
-  const text = filter.search?.trim();
+  const text = filter.search?.slice(0, 120).trim();
   if (text) {
     const pattern = `%${escapeLike(text)}%`;
     // Its names, and the doctor and gearbox codes of its dossier: the code on a box's plate finds its model.
@@ -71,7 +73,7 @@ const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear 
 const componentItems = alias(baseItems, 'component_items');
 const typeItems = alias(baseItems, 'type_items');
 
-export function createGearboxesService(deps: { db: Db }) {
+export function createGearboxesService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
 
   const outagesQuery = () =>
@@ -367,17 +369,21 @@ export function createGearboxesService(deps: { db: Db }) {
       });
     },
 
-    /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason. */
+    /** An outage an order's diagnostic retained is kept (SPEC §8), with the orders as reason; its files go with it. */
     removeOutage: async (_viewer: Viewer, id: string) => {
       const [used] = await db.select({ n: count() }).from(orderOutages).where(eq(orderOutages.outageId, id));
       if (used!.n > 0) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons: [t('refusals.usedByOrders', { count: used!.n })] });
-      return db.transaction(async (tx) => {
-        const [row] = await tx.delete(outages).where(eq(outages.id, id)).returning();
-        if (!row) throw notFound(t('refusals.outageNotFound'));
-        const { entity } = await outageEvent(tx, id, null, row);
-        await record(tx, { action: 'deleted', entity, parent: await dossierOf(tx, row.gearboxModelId) });
-        return row;
+      const files = await db.select({ id: gearboxDocuments.fileId }).from(gearboxDocuments).where(eq(gearboxDocuments.outageId, id));
+      const row = await db.transaction(async (tx) => {
+        const [deleted] = await tx.delete(outages).where(eq(outages.id, id)).returning();
+        if (!deleted) throw notFound(t('refusals.outageNotFound'));
+        const { entity } = await outageEvent(tx, id, null, deleted);
+        await record(tx, { action: 'deleted', entity, parent: await dossierOf(tx, deleted.gearboxModelId) });
+        return deleted;
       });
+      // The links went with the outage; the stored files go once it is gone (a refusal keeps them).
+      for (const file of files) await deps.files.remove(file.id);
+      return row;
     },
 
     /** SPEC §8: a model attached to other items is kept, with the reasons. */

@@ -106,7 +106,7 @@ const ModelInput = builder.inputType('gearbox_models_input', {
 
 type FilterArgs = { search?: string | null; type?: GearboxTypeName | null; year?: number | null; modelId?: string | null };
 const filterOf = (args: FilterArgs) => ({
-  search: (args.search ?? '').slice(0, 120),
+  search: args.search ?? '',
   type: args.type ?? null,
   year: args.year ?? null,
   modelId: args.modelId ?? null,
@@ -303,12 +303,8 @@ builder.mutationField('deleteOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => {
-      // Its files' bytes go first; the links go with the outage.
-      const { removeOutage, getOutage } = context.services.gearboxes;
-      if (await getOutage(id)) await context.services.documents.removeFilesOf({ outageId: id });
-      return (await removeOutage(id)).id;
-    },
+    // Its files go with it (the service).
+    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeOutage(id)).id,
   }),
 );
 

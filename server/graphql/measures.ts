@@ -52,10 +52,7 @@ builder.mutationField('deleteGearboxMeasure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => {
-      const { get, remove } = context.services.measures;
-      if (await get(id)) await context.services.documents.removeFilesOf({ measureId: id });
-      return (await remove(id)).id;
-    },
+    // Its files go with it (the service).
+    resolve: async (_root, { id }, context) => (await context.services.measures.remove(id)).id,
   }),
 );

@@ -4,6 +4,7 @@ import { type AnyPgColumn, doublePrecision, index, integer, pgTable, primaryKey,
 import { baseItems } from './base.ts';
 import { files } from './storage.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
+import type { DocumentCategory } from '#lib/gearboxes/documents.ts';
 
 export const gearboxModels = pgTable(
   'gearbox_models',
@@ -183,7 +184,7 @@ export const gearboxDocuments = pgTable(
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     outageId: uuid('outage_id').references(() => outages.id, { onDelete: 'cascade' }),
     measureId: uuid('measure_id').references(() => gearboxMeasures.id, { onDelete: 'cascade' }),
-    category: text('category').notNull(),
+    category: text('category').notNull().$type<DocumentCategory>(),
     fileId: uuid('file_id')
       .notNull()
       .references(() => files.id, { onDelete: 'cascade' }),

@@ -1,14 +1,9 @@
 // A page's file form: the posted file is stored (bucket rules of SPEC §5), then linked to the
-// dossier through the API; when the link fails the stored file goes, so nothing half-written stays.
-import { apiCategoryOf, bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
+// dossier by its service; when the link fails the stored file goes, so nothing half-written stays.
+import { bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
 import { formFailureOf, isPostedFile, storeAndLink } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
-import type { ServerGraphQL } from '#lib/graphql.server.ts';
-
-/** Deletes a dossier document, the file going with it; a page deletes only one of its own. */
-export const DELETE_DOCUMENT = graphql(`mutation($id: uuid!) { deleteGearboxDocument(id: $id) }`);
 
 export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
@@ -16,7 +11,6 @@ export type DocumentDraft = { values: Record<string, string>; errors: FieldError
 /** Reads the form; returns null when the file was linked, or what to show again. */
 export async function postDocument(
   locals: App.Locals,
-  api: ServerGraphQL,
   form: FormData,
   owner: DocumentOwner,
   allowed: readonly DocumentCategory[],
@@ -34,11 +28,7 @@ export async function postDocument(
   if (!parsed.success || Object.keys(errors).length || !isPostedFile(file)) return { values, errors };
   const { category, title, comment } = parsed.data;
   try {
-    await storeAndLink(locals, bucketOf(category), file, (fileId) =>
-      api.request(graphql(`mutation($o: gearbox_documents_input!) { insertGearboxDocument(object: $o) }`), {
-        o: { ...owner, fileId, category: apiCategoryOf(category), title, comment },
-      }),
-    );
+    await storeAndLink(locals, bucketOf(category), file, (fileId) => locals.services.documents.insert(owner, fileId, { category, title, comment }));
     return null;
   } catch (error) {
     const failure = formFailureOf(error, {
@@ -49,11 +39,6 @@ export async function postDocument(
     });
     return { values, errors: failure.errors, formError: failure.formError ?? undefined };
   }
-}
-
-/** The API's category names use underscores. */
-export function documentsOf<T extends { category: string }>(rows: T[]): (Omit<T, 'category'> & { category: DocumentCategory })[] {
-  return rows.map((row) => ({ ...row, category: row.category.replace(/_/g, '-') as DocumentCategory }));
 }
 
 /** Links a page shows: the file (signed for the hour) and, for an image, its thumbnail. */

@@ -12,10 +12,6 @@ export type DocumentType = (typeof documentTypes)[number];
 export const documentCategories = [...documentTypes, 'reference-curve', 'outage-file', 'measure-file'] as const;
 export type DocumentCategory = (typeof documentCategories)[number];
 
-/** The API's name of a category (its enum is snake_case; the URLs and forms say it kebab-case). */
-type ApiName<C extends string> = C extends `${infer Head}-${infer Tail}` ? ApiName<`${Head}_${Tail}`> : C;
-export const apiCategoryOf = <C extends DocumentCategory>(category: C) => category.replace(/-/g, '_') as ApiName<C>;
-
 export const documentCategoryLabels: Record<DocumentCategory, string> = fr.labels.documentCategory;
 
 /** The storage bucket whose rules (SPEC §5) a category's files follow. */
@@ -32,7 +28,8 @@ export type DossierDocument = {
   comment: string;
   outageId: string | null;
   measureId: string | null;
-  createdAt: string;
+  /** An ISO string from the API, a Date from the service. */
+  createdAt: string | Date;
   file: { id: string; name: string; mimeType: string; size: number };
 };
 

@@ -1,12 +1,10 @@
 // Gearbox models (SPEC §3, §2.8): enumerations, labels, the list's URL and the model form.
-import { choice, integer, moreRows, option, page, readQuery, recordId, recordPageFields, recordPageValues, text, uuid } from '#lib/page-query.ts';
-import { documentViews } from './documents.ts';
+import { recordId } from '#lib/page-query.ts';
 import { isUuid } from '#lib/ids.ts';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { graphql } from '#lib/graphql.ts';
 
 export const gearboxTypes = ['robotic', 'automatic', 'double_clutch', 'variator'] as const;
 export type GearboxType = (typeof gearboxTypes)[number];
@@ -32,42 +30,8 @@ export type GearboxModel = {
 
 export const GEARBOXES_PAGE_SIZE = 20;
 
-/** `/gearboxes?recherche=&type=&annee=&page=`, as the list reads it. */
-export const gearboxesQuerySchema = z
-  .object({ recherche: text(120), type: choice(gearboxTypes), modele: recordId(), annee: integer(1950, 2100), page: page() })
-  .transform((q) => ({ search: q.recherche, type: q.type as GearboxType | null, modelId: q.modele, year: q.annee, page: q.page }));
-
-export const readGearboxesQuery = (params: URLSearchParams) => readQuery(gearboxesQuerySchema, params);
-
 /** `/repair-order?modele=` and `/add-stock?modele=`: a creation form opened from a dossier starts with its model. */
 export const modelPrefillSchema = z.object({ modele: recordId() }).transform((q) => ({ modelId: q.modele ?? '' }));
-
-export const gearboxTabs = ['general', 'pannes', 'codes-defaut', 'documents', 'codes', 'procedures'] as const;
-
-/** `/gearbox/{uuid}`: the dossier's path and query (SPEC §2.8). */
-export const gearboxPageSchema = z
-  .object({
-    modelId: recordId(),
-    onglet: option(gearboxTabs, 'general'),
-    vue: option(documentViews, 'courbes'),
-    ...recordPageFields,
-    // The procedure being edited: 'nouvelle' or its id.
-    procedure: z
-      .union([z.literal('nouvelle'), uuid()])
-      .nullable()
-      .catch(null),
-    lignes: moreRows(30),
-    confirmer: recordId(),
-  })
-  .transform((q) => ({
-    id: q.modelId,
-    tab: q.onglet,
-    view: q.vue,
-    ...recordPageValues(q),
-    editProcedure: q.procedure,
-    ...q.lignes,
-    confirm: q.confirmer,
-  }));
 
 export function gearboxesHref(query: { search: string; type: GearboxType | null; modelId: string | null; year: number | null; page: number }): string {
   const params = new URLSearchParams();
@@ -151,9 +115,3 @@ export const errorCodeSchema = z.object({
     .transform((v) => v.toUpperCase()),
   description: required().max(300, t('validation.maxLength', { max: 300 })),
 });
-
-export const GearboxModelFields = graphql(`
-  fragment GearboxModelFields on gearbox_models {
-    id model type constructorName businessName bvaId doctorCode startYear endYear gears arrangement propulsion optionalPropulsion parentId
-  }
-`);

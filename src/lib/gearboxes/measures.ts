@@ -1,7 +1,6 @@
 // Measures of a gearbox model (SPEC §3): what to measure and within which bounds.
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
-import { optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { optionalText, required } from '#lib/validation.ts';
 
 export type Measure = { id: string; name: string; description: string; unit: string; minimum: number | null; maximum: number | null };
@@ -22,11 +21,6 @@ const bound = () =>
       .refine((n) => Number.isFinite(n) && n >= 0 && n < 1e9, t('validation.number'))
       .optional(),
   );
-
-/** `/gearbox/{uuid}/measure/{uuid}` (or the creation form without the measure): path and query. */
-export const measurePageSchema = z
-  .object({ modelId: recordId(), measureId: optionalRecordId(), ...recordPageFields })
-  .transform((q) => ({ gearboxId: q.modelId, measureId: q.measureId, ...recordPageValues(q) }));
 
 /** One schema for the measure form and the API. */
 export const measureSchema = z

@@ -1,7 +1,6 @@
 // Outages of a gearbox model (SPEC §3): component and outage type picked from the base.
 import { z } from 'zod';
 import { formatNumber } from '#lib/format.ts';
-import { option, optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { t } from '#lib/i18n.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { graphql } from '#lib/graphql.ts';
@@ -62,11 +61,6 @@ const optionalInt = (min: number, max: number) =>
       .refine((n) => n <= max, t('validation.number'))
       .optional(),
   );
-
-/** `/gearbox/{uuid}/outage/{uuid}` (or the creation form without the outage): path and query. */
-export const outagePageSchema = z
-  .object({ modelId: recordId(), outageId: optionalRecordId(), onglet: option(['general', 'procedures'] as const, 'general'), ...recordPageFields })
-  .transform((q) => ({ gearboxId: q.modelId, outageId: q.outageId, tab: q.outageId ? q.onglet : 'general', ...recordPageValues(q) }));
 
 /** One schema for the outage form and the API; the names are resolved against the base. */
 export const outageSchema = z.object({

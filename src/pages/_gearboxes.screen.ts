@@ -1,0 +1,38 @@
+// The screen module of the gearbox dossier list (`/gearboxes`, SPEC §2.8, decision 065): what its
+// URL may say and what it reads (one page of models, their count and the models to filter on).
+import { z } from 'zod';
+import { GEARBOXES_PAGE_SIZE, type GearboxType, gearboxTypes } from '#lib/gearboxes/gearboxes.ts';
+import { withinBudget } from '#lib/page-budget.ts';
+import { choice, integer, page, readQuery, recordId, text } from '#lib/page-query.ts';
+import { can } from '#lib/permissions.ts';
+
+/** `/gearboxes?recherche=&type=&modele=&annee=&page=`, as the list reads it. */
+export const querySchema = z
+  .object({ recherche: text(120), type: choice(gearboxTypes), modele: recordId(), annee: integer(1950, 2100), page: page() })
+  .transform((q) => ({ search: q.recherche, type: q.type as GearboxType | null, modelId: q.modele, year: q.annee, page: q.page }));
+
+export const read = (params: URLSearchParams) => readQuery(querySchema, params);
+
+/** Everything the list reads from its URL. */
+type GearboxesPageQuery = ReturnType<typeof read>;
+
+/** One page of the models the URL's search and filters select, their count and the models to filter on. */
+export async function load(locals: App.Locals, query: GearboxesPageQuery) {
+  const { gearboxes } = locals.services;
+  const filter = { search: query.search, type: query.type, year: query.year, modelId: query.modelId };
+  const [models, total, filterModels] = await withinBudget(
+    locals,
+    Promise.all([
+      gearboxes.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (query.page - 1) * GEARBOXES_PAGE_SIZE }),
+      gearboxes.count(filter),
+      gearboxes.list({ limit: 100, offset: 0 }),
+    ]),
+  );
+  return {
+    manage: can(locals.user?.role, 'manageGearboxes'),
+    models,
+    filterModels,
+    total,
+    pages: Math.max(1, Math.ceil(total / GEARBOXES_PAGE_SIZE)),
+  };
+}
