@@ -134,19 +134,13 @@ export async function createApp(options: {
   const { config, database, logger } = options;
   // Every date of pages, PDFs, exports and mails reads this clock (decision 038).
   setWorkshopTimeZone(config.workshopTimeZone);
-  const graphqlRef: { current?: ReturnType<typeof createGraphQL> } = {};
-  const { services, mailer, domain } = createServices({
-    config,
-    database,
-    logger,
-    graphqlFetch: async (path, init, viewer) => graphqlRef.current!.fetch(path, init, viewer),
-  });
+  const { services, mailer, domain } = createServices({ config, database, logger });
   const files = services.files;
   const handleAuth = createAuthRoutes(services, { trustProxy: config.trustProxy });
   const changes = await createChanges(database);
   const readiness = createReadiness({ config, database, s3Client: isS3Blobs(files.blobs) ? files.blobs.client : undefined });
   const handleStorage = createStorageRoutes({ store: services.files, services, config });
-  const graphql = (graphqlRef.current = createGraphQL({
+  const graphql = createGraphQL({
     services,
     changes,
     publicUrl: config.publicUrl,
@@ -154,7 +148,7 @@ export async function createApp(options: {
     logger,
     sessionSweepMs: config.sessionSweepMs,
     limits: config.graphqlLimits,
-  }));
+  });
 
   async function handleBackend(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const pathname = (req.url ?? '/').split('?')[0]!;

@@ -51,11 +51,6 @@ export type Services = {
   forViewer(viewer: Viewer | null): RequestServices;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
-  /**
-   * The GraphQL API in process: pages call it without a network hop, as the viewer the session
-   * middleware found (no token to mint and check again, no second session query).
-   */
-  graphql: { fetch(path: string, init: RequestInit | undefined, viewer: Viewer | null): Promise<Response> };
   /** `timeBudgetMs`: how long a page's reads may take (GraphQL's operation budget). */
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'> & { timeBudgetMs: number };
 };
@@ -119,7 +114,7 @@ export function bindDomain(domain: DomainServices, viewer: Viewer | null): Viewe
 }
 
 /** The services, and what the server keeps to close them. */
-export function createServices(options: { config: Config; database: Database; logger: Logger; graphqlFetch: Services['graphql']['fetch'] }): {
+export function createServices(options: { config: Config; database: Database; logger: Logger }): {
   services: Services;
   mailer: Mailer;
   /** The domain services unbound: for tests and scripts that act as no one in particular. */
@@ -168,7 +163,6 @@ export function createServices(options: { config: Config; database: Database; lo
     // Signed out is the same for every request: built once, not on each page's way in.
     forViewer: (viewer) => (viewer ? { ...services, ...bindDomain(domain, viewer) } : (signedOut ??= { ...services, ...bindDomain(domain, null) })),
     files,
-    graphql: { fetch: options.graphqlFetch },
     config: {
       publicUrl: config.publicUrl,
       sessionSecret: config.sessionSecret,

@@ -183,15 +183,10 @@ export function createGraphQL(options: {
   const { services, changes } = options;
   const limits = options.limits ?? defaultGraphQLLimits;
   const allowedOrigin = new URL(options.publicUrl).origin;
-  // Requests made by this process for a known viewer (fetch below): weak, gone with the request.
-  const inProcess = new WeakMap<Request, Viewer>();
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    context: ({ request }) => {
-      const viewer = inProcess.get(request);
-      return viewer ? { services: services.forViewer(viewer), changes, viewer, authError: null } : contextFor(request.headers, services, changes);
-    },
+    context: ({ request }) => contextFor(request.headers, services, changes),
     graphiql: false,
     landingPage: false,
     batching: false,
@@ -321,15 +316,6 @@ export function createGraphQL(options: {
 
   return {
     yoga,
-    /**
-     * In-process calls from server pages: no network hop (ARCHITECTURE.md), as the viewer the
-     * session middleware already found. Only this process can mark a request so.
-     */
-    fetch: (input: string, init: RequestInit | undefined, viewer: Viewer | null) => {
-      const request = new Request(new URL(input, options.publicUrl), init);
-      if (viewer) inProcess.set(request, viewer);
-      return yoga.fetch(request);
-    },
     /** `exclusive`: no other WebSocket lives on this server (in `astro dev`, Vite's does). */
     attach(server: Server, { exclusive }: { exclusive: boolean }) {
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
