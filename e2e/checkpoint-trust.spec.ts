@@ -6,7 +6,7 @@ import type { Browser, Page } from '@playwright/test';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { storageState } from './support/fixtures.ts';
 
-// Closed demo orders whose procedure has three checkpoints, all answered (server/db/demo-diagnostics.ts).
+// Closed demo orders whose procedure has three checkpoints, all answered (server/demo/diagnostics.ts).
 const TYPED = 'OR-2026-0250';
 const FOLLOWED = 'OR-2026-0246';
 

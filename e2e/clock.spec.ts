@@ -9,7 +9,7 @@ test.use({ storageState: storageState('mechanic'), viewport: { width: 1024, heig
 
 /** Opens a demo order closed on another day, its checkpoints answered at the closing's minute, and checks they agree. */
 async function checkClosedOrder(page: import('@playwright/test').Page) {
-  // The list's closed rows, the first one with a closing recorded (server/db/demo-diagnostics.ts).
+  // The list's closed rows, the first one with a closing recorded (server/demo/diagnostics.ts).
   await page.goto('/repair-orders?tri=date&ordre=desc');
   const closedRows = page.getByRole('row').filter({ hasText: 'Clôturé' });
   const hrefs = await closedRows.getByRole('link').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));

@@ -8,7 +8,7 @@ import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { refusedPost, storageState } from './support/fixtures.ts';
 
-// A demo order in progress whose diagnostic is validated and half answered (server/db/demo-diagnostics.ts).
+// A demo order in progress whose diagnostic is validated and half answered (server/demo/diagnostics.ts).
 const NUMBER = 'OR-2026-0601';
 
 test.describe.configure({ mode: 'serial' });

@@ -210,7 +210,7 @@ async function prepareAccounts(databaseUrl: string, count: number): Promise<{ em
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    // The demo accounts and the colleagues who have a password (server/db/seed.ts).
+    // The demo accounts and the colleagues who have a password (server/demo/seed.ts).
     const { rows } = await client.query<{ email: string; role: Role }>(
       "select email, default_role as role from auth.users where password_hash is not null and not disabled and email like '%@demo.local' order by email",
     );

@@ -3,7 +3,7 @@
 import { createKeyring, prepareSecrets, VaultError } from './auth/vault.ts';
 import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
-import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './db/seed.ts';
+import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './demo/seed.ts';
 import type { Logger } from './log.ts';
 import { claimFilesHome } from './storage/home.ts';
 import { assertReachesFiles, readFilesLocation, recordFilesLocation } from './storage/location.ts';

@@ -2,9 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { root } from './config.ts';
 
 function newest(target: string): number {
   if (!existsSync(target)) return 0;

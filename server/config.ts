@@ -3,8 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, isTimeZone } from '#lib/format.ts';
+
+/** The application's folder (package.json, dist/): the build, the server and the backups' version read it. */
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The sender of the mails when MAIL_FROM is not set. */
 export const DEFAULT_MAIL_FROM = 'Atelier BVA <no-reply@atelier.local>';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AstroCookies } from 'astro';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { postJson, startTestApp, verifyLink, decodeMail, type TestApp } from './support/app.ts';
 

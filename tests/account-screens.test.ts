@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 

@@ -2,7 +2,7 @@
 import { SignJWT, UnsecuredJWT, decodeJwt } from 'jose';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { defaultRateLimits } from '#server/config.ts';
 import { databaseKinds, decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 

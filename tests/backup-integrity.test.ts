@@ -31,7 +31,7 @@ const MiB = 1024 * 1024;
 
 /** The real CLI, as an operator runs it; `watch` is measured every few milliseconds meanwhile. */
 function cli(args: string[], env: Record<string, string>, watch?: string) {
-  const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [path.join(root, 'server/cli.ts'), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -20,7 +20,7 @@ const ENCRYPTION_KEY = 'k'.repeat(40);
 
 /** The real CLI, as an operator runs it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [path.join(root, 'server/cli.ts'), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

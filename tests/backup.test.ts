@@ -1,4 +1,4 @@
-// Backups as an operator takes and restores them (decision 035): `node server/db/cli.ts backup`
+// Backups as an operator takes and restores them (decision 035): `node server/cli.ts backup`
 // and `restore`, from the embedded database to a PostgreSQL server and back, with the stored
 // files, while the server runs; and the archives a restore must refuse.
 import { spawn } from 'node:child_process';
@@ -28,7 +28,7 @@ import { writeBackup } from '#server/backup/dump.ts';
 import { restoreBackup } from '#server/backup/restore.ts';
 import { loadConfig } from '#server/config.ts';
 import { openDatabase, queryRows, type Db } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { createPostgresDatabase, type DatabaseKind, postJson, startTestApp, type TestApp } from './support/app.ts';
 import { pdf, png } from './support/fixtures.ts';
 
@@ -50,7 +50,7 @@ const start = (kind: DatabaseKind, overrides: Parameters<typeof startTestApp>[1]
 /** The real CLI, as cron would run it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [path.join(root, 'server/cli.ts'), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', ENCRYPTION_KEY: secrets.ENCRYPTION_KEY, BACKUP_KEY: secrets.BACKUP_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

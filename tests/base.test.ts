@@ -28,6 +28,9 @@ describe.each(databaseKinds)('base on %s', (kind) => {
     expect(search.data.baseItems).toEqual([{ name: 'Pompe à huile' }]);
     const literal = await gql('mechanic', '{ baseItems(kind: component, search: "%") { name } }');
     expect(literal.data.baseItems).toEqual([]);
+    // The search is its first 120 characters, on every edge: what comes after them is not looked for.
+    const long = await gql('mechanic', 'query($s: String) { baseItems(kind: component, search: $s) { name } }', { s: `huile${' '.repeat(115)}introuvable` });
+    expect(long.data.baseItems).toEqual([{ name: 'Pompe à huile' }]);
   });
 
   it('lets admins and diagnosticians write, and refuses the others', async () => {

@@ -11,7 +11,7 @@ import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
 import { copyClusterTemplate, hasCluster } from '#server/db/pglite-template.ts';
 import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
-import { demoRepairOrders } from '#server/db/demo-orders.ts';
+import { demoRepairOrders } from '#server/demo/orders.ts';
 import { createLogger } from '#server/log.ts';
 import { HOME_MARKER, readToken } from '#server/storage/home.ts';
 import { createPostgresDatabase, databaseKinds } from './support/app.ts';

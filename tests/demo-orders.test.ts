@@ -1,11 +1,11 @@
-// The demo repair orders as drawn (server/db/demo-orders.ts): the same at every load, numbered as
+// The demo repair orders as drawn (server/demo/orders.ts): the same at every load, numbered as
 // the workshop numbers them, on vehicles that carry the model's box, and naming the boxes the demo
 // stock fitted. What the database holds is checked in database.test.ts.
 import { describe, expect, it } from 'vitest';
-import { demoDossiers } from '#server/db/demo-dossiers.ts';
-import { DEMO_ORDERS_DAY, DEMO_ORDERS_FROM, demoOrderReferents, demoRepairOrders } from '#server/db/demo-orders.ts';
-import { demoStockItems } from '#server/db/demo-stock.ts';
-import { demoErrorCodes } from '#server/db/seed.ts';
+import { demoDossiers } from '#server/demo/dossiers.ts';
+import { DEMO_ORDERS_DAY, DEMO_ORDERS_FROM, demoOrderReferents, demoRepairOrders } from '#server/demo/orders.ts';
+import { demoStockItems } from '#server/demo/stock.ts';
+import { demoErrorCodes } from '#server/demo/seed.ts';
 import { energies, engineSizes, interventionCategories, mileageBands, repairOrderSchema } from '#lib/repair-orders/repair-orders.ts';
 
 const orders = demoRepairOrders();

@@ -1,9 +1,9 @@
-// The demo stock as drawn (server/db/demo-stock.ts): the same at every load, and each box's
+// The demo stock as drawn (server/demo/stock.ts): the same at every load, and each box's
 // movements telling its story to its current state. What the database holds is checked in
 // database.test.ts.
 import { describe, expect, it } from 'vitest';
-import { demoDossiers } from '#server/db/demo-dossiers.ts';
-import { DEMO_STOCK_DAY, demoStockItems, demoStockPeople } from '#server/db/demo-stock.ts';
+import { demoDossiers } from '#server/demo/dossiers.ts';
+import { DEMO_STOCK_DAY, demoStockItems, demoStockPeople } from '#server/demo/stock.ts';
 import { gearboxConditions } from '#lib/stock/stock.ts';
 
 const items = demoStockItems();

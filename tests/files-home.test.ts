@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { root } from '#server/build.ts';
+import { root } from '#server/config.ts';
 import { files } from '#server/db/schema/index.ts';
 import { createDiskBlobs } from '#server/storage/blobs.ts';
 import { claimAfterRestore, claimFilesHome, createMarker, HOME_MARKER, readMarker, readToken } from '#server/storage/home.ts';
@@ -154,14 +154,14 @@ describe('two installations on one bucket', () => {
 
   it('a restore onto the same bucket (a new machine) starts on it', async () => {
     const archive = path.join(work, 'x.tar.gz');
-    const backup = await run('server/db/cli.ts', ['backup', archive], { ...s3.env, DATA_DIR: x.config.dataDir, DATABASE_URL: x.config.databaseUrl! });
+    const backup = await run('server/cli.ts', ['backup', archive], { ...s3.env, DATA_DIR: x.config.dataDir, DATABASE_URL: x.config.databaseUrl! });
     expect(backup.stderr).toMatch(/^Backup written to /);
     const token = await readToken(x.database.db);
     // The old machine is gone; a new one gets an empty database and the bucket's settings.
     await x.close();
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('x-restored');
-    const restore = await run('server/db/cli.ts', ['restore', archive], { ...s3.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
+    const restore = await run('server/cli.ts', ['restore', archive], { ...s3.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
     expect(restore.stderr).toMatch(/^Restored /);
     expect(restore.status).toBe(0);
     const restored = await start({ env: s3.env, databaseUrl, dataDir });
@@ -255,11 +255,11 @@ describe('two instances on one database, files on disk', () => {
   it('a restore into a fresh DATA_DIR starts there', async () => {
     const source = await start({ env: { DEMO_DATA: '1' } });
     const archive = path.join(work, 'disk.tar.gz');
-    const backup = await run('server/db/cli.ts', ['backup', archive], { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl! });
+    const backup = await run('server/cli.ts', ['backup', archive], { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl! });
     expect(backup.stderr).toMatch(/files copied from disk/);
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('disk-restored');
-    const restore = await run('server/db/cli.ts', ['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
+    const restore = await run('server/cli.ts', ['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
     expect(restore.status).toBe(0);
     const restored = await start({ databaseUrl, dataDir });
     expect(await readToken(restored.database.db)).toBe(await readToken(source.database.db));
@@ -270,7 +270,7 @@ describe('two instances on one database, files on disk', () => {
     const other = await start({ env: { DEMO_DATA: '0' }, dataDir: fresh('other') });
     const theirs = await readMarker(other.app.services.files.blobs);
     const mistaken = await createPostgresDatabase();
-    const wrong = await run('server/db/cli.ts', ['restore', archive], { DATA_DIR: other.config.dataDir, DATABASE_URL: mistaken });
+    const wrong = await run('server/cli.ts', ['restore', archive], { DATA_DIR: other.config.dataDir, DATABASE_URL: mistaken });
     const refusal = `Invalid DATA_DIR: ${other.config.dataDir}/files holds the files of another installation (${HOME_MARKER} names installation ${theirs!.installation}, claimed ${theirs!.claimedAt} by ${theirs!.by}; this database's is ${await readToken(source.database.db)}); give each installation a DATA_DIR of its own`;
     expect(wrong.stderr).toMatch(/^Restored /);
     expect(wrong.stderr.split('\n').at(-2)).toBe(`The files' home is not this installation's, so a start on these settings is refused: ${refusal}`);

@@ -2,7 +2,7 @@
 // each field or above the form, whatever the API or the file store answered.
 import { ClientError } from 'graphql-request';
 import { describe, expect, it } from 'vitest';
-import { DomainError, conflict } from '#server/errors.ts';
+import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 
 const refused = (message: string, extensions: Record<string, unknown>) =>
@@ -48,6 +48,23 @@ describe('a refused form post', () => {
   it("shows the file store's refusal beside the file field", () => {
     const failure = formFailureOf(new DomainError('too-large', 'too-large', 'Fichier trop volumineux : 20 Mo au plus'), { fileField: 'file' });
     expect(failure).toMatchObject({ errors: { file: 'Fichier trop volumineux : 20 Mo au plus' }, formError: null, code: 'storage' });
+  });
+
+  it("says a service's refusal, called in process, as the API says it", () => {
+    // A field at fault beside its field; one the form does not show, above it (decision 065).
+    const missing = invalid({ 'object.description': 'Décrivez ce nouveau code', 'object.action': 'Cet item ne fait pas partie de la base de donnée' });
+    expect(formFailureOf(missing, { fields: ['code', 'description'] })).toMatchObject({
+      errors: { description: 'Décrivez ce nouveau code' },
+      formError: 'Cet item ne fait pas partie de la base de donnée',
+      code: 'validation',
+    });
+    expect(formFailureOf(conflict('closed', 'Cet ordre de réparation est clôturé.'))).toMatchObject({
+      errors: {},
+      formError: 'Cet ordre de réparation est clôturé.',
+      reason: 'closed',
+    });
+    // A record gone reads as it did through the API.
+    expect(formFailureOf(notFound('Mesure introuvable')).formError).toBe('Élément introuvable');
   });
 
   it('lets any other error through: a bug is not a message', () => {

@@ -2,7 +2,7 @@
 // one retry after invalid-jwt, and SPEC §8's transport messages.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 import { freePort } from './support/postgres-server.ts';
 import { graphql } from '#lib/graphql.ts';

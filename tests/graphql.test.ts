@@ -2,7 +2,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
 import { signInAll } from './kit/index.ts';
 

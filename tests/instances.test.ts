@@ -22,7 +22,7 @@ import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { createPostgresDatabase } from './support/app.ts';
 import { documentText, M } from './kit/index.ts';
 import { stop as stopChild } from '../scripts/bench/support.ts';

@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { landingBindingOf, LANDING_COOKIE } from '#lib/auth/landing-binding.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { startTestApp, verifyLink, type TestApp } from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
 

@@ -1,6 +1,6 @@
 // Real SMTP: the app sends its French e-mails to an smtp-server started here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { decodeMail, postJson, startTestApp, verifyLink, type TestApp } from './support/app.ts';
 import { type Relay, startRelay } from './support/relay.ts';
 

@@ -3,7 +3,7 @@
 // locks the owner out from another, and many addresses together still meet the ceiling.
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { databaseKinds, postJson, startTestApp, type TestApp } from './support/app.ts';
 
 /** The code of the app `steps` periods from now (the enrolment used this period's). */

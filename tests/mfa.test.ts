@@ -7,7 +7,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring, open, totpContext } from '#server/auth/vault.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { databaseKinds, postJson, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
 
 /** The code of the app `steps` periods from now. */

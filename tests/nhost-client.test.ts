@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { databaseKinds, startTestApp, verifyLink, type TestApp, authClient } from './support/app.ts';
 
 describe.each(databaseKinds)('@nhost/hasura-auth-js on %s', (kind) => {

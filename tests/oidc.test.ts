@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { databaseKinds, postJson, startTestApp, type TestApp, authClient } from './support/app.ts';
 import { createBrowser, startOidcProvider, testClient, type TestProvider } from './support/oidc-provider.ts';
 import { freePort } from './support/postgres-server.ts';

@@ -9,10 +9,10 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gearboxDocuments, repairOrders, files as storedFiles, users } from '#server/db/schema/index.ts';
 import { MAX_CURVE_ROWS, parseCurve, readCurve, ticks } from '#lib/repair-orders/curves.ts';
-import { diagnosticPageSchema, type DiagnosticOrder, type TabFailure } from '#lib/repair-orders/diagnostic-page.ts';
+import type { TabFailure } from '#lib/repair-orders/diagnostic-page.ts';
 import { readPage } from '#lib/page-query.ts';
 import { formatNumber } from '#lib/format.ts';
-import { postCurvesAction } from '#lib/repair-orders/curves.server.ts';
+import { postCurves, querySchema } from '#pages/repair-order/[orderId]/_diagnostic.screen.ts';
 import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
 import { demoEmails, type DemoRole, graphqlAs, M, ok, signInAll, createModel, createOrder } from './kit/index.ts';
 import { PDF } from './support/fixtures.ts';
@@ -342,7 +342,8 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
         url,
         request: new Request(url, { method: 'POST', body: form }),
         locals: {
-          services: t.app.services,
+          // The services bound to the diagnostician, as the session middleware sets them.
+          services: t.app.services.forViewer({ id: userId, role: 'diagnostician', sessionId: decodeJwt(tokens.diagnostician).sid as string }),
           user: { id: userId, role: 'diagnostician' },
           session: { sessionId: decodeJwt(tokens.diagnostician).sid },
           flash: [],
@@ -350,17 +351,7 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
         cookies: { set: (_name: string, value: string) => flashes.push(JSON.parse(Buffer.from(value, 'base64url').toString()).message) },
         redirect: (location: string, status = 302) => new Response(null, { status, headers: { location } }),
       } as unknown as AstroGlobal;
-      const diagnosticOrder: DiagnosticOrder = {
-        id: order.id,
-        number: 'x',
-        status: 'IN_PROGRESS',
-        canReadFaultCodes: null,
-        measuresDone: null,
-        diagnosticStep: 0,
-        validatedAt: null,
-        model: { id: order.modelId, model: 'x' },
-      };
-      return postCurvesAction(astro, diagnosticOrder, readPage(diagnosticPageSchema, { url, params: { orderId: order.id } }));
+      return postCurves(astro, { id: order.id }, readPage(querySchema, { url, params: { orderId: order.id } }));
     };
     const formOf = (fields: Record<string, string>, filesOf: Record<string, [string, Buffer][]> = {}) => {
       const form = new FormData();
@@ -421,6 +412,18 @@ describe.each(databaseKinds)('order curves and imported files on %s', (kind) => 
       const gone = (await post(order, `action=courbe-fichier&id=${crypto.randomUUID()}`, formOf({}, { file: [['rapport.pdf', PDF]] }))) as TabFailure;
       expect(gone).toMatchObject({ status: 400, form: 'courbe-fichier', formError: 'Élément introuvable : il a peut-être été supprimé.' });
       expect(await storedCount()).toBe(stored);
+      // An id that is none is refused as the API refused it, nothing stored, nothing deleted.
+      const malformed = (await post(order, 'action=courbe-fichier', formOf({ id: 'pas-un-id' }, { file: [['rapport.pdf', PDF]] }))) as TabFailure;
+      expect(malformed).toMatchObject({ status: 400, form: 'courbe-fichier', formError: 'Identifiant invalide' });
+      expect(await storedCount()).toBe(stored);
+      expect(await post(order, 'action=courbe-suppr', formOf({ id: 'pas-un-id' }))).toMatchObject({ status: 400, formError: 'Identifiant invalide' });
+      // A NUL character is refused as the API refused it, what was typed kept.
+      expect(await post(order, 'action=courbe-ajout', formOf({ ...typed, comment: 'avant\u0000après' }))).toMatchObject({
+        status: 400,
+        form: 'courbe-ajout',
+        formError: 'Valeur invalide : caractère nul',
+        values: { description: typed.description },
+      });
       expect(await post(order, `action=courbe-fichier&id=${curve.id}`, formOf({}, { file: [['rapport.pdf', PDF]] }))).toBeInstanceOf(Response);
       expect(await post(order, `action=courbe-modif&id=${curve.id}`, formOf({ ...typed, description: '' }))).toMatchObject({
         status: 400,

@@ -1,19 +1,19 @@
 // One schema per page for its path and query (issue 14, item 8): invalid values fall back to defaults.
 import { describe, expect, it } from 'vitest';
 import { gearboxesQuerySchema, readGearboxesQuery } from '#lib/gearboxes/gearboxes.ts';
-import { basePageSchema } from '#lib/base/base.ts';
-import { codeConditionsPageSchema } from '#lib/repair-orders/fault-codes.ts';
-import { diagnosticPageSchema } from '#lib/repair-orders/diagnostic-page.ts';
+import { querySchema as basePageSchema } from '#pages/_symptoms-conditions-base.screen.ts';
+import { querySchema as codeConditionsPageSchema } from '#pages/repair-order/[orderId]/code-conditions/_faultCodeId.screen.ts';
+import { querySchema as diagnosticPageSchema } from '#pages/repair-order/[orderId]/_diagnostic.screen.ts';
 import { gearboxPageSchema, modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
-import { orderMeasurePageSchema } from '#lib/repair-orders/measures.ts';
+import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { outagePageSchema } from '#lib/gearboxes/outages.ts';
 import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
-import { orderPageSchema } from '#lib/repair-orders/repair-orders.ts';
+import { querySchema as orderPageSchema } from '#pages/repair-order/[orderId]/_index.screen.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';
 import { signInPageSchema } from '#lib/validation.ts';
-import { readStockQuery, stockQuerySchema } from '#lib/stock/stock.ts';
-import { readUsersQuery } from '#lib/users/users.ts';
+import { querySchema as stockQuerySchema, read as readStockQuery } from '#pages/_stock.screen.ts';
+import { read as readUsersQuery } from '#pages/_users.screen.ts';
 
 const MODEL = '6F1C2A9E-1B2C-4D3E-8F90-123456789ABC';
 const q = (text: string) => new URLSearchParams(text);
@@ -99,7 +99,7 @@ const at = (path: Record<string, string | undefined>, query = '') => ({ params: 
 describe('record page paths and queries', () => {
   it('reads an order page: its tab, its action, a checkpoint answer, the compatible search', () => {
     expect(readPage(orderPageSchema, at({ orderId: MODEL }, `onglet=procedure&action=point&id=${ID}&version=4`))).toMatchObject({
-      id: MODEL.toLowerCase(),
+      orderId: MODEL.toLowerCase(),
       tab: 'procedure',
       action: 'point',
       checkpointId: ID,
@@ -118,7 +118,7 @@ describe('record page paths and queries', () => {
 
   it('answers no record for a path that is no id, and defaults for hostile values', () => {
     expect(readPage(orderPageSchema, at({ orderId: '..%2F..' }, 'onglet=__proto__&version=-1&id=1'))).toMatchObject({
-      id: null,
+      orderId: null,
       tab: 'general',
       checkpointId: null,
       version: 0,
@@ -158,7 +158,7 @@ describe('record page paths and queries', () => {
     expect(readPage(outagePageSchema, at({ modelId: ID, outageId: 'a/b' })).outageId).toBeNull();
     expect(readPage(codeConditionsPageSchema, at({ orderId: ID, faultCodeId: undefined }, 'depuis=diagnostic&confirmer-fichier=1'))).toMatchObject({
       orderId: ID,
-      codeId: undefined,
+      faultCodeId: undefined,
       fromDiagnostic: true,
       confirmFile: null,
     });

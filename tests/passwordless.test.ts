@@ -13,7 +13,7 @@ import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { normalizePhone } from '#lib/auth/passwordless.ts';
 import { ConfigError, defaultRateLimits, loadConfig } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { freePort } from './support/postgres-server.ts';
 import { type Relay, startRelay } from './support/relay.ts';

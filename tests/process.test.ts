@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { postJson } from './support/app.ts';
 import { freePort } from './support/postgres-server.ts';
 
@@ -118,7 +118,7 @@ describe('the server process', () => {
 
   it('writes a backup archive with npm run db:backup while the server is stopped', () => {
     const file = path.join(dataDir, 'backup.tar.gz');
-    const result = spawnSync(process.execPath, [path.join(root, 'server/db/cli.ts'), 'backup', file], {
+    const result = spawnSync(process.execPath, [path.join(root, 'server/cli.ts'), 'backup', file], {
       cwd: root,
       env: { PATH: process.env.PATH, DATA_DIR: dataDir },
       encoding: 'utf8',

@@ -186,7 +186,7 @@ describe('a backup of an installation whose files are in a bucket', () => {
 
   it('refuses without the bucket settings, naming them, and writes nothing', async () => {
     const file = path.join(work, 'without.tar.gz');
-    const backup = run(['server/db/cli.ts', 'backup', file], { DATA_DIR: dataDir });
+    const backup = run(['server/cli.ts', 'backup', file], { DATA_DIR: dataDir });
     expect(await backup.exited).toBe(1);
     expect(backup.stderr()).toBe(`atelier-bva: ${missingSettings('to back it up')}\n`);
     expect(existsSync(file)).toBe(false);
@@ -195,7 +195,7 @@ describe('a backup of an installation whose files are in a bucket', () => {
 
   it('names the bucket in its summary with the settings, and needs no other secret', async () => {
     const file = path.join(work, 'with.tar.gz');
-    const backup = run(['server/db/cli.ts', 'backup', file], { DATA_DIR: dataDir, ...s3.env });
+    const backup = run(['server/cli.ts', 'backup', file], { DATA_DIR: dataDir, ...s3.env });
     expect(await backup.exited).toBe(0);
     expect(backup.stderr()).toMatch(
       new RegExp(

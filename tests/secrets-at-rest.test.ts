@@ -18,7 +18,7 @@ import { keyIdOf, SEALED_COLUMNS } from '#server/auth/vault.ts';
 import { SEALED_ENTRIES } from '#server/backup/archive.ts';
 import * as schema from '#server/db/schema/index.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -39,7 +39,7 @@ const BACKUP_KEY = randomBytes(32).toString('hex');
 
 /** The real CLI, as an operator runs it. */
 function cli(args: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'server/db/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [path.join(root, 'server/cli.ts'), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'error', BACKUP_KEY, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

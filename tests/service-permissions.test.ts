@@ -78,6 +78,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     candidatesOf: ALL,
     closedNamesOf: ALL,
     outageIdsOf: ALL,
+    chosenOutagesOf: ALL,
     proceduresOf: ALL,
     chooseOutages: WRITERS,
     chooseProcedures: WRITERS,

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { decodeMail, postJson, SOMEONE, startTestApp, verifyLink, viewerOf, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 

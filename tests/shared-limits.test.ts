@@ -9,7 +9,7 @@ import { type CounterStore, createMemoryCounters, createPostgresCounters } from 
 import { createSignInThrottle } from '#server/auth/rate-limit.ts';
 import { defaultRateLimits, defaultSignInThrottle } from '#server/config.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 import { users } from '#server/db/schema/index.ts';
 

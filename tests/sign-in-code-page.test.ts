@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { htmlText } from './support/browser.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 

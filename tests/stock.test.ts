@@ -409,6 +409,8 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect(ids(await listOf({ s: 'EF-DOC' }))).toEqual(sorted(a));
     expect(ids(await listOf({ s: 'essai filtres cvt' }))).toEqual(sorted(c));
     expect(ids(await listOf({ s: 'Essai filtres' }))).toEqual(sorted(a, b, c));
+    // The search is its first 120 characters, on every edge: what comes after them is not looked for.
+    expect(ids(await listOf({ s: `Essai filtres${' '.repeat(107)}introuvable` }))).toEqual(sorted(a, b, c));
     expect(ids(await listOf({ s: 'Essai filtres', h: true }))).toEqual([gone]);
     expect(ids(await listOf({ m: autoId, c: 'used' }))).toEqual(sorted(a));
     expect(ids(await listOf({ s: 'Essai filtres', c: 'new' }))).toEqual(sorted(b));

@@ -6,7 +6,7 @@ import { type IncomingMessage, request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { HasuraStorageClient } from '@nhost/hasura-storage-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 import { signInAll } from './kit/index.ts';
 import { PDF, png } from './support/fixtures.ts';

@@ -9,7 +9,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDate, formatTime } from '#lib/format.ts';
 import { queryRows } from '#server/db/client.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { decodeMail, postJson, startTestApp, type TestApp } from './support/app.ts';
 import { createSoftwareAuthenticator } from './support/software-authenticator.ts';
 

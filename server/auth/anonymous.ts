@@ -4,15 +4,11 @@
 // Deanonymizing is a self-registration (decision 003): the account becomes disabled, with the
 // least role, until an admin enables it.
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { users } from '#server/db/schema/index.ts';
 import { recordSignUp } from '#server/audit/auth-events.ts';
 import { DomainError } from '#server/errors.ts';
-import type { Services } from '#server/services.ts';
-import { bearer, callerOf, email, OK, parse, password, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { hashPassword, passwordPolicyError } from './passwords.ts';
-import { signInOptions } from './passwordless.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow } from './service.ts';
 
 /** hasura-auth's role of anonymous users; not a role of the application (src/lib/roles.ts). */
@@ -117,50 +113,4 @@ export function createAnonymousService(auth: AuthService) {
       await auth.mailTicket(registered, 'verifyEmail', 'verifyEmail', redirectTo);
     },
   };
-}
-
-const bodies = {
-  signIn: z.strictObject({
-    displayName: z.string().trim().min(1).max(120).optional(),
-    locale: z.string().min(2).max(10).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  }),
-  // hasura-auth's body; deanonymizing to a phone number is not offered (invalid-request).
-  deanonymize: z.strictObject({
-    signInMethod: z.enum(['email-password', 'passwordless']),
-    connection: z.enum(['email']).optional(),
-    email,
-    password: password.optional(),
-    options: signInOptions,
-  }),
-};
-
-export function anonymousRoutes(services: Services, context: RouteContext): Routes {
-  const anonymous = createAnonymousService(services.auth);
-  const caller = (req: Parameters<typeof callerOf>[0]) => callerOf(req, context);
-  return whenEnabled(services.auth.methods.anonymous, {
-    'POST /signin/anonymous': post(async (raw, req) => {
-      const body = parse(bodies.signIn, raw);
-      return { session: await anonymous.signIn(body, caller(req)), mfa: null };
-    }),
-    'POST /user/deanonymize': post(async (raw, req) => {
-      const session = await services.auth.authenticate(bearer(req));
-      const body = parse(bodies.deanonymize, raw);
-      await anonymous.deanonymize(
-        session,
-        {
-          signInMethod: body.signInMethod,
-          email: body.email,
-          password: body.password,
-          displayName: body.options?.displayName,
-          locale: body.options?.locale,
-          defaultRole: body.options?.defaultRole,
-          allowedRoles: body.options?.allowedRoles,
-          redirectTo: body.options?.redirectTo,
-        },
-        caller(req),
-      );
-      return OK;
-    }),
-  });
 }

@@ -1,18 +1,10 @@
-// A second factor with an authenticator app (TOTP, RFC 6238), as hasura-auth offers it, plus
-// ten single-use recovery codes (issue 18, item 1). Enrolment: generate (secret and QR), then
-// activate with a first code. Sign-in: the password answers an MFA ticket (service.ts,
-// completeSignIn) that POST /signin/mfa/totp redeems with a code or a recovery code.
-import type { IncomingMessage } from 'node:http';
 import { randomInt } from 'node:crypto';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { z } from 'zod';
 import { hasReason } from '#lib/errors.ts';
 import { qrPath } from '#lib/qr.ts';
 import { recoveryCodes, users } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
-import { sendJson } from '#server/http/json.ts';
-import { bearer, callerOf, parse, post, whenEnabled, type RouteContext, type Routes } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
 import { totpContext, VaultError } from './vault.ts';
 
@@ -309,38 +301,4 @@ export function createMfaService(auth: AuthService) {
       await auth.elevate(session.sessionId);
     },
   };
-}
-
-const code = z.string().trim().min(1).max(32);
-const bodies = {
-  signIn: z.strictObject({ ticket: z.string().max(128).optional(), otp: code }),
-  userMfa: z.strictObject({ code, activeMfaType: z.enum(['totp', '']) }),
-  elevate: z.strictObject({ otp: code }),
-};
-
-export function mfaRoutes({ auth, mfa }: { auth: AuthService; mfa: MfaService }, context: RouteContext): Routes {
-  const caller = (req: IncomingMessage) => callerOf(req, context);
-  return whenEnabled(auth.methods.totp, {
-    'GET /mfa/totp/generate': async (req, res) => {
-      const session = await auth.authenticate(bearer(req));
-      sendJson(res, 200, await mfa.generateTotp(session));
-    },
-    'POST /user/mfa': post(async (raw, req) => {
-      const body = parse(bodies.userMfa, raw);
-      const session = await auth.authenticate(bearer(req));
-      if (body.activeMfaType === 'totp') return mfa.activateTotp(session, body.code, caller(req));
-      await mfa.deactivateTotp(session, body.code, caller(req));
-      return 'OK';
-    }),
-    'POST /signin/mfa/totp': post(async (raw, req) => {
-      const body = parse(bodies.signIn, raw);
-      return { session: await mfa.signInTotp(body.ticket, body.otp, caller(req)), mfa: null };
-    }),
-    'POST /elevate/totp': post(async (raw, req) => {
-      const body = parse(bodies.elevate, raw);
-      const session = await auth.authenticate(bearer(req));
-      await mfa.elevateTotp(session, body.otp, caller(req));
-      return { session: await auth.renewSession(session) };
-    }),
-  });
 }

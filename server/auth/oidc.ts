@@ -1,8 +1,3 @@
-// OpenID Connect identity providers (issue 18, item 6; decision 029): the relying party of a
-// workshop's Google Workspace or Microsoft Entra. hasura-auth's paths: the browser round trip
-// (GET /signin/provider/{provider} and its /callback), and ID tokens a client already holds
-// (POST /signin/idtoken, POST /link/idtoken).
-import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
@@ -13,14 +8,12 @@ import { conflict, DomainError } from '#server/errors.ts';
 import { isLoopback, type AuthProvider } from '#server/config.ts';
 import { hasReason } from '#lib/errors.ts';
 import { HOME, SIGN_IN } from '#lib/routes.ts';
-import { LANDING_COOKIE, LANDING_COOKIE_SECONDS, landingBindingOf } from '#lib/auth/landing-binding.ts';
-import { bearer, callerOf, OK, parse, post, queryOf, redirectTo, type Handler, type RouteContext, type Routes, whenEnabled } from './http.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow, type UserRow } from './service.ts';
 import { randomToken, sha256 } from './tokens.ts';
 import { OIDC_STATE_KIND, OIDC_VERIFIER_CONTEXT, VaultError } from './vault.ts';
 
 /** A round trip through the provider must come back within this (the state's lifetime). */
-const ROUND_TRIP_MS = 10 * 60_000;
+export const ROUND_TRIP_MS = 10 * 60_000;
 /** Discovery documents are read again after this; keys follow their own cache (jose's). */
 const DISCOVERY_MS = 24 * 3_600_000;
 const FETCH_TIMEOUT_MS = 10_000;
@@ -482,71 +475,4 @@ function profileOf(payload: JWTPayload): ProviderProfile {
     emailVerified: email.success && verified(payload.email_verified),
     name: name || null,
   };
-}
-
-const providerName = z.string().min(1).max(30);
-const idTokenBody = z.strictObject({ provider: providerName, idToken: z.string().min(1).max(16_384), nonce: z.string().min(1).max(512).optional() });
-const startQuery = z.object({
-  redirectTo,
-  connect: z.string().max(4096).optional(),
-  displayName: z.string().trim().min(1).max(120).optional(),
-  locale: z.string().min(2).max(10).optional(),
-  defaultRole: z.string().max(40).optional(),
-});
-
-/** The cookie that ties a round trip to the browser that started it (login CSRF). */
-const BINDING_COOKIE = 'atelier_oidc';
-
-function cookieOf(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}
-
-/** The routes of identity providers; `services` is the process's (services.ts, which builds `oidc`). */
-export function oidcRoutes(services: { auth: AuthService; oidc: OidcService }, context: RouteContext): Routes {
-  const { oidc, auth } = services;
-  const caller = (req: IncomingMessage) => callerOf(req, context);
-  const secure = auth.publicUrl.startsWith('https:') ? '; Secure' : '';
-  const bindingCookie = (value: string, maxAge: number) =>
-    `${BINDING_COOKIE}=${value}; Path=/api/auth/signin/provider/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
-
-  const redirect = (res: Parameters<Handler>[1], location: string, cookie: string | string[]) => {
-    res.writeHead(302, { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
-    res.end();
-  };
-
-  const perProvider: Routes = {};
-  for (const { name } of oidc.buttons()) {
-    perProvider[`GET /signin/provider/${name}`] = async (req, res) => {
-      const query = parse(startQuery, queryOf(req));
-      const { location, binding } = await oidc.startProviderSignIn(name, query, caller(req));
-      redirect(res, location, binding ? bindingCookie(binding, ROUND_TRIP_MS / 1000) : bindingCookie('', 0));
-    };
-    perProvider[`GET /signin/provider/${name}/callback`] = async (req, res) => {
-      const location = await oidc.finishProviderSignIn(name, queryOf(req), cookieOf(req, BINDING_COOKIE), caller(req));
-      // The round trip was this browser's: its landing signs in without asking (decision 052).
-      const refreshToken = new URL(location, auth.publicUrl).searchParams.get('refreshToken');
-      const landingCookie = refreshToken
-        ? [`${LANDING_COOKIE}=${landingBindingOf(refreshToken)}; Path=/; Max-Age=${LANDING_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secure}`]
-        : [];
-      redirect(res, location, [bindingCookie('', 0), ...landingCookie]);
-    };
-  }
-
-  return whenEnabled(oidc.enabled, {
-    ...perProvider,
-    'POST /signin/idtoken': post(async (raw, req) => {
-      const body = parse(idTokenBody, raw);
-      return { session: await oidc.signInIdToken(body, caller(req)), mfa: null };
-    }),
-    'POST /link/idtoken': post(async (raw, req) => {
-      const session = await auth.authenticate(bearer(req));
-      const body = parse(idTokenBody, raw);
-      await oidc.linkIdToken(session, body, caller(req));
-      return OK;
-    }),
-  });
 }

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { sendError, sendJson } from '#server/http/json.ts';
 import type { Services } from '#server/services.ts';
 import { DomainError } from '#server/errors.ts';
-import { mfaRoutes } from './mfa.ts';
-import { oidcRoutes } from './oidc.ts';
-import { webauthnRoutes } from './webauthn.ts';
-import { authOptions, bearer, callerOf, email, OK, parse, password, post, queryOf, redirectTo, type RouteContext, type Routes } from './http.ts';
-import { anonymousRoutes } from './anonymous.ts';
-import { passwordlessRoutes } from './passwordless.ts';
+import { mfaRoutes } from './routes/mfa.ts';
+import { oidcRoutes } from './routes/oidc.ts';
+import { webauthnRoutes } from './routes/webauthn.ts';
+import { authOptions, email, parse, password, redirectTo } from './inputs.ts';
+import { bearer, callerOf, OK, post, queryOf, type RouteContext, type Routes } from './routes/http.ts';
+import { anonymousRoutes } from './routes/anonymous.ts';
+import { passwordlessRoutes } from './routes/passwordless.ts';
 
 const options = authOptions;
 

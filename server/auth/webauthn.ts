@@ -3,7 +3,6 @@
 // challenge waits in auth.challenges (single use, five minutes); the browser's answer names it in
 // its clientDataJSON, and @simplewebauthn/server checks the rest (origin, RP id, signature).
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -18,7 +17,7 @@ import { z } from 'zod';
 import { securityKeys, users } from '#server/db/schema/index.ts';
 import { recordSignUp } from '#server/audit/auth-events.ts';
 import { conflict, DomainError, notFound } from '#server/errors.ts';
-import { authOptionsShape, bearer, callerOf, email, parse, post, redirectTo, whenEnabled, type RouteContext, type Routes } from './http.ts';
+import { authOptionsShape, email, redirectTo } from './inputs.ts';
 import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { authErrors, type AuthService, type Caller, type Session, type SessionRow } from './service.ts';
@@ -498,36 +497,4 @@ export function createWebauthnService(deps: { auth: AuthService; rp: { rpId: str
       auth.mailer.nudge();
     },
   };
-}
-
-/** hasura-auth's security-key routes, answering disabled-endpoint while the method is off. */
-export function webauthnRoutes(services: { auth: AuthService; webauthn: WebauthnService }, context: RouteContext): Routes {
-  const { auth, webauthn } = services;
-  const caller = (req: IncomingMessage) => callerOf(req, context);
-  return whenEnabled(auth.methods.webauthn, {
-    'POST /signup/webauthn': post(async (raw, req) => webauthn.signUpOptions(parse(webauthnBodies.signUp, raw), caller(req))),
-    'POST /signup/webauthn/verify': post(async (raw, req) => webauthn.signUp(parse(webauthnBodies.signUpVerify, raw), caller(req))),
-    'POST /signin/webauthn': post(async (raw, req) => webauthn.signInOptions(parse(webauthnBodies.signIn, raw).email, caller(req))),
-    'POST /signin/webauthn/verify': post(async (raw, req) => ({
-      session: await webauthn.signIn(parse(webauthnBodies.signInVerify, raw), caller(req)),
-      mfa: null,
-    })),
-    'POST /user/webauthn/add': post(async (raw, req) => {
-      parse(webauthnBodies.add, raw);
-      const session = await auth.authenticate(bearer(req));
-      return webauthn.addOptions(session, caller(req));
-    }),
-    'POST /user/webauthn/verify': post(async (raw, req) => {
-      const body = parse(webauthnBodies.addVerify, raw);
-      return webauthn.addSecurityKey(await auth.authenticate(bearer(req)), body, caller(req));
-    }),
-    'POST /elevate/webauthn': post(async (raw, req) => {
-      const { email } = parse(webauthnBodies.elevate, raw);
-      return webauthn.elevateOptions(await auth.authenticate(bearer(req)), email, caller(req));
-    }),
-    'POST /elevate/webauthn/verify': post(async (raw, req) => {
-      const body = parse(webauthnBodies.elevateVerify, raw);
-      return { session: await webauthn.elevate(await auth.authenticate(bearer(req)), body, caller(req)), mfa: null };
-    }),
-  });
 }

@@ -12,7 +12,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
 import { create, list, Parser, type ReadEntry } from 'tar';
 import { keyIdOfSealed, SEALED_COLUMNS } from '#server/auth/vault.ts';
-import { root } from '#server/build.ts';
+import { root } from '#server/config.ts';
 
 export const FORMAT = 'atelier-bva-backup';
 /** 2: with manifest.hmac (decision 051). 1: no MAC, restored only with --unauthenticated. */

@@ -22,12 +22,15 @@ const translate = (error: unknown): never => {
 export function createBaseService(deps: { db: Db }) {
   const { db } = deps;
   return {
-    list: (_viewer: Viewer, kind: BaseKind, search = '') =>
-      db
+    /** One list, its names containing `search` (its first 120 characters). */
+    list: (_viewer: Viewer, kind: BaseKind, search = '') => {
+      const text = search.slice(0, 120).trim();
+      return db
         .select()
         .from(baseItems)
-        .where(search.trim() ? and(eq(baseItems.kind, kind), ilike(baseItems.name, `%${escapeLike(search.trim())}%`)) : eq(baseItems.kind, kind))
-        .orderBy(asc(baseItems.name)),
+        .where(text ? and(eq(baseItems.kind, kind), ilike(baseItems.name, `%${escapeLike(text)}%`)) : eq(baseItems.kind, kind))
+        .orderBy(asc(baseItems.name));
+    },
 
     insert: async (_viewer: Viewer, kind: BaseKind, name: string) => {
       const [row] = await db.insert(baseItems).values({ kind, name: name.trim() }).returning().catch(translate);

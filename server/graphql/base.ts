@@ -19,7 +19,8 @@ const BaseItem = builder.objectRef<BaseRow>('base_items').implement({
   }),
 });
 
-const searchOf = (search: string | null | undefined) => (search ?? '').slice(0, 120);
+// The service cuts the search to its length.
+const searchOf = (search: string | null | undefined) => search ?? '';
 
 builder.queryField('baseItems', (t) =>
   t.field({

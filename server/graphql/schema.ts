@@ -2,7 +2,7 @@
 import { builder } from './builder.ts';
 import { withTimeBudget } from './budget.ts';
 import { withServiceErrors } from './inputs.ts';
-import { withAuditActor } from '#server/audit/graphql-actor.ts';
+import { withAuditActor } from './audit-actor.ts';
 import './users.ts';
 import './base.ts';
 import './gearboxes.ts';

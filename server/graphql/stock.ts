@@ -7,12 +7,10 @@ import {
   gearboxConditions,
   movementKinds,
   moveStockSchema,
-  normaliseRack,
   removeStockSchema,
   type GearboxCondition,
 } from '#lib/stock/stock.ts';
-import { referenceOf, type StockRow } from '#server/stock/service.ts';
-import type { stockMovements } from '#server/db/schema/index.ts';
+import type { StockMovementRow, StockRow } from '#server/stock/service.ts';
 import { builder } from './builder.ts';
 import { limitError, offsetError } from './errors.ts';
 import { parse } from './inputs.ts';
@@ -34,7 +32,7 @@ const StockModel = builder.objectRef<StockRow['model']>('stock_item_models').imp
   }),
 });
 
-const Movement = builder.objectRef<typeof stockMovements.$inferSelect>('stock_movements').implement({
+const Movement = builder.objectRef<StockMovementRow>('stock_movements').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
     kind: t.field({ type: MovementKind, resolve: (row) => row.kind as (typeof movementKinds)[number] }),
@@ -53,7 +51,7 @@ const Movement = builder.objectRef<typeof stockMovements.$inferSelect>('stock_mo
 const StockItem = builder.objectRef<StockRow>('stock_items').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    reference: t.string({ resolve: (row) => referenceOf(row.number) }),
+    reference: t.exposeString('reference'),
     version: t.exposeInt('version'),
     model: t.field({ type: StockModel, resolve: (row) => row.model }),
     doctorCode: t.exposeString('doctorCode', { nullable: true }),
@@ -94,14 +92,14 @@ type FilterArgs = {
   condition?: GearboxCondition | null;
   rack?: string | null;
 };
+// The service cuts the search and writes the rack as on add and move.
 const filterOf = (args: FilterArgs) => ({
   history: !!args.history,
-  search: (args.search ?? '').slice(0, 120),
+  search: args.search ?? '',
   modelId: args.modelId ?? null,
   type: args.type ?? null,
   condition: args.condition ?? null,
-  // As written on add and move ("t 1" is rack T1).
-  rack: normaliseRack(args.rack ?? '').slice(0, 10) || null,
+  rack: args.rack ?? null,
 });
 
 builder.queryField('stockItems', (t) =>

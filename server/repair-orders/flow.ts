@@ -10,6 +10,7 @@ import { outageRateValue } from '#lib/gearboxes/outages.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
+import { shownOutage } from './closed-names.ts';
 import { insertProcedureIn, nameTaken as procedureNameTaken, type ProceduresService } from '#server/gearboxes/procedures.ts';
 import type { GearboxesService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
@@ -170,6 +171,16 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       (
         await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
       ).map((r) => r.id),
+
+    /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
+    chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
+      const [links, closed] = await Promise.all([
+        db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position)),
+        db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)),
+      ]);
+      const chosen = (await Promise.all(links.map((l) => gearboxes.getOutage(viewer, l.id)))).filter((o) => !!o);
+      return chosen.map((outage) => shownOutage(outage, closed[0]?.names ?? null));
+    },
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
     proceduresOf: async (viewer: Viewer, orderId: string) => {
@@ -347,6 +358,7 @@ export const diagnosticFlowPermissions = {
   candidatesOf: 'signedIn',
   closedNamesOf: 'signedIn',
   outageIdsOf: 'signedIn',
+  chosenOutagesOf: 'signedIn',
   proceduresOf: 'signedIn',
   chooseOutages: 'manageOrders',
   chooseProcedures: 'manageOrders',

@@ -7,7 +7,7 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { SelectedFields } from 'drizzle-orm/pg-core';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
-import type { AddStockInput, GearboxCondition } from '#lib/stock/stock.ts';
+import { type AddStockInput, type GearboxCondition, type MovementKind, normaliseRack } from '#lib/stock/stock.ts';
 import { escapeLike } from '#lib/search.ts';
 import { isUuid } from '#lib/ids.ts';
 import type { Db } from '#server/db/client.ts';
@@ -55,14 +55,16 @@ const selection = {
   outReason: stockItems.outReason,
   comment: stockItems.comment,
 };
+/** A box as the lists and its page show it; `reference` is its number as painted on its label. */
 export type StockRow = {
   id: string;
   number: number;
+  reference: string;
   version: number;
-  model: { id: string; model: string; type: string; constructorName: string };
+  model: { id: string; model: string; type: GearboxType; constructorName: string };
   doctorCode: string | null;
   gearboxCode: string | null;
-  condition: string;
+  condition: GearboxCondition;
   rack: string;
   level: number;
   addedOn: string;
@@ -72,10 +74,20 @@ export type StockRow = {
 };
 
 export const referenceOf = (number: number) => `S-${String(number).padStart(6, '0')}`;
+const referenced = (rows: Omit<StockRow, 'reference'>[]): StockRow[] => rows.map((row) => ({ ...row, reference: referenceOf(row.number) }));
 
+/** One line of a box's history. */
+export type StockMovementRow = Omit<typeof stockMovements.$inferSelect, 'kind' | 'fromCondition' | 'toCondition'> & {
+  kind: MovementKind;
+  fromCondition: GearboxCondition | null;
+  toCondition: GearboxCondition | null;
+};
+
+/** The filter as every edge gives it: a search cut at 120 characters, a rack as written on add and move ("t 1" is rack T1). */
 function whereOf(filter: StockFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [filter.history ? isNotNull(stockItems.outOn) : isNull(stockItems.outOn)];
-  const text = filter.search?.trim();
+  const text = filter.search?.slice(0, 120).trim();
+  const rack = normaliseRack(filter.rack ?? '').slice(0, 10);
   if (text) {
     const pattern = `%${escapeLike(text)}%`;
     const number = /^(?:S-?)?0*(\d{1,9})$/i.exec(text)?.[1];
@@ -97,7 +109,7 @@ function whereOf(filter: StockFilter): SQL | undefined {
   if (filter.modelId) parts.push(eq(stockItems.gearboxModelId, filter.modelId));
   if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
   if (filter.condition) parts.push(eq(stockItems.condition, filter.condition));
-  if (filter.rack) parts.push(eq(stockItems.rack, filter.rack));
+  if (rack) parts.push(eq(stockItems.rack, rack));
   return and(...parts);
 }
 
@@ -134,7 +146,8 @@ export function createStockService(deps: { db: Db }) {
           ...(filter.history ? [desc(stockItems.outOn), desc(stockItems.number)] : [asc(stockItems.rack), asc(stockItems.level), asc(stockItems.number)]),
         )
         .limit(filter.limit)
-        .offset(filter.offset) as unknown as Promise<StockRow[]>,
+        .offset(filter.offset)
+        .then((rows) => referenced(rows as unknown as Omit<StockRow, 'reference'>[])),
 
     count: async (_viewer: Viewer, filter: StockFilter) => (await from({ n: count() }).where(whereOf(filter)))[0]!.n as number,
 
@@ -143,16 +156,19 @@ export function createStockService(deps: { db: Db }) {
       from({ modelId: gearboxModels.id, model: gearboxModels.model, condition: stockItems.condition, n: count() })
         .where(whereOf({ ...filter, history: false }))
         .groupBy(gearboxModels.id, gearboxModels.model, stockItems.condition)
-        .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: string; n: number }[]>,
+        .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: GearboxCondition; n: number }[]>,
 
     /** The racks in use, for the filter and the pickers. */
     racks: async (_viewer: Viewer) =>
       (await db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack))).map((r) => r.rack),
 
-    get: async (_viewer: Viewer, id: string) => ((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as StockRow[])[0],
+    get: async (_viewer: Viewer, id: string): Promise<StockRow | undefined> =>
+      referenced((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as Omit<StockRow, 'reference'>[])[0],
 
     movementsOf: (_viewer: Viewer, itemId: string) =>
-      db.select().from(stockMovements).where(eq(stockMovements.itemId, itemId)).orderBy(asc(stockMovements.at), asc(stockMovements.id)),
+      db.select().from(stockMovements).where(eq(stockMovements.itemId, itemId)).orderBy(asc(stockMovements.at), asc(stockMovements.id)) as unknown as Promise<
+        StockMovementRow[]
+      >,
 
     /** `quantity` identical boxes; the code must be one of the model's. */
     insert: async (actor: Viewer, input: AddStockInput): Promise<string[]> => {

@@ -92,8 +92,6 @@ export const signInPageSchema = z
       .catch(null),
   })
   .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo, mfaTicket: q.mfaTicket }));
-/** `/jump?to=`: the page to continue to, checked by `safeRedirect`. */
-export const jumpPageSchema = z.object({ to: target() });
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });

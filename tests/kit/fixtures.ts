@@ -1,5 +1,5 @@
 // The demo workshop's people, signed in to a test app: one API client per role.
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { type Api, apiOver, type Document, type GqlResult } from './graphql.ts';
 
 export const demoEmails = {

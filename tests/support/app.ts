@@ -12,7 +12,7 @@ import { loadConfig, defaultRateLimits, type Config } from '#server/config.ts';
 import type { Database } from '#server/db/client.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { Logger } from '#server/log.ts';
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { freePort, MIGRATED_TEMPLATE } from './postgres-server.ts';
 import { loadAstro } from '#server/main.ts';
 

@@ -1,5 +1,5 @@
 // A browser as the pages see it, without one: cookies kept, our Origin on posts, no redirects followed.
-import { DEMO_PASSWORD } from '#server/db/seed.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 
 /** A browser-like client: keeps cookies, sends our Origin on posts, never follows redirects. */
 export function browser(base: string) {

@@ -7,6 +7,8 @@ import { baseItems } from './base.ts';
 import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, procedureCheckpoints, repairProcedures } from './gearboxes.ts';
 import { files } from './storage.ts';
 import type { InterventionCategory, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
+import type { CheckResult } from '#lib/repair-orders/check-results.ts';
+import type { Temporality } from '#lib/repair-orders/conditions.ts';
 
 /** Names as a closed order showed them, by the id of what they name. */
 export type ClosedNames = {
@@ -94,7 +96,7 @@ export const interventionHistory = pgTable(
  * cannot be deleted from it, and a rename shows everywhere but on closed orders.
  */
 const conditionColumns = () => ({
-  temporality: text('temporality'),
+  temporality: text('temporality').$type<Temporality>(),
   acceleratorLoad: text('accelerator_load').notNull().default(''),
   bvaMode: text('bva_mode').notNull().default(''),
   gear: text('gear').notNull().default(''),
@@ -171,7 +173,7 @@ export const orderMeasures = pgTable(
     maximum: doublePrecision('maximum'),
     measuredValue: doublePrecision('measured_value'),
     /** ok, nok, not_mesurable, high_tolerance, low_tolerance. */
-    checkResult: text('check_result'),
+    checkResult: text('check_result').$type<CheckResult>(),
     comment: text('comment').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -7,7 +7,6 @@ import { OutageType } from '#server/graphql/gearboxes.ts';
 import { outageChoiceSchema, procedureChoiceSchema } from '#lib/repair-orders/diagnostic-page.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { ProcedureInput, procedureOf, RepairProcedure } from '#server/graphql/procedures.ts';
-import { shownOutage } from '#server/repair-orders/closed-names.ts';
 import { RepairOrder } from './index.ts';
 
 type ProcedureLink = Awaited<ReturnType<import('#server/repair-orders/flow.ts').DiagnosticFlowService['proceduresOf']>>[number];
@@ -46,14 +45,7 @@ builder.objectField(RepairOrder, 'outageCandidates', (t) =>
 builder.objectField(RepairOrder, 'chosenOutages', (t) =>
   t.field({
     type: [OutageType],
-    resolve: async (row, _args, context) => {
-      const chosen = (await Promise.all((await context.services.flow.outageIdsOf(row.id)).map((id) => context.services.gearboxes.getOutage(id)))).filter(
-        (o) => !!o,
-      );
-      // A closed order shows them as they were when it closed (decision 043).
-      const names = await context.services.flow.closedNamesOf(row.id);
-      return chosen.map((outage) => shownOutage(outage, names));
-    },
+    resolve: (row, _args, context) => context.services.flow.chosenOutagesOf(row.id),
   }),
 );
 builder.objectField(RepairOrder, 'procedures', (t) =>

@@ -15,7 +15,7 @@ import { dayOf, formatDate, formatDayMonth, formatTime, isSameDay, workshopToday
 import { hasCode, hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { graphql } from '#lib/graphql.ts';
-import { CheckpointFields, CLOSE_ORDER, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
+import { CheckpointFields, CLOSE_ORDER, type Draft, type OrderCheckpoint } from '#lib/repair-orders/checkpoints.ts';
 import { serialSaves } from '#lib/serial-saves.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
@@ -87,7 +87,6 @@ type Props = {
   failure?: { id: string; values: Draft; message: string } | null;
 };
 
-export type Draft = { checkResult: CheckResult | null; measuredValue: string; comment: string };
 /** `mine`: a conflict's own answer, kept on screen to apply again. */
 type RowState = { status: 'idle' | 'saving' | 'saved' | 'failed' | 'conflict' | 'unsent'; message?: string; mine?: Draft };
 type Field = keyof Draft;

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { recordId, text } from '#lib/page-query.ts';
 import { required } from '#lib/validation.ts';
 
 export const baseKinds = ['condition', 'symptom', 'component', 'outage_type'] as const;
@@ -16,15 +15,10 @@ export const baseTabs: readonly { kind: BaseKind; slug: string; label: string; s
   { kind: 'outage_type', slug: 'types-de-panne', label: fr.labels.baseKind.outage_type, singular: fr.labels.baseKindSingular.outage_type },
 ];
 
-/** `/symptoms-conditions-base?onglet=&recherche=&renommer=&supprimer=`: the tab, the search, an item to rename or delete. */
-export const basePageSchema = z
-  .object({ onglet: text(40), recherche: text(120), renommer: recordId(), supprimer: recordId() })
-  .transform((q) => ({ tab: baseTabs.find((tab) => tab.slug === q.onglet) ?? baseTabs[0]!, search: q.recherche, renameId: q.renommer, deleteId: q.supprimer }));
-
 export const baseItemSchema = z.object({ name: required().max(120, t('validation.maxLength', { max: 120 })) });
 
 /** The page on its tab and search, with `extra` parameters (`renommer`, `supprimer`). */
-export function baseHref({ tab, search }: Pick<z.output<typeof basePageSchema>, 'tab' | 'search'>, extra: Record<string, string> = {}): string {
+export function baseHref({ tab, search }: { tab: (typeof baseTabs)[number]; search: string }, extra: Record<string, string> = {}): string {
   const query = new URLSearchParams({ onglet: tab.slug, ...(search ? { recherche: search } : {}), ...extra });
   return `/symptoms-conditions-base?${query}`;
 }

@@ -1,15 +1,10 @@
 // The doctor and gearbox code forms, posted from a dossier's codes tab or the stock's codes
 // tab: add a doctor code, add a gearbox code under one, delete either after a confirmation.
-import type { ServerGraphQL } from '#lib/graphql.server.ts';
 import { doctorCodeSchema, gearboxCodeSchema, type DoctorCode } from './gearboxes.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
-
-const DELETE_DOCTOR_CODE = graphql(`mutation($id: uuid!) { deleteDoctorCode(id: $id) }`);
-const DELETE_GEARBOX_CODE = graphql(`mutation($id: uuid!) { deleteGearboxCode(id: $id) }`);
 
 export const CODE_ACTIONS = ['ajouter-code-doctor', 'ajouter-code-boite', 'supprimer-code'] as const;
 export type CodesDraft = {
@@ -22,7 +17,7 @@ export const emptyCodesDraft = (): CodesDraft => ({ doctorDraft: {}, doctorError
 
 /** Carries out the action; answers the toast to show on success, or what to show again. */
 export async function postCodeAction(
-  api: ServerGraphQL,
+  gearboxes: App.Locals['services']['gearboxes'],
   form: FormData,
   action: (typeof CODE_ACTIONS)[number],
   modelId: string,
@@ -35,10 +30,7 @@ export async function postCodeAction(
       const parsed = doctorCodeSchema.safeParse(draft.doctorDraft);
       if (!parsed.success) draft.doctorErrors = fieldErrors(parsed.error);
       else {
-        await api.request(graphql(`mutation($m: uuid!, $o: doctor_codes_input!) { insertDoctorCode(gearboxModelId: $m, object: $o) { id } }`), {
-          m: modelId,
-          o: parsed.data,
-        });
+        await gearboxes.insertDoctorCode(modelId, parsed.data);
         return { done: t('gearboxes.codeAdded') };
       }
     } else if (action === 'ajouter-code-boite') {
@@ -46,17 +38,14 @@ export async function postCodeAction(
       const parsed = gearboxCodeSchema.safeParse({ code: draft.gearboxDraft.code });
       if (!parsed.success) draft.gearboxDraft.error = fieldErrors(parsed.error).code;
       else if (codes.some((d) => d.id === draft.gearboxDraft.doctorCodeId)) {
-        await api.request(graphql(`mutation($d: uuid!, $c: String!) { insertGearboxCode(doctorCodeId: $d, code: $c) { id } }`), {
-          d: draft.gearboxDraft.doctorCodeId,
-          c: parsed.data.code,
-        });
+        await gearboxes.insertGearboxCode(draft.gearboxDraft.doctorCodeId, parsed.data.code);
         return { done: t('gearboxes.codeAdded') };
       }
     } else {
       const target = String(form.get('id') ?? '');
       if (isUuid(target)) {
         const isDoctorCode = codes.some((d) => d.id === target);
-        await (isDoctorCode ? api.request(DELETE_DOCTOR_CODE, { id: target }) : api.request(DELETE_GEARBOX_CODE, { id: target }));
+        await (isDoctorCode ? gearboxes.removeDoctorCode(target) : gearboxes.removeGearboxCode(target));
         return { done: t('gearboxes.codeDeleted') };
       }
     }

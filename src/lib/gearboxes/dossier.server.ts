@@ -147,7 +147,13 @@ async function postDossierAction(astro: AstroGlobal, page: DossierPage, query: D
       await api.request(graphql(`mutation($id: uuid!) { deleteGearboxModel(id: $id) { id } }`), { id: model.id });
       return redirectWithToast(astro, t('gearboxes.deleted'), '/gearboxes');
     } else if (codeForm && !(model.errorCodes ?? []).some((e) => e.id === errorCodeTarget)) {
-      const result = await postCodeAction(api, codeForm, action as (typeof CODE_ACTIONS)[number], model.id, model.doctorCodes ?? []);
+      const result = await postCodeAction(
+        astro.locals.services.gearboxes,
+        codeForm,
+        action as (typeof CODE_ACTIONS)[number],
+        model.id,
+        model.doctorCodes ?? [],
+      );
       if ('done' in result) return redirectWithToast(astro, result.done, codesHref);
       forms.codesDraft = result.draft;
       forms.formError = result.draft.formError ?? null;

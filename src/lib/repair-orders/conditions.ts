@@ -56,8 +56,8 @@ export const conditionValues = (input: ConditionsInput, base: { actionId: string
   comment: input.comment,
 });
 
-/** The condition fields of a saved fault code read or symptom, as its form shows them. */
-export const conditionFormValues = (saved: AppearanceConditions) => ({
+/** The condition fields of a saved fault code read or symptom, as its form shows them (the service's rows hold the temporality as text). */
+export const conditionFormValues = (saved: Omit<AppearanceConditions, 'temporality'> & { temporality: string | null }) => ({
   temporality: saved.temporality ?? '',
   acceleratorLoad: saved.acceleratorLoad,
   bvaMode: saved.bvaMode,

@@ -2,10 +2,8 @@
 // page: answering no while codes are recorded first asks (SPEC §4), then discards them.
 import type { AstroGlobal } from 'astro';
 import { submitAction } from '#lib/forms.server.ts';
-import { serverGraphQL } from '#lib/graphql.server.ts';
 import { t } from '#lib/i18n.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { graphql } from '#lib/graphql.ts';
 
 /** `back` is the tab's URL (with its query string); a refusal comes back as the message to show. */
 export async function postFaultCodeReading(astro: AstroGlobal, order: { id: string; faultCodeCount: number }, back: string): Promise<Response | string> {
@@ -16,13 +14,7 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { id: stri
   const result = await submitAction(
     astro,
     async () => {
-      await serverGraphQL(astro.locals).request(
-        graphql(`mutation($o: uuid!, $c: Boolean!) { setFaultCodeReading(repairOrderId: $o, canRead: $c) { discarded } }`),
-        {
-          o: order.id,
-          c: canRead,
-        },
-      );
+      await astro.locals.services.faultCodes.setFaultCodeReading(order.id, canRead);
       return redirectWithToast(astro, t('faultCodes.flagSaved'), back);
     },
     { fallback: t('errors.repairOrderUpdate'), fields: [] },

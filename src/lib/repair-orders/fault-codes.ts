@@ -1,9 +1,8 @@
 // Fault codes read on a repair order's gearbox (SPEC §2.7, §3): the code is the dossier's, or a
 // new one with its description, and the conditions it appeared in.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { t } from '#lib/i18n.ts';
-import { choice, optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { conditionsSchema, withCondition } from './conditions.ts';
 
@@ -24,11 +23,3 @@ export const faultCodeSchema = withCondition(
 );
 export type FaultCodeInput = z.infer<typeof faultCodeSchema>;
 export const FAULT_CODE_FIELDS = ['code', 'description', 'temporality', 'acceleratorLoad', 'bvaMode', 'gear', 'action', 'otherCondition', 'comment'] as const;
-
-/** `/repair-order/{uuid}/code-conditions/{uuid}` (or the creation form): path and query; `?depuis=diagnostic` leads back there. */
-export const codeConditionsPageSchema = z
-  .object({ orderId: recordId(), faultCodeId: optionalRecordId(), depuis: choice(['diagnostic'] as const), ...recordPageFields })
-  .transform((q) => ({ orderId: q.orderId, codeId: q.faultCodeId, fromDiagnostic: q.depuis === 'diagnostic', ...recordPageValues(q) }));
-
-/** The codes of the order's model dossier, which a fault code or a symptom may name. */
-export const DOSSIER_CODES_QUERY = graphql(`query($id: uuid!) { gearboxModel(id: $id) { errorCodes { id code description } } }`);

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { measureSchema } from '#lib/gearboxes/measures.ts';
-import { recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { number, optionalText } from '#lib/validation.ts';
 
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
@@ -31,11 +30,6 @@ export const measuredValue = () =>
       .refine((n) => Math.abs(n) < 1e9, t('validation.number'))
       .optional(),
   );
-
-/** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
-export const orderMeasurePageSchema = z
-  .object({ orderId: recordId(), measureId: recordId(), ...recordPageFields })
-  .transform((q) => ({ orderId: q.orderId, measureId: q.measureId, ...recordPageValues(q) }));
 
 /**
  * One schema for the measure form and the API: the dossier measure's fields (same bounds rules),

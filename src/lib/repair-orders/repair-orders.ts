@@ -1,6 +1,5 @@
 // Repair orders (SPEC §2.7, §3, §4): enumerations and labels, the list's URL, and one schema
 // per form, shared by the pages and the API.
-import { choice, entry, integer, option, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { z } from 'zod';
 import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { workshopToday } from '#lib/format.ts';
@@ -51,8 +50,6 @@ export type OrdersQuery = {
   page: number;
 };
 
-export const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
-export type OrderTab = (typeof orderTabs)[number];
 /**
  * The tabs of an order (SPEC §2.7), on its creation screen too: there, only the general data is
  * open until the order exists. The diagnostic has its own page, for those who diagnose.
@@ -71,35 +68,6 @@ export function orderTabList(orderId: string | null, role: Role | undefined) {
     { id: 'activite', label: t('audit.tab'), href: `${self}/activity` },
   ].map((tab) => ({ ...tab, disabled: !orderId && tab.id !== 'general' }));
 }
-
-/** The technical information's own tabs (SPEC §2.7). */
-export const technicalViews = ['courbes', 'constructeur', 'pannes', 'compatibles'] as const;
-
-/** `/repair-order/[orderId]`: its path and query (SPEC §2.7). */
-export const orderPageSchema = z
-  .object({
-    orderId: recordId(),
-    onglet: option(orderTabs, 'general'),
-    vue: option(technicalViews, 'courbes'),
-    ...recordPageFields,
-    // A checkpoint's answer names its row and the version it saw.
-    id: recordId(),
-    version: integer(0, 2_147_483_647),
-    bva: entry(40),
-    'confirmer-lecture': choice(['non'] as const),
-  })
-  .transform((q) => ({
-    id: q.orderId,
-    tab: q.onglet,
-    // A search names its tab; an old link with only ?bva= still shows its result.
-    technicalView: q.bva !== undefined && q.vue === 'courbes' ? ('compatibles' as const) : q.vue,
-    ...recordPageValues(q),
-    checkpointId: q.id,
-    version: q.version ?? 0,
-    compatibleSearch: q.bva,
-    confirmNoReading: q['confirmer-lecture'] === 'non',
-  }));
-export type OrderPageQuery = z.output<typeof orderPageSchema>;
 
 export function ordersHref(query: Partial<OrdersQuery>): string {
   const params = new URLSearchParams();

@@ -8,7 +8,48 @@ import { extent, ticks, type Curve } from './curves.ts';
 import { formatNumber } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import type { CheckResult } from './measures.ts';
-import type { Report, ReportChart, ReportCondition, ReportField } from './report.server.ts';
+
+/** A label and its value; `whole` for a number or a date, which never wraps (labels and words may). */
+export type ReportField = { label: string; value: string; whole?: boolean };
+export type ReportCheckpoint = {
+  id: string;
+  name: string;
+  description: string;
+  result: CheckResult | null;
+  resultLabel: string;
+  value: string;
+  comment: string;
+  answered: string;
+};
+export type ReportProcedure = { id: string; name: string; description: string; steps: string[]; checkpoints: ReportCheckpoint[] };
+export type ReportMeasure = { id: string; name: string; bounds: string; value: string; result: CheckResult | null; resultLabel: string; comment: string };
+export type ReportChart = { title: string; reference: Curve | null; measured: Curve | null };
+export type ReportCurve = { id: string; description: string; result: string; comment: string; charts: ReportChart[]; problems: string[] };
+export type ReportCondition = { id: string; name: string; detail: string; conditions: ReportField[]; comment: string };
+
+export type Report = {
+  id: string;
+  number: string;
+  /** The order's page, which the QR code opens. */
+  url: string;
+  qr: { d: string; size: number };
+  /** «Édité le DD/MM/YYYY à HH:mm», under the title and in every page's footer. */
+  editedOn: string;
+  order: ReportField[];
+  vehicle: ReportField[];
+  gearbox: ReportField[];
+  /** Why there are no codes, when the gearbox cannot be read. */
+  faultCodesNote: string | null;
+  faultCodes: ReportCondition[];
+  symptoms: ReportCondition[];
+  outages: { id: string; label: string; description: string }[];
+  validatedOn: string | null;
+  procedures: ReportProcedure[];
+  measures: ReportMeasure[];
+  curves: ReportCurve[];
+  comment: string;
+  closing: { comment: string; by: string } | null;
+};
 
 // A TrueType font shipped by an npm package and embedded (subset) in every PDF: accents, ' « »
 // and the narrow spaces of French numbers print the same on any server, whatever it has installed.

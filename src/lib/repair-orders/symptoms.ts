@@ -1,16 +1,10 @@
 // Symptoms recorded on a repair order (SPEC §2.7, §3): one of the base's, the fault code read
 // with it if any, and the conditions it appeared in.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { graphql } from '#lib/graphql.ts';
 import { t } from '#lib/i18n.ts';
-import { optionalRecordId, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { conditionsSchema, withCondition } from './conditions.ts';
-
-/** `/repair-order/{uuid}/symptom-conditions/{uuid}` (or the creation form): path and query. */
-export const symptomConditionsPageSchema = z
-  .object({ orderId: recordId(), symptomId: optionalRecordId(), ...recordPageFields })
-  .transform((q) => ({ orderId: q.orderId, symptomId: q.symptomId, ...recordPageValues(q) }));
 
 export const SymptomFields = graphql(`
   fragment SymptomFields on order_symptoms {

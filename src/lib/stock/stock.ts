@@ -1,12 +1,10 @@
 // The gearbox stock (SPEC §2.9, §3, §4): conditions, the list's URL, and one schema per form
 // (add, move, change condition, remove), shared by the pages and the API.
-import { choice, flag, optionalRecordId, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { z } from 'zod';
-import { gearboxTypes, type GearboxType } from '#lib/gearboxes/gearboxes.ts';
+import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDate, required, optionalText } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { graphql, type ResultOf } from '#lib/graphql.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
 export type GearboxCondition = (typeof gearboxConditions)[number];
@@ -28,49 +26,6 @@ export type StockQuery = {
   rack: string | null;
   page: number;
 };
-
-/** `?onglet=&recherche=&modele=&type=&etat=&rayon=&page=` as the screen reads it. */
-export const stockQuerySchema = z
-  .object({
-    onglet: choice(['historique', 'codes'] as const),
-    recherche: text(120),
-    modele: recordId(),
-    type: choice(gearboxTypes),
-    etat: choice(gearboxConditions),
-    rayon: z
-      .string()
-      .transform(normaliseRack)
-      .refine((rack) => /^[A-Z0-9-]{1,10}$/.test(rack))
-      .nullable()
-      .catch(null),
-    page: page(),
-    // One box (`?article=`), its rack label (`&etiquette`), a form's action; the CSV export.
-    article: optionalRecordId(),
-    etiquette: flag(),
-    action: text(40),
-    confirmer: recordId(),
-    format: choice(['csv'] as const),
-  })
-  .transform((q) => ({
-    ...({
-      view: q.onglet ?? 'stock',
-      search: q.recherche,
-      modelId: q.modele,
-      type: q.type,
-      condition: q.etat,
-      rack: q.rayon,
-      page: q.page,
-    } satisfies StockQuery),
-    itemId: q.article,
-    label: q.etiquette,
-    action: q.action,
-    confirm: q.confirmer,
-    csv: q.format === 'csv',
-  }));
-
-export function readStockQuery(params: URLSearchParams) {
-  return readQuery(stockQuerySchema, params);
-}
 
 export function stockHref(query: Partial<StockQuery> & { item?: string; format?: 'csv' }): string {
   const params = new URLSearchParams();
@@ -142,19 +97,6 @@ export type AddStockInput = z.infer<typeof addStockSchema>;
 export const moveStockSchema = stockItemSchema.pick({ rack: true, level: true });
 export const conditionStockSchema = stockItemSchema.pick({ condition: true });
 export const removeStockSchema = stockItemSchema.pick({ outOn: true, outReason: true });
-
-/** A box's history, one line a movement (the box's page). */
-export const StockMovementFields = graphql(`
-  fragment StockMovementFields on stock_movements { id kind at byName fromRack fromLevel toRack toLevel fromCondition toCondition reason }
-`);
-export type StockMovement = ResultOf<typeof StockMovementFields>;
-
-export const StockItemFields = graphql(`
-  fragment StockItemFields on stock_items {
-    id reference version model { id model type constructorName } doctorCode gearboxCode condition rack level addedOn outOn outReason comment
-  }
-`);
-export type StockItem = ResultOf<typeof StockItemFields>;
 
 /** "A-3": rack and level as painted on the shelves. */
 export const placeOf = (item: { rack: string; level: number }) => `${item.rack}-${item.level}`;

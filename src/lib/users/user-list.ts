@@ -1,18 +1,11 @@
-// The users list as the page renders it and the island keeps it live: documents, search and
-// page rules, the admin's mutations. Its own module: the island imports it, and takes no zod with it.
+// The users list as the page renders it and the island keeps it live: the island's documents,
+// search and page rules, the admin's mutations. Its own module: the island imports it, and takes no zod with it.
 import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { escapeLike } from '#lib/search.ts';
 
 export const USERS_PAGE_SIZE = 15;
 
 const UserListFields = graphql(`fragment UserListFields on users { id displayName email defaultRole disabled emailVerified }`);
-export const USERS_QUERY = graphql(
-  `query UsersPage($where: users_bool_exp, $limit: Int, $offset: Int) {
-    users(where: $where, limit: $limit, offset: $offset, order_by: [{ displayName: asc }, { email: asc }]) { ...UserListFields }
-    usersAggregate(where: $where) { aggregate { count } }
-  }`,
-  [UserListFields],
-);
 export const USERS_LIVE = graphql(
   `subscription UsersLive($where: users_bool_exp, $limit: Int, $offset: Int) {
     users(where: $where, limit: $limit, offset: $offset, order_by: [{ displayName: asc }, { email: asc }]) { ...UserListFields }
@@ -27,7 +20,6 @@ export const RESEND_EMAIL = graphql(`mutation Resend($id: uuid!) { sendVerificat
 export const SIGN_OUT_USER = graphql(`mutation SignOutUser($id: uuid!) { signOutUser(id: $id) }`);
 
 export type UserListItem = ResultOf<typeof UserListFields>;
-export type UsersPage = ResultOf<typeof USERS_QUERY>;
 
 /** Case-insensitive search over name or e-mail (SPEC §9); the user's % and _ are literal. */
 export function usersWhere(search: string) {

@@ -1,21 +1,10 @@
-// The users screen's forms (SPEC §2.9, §9): its URL, the admin's posts and the user schema,
-// shared by the page (on the server) and the island's add dialog. The list itself is user-list.ts.
-import { flag, page, readQuery, recordId, text } from '#lib/page-query.ts';
+// The users screen's forms (SPEC §2.9, §9): the admin's posts and the user schema, shared by
+// the page (on the server) and the island's add dialog. The list itself is user-list.ts.
 import { isUuid } from '#lib/ids.ts';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { roles } from '#lib/roles.ts';
 import { email, required } from '#lib/validation.ts';
-
-/**
- * `/users?recherche=&page=`, as the users screen reads it; without JavaScript also `&ajouter`
- * (the add form) and `&supprimer=id` (a deletion to confirm).
- */
-export const usersQuerySchema = z
-  .object({ recherche: text(120), page: page(), ajouter: flag(), supprimer: recordId() })
-  .transform((q) => ({ search: q.recherche, page: q.page, adding: q.ajouter, confirmDelete: q.supprimer }));
-
-export const readUsersQuery = (params: URLSearchParams) => readQuery(usersQuerySchema, params);
 
 /** The admin's actions as the screen posts them without JavaScript (the island calls the API). */
 export const userActions = ['ajouter', 'role', 'desactiver', 'activer', 'deconnecter', 'renvoyer', 'supprimer'] as const;

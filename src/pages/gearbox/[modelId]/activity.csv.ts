@@ -2,11 +2,9 @@
 // action filter kept). Guarded by the route table like the page; an unknown dossier gets the
 // page's French 404 at this same URL.
 import type { APIRoute } from 'astro';
-import { activityQuerySchema } from '#lib/audit/audit.ts';
-import { activityCsv } from '#lib/audit/activity.server.ts';
-import { readQuery } from '#lib/page-query.ts';
+import * as screen from '#lib/audit/activity.screen.ts';
 
 export const GET: APIRoute = async ({ params, url, locals, rewrite }) => {
-  const { action } = readQuery(activityQuerySchema, url.searchParams);
-  return (await activityCsv(locals, 'dossier', params.modelId, action)) ?? rewrite(`/gearbox/${encodeURIComponent(params.modelId ?? '')}/activity`);
+  const { action } = screen.read(url.searchParams);
+  return (await screen.csv(locals, 'dossier', params.modelId, action)) ?? rewrite(`/gearbox/${encodeURIComponent(params.modelId ?? '')}/activity`);
 };

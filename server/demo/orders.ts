@@ -6,8 +6,8 @@
 // generator with dates counted back from a fixed day, as the demo stock is, so that every load
 // gives the same orders (tests and screenshots rely on it).
 import type { Energy, EngineSize, InterventionCategory, MileageBand, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
-import { demoDossiers } from './demo-dossiers.ts';
-import { DEMO_STOCK_DAY, demoStockItems, generator, pick, seedOf, weighted, type DemoStockItem, type Rand } from './demo-stock.ts';
+import { demoDossiers } from './dossiers.ts';
+import { DEMO_STOCK_DAY, demoStockItems, generator, pick, seedOf, weighted, type DemoStockItem, type Rand } from './stock.ts';
 
 /** The day the orders are drawn back from, the demo stock's. */
 export const DEMO_ORDERS_DAY = DEMO_STOCK_DAY;

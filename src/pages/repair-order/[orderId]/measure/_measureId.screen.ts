@@ -1,34 +1,33 @@
-// The page of a measure taken on a repair order (`/repair-order/{uuid}/measure/{uuid}`): what it
-// reads, and its posts (save, delete, attach a file, delete a file), which only admins and
-// diagnosticians make, and only while the order is open.
+// The screen of a measure taken on a repair order (`/repair-order/{uuid}/measure/{uuid}`, SPEC
+// §2.7, §3, decision 065): what its URL says, what it reads, and its posts (save, delete, attach
+// a file, delete a file), which only admins and diagnosticians make, and only while the order is
+// open; through the services bound to the viewer.
 import type { AstroGlobal } from 'astro';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { isPostedFile, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
-import type { DossierDocument } from '#lib/gearboxes/documents.ts';
-import { graphql } from '#lib/graphql.ts';
-import { serverGraphQL } from '#lib/graphql.server.ts';
-import { t } from '#lib/i18n.ts';
-import { can } from '#lib/permissions.ts';
-import type { FieldErrors } from '#lib/validation.ts';
-import { diagnosticHref } from './diagnostic-page.ts';
-import {
-  ORDER_MEASURE_FIELDS,
-  OrderMeasureFields,
-  type OrderMeasure,
-  type orderMeasurePageSchema,
-  orderMeasureSchema,
-  proposeCheckResult,
-} from './measures.ts';
+import { isPostedFile, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
+import type { DossierDocument } from '#lib/gearboxes/documents.ts';
+import { t } from '#lib/i18n.ts';
+import { withinBudget } from '#lib/page-budget.ts';
+import { readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
+import { can } from '#lib/permissions.ts';
+import { diagnosticHref } from '#lib/repair-orders/diagnostic-page.ts';
+import { type CheckResult, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
+import type { FieldErrors } from '#lib/validation.ts';
 
-type MeasurePageQuery = z.output<typeof orderMeasurePageSchema>;
+/** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
+export const querySchema = z
+  .object({ orderId: recordId(), measureId: recordId(), ...recordPageFields })
+  .transform((q) => ({ orderId: q.orderId, measureId: q.measureId, ...recordPageValues(q) }));
 
-const MEASURE_QUERY = graphql(`query($id: uuid!) { orderMeasure(id: $id) { ...OrderMeasureFields repairOrder { id number status } } }`, [OrderMeasureFields]);
-const UPDATE_MEASURE = graphql(`mutation($id: uuid!, $m: order_measures_input!) { updateOrderMeasure(id: $id, object: $m) }`);
-const DELETE_MEASURE = graphql(`mutation($id: uuid!) { deleteOrderMeasure(id: $id) }`);
-const INSERT_MEASURE_FILE = graphql(`mutation($m: uuid!, $f: uuid!, $c: String) { insertOrderMeasureFile(measureId: $m, fileId: $f, comment: $c) }`);
-const DELETE_MEASURE_FILE = graphql(`mutation($id: uuid!) { deleteOrderMeasureFile(id: $id) }`);
+export const read = (astro: Pick<AstroGlobal, 'params' | 'url'>) => readPage(querySchema, astro);
+
+/** Everything the page reads from its path and query. */
+type MeasurePageQuery = ReturnType<typeof read>;
+
+/** A measure of an order, as the service reads it. */
+type OrderMeasure = NonNullable<Awaited<ReturnType<App.Locals['services']['orderMeasures']['get']>>>;
 
 /** What the page's forms show: the measure's form and the file form, each with its messages. */
 export type OrderMeasureForm = {
@@ -46,11 +45,12 @@ const DOSSIER_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum'] as 
 const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
 
 /** The measure and what the page decides from it, or null when the URL names no measure of this order. */
-export async function loadOrderMeasurePage(locals: App.Locals, { orderId, measureId }: Pick<MeasurePageQuery, 'orderId' | 'measureId'>) {
-  const data = orderId && measureId ? await serverGraphQL(locals).request(MEASURE_QUERY, { id: measureId }) : null;
-  const measure = data?.orderMeasure && data.orderMeasure.repairOrder.id === orderId ? data.orderMeasure : null;
-  if (!measure) return null;
-  const order = measure.repairOrder;
+export async function load(locals: App.Locals, { orderId, measureId }: MeasurePageQuery) {
+  if (!orderId || !measureId) return null;
+  const { orderMeasures, repairOrders } = locals.services;
+  const [row, order] = await withinBudget(locals, Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId)]));
+  if (!row || !order || row.repairOrderId !== order.id) return null;
+  const measure = { ...row, checkResult: row.checkResult as CheckResult | null };
   const closed = order.status === 'CLOSED';
   const role = locals.user?.role;
   const self = `/repair-order/${order.id}/measure/${measure.id}`;
@@ -61,7 +61,7 @@ export async function loadOrderMeasurePage(locals: App.Locals, { orderId, measur
     comment: f.comment,
     outageId: null,
     measureId: measure.id,
-    createdAt: f.createdAt,
+    createdAt: f.createdAt.toISOString(),
     file: { id: f.fileId, name: f.name, mimeType: f.mimeType, size: f.size },
   }));
   const form: OrderMeasureForm = {
@@ -94,33 +94,33 @@ export async function loadOrderMeasurePage(locals: App.Locals, { orderId, measur
     automaticFields: new Set<string>(measure.gearboxMeasureId ? DOSSIER_FIELDS : []),
   };
 }
-export type OrderMeasurePage = NonNullable<Awaited<ReturnType<typeof loadOrderMeasurePage>>>;
+export type OrderMeasurePage = NonNullable<Awaited<ReturnType<typeof load>>>;
 
 /** Carries out `?action=` (none: save the measure): a redirect with its toast, or the forms to show again; null when the viewer may not edit. */
-export async function postOrderMeasurePage(
+export async function post(
   astro: AstroGlobal,
   page: OrderMeasurePage,
-  { action }: Pick<MeasurePageQuery, 'action'>,
+  { action }: MeasurePageQuery,
 ): Promise<Response | (OrderMeasureForm & { status: number }) | null> {
   if (!page.manage) return null;
-  const api = serverGraphQL(astro.locals);
+  const { orderMeasures } = astro.locals.services;
   const { measure, self, backHref } = page;
   if (action === 'joindre') {
-    const form = await astro.request.formData().catch(() => new FormData());
+    const form = await postedForm(astro);
     const file = form.get('file');
     const fileValues = { comment: String(form.get('comment') ?? '').slice(0, 1000) };
     if (!isPostedFile(file)) return { ...page.form, status: 400, fileValues, fileError: t('documents.fileRequired') };
-    // Stored first (the measure bucket's formats, SPEC §5), then linked.
+    // Stored first (the measure bucket's formats, SPEC §5), then linked; a refusal of either is said beside the file.
     const result = await submitAction(
       astro,
       async () => {
-        await storeAndLink(astro.locals, 'measure', file, (f) => api.request(INSERT_MEASURE_FILE, { m: measure.id, f, c: fileValues.comment }));
+        await storeAndLink(astro.locals, 'measure', file, (fileId) => orderMeasures.attachFile(measure.id, fileId, fileValues.comment));
         return redirectWithToast(astro, t('documents.added'), `${self}#fichiers-mesure`);
       },
-      { fallback: t('errors.fileImport', { file: file.name }), fields: [] },
+      { fallback: t('errors.fileImport', { file: file.name }), fields: [], fileField: 'file' },
     );
     if (result instanceof Response) return result;
-    return { ...page.form, status: 400, fileValues, fileError: result.formError };
+    return { ...page.form, status: 400, fileValues, fileError: result.errors.file ?? result.formError };
   }
   const fallback = t('errors.repairOrderUpdate');
   const result =
@@ -128,7 +128,7 @@ export async function postOrderMeasurePage(
       ? await submitAction(
           astro,
           async () => {
-            await api.request(DELETE_MEASURE, { id: measure.id });
+            await orderMeasures.removeMeasure(measure.id);
             return redirectWithToast(astro, t('orderMeasures.deleted'), backHref);
           },
           { fallback },
@@ -137,21 +137,14 @@ export async function postOrderMeasurePage(
         ? await submitAction(
             astro,
             async () => {
-              const target = String((await astro.request.formData()).get('id') ?? '');
-              if (measure.files.some((f) => f.id === target)) await api.request(DELETE_MEASURE_FILE, { id: target });
+              const fileId = String((await postedForm(astro)).get('id') ?? '');
+              if (measure.files.some((f) => f.id === fileId)) await orderMeasures.removeFile(fileId);
               return redirectWithToast(astro, t('documents.deleted'), `${self}#fichiers-mesure`);
             },
             { fallback },
           )
         : await submitForm(astro, { fields: ORDER_MEASURE_FIELDS, schema: orderMeasureSchema, fallback }, async ({ gearboxMeasureId: _link, ...input }) => {
-            const object = {
-              ...input,
-              minimum: input.minimum ?? null,
-              maximum: input.maximum ?? null,
-              measuredValue: input.measuredValue ?? null,
-              checkResult: input.checkResult ?? null,
-            };
-            await api.request(UPDATE_MEASURE, { id: measure.id, m: object });
+            await orderMeasures.updateMeasure(measure.id, input);
             return redirectWithToast(astro, t('orderMeasures.saved'), backHref);
           });
   if (result instanceof Response) return result;

@@ -14,16 +14,15 @@ import { createLogger } from '#server/log.ts';
 import { checkBucket } from '#server/storage/bucket-check.ts';
 import { assertReachesFiles, readFilesLocation } from '#server/storage/location.ts';
 import { createFileStore } from '#server/storage/store.ts';
-import { type Database, hasTables, openDatabase } from './client.ts';
-import { hasCluster } from './pglite-template.ts';
-import { DatabaseLockedError } from './lock.ts';
-import { seedDemoWorkshop } from './seed.ts';
+import { type Database, hasTables, openDatabase } from '#server/db/client.ts';
+import { hasCluster } from '#server/db/pglite-template.ts';
+import { DatabaseLockedError } from '#server/db/lock.ts';
+import { seedDemoWorkshop } from '#server/demo/seed.ts';
 
 const [command, ...args] = process.argv.slice(2);
 /** «1 account», «2 accounts»: the operator reads these lines. */
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-const USAGE =
-  'usage: node server/db/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] [--unauthenticated] | rotate-secrets';
+const USAGE = 'usage: node server/cli.ts migrate | seed | backup [file|-] | restore <file> [--replace] [--forget-secrets] [--unauthenticated] | rotate-secrets';
 
 /**
  * A backup of an installation whose files are in a bucket needs that bucket's settings (issue 30):

@@ -10,9 +10,9 @@ import { and, count, eq, inArray } from 'drizzle-orm';
 import { CURVE_BUCKET, parseCurve } from '#lib/repair-orders/curves.ts';
 import { checkType, type FileStore } from '#server/storage/store.ts';
 import { proposeCheckResult } from '#lib/repair-orders/measures.ts';
-import type { Db } from './client.ts';
-import { generator, pick, seedOf } from './demo-stock.ts';
-import type { DemoOrder } from './demo-orders.ts';
+import type { Db } from '#server/db/client.ts';
+import { generator, pick, seedOf } from './stock.ts';
+import type { DemoOrder } from './orders.ts';
 import { snapshotProcedures } from '#server/repair-orders/flow.ts';
 import {
   baseItems,
@@ -34,7 +34,7 @@ import {
   repairOrders,
   repairProcedures,
   users,
-} from './schema/index.ts';
+} from '#server/db/schema/index.ts';
 
 type SeededOrder = DemoOrder & { id: string; gearboxModelId: string };
 

@@ -1,8 +1,8 @@
 // Every mutation runs as its viewer for the audit trail: services record without being handed
 // a user (decision 034). Subscriptions and queries write nothing.
 import type { GraphQLSchema } from 'graphql';
-import type { GraphQLContext } from '#server/graphql/builder.ts';
-import { runAs } from './record.ts';
+import type { GraphQLContext } from './builder.ts';
+import { runAs } from '#server/audit/record.ts';
 
 export function withAuditActor(schema: GraphQLSchema): GraphQLSchema {
   const mutation = schema.getMutationType();

@@ -1,44 +1,78 @@
-// What the stock page runs on the server (SPEC §2.9): the CSV export of the list's filters, the
-// posts of one box (move, change condition, take out) and of the codes tab, and what the page
-// shows. The page reads its URL and renders.
+// The screen module of the stock (`/stock`, SPEC §2.9, decision 065): what its URL may say, the
+// CSV export of the list's filters, the posts of one box (move, change condition, take out) and
+// of the codes tab, and what the page shows, read through the viewer's services.
 import type { AstroGlobal } from 'astro';
+import { z } from 'zod';
+import { DomainError } from '#server/errors.ts';
+import { redirectWithToast } from '#lib/auth/session.server.ts';
+import { formatDate, workshopToday } from '#lib/format.ts';
+import { formFailureOf } from '#lib/forms.server.ts';
 import { CODE_ACTIONS, type CodesDraft, postCodeAction } from '#lib/gearboxes/codes.server.ts';
+import { gearboxTypeLabels, gearboxTypes } from '#lib/gearboxes/gearboxes.ts';
+import { t } from '#lib/i18n.ts';
+import { withinBudget } from '#lib/page-budget.ts';
+import { choice, flag, optionalRecordId, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
-import { formatDate, workshopToday } from '#lib/format.ts';
-import { gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
-import { formFailureOf } from '#lib/forms.server.ts';
-import { serverGraphQL } from '#lib/graphql.server.ts';
-import { hasCode } from '#lib/errors.ts';
-import { t } from '#lib/i18n.ts';
-import { redirectWithToast } from '#lib/auth/session.server.ts';
 import {
   conditionLabels,
   conditionStockSchema,
+  gearboxConditions,
   moveStockSchema,
-  type readStockQuery,
+  normaliseRack,
   removeStockSchema,
   STOCK_PAGE_SIZE,
   stockHref,
-  type StockItem,
   type StockQuery,
-  StockItemFields,
-  StockMovementFields,
-} from './stock.ts';
+} from '#lib/stock/stock.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
 
-const STOCK_CSV = graphql(
-  `query($history: Boolean, $search: String, $modelId: uuid, $type: stock_gearbox_type, $condition: gearbox_condition, $rack: String, $offset: Int) {
-    stockItems(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack, limit: 500, offset: $offset) {
-      ...StockItemFields
-    }
-  }`,
-  [StockItemFields],
-);
+/** `?onglet=&recherche=&modele=&type=&etat=&rayon=&page=` as the screen reads it. */
+export const querySchema = z
+  .object({
+    onglet: choice(['historique', 'codes'] as const),
+    recherche: text(120),
+    modele: recordId(),
+    type: choice(gearboxTypes),
+    etat: choice(gearboxConditions),
+    rayon: z
+      .string()
+      .transform(normaliseRack)
+      .refine((rack) => /^[A-Z0-9-]{1,10}$/.test(rack))
+      .nullable()
+      .catch(null),
+    page: page(),
+    // One box (`?article=`), its rack label (`&etiquette`), a form's action; the CSV export.
+    article: optionalRecordId(),
+    etiquette: flag(),
+    action: text(40),
+    confirmer: recordId(),
+    format: choice(['csv'] as const),
+  })
+  .transform((q) => ({
+    ...({
+      view: q.onglet ?? 'stock',
+      search: q.recherche,
+      modelId: q.modele,
+      type: q.type,
+      condition: q.etat,
+      rack: q.rayon,
+      page: q.page,
+    } satisfies StockQuery),
+    itemId: q.article,
+    label: q.etiquette,
+    action: q.action,
+    confirm: q.confirmer,
+    csv: q.format === 'csv',
+  }));
 
-/** The list's filters as the API takes them. */
-export const stockFilters = (query: StockQuery) => ({
+export const read = (params: URLSearchParams) => readQuery(querySchema, params);
+
+/** Everything the stock page reads from its URL. */
+type StockPageQuery = ReturnType<typeof read>;
+
+/** The list's filters as the service takes them. */
+const stockFilters = (query: StockQuery) => ({
   history: query.view === 'historique',
   search: query.search,
   modelId: query.modelId,
@@ -47,14 +81,17 @@ export const stockFilters = (query: StockQuery) => ({
   rack: query.rack,
 });
 
+/** The CSV reads the boxes this many at a time. */
+const CSV_PAGE = 500;
+
 /** Every box the list's filters select, as a French spreadsheet reads it (`;`, BOM, no formula). */
-export async function stockCsv(astro: AstroGlobal, query: StockQuery): Promise<Response> {
-  const api = serverGraphQL(astro.locals);
-  const rows: StockItem[] = [];
-  for (let offset = 0; ; offset += 500) {
-    const page = await api.request(STOCK_CSV, { ...stockFilters(query), offset });
-    rows.push(...page.stockItems);
-    if (page.stockItems.length < 500) break;
+export async function csv(astro: AstroGlobal, query: StockQuery): Promise<Response> {
+  const { stock } = astro.locals.services;
+  const rows = [];
+  for (let offset = 0; ; offset += CSV_PAGE) {
+    const page = await withinBudget(astro.locals, stock.list({ ...stockFilters(query), limit: CSV_PAGE, offset }));
+    rows.push(...page);
+    if (page.length < CSV_PAGE) break;
   }
   const cell = (value: string | number | null | undefined) => {
     const text = String(value ?? '');
@@ -110,8 +147,8 @@ export type StockItemFailure = {
 };
 
 /** Handles `?article=…&action=deplacer|etat|retirer`: a redirect with its toast, or what to show again. */
-export async function postStockItemAction(astro: AstroGlobal, query: StockQuery, itemId: string, action: string): Promise<Response | StockItemFailure> {
-  const api = serverGraphQL(astro.locals);
+async function postItem(astro: AstroGlobal, query: StockQuery, itemId: string, action: string): Promise<Response | StockItemFailure> {
+  const { stock } = astro.locals.services;
   const form = await astro.request.formData().catch(() => new FormData());
   const version = Number(form.get('version'));
   const failure: StockItemFailure = {
@@ -121,18 +158,15 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
     notice: null,
   };
   const back = stockHref({ ...query, item: itemId });
+  // Each form sends the version it showed: without one, nothing is carried out.
+  if (!Number.isSafeInteger(version)) return { ...failure, notice: t('errors.generic') };
   try {
     if (action === 'deplacer') {
       failure.drafts.move = { rack: String(form.get('rack') ?? '').slice(0, 40), level: String(form.get('level') ?? '').slice(0, 10) };
       const parsed = moveStockSchema.safeParse(failure.drafts.move);
       if (!parsed.success) failure.errors.move = fieldErrors(parsed.error);
       else {
-        await api.request(graphql(`mutation($id: uuid!, $v: Int!, $r: String!, $l: Int!) { moveStockItem(id: $id, version: $v, rack: $r, level: $l) }`), {
-          id: itemId,
-          v: version,
-          r: parsed.data.rack,
-          l: parsed.data.level,
-        });
+        await stock.move(itemId, version, parsed.data);
         return redirectWithToast(astro, t('stock.moved'), back);
       }
     } else if (action === 'etat') {
@@ -140,11 +174,7 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       const parsed = conditionStockSchema.safeParse(failure.drafts.condition);
       if (!parsed.success) failure.errors.condition = fieldErrors(parsed.error);
       else {
-        await api.request(graphql(`mutation($id: uuid!, $v: Int!, $c: gearbox_condition!) { changeStockItemCondition(id: $id, version: $v, condition: $c) }`), {
-          id: itemId,
-          v: version,
-          c: parsed.data.condition,
-        });
+        await stock.changeCondition(itemId, version, parsed.data.condition);
         return redirectWithToast(astro, t('stock.conditionChanged'), back);
       }
     } else if (action === 'retirer') {
@@ -152,24 +182,15 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
       const parsed = removeStockSchema.safeParse(failure.drafts.remove);
       if (!parsed.success) failure.errors.remove = fieldErrors(parsed.error);
       else {
-        await api.request(
-          graphql(`mutation($id: uuid!, $v: Int!, $d: String!, $r: String!) { removeStockItem(id: $id, version: $v, outOn: $d, outReason: $r) }`),
-          {
-            id: itemId,
-            v: version,
-            d: parsed.data.outOn,
-            r: parsed.data.outReason,
-          },
-        );
+        await stock.remove(itemId, version, parsed.data);
         return redirectWithToast(astro, t('stock.removed'), stockHref({ ...query, view: 'historique', item: itemId }));
       }
     }
   } catch (error) {
-    const refusal = formFailureOf(error);
-    const { errors, formError } = refusal;
+    const { errors, formError } = formFailureOf(error);
     const key = action === 'deplacer' ? 'move' : action === 'etat' ? 'condition' : 'remove';
     // Someone changed or took out the box meanwhile: show it as it is now, forms reset.
-    if (hasCode(refusal, 'conflict'))
+    if (error instanceof DomainError && error.kind === 'conflict')
       return { ...failure, status: 409, notice: formError ?? t('stock.conflict'), drafts: { move: {}, condition: {}, remove: {} } };
     failure.errors[key] = errors;
     failure.notice = formError;
@@ -177,42 +198,15 @@ export async function postStockItemAction(astro: AstroGlobal, query: StockQuery,
   return failure;
 }
 
-/** Everything the stock page reads from its URL. */
-type StockPageQuery = ReturnType<typeof readStockQuery>;
-
-const STOCK_ITEM_QUERY = graphql(
-  `query($id: uuid!) {
-    stockItem(id: $id) { ...StockItemFields movements { ...StockMovementFields } }
-  }`,
-  [StockItemFields, StockMovementFields],
-);
-// The codes tab: one model's doctor and gearbox codes at a time.
-const StockCodesModelFields = graphql(`
-  fragment StockCodesModelFields on gearbox_models { id model doctorCodes { id code businessName tvsCode engine gearboxCodes { id code } } }
-`);
-const ALL_CODES_QUERY = graphql(`{ gearboxModels(limit: 100) { ...StockCodesModelFields } }`, [StockCodesModelFields]);
-const MODEL_CODES_QUERY = graphql(`query($id: uuid!) { gearboxModel(id: $id) { ...StockCodesModelFields } }`, [StockCodesModelFields]);
-// The list, its counts and the filters' choices.
-const STOCK_LIST_QUERY = graphql(
-  `query(
-    $history: Boolean, $search: String, $modelId: uuid, $type: stock_gearbox_type, $condition: gearbox_condition, $rack: String,
-    $limit: Int, $offset: Int, $list: Boolean!, $countCurrent: Boolean!, $countHistory: Boolean!
-  ) {
-    stockItems(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack, limit: $limit, offset: $offset)
-      @include(if: $list) { ...StockItemFields }
-    stockItemsAggregate(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack)
-      @include(if: $countHistory) { count }
-    stockCounts(history: $history, search: $search, modelId: $modelId, type: $type, condition: $condition, rack: $rack)
-      @include(if: $countCurrent) { modelId model condition count }
-    stockRacks
-    gearboxModels(limit: 100) { id model }
-  }`,
-  [StockItemFields],
-);
-
 /** The codes tab, on one model or on all. */
 const codesHref = (modelId?: string) => (modelId ? `/stock?onglet=codes&modele=${modelId}` : '/stock?onglet=codes');
 const isCodeAction = (action: string): action is (typeof CODE_ACTIONS)[number] => (CODE_ACTIONS as readonly string[]).includes(action);
+
+/** One model with its doctor codes and their gearbox codes, or undefined when there is none by that id. */
+async function modelCodes(gearboxes: App.Locals['services']['gearboxes'], modelId: string) {
+  const [model, doctorCodes] = await Promise.all([gearboxes.get(modelId), gearboxes.codesOf(modelId)]);
+  return model && { id: model.id, model: model.model, doctorCodes };
+}
 
 /** What a refused post hands back: one box's forms, or the codes tab's (null for the other), and its status. */
 export type StockPagePost = { status: number; item: StockItemFailure | null; codes: CodesDraft | null };
@@ -222,21 +216,21 @@ export type StockPagePost = { status: number; item: StockItemFailure | null; cod
  * reading): one box's (`?article=`), then the codes tab's on its model. A redirect with its
  * toast, what to show again, or null when nothing was for this viewer.
  */
-export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): Promise<Response | StockPagePost | null> {
+export async function post(astro: AstroGlobal, query: StockPageQuery): Promise<Response | StockPagePost | null> {
   const role = astro.locals.user?.role;
   const { itemId, action } = query;
   let item: StockItemFailure | null = null;
   if (itemId && can(role, 'manageStock')) {
-    const result = await postStockItemAction(astro, query, itemId, action);
+    const result = await postItem(astro, query, itemId, action);
     if (result instanceof Response) return result;
     item = result;
   }
   let codes: CodesDraft | null = null;
   if (query.view === 'codes' && query.modelId && can(role, 'manageGearboxes') && isCodeAction(action)) {
-    const api = serverGraphQL(astro.locals);
-    const model = (await api.request(MODEL_CODES_QUERY, { id: query.modelId })).gearboxModel;
+    const { gearboxes } = astro.locals.services;
+    const model = await withinBudget(astro.locals, modelCodes(gearboxes, query.modelId));
     if (model) {
-      const result = await postCodeAction(api, await astro.request.formData(), action, model.id, model.doctorCodes);
+      const result = await postCodeAction(gearboxes, await astro.request.formData(), action, model.id, model.doctorCodes);
       if ('done' in result) return redirectWithToast(astro, result.done, codesHref(model.id));
       codes = result.draft;
     }
@@ -246,34 +240,46 @@ export async function postStockPage(astro: AstroGlobal, query: StockPageQuery): 
 }
 
 /** What the page shows: one box (`?article=`), the codes tab, or the list with its counts and the filters' choices. */
-export async function loadStockPage(locals: App.Locals, query: StockPageQuery) {
-  const api = serverGraphQL(locals);
+export async function load(locals: App.Locals, query: StockPageQuery) {
+  const { stock, gearboxes } = locals.services;
   const role = locals.user?.role;
   const manage = can(role, 'manageStock');
-  const item = query.itemId && manage ? (await api.request(STOCK_ITEM_QUERY, { id: query.itemId })).stockItem : null;
-  // Without a chosen model, every model's codes at a glance.
-  const allCodes = query.view === 'codes' && !query.modelId ? (await api.request(ALL_CODES_QUERY)).gearboxModels.filter((m) => m.doctorCodes.length) : [];
-  const codesModel = query.view === 'codes' && query.modelId ? (await api.request(MODEL_CODES_QUERY, { id: query.modelId })).gearboxModel : null;
-  const data = await api.request(STOCK_LIST_QUERY, {
-    ...stockFilters(query),
-    limit: STOCK_PAGE_SIZE,
-    offset: (query.page - 1) * STOCK_PAGE_SIZE,
-    list: !item && query.view !== 'codes',
-    // The current stock's total is the sum of its counts: one pass over the boxes fewer.
-    countCurrent: !item && query.view === 'stock',
-    countHistory: !item && query.view === 'historique',
-  });
-  const total = query.view === 'historique' ? (data.stockItemsAggregate?.count ?? 0) : (data.stockCounts ?? []).reduce((sum, row) => sum + row.count, 0);
+  const codes = query.view === 'codes';
+  const itemId = manage ? query.itemId : null;
+  // The list is read when the URL names no box.
+  const listed = query.itemId === undefined && !codes;
+  const filters = stockFilters(query);
+  const [item, movements, allCodes, codesModel, models, racks, list, counts, historyCount] = await withinBudget(
+    locals,
+    Promise.all([
+      itemId ? stock.get(itemId) : undefined,
+      itemId ? stock.movementsOf(itemId) : [],
+      // Without a chosen model, every model's codes at a glance.
+      codes && !query.modelId ? gearboxes.list({ limit: 100, offset: 0 }).then((rows) => Promise.all(rows.map((m) => modelCodes(gearboxes, m.id)))) : [],
+      codes && query.modelId ? modelCodes(gearboxes, query.modelId) : undefined,
+      gearboxes.list({ limit: 100, offset: 0 }),
+      stock.racks(),
+      listed ? stock.list({ ...filters, limit: STOCK_PAGE_SIZE, offset: (query.page - 1) * STOCK_PAGE_SIZE }) : [],
+      // The current stock's total is the sum of its counts: one pass over the boxes fewer.
+      listed && query.view === 'stock' ? stock.counts(filters) : [],
+      listed && query.view === 'historique' ? stock.count(filters) : 0,
+    ]),
+  );
+  const shown = item ? { ...item, movements } : null;
+  const total = query.view === 'historique' ? historyCount : counts.reduce((sum, row) => sum + row.n, 0);
   return {
     manage,
     manageCodes: can(role, 'manageGearboxes'),
-    item,
+    item: shown,
     /** `?article=` names no box this viewer may open. */
-    notFound: query.itemId !== undefined && !item,
-    allCodes,
-    codesModel,
+    notFound: query.itemId !== undefined && !shown,
+    allCodes: allCodes.filter((m) => m !== undefined && m.doctorCodes.length > 0) as NonNullable<(typeof allCodes)[number]>[],
+    codesModel: codesModel ?? null,
     codesBase: codesHref(codesModel?.id),
-    data,
+    models: models.map((m) => ({ id: m.id, model: m.model })),
+    racks,
+    items: list,
+    counts,
     total,
     pages: Math.max(1, Math.ceil(total / STOCK_PAGE_SIZE)),
   };

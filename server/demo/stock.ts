@@ -3,7 +3,7 @@
 // removed) with who made it. Drawn from a seeded generator, with dates counted back from a fixed
 // day, so that every load gives the same stock (tests and screenshots rely on it).
 import type { GearboxCondition, MovementKind } from '#lib/stock/stock.ts';
-import { demoDossiers } from './demo-dossiers.ts';
+import { demoDossiers } from './dossiers.ts';
 
 /** The day the demo stock is drawn back from: its boxes came in over the two years before. */
 export const DEMO_STOCK_DAY = '2026-11-15';

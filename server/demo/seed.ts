@@ -6,12 +6,12 @@ import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Role } from '#lib/roles.ts';
 import { hashPassword, passwordPolicyError } from '#server/auth/passwords.ts';
 import { ConfigError } from '#server/config.ts';
-import type { Db } from './client.ts';
+import type { Db } from '#server/db/client.ts';
 import { checkType, type FileStore } from '#server/storage/store.ts';
-import { demoDossiers, type DemoDossier } from './demo-dossiers.ts';
-import { seedDiagnostics, type DemoFile } from './demo-diagnostics.ts';
-import { demoRepairOrders, demoOrderReferents } from './demo-orders.ts';
-import { demoStockItems, demoStockPeople } from './demo-stock.ts';
+import { demoDossiers, type DemoDossier } from './dossiers.ts';
+import { seedDiagnostics, type DemoFile } from './diagnostics.ts';
+import { demoRepairOrders, demoOrderReferents } from './orders.ts';
+import { demoStockItems, demoStockPeople } from './stock.ts';
 import { referenceOf } from '#server/stock/service.ts';
 import { keepAllClosedNames } from '#server/repair-orders/closed-names.ts';
 import {
@@ -32,7 +32,7 @@ import {
   stockItems,
   stockMovements,
   users,
-} from './schema/index.ts';
+} from '#server/db/schema/index.ts';
 import type { BaseKind } from '#lib/base/base.ts';
 
 export const DEMO_PASSWORD = 'Demo-Atelier-2026!';

@@ -1,0 +1,50 @@
+// The order page's one request path (issue 31, decision 065/066): opening an order reads it once,
+// through the viewer's services, and answering a checkpoint posts straight to the service (no
+// read of the order before it), then the redirect's GET reads the order once. No GraphQL call
+// on the way: GraphQL stays the API of islands and outside clients.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { browser } from './support/browser.ts';
+
+describe('the order page, as a tablet opens it and answers a checkpoint', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('reads the order once per GET, answers without reading it first, and calls no GraphQL', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const graphql = vi.spyOn(t.app.services.graphql, 'fetch');
+    const reads = vi.spyOn(t.app.domain.repairOrders, 'get');
+
+    const opened = await b.request(`/repair-order/${order}?onglet=procedure`);
+    expect(opened.status).toBe(200);
+    const tab = (await opened.text()).replace(/&amp;/g, '&');
+    expect({ reads: reads.mock.calls.length, graphql: graphql.mock.calls.length }).toEqual({ reads: 1, graphql: 0 });
+
+    const [action, id] = /action="([^"]*action=point&id=([0-9a-f-]{36})&version=\d+)"/.exec(tab)!.slice(1) as [string, string];
+    reads.mockClear();
+    const answered = await b.request(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ checkResult: 'ok', measuredValue: '4,2', comment: 'Au ralenti' }).toString(),
+    });
+    expect(answered.status).toBe(303);
+    expect(answered.headers.get('location')).toBe(`/repair-order/${order}?onglet=procedure#point-${id}`);
+    expect({ reads: reads.mock.calls.length, graphql: graphql.mock.calls.length }).toEqual({ reads: 0, graphql: 0 });
+
+    const shown = await b.request(`/repair-order/${order}?onglet=procedure`);
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain('Au ralenti');
+    expect({ reads: reads.mock.calls.length, graphql: graphql.mock.calls.length }).toEqual({ reads: 1, graphql: 0 });
+  });
+});
