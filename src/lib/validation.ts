@@ -92,17 +92,9 @@ export const signInPageSchema = z
       .catch(null),
   })
   .transform((q) => ({ forgot: q.view === 'forgot-password', redirectTo: q.redirectTo, mfaTicket: q.mfaTicket }));
-/** `/set-password?type=passwordReset`: arrived from a reset link; `retour`: from the profile menu's dialog. */
-export const setPasswordPageSchema = z
-  .object({ type: choice(['passwordReset'] as const), retour: target() })
-  .transform((q) => ({ reset: q.type === 'passwordReset', retour: q.retour }));
 
 export const signInSchema = z.object({ email: email(), password: z.string({ error: t('validation.required') }).min(1, t('validation.required')) });
 export const forgotPasswordSchema = z.object({ email: email() });
-/** `/profile/confirm?retour=`: where to go back once the identity is confirmed. */
-export const confirmPageSchema = z.object({ retour: target() });
-/** `/profile/tokens?revoquer=<id>`: the revocation awaiting its confirmation. */
-export const tokensPageSchema = z.object({ revoquer: z.string().max(64).nullable().catch(null) });
 /** A personal access token: a name to know it by, a lifetime, and the step-up code when one is asked. */
 export const personalAccessTokenSchema = z.object({
   name: z

@@ -9,10 +9,9 @@ import { serviceStatusOf } from '#lib/auth/errors.ts';
 import { passwordlessErrorMessage } from '#lib/auth/passwordless.ts';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { checkForm, postedForm } from '#lib/forms.server.ts';
-import { readQuery } from '#lib/page-query.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { HOME } from '#lib/routes.ts';
-import { signInPageSchema, type FieldErrors } from '#lib/validation.ts';
+import type { FieldErrors } from '#lib/validation.ts';
 
 type Field = 'email' | 'phoneNumber';
 
@@ -35,25 +34,37 @@ export type CodePageState = {
   formError: string | null;
   sent: boolean;
   mfaTicket: string;
+  /** Where the right code leads, checked. */
+  redirectTo: string | null;
   /** The page itself and the sign-in page, with the target kept. */
   self: string;
   signInHref: string;
 };
 
-export async function handleCodePage<F extends Field>(astro: AstroGlobal, path: string, channel: CodeChannel<F>): Promise<CodePageState | Response> {
-  const { services } = astro.locals;
-  const redirectTo = safeRedirect(readQuery(signInPageSchema, astro.url.searchParams).redirectTo, services.config.publicUrl)?.path ?? null;
+/**
+ * A code page's first view: the address step, the links with the target kept. `target` is the
+ * page's `redirectTo` as its URL says it, checked here.
+ */
+export function codePageState(locals: App.Locals, path: string, target: string | null): CodePageState {
+  const redirectTo = safeRedirect(target, locals.services.config.publicUrl)?.path ?? null;
   const query = redirectTo ? `?redirectTo=${encodeURIComponent(redirectTo)}` : '';
-  const state: CodePageState = {
+  return {
     step: 'address',
     to: '',
     errors: {},
     formError: null,
     sent: false,
     mfaTicket: '',
+    redirectTo,
     self: `${path}${query}`,
     signInHref: `/sign-in${query}`,
   };
+}
+
+/** A code page's posts (the address, then the code) on its first view's state: what to show, or the redirect once signed in. */
+export async function handleCodePage<F extends Field>(astro: AstroGlobal, state: CodePageState, channel: CodeChannel<F>): Promise<CodePageState | Response> {
+  const { services } = astro.locals;
+  const { redirectTo } = state;
   if (astro.request.method !== 'POST') return state;
   const failed = (error: unknown) => {
     state.formError = passwordlessErrorMessage(error);
