@@ -31,6 +31,12 @@ test('a bookmarked page past the end of the list shows the last page, and says s
   );
   await expect(page.getByText(`Page ${last} sur ${last}`)).toBeVisible();
   await expect(page.getByRole('table', { name: 'Ordres de réparation' }).getByRole('row')).not.toHaveCount(1);
+  // The models' list the same way.
+  await page.goto('/gearboxes?page=99');
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText(
+    /^Filtre ignoré : la page « 99 » n'existe pas, la liste en compte \d+\.$/,
+  );
+  await expect(page.getByRole('row', { name: /8HP45/ }).first()).toBeVisible();
 });
 
 test('an activity page says which filter of its address it ignored, and still shows its events', async ({ page, browser }) => {

@@ -1,3 +1,5 @@
+import { pageBeyond } from './page-query.ts';
+
 // A page's reads get the time GraphQL gives an operation (issue 17, decision 061): on a busy
 // server the tablet is told to wait a moment (503, the middleware's page) instead of hanging.
 
@@ -13,4 +15,18 @@ export function withinBudget<T>(locals: App.Locals, work: Promise<T>): Promise<T
   // What ends after the deadline is dropped, its failure too: nobody waits for it any more.
   work.catch(() => undefined);
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The page of a list to show: the asked one, or the last when a bookmark asks past the end (the
+ * list shrank since), read again only then; `ignoredPage` says so above the list (decision 065).
+ */
+export async function lastPageIfBeyond<T>(
+  locals: App.Locals,
+  list: { asked: number; size: number; total: number; rows: T[]; rowsOf: (page: number) => Promise<T[]> },
+) {
+  const pages = Math.max(1, Math.ceil(list.total / list.size));
+  const page = Math.min(list.asked, pages);
+  const rows = page < list.asked ? await withinBudget(locals, list.rowsOf(page)) : list.rows;
+  return { page, pages, rows, ignoredPage: pageBeyond(list.asked, pages) };
 }

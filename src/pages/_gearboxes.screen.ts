@@ -2,7 +2,7 @@
 // URL may say and what it reads (one page of models, their count and the models to filter on).
 import { z } from 'zod';
 import { GEARBOXES_PAGE_SIZE, type GearboxType, gearboxTypes } from '#lib/gearboxes/gearboxes.ts';
-import { withinBudget } from '#lib/page-budget.ts';
+import { lastPageIfBeyond, withinBudget } from '#lib/page-budget.ts';
 import { choice, integer, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
 
@@ -20,19 +20,16 @@ type GearboxesPageQuery = ReturnType<typeof read>;
 export async function load(locals: App.Locals, query: GearboxesPageQuery) {
   const { gearboxes } = locals.services;
   const filter = { search: query.search, type: query.type, year: query.year, modelId: query.modelId };
-  const [models, total, filterModels] = await withinBudget(
+  const pageOf = (page: number) => gearboxes.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (page - 1) * GEARBOXES_PAGE_SIZE });
+  const [rows, total, filterModels] = await withinBudget(
     locals,
-    Promise.all([
-      gearboxes.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (query.page - 1) * GEARBOXES_PAGE_SIZE }),
-      gearboxes.count(filter),
-      gearboxes.list({ limit: 100, offset: 0 }),
-    ]),
+    Promise.all([pageOf(query.page), gearboxes.count(filter), gearboxes.list({ limit: 100, offset: 0 })]),
   );
-  return {
-    manage: can(locals.user?.role, 'manageGearboxes'),
-    models,
-    filterModels,
-    total,
-    pages: Math.max(1, Math.ceil(total / GEARBOXES_PAGE_SIZE)),
-  };
+  const {
+    page,
+    pages,
+    rows: models,
+    ignoredPage,
+  } = await lastPageIfBeyond(locals, { asked: query.page, size: GEARBOXES_PAGE_SIZE, total, rows, rowsOf: pageOf });
+  return { manage: can(locals.user?.role, 'manageGearboxes'), models, filterModels, total, page, pages, ignoredPage };
 }

@@ -3,11 +3,11 @@
 // its one post, the deletion of an order once confirmed.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { choice, day, page, pageBeyond, readQuery, recordId, text } from '#lib/page-query.ts';
+import { choice, day, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { formValues, submitAction, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
-import { withinBudget } from '#lib/page-budget.ts';
+import { lastPageIfBeyond, withinBudget } from '#lib/page-budget.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
 import { gearboxTypes, interventionCategories, ORDERS_PAGE_SIZE, orderSorts, ordersHref, type OrdersQuery } from '#lib/repair-orders/repair-orders.ts';
@@ -72,14 +72,11 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
   const pageOf = (page: number) =>
     repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
-  let [orders, total, models] = await withinBudget(
+  const [rows, total, models] = await withinBudget(
     locals,
     Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxes.list({ limit: 100, offset: 0 })]),
   );
-  const pages = Math.max(1, Math.ceil(total / ORDERS_PAGE_SIZE));
-  // A bookmarked page the list no longer reaches shows its last page, and says so (as a bad filter).
-  const page = Math.min(query.page, pages);
-  if (page < query.page) orders = await withinBudget(locals, pageOf(page));
+  const { page, pages, rows: orders, ignoredPage } = await lastPageIfBeyond(locals, { asked: query.page, size: ORDERS_PAGE_SIZE, total, rows, rowsOf: pageOf });
   return {
     manage,
     orders,
@@ -87,7 +84,7 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
     total,
     page,
     pages,
-    ignoredPage: pageBeyond(query.page, pages),
+    ignoredPage,
     // A closed order is a record: it is never offered for deletion (the service refuses it too).
     confirming: manage ? orders.find((o) => o.id === query.confirm && o.status !== 'CLOSED') : undefined,
   };
