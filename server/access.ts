@@ -7,6 +7,7 @@ import { can, type Capability } from '#lib/permissions.ts';
 import { t } from '#lib/i18n.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
 import { refuse } from '#server/errors.ts';
+import { runAs } from '#server/audit/record.ts';
 
 /** What a caller must be to run a service function: signed in, or holding a capability. */
 export type Permission = 'signedIn' | Capability;
@@ -40,7 +41,8 @@ export function bindViewer<S extends ServiceShape>(service: S, table: Permission
       if (typeof name !== 'string' || !Object.hasOwn(table, name)) return undefined;
       const allowed = requirePermission(viewer, table[name as keyof S]);
       const fn = service[name as keyof S]!;
-      return (...args: unknown[]) => fn(allowed, ...args);
+      // The viewer is also who acted, for the audit trail (decision 034), whichever edge called.
+      return (...args: unknown[]) => runAs({ id: allowed.id }, () => fn(allowed, ...args));
     },
     has: (_target, name) => typeof name === 'string' && Object.hasOwn(table, name),
     ownKeys: () => Object.keys(table),

@@ -167,6 +167,13 @@ describe('refused posts of the pages, without JavaScript', () => {
     expect(shown).toContain('aria-invalid="true"');
   });
 
+  it('says what the database refuses of a post (a NUL character) at the form, never a 500', async () => {
+    // The service stores the text as typed; PostgreSQL refuses a NUL in a text column (22021).
+    const b = await signedIn('admin@demo.local');
+    const { shown } = await refused(b, '/symptoms-conditions-base', { intent: 'create', name: 'Claquement\u0000' }, '/symptoms-conditions-base');
+    expect(shown).toContain('Valeur invalide : caractère nul');
+  });
+
   it('answers a refused checkpoint at the procedure tab, at its row', async () => {
     const b = await signedIn('diagnostic@demo.local');
     const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();

@@ -15,7 +15,7 @@ import type { Changes } from '#server/realtime/changes.ts';
 import type { GraphQLContext } from './builder.ts';
 import { apiError, refuseBeforeRunning } from './errors.ts';
 import { costLimitPlugin, timeBudgetPlugin } from './budget.ts';
-import { pgCode } from '#server/db/errors.ts';
+import { databaseRefusal } from '#server/db/errors.ts';
 import { schema } from './schema.ts';
 import type { Logger } from '#server/log.ts';
 import { defaultGraphQLLimits, type GraphQLLimits } from '#server/config.ts';
@@ -70,17 +70,11 @@ function codePlugin(): Plugin {
   };
 }
 
-/**
- * What PostgreSQL refused because of the input (issue 14, item 8): a data exception (class 22:
- * a NUL, an impossible date, a number out of range, a text too long) is the caller's, not a bug.
- */
+/** What PostgreSQL refused because of the input (`databaseRefusal`, the one reading): the caller's, not a bug. */
 function databaseError(error: unknown): GraphQLError | null {
-  const code = pgCode(error);
-  if (!code) return null;
-  if (code.startsWith('22') || code === '23502' || code === '23514') return apiError('validation', t('errors.badValue'), { http: { status: 400 } });
-  if (code === '23505') return apiError('conflict', t('refusals.exists'));
-  if (code === '23503') return apiError('conflict', t('refusals.linked'));
-  return null;
+  const refusal = databaseRefusal(error);
+  if (!refusal) return null;
+  return refusal.kind === 'invalid' ? apiError('validation', refusal.message, { http: { status: 400 } }) : apiError('conflict', refusal.message);
 }
 
 const NUL = /\\u0000|\u0000/;

@@ -8,6 +8,7 @@ import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
 import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
+import { databaseRefusal } from '#server/db/errors.ts';
 import { type ApiErrorCode, type ApiRefusal, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
@@ -69,6 +70,10 @@ export function formFailureOf(error: unknown, options: FailureOptions = {}): For
       options,
     );
   }
+  // What the database refused of the input (a NUL, a value out of its column's type, a duplicate, a
+  // link gone) is the user's to fix, said as the API says it; any other failure is the server's.
+  const refused = databaseRefusal(error);
+  if (refused) return refusalFailure({ code: refused.kind === 'invalid' ? 'validation' : 'conflict', message: refused.message }, options);
   if (!(error instanceof ClientError)) throw error;
   return refusalFailure(apiErrorOf(error), options);
 }

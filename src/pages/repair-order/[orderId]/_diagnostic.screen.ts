@@ -45,7 +45,7 @@ import {
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { orderMeasureSchema } from '#lib/repair-orders/measures.ts';
 import { shownOutage } from '#server/repair-orders/closed-names.ts';
-import { pgCode } from '#server/db/errors.ts';
+import { databaseRefusal } from '#server/db/errors.ts';
 import { DomainError, refuse } from '#server/errors.ts';
 import { isUuid } from '#lib/ids.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
@@ -223,25 +223,10 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
   const result = await dispatch().catch((error: unknown) => {
     const told = databaseRefusal(error);
     if (!told) throw error;
-    return { status: owner === null && told.conflict ? 409 : 400, form: action, formError: told.message };
+    return { status: owner === null && told.kind === 'conflict' ? 409 : 400, form: action, formError: told.message };
   });
   if (result instanceof Response) return result;
   return { status: result.status, tabFailure: owner ? result : null, flowFailure: owner ? null : result };
-}
-
-/**
- * What the database refused of a post (a NUL character, a value out of its column's type, a
- * duplicate, a link gone), in the words the API's edge said it (server/graphql/server.ts): a
- * refusal of the user's, never a 500. Null for anything else.
- */
-function databaseRefusal(error: unknown): { message: string; conflict: boolean } | null {
-  const code = pgCode(error);
-  if (!code) return null;
-  if (code === '22021') return { message: t('refusals.nulCharacter'), conflict: false };
-  if (code.startsWith('22') || code === '23502' || code === '23514') return { message: t('errors.badValue'), conflict: false };
-  if (code === '23505') return { message: t('refusals.exists'), conflict: true };
-  if (code === '23503') return { message: t('refusals.linked'), conflict: true };
-  return null;
 }
 
 // The flow's form posts (choose outages → procedures → add → visualise → validate) and the start
@@ -322,7 +307,7 @@ async function postFlow(
     }
   } catch (error) {
     const told = databaseRefusal(error);
-    if (told) return { ...failure, status: told.conflict ? 409 : failure.status, formError: told.message };
+    if (told) return { ...failure, status: told.kind === 'conflict' ? 409 : failure.status, formError: told.message };
     // The procedure form names its fields; the others show one message above the form.
     const refusal = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: action === 'ajout-nouvelle' ? undefined : [] });
     const { errors, formError } = refusal;
