@@ -83,6 +83,9 @@ function violationsOf(graph: Record<string, string[]>): string[] {
       if (!MAY_IMPORT[fromLayer].includes(toLayer)) found.push(`${from} (${fromLayer}) → ${to} (${toLayer})`);
       // Islands are leaves (STYLE): mounted by .astro files, importing no page-side module, imported by no module.
       else if (isIsland(to) && !isIsland(from) && !from.endsWith('.astro')) found.push(`${from} (${fromLayer}) → ${to} (an island)`);
+      // They run in the browser: what they import is the client-safe core, another island or a React component.
+      else if (isIsland(from) && !isIsland(to) && toLayer !== 'core' && !/^src\/components\/.*\.tsx$/.test(to))
+        found.push(`${from} (an island) → ${to} (${toLayer})`);
     }
   }
   return found.sort();
@@ -155,6 +158,7 @@ describe('layers (decision 072)', () => {
     const offending = {
       'server/stock/service.ts': ['server/graphql/stock.ts', 'server/db/client.ts'],
       'src/lib/format.ts': ['src/islands/repair-orders/CheckpointsList.tsx'],
+      'src/islands/users/UsersScreen.tsx': ['server/db/client.ts'],
       'src/lib/roles.ts': ['server/errors.ts'],
       'server/db/client.ts': ['server/stock/service.ts'],
       'server/demo/seed.ts': ['server/graphql/schema.ts'],
@@ -164,6 +168,7 @@ describe('layers (decision 072)', () => {
       'server/db/client.ts (data) → server/stock/service.ts (services)',
       'server/demo/seed.ts (tools) → server/graphql/schema.ts (edges)',
       'server/stock/service.ts (services) → server/graphql/stock.ts (edges)',
+      'src/islands/users/UsersScreen.tsx (an island) → server/db/client.ts (data)',
       'src/lib/format.ts (core) → src/islands/repair-orders/CheckpointsList.tsx (edges)',
       'src/lib/roles.ts (core) → server/errors.ts (data)',
       'src/pages/_repair-orders.screen.ts (edges) → server/app.ts (root)',

@@ -18,7 +18,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     vi.restoreAllMocks();
   });
 
-  it('reads the order once per GET, answers without reading it first, and calls no GraphQL', async () => {
+  it('reads the order once per GET, and answers without reading it first', async () => {
     const b = browser(t.url);
     expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
     const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();

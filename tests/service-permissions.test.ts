@@ -76,8 +76,6 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   symptoms: { symptomsOf: ALL, insertSymptom: WRITERS, updateSymptom: WRITERS, removeSymptom: WRITERS },
   flow: {
     candidatesOf: ALL,
-    closedNamesOf: ALL,
-    outageIdsOf: ALL,
     chosenOutagesOf: ALL,
     proceduresOf: ALL,
     chooseOutages: WRITERS,

@@ -162,16 +162,6 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       );
     },
 
-    /** The outages retained, in the order chosen. */
-    /** The names a closed order keeps (decision 043); null while it is open. */
-    closedNamesOf: async (_viewer: Viewer, orderId: string) =>
-      (await db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)))[0]?.names ?? null,
-
-    outageIdsOf: async (_viewer: Viewer, orderId: string) =>
-      (
-        await db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
-      ).map((r) => r.id),
-
     /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
     chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
       const [links, closed] = await Promise.all([
@@ -356,8 +346,6 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 /** Who may call what (decision 061). The diagnostic: read by all, carried out by admins and diagnosticians; the guide's choice is anyone's own. */
 export const diagnosticFlowPermissions = {
   candidatesOf: 'signedIn',
-  closedNamesOf: 'signedIn',
-  outageIdsOf: 'signedIn',
   chosenOutagesOf: 'signedIn',
   proceduresOf: 'signedIn',
   chooseOutages: 'manageOrders',

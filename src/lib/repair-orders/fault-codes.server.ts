@@ -6,7 +6,7 @@ import { t } from '#lib/i18n.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 
 /** `back` is the tab's URL (with its query string); a refusal comes back as the message to show. */
-export async function postFaultCodeReading(astro: AstroGlobal, order: { id: string; faultCodeCount: number }, back: string): Promise<Response | string> {
+export async function postFaultCodeReading(astro: AstroGlobal, order: { orderId: string; faultCodeCount: number }, back: string): Promise<Response | string> {
   const form = await postedForm(astro);
   const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
   if (canRead === null) return astro.redirect(back, 303);
@@ -14,7 +14,7 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { id: stri
   const result = await submitAction(
     astro,
     async () => {
-      await astro.locals.services.faultCodes.setFaultCodeReading(order.id, canRead);
+      await astro.locals.services.faultCodes.setFaultCodeReading(order.orderId, canRead);
       return redirectWithToast(astro, t('faultCodes.flagSaved'), back);
     },
     { fallback: t('errors.repairOrderUpdate'), fields: [] },

@@ -8,7 +8,7 @@ import { modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { readQuery } from '#lib/page-query.ts';
-import { type OrderDraft, saveOrderForm } from './_order-form.ts';
+import { type OrderDraft, saveOrderForm } from '#pages/repair-order/_order-form.ts';
 
 /** `/repair-order?modele=`: a creation opened from a dossier starts with its model. */
 export const querySchema = modelPrefillSchema;

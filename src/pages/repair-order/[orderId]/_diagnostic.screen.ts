@@ -44,7 +44,6 @@ import {
 } from '#lib/repair-orders/diagnostic-page.ts';
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { orderMeasureSchema } from '#lib/repair-orders/measures.ts';
-import { shownOutage } from '#server/repair-orders/closed-names.ts';
 import { databaseRefusal } from '#server/db/errors.ts';
 import { DomainError, refuse } from '#server/errors.ts';
 import { isUuid } from '#lib/ids.ts';
@@ -97,9 +96,8 @@ export function refuseSkippedStep(astro: AstroGlobal, order: Pick<DiagnosticOrde
 
 /** The outages retained, as the order shows them (a closed one keeps its names, decision 043), each with its procedures by priority. */
 async function chosenOutagesOf(services: Services, orderId: string) {
-  const [ids, names] = await Promise.all([services.flow.outageIdsOf(orderId), services.flow.closedNamesOf(orderId)]);
-  const outages = (await Promise.all(ids.map((id) => services.gearboxes.getOutage(id)))).filter((o) => !!o);
-  return Promise.all(outages.map(async (outage) => ({ ...shownOutage(outage, names), procedures: await services.procedures.ofOutage(outage.id) })));
+  const outages = await services.flow.chosenOutagesOf(orderId);
+  return Promise.all(outages.map(async (outage) => ({ ...outage, procedures: await services.procedures.ofOutage(outage.id) })));
 }
 
 /** The procedures the order applies, each with the checkpoints it was validated with (none before). */
@@ -215,7 +213,7 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
         : action === 'lecture'
           ? await postFaultCodeReading(
               astro,
-              { id: order.id, faultCodeCount: (await services.faultCodes.faultCodesOf(order.id)).length },
+              { orderId: order.id, faultCodeCount: (await services.faultCodes.faultCodesOf(order.id)).length },
               diagnosticHref(order.id, 'codes'),
             ).then((r) => (r instanceof Response ? r : { status: 400, formError: r }))
           : await postFlow(astro, order, query);

@@ -21,7 +21,7 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { type OrderDraft, orderValues, saveOrderForm } from '../_order-form.ts';
+import { type OrderDraft, orderValues, saveOrderForm } from '#pages/repair-order/_order-form.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
 const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
@@ -264,7 +264,7 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   if (!order || !manages(astro.locals, order)) return null;
   const self = hrefOf(orderId);
   if (action === 'lecture') {
-    const result = await postFaultCodeReading(astro, { id: orderId, faultCodeCount: codes.length }, `${self}?onglet=codes-defaut`);
+    const result = await postFaultCodeReading(astro, { orderId: orderId, faultCodeCount: codes.length }, `${self}?onglet=codes-defaut`);
     return result instanceof Response ? result : { status: 400, formError: result };
   }
   if (action === 'supprimer') {
