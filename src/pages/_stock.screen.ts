@@ -10,7 +10,7 @@ import { formFailureOf, postedForm } from '#lib/forms.server.ts';
 import { CODE_ACTIONS, type CodesDraft, postCodeAction } from '#lib/gearboxes/codes.server.ts';
 import { gearboxTypeLabels, gearboxTypes } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
-import { withinBudget } from '#lib/page-budget.ts';
+import { lastPageIfBeyond, withinBudget } from '#lib/page-budget.ts';
 import { choice, flag, optionalRecordId, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
@@ -249,6 +249,7 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
   // The list is read when the URL names no box.
   const listed = query.itemId === undefined && !codes;
   const filters = stockFilters(query);
+  const pageOf = (page: number) => stock.list({ ...filters, limit: STOCK_PAGE_SIZE, offset: (page - 1) * STOCK_PAGE_SIZE });
   const [item, movements, allCodes, codesModel, models, racks, list, counts, historyCount] = await withinBudget(
     locals,
     Promise.all([
@@ -259,7 +260,7 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
       codes && query.modelId ? modelCodes(gearboxes, query.modelId) : undefined,
       gearboxes.list({ limit: 100, offset: 0 }),
       stock.racks(),
-      listed ? stock.list({ ...filters, limit: STOCK_PAGE_SIZE, offset: (query.page - 1) * STOCK_PAGE_SIZE }) : [],
+      listed ? pageOf(query.page) : [],
       // The current stock's total is the sum of its counts: one pass over the boxes fewer.
       listed && query.view === 'stock' ? stock.counts(filters) : [],
       listed && query.view === 'historique' ? stock.count(filters) : 0,
@@ -267,6 +268,14 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
   );
   const shown = item ? { ...item, movements } : null;
   const total = query.view === 'historique' ? historyCount : counts.reduce((sum, row) => sum + row.n, 0);
+  const {
+    page,
+    pages,
+    rows: items,
+    ignoredPage,
+  } = listed
+    ? await lastPageIfBeyond(locals, { asked: query.page, size: STOCK_PAGE_SIZE, total, rows: list, rowsOf: pageOf })
+    : { page: 1, pages: 1, rows: list, ignoredPage: [] };
   return {
     manage,
     manageCodes: can(role, 'manageGearboxes'),
@@ -278,9 +287,11 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
     codesBase: codesHref(codesModel?.id),
     models: models.map((m) => ({ id: m.id, model: m.model })),
     racks,
-    items: list,
+    items,
     counts,
     total,
-    pages: Math.max(1, Math.ceil(total / STOCK_PAGE_SIZE)),
+    page,
+    pages,
+    ignoredPage,
   };
 }
