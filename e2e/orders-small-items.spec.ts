@@ -39,7 +39,9 @@ test('a bookmarked page past the end of the list shows the last page, and says s
   await expect(page.getByRole('row', { name: /8HP45/ }).first()).toBeVisible();
   // And the stock's.
   await page.goto('/stock?page=99');
-  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText(/^Filtre ignoré : la page « 99 » n'existe pas, la liste en compte \d+\.$/);
+  await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText(
+    /^Filtre ignoré : la page « 99 » n'existe pas, la liste en compte \d+\.$/,
+  );
   await expect(page.getByText('Page 99 sur')).toHaveCount(0);
 });
 
