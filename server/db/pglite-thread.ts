@@ -50,9 +50,12 @@ export class PGliteThread {
   readonly #listeners = new Map<number, (payload: string) => void>();
   #next = 1;
   #stopped: Error | null = null;
+  /** Settles when the thread has ended, whoever ended it (close, a crash). */
+  readonly #exited: Promise<unknown>;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
+    this.#exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.on('message', (reply: Reply) => {
       if (reply.notify !== undefined) return this.#listeners.get(reply.notify)?.(reply.payload ?? '');
       const pending = this.#pending.get(reply.id);
@@ -150,6 +153,11 @@ export class PGliteThread {
 
   async close(): Promise<void> {
     if (!this.#stopped) await this.#call({ op: 'close' });
-    await this.#worker.terminate();
+    // The thread ends by itself once PGlite has closed; held meanwhile, so that a script's last
+    // `await database.close()` does not leave the event loop empty before it has.
+    this.#worker.ref();
+    const late = setTimeout(() => void this.#worker.terminate(), 5_000);
+    await this.#exited;
+    clearTimeout(late);
   }
 }

@@ -109,7 +109,11 @@ async function handle(request: Request): Promise<unknown> {
 
 port.on('message', (request: Request) => {
   handle(request).then(
-    (result) => reply({ id: request.id, result }),
+    (result) => {
+      reply({ id: request.id, result });
+      // Closed: nothing more to answer, the thread ends.
+      if (request.op === 'close') port.close();
+    },
     (error: unknown) => reply({ id: request.id, error: fieldsOf(error) }),
   );
 });
