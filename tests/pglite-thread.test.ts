@@ -1,9 +1,11 @@
 // The embedded database in its own thread (decision 074): the server's thread stays free while a
 // query runs, and the client answers as PGlite did (rows, PostgreSQL's error fields,
 // transactions, notifications).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
@@ -96,5 +98,25 @@ describe('the embedded database in its own thread', () => {
     await database.db.execute(sql`select pg_notify('things_changed', 'two')`);
     await database.ping();
     expect(heard).toEqual(['one']);
+  });
+
+  it('lets a script end once its last step closed the database (npm run db:migrate and the like)', () => {
+    const client = fileURLToPath(new URL('../server/db/client.ts', import.meta.url));
+    const work = mkdtempSync(path.join(tmpdir(), 'atelier-thread-'));
+    const script = path.join(work, 'script.mjs');
+    writeFileSync(
+      script,
+      `const { openDatabase } = await import(${JSON.stringify(client)});
+      const database = await openDatabase({ dataDir: ${JSON.stringify(path.join(work, 'data'))} });
+      // Queries of a request still finishing, sent just after the close: refused.
+      const late = Array.from({ length: 3 }, () => Promise.resolve().then(() => database.ping()).then(() => 'answered', () => 'refused'));
+      await database.close();
+      console.log('closed', (await Promise.all(late)).join(' '));`,
+    );
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+    rmSync(work, { recursive: true, force: true });
+    expect(run.stderr).not.toMatch(/unsettled/);
+    expect(run.stdout.trim()).toBe('closed refused refused refused');
+    expect(run.status).toBe(0);
   });
 });
