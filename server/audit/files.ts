@@ -43,6 +43,6 @@ async function holderOf(tx: Tx, fileId: string, fileName: string) {
   const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
   if (!link) return null;
   // A closed order's files are as closed as the rest of it: refused here as its services refuse them.
-  await openOrder(tx, link.repairOrderId);
-  return { entity: { kind: 'order_file' as const, id: link.id, label: fileName }, parent: await orderOf(tx, link.repairOrderId) };
+  await openOrder(tx, link.orderId);
+  return { entity: { kind: 'order_file' as const, id: link.id, label: fileName }, parent: await orderOf(tx, link.orderId) };
 }

@@ -102,9 +102,9 @@ export function userChanges(
 export { f as fieldLabel };
 
 /** The order an id names, by its number (inside the caller's transaction). */
-export async function orderOf(tx: Executor, repairOrderId: string): Promise<AuditRef> {
-  const [o] = await tx.select({ id: repairOrders.id, number: repairOrders.number }).from(repairOrders).where(eq(repairOrders.id, repairOrderId));
-  return orderRef(o ?? { id: repairOrderId, number: '' });
+export async function orderOf(tx: Executor, orderId: string): Promise<AuditRef> {
+  const [o] = await tx.select({ id: repairOrders.id, number: repairOrders.number }).from(repairOrders).where(eq(repairOrders.id, orderId));
+  return orderRef(o ?? { id: orderId, number: '' });
 }
 
 /** A stored file's name, for the event of its link or its removal. */

@@ -125,7 +125,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       flags.canReadFaultCodes = order.codes.length > 0;
       for (const [i, code] of order.codes.entries()) {
         faultRows.push({
-          repairOrderId: order.id,
+          orderId: order.id,
           errorCodeId: await codeId(order.gearboxModelId, code),
           temporality: pick(rand, ['pre', 'during', 'post'] as const),
           acceleratorLoad: pick(rand, ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge']),
@@ -141,7 +141,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       const id = symptomId.get(name);
       if (id)
         symptomRows.push({
-          repairOrderId: order.id,
+          orderId: order.id,
           symptomId: id,
           actionId: conditionId.get(pick(rand, conditionsOf)) ?? null,
           temporality: 'during',
@@ -162,7 +162,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         const beyond = m.unit === '%' ? Math.min(high - low, 100 - high) * (0.1 + draw * 0.8) : (high - low) * (0.1 + draw * 0.35);
         const value = Math.round((out ? high + beyond : low + (high - low) * (0.15 + draw * 0.7)) * 100) / 100;
         measureRows.push({
-          repairOrderId: order.id,
+          orderId: order.id,
           gearboxMeasureId: m.id,
           name: m.name,
           description: m.description,
@@ -182,13 +182,13 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
           order.outageParts.some((part) => part.toLowerCase().includes(o.component.toLowerCase()) || o.component.toLowerCase().includes(part.toLowerCase())),
         ) ?? [...own].sort((a, b) => (b.rate ?? 0) - (a.rate ?? 0))[0];
       if (confirmed) {
-        outageRows.push({ repairOrderId: order.id, outageId: confirmed.id, position: 1 });
+        outageRows.push({ orderId: order.id, outageId: confirmed.id, position: 1 });
         flags.diagnosticStep = 1;
         if (atLeast(stage, 'procedures')) {
           const first = priorities.filter((p) => p.outageId === confirmed.id).sort((a, b) => a.priority - b.priority)[0];
           const procedureId = first?.procedureId ?? procedures.find((p) => p.modelId === order.gearboxModelId)?.id;
           if (procedureId) {
-            procedureRows.push({ repairOrderId: order.id, procedureId, outageId: first ? confirmed.id : null, position: 1 });
+            procedureRows.push({ orderId: order.id, procedureId, outageId: first ? confirmed.id : null, position: 1 });
             flags.diagnosticStep = atLeast(stage, 'visualised') ? 3 : 2;
             if (stage === 'validated') Object.assign(flags, { validatedAt: new Date(order.updatedAt), validatedById: validator?.id ?? null });
           }
@@ -204,7 +204,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   if (procedureRows.length) await db.insert(orderProcedures).values(procedureRows);
   await seedCurves(
     db,
-    orders.filter((o) => measureRows.some((m) => m.repairOrderId === o.id)),
+    orders.filter((o) => measureRows.some((m) => m.orderId === o.id)),
     deps,
   );
 
@@ -212,8 +212,8 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   // (now and then out of tolerance) and their closing recorded; of the others, some are begun.
   const validated = orders.filter(
     (o) =>
-      outageRows.some((r) => r.repairOrderId === o.id) &&
-      procedureRows.some((r) => r.repairOrderId === o.id) &&
+      outageRows.some((r) => r.orderId === o.id) &&
+      procedureRows.some((r) => r.orderId === o.id) &&
       (o.status === 'CLOSED' || inProgress.indexOf(o) % (stages.length - 1) === stages.length - 2),
   );
   for (const order of validated) {
@@ -221,7 +221,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     const points = await db
       .select({ id: orderCheckpoints.id })
       .from(orderCheckpoints)
-      .where(eq(orderCheckpoints.repairOrderId, order.id))
+      .where(eq(orderCheckpoints.orderId, order.id))
       .orderBy(orderCheckpoints.position);
     const rand = generator(seedOf(`checkpoints ${order.number}`));
     const answered = order.status === 'CLOSED' ? points.length : Math.floor(points.length / 2);
@@ -241,7 +241,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     }
     if (order.status === 'CLOSED') {
       await db.insert(orderEvents).values({
-        repairOrderId: order.id,
+        orderId: order.id,
         kind: 'closed',
         at: new Date(order.updatedAt),
         byUserId: mechanic?.id ?? null,
@@ -275,7 +275,7 @@ async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStor
     const [nok] = await db
       .select({ n: count() })
       .from(orderMeasures)
-      .where(and(eq(orderMeasures.repairOrderId, order.id), eq(orderMeasures.checkResult, 'nok')));
+      .where(and(eq(orderMeasures.orderId, order.id), eq(orderMeasures.checkResult, 'nok')));
     const drifts = nok!.n > 0;
     const fr = (n: number) => (Math.round(n * 100) / 100).toString().replace('.', ',');
     const lines = [
@@ -301,12 +301,12 @@ async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStor
     const [curve] = await db
       .insert(orderCurves)
       .values({
-        repairOrderId: order.id,
+        orderId: order.id,
         description: `Relevé au diagnostic : ${reference.title}`,
         result: drifts ? 'Sort de la bande en fin de relevé' : 'Dans la bande',
         referenceDocumentId: reference.id,
       })
       .returning({ id: orderCurves.id });
-    await db.insert(orderFiles).values({ repairOrderId: order.id, kind: 'curve', curveId: curve!.id, fileId: file.id });
+    await db.insert(orderFiles).values({ orderId: order.id, kind: 'curve', curveId: curve!.id, fileId: file.id });
   }
 }

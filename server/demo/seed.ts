@@ -598,7 +598,7 @@ async function seedOrders(db: Db, models: { id: string; model: string }[], deps:
   });
   // Oldest first, as the workshop numbered them.
   await db.insert(repairOrders).values(rows);
-  const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ repairOrderId: rows[i]!.id, position: j + 1, ...entry })));
+  const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ orderId: rows[i]!.id, position: j + 1, ...entry })));
   if (history.length) await db.insert(interventionHistory).values(history);
   await seedDiagnostics(
     db,

@@ -64,10 +64,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     const [last] = await tx
       .select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` })
       .from(orderProcedures)
-      .where(eq(orderProcedures.repairOrderId, orderId));
+      .where(eq(orderProcedures.orderId, orderId));
     await tx
       .insert(orderProcedures)
-      .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
+      .values({ orderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
       .onConflictDoNothing();
     await setStep(tx, orderId, STEP.procedures);
     await recordChoice(tx, order, 'procedures', before, await chosenProcedures(tx, orderId));
@@ -94,7 +94,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     outageLabels(
       tx,
       (
-        await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
+        await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position))
       ).map((r) => r.id),
     );
   const chosenProcedures = async (tx: Tx, orderId: string) =>
@@ -104,7 +104,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         await tx
           .select({ id: orderProcedures.procedureId })
           .from(orderProcedures)
-          .where(eq(orderProcedures.repairOrderId, orderId))
+          .where(eq(orderProcedures.orderId, orderId))
           .orderBy(asc(orderProcedures.position))
       ).map((r) => r.id),
     );
@@ -165,7 +165,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
     chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
       const [links, closed] = await Promise.all([
-        db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position)),
+        db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position)),
         db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)),
       ]);
       const chosen = (await Promise.all(links.map((l) => gearboxes.getOutage(viewer, l.id)))).filter((o) => !!o);
@@ -174,7 +174,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
     proceduresOf: async (viewer: Viewer, orderId: string) => {
-      const links = await db.select().from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId)).orderBy(asc(orderProcedures.position));
+      const links = await db.select().from(orderProcedures).where(eq(orderProcedures.orderId, orderId)).orderBy(asc(orderProcedures.position));
       if (links.length === 0) return [];
       const rows = await Promise.all(links.map((l) => procedures.get(viewer, l.procedureId)));
       // Once validated, the procedure as it was then; before, as the dossier has it now.
@@ -201,13 +201,13 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           .where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
         if (own.length !== ids.length) throw invalid({ outageIds: t('refusals.outageNotOfModel') });
         const outagesBefore = await chosenOutages(tx, orderId);
-        await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
-        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
+        await tx.delete(orderOutages).where(eq(orderOutages.orderId, orderId));
+        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ orderId: orderId, outageId, position: i + 1 })));
         const dropped = await tx
           .delete(orderProcedures)
           .where(
             and(
-              eq(orderProcedures.repairOrderId, orderId),
+              eq(orderProcedures.orderId, orderId),
               sql`${orderProcedures.outageId} is not null`,
               sql`${orderProcedures.outageId} not in (${sql.join(
                 ids.map((id) => sql`${id}::uuid`),
@@ -244,14 +244,14 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
           );
         if (own.length !== list.length) throw invalid({ procedures: t('refusals.procedureNotOfModel') });
         const chosen = new Set(
-          (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id),
+          (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId))).map((r) => r.id),
         );
         if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: t('refusals.outageNotChosen') });
         const proceduresBefore = await chosenProcedures(tx, orderId);
-        await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
+        await tx.delete(orderProcedures).where(eq(orderProcedures.orderId, orderId));
         await tx
           .insert(orderProcedures)
-          .values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
+          .values(list.map((e, i) => ({ orderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
         await setStep(tx, orderId, STEP.procedures);
         await recordChoice(tx, order, 'procedures', proceduresBefore, await chosenProcedures(tx, orderId));
         return orderId;
@@ -332,10 +332,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const [answered] = await tx
           .select({ n: count() })
           .from(orderCheckpoints)
-          .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
+          .where(and(eq(orderCheckpoints.orderId, orderId), isNotNull(orderCheckpoints.checkResult)));
         if (answered!.n > 0) throw conflict('answered', t('refusals.checkpointsAnswered'));
-        await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
-        await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));
+        await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.orderId, orderId));
+        await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.orderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });
         await record(tx, { action: 'changed', entity: orderRef(order), changes: validatedChange(true, false) });
         return orderId;

@@ -147,12 +147,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       .limit(1);
     if (!user) throw invalid({ 'object.referentId': t('refusals.referentUnknown') });
   }
-  async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
-    await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
+  async function writeHistory(tx: Tx, orderId: string, input: RepairOrderInput) {
+    await tx.delete(interventionHistory).where(eq(interventionHistory.orderId, orderId));
     if (input.history.length)
       await tx
         .insert(interventionHistory)
-        .values(input.history.map((h, i) => ({ repairOrderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
+        .values(input.history.map((h, i) => ({ orderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
   }
 
   const service = {
@@ -197,7 +197,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .where(eq(repairOrders.id, id))
         .limit(1);
       if (!row) return undefined;
-      const history = await db.select().from(interventionHistory).where(eq(interventionHistory.repairOrderId, id)).orderBy(asc(interventionHistory.position));
+      const history = await db.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
       return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: await diagnosticStarted(db, row.order) };
     },
 
@@ -243,7 +243,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           const history = await tx
             .select()
             .from(interventionHistory)
-            .where(eq(interventionHistory.repairOrderId, id))
+            .where(eq(interventionHistory.orderId, id))
             .orderBy(asc(interventionHistory.position));
           await writeHistory(tx, id, input);
           const changes = await orderChanges(tx, { ...current, history }, { ...toRow(input), history: input.history });
@@ -258,7 +258,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
         const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
         if (current?.status === 'CLOSED') throw conflict('closed', t('refusals.orderClosedDelete'));
-        const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
+        const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.orderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound(t('errors.repairOrderLoad'));
         await record(tx, { action: 'deleted', entity: orderRef(deleted) });

@@ -85,9 +85,9 @@ builder.subscriptionField('orderCheckpoints', (t) =>
   t.field({
     type: [Checkpoint],
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    subscribe: (_root, { repairOrderId }, context) => {
+    subscribe: (_root, { repairOrderId: orderId }, context) => {
       const checkpointsOf = context.services.orderProcedure.checkpointsOf;
-      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${repairOrderId}`, () => checkpointsOf(repairOrderId));
+      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${orderId}`, () => checkpointsOf(orderId));
     },
     resolve: (rows: CheckpointRow[]) => rows,
   }),
@@ -102,10 +102,10 @@ builder.subscriptionField('repairOrderStatus', (t) =>
     type: Status,
     nullable: true,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    subscribe: (_root, { repairOrderId }, context) => {
+    subscribe: (_root, { repairOrderId: orderId }, context) => {
       const get = context.services.repairOrders.get;
-      return live(context, ['public.repair_orders'], `repairOrderStatus:${repairOrderId}`, async () => {
-        const order = await get(repairOrderId);
+      return live(context, ['public.repair_orders'], `repairOrderStatus:${orderId}`, async () => {
+        const order = await get(orderId);
         return order ? (order.status as 'IN_PROGRESS' | 'CLOSED') : null;
       });
     },

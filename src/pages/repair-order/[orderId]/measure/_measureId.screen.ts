@@ -49,7 +49,7 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
   if (!orderId || !measureId) return null;
   const { orderMeasures, repairOrders } = locals.services;
   const [row, order] = await withinBudget(locals, Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId)]));
-  if (!row || !order || row.repairOrderId !== order.id) return null;
+  if (!row || !order || row.orderId !== order.id) return null;
   const measure = { ...row, checkResult: row.checkResult as CheckResult | null };
   const closed = order.status === 'CLOSED';
   const role = locals.user?.role;
