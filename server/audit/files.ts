@@ -38,7 +38,7 @@ export async function recordFileChange(tx: Tx, fileId: string, change: FileChang
 async function holderOf(tx: Tx, fileId: string, fileName: string) {
   const [document] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.fileId, fileId));
   if (document) {
-    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await dossierOf(tx, document.gearboxModelId) };
+    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await dossierOf(tx, document.modelId) };
   }
   const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
   if (!link) return null;

@@ -24,16 +24,16 @@ export const userRef = (user: { id: string; displayName: string; email: string |
 });
 
 /** The dossier a model id names, as the model is now (inside the caller's transaction). */
-export async function dossierOf(tx: Executor, gearboxModelId: string): Promise<AuditRef> {
-  const [m] = await tx.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, gearboxModelId));
-  return dossierRef(m ?? { id: gearboxModelId, model: '' });
+export async function dossierOf(tx: Executor, modelId: string): Promise<AuditRef> {
+  const [m] = await tx.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, modelId));
+  return dossierRef(m ?? { id: modelId, model: '' });
 }
 
 type OrderRow = {
   number: string;
   openedOn: string;
   interventionCategory: string;
-  gearboxModelId: string;
+  modelId: string;
   gearboxCode: string;
   referentId: string | null;
   vehicleBrand: string;
@@ -52,7 +52,7 @@ const orderFields: Field<OrderRow>[] = [
   [f('number'), (o) => o.number],
   [f('openedOn'), (o) => formatDate(o.openedOn)],
   [f('category'), (o) => labelOf(fr.labels.interventionCategory, o.interventionCategory)],
-  [f('model'), (o) => o.gearboxModelId],
+  [f('model'), (o) => o.modelId],
   [f('gearboxCode'), (o) => o.gearboxCode],
   [f('referent'), (o) => o.referentId],
   [f('vehicleBrand'), (o) => o.vehicleBrand],

@@ -36,7 +36,7 @@ import {
   users,
 } from '#server/db/schema/index.ts';
 
-type SeededOrder = DemoOrder & { id: string; gearboxModelId: string };
+type SeededOrder = DemoOrder & { id: string; modelId: string };
 
 /** How far an order in progress went, in the order of the diagnostic. */
 const stages = ['none', 'codes', 'symptoms', 'measures', 'outages', 'procedures', 'visualised', 'validated'] as const;
@@ -65,31 +65,31 @@ export type DemoFile = { tmp: string; id: string; name: string; size: number; et
 
 export async function seedDiagnostics(db: Db, orders: SeededOrder[], descriptions: Record<string, string>, deps: { store: FileStore; files: DemoFile[] }) {
   if (orders.length === 0) return;
-  const modelIds = [...new Set(orders.map((o) => o.gearboxModelId))];
+  const modelIds = [...new Set(orders.map((o) => o.modelId))];
   const symptoms = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'symptom'));
   const symptomId = new Map(symptoms.map((s) => [s.name, s.id]));
   // The operating phase is one of the base's conditions (decision 043).
   const conditions = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'condition'));
   const conditionId = new Map(conditions.map((c) => [c.name, c.id]));
   const modelOutages = await db
-    .select({ id: outages.id, modelId: outages.gearboxModelId, component: baseItems.name, rate: outages.occurrenceRate })
+    .select({ id: outages.id, modelId: outages.modelId, component: baseItems.name, rate: outages.occurrenceRate })
     .from(outages)
     .innerJoin(baseItems, eq(baseItems.id, outages.componentId))
-    .where(inArray(outages.gearboxModelId, modelIds));
+    .where(inArray(outages.modelId, modelIds));
   const priorities = await db
     .select({ outageId: outageProcedures.outageId, procedureId: outageProcedures.procedureId, priority: outageProcedures.priority })
     .from(outageProcedures)
     .innerJoin(outages, eq(outages.id, outageProcedures.outageId))
-    .where(inArray(outages.gearboxModelId, modelIds));
+    .where(inArray(outages.modelId, modelIds));
   const procedures = await db
-    .select({ id: repairProcedures.id, modelId: repairProcedures.gearboxModelId })
+    .select({ id: repairProcedures.id, modelId: repairProcedures.modelId })
     .from(repairProcedures)
-    .where(inArray(repairProcedures.gearboxModelId, modelIds));
-  const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.gearboxModelId, modelIds));
+    .where(inArray(repairProcedures.modelId, modelIds));
+  const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.modelId, modelIds));
   const codes = await db
-    .select({ id: errorCodes.id, modelId: errorCodes.gearboxModelId, code: errorCodes.code })
+    .select({ id: errorCodes.id, modelId: errorCodes.modelId, code: errorCodes.code })
     .from(errorCodes)
-    .where(inArray(errorCodes.gearboxModelId, modelIds));
+    .where(inArray(errorCodes.modelId, modelIds));
   const [validator] = await db
     .select({ id: users.id })
     .from(users)
@@ -102,7 +102,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     if (known) return known.id;
     const [row] = await db
       .insert(errorCodes)
-      .values({ gearboxModelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
+      .values({ modelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
       .returning({ id: errorCodes.id });
     codes.push({ id: row!.id, modelId, code });
     return row!.id;
@@ -126,7 +126,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       for (const [i, code] of order.codes.entries()) {
         faultRows.push({
           orderId: order.id,
-          errorCodeId: await codeId(order.gearboxModelId, code),
+          errorCodeId: await codeId(order.modelId, code),
           temporality: pick(rand, ['pre', 'during', 'post'] as const),
           acceleratorLoad: pick(rand, ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge']),
           bvaMode: pick(rand, ['D', 'D', 'S (sport)', 'M (manuel)']),
@@ -149,7 +149,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         });
     }
     if (atLeast(stage, 'measures')) {
-      const own = measures.filter((m) => m.gearboxModelId === order.gearboxModelId);
+      const own = measures.filter((m) => m.modelId === order.modelId);
       flags.measuresDone = own.length > 0;
       for (const m of own.slice(0, 3)) {
         const low = m.minimum ?? 0;
@@ -175,7 +175,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       }
     }
     if (atLeast(stage, 'outages')) {
-      const own = modelOutages.filter((o) => o.modelId === order.gearboxModelId);
+      const own = modelOutages.filter((o) => o.modelId === order.modelId);
       // The outage whose part the workshop found at fault, else the likeliest of the dossier.
       const confirmed =
         own.find((o) =>
@@ -186,7 +186,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         flags.diagnosticStep = 1;
         if (atLeast(stage, 'procedures')) {
           const first = priorities.filter((p) => p.outageId === confirmed.id).sort((a, b) => a.priority - b.priority)[0];
-          const procedureId = first?.procedureId ?? procedures.find((p) => p.modelId === order.gearboxModelId)?.id;
+          const procedureId = first?.procedureId ?? procedures.find((p) => p.modelId === order.modelId)?.id;
           if (procedureId) {
             procedureRows.push({ orderId: order.id, procedureId, outageId: first ? confirmed.id : null, position: 1 });
             flags.diagnosticStep = atLeast(stage, 'visualised') ? 3 : 2;
@@ -259,14 +259,14 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
  */
 async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStore; files: DemoFile[] }) {
   const references = await db
-    .select({ id: gearboxDocuments.id, modelId: gearboxDocuments.gearboxModelId, fileId: gearboxDocuments.fileId, title: gearboxDocuments.title })
+    .select({ id: gearboxDocuments.id, modelId: gearboxDocuments.modelId, fileId: gearboxDocuments.fileId, title: gearboxDocuments.title })
     .from(gearboxDocuments)
-    .where(and(eq(gearboxDocuments.category, 'reference-curve'), inArray(gearboxDocuments.gearboxModelId, [...new Set(orders.map((o) => o.gearboxModelId))])));
+    .where(and(eq(gearboxDocuments.category, 'reference-curve'), inArray(gearboxDocuments.modelId, [...new Set(orders.map((o) => o.modelId))])));
   const [uploader] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'diagnostic@demo.local'));
   if (!uploader) return;
   for (const [i, order] of orders.entries()) {
     if (i % 2 === 1) continue;
-    const reference = references.find((r) => r.modelId === order.gearboxModelId);
+    const reference = references.find((r) => r.modelId === order.modelId);
     // The reference's bytes are not in the store yet (they move after the commit): read the pending file.
     const pending = reference && deps.files.find((f) => f.id === reference.fileId);
     const parsed = pending ? parseCurve(readFileSync(pending.tmp, 'utf8')) : null;

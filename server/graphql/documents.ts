@@ -27,7 +27,7 @@ const StoredFile = builder.objectRef<DocumentRow['file']>('stored_files').implem
 const Document = builder.objectRef<DocumentRow>('gearbox_documents').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    gearboxModelId: t.expose('modelId', { type: 'uuid' }),
     outageId: t.expose('outageId', { type: 'uuid', nullable: true }),
     measureId: t.expose('measureId', { type: 'uuid', nullable: true }),
     category: t.field({ type: Category, resolve: (row) => row.category as DocumentCategory }),
@@ -62,7 +62,7 @@ builder.mutationField('insertGearboxDocument', (t) =>
     args: { object: t.arg({ type: DocumentInput, required: true }) },
     resolve: (_root, { object }, context) =>
       context.services.documents.insert(
-        object,
+        { modelId: object.gearboxModelId, outageId: object.outageId, measureId: object.measureId },
         object.fileId,
         parse(documentSchema, { category: object.category, title: object.title, comment: object.comment }, 'object'),
       ),

@@ -244,7 +244,7 @@ const BaseRef = builder.objectRef<{ id: string; name: string }>('base_item_ref')
 export const OutageType = builder.objectRef<OutageRow>('outages').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    gearboxModelId: t.expose('modelId', { type: 'uuid' }),
     component: t.field({ type: BaseRef, resolve: (row) => row.component }),
     outageType: t.field({ type: BaseRef, resolve: (row) => row.outageType }),
     description: t.exposeString('description'),

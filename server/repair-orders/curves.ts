@@ -42,7 +42,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       .innerJoin(files, eq(files.id, orderFiles.fileId));
 
   /** A chosen document must be one of the order's model, of the category the field asks for. */
-  async function checkDocuments(tx: Tx, gearboxModelId: string, input: OrderCurveInput) {
+  async function checkDocuments(tx: Tx, modelId: string, input: OrderCurveInput) {
     const wanted = [
       [input.referenceDocumentId, 'reference-curve', 'object.referenceDocumentId', t('curves.wrongReference')],
       [input.measureProcedureDocumentId, 'measure-procedure', 'object.measureProcedureDocumentId', t('curves.wrongProcedure')],
@@ -50,10 +50,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     for (const [id, category, field, message] of wanted) {
       if (!id) continue;
       const [doc] = await tx
-        .select({ modelId: gearboxDocuments.gearboxModelId, category: gearboxDocuments.category })
+        .select({ modelId: gearboxDocuments.modelId, category: gearboxDocuments.category })
         .from(gearboxDocuments)
         .where(eq(gearboxDocuments.id, id));
-      if (doc?.modelId !== gearboxModelId || doc.category !== category) throw invalid({ [field]: message });
+      if (doc?.modelId !== modelId || doc.category !== category) throw invalid({ [field]: message });
     }
   }
 
@@ -144,7 +144,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     insertCurve: (_viewer: Viewer, orderId: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
         const order = await openOrder(tx, orderId);
-        await checkDocuments(tx, order.gearboxModelId, input);
+        await checkDocuments(tx, order.modelId, input);
         const [row] = await tx
           .insert(orderCurves)
           .values({ orderId, ...valuesOf(input) })
@@ -162,7 +162,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     updateCurve: (_viewer: Viewer, id: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
         const { order, curve } = await openCurve(tx, id);
-        await checkDocuments(tx, order.gearboxModelId, input);
+        await checkDocuments(tx, order.modelId, input);
         await tx.update(orderCurves).set(valuesOf(input)).where(eq(orderCurves.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
         const changes = changesOf(curve, valuesOf(input), curveFields);

@@ -26,18 +26,18 @@ export function createFaultCodesService(deps: { db: Db }) {
   const { db } = deps;
 
   /** The model's error code of that name; a new one joins the dossier with its description. */
-  async function errorCodeOf(tx: Tx, gearboxModelId: string, input: FaultCodeInput) {
+  async function errorCodeOf(tx: Tx, modelId: string, input: FaultCodeInput) {
     const [known] = await tx
       .select({ id: errorCodes.id })
       .from(errorCodes)
-      .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
+      .where(and(eq(errorCodes.modelId, modelId), sql`upper(${errorCodes.code}) = ${input.code}`));
     if (known) return known.id;
     if (!input.description) throw invalid({ 'object.description': t('faultCodes.newCodeDescription') });
-    const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
+    const [created] = await tx.insert(errorCodes).values({ modelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
     await record(tx, {
       action: 'created',
       entity: { kind: 'error_code', id: created!.id, label: input.code },
-      parent: await dossierOf(tx, gearboxModelId),
+      parent: await dossierOf(tx, modelId),
       changes: [{ field: fieldLabel('description'), before: '', after: input.description }],
     });
     return created!.id;
@@ -93,7 +93,7 @@ export function createFaultCodesService(deps: { db: Db }) {
           const order = await openOrder(tx, orderId);
           if (order.canReadFaultCodes !== true) throw conflict('reading-off', t('faultCodes.readingRequired'));
           const conditions = await resolveConditions(tx, input);
-          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
+          const errorCodeId = await errorCodeOf(tx, order.modelId, input);
           const [row] = await tx
             .insert(orderFaultCodes)
             .values({ orderId, errorCodeId, ...conditions.columns })
@@ -116,7 +116,7 @@ export function createFaultCodesService(deps: { db: Db }) {
           if (!current) throw notFound(t('refusals.faultCodeNotFound'));
           const order = await openOrder(tx, current.orderId);
           const conditions = await resolveConditions(tx, input);
-          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
+          const errorCodeId = await errorCodeOf(tx, order.modelId, input);
           await tx
             .update(orderFaultCodes)
             .set({ errorCodeId, ...conditions.columns })

@@ -120,7 +120,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
      * and the dossier's rates rank the outages.
      */
     candidatesOf: async (viewer: Viewer, orderId: string): Promise<OutageCandidate[]> => {
-      const [order] = await db.select({ modelId: repairOrders.gearboxModelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
+      const [order] = await db.select({ modelId: repairOrders.modelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
       if (!order) return [];
       const evidence = await queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
         db,
@@ -198,7 +198,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const own = await tx
           .select({ id: outages.id })
           .from(outages)
-          .where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
+          .where(and(inArray(outages.id, ids), eq(outages.modelId, order.modelId)));
         if (own.length !== ids.length) throw invalid({ outageIds: t('refusals.outageNotOfModel') });
         const outagesBefore = await chosenOutages(tx, orderId);
         await tx.delete(orderOutages).where(eq(orderOutages.orderId, orderId));
@@ -239,7 +239,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
                 repairProcedures.id,
                 list.map((e) => e.procedureId),
               ),
-              eq(repairProcedures.gearboxModelId, order.gearboxModelId),
+              eq(repairProcedures.modelId, order.modelId),
             ),
           );
         if (own.length !== list.length) throw invalid({ procedures: t('refusals.procedureNotOfModel') });
@@ -264,7 +264,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const [own] = await tx
           .select({ id: repairProcedures.id })
           .from(repairProcedures)
-          .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
+          .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.modelId, order.modelId)));
         if (!own) throw invalid({ procedureId: t('refusals.procedureNotOfModel') });
         await append(tx, order, procedureId);
         return orderId;
@@ -275,7 +275,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       db
         .transaction(async (tx) => {
           const order = await openAtStep(tx, orderId, { needs: STEP.outages });
-          const procedureId = await insertProcedureIn(tx, order.gearboxModelId, input);
+          const procedureId = await insertProcedureIn(tx, order.modelId, input);
           await append(tx, order, procedureId);
           return procedureId;
         })

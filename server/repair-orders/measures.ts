@@ -138,8 +138,8 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         const order = await openOrder(tx, orderId);
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
         if (input.gearboxMeasureId) {
-          const [known] = await tx.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
-          if (known?.m !== order.gearboxModelId) throw invalid({ 'object.gearboxMeasureId': t('orderMeasures.unknownMeasure') });
+          const [known] = await tx.select({ m: gearboxMeasures.modelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
+          if (known?.m !== order.modelId) throw invalid({ 'object.gearboxMeasureId': t('orderMeasures.unknownMeasure') });
         }
         const [row] = await tx
           .insert(orderMeasures)
@@ -169,7 +169,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         const dossier = await tx
           .select()
           .from(gearboxMeasures)
-          .where(eq(gearboxMeasures.gearboxModelId, order.gearboxModelId))
+          .where(eq(gearboxMeasures.modelId, order.modelId))
           .orderBy(asc(gearboxMeasures.name));
         const missing = dossier.filter((m) => !known.has(m.id));
         if (!missing.length) return 0;

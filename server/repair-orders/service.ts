@@ -89,7 +89,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           sql`upper(${repairOrders.gearboxCode}) like ${pattern}`,
           models.length
             ? inArray(
-                repairOrders.gearboxModelId,
+                repairOrders.modelId,
                 models.map((m) => m.id),
               )
             : undefined,
@@ -100,7 +100,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     if (filter.to) parts.push(lte(repairOrders.openedOn, filter.to));
     if (filter.category) parts.push(eq(repairOrders.interventionCategory, filter.category));
     if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
-    if (filter.modelId) parts.push(eq(repairOrders.gearboxModelId, filter.modelId));
+    if (filter.modelId) parts.push(eq(repairOrders.modelId, filter.modelId));
     return parts.length ? and(...parts) : undefined;
   }
 
@@ -122,7 +122,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     number: input.number,
     openedOn: input.openedOn,
     interventionCategory: input.interventionCategory,
-    gearboxModelId: input.gearboxModelId,
+    modelId: input.gearboxModelId,
     gearboxCode: input.gearboxCode,
     referentId: input.referentId ?? null,
     vehicleBrand: input.vehicleBrand,
@@ -162,7 +162,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       return await db
         .select(listSelection)
         .from(repairOrders)
-        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
+        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
         .where(await whereOf(filter))
         .orderBy(filter.descending ? desc(column) : asc(column), desc(repairOrders.number))
         .limit(filter.limit)
@@ -174,7 +174,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       const where = await whereOf(filter);
       // The model's table only when its type is asked: every order has a model.
       const from = db.select({ n: count() }).from(repairOrders);
-      const rows = await (filter.type ? from.innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId)) : from).where(where);
+      const rows = await (filter.type ? from.innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId)) : from).where(where);
       return rows[0]!.n;
     },
 
@@ -192,7 +192,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           referent: { id: users.id, displayName: users.displayName },
         })
         .from(repairOrders)
-        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
+        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
         .leftJoin(users, eq(users.id, repairOrders.referentId))
         .where(eq(repairOrders.id, id))
         .limit(1);
@@ -231,7 +231,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
           if (!current) throw notFound(t('errors.repairOrderLoad'));
           if (current.status === 'CLOSED') throw conflict('closed', CLOSED);
-          if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
+          if (current.modelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
             throw invalid({ 'object.gearboxModelId': t('repairOrders.modelLocked') }, 'model-locked');
           }
           // One already named keeps their place even if their role has changed since.

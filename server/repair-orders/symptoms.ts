@@ -38,19 +38,19 @@ export function createSymptomsService(deps: { db: Db }) {
   }
 
   /** The model's error code of that text (null for none given, undefined for none of the dossier); unlike a fault code, a symptom never adds one. */
-  async function errorCodeOf(tx: Tx, gearboxModelId: string, code: string) {
+  async function errorCodeOf(tx: Tx, modelId: string, code: string) {
     if (!code) return null;
     const [known] = await tx
       .select({ id: errorCodes.id })
       .from(errorCodes)
-      .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = upper(${code})`));
+      .where(and(eq(errorCodes.modelId, modelId), sql`upper(${errorCodes.code}) = upper(${code})`));
     return known?.id;
   }
 
   /** The symptom, its code and its conditions as the base and the dossier know them; every unknown one refused at once. */
-  async function resolve(tx: Tx, gearboxModelId: string, input: SymptomInput) {
+  async function resolve(tx: Tx, modelId: string, input: SymptomInput) {
     const symptomId = await symptomOf(tx, input.symptom);
-    const errorCodeId = await errorCodeOf(tx, gearboxModelId, input.errorCode);
+    const errorCodeId = await errorCodeOf(tx, modelId, input.errorCode);
     const conditions = await resolveConditions(tx, input, {
       ...(symptomId ? {} : { 'object.symptom': NOT_IN_BASE }),
       ...(errorCodeId === undefined ? { 'object.errorCode': UNKNOWN_CODE } : {}),
@@ -93,7 +93,7 @@ export function createSymptomsService(deps: { db: Db }) {
       db
         .transaction(async (tx) => {
           const order = await openOrder(tx, orderId);
-          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.gearboxModelId, input);
+          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.modelId, input);
           const [row] = await tx
             .insert(orderSymptoms)
             .values({ orderId, symptomId, errorCodeId, ...conditions.columns })
@@ -115,7 +115,7 @@ export function createSymptomsService(deps: { db: Db }) {
           const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
           if (!current) throw notFound(t('symptoms.notFound'));
           const order = await openOrder(tx, current.orderId);
-          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.gearboxModelId, input);
+          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.modelId, input);
           await tx
             .update(orderSymptoms)
             .set({ symptomId, errorCodeId, ...conditions.columns })

@@ -30,7 +30,7 @@ export const repairOrders = pgTable(
     closedOn: date('closed_on'),
     status: text('status').notNull().default('IN_PROGRESS').$type<OrderStatus>(),
     interventionCategory: text('intervention_category').notNull().$type<InterventionCategory>(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     /** As read off the gearbox; not necessarily a code of the dossier. */
@@ -71,7 +71,7 @@ export const repairOrders = pgTable(
     index('repair_orders_number_trgm').using('gin', sql`upper(${t.number}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_gearbox_code_trgm').using('gin', sql`upper(${t.gearboxCode}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_opened_idx').on(t.openedOn),
-    index('repair_orders_model_idx').on(t.gearboxModelId, t.openedOn),
+    index('repair_orders_model_idx').on(t.modelId, t.openedOn),
   ],
 );
 

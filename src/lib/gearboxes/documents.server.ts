@@ -5,7 +5,7 @@ import { formFailureOf, isPostedFile, storeAndLink } from '#lib/forms.server.ts'
 import { t } from '#lib/i18n.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 
-export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
+export type DocumentOwner = { modelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
 
 /** Reads the form; returns null when the file was linked, or what to show again. */

@@ -237,13 +237,13 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
           : view === 'mesures'
             ? (['measure-procedure'] as const)
             : (['gearbox-technical-drawing', 'gearbox-manufacturer-information', 'gearbox-scrapyard-file'] as const);
-      refused.documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId }, categories);
+      refused.documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId }, categories);
       if (!refused.documentDraft) return redirectWithToast(astro, t('documents.added'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
     } else if (action === 'supprimer-fichier') {
       // Only one of the model's own documents (not an outage's or a measure's).
       const { id: documentId } = formValues(await postedForm(astro), ['id']);
       const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
-      if (document && document.gearboxModelId === modelId && !document.outageId && !document.measureId) {
+      if (document && document.modelId === modelId && !document.outageId && !document.measureId) {
         await documents.remove(documentId);
         return redirectWithToast(astro, t('documents.deleted'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
       }

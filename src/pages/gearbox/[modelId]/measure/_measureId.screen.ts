@@ -43,7 +43,7 @@ export async function load(locals: App.Locals, query: Pick<MeasurePageQuery, 'mo
       measureId ? documents.ofMeasure(measureId) : Promise.resolve([]),
     ]),
   );
-  if (!model || (measureId && measure?.gearboxModelId !== model.id)) return null;
+  if (!model || (measureId && measure?.modelId !== model.id)) return null;
   return {
     model: { id: model.id, model: model.model },
     measure: measure ?? null,
@@ -82,7 +82,7 @@ export async function post(astro: AstroGlobal, page: MeasurePage, query: Measure
   const { measures, documents } = astro.locals.services;
   const measureHref = `/gearbox/${modelId}/measure/${measureId}`;
   if (action === 'joindre' && measureId) {
-    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, measureId }, ['measure-file']);
+    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId, measureId }, ['measure-file']);
     if (!documentDraft) return redirectWithToast(astro, t('documents.added'), `${measureHref}#fichiers-mesure`);
     return { documentDraft, status: 400 };
   }

@@ -50,7 +50,7 @@ export async function load(locals: App.Locals, query: Pick<OutagePageQuery, 'mod
       withForm ? base.list('outage_type') : none,
     ]),
   );
-  if (!model || (outageId && outage?.gearboxModelId !== model.id)) return null;
+  if (!model || (outageId && outage?.modelId !== model.id)) return null;
   return {
     model: { id: model.id, model: model.model, orderCount },
     outage: outage ? { ...outage, procedures: prioritised } : null,
@@ -106,7 +106,7 @@ export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePa
   const { gearboxes, documents, procedures } = astro.locals.services;
   const outageHref = `/gearbox/${modelId}/outage/${outageId}`;
   if (action === 'joindre' && outageId) {
-    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, outageId }, ['outage-file']);
+    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId, outageId }, ['outage-file']);
     if (!documentDraft) return redirectWithToast(astro, t('documents.added'), `${outageHref}#fichiers-panne`);
     return { documentDraft, status: 400 };
   }
