@@ -22,7 +22,7 @@ import { createGearboxesService, gearboxesPermissions } from './gearboxes/servic
 import type { Logger } from './log.ts';
 import { createOrderCurvesService, orderCurvesPermissions } from './repair-orders/curves.ts';
 import { createFaultCodesService, faultCodesPermissions } from './repair-orders/fault-codes.ts';
-import { createDiagnosticFlowService, diagnosticFlowPermissions } from './repair-orders/flow.ts';
+import { createDiagnosticService, diagnosticPermissions } from './repair-orders/diagnostic.ts';
 import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
 import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
 import { createRepairOrdersService, repairOrdersPermissions } from './repair-orders/service.ts';
@@ -73,7 +73,7 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     orderCurves: createOrderCurvesService({ db, files }),
     orderMeasures: createOrderMeasuresService({ db, files }),
     symptoms: createSymptomsService({ db }),
-    flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
+    diagnostic: createDiagnosticService({ db, procedures, gearboxes }),
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),
@@ -95,7 +95,7 @@ export const permissions = {
   orderCurves: orderCurvesPermissions,
   orderMeasures: orderMeasuresPermissions,
   symptoms: symptomsPermissions,
-  flow: diagnosticFlowPermissions,
+  diagnostic: diagnosticPermissions,
   orderProcedure: orderProcedurePermissions,
   audit: auditPermissions,
 } as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };

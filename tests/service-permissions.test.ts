@@ -74,7 +74,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     removeFile: WRITERS,
   },
   symptoms: { symptomsOf: ALL, insertSymptom: WRITERS, updateSymptom: WRITERS, removeSymptom: WRITERS },
-  flow: {
+  diagnostic: {
     candidatesOf: ALL,
     chosenOutagesOf: ALL,
     proceduresOf: ALL,

@@ -13,7 +13,7 @@ import { proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { Db } from '#server/db/client.ts';
 import { generator, pick, seedOf } from './stock.ts';
 import type { DemoOrder } from './orders.ts';
-import { snapshotProcedures } from '#server/repair-orders/flow.ts';
+import { snapshotProcedures } from '#server/repair-orders/diagnostic.ts';
 import {
   baseItems,
   errorCodes,

@@ -105,7 +105,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   }
 
   /** Has the diagnostic begun? Then the model is kept (SPEC §4). */
-  /** Any answer, symptom, curve, imported file or flow step means the diagnostic has begun. */
+  /** Any answer, symptom, curve, imported file or diagnostic step means the diagnostic has begun. */
   const diagnosticStarted = async (
     q: Pick<Db, 'execute'>,
     row: { id: string; canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number },
@@ -240,11 +240,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
             .update(repairOrders)
             .set({ ...toRow(input), updatedAt: new Date() })
             .where(eq(repairOrders.id, id));
-          const history = await tx
-            .select()
-            .from(interventionHistory)
-            .where(eq(interventionHistory.orderId, id))
-            .orderBy(asc(interventionHistory.position));
+          const history = await tx.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
           await writeHistory(tx, id, input);
           const changes = await orderChanges(tx, { ...current, history }, { ...toRow(input), history: input.history });
           if (changes.length) await record(tx, { action: 'changed', entity: orderRef({ id, number: input.number }), changes });

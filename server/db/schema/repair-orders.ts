@@ -49,7 +49,7 @@ export const repairOrders = pgTable(
     canReadFaultCodes: boolean('can_read_fault_codes'),
     /** SPEC §3: were measures taken; null until the diagnostic says. */
     measuresDone: boolean('measures_done'),
-    /** How far the diagnostic flow went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
+    /** How far the diagnostic steps went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
     diagnosticStep: integer('diagnostic_step').notNull().default(0),
     /** Set when the diagnostic is validated: the procedures are then the mechanics' to follow. */
     validatedAt: timestamp('validated_at', { withTimezone: true }),

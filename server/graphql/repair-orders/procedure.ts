@@ -5,7 +5,7 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, orderEventKinds, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import type { OrderProcedureService } from '#server/repair-orders/procedure.ts';
 import { builder } from '#server/graphql/builder.ts';
-import { OrderProcedure } from './flow.ts';
+import { OrderProcedure } from './diagnostic.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { live } from '#server/graphql/live.ts';
 import { CheckResultType } from './measures.ts';

@@ -59,7 +59,7 @@ export function orderTabList(orderId: string | null, role: Role | undefined) {
   return [
     { id: 'general', label: t('repairOrders.general'), href: self },
     { id: 'codes-defaut', label: t('repairOrders.faultCodes'), href: `${self}?onglet=codes-defaut` },
-    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnosticFlow.title'), href: `${self}/diagnostic` }] : []),
+    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnosticSteps.title'), href: `${self}/diagnostic` }] : []),
     { id: 'historique', label: t('repairOrders.history'), href: `${self}?onglet=historique` },
     { id: 'informations-techniques', label: t('repairOrders.technical'), href: `${self}?onglet=informations-techniques` },
     { id: 'procedure', label: t('repairOrders.procedureTab'), href: `${self}?onglet=procedure` },

@@ -76,7 +76,7 @@ const checkpointOf = (row: Awaited<ReturnType<Services['orderProcedure']['checkp
 /** The repair procedure once validated: the procedures with their checkpoints, closings and reopenings. */
 async function procedureOf(services: Services, orderId: string) {
   const [procedures, checkpoints, events] = await Promise.all([
-    services.flow.proceduresOf(orderId),
+    services.diagnostic.proceduresOf(orderId),
     services.orderProcedure.checkpointsOf(orderId),
     services.orderProcedure.eventsOf(orderId),
   ]);

@@ -72,7 +72,7 @@ async function curvesOf(locals: App.Locals, curves: OrderCurves): Promise<Report
 /** The report of an order, or null when the id is malformed or names no order. */
 export async function load(locals: App.Locals, { orderId }: ReportQuery): Promise<Report | null> {
   if (!orderId) return null;
-  const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, flow, orderProcedure } = locals.services;
+  const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, diagnostic, orderProcedure } = locals.services;
   const [order, codes, seen, measures, curves, outages, procedures, events] = await withinBudget(
     locals,
     Promise.all([
@@ -81,8 +81,8 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       symptoms.symptomsOf(orderId),
       orderMeasures.measuresOf(orderId),
       orderCurves.curvesOf(orderId),
-      flow.chosenOutagesOf(orderId),
-      flow
+      diagnostic.chosenOutagesOf(orderId),
+      diagnostic
         .proceduresOf(orderId)
         .then((links) => Promise.all(links.map(async (p) => ({ ...p, checkpoints: await orderProcedure.checkpointsOfProcedure(p.id) })))),
       orderProcedure.eventsOf(orderId),

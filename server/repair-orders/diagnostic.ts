@@ -1,4 +1,4 @@
-// The diagnostic flow of a repair order (SPEC §2.7, §4): choose the outages, choose the repair
+// The diagnostic steps of a repair order (SPEC §2.7, §4): choose the outages, choose the repair
 // procedures to apply, add one if needed, visualise, validate. Each step needs the one before it
 // (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
 // sharing this order's fault codes and symptoms turned out to have.
@@ -21,7 +21,7 @@ import { fieldLabel, orderRef, outageLabels, procedureNames } from '#server/audi
 
 type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
 
-export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
+export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 
 export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
 const VALIDATED = t('refusals.diagnosticValidated');
@@ -54,7 +54,7 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticFlowService(deps: { db: Db; procedures: ProceduresService; gearboxes: GearboxesService }) {
+export function createDiagnosticService(deps: { db: Db; procedures: ProceduresService; gearboxes: GearboxesService }) {
   const { db, procedures, gearboxes } = deps;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
@@ -93,9 +93,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
   const chosenOutages = async (tx: Tx, orderId: string) =>
     outageLabels(
       tx,
-      (
-        await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position))
-      ).map((r) => r.id),
+      (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position))).map(
+        (r) => r.id,
+      ),
     );
   const chosenProcedures = async (tx: Tx, orderId: string) =>
     procedureNames(
@@ -243,9 +243,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
             ),
           );
         if (own.length !== list.length) throw invalid({ procedures: t('refusals.procedureNotOfModel') });
-        const chosen = new Set(
-          (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId))).map((r) => r.id),
-        );
+        const chosen = new Set((await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId))).map((r) => r.id));
         if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: t('refusals.outageNotChosen') });
         const proceduresBefore = await chosenProcedures(tx, orderId);
         await tx.delete(orderProcedures).where(eq(orderProcedures.orderId, orderId));
@@ -344,7 +342,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 }
 
 /** Who may call what (decision 061). The diagnostic: read by all, carried out by admins and diagnosticians; the guide's choice is anyone's own. */
-export const diagnosticFlowPermissions = {
+export const diagnosticPermissions = {
   candidatesOf: 'signedIn',
   chosenOutagesOf: 'signedIn',
   proceduresOf: 'signedIn',
@@ -357,4 +355,4 @@ export const diagnosticFlowPermissions = {
   guideHidden: 'signedIn',
   setGuideHidden: 'manageOrders',
   reopen: 'manageOrders',
-} as const satisfies PermissionTable<DiagnosticFlowService>;
+} as const satisfies PermissionTable<DiagnosticService>;
