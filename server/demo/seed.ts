@@ -424,16 +424,12 @@ async function seedOutagesAndProcedures(db: Db, dossiers: SeededDossier[]) {
       procedures: procedures.map((name) => `${d.modelId}|${name}`),
     })),
   );
-  const procedureRows = dossiers.flatMap((d) =>
-    d.procedures.map((p) => ({ id: randomUUID(), modelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })),
-  );
+  const procedureRows = dossiers.flatMap((d) => d.procedures.map((p) => ({ id: randomUUID(), modelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })));
   const outagesAdded = (await isEmpty(db, outages)) && outageRows.length > 0;
   if (outagesAdded) await db.insert(outages).values(outageRows.map(({ procedures: _p, ...row }) => row));
   const proceduresAdded = (await isEmpty(db, repairProcedures)) && procedureRows.length > 0;
   if (proceduresAdded) {
-    await db
-      .insert(repairProcedures)
-      .values(procedureRows.map(({ id, modelId, name, description, steps }) => ({ id, modelId, name, description, steps })));
+    await db.insert(repairProcedures).values(procedureRows.map(({ id, modelId, name, description, steps }) => ({ id, modelId, name, description, steps })));
     await db
       .insert(procedureCheckpoints)
       .values(procedureRows.flatMap((p) => p.checkpoints.map(([name, description], i) => ({ procedureId: p.id, position: i + 1, name, description }))));

@@ -94,8 +94,7 @@ export function createProceduresService(deps: { db: Db }) {
 
     get: async (_viewer: Viewer, id: string) => (await complete(await db.select().from(repairProcedures).where(eq(repairProcedures.id, id)).limit(1)))[0],
 
-    insert: async (_viewer: Viewer, modelId: string, input: ProcedureInput) =>
-      db.transaction((tx) => insertProcedureIn(tx, modelId, input)).catch(nameTaken),
+    insert: async (_viewer: Viewer, modelId: string, input: ProcedureInput) => db.transaction((tx) => insertProcedureIn(tx, modelId, input)).catch(nameTaken),
 
     update: async (_viewer: Viewer, id: string, input: ProcedureInput) =>
       db

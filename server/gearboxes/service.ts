@@ -287,8 +287,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
     /** The size of the model's history: its closed orders. */
     orderCountOf: async (_viewer: Viewer, modelId: string) =>
       Number(
-        (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${modelId} and ${CLOSED}`))[0]!
-          .n,
+        (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${modelId} and ${CLOSED}`))[0]!.n,
       ),
 
     insertErrorCode: async (_viewer: Viewer, modelId: string, input: { code: string; description: string }) =>
@@ -316,8 +315,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         return row;
       }),
 
-    outagesOf: (_viewer: Viewer, modelId: string) =>
-      outagesQuery().where(eq(outages.modelId, modelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
+    outagesOf: (_viewer: Viewer, modelId: string) => outagesQuery().where(eq(outages.modelId, modelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
 
     getOutage: async (_viewer: Viewer, id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 

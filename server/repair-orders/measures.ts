@@ -113,10 +113,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
               .from(orderFiles)
               .where(and(eq(orderFiles.orderId, orderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
           ).map((r) => r.fileId);
-          discarded = await tx
-            .delete(orderMeasures)
-            .where(eq(orderMeasures.orderId, orderId))
-            .returning({ id: orderMeasures.id, name: orderMeasures.name });
+          discarded = await tx.delete(orderMeasures).where(eq(orderMeasures.orderId, orderId)).returning({ id: orderMeasures.id, name: orderMeasures.name });
           await dropStoredRows(tx, fileIds);
         }
         await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
@@ -166,11 +163,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           .from(orderMeasures)
           .where(and(eq(orderMeasures.orderId, orderId), isNotNull(orderMeasures.gearboxMeasureId)));
         const known = new Set(taken.map((r) => r.id));
-        const dossier = await tx
-          .select()
-          .from(gearboxMeasures)
-          .where(eq(gearboxMeasures.modelId, order.modelId))
-          .orderBy(asc(gearboxMeasures.name));
+        const dossier = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.modelId, order.modelId)).orderBy(asc(gearboxMeasures.name));
         const missing = dossier.filter((m) => !known.has(m.id));
         if (!missing.length) return 0;
         const added = await tx
@@ -227,17 +220,12 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     attachFile: (_viewer: Viewer, measureId: string, fileId: string, comment = '') =>
       db.transaction(async (tx) => {
         const { current } = await measureOf(tx, measureId);
-        return linkOrderFile(
-          tx,
-          { orderId: current.orderId, kind: MEASURE_FILE, measureId, fileId, comment },
-          (file) => file.bucketId === 'measure',
-          {
-            notFound: t('refusals.fileNotFound'),
-            unsupported: UNSUPPORTED_FORMAT,
-            taken: t('curves.fileTaken'),
-            field: 'fileId',
-          },
-        );
+        return linkOrderFile(tx, { orderId: current.orderId, kind: MEASURE_FILE, measureId, fileId, comment }, (file) => file.bucketId === 'measure', {
+          notFound: t('refusals.fileNotFound'),
+          unsupported: UNSUPPORTED_FORMAT,
+          taken: t('curves.fileTaken'),
+          field: 'fileId',
+        });
       }),
 
     /** The link and the stored file both go. */

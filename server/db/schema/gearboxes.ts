@@ -116,10 +116,7 @@ export const repairProcedures = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    index('repair_procedures_model_idx').on(t.modelId),
-    uniqueIndex('repair_procedures_model_name_key').on(t.modelId, sql`lower(${t.name})`),
-  ],
+  (t) => [index('repair_procedures_model_idx').on(t.modelId), uniqueIndex('repair_procedures_model_name_key').on(t.modelId, sql`lower(${t.name})`)],
 );
 
 export const procedureCheckpoints = pgTable(
