@@ -8,7 +8,7 @@ import type { Db } from '#server/db/client.ts';
 import { files, gearboxDocuments, orderFiles } from '#server/db/schema/index.ts';
 import { openOrder } from '#server/repair-orders/open-order.ts';
 import { type AuditActor, record } from './record.ts';
-import { dossierOf, fieldLabel, orderOf } from './refs.ts';
+import { gearboxModelRefOf, fieldLabel, orderOf } from './refs.ts';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -38,7 +38,7 @@ export async function recordFileChange(tx: Tx, fileId: string, change: FileChang
 async function holderOf(tx: Tx, fileId: string, fileName: string) {
   const [document] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.fileId, fileId));
   if (document) {
-    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await dossierOf(tx, document.modelId) };
+    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await gearboxModelRefOf(tx, document.modelId) };
   }
   const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
   if (!link) return null;

@@ -16,17 +16,17 @@ type Executor = Pick<Db, 'select'>;
 const f = (key: keyof typeof fr.audit.fields) => t(`audit.fields.${key}`);
 
 export const orderRef = (order: { id: string; number: string }): AuditRef => ({ kind: 'repair_order', id: order.id, label: order.number });
-export const dossierRef = (model: { id: string; model: string }): AuditRef => ({ kind: 'gearbox_model', id: model.id, label: model.model });
+export const gearboxModelRef = (model: { id: string; model: string }): AuditRef => ({ kind: 'gearbox_model', id: model.id, label: model.model });
 export const userRef = (user: { id: string; displayName: string; email: string | null }): AuditRef => ({
   kind: 'user',
   id: user.id,
   label: user.displayName ? `${user.displayName} <${user.email ?? ''}>` : (user.email ?? ''),
 });
 
-/** The dossier a model id names, as the model is now (inside the caller's transaction). */
-export async function dossierOf(tx: Executor, modelId: string): Promise<AuditRef> {
+/** The gearbox model an id names, as it is now (inside the caller's transaction). */
+export async function gearboxModelRefOf(tx: Executor, modelId: string): Promise<AuditRef> {
   const [m] = await tx.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, modelId));
-  return dossierRef(m ?? { id: modelId, model: '' });
+  return gearboxModelRef(m ?? { id: modelId, model: '' });
 }
 
 type OrderRow = {

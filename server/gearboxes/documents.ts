@@ -11,9 +11,9 @@ import type { FileStore } from '#server/storage/store.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
-import { dossierOf, fieldLabel } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, fieldLabel } from '#server/audit/refs.ts';
 
-export type DocumentsService = ReturnType<typeof createDocumentsService>;
+export type GearboxDocumentsService = ReturnType<typeof createGearboxDocumentsService>;
 
 const selection = {
   id: gearboxDocuments.id,
@@ -29,7 +29,7 @@ const selection = {
 
 export type DocumentOwner = { modelId: string; outageId?: string | null; measureId?: string | null };
 
-export function createDocumentsService(deps: { db: Db; files: FileStore }) {
+export function createGearboxDocumentsService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
   const query = () => db.select(selection).from(gearboxDocuments).innerJoin(files, eq(files.id, gearboxDocuments.fileId));
 
@@ -85,7 +85,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'created',
             entity: { kind: 'document', id: rows[0]!.id, label: rows[0]!.title },
-            parent: await dossierOf(tx, owner.modelId),
+            parent: await gearboxModelRefOf(tx, owner.modelId),
             changes: [{ field: fieldLabel('file'), before: '', after: file.name }],
           });
           return rows;
@@ -111,7 +111,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'changed',
             entity: { kind: 'document', id, label: row!.title },
-            parent: await dossierOf(tx, row!.modelId),
+            parent: await gearboxModelRefOf(tx, row!.modelId),
             changes,
           });
         return row!.id;
@@ -123,7 +123,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
       const row = await db.transaction(async (tx) => {
         const [deleted] = await tx.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
         if (!deleted) throw notFound(t('refusals.documentNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'document', id, label: deleted.title }, parent: await dossierOf(tx, deleted.modelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'document', id, label: deleted.title }, parent: await gearboxModelRefOf(tx, deleted.modelId) });
         return deleted;
       });
       await deps.files.remove(row.fileId);
@@ -133,7 +133,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
 }
 
 /** Who may call what (decision 061). A dossier's documents: read by all, written by admins and diagnosticians. */
-export const documentsPermissions = {
+export const gearboxDocumentsPermissions = {
   ofModel: 'signedIn',
   ofOutage: 'signedIn',
   ofMeasure: 'signedIn',
@@ -141,4 +141,4 @@ export const documentsPermissions = {
   insert: 'manageGearboxes',
   update: 'manageGearboxes',
   remove: 'manageGearboxes',
-} as const satisfies PermissionTable<DocumentsService>;
+} as const satisfies PermissionTable<GearboxDocumentsService>;

@@ -10,7 +10,7 @@ import type { FileStore } from '#server/storage/store.ts';
 import { notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
-import { dossierOf, measureFields } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, measureFields } from '#server/audit/refs.ts';
 
 export type MeasuresService = ReturnType<typeof createMeasuresService>;
 
@@ -34,7 +34,7 @@ export function createMeasuresService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'created',
             entity: { kind: 'gearbox_measure', id: row!.id, label: row!.name },
-            parent: await dossierOf(tx, modelId),
+            parent: await gearboxModelRefOf(tx, modelId),
             changes: changesOf(null, row!, measureFields),
           });
           return row!;
@@ -58,7 +58,7 @@ export function createMeasuresService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'changed',
             entity: { kind: 'gearbox_measure', id, label: row!.name },
-            parent: await dossierOf(tx, row!.modelId),
+            parent: await gearboxModelRefOf(tx, row!.modelId),
             changes,
           });
         return row!;
@@ -73,7 +73,7 @@ export function createMeasuresService(deps: { db: Db; files: FileStore }) {
         await record(tx, {
           action: 'deleted',
           entity: { kind: 'gearbox_measure', id, label: deleted.name },
-          parent: await dossierOf(tx, deleted.modelId),
+          parent: await gearboxModelRefOf(tx, deleted.modelId),
         });
         return deleted;
       });

@@ -9,7 +9,7 @@ import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repai
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record, type Field } from '#server/audit/record.ts';
-import { dossierOf, fieldLabel, outageEvent, procedureNames } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, fieldLabel, outageEvent, procedureNames } from '#server/audit/refs.ts';
 
 type Described = { name: string; description: string; steps: string[]; checkpoints: string[] };
 const procedureFields: Field<Described>[] = [
@@ -58,7 +58,7 @@ export async function insertProcedureIn(tx: Tx, modelId: string, input: Procedur
   await record(tx, {
     action: 'created',
     entity: { kind: 'procedure', id: row!.id, label: row!.name },
-    parent: await dossierOf(tx, modelId),
+    parent: await gearboxModelRefOf(tx, modelId),
     changes: changesOf(null, { ...row!, checkpoints: input.checkpoints.map((c) => c.name) }, procedureFields),
   });
   return row!.id;
@@ -121,7 +121,7 @@ export function createProceduresService(deps: { db: Db }) {
             await record(tx, {
               action: 'changed',
               entity: { kind: 'procedure', id, label: row.name },
-              parent: await dossierOf(tx, row.modelId),
+              parent: await gearboxModelRefOf(tx, row.modelId),
               changes,
             });
           return id;
@@ -140,7 +140,7 @@ export function createProceduresService(deps: { db: Db }) {
         if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
         if (!row) throw notFound(t('refusals.procedureNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'procedure', id, label: row.name }, parent: await dossierOf(tx, row.modelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'procedure', id, label: row.name }, parent: await gearboxModelRefOf(tx, row.modelId) });
         return row;
       }),
 
@@ -190,7 +190,7 @@ export function createProceduresService(deps: { db: Db }) {
           await record(tx, {
             action: 'changed',
             entity,
-            parent: await dossierOf(tx, outage.modelId),
+            parent: await gearboxModelRefOf(tx, outage.modelId),
             changes: [{ field: fieldLabel('procedures'), before: b, after: a }],
           });
         }

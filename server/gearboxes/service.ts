@@ -28,7 +28,7 @@ import { pgCode } from '#server/db/errors.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
-import { dossierOf, dossierRef, fieldLabel, modelChanges, outageEvent } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, gearboxModelRef, fieldLabel, modelChanges, outageEvent } from '#server/audit/refs.ts';
 
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
@@ -36,7 +36,7 @@ const CLOSED = sql`r.status = 'CLOSED'`;
 /** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
 const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
-export type GearboxesService = ReturnType<typeof createGearboxesService>;
+export type GearboxModelsService = ReturnType<typeof createGearboxModelsService>;
 /** `modelId`: that model and the models derived from it (SPEC §2.8, filter by model). */
 export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null; modelId?: string | null };
 
@@ -73,7 +73,7 @@ const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear 
 const componentItems = alias(baseItems, 'component_items');
 const typeItems = alias(baseItems, 'type_items');
 
-export function createGearboxesService(deps: { db: Db; files: FileStore }) {
+export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
 
   const outagesQuery = () =>
@@ -175,7 +175,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       return db
         .transaction(async (tx) => {
           const [row] = await tx.insert(gearboxModels).values(toRow(input)).returning();
-          await record(tx, { action: 'created', entity: dossierRef(row!), changes: await modelChanges(tx, null, row!) });
+          await record(tx, { action: 'created', entity: gearboxModelRef(row!), changes: await modelChanges(tx, null, row!) });
           return row!;
         })
         .catch(taken);
@@ -193,7 +193,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
             .where(eq(gearboxModels.id, id))
             .returning();
           const changes = await modelChanges(tx, before, row!);
-          if (changes.length) await record(tx, { action: 'changed', entity: dossierRef(row!), changes });
+          if (changes.length) await record(tx, { action: 'changed', entity: gearboxModelRef(row!), changes });
           return row!;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
@@ -224,7 +224,11 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
             .insert(doctorCodes)
             .values({ modelId, ...input })
             .returning();
-          await record(tx, { action: 'created', entity: { kind: 'gearbox_code', id: row!.id, label: row!.code }, parent: await dossierOf(tx, modelId) });
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'gearbox_code', id: row!.id, label: row!.code },
+            parent: await gearboxModelRefOf(tx, modelId),
+          });
           return row!;
         })
         .catch(codeTaken),
@@ -236,7 +240,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         if (used) throw conflict('code-used', t('errors.codeUsed'));
         const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_code', id, label: row.code }, parent: await dossierOf(tx, row.modelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_code', id, label: row.code }, parent: await gearboxModelRefOf(tx, row.modelId) });
         return row;
       }),
 
@@ -248,7 +252,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'created',
             entity: { kind: 'gearbox_code', id: row!.id, label: `${doctor!.code} / ${code}` },
-            parent: await dossierOf(tx, doctor!.modelId),
+            parent: await gearboxModelRefOf(tx, doctor!.modelId),
           });
           return row!;
         })
@@ -263,7 +267,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         await record(tx, {
           action: 'deleted',
           entity: { kind: 'gearbox_code', id, label: `${doctor!.code} / ${row.code}` },
-          parent: await dossierOf(tx, doctor!.modelId),
+          parent: await gearboxModelRefOf(tx, doctor!.modelId),
         });
         return row;
       }),
@@ -300,7 +304,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'created',
             entity: { kind: 'error_code', id: row!.id, label: row!.code },
-            parent: await dossierOf(tx, modelId),
+            parent: await gearboxModelRefOf(tx, modelId),
             changes: [{ field: fieldLabel('description'), before: '', after: row!.description }],
           });
           return row!;
@@ -311,7 +315,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       db.transaction(async (tx) => {
         const [row] = await tx.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'error_code', id, label: row.code }, parent: await dossierOf(tx, row.modelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'error_code', id, label: row.code }, parent: await gearboxModelRefOf(tx, row.modelId) });
         return row;
       }),
 
@@ -335,7 +339,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
               averageMileage: input.averageMileage ?? null,
             })
             .returning();
-          await record(tx, { action: 'created', ...(await outageEvent(tx, row!.id, null, row!)), parent: await dossierOf(tx, modelId) });
+          await record(tx, { action: 'created', ...(await outageEvent(tx, row!.id, null, row!)), parent: await gearboxModelRefOf(tx, modelId) });
           return row!.id;
         })
         .catch((error: unknown) => {
@@ -362,7 +366,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           .where(eq(outages.id, id))
           .returning();
         const event = await outageEvent(tx, id, before, row!);
-        if (event.changes.length) await record(tx, { action: 'changed', ...event, parent: await dossierOf(tx, row!.modelId) });
+        if (event.changes.length) await record(tx, { action: 'changed', ...event, parent: await gearboxModelRefOf(tx, row!.modelId) });
         return row!.id;
       });
     },
@@ -376,7 +380,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         const [deleted] = await tx.delete(outages).where(eq(outages.id, id)).returning();
         if (!deleted) throw notFound(t('refusals.outageNotFound'));
         const { entity } = await outageEvent(tx, id, null, deleted);
-        await record(tx, { action: 'deleted', entity, parent: await dossierOf(tx, deleted.modelId) });
+        await record(tx, { action: 'deleted', entity, parent: await gearboxModelRefOf(tx, deleted.modelId) });
         return deleted;
       });
       // The links went with the outage; the stored files go once it is gone (a refusal keeps them).
@@ -416,7 +420,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       const row = await db
         .transaction(async (tx) => {
           const [deleted] = await tx.delete(gearboxModels).where(eq(gearboxModels.id, id)).returning();
-          if (deleted) await record(tx, { action: 'deleted', entity: dossierRef(deleted) });
+          if (deleted) await record(tx, { action: 'deleted', entity: gearboxModelRef(deleted) });
           return deleted;
         })
         .catch((error: unknown) => {
@@ -431,7 +435,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
 }
 
 /** Who may call what (decision 061). Technical dossiers: read by all, written by admins and diagnosticians (SPEC §2.1, §6). */
-export const gearboxesPermissions = {
+export const gearboxModelsPermissions = {
   list: 'signedIn',
   count: 'signedIn',
   get: 'signedIn',
@@ -452,4 +456,4 @@ export const gearboxesPermissions = {
   updateOutage: 'manageGearboxes',
   removeOutage: 'manageGearboxes',
   remove: 'manageGearboxes',
-} as const satisfies PermissionTable<GearboxesService>;
+} as const satisfies PermissionTable<GearboxModelsService>;

@@ -12,14 +12,14 @@ import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repair
 import { openOrder, type Tx } from './open-order.ts';
 import { shownOutage } from './closed-names.ts';
 import { insertProcedureIn, nameTaken as procedureNameTaken, type ProceduresService } from '#server/gearboxes/procedures.ts';
-import type { GearboxesService } from '#server/gearboxes/service.ts';
+import type { GearboxModelsService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { fieldLabel, orderRef, outageLabels, procedureNames } from '#server/audit/refs.ts';
 
-type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
+type OutageRow = Awaited<ReturnType<GearboxModelsService['outagesOf']>>[number];
 
 export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 
@@ -54,8 +54,8 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticService(deps: { db: Db; procedures: ProceduresService; gearboxes: GearboxesService }) {
-  const { db, procedures, gearboxes } = deps;
+export function createDiagnosticService(deps: { db: Db; procedures: ProceduresService; gearboxModels: GearboxModelsService }) {
+  const { db, procedures, gearboxModels } = deps;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
   const append = async (tx: Tx, order: { id: string; number: string }, procedureId: string) => {
@@ -144,7 +144,7 @@ export function createDiagnosticService(deps: { db: Db; procedures: ProceduresSe
         from outages o where o.gearbox_model_id = ${order.modelId}`,
       );
       // The rate is the dossier's figure (decision 018): from the history, else its estimate.
-      const [known, history] = [await gearboxes.outagesOf(viewer, order.modelId), await gearboxes.orderCountOf(viewer, order.modelId)];
+      const [known, history] = [await gearboxModels.outagesOf(viewer, order.modelId), await gearboxModels.orderCountOf(viewer, order.modelId)];
       return (
         known
           .map((outage) => {
@@ -168,7 +168,7 @@ export function createDiagnosticService(deps: { db: Db; procedures: ProceduresSe
         db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position)),
         db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)),
       ]);
-      const chosen = (await Promise.all(links.map((l) => gearboxes.getOutage(viewer, l.id)))).filter((o) => !!o);
+      const chosen = (await Promise.all(links.map((l) => gearboxModels.getOutage(viewer, l.id)))).filter((o) => !!o);
       return chosen.map((outage) => shownOutage(outage, closed[0]?.names ?? null));
     },
 

@@ -15,7 +15,7 @@ import { shownCode, shownName } from './closed-names.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
-import { conditionFields, dossierOf, errorCodeOf as codeText, fieldLabel, orderRef } from '#server/audit/refs.ts';
+import { conditionFields, gearboxModelRefOf, errorCodeOf as codeText, fieldLabel, orderRef } from '#server/audit/refs.ts';
 
 export type FaultCodesService = ReturnType<typeof createFaultCodesService>;
 
@@ -37,7 +37,7 @@ export function createFaultCodesService(deps: { db: Db }) {
     await record(tx, {
       action: 'created',
       entity: { kind: 'error_code', id: created!.id, label: input.code },
-      parent: await dossierOf(tx, modelId),
+      parent: await gearboxModelRefOf(tx, modelId),
       changes: [{ field: fieldLabel('description'), before: '', after: input.description }],
     });
     return created!.id;

@@ -21,7 +21,7 @@ export function bucketOf(category: DocumentCategory): BucketId {
   return 'documents';
 }
 
-export type DossierDocument = {
+export type GearboxDocument = {
   id: string;
   category: DocumentCategory;
   title: string;

@@ -134,7 +134,7 @@ async function loadCurves(locals: App.Locals, order: DiagnosticOrder) {
   const [curves, imports, documents] = await Promise.all([
     services.orderCurves.curvesOf(order.id),
     services.orderCurves.importsOf(order.id),
-    services.documents.ofModel(order.model.id),
+    services.gearboxDocuments.ofModel(order.model.id),
   ]);
   const readings = new Map<string, CurveReading>();
   const toRead = curves.flatMap((c) => [...(c.reference ? [c.reference.file] : []), ...c.files.map((f) => f.file).filter(isCsv)]);

@@ -94,14 +94,14 @@ async function procedureOf(services: Services, orderId: string) {
 
 /** The technical information's open view (SPEC §2.7): the model's documents, known outages or compatible gearboxes. */
 async function technicalOf(locals: App.Locals, order: Order, { technicalView: view, compatibleSearch }: OrderPageQuery) {
-  const { gearboxes, documents, stock, files } = locals.services;
+  const { gearboxModels, gearboxDocuments, stock, files } = locals.services;
   const modelId = order.model.id;
   const bva = view === 'compatibles' ? (compatibleSearch ?? '') : '';
   const [modelDocuments, outages, orderCount, compatible, inStock] = await Promise.all([
-    view === 'courbes' || view === 'constructeur' ? documents.ofModel(modelId) : [],
-    view === 'pannes' ? gearboxes.outagesOf(modelId) : [],
-    view === 'pannes' ? gearboxes.orderCountOf(modelId) : 0,
-    bva ? gearboxes.list({ search: bva, limit: 50, offset: 0 }) : [],
+    view === 'courbes' || view === 'constructeur' ? gearboxDocuments.ofModel(modelId) : [],
+    view === 'pannes' ? gearboxModels.outagesOf(modelId) : [],
+    view === 'pannes' ? gearboxModels.orderCountOf(modelId) : 0,
+    bva ? gearboxModels.list({ search: bva, limit: 50, offset: 0 }) : [],
     // Boxes in stock per compatible model: one count of the current stock, not one request per model.
     bva && can(locals.user?.role, 'manageStock') ? stock.counts({ history: false, search: '', modelId: null, type: null, condition: null, rack: null }) : null,
   ]);
@@ -149,7 +149,7 @@ export async function load(locals: App.Locals, query: OrderPageQuery) {
     Promise.all([
       services.repairOrders.get(orderId),
       services.faultCodes.faultCodesOf(orderId),
-      form ? services.gearboxes.list({ limit: 100, offset: 0 }) : [],
+      form ? services.gearboxModels.list({ limit: 100, offset: 0 }) : [],
       form ? services.repairOrders.referents() : [],
       tab === 'procedure' ? procedureOf(services, orderId) : null,
     ]),

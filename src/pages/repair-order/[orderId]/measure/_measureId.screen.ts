@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { isPostedFile, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
-import type { DossierDocument } from '#lib/gearboxes/documents.ts';
+import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
@@ -54,7 +54,7 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
   const closed = order.status === 'CLOSED';
   const role = locals.user?.role;
   const self = `/repair-order/${order.id}/measure/${measure.id}`;
-  const files: DossierDocument[] = measure.files.map((f) => ({
+  const files: GearboxDocument[] = measure.files.map((f) => ({
     id: f.id,
     category: 'measure-file',
     title: '',
