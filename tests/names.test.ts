@@ -78,7 +78,7 @@ function codeLines(text: string): string[] {
 }
 
 /** Each use of a retired name outside the places its rule allows: `file:line name → word`. */
-export function retiredNames(files: Record<string, string>): string[] {
+function retiredNames(files: Record<string, string>): string[] {
   const found: string[] = [];
   for (const [file, text] of Object.entries(files)) {
     codeLines(text).forEach((line, index) => {
