@@ -188,6 +188,3 @@ export const OrderFields = graphql(`
     canReadFaultCodes measuresDone modelLocked
   }
 `);
-
-/** Deletes an order (the list's and the order page's confirmation). */
-export const DELETE_ORDER = graphql(`mutation($id: uuid!) { deleteRepairOrder(id: $id) }`);
