@@ -55,10 +55,11 @@ export function createOrderProcedureService(deps: { db: Db }) {
     eventsOf: (_viewer: Viewer, orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.orderId, orderId)).orderBy(desc(orderEvents.at)),
 
     /** An answer to one checkpoint, against the version its author saw. */
-    answer: (actor: Viewer, id: string, input: CheckpointAnswer, version: number) =>
+    /** `orderId`: the order the caller shows (a page's URL); a checkpoint of another order is not found. */
+    answer: (actor: Viewer, id: string, input: CheckpointAnswer, version: number, orderId?: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
-        if (!current) throw notFound(t('refusals.checkpointNotFound'));
+        if (!current || (orderId !== undefined && current.orderId !== orderId)) throw notFound(t('refusals.checkpointNotFound'));
         const order = await openOrder(tx, current.orderId);
         if (!order.validatedAt) throw conflict('not-validated', NOT_VALIDATED);
         // Read again under the order's lock: the version now is the one that counts.

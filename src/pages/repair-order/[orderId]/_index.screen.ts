@@ -218,15 +218,17 @@ async function postProcedure(
       comment: comment.slice(0, 1000),
     };
     const refused = (message: string): OrderPageFailure => ({ status: 400, procedureFailure: { id, values, message }, procedureError: null });
-    // A post without its row: none to answer.
-    if (!checkpointId) return refused(t('refusals.itemNotFound'));
+    // No such checkpoint on this order (none posted, or another order's): said above the list, there is no row to say it at.
+    const missing = (): OrderPageFailure => ({ status: 404, procedureFailure: null, procedureError: t('refusals.itemNotFound') });
+    if (!checkpointId) return missing();
     // The row's one schema, the island's and the API's: the first field at fault says why.
     const parsed = checkpointAnswerSchema.safeParse({ ...values, checkResult: values.checkResult ?? undefined });
     if (!parsed.success) return refused(Object.values(fieldErrors(parsed.error))[0] ?? t('errors.repairOrderUpdate'));
     try {
-      await orderProcedure.answer(id, parsed.data, version);
+      await orderProcedure.answer(id, parsed.data, version, orderId);
       return redirectWithToast(astro, t('orderProcedure.answerSaved'), `${self}#point-${id}`);
     } catch (error) {
+      if (hasCode(formFailureOf(error), 'not-found')) return missing();
       return refused(messageOf(error));
     }
   }
