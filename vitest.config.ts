@@ -9,7 +9,9 @@ export default defineConfig({
     // The server's own zone must not matter (decision 038): tests run it in UTC, as most servers are.
     env: { TZ: 'UTC' },
     globalSetup: ['tests/support/build.ts', 'tests/support/postgres-server.ts'],
-    testTimeout: 30_000,
+    // A timeout catches a hang, never a slow machine: under load several tests (the backups, the
+    // process's start, the nullability sweep of the 60 demo orders) take 25-30 s.
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     // argon2 and PGlite are CPU-bound: two workers for two cores.
     maxWorkers: 2,

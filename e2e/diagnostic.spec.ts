@@ -1,6 +1,6 @@
 // SPEC §2.7, §4, issue 7: the diagnostic of an order, as a diagnostician leads it — two fault codes
 // with their conditions, a symptom, three measures (one out of its range gets "Non conforme"
-// proposed), a CSV curve drawn over the model's reference band, the flow (a skipped step refused,
+// proposed), a CSV curve drawn over the model's reference band, the diagnostic steps (a skipped step refused,
 // the top outage and its procedure, validation) — then the mechanic finds the procedure on the
 // order, and a commercial reads it all without a control to change it.
 import AxeBuilder from '@axe-core/playwright';
@@ -26,7 +26,7 @@ test.describe.configure({ mode: 'serial' });
 test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
 
-  test('records codes, a symptom, measures and a curve, then runs the flow and validates', async ({ page }) => {
+  test('records codes, a symptom, measures and a curve, then runs the diagnostic steps and validates', async ({ page }) => {
     // A whole diagnostic in one story: about 25 s on a quiet machine, over 30 s on a busy one.
     test.slow();
     await page.goto('/repair-order');
@@ -125,7 +125,7 @@ test.describe('a diagnostician', () => {
     await expect(page.getByRole('heading', { name: 'Comment mener le diagnostic' })).toHaveCount(0);
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
 
-    // The flow: the outages ranked by similar closed orders, the top one and its first procedure.
+    // The diagnostic steps: the outages ranked by similar closed orders, the top one and its first procedure.
     await page.getByRole('link', { name: 'Démarche de diagnostic' }).click();
     const candidates = page.locator('form label:has(input[name="outageId"])');
     await expect(candidates.first()).toContainText(/\d+ OR sur \d+ similaires/);

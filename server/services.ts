@@ -15,14 +15,14 @@ import { basePermissions, createBaseService } from './base/service.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Viewer } from './auth/viewer.ts';
-import { createDocumentsService, documentsPermissions } from './gearboxes/documents.ts';
+import { createGearboxDocumentsService, gearboxDocumentsPermissions } from './gearboxes/documents.ts';
 import { createMeasuresService, measuresPermissions } from './gearboxes/measures.ts';
 import { createProceduresService, proceduresPermissions } from './gearboxes/procedures.ts';
-import { createGearboxesService, gearboxesPermissions } from './gearboxes/service.ts';
+import { createGearboxModelsService, gearboxModelsPermissions } from './gearboxes/service.ts';
 import type { Logger } from './log.ts';
 import { createOrderCurvesService, orderCurvesPermissions } from './repair-orders/curves.ts';
 import { createFaultCodesService, faultCodesPermissions } from './repair-orders/fault-codes.ts';
-import { createDiagnosticFlowService, diagnosticFlowPermissions } from './repair-orders/flow.ts';
+import { createDiagnosticService, diagnosticPermissions } from './repair-orders/diagnostic.ts';
 import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
 import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
 import { createRepairOrdersService, repairOrdersPermissions } from './repair-orders/service.ts';
@@ -59,21 +59,21 @@ export type Services = {
 export function createDomainServices(deps: { db: Database['db']; files: FileStore; auth: AuthService }) {
   const { db, files, auth } = deps;
   const procedures = createProceduresService({ db });
-  const gearboxes = createGearboxesService({ db, files });
+  const gearboxModels = createGearboxModelsService({ db, files });
   return {
     users: createUsersService({ db, auth }),
     base: createBaseService({ db }),
-    gearboxes,
+    gearboxModels,
     procedures,
     measures: createMeasuresService({ db, files }),
-    documents: createDocumentsService({ db, files }),
+    gearboxDocuments: createGearboxDocumentsService({ db, files }),
     stock: createStockService({ db }),
     repairOrders: createRepairOrdersService({ db, files }),
     faultCodes: createFaultCodesService({ db }),
     orderCurves: createOrderCurvesService({ db, files }),
     orderMeasures: createOrderMeasuresService({ db, files }),
     symptoms: createSymptomsService({ db }),
-    flow: createDiagnosticFlowService({ db, procedures, gearboxes }),
+    diagnostic: createDiagnosticService({ db, procedures, gearboxModels }),
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),
@@ -85,17 +85,17 @@ export type DomainServices = ReturnType<typeof createDomainServices>;
 export const permissions = {
   users: usersPermissions,
   base: basePermissions,
-  gearboxes: gearboxesPermissions,
+  gearboxModels: gearboxModelsPermissions,
   procedures: proceduresPermissions,
   measures: measuresPermissions,
-  documents: documentsPermissions,
+  gearboxDocuments: gearboxDocumentsPermissions,
   stock: stockPermissions,
   repairOrders: repairOrdersPermissions,
   faultCodes: faultCodesPermissions,
   orderCurves: orderCurvesPermissions,
   orderMeasures: orderMeasuresPermissions,
   symptoms: symptomsPermissions,
-  flow: diagnosticFlowPermissions,
+  diagnostic: diagnosticPermissions,
   orderProcedure: orderProcedurePermissions,
   audit: auditPermissions,
 } as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };

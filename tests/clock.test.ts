@@ -51,12 +51,12 @@ describe("the workshop's clock with the server in Pacific/Auckland", () => {
     const [closed] = await db
       .select({ id: repairOrders.id, number: repairOrders.number })
       .from(repairOrders)
-      .innerJoin(orderEvents, and(eq(orderEvents.repairOrderId, repairOrders.id), eq(orderEvents.kind, 'closed')))
+      .innerJoin(orderEvents, and(eq(orderEvents.orderId, repairOrders.id), eq(orderEvents.kind, 'closed')))
       .where(eq(repairOrders.status, 'CLOSED'))
       .limit(1);
     order = closed!;
-    await db.update(orderEvents).set({ at: SUMMER }).where(eq(orderEvents.repairOrderId, order.id));
-    await db.update(orderCheckpoints).set({ answeredAt: WINTER }).where(eq(orderCheckpoints.repairOrderId, order.id));
+    await db.update(orderEvents).set({ at: SUMMER }).where(eq(orderEvents.orderId, order.id));
+    await db.update(orderCheckpoints).set({ answeredAt: WINTER }).where(eq(orderCheckpoints.orderId, order.id));
     const ref = { kind: 'repair_order', id: order.id, label: order.number };
     await db.insert(auditEvents).values({
       at: SPRING,

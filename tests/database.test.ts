@@ -100,7 +100,7 @@ describe('first run', () => {
     expect(wrongOrders).toEqual([]);
 
     // Their diagnostics: every closed order has its confirmed outage and validated procedure (the
-    // ranking's history); the orders in progress stand at every stage of the flow.
+    // ranking's history); the orders in progress stand at every stage of the diagnostic.
     const [diagnostics] = await queryRows<Record<string, number>>(
       database.db,
       sql`select count(*) filter (where status = 'CLOSED' and validated_at is not null and exists (select 1 from order_outages x where x.repair_order_id = o.id))::int as confirmed,

@@ -1,48 +1,39 @@
 // The one reading of a refused form post (src/lib/forms.server.ts): what the user sees beside
-// each field or above the form, whatever the API or the file store answered.
-import { ClientError } from 'graphql-request';
+// each field or above the form, whatever the service, the database or the file store refused.
 import { describe, expect, it } from 'vitest';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { formFailureOf } from '#lib/forms.server.ts';
 
-const refused = (message: string, extensions: Record<string, unknown>) =>
-  new ClientError({ status: 200, headers: new Headers(), body: '', data: null, errors: [{ message, extensions }] as never }, { query: '' });
-
 describe('a refused form post', () => {
   it('puts each field message beside its field, named as the form names it', () => {
-    const failure = formFailureOf(
-      refused('Modèle inconnu', { code: 'validation', fields: { 'object.gearboxMeasureId': 'Mesure inconnue', 'object.comment': 'Trop long' } }),
-      { rename: { gearboxMeasureId: 'name' } },
-    );
+    const failure = formFailureOf(invalid({ 'object.gearboxMeasureId': 'Mesure inconnue', 'object.comment': 'Trop long' }), {
+      rename: { gearboxMeasureId: 'name' },
+    });
     expect(failure).toMatchObject({ errors: { name: 'Mesure inconnue', comment: 'Trop long' }, formError: null, code: 'validation' });
   });
 
   it('says a message for a field the form does not show above the form', () => {
-    const failure = formFailureOf(refused('Choisissez au moins une panne', { code: 'validation', fields: { outageIds: 'Choisissez au moins une panne' } }), {
-      fields: [],
-    });
+    const failure = formFailureOf(invalid({ outageIds: 'Choisissez au moins une panne' }), { fields: [] });
     expect(failure).toMatchObject({ errors: {}, formError: 'Choisissez au moins une panne' });
   });
 
   it("shows a conflict's message, and a taken value beside its field", () => {
-    expect(
-      formFailureOf(refused('Cet ordre de réparation est clôturé : il ne peut plus être modifié.', { code: 'conflict', reason: 'closed' })).formError,
-    ).toBe('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-    const taken = conflict('email-already-in-use', 'Email non disponible', { field: 'email' });
-    const failure = formFailureOf(refused(taken.message, { code: 'conflict', reason: taken.reason, ...taken.details }));
+    expect(formFailureOf(conflict('closed', 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.')).formError).toBe(
+      'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+    );
+    const failure = formFailureOf(conflict('email-already-in-use', 'Email non disponible', { field: 'email' }));
     expect(failure).toMatchObject({ errors: { email: 'Email non disponible' }, formError: null, reason: 'email-already-in-use' });
   });
 
   it('keeps the reasons a deletion is refused', () => {
-    const failure = formFailureOf(refused('Suppression impossible', { code: 'conflict', reasons: ['ordres de réparation (2)'] }));
+    const failure = formFailureOf(conflict('delete-refused', 'Suppression impossible', { reasons: ['ordres de réparation (2)'] }));
     expect(failure).toMatchObject({ formError: 'Suppression impossible', reasons: ['ordres de réparation (2)'] });
   });
 
   it('says the fallback for what the user cannot fix, never the internal message', () => {
-    expect(formFailureOf(refused('Unexpected error.', { code: 'internal' }), { fallback: "Erreur lors de la mise à jour de l'OR" }).formError).toBe(
-      "Erreur lors de la mise à jour de l'OR",
-    );
-    expect(formFailureOf(refused('Unexpected error.', {})).formError).toBe('Une erreur est survenue');
+    const throttled = new DomainError('too-many-requests', 'too-many-requests', 'rate limit hit', { retryAfter: 60 });
+    expect(formFailureOf(throttled, { fallback: "Erreur lors de la mise à jour de l'OR" }).formError).toBe("Erreur lors de la mise à jour de l'OR");
+    expect(formFailureOf(throttled).formError).toBe('Une erreur est survenue');
   });
 
   it("shows the file store's refusal beside the file field", () => {

@@ -35,9 +35,9 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
   it('reads a search cut at 120 characters, for the pages as for the API', async () => {
     // What lies past the cut is not searched: the name and the spaces before it find the model.
     const search = `Jatco JF011E${' '.repeat(130)}introuvable`;
-    const { gearboxes } = t.app.services.forViewer(await viewerOf(t, 'mecanicien@demo.local'));
-    expect((await gearboxes.list({ search, limit: 20, offset: 0 })).map((m) => m.model)).toEqual(['Jatco JF011E']);
-    expect(await gearboxes.count({ search })).toBe(1);
+    const services = t.app.services.forViewer(await viewerOf(t, 'mecanicien@demo.local'));
+    expect((await services.gearboxModels.list({ search, limit: 20, offset: 0 })).map((m) => m.model)).toEqual(['Jatco JF011E']);
+    expect(await services.gearboxModels.count({ search })).toBe(1);
     const { gearboxModels } = (await gql('mechanic', 'query($s: String) { gearboxModels(search: $s) { model } }', { s: search })).data;
     expect(gearboxModels).toEqual([{ model: 'Jatco JF011E' }]);
   });

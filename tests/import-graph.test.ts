@@ -26,18 +26,6 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   root: ['core', 'data', 'services', 'edges', 'tools', 'root'],
 };
 
-/**
- * Files of src/lib that only the pages run though their names do not end in `.server.ts`: edges.
- * A new one is named `*.server.ts` (or lives beside its page, `src/pages/**\/_*.screen.ts`; a screen
- * module several pages share, in src/lib, is named `*.screen.ts` too).
- */
-const PAGE_SIDE: Record<string, string> = {
-  'src/lib/auth/errors.ts': "reads the services' DomainError and the JSON edge's status table, for the sign-in and account pages",
-  'src/lib/auth/passwordless.ts': "the passwordless sign-in pages' forms, and the message of each refusal of the service (a DomainError)",
-  'src/lib/json-endpoint.ts': "the JSON endpoints of src/pages: a service's refusal answered with the edge's status",
-  'src/lib/repair-orders/report-pdf.tsx': "the report's PDF and its shape, drawn on the server from what the report's screen module loads",
-};
-
 /** Modules at the top of server/ that are not the composition root. */
 const TOP_OF_SERVER: Record<string, Layer> = {
   'server/errors.ts': 'data',
@@ -60,7 +48,7 @@ const TOOLS_IN_SERVICES = ['server/storage/migrate.ts'];
 
 /** The layer of a file of server/ or src/, by path; undefined for a file no rule names. */
 function layerOf(file: string): Layer | undefined {
-  if (file.startsWith('src/lib/')) return /\.(server|screen)\.tsx?$/.test(file) || file in PAGE_SIDE ? 'edges' : 'core';
+  if (file.startsWith('src/lib/')) return /\.(server|screen)\.tsx?$/.test(file) ? 'edges' : 'core';
   if (/^src\/(pages|components|layouts|islands)\//.test(file) || /^src\/(middleware\.ts|env\.d\.ts)$/.test(file)) return 'edges';
   if (file in TOP_OF_SERVER) return TOP_OF_SERVER[file];
   if (file.startsWith('server/db/')) return 'data';
@@ -138,11 +126,6 @@ describe('layers (decision 072)', () => {
     const files = new Set([...Object.keys(graph), ...Object.values(graph).flat()]);
     expect([...files].filter((file) => !layerOf(file))).toEqual([]);
     expect(files.size).toBeGreaterThan(300);
-  });
-
-  it('names only page-side helpers that exist', () => {
-    // A helper moved or renamed leaves the list: the drawing says what the code is.
-    expect(Object.keys(PAGE_SIDE).filter((file) => !(file in graph))).toEqual([]);
   });
 
   it('reads the .astro files: pages mount islands and load their screen modules', () => {

@@ -303,7 +303,7 @@ describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => 
     ] as const) {
       expect((await gql('app_admin', query, variables)).errors![0]).toMatchObject({ message: closed, extensions: { code: 'conflict' } });
     }
-    expect(await t.database.db.select({ id: orderMeasures.id }).from(orderMeasures).where(eq(orderMeasures.repairOrderId, orderId))).toHaveLength(2);
+    expect(await t.database.db.select({ id: orderMeasures.id }).from(orderMeasures).where(eq(orderMeasures.orderId, orderId))).toHaveLength(2);
     expect((await measuresOf(orderId)).find((m: { id: string }) => m.id === measure.id)).toMatchObject({ measuredValue: null, files: [{ id: link }] });
   });
 });

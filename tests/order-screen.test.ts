@@ -2,7 +2,9 @@
 // through the viewer's services, and answering a checkpoint posts straight to the service (no
 // read of the order before it), then the redirect's GET reads the order once. No GraphQL call on
 // the way: pages have no in-process GraphQL client any more (tests/import-graph.test.ts).
+import { eq, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { orderCheckpoints } from '#server/db/schema/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { browser } from './support/browser.ts';
 
@@ -45,5 +47,26 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(shown.status).toBe(200);
     expect(await shown.text()).toContain('Au ralenti');
     expect(reads.mock.calls.length).toBe(1);
+  });
+
+  it("refuses a checkpoint of another order posted to this order's page, and leaves it as it was", async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('mecanicien@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const { db } = t.database;
+    const [other] = await db.select().from(orderCheckpoints).where(ne(orderCheckpoints.orderId, order)).limit(1);
+    const forged = await b.request(`/repair-order/${order}?onglet=procedure&action=point&id=${other!.id}&version=${other!.version}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ checkResult: 'ok', measuredValue: '', comment: 'Pas le bon ordre' }).toString(),
+    });
+    // A refusal is shown once by the page it redirects to (decisions 039, 064).
+    expect(forged.status).toBe(303);
+    const shown = await b.request(forged.headers.get('location')!);
+    // Above the list: the page has no row of that checkpoint to say it at.
+    expect(await shown.text()).toMatch(/<p class="alert-error" role="alert">\s*Élément introuvable\s*<\/p>/);
+    const [after] = await db.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, other!.id));
+    expect(after).toEqual(other);
   });
 });

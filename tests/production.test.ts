@@ -13,9 +13,9 @@ describe('a production server', () => {
   afterAll(() => t?.close());
 
   it('answers an internal failure with a French message, no stack and no detail', async () => {
-    const gearboxes = t.app.domain.gearboxes;
-    const real = gearboxes.list;
-    gearboxes.list = (() => {
+    const gearboxModels = t.app.domain.gearboxModels;
+    const real = gearboxModels.list;
+    gearboxModels.list = (() => {
       throw new Error('relation "secret_table" does not exist\n    at Object.<anonymous> (/srv/app/server/x.ts:1:1)');
     }) as typeof real;
     try {
@@ -24,7 +24,7 @@ describe('a production server', () => {
       const text = JSON.stringify(res);
       expect(text).not.toMatch(/secret_table|server\/x\.ts|stack/);
     } finally {
-      gearboxes.list = real;
+      gearboxModels.list = real;
     }
   });
 

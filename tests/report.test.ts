@@ -8,7 +8,7 @@ import { chromium } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/demo/seed.ts';
-import { type Report, renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
+import { type Report, renderReportPdf } from '#lib/repair-orders/report-pdf.server.tsx';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { answerCheckpoint, createModel, createOrder, createOutage, createProcedure, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { htmlText } from './support/browser.ts';

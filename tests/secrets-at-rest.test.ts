@@ -12,7 +12,7 @@ import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { Secret, TOTP } from 'otpauth';
 import { extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInErrorMessage } from '#lib/auth/errors.ts';
+import { signInErrorMessage } from '#lib/auth/errors.server.ts';
 import { mfaErrors } from '#server/auth/mfa.ts';
 import { keyIdOf, SEALED_COLUMNS } from '#server/auth/vault.ts';
 import { SEALED_ENTRIES } from '#server/backup/archive.ts';
@@ -172,7 +172,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     try {
       const refused = await signInWithCode(api, second.email, codeOf(second.secret));
       expect(refused).toMatchObject({ status: 502, body: { error: 'totp-secret-unreadable' } });
-      // What the sign-in page says (src/lib/auth/errors.ts).
+      // What the sign-in page says (src/lib/auth/errors.server.ts).
       expect(signInErrorMessage(mfaErrors.sealedElsewhere())).toBe(
         "Votre application d'authentification ne peut pas être vérifiée : cette installation n'a pas la clé de chiffrement de ses données. Prévenez l'administrateur.",
       );

@@ -22,7 +22,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   // Reading an account is checked per row in the service (one's own, or an admin's); updating too.
   users: { get: ALL, list: ADMIN, count: ADMIN, insert: ADMIN, update: ALL, remove: ADMIN, signOut: ADMIN, resendAccountEmail: ADMIN },
   base: { list: ALL, insert: WRITERS, rename: WRITERS, remove: WRITERS },
-  gearboxes: {
+  gearboxModels: {
     list: ALL,
     count: ALL,
     get: ALL,
@@ -46,7 +46,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   },
   procedures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS, ofOutage: ALL, setOutageProcedures: WRITERS },
   measures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
-  documents: { ofModel: ALL, ofOutage: ALL, ofMeasure: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
+  gearboxDocuments: { ofModel: ALL, ofOutage: ALL, ofMeasure: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
   stock: {
     list: STOCK,
     count: STOCK,
@@ -74,7 +74,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     removeFile: WRITERS,
   },
   symptoms: { symptomsOf: ALL, insertSymptom: WRITERS, updateSymptom: WRITERS, removeSymptom: WRITERS },
-  flow: {
+  diagnostic: {
     candidatesOf: ALL,
     chosenOutagesOf: ALL,
     proceduresOf: ALL,

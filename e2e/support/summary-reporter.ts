@@ -12,7 +12,9 @@ export default class SummaryReporter implements Reporter {
     else {
       this.counts.failed++;
       const message = (result.error?.message ?? result.status).split('\n')[0].slice(0, 300);
-      this.counts.failures.push(`${test.location.file.replace(`${process.cwd()}/`, '')}:${test.location.line} › ${test.titlePath().slice(3).join(' › ')}: ${message}`);
+      this.counts.failures.push(
+        `${test.location.file.replace(`${process.cwd()}/`, '')}:${test.location.line} › ${test.titlePath().slice(3).join(' › ')}: ${message}`,
+      );
     }
   }
   onEnd(_result: FullResult) {

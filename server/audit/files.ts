@@ -8,7 +8,7 @@ import type { Db } from '#server/db/client.ts';
 import { files, gearboxDocuments, orderFiles } from '#server/db/schema/index.ts';
 import { openOrder } from '#server/repair-orders/open-order.ts';
 import { type AuditActor, record } from './record.ts';
-import { dossierOf, fieldLabel, orderOf } from './refs.ts';
+import { gearboxModelRefOf, fieldLabel, orderOf } from './refs.ts';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -38,11 +38,11 @@ export async function recordFileChange(tx: Tx, fileId: string, change: FileChang
 async function holderOf(tx: Tx, fileId: string, fileName: string) {
   const [document] = await tx.select().from(gearboxDocuments).where(eq(gearboxDocuments.fileId, fileId));
   if (document) {
-    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await dossierOf(tx, document.gearboxModelId) };
+    return { entity: { kind: 'document' as const, id: document.id, label: document.title }, parent: await gearboxModelRefOf(tx, document.modelId) };
   }
   const [link] = await tx.select().from(orderFiles).where(eq(orderFiles.fileId, fileId));
   if (!link) return null;
   // A closed order's files are as closed as the rest of it: refused here as its services refuse them.
-  await openOrder(tx, link.repairOrderId);
-  return { entity: { kind: 'order_file' as const, id: link.id, label: fileName }, parent: await orderOf(tx, link.repairOrderId) };
+  await openOrder(tx, link.orderId);
+  return { entity: { kind: 'order_file' as const, id: link.id, label: fileName }, parent: await orderOf(tx, link.orderId) };
 }

@@ -16,24 +16,24 @@ type Executor = Pick<Db, 'select'>;
 const f = (key: keyof typeof fr.audit.fields) => t(`audit.fields.${key}`);
 
 export const orderRef = (order: { id: string; number: string }): AuditRef => ({ kind: 'repair_order', id: order.id, label: order.number });
-export const dossierRef = (model: { id: string; model: string }): AuditRef => ({ kind: 'gearbox_model', id: model.id, label: model.model });
+export const gearboxModelRef = (model: { id: string; model: string }): AuditRef => ({ kind: 'gearbox_model', id: model.id, label: model.model });
 export const userRef = (user: { id: string; displayName: string; email: string | null }): AuditRef => ({
   kind: 'user',
   id: user.id,
   label: user.displayName ? `${user.displayName} <${user.email ?? ''}>` : (user.email ?? ''),
 });
 
-/** The dossier a model id names, as the model is now (inside the caller's transaction). */
-export async function dossierOf(tx: Executor, gearboxModelId: string): Promise<AuditRef> {
-  const [m] = await tx.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, gearboxModelId));
-  return dossierRef(m ?? { id: gearboxModelId, model: '' });
+/** The gearbox model an id names, as it is now (inside the caller's transaction). */
+export async function gearboxModelRefOf(tx: Executor, modelId: string): Promise<AuditRef> {
+  const [m] = await tx.select({ id: gearboxModels.id, model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, modelId));
+  return gearboxModelRef(m ?? { id: modelId, model: '' });
 }
 
 type OrderRow = {
   number: string;
   openedOn: string;
   interventionCategory: string;
-  gearboxModelId: string;
+  modelId: string;
   gearboxCode: string;
   referentId: string | null;
   vehicleBrand: string;
@@ -52,7 +52,7 @@ const orderFields: Field<OrderRow>[] = [
   [f('number'), (o) => o.number],
   [f('openedOn'), (o) => formatDate(o.openedOn)],
   [f('category'), (o) => labelOf(fr.labels.interventionCategory, o.interventionCategory)],
-  [f('model'), (o) => o.gearboxModelId],
+  [f('model'), (o) => o.modelId],
   [f('gearboxCode'), (o) => o.gearboxCode],
   [f('referent'), (o) => o.referentId],
   [f('vehicleBrand'), (o) => o.vehicleBrand],
@@ -102,9 +102,9 @@ export function userChanges(
 export { f as fieldLabel };
 
 /** The order an id names, by its number (inside the caller's transaction). */
-export async function orderOf(tx: Executor, repairOrderId: string): Promise<AuditRef> {
-  const [o] = await tx.select({ id: repairOrders.id, number: repairOrders.number }).from(repairOrders).where(eq(repairOrders.id, repairOrderId));
-  return orderRef(o ?? { id: repairOrderId, number: '' });
+export async function orderOf(tx: Executor, orderId: string): Promise<AuditRef> {
+  const [o] = await tx.select({ id: repairOrders.id, number: repairOrders.number }).from(repairOrders).where(eq(repairOrders.id, orderId));
+  return orderRef(o ?? { id: orderId, number: '' });
 }
 
 /** A stored file's name, for the event of its link or its removal. */

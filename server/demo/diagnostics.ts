@@ -13,7 +13,7 @@ import { proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { Db } from '#server/db/client.ts';
 import { generator, pick, seedOf } from './stock.ts';
 import type { DemoOrder } from './orders.ts';
-import { snapshotProcedures } from '#server/repair-orders/flow.ts';
+import { snapshotProcedures } from '#server/repair-orders/diagnostic.ts';
 import {
   baseItems,
   errorCodes,
@@ -36,7 +36,7 @@ import {
   users,
 } from '#server/db/schema/index.ts';
 
-type SeededOrder = DemoOrder & { id: string; gearboxModelId: string };
+type SeededOrder = DemoOrder & { id: string; modelId: string };
 
 /** How far an order in progress went, in the order of the diagnostic. */
 const stages = ['none', 'codes', 'symptoms', 'measures', 'outages', 'procedures', 'visualised', 'validated'] as const;
@@ -65,31 +65,31 @@ export type DemoFile = { tmp: string; id: string; name: string; size: number; et
 
 export async function seedDiagnostics(db: Db, orders: SeededOrder[], descriptions: Record<string, string>, deps: { store: FileStore; files: DemoFile[] }) {
   if (orders.length === 0) return;
-  const modelIds = [...new Set(orders.map((o) => o.gearboxModelId))];
+  const modelIds = [...new Set(orders.map((o) => o.modelId))];
   const symptoms = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'symptom'));
   const symptomId = new Map(symptoms.map((s) => [s.name, s.id]));
   // The operating phase is one of the base's conditions (decision 043).
   const conditions = await db.select({ id: baseItems.id, name: baseItems.name }).from(baseItems).where(eq(baseItems.kind, 'condition'));
   const conditionId = new Map(conditions.map((c) => [c.name, c.id]));
   const modelOutages = await db
-    .select({ id: outages.id, modelId: outages.gearboxModelId, component: baseItems.name, rate: outages.occurrenceRate })
+    .select({ id: outages.id, modelId: outages.modelId, component: baseItems.name, rate: outages.occurrenceRate })
     .from(outages)
     .innerJoin(baseItems, eq(baseItems.id, outages.componentId))
-    .where(inArray(outages.gearboxModelId, modelIds));
+    .where(inArray(outages.modelId, modelIds));
   const priorities = await db
     .select({ outageId: outageProcedures.outageId, procedureId: outageProcedures.procedureId, priority: outageProcedures.priority })
     .from(outageProcedures)
     .innerJoin(outages, eq(outages.id, outageProcedures.outageId))
-    .where(inArray(outages.gearboxModelId, modelIds));
+    .where(inArray(outages.modelId, modelIds));
   const procedures = await db
-    .select({ id: repairProcedures.id, modelId: repairProcedures.gearboxModelId })
+    .select({ id: repairProcedures.id, modelId: repairProcedures.modelId })
     .from(repairProcedures)
-    .where(inArray(repairProcedures.gearboxModelId, modelIds));
-  const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.gearboxModelId, modelIds));
+    .where(inArray(repairProcedures.modelId, modelIds));
+  const measures = await db.select().from(gearboxMeasures).where(inArray(gearboxMeasures.modelId, modelIds));
   const codes = await db
-    .select({ id: errorCodes.id, modelId: errorCodes.gearboxModelId, code: errorCodes.code })
+    .select({ id: errorCodes.id, modelId: errorCodes.modelId, code: errorCodes.code })
     .from(errorCodes)
-    .where(inArray(errorCodes.gearboxModelId, modelIds));
+    .where(inArray(errorCodes.modelId, modelIds));
   const [validator] = await db
     .select({ id: users.id })
     .from(users)
@@ -102,7 +102,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     if (known) return known.id;
     const [row] = await db
       .insert(errorCodes)
-      .values({ gearboxModelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
+      .values({ modelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
       .returning({ id: errorCodes.id });
     codes.push({ id: row!.id, modelId, code });
     return row!.id;
@@ -125,8 +125,8 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       flags.canReadFaultCodes = order.codes.length > 0;
       for (const [i, code] of order.codes.entries()) {
         faultRows.push({
-          repairOrderId: order.id,
-          errorCodeId: await codeId(order.gearboxModelId, code),
+          orderId: order.id,
+          errorCodeId: await codeId(order.modelId, code),
           temporality: pick(rand, ['pre', 'during', 'post'] as const),
           acceleratorLoad: pick(rand, ['Pied levé', 'Charge partielle', 'Mi-charge', 'Pleine charge']),
           bvaMode: pick(rand, ['D', 'D', 'S (sport)', 'M (manuel)']),
@@ -141,7 +141,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       const id = symptomId.get(name);
       if (id)
         symptomRows.push({
-          repairOrderId: order.id,
+          orderId: order.id,
           symptomId: id,
           actionId: conditionId.get(pick(rand, conditionsOf)) ?? null,
           temporality: 'during',
@@ -149,7 +149,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         });
     }
     if (atLeast(stage, 'measures')) {
-      const own = measures.filter((m) => m.gearboxModelId === order.gearboxModelId);
+      const own = measures.filter((m) => m.modelId === order.modelId);
       flags.measuresDone = own.length > 0;
       for (const m of own.slice(0, 3)) {
         const low = m.minimum ?? 0;
@@ -162,7 +162,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         const beyond = m.unit === '%' ? Math.min(high - low, 100 - high) * (0.1 + draw * 0.8) : (high - low) * (0.1 + draw * 0.35);
         const value = Math.round((out ? high + beyond : low + (high - low) * (0.15 + draw * 0.7)) * 100) / 100;
         measureRows.push({
-          repairOrderId: order.id,
+          orderId: order.id,
           gearboxMeasureId: m.id,
           name: m.name,
           description: m.description,
@@ -175,20 +175,20 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
       }
     }
     if (atLeast(stage, 'outages')) {
-      const own = modelOutages.filter((o) => o.modelId === order.gearboxModelId);
+      const own = modelOutages.filter((o) => o.modelId === order.modelId);
       // The outage whose part the workshop found at fault, else the likeliest of the dossier.
       const confirmed =
         own.find((o) =>
           order.outageParts.some((part) => part.toLowerCase().includes(o.component.toLowerCase()) || o.component.toLowerCase().includes(part.toLowerCase())),
         ) ?? [...own].sort((a, b) => (b.rate ?? 0) - (a.rate ?? 0))[0];
       if (confirmed) {
-        outageRows.push({ repairOrderId: order.id, outageId: confirmed.id, position: 1 });
+        outageRows.push({ orderId: order.id, outageId: confirmed.id, position: 1 });
         flags.diagnosticStep = 1;
         if (atLeast(stage, 'procedures')) {
           const first = priorities.filter((p) => p.outageId === confirmed.id).sort((a, b) => a.priority - b.priority)[0];
-          const procedureId = first?.procedureId ?? procedures.find((p) => p.modelId === order.gearboxModelId)?.id;
+          const procedureId = first?.procedureId ?? procedures.find((p) => p.modelId === order.modelId)?.id;
           if (procedureId) {
-            procedureRows.push({ repairOrderId: order.id, procedureId, outageId: first ? confirmed.id : null, position: 1 });
+            procedureRows.push({ orderId: order.id, procedureId, outageId: first ? confirmed.id : null, position: 1 });
             flags.diagnosticStep = atLeast(stage, 'visualised') ? 3 : 2;
             if (stage === 'validated') Object.assign(flags, { validatedAt: new Date(order.updatedAt), validatedById: validator?.id ?? null });
           }
@@ -204,7 +204,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   if (procedureRows.length) await db.insert(orderProcedures).values(procedureRows);
   await seedCurves(
     db,
-    orders.filter((o) => measureRows.some((m) => m.repairOrderId === o.id)),
+    orders.filter((o) => measureRows.some((m) => m.orderId === o.id)),
     deps,
   );
 
@@ -212,8 +212,8 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
   // (now and then out of tolerance) and their closing recorded; of the others, some are begun.
   const validated = orders.filter(
     (o) =>
-      outageRows.some((r) => r.repairOrderId === o.id) &&
-      procedureRows.some((r) => r.repairOrderId === o.id) &&
+      outageRows.some((r) => r.orderId === o.id) &&
+      procedureRows.some((r) => r.orderId === o.id) &&
       (o.status === 'CLOSED' || inProgress.indexOf(o) % (stages.length - 1) === stages.length - 2),
   );
   for (const order of validated) {
@@ -221,7 +221,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     const points = await db
       .select({ id: orderCheckpoints.id })
       .from(orderCheckpoints)
-      .where(eq(orderCheckpoints.repairOrderId, order.id))
+      .where(eq(orderCheckpoints.orderId, order.id))
       .orderBy(orderCheckpoints.position);
     const rand = generator(seedOf(`checkpoints ${order.number}`));
     const answered = order.status === 'CLOSED' ? points.length : Math.floor(points.length / 2);
@@ -241,7 +241,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     }
     if (order.status === 'CLOSED') {
       await db.insert(orderEvents).values({
-        repairOrderId: order.id,
+        orderId: order.id,
         kind: 'closed',
         at: new Date(order.updatedAt),
         byUserId: mechanic?.id ?? null,
@@ -259,14 +259,14 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
  */
 async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStore; files: DemoFile[] }) {
   const references = await db
-    .select({ id: gearboxDocuments.id, modelId: gearboxDocuments.gearboxModelId, fileId: gearboxDocuments.fileId, title: gearboxDocuments.title })
+    .select({ id: gearboxDocuments.id, modelId: gearboxDocuments.modelId, fileId: gearboxDocuments.fileId, title: gearboxDocuments.title })
     .from(gearboxDocuments)
-    .where(and(eq(gearboxDocuments.category, 'reference-curve'), inArray(gearboxDocuments.gearboxModelId, [...new Set(orders.map((o) => o.gearboxModelId))])));
+    .where(and(eq(gearboxDocuments.category, 'reference-curve'), inArray(gearboxDocuments.modelId, [...new Set(orders.map((o) => o.modelId))])));
   const [uploader] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'diagnostic@demo.local'));
   if (!uploader) return;
   for (const [i, order] of orders.entries()) {
     if (i % 2 === 1) continue;
-    const reference = references.find((r) => r.modelId === order.gearboxModelId);
+    const reference = references.find((r) => r.modelId === order.modelId);
     // The reference's bytes are not in the store yet (they move after the commit): read the pending file.
     const pending = reference && deps.files.find((f) => f.id === reference.fileId);
     const parsed = pending ? parseCurve(readFileSync(pending.tmp, 'utf8')) : null;
@@ -275,7 +275,7 @@ async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStor
     const [nok] = await db
       .select({ n: count() })
       .from(orderMeasures)
-      .where(and(eq(orderMeasures.repairOrderId, order.id), eq(orderMeasures.checkResult, 'nok')));
+      .where(and(eq(orderMeasures.orderId, order.id), eq(orderMeasures.checkResult, 'nok')));
     const drifts = nok!.n > 0;
     const fr = (n: number) => (Math.round(n * 100) / 100).toString().replace('.', ',');
     const lines = [
@@ -301,12 +301,12 @@ async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStor
     const [curve] = await db
       .insert(orderCurves)
       .values({
-        repairOrderId: order.id,
+        orderId: order.id,
         description: `Relevé au diagnostic : ${reference.title}`,
         result: drifts ? 'Sort de la bande en fin de relevé' : 'Dans la bande',
         referenceDocumentId: reference.id,
       })
       .returning({ id: orderCurves.id });
-    await db.insert(orderFiles).values({ repairOrderId: order.id, kind: 'curve', curveId: curve!.id, fileId: file.id });
+    await db.insert(orderFiles).values({ orderId: order.id, kind: 'curve', curveId: curve!.id, fileId: file.id });
   }
 }

@@ -350,7 +350,7 @@ export async function seedDemoWorkshop(db: Db, deps: { files: FileStore }): Prom
       const dossiers = models.map((m) => ({ modelId: m.id, ...demoDossiers[m.model]! }));
       await tx
         .insert(errorCodes)
-        .values(models.flatMap((m) => (demoErrorCodes[m.model] ?? []).map((code) => ({ gearboxModelId: m.id, code, description: p07[code]! }))))
+        .values(models.flatMap((m) => (demoErrorCodes[m.model] ?? []).map((code) => ({ modelId: m.id, code, description: p07[code]! }))))
         .onConflictDoNothing();
       await seedCodes(tx, dossiers);
       await seedOutagesAndProcedures(tx, dossiers);
@@ -400,7 +400,7 @@ const isEmpty = async (
 async function seedCodes(db: Db, dossiers: SeededDossier[]) {
   if (!(await isEmpty(db, doctorCodes))) return;
   const doctors = dossiers.flatMap((d) =>
-    d.doctorCodes.map(({ gearboxCodes, ...doctor }) => ({ id: randomUUID(), gearboxModelId: d.modelId, ...doctor, gearboxCodes })),
+    d.doctorCodes.map(({ gearboxCodes, ...doctor }) => ({ id: randomUUID(), modelId: d.modelId, ...doctor, gearboxCodes })),
   );
   if (doctors.length === 0) return;
   // Both tables are empty here (a gearbox code needs its doctor code): a duplicate is a mistake in the demo.
@@ -415,7 +415,7 @@ async function seedOutagesAndProcedures(db: Db, dossiers: SeededDossier[]) {
   const outageRows = dossiers.flatMap((d) =>
     d.outages.map(([component, type, occurrenceRate, averageMileage, description, procedures]) => ({
       id: randomUUID(),
-      gearboxModelId: d.modelId,
+      modelId: d.modelId,
       componentId: baseId('component', component),
       outageTypeId: baseId('outage_type', type),
       occurrenceRate,
@@ -424,16 +424,12 @@ async function seedOutagesAndProcedures(db: Db, dossiers: SeededDossier[]) {
       procedures: procedures.map((name) => `${d.modelId}|${name}`),
     })),
   );
-  const procedureRows = dossiers.flatMap((d) =>
-    d.procedures.map((p) => ({ id: randomUUID(), gearboxModelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })),
-  );
+  const procedureRows = dossiers.flatMap((d) => d.procedures.map((p) => ({ id: randomUUID(), modelId: d.modelId, key: `${d.modelId}|${p.name}`, ...p })));
   const outagesAdded = (await isEmpty(db, outages)) && outageRows.length > 0;
   if (outagesAdded) await db.insert(outages).values(outageRows.map(({ procedures: _p, ...row }) => row));
   const proceduresAdded = (await isEmpty(db, repairProcedures)) && procedureRows.length > 0;
   if (proceduresAdded) {
-    await db
-      .insert(repairProcedures)
-      .values(procedureRows.map(({ id, gearboxModelId, name, description, steps }) => ({ id, gearboxModelId, name, description, steps })));
+    await db.insert(repairProcedures).values(procedureRows.map(({ id, modelId, name, description, steps }) => ({ id, modelId, name, description, steps })));
     await db
       .insert(procedureCheckpoints)
       .values(procedureRows.flatMap((p) => p.checkpoints.map(([name, description], i) => ({ procedureId: p.id, position: i + 1, name, description }))));
@@ -455,7 +451,7 @@ async function seedOutagesAndProcedures(db: Db, dossiers: SeededDossier[]) {
  */
 async function seedMeasuresAndCurves(db: Db, dossiers: SeededDossier[], store: FileStore, curves: CheckedFile[]) {
   if (await isEmpty(db, gearboxMeasures)) {
-    const rows = dossiers.flatMap((d) => d.measures.map((m) => ({ gearboxModelId: d.modelId, ...m })));
+    const rows = dossiers.flatMap((d) => d.measures.map((m) => ({ modelId: d.modelId, ...m })));
     if (rows.length) await db.insert(gearboxMeasures).values(rows);
   }
   if (!(await isEmpty(db, gearboxDocuments))) return;
@@ -479,7 +475,7 @@ async function seedMeasuresAndCurves(db: Db, dossiers: SeededDossier[], store: F
   await db.insert(files).values(curves.map(({ tmp: _tmp, ...c }) => ({ ...c, bucketId: 'documents', uploadedByUserId: uploader.id })));
   await db.insert(gearboxDocuments).values(
     dossiers.map((d, i) => ({
-      gearboxModelId: d.modelId,
+      modelId: d.modelId,
       category: 'reference-curve' as const,
       fileId: curves[i]!.id,
       title: d.curve.title,
@@ -499,12 +495,12 @@ async function seedStock(db: Db, models: { id: string; model: string }[]) {
   const items = demoStockItems().filter((item) => modelId.has(item.model));
   if (items.length === 0) return;
   const codes = await db
-    .select({ modelId: doctorCodes.gearboxModelId, doctorId: doctorCodes.id, doctor: doctorCodes.code, gearboxId: gearboxCodes.id, gearbox: gearboxCodes.code })
+    .select({ modelId: doctorCodes.modelId, doctorId: doctorCodes.id, doctor: doctorCodes.code, gearboxId: gearboxCodes.id, gearbox: gearboxCodes.code })
     .from(doctorCodes)
     .leftJoin(gearboxCodes, eq(gearboxCodes.doctorCodeId, doctorCodes.id))
     .where(
       inArray(
-        doctorCodes.gearboxModelId,
+        doctorCodes.modelId,
         models.map((m) => m.id),
       ),
     );
@@ -527,7 +523,7 @@ async function seedStock(db: Db, models: { id: string; model: string }[]) {
     const last = item.movements[item.movements.length - 1]!;
     return {
       id: randomUUID(),
-      gearboxModelId: model,
+      modelId: model,
       doctorCodeId: doctor?.doctorId ?? null,
       gearboxCodeId: gearbox?.gearboxId ?? null,
       condition: item.condition,
@@ -581,7 +577,7 @@ async function seedOrders(db: Db, models: { id: string; model: string }[], deps:
   const fitted = orders.flatMap((o) => (o.fittedBox ? [o.fittedBox] : []));
   const boxes = fitted.length
     ? await db
-        .select({ number: stockItems.number, modelId: stockItems.gearboxModelId, reason: stockItems.outReason })
+        .select({ number: stockItems.number, modelId: stockItems.modelId, reason: stockItems.outReason })
         .from(stockItems)
         .where(inArray(stockItems.outReason, fitted))
     : [];
@@ -591,18 +587,18 @@ async function seedOrders(db: Db, models: { id: string; model: string }[], deps:
     return {
       ...order,
       id: randomUUID(),
-      gearboxModelId: modelId.get(model)!,
+      modelId: modelId.get(model)!,
       referentId: referent.get(email) ?? null,
       interventions: box ? order.interventions.map((line) => (line.endsWith(' du stock') ? `${line} ${referenceOf(box.number)}` : line)) : order.interventions,
     };
   });
   // Oldest first, as the workshop numbered them.
   await db.insert(repairOrders).values(rows);
-  const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ repairOrderId: rows[i]!.id, position: j + 1, ...entry })));
+  const history = orders.flatMap((order, i) => order.history.map((entry, j) => ({ orderId: rows[i]!.id, position: j + 1, ...entry })));
   if (history.length) await db.insert(interventionHistory).values(history);
   await seedDiagnostics(
     db,
-    orders.map((order, i) => ({ ...order, id: rows[i]!.id, gearboxModelId: rows[i]!.gearboxModelId })),
+    orders.map((order, i) => ({ ...order, id: rows[i]!.id, modelId: rows[i]!.modelId })),
     p07,
     deps,
   );

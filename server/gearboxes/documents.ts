@@ -11,13 +11,13 @@ import type { FileStore } from '#server/storage/store.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
-import { dossierOf, fieldLabel } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, fieldLabel } from '#server/audit/refs.ts';
 
-export type DocumentsService = ReturnType<typeof createDocumentsService>;
+export type GearboxDocumentsService = ReturnType<typeof createGearboxDocumentsService>;
 
 const selection = {
   id: gearboxDocuments.id,
-  gearboxModelId: gearboxDocuments.gearboxModelId,
+  modelId: gearboxDocuments.modelId,
   outageId: gearboxDocuments.outageId,
   measureId: gearboxDocuments.measureId,
   category: gearboxDocuments.category,
@@ -27,9 +27,9 @@ const selection = {
   file: { id: files.id, name: files.name, mimeType: files.mimeType, size: files.size, bucketId: files.bucketId },
 };
 
-export type DocumentOwner = { gearboxModelId: string; outageId?: string | null; measureId?: string | null };
+export type DocumentOwner = { modelId: string; outageId?: string | null; measureId?: string | null };
 
-export function createDocumentsService(deps: { db: Db; files: FileStore }) {
+export function createGearboxDocumentsService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
   const query = () => db.select(selection).from(gearboxDocuments).innerJoin(files, eq(files.id, gearboxDocuments.fileId));
 
@@ -39,20 +39,20 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
       throw invalid({ 'object.category': t('refusals.invalidCategory') });
     }
     if (owner.outageId) {
-      const [row] = await db.select({ m: outages.gearboxModelId }).from(outages).where(eq(outages.id, owner.outageId));
-      if (row?.m !== owner.gearboxModelId) throw notFound(t('refusals.outageNotFound'));
+      const [row] = await db.select({ m: outages.modelId }).from(outages).where(eq(outages.id, owner.outageId));
+      if (row?.m !== owner.modelId) throw notFound(t('refusals.outageNotFound'));
     }
     if (owner.measureId) {
-      const [row] = await db.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, owner.measureId));
-      if (row?.m !== owner.gearboxModelId) throw notFound(t('refusals.measureNotFound'));
+      const [row] = await db.select({ m: gearboxMeasures.modelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, owner.measureId));
+      if (row?.m !== owner.modelId) throw notFound(t('refusals.measureNotFound'));
     }
   }
 
   return {
     /** The model's own documents (not those of its outages and measures), newest first. */
-    ofModel: (_viewer: Viewer, gearboxModelId: string) =>
+    ofModel: (_viewer: Viewer, modelId: string) =>
       query()
-        .where(and(eq(gearboxDocuments.gearboxModelId, gearboxModelId), isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)))
+        .where(and(eq(gearboxDocuments.modelId, modelId), isNull(gearboxDocuments.outageId), isNull(gearboxDocuments.measureId)))
         .orderBy(asc(gearboxDocuments.category), desc(gearboxDocuments.createdAt)),
 
     ofOutage: (_viewer: Viewer, outageId: string) => query().where(eq(gearboxDocuments.outageId, outageId)).orderBy(asc(gearboxDocuments.createdAt)),
@@ -74,7 +74,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
           const rows = await tx
             .insert(gearboxDocuments)
             .values({
-              gearboxModelId: owner.gearboxModelId,
+              modelId: owner.modelId,
               outageId: owner.outageId ?? null,
               measureId: owner.measureId ?? null,
               fileId,
@@ -85,7 +85,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'created',
             entity: { kind: 'document', id: rows[0]!.id, label: rows[0]!.title },
-            parent: await dossierOf(tx, owner.gearboxModelId),
+            parent: await gearboxModelRefOf(tx, owner.modelId),
             changes: [{ field: fieldLabel('file'), before: '', after: file.name }],
           });
           return rows;
@@ -111,7 +111,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'changed',
             entity: { kind: 'document', id, label: row!.title },
-            parent: await dossierOf(tx, row!.gearboxModelId),
+            parent: await gearboxModelRefOf(tx, row!.modelId),
             changes,
           });
         return row!.id;
@@ -123,7 +123,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
       const row = await db.transaction(async (tx) => {
         const [deleted] = await tx.delete(gearboxDocuments).where(eq(gearboxDocuments.id, id)).returning();
         if (!deleted) throw notFound(t('refusals.documentNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'document', id, label: deleted.title }, parent: await dossierOf(tx, deleted.gearboxModelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'document', id, label: deleted.title }, parent: await gearboxModelRefOf(tx, deleted.modelId) });
         return deleted;
       });
       await deps.files.remove(row.fileId);
@@ -133,7 +133,7 @@ export function createDocumentsService(deps: { db: Db; files: FileStore }) {
 }
 
 /** Who may call what (decision 061). A dossier's documents: read by all, written by admins and diagnosticians. */
-export const documentsPermissions = {
+export const gearboxDocumentsPermissions = {
   ofModel: 'signedIn',
   ofOutage: 'signedIn',
   ofMeasure: 'signedIn',
@@ -141,4 +141,4 @@ export const documentsPermissions = {
   insert: 'manageGearboxes',
   update: 'manageGearboxes',
   remove: 'manageGearboxes',
-} as const satisfies PermissionTable<DocumentsService>;
+} as const satisfies PermissionTable<GearboxDocumentsService>;

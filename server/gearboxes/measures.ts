@@ -10,7 +10,7 @@ import type { FileStore } from '#server/storage/store.ts';
 import { notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
-import { dossierOf, measureFields } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, measureFields } from '#server/audit/refs.ts';
 
 export type MeasuresService = ReturnType<typeof createMeasuresService>;
 
@@ -19,22 +19,22 @@ const toRow = (input: MeasureInput) => ({ ...input, minimum: input.minimum ?? nu
 export function createMeasuresService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
   return {
-    listOf: (_viewer: Viewer, gearboxModelId: string) =>
-      db.select().from(gearboxMeasures).where(eq(gearboxMeasures.gearboxModelId, gearboxModelId)).orderBy(asc(gearboxMeasures.name)),
+    listOf: (_viewer: Viewer, modelId: string) =>
+      db.select().from(gearboxMeasures).where(eq(gearboxMeasures.modelId, modelId)).orderBy(asc(gearboxMeasures.name)),
 
     get: async (_viewer: Viewer, id: string) => (await db.select().from(gearboxMeasures).where(eq(gearboxMeasures.id, id)).limit(1))[0],
 
-    insert: async (_viewer: Viewer, gearboxModelId: string, input: MeasureInput) =>
+    insert: async (_viewer: Viewer, modelId: string, input: MeasureInput) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx
             .insert(gearboxMeasures)
-            .values({ gearboxModelId, ...toRow(input) })
+            .values({ modelId, ...toRow(input) })
             .returning();
           await record(tx, {
             action: 'created',
             entity: { kind: 'gearbox_measure', id: row!.id, label: row!.name },
-            parent: await dossierOf(tx, gearboxModelId),
+            parent: await gearboxModelRefOf(tx, modelId),
             changes: changesOf(null, row!, measureFields),
           });
           return row!;
@@ -58,7 +58,7 @@ export function createMeasuresService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'changed',
             entity: { kind: 'gearbox_measure', id, label: row!.name },
-            parent: await dossierOf(tx, row!.gearboxModelId),
+            parent: await gearboxModelRefOf(tx, row!.modelId),
             changes,
           });
         return row!;
@@ -73,7 +73,7 @@ export function createMeasuresService(deps: { db: Db; files: FileStore }) {
         await record(tx, {
           action: 'deleted',
           entity: { kind: 'gearbox_measure', id, label: deleted.name },
-          parent: await dossierOf(tx, deleted.gearboxModelId),
+          parent: await gearboxModelRefOf(tx, deleted.modelId),
         });
         return deleted;
       });

@@ -9,7 +9,7 @@ import { orderProcedures, outageProcedures, outages, procedureCheckpoints, repai
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record, type Field } from '#server/audit/record.ts';
-import { dossierOf, fieldLabel, outageEvent, procedureNames } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, fieldLabel, outageEvent, procedureNames } from '#server/audit/refs.ts';
 
 type Described = { name: string; description: string; steps: string[]; checkpoints: string[] };
 const procedureFields: Field<Described>[] = [
@@ -52,13 +52,13 @@ async function writeCheckpoints(tx: Tx, procedureId: string, input: ProcedureInp
 }
 
 /** A new procedure inside a caller's transaction (an order adding the procedure it writes). */
-export async function insertProcedureIn(tx: Tx, gearboxModelId: string, input: ProcedureInput) {
-  const [row] = await tx.insert(repairProcedures).values({ gearboxModelId, name: input.name, description: input.description, steps: input.steps }).returning();
+export async function insertProcedureIn(tx: Tx, modelId: string, input: ProcedureInput) {
+  const [row] = await tx.insert(repairProcedures).values({ modelId, name: input.name, description: input.description, steps: input.steps }).returning();
   await writeCheckpoints(tx, row!.id, { ...input, checkpoints: input.checkpoints.map(({ id: _id, ...c }) => c) });
   await record(tx, {
     action: 'created',
     entity: { kind: 'procedure', id: row!.id, label: row!.name },
-    parent: await dossierOf(tx, gearboxModelId),
+    parent: await gearboxModelRefOf(tx, modelId),
     changes: changesOf(null, { ...row!, checkpoints: input.checkpoints.map((c) => c.name) }, procedureFields),
   });
   return row!.id;
@@ -89,13 +89,12 @@ export function createProceduresService(deps: { db: Db }) {
   }
 
   const service = {
-    listOf: async (_viewer: Viewer, gearboxModelId: string) =>
-      complete(await db.select().from(repairProcedures).where(eq(repairProcedures.gearboxModelId, gearboxModelId)).orderBy(asc(repairProcedures.name))),
+    listOf: async (_viewer: Viewer, modelId: string) =>
+      complete(await db.select().from(repairProcedures).where(eq(repairProcedures.modelId, modelId)).orderBy(asc(repairProcedures.name))),
 
     get: async (_viewer: Viewer, id: string) => (await complete(await db.select().from(repairProcedures).where(eq(repairProcedures.id, id)).limit(1)))[0],
 
-    insert: async (_viewer: Viewer, gearboxModelId: string, input: ProcedureInput) =>
-      db.transaction((tx) => insertProcedureIn(tx, gearboxModelId, input)).catch(nameTaken),
+    insert: async (_viewer: Viewer, modelId: string, input: ProcedureInput) => db.transaction((tx) => insertProcedureIn(tx, modelId, input)).catch(nameTaken),
 
     update: async (_viewer: Viewer, id: string, input: ProcedureInput) =>
       db
@@ -122,7 +121,7 @@ export function createProceduresService(deps: { db: Db }) {
             await record(tx, {
               action: 'changed',
               entity: { kind: 'procedure', id, label: row.name },
-              parent: await dossierOf(tx, row.gearboxModelId),
+              parent: await gearboxModelRefOf(tx, row.modelId),
               changes,
             });
           return id;
@@ -141,7 +140,7 @@ export function createProceduresService(deps: { db: Db }) {
         if (reasons.length) throw conflict('delete-refused', t('errors.deleteImpossible'), { reasons });
         const [row] = await tx.delete(repairProcedures).where(eq(repairProcedures.id, id)).returning();
         if (!row) throw notFound(t('refusals.procedureNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'procedure', id, label: row.name }, parent: await dossierOf(tx, row.gearboxModelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'procedure', id, label: row.name }, parent: await gearboxModelRefOf(tx, row.modelId) });
         return row;
       }),
 
@@ -173,7 +172,7 @@ export function createProceduresService(deps: { db: Db }) {
           const own = await tx
             .select({ id: repairProcedures.id })
             .from(repairProcedures)
-            .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.gearboxModelId, outage.gearboxModelId)));
+            .where(and(inArray(repairProcedures.id, procedureIds), eq(repairProcedures.modelId, outage.modelId)));
           if (own.length !== procedureIds.length) throw invalid({ procedureIds: t('refusals.procedureNotOfModel') });
         }
         const before = await tx.select().from(outageProcedures).where(eq(outageProcedures.outageId, outageId)).orderBy(asc(outageProcedures.priority));
@@ -191,7 +190,7 @@ export function createProceduresService(deps: { db: Db }) {
           await record(tx, {
             action: 'changed',
             entity,
-            parent: await dossierOf(tx, outage.gearboxModelId),
+            parent: await gearboxModelRefOf(tx, outage.modelId),
             changes: [{ field: fieldLabel('procedures'), before: b, after: a }],
           });
         }

@@ -28,7 +28,7 @@ import { pgCode } from '#server/db/errors.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
-import { dossierOf, dossierRef, fieldLabel, modelChanges, outageEvent } from '#server/audit/refs.ts';
+import { gearboxModelRefOf, gearboxModelRef, fieldLabel, modelChanges, outageEvent } from '#server/audit/refs.ts';
 
 // The history every statistic of a dossier counts (decision 018): the model's closed repair
 // orders, whose outage the repair confirmed. Orders in progress are hypotheses, not history.
@@ -36,7 +36,7 @@ const CLOSED = sql`r.status = 'CLOSED'`;
 /** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
 const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
 
-export type GearboxesService = ReturnType<typeof createGearboxesService>;
+export type GearboxModelsService = ReturnType<typeof createGearboxModelsService>;
 /** `modelId`: that model and the models derived from it (SPEC §2.8, filter by model). */
 export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null; modelId?: string | null };
 
@@ -53,7 +53,7 @@ function whereOf(filter: GearboxFilter): SQL | undefined {
         ilike(gearboxModels.businessName, pattern),
         ilike(gearboxModels.constructorName, pattern),
         ilike(gearboxModels.bvaId, pattern),
-        inArray(gearboxModels.id, sql`(select ${doctorCodes.gearboxModelId} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
+        inArray(gearboxModels.id, sql`(select ${doctorCodes.modelId} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
         inArray(
           gearboxModels.id,
           sql`(select d.gearbox_model_id from ${gearboxCodes} g join ${doctorCodes} d on d.id = g.doctor_code_id where g.code ilike ${pattern})`,
@@ -73,14 +73,14 @@ const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear 
 const componentItems = alias(baseItems, 'component_items');
 const typeItems = alias(baseItems, 'type_items');
 
-export function createGearboxesService(deps: { db: Db; files: FileStore }) {
+export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
 
   const outagesQuery = () =>
     db
       .select({
         id: outages.id,
-        gearboxModelId: outages.gearboxModelId,
+        modelId: outages.modelId,
         component: { id: componentItems.id, name: componentItems.name },
         outageType: { id: typeItems.id, name: typeItems.name },
         description: outages.description,
@@ -175,7 +175,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       return db
         .transaction(async (tx) => {
           const [row] = await tx.insert(gearboxModels).values(toRow(input)).returning();
-          await record(tx, { action: 'created', entity: dossierRef(row!), changes: await modelChanges(tx, null, row!) });
+          await record(tx, { action: 'created', entity: gearboxModelRef(row!), changes: await modelChanges(tx, null, row!) });
           return row!;
         })
         .catch(taken);
@@ -193,15 +193,15 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
             .where(eq(gearboxModels.id, id))
             .returning();
           const changes = await modelChanges(tx, before, row!);
-          if (changes.length) await record(tx, { action: 'changed', entity: dossierRef(row!), changes });
+          if (changes.length) await record(tx, { action: 'changed', entity: gearboxModelRef(row!), changes });
           return row!;
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
     },
 
     /** The doctor codes of a model, each with its gearbox codes. */
-    codesOf: async (_viewer: Viewer, gearboxModelId: string) => {
-      const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.gearboxModelId, gearboxModelId)).orderBy(asc(doctorCodes.code));
+    codesOf: async (_viewer: Viewer, modelId: string) => {
+      const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.modelId, modelId)).orderBy(asc(doctorCodes.code));
       const codes = doctors.length
         ? await db
             .select()
@@ -217,14 +217,18 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       return doctors.map((d) => ({ ...d, gearboxCodes: codes.filter((c) => c.doctorCodeId === d.id) }));
     },
 
-    insertDoctorCode: async (_viewer: Viewer, gearboxModelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
+    insertDoctorCode: async (_viewer: Viewer, modelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx
             .insert(doctorCodes)
-            .values({ gearboxModelId, ...input })
+            .values({ modelId, ...input })
             .returning();
-          await record(tx, { action: 'created', entity: { kind: 'gearbox_code', id: row!.id, label: row!.code }, parent: await dossierOf(tx, gearboxModelId) });
+          await record(tx, {
+            action: 'created',
+            entity: { kind: 'gearbox_code', id: row!.id, label: row!.code },
+            parent: await gearboxModelRefOf(tx, modelId),
+          });
           return row!;
         })
         .catch(codeTaken),
@@ -236,7 +240,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         if (used) throw conflict('code-used', t('errors.codeUsed'));
         const [row] = await tx.delete(doctorCodes).where(eq(doctorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_code', id, label: row.code }, parent: await dossierOf(tx, row.gearboxModelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'gearbox_code', id, label: row.code }, parent: await gearboxModelRefOf(tx, row.modelId) });
         return row;
       }),
 
@@ -248,7 +252,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           await record(tx, {
             action: 'created',
             entity: { kind: 'gearbox_code', id: row!.id, label: `${doctor!.code} / ${code}` },
-            parent: await dossierOf(tx, doctor!.gearboxModelId),
+            parent: await gearboxModelRefOf(tx, doctor!.modelId),
           });
           return row!;
         })
@@ -263,17 +267,17 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         await record(tx, {
           action: 'deleted',
           entity: { kind: 'gearbox_code', id, label: `${doctor!.code} / ${row.code}` },
-          parent: await dossierOf(tx, doctor!.gearboxModelId),
+          parent: await gearboxModelRefOf(tx, doctor!.modelId),
         });
         return row;
       }),
 
     /** With how many closed orders of the model recorded each (SPEC §3: a rate and "n / total"). */
-    errorCodesOf: (_viewer: Viewer, gearboxModelId: string) =>
+    errorCodesOf: (_viewer: Viewer, modelId: string) =>
       db
         .select({
           id: errorCodes.id,
-          gearboxModelId: errorCodes.gearboxModelId,
+          modelId: errorCodes.modelId,
           code: errorCodes.code,
           description: errorCodes.description,
           createdAt: errorCodes.createdAt,
@@ -281,27 +285,26 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           orderCount: sql<number>`(select count(distinct f.repair_order_id)::int from order_fault_codes f join repair_orders r on r.id = f.repair_order_id where f.error_code_id = "error_codes"."id" and ${CLOSED})`,
         })
         .from(errorCodes)
-        .where(eq(errorCodes.gearboxModelId, gearboxModelId))
+        .where(eq(errorCodes.modelId, modelId))
         .orderBy(asc(errorCodes.code)),
 
     /** The size of the model's history: its closed orders. */
-    orderCountOf: async (_viewer: Viewer, gearboxModelId: string) =>
+    orderCountOf: async (_viewer: Viewer, modelId: string) =>
       Number(
-        (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${gearboxModelId} and ${CLOSED}`))[0]!
-          .n,
+        (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${modelId} and ${CLOSED}`))[0]!.n,
       ),
 
-    insertErrorCode: async (_viewer: Viewer, gearboxModelId: string, input: { code: string; description: string }) =>
+    insertErrorCode: async (_viewer: Viewer, modelId: string, input: { code: string; description: string }) =>
       db
         .transaction(async (tx) => {
           const [row] = await tx
             .insert(errorCodes)
-            .values({ gearboxModelId, ...input })
+            .values({ modelId, ...input })
             .returning();
           await record(tx, {
             action: 'created',
             entity: { kind: 'error_code', id: row!.id, label: row!.code },
-            parent: await dossierOf(tx, gearboxModelId),
+            parent: await gearboxModelRefOf(tx, modelId),
             changes: [{ field: fieldLabel('description'), before: '', after: row!.description }],
           });
           return row!;
@@ -312,17 +315,16 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       db.transaction(async (tx) => {
         const [row] = await tx.delete(errorCodes).where(eq(errorCodes.id, id)).returning().catch(codeUsed);
         if (!row) throw notFound(t('refusals.itemNotFound'));
-        await record(tx, { action: 'deleted', entity: { kind: 'error_code', id, label: row.code }, parent: await dossierOf(tx, row.gearboxModelId) });
+        await record(tx, { action: 'deleted', entity: { kind: 'error_code', id, label: row.code }, parent: await gearboxModelRefOf(tx, row.modelId) });
         return row;
       }),
 
-    outagesOf: (_viewer: Viewer, gearboxModelId: string) =>
-      outagesQuery().where(eq(outages.gearboxModelId, gearboxModelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
+    outagesOf: (_viewer: Viewer, modelId: string) => outagesQuery().where(eq(outages.modelId, modelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
 
     getOutage: async (_viewer: Viewer, id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 
     /** Names are looked up in the base; missing ones are added only when asked and allowed. */
-    insertOutage: async (viewer: Viewer, gearboxModelId: string, input: OutageInput) => {
+    insertOutage: async (viewer: Viewer, modelId: string, input: OutageInput) => {
       const canAddToBase = can(viewer.role, 'manageBase');
       const ids = await resolveBase(input, canAddToBase);
       return db
@@ -330,14 +332,14 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           const [row] = await tx
             .insert(outages)
             .values({
-              gearboxModelId,
+              modelId,
               ...ids,
               description: input.description,
               occurrenceRate: input.occurrenceRate ?? null,
               averageMileage: input.averageMileage ?? null,
             })
             .returning();
-          await record(tx, { action: 'created', ...(await outageEvent(tx, row!.id, null, row!)), parent: await dossierOf(tx, gearboxModelId) });
+          await record(tx, { action: 'created', ...(await outageEvent(tx, row!.id, null, row!)), parent: await gearboxModelRefOf(tx, modelId) });
           return row!.id;
         })
         .catch((error: unknown) => {
@@ -364,7 +366,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           .where(eq(outages.id, id))
           .returning();
         const event = await outageEvent(tx, id, before, row!);
-        if (event.changes.length) await record(tx, { action: 'changed', ...event, parent: await dossierOf(tx, row!.gearboxModelId) });
+        if (event.changes.length) await record(tx, { action: 'changed', ...event, parent: await gearboxModelRefOf(tx, row!.modelId) });
         return row!.id;
       });
     },
@@ -378,7 +380,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
         const [deleted] = await tx.delete(outages).where(eq(outages.id, id)).returning();
         if (!deleted) throw notFound(t('refusals.outageNotFound'));
         const { entity } = await outageEvent(tx, id, null, deleted);
-        await record(tx, { action: 'deleted', entity, parent: await dossierOf(tx, deleted.gearboxModelId) });
+        await record(tx, { action: 'deleted', entity, parent: await gearboxModelRefOf(tx, deleted.modelId) });
         return deleted;
       });
       // The links went with the outage; the stored files go once it is gone (a refusal keeps them).
@@ -396,7 +398,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
           await db
             .select({ n: count() })
             .from(table)
-            .where(and(eq(table.gearboxModelId, id), extra))
+            .where(and(eq(table.modelId, id), extra))
         )[0]!.n;
       const [hypotheses, procedures, measures] = [await counted(outages), await counted(repairProcedures), await counted(gearboxMeasures)];
       // Boxes that left the stock keep the model too: their history names it.
@@ -418,7 +420,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
       const row = await db
         .transaction(async (tx) => {
           const [deleted] = await tx.delete(gearboxModels).where(eq(gearboxModels.id, id)).returning();
-          if (deleted) await record(tx, { action: 'deleted', entity: dossierRef(deleted) });
+          if (deleted) await record(tx, { action: 'deleted', entity: gearboxModelRef(deleted) });
           return deleted;
         })
         .catch((error: unknown) => {
@@ -433,7 +435,7 @@ export function createGearboxesService(deps: { db: Db; files: FileStore }) {
 }
 
 /** Who may call what (decision 061). Technical dossiers: read by all, written by admins and diagnosticians (SPEC §2.1, §6). */
-export const gearboxesPermissions = {
+export const gearboxModelsPermissions = {
   list: 'signedIn',
   count: 'signedIn',
   get: 'signedIn',
@@ -454,4 +456,4 @@ export const gearboxesPermissions = {
   updateOutage: 'manageGearboxes',
   removeOutage: 'manageGearboxes',
   remove: 'manageGearboxes',
-} as const satisfies PermissionTable<GearboxesService>;
+} as const satisfies PermissionTable<GearboxModelsService>;

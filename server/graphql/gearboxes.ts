@@ -74,10 +74,10 @@ export const GearboxModel = builder.objectRef<Row>('gearbox_models').implement({
     optionalPropulsion: t.exposeString('optionalPropulsion'),
     parentId: t.expose('parentId', { type: 'uuid', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'timestamptz' }),
-    doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxes.codesOf(row.id) }),
-    errorCodes: t.field({ type: [ErrorCode], resolve: (row, _args, context) => context.services.gearboxes.errorCodesOf(row.id) }),
+    doctorCodes: t.field({ type: [DoctorCode], resolve: (row, _args, context) => context.services.gearboxModels.codesOf(row.id) }),
+    errorCodes: t.field({ type: [ErrorCode], resolve: (row, _args, context) => context.services.gearboxModels.errorCodesOf(row.id) }),
     /** The model's history, its closed orders: the denominator of every rate of the dossier (decision 018). */
-    orderCount: t.int({ resolve: (row, _args, context) => context.services.gearboxes.orderCountOf(row.id) }),
+    orderCount: t.int({ resolve: (row, _args, context) => context.services.gearboxModels.orderCountOf(row.id) }),
   }),
 });
 
@@ -125,7 +125,7 @@ builder.queryField('gearboxModels', (t) =>
     },
     resolve: (_root, args, context) => {
       // Taken first: the service refuses a viewer before the arguments are checked.
-      const list = context.services.gearboxes.list;
+      const list = context.services.gearboxModels.list;
       const limit = args.limit ?? MAX_LIMIT;
       if (limit < 0 || limit > MAX_LIMIT) throw limitError(MAX_LIMIT);
       if ((args.offset ?? 0) < 0) throw offsetError();
@@ -138,7 +138,7 @@ builder.queryField('gearboxModelsAggregate', (t) =>
   t.field({
     type: Aggregate,
     args: { search: t.arg.string(), type: t.arg({ type: GearboxType }), year: t.arg.int(), modelId: t.arg({ type: 'uuid' }) },
-    resolve: async (_root, args, context) => ({ count: await context.services.gearboxes.count(filterOf(args)) }),
+    resolve: async (_root, args, context) => ({ count: await context.services.gearboxModels.count(filterOf(args)) }),
   }),
 );
 
@@ -147,7 +147,7 @@ builder.queryField('gearboxModel', (t) =>
     type: GearboxModel,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.get(id)) ?? null,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxModels.get(id)) ?? null,
   }),
 );
 
@@ -155,7 +155,7 @@ builder.mutationField('insertGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { object: t.arg({ type: ModelInput, required: true }) },
-    resolve: (_root, { object }, context) => context.services.gearboxes.insert(parse(gearboxModelSchema, object, 'object')),
+    resolve: (_root, { object }, context) => context.services.gearboxModels.insert(parse(gearboxModelSchema, object, 'object')),
   }),
 );
 
@@ -163,7 +163,7 @@ builder.mutationField('updateGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ModelInput, required: true }) },
-    resolve: (_root, { id, object }, context) => context.services.gearboxes.update(id, parse(gearboxModelSchema, object, 'object')),
+    resolve: (_root, { id, object }, context) => context.services.gearboxModels.update(id, parse(gearboxModelSchema, object, 'object')),
   }),
 );
 
@@ -171,7 +171,7 @@ builder.mutationField('deleteGearboxModel', (t) =>
   t.field({
     type: GearboxModel,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: (_root, { id }, context) => context.services.gearboxes.remove(id),
+    resolve: (_root, { id }, context) => context.services.gearboxModels.remove(id),
   }),
 );
 
@@ -184,7 +184,7 @@ builder.mutationField('insertDoctorCode', (t) =>
     type: DoctorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: DoctorCodeInput, required: true }) },
     resolve: async (_root, args, context) => {
-      const row = await context.services.gearboxes.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object'));
+      const row = await context.services.gearboxModels.insertDoctorCode(args.gearboxModelId, parse(doctorCodeSchema, args.object, 'object'));
       return { ...row, gearboxCodes: [] };
     },
   }),
@@ -194,7 +194,7 @@ builder.mutationField('deleteDoctorCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeDoctorCode(id)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxModels.removeDoctorCode(id)).id,
   }),
 );
 
@@ -203,7 +203,7 @@ builder.mutationField('insertGearboxCode', (t) =>
     type: GearboxCode,
     args: { doctorCodeId: t.arg({ type: 'uuid', required: true }), code: t.arg.string({ required: true }) },
     resolve: (_root, args, context) =>
-      context.services.gearboxes.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
+      context.services.gearboxModels.insertGearboxCode(args.doctorCodeId, parse(gearboxCodeSchema, { code: args.code }, 'object').code),
   }),
 );
 
@@ -211,7 +211,7 @@ builder.mutationField('deleteGearboxCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeGearboxCode(id)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxModels.removeGearboxCode(id)).id,
   }),
 );
 
@@ -223,7 +223,7 @@ builder.mutationField('insertErrorCode', (t) =>
   t.field({
     type: ErrorCode,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ErrorCodeInput, required: true }) },
-    resolve: (_root, args, context) => context.services.gearboxes.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.gearboxModels.insertErrorCode(args.gearboxModelId, parse(errorCodeSchema, args.object, 'object')),
   }),
 );
 
@@ -231,11 +231,11 @@ builder.mutationField('deleteErrorCode', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeErrorCode(id)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxModels.removeErrorCode(id)).id,
   }),
 );
 
-type OutageRow = NonNullable<Awaited<ReturnType<import('#server/gearboxes/service.ts').GearboxesService['getOutage']>>>;
+type OutageRow = NonNullable<Awaited<ReturnType<import('#server/gearboxes/service.ts').GearboxModelsService['getOutage']>>>;
 
 const BaseRef = builder.objectRef<{ id: string; name: string }>('base_item_ref').implement({
   fields: (t) => ({ id: t.expose('id', { type: 'uuid' }), name: t.exposeString('name') }),
@@ -244,7 +244,7 @@ const BaseRef = builder.objectRef<{ id: string; name: string }>('base_item_ref')
 export const OutageType = builder.objectRef<OutageRow>('outages').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    gearboxModelId: t.expose('modelId', { type: 'uuid' }),
     component: t.field({ type: BaseRef, resolve: (row) => row.component }),
     outageType: t.field({ type: BaseRef, resolve: (row) => row.outageType }),
     description: t.exposeString('description'),
@@ -260,7 +260,7 @@ export const OutageType = builder.objectRef<OutageRow>('outages').implement({
 });
 
 builder.objectField(GearboxModel, 'outages', (t) =>
-  t.field({ type: [OutageType], resolve: (row, _args, context) => context.services.gearboxes.outagesOf(row.id) }),
+  t.field({ type: [OutageType], resolve: (row, _args, context) => context.services.gearboxModels.outagesOf(row.id) }),
 );
 
 builder.queryField('gearboxOutage', (t) =>
@@ -268,7 +268,7 @@ builder.queryField('gearboxOutage', (t) =>
     type: OutageType,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.getOutage(id)) ?? null,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxModels.getOutage(id)) ?? null,
   }),
 );
 
@@ -287,7 +287,7 @@ builder.mutationField('insertOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
-    resolve: (_root, args, context) => context.services.gearboxes.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.gearboxModels.insertOutage(args.gearboxModelId, parse(outageSchema, args.object, 'object')),
   }),
 );
 
@@ -295,7 +295,7 @@ builder.mutationField('updateOutage', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: OutageInput, required: true }) },
-    resolve: (_root, args, context) => context.services.gearboxes.updateOutage(args.id, parse(outageSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.gearboxModels.updateOutage(args.id, parse(outageSchema, args.object, 'object')),
   }),
 );
 
@@ -304,7 +304,7 @@ builder.mutationField('deleteOutage', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     // Its files go with it (the service).
-    resolve: async (_root, { id }, context) => (await context.services.gearboxes.removeOutage(id)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxModels.removeOutage(id)).id,
   }),
 );
 
@@ -315,7 +315,7 @@ builder.subscriptionField('gearboxModel', (t) =>
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
     subscribe: (_root, { id }, context) => {
-      const get = context.services.gearboxes.get;
+      const get = context.services.gearboxModels.get;
       let version = 0;
       // Every change is news: the nested lists are resolved after, so the row alone cannot tell.
       return live(context, DOSSIER_TABLES, null, async () => {

@@ -8,7 +8,7 @@ import { parse } from './inputs.ts';
 export const Measure = builder.objectRef<typeof gearboxMeasures.$inferSelect>('gearbox_measures').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    gearboxModelId: t.expose('modelId', { type: 'uuid' }),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     unit: t.exposeString('unit'),

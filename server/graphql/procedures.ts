@@ -19,7 +19,7 @@ const Checkpoint = builder.objectRef<CheckpointRow>('procedure_checkpoints').imp
 export const RepairProcedure = builder.objectRef<ProcedureRow>('repair_procedures').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    gearboxModelId: t.expose('gearboxModelId', { type: 'uuid' }),
+    gearboxModelId: t.expose('modelId', { type: 'uuid' }),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     steps: t.exposeStringList('steps'),

@@ -14,7 +14,7 @@ import './repair-orders/index.ts';
 import './repair-orders/curves.ts';
 import './repair-orders/measures.ts';
 import './repair-orders/symptoms.ts';
-import './repair-orders/flow.ts';
+import './repair-orders/diagnostic.ts';
 import './repair-orders/procedure.ts';
 import './audit.ts';
 

@@ -2,7 +2,7 @@
 // whatever the base or the dossier become. Closing takes the names it shows (base items, the
 // dossier's error codes and outages) into `repair_orders.closed_names`; its readers prefer them
 // to the live ones; reopening drops them, and the order follows the base and the dossier again.
-// Procedures and checkpoints need none of this: they are copied at validation (flow.ts).
+// Procedures and checkpoints need none of this: they are copied at validation (diagnostic.ts).
 import { type AnyColumn, sql } from 'drizzle-orm';
 import type { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '#server/db/client.ts';

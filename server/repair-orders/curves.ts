@@ -42,7 +42,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       .innerJoin(files, eq(files.id, orderFiles.fileId));
 
   /** A chosen document must be one of the order's model, of the category the field asks for. */
-  async function checkDocuments(tx: Tx, gearboxModelId: string, input: OrderCurveInput) {
+  async function checkDocuments(tx: Tx, modelId: string, input: OrderCurveInput) {
     const wanted = [
       [input.referenceDocumentId, 'reference-curve', 'object.referenceDocumentId', t('curves.wrongReference')],
       [input.measureProcedureDocumentId, 'measure-procedure', 'object.measureProcedureDocumentId', t('curves.wrongProcedure')],
@@ -50,10 +50,10 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     for (const [id, category, field, message] of wanted) {
       if (!id) continue;
       const [doc] = await tx
-        .select({ modelId: gearboxDocuments.gearboxModelId, category: gearboxDocuments.category })
+        .select({ modelId: gearboxDocuments.modelId, category: gearboxDocuments.category })
         .from(gearboxDocuments)
         .where(eq(gearboxDocuments.id, id));
-      if (doc?.modelId !== gearboxModelId || doc.category !== category) throw invalid({ [field]: message });
+      if (doc?.modelId !== modelId || doc.category !== category) throw invalid({ [field]: message });
     }
   }
 
@@ -69,11 +69,11 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
   async function openCurve(tx: Tx, id: string) {
     const [curve] = await tx.select().from(orderCurves).where(eq(orderCurves.id, id));
     if (!curve) throw notFound(t('curves.curveNotFound'));
-    return { curve, order: await openOrder(tx, curve.repairOrderId) };
+    return { curve, order: await openOrder(tx, curve.orderId) };
   }
 
   /** Links a stored file to the order; it must have passed the bucket of its kind. */
-  const link = (tx: Tx, values: { repairOrderId: string; kind: OrderFileKind; curveId: string | null; fileId: string; comment: string }) =>
+  const link = (tx: Tx, values: { orderId: string; kind: OrderFileKind; curveId: string | null; fileId: string; comment: string }) =>
     linkOrderFile(
       tx,
       values,
@@ -95,7 +95,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
   const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
   const service = {
-    curvesOf: async (_viewer: Viewer, repairOrderId: string) => {
+    curvesOf: async (_viewer: Viewer, orderId: string) => {
       // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
       const rows = await db
         .select({
@@ -118,7 +118,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
         .leftJoin(referenceFiles, eq(referenceFiles.id, referenceDocs.fileId))
         .leftJoin(procedureDocs, eq(procedureDocs.id, orderCurves.measureProcedureDocumentId))
         .leftJoin(procedureFiles, eq(procedureFiles.id, procedureDocs.fileId))
-        .where(eq(orderCurves.repairOrderId, repairOrderId))
+        .where(eq(orderCurves.orderId, orderId))
         .orderBy(asc(orderCurves.createdAt), asc(orderCurves.id));
       const curveIds = rows.map((r) => r.curve.id);
       const attached = curveIds.length
@@ -136,20 +136,20 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       }));
     },
 
-    importsOf: (_viewer: Viewer, repairOrderId: string) =>
+    importsOf: (_viewer: Viewer, orderId: string) =>
       filesQuery()
-        .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, 'import')))
+        .where(and(eq(orderFiles.orderId, orderId), eq(orderFiles.kind, 'import')))
         .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id)),
 
-    insertCurve: (_viewer: Viewer, repairOrderId: string, input: OrderCurveInput) =>
+    insertCurve: (_viewer: Viewer, orderId: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, repairOrderId);
-        await checkDocuments(tx, order.gearboxModelId, input);
+        const order = await openOrder(tx, orderId);
+        await checkDocuments(tx, order.modelId, input);
         const [row] = await tx
           .insert(orderCurves)
-          .values({ repairOrderId, ...valuesOf(input) })
+          .values({ orderId, ...valuesOf(input) })
           .returning({ id: orderCurves.id });
-        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         await record(tx, {
           action: 'created',
           entity: { kind: 'order_curve', id: row!.id, label: input.description },
@@ -162,7 +162,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     updateCurve: (_viewer: Viewer, id: string, input: OrderCurveInput) =>
       db.transaction(async (tx) => {
         const { order, curve } = await openCurve(tx, id);
-        await checkDocuments(tx, order.gearboxModelId, input);
+        await checkDocuments(tx, order.modelId, input);
         await tx.update(orderCurves).set(valuesOf(input)).where(eq(orderCurves.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, order.id));
         const changes = changesOf(curve, valuesOf(input), curveFields);
@@ -189,18 +189,18 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
     },
 
     /** Either kind, as the API's insertOrderFile gives it; a curve file names a curve of the order. */
-    insertFile: (_viewer: Viewer, repairOrderId: string, input: { fileId: string; kind: OrderFileKind; curveId?: string | null; comment?: string | null }) => {
+    insertFile: (_viewer: Viewer, orderId: string, input: { fileId: string; kind: OrderFileKind; curveId?: string | null; comment?: string | null }) => {
       if (input.kind === 'import') {
         return db.transaction(async (tx) => {
-          await openOrder(tx, repairOrderId);
-          return link(tx, { repairOrderId, kind: 'import', curveId: null, fileId: input.fileId, comment: input.comment ?? '' });
+          await openOrder(tx, orderId);
+          return link(tx, { orderId, kind: 'import', curveId: null, fileId: input.fileId, comment: input.comment ?? '' });
         });
       }
       if (!input.curveId) return Promise.reject(invalid({ 'object.curveId': t('validation.required') }));
       return db.transaction(async (tx) => {
         const { curve } = await openCurve(tx, input.curveId!);
-        if (curve.repairOrderId !== repairOrderId) throw notFound(t('curves.curveNotFound'));
-        return link(tx, { repairOrderId, kind: 'curve', curveId: curve.id, fileId: input.fileId, comment: input.comment ?? '' });
+        if (curve.orderId !== orderId) throw notFound(t('curves.curveNotFound'));
+        return link(tx, { orderId, kind: 'curve', curveId: curve.id, fileId: input.fileId, comment: input.comment ?? '' });
       });
     },
 
@@ -209,7 +209,7 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
       const fileId = await db.transaction(async (tx) => {
         const [row] = await tx.select().from(orderFiles).where(eq(orderFiles.id, id));
         if (!row || (row.kind !== 'curve' && row.kind !== 'import')) throw notFound(t('curves.fileNotFound'));
-        const order = await openOrder(tx, row.repairOrderId);
+        const order = await openOrder(tx, row.orderId);
         await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: await fileNameOf(tx, row.fileId) }, parent: orderRef(order) });
         await dropStoredRows(tx, [row.fileId]);
         return row.fileId;

@@ -15,7 +15,7 @@ import { shownCode, shownName } from './closed-names.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
-import { conditionFields, dossierOf, errorCodeOf as codeText, fieldLabel, orderRef } from '#server/audit/refs.ts';
+import { conditionFields, gearboxModelRefOf, errorCodeOf as codeText, fieldLabel, orderRef } from '#server/audit/refs.ts';
 
 export type FaultCodesService = ReturnType<typeof createFaultCodesService>;
 
@@ -26,18 +26,18 @@ export function createFaultCodesService(deps: { db: Db }) {
   const { db } = deps;
 
   /** The model's error code of that name; a new one joins the dossier with its description. */
-  async function errorCodeOf(tx: Tx, gearboxModelId: string, input: FaultCodeInput) {
+  async function errorCodeOf(tx: Tx, modelId: string, input: FaultCodeInput) {
     const [known] = await tx
       .select({ id: errorCodes.id })
       .from(errorCodes)
-      .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = ${input.code}`));
+      .where(and(eq(errorCodes.modelId, modelId), sql`upper(${errorCodes.code}) = ${input.code}`));
     if (known) return known.id;
     if (!input.description) throw invalid({ 'object.description': t('faultCodes.newCodeDescription') });
-    const [created] = await tx.insert(errorCodes).values({ gearboxModelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
+    const [created] = await tx.insert(errorCodes).values({ modelId, code: input.code, description: input.description }).returning({ id: errorCodes.id });
     await record(tx, {
       action: 'created',
       entity: { kind: 'error_code', id: created!.id, label: input.code },
-      parent: await dossierOf(tx, gearboxModelId),
+      parent: await gearboxModelRefOf(tx, modelId),
       changes: [{ field: fieldLabel('description'), before: '', after: input.description }],
     });
     return created!.id;
@@ -49,7 +49,7 @@ export function createFaultCodesService(deps: { db: Db }) {
   };
 
   return {
-    faultCodesOf: (_viewer: Viewer, repairOrderId: string) =>
+    faultCodesOf: (_viewer: Viewer, orderId: string) =>
       db
         .select({
           id: orderFaultCodes.id,
@@ -64,20 +64,20 @@ export function createFaultCodesService(deps: { db: Db }) {
           comment: orderFaultCodes.comment,
         })
         .from(orderFaultCodes)
-        .innerJoin(repairOrders, eq(repairOrders.id, orderFaultCodes.repairOrderId))
+        .innerJoin(repairOrders, eq(repairOrders.id, orderFaultCodes.orderId))
         .innerJoin(errorCodes, eq(errorCodes.id, orderFaultCodes.errorCodeId))
         .leftJoin(actionItems, eq(actionItems.id, orderFaultCodes.actionId))
         .leftJoin(otherItems, eq(otherItems.id, orderFaultCodes.otherConditionId))
-        .where(eq(orderFaultCodes.repairOrderId, repairOrderId))
+        .where(eq(orderFaultCodes.orderId, orderId))
         .orderBy(asc(shownCode(errorCodes).code)),
 
     /** "The gearbox allows fault code reading": answering no discards the codes read (SPEC §4). */
-    setFaultCodeReading: (_viewer: Viewer, repairOrderId: string, canRead: boolean) =>
+    setFaultCodeReading: (_viewer: Viewer, orderId: string, canRead: boolean) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, repairOrderId);
-        const [read] = await tx.select({ n: count() }).from(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
-        if (!canRead && read!.n > 0) await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.repairOrderId, repairOrderId));
-        await tx.update(repairOrders).set({ canReadFaultCodes: canRead, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        const order = await openOrder(tx, orderId);
+        const [read] = await tx.select({ n: count() }).from(orderFaultCodes).where(eq(orderFaultCodes.orderId, orderId));
+        if (!canRead && read!.n > 0) await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.orderId, orderId));
+        await tx.update(repairOrders).set({ canReadFaultCodes: canRead, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         if (order.canReadFaultCodes !== canRead)
           await record(tx, {
             action: 'changed',
@@ -87,18 +87,18 @@ export function createFaultCodesService(deps: { db: Db }) {
         return { discarded: canRead ? 0 : read!.n };
       }),
 
-    insertFaultCode: (_viewer: Viewer, repairOrderId: string, input: FaultCodeInput) =>
+    insertFaultCode: (_viewer: Viewer, orderId: string, input: FaultCodeInput) =>
       db
         .transaction(async (tx) => {
-          const order = await openOrder(tx, repairOrderId);
+          const order = await openOrder(tx, orderId);
           if (order.canReadFaultCodes !== true) throw conflict('reading-off', t('faultCodes.readingRequired'));
           const conditions = await resolveConditions(tx, input);
-          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
+          const errorCodeId = await errorCodeOf(tx, order.modelId, input);
           const [row] = await tx
             .insert(orderFaultCodes)
-            .values({ repairOrderId, errorCodeId, ...conditions.columns })
+            .values({ orderId, errorCodeId, ...conditions.columns })
             .returning({ id: orderFaultCodes.id });
-          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
           await record(tx, {
             action: 'created',
             entity: { kind: 'order_fault_code', id: row!.id, label: await codeText(tx, errorCodeId) },
@@ -114,9 +114,9 @@ export function createFaultCodesService(deps: { db: Db }) {
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
           if (!current) throw notFound(t('refusals.faultCodeNotFound'));
-          const order = await openOrder(tx, current.repairOrderId);
+          const order = await openOrder(tx, current.orderId);
           const conditions = await resolveConditions(tx, input);
-          const errorCodeId = await errorCodeOf(tx, order.gearboxModelId, input);
+          const errorCodeId = await errorCodeOf(tx, order.modelId, input);
           await tx
             .update(orderFaultCodes)
             .set({ errorCodeId, ...conditions.columns })
@@ -139,7 +139,7 @@ export function createFaultCodesService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderFaultCodes).where(eq(orderFaultCodes.id, id));
         if (!current) throw notFound(t('refusals.faultCodeNotFound'));
-        const order = await openOrder(tx, current.repairOrderId);
+        const order = await openOrder(tx, current.orderId);
         await tx.delete(orderFaultCodes).where(eq(orderFaultCodes.id, id));
         await record(tx, {
           action: 'deleted',

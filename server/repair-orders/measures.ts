@@ -49,7 +49,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
   async function measureOf(tx: Tx, id: string) {
     const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id));
     if (!current) throw notFound(t('refusals.measureNotFound'));
-    const order = await openOrder(tx, current.repairOrderId);
+    const order = await openOrder(tx, current.orderId);
     return { current, order };
   }
 
@@ -85,14 +85,14 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
 
   return {
     /** The order's measures in the order they were added, each with its files. */
-    measuresOf: async (_viewer: Viewer, repairOrderId: string) => {
+    measuresOf: async (_viewer: Viewer, orderId: string) => {
       const rows = await db
         .select()
         .from(orderMeasures)
-        .where(eq(orderMeasures.repairOrderId, repairOrderId))
+        .where(eq(orderMeasures.orderId, orderId))
         .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name));
       if (!rows.length) return [];
-      return withFiles(rows, await filesOf(eq(orderFiles.repairOrderId, repairOrderId)));
+      return withFiles(rows, await filesOf(eq(orderFiles.orderId, orderId)));
     },
 
     get: async (_viewer: Viewer, id: string) => {
@@ -101,9 +101,9 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     },
 
     /** "Were measures taken": answering no discards the measures and their files (SPEC §4). */
-    setMeasuresDone: async (_viewer: Viewer, repairOrderId: string, done: boolean) => {
+    setMeasuresDone: async (_viewer: Viewer, orderId: string, done: boolean) => {
       const result = await db.transaction(async (tx) => {
-        const order = await openOrder(tx, repairOrderId);
+        const order = await openOrder(tx, orderId);
         let discarded: { id: string; name: string }[] = [];
         let fileIds: string[] = [];
         if (!done) {
@@ -111,15 +111,12 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
             await tx
               .select({ fileId: orderFiles.fileId })
               .from(orderFiles)
-              .where(and(eq(orderFiles.repairOrderId, repairOrderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
+              .where(and(eq(orderFiles.orderId, orderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
           ).map((r) => r.fileId);
-          discarded = await tx
-            .delete(orderMeasures)
-            .where(eq(orderMeasures.repairOrderId, repairOrderId))
-            .returning({ id: orderMeasures.id, name: orderMeasures.name });
+          discarded = await tx.delete(orderMeasures).where(eq(orderMeasures.orderId, orderId)).returning({ id: orderMeasures.id, name: orderMeasures.name });
           await dropStoredRows(tx, fileIds);
         }
-        await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        await tx.update(repairOrders).set({ measuresDone: done, updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         for (const m of discarded) await record(tx, { action: 'deleted', entity: { kind: 'order_measure', id: m.id, label: m.name }, parent: orderRef(order) });
         if (order.measuresDone !== done)
           await record(tx, {
@@ -133,19 +130,19 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       return { discarded: result.discarded.length, measures: result.discarded.map((m) => m.name), files: result.fileIds.length };
     },
 
-    insertMeasure: (_viewer: Viewer, repairOrderId: string, input: OrderMeasureInput) =>
+    insertMeasure: (_viewer: Viewer, orderId: string, input: OrderMeasureInput) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, repairOrderId);
+        const order = await openOrder(tx, orderId);
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
         if (input.gearboxMeasureId) {
-          const [known] = await tx.select({ m: gearboxMeasures.gearboxModelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
-          if (known?.m !== order.gearboxModelId) throw invalid({ 'object.gearboxMeasureId': t('orderMeasures.unknownMeasure') });
+          const [known] = await tx.select({ m: gearboxMeasures.modelId }).from(gearboxMeasures).where(eq(gearboxMeasures.id, input.gearboxMeasureId));
+          if (known?.m !== order.modelId) throw invalid({ 'object.gearboxMeasureId': t('orderMeasures.unknownMeasure') });
         }
         const [row] = await tx
           .insert(orderMeasures)
-          .values({ repairOrderId, gearboxMeasureId: input.gearboxMeasureId ?? null, ...valuesOf(input) })
+          .values({ orderId, gearboxMeasureId: input.gearboxMeasureId ?? null, ...valuesOf(input) })
           .returning({ id: orderMeasures.id });
-        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         const values = valuesOf(input);
         await record(tx, {
           action: 'created',
@@ -157,27 +154,23 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       }),
 
     /** Every measure of the model's dossier not yet on the order, in one go; answers how many. */
-    insertDossierMeasures: (_viewer: Viewer, repairOrderId: string) =>
+    insertDossierMeasures: (_viewer: Viewer, orderId: string) =>
       db.transaction(async (tx) => {
-        const order = await openOrder(tx, repairOrderId);
+        const order = await openOrder(tx, orderId);
         if (order.measuresDone !== true) throw conflict('measures-off', DONE_REQUIRED);
         const taken = await tx
           .select({ id: orderMeasures.gearboxMeasureId })
           .from(orderMeasures)
-          .where(and(eq(orderMeasures.repairOrderId, repairOrderId), isNotNull(orderMeasures.gearboxMeasureId)));
+          .where(and(eq(orderMeasures.orderId, orderId), isNotNull(orderMeasures.gearboxMeasureId)));
         const known = new Set(taken.map((r) => r.id));
-        const dossier = await tx
-          .select()
-          .from(gearboxMeasures)
-          .where(eq(gearboxMeasures.gearboxModelId, order.gearboxModelId))
-          .orderBy(asc(gearboxMeasures.name));
+        const dossier = await tx.select().from(gearboxMeasures).where(eq(gearboxMeasures.modelId, order.modelId)).orderBy(asc(gearboxMeasures.name));
         const missing = dossier.filter((m) => !known.has(m.id));
         if (!missing.length) return 0;
         const added = await tx
           .insert(orderMeasures)
           .values(
             missing.map((m) => ({
-              repairOrderId,
+              orderId,
               gearboxMeasureId: m.id,
               name: m.name,
               description: m.description,
@@ -187,7 +180,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
             })),
           )
           .returning();
-        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         for (const m of added)
           await record(tx, {
             action: 'created',
@@ -203,7 +196,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       db.transaction(async (tx) => {
         const { current, order } = await measureOf(tx, id);
         await tx.update(orderMeasures).set(valuesOf(input)).where(eq(orderMeasures.id, id));
-        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.orderId));
         const changes = changesOf(current, valuesOf(input), measureFields);
         if (changes.length)
           await record(tx, { action: 'changed', entity: { kind: 'order_measure', id, label: current.name }, parent: orderRef(order), changes });
@@ -227,17 +220,12 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     attachFile: (_viewer: Viewer, measureId: string, fileId: string, comment = '') =>
       db.transaction(async (tx) => {
         const { current } = await measureOf(tx, measureId);
-        return linkOrderFile(
-          tx,
-          { repairOrderId: current.repairOrderId, kind: MEASURE_FILE, measureId, fileId, comment },
-          (file) => file.bucketId === 'measure',
-          {
-            notFound: t('refusals.fileNotFound'),
-            unsupported: UNSUPPORTED_FORMAT,
-            taken: t('curves.fileTaken'),
-            field: 'fileId',
-          },
-        );
+        return linkOrderFile(tx, { orderId: current.orderId, kind: MEASURE_FILE, measureId, fileId, comment }, (file) => file.bucketId === 'measure', {
+          notFound: t('refusals.fileNotFound'),
+          unsupported: UNSUPPORTED_FORMAT,
+          taken: t('curves.fileTaken'),
+          field: 'fileId',
+        });
       }),
 
     /** The link and the stored file both go. */
@@ -248,7 +236,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
           .from(orderFiles)
           .where(and(eq(orderFiles.id, id), eq(orderFiles.kind, MEASURE_FILE)));
         if (!link) throw notFound(t('refusals.fileNotFound'));
-        const order = await openOrder(tx, link.repairOrderId);
+        const order = await openOrder(tx, link.orderId);
         await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: await fileNameOf(tx, link.fileId) }, parent: orderRef(order) });
         await dropStoredRows(tx, [link.fileId]);
         return link.fileId;

@@ -37,8 +37,8 @@ export async function linkOrderFile(
       if (pgCode(error) === '23505') throw conflict('file-linked', messages.taken);
       throw error;
     });
-  await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.repairOrderId));
-  await record(tx, { action: 'created', entity: { kind: 'order_file', id: row!.id, label: file.name }, parent: await orderOf(tx, values.repairOrderId) });
+  await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.orderId));
+  await record(tx, { action: 'created', entity: { kind: 'order_file', id: row!.id, label: file.name }, parent: await orderOf(tx, values.orderId) });
   return row!.id;
 }
 

@@ -49,17 +49,18 @@ export function createOrderProcedureService(deps: { db: Db }) {
 
   return {
     /** Every checkpoint of the order, procedure by procedure, in order. */
-    checkpointsOf: (_viewer: Viewer, orderId: string) => checkpoints(eq(orderCheckpoints.repairOrderId, orderId)),
+    checkpointsOf: (_viewer: Viewer, orderId: string) => checkpoints(eq(orderCheckpoints.orderId, orderId)),
     checkpointsOfProcedure: (_viewer: Viewer, orderProcedureId: string) => checkpoints(eq(orderCheckpoints.orderProcedureId, orderProcedureId)),
 
-    eventsOf: (_viewer: Viewer, orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.repairOrderId, orderId)).orderBy(desc(orderEvents.at)),
+    eventsOf: (_viewer: Viewer, orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.orderId, orderId)).orderBy(desc(orderEvents.at)),
 
     /** An answer to one checkpoint, against the version its author saw. */
-    answer: (actor: Viewer, id: string, input: CheckpointAnswer, version: number) =>
+    /** `orderId`: the order the caller shows (a page's URL); a checkpoint of another order is not found. */
+    answer: (actor: Viewer, id: string, input: CheckpointAnswer, version: number, orderId?: string) =>
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
-        if (!current) throw notFound(t('refusals.checkpointNotFound'));
-        const order = await openOrder(tx, current.repairOrderId);
+        if (!current || (orderId !== undefined && current.orderId !== orderId)) throw notFound(t('refusals.checkpointNotFound'));
+        const order = await openOrder(tx, current.orderId);
         if (!order.validatedAt) throw conflict('not-validated', NOT_VALIDATED);
         // Read again under the order's lock: the version now is the one that counts.
         const [locked] = await tx.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, id));
@@ -100,7 +101,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
         const [open] = await tx
           .select({ n: count() })
           .from(orderCheckpoints)
-          .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNull(orderCheckpoints.checkResult)));
+          .where(and(eq(orderCheckpoints.orderId, orderId), isNull(orderCheckpoints.checkResult)));
         if (open!.n > 0)
           throw conflict(
             'checkpoints-open',
@@ -118,7 +119,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
         // A record from now on (decision 043): the names it shows stay as they are today.
         await keepClosedNames(tx, orderId);
         await tx.insert(orderEvents).values({
-          repairOrderId: orderId,
+          orderId: orderId,
           kind: 'closed',
           byUserId: actor.id,
           byName: await nameOf(tx, actor),
@@ -139,7 +140,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
           .set({ status: 'IN_PROGRESS', closedOn: null, closedNames: null, updatedAt: new Date() })
           .where(eq(repairOrders.id, orderId));
         await tx.insert(orderEvents).values({
-          repairOrderId: orderId,
+          orderId: orderId,
           kind: 'reopened',
           byUserId: actor.id,
           byName: await nameOf(tx, actor),

@@ -89,7 +89,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           sql`upper(${repairOrders.gearboxCode}) like ${pattern}`,
           models.length
             ? inArray(
-                repairOrders.gearboxModelId,
+                repairOrders.modelId,
                 models.map((m) => m.id),
               )
             : undefined,
@@ -100,12 +100,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     if (filter.to) parts.push(lte(repairOrders.openedOn, filter.to));
     if (filter.category) parts.push(eq(repairOrders.interventionCategory, filter.category));
     if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
-    if (filter.modelId) parts.push(eq(repairOrders.gearboxModelId, filter.modelId));
+    if (filter.modelId) parts.push(eq(repairOrders.modelId, filter.modelId));
     return parts.length ? and(...parts) : undefined;
   }
 
   /** Has the diagnostic begun? Then the model is kept (SPEC §4). */
-  /** Any answer, symptom, curve, imported file or flow step means the diagnostic has begun. */
+  /** Any answer, symptom, curve, imported file or diagnostic step means the diagnostic has begun. */
   const diagnosticStarted = async (
     q: Pick<Db, 'execute'>,
     row: { id: string; canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number },
@@ -122,7 +122,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     number: input.number,
     openedOn: input.openedOn,
     interventionCategory: input.interventionCategory,
-    gearboxModelId: input.gearboxModelId,
+    modelId: input.gearboxModelId,
     gearboxCode: input.gearboxCode,
     referentId: input.referentId ?? null,
     vehicleBrand: input.vehicleBrand,
@@ -147,12 +147,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       .limit(1);
     if (!user) throw invalid({ 'object.referentId': t('refusals.referentUnknown') });
   }
-  async function writeHistory(tx: Tx, repairOrderId: string, input: RepairOrderInput) {
-    await tx.delete(interventionHistory).where(eq(interventionHistory.repairOrderId, repairOrderId));
+  async function writeHistory(tx: Tx, orderId: string, input: RepairOrderInput) {
+    await tx.delete(interventionHistory).where(eq(interventionHistory.orderId, orderId));
     if (input.history.length)
       await tx
         .insert(interventionHistory)
-        .values(input.history.map((h, i) => ({ repairOrderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
+        .values(input.history.map((h, i) => ({ orderId, position: i + 1, mileage: h.mileage, intervention: h.intervention })));
   }
 
   const service = {
@@ -162,7 +162,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       return await db
         .select(listSelection)
         .from(repairOrders)
-        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
+        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
         .where(await whereOf(filter))
         .orderBy(filter.descending ? desc(column) : asc(column), desc(repairOrders.number))
         .limit(filter.limit)
@@ -174,7 +174,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       const where = await whereOf(filter);
       // The model's table only when its type is asked: every order has a model.
       const from = db.select({ n: count() }).from(repairOrders);
-      const rows = await (filter.type ? from.innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId)) : from).where(where);
+      const rows = await (filter.type ? from.innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId)) : from).where(where);
       return rows[0]!.n;
     },
 
@@ -192,12 +192,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           referent: { id: users.id, displayName: users.displayName },
         })
         .from(repairOrders)
-        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.gearboxModelId))
+        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
         .leftJoin(users, eq(users.id, repairOrders.referentId))
         .where(eq(repairOrders.id, id))
         .limit(1);
       if (!row) return undefined;
-      const history = await db.select().from(interventionHistory).where(eq(interventionHistory.repairOrderId, id)).orderBy(asc(interventionHistory.position));
+      const history = await db.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
       return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: await diagnosticStarted(db, row.order) };
     },
 
@@ -231,7 +231,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
           if (!current) throw notFound(t('errors.repairOrderLoad'));
           if (current.status === 'CLOSED') throw conflict('closed', CLOSED);
-          if (current.gearboxModelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
+          if (current.modelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
             throw invalid({ 'object.gearboxModelId': t('repairOrders.modelLocked') }, 'model-locked');
           }
           // One already named keeps their place even if their role has changed since.
@@ -240,11 +240,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
             .update(repairOrders)
             .set({ ...toRow(input), updatedAt: new Date() })
             .where(eq(repairOrders.id, id));
-          const history = await tx
-            .select()
-            .from(interventionHistory)
-            .where(eq(interventionHistory.repairOrderId, id))
-            .orderBy(asc(interventionHistory.position));
+          const history = await tx.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
           await writeHistory(tx, id, input);
           const changes = await orderChanges(tx, { ...current, history }, { ...toRow(input), history: input.history });
           if (changes.length) await record(tx, { action: 'changed', entity: orderRef({ id, number: input.number }), changes });
@@ -258,7 +254,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
         const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
         if (current?.status === 'CLOSED') throw conflict('closed', t('refusals.orderClosedDelete'));
-        const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.repairOrderId, id));
+        const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.orderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound(t('errors.repairOrderLoad'));
         await record(tx, { action: 'deleted', entity: orderRef(deleted) });

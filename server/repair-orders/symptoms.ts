@@ -38,19 +38,19 @@ export function createSymptomsService(deps: { db: Db }) {
   }
 
   /** The model's error code of that text (null for none given, undefined for none of the dossier); unlike a fault code, a symptom never adds one. */
-  async function errorCodeOf(tx: Tx, gearboxModelId: string, code: string) {
+  async function errorCodeOf(tx: Tx, modelId: string, code: string) {
     if (!code) return null;
     const [known] = await tx
       .select({ id: errorCodes.id })
       .from(errorCodes)
-      .where(and(eq(errorCodes.gearboxModelId, gearboxModelId), sql`upper(${errorCodes.code}) = upper(${code})`));
+      .where(and(eq(errorCodes.modelId, modelId), sql`upper(${errorCodes.code}) = upper(${code})`));
     return known?.id;
   }
 
   /** The symptom, its code and its conditions as the base and the dossier know them; every unknown one refused at once. */
-  async function resolve(tx: Tx, gearboxModelId: string, input: SymptomInput) {
+  async function resolve(tx: Tx, modelId: string, input: SymptomInput) {
     const symptomId = await symptomOf(tx, input.symptom);
-    const errorCodeId = await errorCodeOf(tx, gearboxModelId, input.errorCode);
+    const errorCodeId = await errorCodeOf(tx, modelId, input.errorCode);
     const conditions = await resolveConditions(tx, input, {
       ...(symptomId ? {} : { 'object.symptom': NOT_IN_BASE }),
       ...(errorCodeId === undefined ? { 'object.errorCode': UNKNOWN_CODE } : {}),
@@ -65,7 +65,7 @@ export function createSymptomsService(deps: { db: Db }) {
   const refused = (error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error));
 
   return {
-    symptomsOf: (_viewer: Viewer, repairOrderId: string) =>
+    symptomsOf: (_viewer: Viewer, orderId: string) =>
       db
         .select({
           id: orderSymptoms.id,
@@ -81,24 +81,24 @@ export function createSymptomsService(deps: { db: Db }) {
           comment: orderSymptoms.comment,
         })
         .from(orderSymptoms)
-        .innerJoin(repairOrders, eq(repairOrders.id, orderSymptoms.repairOrderId))
+        .innerJoin(repairOrders, eq(repairOrders.id, orderSymptoms.orderId))
         .innerJoin(baseItems, eq(baseItems.id, orderSymptoms.symptomId))
         .leftJoin(errorCodes, eq(errorCodes.id, orderSymptoms.errorCodeId))
         .leftJoin(actionItems, eq(actionItems.id, orderSymptoms.actionId))
         .leftJoin(otherItems, eq(otherItems.id, orderSymptoms.otherConditionId))
-        .where(eq(orderSymptoms.repairOrderId, repairOrderId))
+        .where(eq(orderSymptoms.orderId, orderId))
         .orderBy(asc(shownName(baseItems))),
 
-    insertSymptom: (_viewer: Viewer, repairOrderId: string, input: SymptomInput) =>
+    insertSymptom: (_viewer: Viewer, orderId: string, input: SymptomInput) =>
       db
         .transaction(async (tx) => {
-          const order = await openOrder(tx, repairOrderId);
-          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.gearboxModelId, input);
+          const order = await openOrder(tx, orderId);
+          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.modelId, input);
           const [row] = await tx
             .insert(orderSymptoms)
-            .values({ repairOrderId, symptomId, errorCodeId, ...conditions.columns })
+            .values({ orderId, symptomId, errorCodeId, ...conditions.columns })
             .returning({ id: orderSymptoms.id });
-          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, repairOrderId));
+          await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
           await record(tx, {
             action: 'created',
             entity: { kind: 'order_symptom', id: row!.id, label: await baseNameOf(tx, symptomId) },
@@ -114,8 +114,8 @@ export function createSymptomsService(deps: { db: Db }) {
         .transaction(async (tx) => {
           const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
           if (!current) throw notFound(t('symptoms.notFound'));
-          const order = await openOrder(tx, current.repairOrderId);
-          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.gearboxModelId, input);
+          const order = await openOrder(tx, current.orderId);
+          const { symptomId, errorCodeId, conditions } = await resolve(tx, order.modelId, input);
           await tx
             .update(orderSymptoms)
             .set({ symptomId, errorCodeId, ...conditions.columns })
@@ -139,10 +139,10 @@ export function createSymptomsService(deps: { db: Db }) {
       db.transaction(async (tx) => {
         const [current] = await tx.select().from(orderSymptoms).where(eq(orderSymptoms.id, id));
         if (!current) throw notFound(t('symptoms.notFound'));
-        const order = await openOrder(tx, current.repairOrderId);
+        const order = await openOrder(tx, current.orderId);
         await record(tx, { action: 'deleted', entity: { kind: 'order_symptom', id, label: await baseNameOf(tx, current.symptomId) }, parent: orderRef(order) });
         await tx.delete(orderSymptoms).where(eq(orderSymptoms.id, id));
-        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.repairOrderId));
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.orderId));
         return id;
       }),
   };

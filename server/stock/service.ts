@@ -95,7 +95,7 @@ function whereOf(filter: StockFilter): SQL | undefined {
     parts.push(
       or(
         inArray(
-          stockItems.gearboxModelId,
+          stockItems.modelId,
           sql`(select ${gearboxModels.id} from ${gearboxModels} where ${gearboxModels.model} ilike ${pattern} or ${gearboxModels.constructorName} ilike ${pattern})`,
         ),
         inArray(stockItems.doctorCodeId, sql`(select ${doctorCodes.id} from ${doctorCodes} where ${doctorCodes.code} ilike ${pattern})`),
@@ -106,7 +106,7 @@ function whereOf(filter: StockFilter): SQL | undefined {
       ),
     );
   }
-  if (filter.modelId) parts.push(eq(stockItems.gearboxModelId, filter.modelId));
+  if (filter.modelId) parts.push(eq(stockItems.modelId, filter.modelId));
   if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
   if (filter.condition) parts.push(eq(stockItems.condition, filter.condition));
   if (rack) parts.push(eq(stockItems.rack, rack));
@@ -121,7 +121,7 @@ export function createStockService(deps: { db: Db }) {
     db
       .select(fields)
       .from(stockItems)
-      .innerJoin(gearboxModels, eq(gearboxModels.id, stockItems.gearboxModelId))
+      .innerJoin(gearboxModels, eq(gearboxModels.id, stockItems.modelId))
       .leftJoin(doctorCodes, eq(doctorCodes.id, stockItems.doctorCodeId))
       .leftJoin(gearboxCodes, eq(gearboxCodes.id, stockItems.gearboxCodeId));
 
@@ -135,8 +135,8 @@ export function createStockService(deps: { db: Db }) {
     return item;
   }
   /** The item's name for its event, its model read in the transaction. */
-  const refOf = async (tx: Tx, item: { id: string; number: number; gearboxModelId: string }) =>
-    stockRef(item, (await tx.select({ model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, item.gearboxModelId)))[0]?.model ?? '');
+  const refOf = async (tx: Tx, item: { id: string; number: number; modelId: string }) =>
+    stockRef(item, (await tx.select({ model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, item.modelId)))[0]?.model ?? '');
 
   const service = {
     list: (_viewer: Viewer, filter: StockFilter & { limit: number; offset: number }) =>
@@ -186,11 +186,11 @@ export function createStockService(deps: { db: Db }) {
           ? []
           : kind === 'd'
             ? await db
-                .select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: sql<string | null>`null` })
+                .select({ doctor: doctorCodes.id, model: doctorCodes.modelId, code: sql<string | null>`null` })
                 .from(doctorCodes)
                 .where(eq(doctorCodes.id, id))
             : await db
-                .select({ doctor: doctorCodes.id, model: doctorCodes.gearboxModelId, code: gearboxCodes.id })
+                .select({ doctor: doctorCodes.id, model: doctorCodes.modelId, code: gearboxCodes.id })
                 .from(gearboxCodes)
                 .innerJoin(doctorCodes, eq(doctorCodes.id, gearboxCodes.doctorCodeId))
                 .where(eq(gearboxCodes.id, id));
@@ -203,7 +203,7 @@ export function createStockService(deps: { db: Db }) {
           .insert(stockItems)
           .values(
             Array.from({ length: input.quantity }, () => ({
-              gearboxModelId: model.id,
+              modelId: model.id,
               doctorCodeId,
               gearboxCodeId,
               condition: input.condition,

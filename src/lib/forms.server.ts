@@ -4,12 +4,11 @@
 // API refusals are read here and nowhere else.
 import { createHash } from 'node:crypto';
 import type { AstroGlobal } from 'astro';
-import { ClientError } from 'graphql-request';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import type { z } from 'zod';
 import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
 import { databaseRefusal } from '#server/db/errors.ts';
-import { type ApiErrorCode, type ApiRefusal, apiErrorOf, type RefusalReason } from '#lib/errors.ts';
+import type { ApiErrorCode, ApiRefusal, RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
 import { t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
@@ -74,8 +73,7 @@ export function formFailureOf(error: unknown, options: FailureOptions = {}): For
   // link gone) is the user's to fix, said as the API says it; any other failure is the server's.
   const refused = databaseRefusal(error);
   if (refused) return refusalFailure({ code: refused.kind === 'invalid' ? 'validation' : 'conflict', message: refused.message }, options);
-  if (!(error instanceof ClientError)) throw error;
-  return refusalFailure(apiErrorOf(error), options);
+  throw error;
 }
 
 /** A refusal, as a form shows it: beside its fields, or above the form in words the user can act on. */

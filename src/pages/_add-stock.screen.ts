@@ -34,13 +34,13 @@ export function post(astro: AstroGlobal) {
 
 /** The models, each with its doctor codes and their gearbox codes (the code list), and the racks in use. */
 export async function load(locals: App.Locals) {
-  const { gearboxes, stock } = locals.services;
+  const { gearboxModels, stock } = locals.services;
   const [models, racks] = await withinBudget(
     locals,
     Promise.all([
-      gearboxes
+      gearboxModels
         .list({ limit: 100, offset: 0 })
-        .then((rows) => Promise.all(rows.map(async (m) => ({ id: m.id, model: m.model, doctorCodes: await gearboxes.codesOf(m.id) })))),
+        .then((rows) => Promise.all(rows.map(async (m) => ({ id: m.id, model: m.model, doctorCodes: await gearboxModels.codesOf(m.id) })))),
       stock.racks(),
     ]),
   );

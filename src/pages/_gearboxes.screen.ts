@@ -18,12 +18,12 @@ type GearboxesPageQuery = ReturnType<typeof read>;
 
 /** One page of the models the URL's search and filters select, their count and the models to filter on. */
 export async function load(locals: App.Locals, query: GearboxesPageQuery) {
-  const { gearboxes } = locals.services;
+  const { gearboxModels } = locals.services;
   const filter = { search: query.search, type: query.type, year: query.year, modelId: query.modelId };
-  const pageOf = (page: number) => gearboxes.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (page - 1) * GEARBOXES_PAGE_SIZE });
+  const pageOf = (page: number) => gearboxModels.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (page - 1) * GEARBOXES_PAGE_SIZE });
   const [rows, total, filterModels] = await withinBudget(
     locals,
-    Promise.all([pageOf(query.page), gearboxes.count(filter), gearboxes.list({ limit: 100, offset: 0 })]),
+    Promise.all([pageOf(query.page), gearboxModels.count(filter), gearboxModels.list({ limit: 100, offset: 0 })]),
   );
   const {
     page,

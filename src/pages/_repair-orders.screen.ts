@@ -67,14 +67,14 @@ export async function post(astro: AstroGlobal, query: OrdersPageQuery): Promise<
 
 /** One page of the orders the URL's search and filters select, their count and the order whose deletion is to confirm. */
 export async function load(locals: App.Locals, query: OrdersPageQuery) {
-  const { repairOrders, gearboxes } = locals.services;
+  const { repairOrders, gearboxModels } = locals.services;
   const manage = can(locals.user?.role, 'manageOrders');
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
   const pageOf = (page: number) =>
     repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
   const [rows, total, models] = await withinBudget(
     locals,
-    Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxes.list({ limit: 100, offset: 0 })]),
+    Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxModels.list({ limit: 100, offset: 0 })]),
   );
   const { page, pages, rows: orders, ignoredPage } = await lastPageIfBeyond(locals, { asked: query.page, size: ORDERS_PAGE_SIZE, total, rows, rowsOf: pageOf });
   return {

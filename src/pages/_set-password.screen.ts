@@ -4,7 +4,7 @@
 // current one), and its one post, saved through the auth service.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, tooManyMessage } from '#lib/auth/errors.ts';
+import { isServiceError, tooManyMessage } from '#lib/auth/errors.server.ts';
 import { PASSWORD_DIALOG_REFUSAL } from '#lib/auth/password-dialog.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';

@@ -4,7 +4,7 @@
 // forgotten password's address, the sign-in's address and password; each through the auth
 // services, each refusal worded by its reason.
 import type { AstroGlobal } from 'astro';
-import { isServiceError, serviceStatusOf, signInErrorMessage, tooManyMessage } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf, signInErrorMessage, tooManyMessage } from '#lib/auth/errors.server.ts';
 import { rememberLinkAsked } from '#lib/auth/landing-binding.ts';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';

@@ -203,8 +203,8 @@ const codesHref = (modelId?: string) => (modelId ? `/stock?onglet=codes&modele=$
 const isCodeAction = (action: string): action is (typeof CODE_ACTIONS)[number] => (CODE_ACTIONS as readonly string[]).includes(action);
 
 /** One model with its doctor codes and their gearbox codes, or undefined when there is none by that id. */
-async function modelCodes(gearboxes: App.Locals['services']['gearboxes'], modelId: string) {
-  const [model, doctorCodes] = await Promise.all([gearboxes.get(modelId), gearboxes.codesOf(modelId)]);
+async function modelCodes(gearboxModels: App.Locals['services']['gearboxModels'], modelId: string) {
+  const [model, doctorCodes] = await Promise.all([gearboxModels.get(modelId), gearboxModels.codesOf(modelId)]);
   return model && { id: model.id, model: model.model, doctorCodes };
 }
 
@@ -227,10 +227,10 @@ export async function post(astro: AstroGlobal, query: StockPageQuery): Promise<R
   }
   let codes: CodesDraft | null = null;
   if (query.view === 'codes' && query.modelId && can(role, 'manageGearboxes') && isCodeAction(action)) {
-    const { gearboxes } = astro.locals.services;
-    const model = await withinBudget(astro.locals, modelCodes(gearboxes, query.modelId));
+    const { gearboxModels } = astro.locals.services;
+    const model = await withinBudget(astro.locals, modelCodes(gearboxModels, query.modelId));
     if (model) {
-      const result = await postCodeAction(gearboxes, await postedForm(astro), action, model.id, model.doctorCodes);
+      const result = await postCodeAction(gearboxModels, await postedForm(astro), action, model.id, model.doctorCodes);
       if ('done' in result) return redirectWithToast(astro, result.done, codesHref(model.id));
       codes = result.draft;
     }
@@ -241,7 +241,7 @@ export async function post(astro: AstroGlobal, query: StockPageQuery): Promise<R
 
 /** What the page shows: one box (`?article=`), the codes tab, or the list with its counts and the filters' choices. */
 export async function load(locals: App.Locals, query: StockPageQuery) {
-  const { stock, gearboxes } = locals.services;
+  const { stock, gearboxModels } = locals.services;
   const role = locals.user?.role;
   const manage = can(role, 'manageStock');
   const codes = query.view === 'codes';
@@ -256,9 +256,11 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
       itemId ? stock.get(itemId) : undefined,
       itemId ? stock.movementsOf(itemId) : [],
       // Without a chosen model, every model's codes at a glance.
-      codes && !query.modelId ? gearboxes.list({ limit: 100, offset: 0 }).then((rows) => Promise.all(rows.map((m) => modelCodes(gearboxes, m.id)))) : [],
-      codes && query.modelId ? modelCodes(gearboxes, query.modelId) : undefined,
-      gearboxes.list({ limit: 100, offset: 0 }),
+      codes && !query.modelId
+        ? gearboxModels.list({ limit: 100, offset: 0 }).then((rows) => Promise.all(rows.map((m) => modelCodes(gearboxModels, m.id))))
+        : [],
+      codes && query.modelId ? modelCodes(gearboxModels, query.modelId) : undefined,
+      gearboxModels.list({ limit: 100, offset: 0 }),
       stock.racks(),
       listed ? pageOf(query.page) : [],
       // The current stock's total is the sum of its counts: one pass over the boxes fewer.

@@ -3,7 +3,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
-const firstLine = (error: unknown) => String((error as { message?: unknown })?.message ?? error).split('\n')[0].slice(0, 300);
+const firstLine = (error: unknown) =>
+  String((error as { message?: unknown })?.message ?? error)
+    .split('\n')[0]
+    .slice(0, 300);
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>) {

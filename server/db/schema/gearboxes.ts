@@ -34,7 +34,7 @@ export const doctorCodes = pgTable(
   'doctor_codes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'cascade' }),
     code: text('code').notNull(),
@@ -43,7 +43,7 @@ export const doctorCodes = pgTable(
     engine: text('engine').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('doctor_codes_code_key').on(sql`lower(${t.code})`), index('doctor_codes_model_idx').on(t.gearboxModelId)],
+  (t) => [uniqueIndex('doctor_codes_code_key').on(sql`lower(${t.code})`), index('doctor_codes_model_idx').on(t.modelId)],
 );
 
 /** Gearbox codes, each under a doctor code; deleting a doctor code that has some is refused ('Code utilisé'). */
@@ -65,14 +65,14 @@ export const errorCodes = pgTable(
   'error_codes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'cascade' }),
     code: text('code').notNull(),
     description: text('description').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('error_codes_model_code_key').on(t.gearboxModelId, sql`upper(${t.code})`)],
+  (t) => [uniqueIndex('error_codes_model_code_key').on(t.modelId, sql`upper(${t.code})`)],
 );
 
 /** Outages identified on a model: a component and an outage type from the base. */
@@ -80,7 +80,7 @@ export const outages = pgTable(
   'outages',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     componentId: uuid('component_id')
@@ -96,7 +96,7 @@ export const outages = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('outages_model_idx').on(t.gearboxModelId)],
+  (t) => [index('outages_model_idx').on(t.modelId)],
 );
 
 /**
@@ -107,7 +107,7 @@ export const repairProcedures = pgTable(
   'repair_procedures',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     name: text('name').notNull(),
@@ -116,10 +116,7 @@ export const repairProcedures = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    index('repair_procedures_model_idx').on(t.gearboxModelId),
-    uniqueIndex('repair_procedures_model_name_key').on(t.gearboxModelId, sql`lower(${t.name})`),
-  ],
+  (t) => [index('repair_procedures_model_idx').on(t.modelId), uniqueIndex('repair_procedures_model_name_key').on(t.modelId, sql`lower(${t.name})`)],
 );
 
 export const procedureCheckpoints = pgTable(
@@ -156,7 +153,7 @@ export const gearboxMeasures = pgTable(
   'gearbox_measures',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     name: text('name').notNull(),
@@ -167,7 +164,7 @@ export const gearboxMeasures = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('gearbox_measures_model_idx').on(t.gearboxModelId)],
+  (t) => [index('gearbox_measures_model_idx').on(t.modelId)],
 );
 
 /**
@@ -179,7 +176,7 @@ export const gearboxDocuments = pgTable(
   'gearbox_documents',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     outageId: uuid('outage_id').references(() => outages.id, { onDelete: 'cascade' }),
@@ -193,7 +190,7 @@ export const gearboxDocuments = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('gearbox_documents_model_idx').on(t.gearboxModelId, t.category),
+    index('gearbox_documents_model_idx').on(t.modelId, t.category),
     index('gearbox_documents_outage_idx').on(t.outageId),
     index('gearbox_documents_measure_idx').on(t.measureId),
     uniqueIndex('gearbox_documents_file_key').on(t.fileId),

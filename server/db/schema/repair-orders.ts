@@ -30,7 +30,7 @@ export const repairOrders = pgTable(
     closedOn: date('closed_on'),
     status: text('status').notNull().default('IN_PROGRESS').$type<OrderStatus>(),
     interventionCategory: text('intervention_category').notNull().$type<InterventionCategory>(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     /** As read off the gearbox; not necessarily a code of the dossier. */
@@ -49,7 +49,7 @@ export const repairOrders = pgTable(
     canReadFaultCodes: boolean('can_read_fault_codes'),
     /** SPEC §3: were measures taken; null until the diagnostic says. */
     measuresDone: boolean('measures_done'),
-    /** How far the diagnostic flow went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
+    /** How far the diagnostic steps went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
     diagnosticStep: integer('diagnostic_step').notNull().default(0),
     /** Set when the diagnostic is validated: the procedures are then the mechanics' to follow. */
     validatedAt: timestamp('validated_at', { withTimezone: true }),
@@ -71,7 +71,7 @@ export const repairOrders = pgTable(
     index('repair_orders_number_trgm').using('gin', sql`upper(${t.number}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_gearbox_code_trgm').using('gin', sql`upper(${t.gearboxCode}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_opened_idx').on(t.openedOn),
-    index('repair_orders_model_idx').on(t.gearboxModelId, t.openedOn),
+    index('repair_orders_model_idx').on(t.modelId, t.openedOn),
   ],
 );
 
@@ -80,14 +80,14 @@ export const interventionHistory = pgTable(
   'intervention_history',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     position: integer('position').notNull(),
     mileage: integer('mileage').notNull(),
     intervention: text('intervention').notNull(),
   },
-  (t) => [index('intervention_history_order_idx').on(t.repairOrderId, t.position)],
+  (t) => [index('intervention_history_order_idx').on(t.orderId, t.position)],
 );
 
 /**
@@ -115,7 +115,7 @@ export const orderFaultCodes = pgTable(
   'order_fault_codes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     errorCodeId: uuid('error_code_id')
@@ -125,8 +125,8 @@ export const orderFaultCodes = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('order_fault_codes_order_idx').on(t.repairOrderId),
-    uniqueIndex('order_fault_codes_order_code_key').on(t.repairOrderId, t.errorCodeId),
+    index('order_fault_codes_order_idx').on(t.orderId),
+    uniqueIndex('order_fault_codes_order_code_key').on(t.orderId, t.errorCodeId),
     index('order_fault_codes_code_idx').on(t.errorCodeId),
     index('order_fault_codes_action_idx').on(t.actionId),
     index('order_fault_codes_other_condition_idx').on(t.otherConditionId),
@@ -138,7 +138,7 @@ export const orderSymptoms = pgTable(
   'order_symptoms',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     symptomId: uuid('symptom_id')
@@ -149,7 +149,7 @@ export const orderSymptoms = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('order_symptoms_order_symptom_key').on(t.repairOrderId, t.symptomId),
+    uniqueIndex('order_symptoms_order_symptom_key').on(t.orderId, t.symptomId),
     index('order_symptoms_symptom_idx').on(t.symptomId),
     index('order_symptoms_code_idx').on(t.errorCodeId),
     index('order_symptoms_action_idx').on(t.actionId),
@@ -162,7 +162,7 @@ export const orderMeasures = pgTable(
   'order_measures',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     gearboxMeasureId: uuid('gearbox_measure_id').references(() => gearboxMeasures.id, { onDelete: 'set null' }),
@@ -177,7 +177,7 @@ export const orderMeasures = pgTable(
     comment: text('comment').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('order_measures_order_idx').on(t.repairOrderId)],
+  (t) => [index('order_measures_order_idx').on(t.orderId)],
 );
 
 /** A curve or log recorded on the order, read against one of the model's reference curves. */
@@ -185,7 +185,7 @@ export const orderCurves = pgTable(
   'order_curves',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     description: text('description').notNull(),
@@ -195,7 +195,7 @@ export const orderCurves = pgTable(
     measureProcedureDocumentId: uuid('measure_procedure_document_id').references(() => gearboxDocuments.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('order_curves_order_idx').on(t.repairOrderId)],
+  (t) => [index('order_curves_order_idx').on(t.orderId)],
 );
 
 /**
@@ -206,7 +206,7 @@ export const orderFiles = pgTable(
   'order_files',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     kind: text('kind').notNull(),
@@ -219,7 +219,7 @@ export const orderFiles = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('order_files_order_idx').on(t.repairOrderId, t.kind),
+    index('order_files_order_idx').on(t.orderId, t.kind),
     index('order_files_measure_idx').on(t.measureId),
     index('order_files_curve_idx').on(t.curveId),
     uniqueIndex('order_files_file_key').on(t.fileId),
@@ -230,7 +230,7 @@ export const orderFiles = pgTable(
 export const orderOutages = pgTable(
   'order_outages',
   {
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     outageId: uuid('outage_id')
@@ -238,7 +238,7 @@ export const orderOutages = pgTable(
       .references(() => outages.id, { onDelete: 'restrict' }),
     position: integer('position').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.repairOrderId, t.outageId] }), index('order_outages_outage_idx').on(t.outageId)],
+  (t) => [primaryKey({ columns: [t.orderId, t.outageId] }), index('order_outages_outage_idx').on(t.outageId)],
 );
 
 /** The repair procedures to apply on the order, in order; the mechanics follow them once validated. */
@@ -246,7 +246,7 @@ export const orderProcedures = pgTable(
   'order_procedures',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     procedureId: uuid('procedure_id')
@@ -263,7 +263,7 @@ export const orderProcedures = pgTable(
     description: text('description'),
     steps: text('steps').array(),
   },
-  (t) => [uniqueIndex('order_procedures_order_procedure_key').on(t.repairOrderId, t.procedureId), index('order_procedures_procedure_idx').on(t.procedureId)],
+  (t) => [uniqueIndex('order_procedures_order_procedure_key').on(t.orderId, t.procedureId), index('order_procedures_procedure_idx').on(t.procedureId)],
 );
 
 /**
@@ -274,7 +274,7 @@ export const orderCheckpoints = pgTable(
   'order_checkpoints',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     orderProcedureId: uuid('order_procedure_id')
@@ -295,7 +295,7 @@ export const orderCheckpoints = pgTable(
     /** Bumped by every answer: a stale answer (another terminal's) is refused, not lost silently. */
     version: integer('version').notNull().default(0),
   },
-  (t) => [index('order_checkpoints_order_idx').on(t.repairOrderId, t.position), index('order_checkpoints_procedure_idx').on(t.orderProcedureId)],
+  (t) => [index('order_checkpoints_order_idx').on(t.orderId, t.position), index('order_checkpoints_procedure_idx').on(t.orderProcedureId)],
 );
 
 /** Closings and reopenings of an order (SPEC §4): who, when, with what comment. */
@@ -303,7 +303,7 @@ export const orderEvents = pgTable(
   'order_events',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repairOrderId: uuid('repair_order_id')
+    orderId: uuid('repair_order_id')
       .notNull()
       .references(() => repairOrders.id, { onDelete: 'cascade' }),
     kind: text('kind').notNull(),
@@ -312,5 +312,5 @@ export const orderEvents = pgTable(
     byName: text('by_name').notNull().default(''),
     comment: text('comment').notNull().default(''),
   },
-  (t) => [index('order_events_order_idx').on(t.repairOrderId, t.at)],
+  (t) => [index('order_events_order_idx').on(t.orderId, t.at)],
 );

@@ -11,7 +11,7 @@ export const stockItems = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     /** What the rack label shows and people say: S-000123. */
     number: serial('number').notNull().unique(),
-    gearboxModelId: uuid('gearbox_model_id')
+    modelId: uuid('gearbox_model_id')
       .notNull()
       .references(() => gearboxModels.id, { onDelete: 'restrict' }),
     doctorCodeId: uuid('doctor_code_id').references(() => doctorCodes.id, { onDelete: 'restrict' }),
@@ -29,7 +29,7 @@ export const stockItems = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('stock_items_current_idx').on(t.gearboxModelId, t.condition).where(sql`${t.outOn} is null`),
+    index('stock_items_current_idx').on(t.modelId, t.condition).where(sql`${t.outOn} is null`),
     index('stock_items_rack_idx').on(t.rack, t.level, t.number).where(sql`${t.outOn} is null`),
     index('stock_items_out_idx').on(t.outOn, t.number).where(sql`${t.outOn} is not null`),
     index('stock_items_doctor_idx').on(t.doctorCodeId),

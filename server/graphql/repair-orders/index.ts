@@ -79,7 +79,7 @@ export const RepairOrder = builder.objectRef<ListRow & Partial<Omit<OrderRow, 'm
     measuresDone: t.boolean({ nullable: true, resolve: (row) => row.measuresDone ?? null }),
     /** The gearbox model can no longer change: the diagnostic has begun. */
     modelLocked: t.boolean({ resolve: (row) => row.modelLocked ?? false }),
-    /** How far the diagnostic flow went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
+    /** How far the diagnostic steps went: 0 nothing chosen, 1 outages, 2 procedures, 3 visualised. */
     diagnosticStep: t.int({ resolve: (row) => row.diagnosticStep ?? 0 }),
     validatedAt: t.string({ nullable: true, resolve: (row) => (row.validatedAt ? new Date(row.validatedAt).toISOString() : null) }),
   }),

@@ -26,7 +26,7 @@ const MeasureFile = builder.objectRef<OrderMeasureFileRow>('order_measure_files'
 const OrderMeasure = builder.objectRef<MeasureRow>('order_measures').implement({
   fields: (t) => ({
     id: t.expose('id', { type: 'uuid' }),
-    repairOrderId: t.expose('repairOrderId', { type: 'uuid' }),
+    repairOrderId: t.expose('orderId', { type: 'uuid' }),
     gearboxMeasureId: t.expose('gearboxMeasureId', { type: 'uuid', nullable: true }),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
@@ -40,7 +40,7 @@ const OrderMeasure = builder.objectRef<MeasureRow>('order_measures').implement({
     /** The order it was taken on (its number and status, for the measure's page). */
     repairOrder: t.field({
       type: RepairOrder,
-      resolve: async (row, _args, context) => (await context.services.repairOrders.get(row.repairOrderId))!,
+      resolve: async (row, _args, context) => (await context.services.repairOrders.get(row.orderId))!,
     }),
   }),
 });

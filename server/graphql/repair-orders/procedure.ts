@@ -5,7 +5,7 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, orderEventKinds, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import type { OrderProcedureService } from '#server/repair-orders/procedure.ts';
 import { builder } from '#server/graphql/builder.ts';
-import { OrderProcedure } from './flow.ts';
+import { OrderProcedure } from './diagnostic.ts';
 import { parse } from '#server/graphql/inputs.ts';
 import { live } from '#server/graphql/live.ts';
 import { CheckResultType } from './measures.ts';
@@ -85,9 +85,9 @@ builder.subscriptionField('orderCheckpoints', (t) =>
   t.field({
     type: [Checkpoint],
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    subscribe: (_root, { repairOrderId }, context) => {
+    subscribe: (_root, { repairOrderId: orderId }, context) => {
       const checkpointsOf = context.services.orderProcedure.checkpointsOf;
-      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${repairOrderId}`, () => checkpointsOf(repairOrderId));
+      return live(context, ['public.order_checkpoints', 'public.repair_orders'], `orderCheckpoints:${orderId}`, () => checkpointsOf(orderId));
     },
     resolve: (rows: CheckpointRow[]) => rows,
   }),
@@ -102,10 +102,10 @@ builder.subscriptionField('repairOrderStatus', (t) =>
     type: Status,
     nullable: true,
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    subscribe: (_root, { repairOrderId }, context) => {
+    subscribe: (_root, { repairOrderId: orderId }, context) => {
       const get = context.services.repairOrders.get;
-      return live(context, ['public.repair_orders'], `repairOrderStatus:${repairOrderId}`, async () => {
-        const order = await get(repairOrderId);
+      return live(context, ['public.repair_orders'], `repairOrderStatus:${orderId}`, async () => {
+        const order = await get(orderId);
         return order ? (order.status as 'IN_PROGRESS' | 'CLOSED') : null;
       });
     },

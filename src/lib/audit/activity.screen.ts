@@ -37,7 +37,7 @@ const scopeOf = (kind: ActivityKind, id: string) =>
 /** The subject's name now, or null when it no longer exists. */
 async function nameOf(services: App.Locals['services'], kind: ActivityKind, id: string): Promise<string | null> {
   if (kind === 'order') return (await services.repairOrders.get(id))?.number ?? null;
-  if (kind === 'dossier') return (await services.gearboxes.get(id))?.model ?? null;
+  if (kind === 'dossier') return (await services.gearboxModels.get(id))?.model ?? null;
   const user = await services.users.get(id);
   return user ? user.displayName || user.email || '' : null;
 }

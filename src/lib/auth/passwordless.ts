@@ -1,11 +1,8 @@
-// The forms of the passwordless sign-in pages (decision 030): their schemas, the phone number
-// as a French workshop types it, and the French message of each refusal.
+// The forms of the passwordless sign-in pages (decision 030): their schemas and the phone number
+// as a French workshop types it (the API reads it the same way). Refusals: errors.server.ts.
 import { z } from 'zod';
-import type { DomainError } from '#server/errors.ts';
-import type { RefusalReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { email, required } from '#lib/validation.ts';
-import { isServiceError, tooManyMessage } from './errors.ts';
 
 /** E.164, as the auth API takes it. */
 /** A phone number as SMS providers take it (E.164): the one rule of the pages and the API. */
@@ -37,14 +34,3 @@ export const emailCodeRequestSchema = z.object({ email: email() });
 export const emailCodeSchema = z.object({ email: email(), code: code() });
 export const smsRequestSchema = z.object({ phoneNumber: phoneNumber() });
 export const smsCodeSchema = z.object({ phoneNumber: phoneNumber(), code: code() });
-
-/** What a page says when the auth service refuses; it never tells whether an account exists. */
-export function passwordlessErrorMessage(error: unknown): string {
-  return isServiceError(error) ? (CODE_MESSAGES[error.reason]?.(error) ?? t('errors.generic')) : t('errors.generic');
-}
-
-const CODE_MESSAGES: Partial<Record<RefusalReason, (error: DomainError) => string>> = {
-  'invalid-otp': () => t('passwordless.invalidCode'),
-  'disabled-user': () => t('passwordless.invalidCode'),
-  'too-many-requests': tooManyMessage,
-};

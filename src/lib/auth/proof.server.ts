@@ -3,7 +3,7 @@
 // /profile/confirm. One helper for every screen that changes a way in.
 import type { ProofKind, SessionRow } from '#server/auth/service.ts';
 import type { Services } from '#server/services.ts';
-import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
 import type { FieldErrors } from '#lib/validation.ts';

@@ -2,11 +2,11 @@
 // French answer to each refusal of the WebAuthn service.
 import { z } from 'zod';
 import { authenticationCredential, registrationCredential } from '#server/auth/webauthn.ts';
-import { isServiceError, serviceStatusOf, tooManyMessage } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf, tooManyMessage } from '#lib/auth/errors.server.ts';
 import type { DomainError } from '#server/errors.ts';
 import { hasReason, type RefusalReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
-import { jsonError } from '#lib/json-endpoint.ts';
+import { jsonError } from '#lib/json-endpoint.server.ts';
 
 /** The account page that holds the keys' section; the section's forms come back to it. */
 export const SECURITY_PAGE = '/profile/security';

@@ -17,7 +17,7 @@ export const emptyCodesDraft = (): CodesDraft => ({ doctorDraft: {}, doctorError
 
 /** Carries out the action; answers the toast to show on success, or what to show again. */
 export async function postCodeAction(
-  gearboxes: App.Locals['services']['gearboxes'],
+  gearboxModels: App.Locals['services']['gearboxModels'],
   form: FormData,
   action: (typeof CODE_ACTIONS)[number],
   modelId: string,
@@ -30,7 +30,7 @@ export async function postCodeAction(
       const parsed = doctorCodeSchema.safeParse(draft.doctorDraft);
       if (!parsed.success) draft.doctorErrors = fieldErrors(parsed.error);
       else {
-        await gearboxes.insertDoctorCode(modelId, parsed.data);
+        await gearboxModels.insertDoctorCode(modelId, parsed.data);
         return { done: t('gearboxes.codeAdded') };
       }
     } else if (action === 'ajouter-code-boite') {
@@ -38,14 +38,14 @@ export async function postCodeAction(
       const parsed = gearboxCodeSchema.safeParse({ code: draft.gearboxDraft.code });
       if (!parsed.success) draft.gearboxDraft.error = fieldErrors(parsed.error).code;
       else if (codes.some((d) => d.id === draft.gearboxDraft.doctorCodeId)) {
-        await gearboxes.insertGearboxCode(draft.gearboxDraft.doctorCodeId, parsed.data.code);
+        await gearboxModels.insertGearboxCode(draft.gearboxDraft.doctorCodeId, parsed.data.code);
         return { done: t('gearboxes.codeAdded') };
       }
     } else {
       const target = String(form.get('id') ?? '');
       if (isUuid(target)) {
         const isDoctorCode = codes.some((d) => d.id === target);
-        await (isDoctorCode ? gearboxes.removeDoctorCode(target) : gearboxes.removeGearboxCode(target));
+        await (isDoctorCode ? gearboxModels.removeDoctorCode(target) : gearboxModels.removeGearboxCode(target));
         return { done: t('gearboxes.codeDeleted') };
       }
     }

@@ -1,11 +1,11 @@
 // A page's file form: the posted file is stored (bucket rules of SPEC §5), then linked to the
 // dossier by its service; when the link fails the stored file goes, so nothing half-written stays.
-import { bucketOf, documentSchema, type DocumentCategory, type DossierDocument } from './documents.ts';
+import { bucketOf, documentSchema, type DocumentCategory, type GearboxDocument } from './documents.ts';
 import { formFailureOf, isPostedFile, storeAndLink } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 
-export type DocumentOwner = { gearboxModelId: string; outageId?: string; measureId?: string };
+export type DocumentOwner = { modelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
 
 /** Reads the form; returns null when the file was linked, or what to show again. */
@@ -28,7 +28,7 @@ export async function postDocument(
   if (!parsed.success || Object.keys(errors).length || !isPostedFile(file)) return { values, errors };
   const { category, title, comment } = parsed.data;
   try {
-    await storeAndLink(locals, bucketOf(category), file, (fileId) => locals.services.documents.insert(owner, fileId, { category, title, comment }));
+    await storeAndLink(locals, bucketOf(category), file, (fileId) => locals.services.gearboxDocuments.insert(owner, fileId, { category, title, comment }));
     return null;
   } catch (error) {
     const failure = formFailureOf(error, {
@@ -42,7 +42,7 @@ export async function postDocument(
 }
 
 /** Links a page shows: the file (signed for the hour) and, for an image, its thumbnail. */
-export function linksOf(locals: App.Locals, document: Pick<DossierDocument, 'file'>) {
+export function linksOf(locals: App.Locals, document: Pick<GearboxDocument, 'file'>) {
   const { files } = locals.services;
   return { href: files.signedPath(document.file.id), thumbnail: files.signedPath(document.file.id, { width: 320 }) };
 }

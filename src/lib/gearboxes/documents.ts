@@ -5,7 +5,6 @@ import type { BucketId } from '#lib/storage/files.ts';
 import { t } from '#lib/i18n.ts';
 import { fr } from '#lib/i18n/fr.ts';
 import { optionalText } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
 
 export const documentTypes = ['gearbox-technical-drawing', 'gearbox-scrapyard-file', 'gearbox-manufacturer-information', 'measure-procedure'] as const;
 export type DocumentType = (typeof documentTypes)[number];
@@ -21,7 +20,7 @@ export function bucketOf(category: DocumentCategory): BucketId {
   return 'documents';
 }
 
-export type DossierDocument = {
+export type GearboxDocument = {
   id: string;
   category: DocumentCategory;
   title: string;
@@ -48,7 +47,3 @@ export const opensInline = (mimeType: string) => isImage(mimeType) || mimeType =
 /** The documents tab's sub-tabs (`&vue=`). */
 export const documentViews = ['courbes', 'mesures', 'autres'] as const;
 export type DocumentView = (typeof documentViews)[number];
-
-export const DocumentFields = graphql(`
-  fragment DocumentFields on gearbox_documents { id category title comment outageId measureId createdAt file { id name mimeType size } }
-`);

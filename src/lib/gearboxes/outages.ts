@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { formatNumber } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { optionalText, required } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
 
 export type Outage = {
   id: string;
@@ -18,10 +17,6 @@ export type Outage = {
 };
 /** "Mécatronique — Usure": how the workshop names an outage. */
 export const outageLabel = (o: { component: { name: string }; outageType: { name: string } }) => `${o.component.name} — ${o.outageType.name}`;
-
-export const OutageStatsFields = graphql(`
-  fragment OutageStatsFields on outages { occurrenceRate averageMileage orderCount ordersAverageMileage }
-`);
 
 // The dossier's figures (SPEC §3, decision 018), one definition each, for the dossier, the outage
 // page, the order's technical information and the diagnostic's ranking. The history is the model's

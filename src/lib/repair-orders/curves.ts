@@ -7,7 +7,6 @@ import { formatNumber } from '#lib/format.ts';
 import { fileKinds, type FileKind } from '#lib/storage/files.ts';
 import { t } from '#lib/i18n.ts';
 import { required, optionalText } from '#lib/validation.ts';
-import { graphql } from '#lib/graphql.ts';
 
 export type Curve = {
   xLabel: string;
@@ -289,17 +288,3 @@ export type OrderCurve = {
   measureProcedure: LinkedDocument | null;
   files: OrderFile[];
 };
-
-export const OrderFileFields = graphql(`
-  fragment OrderFileFields on order_files { id kind curveId comment createdAt file { id name mimeType size } }
-`);
-
-export const OrderCurveFields = graphql(
-  `
-  fragment OrderCurveFields on order_curves {
-    id description result comment createdAt reference { id title file { id name mimeType size } }
-    measureProcedure { id title file { id name mimeType size } } files { ...OrderFileFields }
-  }
-`,
-  [OrderFileFields],
-);

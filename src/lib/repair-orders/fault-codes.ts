@@ -1,15 +1,9 @@
 // Fault codes read on a repair order's gearbox (SPEC §2.7, §3): the code is the dossier's, or a
 // new one with its description, and the conditions it appeared in.
 import type { z } from 'zod';
-import { graphql, type ResultOf } from '#lib/graphql.ts';
 import { t } from '#lib/i18n.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { conditionsSchema, withCondition } from './conditions.ts';
-
-export const FaultCodeFields = graphql(`
-  fragment FaultCodeFields on order_fault_codes { id errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment }
-`);
-export type OrderFaultCode = ResultOf<typeof FaultCodeFields>;
 
 /** A fault code and the conditions it appeared in: the code is the dossier's, or a new one with its description. */
 export const faultCodeSchema = withCondition(

@@ -8,7 +8,6 @@ import { number, optionalText } from '#lib/validation.ts';
 export { checkResults, proposeCheckResult, type CheckResult } from './check-results.ts';
 import { checkResults, type CheckResult } from './check-results.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { graphql, type ResultOf } from '#lib/graphql.ts';
 
 export const checkResultLabels: Record<CheckResult, string> = fr.orderMeasures.results;
 
@@ -43,11 +42,3 @@ export const orderMeasureSchema = measureSchema.safeExtend({
 });
 export type OrderMeasureInput = z.infer<typeof orderMeasureSchema>;
 export const ORDER_MEASURE_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum', 'measuredValue', 'checkResult', 'comment'] as const;
-
-export const OrderMeasureFields = graphql(`
-  fragment OrderMeasureFields on order_measures {
-    id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id comment createdAt fileId name mimeType size }
-  }
-`);
-export type OrderMeasure = ResultOf<typeof OrderMeasureFields>;
-export type OrderMeasureFile = OrderMeasure['files'][number];

@@ -59,7 +59,7 @@ export function orderTabList(orderId: string | null, role: Role | undefined) {
   return [
     { id: 'general', label: t('repairOrders.general'), href: self },
     { id: 'codes-defaut', label: t('repairOrders.faultCodes'), href: `${self}?onglet=codes-defaut` },
-    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnosticFlow.title'), href: `${self}/diagnostic` }] : []),
+    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnosticSteps.title'), href: `${self}/diagnostic` }] : []),
     { id: 'historique', label: t('repairOrders.history'), href: `${self}?onglet=historique` },
     { id: 'informations-techniques', label: t('repairOrders.technical'), href: `${self}?onglet=informations-techniques` },
     { id: 'procedure', label: t('repairOrders.procedureTab'), href: `${self}?onglet=procedure` },
@@ -188,6 +188,3 @@ export const OrderFields = graphql(`
     canReadFaultCodes measuresDone modelLocked
   }
 `);
-
-/** Deletes an order (the list's and the order page's confirmation). */
-export const DELETE_ORDER = graphql(`mutation($id: uuid!) { deleteRepairOrder(id: $id) }`);

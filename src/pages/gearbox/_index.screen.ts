@@ -12,13 +12,13 @@ import { withinBudget } from '#lib/page-budget.ts';
 /** The creation: a redirect to the new dossier with its toast, or the form to show again (its status set). */
 export function post(astro: AstroGlobal) {
   return submitForm(astro, { fields: GEARBOX_FIELDS, schema: gearboxModelSchema, max: 200, fallback: t('errors.gearboxCreate') }, async (input) => {
-    const model = await astro.locals.services.gearboxes.insert(input);
+    const model = await astro.locals.services.gearboxModels.insert(input);
     return redirectWithToast(astro, t('gearboxes.created'), `/gearbox/${model.id}`);
   });
 }
 
 /** The models a new one may name as its parent (SPEC §3). */
 export async function load(locals: App.Locals) {
-  const models = await withinBudget(locals, locals.services.gearboxes.list({ limit: 100, offset: 0 }));
+  const models = await withinBudget(locals, locals.services.gearboxModels.list({ limit: 100, offset: 0 }));
   return { models };
 }

@@ -5,7 +5,7 @@
 // auth services and goes back with the same toast.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.server.ts';
 import { proveFromForm } from '#lib/auth/proof.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';

@@ -4,8 +4,9 @@
 // kept), the number removed; each through the passwordless service once the sign-in proved itself.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, serviceStatusOf } from '#lib/auth/errors.ts';
-import { passwordlessErrorMessage, smsCodeSchema, smsRequestSchema } from '#lib/auth/passwordless.ts';
+import { isServiceError, serviceStatusOf } from '#lib/auth/errors.server.ts';
+import { passwordlessErrorMessage } from '#lib/auth/errors.server.ts';
+import { smsCodeSchema, smsRequestSchema } from '#lib/auth/passwordless.ts';
 import { proofAskOf, proveFromForm, type ProofAsk } from '#lib/auth/proof.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';

@@ -4,7 +4,7 @@
 // activation, cancel, new recovery codes and removal, through the MFA service bound to the sign-in.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.server.ts';
 import { proofAskOf, proveFromForm } from '#lib/auth/proof.server.ts';
 import { SECURITY_PAGE } from '#lib/auth/security-keys.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';

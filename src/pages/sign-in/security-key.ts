@@ -4,7 +4,7 @@
 import type { APIRoute } from 'astro';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { securityKeyErrorResponse, signInWithKeyBody } from '#lib/auth/security-keys.server.ts';
-import { json, jsonError, readBody } from '#lib/json-endpoint.ts';
+import { json, jsonError, readBody } from '#lib/json-endpoint.server.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { HOME } from '#lib/routes.ts';
 

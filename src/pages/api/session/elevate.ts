@@ -3,11 +3,11 @@
 // sign-in for five minutes; the page then does its action again. No token is handed out.
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
-import { isServiceError } from '#lib/auth/errors.ts';
+import { isServiceError } from '#lib/auth/errors.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import { elevateWithKeyBody, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
 import { t } from '#lib/i18n.ts';
-import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.ts';
+import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.server.ts';
 import { secondFactorSchema } from '#lib/validation.ts';
 
 const body = z.union([elevateWithKeyBody, secondFactorSchema]);

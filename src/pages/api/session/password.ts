@@ -1,10 +1,10 @@
 // The update-password dialog (SPEC §2.5): a new password for the signed-in user, who proves
 // it is them with the current one; every other sign-in of the user then ends.
 import type { APIRoute } from 'astro';
-import { isServiceError } from '#lib/auth/errors.ts';
+import { isServiceError } from '#lib/auth/errors.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import { t } from '#lib/i18n.ts';
-import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.ts';
+import { json, jsonError, readBody, serviceErrorResponse } from '#lib/json-endpoint.server.ts';
 import { updatePasswordSchema } from '#lib/validation.ts';
 
 export const POST: APIRoute = async ({ request, locals }) => {

@@ -2,7 +2,7 @@
 // Minted here, not on every request: server pages call the API as their viewer (graphql.server.ts).
 import type { APIRoute } from 'astro';
 import { decodeJwt } from 'jose';
-import { json, jsonError } from '#lib/json-endpoint.ts';
+import { json, jsonError } from '#lib/json-endpoint.server.ts';
 
 export const GET: APIRoute = async ({ locals }) => {
   const { session: open, services } = locals;

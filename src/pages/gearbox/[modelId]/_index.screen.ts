@@ -55,21 +55,21 @@ export type DossierPageQuery = ReturnType<typeof read>;
 export async function load(locals: App.Locals, query: Pick<DossierPageQuery, 'modelId' | 'tab' | 'view'>) {
   const { modelId, tab } = query;
   if (!modelId) return null;
-  const { gearboxes, procedures, measures, documents } = locals.services;
+  const { gearboxModels, procedures, measures, gearboxDocuments } = locals.services;
   const none = Promise.resolve([]);
   const [model, orderCount, doctorCodes, errorCodes, outages, repairProcedures, measureList, documentList, models] = await withinBudget(
     locals,
     Promise.all([
-      gearboxes.get(modelId),
-      tab === 'pannes' || tab === 'codes-defaut' ? gearboxes.orderCountOf(modelId) : Promise.resolve(0),
-      tab === 'codes' ? gearboxes.codesOf(modelId) : none,
-      tab === 'codes-defaut' ? gearboxes.errorCodesOf(modelId) : none,
-      tab === 'pannes' ? gearboxes.outagesOf(modelId) : none,
+      gearboxModels.get(modelId),
+      tab === 'pannes' || tab === 'codes-defaut' ? gearboxModels.orderCountOf(modelId) : Promise.resolve(0),
+      tab === 'codes' ? gearboxModels.codesOf(modelId) : none,
+      tab === 'codes-defaut' ? gearboxModels.errorCodesOf(modelId) : none,
+      tab === 'pannes' ? gearboxModels.outagesOf(modelId) : none,
       tab === 'procedures' ? procedures.listOf(modelId) : none,
       tab === 'documents' ? measures.listOf(modelId) : none,
-      tab === 'documents' ? documents.ofModel(modelId) : none,
+      tab === 'documents' ? gearboxDocuments.ofModel(modelId) : none,
       // The general form's parent is one of the other models.
-      tab === 'general' ? gearboxes.list({ limit: 100, offset: 0 }) : none,
+      tab === 'general' ? gearboxModels.list({ limit: 100, offset: 0 }) : none,
     ]),
   );
   if (!model) return null;
@@ -160,7 +160,7 @@ export async function post(astro: AstroGlobal, page: DossierPage, query: Dossier
       astro,
       { fields: GEARBOX_FIELDS, schema: gearboxModelSchema, max: 200, fallback: t('errors.gearboxUpdate') },
       async (input) => {
-        await astro.locals.services.gearboxes.update(modelId, input);
+        await astro.locals.services.gearboxModels.update(modelId, input);
         return redirectWithToast(astro, t('gearboxes.saved'), `/gearbox/${modelId}`);
       },
     );
@@ -174,13 +174,13 @@ export async function post(astro: AstroGlobal, page: DossierPage, query: Dossier
 /** A tab's form (or the deletion): what to show again when it is refused. */
 async function postAction(astro: AstroGlobal, modelId: string, query: DossierPageQuery): Promise<Response | Partial<DossierForms>> {
   const { action, view } = query;
-  const { gearboxes, procedures, documents } = astro.locals.services;
+  const { gearboxModels, procedures, gearboxDocuments } = astro.locals.services;
   const refused: Partial<DossierForms> = {};
   const codesHref = `/gearbox/${modelId}?onglet=codes`;
   const errorCodesHref = `/gearbox/${modelId}?onglet=codes-defaut`;
   try {
     if (action === 'supprimer') {
-      await gearboxes.remove(modelId);
+      await gearboxModels.remove(modelId);
       return redirectWithToast(astro, t('gearboxes.deleted'), '/gearboxes');
     } else if ((CODE_ACTIONS as readonly string[]).includes(action)) {
       // A code form's body, read once: a deletion names an error code or a doctor/gearbox code.
@@ -188,14 +188,14 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       const { id: codeId } = formValues(form, ['id']);
       const deleting = action === 'supprimer-code' && isUuid(codeId);
       const [doctorCodes, errorCodes] = await Promise.all([
-        action === 'ajouter-code-boite' || deleting ? gearboxes.codesOf(modelId) : Promise.resolve([]),
-        deleting ? gearboxes.errorCodesOf(modelId) : Promise.resolve([]),
+        action === 'ajouter-code-boite' || deleting ? gearboxModels.codesOf(modelId) : Promise.resolve([]),
+        deleting ? gearboxModels.errorCodesOf(modelId) : Promise.resolve([]),
       ]);
       if (errorCodes.some((e) => e.id === codeId)) {
-        await gearboxes.removeErrorCode(codeId);
+        await gearboxModels.removeErrorCode(codeId);
         return redirectWithToast(astro, t('gearboxes.codeDeleted'), errorCodesHref);
       }
-      const result = await postCodeAction(gearboxes, form, action as (typeof CODE_ACTIONS)[number], modelId, doctorCodes);
+      const result = await postCodeAction(gearboxModels, form, action as (typeof CODE_ACTIONS)[number], modelId, doctorCodes);
       if ('done' in result) return redirectWithToast(astro, result.done, codesHref);
       refused.codesDraft = result.draft;
       refused.formError = result.draft.formError ?? null;
@@ -205,7 +205,7 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       const parsed = errorCodeSchema.safeParse(refused.errorDraft);
       if (!parsed.success) refused.errorErrors = fieldErrors(parsed.error);
       else {
-        await gearboxes.insertErrorCode(modelId, parsed.data);
+        await gearboxModels.insertErrorCode(modelId, parsed.data);
         return redirectWithToast(astro, t('gearboxes.codeAdded'), errorCodesHref);
       }
     } else if (action === 'enregistrer-procedure') {
@@ -237,14 +237,14 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
           : view === 'mesures'
             ? (['measure-procedure'] as const)
             : (['gearbox-technical-drawing', 'gearbox-manufacturer-information', 'gearbox-scrapyard-file'] as const);
-      refused.documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId }, categories);
+      refused.documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId }, categories);
       if (!refused.documentDraft) return redirectWithToast(astro, t('documents.added'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
     } else if (action === 'supprimer-fichier') {
       // Only one of the model's own documents (not an outage's or a measure's).
       const { id: documentId } = formValues(await postedForm(astro), ['id']);
-      const document = isUuid(documentId) ? await documents.get(documentId) : undefined;
-      if (document && document.gearboxModelId === modelId && !document.outageId && !document.measureId) {
-        await documents.remove(documentId);
+      const document = isUuid(documentId) ? await gearboxDocuments.get(documentId) : undefined;
+      if (document && document.modelId === modelId && !document.outageId && !document.measureId) {
+        await gearboxDocuments.remove(documentId);
         return redirectWithToast(astro, t('documents.deleted'), `/gearbox/${modelId}?onglet=documents&vue=${view}`);
       }
     }

@@ -4,13 +4,13 @@
 import type { APIRoute } from 'astro';
 import { z } from 'zod';
 import { isUuid } from '#lib/ids.ts';
-import { isServiceError } from '#lib/auth/errors.ts';
+import { isServiceError } from '#lib/auth/errors.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import { addKeyBody, SECURITY_PAGE, securityKeyErrorResponse } from '#lib/auth/security-keys.server.ts';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { readForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
-import { json, jsonError, readBody } from '#lib/json-endpoint.ts';
+import { json, jsonError, readBody } from '#lib/json-endpoint.server.ts';
 
 /** The section's forms: the key, what to do with it, and for a rename its new name (whose bounds the service checks). */
 const keyForm = z.object({ id: z.string().refine(isUuid), intent: z.enum(['delete', 'rename']), nickname: z.string() });

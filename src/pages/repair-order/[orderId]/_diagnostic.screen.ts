@@ -1,8 +1,8 @@
 // The screen module of an order's diagnostic (`/repair-order/{uuid}/diagnostic`, SPEC §2.7, §4,
 // decision 065): what its URL may say, what it reads through the viewer's services (the order, its
-// fault codes, symptoms and ranked outages, then what the open tab or flow step shows) and its
+// fault codes, symptoms and ranked outages, then what the open tab or diagnostic step shows) and its
 // posts, which only admins and diagnosticians make while the order is open, each handed to the tab
-// or flow step it belongs to: the flow's steps and start guide, the fault code reading, the
+// or diagnostic step it belongs to: the diagnostic steps and start guide, the fault code reading, the
 // measures and the curves.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
@@ -31,14 +31,14 @@ import { isCsv, readingOf } from '#lib/repair-orders/curves.server.ts';
 import {
   diagnosticHref,
   diagnosticTabs,
-  flowHref,
-  flowSteps,
+  stepHref,
+  diagnosticSteps,
   outageChoiceSchema,
   procedureChoiceSchema,
   STEP_REQUIRED,
   stepFor,
   stepNeeds,
-  type FlowStep,
+  type DiagnosticStep,
   type TabActionResult,
   type TabFailure,
 } from '#lib/repair-orders/diagnostic-page.ts';
@@ -53,7 +53,7 @@ import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 export const querySchema = z
   .object({
     orderId: recordId(),
-    etape: choice(flowSteps),
+    etape: choice(diagnosticSteps),
     onglet: option(diagnosticTabs, 'codes'),
     ...recordPageFields,
     // The record a form acts on when its body does not name it (a curve's file).
@@ -87,27 +87,31 @@ type Services = App.Locals['services'];
 export type DiagnosticOrder = NonNullable<Awaited<ReturnType<Services['repairOrders']['get']>>>;
 
 /** A step asked by URL before its turn: back to the step to do, saying why. */
-export function refuseSkippedStep(astro: AstroGlobal, order: Pick<DiagnosticOrder, 'id' | 'diagnosticStep' | 'validatedAt'>, step: FlowStep): Response | null {
+export function refuseSkippedStep(
+  astro: AstroGlobal,
+  order: Pick<DiagnosticOrder, 'id' | 'diagnosticStep' | 'validatedAt'>,
+  step: DiagnosticStep,
+): Response | null {
   if (order.validatedAt || order.diagnosticStep >= stepNeeds[step]) return null;
   // Says what to do first: the step right after the one reached.
   setFlash(astro.cookies, { type: 'error', message: STEP_REQUIRED[order.diagnosticStep + 1]! });
-  return astro.redirect(flowHref(order.id, stepFor(order.diagnosticStep)), 303);
+  return astro.redirect(stepHref(order.id, stepFor(order.diagnosticStep)), 303);
 }
 
 /** The outages retained, as the order shows them (a closed one keeps its names, decision 043), each with its procedures by priority. */
 async function chosenOutagesOf(services: Services, orderId: string) {
-  const outages = await services.flow.chosenOutagesOf(orderId);
+  const outages = await services.diagnostic.chosenOutagesOf(orderId);
   return Promise.all(outages.map(async (outage) => ({ ...outage, procedures: await services.procedures.ofOutage(outage.id) })));
 }
 
 /** The procedures the order applies, each with the checkpoints it was validated with (none before). */
 async function orderProceduresOf(services: Services, orderId: string) {
-  const links = await services.flow.proceduresOf(orderId);
+  const links = await services.diagnostic.proceduresOf(orderId);
   return Promise.all(links.map(async (link) => ({ ...link, checkpoints: await services.orderProcedure.checkpointsOfProcedure(link.id) })));
 }
 
-/** What a flow step shows: the outages retained, the procedures chosen and, to add one, the model's others. */
-async function loadFlow(services: Services, order: DiagnosticOrder, step: FlowStep) {
+/** What a diagnostic step shows: the outages retained, the procedures chosen and, to add one, the model's others. */
+async function loadSteps(services: Services, order: DiagnosticOrder, step: DiagnosticStep) {
   const [chosen, procedures, modelProcedures] = await Promise.all([
     chosenOutagesOf(services, order.id),
     orderProceduresOf(services, order.id),
@@ -115,7 +119,7 @@ async function loadFlow(services: Services, order: DiagnosticOrder, step: FlowSt
   ]);
   return { chosen, procedures, modelProcedures };
 }
-export type FlowData = Awaited<ReturnType<typeof loadFlow>>;
+export type StepData = Awaited<ReturnType<typeof loadSteps>>;
 
 /** The measures tab: the order's measures and the dossier's, to say how many are still to add. */
 async function loadMeasures(services: Services, order: DiagnosticOrder) {
@@ -130,7 +134,7 @@ async function loadCurves(locals: App.Locals, order: DiagnosticOrder) {
   const [curves, imports, documents] = await Promise.all([
     services.orderCurves.curvesOf(order.id),
     services.orderCurves.importsOf(order.id),
-    services.documents.ofModel(order.model.id),
+    services.gearboxDocuments.ofModel(order.model.id),
   ]);
   const readings = new Map<string, CurveReading>();
   const toRead = curves.flatMap((c) => [...(c.reference ? [c.reference.file] : []), ...c.files.map((f) => f.file).filter(isCsv)]);
@@ -154,12 +158,12 @@ export async function load(locals: App.Locals, { orderId, step, tab }: Pick<Diag
     (async () => {
       const order = await services.repairOrders.get(orderId);
       if (!order) return null;
-      const [faultCodes, symptoms, candidates, guideHidden, flow, measures, curves] = await Promise.all([
+      const [faultCodes, symptoms, candidates, guideHidden, stepData, measures, curves] = await Promise.all([
         services.faultCodes.faultCodesOf(orderId),
         services.symptoms.symptomsOf(orderId),
-        services.flow.candidatesOf(orderId),
-        services.flow.guideHidden(),
-        step ? loadFlow(services, order, step) : null,
+        services.diagnostic.candidatesOf(orderId),
+        services.diagnostic.guideHidden(),
+        step ? loadSteps(services, order, step) : null,
         !step && tab === 'mesures' ? loadMeasures(services, order) : null,
         !step && tab === 'courbes' ? loadCurves(locals, order) : null,
       ]);
@@ -169,28 +173,28 @@ export async function load(locals: App.Locals, { orderId, step, tab }: Pick<Diag
         faultCodes,
         symptoms,
         candidates,
-        flow,
+        stepData,
         measures,
         curves,
         manage,
         guideHidden,
         showGuide: manage && !guideHidden && !step,
         self: `/repair-order/${order.id}`,
-        // How far the flow went: 4 once the diagnostic is validated.
+        // How far the diagnostic went: 4 once the diagnostic is validated.
         reached: order.validatedAt ? 4 : order.diagnosticStep,
         topCandidates: candidates.slice(0, 6),
         // With no fault code and no symptom recorded, no closed order is similar: the ranking is the dossier's.
-        outagesHint: faultCodes.length === 0 && symptoms.length === 0 ? t('diagnosticFlow.nothingToCompare') : t('diagnosticFlow.outagesHint'),
+        outagesHint: faultCodes.length === 0 && symptoms.length === 0 ? t('diagnosticSteps.nothingToCompare') : t('diagnosticSteps.outagesHint'),
       };
     })(),
   );
 }
 
-/** What a post the page could not carry out renders again: the failed tab's or the flow's failure. */
-export type DiagnosticPageFailure = { status: number; tabFailure: TabFailure | null; flowFailure: FlowFailure | null };
+/** What a post the page could not carry out renders again: the failed tab's or the step's failure. */
+export type DiagnosticPageFailure = { status: number; tabFailure: TabFailure | null; flowFailure: StepFailure | null };
 
 /**
- * Hands `?action=` to its tab or flow step: a redirect with its toast (or to the step to do first,
+ * Hands `?action=` to its tab or diagnostic step: a redirect with its toast (or to the step to do first,
  * for a step asked too early), or the failure to render; null when the URL names no order or the
  * viewer may not edit it. The order is read once, for its state; the services refuse the rest.
  */
@@ -216,7 +220,7 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
               { orderId: order.id, faultCodeCount: (await services.faultCodes.faultCodesOf(order.id)).length },
               diagnosticHref(order.id, 'codes'),
             ).then((r) => (r instanceof Response ? r : { status: 400, formError: r }))
-          : await postFlow(astro, order, query);
+          : await postStep(astro, order, query);
   // What the database refused shows at its tab or step, as the API said it.
   const result = await dispatch().catch((error: unknown) => {
     const told = databaseRefusal(error);
@@ -227,7 +231,7 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
   return { status: result.status, tabFailure: owner ? result : null, flowFailure: owner ? null : result };
 }
 
-// The flow's form posts (choose outages → procedures → add → visualise → validate) and the start
+// The diagnostic steps' form posts (choose outages → procedures → add → visualise → validate) and the start
 // guide's checkbox. Each success redirects to the next step's URL; a refusal comes back as a
 // failure the page renders with what was typed.
 
@@ -235,22 +239,22 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
 const LEAVING = ['procedures', 'visualiser'] as const;
 const isBlankDraft = (draft: ProcedureDraft) => !draft.name.trim() && !draft.description.trim() && !draft.steps.trim() && draft.checkpoints.length === 0;
 
-export type FlowFailure = TabFailure & { draft?: ProcedureDraft; selection?: string[] };
+export type StepFailure = TabFailure & { draft?: ProcedureDraft; selection?: string[] };
 
-async function postFlow(
+async function postStep(
   astro: AstroGlobal,
   order: Pick<DiagnosticOrder, 'id'>,
   query: Pick<DiagnosticPageQuery, 'action' | 'moreRows'>,
-): Promise<Response | FlowFailure> {
+): Promise<Response | StepFailure> {
   const { action } = query;
-  const { flow } = astro.locals.services;
+  const { diagnostic } = astro.locals.services;
   const form = await postedForm(astro);
   const orderId = order.id;
-  let failure: FlowFailure = { status: 400, form: action };
+  let failure: StepFailure = { status: 400, form: action };
   try {
     switch (action) {
       case 'guide': {
-        await flow.setGuideHidden(form.get('hidden') === '1');
+        await diagnostic.setGuideHidden(form.get('hidden') === '1');
         const tab = diagnosticTabs.find((name) => name === form.get('onglet')) ?? 'codes';
         return astro.redirect(diagnosticHref(orderId, tab), 303);
       }
@@ -259,47 +263,47 @@ async function postFlow(
         failure = { ...failure, selection: ids };
         const parsed = outageChoiceSchema.safeParse({ outageIds: ids });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
-        await flow.chooseOutages(orderId, parsed.data.outageIds);
-        return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(orderId, 'procedures'));
+        await diagnostic.chooseOutages(orderId, parsed.data.outageIds);
+        return redirectWithToast(astro, t('diagnosticSteps.saved'), stepHref(orderId, 'procedures'));
       }
       case 'procedures': {
         const picked = form.getAll('procedure').map(String);
         failure = { ...failure, selection: picked };
         const parsed = procedureChoiceSchema.safeParse({ procedures: picked });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
-        await flow.chooseProcedures(orderId, parsed.data.procedures);
-        return redirectWithToast(astro, t('diagnosticFlow.saved'), flowHref(orderId, 'ajout'));
+        await diagnostic.chooseProcedures(orderId, parsed.data.procedures);
+        return redirectWithToast(astro, t('diagnosticSteps.saved'), stepHref(orderId, 'ajout'));
       }
       case 'ajout-existante': {
         const procedureId = String(form.get('procedureId') ?? '');
         if (!procedureId) return { ...failure, errors: { procedureId: t('validation.required') } };
-        await flow.addProcedure(orderId, uuidOf(procedureId));
-        return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(orderId, 'ajout'));
+        await diagnostic.addProcedure(orderId, uuidOf(procedureId));
+        return redirectWithToast(astro, t('diagnosticSteps.procedureAdded'), stepHref(orderId, 'ajout'));
       }
       case 'ajout-nouvelle': {
         const draft = readProcedureForm(form);
         // «Précédent» and «Continuer» submit this form too (`suite`): what was typed is saved on the
         // way, never dropped; with nothing typed they only move on.
         const next = LEAVING.find((step) => step === form.get('suite'));
-        if (next && isBlankDraft(draft)) return astro.redirect(flowHref(orderId, next), 303);
+        if (next && isBlankDraft(draft)) return astro.redirect(stepHref(orderId, next), 303);
         const checked = checkProcedureDraft(draft);
         failure = { ...failure, draft, errors: checked.errors };
         // "More rows" posts back what was typed; nothing is written.
         if (query.moreRows) return { ...failure, errors: {} };
         if (!checked.input) return failure;
         // One transaction: the procedure joins the dossier only if the order takes it.
-        await flow.addNewProcedure(orderId, checked.input);
-        return redirectWithToast(astro, t('diagnosticFlow.procedureAdded'), flowHref(orderId, next ?? 'ajout'));
+        await diagnostic.addNewProcedure(orderId, checked.input);
+        return redirectWithToast(astro, t('diagnosticSteps.procedureAdded'), stepHref(orderId, next ?? 'ajout'));
       }
       case 'visualiser':
-        await flow.markVisualised(orderId);
-        return astro.redirect(flowHref(orderId, 'valider'), 303);
+        await diagnostic.markVisualised(orderId);
+        return astro.redirect(stepHref(orderId, 'valider'), 303);
       case 'valider':
-        await flow.validate(orderId);
-        return redirectWithToast(astro, t('diagnosticFlow.validated'), flowHref(orderId, 'valider'));
+        await diagnostic.validate(orderId);
+        return redirectWithToast(astro, t('diagnosticSteps.validated'), stepHref(orderId, 'valider'));
       case 'rouvrir':
-        await flow.reopen(orderId);
-        return redirectWithToast(astro, t('diagnosticFlow.reopened'), flowHref(orderId, 'visualiser'));
+        await diagnostic.reopen(orderId);
+        return redirectWithToast(astro, t('diagnosticSteps.reopened'), stepHref(orderId, 'visualiser'));
       default:
         return { status: 400, formError: t('errors.generic') };
     }

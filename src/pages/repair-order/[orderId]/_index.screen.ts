@@ -76,7 +76,7 @@ const checkpointOf = (row: Awaited<ReturnType<Services['orderProcedure']['checkp
 /** The repair procedure once validated: the procedures with their checkpoints, closings and reopenings. */
 async function procedureOf(services: Services, orderId: string) {
   const [procedures, checkpoints, events] = await Promise.all([
-    services.flow.proceduresOf(orderId),
+    services.diagnostic.proceduresOf(orderId),
     services.orderProcedure.checkpointsOf(orderId),
     services.orderProcedure.eventsOf(orderId),
   ]);
@@ -94,14 +94,14 @@ async function procedureOf(services: Services, orderId: string) {
 
 /** The technical information's open view (SPEC §2.7): the model's documents, known outages or compatible gearboxes. */
 async function technicalOf(locals: App.Locals, order: Order, { technicalView: view, compatibleSearch }: OrderPageQuery) {
-  const { gearboxes, documents, stock, files } = locals.services;
+  const { gearboxModels, gearboxDocuments, stock, files } = locals.services;
   const modelId = order.model.id;
   const bva = view === 'compatibles' ? (compatibleSearch ?? '') : '';
   const [modelDocuments, outages, orderCount, compatible, inStock] = await Promise.all([
-    view === 'courbes' || view === 'constructeur' ? documents.ofModel(modelId) : [],
-    view === 'pannes' ? gearboxes.outagesOf(modelId) : [],
-    view === 'pannes' ? gearboxes.orderCountOf(modelId) : 0,
-    bva ? gearboxes.list({ search: bva, limit: 50, offset: 0 }) : [],
+    view === 'courbes' || view === 'constructeur' ? gearboxDocuments.ofModel(modelId) : [],
+    view === 'pannes' ? gearboxModels.outagesOf(modelId) : [],
+    view === 'pannes' ? gearboxModels.orderCountOf(modelId) : 0,
+    bva ? gearboxModels.list({ search: bva, limit: 50, offset: 0 }) : [],
     // Boxes in stock per compatible model: one count of the current stock, not one request per model.
     bva && can(locals.user?.role, 'manageStock') ? stock.counts({ history: false, search: '', modelId: null, type: null, condition: null, rack: null }) : null,
   ]);
@@ -149,7 +149,7 @@ export async function load(locals: App.Locals, query: OrderPageQuery) {
     Promise.all([
       services.repairOrders.get(orderId),
       services.faultCodes.faultCodesOf(orderId),
-      form ? services.gearboxes.list({ limit: 100, offset: 0 }) : [],
+      form ? services.gearboxModels.list({ limit: 100, offset: 0 }) : [],
       form ? services.repairOrders.referents() : [],
       tab === 'procedure' ? procedureOf(services, orderId) : null,
     ]),
@@ -218,15 +218,17 @@ async function postProcedure(
       comment: comment.slice(0, 1000),
     };
     const refused = (message: string): OrderPageFailure => ({ status: 400, procedureFailure: { id, values, message }, procedureError: null });
-    // A post without its row: none to answer.
-    if (!checkpointId) return refused(t('refusals.itemNotFound'));
+    // No such checkpoint on this order (none posted, or another order's): said above the list, there is no row to say it at.
+    const missing = (): OrderPageFailure => ({ status: 404, procedureFailure: null, procedureError: t('refusals.itemNotFound') });
+    if (!checkpointId) return missing();
     // The row's one schema, the island's and the API's: the first field at fault says why.
     const parsed = checkpointAnswerSchema.safeParse({ ...values, checkResult: values.checkResult ?? undefined });
     if (!parsed.success) return refused(Object.values(fieldErrors(parsed.error))[0] ?? t('errors.repairOrderUpdate'));
     try {
-      await orderProcedure.answer(id, parsed.data, version);
+      await orderProcedure.answer(id, parsed.data, version, orderId);
       return redirectWithToast(astro, t('orderProcedure.answerSaved'), `${self}#point-${id}`);
     } catch (error) {
+      if (hasCode(formFailureOf(error), 'not-found')) return missing();
       return refused(messageOf(error));
     }
   }

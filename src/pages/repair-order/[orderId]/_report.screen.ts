@@ -1,6 +1,6 @@
 // The screen of an order's intervention report (`/repair-order/{uuid}/report` and its PDF,
 // `report.pdf`; SPEC §2.7, decision 065): what the URL says and what the report shows, read
-// through the services bound to the viewer; the page prints it, report-pdf.tsx draws it.
+// through the services bound to the viewer; the page prints it, report-pdf.server.tsx draws it.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { formatDate, formatDateTime, formatNumber, formatTime, labelOf } from '#lib/format.ts';
@@ -15,7 +15,7 @@ import { type AppearanceConditions, conditionsOf, type Temporality } from '#lib/
 import type { CurveReading, StoredFileInfo } from '#lib/repair-orders/curves.ts';
 import { isCsv, readingOf } from '#lib/repair-orders/curves.server.ts';
 import { type CheckResult, checkResultLabels } from '#lib/repair-orders/measures.ts';
-import type { Report, ReportChart, ReportCurve } from '#lib/repair-orders/report-pdf.tsx';
+import type { Report, ReportChart, ReportCurve } from '#lib/repair-orders/report-pdf.server.tsx';
 import {
   energyLabels,
   engineSizeLabels,
@@ -72,7 +72,7 @@ async function curvesOf(locals: App.Locals, curves: OrderCurves): Promise<Report
 /** The report of an order, or null when the id is malformed or names no order. */
 export async function load(locals: App.Locals, { orderId }: ReportQuery): Promise<Report | null> {
   if (!orderId) return null;
-  const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, flow, orderProcedure } = locals.services;
+  const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, diagnostic, orderProcedure } = locals.services;
   const [order, codes, seen, measures, curves, outages, procedures, events] = await withinBudget(
     locals,
     Promise.all([
@@ -81,8 +81,8 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       symptoms.symptomsOf(orderId),
       orderMeasures.measuresOf(orderId),
       orderCurves.curvesOf(orderId),
-      flow.chosenOutagesOf(orderId),
-      flow
+      diagnostic.chosenOutagesOf(orderId),
+      diagnostic
         .proceduresOf(orderId)
         .then((links) => Promise.all(links.map(async (p) => ({ ...p, checkpoints: await orderProcedure.checkpointsOfProcedure(p.id) })))),
       orderProcedure.eventsOf(orderId),

@@ -3,7 +3,7 @@
 // browser following a stale link shows it.
 import { Readable } from 'node:stream';
 import type { APIRoute } from 'astro';
-import { renderReportPdf } from '#lib/repair-orders/report-pdf.tsx';
+import { renderReportPdf } from '#lib/repair-orders/report-pdf.server.tsx';
 import { contentDisposition } from '#lib/storage/files.ts';
 import * as screen from './_report.screen.ts';
 

@@ -34,16 +34,16 @@ export type MeasureField = (typeof MEASURE_FIELDS)[number];
 export async function load(locals: App.Locals, query: Pick<MeasurePageQuery, 'modelId' | 'measureId'>) {
   const { modelId, measureId } = query;
   if (!modelId || measureId === null || (measureId === undefined && !can(locals.user?.role, 'manageGearboxes'))) return null;
-  const { gearboxes, measures, documents } = locals.services;
+  const { gearboxModels, measures, gearboxDocuments } = locals.services;
   const [model, measure, files] = await withinBudget(
     locals,
     Promise.all([
-      gearboxes.get(modelId),
+      gearboxModels.get(modelId),
       measureId ? measures.get(measureId) : Promise.resolve(undefined),
-      measureId ? documents.ofMeasure(measureId) : Promise.resolve([]),
+      measureId ? gearboxDocuments.ofMeasure(measureId) : Promise.resolve([]),
     ]),
   );
-  if (!model || (measureId && measure?.gearboxModelId !== model.id)) return null;
+  if (!model || (measureId && measure?.modelId !== model.id)) return null;
   return {
     model: { id: model.id, model: model.model },
     measure: measure ?? null,
@@ -79,10 +79,10 @@ export async function post(astro: AstroGlobal, page: MeasurePage, query: Measure
   const { action } = query;
   const modelId = page.model.id;
   const measureId = page.measure?.id;
-  const { measures, documents } = astro.locals.services;
+  const { measures, gearboxDocuments } = astro.locals.services;
   const measureHref = `/gearbox/${modelId}/measure/${measureId}`;
   if (action === 'joindre' && measureId) {
-    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, measureId }, ['measure-file']);
+    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId, measureId }, ['measure-file']);
     if (!documentDraft) return redirectWithToast(astro, t('documents.added'), `${measureHref}#fichiers-mesure`);
     return { documentDraft, status: 400 };
   }
@@ -95,7 +95,7 @@ export async function post(astro: AstroGlobal, page: MeasurePage, query: Measure
       : action === 'supprimer-fichier' && measureId
         ? await submitAction(astro, async () => {
             const { id: documentId } = formValues(await postedForm(astro), ['id']);
-            if (page.files.some((f) => f.id === documentId)) await documents.remove(documentId);
+            if (page.files.some((f) => f.id === documentId)) await gearboxDocuments.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${measureHref}#fichiers-mesure`);
           })
         : await submitForm(astro, { fields: MEASURE_FIELDS, schema: measureSchema }, async (data) => {

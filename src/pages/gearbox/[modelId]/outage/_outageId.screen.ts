@@ -34,15 +34,15 @@ export async function load(locals: App.Locals, query: Pick<OutagePageQuery, 'mod
   const { modelId, outageId, tab } = query;
   const manage = can(locals.user?.role, 'manageGearboxes');
   if (!modelId || outageId === null || (outageId === undefined && !manage)) return null;
-  const { gearboxes, documents, procedures, base } = locals.services;
+  const { gearboxModels, gearboxDocuments, procedures, base } = locals.services;
   const withForm = manage && tab === 'general';
   const [model, orderCount, outage, files, prioritised, available, components, types] = await withinBudget(
     locals,
     Promise.all([
-      gearboxes.get(modelId),
-      gearboxes.orderCountOf(modelId),
-      outageId ? gearboxes.getOutage(outageId) : Promise.resolve(undefined),
-      outageId ? documents.ofOutage(outageId) : none,
+      gearboxModels.get(modelId),
+      gearboxModels.orderCountOf(modelId),
+      outageId ? gearboxModels.getOutage(outageId) : Promise.resolve(undefined),
+      outageId ? gearboxDocuments.ofOutage(outageId) : none,
       outageId ? procedures.ofOutage(outageId) : none,
       outageId && tab === 'procedures' ? procedures.listOf(modelId) : none,
       // The form offers the base's names.
@@ -50,7 +50,7 @@ export async function load(locals: App.Locals, query: Pick<OutagePageQuery, 'mod
       withForm ? base.list('outage_type') : none,
     ]),
   );
-  if (!model || (outageId && outage?.gearboxModelId !== model.id)) return null;
+  if (!model || (outageId && outage?.modelId !== model.id)) return null;
   return {
     model: { id: model.id, model: model.model, orderCount },
     outage: outage ? { ...outage, procedures: prioritised } : null,
@@ -103,10 +103,10 @@ export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePa
   const { action } = query;
   const modelId = page.model.id;
   const outageId = page.outage?.id;
-  const { gearboxes, documents, procedures } = astro.locals.services;
+  const { gearboxModels, gearboxDocuments, procedures } = astro.locals.services;
   const outageHref = `/gearbox/${modelId}/outage/${outageId}`;
   if (action === 'joindre' && outageId) {
-    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { gearboxModelId: modelId, outageId }, ['outage-file']);
+    const documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId, outageId }, ['outage-file']);
     if (!documentDraft) return redirectWithToast(astro, t('documents.added'), `${outageHref}#fichiers-panne`);
     return { documentDraft, status: 400 };
   }
@@ -129,13 +129,13 @@ export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePa
   const result =
     action === 'supprimer' && outageId
       ? await submitAction(astro, async () => {
-          await gearboxes.removeOutage(outageId);
+          await gearboxModels.removeOutage(outageId);
           return redirectWithToast(astro, t('gearboxes.outageDeleted'), `/gearbox/${modelId}?onglet=pannes`);
         })
       : action === 'supprimer-fichier' && outageId
         ? await submitAction(astro, async () => {
             const { id: documentId } = formValues(await postedForm(astro), ['id']);
-            if (page.files.some((f) => f.id === documentId)) await documents.remove(documentId);
+            if (page.files.some((f) => f.id === documentId)) await gearboxDocuments.remove(documentId);
             return redirectWithToast(astro, t('documents.deleted'), `${outageHref}#fichiers-panne`);
           })
         : await submitForm(
@@ -143,10 +143,10 @@ export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePa
             { fields: OUTAGE_FIELDS, schema: outageSchema, input: (typed, form) => ({ ...typed, addMissing: form.get('addMissing') ?? undefined }) },
             async (data) => {
               if (outageId) {
-                await gearboxes.updateOutage(outageId, data);
+                await gearboxModels.updateOutage(outageId, data);
                 return redirectWithToast(astro, t('gearboxes.outageSaved'), outageHref);
               }
-              const newId = await gearboxes.insertOutage(modelId, data);
+              const newId = await gearboxModels.insertOutage(modelId, data);
               return redirectWithToast(astro, t('gearboxes.outageAdded'), `/gearbox/${modelId}/outage/${newId}`);
             },
           );

@@ -24,7 +24,7 @@ type FaultCodePageQuery = ReturnType<typeof read>;
 /** The order, its code (null for a new one) and what the page decides from them, or null when the URL names neither. */
 export async function load(locals: App.Locals, { orderId, faultCodeId, fromDiagnostic }: FaultCodePageQuery) {
   if (!orderId || faultCodeId === null) return null;
-  const { repairOrders, faultCodes, base, gearboxes } = locals.services;
+  const { repairOrders, faultCodes, base, gearboxModels } = locals.services;
   const [order, codes, phases, dossierCodes] = await withinBudget(
     locals,
     Promise.all([repairOrders.get(orderId), faultCodes.faultCodesOf(orderId), base.list('condition')]).then(
@@ -34,7 +34,7 @@ export async function load(locals: App.Locals, { orderId, faultCodeId, fromDiagn
           codes,
           phases,
           // The codes of the order's model dossier, which the code may name.
-          order ? await gearboxes.errorCodesOf(order.model.id) : [],
+          order ? await gearboxModels.errorCodesOf(order.model.id) : [],
         ] as const,
     ),
   );

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { isPostedFile, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
-import type { DossierDocument } from '#lib/gearboxes/documents.ts';
+import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
@@ -49,12 +49,12 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
   if (!orderId || !measureId) return null;
   const { orderMeasures, repairOrders } = locals.services;
   const [row, order] = await withinBudget(locals, Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId)]));
-  if (!row || !order || row.repairOrderId !== order.id) return null;
+  if (!row || !order || row.orderId !== order.id) return null;
   const measure = { ...row, checkResult: row.checkResult as CheckResult | null };
   const closed = order.status === 'CLOSED';
   const role = locals.user?.role;
   const self = `/repair-order/${order.id}/measure/${measure.id}`;
-  const files: DossierDocument[] = measure.files.map((f) => ({
+  const files: GearboxDocument[] = measure.files.map((f) => ({
     id: f.id,
     category: 'measure-file',
     title: '',

@@ -25,7 +25,7 @@ type SymptomPageQuery = ReturnType<typeof read>;
 /** The order, its symptom (null for a new one) and what the page decides from them, or null when the URL names neither. */
 export async function load(locals: App.Locals, { orderId, symptomId }: SymptomPageQuery) {
   if (!orderId || symptomId === null) return null;
-  const { repairOrders, faultCodes, symptoms, base, gearboxes } = locals.services;
+  const { repairOrders, faultCodes, symptoms, base, gearboxModels } = locals.services;
   const [order, codesRead, orderSymptoms, symptomItems, conditionItems, dossierCodes] = await withinBudget(
     locals,
     Promise.all([repairOrders.get(orderId), faultCodes.faultCodesOf(orderId), symptoms.symptomsOf(orderId), base.list('symptom'), base.list('condition')]).then(
@@ -34,7 +34,7 @@ export async function load(locals: App.Locals, { orderId, symptomId }: SymptomPa
           order,
           ...rest,
           // The codes of the order's model dossier, which the symptom may name.
-          order ? await gearboxes.errorCodesOf(order.model.id) : [],
+          order ? await gearboxModels.errorCodesOf(order.model.id) : [],
         ] as const,
     ),
   );

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { RefusalReason } from './errors.ts';
 import { fieldErrors } from './validation.ts';
-import { isServiceError, serviceStatusOf } from '#lib/auth/errors.ts';
+import { isServiceError, serviceStatusOf } from '#lib/auth/errors.server.ts';
 
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });

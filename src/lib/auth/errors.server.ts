@@ -2,7 +2,7 @@
 // call it in process.
 import { DomainError } from '#server/errors.ts';
 import { statusOf } from '#server/http/json.ts';
-import { hasReason } from '#lib/errors.ts';
+import { hasReason, type RefusalReason } from '#lib/errors.ts';
 import { formatWait } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { isDatabaseUnavailable } from '#lib/unavailable.ts';
@@ -24,3 +24,14 @@ export function signInErrorMessage(error: unknown): string {
   if (hasReason(error, 'totp-secret-unreadable')) return t('errors.totpSecretUnreadable');
   return t('errors.generic');
 }
+
+/** What a page says when the auth service refuses; it never tells whether an account exists. */
+export function passwordlessErrorMessage(error: unknown): string {
+  return isServiceError(error) ? (CODE_MESSAGES[error.reason]?.(error) ?? t('errors.generic')) : t('errors.generic');
+}
+
+const CODE_MESSAGES: Partial<Record<RefusalReason, (error: DomainError) => string>> = {
+  'invalid-otp': () => t('passwordless.invalidCode'),
+  'disabled-user': () => t('passwordless.invalidCode'),
+  'too-many-requests': tooManyMessage,
+};

@@ -1,4 +1,4 @@
-// The diagnostic flow through the API: outage candidates ranked on a fixed history of closed
+// The diagnostic steps through the API: outage candidates ranked on a fixed history of closed
 // orders ("3 OR sur 4 similaires", the dossier's rate when there is none), steps refused when
 // skipped, validation giving the procedures to the mechanics, the outages' statistics from the
 // orders, the start guide's preference, and who may do what.
@@ -20,7 +20,7 @@ const Q = {
   setGuide: 'mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }',
 };
 
-describe.each(databaseKinds)('diagnostic flow on %s', (kind) => {
+describe.each(databaseKinds)('diagnostic steps on %s', (kind) => {
   let t: TestApp;
   let gql: ReturnType<typeof graphqlAs>;
   let n = 0;

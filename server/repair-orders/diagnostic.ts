@@ -1,4 +1,4 @@
-// The diagnostic flow of a repair order (SPEC §2.7, §4): choose the outages, choose the repair
+// The diagnostic steps of a repair order (SPEC §2.7, §4): choose the outages, choose the repair
 // procedures to apply, add one if needed, visualise, validate. Each step needs the one before it
 // (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
 // sharing this order's fault codes and symptoms turned out to have.
@@ -12,16 +12,16 @@ import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repair
 import { openOrder, type Tx } from './open-order.ts';
 import { shownOutage } from './closed-names.ts';
 import { insertProcedureIn, nameTaken as procedureNameTaken, type ProceduresService } from '#server/gearboxes/procedures.ts';
-import type { GearboxesService } from '#server/gearboxes/service.ts';
+import type { GearboxModelsService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { fieldLabel, orderRef, outageLabels, procedureNames } from '#server/audit/refs.ts';
 
-type OutageRow = Awaited<ReturnType<GearboxesService['outagesOf']>>[number];
+type OutageRow = Awaited<ReturnType<GearboxModelsService['outagesOf']>>[number];
 
-export type DiagnosticFlowService = ReturnType<typeof createDiagnosticFlowService>;
+export type DiagnosticService = ReturnType<typeof createDiagnosticService>;
 
 export const STEP = { none: 0, outages: 1, procedures: 2, visualised: 3 } as const;
 const VALIDATED = t('refusals.diagnosticValidated');
@@ -54,8 +54,8 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticFlowService(deps: { db: Db; procedures: ProceduresService; gearboxes: GearboxesService }) {
-  const { db, procedures, gearboxes } = deps;
+export function createDiagnosticService(deps: { db: Db; procedures: ProceduresService; gearboxModels: GearboxModelsService }) {
+  const { db, procedures, gearboxModels } = deps;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
   const append = async (tx: Tx, order: { id: string; number: string }, procedureId: string) => {
@@ -64,10 +64,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     const [last] = await tx
       .select({ position: sql<number>`coalesce(max(${orderProcedures.position}), 0)::int` })
       .from(orderProcedures)
-      .where(eq(orderProcedures.repairOrderId, orderId));
+      .where(eq(orderProcedures.orderId, orderId));
     await tx
       .insert(orderProcedures)
-      .values({ repairOrderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
+      .values({ orderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
       .onConflictDoNothing();
     await setStep(tx, orderId, STEP.procedures);
     await recordChoice(tx, order, 'procedures', before, await chosenProcedures(tx, orderId));
@@ -93,9 +93,9 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
   const chosenOutages = async (tx: Tx, orderId: string) =>
     outageLabels(
       tx,
-      (
-        await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position))
-      ).map((r) => r.id),
+      (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position))).map(
+        (r) => r.id,
+      ),
     );
   const chosenProcedures = async (tx: Tx, orderId: string) =>
     procedureNames(
@@ -104,7 +104,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         await tx
           .select({ id: orderProcedures.procedureId })
           .from(orderProcedures)
-          .where(eq(orderProcedures.repairOrderId, orderId))
+          .where(eq(orderProcedures.orderId, orderId))
           .orderBy(asc(orderProcedures.position))
       ).map((r) => r.id),
     );
@@ -120,7 +120,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
      * and the dossier's rates rank the outages.
      */
     candidatesOf: async (viewer: Viewer, orderId: string): Promise<OutageCandidate[]> => {
-      const [order] = await db.select({ modelId: repairOrders.gearboxModelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
+      const [order] = await db.select({ modelId: repairOrders.modelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
       if (!order) return [];
       const evidence = await queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
         db,
@@ -144,7 +144,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         from outages o where o.gearbox_model_id = ${order.modelId}`,
       );
       // The rate is the dossier's figure (decision 018): from the history, else its estimate.
-      const [known, history] = [await gearboxes.outagesOf(viewer, order.modelId), await gearboxes.orderCountOf(viewer, order.modelId)];
+      const [known, history] = [await gearboxModels.outagesOf(viewer, order.modelId), await gearboxModels.orderCountOf(viewer, order.modelId)];
       return (
         known
           .map((outage) => {
@@ -165,16 +165,16 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
     /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
     chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
       const [links, closed] = await Promise.all([
-        db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId)).orderBy(asc(orderOutages.position)),
+        db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position)),
         db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)),
       ]);
-      const chosen = (await Promise.all(links.map((l) => gearboxes.getOutage(viewer, l.id)))).filter((o) => !!o);
+      const chosen = (await Promise.all(links.map((l) => gearboxModels.getOutage(viewer, l.id)))).filter((o) => !!o);
       return chosen.map((outage) => shownOutage(outage, closed[0]?.names ?? null));
     },
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
     proceduresOf: async (viewer: Viewer, orderId: string) => {
-      const links = await db.select().from(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId)).orderBy(asc(orderProcedures.position));
+      const links = await db.select().from(orderProcedures).where(eq(orderProcedures.orderId, orderId)).orderBy(asc(orderProcedures.position));
       if (links.length === 0) return [];
       const rows = await Promise.all(links.map((l) => procedures.get(viewer, l.procedureId)));
       // Once validated, the procedure as it was then; before, as the dossier has it now.
@@ -198,16 +198,16 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const own = await tx
           .select({ id: outages.id })
           .from(outages)
-          .where(and(inArray(outages.id, ids), eq(outages.gearboxModelId, order.gearboxModelId)));
+          .where(and(inArray(outages.id, ids), eq(outages.modelId, order.modelId)));
         if (own.length !== ids.length) throw invalid({ outageIds: t('refusals.outageNotOfModel') });
         const outagesBefore = await chosenOutages(tx, orderId);
-        await tx.delete(orderOutages).where(eq(orderOutages.repairOrderId, orderId));
-        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ repairOrderId: orderId, outageId, position: i + 1 })));
+        await tx.delete(orderOutages).where(eq(orderOutages.orderId, orderId));
+        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ orderId: orderId, outageId, position: i + 1 })));
         const dropped = await tx
           .delete(orderProcedures)
           .where(
             and(
-              eq(orderProcedures.repairOrderId, orderId),
+              eq(orderProcedures.orderId, orderId),
               sql`${orderProcedures.outageId} is not null`,
               sql`${orderProcedures.outageId} not in (${sql.join(
                 ids.map((id) => sql`${id}::uuid`),
@@ -239,19 +239,17 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
                 repairProcedures.id,
                 list.map((e) => e.procedureId),
               ),
-              eq(repairProcedures.gearboxModelId, order.gearboxModelId),
+              eq(repairProcedures.modelId, order.modelId),
             ),
           );
         if (own.length !== list.length) throw invalid({ procedures: t('refusals.procedureNotOfModel') });
-        const chosen = new Set(
-          (await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.repairOrderId, orderId))).map((r) => r.id),
-        );
+        const chosen = new Set((await tx.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId))).map((r) => r.id));
         if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: t('refusals.outageNotChosen') });
         const proceduresBefore = await chosenProcedures(tx, orderId);
-        await tx.delete(orderProcedures).where(eq(orderProcedures.repairOrderId, orderId));
+        await tx.delete(orderProcedures).where(eq(orderProcedures.orderId, orderId));
         await tx
           .insert(orderProcedures)
-          .values(list.map((e, i) => ({ repairOrderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
+          .values(list.map((e, i) => ({ orderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
         await setStep(tx, orderId, STEP.procedures);
         await recordChoice(tx, order, 'procedures', proceduresBefore, await chosenProcedures(tx, orderId));
         return orderId;
@@ -264,7 +262,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const [own] = await tx
           .select({ id: repairProcedures.id })
           .from(repairProcedures)
-          .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.gearboxModelId, order.gearboxModelId)));
+          .where(and(eq(repairProcedures.id, procedureId), eq(repairProcedures.modelId, order.modelId)));
         if (!own) throw invalid({ procedureId: t('refusals.procedureNotOfModel') });
         await append(tx, order, procedureId);
         return orderId;
@@ -275,7 +273,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
       db
         .transaction(async (tx) => {
           const order = await openAtStep(tx, orderId, { needs: STEP.outages });
-          const procedureId = await insertProcedureIn(tx, order.gearboxModelId, input);
+          const procedureId = await insertProcedureIn(tx, order.modelId, input);
           await append(tx, order, procedureId);
           return procedureId;
         })
@@ -332,10 +330,10 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
         const [answered] = await tx
           .select({ n: count() })
           .from(orderCheckpoints)
-          .where(and(eq(orderCheckpoints.repairOrderId, orderId), isNotNull(orderCheckpoints.checkResult)));
+          .where(and(eq(orderCheckpoints.orderId, orderId), isNotNull(orderCheckpoints.checkResult)));
         if (answered!.n > 0) throw conflict('answered', t('refusals.checkpointsAnswered'));
-        await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.repairOrderId, orderId));
-        await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.repairOrderId, orderId));
+        await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.orderId, orderId));
+        await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.orderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });
         await record(tx, { action: 'changed', entity: orderRef(order), changes: validatedChange(true, false) });
         return orderId;
@@ -344,7 +342,7 @@ export function createDiagnosticFlowService(deps: { db: Db; procedures: Procedur
 }
 
 /** Who may call what (decision 061). The diagnostic: read by all, carried out by admins and diagnosticians; the guide's choice is anyone's own. */
-export const diagnosticFlowPermissions = {
+export const diagnosticPermissions = {
   candidatesOf: 'signedIn',
   chosenOutagesOf: 'signedIn',
   proceduresOf: 'signedIn',
@@ -357,4 +355,4 @@ export const diagnosticFlowPermissions = {
   guideHidden: 'signedIn',
   setGuideHidden: 'manageOrders',
   reopen: 'manageOrders',
-} as const satisfies PermissionTable<DiagnosticFlowService>;
+} as const satisfies PermissionTable<DiagnosticService>;

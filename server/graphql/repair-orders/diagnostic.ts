@@ -1,7 +1,7 @@
-// The diagnostic flow of an order (SPEC §2.7, §4): the ranked outage candidates, the outages and
+// The diagnostic steps of an order (SPEC §2.7, §4): the ranked outage candidates, the outages and
 // procedures chosen, the steps, validation; and the diagnostic page's start guide preference.
 // Read by every role (the mechanics follow the validated procedures); written by A and D.
-import type { OutageCandidate } from '#server/repair-orders/flow.ts';
+import type { OutageCandidate } from '#server/repair-orders/diagnostic.ts';
 import { builder, RANKING_COST } from '#server/graphql/builder.ts';
 import { OutageType } from '#server/graphql/gearboxes.ts';
 import { outageChoiceSchema, procedureChoiceSchema } from '#lib/repair-orders/diagnostic-page.ts';
@@ -9,7 +9,7 @@ import { parse } from '#server/graphql/inputs.ts';
 import { ProcedureInput, procedureOf, RepairProcedure } from '#server/graphql/procedures.ts';
 import { RepairOrder } from './index.ts';
 
-type ProcedureLink = Awaited<ReturnType<import('#server/repair-orders/flow.ts').DiagnosticFlowService['proceduresOf']>>[number];
+type ProcedureLink = Awaited<ReturnType<import('#server/repair-orders/diagnostic.ts').DiagnosticService['proceduresOf']>>[number];
 
 const Candidate = builder.objectRef<OutageCandidate>('outage_candidates').implement({
   fields: (t) => ({
@@ -39,17 +39,17 @@ builder.objectField(RepairOrder, 'outageCandidates', (t) =>
   t.field({
     type: [Candidate],
     complexity: { field: RANKING_COST, multiplier: 10 },
-    resolve: (row, _args, context) => context.services.flow.candidatesOf(row.id),
+    resolve: (row, _args, context) => context.services.diagnostic.candidatesOf(row.id),
   }),
 );
 builder.objectField(RepairOrder, 'chosenOutages', (t) =>
   t.field({
     type: [OutageType],
-    resolve: (row, _args, context) => context.services.flow.chosenOutagesOf(row.id),
+    resolve: (row, _args, context) => context.services.diagnostic.chosenOutagesOf(row.id),
   }),
 );
 builder.objectField(RepairOrder, 'procedures', (t) =>
-  t.field({ type: [OrderProcedure], resolve: (row, _args, context) => context.services.flow.proceduresOf(row.id) }),
+  t.field({ type: [OrderProcedure], resolve: (row, _args, context) => context.services.diagnostic.proceduresOf(row.id) }),
 );
 
 const ProcedureChoice = builder.inputType('order_procedures_input', {
@@ -61,7 +61,7 @@ builder.mutationField('chooseOrderOutages', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), outageIds: t.arg({ type: ['uuid'], required: true }) },
     resolve: (_root, args, context) =>
-      context.services.flow.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds),
+      context.services.diagnostic.chooseOutages(args.repairOrderId, parse(outageChoiceSchema, { outageIds: args.outageIds }, '').outageIds),
   }),
 );
 
@@ -70,7 +70,7 @@ builder.mutationField('chooseOrderProcedures', (t) =>
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedures: t.arg({ type: [ProcedureChoice], required: true }) },
     resolve: (_root, args, context) =>
-      context.services.flow.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures),
+      context.services.diagnostic.chooseProcedures(args.repairOrderId, parse(procedureChoiceSchema, { procedures: args.procedures }, '').procedures),
   }),
 );
 
@@ -78,7 +78,7 @@ builder.mutationField('addOrderProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), procedureId: t.arg({ type: 'uuid', required: true }) },
-    resolve: (_root, args, context) => context.services.flow.addProcedure(args.repairOrderId, args.procedureId),
+    resolve: (_root, args, context) => context.services.diagnostic.addProcedure(args.repairOrderId, args.procedureId),
   }),
 );
 
@@ -87,7 +87,7 @@ builder.mutationField('addNewOrderProcedure', (t) =>
     type: 'uuid',
     description: "A procedure written for the order: it joins the model's dossier and the order in one transaction.",
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
-    resolve: (_root, args, context) => context.services.flow.addNewProcedure(args.repairOrderId, procedureOf(args.object)),
+    resolve: (_root, args, context) => context.services.diagnostic.addNewProcedure(args.repairOrderId, procedureOf(args.object)),
   }),
 );
 
@@ -99,7 +99,7 @@ for (const [name, run] of [
     t.field({
       type: 'uuid',
       args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-      resolve: (_root, args, context) => context.services.flow[run](args.repairOrderId),
+      resolve: (_root, args, context) => context.services.diagnostic[run](args.repairOrderId),
     }),
   );
 }
@@ -108,15 +108,15 @@ builder.mutationField('validateDiagnostic', (t) =>
   t.field({
     type: 'uuid',
     args: { repairOrderId: t.arg({ type: 'uuid', required: true }) },
-    resolve: (_root, args, context) => context.services.flow.validate(args.repairOrderId),
+    resolve: (_root, args, context) => context.services.diagnostic.validate(args.repairOrderId),
   }),
 );
 
-builder.queryField('diagnosticGuideHidden', (t) => t.boolean({ resolve: (_root, _args, context) => context.services.flow.guideHidden() }));
+builder.queryField('diagnosticGuideHidden', (t) => t.boolean({ resolve: (_root, _args, context) => context.services.diagnostic.guideHidden() }));
 
 builder.mutationField('setDiagnosticGuideHidden', (t) =>
   t.boolean({
     args: { hidden: t.arg.boolean({ required: true }) },
-    resolve: (_root, args, context) => context.services.flow.setGuideHidden(args.hidden),
+    resolve: (_root, args, context) => context.services.diagnostic.setGuideHidden(args.hidden),
   }),
 );
