@@ -1114,7 +1114,7 @@ export const fr = {
     reportPage: 'Version imprimable',
     reportPdf: 'Télécharger le PDF',
   },
-  diagnosticSteps: {
+  diagnostic: {
     title: 'Diagnostic',
     tabs: 'Éléments du diagnostic',
     codes: 'Conditions des codes défaut',
