@@ -76,14 +76,14 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
     const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
     const page = await (await b.request(`/repair-order/${order}`)).text();
-    const valueOf = (html: string, name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
+    const inputValue = (html: string, name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
     const selectedOf = (html: string, name: string) =>
       /<option value="([^"]*)" selected/.exec(new RegExp(`<select[^>]*name="${name}"[^>]*>[\\s\\S]*?</select>`).exec(html)![0])?.[1];
-    const own = valueOf(page, 'gearboxModelId');
+    const own = inputValue(page, 'gearboxModelId');
     const other = [...page.matchAll(/<option value="([0-9a-f-]{36})"/g)].map((m) => m[1]).find((id) => id !== own)!;
     const form = {
-      number: valueOf(page, 'number'),
-      openedOn: valueOf(page, 'openedOn'),
+      number: inputValue(page, 'number'),
+      openedOn: inputValue(page, 'openedOn'),
       interventionCategory: selectedOf(page, 'interventionCategory')!,
       gearboxModelId: other,
       vehicleModel: 'Golf VII',
@@ -97,8 +97,8 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const shown = await (await b.request(refused.headers.get('location')!)).text();
     // Said once, beside the field; what was typed elsewhere is kept; the model is the order's.
     expect(shown.match(/Le modèle de boîte ne peut plus changer : le diagnostic a commencé\./g)).toHaveLength(1);
-    expect(valueOf(shown, 'vehicleModel')).toBe('Golf VII');
+    expect(inputValue(shown, 'vehicleModel')).toBe('Golf VII');
     expect(selectedOf(shown, 'gearboxModelId')).toBe(own);
-    expect(valueOf(shown, 'gearboxModelId')).toBe(own);
+    expect(inputValue(shown, 'gearboxModelId')).toBe(own);
   });
 });
