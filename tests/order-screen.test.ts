@@ -101,4 +101,18 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(selectedOf(shown, 'gearboxModelId')).toBe(own);
     expect(inputValue(shown, 'gearboxModelId')).toBe(own);
   });
+
+  it('says to choose an answer when the fault code reading is saved with neither ticked', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const posted = await b.request(`/repair-order/${order}?onglet=codes-defaut&action=lecture`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(posted.status).toBe(303);
+    expect(await (await b.request(posted.headers.get('location')!)).text()).toContain('Choisissez une réponse.');
+  });
 });

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
+import { singular } from '#lib/plural.ts';
 import { maxItems, type FieldErrors } from '#lib/validation.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
@@ -65,3 +66,7 @@ export const procedureChoiceSchema = z.object({
     .min(1, t('refusals.chooseProcedure'))
     .max(100, maxItems(100)),
 });
+
+/** «2 OR sur 5 similaires»: how many of the similar closed orders retained an outage («sur 1 similaire» for one). */
+export const evidenceOf = (c: { confirmedOrders: number; similarOrders: number }) =>
+  t(singular(c.similarOrders) ? 'diagnostic.evidenceOne' : 'diagnostic.evidence', { confirmed: c.confirmedOrders, similar: c.similarOrders });
