@@ -115,4 +115,18 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(posted.status).toBe(303);
     expect(await (await b.request(posted.headers.get('location')!)).text()).toContain('Choisissez une réponse.');
   });
+
+  it('keeps an emptied compatible-gearbox search empty, beside its message', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const view = `/repair-order/${order}?onglet=informations-techniques&vue=compatibles`;
+    const field = (html: string) => /<input[^>]*name="bva"[^>]*>/.exec(html)![0];
+    // Before any search the model's own BVA code is offered.
+    expect(field(await (await b.request(view)).text())).toMatch(/value="[^"]+"/);
+    const emptied = await (await b.request(`${view}&bva=`)).text();
+    expect(field(emptied)).toMatch(/value=""/);
+    expect(emptied).toContain('Le code BVA est nécessaire pour la recherche.');
+  });
 });
