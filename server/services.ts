@@ -16,8 +16,8 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Viewer } from './auth/viewer.ts';
 import { createGearboxDocumentsService, gearboxDocumentsPermissions } from './gearboxes/documents.ts';
-import { createMeasuresService, measuresPermissions } from './gearboxes/measures.ts';
-import { createProceduresService, proceduresPermissions } from './gearboxes/procedures.ts';
+import { createGearboxMeasuresService, gearboxMeasuresPermissions } from './gearboxes/measures.ts';
+import { createRepairProceduresService, repairProceduresPermissions } from './gearboxes/procedures.ts';
 import { createGearboxModelsService, gearboxModelsPermissions } from './gearboxes/service.ts';
 import type { Logger } from './log.ts';
 import { createOrderCurvesService, orderCurvesPermissions } from './repair-orders/curves.ts';
@@ -58,14 +58,14 @@ export type Services = {
 /** The domain services, each function taking the viewer first; edges reach them bound (`forViewer`). */
 export function createDomainServices(deps: { db: Database['db']; files: FileStore; auth: AuthService }) {
   const { db, files, auth } = deps;
-  const procedures = createProceduresService({ db });
+  const repairProcedures = createRepairProceduresService({ db });
   const gearboxModels = createGearboxModelsService({ db, files });
   return {
     users: createUsersService({ db, auth }),
     base: createBaseService({ db }),
     gearboxModels,
-    procedures,
-    measures: createMeasuresService({ db, files }),
+    repairProcedures,
+    gearboxMeasures: createGearboxMeasuresService({ db, files }),
     gearboxDocuments: createGearboxDocumentsService({ db, files }),
     stock: createStockService({ db }),
     repairOrders: createRepairOrdersService({ db, files }),
@@ -73,7 +73,7 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     orderCurves: createOrderCurvesService({ db, files }),
     orderMeasures: createOrderMeasuresService({ db, files }),
     symptoms: createSymptomsService({ db }),
-    diagnostic: createDiagnosticService({ db, procedures, gearboxModels }),
+    diagnostic: createDiagnosticService({ db, procedures: repairProcedures, gearboxModels }),
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),
@@ -86,8 +86,8 @@ export const permissions = {
   users: usersPermissions,
   base: basePermissions,
   gearboxModels: gearboxModelsPermissions,
-  procedures: proceduresPermissions,
-  measures: measuresPermissions,
+  repairProcedures: repairProceduresPermissions,
+  gearboxMeasures: gearboxMeasuresPermissions,
   gearboxDocuments: gearboxDocumentsPermissions,
   stock: stockPermissions,
   repairOrders: repairOrdersPermissions,

@@ -1,6 +1,7 @@
 // Identity and the guard, as a sequence of small steps (ARCHITECTURE.md, STYLE.md).
 import { defineMiddleware, sequence } from 'astro:middleware';
-import { apiErrorOf, hasCode, type RefusalReason } from '#lib/errors.ts';
+import type { RefusalReason } from '#lib/errors.ts';
+import { DomainError } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { formatWait } from '#lib/format.ts';
 import { isRole } from '#lib/roles.ts';
@@ -233,8 +234,7 @@ const pageTimeouts = defineMiddleware(async (_context, next) => {
   try {
     return await next();
   } catch (error) {
-    const outOfTime = error instanceof PageOutOfTime || hasCode(apiErrorOf(error), 'timeout');
-    if (!outOfTime) throw error;
+    if (!(error instanceof PageOutOfTime)) throw error;
     const seconds = BUSY_RETRY_SECONDS;
     return renderMessagePage({
       status: 503,
@@ -253,7 +253,8 @@ const databaseAway = defineMiddleware(async (_context, next) => {
   try {
     return await next();
   } catch (error) {
-    if (!hasCode(apiErrorOf(error), 'unavailable') && !isDatabaseUnavailable(error)) throw error;
+    // A service's own 'unavailable' (an identity provider away, a secret sealed elsewhere) reads the same.
+    if (!(error instanceof DomainError && error.kind === 'unavailable') && !isDatabaseUnavailable(error)) throw error;
     const seconds = UNAVAILABLE_RETRY_SECONDS;
     return renderMessagePage({
       status: 503,

@@ -68,7 +68,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
   const download = (fileId: string, query = '') =>
     fetch(`${t.url}/api/storage/files/${fileId}${query}`, { headers: { authorization: `Bearer ${tokens.commercial}` } });
-  const gearboxModelRefOf = async (modelId: string, role: DemoRole = 'mechanic') => (await gql(role, Q.dossier, { id: modelId })).data.gearboxModel;
+  const modelOf = async (modelId: string, role: DemoRole = 'mechanic') => (await gql(role, Q.dossier, { id: modelId })).data.gearboxModel;
 
   it('lets admins and diagnosticians write procedures, measures and documents, and commercials and mechanics only read them', async () => {
     const modelId = await newModel('Essai rôles');
@@ -94,7 +94,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       ).data.insertGearboxDocument;
       expect((await gql(writer, Q.updateDocument, { id: documentId, t: 'Plan en coupe', c: 'Révision B' })).data.updateGearboxDocument).toBe(documentId);
 
-      const written = await gearboxModelRefOf(modelId, writer);
+      const written = await modelOf(modelId, writer);
       expect(written.repairProcedures).toEqual([
         { id: procedureId, name: `Procédure ${writer}`, steps: ['Contrôler le niveau'], checkpoints: [{ name: 'Pression de ligne' }], outageCount: 1 },
       ]);
@@ -106,7 +106,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
       const spare = await upload(writer, 'notice.pdf', PDF, 'documents');
       for (const reader of ['commercial', 'mechanic'] as const) {
-        expect(await gearboxModelRefOf(modelId, reader)).toEqual(written);
+        expect(await modelOf(modelId, reader)).toEqual(written);
         expect((await gql(reader, Q.procedure, { id: procedureId })).data.repairProcedure.name).toBe(`Procédure ${writer}`);
         expect((await gql(reader, Q.measure, { id: measureId })).data.gearboxMeasure.maximum).toBe(4.5);
         const writes: [string, Document<any, any>, object][] = [
@@ -123,7 +123,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
         ];
         for (const [name, query, variables] of writes)
           expect((await gql(reader, query, variables)).errors?.[0]?.extensions.code, `${name} by ${reader}`).toBe('forbidden');
-        expect(await gearboxModelRefOf(modelId, reader)).toEqual(written);
+        expect(await modelOf(modelId, reader)).toEqual(written);
       }
       expect((await download(fileId)).status).toBe(200);
 
@@ -131,7 +131,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       expect((await gql(writer, M.deleteRepairProcedure, { id: procedureId })).data.deleteRepairProcedure).toBe(procedureId);
       expect((await gql(writer, Q.deleteMeasure, { id: measureId })).data.deleteGearboxMeasure).toBe(measureId);
       expect((await gql(writer, Q.deleteDocument, { id: documentId })).data.deleteGearboxDocument).toBe(documentId);
-      expect(await gearboxModelRefOf(modelId)).toMatchObject({ repairProcedures: [], measures: [], documents: [], outages: [{ procedures: [] }] });
+      expect(await modelOf(modelId)).toMatchObject({ repairProcedures: [], measures: [], documents: [], outages: [{ procedures: [] }] });
     }
   });
 
@@ -192,7 +192,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       message: 'Au moins un point de contrôle',
       extensions: { code: 'validation', fields: { 'object.checkpoints': 'Au moins un point de contrôle' } },
     });
-    expect((await gearboxModelRefOf(modelId)).repairProcedures).toEqual([]);
+    expect((await modelOf(modelId)).repairProcedures).toEqual([]);
 
     const drain = await newProcedure(modelId, 'Vidange');
     const duplicate = await gql('app_admin', M.insertRepairProcedure, { m: modelId, o: procedure({ name: ' VIDANGE ' }) });
@@ -218,7 +218,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       fields: { 'object.steps': 'Champ obligatoire', 'object.checkpoints': 'Au moins un point de contrôle' },
     });
     expect((await gql('mechanic', Q.procedure, { id: flush })).data.repairProcedure).toEqual(before);
-    expect((await gearboxModelRefOf(modelId)).repairProcedures.map((p: { id: string }) => p.id)).toEqual([flush, drain]);
+    expect((await modelOf(modelId)).repairProcedures.map((p: { id: string }) => p.id)).toEqual([flush, drain]);
   });
 
   it("orders an outage's procedures by priority, refuses another model's, and keeps a listed procedure from deletion", async () => {
@@ -238,7 +238,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       [1, b],
       [2, a],
     ]);
-    expect((await gearboxModelRefOf(modelId)).outages[0].procedures.map((p: { procedure: Named }) => p.procedure.name)).toEqual([
+    expect((await modelOf(modelId)).outages[0].procedures.map((p: { procedure: Named }) => p.procedure.name)).toEqual([
       'B — Mise à jour du calculateur',
       'A — Remplacement de la mécatronique',
     ]);
@@ -281,7 +281,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     });
     // Not a number at all: the API's types refuse it before anything runs.
     expect((await insert({ minimum: 'deux' })).errors).toHaveLength(1);
-    expect((await gearboxModelRefOf(modelId)).measures).toEqual([]);
+    expect((await modelOf(modelId)).measures).toEqual([]);
 
     const pressure = (await insert({ minimum: 2.5, maximum: 4 })).data.insertGearboxMeasure;
     expect(pressure).toMatchObject({ name: 'Pression de ligne', unit: 'bar', minimum: 2.5, maximum: 4 });
@@ -301,7 +301,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
     expect(
       (await gql('diagnostician', Q.updateMeasure, { id: pressure.id, o: { name: 'Pression de ligne', unit: 'bar', minimum: 4, maximum: 4 } })).errors,
     ).toBeUndefined();
-    expect((await gearboxModelRefOf(modelId)).measures.map((m: Named) => m.name)).toEqual(['Débit', 'Pression de ligne']);
+    expect((await modelOf(modelId)).measures.map((m: Named) => m.name)).toEqual(['Débit', 'Pression de ligne']);
   });
 
   it("links uploaded files by category, and refuses a file from another bucket, a curve that is not CSV and another model's outage", async () => {
@@ -328,7 +328,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       const res = await link({ fileId: fileIds[category], category, ...extra });
       expect(res.errors, category).toBeUndefined();
     }
-    const dossier = await gearboxModelRefOf(modelId);
+    const dossier = await modelOf(modelId);
     type Doc = { category: string; title: string; comment: string; file: { id: string; mimeType: string; bucketId: string } };
     expect(dossier.documents.map((d: Doc) => [d.category, d.title, d.comment, d.file.mimeType, d.file.bucketId]).sort()).toEqual([
       ['gearbox_manufacturer_information', 'note.pdf', '', 'application/pdf', 'documents'],
@@ -358,10 +358,10 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
       message: 'Ce fichier est déjà joint',
       extensions: { code: 'conflict' },
     });
-    const after = await gearboxModelRefOf(modelId);
+    const after = await modelOf(modelId);
     expect(after.documents).toHaveLength(5);
     expect(after.outages[0].files).toHaveLength(1);
-    expect((await gearboxModelRefOf(otherId)).outages[0].files).toEqual([]);
+    expect((await modelOf(otherId)).outages[0].files).toEqual([]);
     // The refused photo is fine on its own model's outage.
     expect((await link({ fileId: photo, category: 'outage_file', outageId })).errors).toBeUndefined();
   });
@@ -384,7 +384,7 @@ describe.each(databaseKinds)('technical dossiers on %s', (kind) => {
 
     expect((await gql('diagnostician', Q.deleteDocument, { id: planDoc })).data.deleteGearboxDocument).toBe(planDoc);
     expect((await download(plan)).status).toBe(404);
-    expect((await gearboxModelRefOf(modelId)).documents.map((d: { file: { id: string } }) => d.file.id)).toEqual([curve]);
+    expect((await modelOf(modelId)).documents.map((d: { file: { id: string } }) => d.file.id)).toEqual([curve]);
 
     expect((await gql('diagnostician', M.deleteOutage, { id: outageId })).data.deleteOutage).toBe(outageId);
     expect((await download(photo)).status).toBe(404);

@@ -69,4 +69,64 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const [after] = await db.select().from(orderCheckpoints).where(eq(orderCheckpoints.id, other!.id));
     expect(after).toEqual(other);
   });
+
+  it("shows the order's own model again after a refused change of a locked model, so the next save goes through", async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const page = await (await b.request(`/repair-order/${order}`)).text();
+    const inputValue = (html: string, name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
+    const selectedOf = (html: string, name: string) =>
+      /<option value="([^"]*)" selected/.exec(new RegExp(`<select[^>]*name="${name}"[^>]*>[\\s\\S]*?</select>`).exec(html)![0])?.[1];
+    const own = inputValue(page, 'gearboxModelId');
+    const other = [...page.matchAll(/<option value="([0-9a-f-]{36})"/g)].map((m) => m[1]).find((id) => id !== own)!;
+    const form = {
+      number: inputValue(page, 'number'),
+      openedOn: inputValue(page, 'openedOn'),
+      interventionCategory: selectedOf(page, 'interventionCategory')!,
+      gearboxModelId: other,
+      vehicleModel: 'Golf VII',
+    };
+    const refused = await b.request(`/repair-order/${order}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect(refused.status).toBe(303);
+    const shown = await (await b.request(refused.headers.get('location')!)).text();
+    // Said once, beside the field; what was typed elsewhere is kept; the model is the order's.
+    expect(shown.match(/Le modèle de boîte ne peut plus changer : le diagnostic a commencé\./g)).toHaveLength(1);
+    expect(inputValue(shown, 'vehicleModel')).toBe('Golf VII');
+    expect(selectedOf(shown, 'gearboxModelId')).toBe(own);
+    expect(inputValue(shown, 'gearboxModelId')).toBe(own);
+  });
+
+  it('says to choose an answer when the fault code reading is saved with neither ticked', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const posted = await b.request(`/repair-order/${order}?onglet=codes-defaut&action=lecture`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(posted.status).toBe(303);
+    expect(await (await b.request(posted.headers.get('location')!)).text()).toContain('Choisissez une réponse.');
+  });
+
+  it('keeps an emptied compatible-gearbox search empty, beside its message', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
+    const view = `/repair-order/${order}?onglet=informations-techniques&vue=compatibles`;
+    const field = (html: string) => /<input[^>]*name="bva"[^>]*>/.exec(html)![0];
+    // Before any search the model's own BVA code is offered.
+    expect(field(await (await b.request(view)).text())).toMatch(/value="[^"]+"/);
+    const emptied = await (await b.request(`${view}&bva=`)).text();
+    expect(field(emptied)).toMatch(/value=""/);
+    expect(emptied).toContain('Le code BVA est nécessaire pour la recherche.');
+  });
 });

@@ -8,7 +8,7 @@ import { modelPrefillSchema } from '#lib/gearboxes/gearboxes.ts';
 import { querySchema as gearboxPageSchema } from '#pages/gearbox/[modelId]/_index.screen.ts';
 import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { querySchema as outagePageSchema } from '#pages/gearbox/[modelId]/outage/_outageId.screen.ts';
-import { activityFilterNames, activityQuerySchema } from '#lib/audit/audit.ts';
+import { filterNames as activityFilterNames, querySchema as activityQuerySchema } from '#lib/audit/activity.screen.ts';
 import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
 import { querySchema as orderPageSchema } from '#pages/repair-order/[orderId]/_index.screen.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';

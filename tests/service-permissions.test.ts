@@ -44,8 +44,8 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     updateOutage: WRITERS,
     removeOutage: WRITERS,
   },
-  procedures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS, ofOutage: ALL, setOutageProcedures: WRITERS },
-  measures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
+  repairProcedures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS, ofOutage: ALL, setOutageProcedures: WRITERS },
+  gearboxMeasures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
   gearboxDocuments: { ofModel: ALL, ofOutage: ALL, ofMeasure: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
   stock: {
     list: STOCK,

@@ -102,7 +102,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
     if (known) return known.id;
     const [row] = await db
       .insert(errorCodes)
-      .values({ modelId: modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
+      .values({ modelId, code, description: descriptions[code] ?? 'Code relevé en atelier' })
       .returning({ id: errorCodes.id });
     codes.push({ id: row!.id, modelId, code });
     return row!.id;

@@ -138,7 +138,7 @@ export const gearboxDocumentsPermissions = {
   ofOutage: 'signedIn',
   ofMeasure: 'signedIn',
   get: 'signedIn',
-  insert: 'manageGearboxes',
-  update: 'manageGearboxes',
-  remove: 'manageGearboxes',
+  insert: 'manageGearboxModels',
+  update: 'manageGearboxModels',
+  remove: 'manageGearboxModels',
 } as const satisfies PermissionTable<GearboxDocumentsService>;

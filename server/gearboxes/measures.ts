@@ -12,11 +12,11 @@ import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
 import { gearboxModelRefOf, measureFields } from '#server/audit/refs.ts';
 
-export type MeasuresService = ReturnType<typeof createMeasuresService>;
+export type GearboxMeasuresService = ReturnType<typeof createGearboxMeasuresService>;
 
 const toRow = (input: MeasureInput) => ({ ...input, minimum: input.minimum ?? null, maximum: input.maximum ?? null });
 
-export function createMeasuresService(deps: { db: Db; files: FileStore }) {
+export function createGearboxMeasuresService(deps: { db: Db; files: FileStore }) {
   const { db } = deps;
   return {
     listOf: (_viewer: Viewer, modelId: string) =>
@@ -84,10 +84,10 @@ export function createMeasuresService(deps: { db: Db; files: FileStore }) {
 }
 
 /** Who may call what (decision 061). A dossier's measures: read by all, written by admins and diagnosticians. */
-export const measuresPermissions = {
+export const gearboxMeasuresPermissions = {
   listOf: 'signedIn',
   get: 'signedIn',
-  insert: 'manageGearboxes',
-  update: 'manageGearboxes',
-  remove: 'manageGearboxes',
-} as const satisfies PermissionTable<MeasuresService>;
+  insert: 'manageGearboxModels',
+  update: 'manageGearboxModels',
+  remove: 'manageGearboxModels',
+} as const satisfies PermissionTable<GearboxMeasuresService>;

@@ -19,7 +19,7 @@ const procedureFields: Field<Described>[] = [
   [fieldLabel('checkpoints'), (p) => p.checkpoints.join(', ')],
 ];
 
-export type ProceduresService = ReturnType<typeof createProceduresService>;
+export type RepairProceduresService = ReturnType<typeof createRepairProceduresService>;
 type Row = typeof repairProcedures.$inferSelect;
 export type ProcedureRow = Row & { checkpoints: (typeof procedureCheckpoints.$inferSelect)[]; outageCount: number };
 
@@ -64,7 +64,7 @@ export async function insertProcedureIn(tx: Tx, modelId: string, input: Procedur
   return row!.id;
 }
 
-export function createProceduresService(deps: { db: Db }) {
+export function createRepairProceduresService(deps: { db: Db }) {
   const { db } = deps;
 
   /** Rows with their checkpoints in order and the number of outages that use them. */
@@ -205,12 +205,12 @@ export function createProceduresService(deps: { db: Db }) {
 }
 
 /** Who may call what (decision 061). A dossier's repair procedures: read by all, written by admins and diagnosticians. */
-export const proceduresPermissions = {
+export const repairProceduresPermissions = {
   listOf: 'signedIn',
   get: 'signedIn',
-  insert: 'manageGearboxes',
-  update: 'manageGearboxes',
-  remove: 'manageGearboxes',
+  insert: 'manageGearboxModels',
+  update: 'manageGearboxModels',
+  remove: 'manageGearboxModels',
   ofOutage: 'signedIn',
-  setOutageProcedures: 'manageGearboxes',
-} as const satisfies PermissionTable<ProceduresService>;
+  setOutageProcedures: 'manageGearboxModels',
+} as const satisfies PermissionTable<RepairProceduresService>;

@@ -38,10 +38,10 @@ const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '500
 
 export type GearboxModelsService = ReturnType<typeof createGearboxModelsService>;
 /** `modelId`: that model and the models derived from it (SPEC §2.8, filter by model). */
-export type GearboxFilter = { search?: string; type?: GearboxType | null; year?: number | null; modelId?: string | null };
+export type GearboxModelFilter = { search?: string; type?: GearboxType | null; year?: number | null; modelId?: string | null };
 
 /** The filter as the list reads it: a search cut at 120 characters. */
-function whereOf(filter: GearboxFilter): SQL | undefined {
+function whereOf(filter: GearboxModelFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [];
   const text = filter.search?.slice(0, 120).trim();
   if (text) {
@@ -157,7 +157,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
   };
 
   return {
-    list: (_viewer: Viewer, filter: GearboxFilter & { limit: number; offset: number }) =>
+    list: (_viewer: Viewer, filter: GearboxModelFilter & { limit: number; offset: number }) =>
       db
         .select()
         .from(gearboxModels)
@@ -166,7 +166,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
         .limit(filter.limit)
         .offset(filter.offset),
 
-    count: async (_viewer: Viewer, filter: GearboxFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
+    count: async (_viewer: Viewer, filter: GearboxModelFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
 
     get: async (_viewer: Viewer, id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
 
@@ -439,21 +439,21 @@ export const gearboxModelsPermissions = {
   list: 'signedIn',
   count: 'signedIn',
   get: 'signedIn',
-  insert: 'manageGearboxes',
-  update: 'manageGearboxes',
+  insert: 'manageGearboxModels',
+  update: 'manageGearboxModels',
   codesOf: 'signedIn',
-  insertDoctorCode: 'manageGearboxes',
-  removeDoctorCode: 'manageGearboxes',
-  insertGearboxCode: 'manageGearboxes',
-  removeGearboxCode: 'manageGearboxes',
+  insertDoctorCode: 'manageGearboxModels',
+  removeDoctorCode: 'manageGearboxModels',
+  insertGearboxCode: 'manageGearboxModels',
+  removeGearboxCode: 'manageGearboxModels',
   errorCodesOf: 'signedIn',
   orderCountOf: 'signedIn',
-  insertErrorCode: 'manageGearboxes',
-  removeErrorCode: 'manageGearboxes',
+  insertErrorCode: 'manageGearboxModels',
+  removeErrorCode: 'manageGearboxModels',
   outagesOf: 'signedIn',
   getOutage: 'signedIn',
-  insertOutage: 'manageGearboxes',
-  updateOutage: 'manageGearboxes',
-  removeOutage: 'manageGearboxes',
-  remove: 'manageGearboxes',
+  insertOutage: 'manageGearboxModels',
+  updateOutage: 'manageGearboxModels',
+  removeOutage: 'manageGearboxModels',
+  remove: 'manageGearboxModels',
 } as const satisfies PermissionTable<GearboxModelsService>;

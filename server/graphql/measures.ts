@@ -17,14 +17,16 @@ export const Measure = builder.objectRef<typeof gearboxMeasures.$inferSelect>('g
   }),
 });
 
-builder.objectField(GearboxModel, 'measures', (t) => t.field({ type: [Measure], resolve: (row, _args, context) => context.services.measures.listOf(row.id) }));
+builder.objectField(GearboxModel, 'measures', (t) =>
+  t.field({ type: [Measure], resolve: (row, _args, context) => context.services.gearboxMeasures.listOf(row.id) }),
+);
 
 builder.queryField('gearboxMeasure', (t) =>
   t.field({
     type: Measure,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.measures.get(id)) ?? null,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxMeasures.get(id)) ?? null,
   }),
 );
 
@@ -36,7 +38,7 @@ builder.mutationField('insertGearboxMeasure', (t) =>
   t.field({
     type: Measure,
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
-    resolve: (_root, args, context) => context.services.measures.insert(args.gearboxModelId, parse(measureSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.gearboxMeasures.insert(args.gearboxModelId, parse(measureSchema, args.object, 'object')),
   }),
 );
 
@@ -44,7 +46,7 @@ builder.mutationField('updateGearboxMeasure', (t) =>
   t.field({
     type: Measure,
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: MeasureInput, required: true }) },
-    resolve: (_root, args, context) => context.services.measures.update(args.id, parse(measureSchema, args.object, 'object')),
+    resolve: (_root, args, context) => context.services.gearboxMeasures.update(args.id, parse(measureSchema, args.object, 'object')),
   }),
 );
 
@@ -53,6 +55,6 @@ builder.mutationField('deleteGearboxMeasure', (t) =>
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
     // Its files go with it (the service).
-    resolve: async (_root, { id }, context) => (await context.services.measures.remove(id)).id,
+    resolve: async (_root, { id }, context) => (await context.services.gearboxMeasures.remove(id)).id,
   }),
 );

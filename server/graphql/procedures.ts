@@ -37,11 +37,11 @@ const OutageProcedure = builder.objectRef<{ priority: number; procedure: Procedu
 });
 
 builder.objectField(GearboxModel, 'repairProcedures', (t) =>
-  t.field({ type: [RepairProcedure], resolve: (row, _args, context) => context.services.procedures.listOf(row.id) }),
+  t.field({ type: [RepairProcedure], resolve: (row, _args, context) => context.services.repairProcedures.listOf(row.id) }),
 );
 
 builder.objectField(OutageType, 'procedures', (t) =>
-  t.field({ type: [OutageProcedure], resolve: (row, _args, context) => context.services.procedures.ofOutage(row.id) }),
+  t.field({ type: [OutageProcedure], resolve: (row, _args, context) => context.services.repairProcedures.ofOutage(row.id) }),
 );
 
 builder.queryField('repairProcedure', (t) =>
@@ -49,7 +49,7 @@ builder.queryField('repairProcedure', (t) =>
     type: RepairProcedure,
     nullable: true,
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.procedures.get(id)) ?? null,
+    resolve: async (_root, { id }, context) => (await context.services.repairProcedures.get(id)) ?? null,
   }),
 );
 
@@ -80,7 +80,7 @@ builder.mutationField('insertRepairProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { gearboxModelId: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
-    resolve: (_root, args, context) => context.services.procedures.insert(args.gearboxModelId, procedureOf(args.object)),
+    resolve: (_root, args, context) => context.services.repairProcedures.insert(args.gearboxModelId, procedureOf(args.object)),
   }),
 );
 
@@ -88,7 +88,7 @@ builder.mutationField('updateRepairProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }), object: t.arg({ type: ProcedureInput, required: true }) },
-    resolve: (_root, args, context) => context.services.procedures.update(args.id, procedureOf(args.object)),
+    resolve: (_root, args, context) => context.services.repairProcedures.update(args.id, procedureOf(args.object)),
   }),
 );
 
@@ -96,7 +96,7 @@ builder.mutationField('deleteRepairProcedure', (t) =>
   t.field({
     type: 'uuid',
     args: { id: t.arg({ type: 'uuid', required: true }) },
-    resolve: async (_root, { id }, context) => (await context.services.procedures.remove(id)).id,
+    resolve: async (_root, { id }, context) => (await context.services.repairProcedures.remove(id)).id,
   }),
 );
 
@@ -106,6 +106,9 @@ builder.mutationField('setOutageProcedures', (t) =>
     type: 'uuid',
     args: { outageId: t.arg({ type: 'uuid', required: true }), procedureIds: t.arg({ type: ['uuid'], required: true }) },
     resolve: (_root, args, context) =>
-      context.services.procedures.setOutageProcedures(args.outageId, parse(outageProceduresSchema, { procedureIds: args.procedureIds }, 'object').procedureIds),
+      context.services.repairProcedures.setOutageProcedures(
+        args.outageId,
+        parse(outageProceduresSchema, { procedureIds: args.procedureIds }, 'object').procedureIds,
+      ),
   }),
 );

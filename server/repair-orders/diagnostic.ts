@@ -11,7 +11,7 @@ import { queryRows, type Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { shownOutage } from './closed-names.ts';
-import { insertProcedureIn, nameTaken as procedureNameTaken, type ProceduresService } from '#server/gearboxes/procedures.ts';
+import { insertProcedureIn, nameTaken as procedureNameTaken, type RepairProceduresService } from '#server/gearboxes/procedures.ts';
 import type { GearboxModelsService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
@@ -54,7 +54,7 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticService(deps: { db: Db; procedures: ProceduresService; gearboxModels: GearboxModelsService }) {
+export function createDiagnosticService(deps: { db: Db; procedures: RepairProceduresService; gearboxModels: GearboxModelsService }) {
   const { db, procedures, gearboxModels } = deps;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
@@ -67,7 +67,7 @@ export function createDiagnosticService(deps: { db: Db; procedures: ProceduresSe
       .where(eq(orderProcedures.orderId, orderId));
     await tx
       .insert(orderProcedures)
-      .values({ orderId: orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
+      .values({ orderId, procedureId, outageId: null, position: Number(last?.position ?? 0) + 1 })
       .onConflictDoNothing();
     await setStep(tx, orderId, STEP.procedures);
     await recordChoice(tx, order, 'procedures', before, await chosenProcedures(tx, orderId));
@@ -202,7 +202,7 @@ export function createDiagnosticService(deps: { db: Db; procedures: ProceduresSe
         if (own.length !== ids.length) throw invalid({ outageIds: t('refusals.outageNotOfModel') });
         const outagesBefore = await chosenOutages(tx, orderId);
         await tx.delete(orderOutages).where(eq(orderOutages.orderId, orderId));
-        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ orderId: orderId, outageId, position: i + 1 })));
+        await tx.insert(orderOutages).values(ids.map((outageId, i) => ({ orderId, outageId, position: i + 1 })));
         const dropped = await tx
           .delete(orderProcedures)
           .where(
@@ -247,9 +247,7 @@ export function createDiagnosticService(deps: { db: Db; procedures: ProceduresSe
         if (list.some((e) => e.outageId && !chosen.has(e.outageId))) throw invalid({ procedures: t('refusals.outageNotChosen') });
         const proceduresBefore = await chosenProcedures(tx, orderId);
         await tx.delete(orderProcedures).where(eq(orderProcedures.orderId, orderId));
-        await tx
-          .insert(orderProcedures)
-          .values(list.map((e, i) => ({ orderId: orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
+        await tx.insert(orderProcedures).values(list.map((e, i) => ({ orderId, procedureId: e.procedureId, outageId: e.outageId ?? null, position: i + 1 })));
         await setStep(tx, orderId, STEP.procedures);
         await recordChoice(tx, order, 'procedures', proceduresBefore, await chosenProcedures(tx, orderId));
         return orderId;

@@ -119,7 +119,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
         // A record from now on (decision 043): the names it shows stay as they are today.
         await keepClosedNames(tx, orderId);
         await tx.insert(orderEvents).values({
-          orderId: orderId,
+          orderId,
           kind: 'closed',
           byUserId: actor.id,
           byName: await nameOf(tx, actor),
@@ -140,7 +140,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
           .set({ status: 'IN_PROGRESS', closedOn: null, closedNames: null, updatedAt: new Date() })
           .where(eq(repairOrders.id, orderId));
         await tx.insert(orderEvents).values({
-          orderId: orderId,
+          orderId,
           kind: 'reopened',
           byUserId: actor.id,
           byName: await nameOf(tx, actor),

@@ -1,7 +1,7 @@
 // The one way a page handles a form post (issue 16): read what was typed, check it with the
-// form's zod schema, save through the API, and on success redirect with a toast; on failure
-// show again what was typed with each message beside its field, or one above the form.
-// API refusals are read here and nowhere else.
+// form's zod schema, save through the viewer's services, and on success redirect with a toast; on
+// failure show again what was typed with each message beside its field, or one above the form.
+// A service's refusal is read here and nowhere else (`formFailureOf`).
 import { createHash } from 'node:crypto';
 import type { AstroGlobal } from 'astro';
 import { EncryptJWT, jwtDecrypt } from 'jose';

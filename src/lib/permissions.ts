@@ -11,7 +11,7 @@ export const capabilities = {
   /** SPEC §2.9: the symptoms and conditions base is kept by admins and diagnosticians. */
   manageBase: ['app_admin', 'diagnostician'],
   /** SPEC §2.1, §6: technical dossiers are written by admins and diagnosticians, read by all. */
-  manageGearboxes: ['app_admin', 'diagnostician'],
+  manageGearboxModels: ['app_admin', 'diagnostician'],
   /** SPEC §2.9, §6: the stock is read and kept by admins, diagnosticians and commercials. */
   manageStock: ['app_admin', 'diagnostician', 'commercial'],
   /** SPEC §2.7, §6: orders are created, edited and deleted by admins and diagnosticians, read by all. */
@@ -38,9 +38,9 @@ export const bucketWriters = {
   /** An order's measure and curve files, and a dossier measure's procedure files. */
   measure: 'manageOrders',
   /** An outage's images, videos and files, in its dossier. */
-  outage: 'manageGearboxes',
+  outage: 'manageGearboxModels',
   /** A dossier's documents. */
-  documents: 'manageGearboxes',
+  documents: 'manageGearboxModels',
 } as const satisfies Record<BucketId, Capability>;
 
 export function canWriteBucket(role: Role | null | undefined, bucket: BucketId): boolean {

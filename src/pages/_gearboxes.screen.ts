@@ -31,5 +31,5 @@ export async function load(locals: App.Locals, query: GearboxesPageQuery) {
     rows: models,
     ignoredPage,
   } = await lastPageIfBeyond(locals, { asked: query.page, size: GEARBOXES_PAGE_SIZE, total, rows, rowsOf: pageOf });
-  return { manage: can(locals.user?.role, 'manageGearboxes'), models, filterModels, total, page, pages, ignoredPage };
+  return { manage: can(locals.user?.role, 'manageGearboxModels'), models, filterModels, total, page, pages, ignoredPage };
 }

@@ -226,7 +226,7 @@ export async function post(astro: AstroGlobal, query: StockPageQuery): Promise<R
     item = result;
   }
   let codes: CodesDraft | null = null;
-  if (query.view === 'codes' && query.modelId && can(role, 'manageGearboxes') && isCodeAction(action)) {
+  if (query.view === 'codes' && query.modelId && can(role, 'manageGearboxModels') && isCodeAction(action)) {
     const { gearboxModels } = astro.locals.services;
     const model = await withinBudget(astro.locals, modelCodes(gearboxModels, query.modelId));
     if (model) {
@@ -280,7 +280,7 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
     : { page: 1, pages: 1, rows: list, ignoredPage: [] };
   return {
     manage,
-    manageCodes: can(role, 'manageGearboxes'),
+    manageCodes: can(role, 'manageGearboxModels'),
     item: shown,
     /** `?article=` names no box this viewer may open. */
     notFound: query.itemId !== undefined && !shown,

@@ -553,8 +553,8 @@ export default function CheckpointsList(props: Props) {
                           {status}
                         </p>
                         {state.status === 'conflict' && <p className="text-sm">{saved}</p>}
-                        {/* The island's retry; without JavaScript the row's one button is «Enregistrer». */}
-                        {hydrated && (state.status === 'failed' || state.status === 'unsent') && canAnswer && (
+                        {/* The island's retry (not for a value typed wrong: the same try would fail again); without JavaScript the row's one button is «Enregistrer». */}
+                        {hydrated && (state.status === 'unsent' || (state.status === 'failed' && state.message !== labels.invalidNumber)) && canAnswer && (
                           <button type="submit" className="btn btn-secondary min-h-12">
                             {labels.retry}
                           </button>

@@ -8,15 +8,22 @@ import { hasCode } from '#lib/errors.ts';
 import { isUuid } from '#lib/ids.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
-import { readQuery } from '#lib/page-query.ts';
+import { choice, page, readQuery } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
 import { contentDisposition } from '#lib/storage/files.ts';
-import { activityQuerySchema, AUDIT_CSV_MAX, AUDIT_PAGE_SIZE, type AuditAction, type AuditEventView, auditCsv, auditFileName, withWord } from './audit.ts';
+import { z } from 'zod';
+import { AUDIT_CSV_MAX, AUDIT_PAGE_SIZE, type AuditAction, type AuditEventView, auditActions, auditCsv, auditFileName, withWord } from './audit.ts';
 
 export type ActivityKind = 'order' | 'dossier' | 'user';
 
-/** `?action=&page=`, as the three screens and their CSVs read it (the list's component names its filter). */
-export const querySchema = activityQuerySchema;
+/** `?action=&page=`, as the three screens and their CSVs read it: the page and an optional action. */
+export const querySchema = z.object({
+  page: page(),
+  action: choice(auditActions),
+});
+
+/** The screens' own filter, as the ignored-filter notice names it (decision 045). */
+export const filterNames = { action: () => t('filters.names.action') };
 
 export const read = (params: URLSearchParams) => readQuery(querySchema, params);
 

@@ -1,9 +1,5 @@
-// The audit trail as people read it (decision 034): the kinds of things recorded, the actions'
-// words, the date in the workshop's time zone, and the CSV export French Excel opens as is.
-import { z } from 'zod';
 import { dayOf, formatDateTimeSeconds } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
-import { choice, page } from '#lib/page-query.ts';
 
 export const auditActions = ['created', 'changed', 'deleted', 'closed', 'reopened', 'moved', 'removed'] as const;
 export type AuditAction = (typeof auditActions)[number];
@@ -53,15 +49,6 @@ export type AuditEventView = {
 export const AUDIT_PAGE_SIZE = 50;
 /** One CSV holds at most this many events, newest first. */
 export const AUDIT_CSV_MAX = 10_000;
-
-/** The activity pages' query: the page and an optional action. */
-export const activityQuerySchema = z.object({
-  page: page(),
-  action: choice(auditActions),
-});
-
-/** The activity's own filter, as the ignored-filter notice names it (decision 045). */
-export const activityFilterNames = { action: () => t('filters.names.action') };
 
 export const actionLabel = (action: string) => ((auditActions as readonly string[]).includes(action) ? t(`audit.actions.${action as AuditAction}`) : action);
 export const kindLabel = (kind: string) => ((auditKinds as readonly string[]).includes(kind) ? t(`audit.kinds.${kind as AuditKind}`) : kind);

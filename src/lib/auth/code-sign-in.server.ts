@@ -5,8 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import type { z } from 'zod';
 import type { SignInResult } from '#server/auth/service.ts';
-import { serviceStatusOf } from '#lib/auth/errors.server.ts';
-import { passwordlessErrorMessage } from '#lib/auth/errors.server.ts';
+import { passwordlessErrorMessage, serviceStatusOf } from '#lib/auth/errors.server.ts';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { checkForm, postedForm } from '#lib/forms.server.ts';
 import { safeRedirect } from '#lib/redirects.ts';

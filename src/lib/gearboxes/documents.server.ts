@@ -1,11 +1,11 @@
 // A page's file form: the posted file is stored (bucket rules of SPEC §5), then linked to the
 // dossier by its service; when the link fails the stored file goes, so nothing half-written stays.
+import type { DocumentOwner } from '#server/gearboxes/documents.ts';
 import { bucketOf, documentSchema, type DocumentCategory, type GearboxDocument } from './documents.ts';
 import { formFailureOf, isPostedFile, storeAndLink } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 
-export type DocumentOwner = { modelId: string; outageId?: string; measureId?: string };
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
 
 /** Reads the form; returns null when the file was linked, or what to show again. */

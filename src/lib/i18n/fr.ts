@@ -1007,6 +1007,7 @@ export const fr = {
     noneAvailable: 'Aucun code défaut disponible : la boîte ne permet pas leur lecture.',
     save: 'Enregistrer',
     flagSaved: 'Relevé mis à jour',
+    chooseAnswer: 'Choisissez une réponse.',
     discardTitle: 'Changer de réponse supprime ce qui a été saisi',
     discardBody: "{{count}} codes défaut et leurs conditions d'apparition seront supprimés : {{codes}}.",
     discardBodyOne: "{{count}} code défaut et ses conditions d'apparition seront supprimés : {{codes}}.",
@@ -1114,7 +1115,7 @@ export const fr = {
     reportPage: 'Version imprimable',
     reportPdf: 'Télécharger le PDF',
   },
-  diagnosticSteps: {
+  diagnostic: {
     title: 'Diagnostic',
     tabs: 'Éléments du diagnostic',
     codes: 'Conditions des codes défaut',
@@ -1146,6 +1147,7 @@ export const fr = {
     nothingToCompare:
       "Rien à comparer pour l'instant : aucun code défaut ni symptôme n'est saisi sur cet OR. Les pannes sont classées selon le dossier du modèle.",
     evidence: '{{confirmed}} OR sur {{similar}} similaires',
+    evidenceOne: '{{confirmed}} OR sur {{similar}} similaire',
     noHistory: 'Aucun OR similaire clôturé',
     dossierRate: "Taux d'occurrence : {{rate}} %",
     noRate: 'Pas encore de statistique',

@@ -4,12 +4,13 @@
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
+import { singular } from '#lib/plural.ts';
 import { maxItems, type FieldErrors } from '#lib/validation.ts';
 
 export const diagnosticTabs = ['codes', 'symptomes', 'mesures', 'courbes'] as const;
 export type DiagnosticTab = (typeof diagnosticTabs)[number];
-export const diagnosticSteps = ['pannes', 'procedures', 'ajout', 'visualiser', 'valider'] as const;
-export type DiagnosticStep = (typeof diagnosticSteps)[number];
+export const stepSlugs = ['pannes', 'procedures', 'ajout', 'visualiser', 'valider'] as const;
+export type StepSlug = (typeof stepSlugs)[number];
 
 /**
  * A post a tab could not carry out: the page answers with `status` and renders the tab again with
@@ -31,12 +32,12 @@ export function diagnosticRefusalAnchor({ action, recordId }: { action: string; 
 }
 
 export const diagnosticHref = (orderId: string, tab: DiagnosticTab = 'codes', extra = '') => `/repair-order/${orderId}/diagnostic?onglet=${tab}${extra}`;
-export const stepHref = (orderId: string, step: DiagnosticStep) => `/repair-order/${orderId}/diagnostic?etape=${step}`;
+export const stepHref = (orderId: string, step: StepSlug) => `/repair-order/${orderId}/diagnostic?etape=${step}`;
 
 /** The `diagnostic_step` each step needs: procedures need chosen outages, and so on. */
-export const stepNeeds: Record<DiagnosticStep, number> = { pannes: 0, procedures: 1, ajout: 1, visualiser: 2, valider: 3 };
+export const stepNeeds: Record<StepSlug, number> = { pannes: 0, procedures: 1, ajout: 1, visualiser: 2, valider: 3 };
 /** The step to take next, from how far the diagnostic went (also where a step asked too early sends). */
-export const stepFor = (reached: number): DiagnosticStep => (reached >= 3 ? 'valider' : reached >= 2 ? 'visualiser' : reached >= 1 ? 'procedures' : 'pannes');
+export const stepFor = (reached: number): StepSlug => (reached >= 3 ? 'valider' : reached >= 2 ? 'visualiser' : reached >= 1 ? 'procedures' : 'pannes');
 
 /** Why a step of the diagnostic cannot be taken yet, by the `diagnostic_step` it needs (SPEC §4). */
 export const STEP_REQUIRED: Record<number, string> = {
@@ -65,3 +66,7 @@ export const procedureChoiceSchema = z.object({
     .min(1, t('refusals.chooseProcedure'))
     .max(100, maxItems(100)),
 });
+
+/** «2 OR sur 5 similaires»: how many of the similar closed orders retained an outage («sur 1 similaire» for one). */
+export const evidenceOf = (c: { confirmedOrders: number; similarOrders: number }) =>
+  t(singular(c.similarOrders) ? 'diagnostic.evidenceOne' : 'diagnostic.evidence', { confirmed: c.confirmedOrders, similar: c.similarOrders });

@@ -9,7 +9,8 @@ import { redirectWithToast } from '#lib/auth/session.server.ts';
 export async function postFaultCodeReading(astro: AstroGlobal, order: { orderId: string; faultCodeCount: number }, back: string): Promise<Response | string> {
   const form = await postedForm(astro);
   const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
-  if (canRead === null) return astro.redirect(back, 303);
+  // Neither answer ticked: said, rather than a silent reload.
+  if (canRead === null) return t('faultCodes.chooseAnswer');
   if (canRead === false && order.faultCodeCount > 0 && form.get('confirm') !== '1') return astro.redirect(`${back}&confirmer-lecture=non`, 303);
   const result = await submitAction(
     astro,

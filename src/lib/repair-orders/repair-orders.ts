@@ -8,7 +8,6 @@ import { can } from '#lib/permissions.ts';
 import type { Role } from '#lib/roles.ts';
 import { isoDate, maxItems, required, optionalText } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
-import { graphql } from '#lib/graphql.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
@@ -59,7 +58,7 @@ export function orderTabList(orderId: string | null, role: Role | undefined) {
   return [
     { id: 'general', label: t('repairOrders.general'), href: self },
     { id: 'codes-defaut', label: t('repairOrders.faultCodes'), href: `${self}?onglet=codes-defaut` },
-    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnosticSteps.title'), href: `${self}/diagnostic` }] : []),
+    ...(can(role, 'manageOrders') ? [{ id: 'diagnostic', label: t('diagnostic.title'), href: `${self}/diagnostic` }] : []),
     { id: 'historique', label: t('repairOrders.history'), href: `${self}?onglet=historique` },
     { id: 'informations-techniques', label: t('repairOrders.technical'), href: `${self}?onglet=informations-techniques` },
     { id: 'procedure', label: t('repairOrders.procedureTab'), href: `${self}?onglet=procedure` },
@@ -180,11 +179,3 @@ export function checkOrderForm(posted: ReturnType<typeof readOrderForm>): { inpu
   for (const issue of parsed.error.issues) errors[issue.path.join('.')] ??= issue.message;
   return { errors };
 }
-
-export const OrderFields = graphql(`
-  fragment OrderFields on repair_orders {
-    id number openedOn closedOn status interventionCategory gearboxCode model { id model type constructorName bvaId } referent { id displayName }
-    vehicleBrand vehicleModel energy engineSize mileage constructionYear comment interventions outageParts history { mileage intervention }
-    canReadFaultCodes measuresDone modelLocked
-  }
-`);

@@ -1,16 +1,9 @@
 // Symptoms recorded on a repair order (SPEC §2.7, §3): one of the base's, the fault code read
 // with it if any, and the conditions it appeared in.
 import type { z } from 'zod';
-import { graphql } from '#lib/graphql.ts';
 import { t } from '#lib/i18n.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { conditionsSchema, withCondition } from './conditions.ts';
-
-export const SymptomFields = graphql(`
-  fragment SymptomFields on order_symptoms {
-    id symptom { id name } errorCode { id code description } temporality acceleratorLoad bvaMode gear action otherCondition comment
-  }
-`);
 
 /** A symptom of the base and its conditions; at least one condition is requested (SPEC §5). */
 export const symptomSchema = withCondition(

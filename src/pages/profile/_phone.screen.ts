@@ -4,8 +4,7 @@
 // kept), the number removed; each through the passwordless service once the sign-in proved itself.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, serviceStatusOf } from '#lib/auth/errors.server.ts';
-import { passwordlessErrorMessage } from '#lib/auth/errors.server.ts';
+import { isServiceError, passwordlessErrorMessage, serviceStatusOf } from '#lib/auth/errors.server.ts';
 import { smsCodeSchema, smsRequestSchema } from '#lib/auth/passwordless.ts';
 import { proofAskOf, proveFromForm, type ProofAsk } from '#lib/auth/proof.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';

@@ -3,9 +3,8 @@
 // goes to, through the passwordless service; off (404) unless the method is on. The link itself
 // signs in through /api/auth/verify.
 import type { AstroGlobal } from 'astro';
-import { serviceStatusOf } from '#lib/auth/errors.server.ts';
+import { passwordlessErrorMessage, serviceStatusOf } from '#lib/auth/errors.server.ts';
 import { rememberLinkAsked } from '#lib/auth/landing-binding.ts';
-import { passwordlessErrorMessage } from '#lib/auth/errors.server.ts';
 import { emailLinkSchema } from '#lib/auth/passwordless.ts';
 import { readForm } from '#lib/forms.server.ts';
 import { readQuery } from '#lib/page-query.ts';

@@ -1,5 +1,5 @@
 // A short-lived access token for the islands' API calls; the refresh token stays in the cookie.
-// Minted here, not on every request: server pages call the API as their viewer (graphql.server.ts).
+// Minted here, not on every request: server pages call the services in process, as their viewer.
 import type { APIRoute } from 'astro';
 import { decodeJwt } from 'jose';
 import { json, jsonError } from '#lib/json-endpoint.server.ts';

@@ -55,9 +55,9 @@ export type DossierPageQuery = ReturnType<typeof read>;
 export async function load(locals: App.Locals, query: Pick<DossierPageQuery, 'modelId' | 'tab' | 'view'>) {
   const { modelId, tab } = query;
   if (!modelId) return null;
-  const { gearboxModels, procedures, measures, gearboxDocuments } = locals.services;
+  const { gearboxModels, repairProcedures, gearboxMeasures, gearboxDocuments } = locals.services;
   const none = Promise.resolve([]);
-  const [model, orderCount, doctorCodes, errorCodes, outages, repairProcedures, measureList, documentList, models] = await withinBudget(
+  const [model, orderCount, doctorCodes, errorCodes, outages, procedureList, measureList, documentList, models] = await withinBudget(
     locals,
     Promise.all([
       gearboxModels.get(modelId),
@@ -65,8 +65,8 @@ export async function load(locals: App.Locals, query: Pick<DossierPageQuery, 'mo
       tab === 'codes' ? gearboxModels.codesOf(modelId) : none,
       tab === 'codes-defaut' ? gearboxModels.errorCodesOf(modelId) : none,
       tab === 'pannes' ? gearboxModels.outagesOf(modelId) : none,
-      tab === 'procedures' ? procedures.listOf(modelId) : none,
-      tab === 'documents' ? measures.listOf(modelId) : none,
+      tab === 'procedures' ? repairProcedures.listOf(modelId) : none,
+      tab === 'documents' ? gearboxMeasures.listOf(modelId) : none,
       tab === 'documents' ? gearboxDocuments.ofModel(modelId) : none,
       // The general form's parent is one of the other models.
       tab === 'general' ? gearboxModels.list({ limit: 100, offset: 0 }) : none,
@@ -79,7 +79,7 @@ export async function load(locals: App.Locals, query: Pick<DossierPageQuery, 'mo
     doctorCodes,
     errorCodes,
     outages,
-    repairProcedures,
+    repairProcedures: procedureList,
     measures: measureList,
     documents: documentList,
     models,
@@ -154,7 +154,7 @@ type Refused = Partial<DossierForms> & { status: number };
  */
 export async function post(astro: AstroGlobal, page: DossierPage, query: DossierPageQuery): Promise<Response | Refused | null> {
   const modelId = page.model.id;
-  if (!can(astro.locals.user?.role, 'manageGearboxes')) return null;
+  if (!can(astro.locals.user?.role, 'manageGearboxModels')) return null;
   if (!query.action) {
     const result = await submitForm(
       astro,
@@ -174,7 +174,7 @@ export async function post(astro: AstroGlobal, page: DossierPage, query: Dossier
 /** A tab's form (or the deletion): what to show again when it is refused. */
 async function postAction(astro: AstroGlobal, modelId: string, query: DossierPageQuery): Promise<Response | Partial<DossierForms>> {
   const { action, view } = query;
-  const { gearboxModels, procedures, gearboxDocuments } = astro.locals.services;
+  const { gearboxModels, repairProcedures, gearboxDocuments } = astro.locals.services;
   const refused: Partial<DossierForms> = {};
   const codesHref = `/gearbox/${modelId}?onglet=codes`;
   const errorCodesHref = `/gearbox/${modelId}?onglet=codes-defaut`;
@@ -217,17 +217,17 @@ async function postAction(astro: AstroGlobal, modelId: string, query: DossierPag
       if (checked.input && !query.moreRows) {
         const list = `/gearbox/${modelId}?onglet=procedures`;
         if (editing && editing !== 'nouvelle') {
-          await procedures.update(editing, checked.input);
+          await repairProcedures.update(editing, checked.input);
           return redirectWithToast(astro, t('procedures.saved'), `${list}#procedure-${editing}`);
         }
-        const procedureId = await procedures.insert(modelId, checked.input);
+        const procedureId = await repairProcedures.insert(modelId, checked.input);
         return redirectWithToast(astro, t('procedures.added'), `${list}#procedure-${procedureId}`);
       }
       if (query.moreRows) refused.procedureErrors = {};
     } else if (action === 'supprimer-procedure') {
       const { id: procedureId } = formValues(await postedForm(astro), ['id']);
       if (isUuid(procedureId)) {
-        await procedures.remove(procedureId);
+        await repairProcedures.remove(procedureId);
         return redirectWithToast(astro, t('procedures.deleted'), `/gearbox/${modelId}?onglet=procedures`);
       }
     } else if (action === 'joindre') {

@@ -32,13 +32,13 @@ import {
   diagnosticHref,
   diagnosticTabs,
   stepHref,
-  diagnosticSteps,
+  stepSlugs,
   outageChoiceSchema,
   procedureChoiceSchema,
   STEP_REQUIRED,
   stepFor,
   stepNeeds,
-  type DiagnosticStep,
+  type StepSlug,
   type TabActionResult,
   type TabFailure,
 } from '#lib/repair-orders/diagnostic-page.ts';
@@ -53,7 +53,7 @@ import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 export const querySchema = z
   .object({
     orderId: recordId(),
-    etape: choice(diagnosticSteps),
+    etape: choice(stepSlugs),
     onglet: option(diagnosticTabs, 'codes'),
     ...recordPageFields,
     // The record a form acts on when its body does not name it (a curve's file).
@@ -87,11 +87,7 @@ type Services = App.Locals['services'];
 export type DiagnosticOrder = NonNullable<Awaited<ReturnType<Services['repairOrders']['get']>>>;
 
 /** A step asked by URL before its turn: back to the step to do, saying why. */
-export function refuseSkippedStep(
-  astro: AstroGlobal,
-  order: Pick<DiagnosticOrder, 'id' | 'diagnosticStep' | 'validatedAt'>,
-  step: DiagnosticStep,
-): Response | null {
+export function refuseSkippedStep(astro: AstroGlobal, order: Pick<DiagnosticOrder, 'id' | 'diagnosticStep' | 'validatedAt'>, step: StepSlug): Response | null {
   if (order.validatedAt || order.diagnosticStep >= stepNeeds[step]) return null;
   // Says what to do first: the step right after the one reached.
   setFlash(astro.cookies, { type: 'error', message: STEP_REQUIRED[order.diagnosticStep + 1]! });
@@ -101,7 +97,7 @@ export function refuseSkippedStep(
 /** The outages retained, as the order shows them (a closed one keeps its names, decision 043), each with its procedures by priority. */
 async function chosenOutagesOf(services: Services, orderId: string) {
   const outages = await services.diagnostic.chosenOutagesOf(orderId);
-  return Promise.all(outages.map(async (outage) => ({ ...outage, procedures: await services.procedures.ofOutage(outage.id) })));
+  return Promise.all(outages.map(async (outage) => ({ ...outage, procedures: await services.repairProcedures.ofOutage(outage.id) })));
 }
 
 /** The procedures the order applies, each with the checkpoints it was validated with (none before). */
@@ -111,11 +107,11 @@ async function orderProceduresOf(services: Services, orderId: string) {
 }
 
 /** What a diagnostic step shows: the outages retained, the procedures chosen and, to add one, the model's others. */
-async function loadSteps(services: Services, order: DiagnosticOrder, step: DiagnosticStep) {
+async function loadSteps(services: Services, order: DiagnosticOrder, step: StepSlug) {
   const [chosen, procedures, modelProcedures] = await Promise.all([
     chosenOutagesOf(services, order.id),
     orderProceduresOf(services, order.id),
-    step === 'ajout' ? services.procedures.listOf(order.model.id) : Promise.resolve([]),
+    step === 'ajout' ? services.repairProcedures.listOf(order.model.id) : Promise.resolve([]),
   ]);
   return { chosen, procedures, modelProcedures };
 }
@@ -123,7 +119,7 @@ export type StepData = Awaited<ReturnType<typeof loadSteps>>;
 
 /** The measures tab: the order's measures and the dossier's, to say how many are still to add. */
 async function loadMeasures(services: Services, order: DiagnosticOrder) {
-  const [measures, dossier] = await Promise.all([services.orderMeasures.measuresOf(order.id), services.measures.listOf(order.model.id)]);
+  const [measures, dossier] = await Promise.all([services.orderMeasures.measuresOf(order.id), services.gearboxMeasures.listOf(order.model.id)]);
   return { measures, dossier };
 }
 export type MeasuresData = Awaited<ReturnType<typeof loadMeasures>>;
@@ -184,14 +180,14 @@ export async function load(locals: App.Locals, { orderId, step, tab }: Pick<Diag
         reached: order.validatedAt ? 4 : order.diagnosticStep,
         topCandidates: candidates.slice(0, 6),
         // With no fault code and no symptom recorded, no closed order is similar: the ranking is the dossier's.
-        outagesHint: faultCodes.length === 0 && symptoms.length === 0 ? t('diagnosticSteps.nothingToCompare') : t('diagnosticSteps.outagesHint'),
+        outagesHint: faultCodes.length === 0 && symptoms.length === 0 ? t('diagnostic.nothingToCompare') : t('diagnostic.outagesHint'),
       };
     })(),
   );
 }
 
 /** What a post the page could not carry out renders again: the failed tab's or the step's failure. */
-export type DiagnosticPageFailure = { status: number; tabFailure: TabFailure | null; flowFailure: StepFailure | null };
+export type DiagnosticPageFailure = { status: number; tabFailure: TabFailure | null; stepFailure: StepFailure | null };
 
 /**
  * Hands `?action=` to its tab or diagnostic step: a redirect with its toast (or to the step to do first,
@@ -228,7 +224,7 @@ export async function post(astro: AstroGlobal, query: DiagnosticPageQuery): Prom
     return { status: owner === null && told.kind === 'conflict' ? 409 : 400, form: action, formError: told.message };
   });
   if (result instanceof Response) return result;
-  return { status: result.status, tabFailure: owner ? result : null, flowFailure: owner ? null : result };
+  return { status: result.status, tabFailure: owner ? result : null, stepFailure: owner ? null : result };
 }
 
 // The diagnostic steps' form posts (choose outages → procedures → add → visualise → validate) and the start
@@ -264,7 +260,7 @@ async function postStep(
         const parsed = outageChoiceSchema.safeParse({ outageIds: ids });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
         await diagnostic.chooseOutages(orderId, parsed.data.outageIds);
-        return redirectWithToast(astro, t('diagnosticSteps.saved'), stepHref(orderId, 'procedures'));
+        return redirectWithToast(astro, t('diagnostic.saved'), stepHref(orderId, 'procedures'));
       }
       case 'procedures': {
         const picked = form.getAll('procedure').map(String);
@@ -272,13 +268,13 @@ async function postStep(
         const parsed = procedureChoiceSchema.safeParse({ procedures: picked });
         if (!parsed.success) return { ...failure, formError: parsed.error.issues[0]!.message };
         await diagnostic.chooseProcedures(orderId, parsed.data.procedures);
-        return redirectWithToast(astro, t('diagnosticSteps.saved'), stepHref(orderId, 'ajout'));
+        return redirectWithToast(astro, t('diagnostic.saved'), stepHref(orderId, 'ajout'));
       }
       case 'ajout-existante': {
         const procedureId = String(form.get('procedureId') ?? '');
         if (!procedureId) return { ...failure, errors: { procedureId: t('validation.required') } };
         await diagnostic.addProcedure(orderId, uuidOf(procedureId));
-        return redirectWithToast(astro, t('diagnosticSteps.procedureAdded'), stepHref(orderId, 'ajout'));
+        return redirectWithToast(astro, t('diagnostic.procedureAdded'), stepHref(orderId, 'ajout'));
       }
       case 'ajout-nouvelle': {
         const draft = readProcedureForm(form);
@@ -293,17 +289,17 @@ async function postStep(
         if (!checked.input) return failure;
         // One transaction: the procedure joins the dossier only if the order takes it.
         await diagnostic.addNewProcedure(orderId, checked.input);
-        return redirectWithToast(astro, t('diagnosticSteps.procedureAdded'), stepHref(orderId, next ?? 'ajout'));
+        return redirectWithToast(astro, t('diagnostic.procedureAdded'), stepHref(orderId, next ?? 'ajout'));
       }
       case 'visualiser':
         await diagnostic.markVisualised(orderId);
         return astro.redirect(stepHref(orderId, 'valider'), 303);
       case 'valider':
         await diagnostic.validate(orderId);
-        return redirectWithToast(astro, t('diagnosticSteps.validated'), stepHref(orderId, 'valider'));
+        return redirectWithToast(astro, t('diagnostic.validated'), stepHref(orderId, 'valider'));
       case 'rouvrir':
         await diagnostic.reopen(orderId);
-        return redirectWithToast(astro, t('diagnosticSteps.reopened'), stepHref(orderId, 'visualiser'));
+        return redirectWithToast(astro, t('diagnostic.reopened'), stepHref(orderId, 'visualiser'));
       default:
         return { status: 400, formError: t('errors.generic') };
     }
@@ -332,7 +328,7 @@ async function postMeasures(
   query: Pick<DiagnosticPageQuery, 'action'>,
 ): Promise<TabActionResult> {
   const action = query.action as MeasureAction;
-  const { orderMeasures, measures } = astro.locals.services;
+  const { orderMeasures, gearboxMeasures } = astro.locals.services;
   const orderId = order.id;
   const tabHref = diagnosticHref(orderId, 'mesures');
   if (!action || !MEASURE_ACTIONS.includes(action)) return { status: 400, formError: t('errors.generic') };
@@ -353,7 +349,7 @@ async function postMeasures(
     if (action === 'mesure-ajout') {
       values = { name: String(form.get('name') ?? '').slice(0, 200), measuredValue: String(form.get('measuredValue') ?? '').slice(0, 40) };
       // A name of the dossier brings its description, unit and bounds, and the link to it.
-      const known = (await measures.listOf(order.model.id)).find((m) => same(m.name, values.name!));
+      const known = (await gearboxMeasures.listOf(order.model.id)).find((m) => same(m.name, values.name!));
       const parsed = orderMeasureSchema.safeParse(
         known
           ? {

@@ -266,7 +266,7 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   if (!order || !manages(astro.locals, order)) return null;
   const self = hrefOf(orderId);
   if (action === 'lecture') {
-    const result = await postFaultCodeReading(astro, { orderId: orderId, faultCodeCount: codes.length }, `${self}?onglet=codes-defaut`);
+    const result = await postFaultCodeReading(astro, { orderId, faultCodeCount: codes.length }, `${self}?onglet=codes-defaut`);
     return result instanceof Response ? result : { status: 400, formError: result };
   }
   if (action === 'supprimer') {

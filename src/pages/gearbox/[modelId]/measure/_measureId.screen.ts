@@ -33,13 +33,13 @@ export type MeasureField = (typeof MEASURE_FIELDS)[number];
  */
 export async function load(locals: App.Locals, query: Pick<MeasurePageQuery, 'modelId' | 'measureId'>) {
   const { modelId, measureId } = query;
-  if (!modelId || measureId === null || (measureId === undefined && !can(locals.user?.role, 'manageGearboxes'))) return null;
-  const { gearboxModels, measures, gearboxDocuments } = locals.services;
+  if (!modelId || measureId === null || (measureId === undefined && !can(locals.user?.role, 'manageGearboxModels'))) return null;
+  const { gearboxModels, gearboxMeasures, gearboxDocuments } = locals.services;
   const [model, measure, files] = await withinBudget(
     locals,
     Promise.all([
       gearboxModels.get(modelId),
-      measureId ? measures.get(measureId) : Promise.resolve(undefined),
+      measureId ? gearboxMeasures.get(measureId) : Promise.resolve(undefined),
       measureId ? gearboxDocuments.ofMeasure(measureId) : Promise.resolve([]),
     ]),
   );
@@ -75,11 +75,11 @@ type Refused = Partial<MeasureForms> & { status: number };
  * one of the measure's.
  */
 export async function post(astro: AstroGlobal, page: MeasurePage, query: MeasurePageQuery): Promise<Response | Refused | null> {
-  if (!can(astro.locals.user?.role, 'manageGearboxes')) return null;
+  if (!can(astro.locals.user?.role, 'manageGearboxModels')) return null;
   const { action } = query;
   const modelId = page.model.id;
   const measureId = page.measure?.id;
-  const { measures, gearboxDocuments } = astro.locals.services;
+  const { gearboxMeasures, gearboxDocuments } = astro.locals.services;
   const measureHref = `/gearbox/${modelId}/measure/${measureId}`;
   if (action === 'joindre' && measureId) {
     const documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId, measureId }, ['measure-file']);
@@ -89,7 +89,7 @@ export async function post(astro: AstroGlobal, page: MeasurePage, query: Measure
   const result =
     action === 'supprimer' && measureId
       ? await submitAction(astro, async () => {
-          await measures.remove(measureId);
+          await gearboxMeasures.remove(measureId);
           return redirectWithToast(astro, t('measures.deleted'), `/gearbox/${modelId}?onglet=documents&vue=mesures`);
         })
       : action === 'supprimer-fichier' && measureId
@@ -100,10 +100,10 @@ export async function post(astro: AstroGlobal, page: MeasurePage, query: Measure
           })
         : await submitForm(astro, { fields: MEASURE_FIELDS, schema: measureSchema }, async (data) => {
             if (measureId) {
-              await measures.update(measureId, data);
+              await gearboxMeasures.update(measureId, data);
               return redirectWithToast(astro, t('measures.saved'), measureHref);
             }
-            const measure = await measures.insert(modelId, data);
+            const measure = await gearboxMeasures.insert(modelId, data);
             return redirectWithToast(astro, t('measures.added'), `/gearbox/${modelId}/measure/${measure.id}`);
           });
   if (result instanceof Response) return result;

@@ -32,9 +32,9 @@ const none = Promise.resolve([]);
  */
 export async function load(locals: App.Locals, query: Pick<OutagePageQuery, 'modelId' | 'outageId' | 'tab'>) {
   const { modelId, outageId, tab } = query;
-  const manage = can(locals.user?.role, 'manageGearboxes');
+  const manage = can(locals.user?.role, 'manageGearboxModels');
   if (!modelId || outageId === null || (outageId === undefined && !manage)) return null;
-  const { gearboxModels, gearboxDocuments, procedures, base } = locals.services;
+  const { gearboxModels, gearboxDocuments, repairProcedures, base } = locals.services;
   const withForm = manage && tab === 'general';
   const [model, orderCount, outage, files, prioritised, available, components, types] = await withinBudget(
     locals,
@@ -43,8 +43,8 @@ export async function load(locals: App.Locals, query: Pick<OutagePageQuery, 'mod
       gearboxModels.orderCountOf(modelId),
       outageId ? gearboxModels.getOutage(outageId) : Promise.resolve(undefined),
       outageId ? gearboxDocuments.ofOutage(outageId) : none,
-      outageId ? procedures.ofOutage(outageId) : none,
-      outageId && tab === 'procedures' ? procedures.listOf(modelId) : none,
+      outageId ? repairProcedures.ofOutage(outageId) : none,
+      outageId && tab === 'procedures' ? repairProcedures.listOf(modelId) : none,
       // The form offers the base's names.
       withForm ? base.list('component') : none,
       withForm ? base.list('outage_type') : none,
@@ -99,11 +99,11 @@ type Refused = Partial<OutageForms> & { status: number };
  * one of the outage's.
  */
 export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePageQuery): Promise<Response | Refused | null> {
-  if (!can(astro.locals.user?.role, 'manageGearboxes')) return null;
+  if (!can(astro.locals.user?.role, 'manageGearboxModels')) return null;
   const { action } = query;
   const modelId = page.model.id;
   const outageId = page.outage?.id;
-  const { gearboxModels, gearboxDocuments, procedures } = astro.locals.services;
+  const { gearboxModels, gearboxDocuments, repairProcedures } = astro.locals.services;
   const outageHref = `/gearbox/${modelId}/outage/${outageId}`;
   if (action === 'joindre' && outageId) {
     const documentDraft = await postDocument(astro.locals, await postedForm(astro), { modelId, outageId }, ['outage-file']);
@@ -118,7 +118,7 @@ export async function post(astro: AstroGlobal, page: OutagePage, query: OutagePa
       : await submitAction(
           astro,
           async () => {
-            await procedures.setOutageProcedures(outageId, parsed.data.procedureIds);
+            await repairProcedures.setOutageProcedures(outageId, parsed.data.procedureIds);
             return redirectWithToast(astro, t('procedures.prioritiesSaved'), `${outageHref}?onglet=procedures`);
           },
           { fields: [] },
