@@ -2,13 +2,15 @@
 // Figures only: nothing here passes or fails. `npm run bench -- orders` runs only the
 // repair orders' search over 100,000 orders; `npm run bench -- pages` only the page figures;
 // `npm run bench -- report` only the intervention report (PDF and page); `npm run bench -- load`
-// only the load runs (bench/load.ts).
+// only the load runs (bench/load.ts); `npm run bench -- profile` CPU profiles of the pages under
+// load (bench/profile.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ensureBuilt } from '#server/build.ts';
 import { loadBench } from './bench/load.ts';
+import { profileBench } from './bench/profile.ts';
 import {
   DEMO_PASSWORD,
   freePort,
@@ -582,6 +584,7 @@ const sections: Record<string, { run: (dataDir: string) => Promise<void>; build?
   pages: { run: pages, build: true },
   limits: { run: limitsBench },
   load: { run: loadBench, build: true },
+  profile: { run: profileBench, build: true },
   orders: { run: ordersBench },
 };
 const section = Object.hasOwn(sections, process.argv[2] ?? '') ? sections[process.argv[2]!] : undefined;

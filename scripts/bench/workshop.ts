@@ -56,7 +56,8 @@ export async function openOrdersDb(env: Record<string, string>) {
   if (database.pglite) {
     const pglite = database.pglite;
     const { drizzle } = await import('drizzle-orm/pglite');
-    db = drizzle(pglite, { schema, logger });
+    // The thread answers as PGlite does for what drizzle calls (query, transaction).
+    db = drizzle(pglite as never, { schema, logger });
     raw = async (text, params) => {
       if (params) return pglite.query(text, params) as Promise<{ rows: Record<string, unknown>[] }>;
       const results = await pglite.exec(text);

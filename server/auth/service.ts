@@ -485,11 +485,39 @@ export function createAuthService(deps: {
   }
 
   /**
+   * openSessions' query for one sign-in, the one every signed-in request asks: its SQL is built
+   * once (building it again was as long as PGlite's running it, in the server's thread).
+   */
+  const openSessionQuery = db
+    .select({
+      user: users,
+      sessionId: grants.id,
+      method: grants.method,
+      createdAt: grants.createdAt,
+      lastUsedAt: grants.lastUsedAt,
+      elevatedAt: grants.elevatedAt,
+    })
+    .from(grants)
+    .innerJoin(users, eq(users.id, grants.userId))
+    .where(
+      and(
+        eq(grants.id, sql.placeholder('sessionId')),
+        isNull(grants.revokedAt),
+        sql`${grants.expiresAt} > now()`,
+        gt(grants.lastUsedAt, sql.placeholder('idleSince')),
+        eq(users.disabled, false),
+      ),
+    )
+    .prepare('open_session');
+
+  /**
    * The account behind an open sign-in of `userId`, or undefined once it has ended. A request
    * is activity: it keeps the sign-in from going idle (written once a minute at most).
    */
   async function openSession(sessionId: string, userId: string): Promise<SessionRow | undefined> {
-    const row = (await openSessions([sessionId])).get(sessionId);
+    if (!isUuid(sessionId)) return undefined;
+    const idleSince = new Date(Date.now() - IDLE_TIMEOUT_MS);
+    const [row] = await openSessionQuery.execute({ sessionId, idleSince: idleSince.toISOString() });
     if (row?.user.id !== userId) return undefined;
     if (Date.now() - row.lastUsedAt.getTime() > ACTIVITY_WRITE_MS) {
       await db.update(grants).set({ lastUsedAt: new Date() }).where(eq(grants.id, sessionId));

@@ -2,8 +2,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -14,6 +12,7 @@ import pg from 'pg';
 import * as schema from './schema/index.ts';
 import { acquireLock } from './lock.ts';
 import { copyClusterTemplate, hasCluster } from './pglite-template.ts';
+import { PGliteThread } from './pglite-thread.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -30,8 +29,8 @@ export type Database = {
    */
   listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
-  /** The PGlite instance, for tools that need it (backup). */
-  pglite?: PGlite;
+  /** The embedded database's client, for tools that speak to it without drizzle (analyze, the bench). */
+  pglite?: PGliteThread;
 };
 
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -61,32 +60,23 @@ export async function hasTables(db: Db): Promise<boolean> {
 async function openPglite(dir: string): Promise<Database> {
   mkdirSync(dir, { recursive: true });
   const release = acquireLock(`${dir}.lock`);
-  let client: PGlite;
+  let client: PGliteThread;
   try {
-    // pg_trgm: the repair orders' search (same extension as on a PostgreSQL server).
     if (!hasCluster(dir)) {
       const failed = await copyClusterTemplate(dir);
       if (failed) process.stderr.write(`atelier-bva: no copy of an empty cluster (${failed}); PGlite runs initdb itself\n`);
     }
+    // PGlite runs a query synchronously in WASM and parses its answer on the thread that calls
+    // it: in a thread of its own (decision 074), the server's thread renders pages meanwhile and
+    // answers /healthz at once, however long the queue of queries (issue 14, item 3).
     // shared_buffers 32 MB instead of 128: PGlite keeps them in its WASM memory, resident from
     // the start (−150 MiB RSS), and 32 MB still holds 100,000 orders' table and search indexes.
-    client = await PGlite.create(dir, { extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'] });
+    client = await PGliteThread.open({ dir, startParams: ['-c', 'shared_buffers=32MB'] });
   } catch (error) {
     release();
     throw error;
   }
-  // PGlite runs a query synchronously in WASM and answers in microtasks: a queue of queries
-  // (one costly GraphQL operation) would hold the event loop until it drains, and every other
-  // request, /healthz included, would wait behind it. Queries outside transactions take turns
-  // here instead, and the loop turns once between two of them (issue 14, item 3).
-  const query = client.query.bind(client);
-  let turn: Promise<unknown> = Promise.resolve();
-  client.query = ((...args: Parameters<typeof query>) => {
-    const run = turn.then(() => new Promise((resolve) => setImmediate(resolve))).then(() => query(...args));
-    turn = run.catch(() => undefined);
-    return run;
-  }) as typeof client.query;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client as never, { schema }) as unknown as Db;
   const isNew = !(await hasTables(db));
   let closed = false;
   return {

@@ -1,0 +1,120 @@
+// The embedded database's own thread (decision 074): PGlite runs its queries here, in WASM, and
+// parses their answers; the server's thread gets the rows by message and keeps rendering pages
+// meanwhile. Spoken to only by pglite-thread.ts, one message per call.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { Fields, Reply, Request, WorkerSettings } from './pglite-thread.ts';
+
+const port = parentPort!;
+const settings = workerData as WorkerSettings;
+
+/** An error as its fields: PostgreSQL's code, detail, constraint… cross the thread, functions do not. */
+function fieldsOf(error: unknown): Fields {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const fields: Fields = { message: error.message, name: error.name, stack: error.stack };
+  for (const [key, value] of Object.entries(error)) {
+    if (key !== 'queryOptions' && typeof value !== 'function' && (typeof value !== 'object' || value === null || Array.isArray(value))) fields[key] = value;
+  }
+  return fields;
+}
+
+const reply = (message: Reply) => port.postMessage(message);
+
+/** The text parsers the caller asked for: the columns of these types stay as PostgreSQL wrote them. */
+const asText = (value: string) => value;
+function optionsOf(request: { rowMode?: 'array' | 'object'; textTypes?: number[] }): QueryOptions {
+  const options: QueryOptions = {};
+  if (request.rowMode) options.rowMode = request.rowMode;
+  if (request.textTypes?.length) options.parsers = Object.fromEntries(request.textTypes.map((type) => [type, asText]));
+  return options;
+}
+
+let client: PGlite;
+try {
+  // pg_trgm: the repair orders' search (same extension as on a PostgreSQL server).
+  client = await PGlite.create(settings.dir, { extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, ...settings.startParams] });
+} catch (error) {
+  reply({ id: 0, error: fieldsOf(error) });
+  process.exit(1);
+}
+
+/** The rollback the main thread asked for: not a failure of the transaction. */
+class RolledBack extends Error {}
+
+/** The transactions open on the main thread's side, by id: their client, how they end, their end. */
+const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
+const ends = new Map<number, Promise<void>>();
+const listeners = new Map<number, () => Promise<void>>();
+
+async function handle(request: Request): Promise<unknown> {
+  switch (request.op) {
+    case 'query': {
+      const on = request.txId ? transactions.get(request.txId)?.tx : client;
+      if (!on) throw new Error('transaction is closed');
+      return on.query(request.sql, request.params, optionsOf(request));
+    }
+    case 'exec': {
+      const on = request.txId ? transactions.get(request.txId)?.tx : client;
+      if (!on) throw new Error('transaction is closed');
+      return on.exec(request.sql, optionsOf(request));
+    }
+    case 'begin': {
+      // PGlite's own transaction: other queries wait for its end, as they did in one thread.
+      let opened!: () => void;
+      const ready = new Promise<void>((resolve) => (opened = resolve));
+      const done = client.transaction(
+        (tx) =>
+          new Promise<void>((resolve, reject) => {
+            transactions.set(request.txId, { tx, end: (commit) => (commit ? resolve() : reject(new RolledBack())) });
+            opened();
+          }),
+      );
+      done.then(
+        () => transactions.delete(request.txId),
+        () => transactions.delete(request.txId),
+      );
+      ends.set(request.txId, done);
+      await Promise.race([ready, done]);
+      return null;
+    }
+    case 'end': {
+      const open = transactions.get(request.txId);
+      const done = ends.get(request.txId);
+      ends.delete(request.txId);
+      open?.end(request.commit);
+      try {
+        await done;
+      } catch (error) {
+        if (!(error instanceof RolledBack)) throw error;
+      }
+      return null;
+    }
+    case 'listen': {
+      const stop = await client.listen(request.channel, (payload) => reply({ id: 0, notify: request.listenId, payload }));
+      listeners.set(request.listenId, stop);
+      return null;
+    }
+    case 'unlisten': {
+      await listeners.get(request.listenId)?.();
+      listeners.delete(request.listenId);
+      return null;
+    }
+    case 'close': {
+      await client.close();
+      return null;
+    }
+  }
+}
+
+port.on('message', (request: Request) => {
+  handle(request).then(
+    (result) => {
+      reply({ id: request.id, result });
+      // Closed: nothing more to answer, the thread ends.
+      if (request.op === 'close') port.close();
+    },
+    (error: unknown) => reply({ id: request.id, error: fieldsOf(error) }),
+  );
+});
+reply({ id: 0, ready: true });

@@ -1,0 +1,122 @@
+// The embedded database in its own thread (decision 074): the server's thread stays free while a
+// query runs, and the client answers as PGlite did (rows, PostgreSQL's error fields,
+// transactions, notifications).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
+import { databaseRefusal, pgCode } from '#server/db/errors.ts';
+
+let dir: string;
+let database: Database;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'atelier-thread-'));
+  database = await openDatabase({ dataDir: dir });
+  await database.db.execute(sql`create table things (id int primary key, name text not null unique, at timestamptz default now(), seen date)`);
+});
+
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const names = async () => (await queryRows<{ name: string }>(database.db, sql`select name from things order by id`)).map((r) => r.name);
+
+describe('the embedded database in its own thread', () => {
+  it('leaves the server free while a long query runs: a timer fires on time, not at its end', async () => {
+    let running = true;
+    const slow = queryRows<{ n: number }>(
+      database.db,
+      sql`select count(*)::int as n from generate_series(1, 4000000) g, lateral (select md5(g::text)) m`,
+    ).finally(() => (running = false));
+    const t0 = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const waited = performance.now() - t0;
+    expect(running).toBe(true);
+    expect(waited).toBeLessThan(200);
+    expect((await slow)[0]!.n).toBe(4_000_000);
+  });
+
+  it('answers rows as drizzle reads them: dates and timestamps as PostgreSQL wrote them', async () => {
+    await database.db.execute(sql`insert into things (id, name, seen) values (1, 'un', '2026-11-27')`);
+    const [row] = await queryRows<{ id: number; name: string; seen: string; at: unknown }>(database.db, sql`select * from things where id = 1`);
+    expect(row).toMatchObject({ id: 1, name: 'un', seen: '2026-11-27' });
+    expect(typeof row!.at).toBe('string');
+  });
+
+  it("throws PostgreSQL's refusal with its code and constraint, read as PGlite's own", async () => {
+    const error = await database.db.execute(sql`insert into things (id, name) values (2, 'un')`).catch((e: unknown) => e);
+    expect(pgCode(error)).toBe('23505');
+    expect((error as { cause: { constraint: string } }).cause.constraint).toBe('things_name_key');
+    expect(databaseRefusal(error)?.kind).toBe('conflict');
+  });
+
+  it('commits a transaction, rolls back one that throws, and runs the queries sent meanwhile after it', async () => {
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into things (id, name) values (2, 'deux')`);
+    });
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const failing = database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`insert into things (id, name) values (3, 'trois')`);
+        inside();
+        await held;
+        throw new Error('given up');
+      })
+      .catch((e: Error) => e.message);
+    await entered;
+    // Sent while the transaction is open: it sees the state after the transaction's end.
+    const meanwhile = names();
+    release();
+    expect(await failing).toBe('given up');
+    expect(await meanwhile).toEqual(['un', 'deux']);
+    // A failed statement inside a transaction rolls the whole of it back.
+    const refused = await database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`insert into things (id, name) values (4, 'quatre')`);
+        await tx.execute(sql`insert into things (id, name) values (5, 'un')`);
+      })
+      .catch((e: unknown) => pgCode(e));
+    expect(refused).toBe('23505');
+    expect(await names()).toEqual(['un', 'deux']);
+  });
+
+  it('delivers notifications to listeners until they stop listening', async () => {
+    const heard: string[] = [];
+    const stop = await database.listen('things_changed', (payload) => heard.push(payload));
+    await database.db.execute(sql`select pg_notify('things_changed', 'one')`);
+    await database.ping();
+    await stop();
+    await database.db.execute(sql`select pg_notify('things_changed', 'two')`);
+    await database.ping();
+    expect(heard).toEqual(['one']);
+  });
+
+  it('lets a script end once its last step closed the database (npm run db:migrate and the like)', () => {
+    const client = fileURLToPath(new URL('../server/db/client.ts', import.meta.url));
+    const work = mkdtempSync(path.join(tmpdir(), 'atelier-thread-'));
+    const script = path.join(work, 'script.mjs');
+    writeFileSync(
+      script,
+      `const { openDatabase } = await import(${JSON.stringify(client)});
+      const database = await openDatabase({ dataDir: ${JSON.stringify(path.join(work, 'data'))} });
+      // Queries of a request still finishing, sent just after the close: refused.
+      const late = Array.from({ length: 3 }, () => Promise.resolve().then(() => database.ping()).then(() => 'answered', () => 'refused'));
+      await database.close();
+      console.log('closed', (await Promise.all(late)).join(' '));`,
+    );
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+    rmSync(work, { recursive: true, force: true });
+    expect(run.stderr).not.toMatch(/unsettled/);
+    expect(run.stdout.trim()).toBe('closed refused refused refused');
+    expect(run.status).toBe(0);
+  });
+});
