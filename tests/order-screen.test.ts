@@ -26,11 +26,17 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
     const order = /\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!;
     const reads = vi.spyOn(t.app.domain.repairOrders, 'get');
+    const codes = vi.spyOn(t.app.domain.faultCodes, 'faultCodesOf');
 
     const opened = await b.request(`/repair-order/${order}?onglet=procedure`);
     expect(opened.status).toBe(200);
     const tab = (await opened.text()).replace(/&amp;/g, '&');
     expect(reads.mock.calls.length).toBe(1);
+    // The fault codes only for their own tab.
+    expect(codes).not.toHaveBeenCalled();
+    await b.request(`/repair-order/${order}?onglet=codes-defaut`);
+    expect(codes).toHaveBeenCalledTimes(1);
+    reads.mockClear();
 
     const [action, id] = /action="([^"]*action=point&id=([0-9a-f-]{36})&version=\d+)"/.exec(tab)!.slice(1) as [string, string];
     reads.mockClear();
