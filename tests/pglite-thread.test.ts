@@ -34,12 +34,16 @@ describe('the embedded database in its own thread', () => {
       database.db,
       sql`select count(*)::int as n from generate_series(1, 4000000) g, lateral (select md5(g::text)) m`,
     ).finally(() => (running = false));
-    const t0 = performance.now();
+    // The timer's turn comes while the query still runs (how late it fires depends on the machine).
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const waited = performance.now() - t0;
     expect(running).toBe(true);
-    expect(waited).toBeLessThan(200);
     expect((await slow)[0]!.n).toBe(4_000_000);
+  });
+
+  it('refuses a parameter that cannot cross to the thread, and answers the next query', async () => {
+    const thread = database.pglite!;
+    await expect(thread.query('select $1::text as v', [() => 1])).rejects.toThrow();
+    expect((await thread.query<{ v: string }>('select $1::text as v', ['deux'])).rows).toEqual([{ v: 'deux' }]);
   });
 
   it('answers rows as drizzle reads them: dates and timestamps as PostgreSQL wrote them', async () => {

@@ -508,7 +508,9 @@ export function createAuthService(deps: {
         eq(users.disabled, false),
       ),
     )
-    .prepare('open_session');
+    // Its SQL built once; unnamed (''), so PostgreSQL sees no named statement: a pooler in transaction
+    // mode (PgBouncer before 1.21) or a compatible engine that lacks them works as before.
+    .prepare('');
 
   /**
    * The account behind an open sign-in of `userId`, or undefined once it has ended. A request

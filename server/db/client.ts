@@ -71,7 +71,13 @@ async function openPglite(dir: string): Promise<Database> {
     // answers /healthz at once, however long the queue of queries (issue 14, item 3).
     // shared_buffers 32 MB instead of 128: PGlite keeps them in its WASM memory, resident from
     // the start (−150 MiB RSS), and 32 MB still holds 100,000 orders' table and search indexes.
-    client = await PGliteThread.open({ dir, startParams: ['-c', 'shared_buffers=32MB'] });
+    // Its thread lost (a crash), the process has no database: it says so and ends, for its
+    // supervisor to start it again, rather than answer every request with an error.
+    client = await PGliteThread.open({ dir, startParams: ['-c', 'shared_buffers=32MB'] }, (error) => {
+      process.stderr.write(`atelier-bva: ${error.message}; stopping\n`);
+      release();
+      process.exit(1);
+    });
   } catch (error) {
     release();
     throw error;
@@ -92,8 +98,11 @@ async function openPglite(dir: string): Promise<Database> {
     close: async () => {
       if (closed) return;
       closed = true;
-      await client.close();
-      release();
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -50,10 +50,11 @@ export class PGliteThread {
   readonly #listeners = new Map<number, (payload: string) => void>();
   #next = 1;
   #stopped: Error | null = null;
+  #closing = false;
   /** Settles when the thread has ended, whoever ended it (close, a crash). */
   readonly #exited: Promise<unknown>;
 
-  private constructor(worker: Worker) {
+  private constructor(worker: Worker, onLost?: (error: Error) => void) {
     this.#worker = worker;
     this.#exited = new Promise((resolve) => worker.once('exit', resolve));
     worker.on('message', (reply: Reply) => {
@@ -67,16 +68,22 @@ export class PGliteThread {
       else pending.resolve(reply.result);
     });
     const stop = (error: Error) => {
+      const first = !this.#stopped;
       this.#stopped ??= error;
       for (const pending of this.#pending.values()) pending.reject(this.#stopped);
       this.#pending.clear();
+      // Not asked for (a WASM abort, out of memory): the process has no database any more.
+      if (first && !this.#closing) onLost?.(this.#stopped);
     };
     worker.on('error', (error) => stop(new Error(`the embedded database stopped: ${error.message}`, { cause: error })));
     worker.on('exit', (code) => stop(new Error(`the embedded database stopped (exit code ${code})`)));
   }
 
-  /** Opens the cluster in `dir` in a new thread; rejects with PGlite's own error if it cannot. */
-  static async open(settings: WorkerSettings): Promise<PGliteThread> {
+  /**
+   * Opens the cluster in `dir` in a new thread; rejects with PGlite's own error if it cannot.
+   * `onLost`: the thread ended without being closed (every waiting call is refused as well).
+   */
+  static async open(settings: WorkerSettings, onLost?: (error: Error) => void): Promise<PGliteThread> {
     const worker = new Worker(new URL('./pglite-worker.ts', import.meta.url), { workerData: settings });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (reply: Reply) => {
@@ -91,7 +98,7 @@ export class PGliteThread {
       worker.once('error', reject);
     });
     worker.unref();
-    return new PGliteThread(worker);
+    return new PGliteThread(worker, onLost);
   }
 
   #call<T>(request: Call): Promise<T> {
@@ -100,7 +107,14 @@ export class PGliteThread {
     if (this.#pending.size === 0) this.#worker.ref();
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.#worker.postMessage({ ...request, id });
+      try {
+        this.#worker.postMessage({ ...request, id });
+      } catch (error) {
+        // A parameter structured clone refuses (a function, a symbol): this call fails, nothing waits.
+        this.#pending.delete(id);
+        if (this.#pending.size === 0) this.#worker.unref();
+        reject(error as Error);
+      }
     });
   }
 
@@ -152,12 +166,16 @@ export class PGliteThread {
   }
 
   async close(): Promise<void> {
-    if (!this.#stopped) await this.#call({ op: 'close' });
-    // The thread ends by itself once PGlite has closed; held meanwhile, so that a script's last
-    // `await database.close()` does not leave the event loop empty before it has.
-    this.#worker.ref();
-    const late = setTimeout(() => void this.#worker.terminate(), 5_000);
-    await this.#exited;
-    clearTimeout(late);
+    this.#closing = true;
+    try {
+      if (!this.#stopped) await this.#call({ op: 'close' });
+    } finally {
+      // The thread ends by itself once PGlite has closed; held meanwhile, so that a script's last
+      // `await database.close()` does not leave the event loop empty before it has.
+      this.#worker.ref();
+      const late = setTimeout(() => void this.#worker.terminate(), 5_000);
+      await this.#exited;
+      clearTimeout(late);
+    }
   }
 }

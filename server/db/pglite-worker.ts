@@ -75,7 +75,13 @@ async function handle(request: Request): Promise<unknown> {
         () => transactions.delete(request.txId),
       );
       ends.set(request.txId, done);
-      await Promise.race([ready, done]);
+      try {
+        await Promise.race([ready, done]);
+      } catch (error) {
+        // A BEGIN that failed (PGlite closing) leaves nothing to end.
+        ends.delete(request.txId);
+        throw error;
+      }
       return null;
     }
     case 'end': {
@@ -107,14 +113,29 @@ async function handle(request: Request): Promise<unknown> {
   }
 }
 
+/** An answer that cannot cross the thread (a value structured clone refuses) is refused, not a crash. */
+function answer(id: number, result: unknown) {
+  try {
+    reply({ id, result });
+  } catch (error) {
+    reply({ id, error: fieldsOf(error) });
+  }
+}
+
 port.on('message', (request: Request) => {
   handle(request).then(
     (result) => {
-      reply({ id: request.id, result });
+      answer(request.id, result);
       // Closed: nothing more to answer, the thread ends.
       if (request.op === 'close') port.close();
     },
-    (error: unknown) => reply({ id: request.id, error: fieldsOf(error) }),
+    (error: unknown) => {
+      try {
+        reply({ id: request.id, error: fieldsOf(error) });
+      } catch {
+        reply({ id: request.id, error: { message: String((error as Error)?.message ?? error) } });
+      }
+    },
   );
 });
 reply({ id: 0, ready: true });

@@ -77,7 +77,8 @@ export async function readSession(cookies: AstroCookies, services: Services): Pr
     });
     const { sid, uid } = payload as Record<string, unknown>;
     if (typeof sid !== 'string' || typeof uid !== 'string') return null;
-    const cookie = { sessionId: sid, userId: uid };
+    // Frozen: every request with this cookie is handed the same object.
+    const cookie = Object.freeze({ sessionId: sid, userId: uid });
     // The oldest goes first when full: a workshop's browsers fit many times over.
     if (known.size >= OPENED_MAX) known.delete(known.keys().next().value!);
     known.set(value, { cookie, exp: payload.exp, nbf: payload.nbf });
