@@ -309,14 +309,15 @@ describe('an instance without the key a message was sealed with (a rotation unde
     const rowOf = async (recipient: string) => (await t.database.db.select().from(messageQueue).where(eq(messageQueue.recipient, recipient)))[0]!;
     try {
       await t.database.db.transaction((tx) => restarted.queue(tx, 'passwordReset', 'nouvelle-cle@demo.local', { displayName: '', link: 'http://x/new' }));
-      await t.database.db.transaction((tx) => t.app.mailer.queue(tx, 'passwordReset', 'deplace@demo.local', { displayName: '', link: 'http://x/moved' }));
-      // A content moved from another row: the key is there, yet it does not open.
-      await t.database.db.transaction((tx) => t.app.mailer.queue(tx, 'passwordReset', 'donneur@demo.local', { displayName: '', link: 'http://x/donor' }));
+      // A content moved from another row: the key is there, yet it does not open. Queued and moved in
+      // one transaction, so the worker the queueing wakes never sees the row before its content moved.
+      await t.database.db.transaction(async (tx) => {
+        await t.app.mailer.queue(tx, 'passwordReset', 'deplace@demo.local', { displayName: '', link: 'http://x/moved' });
+        await t.app.mailer.queue(tx, 'passwordReset', 'donneur@demo.local', { displayName: '', link: 'http://x/donor' });
+        const [donor] = await tx.select().from(messageQueue).where(eq(messageQueue.recipient, 'donneur@demo.local'));
+        await tx.update(messageQueue).set({ vars: donor!.vars }).where(eq(messageQueue.recipient, 'deplace@demo.local'));
+      });
       const moved = await rowOf('deplace@demo.local');
-      await t.database.db
-        .update(messageQueue)
-        .set({ vars: (await rowOf('donneur@demo.local')).vars })
-        .where(eq(messageQueue.id, moved.id));
       const sealedNew = (await rowOf('nouvelle-cle@demo.local')).vars;
       t.app.mailer.nudge();
       await t.app.mailer.settled();
