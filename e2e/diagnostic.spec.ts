@@ -128,7 +128,7 @@ test.describe('a diagnostician', () => {
     // The diagnostic steps: the outages ranked by similar closed orders, the top one and its first procedure.
     await page.getByRole('link', { name: 'Démarche de diagnostic' }).click();
     const candidates = page.locator('form label:has(input[name="outageId"])');
-    await expect(candidates.first()).toContainText(/\d+ OR sur \d+ similaires/);
+    await expect(candidates.first()).toContainText(/\d+ OR sur \d+ similaires?/);
     const top = (await candidates.first().locator('span.font-semibold').textContent())!.replace(/^1\. /, '');
     await candidates.first().locator('input').check();
     await page.getByRole('button', { name: 'Continuer' }).click();

@@ -83,7 +83,7 @@ test('an order with nothing recorded has nothing to compare; its measures from t
   await page.goto(`${orderUrl}/diagnostic?onglet=mesures`);
   const outages = page.getByRole('complementary', { name: 'Pannes possibles' });
   await expect(outages).toContainText("Rien à comparer pour l'instant");
-  await expect(outages).not.toContainText('similaires');
+  await expect(outages).not.toContainText('similaire');
 
   await page.getByLabel('Oui, des mesures ont été prises').check();
   await page.getByRole('button', { name: 'Enregistrer' }).click();
