@@ -458,6 +458,16 @@ export function createAuthService(deps: {
     return sessionFor(session.user, token, id, session.sessionId, elevatedAt);
   }
 
+  /** What an open sign-in reads: the account and the grant's times (`openSessions`, `openSession`). */
+  const sessionColumns = {
+    user: users,
+    sessionId: grants.id,
+    method: grants.method,
+    createdAt: grants.createdAt,
+    lastUsedAt: grants.lastUsedAt,
+    elevatedAt: grants.elevatedAt,
+  };
+
   /**
    * The open sign-ins among `sessionIds`, with their accounts: a revoked, expired or idle
    * grant, or a disabled account, is left out. One query, for a page, a bearer call or a
@@ -468,14 +478,7 @@ export function createAuthService(deps: {
     if (!ids.length) return new Map();
     const idleSince = new Date(Date.now() - IDLE_TIMEOUT_MS);
     const rows = await db
-      .select({
-        user: users,
-        sessionId: grants.id,
-        method: grants.method,
-        createdAt: grants.createdAt,
-        lastUsedAt: grants.lastUsedAt,
-        elevatedAt: grants.elevatedAt,
-      })
+      .select(sessionColumns)
       .from(grants)
       .innerJoin(users, eq(users.id, grants.userId))
       .where(
@@ -489,14 +492,7 @@ export function createAuthService(deps: {
    * once (building it again was as long as PGlite's running it, in the server's thread).
    */
   const openSessionQuery = db
-    .select({
-      user: users,
-      sessionId: grants.id,
-      method: grants.method,
-      createdAt: grants.createdAt,
-      lastUsedAt: grants.lastUsedAt,
-      elevatedAt: grants.elevatedAt,
-    })
+    .select(sessionColumns)
     .from(grants)
     .innerJoin(users, eq(users.id, grants.userId))
     .where(
