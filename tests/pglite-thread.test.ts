@@ -7,9 +7,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
 import { databaseRefusal, pgCode } from '#server/db/errors.ts';
+import { copyClusterTemplate } from '#server/db/pglite-template.ts';
+import { PGliteThread } from '#server/db/pglite-thread.ts';
+
+// The threads the client starts, so that a test can end one as a crash would.
+const started = vi.hoisted(() => [] as import('node:worker_threads').Worker[]);
+vi.mock('node:worker_threads', async (original) => {
+  const real = await original<typeof import('node:worker_threads')>();
+  class Worker extends real.Worker {
+    constructor(...args: ConstructorParameters<typeof real.Worker>) {
+      super(...args);
+      started.push(this);
+    }
+  }
+  return { ...real, Worker, default: { ...real, Worker } };
+});
 
 let dir: string;
 let database: Database;
@@ -91,6 +106,42 @@ describe('the embedded database in its own thread', () => {
       .catch((e: unknown) => pgCode(e));
     expect(refused).toBe('23505');
     expect(await names()).toEqual(['un', 'deux']);
+  });
+
+  it('refuses a transaction whose COMMIT fails, writes none of it, and answers the next query', async () => {
+    await database.db.execute(sql`create table parts (id int primary key, thing int references things (id) deferrable initially deferred)`);
+    // The reference is checked at COMMIT only: every statement passes, the commit is refused.
+    const refused = await database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`insert into parts values (1, 1)`);
+        await tx.execute(sql`insert into parts values (2, 99)`);
+      })
+      .catch((e: unknown) => pgCode(e));
+    expect(refused).toBe('23503');
+    expect(await queryRows(database.db, sql`select id from parts`)).toEqual([]);
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into parts values (1, 1)`);
+    });
+    expect(await queryRows(database.db, sql`select id from parts`)).toEqual([{ id: 1 }]);
+  });
+
+  it('says once that its thread is lost, and refuses the calls that waited and those that follow', async () => {
+    const lost: string[] = [];
+    const lostDir = path.join(dir, 'lost');
+    await copyClusterTemplate(lostDir);
+    const thread = await PGliteThread.open({ dir: lostDir, startParams: [] }, (error) => lost.push(error.message));
+    const worker = started.at(-1)!;
+    const waiting = thread.query('select pg_sleep(2)').then(
+      () => 'answered',
+      (e: Error) => e.message,
+    );
+    // Ended as a WASM abort or an out-of-memory would end it: not by close().
+    await worker.terminate();
+    expect(await waiting).toMatch(/^the embedded database stopped/);
+    expect(lost).toEqual([expect.stringMatching(/^the embedded database stopped/)]);
+    await expect(thread.query('select 1')).rejects.toThrow(/^the embedded database stopped/);
+    await thread.close();
+    expect(lost).toHaveLength(1);
   });
 
   it('delivers notifications to listeners until they stop listening', async () => {

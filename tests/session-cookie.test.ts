@@ -45,6 +45,17 @@ describe('the session cookie', () => {
     expect(await readSession(cookiesOf(j), services)).toBeNull();
   });
 
+  it('is decrypted once: a cookie read again hands back what its first reading opened', async () => {
+    const j = await written();
+    const first = await readSession(cookiesOf(j), services);
+    expect(first).toEqual({ sessionId: 'grant-1', userId: 'user-1' });
+    // The same object, not an equal one: nothing was decrypted the second time.
+    expect(await readSession(cookiesOf(j), services)).toBe(first);
+    // Another cookie of the same sign-in is its own reading.
+    const other = await written();
+    expect(await readSession(cookiesOf(other), services)).not.toBe(first);
+  });
+
   it('is refused however many times a tampered or foreign one comes back', async () => {
     const j = await written();
     const good = j.value;
