@@ -68,6 +68,14 @@ describe('the embedded database in its own thread', () => {
     expect(typeof row!.at).toBe('string');
   });
 
+  it('parses every type as PGlite does: arrays with their elements, JSON, numbers, booleans', async () => {
+    const [row] = await queryRows(
+      database.db,
+      sql`select array[1, 2]::int[] as ints, array['un', null]::text[] as texts, array[true]::bool[] as flags, '{"a": [1]}'::jsonb as doc, 3::int8 as big, 2.5::float8 as half, false as no, '{1.5}'::float8[] as floats`,
+    );
+    expect(row).toEqual({ ints: [1, 2], texts: ['un', null], flags: [true], doc: { a: [1] }, big: 3, half: 2.5, no: false, floats: [1.5] });
+  });
+
   it("throws PostgreSQL's refusal with its code and constraint, read as PGlite's own", async () => {
     const error = await database.db.execute(sql`insert into things (id, name) values (2, 'un')`).catch((e: unknown) => e);
     expect(pgCode(error)).toBe('23505');

@@ -2,7 +2,7 @@
 // parses their answers; the server's thread gets the rows by message and keeps rendering pages
 // meanwhile. Spoken to only by pglite-thread.ts, one message per call.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type QueryOptions, type Transaction, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Fields, Reply, Request, WorkerSettings } from './pglite-thread.ts';
 
@@ -37,6 +37,16 @@ try {
 } catch (error) {
   reply({ id: 0, error: fieldsOf(error) });
   process.exit(1);
+}
+// PGlite copies its instance's table of parsers (359: the defaults and every array type's) into a
+// new object for each query's answer, before reading a row: 0.4 ms of this thread per query, more
+// than `select 1` itself. The array types' parsers join the module's defaults, which a query reads
+// when its own table lacks a type, and the instance's table keeps them only as its prototype,
+// where the array parsers find their element's parser: the copy is empty, every type parses as before.
+{
+  const table = client.parsers;
+  for (const [type, parse] of Object.entries(table)) if (!Object.hasOwn(types.parsers, type)) types.parsers[Number(type)] = parse;
+  client.parsers = Object.create(table);
 }
 
 /** The rollback the main thread asked for: not a failure of the transaction. */
