@@ -4,9 +4,31 @@
 // the way: pages have no in-process GraphQL client any more (tests/import-graph.test.ts).
 import { eq, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { orderCheckpoints } from '#server/db/schema/index.ts';
+import { orderCheckpoints, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { browser } from './support/browser.ts';
+import { browser, htmlText } from './support/browser.ts';
+
+/** The fields the page's post form to `action` sends, as a browser fills them from the HTML. */
+function formFieldsOf(html: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form method="post" action="${action.replace(/[?]/g, '\\$&')}"[^>]*>([\\s\\S]*?)</form>`).exec(html)![1]!;
+  const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
+  const fields: Record<string, string> = {};
+  for (const [tag] of form.matchAll(/<input[^>]*>/g)) {
+    const name = attr(tag, 'name');
+    const type = attr(tag, 'type') ?? 'text';
+    if (!name || tag.includes(' disabled') || ((type === 'checkbox' || type === 'radio') && !tag.includes(' checked'))) continue;
+    fields[name] = htmlText(attr(tag, 'value') ?? '');
+  }
+  for (const [, tag, text] of form.matchAll(/(<textarea[^>]*>)([\s\S]*?)<\/textarea>/g)) {
+    const name = attr(tag!, 'name');
+    if (name) fields[name] = htmlText(text!);
+  }
+  for (const [, tag, options] of form.matchAll(/(<select[^>]*>)([\s\S]*?)<\/select>/g)) {
+    const name = attr(tag!, 'name');
+    if (name && !tag!.includes(' disabled')) fields[name] = htmlText(/<option value="([^"]*)" selected/.exec(options!)?.[1] ?? '');
+  }
+  return fields;
+}
 
 describe('the order page, as a tablet opens it and answers a checkpoint', () => {
   let t: TestApp;
@@ -88,6 +110,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const own = inputValue(page, 'gearboxModelId');
     const other = [...page.matchAll(/<option value="([0-9a-f-]{36})"/g)].map((m) => m[1]).find((id) => id !== own)!;
     const form = {
+      version: inputValue(page, 'version'),
       number: inputValue(page, 'number'),
       openedOn: inputValue(page, 'openedOn'),
       interventionCategory: selectedOf(page, 'interventionCategory')!,
@@ -106,6 +129,66 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(inputValue(shown, 'vehicleModel')).toBe('Golf VII');
     expect(selectedOf(shown, 'gearboxModelId')).toBe(own);
     expect(inputValue(shown, 'gearboxModelId')).toBe(own);
+  });
+
+  it("refuses a save over a colleague's, keeps what was typed, and applies it when saved again", async () => {
+    const julien = browser(t.url);
+    const claire = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    expect((await claire.signIn('admin@demo.local')).status).toBe(303);
+    const list = await (await julien.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const self = `/repair-order/${/\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!}`;
+    const post = (b: ReturnType<typeof browser>, path: string, form: Record<string, string>) =>
+      b.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const opened = async (b: ReturnType<typeof browser>, path = self) => formFieldsOf(htmlText(await (await b.request(path)).text()), path);
+    const before = { julien: await opened(julien), claire: await opened(claire) };
+    const history = await opened(julien, `${self}?onglet=historique`);
+
+    expect((await post(julien, self, { ...before.julien, comment: 'Commentaire de Julien' })).headers.get('location')).toBe(self);
+    // Claire's page still holds the comment as it was; she changes the vehicle only.
+    const refused = await post(claire, self, { ...before.claire, vehicleModel: 'Clio V' });
+    expect(refused.status).toBe(303);
+    const shown = htmlText(await (await claire.request(refused.headers.get('location')!)).text());
+    expect(shown).toContain("Cet OR a été modifié entre-temps par un collègue (voir l'activité de l'OR).");
+    const typed = formFieldsOf(shown, self);
+    expect(typed.vehicleModel).toBe('Clio V');
+    expect(await opened(julien)).toMatchObject({ comment: 'Commentaire de Julien', vehicleModel: before.julien.vehicleModel });
+
+    // Saved again from the refused page, once checked: over the version now saved, it goes through.
+    expect((await post(claire, self, { ...typed, comment: 'Commentaire de Julien' })).headers.get('location')).toBe(self);
+    expect(await opened(julien)).toMatchObject({ comment: 'Commentaire de Julien', vehicleModel: 'Clio V' });
+    // The history's form was filled over the history, which nobody changed: it saves.
+    expect((await post(julien, `${self}?onglet=historique`, history)).headers.get('location')).toBe(`${self}?onglet=historique`);
+  });
+
+  it("refuses a measure saved over a colleague's, keeps what was typed, and applies it when saved again", async () => {
+    const julien = browser(t.url);
+    const claire = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    expect((await claire.signIn('admin@demo.local')).status).toBe(303);
+    const [measure] = await t.database.db
+      .select({ id: orderMeasures.id, orderId: orderMeasures.orderId })
+      .from(orderMeasures)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderMeasures.orderId))
+      .where(ne(repairOrders.status, 'CLOSED'))
+      .limit(1);
+    const self = `/repair-order/${measure!.orderId}/measure/${measure!.id}`;
+    const post = (b: ReturnType<typeof browser>, form: Record<string, string>) =>
+      b.request(self, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const opened = async (b: ReturnType<typeof browser>) => formFieldsOf(htmlText(await (await b.request(self)).text()), self);
+    const before = { julien: await opened(julien), claire: await opened(claire) };
+
+    expect((await post(julien, { ...before.julien, measuredValue: '5,2' })).status).toBe(303);
+    const refused = await post(claire, { ...before.claire, measuredValue: '7,9', comment: 'Relevé à chaud' });
+    expect(refused.status).toBe(303);
+    const shown = htmlText(await (await claire.request(refused.headers.get('location')!)).text());
+    expect(shown).toContain("Cette mesure a été modifiée entre-temps par un collègue (voir l'activité de l'OR).");
+    const typed = formFieldsOf(shown, self);
+    expect(typed).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
+    expect((await opened(julien)).measuredValue).toBe('5,2');
+    // Saved again, once checked: it goes through.
+    expect((await post(claire, typed)).status).toBe(303);
+    expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
   });
 
   it('says to choose an answer when the fault code reading is saved with neither ticked', async () => {

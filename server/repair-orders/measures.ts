@@ -9,6 +9,7 @@ import { UNSUPPORTED_FORMAT } from '#lib/storage/files.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';
+import { versionOf } from './versions.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
@@ -45,13 +46,17 @@ export type OrderMeasureFileRow = {
 export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
 
-  /** A measure's row and its order, the order locked. */
+  /** A measure's row and its order, both locked: a save that waited reads what the one before it wrote. */
   async function measureOf(tx: Tx, id: string) {
-    const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id));
+    const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id)).for('update');
     if (!current) throw notFound(t('refusals.measureNotFound'));
     const order = await openOrder(tx, current.orderId);
     return { current, order };
   }
+
+  /** What the measure's form saves, as versions.ts digests it. */
+  const versionOfMeasure = (row: typeof orderMeasures.$inferSelect) =>
+    versionOf([row.name, row.description, row.unit, row.minimum, row.maximum, row.measuredValue, row.checkResult, row.comment]);
 
   /** Automatic (no result given) stores what the bounds propose. */
   const valuesOf = (input: OrderMeasureInput) => {
@@ -80,8 +85,8 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       .where(and(eq(orderFiles.kind, MEASURE_FILE), where))
       .orderBy(asc(orderFiles.createdAt));
 
-  const withFiles = <T extends { id: string }>(rows: T[], fileRows: OrderMeasureFileRow[]) =>
-    rows.map((row) => ({ ...row, files: fileRows.filter((f) => f.measureId === row.id) }));
+  const withFiles = (rows: (typeof orderMeasures.$inferSelect)[], fileRows: OrderMeasureFileRow[]) =>
+    rows.map((row) => ({ ...row, version: versionOfMeasure(row), files: fileRows.filter((f) => f.measureId === row.id) }));
 
   return {
     /** The order's measures in the order they were added, each with its files. */
@@ -191,10 +196,14 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         return missing.length;
       }),
 
-    /** The link to the dossier's measure stays what it was. */
-    updateMeasure: (_viewer: Viewer, id: string, input: OrderMeasureInput) =>
+    /**
+     * The link to the dossier's measure stays what it was. `version`: what the page's form was
+     * filled over (the API's clients save as before).
+     */
+    updateMeasure: (_viewer: Viewer, id: string, input: OrderMeasureInput, version?: string) =>
       db.transaction(async (tx) => {
         const { current, order } = await measureOf(tx, id);
+        if (version !== undefined && versionOfMeasure(current) !== version) throw conflict('stale', t('orderMeasures.changedMeanwhile'));
         await tx.update(orderMeasures).set(valuesOf(input)).where(eq(orderMeasures.id, id));
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, current.orderId));
         const changes = changesOf(current, valuesOf(input), measureFields);

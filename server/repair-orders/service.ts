@@ -14,6 +14,7 @@ import type { FileStore } from '#server/storage/store.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { shownModel } from './closed-names.ts';
 import { CLOSED } from './open-order.ts';
+import { versionOf } from './versions.ts';
 import { DomainError, conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
@@ -64,6 +65,32 @@ function checkedFilter<F extends OrderFilter>(filter: F): F {
   for (const key of ['from', 'to'] as const) if (filter[key] && !isRealDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
   return { ...filter, search: (filter.search ?? '').slice(0, 80) };
 }
+
+/** The two forms of an order's data: its general data, its intervention history. */
+export type OrderPart = 'general' | 'history';
+type OrderRow = typeof repairOrders.$inferSelect;
+type HistoryRow = { mileage: number; intervention: string };
+const generalColumns = [
+  'number',
+  'openedOn',
+  'interventionCategory',
+  'modelId',
+  'gearboxCode',
+  'referentId',
+  'vehicleBrand',
+  'vehicleModel',
+  'energy',
+  'engineSize',
+  'mileage',
+  'constructionYear',
+  'comment',
+  'interventions',
+  'outageParts',
+] as const satisfies readonly (keyof OrderRow)[];
+
+/** The version of the part of the order a form saves (versions.ts): its general data, or its history. */
+export const orderVersionOf = (order: OrderRow, history: readonly HistoryRow[], part: OrderPart): string =>
+  versionOf(part === 'general' ? generalColumns.map((column) => order[column]) : history.map((h) => [h.mileage, h.intervention]));
 
 export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
@@ -198,7 +225,14 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         .limit(1);
       if (!row) return undefined;
       const history = await db.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
-      return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: await diagnosticStarted(db, row.order) };
+      return {
+        ...row.order,
+        model: row.model,
+        referent: row.referent?.id ? row.referent : null,
+        history,
+        modelLocked: await diagnosticStarted(db, row.order),
+        versions: { general: orderVersionOf(row.order, history, 'general'), history: orderVersionOf(row.order, history, 'history') },
+      };
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
@@ -225,12 +259,15 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         })
         .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : numberTaken(error))),
 
-    update: async (_viewer: Viewer, id: string, input: RepairOrderInput) =>
+    /** `over`: the part a form saves and the version it was filled over (a page's form); the API's clients save as before. */
+    update: async (_viewer: Viewer, id: string, input: RepairOrderInput, over?: { part: OrderPart; version: string }) =>
       db
         .transaction(async (tx) => {
           const [current] = await tx.select().from(repairOrders).where(eq(repairOrders.id, id)).for('update');
           if (!current) throw notFound(t('errors.repairOrderLoad'));
           if (current.status === 'CLOSED') throw conflict('closed', CLOSED);
+          const history = await tx.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
+          if (over && orderVersionOf(current, history, over.part) !== over.version) throw conflict('stale', t('repairOrders.changedMeanwhile'));
           if (current.modelId !== input.gearboxModelId && (await diagnosticStarted(tx, current))) {
             throw invalid({ 'object.gearboxModelId': t('repairOrders.modelLocked') }, 'model-locked');
           }
@@ -240,7 +277,6 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
             .update(repairOrders)
             .set({ ...toRow(input), updatedAt: new Date() })
             .where(eq(repairOrders.id, id));
-          const history = await tx.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
           await writeHistory(tx, id, input);
           const changes = await orderChanges(tx, { ...current, history }, { ...toRow(input), history: input.history });
           if (changes.length) await record(tx, { action: 'changed', entity: orderRef({ id, number: input.number }), changes });

@@ -16,7 +16,13 @@ import { fieldErrors, type FieldErrors } from './validation.ts';
 export type FormValues = Record<string, string>;
 
 /** What a refused post shows: the typed values, a message per field, one above the form. */
-export type FormState<V = FormValues> = { values: V; errors: FieldErrors; formError: string | null };
+export type FormState<V = FormValues> = {
+  values: V;
+  errors: FieldErrors;
+  formError: string | null;
+  /** The service's stable name of its refusal, for a page that reacts to one ('stale': saved meanwhile). */
+  reason?: RefusalReason | undefined;
+};
 
 export type FormFailure = {
   errors: FieldErrors;
@@ -158,8 +164,8 @@ export async function submitForm<S extends z.ZodType, const N extends string>(
   try {
     return await save(read.data);
   } catch (error) {
-    const { errors, formError } = formFailureOf(error, form);
-    return { values, errors, formError };
+    const { errors, formError, reason } = formFailureOf(error, form);
+    return { values, errors, formError, reason };
   }
 }
 

@@ -932,6 +932,8 @@ export const fr = {
   },
   repairOrders: {
     title: 'Ordres de réparation',
+    changedMeanwhile:
+      "Cet OR a été modifié entre-temps par un collègue (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous : vérifiez-les, puis enregistrez à nouveau pour les appliquer.",
     add: 'Nouvel OR',
     createTitle: 'Nouvel ordre de réparation',
     search: 'Rechercher',
@@ -1193,6 +1195,8 @@ export const fr = {
   },
   orderMeasures: {
     title: 'Mesures et contrôles',
+    changedMeanwhile:
+      "Cette mesure a été modifiée entre-temps par un collègue (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous : vérifiez-les, puis enregistrez à nouveau pour les appliquer.",
     done: 'Des mesures ont-elles été prises ?',
     doneYes: 'Oui, des mesures ont été prises',
     doneNo: "Non, aucune mesure n'a été prise",

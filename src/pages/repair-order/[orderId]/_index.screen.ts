@@ -165,7 +165,7 @@ export async function load(locals: App.Locals, query: OrderPageQuery) {
     referents,
     manage: manages(locals, order),
     self: hrefOf(order.id),
-    draft: orderValues(order),
+    draft: orderValues(order, tab === 'historique' ? 'history' : 'general'),
     validatedAt: iso(order.validatedAt),
     procedure,
     technical,
@@ -280,7 +280,7 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   const history = tab === 'historique';
   const result = await saveOrderForm(astro.locals, astro.request, {
     orderId,
-    base: { part: history ? 'history' : 'general', order: orderValues(order) },
+    base: { part: history ? 'history' : 'general', order: orderValues(order, history ? 'history' : 'general') },
     fallback: t('errors.repairOrderUpdate'),
   });
   if ('orderId' in result) return redirectWithToast(astro, t('repairOrders.saved'), history ? `${self}?onglet=historique` : self);

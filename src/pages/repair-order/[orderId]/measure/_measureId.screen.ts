@@ -5,6 +5,7 @@
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
+import { hasReason } from '#lib/errors.ts';
 import { isPostedFile, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
@@ -36,6 +37,8 @@ export type OrderMeasureForm = {
   formError: string | null;
   fileValues: { comment: string };
   fileError: string | null;
+  /** The saved measure's version the form was filled over (a colleague's save meanwhile refuses it). */
+  version: string;
 };
 
 /** The fields a measure copied from the dossier was filled with (SPEC §5: their labels say «(automatique)»). */
@@ -79,6 +82,7 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
     formError: null,
     fileValues: { comment: '' },
     fileError: null,
+    version: row.version,
   };
   return {
     measure,
@@ -123,6 +127,8 @@ export async function post(
     return { ...page.form, status: 400, fileValues, fileError: result.errors.file ?? result.formError };
   }
   const fallback = t('errors.repairOrderUpdate');
+  // The measure's version the form was filled over.
+  const version = String((await postedForm(astro)).get('version') ?? '').slice(0, 64);
   const result =
     action === 'supprimer'
       ? await submitAction(
@@ -144,11 +150,21 @@ export async function post(
             { fallback },
           )
         : await submitForm(astro, { fields: ORDER_MEASURE_FIELDS, schema: orderMeasureSchema, fallback }, async ({ gearboxMeasureId: _link, ...input }) => {
-            await orderMeasures.updateMeasure(measure.id, input);
+            await orderMeasures.updateMeasure(measure.id, input, version);
             return redirectWithToast(astro, t('orderMeasures.saved'), backHref);
           });
   if (result instanceof Response) return result;
-  return { ...page.form, status: 400, errors: result.errors, formError: result.formError, ...('values' in result ? { values: result.values } : {}) };
+  // Saved meanwhile by a colleague: what was typed stays, over the version now saved (read by
+  // `load` for this post), so that saving again, once checked, applies it.
+  const over = 'values' in result && !hasReason(result, 'stale') ? version : page.form.version;
+  return {
+    ...page.form,
+    status: 400,
+    errors: result.errors,
+    formError: result.formError,
+    version: over,
+    ...('values' in result ? { values: result.values } : {}),
+  };
 }
 
 /** What the bounds propose for what the form holds (what was typed, after a failed save). */
