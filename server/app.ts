@@ -187,7 +187,13 @@ export async function createApp(options: {
     return false;
   }
 
+  // Once draining, every answer closes its connection: a client that keeps its connection alive
+  // (a browser, a proxy) sends its next request elsewhere instead of holding the drain open.
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
   const server = createServer(async (req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
+    inFlight.add(res);
     const started = performance.now();
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
@@ -199,6 +205,7 @@ export async function createApp(options: {
     // and nginx close at the last byte; a cancel in the last buffered bytes looks the same): a
     // request. Else the client went away (a download cancelled), or a failure here broke it off.
     res.on('close', () => {
+      inFlight.delete(res);
       if (!res.writableFinished) logger.info(res.writableEnded ? 'request' : 'request cut short', fields());
     });
     try {
@@ -265,6 +272,8 @@ export async function createApp(options: {
       (closing ??= (async () => {
         // close() stops accepting and ends idle keep-alive sockets; requests in flight get
         // 10 s, then their sockets are cut so the process can end (decision 036).
+        draining = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         const drained = new Promise<void>((resolve) => {
           server.close(() => resolve());
           setTimeout(() => {

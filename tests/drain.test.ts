@@ -27,6 +27,8 @@ describe('SIGTERM', () => {
     // No new connection is taken while the upload is still in flight.
     expect(seen.refused).toBe(true);
     expect(seen.status).toBe(201);
+    // Its answer closes its kept-alive connection: no more requests come on it while draining.
+    expect(seen.connection).toBe('close');
     expect(JSON.parse(seen.text).processedFiles[0].name).toBe('plan.pdf');
     expect(seen.code).toBe(0);
   });

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient } from 'graphql-ws';
@@ -39,18 +39,20 @@ export async function sigtermDuringUpload(url: string, child: ChildProcess, toke
   ]);
   const half = Math.floor(body.length / 2);
   let upload!: ReturnType<typeof request>;
-  const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+  // On a kept-alive connection, as a browser or a proxy sends it: the answer must close it.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const answered = new Promise<{ status: number; text: string; connection: string | undefined }>((resolve, reject) => {
     upload = request(
       `${url}/api/storage/files`,
       {
         method: 'POST',
-        agent: false,
+        agent,
         headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
       },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
+        res.on('end', () => resolve({ status: res.statusCode!, text, connection: res.headers.connection }));
       },
     );
     upload.on('error', reject);
@@ -67,9 +69,10 @@ export async function sigtermDuringUpload(url: string, child: ChildProcess, toke
   );
   await new Promise((r) => setTimeout(r, 1_000));
   upload.end(body.subarray(half));
-  const { status, text } = await answered.catch(() => ({ status: 0, text: '' }));
+  const { status, text, connection } = await answered.catch(() => ({ status: 0, text: '', connection: undefined }));
+  agent.destroy();
   const code = await exited(child);
-  return { socketCode: socketClosed.code, socketClosedMs: socketClosed.at - t0, refused, status, text, code, stoppedMs: performance.now() - t0 };
+  return { socketCode: socketClosed.code, socketClosedMs: socketClosed.at - t0, refused, status, text, connection, code, stoppedMs: performance.now() - t0 };
 }
 
 export async function drainCheck(): Promise<{ lines: string[]; failures: string[] }> {
@@ -85,6 +88,7 @@ export async function drainCheck(): Promise<{ lines: string[]; failures: string[
       ...(seen.socketCode === 1001 ? [] : [`drain: the live socket closed with ${seen.socketCode}, not 1001`]),
       ...(seen.refused ? [] : ['drain: a new connection was accepted after SIGTERM']),
       ...(seen.status === 201 ? [] : [`drain: the upload in flight answered ${seen.status}, not 201`]),
+      ...(seen.connection === 'close' ? [] : ['drain: the answer in flight kept its connection open']),
       ...(seen.code === 0 ? [] : [`drain: exit code ${seen.code}`]),
     ];
     return {
