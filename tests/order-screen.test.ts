@@ -191,7 +191,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
   });
 
-  it('says to choose an answer when the fault code reading is saved with neither ticked', async () => {
+  it('says to choose an answer when the fault code reading or the measures taken is saved with neither ticked', async () => {
     const b = browser(t.url);
     expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
     const list = await (await b.request('/repair-orders?recherche=OR-2026-0463')).text();
@@ -203,6 +203,16 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     });
     expect(posted.status).toBe(303);
     expect(await (await b.request(posted.headers.get('location')!)).text()).toContain('Choisissez une réponse.');
+    // Its sister question on the diagnostic's measures says the same.
+    const measures = await b.request(`/repair-order/${order}/diagnostic?onglet=mesures&action=mesures-prises`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(measures.status).toBe(303);
+    const shown = await (await b.request(measures.headers.get('location')!)).text();
+    expect(shown).toContain('Choisissez une réponse.');
+    expect(shown).not.toContain('Champ obligatoire');
   });
 
   it('keeps an emptied compatible-gearbox search empty, beside its message', async () => {

@@ -4,6 +4,8 @@ export const fr = {
   validation: {
     invalidCode: 'Code invalide',
     required: 'Champ obligatoire',
+    // A yes-or-no question posted with neither ticked (fault code reading, measures taken).
+    chooseAnswer: 'Choisissez une réponse.',
     email: 'Adresse e-mail invalide',
     passwordsDiffer: 'Les mots de passe ne sont pas identiques',
     minLength: 'Minimum {{min}} caractères',
@@ -1009,7 +1011,6 @@ export const fr = {
     noneAvailable: 'Aucun code défaut disponible : la boîte ne permet pas leur lecture.',
     save: 'Enregistrer',
     flagSaved: 'Relevé mis à jour',
-    chooseAnswer: 'Choisissez une réponse.',
     discardTitle: 'Changer de réponse supprime ce qui a été saisi',
     discardBody: "{{count}} codes défaut et leurs conditions d'apparition seront supprimés : {{codes}}.",
     discardBodyOne: "{{count}} code défaut et ses conditions d'apparition seront supprimés : {{codes}}.",

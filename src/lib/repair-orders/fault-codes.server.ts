@@ -10,7 +10,7 @@ export async function postFaultCodeReading(astro: AstroGlobal, order: { orderId:
   const form = await postedForm(astro);
   const canRead = form.get('canRead') === 'true' ? true : form.get('canRead') === 'false' ? false : null;
   // Neither answer ticked: said, rather than a silent reload.
-  if (canRead === null) return t('faultCodes.chooseAnswer');
+  if (canRead === null) return t('validation.chooseAnswer');
   if (canRead === false && order.faultCodeCount > 0 && form.get('confirm') !== '1') return astro.redirect(`${back}&confirmer-lecture=non`, 303);
   const result = await submitAction(
     astro,

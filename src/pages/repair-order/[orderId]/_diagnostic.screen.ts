@@ -339,7 +339,7 @@ async function postMeasures(
     if (action === 'mesures-prises') {
       values = { done: String(form.get('done') ?? '') };
       const done = values.done === 'true' ? true : values.done === 'false' ? false : null;
-      if (done === null) return { status: 400, form: action, values, errors: { done: t('validation.required') } };
+      if (done === null) return { status: 400, form: action, values, errors: { done: t('validation.chooseAnswer') } };
       // What would be lost is said first (SPEC §4).
       if (!done && form.get('confirm') !== '1' && (await orderMeasures.measuresOf(orderId)).length > 0)
         return astro.redirect(diagnosticHref(orderId, 'mesures', '&confirmer-mesures=non'), 303);
