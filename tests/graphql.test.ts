@@ -204,6 +204,27 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
       expect(foreign.status).toBe(403);
       expect(foreign.body.errors![0]!.extensions.code).toBe('forbidden');
     });
+
+    it("answers a page reached by another address than PUBLIC_URL's (a tablet on the server's IP), as the pages do", async () => {
+      // PUBLIC_URL names 127.0.0.1; the tablet opened localhost.
+      const other = t.url.replace('127.0.0.1', 'localhost');
+      const query = (origin: string) =>
+        fetch(`${other}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.app_admin}`, origin },
+          body: JSON.stringify({ query: '{ usersAggregate { aggregate { count } } }' }),
+        });
+      expect((await query(other)).status).toBe(200);
+      // Another host is still another site, whatever it says of itself.
+      expect((await query('http://evil.example')).status).toBe(403);
+      const socket = new WebSocket(`${other.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { origin: other } });
+      expect(
+        await new Promise<string>((resolve) =>
+          socket.on('open', () => resolve('open')).on('unexpected-response', (_req, res) => resolve(String(res.statusCode))),
+        ),
+      ).toBe('open');
+      socket.close();
+    });
   });
 });
 

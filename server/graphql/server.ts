@@ -115,6 +115,20 @@ function introspectionPlugin(): Plugin<GraphQLContext> {
   };
 }
 
+/**
+ * A browser's request comes from our pages: PUBLIC_URL's, or the address the page itself was
+ * reached by (a tablet on the server's IP address), as the pages' own check reads it
+ * (src/middleware.ts). Another site's page names another host.
+ */
+function fromOurPages(origin: string, allowedOrigin: string, host: string | null | undefined): boolean {
+  if (origin === allowedOrigin) return true;
+  try {
+    return !!host && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 /** Browser requests must come from our pages; POST bodies must be JSON. */
 function originPlugin(allowedOrigin: string): Plugin {
   return {
@@ -130,7 +144,7 @@ function originPlugin(allowedOrigin: string): Plugin {
           ),
         );
       const origin = request.headers.get('origin');
-      if (origin && origin !== allowedOrigin) return refuse(403, t('refusals.originRefused'));
+      if (origin && !fromOurPages(origin, allowedOrigin, request.headers.get('host'))) return refuse(403, t('refusals.originRefused'));
       if (request.method === 'POST') {
         const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
         if (type !== 'application/json' && type !== 'application/graphql+json') return refuse(415, t('refusals.jsonBody'));
@@ -319,7 +333,7 @@ export function createGraphQL(options: {
           return;
         }
         const origin = req.headers.origin;
-        if (origin && origin !== allowedOrigin) {
+        if (origin && !fromOurPages(origin, allowedOrigin, req.headers.host)) {
           socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
           return;
         }
