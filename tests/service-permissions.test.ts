@@ -25,6 +25,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   gearboxModels: {
     list: ALL,
     count: ALL,
+    catalogue: ALL,
     get: ALL,
     insert: WRITERS,
     update: WRITERS,

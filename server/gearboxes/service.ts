@@ -20,7 +20,8 @@ import {
 } from '#server/db/schema/index.ts';
 import type { OutageInput } from '#lib/gearboxes/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '#server/db/client.ts';
+import type { Database, Db } from '#server/db/client.ts';
+import { createModelCatalogue } from './catalogue.ts';
 import type { FileStore } from '#server/storage/store.ts';
 import { gearboxModels } from '#server/db/schema/index.ts';
 import { escapeLike } from '#lib/search.ts';
@@ -73,8 +74,15 @@ const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear 
 const componentItems = alias(baseItems, 'component_items');
 const typeItems = alias(baseItems, 'type_items');
 
-export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
+/** `watch`: the embedded database's LISTEN, for the catalogue it keeps (decision 076). */
+export function createGearboxModelsService(deps: { db: Db; files: FileStore; watch?: Database['listen'] }) {
   const { db } = deps;
+  const catalogue = createModelCatalogue(db, deps.watch);
+  /** A committed write of models: the catalogue is read again (its notification does too, later or not at all if lost). */
+  const changed = <T>(row: T) => {
+    catalogue.invalidate();
+    return row;
+  };
 
   const outagesQuery = () =>
     db
@@ -168,6 +176,9 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
 
     count: async (_viewer: Viewer, filter: GearboxModelFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
 
+    /** The models the screens' filters and selects offer (decision 076): id and name, the list's first 100. */
+    catalogue: (_viewer: Viewer) => catalogue.read(),
+
     get: async (_viewer: Viewer, id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
 
     insert: async (_viewer: Viewer, input: GearboxModelInput) => {
@@ -178,7 +189,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
           await record(tx, { action: 'created', entity: gearboxModelRef(row!), changes: await modelChanges(tx, null, row!) });
           return row!;
         })
-        .catch(taken);
+        .then(changed, taken);
     },
 
     update: async (_viewer: Viewer, id: string, input: GearboxModelInput) => {
@@ -196,7 +207,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
           if (changes.length) await record(tx, { action: 'changed', entity: gearboxModelRef(row!), changes });
           return row!;
         })
-        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
+        .then(changed, (error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
     },
 
     /** The doctor codes of a model, each with its gearbox codes. */
@@ -429,7 +440,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
           throw error;
         });
       if (!row) throw notFound(t('refusals.modelNotFound'));
-      return row;
+      return changed(row);
     },
   };
 }
@@ -438,6 +449,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
 export const gearboxModelsPermissions = {
   list: 'signedIn',
   count: 'signedIn',
+  catalogue: 'signedIn',
   get: 'signedIn',
   insert: 'manageGearboxModels',
   update: 'manageGearboxModels',

@@ -21,10 +21,7 @@ export async function load(locals: App.Locals, query: GearboxesPageQuery) {
   const { gearboxModels } = locals.services;
   const filter = { search: query.search, type: query.type, year: query.year, modelId: query.modelId };
   const pageOf = (page: number) => gearboxModels.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (page - 1) * GEARBOXES_PAGE_SIZE });
-  const [rows, total, filterModels] = await withinBudget(
-    locals,
-    Promise.all([pageOf(query.page), gearboxModels.count(filter), gearboxModels.list({ limit: 100, offset: 0 })]),
-  );
+  const [rows, total, filterModels] = await withinBudget(locals, Promise.all([pageOf(query.page), gearboxModels.count(filter), gearboxModels.catalogue()]));
   const {
     page,
     pages,

@@ -256,11 +256,9 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
       itemId ? stock.get(itemId) : undefined,
       itemId ? stock.movementsOf(itemId) : [],
       // Without a chosen model, every model's codes at a glance.
-      codes && !query.modelId
-        ? gearboxModels.list({ limit: 100, offset: 0 }).then((rows) => Promise.all(rows.map((m) => modelCodes(gearboxModels, m.id))))
-        : [],
+      codes && !query.modelId ? gearboxModels.catalogue().then((rows) => Promise.all(rows.map((m) => modelCodes(gearboxModels, m.id)))) : [],
       codes && query.modelId ? modelCodes(gearboxModels, query.modelId) : undefined,
-      gearboxModels.list({ limit: 100, offset: 0 }),
+      gearboxModels.catalogue(),
       stock.racks(),
       listed ? pageOf(query.page) : [],
       // The current stock's total is the sum of its counts: one pass over the boxes fewer.
