@@ -47,6 +47,17 @@ describe('the model catalogue on PGlite', () => {
     expect(await filterModels(reader)).not.toContain('Catalogue renommé');
   });
 
+  it('counts, in the one read of a page, what a page past the last shows as the last', async () => {
+    const html = await (await reader.request('/gearboxes?page=7')).text();
+    expect(html).toContain('9 modèles');
+    expect(html).toContain('Jatco JF011E');
+    const admin = browser(t.url);
+    expect((await admin.signIn('admin@demo.local')).status).toBe(303);
+    const users = await (await admin.request('/users?page=9')).text();
+    expect(users).toMatch(/\d+ utilisateurs/);
+    expect(users).not.toContain('0 utilisateurs');
+  });
+
   it('offers a model as SQL wrote it outside the services (its table’s notification)', async () => {
     expect(await filterModels(reader)).toContain('Jatco JF011E');
     await t.database.db.execute(sql`update gearbox_models set model = 'Jatco JF011E (SQL)' where model = 'Jatco JF011E'`);

@@ -164,7 +164,24 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
     if (found.loop) throw refused(t('refusals.ownParent'));
   };
 
-  return {
+  /** Doctor codes and their gearbox codes in one query, in the order of their codes. */
+  const codesWhere = async (where: SQL) => {
+    const rows = await db
+      .select({ doctor: doctorCodes, gearbox: gearboxCodes })
+      .from(doctorCodes)
+      .leftJoin(gearboxCodes, eq(gearboxCodes.doctorCodeId, doctorCodes.id))
+      .where(where)
+      .orderBy(asc(doctorCodes.code), asc(doctorCodes.id), asc(gearboxCodes.code));
+    const doctors = new Map<string, (typeof rows)[number]['doctor'] & { gearboxCodes: NonNullable<(typeof rows)[number]['gearbox']>[] }>();
+    for (const { doctor, gearbox } of rows) {
+      let entry = doctors.get(doctor.id);
+      if (!entry) doctors.set(doctor.id, (entry = { ...doctor, gearboxCodes: [] }));
+      if (gearbox) entry.gearboxCodes.push(gearbox);
+    }
+    return [...doctors.values()];
+  };
+
+  const service = {
     list: (_viewer: Viewer, filter: GearboxModelFilter & { limit: number; offset: number }) =>
       db
         .select()
@@ -175,6 +192,20 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
         .offset(filter.offset),
 
     count: async (_viewer: Viewer, filter: GearboxModelFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
+
+    /** One page of the list and the count of what the filter selects, in one read while the page has rows. */
+    page: async (viewer: Viewer, filter: GearboxModelFilter & { limit: number; offset: number }) => {
+      const rows = await db
+        .select({ row: gearboxModels, total: sql<number>`count(*) over ()`.mapWith(Number) })
+        .from(gearboxModels)
+        .where(whereOf(filter))
+        .orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model))
+        .limit(filter.limit)
+        .offset(filter.offset);
+      if (rows.length) return { rows: rows.map((r) => r.row), total: rows[0]!.total };
+      // A page past the last: how many there are, for the last one.
+      return { rows: [], total: filter.offset > 0 ? await service.count(viewer, filter) : 0 };
+    },
 
     /** The models the screens' filters and selects offer (decision 076): id and name, the list's first 100. */
     catalogue: (_viewer: Viewer) => catalogue.read(),
@@ -211,22 +242,11 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
     },
 
     /** The doctor codes of a model, each with its gearbox codes. */
-    codesOf: async (_viewer: Viewer, modelId: string) => {
-      const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.modelId, modelId)).orderBy(asc(doctorCodes.code));
-      const codes = doctors.length
-        ? await db
-            .select()
-            .from(gearboxCodes)
-            .where(
-              inArray(
-                gearboxCodes.doctorCodeId,
-                doctors.map((d) => d.id),
-              ),
-            )
-            .orderBy(asc(gearboxCodes.code))
-        : [];
-      return doctors.map((d) => ({ ...d, gearboxCodes: codes.filter((c) => c.doctorCodeId === d.id) }));
-    },
+    codesOf: (_viewer: Viewer, modelId: string) => codesWhere(eq(doctorCodes.modelId, modelId)),
+
+    /** The doctor codes, each with its gearbox codes, of several models at once (each code names its model). */
+    codesOfModels: async (_viewer: Viewer, modelIds: readonly string[]) =>
+      modelIds.length ? codesWhere(inArray(doctorCodes.modelId, modelIds.slice(0, 1000))) : [],
 
     insertDoctorCode: async (_viewer: Viewer, modelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
       db
@@ -443,17 +463,20 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
       return changed(row);
     },
   };
+  return service;
 }
 
 /** Who may call what (decision 061). Technical dossiers: read by all, written by admins and diagnosticians (SPEC §2.1, §6). */
 export const gearboxModelsPermissions = {
   list: 'signedIn',
   count: 'signedIn',
+  page: 'signedIn',
   catalogue: 'signedIn',
   get: 'signedIn',
   insert: 'manageGearboxModels',
   update: 'manageGearboxModels',
   codesOf: 'signedIn',
+  codesOfModels: 'signedIn',
   insertDoctorCode: 'manageGearboxModels',
   removeDoctorCode: 'manageGearboxModels',
   insertGearboxCode: 'manageGearboxModels',
