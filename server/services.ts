@@ -55,11 +55,14 @@ export type Services = {
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'> & { timeBudgetMs: number };
 };
 
-/** The domain services, each function taking the viewer first; edges reach them bound (`forViewer`). */
-export function createDomainServices(deps: { db: Database['db']; files: FileStore; auth: AuthService }) {
+/**
+ * The domain services, each function taking the viewer first; edges reach them bound (`forViewer`).
+ * `watch`: the embedded database's LISTEN, for what a service may keep beside it (decision 076).
+ */
+export function createDomainServices(deps: { db: Database['db']; files: FileStore; auth: AuthService; watch?: Database['listen'] }) {
   const { db, files, auth } = deps;
   const repairProcedures = createRepairProceduresService({ db });
-  const gearboxModels = createGearboxModelsService({ db, files });
+  const gearboxModels = createGearboxModelsService({ db, files, watch: deps.watch });
   return {
     users: createUsersService({ db, auth }),
     base: createBaseService({ db }),
@@ -152,7 +155,8 @@ export function createServices(options: { config: Config; database: Database; lo
     vault,
   });
   const files = createFileStore({ db, config, logger });
-  const domain = createDomainServices({ db, files, auth });
+  // Only the embedded database is this process's alone: PostgreSQL's other instances write unseen.
+  const domain = createDomainServices({ db, files, auth, watch: database.kind === 'pglite' ? database.listen : undefined });
   let signedOut: RequestServices | undefined;
   const services: Services = {
     auth,

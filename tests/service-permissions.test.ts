@@ -20,16 +20,19 @@ const ADMIN: Role[] = ['app_admin'];
 
 const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]: Role[] } } = {
   // Reading an account is checked per row in the service (one's own, or an admin's); updating too.
-  users: { get: ALL, list: ADMIN, count: ADMIN, insert: ADMIN, update: ALL, remove: ADMIN, signOut: ADMIN, resendAccountEmail: ADMIN },
+  users: { get: ALL, list: ADMIN, page: ADMIN, count: ADMIN, insert: ADMIN, update: ALL, remove: ADMIN, signOut: ADMIN, resendAccountEmail: ADMIN },
   base: { list: ALL, insert: WRITERS, rename: WRITERS, remove: WRITERS },
   gearboxModels: {
     list: ALL,
     count: ALL,
+    page: ALL,
+    catalogue: ALL,
     get: ALL,
     insert: WRITERS,
     update: WRITERS,
     remove: WRITERS,
     codesOf: ALL,
+    codesOfModels: ALL,
     insertDoctorCode: WRITERS,
     removeDoctorCode: WRITERS,
     insertGearboxCode: WRITERS,

@@ -20,7 +20,8 @@ import {
 } from '#server/db/schema/index.ts';
 import type { OutageInput } from '#lib/gearboxes/outages.ts';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '#server/db/client.ts';
+import type { Database, Db } from '#server/db/client.ts';
+import { createModelCatalogue } from './catalogue.ts';
 import type { FileStore } from '#server/storage/store.ts';
 import { gearboxModels } from '#server/db/schema/index.ts';
 import { escapeLike } from '#lib/search.ts';
@@ -73,8 +74,15 @@ const toRow = (input: GearboxModelInput) => ({ ...input, endYear: input.endYear 
 const componentItems = alias(baseItems, 'component_items');
 const typeItems = alias(baseItems, 'type_items');
 
-export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
+/** `watch`: the embedded database's LISTEN, for the catalogue it keeps (decision 076). */
+export function createGearboxModelsService(deps: { db: Db; files: FileStore; watch?: Database['listen'] }) {
   const { db } = deps;
+  const catalogue = createModelCatalogue(db, deps.watch);
+  /** A committed write of models: the catalogue is read again (its notification does too, later or not at all if lost). */
+  const changed = <T>(row: T) => {
+    catalogue.invalidate();
+    return row;
+  };
 
   const outagesQuery = () =>
     db
@@ -156,7 +164,24 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
     if (found.loop) throw refused(t('refusals.ownParent'));
   };
 
-  return {
+  /** Doctor codes and their gearbox codes in one query, in the order of their codes. */
+  const codesWhere = async (where: SQL) => {
+    const rows = await db
+      .select({ doctor: doctorCodes, gearbox: gearboxCodes })
+      .from(doctorCodes)
+      .leftJoin(gearboxCodes, eq(gearboxCodes.doctorCodeId, doctorCodes.id))
+      .where(where)
+      .orderBy(asc(doctorCodes.code), asc(doctorCodes.id), asc(gearboxCodes.code));
+    const doctors = new Map<string, (typeof rows)[number]['doctor'] & { gearboxCodes: NonNullable<(typeof rows)[number]['gearbox']>[] }>();
+    for (const { doctor, gearbox } of rows) {
+      let entry = doctors.get(doctor.id);
+      if (!entry) doctors.set(doctor.id, (entry = { ...doctor, gearboxCodes: [] }));
+      if (gearbox) entry.gearboxCodes.push(gearbox);
+    }
+    return [...doctors.values()];
+  };
+
+  const service = {
     list: (_viewer: Viewer, filter: GearboxModelFilter & { limit: number; offset: number }) =>
       db
         .select()
@@ -168,6 +193,23 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
 
     count: async (_viewer: Viewer, filter: GearboxModelFilter) => (await db.select({ n: count() }).from(gearboxModels).where(whereOf(filter)))[0]!.n,
 
+    /** One page of the list and the count of what the filter selects, in one read while the page has rows. */
+    page: async (viewer: Viewer, filter: GearboxModelFilter & { limit: number; offset: number }) => {
+      const rows = await db
+        .select({ row: gearboxModels, total: sql<number>`count(*) over ()`.mapWith(Number) })
+        .from(gearboxModels)
+        .where(whereOf(filter))
+        .orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model))
+        .limit(filter.limit)
+        .offset(filter.offset);
+      if (rows.length) return { rows: rows.map((r) => r.row), total: rows[0]!.total };
+      // A page past the last: how many there are, for the last one.
+      return { rows: [], total: filter.offset > 0 ? await service.count(viewer, filter) : 0 };
+    },
+
+    /** The models the screens' filters and selects offer (decision 076): id and name, the list's first 100. */
+    catalogue: (_viewer: Viewer) => catalogue.read(),
+
     get: async (_viewer: Viewer, id: string) => (await db.select().from(gearboxModels).where(eq(gearboxModels.id, id)).limit(1))[0],
 
     insert: async (_viewer: Viewer, input: GearboxModelInput) => {
@@ -178,7 +220,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
           await record(tx, { action: 'created', entity: gearboxModelRef(row!), changes: await modelChanges(tx, null, row!) });
           return row!;
         })
-        .catch(taken);
+        .then(changed, taken);
     },
 
     update: async (_viewer: Viewer, id: string, input: GearboxModelInput) => {
@@ -196,26 +238,15 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
           if (changes.length) await record(tx, { action: 'changed', entity: gearboxModelRef(row!), changes });
           return row!;
         })
-        .catch((error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
+        .then(changed, (error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error)));
     },
 
     /** The doctor codes of a model, each with its gearbox codes. */
-    codesOf: async (_viewer: Viewer, modelId: string) => {
-      const doctors = await db.select().from(doctorCodes).where(eq(doctorCodes.modelId, modelId)).orderBy(asc(doctorCodes.code));
-      const codes = doctors.length
-        ? await db
-            .select()
-            .from(gearboxCodes)
-            .where(
-              inArray(
-                gearboxCodes.doctorCodeId,
-                doctors.map((d) => d.id),
-              ),
-            )
-            .orderBy(asc(gearboxCodes.code))
-        : [];
-      return doctors.map((d) => ({ ...d, gearboxCodes: codes.filter((c) => c.doctorCodeId === d.id) }));
-    },
+    codesOf: (_viewer: Viewer, modelId: string) => codesWhere(eq(doctorCodes.modelId, modelId)),
+
+    /** The doctor codes, each with its gearbox codes, of several models at once (each code names its model). */
+    codesOfModels: async (_viewer: Viewer, modelIds: readonly string[]) =>
+      modelIds.length ? codesWhere(inArray(doctorCodes.modelId, modelIds.slice(0, 1000))) : [],
 
     insertDoctorCode: async (_viewer: Viewer, modelId: string, input: { code: string; businessName: string; tvsCode: string; engine: string }) =>
       db
@@ -429,19 +460,23 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore }) {
           throw error;
         });
       if (!row) throw notFound(t('refusals.modelNotFound'));
-      return row;
+      return changed(row);
     },
   };
+  return service;
 }
 
 /** Who may call what (decision 061). Technical dossiers: read by all, written by admins and diagnosticians (SPEC §2.1, §6). */
 export const gearboxModelsPermissions = {
   list: 'signedIn',
   count: 'signedIn',
+  page: 'signedIn',
+  catalogue: 'signedIn',
   get: 'signedIn',
   insert: 'manageGearboxModels',
   update: 'manageGearboxModels',
   codesOf: 'signedIn',
+  codesOfModels: 'signedIn',
   insertDoctorCode: 'manageGearboxModels',
   removeDoctorCode: 'manageGearboxModels',
   insertGearboxCode: 'manageGearboxModels',

@@ -168,7 +168,7 @@ export function createUsersService(deps: {
     });
   }
 
-  return {
+  const service = {
     get: getFor,
 
     // Anonymous accounts (decision 030) are not the workshop's users: the users screen lists the registered ones.
@@ -180,6 +180,28 @@ export function createUsersService(deps: {
         .orderBy(...orderOf(input.orderBy))
         .limit(input.limit ?? 100)
         .offset(input.offset ?? 0),
+
+    /** One page of the users screen, the fields it shows, and the count of what `where` selects: one read while the page has rows. */
+    page: async (viewer: Viewer, input: { where?: UsersWhere; orderBy?: UsersOrderBy[]; limit: number; offset: number }) => {
+      const rows = await db
+        .select({
+          id: users.id,
+          displayName: users.displayName,
+          email: users.email,
+          defaultRole: users.defaultRole,
+          disabled: users.disabled,
+          emailVerified: users.emailVerified,
+          total: sql<number>`count(*) over ()`.mapWith(Number),
+        })
+        .from(users)
+        .where(and(eq(users.isAnonymous, false), whereOf(input.where)))
+        .orderBy(...orderOf(input.orderBy))
+        .limit(input.limit)
+        .offset(input.offset);
+      // A page past the last: how many there are.
+      const total = rows[0]?.total ?? (input.offset > 0 ? await service.count(viewer, input.where) : 0);
+      return { rows: rows.map(({ total: _total, ...row }) => row), total };
+    },
 
     count: async (_viewer: Viewer, where?: UsersWhere) =>
       (
@@ -264,12 +286,14 @@ export function createUsersService(deps: {
       return true;
     },
   };
+  return service;
 }
 
 /** Who may call what (decision 061): the users screen is the admins'; one's own account is everyone's. */
 export const usersPermissions = {
   get: 'signedIn',
   list: 'manageUsers',
+  page: 'manageUsers',
   count: 'manageUsers',
   insert: 'manageUsers',
   update: 'signedIn',

@@ -20,16 +20,14 @@ type GearboxesPageQuery = ReturnType<typeof read>;
 export async function load(locals: App.Locals, query: GearboxesPageQuery) {
   const { gearboxModels } = locals.services;
   const filter = { search: query.search, type: query.type, year: query.year, modelId: query.modelId };
-  const pageOf = (page: number) => gearboxModels.list({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (page - 1) * GEARBOXES_PAGE_SIZE });
-  const [rows, total, filterModels] = await withinBudget(
-    locals,
-    Promise.all([pageOf(query.page), gearboxModels.count(filter), gearboxModels.list({ limit: 100, offset: 0 })]),
-  );
+  const pageOf = (page: number) => gearboxModels.page({ ...filter, limit: GEARBOXES_PAGE_SIZE, offset: (page - 1) * GEARBOXES_PAGE_SIZE });
+  // The page and its count in one read; the filter's models from the catalogue (decision 076).
+  const [{ rows, total }, filterModels] = await withinBudget(locals, Promise.all([pageOf(query.page), gearboxModels.catalogue()]));
   const {
     page,
     pages,
     rows: models,
     ignoredPage,
-  } = await lastPageIfBeyond(locals, { asked: query.page, size: GEARBOXES_PAGE_SIZE, total, rows, rowsOf: pageOf });
+  } = await lastPageIfBeyond(locals, { asked: query.page, size: GEARBOXES_PAGE_SIZE, total, rows, rowsOf: async (asked) => (await pageOf(asked)).rows });
   return { manage: can(locals.user?.role, 'manageGearboxModels'), models, filterModels, total, page, pages, ignoredPage };
 }

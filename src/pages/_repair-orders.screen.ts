@@ -72,10 +72,7 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
   const pageOf = (page: number) =>
     repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
-  const [rows, total, models] = await withinBudget(
-    locals,
-    Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxModels.list({ limit: 100, offset: 0 })]),
-  );
+  const [rows, total, models] = await withinBudget(locals, Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxModels.catalogue()]));
   const { page, pages, rows: orders, ignoredPage } = await lastPageIfBeyond(locals, { asked: query.page, size: ORDERS_PAGE_SIZE, total, rows, rowsOf: pageOf });
   return {
     manage,

@@ -208,6 +208,13 @@ async function modelCodes(gearboxModels: App.Locals['services']['gearboxModels']
   return model && { id: model.id, model: model.model, doctorCodes };
 }
 
+/** Every model of the catalogue with its doctor codes and their gearbox codes: two reads, not two per model. */
+async function everyModelCodes(gearboxModels: App.Locals['services']['gearboxModels']) {
+  const models = await gearboxModels.catalogue();
+  const codes = await gearboxModels.codesOfModels(models.map((m) => m.id));
+  return models.map((m) => ({ id: m.id, model: m.model, doctorCodes: codes.filter((d) => d.modelId === m.id) }));
+}
+
 /** What a refused post hands back: one box's forms, or the codes tab's (null for the other), and its status. */
 export type StockPagePost = { status: number; item: StockItemFailure | null; codes: CodesDraft | null };
 
@@ -256,11 +263,9 @@ export async function load(locals: App.Locals, query: StockPageQuery) {
       itemId ? stock.get(itemId) : undefined,
       itemId ? stock.movementsOf(itemId) : [],
       // Without a chosen model, every model's codes at a glance.
-      codes && !query.modelId
-        ? gearboxModels.list({ limit: 100, offset: 0 }).then((rows) => Promise.all(rows.map((m) => modelCodes(gearboxModels, m.id))))
-        : [],
+      codes && !query.modelId ? everyModelCodes(gearboxModels) : [],
       codes && query.modelId ? modelCodes(gearboxModels, query.modelId) : undefined,
-      gearboxModels.list({ limit: 100, offset: 0 }),
+      gearboxModels.catalogue(),
       stock.racks(),
       listed ? pageOf(query.page) : [],
       // The current stock's total is the sum of its counts: one pass over the boxes fewer.

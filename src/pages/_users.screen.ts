@@ -112,13 +112,11 @@ export async function load(locals: App.Locals, { search, page, confirmDelete }: 
   let rows: UserListItem[];
   let count: number;
   try {
-    [rows, count] = await withinBudget(
+    // The page and its count in one read.
+    ({ rows, total: count } = await withinBudget(
       locals,
-      Promise.all([
-        users.list({ where, orderBy: [{ displayName: 'asc' }, { email: 'asc' }], limit: USERS_PAGE_SIZE, offset: (page - 1) * USERS_PAGE_SIZE }),
-        users.count(where),
-      ]),
-    );
+      users.page({ where, orderBy: [{ displayName: 'asc' }, { email: 'asc' }], limit: USERS_PAGE_SIZE, offset: (page - 1) * USERS_PAGE_SIZE }),
+    ));
   } catch {
     return null;
   }

@@ -19,6 +19,6 @@ export function post(astro: AstroGlobal) {
 
 /** The models a new one may name as its parent (SPEC §3). */
 export async function load(locals: App.Locals) {
-  const models = await withinBudget(locals, locals.services.gearboxModels.list({ limit: 100, offset: 0 }));
+  const models = await withinBudget(locals, locals.services.gearboxModels.catalogue());
   return { models };
 }

@@ -27,7 +27,7 @@ export async function post(astro: AstroGlobal): Promise<Response | { draft: Orde
 /** What the form picks from, and its values before anything is typed: today, the viewer as referent, the URL's model. */
 export async function load(locals: App.Locals, query: NewOrderQuery) {
   const { gearboxModels, repairOrders } = locals.services;
-  const [models, referents] = await withinBudget(locals, Promise.all([gearboxModels.list({ limit: 100, offset: 0 }), repairOrders.referents()]));
+  const [models, referents] = await withinBudget(locals, Promise.all([gearboxModels.catalogue(), repairOrders.referents()]));
   const draft: OrderDraft = {
     values: { openedOn: workshopToday(), referentId: locals.user?.id ?? '', gearboxModelId: query.modelId },
     history: [],

@@ -69,7 +69,7 @@ export async function load(locals: App.Locals, query: Pick<DossierPageQuery, 'mo
       tab === 'documents' ? gearboxMeasures.listOf(modelId) : none,
       tab === 'documents' ? gearboxDocuments.ofModel(modelId) : none,
       // The general form's parent is one of the other models.
-      tab === 'general' ? gearboxModels.list({ limit: 100, offset: 0 }) : none,
+      tab === 'general' ? gearboxModels.catalogue() : none,
     ]),
   );
   if (!model) return null;

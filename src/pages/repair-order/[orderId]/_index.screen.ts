@@ -150,7 +150,7 @@ export async function load(locals: App.Locals, query: OrderPageQuery) {
       services.repairOrders.get(orderId),
       // The order's heaviest read (decision 074's profile), for the one tab that shows it.
       tab === 'codes-defaut' ? services.faultCodes.faultCodesOf(orderId) : [],
-      form ? services.gearboxModels.list({ limit: 100, offset: 0 }) : [],
+      form ? services.gearboxModels.catalogue() : [],
       form ? services.repairOrders.referents() : [],
       tab === 'procedure' ? procedureOf(services, orderId) : null,
     ]),
