@@ -2,7 +2,7 @@
 // through the viewer's services, and answering a checkpoint posts straight to the service (no
 // read of the order before it), then the redirect's GET reads the order once. No GraphQL call on
 // the way: pages have no in-process GraphQL client any more (tests/import-graph.test.ts).
-import { eq, ne } from 'drizzle-orm';
+import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { orderCheckpoints, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -189,6 +189,20 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     // Saved again, once checked: it goes through.
     expect((await post(claire, typed)).status).toBe(303);
     expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
+  });
+
+  it('says why a diagnostic whose checkpoints are answered cannot be reopened, in place of the button', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const [answered] = await t.database.db
+      .select({ orderId: orderCheckpoints.orderId })
+      .from(orderCheckpoints)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderCheckpoints.orderId))
+      .where(and(ne(repairOrders.status, 'CLOSED'), isNotNull(orderCheckpoints.checkResult)))
+      .limit(1);
+    const page = htmlText(await (await b.request(`/repair-order/${answered!.orderId}/diagnostic?etape=valider`)).text());
+    expect(page).toContain('Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.');
+    expect(page).not.toContain('Rouvrir le diagnostic');
   });
 
   it('says to choose an answer when the fault code reading or the measures taken is saved with neither ticked', async () => {
