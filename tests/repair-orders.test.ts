@@ -335,6 +335,11 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       'object.gearboxModelId': LOCKED,
     });
 
+    // A symptom alone too: the order's read says so before a change is tried.
+    const described = await add(order(modelId, { number: 'T-LOCK-4' }));
+    ok(await gql('diagnostician', M.insertOrderSymptom, { o: described, s: { symptom: 'Sifflement', temporality: 'during' } }));
+    expect(await orderOf(described)).toMatchObject({ canReadFaultCodes: null, measuresDone: null, modelLocked: true });
+
     const closed = await add(order(modelId, { number: 'T-LOCK-3', comment: 'Avant' }));
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${closed}`);
     const res = await gql('app_admin', M.updateRepairOrder, { id: closed, o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }) });

@@ -55,6 +55,14 @@ const sortColumns: Record<OrderSort, SQL | typeof repairOrders.number> = {
   statut: sql`${repairOrders.status}`,
 };
 
+/** The diagnostic recorded on the order's row itself. */
+const isStarted = (row: { canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number }) =>
+  row.canReadFaultCodes !== null || row.measuresDone !== null || row.diagnosticStep > 0;
+/** Whether an order (by its id, a value or a column) has a symptom, a curve or an imported file. */
+const evidenceOf = (id: SQL | typeof repairOrders.id) =>
+  sql`(exists (select 1 from order_symptoms where repair_order_id = ${id}) or exists (select 1 from order_curves where repair_order_id = ${id}) or exists (select 1 from order_files where repair_order_id = ${id}))`;
+type HistoryRow = typeof interventionHistory.$inferSelect;
+
 /** The search as the list runs it: its LIKE pattern and the ids of the models it names. */
 type Search = { pattern: string; modelIds: string[] };
 const textMatches = (pattern: string) => or(sql`upper(${repairOrders.number}) like ${pattern}`, sql`upper(${repairOrders.gearboxCode}) like ${pattern}`);
@@ -145,13 +153,38 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     q: Pick<Db, 'execute'>,
     row: { id: string; canReadFaultCodes: boolean | null; measuresDone: boolean | null; diagnosticStep: number },
   ) => {
-    if (row.canReadFaultCodes !== null || row.measuresDone !== null || row.diagnosticStep > 0) return true;
-    const [found] = await queryRows<{ started: boolean }>(
-      q as Db,
-      sql`select exists (select 1 from order_symptoms where repair_order_id = ${row.id}) or exists (select 1 from order_curves where repair_order_id = ${row.id}) or exists (select 1 from order_files where repair_order_id = ${row.id}) as started`,
-    );
+    if (isStarted(row)) return true;
+    const [found] = await queryRows<{ started: boolean }>(q as Db, sql`select ${evidenceOf(sql`${row.id}`)} as started`);
     return found?.started === true;
   };
+
+  /**
+   * The order page's read (every tab of it, the diagnostic, the report): the order, its model and
+   * referent, its history and whether anything of a diagnostic was recorded, in one query whose
+   * SQL is built once; unnamed, as the sign-in's (decision 074).
+   */
+  const orderById = db
+    .select({
+      order: repairOrders,
+      model: {
+        id: gearboxModels.id,
+        model: shownModel(gearboxModels).model,
+        type: gearboxModels.type,
+        constructorName: shownModel(gearboxModels).constructorName,
+        bvaId: gearboxModels.bvaId,
+      },
+      referent: { id: users.id, displayName: users.displayName },
+      history: sql<
+        HistoryRow[]
+      >`coalesce((select json_agg(json_build_object('id', h.id, 'orderId', h.repair_order_id, 'position', h.position, 'mileage', h.mileage, 'intervention', h.intervention) order by h.position) from ${interventionHistory} h where h.repair_order_id = ${repairOrders.id}), '[]'::json)`,
+      started: sql<boolean>`${evidenceOf(repairOrders.id)}`,
+    })
+    .from(repairOrders)
+    .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
+    .leftJoin(users, eq(users.id, repairOrders.referentId))
+    .where(eq(repairOrders.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('');
 
   const toRow = (input: RepairOrderInput) => ({
     number: input.number,
@@ -228,27 +261,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       return { rows: rows.map(({ total: _, ...row }) => row), total };
     },
 
+    /** The order with its model, referent and history, and whether its model is locked: one query. */
     get: async (_viewer: Viewer, id: string) => {
-      const [row] = await db
-        .select({
-          order: repairOrders,
-          model: {
-            id: gearboxModels.id,
-            model: shownModel(gearboxModels).model,
-            type: gearboxModels.type,
-            constructorName: shownModel(gearboxModels).constructorName,
-            bvaId: gearboxModels.bvaId,
-          },
-          referent: { id: users.id, displayName: users.displayName },
-        })
-        .from(repairOrders)
-        .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
-        .leftJoin(users, eq(users.id, repairOrders.referentId))
-        .where(eq(repairOrders.id, id))
-        .limit(1);
+      const [row] = await orderById.execute({ id });
       if (!row) return undefined;
-      const history = await db.select().from(interventionHistory).where(eq(interventionHistory.orderId, id)).orderBy(asc(interventionHistory.position));
-      return { ...row.order, model: row.model, referent: row.referent?.id ? row.referent : null, history, modelLocked: await diagnosticStarted(db, row.order) };
+      const { order, model, referent, history, started } = row;
+      return { ...order, model, referent: referent?.id ? referent : null, history, modelLocked: isStarted(order) || started };
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
