@@ -161,30 +161,32 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   /**
    * The order page's read (every tab of it, the diagnostic, the report): the order, its model and
    * referent, its history and whether anything of a diagnostic was recorded, in one query whose
-   * SQL is built once; unnamed, as the sign-in's (decision 074).
+   * SQL is built once, at the first read; unnamed, as the sign-in's (decision 074).
    */
-  const orderById = db
-    .select({
-      order: repairOrders,
-      model: {
-        id: gearboxModels.id,
-        model: shownModel(gearboxModels).model,
-        type: gearboxModels.type,
-        constructorName: shownModel(gearboxModels).constructorName,
-        bvaId: gearboxModels.bvaId,
-      },
-      referent: { id: users.id, displayName: users.displayName },
-      history: sql<
-        HistoryRow[]
-      >`coalesce((select json_agg(json_build_object('id', h.id, 'orderId', h.repair_order_id, 'position', h.position, 'mileage', h.mileage, 'intervention', h.intervention) order by h.position) from ${interventionHistory} h where h.repair_order_id = ${repairOrders.id}), '[]'::json)`,
-      started: sql<boolean>`${evidenceOf(repairOrders.id)}`,
-    })
-    .from(repairOrders)
-    .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
-    .leftJoin(users, eq(users.id, repairOrders.referentId))
-    .where(eq(repairOrders.id, sql.placeholder('id')))
-    .limit(1)
-    .prepare('');
+  const prepareOrderById = () =>
+    db
+      .select({
+        order: repairOrders,
+        model: {
+          id: gearboxModels.id,
+          model: shownModel(gearboxModels).model,
+          type: gearboxModels.type,
+          constructorName: shownModel(gearboxModels).constructorName,
+          bvaId: gearboxModels.bvaId,
+        },
+        referent: { id: users.id, displayName: users.displayName },
+        history: sql<
+          HistoryRow[]
+        >`coalesce((select json_agg(json_build_object('id', h.id, 'orderId', h.repair_order_id, 'position', h.position, 'mileage', h.mileage, 'intervention', h.intervention) order by h.position) from ${interventionHistory} h where h.repair_order_id = ${repairOrders.id}), '[]'::json)`,
+        started: sql<boolean>`${evidenceOf(repairOrders.id)}`,
+      })
+      .from(repairOrders)
+      .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
+      .leftJoin(users, eq(users.id, repairOrders.referentId))
+      .where(eq(repairOrders.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare('');
+  let orderById: ReturnType<typeof prepareOrderById> | undefined;
 
   const toRow = (input: RepairOrderInput) => ({
     number: input.number,
@@ -263,7 +265,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
 
     /** The order with its model, referent and history, and whether its model is locked: one query. */
     get: async (_viewer: Viewer, id: string) => {
-      const [row] = await orderById.execute({ id });
+      const [row] = await (orderById ??= prepareOrderById()).execute({ id });
       if (!row) return undefined;
       const { order, model, referent, history, started } = row;
       return { ...order, model, referent: referent?.id ? referent : null, history, modelLocked: isStarted(order) || started };
