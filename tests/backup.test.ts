@@ -154,7 +154,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const backup = await cli(['backup', archive], { DATA_DIR: source.config.dataDir });
     expect(backup.stderr).toMatch(
       new RegExp(
-        `^Backup written to ${archive} \\(\\d+ rows in 37 tables, ${Object.keys(expected.files).length} files copied from disk \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
+        `^Backup written to ${archive} \\(\\d+ rows in 38 tables, ${Object.keys(expected.files).length} files copied from disk \\(0\\.0 MB\\), migration ${LATEST}, taken by the running server\\)\n$`,
       ),
     );
     expect(backup.status).toBe(0);
@@ -168,7 +168,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 37 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
+    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 38 tables, \d+ files \(0\.0 MB\), migration ${LATEST}\n$`));
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
@@ -189,7 +189,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const env = { DATA_DIR: source.config.dataDir, DATABASE_URL: source.config.databaseUrl!, ...secrets };
     const backup = await cli(['backup', file], env);
     expect(backup.stderr).toMatch(
-      new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 37 tables, \d+ files copied from disk \(0\.0 MB\), migration ${LATEST}\)\n$`),
+      new RegExp(String.raw`^Backup written to .+ \(\d+ rows in 38 tables, \d+ files copied from disk \(0\.0 MB\), migration ${LATEST}\)\n$`),
     );
     expect(backup.status).toBe(0);
 
@@ -256,7 +256,7 @@ describe('backups', { timeout: 180_000 }, () => {
     const restore = await cli(['restore', file], { DATA_DIR: fresh('from-s3'), S3_ENDPOINT: 'http://127.0.0.1:9000', S3_BUCKET: 'atelier-files' });
     expect(restore.stderr).toMatch(
       new RegExp(
-        String.raw`^Restored .+: \d+ rows in 37 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nCould not mark the files' home as this installation's \(bucket atelier-files at http:\/\/127\.0\.0\.1:9000: [^\n]+\): the first start claims it\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
+        String.raw`^Restored .+: \d+ rows in 38 tables, 1 files left in bucket atelier-files at http:\/\/127\.0\.0\.1:9000, migration ${LATEST}\nCould not mark the files' home as this installation's \(bucket atelier-files at http:\/\/127\.0\.0\.1:9000: [^\n]+\): the first start claims it\nFiles are not in the archive: they stay in bucket atelier-files at http:\/\/127\.0\.0\.1:9000; point STORAGE_URL or S3_\* at it\n$`,
       ),
     );
     expect(restore.status).toBe(0);

@@ -3,10 +3,10 @@
 // diagnostic has begun, a closed order kept as it is, the list's search, filters, sorts and
 // pages, and deleting. Each test works on orders and models of its own ('T-…' numbers), so
 // demo orders cannot change its answers.
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '#server/db/client.ts';
-import { databaseKinds, startTestApp, type TestApp } from './support/app.ts';
+import { databaseKinds, SOMEONE, startTestApp, type TestApp } from './support/app.ts';
 import { createModel, type DemoRole, type Document, documentText, type GqlResult, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 
 const ORDER = `id number openedOn closedOn status interventionCategory gearboxCode
@@ -335,6 +335,11 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       'object.gearboxModelId': LOCKED,
     });
 
+    // A symptom alone too: the order's read says so before a change is tried.
+    const described = await add(order(modelId, { number: 'T-LOCK-4' }));
+    ok(await gql('diagnostician', M.insertOrderSymptom, { o: described, s: { symptom: 'Sifflement', temporality: 'during' } }));
+    expect(await orderOf(described)).toMatchObject({ canReadFaultCodes: null, measuresDone: null, modelLocked: true });
+
     const closed = await add(order(modelId, { number: 'T-LOCK-3', comment: 'Avant' }));
     await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-03-20' where id = ${closed}`);
     const res = await gql('app_admin', M.updateRepairOrder, { id: closed, o: order(modelId, { number: 'T-LOCK-3', comment: 'Après' }) });
@@ -441,6 +446,54 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
     }
     const count = await gql('mechanic', 'query($from: String) { repairOrdersAggregate(from: $from) { count } }', { from: '2019-02-30' });
     expect(fieldsOf(count)).toEqual({ from: 'Date invalide' });
+  });
+
+  it('counts the list exactly as orders come, change model and go, with a page past the end counted too', async () => {
+    const gamma = await newModel('Essai Compte Gamma', { type: 'robotic', bvaId: 'BVA-CPT-G' });
+    const delta = await newModel('Essai Compte Delta', { type: 'variator' });
+    // What the table holds, for each filter the list counts without dates or a category.
+    const filters: [object, SQL][] = [
+      [{}, sql`true`],
+      [{ m: gamma }, sql`r.gearbox_model_id = ${gamma}`],
+      [{ t: 'robotic' }, sql`m.type = 'robotic'`],
+      [{ s: 'compte gamma' }, sql`r.gearbox_model_id = ${gamma}`],
+      // The model's orders and, of another model, one whose number or code says it.
+      [{ s: 'cpt' }, sql`r.gearbox_model_id = ${gamma} or upper(r.number) like '%CPT%' or upper(r.gearbox_code) like '%CPT%'`],
+      [{ s: 'cpt', t: 'variator' }, sql`m.type = 'variator' and (upper(r.number) like '%CPT%' or upper(r.gearbox_code) like '%CPT%')`],
+      [{ s: 'cpt', m: delta }, sql`r.gearbox_model_id = ${delta} and (upper(r.number) like '%CPT%' or upper(r.gearbox_code) like '%CPT%')`],
+      [{ s: 'essai compte' }, sql`r.gearbox_model_id in (${gamma}, ${delta})`],
+    ];
+    const expectExact = async (step: string) => {
+      for (const [variables, where] of filters) {
+        const [held] = await rows<{ n: number }>(
+          sql`select count(*)::int as n from repair_orders r join gearbox_models m on m.id = r.gearbox_model_id where ${where}`,
+        );
+        expect((await listOf({ limit: 0, ...variables })).count, `${step} ${JSON.stringify(variables)}`).toBe(held!.n);
+      }
+    };
+    await expectExact('before');
+    const first = await add(order(gamma, { number: 'T-CPT-1' }));
+    await add(order(delta, { number: 'T-CPT-2', gearboxCode: 'XCPTX' }));
+    await add(order(delta, { number: 'T-AUTRE-3' }));
+    await expectExact('added');
+    ok(await gql('diagnostician', M.updateRepairOrder, { id: first, o: order(delta, { number: 'T-CPT-1' }) }));
+    await expectExact('model changed');
+    ok(await gql('diagnostician', M.updateRepairOrder, { id: first, o: order(delta, { number: 'T-CPT-1', comment: 'Même modèle' }) }));
+    await expectExact('changed, same model');
+    await rows(
+      sql`insert into repair_orders (number, opened_on, intervention_category, gearbox_model_id) select 'T-LOT-' || i, '2020-01-01', 'gearbox_only', ${gamma} from generate_series(1, 30) i`,
+    );
+    await expectExact('30 added in one statement');
+    await rows(sql`delete from repair_orders where number like 'T-LOT-%' and number <> 'T-LOT-7'`);
+    ok(await gql('app_admin', M.deleteRepairOrder, { id: first }));
+    await expectExact('deleted');
+
+    // The list's screen reads a page and its total together; past the end, the total still.
+    const { page } = t.app.domain.repairOrders;
+    const asked = { search: 'essai compte', sort: 'numero' as const, descending: false, limit: 1 };
+    expect(await page(SOMEONE, { ...asked, offset: 2 })).toEqual({ rows: [expect.objectContaining({ number: 'T-LOT-7' })], total: 3 });
+    expect(await page(SOMEONE, { ...asked, offset: 5 })).toEqual({ rows: [], total: 3 });
+    expect(await page(SOMEONE, { ...asked, search: 'T-CPT-9', offset: 0 })).toEqual({ rows: [], total: 0 });
   });
 
   it('lets only admins and diagnosticians delete an order, which goes with its history', async () => {

@@ -7,10 +7,23 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { type Report, renderReportPdf } from '#lib/repair-orders/report-pdf.server.tsx';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { answerCheckpoint, createModel, createOrder, createOutage, createProcedure, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
+import {
+  answerCheckpoint,
+  createModel,
+  createOrder,
+  createOutage,
+  createProcedure,
+  demoEmails,
+  finishDiagnostic,
+  graphqlAs,
+  M,
+  ok,
+  signInAll,
+} from './kit/index.ts';
 import { htmlText } from './support/browser.ts';
 
 const UNKNOWN = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
@@ -728,6 +741,51 @@ describe('a closed order as a record (decision 043)', () => {
     const listed = (await gql('mechanic', 'query($s: String) { repairOrders(search: $s) { model { model constructorName } } }', { s: closed.number })).data
       .repairOrders;
     expect(listed).toEqual([{ model: { model: before.model, constructorName: before.constructorName } }]);
+  });
+
+  it('keeps the outages it closed with on its print page when the dossier rewrites them', async () => {
+    const list = (await gql('diagnostician', '{ repairOrders(limit: 100) { id status } }')).data.repairOrders as { id: string; status: string }[];
+    const OUTAGES = 'query($id: uuid!) { repairOrder(id: $id) { chosenOutages { id description } } }';
+    let closed: { id: string; outage: { id: string; description: string } } | undefined;
+    for (const o of list.filter((r) => r.status === 'CLOSED')) {
+      const [outage] = (await gql('diagnostician', OUTAGES, { id: o.id })).data.repairOrder.chosenOutages;
+      if (outage?.description) {
+        closed = { id: o.id, outage };
+        break;
+      }
+    }
+    expect(closed).toBeDefined();
+    await t.database.db.execute(sql`update outages set description = 'Panne réécrite' where id = ${closed!.outage.id}`);
+    const text = await page(`/repair-order/${closed!.id}/report`);
+    expect(text).toContain(closed!.outage.description);
+    expect(text).not.toContain('Panne réécrite');
+  });
+
+  it('prints each procedure with its own checkpoints, once', async () => {
+    const modelId = await createModel(gql.diagnostician, { model: 'Essai deux procédures' });
+    const orderId = await createOrder(gql.diagnostician, { number: 'OR-DEUX-PROC', gearboxModelId: modelId });
+    const outageId = await createOutage(gql.diagnostician, modelId);
+    const first = await createProcedure(gql.diagnostician, modelId, { name: 'Procédure Une', checkpoints: [{ name: 'Contrôle Un' }] });
+    const second = await createProcedure(gql.diagnostician, modelId, { name: 'Procédure Deux', checkpoints: [{ name: 'Contrôle Deux' }] });
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [outageId] }));
+    ok(
+      await gql('diagnostician', M.chooseOrderProcedures, {
+        o: orderId,
+        p: [
+          { procedureId: first, outageId },
+          { procedureId: second, outageId },
+        ],
+      }),
+    );
+    ok(await gql('diagnostician', M.markProceduresVisualised, { o: orderId }));
+    await finishDiagnostic(gql.diagnostician, orderId);
+    const text = await page(`/repair-order/${orderId}/report`);
+    const at = (name: string) => text.indexOf(name);
+    expect(at('Procédure Une')).toBeGreaterThan(-1);
+    expect([at('Procédure Une'), at('Contrôle Un'), at('Procédure Deux'), at('Contrôle Deux')]).toEqual(
+      [at('Procédure Une'), at('Contrôle Un'), at('Procédure Deux'), at('Contrôle Deux')].sort((x, y) => x - y),
+    );
+    for (const name of ['Contrôle Un', 'Contrôle Deux']) expect(text.split(name).length - 1, name).toBe(1);
   });
 
   it('keeps the names it closed with on its page, print page and PDF when the base renames them; an open order and a reopened one follow the base', async () => {

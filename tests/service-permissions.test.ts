@@ -62,7 +62,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     changeCondition: STOCK,
     remove: STOCK,
   },
-  repairOrders: { list: ALL, count: ALL, get: ALL, referents: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
+  repairOrders: { list: ALL, count: ALL, page: ALL, get: ALL, referents: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
   faultCodes: { faultCodesOf: ALL, setFaultCodeReading: WRITERS, insertFaultCode: WRITERS, updateFaultCode: WRITERS, removeFaultCode: WRITERS },
   orderCurves: { curvesOf: ALL, importsOf: ALL, insertCurve: WRITERS, updateCurve: WRITERS, removeCurve: WRITERS, insertFile: WRITERS, removeFile: WRITERS },
   orderMeasures: {

@@ -164,12 +164,15 @@ export function createDiagnosticService(deps: { db: Db; procedures: RepairProced
 
     /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
     chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
-      const [links, closed] = await Promise.all([
-        db.select({ id: orderOutages.outageId }).from(orderOutages).where(eq(orderOutages.orderId, orderId)).orderBy(asc(orderOutages.position)),
-        db.select({ names: repairOrders.closedNames }).from(repairOrders).where(eq(repairOrders.id, orderId)),
-      ]);
+      // The order's names at its closing come with the links: no link, nothing to name.
+      const links = await db
+        .select({ id: orderOutages.outageId, names: repairOrders.closedNames })
+        .from(orderOutages)
+        .innerJoin(repairOrders, eq(repairOrders.id, orderOutages.orderId))
+        .where(eq(orderOutages.orderId, orderId))
+        .orderBy(asc(orderOutages.position));
       const chosen = (await Promise.all(links.map((l) => gearboxModels.getOutage(viewer, l.id)))).filter((o) => !!o);
-      return chosen.map((outage) => shownOutage(outage, closed[0]?.names ?? null));
+      return chosen.map((outage) => shownOutage(outage, links[0]?.names ?? null));
     },
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */

@@ -1,5 +1,5 @@
 // The screen module of the repair orders list (`/repair-orders`, SPEC §2.7, decision 065): what
-// its URL may say, what it reads (one page of orders, their count and the models to filter on) and
+// its URL may say, what it reads (one page of orders with their count, and the models to filter on) and
 // its one post, the deletion of an order once confirmed.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
@@ -71,9 +71,14 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
   const manage = can(locals.user?.role, 'manageOrders');
   const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
   const pageOf = (page: number) =>
-    repairOrders.list({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
-  const [rows, total, models] = await withinBudget(locals, Promise.all([pageOf(query.page), repairOrders.count(filter), gearboxModels.catalogue()]));
-  const { page, pages, rows: orders, ignoredPage } = await lastPageIfBeyond(locals, { asked: query.page, size: ORDERS_PAGE_SIZE, total, rows, rowsOf: pageOf });
+    repairOrders.page({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
+  const [{ rows, total }, models] = await withinBudget(locals, Promise.all([pageOf(query.page), gearboxModels.catalogue()]));
+  const {
+    page,
+    pages,
+    rows: orders,
+    ignoredPage,
+  } = await lastPageIfBeyond(locals, { asked: query.page, size: ORDERS_PAGE_SIZE, total, rows, rowsOf: async (p) => (await pageOf(p)).rows });
   return {
     manage,
     orders,

@@ -75,6 +75,17 @@ export const repairOrders = pgTable(
   ],
 );
 
+/**
+ * How many orders each gearbox model has, kept by the triggers of migration 0028 in the same
+ * transaction as the orders: the list's exact total without counting 100,000 rows (decision 075).
+ */
+export const repairOrderCounts = pgTable('repair_order_counts', {
+  modelId: uuid('gearbox_model_id')
+    .primaryKey()
+    .references(() => gearboxModels.id, { onDelete: 'cascade' }),
+  n: integer('n').notNull(),
+});
+
 /** Earlier interventions on the vehicle's gearbox: at what mileage, what was done. */
 export const interventionHistory = pgTable(
   'intervention_history',
