@@ -131,7 +131,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(inputValue(shown, 'gearboxModelId')).toBe(own);
   });
 
-  it("refuses a save over a colleague's, keeps what was typed, and applies it when saved again", async () => {
+  it("merges a save over a colleague's, and refuses only a field both changed, keeping what was typed", async () => {
     const julien = browser(t.url);
     const claire = browser(t.url);
     expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
@@ -140,28 +140,34 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const self = `/repair-order/${/\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!}`;
     const post = (b: ReturnType<typeof browser>, path: string, form: Record<string, string>) =>
       b.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-    const opened = async (b: ReturnType<typeof browser>, path = self) => formFieldsOf(htmlText(await (await b.request(path)).text()), path);
-    const before = { julien: await opened(julien), claire: await opened(claire) };
+    const opened = async (b: ReturnType<typeof browser>, path = self) => formFieldsOf(await (await b.request(path)).text(), path);
+
+    // Different fields: Claire's save, made over Julien's, keeps his comment and adds her vehicle.
+    let before = { julien: await opened(julien), claire: await opened(claire) };
     const history = await opened(julien, `${self}?onglet=historique`);
-
     expect((await post(julien, self, { ...before.julien, comment: 'Commentaire de Julien' })).headers.get('location')).toBe(self);
-    // Claire's page still holds the comment as it was; she changes the vehicle only.
-    const refused = await post(claire, self, { ...before.claire, vehicleModel: 'Clio V' });
-    expect(refused.status).toBe(303);
-    const shown = htmlText(await (await claire.request(refused.headers.get('location')!)).text());
-    expect(shown).toContain("Cet OR a été modifié entre-temps par un collègue (voir l'activité de l'OR).");
-    const typed = formFieldsOf(shown, self);
-    expect(typed.vehicleModel).toBe('Clio V');
-    expect(await opened(julien)).toMatchObject({ comment: 'Commentaire de Julien', vehicleModel: before.julien.vehicleModel });
-
-    // Saved again from the refused page, once checked: over the version now saved, it goes through.
-    expect((await post(claire, self, { ...typed, comment: 'Commentaire de Julien' })).headers.get('location')).toBe(self);
+    expect((await post(claire, self, { ...before.claire, vehicleModel: 'Clio V' })).headers.get('location')).toBe(self);
     expect(await opened(julien)).toMatchObject({ comment: 'Commentaire de Julien', vehicleModel: 'Clio V' });
+
+    // The same field: Claire's is refused, beside it, with what she typed; Julien's stays saved.
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    expect((await post(julien, self, { ...before.julien, comment: 'Boîte en attente de pièces' })).headers.get('location')).toBe(self);
+    const refused = await post(claire, self, { ...before.claire, comment: 'Client prévenu', gearboxCode: 'XYZ' });
+    expect(refused.status).toBe(303);
+    const page = await (await claire.request(refused.headers.get('location')!)).text();
+    expect(htmlText(page)).toContain("Cet OR a été modifié entre-temps (voir l'activité de l'OR).");
+    expect(page.match(/Modifié aussi entre-temps : vérifiez ce champ\./g)).toHaveLength(1);
+    const typed = formFieldsOf(page, self);
+    expect(typed).toMatchObject({ comment: 'Client prévenu', gearboxCode: 'XYZ' });
+    expect((await opened(julien)).comment).toBe('Boîte en attente de pièces');
+    // Saved again as shown, once checked: Claire's comment is applied knowingly.
+    expect((await post(claire, self, typed)).headers.get('location')).toBe(self);
+    expect(await opened(julien)).toMatchObject({ comment: 'Client prévenu', gearboxCode: 'XYZ', vehicleModel: 'Clio V' });
     // The history's form was filled over the history, which nobody changed: it saves.
     expect((await post(julien, `${self}?onglet=historique`, history)).headers.get('location')).toBe(`${self}?onglet=historique`);
   });
 
-  it("refuses a measure saved over a colleague's, keeps what was typed, and applies it when saved again", async () => {
+  it("merges a measure saved over a colleague's, and refuses only a field both changed", async () => {
     const julien = browser(t.url);
     const claire = browser(t.url);
     expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
@@ -175,18 +181,22 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const self = `/repair-order/${measure!.orderId}/measure/${measure!.id}`;
     const post = (b: ReturnType<typeof browser>, form: Record<string, string>) =>
       b.request(self, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
-    const opened = async (b: ReturnType<typeof browser>) => formFieldsOf(htmlText(await (await b.request(self)).text()), self);
-    const before = { julien: await opened(julien), claire: await opened(claire) };
+    const opened = async (b: ReturnType<typeof browser>) => formFieldsOf(await (await b.request(self)).text(), self);
 
+    let before = { julien: await opened(julien), claire: await opened(claire) };
     expect((await post(julien, { ...before.julien, measuredValue: '5,2' })).status).toBe(303);
-    const refused = await post(claire, { ...before.claire, measuredValue: '7,9', comment: 'Relevé à chaud' });
+    expect((await post(claire, { ...before.claire, comment: 'Relevé à chaud' })).status).toBe(303);
+    expect(await opened(julien)).toMatchObject({ measuredValue: '5,2', comment: 'Relevé à chaud' });
+
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    expect((await post(julien, { ...before.julien, measuredValue: '6,1' })).status).toBe(303);
+    const refused = await post(claire, { ...before.claire, measuredValue: '7,9' });
     expect(refused.status).toBe(303);
-    const shown = htmlText(await (await claire.request(refused.headers.get('location')!)).text());
-    expect(shown).toContain("Cette mesure a été modifiée entre-temps par un collègue (voir l'activité de l'OR).");
-    const typed = formFieldsOf(shown, self);
-    expect(typed).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
-    expect((await opened(julien)).measuredValue).toBe('5,2');
-    // Saved again, once checked: it goes through.
+    const page = await (await claire.request(refused.headers.get('location')!)).text();
+    expect(htmlText(page)).toContain("Cette mesure a été modifiée entre-temps (voir l'activité de l'OR).");
+    const typed = formFieldsOf(page, self);
+    expect(typed.measuredValue).toBe('7,9');
+    expect((await opened(julien)).measuredValue).toBe('6,1');
     expect((await post(claire, typed)).status).toBe(303);
     expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
   });

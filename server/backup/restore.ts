@@ -254,6 +254,14 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
           rows += Number(count?.n);
         }
         for (const { table } of order) await tx.execute(sql.raw(`alter table ${quoteName(table.name)} enable trigger user`));
+        // The orders counted per model are derived from the orders (decision 075): rebuilt from
+        // those just loaded, never taken on the archive's word.
+        if (tables.has('repair_order_counts')) {
+          await tx.execute(sql`delete from repair_order_counts`);
+          await tx.execute(
+            sql`insert into repair_order_counts (gearbox_model_id, n) select gearbox_model_id, count(*)::int from repair_orders group by gearbox_model_id`,
+          );
+        }
         for (const sequence of manifest.sequences) {
           if (sequence.lastValue !== null) await tx.execute(sql`select setval(${quoteName(sequence.name)}::regclass, ${sequence.lastValue}::bigint, true)`);
         }

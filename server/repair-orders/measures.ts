@@ -46,11 +46,17 @@ export type OrderMeasureFileRow = {
 export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) {
   const { db } = deps;
 
-  /** A measure's row and its order, both locked: a save that waited reads what the one before it wrote. */
+  /**
+   * A measure's row and its order, locked: the order first, as every write of the order's measures
+   * does (no deadlock), then the measure read again, so a save that waited reads what the one
+   * before it wrote.
+   */
   async function measureOf(tx: Tx, id: string) {
-    const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id)).for('update');
+    const [found] = await tx.select({ orderId: orderMeasures.orderId }).from(orderMeasures).where(eq(orderMeasures.id, id));
+    if (!found) throw notFound(t('refusals.measureNotFound'));
+    const order = await openOrder(tx, found.orderId);
+    const [current] = await tx.select().from(orderMeasures).where(eq(orderMeasures.id, id));
     if (!current) throw notFound(t('refusals.measureNotFound'));
-    const order = await openOrder(tx, current.orderId);
     return { current, order };
   }
 

@@ -103,6 +103,37 @@ function refusalFailure(refusal: ApiRefusal, options: FailureOptions): FormFailu
   };
 }
 
+/** The values a form was filled with, posted back in its hidden `filled` field; null when missing or not a form's. */
+export function filledValuesOf(form: FormData): Record<string, string> | null {
+  try {
+    const filled: unknown = JSON.parse(String(form.get('filled') ?? '').slice(0, 40_000));
+    if (!filled || typeof filled !== 'object' || Array.isArray(filled) || !Object.values(filled).every((v) => typeof v === 'string')) return null;
+    return filled as Record<string, string>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A form refused because its record was saved meanwhile (decision 077), merged as a careful
+ * colleague would: a field left as the form was filled takes the value now saved, a field the
+ * user changed keeps what they typed, and one both changed differently is a clash to check.
+ */
+export function mergeOverSaved<N extends string>(
+  names: readonly N[],
+  values: { typed: Record<string, string>; filled: Record<string, string>; saved: Record<string, string> },
+  canonical: (name: N, value: string) => string = (_name, value) => value.replace(/\r\n?/g, '\n').trim(),
+): { values: Record<string, string>; clashes: N[] } {
+  const merged = { ...values.typed };
+  const clashes: N[] = [];
+  for (const name of names) {
+    const [mine, was, theirs] = [values.typed, values.filled, values.saved].map((v) => canonical(name, v[name] ?? ''));
+    if (mine === was) merged[name] = values.saved[name] ?? '';
+    else if (theirs !== was && theirs !== mine) clashes.push(name);
+  }
+  return { values: merged, clashes };
+}
+
 /** The values a form posted, each cut at `max` characters: a hostile post is not kept whole. */
 export function formValues<const N extends string>(form: FormData, names: readonly N[], max = 2000): Record<N, string> {
   return Object.fromEntries(names.map((name) => [name, String(form.get(name) ?? '').slice(0, max)])) as Record<N, string>;

@@ -189,9 +189,9 @@ async function postItem(astro: AstroGlobal, query: StockQuery, itemId: string, a
   } catch (error) {
     const { errors, formError } = formFailureOf(error);
     const key = action === 'deplacer' ? 'move' : action === 'etat' ? 'condition' : 'remove';
-    // Someone changed or took out the box meanwhile: show it as it is now, forms reset.
-    if (error instanceof DomainError && error.kind === 'conflict')
-      return { ...failure, status: 409, notice: formError ?? t('stock.conflict'), drafts: { move: {}, condition: {}, remove: {} } };
+    // Someone changed or took out the box meanwhile: shown as it is now, with what was typed
+    // kept in its form (an exit reason is not typed twice), to do again if still wanted.
+    if (error instanceof DomainError && error.kind === 'conflict') return { ...failure, status: 409, notice: formError ?? t('stock.conflict') };
     failure.errors[key] = errors;
     failure.notice = formError;
   }

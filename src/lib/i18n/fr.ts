@@ -935,7 +935,8 @@ export const fr = {
   repairOrders: {
     title: 'Ordres de réparation',
     changedMeanwhile:
-      "Cet OR a été modifié entre-temps par un collègue (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous : vérifiez-les, puis enregistrez à nouveau pour les appliquer.",
+      "Cet OR a été modifié entre-temps (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous, ce qui a été modifié des deux côtés est signalé : vérifiez, puis enregistrez à nouveau.",
+    changedBoth: 'Modifié aussi entre-temps : vérifiez ce champ.',
     add: 'Nouvel OR',
     createTitle: 'Nouvel ordre de réparation',
     search: 'Rechercher',
@@ -1197,7 +1198,7 @@ export const fr = {
   orderMeasures: {
     title: 'Mesures et contrôles',
     changedMeanwhile:
-      "Cette mesure a été modifiée entre-temps par un collègue (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous : vérifiez-les, puis enregistrez à nouveau pour les appliquer.",
+      "Cette mesure a été modifiée entre-temps (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous, ce qui a été modifié des deux côtés est signalé : vérifiez, puis enregistrez à nouveau.",
     done: 'Des mesures ont-elles été prises ?',
     doneYes: 'Oui, des mesures ont été prises',
     doneNo: "Non, aucune mesure n'a été prise",

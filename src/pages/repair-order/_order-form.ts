@@ -1,8 +1,11 @@
 // The repair order form of the order's screens (the new order, the order's general data and
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
 import { hasReason } from '#lib/errors.ts';
-import { formFailureOf, postedForm } from '#lib/forms.server.ts';
+import { filledValuesOf, formFailureOf, mergeOverSaved, postedForm } from '#lib/forms.server.ts';
+import { t } from '#lib/i18n.ts';
+import { isoDay } from '#lib/page-query.ts';
 import { checkOrderForm, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
+import type { OrderPart } from '#server/repair-orders/service.ts';
 
 export type OrderDraft = {
   values: Record<string, string>;
@@ -10,9 +13,9 @@ export type OrderDraft = {
   errors: Record<string, string>;
   /** The saved order's form: the version of its part it was filled over (a colleague's save meanwhile refuses it). */
   version?: string;
+  /** The general data's form: the values it was filled with, to merge a colleague's save meanwhile. */
+  filled?: Record<string, string>;
 };
-
-import type { OrderPart } from '#server/repair-orders/service.ts';
 
 /** A saved order as the service reads it. */
 type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairOrders']['get']>>>;
@@ -25,29 +28,50 @@ type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairO
 export async function saveOrderForm(
   locals: App.Locals,
   request: Request,
-  { orderId, base, fallback }: { orderId?: string; base?: { part: 'general' | 'history'; order: OrderDraft }; fallback: string },
+  { orderId, base, fallback }: { orderId?: string; base?: { part: OrderPart; order: OrderDraft }; fallback: string },
 ): Promise<{ orderId: string } | { draft: OrderDraft; formError: string | null }> {
   const data = await postedForm({ request });
   const form = readOrderForm(data);
   const version = String(data.get('version') ?? '').slice(0, 64);
+  const filled = base?.part === 'general' ? (filledValuesOf(data) ?? undefined) : undefined;
   const posted = base
     ? base.part === 'history'
       ? { values: base.order.values, history: form.history, version }
-      : { values: form.values, history: base.order.history, version }
+      : { values: form.values, history: base.order.history, version, filled }
     : form;
-  const checked = checkOrderForm(posted);
-  if (!checked.input) return { draft: { ...posted, errors: checked.errors }, formError: null };
-  try {
+  const save = async (draft: Pick<OrderDraft, 'values' | 'history'>, over?: string): Promise<{ orderId: string } | { errors: Record<string, string> }> => {
+    const checked = checkOrderForm(draft);
+    if (!checked.input) return { errors: checked.errors };
     const { repairOrders } = locals.services;
     return {
-      orderId: orderId ? await repairOrders.update(orderId, checked.input, base && { part: base.part, version }) : await repairOrders.insert(checked.input),
+      orderId:
+        orderId && base
+          ? await repairOrders.update(orderId, checked.input, { part: base.part, version: over ?? '' })
+          : await repairOrders.insert(checked.input),
     };
+  };
+  try {
+    const saved = await save(posted, version);
+    return 'orderId' in saved ? saved : { draft: { ...posted, errors: saved.errors }, formError: null };
   } catch (error) {
     const failure = formFailureOf(error, { fallback });
-    // Saved meanwhile by a colleague: what was typed stays, over the version now saved, so that
-    // saving again, once checked, applies it.
-    const over = hasReason(failure, 'stale') ? base?.order.version : base && version;
-    return { draft: { ...posted, errors: failure.errors as Record<string, string>, version: over }, formError: failure.formError };
+    if (!base || !hasReason(failure, 'stale')) return { draft: { ...posted, errors: failure.errors as Record<string, string> }, formError: failure.formError };
+    // Saved meanwhile by a colleague. The general data merges as they would: what this user left
+    // takes the colleague's value; saved at once when no field was changed by both.
+    const now = base.order;
+    if (base.part === 'general' && filled) {
+      const merged = mergeOverSaved(ORDER_FIELDS, { typed: form.values, filled, saved: now.values }, (name, value) =>
+        name === 'openedOn' ? isoDay(value) : value.replace(/\r\n?/g, '\n').trim(),
+      );
+      if (!merged.clashes.length) {
+        const again = await save({ values: merged.values, history: now.history }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
+        if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
+      }
+      const errors = Object.fromEntries(merged.clashes.map((name) => [name, t('repairOrders.changedBoth')]));
+      return { draft: { ...now, values: merged.values, errors, filled: now.values }, formError: t('repairOrders.changedMeanwhile') };
+    }
+    // The history: what was typed stays, over the version now saved, for the user to check.
+    return { draft: { ...posted, errors: {}, version: now.version }, formError: failure.formError };
   }
 }
 
@@ -67,5 +91,6 @@ export function orderValues(order: SavedOrder, part: OrderPart): OrderDraft {
     history: order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention })),
     errors: {},
     version: order.versions[part],
+    ...(part === 'general' ? { filled: values } : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { isPostedFile, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
+import { filledValuesOf, isPostedFile, mergeOverSaved, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
 import { t } from '#lib/i18n.ts';
@@ -39,6 +39,8 @@ export type OrderMeasureForm = {
   fileError: string | null;
   /** The saved measure's version the form was filled over (a colleague's save meanwhile refuses it). */
   version: string;
+  /** The values the form was filled with, to merge a colleague's save meanwhile. */
+  filled: Record<string, string>;
 };
 
 /** The fields a measure copied from the dossier was filled with (SPEC §5: their labels say «(automatique)»). */
@@ -83,7 +85,9 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
     fileValues: { comment: '' },
     fileError: null,
     version: row.version,
+    filled: {},
   };
+  form.filled = form.values;
   return {
     measure,
     order,
@@ -154,15 +158,32 @@ export async function post(
             return redirectWithToast(astro, t('orderMeasures.saved'), backHref);
           });
   if (result instanceof Response) return result;
-  // Saved meanwhile by a colleague: what was typed stays, over the version now saved (read by
-  // `load` for this post), so that saving again, once checked, applies it.
-  const over = 'values' in result && !hasReason(result, 'stale') ? version : page.form.version;
+  const filled = filledValuesOf(await postedForm(astro));
+  if ('values' in result && hasReason(result, 'stale') && filled) {
+    // Saved meanwhile by a colleague (`load` read the measure as it is now): merged as they would,
+    // saved at once when no field was changed by both, else shown with those fields to check.
+    const merged = mergeOverSaved(ORDER_MEASURE_FIELDS, { typed: result.values, filled, saved: page.form.values }, (_name, value) =>
+      value.replace(/\s/g, '').replace(',', '.'),
+    );
+    const parsed = orderMeasureSchema.safeParse(merged.values);
+    if (!merged.clashes.length && parsed.success) {
+      const { gearboxMeasureId: _link, ...input } = parsed.data;
+      const again = await submitAction(astro, async () => {
+        await orderMeasures.updateMeasure(measure.id, input, page.form.version);
+        return redirectWithToast(astro, t('orderMeasures.saved'), backHref);
+      });
+      if (again instanceof Response) return again;
+    }
+    const errors = Object.fromEntries(merged.clashes.map((name) => [name, t('repairOrders.changedBoth')]));
+    return { ...page.form, status: 400, values: merged.values, errors, formError: result.formError, filled: page.form.values };
+  }
   return {
     ...page.form,
     status: 400,
     errors: result.errors,
     formError: result.formError,
-    version: over,
+    version,
+    filled: filled ?? page.form.values,
     ...('values' in result ? { values: result.values } : {}),
   };
 }
