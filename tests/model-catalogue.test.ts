@@ -58,7 +58,7 @@ describe('the model catalogue on PGlite', () => {
     expect(users).not.toContain('0 utilisateurs');
   });
 
-  it('offers a model as SQL wrote it outside the services (its table’s notification)', async () => {
+  it("offers a model as SQL wrote it outside the services (its table's notification)", async () => {
     expect(await filterModels(reader)).toContain('Jatco JF011E');
     await t.database.db.execute(sql`update gearbox_models set model = 'Jatco JF011E (SQL)' where model = 'Jatco JF011E'`);
     const after = await filterModels(reader);
