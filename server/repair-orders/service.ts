@@ -4,7 +4,7 @@ import { and, asc, desc, eq, gte, ilike, inArray, lte, notInArray, or, sql, type
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
-import { type InterventionCategory, ORDER_FIELDS, type OrderSort, type RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
+import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { escapeLike } from '#lib/search.ts';
 import { isRealDay } from '#lib/page-query.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
@@ -83,8 +83,24 @@ function checkedFilter<F extends OrderFilter>(filter: F): F {
 /** The two forms of an order's data: its general data, its intervention history. */
 export type OrderPart = 'general' | 'history';
 type OrderRow = typeof repairOrders.$inferSelect;
-// The form's fields, as the order's columns name them (the model's id is `modelId` below the form, decision 073).
-const generalColumns = ORDER_FIELDS.map((name) => (name === 'gearboxModelId' ? 'modelId' : name)) satisfies readonly (keyof OrderRow)[];
+// What the general data's form edits, as the order's columns name it (toRow's keys).
+const generalColumns = [
+  'number',
+  'openedOn',
+  'interventionCategory',
+  'modelId',
+  'gearboxCode',
+  'referentId',
+  'vehicleBrand',
+  'vehicleModel',
+  'energy',
+  'engineSize',
+  'mileage',
+  'constructionYear',
+  'comment',
+  'interventions',
+  'outageParts',
+] as const satisfies readonly (keyof OrderRow)[];
 
 /** The version of the part of the order a form saves (versions.ts): its general data, or its history. */
 export const orderVersionOf = (order: OrderRow, history: readonly Pick<HistoryRow, 'mileage' | 'intervention'>[], part: OrderPart): string =>
