@@ -114,6 +114,9 @@ export function filledValuesOf(form: FormData): Record<string, string> | null {
   }
 }
 
+/** A typed text as it reads: line endings as the browser may send them, spaces around. */
+export const textAsRead = (value: string) => value.replace(/\r\n?/g, '\n').trim();
+
 /**
  * A form refused because its record was saved meanwhile (decision 077), merged as a careful
  * colleague would: a field left as the form was filled takes the value now saved, a field the
@@ -122,7 +125,7 @@ export function filledValuesOf(form: FormData): Record<string, string> | null {
 export function mergeOverSaved<N extends string>(
   names: readonly N[],
   values: { typed: Record<string, string>; filled: Record<string, string>; saved: Record<string, string> },
-  canonical: (name: N, value: string) => string = (_name, value) => value.replace(/\r\n?/g, '\n').trim(),
+  canonical: (name: N, value: string) => string = (_name, value) => textAsRead(value),
 ): { values: Record<string, string>; clashes: N[] } {
   const merged = { ...values.typed };
   const clashes: N[] = [];

@@ -1,7 +1,7 @@
 // The repair order form of the order's screens (the new order, the order's general data and
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
 import { hasReason } from '#lib/errors.ts';
-import { filledValuesOf, formFailureOf, mergeOverSaved, postedForm } from '#lib/forms.server.ts';
+import { filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
 import { checkOrderForm, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
@@ -61,7 +61,7 @@ export async function saveOrderForm(
     const now = base.order;
     if (base.part === 'general' && filled) {
       const merged = mergeOverSaved(ORDER_FIELDS, { typed: form.values, filled, saved: now.values }, (name, value) =>
-        name === 'openedOn' ? isoDay(value) : value.replace(/\r\n?/g, '\n').trim(),
+        name === 'openedOn' ? isoDay(value) : textAsRead(value),
       );
       if (!merged.clashes.length) {
         const again = await save({ values: merged.values, history: now.history }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
