@@ -1,6 +1,6 @@
 // SPEC §2.9 and §9: the users screen of an admin, live across browsers.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from './support/test.ts';
+import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { refusedPost, storageState, touchTablet } from './support/fixtures.ts';
 
 test.use({ storageState: storageState('app_admin') });
@@ -159,6 +159,22 @@ test('resends the e-mail of an account that has no password yet', async ({ page 
   await page.getByRole('button', { name: 'Actions : Chloé Faure' }).click();
   await page.getByRole('button', { name: "Renvoyer l'e-mail : Chloé Faure" }).click();
   await expect(page.getByRole('status').filter({ hasText: 'E-mail envoyé' })).toBeVisible();
+});
+
+test('a change made while the network is lost says so, and changes nothing', async ({ page, context }) => {
+  await page.goto('/users?recherche=hugo');
+  const role = page.getByRole('combobox', { name: 'Rôle de Hugo Boyer' });
+  const held = await role.inputValue();
+  allowBrowserErrors(/ERR_INTERNET_DISCONNECTED/);
+  await context.setOffline(true);
+  await role.selectOption(held === 'commercial' ? 'mechanic' : 'commercial');
+  // Not «Une erreur est survenue»: the fix is the Wi-Fi, not the administrator.
+  await expect(page.locator('[data-toast]').filter({ hasText: 'Le serveur ne répond pas' })).toContainText(
+    'Le serveur ne répond pas : vérifiez la connexion réseau, puis réessayez.',
+  );
+  await context.setOffline(false);
+  await page.reload();
+  await expect(role).toHaveValue(held);
 });
 
 test('the admin cannot change, disable or delete their own account here', async ({ page }) => {

@@ -9,7 +9,7 @@ import { querySchema as gearboxPageSchema } from '#pages/gearbox/[modelId]/_inde
 import { querySchema as orderMeasurePageSchema } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { querySchema as outagePageSchema } from '#pages/gearbox/[modelId]/outage/_outageId.screen.ts';
 import { filterNames as activityFilterNames, querySchema as activityQuerySchema } from '#lib/audit/activity.screen.ts';
-import { ignoredFilters, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
+import { ignoredFilters, pageBeyond, readPage, readQuery, reversedRange } from '#lib/page-query.ts';
 import { querySchema as orderPageSchema } from '#pages/repair-order/[orderId]/_index.screen.ts';
 import { querySchema as ordersQuerySchema, read as readOrdersQuery } from '#pages/_repair-orders.screen.ts';
 import { signInPageSchema } from '#lib/validation.ts';
@@ -91,6 +91,12 @@ describe('list page queries', () => {
     expect(reversedRange('2026-11-01', '2026-11-30')).toEqual([]);
     expect(reversedRange('2026-11-01', '2026-11-01')).toEqual([]);
     expect(reversedRange('2026-11-30', null)).toEqual([]);
+  });
+
+  it('says a bookmarked page past the last is gone, in words that fit one page or several', () => {
+    expect(pageBeyond(99, 4)).toEqual(["La page 99 n'existe plus : la liste en compte 4, voici la dernière."]);
+    expect(pageBeyond(2, 1)).toEqual(["La page 2 n'existe plus : la liste tient sur une seule page."]);
+    expect(pageBeyond(4, 4)).toEqual([]);
   });
 });
 

@@ -186,10 +186,11 @@ export function ignoredFilters(schema: z.ZodType, params: URLSearchParams, filte
 
 /**
  * A page number past a list's last page (a bookmark kept while the list shrank): the list shows its
- * last page, and says the asked one was ignored, as for any filter it could not apply.
+ * last page, and says that the asked one is gone (not as a filter: a page is not one).
  */
 export function pageBeyond(page: number, pages: number): string[] {
-  return page > pages ? [t('filters.pageBeyond', { page, pages })] : [];
+  if (page <= pages) return [];
+  return [pages === 1 ? t('filters.pageBeyondOne', { page }) : t('filters.pageBeyond', { page, pages })];
 }
 
 /**

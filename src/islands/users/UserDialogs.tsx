@@ -8,7 +8,7 @@ import { useForm } from 'react-hook-form';
 import { Modal, ModalActions } from '#components/Modal.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { hasCode, hasReason } from '#lib/errors.ts';
-import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
+import { apiErrorOf, failureMessage, graphqlRequest } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
 import { roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
@@ -16,8 +16,8 @@ import { DELETE_USER, INSERT_USER, type UserListItem } from '#lib/users/user-lis
 import { addUserSchema } from '#lib/users/users.ts';
 import type { StepUpFactors } from '#lib/users/user-list.ts';
 
-function failure() {
-  showToast({ type: 'error', message: t('errors.generic') });
+function failure(error: unknown) {
+  showToast({ type: 'error', message: failureMessage(error) });
 }
 
 type AddValues = { displayName: string; email: string; defaultRole: Role };
@@ -37,7 +37,7 @@ export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => vo
       if (needsStepUp(error)) return setStepUp(true);
       const refusal = apiErrorOf(error);
       if (hasCode(refusal, 'conflict') && hasReason(refusal, 'email-already-in-use')) setError('email', { message: t('errors.emailTaken') });
-      else failure();
+      else failure(error);
     }
   });
   if (stepUp) {
@@ -102,8 +102,8 @@ function StepUpForm(props: { factors: StepUpFactors; onDone: () => void; onCance
       if (res.ok) return props.onDone();
       const body = (await res.json().catch(() => ({}))) as { fields?: { code?: string }; message?: string };
       setError(body.fields?.code ?? (res.status === 429 ? body.message : undefined) ?? t('errors.generic'));
-    } catch {
-      setError(t('errors.generic'));
+    } catch (error) {
+      setError(failureMessage(error));
     }
     setBusy(false);
   };
@@ -190,8 +190,7 @@ export function DeleteUserDialog(props: { factors: StepUpFactors; user: UserList
     } catch (error) {
       if (needsStepUp(error)) setStepUp(true);
       else {
-        const refusal = apiErrorOf(error);
-        showToast({ type: 'error', message: hasCode(refusal, 'conflict') && refusal.message ? refusal.message : t('errors.generic') });
+        failure(error);
       }
       setBusy(false);
     }

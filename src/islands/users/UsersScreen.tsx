@@ -7,8 +7,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Icon } from '#components/Icon.tsx';
 import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
-import { hasCode, hasReason } from '#lib/errors.ts';
-import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
+import { hasReason } from '#lib/errors.ts';
+import { apiErrorOf, failureMessage, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
 import { t } from '#lib/i18n.ts';
 import { singular } from '#lib/plural.ts';
 import { isRole, roleLabels, roles, type Role } from '#lib/roles.ts';
@@ -90,7 +90,7 @@ export default function UsersScreen(props: Props) {
         setLoaded(module);
         open();
       },
-      () => showToast({ type: 'error', message: t('errors.generic') }),
+      (error) => showToast({ type: 'error', message: failureMessage(error) }),
     );
   };
   const go = (target: number) => (event: React.MouseEvent) => {
@@ -112,23 +112,23 @@ export default function UsersScreen(props: Props) {
           return;
         }
       }
-      showToast({ type: 'error', message: hasCode(refusal, 'conflict') && refusal.message ? refusal.message : t('errors.generic') });
+      showToast({ type: 'error', message: failureMessage(error) });
     }
   };
   const signOut = async (user: UserListItem) => {
     try {
       await graphqlRequest(SIGN_OUT_USER, { id: user.id });
       showToast({ type: 'success', message: t('users.signedOut', { name: user.displayName }) });
-    } catch {
-      showToast({ type: 'error', message: t('errors.generic') });
+    } catch (error) {
+      showToast({ type: 'error', message: failureMessage(error) });
     }
   };
   const resend = async (user: UserListItem) => {
     try {
       await graphqlRequest(RESEND_EMAIL, { id: user.id });
       showToast({ type: 'success', message: t('users.emailSent') });
-    } catch {
-      showToast({ type: 'error', message: t('errors.generic') });
+    } catch (error) {
+      showToast({ type: 'error', message: failureMessage(error) });
     }
   };
 

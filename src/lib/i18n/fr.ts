@@ -26,6 +26,8 @@ export const fr = {
   errors: {
     signIn: 'Identifiant ou mot de passe incorrect',
     generic: 'Une erreur est survenue',
+    /** An island's call that got no answer (offline tablet, server restarting). */
+    unreachable: 'Le serveur ne répond pas : vérifiez la connexion réseau, puis réessayez.',
     /** totp-secret-unreadable: the database was restored without the key that sealed it (decision 050). */
     totpSecretUnreadable:
       "Votre application d'authentification ne peut pas être vérifiée : cette installation n'a pas la clé de chiffrement de ses données. Prévenez l'administrateur.",
@@ -914,7 +916,9 @@ export const fr = {
   },
   filters: {
     ignored: "Filtre ignoré : {{filter}} « {{value}} » n'est pas valide.",
-    pageBeyond: "Filtre ignoré : la page « {{page}} » n'existe pas, la liste en compte {{pages}}.",
+    // A bookmark past the end of a list that shrank: not a filter, the page is simply gone.
+    pageBeyond: "La page {{page}} n'existe plus : la liste en compte {{pages}}, voici la dernière.",
+    pageBeyondOne: "La page {{page}} n'existe plus : la liste tient sur une seule page.",
     reversed: 'La date de début ({{from}}) est après la date de fin ({{to}}) : aucune date ne peut être dans cette période.',
     names: {
       du: 'la date',
