@@ -49,13 +49,13 @@ describe('the model catalogue on PGlite', () => {
 
   it('counts, in the one read of a page, what a page past the last shows as the last', async () => {
     const html = await (await reader.request('/gearboxes?page=7')).text();
-    expect(html).toContain('9 modèles');
+    expect(html).toMatch(/(?<!\d)9 modèles/);
     expect(html).toContain('Jatco JF011E');
     const admin = browser(t.url);
     expect((await admin.signIn('admin@demo.local')).status).toBe(303);
     const users = await (await admin.request('/users?page=9')).text();
     expect(users).toMatch(/\d+ utilisateurs/);
-    expect(users).not.toContain('0 utilisateurs');
+    expect(users).not.toMatch(/(?<!\d)0 utilisateur/);
   });
 
   it("offers a model as SQL wrote it outside the services (its table's notification)", async () => {
