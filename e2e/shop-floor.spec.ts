@@ -16,7 +16,7 @@ test.describe.configure({ mode: 'serial' });
 test.describe('a mechanic', () => {
   test.use({ storageState: storageState('mechanic'), viewport: { width: 1024, height: 768 } });
 
-  test('a value and a comment typed before the result are kept through a tab change (issue 28)', async ({ page }) => {
+  test('a value and a comment typed before the result are kept through a tab change (issue 28)', async ({ page, browser }) => {
     await page.goto(`/repair-orders?recherche=${NUMBER}`);
     await page.getByRole('link', { name: NUMBER, exact: true }).click();
     await page.getByRole('link', { name: 'Procédure de réparation' }).click();
@@ -33,6 +33,12 @@ test.describe('a mechanic', () => {
     await expect(again.getByLabel('Valeur mesurée')).toHaveValue('3,2');
     await expect(again.getByLabel('Commentaire')).toHaveValue('Relevé moteur chaud');
     await expect(again.getByRole('status')).toContainText('choisissez un résultat');
+    // A commercial, who cannot answer, reads the state rather than an instruction (walk12 F12).
+    const commercial = await (await browser.newContext({ storageState: storageState('commercial') })).newPage();
+    await commercial.goto(page.url());
+    const seen = commercial.locator('li[id^="point-"]').filter({ hasText: name });
+    await expect(seen.getByRole('status')).toContainText(/^Saisie enregistrée .+, sans résultat pour le moment$/);
+    await commercial.context().close();
   });
 
   test('answers every checkpoint, a failed save retried, then closes the order', async ({ page, context }) => {

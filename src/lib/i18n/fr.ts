@@ -1086,6 +1086,7 @@ export const fr = {
     retry: 'Réessayer',
     unanswered: 'Pas encore renseigné',
     partSaved: 'Saisie enregistrée {{time}} : choisissez un résultat',
+    partSavedReadOnly: 'Saisie enregistrée {{time}}, sans résultat pour le moment',
     unsent: 'Non enregistré : envoi dès le retour du réseau',
     mine: 'Votre saisie : {{answer}}',
     takeBack: 'Reprendre ma saisie',
