@@ -167,6 +167,110 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect((await post(julien, `${self}?onglet=historique`, history)).headers.get('location')).toBe(`${self}?onglet=historique`);
   });
 
+  it("merges a history saved over a colleague's: each one's added rows are kept, a row both changed is shown twice to check", async () => {
+    const julien = browser(t.url);
+    const claire = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    expect((await claire.signIn('admin@demo.local')).status).toBe(303);
+    const [order] = await t.database.db.select({ id: repairOrders.id }).from(repairOrders).where(ne(repairOrders.status, 'CLOSED')).offset(3).limit(1);
+    const self = `/repair-order/${order!.id}?onglet=historique`;
+    type Row = { mileage: string; intervention: string };
+    /** The history form as a browser fills it: its version, what it was filled with, and its rows. */
+    const opened = async (b: ReturnType<typeof browser>, html?: string) => {
+      const { version, filled } = formFieldsOf(html ?? (await (await b.request(self)).text()), self);
+      return { version: version!, filled: filled!, rows: JSON.parse(filled!) as Row[] };
+    };
+    const post = (b: ReturnType<typeof browser>, form: { version: string; filled: string }, rows: Row[]) => {
+      const body = new URLSearchParams({ version: form.version, filled: form.filled });
+      for (const row of rows) {
+        body.append('historyMileage', row.mileage);
+        body.append('historyIntervention', row.intervention);
+      }
+      return b.request(self, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+    };
+    const saved = async () => (await opened(julien)).rows.map((r) => `${r.mileage} ${r.intervention}`);
+
+    let before = { julien: await opened(julien), claire: await opened(claire) };
+    const kept = before.julien.rows.map((r) => `${r.mileage} ${r.intervention}`);
+    expect(
+      (await post(julien, before.julien, [...before.julien.rows, { mileage: '120000', intervention: 'Vidange boîte (Julien)' }])).headers.get('location'),
+    ).toBe(self);
+    expect(
+      (await post(claire, before.claire, [...before.claire.rows, { mileage: '130000', intervention: 'Reprogrammation (Claire)' }])).headers.get('location'),
+    ).toBe(self);
+    expect(await saved()).toEqual([...kept, '120000 Vidange boîte (Julien)', '130000 Reprogrammation (Claire)']);
+
+    // Both change Julien's row: Claire's comes back with both versions, and nothing is lost.
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    const edit = (rows: Row[], intervention: string) => rows.map((r) => (r.mileage === '120000' ? { ...r, intervention } : r));
+    expect((await post(julien, before.julien, edit(before.julien.rows, 'Vidange boîte et filtre'))).headers.get('location')).toBe(self);
+    const refused = await post(claire, before.claire, edit(before.claire.rows, 'Vidange boîte, huile ATF'));
+    const page = await (await claire.request(refused.headers.get('location')!)).text();
+    expect(htmlText(page)).toContain("L'historique a été modifié entre-temps (voir l'activité de l'OR), jusque sur une ligne que vous avez changée");
+    const valuesOf = (name: string) => [...page.matchAll(new RegExp(`name="${name}"[^>]*value="([^"]*)"`, 'g'))].map((m) => htmlText(m[1]!));
+    const mileages = valuesOf('historyMileage');
+    // The form's blank rows, for adding, left out.
+    const shown = valuesOf('historyIntervention')
+      .map((intervention, i) => ({ mileage: mileages[i]!, intervention }))
+      .filter((r) => r.intervention);
+    expect(shown.map((r) => r.intervention)).toEqual(['Vidange boîte et filtre', 'Reprogrammation (Claire)', 'Vidange boîte, huile ATF']);
+    expect(await saved()).toContain('120000 Vidange boîte et filtre');
+    // Saved again once checked (Julien's version dropped): what is shown is what is saved.
+    const again = await opened(claire, page);
+    expect(
+      (
+        await post(
+          claire,
+          again,
+          shown.filter((r) => r.intervention !== 'Vidange boîte et filtre'),
+        )
+      ).headers.get('location'),
+    ).toBe(self);
+    expect(await saved()).toEqual([...kept, '130000 Reprogrammation (Claire)', '120000 Vidange boîte, huile ATF']);
+  });
+
+  it('says an order closed while its form was open cannot be saved, and shows what was typed to copy it', async () => {
+    const julien = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    const [order] = await t.database.db
+      .select({ id: repairOrders.id, status: repairOrders.status })
+      .from(repairOrders)
+      .where(ne(repairOrders.status, 'CLOSED'))
+      .limit(1);
+    const self = `/repair-order/${order!.id}`;
+    const post = (path: string, form: Record<string, string>) =>
+      julien.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const general = formFieldsOf(await (await julien.request(self)).text(), self);
+    const history = formFieldsOf(await (await julien.request(`${self}?onglet=historique`)).text(), `${self}?onglet=historique`);
+    // A colleague closes the order meanwhile.
+    await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, order!.id));
+    try {
+      const refused = await post(self, { ...general, comment: 'À-coups 2-3 confirmés à l’essai', vehicleModel: 'Clio V' });
+      expect(refused.status).toBe(303);
+      // The refusal, and under it each field typed differently, label then value, to copy.
+      const alertOf = async (response: Response) => {
+        const html = await (await julien.request(response.headers.get('location')!)).text();
+        return [...html.matchAll(/<(p|dt|dd)[^>]*>([^<]*)<\/\1>/g)].map((m) => htmlText(m[2]!));
+      };
+      const shown = await alertOf(refused);
+      const from = shown.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+      expect(shown.slice(from, from + 6)).toEqual([
+        'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+        "Votre saisie n'a pas été enregistrée ; la voici, pour la recopier si besoin :",
+        'Modèle du véhicule',
+        'Clio V',
+        'Commentaire',
+        'À-coups 2-3 confirmés à l’essai',
+      ]);
+      const rows = await post(`${self}?onglet=historique`, { ...history, historyMileage: '150000', historyIntervention: 'Ligne tapée avant clôture' });
+      const again = await alertOf(rows);
+      const at = again.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+      expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150000 km : Ligne tapée avant clôture']);
+    } finally {
+      await t.database.db.update(repairOrders).set({ status: order!.status, closedOn: null }).where(eq(repairOrders.id, order!.id));
+    }
+  });
+
   it("merges a measure saved over a colleague's, and refuses only a field both changed", async () => {
     const julien = browser(t.url);
     const claire = browser(t.url);

@@ -15,7 +15,39 @@ export type OrderDraft = {
   version?: string;
   /** The general data's form: the values it was filled with, to merge a colleague's save meanwhile. */
   filled?: Record<string, string>;
+  /** The history's form: the rows it was filled with, likewise. */
+  filledRows?: HistoryRow[];
 };
+type HistoryRow = { mileage: string; intervention: string };
+
+/** The history rows a form was filled with (its hidden `filled`), or null for anything else. */
+function filledRowsOf(form: FormData): HistoryRow[] | null {
+  try {
+    const rows: unknown = JSON.parse(String(form.get('filled') ?? '').slice(0, 40_000));
+    if (!Array.isArray(rows) || rows.length > 200) return null;
+    const valid = rows.every((r) => r && typeof r === 'object' && typeof r.mileage === 'string' && typeof r.intervention === 'string');
+    return valid ? rows.map((r: HistoryRow) => ({ mileage: r.mileage, intervention: r.intervention })) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The history saved over a colleague's (decision 077, for rows): the rows now saved, less those
+ * this user removed or changed, plus those they added. A row they changed or removed that the
+ * colleague changed or removed too is a clash: both versions are shown to check.
+ */
+function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: HistoryRow[] }): { rows: HistoryRow[]; clash: boolean } {
+  const key = (h: HistoryRow) => `${textAsRead(h.mileage)}\n${textAsRead(h.intervention)}`;
+  const filled = new Set(rows.filled.map(key));
+  const typed = new Set(rows.typed.map(key));
+  const saved = new Set(rows.saved.map(key));
+  const removed = new Set([...filled].filter((k) => !typed.has(k)));
+  return {
+    rows: [...rows.saved.filter((h) => !removed.has(key(h))), ...rows.typed.filter((h) => !filled.has(key(h)) && !saved.has(key(h)))],
+    clash: [...removed].some((k) => !saved.has(k)),
+  };
+}
 
 /** A saved order as the service reads it. */
 type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairOrders']['get']>>>;
@@ -34,6 +66,7 @@ export async function saveOrderForm(
   const form = readOrderForm(data);
   const version = String(data.get('version') ?? '').slice(0, 64);
   const filled = base?.part === 'general' ? (filledValuesOf(data) ?? undefined) : undefined;
+  const filledRows = base?.part === 'history' ? (filledRowsOf(data) ?? undefined) : undefined;
   const posted = base
     ? base.part === 'history'
       ? { values: base.order.values, history: form.history, version }
@@ -70,9 +103,51 @@ export async function saveOrderForm(
       const errors = Object.fromEntries(merged.clashes.map((name) => [name, t('repairOrders.changedBoth')]));
       return { draft: { ...now, values: merged.values, errors, filled: now.values }, formError: t('repairOrders.changedMeanwhile') };
     }
-    // The history: what was typed stays, over the version now saved, for the user to check.
+    if (base.part === 'history' && filledRows) {
+      const merged = mergeRows({ typed: form.history, filled: filledRows, saved: now.history });
+      if (!merged.clash) {
+        const again = await save({ values: now.values, history: merged.rows }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
+        if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
+      }
+      return { draft: { ...now, history: merged.rows, filledRows: now.history }, formError: t('repairOrders.historyChangedMeanwhile') };
+    }
+    // A form from before forms carried what they were filled with: what was typed, over the version now saved.
     return { draft: { ...posted, errors: {}, version: now.version }, formError: failure.formError };
   }
+}
+
+// The fields a user types text in, as the form labels them: what is worth copying back.
+const TYPED_FIELDS = {
+  number: 'repairOrders.number',
+  gearboxCode: 'repairOrders.gearboxCode',
+  vehicleBrand: 'repairOrders.vehicleBrand',
+  vehicleModel: 'repairOrders.vehicleModel',
+  engineSize: 'repairOrders.engineSize',
+  mileage: 'repairOrders.mileage',
+  constructionYear: 'repairOrders.constructionYear',
+  comment: 'repairOrders.comment',
+  interventions: 'repairOrders.interventions',
+  outageParts: 'repairOrders.outageParts',
+} as const;
+
+/**
+ * What a posted form holds that the saved order does not, labelled as the form labels it: the
+ * text typed differently, or the history rows not saved. Shown when the save cannot happen at all
+ * (the order closed meanwhile), so that nothing typed is lost.
+ */
+export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart): { label: string; value: string }[] {
+  const form = readOrderForm(data);
+  if (part === 'history') {
+    const row = (h: OrderDraft['history'][number]) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
+    const kept = new Set(saved.history.map(row));
+    return form.history
+      .map(row)
+      .filter((line) => !kept.has(line))
+      .map((value) => ({ label: t('repairOrders.history'), value }));
+  }
+  return Object.entries(TYPED_FIELDS)
+    .filter(([name]) => textAsRead(form.values[name] ?? '') !== textAsRead(saved.values[name] ?? ''))
+    .map(([name, label]) => ({ label: t(label), value: form.values[name]! }));
 }
 
 /** The form's values of a saved order, and the version of the part its form saves. */
@@ -86,11 +161,12 @@ export function orderValues(order: SavedOrder, part: OrderPart): OrderDraft {
       return [name, value === null || value === undefined ? '' : String(value)];
     }),
   );
+  const history = order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention }));
   return {
     values,
-    history: order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention })),
+    history,
     errors: {},
     version: order.versions[part],
-    ...(part === 'general' ? { filled: values } : {}),
+    ...(part === 'general' ? { filled: values } : { filledRows: history }),
   };
 }

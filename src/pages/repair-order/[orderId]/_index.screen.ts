@@ -21,7 +21,7 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { type OrderDraft, orderValues, saveOrderForm } from '#pages/repair-order/_order-form.ts';
+import { type OrderDraft, orderValues, saveOrderForm, unsavedOf } from '#pages/repair-order/_order-form.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
 const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
@@ -182,6 +182,8 @@ export type OrderPageFailure = {
   procedureFailure?: { id: string; values: Draft; message: string } | null;
   procedureError?: string | null;
   procedureComment?: string;
+  /** What a save posted on an order closed meanwhile carried, field by field, for the user to copy. */
+  unsaved?: { label: string; value: string }[];
 };
 
 /**
@@ -264,7 +266,13 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   if (tab === 'procedure') return postProcedure(astro, { ...query, orderId });
   const { repairOrders, faultCodes } = astro.locals.services;
   const [order, codes] = await Promise.all([repairOrders.get(orderId), action === 'lecture' ? faultCodes.faultCodesOf(orderId) : []]);
-  if (!order || !manages(astro.locals, order)) return null;
+  if (!order) return null;
+  // Closed while this form was open: said, with what was typed, rather than dropped (walk13 F1).
+  if (order.status === 'CLOSED' && can(astro.locals.user?.role, 'manageOrders') && !action) {
+    const part = tab === 'historique' ? 'history' : 'general';
+    return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(await postedForm(astro), orderValues(order, part), part) };
+  }
+  if (!manages(astro.locals, order)) return null;
   const self = hrefOf(orderId);
   if (action === 'lecture') {
     const result = await postFaultCodeReading(astro, { orderId, faultCodeCount: codes.length }, `${self}?onglet=codes-defaut`);
