@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { ensureBuilt } from '#server/build.ts';
 import { loadBench } from './bench/load.ts';
 import { profileBench } from './bench/profile.ts';
+import { healthLine, healthWhilePdfs } from './bench/report.ts';
 import {
   DEMO_PASSWORD,
   freePort,
@@ -225,7 +226,7 @@ async function pages(dataDir: string): Promise<void> {
 /**
  * The intervention report: 500 PDFs in a row over HTTP as a mechanic, the longest closed demo
  * order's (three pages if one has them) every other one, each closed order's in turn between;
- * the server's memory every 100; the report's page.
+ * the server's memory every 100; /healthz while 16 PDFs are asked at once; the report's page.
  */
 async function reportBench(dataDir: string): Promise<void> {
   const port = await freePort();
@@ -267,6 +268,13 @@ async function reportBench(dataDir: string): Promise<void> {
       await pdfOf(i % 2 ? chosen.id : closed[(i / 2) % closed.length]!.id);
       if (++i % 100 === 0) rssEvery100.push(rssOf(child.pid!));
     });
+    // Walk12 F4 (decision 080): the PDFs drawn in their own thread leave /healthz its answer.
+    const beside = await healthWhilePdfs(
+      url,
+      pair,
+      closed.map((o) => o.id),
+      16,
+    );
     const weight = await pageWeight(`${url}/repair-order/${chosen.id}/report`, cookie);
     console.log(`\nIntervention report (${closed.length} closed demo orders, PDF by @react-pdf/renderer)`);
     console.log(`  ${chosen.number}: ${chosen.pages} page(s), ${kb(chosen.bytes)}`);
@@ -276,6 +284,7 @@ async function reportBench(dataDir: string): Promise<void> {
     console.log(
       `  server RSS: ${rssBefore.toFixed(0)} MiB before any report, ${rssScanned.toFixed(0)} MiB after one PDF per order, then every 100 renders ${rssEvery100.map((r) => r.toFixed(0)).join(' → ')} MiB`,
     );
+    console.log(`  16 PDFs asked at once, /healthz asked every 20 ms meanwhile: ${healthLine(beside)}`);
     console.log(`  /repair-order/{uuid}/report (gzip): ${kb(weight.html)} HTML, ${kb(weight.js)} JS`);
   } finally {
     await stop(child);

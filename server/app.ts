@@ -284,6 +284,8 @@ export async function createApp(options: {
         // WebSockets say 1001 (going away) at once: their clients reconnect to another instance.
         await graphql.close();
         await drained;
+        // Its last PDF finished (no request waits for one any more), then the thread ends.
+        await services.reportPdf.close();
         await stopBackups?.();
         await changes.close();
         await mailer.close();

@@ -25,6 +25,7 @@ import { createFaultCodesService, faultCodesPermissions } from './repair-orders/
 import { createDiagnosticService, diagnosticPermissions } from './repair-orders/diagnostic.ts';
 import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
 import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
+import { ReportPdfThread } from './repair-orders/report-pdf-thread.ts';
 import { createRepairOrdersService, repairOrdersPermissions } from './repair-orders/service.ts';
 import { createSymptomsService, symptomsPermissions } from './repair-orders/symptoms.ts';
 import { createStockService, stockPermissions } from './stock/service.ts';
@@ -51,6 +52,8 @@ export type Services = {
   forViewer(viewer: Viewer | null): RequestServices;
   /** Stored files: pages save posted files and sign links through it. */
   files: FileStore;
+  /** The intervention report's PDF, drawn in a thread of its own (decision 080); the report.pdf page reads the report first. */
+  reportPdf: ReportPdfThread;
   /** `timeBudgetMs`: how long a page's reads may take (GraphQL's operation budget). */
   config: Pick<Config, 'publicUrl' | 'sessionSecret' | 'accessTokenExpiresIn' | 'storageMaxBytes'> & { timeBudgetMs: number };
 };
@@ -167,6 +170,7 @@ export function createServices(options: { config: Config; database: Database; lo
     // Signed out is the same for every request: built once, not on each page's way in.
     forViewer: (viewer) => (viewer ? { ...services, ...bindDomain(domain, viewer) } : (signedOut ??= { ...services, ...bindDomain(domain, null) })),
     files,
+    reportPdf: new ReportPdfThread({ onLost: (error) => logger.error('report PDF thread lost', { error: error.message }) }),
     config: {
       publicUrl: config.publicUrl,
       sessionSecret: config.sessionSecret,

@@ -9,7 +9,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { DEMO_PASSWORD } from '#server/demo/seed.ts';
-import { type Report, renderReportPdf } from '#lib/repair-orders/report-pdf.server.tsx';
+import { type Report, renderReportPdf } from '#server/repair-orders/report-pdf.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import {
   answerCheckpoint,

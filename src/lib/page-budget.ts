@@ -3,8 +3,18 @@ import { pageBeyond } from './page-query.ts';
 // A page's reads get the time GraphQL gives an operation (issue 17, decision 061): on a busy
 // server the tablet is told to wait a moment (503, the middleware's page) instead of hanging.
 
-/** A page's reads ran out of their time budget. */
-export class PageOutOfTime extends Error {}
+// Thrown by the pages' copy of this module, and by the services' (the report PDF's queue, decision
+// 080), which Astro's build does not share: the brand, in the global symbol registry, makes
+// `instanceof` true across both (as DomainError's).
+const BRAND = Symbol.for('atelier-bva.page-out-of-time');
+
+/** A page's reads ran out of their time budget, or its PDF would wait past it: the busy page (503). */
+export class PageOutOfTime extends Error {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+  readonly [BRAND] = true;
+}
 
 /** `work`, or PageOutOfTime once the budget of `services.config.timeBudgetMs` is spent. */
 export function withinBudget<T>(locals: App.Locals, work: Promise<T>): Promise<T> {

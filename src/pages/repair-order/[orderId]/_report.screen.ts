@@ -1,6 +1,6 @@
 // The screen of an order's intervention report (`/repair-order/{uuid}/report` and its PDF,
 // `report.pdf`; SPEC §2.7, decision 065): what the URL says and what the report shows, read
-// through the services bound to the viewer; the page prints it, report-pdf.server.tsx draws it.
+// through the services bound to the viewer; the page prints it, server/repair-orders/report-pdf.ts draws it.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { formatDate, formatDateTime, formatNumber, formatTime, labelOf } from '#lib/format.ts';
@@ -15,7 +15,7 @@ import { type AppearanceConditions, conditionsOf, type Temporality } from '#lib/
 import type { CurveReading, StoredFileInfo } from '#lib/repair-orders/curves.ts';
 import { isCsv, readingOf } from '#lib/repair-orders/curves.server.ts';
 import { type CheckResult, checkResultLabels } from '#lib/repair-orders/measures.ts';
-import type { Report, ReportChart, ReportCurve } from '#lib/repair-orders/report-pdf.server.tsx';
+import type { Report, ReportChart, ReportCurve } from '#server/repair-orders/report-pdf.ts';
 import {
   energyLabels,
   engineSizeLabels,

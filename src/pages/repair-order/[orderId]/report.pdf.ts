@@ -3,7 +3,6 @@
 // browser following a stale link shows it.
 import { Readable } from 'node:stream';
 import type { APIRoute } from 'astro';
-import { renderReportPdf } from '#lib/repair-orders/report-pdf.server.tsx';
 import { contentDisposition } from '#lib/storage/files.ts';
 import * as screen from './_report.screen.ts';
 
@@ -13,8 +12,10 @@ export const GET: APIRoute = async ({ params, url, locals, rewrite }) => {
   const report = await screen.load(locals, query);
   // The report page says it in the application's words (a French 404 at this same URL).
   if (!report) return rewrite(`/repair-order/${encodeURIComponent(params.orderId ?? '')}/report`);
-  const pdf = await renderReportPdf(report);
-  return new Response(Readable.toWeb(pdf as Readable) as ReadableStream<Uint8Array>, {
+  // Drawn in the PDF's thread (decision 080): this thread serves other requests meanwhile. Too
+  // many waiting: the busy page (503); the thread failing: the error page, the next PDF works.
+  const pdf = await locals.services.reportPdf.render(report);
+  return new Response(Readable.toWeb(pdf) as ReadableStream<Uint8Array>, {
     headers: {
       'Content-Type': 'application/pdf',
       'Content-Disposition': contentDisposition(query.open ? 'inline' : 'attachment', screen.reportFileName(report.number)),
