@@ -118,6 +118,20 @@ export function filledValuesOf(form: FormData): Record<string, string> | null {
 export const textAsRead = (value: string) => value.replace(/\r\n?/g, '\n').trim();
 
 /**
+ * What a field both changed says beside it: the value now saved when it is text to read (not an
+ * id or a choice's code), so the user compares before saving again (walk13 F3).
+ */
+export function clashErrors<N extends string>(clashes: readonly N[], saved: Record<string, string>, readable: (name: N) => boolean): Record<string, string> {
+  return Object.fromEntries(
+    clashes.map((name) => {
+      if (!readable(name)) return [name, t('repairOrders.changedBoth')];
+      const value = textAsRead(saved[name] ?? '');
+      return [name, value ? t('repairOrders.changedBothWas', { value }) : t('repairOrders.changedBothEmptied')];
+    }),
+  );
+}
+
+/**
  * A form refused because its record was saved meanwhile (decision 077), merged as a careful
  * colleague would: a field left as the form was filled takes the value now saved, a field the
  * user changed keeps what they typed, and one both changed differently is a clash to check.

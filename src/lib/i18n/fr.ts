@@ -941,6 +941,8 @@ export const fr = {
     changedMeanwhile:
       "Cet OR a été modifié entre-temps (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous, ce qui a été modifié des deux côtés est signalé : vérifiez, puis enregistrez à nouveau.",
     changedBoth: 'Modifié aussi entre-temps : vérifiez ce champ.',
+    changedBothWas: 'Modifié aussi entre-temps, enregistré : « {{value}} ». Vérifiez ce champ.',
+    changedBothEmptied: 'Vidé entre-temps : vérifiez ce champ.',
     historyChangedMeanwhile:
       "L'historique a été modifié entre-temps (voir l'activité de l'OR), jusque sur une ligne que vous avez changée : les lignes enregistrées et les vôtres sont réunies ci-dessous. Vérifiez, puis enregistrez à nouveau.",
     /** Above what a save on an order closed meanwhile carried. */

@@ -1,7 +1,7 @@
 // The repair order form of the order's screens (the new order, the order's general data and
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
 import { hasReason } from '#lib/errors.ts';
-import { filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
+import { clashErrors, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
 import { checkOrderForm, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
@@ -100,7 +100,7 @@ export async function saveOrderForm(
         const again = await save({ values: merged.values, history: now.history }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
         if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
       }
-      const errors = Object.fromEntries(merged.clashes.map((name) => [name, t('repairOrders.changedBoth')]));
+      const errors = clashErrors(merged.clashes, now.values, (name) => name in TYPED_FIELDS);
       return { draft: { ...now, values: merged.values, errors, filled: now.values }, formError: t('repairOrders.changedMeanwhile') };
     }
     if (base.part === 'history' && filledRows) {

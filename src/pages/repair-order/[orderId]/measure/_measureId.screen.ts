@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { filledValuesOf, isPostedFile, mergeOverSaved, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
+import { clashErrors, filledValuesOf, isPostedFile, mergeOverSaved, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
 import { t } from '#lib/i18n.ts';
@@ -174,7 +174,7 @@ export async function post(
       });
       if (again instanceof Response) return again;
     }
-    const errors = Object.fromEntries(merged.clashes.map((name) => [name, t('repairOrders.changedBoth')]));
+    const errors = clashErrors(merged.clashes, page.form.values, (name) => name !== 'checkResult');
     return { ...page.form, status: 400, values: merged.values, errors, formError: result.formError, filled: page.form.values };
   }
   return {
