@@ -83,6 +83,30 @@ describe('the embedded database in its own thread', () => {
     expect(databaseRefusal(error)?.kind).toBe('conflict');
   });
 
+  it('answers a query read again after its table changed shape, or was made again, with what the table holds now', async () => {
+    const thread = database.pglite!;
+    await thread.exec('create table shapes (a int); insert into shapes values (1)');
+    // Read more than five times: PostgreSQL keeps a generic plan of the statement from then on.
+    for (let i = 0; i < 6; i++) expect((await thread.query('select * from shapes where a = $1', [1])).rows).toEqual([{ a: 1 }]);
+    await thread.exec("alter table shapes add column b text default 'b'");
+    expect((await thread.query('select * from shapes where a = $1', [1])).rows).toEqual([{ a: 1, b: 'b' }]);
+    await thread.exec("drop table shapes; create table shapes (a int, b text); insert into shapes values (1, 'neuf')");
+    expect((await thread.query('select * from shapes where a = $1', [1])).rows).toEqual([{ a: 1, b: 'neuf' }]);
+    // Within a transaction too, which a refusal would have lost.
+    await thread.exec('alter table shapes drop column b');
+    const inside = await database.db.transaction((tx) => queryRows(tx as typeof database.db, sql`select * from shapes where a = ${1}`));
+    expect(inside).toEqual([{ a: 1 }]);
+    await thread.exec('drop table shapes');
+  });
+
+  it('keeps a bounded number of prepared queries, and answers one it let go', async () => {
+    const thread = database.pglite!;
+    for (let i = 0; i < 320; i++) expect((await thread.query(`select ${i} as n, $1::int as m`, [i])).rows).toEqual([{ n: i, m: i }]);
+    const [{ kept }] = (await thread.query<{ kept: number }>('select count(*)::int as kept from pg_prepared_statements')).rows as [{ kept: number }];
+    expect(kept).toBeLessThanOrEqual(300);
+    expect((await thread.query('select 0 as n, $1::int as m', [7])).rows).toEqual([{ n: 0, m: 7 }]);
+  });
+
   it('commits a transaction, rolls back one that throws, and runs the queries sent meanwhile after it', async () => {
     await database.db.transaction(async (tx) => {
       await tx.execute(sql`insert into things (id, name) values (2, 'deux')`);

@@ -120,11 +120,13 @@ export function createMailer(options: {
     expires_at: Date | string | null;
   };
 
+  // `id = (…)`, run once, not `id in (…)`: a plan that runs the sub-query again for each row
+  // (PGlite's prepared statements keep such generic plans) claimed a second row it did not return.
   async function claim(): Promise<Claimed | undefined> {
     const [claimed] = await queryRows<Claimed>(
       db,
       sql`update auth.message_queue set attempts = attempts + 1, next_attempt_at = now() + ${LEASE}, claimed_until = now() + ${LEASE}
-          where id in (select id from auth.message_queue where status = 'waiting' and next_attempt_at <= now()
+          where id = (select id from auth.message_queue where status = 'waiting' and next_attempt_at <= now()
                        order by next_attempt_at, seq limit 1 for update skip locked)
           returning id, seq, channel, kind, recipient, vars, attempts, expires_at`,
     );
