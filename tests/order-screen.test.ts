@@ -5,6 +5,7 @@
 import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { orderCheckpoints, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
+import { createModel, createOrder, graphqlAs, signInAll } from './kit/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
 
@@ -166,6 +167,29 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(await opened(julien)).toMatchObject({ comment: 'Client prévenu', gearboxCode: 'XYZ', vehicleModel: 'Clio V' });
     // The history's form was filled over the history, which nobody changed: it saves.
     expect((await post(julien, `${self}?onglet=historique`, history)).headers.get('location')).toBe(`${self}?onglet=historique`);
+  });
+
+  it('asks to check a gearbox code typed while a colleague changed the model', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const [first, second] = [await createModel(gql.diagnostician), await createModel(gql.diagnostician)];
+    const self = `/repair-order/${await createOrder(gql.diagnostician, { gearboxModelId: first })}`;
+    const julien = browser(t.url);
+    const claire = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    expect((await claire.signIn('admin@demo.local')).status).toBe(303);
+    const post = (b: ReturnType<typeof browser>, form: Record<string, string>) =>
+      b.request(self, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const opened = async (b: ReturnType<typeof browser>) => formFieldsOf(await (await b.request(self)).text(), self);
+    const before = { julien: await opened(julien), claire: await opened(claire) };
+    expect((await post(julien, { ...before.julien, gearboxModelId: second })).headers.get('location')).toBe(self);
+    const refused = await post(claire, { ...before.claire, gearboxCode: 'JPM' });
+    const page = await (await claire.request(refused.headers.get('location')!)).text();
+    expect(htmlText(page)).toContain('Le modèle de boîte a changé entre-temps : vérifiez ce code.');
+    expect(formFieldsOf(page, self)).toMatchObject({ gearboxModelId: second, gearboxCode: 'JPM' });
+    expect((await opened(julien)).gearboxCode).toBe('');
+    // Checked, saved again: it goes through.
+    expect((await post(claire, formFieldsOf(page, self))).headers.get('location')).toBe(self);
+    expect(await opened(julien)).toMatchObject({ gearboxModelId: second, gearboxCode: 'JPM' });
   });
 
   it("merges a history saved over a colleague's: each one's added rows are kept, a row both changed is shown twice to check", async () => {

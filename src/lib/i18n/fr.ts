@@ -943,6 +943,7 @@ export const fr = {
     changedBoth: 'Modifié aussi entre-temps : vérifiez ce champ.',
     changedBothWas: 'Modifié aussi entre-temps, enregistré : « {{value}} ». Vérifiez ce champ.',
     changedBothEmptied: 'Vidé entre-temps : vérifiez ce champ.',
+    modelChangedMeanwhile: 'Le modèle de boîte a changé entre-temps : vérifiez ce code.',
     historyChangedMeanwhile:
       "L'historique a été modifié entre-temps (voir l'activité de l'OR), jusque sur une ligne que vous avez changée : les lignes enregistrées et les vôtres sont réunies ci-dessous. Vérifiez, puis enregistrez à nouveau.",
     /** Above what a save on an order closed meanwhile carried. */

@@ -96,11 +96,19 @@ export async function saveOrderForm(
       const merged = mergeOverSaved(ORDER_FIELDS, { typed: form.values, filled, saved: now.values }, (name, value) =>
         name === 'openedOn' ? isoDay(value) : textAsRead(value),
       );
-      if (!merged.clashes.length) {
+      // A gearbox code is read on a model's label: typed while a colleague changed the model, it is
+      // to check as well (walk13 F4).
+      const changed = (name: string, from: Record<string, string>, to: Record<string, string>) => textAsRead(from[name] ?? '') !== textAsRead(to[name] ?? '');
+      const codeOverMovedModel =
+        changed('gearboxModelId', filled, now.values) && changed('gearboxCode', filled, form.values) && !merged.clashes.includes('gearboxCode');
+      if (!merged.clashes.length && !codeOverMovedModel) {
         const again = await save({ values: merged.values, history: now.history }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
         if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
       }
-      const errors = clashErrors(merged.clashes, now.values, (name) => name in TYPED_FIELDS);
+      const errors = {
+        ...clashErrors(merged.clashes, now.values, (name) => name in TYPED_FIELDS),
+        ...(codeOverMovedModel ? { gearboxCode: t('repairOrders.modelChangedMeanwhile') } : {}),
+      };
       return { draft: { ...now, values: merged.values, errors, filled: now.values }, formError: t('repairOrders.changedMeanwhile') };
     }
     if (base.part === 'history' && filledRows) {
