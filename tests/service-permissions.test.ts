@@ -43,6 +43,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     removeErrorCode: WRITERS,
     outagesOf: ALL,
     getOutage: ALL,
+    getOutages: ALL,
     insertOutage: WRITERS,
     updateOutage: WRITERS,
     removeOutage: WRITERS,
