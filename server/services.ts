@@ -79,7 +79,7 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     orderCurves: createOrderCurvesService({ db, files }),
     orderMeasures: createOrderMeasuresService({ db, files }),
     symptoms: createSymptomsService({ db }),
-    diagnostic: createDiagnosticService({ db, procedures: repairProcedures, gearboxModels }),
+    diagnostic: createDiagnosticService({ db, gearboxModels }),
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),

@@ -16,6 +16,7 @@ const Q = {
     'query($id: uuid!) { repairOrder(id: $id) { diagnosticStep validatedAt chosenOutages { id } procedures { position outageId procedure { id name checkpoints { name } } } } }',
   outages:
     'query($id: uuid!) { gearboxModel(id: $id) { orderCount errorCodes { code orderCount } outages { id orderCount ordersAverageMileage occurrenceRate } } }',
+  read: 'query($id: uuid!) { repairOrder(id: $id) { chosenOutages { id } procedures { position name description procedure { id name outageCount checkpoints { name position } } } } }',
   guide: '{ diagnosticGuideHidden }',
   setGuide: 'mutation($h: Boolean!) { setDiagnosticGuideHidden(hidden: $h) }',
 };
@@ -242,6 +243,81 @@ describe.each(databaseKinds)('diagnostic steps on %s', (kind) => {
     expect(refusal(await gql('diagnostician', M.validateDiagnostic, { o: orderId }))).toBe(
       'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     );
+  });
+
+  it('reads the procedures chosen with their dossier and checkpoints in order, the outages as chosen, the validated names once validated', async () => {
+    const { modelId, outages, procedures } = await newModel();
+    const [o1, , o3] = outages as [string, string, string];
+    const [p1, , p3] = procedures as [string, string, string];
+    // Two checkpoints each, the second written first: their order is their position, not their age.
+    for (const [i, id] of [p1, p3].entries())
+      ok(
+        await gql('diagnostician', M.updateRepairProcedure, {
+          id,
+          o: {
+            name: `Procédure ${i ? 3 : 1}`,
+            description: `Dossier ${i}`,
+            steps: ['Vidanger'],
+            checkpoints: [{ name: `Premier ${i}` }, { name: `Second ${i}` }],
+          },
+        }),
+      );
+    const orderId = await newOrder(modelId, ['P0730']);
+    // Chosen last outage first: the order shows them as chosen.
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [o3, o1] }));
+    ok(
+      await gql('diagnostician', M.chooseOrderProcedures, {
+        o: orderId,
+        p: [
+          { procedureId: p3, outageId: o3 },
+          { procedureId: p1, outageId: o1 },
+        ],
+      }),
+    );
+    const read = async () => ok(await gql('mechanic', Q.read, { id: orderId })).repairOrder;
+    const before = await read();
+    expect(before.chosenOutages.map((o: { id: string }) => o.id)).toEqual([o3, o1]);
+    expect(before.procedures).toEqual([
+      {
+        position: 1,
+        name: 'Procédure 3',
+        description: 'Dossier 1',
+        procedure: {
+          id: p3,
+          name: 'Procédure 3',
+          outageCount: 1,
+          checkpoints: [
+            { name: 'Premier 1', position: 1 },
+            { name: 'Second 1', position: 2 },
+          ],
+        },
+      },
+      {
+        position: 2,
+        name: 'Procédure 1',
+        description: 'Dossier 0',
+        procedure: {
+          id: p1,
+          name: 'Procédure 1',
+          outageCount: 1,
+          checkpoints: [
+            { name: 'Premier 0', position: 1 },
+            { name: 'Second 0', position: 2 },
+          ],
+        },
+      },
+    ]);
+    // Validated, then renamed in the dossier: the order keeps the name it was validated with.
+    ok(await gql('diagnostician', M.markProceduresVisualised, { o: orderId }));
+    ok(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom: 'Patinage', action: 'En accélération franche' } }));
+    ok(await gql('diagnostician', M.validateDiagnostic, { o: orderId }));
+    ok(
+      await gql('diagnostician', M.updateRepairProcedure, {
+        id: p3,
+        o: { name: 'Procédure 3 revue', description: 'Revue', steps: ['Vidanger'], checkpoints: [{ name: 'Premier 1' }, { name: 'Second 1' }] },
+      }),
+    );
+    expect((await read()).procedures[0]).toMatchObject({ name: 'Procédure 3', description: 'Dossier 1', procedure: { name: 'Procédure 3 revue' } });
   });
 
   it('keeps the start guide hidden per user', async () => {

@@ -4,7 +4,7 @@
 // the way: pages have no in-process GraphQL client any more (tests/import-graph.test.ts).
 import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { orderCheckpoints, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
+import { orderCheckpoints, orderEvents, orderMeasures, orderProcedures, repairOrders } from '#server/db/schema/index.ts';
 import { createModel, createOrder, graphqlAs, signInAll } from './kit/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
@@ -366,6 +366,38 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const shown = await (await b.request(measures.headers.get('location')!)).text();
     expect(shown).toContain('Choisissez une réponse.');
     expect(shown).not.toContain('Champ obligatoire');
+  });
+
+  it('shows each procedure with its own checkpoints in their order, and the closings and reopenings newest first', async () => {
+    const b = browser(t.url);
+    expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);
+    const [order] = await t.database.db
+      .select({ id: repairOrders.id })
+      .from(repairOrders)
+      .where(and(isNotNull(repairOrders.validatedAt), ne(repairOrders.status, 'CLOSED')))
+      .limit(1);
+    // Checkpoints named by their place (procedure, then checkpoint), so the page's order can be read back.
+    const rows = await t.database.db
+      .select({ id: orderCheckpoints.id, procedure: orderProcedures.position, position: orderCheckpoints.position })
+      .from(orderCheckpoints)
+      .innerJoin(orderProcedures, eq(orderProcedures.id, orderCheckpoints.orderProcedureId))
+      .where(eq(orderCheckpoints.orderId, order!.id));
+    for (const row of rows)
+      await t.database.db
+        .update(orderCheckpoints)
+        .set({ name: `Point ${row.procedure}.${row.position}` })
+        .where(eq(orderCheckpoints.id, row.id));
+    await t.database.db.insert(orderEvents).values([
+      { orderId: order!.id, kind: 'closed', at: new Date('2026-03-02T09:00:00Z'), byName: 'Première clôture', comment: '' },
+      { orderId: order!.id, kind: 'reopened', at: new Date('2026-03-03T09:00:00Z'), byName: 'Réouverture', comment: '' },
+    ]);
+    const html = htmlText(await (await b.request(`/repair-order/${order!.id}?onglet=procedure`)).text());
+    const expected = rows.sort((x, y) => x.procedure - y.procedure || x.position - y.position).map((r) => `Point ${r.procedure}.${r.position}`);
+    expect(expected.length).toBeGreaterThan(1);
+    const shown = [...html.matchAll(/Point \d+\.\d+/g)].map((m) => m[0]).filter((name, i, all) => all.indexOf(name) === i);
+    expect(shown).toEqual(expected);
+    expect(html.indexOf('Réouverture')).toBeGreaterThan(-1);
+    expect(html.indexOf('Réouverture')).toBeLessThan(html.indexOf('Première clôture'));
   });
 
   it('keeps an emptied compatible-gearbox search empty, beside its message', async () => {

@@ -43,6 +43,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     removeErrorCode: WRITERS,
     outagesOf: ALL,
     getOutage: ALL,
+    getOutages: ALL,
     insertOutage: WRITERS,
     updateOutage: WRITERS,
     removeOutage: WRITERS,
@@ -92,7 +93,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     setGuideHidden: WRITERS,
     reopen: WRITERS,
   },
-  orderProcedure: { checkpointsOf: ALL, checkpointsOfProcedure: ALL, eventsOf: ALL, answer: FOLLOWERS, close: FOLLOWERS, reopen: ADMIN },
+  orderProcedure: { checkpointsOf: ALL, checkpointsOfProcedure: ALL, followedOf: ALL, eventsOf: ALL, answer: FOLLOWERS, close: FOLLOWERS, reopen: ADMIN },
   // Which history a role may read is checked per scope in the service (tests/audit.test.ts).
   audit: { list: ALL, count: ALL },
 };

@@ -354,6 +354,13 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
 
     getOutage: async (_viewer: Viewer, id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 
+    /** Outages by id, in one read; those gone are left out, the others in the order asked. */
+    getOutages: async (_viewer: Viewer, ids: string[]) => {
+      if (ids.length === 0) return [];
+      const rows = await outagesQuery().where(inArray(outages.id, ids));
+      return ids.flatMap((id) => rows.filter((row) => row.id === id));
+    },
+
     /** Names are looked up in the base; missing ones are added only when asked and allowed. */
     insertOutage: async (viewer: Viewer, modelId: string, input: OutageInput) => {
       const canAddToBase = can(viewer.role, 'manageBase');
@@ -487,6 +494,7 @@ export const gearboxModelsPermissions = {
   removeErrorCode: 'manageGearboxModels',
   outagesOf: 'signedIn',
   getOutage: 'signedIn',
+  getOutages: 'signedIn',
   insertOutage: 'manageGearboxModels',
   updateOutage: 'manageGearboxModels',
   removeOutage: 'manageGearboxModels',

@@ -2,16 +2,26 @@
 // procedures to apply, add one if needed, visualise, validate. Each step needs the one before it
 // (`diagnostic_step`); the outage candidates are ranked by what closed orders of the same model
 // sharing this order's fault codes and symptoms turned out to have.
-import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { STEP_REQUIRED } from '#lib/repair-orders/diagnostic-page.ts';
 import { outageRateValue } from '#lib/gearboxes/outages.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
-import { orderCheckpoints, orderOutages, users, orderProcedures, outages, repairOrders, repairProcedures } from '#server/db/schema/index.ts';
+import {
+  orderCheckpoints,
+  orderOutages,
+  users,
+  orderProcedures,
+  outageProcedures,
+  outages,
+  procedureCheckpoints,
+  repairOrders,
+  repairProcedures,
+} from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { shownOutage } from './closed-names.ts';
-import { insertProcedureIn, nameTaken as procedureNameTaken, type RepairProceduresService } from '#server/gearboxes/procedures.ts';
+import { insertProcedureIn, nameTaken as procedureNameTaken, type ProcedureRow } from '#server/gearboxes/procedures.ts';
 import type { GearboxModelsService } from '#server/gearboxes/service.ts';
 import type { ProcedureInput } from '#lib/gearboxes/procedures.ts';
 import { DomainError, conflict, invalid } from '#server/errors.ts';
@@ -54,8 +64,36 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticService(deps: { db: Db; procedures: RepairProceduresService; gearboxModels: GearboxModelsService }) {
-  const { db, procedures, gearboxModels } = deps;
+export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxModelsService }) {
+  const { db, gearboxModels } = deps;
+
+  /**
+   * The order's procedures with the dossier's procedure, its checkpoints and how many outages use
+   * it, in one query whose SQL is built once, rather than three reads per procedure.
+   */
+  const prepareOrderProcedureRows = () =>
+    db
+      .select({
+        link: {
+          id: orderProcedures.id,
+          position: orderProcedures.position,
+          outageId: orderProcedures.outageId,
+          name: orderProcedures.name,
+          description: orderProcedures.description,
+          steps: orderProcedures.steps,
+        },
+        procedure: getTableColumns(repairProcedures),
+        checkpoints: sql<
+          ProcedureRow['checkpoints']
+        >`coalesce((select json_agg(json_build_object('id', c.id, 'procedureId', c.procedure_id, 'position', c.position, 'name', c.name, 'description', c.description) order by c.position) from ${procedureCheckpoints} c where c.procedure_id = ${repairProcedures.id}), '[]'::json)`,
+        outageCount: sql<number>`(select count(*)::int from ${outageProcedures} u where u.procedure_id = ${repairProcedures.id})`,
+      })
+      .from(orderProcedures)
+      .innerJoin(repairProcedures, eq(repairProcedures.id, orderProcedures.procedureId))
+      .where(eq(orderProcedures.orderId, sql.placeholder('orderId')))
+      .orderBy(asc(orderProcedures.position))
+      .prepare('');
+  let orderProcedureRows: ReturnType<typeof prepareOrderProcedureRows> | undefined;
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
   const append = async (tx: Tx, order: { id: string; number: string }, procedureId: string) => {
@@ -119,17 +157,20 @@ export function createDiagnosticService(deps: { db: Db; procedures: RepairProced
      * this order. An order with neither recorded yet has nothing to compare: no order is similar,
      * and the dossier's rates rank the outages.
      */
-    candidatesOf: async (viewer: Viewer, orderId: string): Promise<OutageCandidate[]> => {
-      const [order] = await db.select({ modelId: repairOrders.modelId }).from(repairOrders).where(eq(repairOrders.id, orderId));
-      if (!order) return [];
-      const evidence = await queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
-        db,
-        sql`
+    candidatesOf: async (viewer: Viewer, orderId: string, knownModelId?: string): Promise<OutageCandidate[]> => {
+      // The order's page has read its model already: not read again.
+      const modelId = knownModelId ?? (await db.select({ modelId: repairOrders.modelId }).from(repairOrders).where(eq(repairOrders.id, orderId)))[0]?.modelId;
+      if (!modelId) return [];
+      // Sent together: on PostgreSQL they run side by side, on PGlite one after the other without a turn between.
+      const [evidence, known, history] = await Promise.all([
+        queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
+          db,
+          sql`
         with codes as (select error_code_id from order_fault_codes where repair_order_id = ${orderId}),
         symptoms as (select symptom_id from order_symptoms where repair_order_id = ${orderId}),
         alike as (
           select r.id from repair_orders r
-          where r.gearbox_model_id = ${order.modelId} and r.id <> ${orderId} and r.status = 'CLOSED'
+          where r.gearbox_model_id = ${modelId} and r.id <> ${orderId} and r.status = 'CLOSED'
             and exists (select 1 from order_outages oo where oo.repair_order_id = r.id)
             and (
               exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
@@ -141,14 +182,17 @@ export function createDiagnosticService(deps: { db: Db; procedures: RepairProced
           (select n from total) as similar,
           (select count(*)::int from order_outages oo where oo.outage_id = o.id and oo.repair_order_id in (select id from alike)) as confirmed,
           exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${orderId}) as chosen
-        from outages o where o.gearbox_model_id = ${order.modelId}`,
-      );
+        from outages o where o.gearbox_model_id = ${modelId}`,
+        ),
+        gearboxModels.outagesOf(viewer, modelId),
+        gearboxModels.orderCountOf(viewer, modelId),
+      ]);
       // The rate is the dossier's figure (decision 018): from the history, else its estimate.
-      const [known, history] = [await gearboxModels.outagesOf(viewer, order.modelId), await gearboxModels.orderCountOf(viewer, order.modelId)];
       return (
         known
           .map((outage) => {
-            const row = evidence.find((e) => e.outage_id === outage.id)!;
+            // An outage added between the two reads has no evidence yet.
+            const row = evidence.find((e) => e.outage_id === outage.id) ?? { similar: evidence[0]?.similar ?? 0, confirmed: 0, chosen: false };
             const dossierRate = outageRateValue({ ...outage, orderCount: Number(outage.orderCount) }, history);
             return { outage, similarOrders: Number(row.similar), confirmedOrders: Number(row.confirmed), dossierRate, chosen: row.chosen };
           })
@@ -171,24 +215,25 @@ export function createDiagnosticService(deps: { db: Db; procedures: RepairProced
         .innerJoin(repairOrders, eq(repairOrders.id, orderOutages.orderId))
         .where(eq(orderOutages.orderId, orderId))
         .orderBy(asc(orderOutages.position));
-      const chosen = (await Promise.all(links.map((l) => gearboxModels.getOutage(viewer, l.id)))).filter((o) => !!o);
+      const chosen = await gearboxModels.getOutages(
+        viewer,
+        links.map((l) => l.id),
+      );
       return chosen.map((outage) => shownOutage(outage, links[0]?.names ?? null));
     },
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
-    proceduresOf: async (viewer: Viewer, orderId: string) => {
-      const links = await db.select().from(orderProcedures).where(eq(orderProcedures.orderId, orderId)).orderBy(asc(orderProcedures.position));
-      if (links.length === 0) return [];
-      const rows = await Promise.all(links.map((l) => procedures.get(viewer, l.procedureId)));
+    proceduresOf: async (_viewer: Viewer, orderId: string) => {
+      const links = await (orderProcedureRows ??= prepareOrderProcedureRows()).execute({ orderId });
       // Once validated, the procedure as it was then; before, as the dossier has it now.
-      return links.map((link, i) => ({
+      return links.map(({ link, procedure, checkpoints, outageCount }) => ({
         id: link.id,
         position: link.position,
         outageId: link.outageId,
-        name: link.name ?? rows[i]!.name,
-        description: link.description ?? rows[i]!.description,
-        steps: link.steps ?? rows[i]!.steps,
-        procedure: rows[i]!,
+        name: link.name ?? procedure.name,
+        description: link.description ?? procedure.description,
+        steps: link.steps ?? procedure.steps,
+        procedure: { ...procedure, checkpoints, outageCount } satisfies ProcedureRow,
       }));
     },
 

@@ -2,12 +2,12 @@
 // procedures answered one at a time (each answer carries the version its author saw, so a
 // colleague's newer answer is never overwritten unknowingly), closing once every checkpoint is
 // answered, and an admin's reopening; closings and reopenings are recorded.
-import { and, asc, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { CheckpointAnswer } from '#lib/repair-orders/procedure.ts';
 import type { Db } from '#server/db/client.ts';
-import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
+import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, repairProcedures, users } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
 import { keepClosedNames } from './closed-names.ts';
 import { conflict, notFound } from '#server/errors.ts';
@@ -47,10 +47,58 @@ export function createOrderProcedureService(deps: { db: Db }) {
       .where(where)
       .orderBy(asc(orderProcedures.position), asc(orderCheckpoints.position));
 
+  type Checkpoint = Awaited<ReturnType<typeof checkpoints>>[number];
+  type Event = { kind: string; at: Date; byName: string; comment: string };
+  /**
+   * The procedure tab's and the report's read: the order's procedures (as validated, else as the
+   * dossier has them now) each with its checkpoints, and its closings and reopenings, in one
+   * query whose SQL is built once, rather than three (or, before, three per procedure more).
+   */
+  // Qualified by hand: a one-table select renders its columns bare.
+  const orderIdColumn = sql.raw('"repair_orders"."id"');
+  const prepareFollowed = () =>
+    db
+      .select({
+        procedures: sql<
+          {
+            id: string;
+            position: number;
+            name: string;
+            description: string;
+            steps: string[];
+            checkpoints: (Omit<Checkpoint, 'answeredAt'> & { answeredAt: string | null })[];
+          }[]
+        >`coalesce((select json_agg(json_build_object('id', op.id, 'position', op.position, 'name', coalesce(op.name, p.name), 'description', coalesce(op.description, p.description), 'steps', coalesce(op.steps, p.steps),
+            'checkpoints', coalesce((select json_agg(json_build_object('id', c.id, 'orderProcedureId', c.order_procedure_id, 'position', c.position, 'name', c.name, 'description', c.description,
+              'checkResult', c.check_result, 'measuredValue', c.measured_value, 'comment', c.comment, 'answeredByName', c.answered_by_name, 'answeredAt', c.answered_at, 'version', c.version) order by c.position)
+              from ${orderCheckpoints} c where c.order_procedure_id = op.id), '[]'::json)) order by op.position)
+          from ${orderProcedures} op join ${repairProcedures} p on p.id = op.procedure_id where op.repair_order_id = ${orderIdColumn}), '[]'::json)`,
+        events: sql<
+          (Omit<Event, 'at'> & { at: string })[]
+        >`coalesce((select json_agg(json_build_object('kind', e.kind, 'at', e.at, 'byName', e.by_name, 'comment', e.comment) order by e.at desc) from ${orderEvents} e where e.repair_order_id = ${orderIdColumn}), '[]'::json)`,
+      })
+      .from(repairOrders)
+      .where(eq(repairOrders.id, sql.placeholder('orderId')))
+      .prepare('');
+  let followed: ReturnType<typeof prepareFollowed> | undefined;
+
   return {
     /** Every checkpoint of the order, procedure by procedure, in order. */
     checkpointsOf: (_viewer: Viewer, orderId: string) => checkpoints(eq(orderCheckpoints.orderId, orderId)),
     checkpointsOfProcedure: (_viewer: Viewer, orderProcedureId: string) => checkpoints(eq(orderCheckpoints.orderProcedureId, orderProcedureId)),
+
+    /** The procedures the order follows, each with its checkpoints, and its closings and reopenings (newest first): what checkpointsOf and eventsOf give, in one read. */
+    followedOf: async (_viewer: Viewer, orderId: string) => {
+      const [row] = await (followed ??= prepareFollowed()).execute({ orderId });
+      // JSON carries dates as text: back to dates, as the other reads give them.
+      return {
+        procedures: (row?.procedures ?? []).map((p) => ({
+          ...p,
+          checkpoints: p.checkpoints.map((c): Checkpoint => ({ ...c, answeredAt: c.answeredAt === null ? null : new Date(c.answeredAt) })),
+        })),
+        events: (row?.events ?? []).map((e): Event => ({ ...e, at: new Date(e.at) })),
+      };
+    },
 
     eventsOf: (_viewer: Viewer, orderId: string) => db.select().from(orderEvents).where(eq(orderEvents.orderId, orderId)).orderBy(desc(orderEvents.at)),
 
@@ -156,6 +204,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
 export const orderProcedurePermissions = {
   checkpointsOf: 'signedIn',
   checkpointsOfProcedure: 'signedIn',
+  followedOf: 'signedIn',
   eventsOf: 'signedIn',
   answer: 'followProcedures',
   close: 'followProcedures',

@@ -158,7 +158,7 @@ export async function load(locals: App.Locals, { orderId, step, tab }: Pick<Diag
       const [faultCodes, symptoms, candidates, guideHidden, stepData, measures, curves] = await Promise.all([
         services.faultCodes.faultCodesOf(orderId),
         services.symptoms.symptomsOf(orderId),
-        services.diagnostic.candidatesOf(orderId),
+        services.diagnostic.candidatesOf(orderId, order.model.id),
         services.diagnostic.guideHidden(),
         step ? loadSteps(services, order, step) : null,
         !step && tab === 'mesures' ? loadMeasures(services, order) : null,

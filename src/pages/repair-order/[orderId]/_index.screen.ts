@@ -73,20 +73,16 @@ const checkpointOf = (row: Awaited<ReturnType<Services['orderProcedure']['checkp
   answeredAt: iso(row.answeredAt),
 });
 
-/** The repair procedure once validated: the procedures with their checkpoints, closings and reopenings. */
+/** The repair procedure once validated: the procedures with their checkpoints, closings and reopenings, in one read. */
 async function procedureOf(services: Services, orderId: string) {
-  const [procedures, checkpoints, events] = await Promise.all([
-    services.diagnostic.proceduresOf(orderId),
-    services.orderProcedure.checkpointsOf(orderId),
-    services.orderProcedure.eventsOf(orderId),
-  ]);
+  const { procedures, events } = await services.orderProcedure.followedOf(orderId);
   return {
-    procedures: procedures.map(({ id, name, description, steps }) => ({
+    procedures: procedures.map(({ id, name, description, steps, checkpoints }) => ({
       id,
       name,
       description,
       steps,
-      checkpoints: checkpoints.filter((c) => c.orderProcedureId === id).map(checkpointOf),
+      checkpoints: checkpoints.map(checkpointOf),
     })),
     events: events.map((e) => ({ kind: e.kind as OrderEventKind, at: iso(e.at)!, byName: e.byName, comment: e.comment })),
   };

@@ -73,7 +73,7 @@ async function curvesOf(locals: App.Locals, curves: OrderCurves): Promise<Report
 export async function load(locals: App.Locals, { orderId }: ReportQuery): Promise<Report | null> {
   if (!orderId) return null;
   const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, diagnostic, orderProcedure } = locals.services;
-  const [order, codes, seen, measures, curves, outages, links, checkpoints, events] = await withinBudget(
+  const [order, codes, seen, measures, curves, outages, { procedures, events }] = await withinBudget(
     locals,
     Promise.all([
       repairOrders.get(orderId),
@@ -82,13 +82,10 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       orderMeasures.measuresOf(orderId),
       orderCurves.curvesOf(orderId),
       diagnostic.chosenOutagesOf(orderId),
-      diagnostic.proceduresOf(orderId),
-      // The order's checkpoints in one read, procedure by procedure, rather than one read per procedure.
-      orderProcedure.checkpointsOf(orderId),
-      orderProcedure.eventsOf(orderId),
+      // The procedures with their checkpoints, and the closings, in one read.
+      orderProcedure.followedOf(orderId),
     ]),
   );
-  const procedures = links.map((p) => ({ ...p, checkpoints: checkpoints.filter((c) => c.orderProcedureId === p.id) }));
   if (!order) return null;
   const url = new URL(`/repair-order/${order.id}`, locals.services.config.publicUrl).toString();
   // Events come newest first: the closing that stands is the latest, and only while the order is closed.
