@@ -98,6 +98,22 @@ test.describe('a diagnostician', () => {
     await page.getByRole('button', { name: 'Rechercher' }).click();
     await expect(page.getByRole('table', { name: 'Boîtes compatibles' }).getByRole('rowheader')).toContainText(['ZF 8HP45']);
   });
+
+  test('a refusal beside a field below the fold takes the eye there: the field is focused (walk13 F5)', async ({ page }) => {
+    await page.goto(`/repair-orders?recherche=${NUMBER}`);
+    await page.getByRole('link', { name: NUMBER, exact: true }).click();
+    const comment = page.getByLabel('Commentaire', { exact: true });
+    // The browser stops typing at 2,000 characters; a pasted-in longer text is refused all the same.
+    await expect(comment).toHaveAttribute('maxlength', '2000');
+    await comment.evaluate((field: HTMLTextAreaElement) => {
+      field.removeAttribute('maxlength');
+      field.value = 'x'.repeat(2100);
+    });
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect(page.getByText('2000 caractères au plus')).toBeVisible();
+    await expect(comment).toBeFocused();
+    await expect(comment).toBeInViewport();
+  });
 });
 
 test.describe('a commercial', () => {

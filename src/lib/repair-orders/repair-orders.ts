@@ -108,6 +108,9 @@ const nonNegativeInt = () =>
 
 export const historyEntrySchema = z.object({ mileage: nonNegativeInt(), intervention: required().max(300, t('validation.maxLength', { max: 300 })) });
 
+/** The order's comment, at most: the form's `maxlength` and the schema's bound. */
+export const COMMENT_MAX = 2000;
+
 /** One schema for the creation form, the general data tab and the API. */
 export const repairOrderSchema = z.object({
   number: required()
@@ -133,7 +136,7 @@ export const repairOrderSchema = z.object({
       .refine((y) => y >= 1950 && y <= Number(workshopToday().slice(0, 4)) + 1, t('validation.year'))
       .optional(),
   ),
-  comment: optionalText(2000),
+  comment: optionalText(COMMENT_MAX),
   interventions: lines(30),
   outageParts: lines(30),
   history: z.array(historyEntrySchema).max(30, maxItems(30)).optional().default([]),
