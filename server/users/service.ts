@@ -71,7 +71,10 @@ function orderOf(orderBy: UsersOrderBy[] | undefined): SQL[] {
     for (const [key, direction] of Object.entries(item)) {
       if (!direction) continue;
       const column = columns[key as 'createdAt' | 'displayName' | 'email'];
-      out.push(direction === 'desc' ? desc(column) : asc(column));
+      // Names in the alphabet's order, not the bytes' («Élodie» beside «eric», not after «Zoé»):
+      // ICU's root collation, which PGlite and PostgreSQL 15 and 18 all have.
+      const sorted = key === 'displayName' ? sql`${column} collate "und-x-icu"` : column;
+      out.push(direction === 'desc' ? desc(sorted) : asc(sorted));
     }
   }
   out.push(asc(users.id)); // a stable order for pages
