@@ -270,7 +270,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     // A colleague closes the order meanwhile.
     await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, order!.id));
     try {
-      const refused = await post(self, { ...general, comment: 'À-coups 2-3 confirmés à l’essai', vehicleModel: 'Clio V' });
+      const refused = await post(self, { ...general, comment: "À-coups 2-3 confirmés à l'essai", vehicleModel: 'Clio V' });
       expect(refused.status).toBe(303);
       // The refusal, and under it each field typed differently, label then value, to copy.
       const alertOf = async (response: Response) => {
@@ -285,7 +285,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         'Modèle du véhicule',
         'Clio V',
         'Commentaire',
-        'À-coups 2-3 confirmés à l’essai',
+        "À-coups 2-3 confirmés à l'essai",
       ]);
       const rows = await post(`${self}?onglet=historique`, { ...history, historyMileage: '150000', historyIntervention: 'Ligne tapée avant clôture' });
       const again = await alertOf(rows);
