@@ -157,6 +157,11 @@ export async function createApp(options: {
       return true;
     }
     if (pathname === '/readyz') {
+      // Draining: out of the proxy's rotation at once, even asked on a connection still open.
+      if (draining) {
+        sendJson(res, 503, { status: 'draining' });
+        return true;
+      }
       const report = await readiness.check();
       sendJson(res, report.status === 'ok' ? 200 : 503, report);
       return true;
@@ -200,7 +205,12 @@ export async function createApp(options: {
     const pathname = (req.url ?? '/').split('?')[0]!;
     res.setHeader('X-Request-Id', id);
     const fields = () => ({ id, method: req.method, path: pathname, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
-    res.on('finish', () => logger.info('request', fields()));
+    res.on('finish', () => {
+      logger.info('request', fields());
+      // An answer whose headers left before the drain began said keep-alive: its connection is
+      // ended now all the same, so that nothing more comes on it while draining.
+      if (draining) req.socket.end();
+    });
     // The connection closed before the answer was known to have left. Ended by the server (curl
     // and nginx close at the last byte; a cancel in the last buffered bytes looks the same): a
     // request. Else the client went away (a download cancelled), or a failure here broke it off.
