@@ -6,7 +6,6 @@ import { ClientError, GraphQLClient } from 'graphql-request';
 import { createClient, type Client } from 'graphql-ws/client';
 import { listenForSignOut } from './auth/session-channel.ts';
 import { apiErrorOf, hasCode } from './errors.ts';
-import { t } from './i18n.ts';
 
 /** The refusal an answer carries, for toasts and forms: the shared core's reader (decision 060). */
 export { apiErrorOf };
@@ -53,18 +52,6 @@ function transportError(error: unknown): unknown {
   if (error instanceof SyntaxError) return new Error(`JSON parse error: ${error.message}`);
   if (error instanceof TypeError) return new Error('Network Error');
   return error;
-}
-
-/**
- * What an island says when a call fails: the API's own words for a conflict, a lost connection as
- * such (the tablet left the Wi-Fi: retrying is the fix, not the admin), else the generic error.
- */
-export function failureMessage(error: unknown): string {
-  const refusal = apiErrorOf(error);
-  if (hasCode(refusal, 'conflict') && refusal.message) return refusal.message;
-  // A fetch that got no answer throws a TypeError: the token's own fetch, or the call's (transportError).
-  if (error instanceof TypeError || (error instanceof Error && error.message === 'Network Error')) return t('errors.unreachable');
-  return t('errors.generic');
 }
 
 /** A query or mutation; after invalid-jwt or a lost connection, one retry with a fresh token. */
