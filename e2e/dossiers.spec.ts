@@ -42,6 +42,8 @@ test.describe('a diagnostician', () => {
   test.use({ storageState: storageState('diagnostician') });
 
   test('builds a dossier: procedures, an outage with a photo and priorities, a measure and a document', async ({ page }) => {
+    // A whole dossier with its axe scans: 23 s on a quiet machine, over 30 s on a busy one.
+    test.slow();
     await page.goto('/gearbox');
     await page.getByLabel('Modèle (obligatoire)').fill(MODEL);
     await page.getByLabel('Type').selectOption('automatic');
