@@ -270,7 +270,9 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     // A colleague closes the order meanwhile.
     await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, order!.id));
     try {
-      const refused = await post(self, { ...general, comment: "À-coups 2-3 confirmés à l'essai", vehicleModel: 'Clio V' });
+      // A choice is read back by its label, not its code.
+      const [mileage, mileageLabel] = general.mileage === 'above_200000' ? ['0_to_50000', '0 à 50 000 km'] : ['above_200000', 'Plus de 200 000 km'];
+      const refused = await post(self, { ...general, comment: "À-coups 2-3 confirmés à l'essai", vehicleModel: 'Clio V', mileage: mileage! });
       expect(refused.status).toBe(303);
       // The refusal, and under it each field typed differently, label then value, to copy.
       const alertOf = async (response: Response) => {
@@ -279,11 +281,13 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       };
       const shown = await alertOf(refused);
       const from = shown.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-      expect(shown.slice(from, from + 6)).toEqual([
+      expect(shown.slice(from, from + 8)).toEqual([
         'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
         "Votre saisie n'a pas été enregistrée ; la voici, pour la recopier si besoin :",
         'Modèle du véhicule',
         'Clio V',
+        'Kilométrage',
+        mileageLabel,
         'Commentaire',
         "À-coups 2-3 confirmés à l'essai",
       ]);

@@ -118,15 +118,20 @@ export function filledValuesOf(form: FormData): Record<string, string> | null {
 export const textAsRead = (value: string) => value.replace(/\r\n?/g, '\n').trim();
 
 /**
- * What a field both changed says beside it: the value now saved when it is text to read (not an
- * id or a choice's code), so the user compares before saving again (walk13 F3).
+ * What a field both changed says beside it: the value now saved as the user reads it (`shown`:
+ * the text, a choice's label; null for an id), so the user compares before saving again (walk13 F3).
  */
-export function clashErrors<N extends string>(clashes: readonly N[], saved: Record<string, string>, readable: (name: N) => boolean): Record<string, string> {
+export function clashErrors<N extends string>(
+  clashes: readonly N[],
+  saved: Record<string, string>,
+  shown: (name: N, value: string) => string | null,
+): Record<string, string> {
   return Object.fromEntries(
     clashes.map((name) => {
-      if (!readable(name)) return [name, t('repairOrders.changedBoth')];
       const value = textAsRead(saved[name] ?? '');
-      return [name, value ? t('repairOrders.changedBothWas', { value }) : t('repairOrders.changedBothEmptied')];
+      const read = shown(name, value);
+      if (read === null) return [name, t('repairOrders.changedBoth')];
+      return [name, value ? t('repairOrders.changedBothWas', { value: read }) : t('repairOrders.changedBothEmptied')];
     }),
   );
 }

@@ -4,7 +4,7 @@ import { hasReason } from '#lib/errors.ts';
 import { clashErrors, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
-import { checkOrderForm, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
+import { checkOrderForm, engineSizeLabels, mileageBandLabels, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
 import type { OrderPart } from '#server/repair-orders/service.ts';
 
 export type OrderDraft = {
@@ -69,7 +69,7 @@ export async function saveOrderForm(
   const filledRows = base?.part === 'history' ? (filledRowsOf(data) ?? undefined) : undefined;
   const posted = base
     ? base.part === 'history'
-      ? { values: base.order.values, history: form.history, version }
+      ? { values: base.order.values, history: form.history, version, filledRows }
       : { values: form.values, history: base.order.history, version, filled }
     : form;
   const save = async (draft: Pick<OrderDraft, 'values' | 'history'>, over?: string): Promise<{ orderId: string } | { errors: Record<string, string> }> => {
@@ -106,7 +106,7 @@ export async function saveOrderForm(
         if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
       }
       const errors = {
-        ...clashErrors(merged.clashes, now.values, (name) => name in TYPED_FIELDS),
+        ...clashErrors(merged.clashes, now.values, shownValue),
         ...(codeOverMovedModel ? { gearboxCode: t('repairOrders.modelChangedMeanwhile') } : {}),
       };
       return { draft: { ...now, values: merged.values, errors, filled: now.values }, formError: t('repairOrders.changedMeanwhile') };
@@ -124,7 +124,8 @@ export async function saveOrderForm(
   }
 }
 
-// The fields a user types text in, as the form labels them: what is worth copying back.
+// The fields a user types text in or picks a worded choice from, as the form labels them: what is
+// worth reading back (a model or a referent is an id: not shown).
 const TYPED_FIELDS = {
   number: 'repairOrders.number',
   gearboxCode: 'repairOrders.gearboxCode',
@@ -137,6 +138,10 @@ const TYPED_FIELDS = {
   interventions: 'repairOrders.interventions',
   outageParts: 'repairOrders.outageParts',
 } as const;
+const CHOICES: Record<string, Record<string, string>> = { engineSize: engineSizeLabels, mileage: mileageBandLabels };
+
+/** A field's value as the user reads it: a choice by its label, a text as typed; null for an id. */
+const shownValue = (name: string, value: string) => (name in TYPED_FIELDS ? (CHOICES[name]?.[value] ?? value) : null);
 
 /**
  * What a posted form holds that the saved order does not, labelled as the form labels it: the
@@ -155,7 +160,7 @@ export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart): {
   }
   return Object.entries(TYPED_FIELDS)
     .filter(([name]) => textAsRead(form.values[name] ?? '') !== textAsRead(saved.values[name] ?? ''))
-    .map(([name, label]) => ({ label: t(label), value: form.values[name]! }));
+    .map(([name, label]) => ({ label: t(label), value: shownValue(name, form.values[name]!)! }));
 }
 
 /** The form's values of a saved order, and the version of the part its form saves. */

@@ -174,7 +174,7 @@ export async function post(
       });
       if (again instanceof Response) return again;
     }
-    const errors = clashErrors(merged.clashes, page.form.values, (name) => name !== 'checkResult');
+    const errors = clashErrors(merged.clashes, page.form.values, (name, value) => (name === 'checkResult' ? null : value));
     return { ...page.form, status: 400, values: merged.values, errors, formError: result.formError, filled: page.form.values };
   }
   return {
