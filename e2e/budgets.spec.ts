@@ -44,9 +44,10 @@ const budgets: Record<string, { js: number; css: number }> = {
 
 /**
  * The leave guard (decision 039) is written into every signed-in page: its bytes, as the page
- * holds them (765 → 743 B when its first pass reused its own `formOf`).
+ * holds them (765 → 743 B when its first pass reused its own `formOf`; 884 B once it focuses the
+ * field a refusal marked below the fold, walk13 F5).
  */
-const GUARD = 743;
+const GUARD = 884;
 
 test('the leave guard stays inline and small', async ({ browser }) => {
   const context = await browser.newContext({ storageState: storageState('diagnostician') });
