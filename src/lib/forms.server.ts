@@ -103,15 +103,20 @@ function refusalFailure(refusal: ApiRefusal, options: FailureOptions): FormFailu
   };
 }
 
-/** The values a form was filled with, posted back in its hidden `filled` field; null when missing or not a form's. */
-export function filledValuesOf(form: FormData): Record<string, string> | null {
+/** What a form was filled with, posted back in its hidden `filled` field, as JSON read it; null when missing or not JSON. */
+export function filledOf(form: FormData): unknown {
   try {
-    const filled: unknown = JSON.parse(String(form.get('filled') ?? '').slice(0, 40_000));
-    if (!filled || typeof filled !== 'object' || Array.isArray(filled) || !Object.values(filled).every((v) => typeof v === 'string')) return null;
-    return filled as Record<string, string>;
+    return JSON.parse(String(form.get('filled') ?? '').slice(0, 40_000));
   } catch {
     return null;
   }
+}
+
+/** The values a form was filled with (`filledOf`); null when missing or not a form's. */
+export function filledValuesOf(form: FormData): Record<string, string> | null {
+  const filled = filledOf(form);
+  if (!filled || typeof filled !== 'object' || Array.isArray(filled) || !Object.values(filled).every((v) => typeof v === 'string')) return null;
+  return filled as Record<string, string>;
 }
 
 /** A typed text as it reads: line endings as the browser may send them, spaces around. */

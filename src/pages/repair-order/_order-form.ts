@@ -1,7 +1,7 @@
 // The repair order form of the order's screens (the new order, the order's general data and
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
 import { hasReason } from '#lib/errors.ts';
-import { clashErrors, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
+import { clashErrors, filledOf, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
 import { checkOrderForm, engineSizeLabels, mileageBandLabels, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
@@ -20,17 +20,16 @@ export type OrderDraft = {
 };
 type HistoryRow = { mileage: string; intervention: string };
 
-/** The history rows a form was filled with (its hidden `filled`), or null for anything else. */
+/** The history rows a form was filled with (`filledOf`), or null for anything else. */
 function filledRowsOf(form: FormData): HistoryRow[] | null {
-  try {
-    const rows: unknown = JSON.parse(String(form.get('filled') ?? '').slice(0, 40_000));
-    if (!Array.isArray(rows) || rows.length > 200) return null;
-    const valid = rows.every((r) => r && typeof r === 'object' && typeof r.mileage === 'string' && typeof r.intervention === 'string');
-    return valid ? rows.map((r: HistoryRow) => ({ mileage: r.mileage, intervention: r.intervention })) : null;
-  } catch {
-    return null;
-  }
+  const rows = filledOf(form);
+  if (!Array.isArray(rows) || rows.length > 200) return null;
+  const valid = rows.every((r) => r && typeof r === 'object' && typeof r.mileage === 'string' && typeof r.intervention === 'string');
+  return valid ? rows.map((r: HistoryRow) => ({ mileage: r.mileage, intervention: r.intervention })) : null;
 }
+
+/** A field's value differs between two readings of the form, as typed text reads. */
+const differs = (name: string, from: Record<string, string>, to: Record<string, string>) => textAsRead(from[name] ?? '') !== textAsRead(to[name] ?? '');
 
 /**
  * The history saved over a colleague's (decision 077, for rows): the rows now saved, less those
@@ -92,19 +91,21 @@ export async function saveOrderForm(
     // Saved meanwhile by a colleague. The general data merges as they would: what this user left
     // takes the colleague's value; saved at once when no field was changed by both.
     const now = base.order;
+    /** The merge saved over the version now saved: the order's id, or null to show it to check. */
+    const saveMerged = async (draft: Pick<OrderDraft, 'values' | 'history'>) => {
+      const again = await save(draft, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
+      return 'orderId' in again && typeof again.orderId === 'string' ? { orderId: again.orderId } : null;
+    };
     if (base.part === 'general' && filled) {
       const merged = mergeOverSaved(ORDER_FIELDS, { typed: form.values, filled, saved: now.values }, (name, value) =>
         name === 'openedOn' ? isoDay(value) : textAsRead(value),
       );
       // A gearbox code is read on a model's label: typed while a colleague changed the model, it is
       // to check as well (walk13 F4).
-      const changed = (name: string, from: Record<string, string>, to: Record<string, string>) => textAsRead(from[name] ?? '') !== textAsRead(to[name] ?? '');
       const codeOverMovedModel =
-        changed('gearboxModelId', filled, now.values) && changed('gearboxCode', filled, form.values) && !merged.clashes.includes('gearboxCode');
-      if (!merged.clashes.length && !codeOverMovedModel) {
-        const again = await save({ values: merged.values, history: now.history }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
-        if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
-      }
+        differs('gearboxModelId', filled, now.values) && differs('gearboxCode', filled, form.values) && !merged.clashes.includes('gearboxCode');
+      const saved = !merged.clashes.length && !codeOverMovedModel && (await saveMerged({ values: merged.values, history: now.history }));
+      if (saved) return saved;
       const errors = {
         ...clashErrors(merged.clashes, now.values, shownValue),
         ...(codeOverMovedModel ? { gearboxCode: t('repairOrders.modelChangedMeanwhile') } : {}),
@@ -113,10 +114,8 @@ export async function saveOrderForm(
     }
     if (base.part === 'history' && filledRows) {
       const merged = mergeRows({ typed: form.history, filled: filledRows, saved: now.history });
-      if (!merged.clash) {
-        const again = await save({ values: now.values, history: merged.rows }, now.version).catch((e: unknown) => formFailureOf(e, { fallback }));
-        if ('orderId' in again && typeof again.orderId === 'string') return { orderId: again.orderId };
-      }
+      const saved = !merged.clash && (await saveMerged({ values: now.values, history: merged.rows }));
+      if (saved) return saved;
       return { draft: { ...now, history: merged.rows, filledRows: now.history }, formError: t('repairOrders.historyChangedMeanwhile') };
     }
     // A form from before forms carried what they were filled with: what was typed, over the version now saved.
@@ -159,7 +158,7 @@ export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart): {
       .map((value) => ({ label: t('repairOrders.history'), value }));
   }
   return Object.entries(TYPED_FIELDS)
-    .filter(([name]) => textAsRead(form.values[name] ?? '') !== textAsRead(saved.values[name] ?? ''))
+    .filter(([name]) => differs(name, form.values, saved.values))
     .map(([name, label]) => ({ label: t(label), value: shownValue(name, form.values[name]!)! }));
 }
 
