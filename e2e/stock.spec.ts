@@ -71,7 +71,7 @@ test.describe('a commercial', () => {
     await page.getByRole('button', { name: 'Retirer du stock' }).click();
     await expect(page.getByText("La date de sortie précède la date d'entrée")).toBeVisible();
     await expect(page.getByLabel('Motif de sortie')).toHaveValue('Vendue — Garage Petit, Villeurbanne');
-    await page.getByLabel('Date de sortie').fill(new Date().toLocaleDateString('fr-FR'));
+    await page.getByLabel('Date de sortie').fill(new Date().toLocaleDateString('fr-FR', { timeZone: 'Europe/Paris' }));
     await page.getByRole('button', { name: 'Retirer du stock' }).click();
     await toast(page, 'Boîte retirée du stock');
     await expect(page).toHaveURL(/onglet=historique/);
