@@ -5,7 +5,7 @@
 // is shared, so ratios measured in one run are what compare.
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, gql, pct, rssOf, sessionCookie, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
+import { benchOrders, freePort, gql, pct, rssOf, sessionCookie, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
 import { buildWorkshop, ORDER_COUNT } from './workshop.ts';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 3);
@@ -59,15 +59,7 @@ async function targetsOf(url: string): Promise<Target[]> {
   };
   const token = await signInToken(url, 'diagnostic@demo.local');
   const adminToken = await signInToken(url, 'admin@demo.local');
-  const orders = (await gql(url, token, '{ repairOrders(limit: 100) { id status validatedAt diagnosticStep } }')).repairOrders as {
-    id: string;
-    status: string;
-    validatedAt: string | null;
-    diagnosticStep: number;
-  }[];
-  const order = orders.find((o) => o.status === 'IN_PROGRESS' && o.diagnosticStep >= 2) ?? orders[0]!;
-  const followed = orders.find((o) => o.status === 'IN_PROGRESS' && o.validatedAt) ?? order;
-  const closed = orders.find((o) => o.status === 'CLOSED') ?? order;
+  const { order, followed, closed } = await benchOrders(url, token);
   const model = (await gql(url, token, '{ gearboxModels(limit: 1, search: "8HP") { id } }')).gearboxModels[0].id as string;
   const page = (name: string, pagePath: string, cookie: string = cookies.diagnostician): Target => ({ name, path: pagePath, status: 200, headers: { cookie } });
   const list = (name: string, query: string, bearer = token): Target => ({

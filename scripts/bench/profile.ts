@@ -3,7 +3,7 @@
 // the run alone (start-up left out), the server's CPU milliseconds per request (all threads, and
 // the main thread's), and a summary by function, module and area (cpuprofile.ts).
 // PROFILE_ON=pglite|postgres, PROFILE_SECONDS (8), PROFILE_CONNECTIONS (50,1), PROFILE_TARGETS
-// (healthz,sign-in,repair-orders,order,gearboxes,stock: all by default), PROFILE_OUT (a
+// (healthz,sign-in,repair-orders,order,procedure,diagnostic,report,gearboxes,stock: all by default), PROFILE_OUT (a
 // directory to keep the .cpuprofile files in, for Chrome's DevTools).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import WebSocket from 'ws';
 import { type CpuProfile, printSummary, summarize } from './cpuprofile.ts';
-import { freePort, gql, pct, sessionCookie, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
+import { benchOrders, freePort, pct, sessionCookie, signInToken, spawnServer, startEmbeddedPostgres, stop, waitReady } from './support.ts';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 8);
 const CONNECTIONS = (process.env.PROFILE_CONNECTIONS ?? '50,1').split(',').map(Number);
@@ -59,17 +59,15 @@ async function run(label: string, env: Record<string, string>, wanted: string[],
     const cookie = await sessionCookie(url, 'diagnostic@demo.local');
     const commercial = await sessionCookie(url, 'commercial@demo.local');
     const token = await signInToken(url, 'diagnostic@demo.local');
-    const orders = (await gql(url, token, '{ repairOrders(limit: 100) { id status diagnosticStep } }')).repairOrders as {
-      id: string;
-      status: string;
-      diagnosticStep: number;
-    }[];
-    const order = orders.find((o) => o.status === 'IN_PROGRESS' && o.diagnosticStep >= 2) ?? orders[0]!;
+    const { order, followed, closed } = await benchOrders(url, token);
     const targets = [
       { name: 'healthz', path: '/healthz', headers: {} },
       { name: 'sign-in', path: '/sign-in', headers: {} },
       { name: 'repair-orders', path: '/repair-orders', headers: { cookie } },
       { name: 'order', path: `/repair-order/${order.id}`, headers: { cookie } },
+      { name: 'procedure', path: `/repair-order/${followed.id}?onglet=procedure`, headers: { cookie } },
+      { name: 'diagnostic', path: `/repair-order/${order.id}/diagnostic`, headers: { cookie } },
+      { name: 'report', path: `/repair-order/${closed.id}/report`, headers: { cookie } },
       { name: 'gearboxes', path: '/gearboxes', headers: { cookie } },
       { name: 'stock', path: '/stock', headers: { cookie: commercial } },
     ].filter((t) => !wanted.length || wanted.includes(t.name));

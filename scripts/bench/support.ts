@@ -95,3 +95,17 @@ export async function gql(url: string, token: string, query: string, variables?:
   if (json.errors) throw new Error(JSON.stringify(json.errors));
   return json.data;
 }
+
+/** The demo orders a bench reads: one in diagnosis, one following its procedure, one closed. */
+export async function benchOrders(url: string, token: string) {
+  const orders = (await gql(url, token, '{ repairOrders(limit: 100) { id status validatedAt diagnosticStep } }')).repairOrders as {
+    id: string;
+    status: string;
+    validatedAt: string | null;
+    diagnosticStep: number;
+  }[];
+  const order = orders.find((o) => o.status === 'IN_PROGRESS' && o.diagnosticStep >= 2) ?? orders[0]!;
+  const followed = orders.find((o) => o.status === 'IN_PROGRESS' && o.validatedAt) ?? order;
+  const closed = orders.find((o) => o.status === 'CLOSED') ?? order;
+  return { order, followed, closed };
+}

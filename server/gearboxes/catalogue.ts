@@ -3,6 +3,7 @@
 // beside the embedded database, which this process alone opens, and dropped on every change of
 // the models that reaches its notify_change trigger (any writer, any path).
 import { asc } from 'drizzle-orm';
+import { prepared } from '#server/db/prepared.ts';
 import type { Database, Db } from '#server/db/client.ts';
 import { gearboxModels } from '#server/db/schema/index.ts';
 import { CHANGES_CHANNEL } from '#server/realtime/changes.ts';
@@ -22,15 +23,14 @@ export type ModelCatalogue = {
 /** `watch`: the embedded database's LISTEN; without it nothing is kept. */
 export function createModelCatalogue(db: Db, watch?: Database['listen']): ModelCatalogue {
   // Its SQL built once, on first use; unnamed, as the sign-in check's (decision 074).
-  const prepare = () =>
+  const query = prepared(() =>
     db
       .select({ id: gearboxModels.id, model: gearboxModels.model })
       .from(gearboxModels)
       .orderBy(asc(gearboxModels.constructorName), asc(gearboxModels.model))
-      .limit(CATALOGUE_SIZE)
-      .prepare('');
-  let query: ReturnType<typeof prepare> | undefined;
-  const fresh = async (): Promise<CatalogueEntry[]> => (await (query ??= prepare()).execute()).map((row) => Object.freeze(row));
+      .limit(CATALOGUE_SIZE),
+  );
+  const fresh = async (): Promise<CatalogueEntry[]> => (await query().execute()).map((row) => Object.freeze(row));
   let listening = false;
   let kept: Promise<CatalogueEntry[]> | null = null;
   const invalidate = () => {

@@ -1,7 +1,7 @@
 // The curves and logs recorded on a repair order (SPEC §3), each read against one of its model's
 // reference curves, with their files; and the diagnostic files imported on the order. The bytes
 // stay in the storage; a closed order takes no change.
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
@@ -9,6 +9,7 @@ import { CURVE_BUCKET, curveFileMimeTypes, IMPORT_BUCKET, type OrderCurveInput }
 import { t } from '#lib/i18n.ts';
 import { changesOf, record, type Field } from '#server/audit/record.ts';
 import { fieldLabel, fileNameOf, orderRef } from '#server/audit/refs.ts';
+import { prepared } from '#server/db/prepared.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxDocuments, orderCurves, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';
@@ -94,38 +95,42 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
 
   const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
+  // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
+  const curvesQuery = prepared(() =>
+    db
+      .select({
+        curve: {
+          id: orderCurves.id,
+          description: orderCurves.description,
+          result: orderCurves.result,
+          comment: orderCurves.comment,
+          createdAt: orderCurves.createdAt,
+        },
+        referenceId: referenceDocs.id,
+        referenceTitle: referenceDocs.title,
+        referenceFile: { id: referenceFiles.id, name: referenceFiles.name, mimeType: referenceFiles.mimeType, size: referenceFiles.size },
+        procedureId: procedureDocs.id,
+        procedureTitle: procedureDocs.title,
+        procedureFile: { id: procedureFiles.id, name: procedureFiles.name, mimeType: procedureFiles.mimeType, size: procedureFiles.size },
+      })
+      .from(orderCurves)
+      .leftJoin(referenceDocs, eq(referenceDocs.id, orderCurves.referenceDocumentId))
+      .leftJoin(referenceFiles, eq(referenceFiles.id, referenceDocs.fileId))
+      .leftJoin(procedureDocs, eq(procedureDocs.id, orderCurves.measureProcedureDocumentId))
+      .leftJoin(procedureFiles, eq(procedureFiles.id, procedureDocs.fileId))
+      .where(eq(orderCurves.orderId, sql.placeholder('orderId')))
+      .orderBy(asc(orderCurves.createdAt), asc(orderCurves.id)),
+  );
+  const curveFilesQuery = prepared(() =>
+    filesQuery()
+      .where(and(eq(orderFiles.kind, 'curve'), eq(orderFiles.orderId, sql.placeholder('orderId')), isNotNull(orderFiles.curveId)))
+      .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id)),
+  );
+
   const service = {
     curvesOf: async (_viewer: Viewer, orderId: string) => {
-      // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
-      const rows = await db
-        .select({
-          curve: {
-            id: orderCurves.id,
-            description: orderCurves.description,
-            result: orderCurves.result,
-            comment: orderCurves.comment,
-            createdAt: orderCurves.createdAt,
-          },
-          referenceId: referenceDocs.id,
-          referenceTitle: referenceDocs.title,
-          referenceFile: { id: referenceFiles.id, name: referenceFiles.name, mimeType: referenceFiles.mimeType, size: referenceFiles.size },
-          procedureId: procedureDocs.id,
-          procedureTitle: procedureDocs.title,
-          procedureFile: { id: procedureFiles.id, name: procedureFiles.name, mimeType: procedureFiles.mimeType, size: procedureFiles.size },
-        })
-        .from(orderCurves)
-        .leftJoin(referenceDocs, eq(referenceDocs.id, orderCurves.referenceDocumentId))
-        .leftJoin(referenceFiles, eq(referenceFiles.id, referenceDocs.fileId))
-        .leftJoin(procedureDocs, eq(procedureDocs.id, orderCurves.measureProcedureDocumentId))
-        .leftJoin(procedureFiles, eq(procedureFiles.id, procedureDocs.fileId))
-        .where(eq(orderCurves.orderId, orderId))
-        .orderBy(asc(orderCurves.createdAt), asc(orderCurves.id));
-      const curveIds = rows.map((r) => r.curve.id);
-      const attached = curveIds.length
-        ? await filesQuery()
-            .where(and(eq(orderFiles.kind, 'curve'), inArray(orderFiles.curveId, curveIds)))
-            .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id))
-        : [];
+      const rows = await curvesQuery().execute({ orderId });
+      const attached = rows.length ? await curveFilesQuery().execute({ orderId }) : [];
       type StoredFile = { id: string; name: string; mimeType: string; size: number };
       const documentOf = (id: string | null, title: string | null, file: StoredFile | null) => (id && file ? { id, title: title ?? '', file } : null);
       return rows.map((r) => ({

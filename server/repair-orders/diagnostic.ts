@@ -7,6 +7,7 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { STEP_REQUIRED } from '#lib/repair-orders/diagnostic-page.ts';
 import { outageRateValue } from '#lib/gearboxes/outages.ts';
+import { prepared } from '#server/db/prepared.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import {
   orderCheckpoints,
@@ -71,7 +72,7 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
    * The order's procedures with the dossier's procedure, its checkpoints and how many outages use
    * it, in one query whose SQL is built once, rather than three reads per procedure.
    */
-  const prepareOrderProcedureRows = () =>
+  const orderProcedureRows = prepared(() =>
     db
       .select({
         link: {
@@ -91,9 +92,17 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
       .from(orderProcedures)
       .innerJoin(repairProcedures, eq(repairProcedures.id, orderProcedures.procedureId))
       .where(eq(orderProcedures.orderId, sql.placeholder('orderId')))
-      .orderBy(asc(orderProcedures.position))
-      .prepare('');
-  let orderProcedureRows: ReturnType<typeof prepareOrderProcedureRows> | undefined;
+      .orderBy(asc(orderProcedures.position)),
+  );
+
+  const chosenLinks = prepared(() =>
+    db
+      .select({ id: orderOutages.outageId, names: repairOrders.closedNames })
+      .from(orderOutages)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderOutages.orderId))
+      .where(eq(orderOutages.orderId, sql.placeholder('orderId')))
+      .orderBy(asc(orderOutages.position)),
+  );
 
   /** A procedure added by hand goes last; adding one means the procedures step is done. */
   const append = async (tx: Tx, order: { id: string; number: string }, procedureId: string) => {
@@ -209,12 +218,7 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
     /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
     chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
       // The order's names at its closing come with the links: no link, nothing to name.
-      const links = await db
-        .select({ id: orderOutages.outageId, names: repairOrders.closedNames })
-        .from(orderOutages)
-        .innerJoin(repairOrders, eq(repairOrders.id, orderOutages.orderId))
-        .where(eq(orderOutages.orderId, orderId))
-        .orderBy(asc(orderOutages.position));
+      const links = await chosenLinks().execute({ orderId });
       const chosen = await gearboxModels.getOutages(
         viewer,
         links.map((l) => l.id),
@@ -224,7 +228,7 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
 
     /** The procedures to apply, in order, complete with steps and checkpoints. */
     proceduresOf: async (_viewer: Viewer, orderId: string) => {
-      const links = await (orderProcedureRows ??= prepareOrderProcedureRows()).execute({ orderId });
+      const links = await orderProcedureRows().execute({ orderId });
       // Once validated, the procedure as it was then; before, as the dossier has it now.
       return links.map(({ link, procedure, checkpoints, outageCount }) => ({
         id: link.id,

@@ -6,6 +6,7 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FaultCodeInput } from '#lib/repair-orders/fault-codes.ts';
+import { prepared } from '#server/db/prepared.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { baseItems, errorCodes, orderFaultCodes, repairOrders } from '#server/db/schema/index.ts';
@@ -48,28 +49,31 @@ export function createFaultCodesService(deps: { db: Db }) {
     throw error;
   };
 
+  const faultCodesQuery = prepared(() =>
+    db
+      .select({
+        id: orderFaultCodes.id,
+        // A closed order shows the names it had when it closed (decision 043).
+        errorCode: { id: errorCodes.id, code: shownCode(errorCodes).code, description: shownCode(errorCodes).description },
+        temporality: orderFaultCodes.temporality,
+        acceleratorLoad: orderFaultCodes.acceleratorLoad,
+        bvaMode: orderFaultCodes.bvaMode,
+        gear: orderFaultCodes.gear,
+        action: shownName(actionItems),
+        otherCondition: shownName(otherItems),
+        comment: orderFaultCodes.comment,
+      })
+      .from(orderFaultCodes)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderFaultCodes.orderId))
+      .innerJoin(errorCodes, eq(errorCodes.id, orderFaultCodes.errorCodeId))
+      .leftJoin(actionItems, eq(actionItems.id, orderFaultCodes.actionId))
+      .leftJoin(otherItems, eq(otherItems.id, orderFaultCodes.otherConditionId))
+      .where(eq(orderFaultCodes.orderId, sql.placeholder('orderId')))
+      .orderBy(asc(shownCode(errorCodes).code)),
+  );
+
   return {
-    faultCodesOf: (_viewer: Viewer, orderId: string) =>
-      db
-        .select({
-          id: orderFaultCodes.id,
-          // A closed order shows the names it had when it closed (decision 043).
-          errorCode: { id: errorCodes.id, code: shownCode(errorCodes).code, description: shownCode(errorCodes).description },
-          temporality: orderFaultCodes.temporality,
-          acceleratorLoad: orderFaultCodes.acceleratorLoad,
-          bvaMode: orderFaultCodes.bvaMode,
-          gear: orderFaultCodes.gear,
-          action: shownName(actionItems),
-          otherCondition: shownName(otherItems),
-          comment: orderFaultCodes.comment,
-        })
-        .from(orderFaultCodes)
-        .innerJoin(repairOrders, eq(repairOrders.id, orderFaultCodes.orderId))
-        .innerJoin(errorCodes, eq(errorCodes.id, orderFaultCodes.errorCodeId))
-        .leftJoin(actionItems, eq(actionItems.id, orderFaultCodes.actionId))
-        .leftJoin(otherItems, eq(otherItems.id, orderFaultCodes.otherConditionId))
-        .where(eq(orderFaultCodes.orderId, orderId))
-        .orderBy(asc(shownCode(errorCodes).code)),
+    faultCodesOf: (_viewer: Viewer, orderId: string) => faultCodesQuery().execute({ orderId }),
 
     /** "The gearbox allows fault code reading": answering no discards the codes read (SPEC §4). */
     setFaultCodeReading: (_viewer: Viewer, orderId: string, canRead: boolean) =>

@@ -1,11 +1,12 @@
 // The measures and checks of a repair order: were measures taken, the measures (copied from the
 // model's dossier or typed) with their values, results and files. Answering "no" discards the
 // measures and their files; a closed order takes no change.
-import { and, asc, eq, isNotNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { proposeCheckResult, type OrderMeasureInput } from '#lib/repair-orders/measures.ts';
 import { UNSUPPORTED_FORMAT } from '#lib/storage/files.ts';
+import { prepared } from '#server/db/prepared.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';
@@ -91,19 +92,24 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       .where(and(eq(orderFiles.kind, MEASURE_FILE), where))
       .orderBy(asc(orderFiles.createdAt));
 
+  const measuresQuery = prepared(() =>
+    db
+      .select()
+      .from(orderMeasures)
+      .where(eq(orderMeasures.orderId, sql.placeholder('orderId')))
+      .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name)),
+  );
+  const measureFilesQuery = prepared(() => filesOf(eq(orderFiles.orderId, sql.placeholder('orderId'))));
+
   const withFiles = (rows: (typeof orderMeasures.$inferSelect)[], fileRows: OrderMeasureFileRow[]) =>
     rows.map((row) => ({ ...row, version: versionOfMeasure(row), files: fileRows.filter((f) => f.measureId === row.id) }));
 
   return {
     /** The order's measures in the order they were added, each with its files. */
     measuresOf: async (_viewer: Viewer, orderId: string) => {
-      const rows = await db
-        .select()
-        .from(orderMeasures)
-        .where(eq(orderMeasures.orderId, orderId))
-        .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name));
+      const rows = await measuresQuery().execute({ orderId });
       if (!rows.length) return [];
-      return withFiles(rows, await filesOf(eq(orderFiles.orderId, orderId)));
+      return withFiles(rows, await measureFilesQuery().execute({ orderId }));
     },
 
     get: async (_viewer: Viewer, id: string) => {

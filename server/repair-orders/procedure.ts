@@ -6,6 +6,7 @@ import { and, asc, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { CheckpointAnswer } from '#lib/repair-orders/procedure.ts';
+import { prepared } from '#server/db/prepared.ts';
 import type { Db } from '#server/db/client.ts';
 import { orderCheckpoints, orderEvents, orderProcedures, repairOrders, repairProcedures, users } from '#server/db/schema/index.ts';
 import { openOrder, type Tx } from './open-order.ts';
@@ -56,7 +57,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
    */
   // Qualified by hand: a one-table select renders its columns bare.
   const orderIdColumn = sql.raw('"repair_orders"."id"');
-  const prepareFollowed = () =>
+  const followed = prepared(() =>
     db
       .select({
         procedures: sql<
@@ -78,9 +79,8 @@ export function createOrderProcedureService(deps: { db: Db }) {
         >`coalesce((select json_agg(json_build_object('kind', e.kind, 'at', e.at, 'byName', e.by_name, 'comment', e.comment) order by e.at desc) from ${orderEvents} e where e.repair_order_id = ${orderIdColumn}), '[]'::json)`,
       })
       .from(repairOrders)
-      .where(eq(repairOrders.id, sql.placeholder('orderId')))
-      .prepare('');
-  let followed: ReturnType<typeof prepareFollowed> | undefined;
+      .where(eq(repairOrders.id, sql.placeholder('orderId'))),
+  );
 
   return {
     /** Every checkpoint of the order, procedure by procedure, in order. */
@@ -89,7 +89,7 @@ export function createOrderProcedureService(deps: { db: Db }) {
 
     /** The procedures the order follows, each with its checkpoints, and its closings and reopenings (newest first): what checkpointsOf and eventsOf give, in one read. */
     followedOf: async (_viewer: Viewer, orderId: string) => {
-      const [row] = await (followed ??= prepareFollowed()).execute({ orderId });
+      const [row] = await followed().execute({ orderId });
       // JSON carries dates as text: back to dates, as the other reads give them.
       return {
         procedures: (row?.procedures ?? []).map((p) => ({

@@ -7,6 +7,7 @@ import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { escapeLike } from '#lib/search.ts';
 import { isRealDay } from '#lib/page-query.ts';
+import { prepared } from '#server/db/prepared.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { gearboxModels, interventionHistory, orderFiles, repairOrderCounts, repairOrders, users } from '#server/db/schema/index.ts';
@@ -190,7 +191,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
    * referent, its history and whether anything of a diagnostic was recorded, in one query whose
    * SQL is built once, at the first read; unnamed, as the sign-in's (decision 074).
    */
-  const prepareOrderById = () =>
+  const orderById = prepared(() =>
     db
       .select({
         order: repairOrders,
@@ -211,9 +212,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       .innerJoin(gearboxModels, eq(gearboxModels.id, repairOrders.modelId))
       .leftJoin(users, eq(users.id, repairOrders.referentId))
       .where(eq(repairOrders.id, sql.placeholder('id')))
-      .limit(1)
-      .prepare('');
-  let orderById: ReturnType<typeof prepareOrderById> | undefined;
+      .limit(1),
+  );
 
   const toRow = (input: RepairOrderInput) => ({
     number: input.number,
@@ -292,7 +292,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
 
     /** The order with its model, referent and history, and whether its model is locked: one query. */
     get: async (_viewer: Viewer, id: string) => {
-      const [row] = await (orderById ??= prepareOrderById()).execute({ id });
+      const [row] = await orderById().execute({ id });
       if (!row) return undefined;
       const { order, model, referent, history, started } = row;
       return {

@@ -6,6 +6,7 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
 import type { SymptomInput } from '#lib/repair-orders/symptoms.ts';
+import { prepared } from '#server/db/prepared.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { baseItems, errorCodes, orderSymptoms, repairOrders } from '#server/db/schema/index.ts';
@@ -64,30 +65,33 @@ export function createSymptomsService(deps: { db: Db }) {
   };
   const refused = (error: unknown) => (error instanceof DomainError ? Promise.reject(error) : taken(error));
 
+  const symptomsQuery = prepared(() =>
+    db
+      .select({
+        id: orderSymptoms.id,
+        // A closed order shows the names it had when it closed (decision 043).
+        symptom: { id: baseItems.id, name: shownName(baseItems) },
+        errorCode: { id: errorCodes.id, code: shownCode(errorCodes).code, description: shownCode(errorCodes).description },
+        temporality: orderSymptoms.temporality,
+        acceleratorLoad: orderSymptoms.acceleratorLoad,
+        bvaMode: orderSymptoms.bvaMode,
+        gear: orderSymptoms.gear,
+        action: shownName(actionItems),
+        otherCondition: shownName(otherItems),
+        comment: orderSymptoms.comment,
+      })
+      .from(orderSymptoms)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderSymptoms.orderId))
+      .innerJoin(baseItems, eq(baseItems.id, orderSymptoms.symptomId))
+      .leftJoin(errorCodes, eq(errorCodes.id, orderSymptoms.errorCodeId))
+      .leftJoin(actionItems, eq(actionItems.id, orderSymptoms.actionId))
+      .leftJoin(otherItems, eq(otherItems.id, orderSymptoms.otherConditionId))
+      .where(eq(orderSymptoms.orderId, sql.placeholder('orderId')))
+      .orderBy(asc(shownName(baseItems))),
+  );
+
   return {
-    symptomsOf: (_viewer: Viewer, orderId: string) =>
-      db
-        .select({
-          id: orderSymptoms.id,
-          // A closed order shows the names it had when it closed (decision 043).
-          symptom: { id: baseItems.id, name: shownName(baseItems) },
-          errorCode: { id: errorCodes.id, code: shownCode(errorCodes).code, description: shownCode(errorCodes).description },
-          temporality: orderSymptoms.temporality,
-          acceleratorLoad: orderSymptoms.acceleratorLoad,
-          bvaMode: orderSymptoms.bvaMode,
-          gear: orderSymptoms.gear,
-          action: shownName(actionItems),
-          otherCondition: shownName(otherItems),
-          comment: orderSymptoms.comment,
-        })
-        .from(orderSymptoms)
-        .innerJoin(repairOrders, eq(repairOrders.id, orderSymptoms.orderId))
-        .innerJoin(baseItems, eq(baseItems.id, orderSymptoms.symptomId))
-        .leftJoin(errorCodes, eq(errorCodes.id, orderSymptoms.errorCodeId))
-        .leftJoin(actionItems, eq(actionItems.id, orderSymptoms.actionId))
-        .leftJoin(otherItems, eq(otherItems.id, orderSymptoms.otherConditionId))
-        .where(eq(orderSymptoms.orderId, orderId))
-        .orderBy(asc(shownName(baseItems))),
+    symptomsOf: (_viewer: Viewer, orderId: string) => symptomsQuery().execute({ orderId }),
 
     insertSymptom: (_viewer: Viewer, orderId: string, input: SymptomInput) =>
       db

@@ -11,3 +11,25 @@ export function qrPath(text: string, border = 2): { d: string; size: number } {
   }
   return { d, size: data.length };
 }
+
+const KEPT = 500;
+const drawn = new Map<string, { d: string; size: number }>();
+
+/**
+ * The QR code of one of the application's addresses (an order's, a box's), kept once drawn: an
+ * address is drawn again on every print of its report or label, and drawing it was a sixth of the
+ * report page's work. A secret (the authenticator's enrolment code) goes through `qrPath`, never
+ * kept. The most recently drawn 500 are kept.
+ */
+export function addressQr(url: string): { d: string; size: number } {
+  const kept = drawn.get(url);
+  if (kept) {
+    drawn.delete(url);
+    drawn.set(url, kept);
+    return kept;
+  }
+  const qr = qrPath(url);
+  drawn.set(url, qr);
+  if (drawn.size > KEPT) drawn.delete(drawn.keys().next().value!);
+  return qr;
+}

@@ -10,7 +10,7 @@ import { outageLabel } from '#lib/gearboxes/outages.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { flag, readPage, recordId } from '#lib/page-query.ts';
-import { qrPath } from '#lib/qr.ts';
+import { addressQr } from '#lib/qr.ts';
 import { type AppearanceConditions, conditionsOf, type Temporality } from '#lib/repair-orders/conditions.ts';
 import type { CurveReading, StoredFileInfo } from '#lib/repair-orders/curves.ts';
 import { isCsv, readingOf } from '#lib/repair-orders/curves.server.ts';
@@ -95,7 +95,7 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
     id: order.id,
     number: order.number,
     url,
-    qr: qrPath(url),
+    qr: addressQr(url),
     editedOn: t('report.editedOn', { date: formatDate(now), time: formatTime(now) }),
     order: [
       { label: t('repairOrders.number'), value: order.number, whole: true },
