@@ -126,6 +126,20 @@ describe('the report PDF asked of the application', () => {
 });
 
 describe('the report PDF thread', () => {
+  it('prints every letter of a PDF drawn after another: none is lost to the glyphs the previous one left in the fonts (react-pdf#3404)', async () => {
+    // A fresh thread, as after a start: the first PDF (an «É», no plain «E») left the «E» read
+    // by id, without its character; the next one lost every capital E and broke lines inside words.
+    const thread = new ReportPdfThread();
+    await bytesOf(await thread.render(report('OR-1')));
+    const detail = 'Embrayage de pontage du convertisseur : performances ou bloqué ouvert';
+    const faultCodes = [
+      { id: 'f', name: 'P0741', detail, conditions: [{ label: 'Phase de fonctionnement', value: 'En décélération' }], comment: 'Essai routier' },
+    ];
+    const text = await textOf(await bytesOf(await thread.render({ ...report('OR-2'), faultCodes })));
+    await thread.close();
+    for (const words of [detail, 'En décélération', 'Essai routier']) expect(text).toContain(words);
+  });
+
   it('refuses a PDF beyond those waiting their turn, and draws the others one after the other', async () => {
     const thread = new ReportPdfThread({ maxWaiting: 1 });
     const [first, second, third] = ['OR-1', 'OR-2', 'OR-3'].map((n) => thread.render(report(n)));

@@ -60,6 +60,19 @@ Font.register({ family: FONT, fonts: [{ src: fontFile('DejaVuSans.ttf') }, { src
 // French is not hyphenated with English rules: words wrap whole.
 Font.registerHyphenationCallback((word) => [word]);
 
+/**
+ * Each PDF opens the fonts anew: fontkit keeps the glyphs pdfkit read by id while writing a
+ * previous PDF, without their characters, and a later layout drops such a glyph from its text (a
+ * capital E lost, lines broken inside words: diegomura/react-pdf#3404). `Font.reset()` forgets the
+ * font but not that it was loaded, so it would never load again: both are forgotten here.
+ */
+function freshFonts() {
+  for (const source of Font.getRegisteredFonts()[FONT]!.sources) {
+    source.data = null;
+    (source as unknown as { loadResultPromise: Promise<void> | null }).loadResultPromise = null;
+  }
+}
+
 const INK = '#0f172a';
 const MUTED = '#475569';
 const LINE = '#cbd5e1';
@@ -492,6 +505,7 @@ export function ReportDocument({ report }: { report: Report }) {
  * 0.2 MB a report); emptied here once the layout is done (pdfkit then only writes the stream).
  */
 export async function renderReportPdf(report: Report): Promise<NodeJS.ReadableStream> {
+  freshFonts();
   // The element is the Document that ReportDocument returns (JSX typed it as such).
   const instance = pdf(h(ReportDocument, { report }) as ReactElement<DocumentProps>);
   try {
