@@ -2,9 +2,10 @@
 // through the viewer's services, and answering a checkpoint posts straight to the service (no
 // read of the order before it), then the redirect's GET reads the order once. No GraphQL call on
 // the way: pages have no in-process GraphQL client any more (tests/import-graph.test.ts).
-import { and, eq, isNotNull, ne } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { orderCheckpoints, orderEvents, orderMeasures, orderProcedures, repairOrders } from '#server/db/schema/index.ts';
+import { energyLabels } from '#lib/repair-orders/repair-orders.ts';
+import { orderCheckpoints, orderEvents, orderMeasures, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
 import { createModel, createOrder, graphqlAs, signInAll } from './kit/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
@@ -163,10 +164,50 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(typed).toMatchObject({ comment: 'Client prévenu', gearboxCode: 'XYZ' });
     expect((await opened(julien)).comment).toBe('Boîte en attente de pièces');
     // Saved again as shown, once checked: Claire's comment is applied knowingly.
+
+    // A choice and a picked person both changed read back by their names, beside their fields (walk14 F3).
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    const energies = (Object.keys(energyLabels) as (keyof typeof energyLabels)[]).filter((e) => e !== before.julien.energy);
+    const referents = (
+      await t.database.db
+        .select({ id: users.id, displayName: users.displayName })
+        .from(users)
+        .where(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)))
+        .orderBy(asc(users.displayName))
+    ).filter((u) => u.id !== before.julien.referentId);
+    expect((await post(julien, self, { ...before.julien, energy: energies[0]!, referentId: referents[0]!.id })).headers.get('location')).toBe(self);
+    const clash = await post(claire, self, { ...before.claire, energy: energies[1]!, referentId: referents[1]!.id });
+    const both = await (await claire.request(clash.headers.get('location')!)).text();
+    expect(htmlText(both).match(/Modifié aussi entre-temps[^.]*\./g)).toEqual([
+      `Modifié aussi entre-temps, enregistré : « ${referents[0]!.displayName} ».`,
+      `Modifié aussi entre-temps, enregistré : « ${energyLabels[energies[0]!]} ».`,
+    ]);
+    expect(both).toContain('id="or-referentId-error"');
+    expect(formFieldsOf(both, self)).toMatchObject({ energy: energies[1], referentId: referents[1]!.id });
     expect((await post(claire, self, typed)).headers.get('location')).toBe(self);
     expect(await opened(julien)).toMatchObject({ comment: 'Client prévenu', gearboxCode: 'XYZ', vehicleModel: 'Clio V' });
     // The history's form was filled over the history, which nobody changed: it saves.
     expect((await post(julien, `${self}?onglet=historique`, history)).headers.get('location')).toBe(`${self}?onglet=historique`);
+  });
+
+  it('says beside «Interventions» which line is too long, and that a list holds 30 lines at most (walk14 F4, F10)', async () => {
+    const julien = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    const list = await (await julien.request('/repair-orders?recherche=OR-2026-0463')).text();
+    const self = `/repair-order/${/\/repair-order\/([0-9a-f-]{36})/.exec(list)![1]!}`;
+    const form = formFieldsOf(await (await julien.request(self)).text(), self);
+    const refusalOf = async (fields: Record<string, string>) => {
+      const refused = await julien.request(self, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+      expect(refused.status).toBe(303);
+      const page = await (await julien.request(refused.headers.get('location')!)).text();
+      return /<p id="or-interventions-error"[^>]*>([^<]*)<\/p>/.exec(page)?.[1]?.trim();
+    };
+    expect(await refusalOf({ ...form, interventions: `Ligne courte\n${'x'.repeat(350)}` })).toBe('Ligne 2 : 300 caractères au plus');
+    expect(await refusalOf({ ...form, interventions: Array.from({ length: 31 }, (_, i) => `Pièce ${i + 1}`).join('\n') })).toBe('30 lignes au plus');
   });
 
   it('asks to check a gearbox code typed while a colleague changed the model', async () => {
@@ -272,7 +313,15 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     try {
       // A choice is read back by its label, not its code.
       const [mileage, mileageLabel] = general.mileage === 'above_200000' ? ['0_to_50000', '0 à 50 000 km'] : ['above_200000', 'Plus de 200 000 km'];
-      const refused = await post(self, { ...general, comment: "À-coups 2-3 confirmés à l'essai", vehicleModel: 'Clio V', mileage: mileage! });
+      const energy = general.energy === 'hybrid' ? 'diesel' : 'hybrid';
+      const refused = await post(self, {
+        ...general,
+        openedOn: '2026-01-02',
+        comment: "À-coups 2-3 confirmés à l'essai",
+        vehicleModel: 'Clio V',
+        energy,
+        mileage: mileage!,
+      });
       expect(refused.status).toBe(303);
       // The refusal, and under it each field typed differently, label then value, to copy.
       const alertOf = async (response: Response) => {
@@ -281,11 +330,15 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       };
       const shown = await alertOf(refused);
       const from = shown.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-      expect(shown.slice(from, from + 8)).toEqual([
+      expect(shown.slice(from, from + 12)).toEqual([
         'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
         "Votre saisie n'a pas été enregistrée ; la voici, pour la recopier si besoin :",
+        "Date d'ouverture",
+        '02/01/2026',
         'Modèle du véhicule',
         'Clio V',
+        'Énergie',
+        energyLabels[energy],
         'Kilométrage',
         mileageLabel,
         'Commentaire',

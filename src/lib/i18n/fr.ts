@@ -11,6 +11,8 @@ export const fr = {
     minLength: 'Minimum {{min}} caractères',
     maxLength: '{{max}} caractères au plus',
     maxItems: '{{max}} éléments au plus',
+    maxLines: '{{max}} lignes au plus',
+    lineTooLong: 'Ligne {{line}} : {{max}} caractères au plus',
     min: 'Minimum {{min}}',
     between: 'Entre {{min}} et {{max}}',
     year: 'Année invalide',

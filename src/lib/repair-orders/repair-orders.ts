@@ -85,18 +85,19 @@ export function ordersHref(query: Partial<OrdersQuery>): string {
 
 const optionalEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (v === '' || v === null ? undefined : v), z.enum(values, { error: t('validation.required') }).optional());
+/** A line of a list typed one per line: its own length is told with its line number (walk14 F4). */
+const LINE_MAX = 300;
 const lines = (max: number) =>
   z.preprocess(
     (v) => (typeof v === 'string' ? v.split(/\r?\n/) : v),
     z
-      .array(
-        z
-          .string()
-          .trim()
-          .max(300, t('validation.maxLength', { max: 300 })),
-      )
+      .array(z.string().trim())
+      .superRefine((list, ctx) => {
+        const long = list.findIndex((line) => line.length > LINE_MAX);
+        if (long >= 0) ctx.addIssue({ code: 'custom', message: t('validation.lineTooLong', { line: long + 1, max: LINE_MAX }) });
+      })
       .transform((list) => list.filter(Boolean))
-      .refine((list) => list.length <= max, t('validation.maxLength', { max })),
+      .refine((list) => list.length <= max, t('validation.maxLines', { max })),
   );
 const nonNegativeInt = () =>
   z.preprocess(

@@ -4,7 +4,16 @@ import { hasReason } from '#lib/errors.ts';
 import { clashErrors, filledOf, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
-import { checkOrderForm, engineSizeLabels, mileageBandLabels, ORDER_FIELDS, readOrderForm } from '#lib/repair-orders/repair-orders.ts';
+import {
+  checkOrderForm,
+  energyLabels,
+  engineSizeLabels,
+  interventionCategoryLabels,
+  mileageBandLabels,
+  ORDER_FIELDS,
+  readOrderForm,
+} from '#lib/repair-orders/repair-orders.ts';
+import { formatDate } from '#lib/format.ts';
 import type { OrderPart } from '#server/repair-orders/service.ts';
 
 export type OrderDraft = {
@@ -59,7 +68,7 @@ type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairO
 export async function saveOrderForm(
   locals: App.Locals,
   request: Request,
-  { orderId, base, fallback }: { orderId?: string; base?: { part: OrderPart; order: OrderDraft }; fallback: string },
+  { orderId, base, fallback }: { orderId?: string; base?: { part: OrderPart; order: OrderDraft; names: PickedNames }; fallback: string },
 ): Promise<{ orderId: string } | { draft: OrderDraft; formError: string | null }> {
   const data = await postedForm({ request });
   const form = readOrderForm(data);
@@ -107,7 +116,7 @@ export async function saveOrderForm(
       const saved = !merged.clashes.length && !codeOverMovedModel && (await saveMerged({ values: merged.values, history: now.history }));
       if (saved) return saved;
       const errors = {
-        ...clashErrors(merged.clashes, now.values, shownValue),
+        ...clashErrors(merged.clashes, now.values, shownValue(base.names)),
         ...(codeOverMovedModel ? { gearboxCode: t('repairOrders.modelChangedMeanwhile') } : {}),
       };
       return { draft: { ...now, values: merged.values, errors, filled: now.values }, formError: t('repairOrders.changedMeanwhile') };
@@ -123,31 +132,48 @@ export async function saveOrderForm(
   }
 }
 
-// The fields a user types text in or picks a worded choice from, as the form labels them: what is
-// worth reading back (a model or a referent is an id: not shown).
-const TYPED_FIELDS = {
+// Every field of the general data, as the form labels it, in the form's order.
+const FIELD_LABELS = {
   number: 'repairOrders.number',
+  openedOn: 'repairOrders.openedOn',
+  interventionCategory: 'repairOrders.category',
+  gearboxModelId: 'repairOrders.model',
   gearboxCode: 'repairOrders.gearboxCode',
+  referentId: 'repairOrders.referent',
   vehicleBrand: 'repairOrders.vehicleBrand',
   vehicleModel: 'repairOrders.vehicleModel',
+  constructionYear: 'repairOrders.constructionYear',
+  energy: 'repairOrders.energy',
   engineSize: 'repairOrders.engineSize',
   mileage: 'repairOrders.mileage',
-  constructionYear: 'repairOrders.constructionYear',
-  comment: 'repairOrders.comment',
   interventions: 'repairOrders.interventions',
   outageParts: 'repairOrders.outageParts',
-} as const;
-const CHOICES: Record<string, Record<string, string>> = { engineSize: engineSizeLabels, mileage: mileageBandLabels };
+  comment: 'repairOrders.comment',
+} as const satisfies Record<(typeof ORDER_FIELDS)[number], string>;
+const CHOICES: Record<string, Record<string, string>> = {
+  interventionCategory: interventionCategoryLabels,
+  energy: energyLabels,
+  engineSize: engineSizeLabels,
+  mileage: mileageBandLabels,
+};
 
-/** A field's value as the user reads it: a choice by its label, a text as typed; null for an id. */
-const shownValue = (name: string, value: string) => (name in TYPED_FIELDS ? (CHOICES[name]?.[value] ?? value) : null);
+/** The names behind the ids a form picks: the models and referents it offers (or the saved ones). */
+export type PickedNames = { models: readonly { id: string; model: string }[]; referents: readonly { id: string; displayName: string }[] };
+
+/** A field's value as the user reads it: a choice by its label, a model or a referent by its name, a date as dd/mm/yyyy, a text as typed. */
+const shownValue = (names: PickedNames) => (name: string, value: string) => {
+  if (name === 'gearboxModelId') return names.models.find((m) => m.id === value)?.model ?? value;
+  if (name === 'referentId') return value ? (names.referents.find((r) => r.id === value)?.displayName ?? value) : t('repairOrders.noReferent');
+  if (name === 'openedOn') return formatDate(isoDay(value)) || value;
+  return CHOICES[name]?.[value] ?? value;
+};
 
 /**
  * What a posted form holds that the saved order does not, labelled as the form labels it: the
  * text typed differently, or the history rows not saved. Shown when the save cannot happen at all
  * (the order closed meanwhile), so that nothing typed is lost.
  */
-export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart): { label: string; value: string }[] {
+export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart, names: PickedNames): { label: string; value: string }[] {
   const form = readOrderForm(data);
   if (part === 'history') {
     const row = (h: OrderDraft['history'][number]) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
@@ -157,10 +183,14 @@ export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart): {
       .filter((line) => !kept.has(line))
       .map((value) => ({ label: t('repairOrders.history'), value }));
   }
-  return Object.entries(TYPED_FIELDS)
+  const shown = shownValue(names);
+  return Object.entries(FIELD_LABELS)
     .filter(([name]) => differs(name, form.values, saved.values))
-    .map(([name, label]) => ({ label: t(label), value: shownValue(name, form.values[name]!)! }));
+    .map(([name, label]) => ({ label: t(label), value: shown(name, form.values[name]!) }));
 }
+
+/** The names of a saved order's model and referent, for reading its values back. */
+export const savedNames = (order: SavedOrder): PickedNames => ({ models: [order.model], referents: order.referent ? [order.referent] : [] });
 
 /** The form's values of a saved order, and the version of the part its form saves. */
 export function orderValues(order: SavedOrder, part: OrderPart): OrderDraft {

@@ -21,7 +21,7 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { type OrderDraft, orderValues, saveOrderForm, unsavedOf } from '#pages/repair-order/_order-form.ts';
+import { type OrderDraft, orderValues, saveOrderForm, savedNames, unsavedOf } from '#pages/repair-order/_order-form.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
 const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
@@ -266,7 +266,9 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   // Closed while this form was open: said, with what was typed, rather than dropped (walk13 F1).
   if (order.status === 'CLOSED' && can(astro.locals.user?.role, 'manageOrders') && !action) {
     const part = tab === 'historique' ? 'history' : 'general';
-    return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(await postedForm(astro), orderValues(order, part), part) };
+    const [models, referents] = await Promise.all([astro.locals.services.gearboxModels.catalogue(), repairOrders.referents()]);
+    const names = { models, referents: [...savedNames(order).referents, ...referents] };
+    return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(await postedForm(astro), orderValues(order, part), part, names) };
   }
   if (!manages(astro.locals, order)) return null;
   const self = hrefOf(orderId);
@@ -284,7 +286,7 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   const history = tab === 'historique';
   const result = await saveOrderForm(astro.locals, astro.request, {
     orderId,
-    base: { part: history ? 'history' : 'general', order: orderValues(order, history ? 'history' : 'general') },
+    base: { part: history ? 'history' : 'general', order: orderValues(order, history ? 'history' : 'general'), names: savedNames(order) },
     fallback: t('errors.repairOrderUpdate'),
   });
   if ('orderId' in result) return redirectWithToast(astro, t('repairOrders.saved'), history ? `${self}?onglet=historique` : self);
