@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, startTestApp, type TestApp } from './support/app.ts';
-import { browser } from './support/browser.ts';
+import { browser, htmlText } from './support/browser.ts';
 import { createModel, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 
 /** A diagnostician's browser on one instance. */
@@ -56,6 +56,9 @@ describe('the model catalogue on PGlite', () => {
     const users = await (await admin.request('/users?page=9')).text();
     expect(users).toMatch(/\d+ utilisateurs/);
     expect(users).not.toMatch(/(?<!\d)0 utilisateur/);
+    // The last page, said so as the other lists say it, with its users (walk14 F11).
+    expect(htmlText(users)).toMatch(/La page 9 n'existe plus : la liste (en compte \d+, voici la dernière|tient sur une seule page)\./);
+    expect(htmlText(users)).not.toContain('Aucun utilisateur ne correspond');
   });
 
   it("offers a model as SQL wrote it outside the services (its table's notification)", async () => {

@@ -8,7 +8,7 @@ import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import { formFailureOf, formValues, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
-import { withinBudget } from '#lib/page-budget.ts';
+import { lastPageIfBeyond, withinBudget } from '#lib/page-budget.ts';
 import { flag, page, readQuery, recordId, text } from '#lib/page-query.ts';
 import { type UserListItem, USERS_PAGE_SIZE, usersHref, usersWhere } from '#lib/users/user-list.ts';
 import { addUserSchema, userActionSchema } from '#lib/users/users.ts';
@@ -105,22 +105,29 @@ const listed = (u: UserListItem): UserListItem => ({
   emailVerified: u.emailVerified,
 });
 
-/** The URL's page of the list, its count and the user whose deletion is to confirm (never oneself); null when the reads fail. */
+/**
+ * The URL's page of the list (the last when a bookmark asks past the end, said above the list),
+ * its count and the user whose deletion is to confirm (never oneself); null when the reads fail.
+ */
 export async function load(locals: App.Locals, { search, page, confirmDelete }: Pick<UsersPageQuery, 'search' | 'page' | 'confirmDelete'>) {
   const { users } = locals.services;
   const where = usersWhere(search);
-  let rows: UserListItem[];
-  let count: number;
+  // The page and its count in one read.
+  const pageOf = (p: number) =>
+    users.page({ where, orderBy: [{ displayName: 'asc' }, { email: 'asc' }], limit: USERS_PAGE_SIZE, offset: (p - 1) * USERS_PAGE_SIZE });
   try {
-    // The page and its count in one read.
-    ({ rows, total: count } = await withinBudget(
-      locals,
-      users.page({ where, orderBy: [{ displayName: 'asc' }, { email: 'asc' }], limit: USERS_PAGE_SIZE, offset: (page - 1) * USERS_PAGE_SIZE }),
-    ));
+    const asked = await withinBudget(locals, pageOf(page));
+    const shown = await lastPageIfBeyond(locals, {
+      asked: page,
+      size: USERS_PAGE_SIZE,
+      total: asked.total,
+      rows: asked.rows,
+      rowsOf: async (p) => (await pageOf(p)).rows,
+    });
+    const listedRows = shown.rows.map(listed);
+    const deleting = confirmDelete ? listedRows.find((u) => u.id === confirmDelete && u.id !== locals.user!.id) : undefined;
+    return { users: listedRows, count: asked.total, page: shown.page, ignoredPage: shown.ignoredPage, deleting };
   } catch {
     return null;
   }
-  const shown = rows.map(listed);
-  const deleting = confirmDelete ? shown.find((u) => u.id === confirmDelete && u.id !== locals.user!.id) : undefined;
-  return { users: shown, count, deleting };
 }
