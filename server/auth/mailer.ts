@@ -267,6 +267,9 @@ export function createMailer(options: {
           db,
           sql`select count(*)::int as n from auth.message_queue where status = 'waiting' and next_attempt_at <= now()`,
         );
+        // A pass that began while this counted may have claimed a message (its lease moves it out
+        // of the count, on PostgreSQL's other connection): waited for, then counted again.
+        if (running) continue;
         if (!due?.n) return;
         nudge();
         await new Promise((resolve) => setTimeout(resolve, 10));
