@@ -293,6 +293,45 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       ).headers.get('location'),
     ).toBe(self);
     expect(await saved()).toEqual([...kept, '130000 Reprogrammation (Claire)', '120000 Vidange boîte, huile ATF']);
+
+    // The same row added by both, typed «150 000» by one: one row (walk14 F5).
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    const now = (await saved()).length;
+    expect((await post(claire, before.claire, [...before.claire.rows, { mileage: '150000', intervention: 'Vidange' }])).headers.get('location')).toBe(self);
+    expect((await post(julien, before.julien, [...before.julien.rows, { mileage: '150 000', intervention: 'Vidange' }])).headers.get('location')).toBe(self);
+    expect((await saved()).filter((r) => r === '150000 Vidange')).toHaveLength(1);
+    expect(await saved()).toHaveLength(now + 1);
+
+    // Two equal rows, one taken out while a colleague adds another: one of the two goes, the colleague's stays (walk14 F6).
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    expect((await post(claire, before.claire, [...before.claire.rows, { mileage: '150000', intervention: 'Vidange' }])).headers.get('location')).toBe(self);
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    expect((await post(claire, before.claire, [...before.claire.rows, { mileage: '160000', intervention: 'Ajout de Claire' }])).headers.get('location')).toBe(
+      self,
+    );
+    const second = before.julien.rows.map((r) => `${r.mileage} ${r.intervention}`).lastIndexOf('150000 Vidange');
+    expect(
+      (
+        await post(
+          julien,
+          before.julien,
+          before.julien.rows.filter((_, i) => i !== second),
+        )
+      ).headers.get('location'),
+    ).toBe(self);
+    expect((await saved()).filter((r) => r === '150000 Vidange')).toHaveLength(1);
+    expect(await saved()).toContain('160000 Ajout de Claire');
+
+    // The same row taken out by both: saved, not refused (walk14 F9).
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    expect((await post(claire, before.claire, [...before.claire.rows, { mileage: '170000', intervention: 'Ligne à retirer' }])).headers.get('location')).toBe(
+      self,
+    );
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    const without = (rows: Row[]) => rows.filter((r) => r.intervention !== 'Ligne à retirer');
+    expect((await post(claire, before.claire, without(before.claire.rows))).headers.get('location')).toBe(self);
+    const same = await post(julien, before.julien, without(before.julien.rows));
+    expect(htmlText(await (await julien.request(same.headers.get('location')!)).text())).toContain('OR mis à jour');
   });
 
   it('says an order closed while its form was open cannot be saved, and shows what was typed to copy it', async () => {

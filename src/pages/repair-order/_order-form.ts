@@ -42,19 +42,35 @@ const differs = (name: string, from: Record<string, string>, to: Record<string, 
 
 /**
  * The history saved over a colleague's (decision 077, for rows): the rows now saved, less those
- * this user removed or changed, plus those they added. A row they changed or removed that the
- * colleague changed or removed too is a clash: both versions are shown to check.
+ * this user removed or changed, plus those they added and the colleague did not add too. Rows are
+ * compared by what they say («150 000» is 150000) and counted, so that one of two equal rows can
+ * go. A row this user removed or changed that the colleague took out too is a clash when either
+ * of them added a row (a change, not the same removal): both versions are shown to check.
  */
 function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: HistoryRow[] }): { rows: HistoryRow[]; clash: boolean } {
-  const key = (h: HistoryRow) => `${textAsRead(h.mileage)}\n${textAsRead(h.intervention)}`;
-  const filled = new Set(rows.filled.map(key));
-  const typed = new Set(rows.typed.map(key));
-  const saved = new Set(rows.saved.map(key));
-  const removed = new Set([...filled].filter((k) => !typed.has(k)));
-  return {
-    rows: [...rows.saved.filter((h) => !removed.has(key(h))), ...rows.typed.filter((h) => !filled.has(key(h)) && !saved.has(key(h)))],
-    clash: [...removed].some((k) => !saved.has(k)),
+  const key = (h: HistoryRow) => `${textAsRead(h.mileage).replace(/\s/g, '')}\n${textAsRead(h.intervention)}`;
+  const count = (list: HistoryRow[]) => {
+    const counts = new Map<string, number>();
+    for (const h of list) counts.set(key(h), (counts.get(key(h)) ?? 0) + 1);
+    return counts;
   };
+  const [typed, filled, saved] = [count(rows.typed), count(rows.filled), count(rows.saved)];
+  const n = (counts: Map<string, number>, k: string) => counts.get(k) ?? 0;
+  /** How many rows of each kind to take out of `list`, the first ones found. */
+  const less = (list: HistoryRow[], out: Map<string, number>) =>
+    list.filter((h) => {
+      const left = out.get(key(h)) ?? 0;
+      if (left > 0) out.set(key(h), left - 1);
+      return left <= 0;
+    });
+  const removed = new Map([...filled].filter(([k, c]) => c > n(typed, k)).map(([k, c]) => [k, c - n(typed, k)]));
+  const added = new Map([...typed].filter(([k, c]) => c > Math.max(n(filled, k), n(saved, k))).map(([k, c]) => [k, c - Math.max(n(filled, k), n(saved, k))]));
+  const theyAdded = [...saved].some(([k, c]) => c > n(filled, k));
+  const iAdded = [...typed].some(([k, c]) => c > n(filled, k));
+  const clash = [...removed.keys()].some((k) => n(saved, k) < n(filled, k)) && (theyAdded || iAdded);
+  // What this user added is kept in their order: the rows typed that are new, past those already there.
+  const kept = new Map([...typed].map(([k, c]) => [k, c - (added.get(k) ?? 0)]));
+  return { rows: [...less(rows.saved, removed), ...less(rows.typed, kept)], clash };
 }
 
 /** A saved order as the service reads it. */
