@@ -426,6 +426,44 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
   });
 
+  it('says a measure of an order closed while its form was open cannot be saved, and shows what was typed to copy it (walk14 F1)', async () => {
+    const julien = browser(t.url);
+    expect((await julien.signIn('diagnostic@demo.local')).status).toBe(303);
+    const [measure] = await t.database.db
+      .select({ id: orderMeasures.id, orderId: orderMeasures.orderId, status: repairOrders.status })
+      .from(orderMeasures)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderMeasures.orderId))
+      .where(ne(repairOrders.status, 'CLOSED'))
+      .offset(1)
+      .limit(1);
+    const self = `/repair-order/${measure!.orderId}/measure/${measure!.id}`;
+    const form = formFieldsOf(await (await julien.request(self)).text(), self);
+    await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, measure!.orderId));
+    try {
+      const refused = await julien.request(self, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...form, measuredValue: '5,01', checkResult: 'nok', comment: 'Relevé tapé avant la clôture' }).toString(),
+      });
+      expect(refused.status).toBe(303);
+      const html = await (await julien.request(refused.headers.get('location')!)).text();
+      const shown = [...html.matchAll(/<(p|dt|dd)[^>]*>([^<]*)<\/\1>/g)].map((m) => htmlText(m[2]!));
+      const from = shown.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+      expect(shown.slice(from, from + 8)).toEqual([
+        'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+        "Votre saisie n'a pas été enregistrée ; la voici, pour la recopier si besoin :",
+        'Valeur mesurée',
+        '5,01',
+        'Résultat',
+        'Non conforme',
+        'Commentaire',
+        'Relevé tapé avant la clôture',
+      ]);
+    } finally {
+      await t.database.db.update(repairOrders).set({ status: measure!.status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
+    }
+  });
+
   it('says why a diagnostic whose checkpoints are answered cannot be reopened, in place of the button', async () => {
     const b = browser(t.url);
     expect((await b.signIn('diagnostic@demo.local')).status).toBe(303);

@@ -6,7 +6,18 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { clashErrors, filledValuesOf, isPostedFile, mergeOverSaved, postedForm, storeAndLink, submitAction, submitForm } from '#lib/forms.server.ts';
+import {
+  clashErrors,
+  filledValuesOf,
+  formValues,
+  isPostedFile,
+  mergeOverSaved,
+  postedForm,
+  storeAndLink,
+  submitAction,
+  submitForm,
+  textAsRead,
+} from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
 import { t } from '#lib/i18n.ts';
@@ -14,7 +25,7 @@ import { withinBudget } from '#lib/page-budget.ts';
 import { readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
 import { can } from '#lib/permissions.ts';
 import { diagnosticHref } from '#lib/repair-orders/diagnostic-page.ts';
-import { type CheckResult, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
+import { type CheckResult, checkResultLabels, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
@@ -33,6 +44,8 @@ type OrderMeasure = NonNullable<Awaited<ReturnType<App.Locals['services']['order
 /** What the page's forms show: the measure's form and the file form, each with its messages. */
 export type OrderMeasureForm = {
   values: Record<string, string>;
+  /** What was typed that could not be saved at all (the order closed meanwhile), to copy. */
+  unsaved?: { label: string; value: string }[];
   errors: FieldErrors;
   formError: string | null;
   fileValues: { comment: string };
@@ -45,6 +58,21 @@ export type OrderMeasureForm = {
 
 /** The fields a measure copied from the dossier was filled with (SPEC §5: their labels say «(automatique)»). */
 const DOSSIER_FIELDS = ['name', 'description', 'unit', 'minimum', 'maximum'] as const;
+
+/** The measure's fields as its form labels them, in the form's order. */
+const FIELD_LABELS = {
+  name: 'measures.name',
+  minimum: 'measures.minimum',
+  maximum: 'measures.maximum',
+  unit: 'measures.unit',
+  measuredValue: 'orderMeasures.value',
+  checkResult: 'orderMeasures.result',
+  description: 'measures.description',
+  comment: 'orderMeasures.comment',
+} as const satisfies Record<(typeof ORDER_MEASURE_FIELDS)[number], string>;
+
+/** A field's value as the user reads it: a result by its label, the rest as typed. */
+const shownValue = (name: string, value: string) => (name === 'checkResult' ? (checkResultLabels[value as CheckResult] ?? value) : value);
 
 /** "Automatic" when the stored result is what the bounds propose. */
 const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
@@ -110,6 +138,14 @@ export async function post(
   page: OrderMeasurePage,
   { action }: MeasurePageQuery,
 ): Promise<Response | (OrderMeasureForm & { status: number }) | null> {
+  // Closed while this form was open: said, with what was typed to copy it, rather than dropped (walk14 F1).
+  if (page.closed && can(astro.locals.user?.role, 'manageOrders') && !action) {
+    const typed: Record<string, string> = formValues(await postedForm(astro), ORDER_MEASURE_FIELDS);
+    const unsaved = Object.entries(FIELD_LABELS)
+      .filter(([name]) => textAsRead(typed[name] ?? '') !== textAsRead(page.form.values[name] ?? ''))
+      .map(([name, label]) => ({ label: t(label), value: shownValue(name, typed[name] ?? '') }));
+    return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved };
+  }
   if (!page.manage) return null;
   const { orderMeasures } = astro.locals.services;
   const { measure, self, backHref } = page;
@@ -174,7 +210,7 @@ export async function post(
       });
       if (again instanceof Response) return again;
     }
-    const errors = clashErrors(merged.clashes, page.form.values, (name, value) => (name === 'checkResult' ? null : value));
+    const errors = clashErrors(merged.clashes, page.form.values, shownValue);
     return { ...page.form, status: 400, values: merged.values, errors, formError: result.formError, filled: page.form.values };
   }
   return {
