@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray, isNotNull, ne } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { energyLabels } from '#lib/repair-orders/repair-orders.ts';
-import { orderCheckpoints, orderEvents, orderMeasures, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
+import { interventionHistory, orderCheckpoints, orderEvents, orderMeasures, orderProcedures, repairOrders, users } from '#server/db/schema/index.ts';
 import { createModel, createOrder, graphqlAs, signInAll } from './kit/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { browser, htmlText } from './support/browser.ts';
@@ -322,16 +322,40 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect((await saved()).filter((r) => r === '150000 Vidange')).toHaveLength(1);
     expect(await saved()).toContain('160000 Ajout de Claire');
 
-    // The same row taken out by both: saved, not refused (walk14 F9).
+    // The same row taken out by both: saved, not refused, and only that row goes (walk14 F9).
     before = { julien: await opened(julien), claire: await opened(claire) };
     expect((await post(claire, before.claire, [...before.claire.rows, { mileage: '170000', intervention: 'Ligne à retirer' }])).headers.get('location')).toBe(
       self,
     );
     before = { julien: await opened(julien), claire: await opened(claire) };
+    const rest = (await saved()).filter((r) => r !== '170000 Ligne à retirer');
     const without = (rows: Row[]) => rows.filter((r) => r.intervention !== 'Ligne à retirer');
     expect((await post(claire, before.claire, without(before.claire.rows))).headers.get('location')).toBe(self);
     const same = await post(julien, before.julien, without(before.julien.rows));
     expect(htmlText(await (await julien.request(same.headers.get('location')!)).text())).toContain('OR mis à jour');
+    expect(await saved()).toEqual(rest);
+
+    // Two equal rows, one taken out by each: one of the two stays (the same removal, once).
+    for (const b of [claire, claire]) {
+      const form = await opened(b);
+      expect((await post(b, form, [...form.rows, { mileage: '180000', intervention: 'Doublon' }])).headers.get('location')).toBe(self);
+    }
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    const oneLess = (rows: Row[]) => rows.filter((r, i) => r.intervention !== 'Doublon' || i !== rows.findIndex((x) => x.intervention === 'Doublon'));
+    expect((await post(claire, before.claire, oneLess(before.claire.rows))).headers.get('location')).toBe(self);
+    expect((await post(julien, before.julien, oneLess(before.julien.rows))).headers.get('location')).toBe(self);
+    expect((await saved()).filter((r) => r === '180000 Doublon')).toHaveLength(1);
+
+    // One takes a row out and adds another elsewhere, the other takes the same row out: saved, not refused.
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    const noDoublon = (rows: Row[]) => rows.filter((r) => r.intervention !== 'Doublon');
+    expect(
+      (await post(claire, before.claire, [...noDoublon(before.claire.rows), { mileage: '190000', intervention: 'Autre ligne' }])).headers.get('location'),
+    ).toBe(self);
+    const also = await post(julien, before.julien, noDoublon(before.julien.rows));
+    expect(htmlText(await (await julien.request(also.headers.get('location')!)).text())).toContain('OR mis à jour');
+    expect(await saved()).toContain('190000 Autre ligne');
+    expect(await saved()).not.toContain('180000 Doublon');
   });
 
   it('says an order closed while its form was open cannot be saved, and shows what was typed to copy it', async () => {
@@ -345,6 +369,8 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const self = `/repair-order/${order!.id}`;
     const post = (path: string, form: Record<string, string>) =>
       julien.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    // A saved row the form below leaves out: listed as taken out.
+    await t.database.db.insert(interventionHistory).values({ orderId: order!.id, position: 99, mileage: 99000, intervention: 'Ligne enregistrée' });
     const general = formFieldsOf(await (await julien.request(self)).text(), self);
     const history = formFieldsOf(await (await julien.request(`${self}?onglet=historique`)).text(), `${self}?onglet=historique`);
     // A colleague closes the order meanwhile.
@@ -387,8 +413,10 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       const again = await alertOf(rows);
       const at = again.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
       expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150000 km : Ligne tapée avant clôture']);
+      expect(again.slice(at + 4).join('\n')).toContain("Historique d'intervention, ligne retirée\n99000 km : Ligne enregistrée");
     } finally {
       await t.database.db.update(repairOrders).set({ status: order!.status, closedOn: null }).where(eq(repairOrders.id, order!.id));
+      await t.database.db.delete(interventionHistory).where(and(eq(interventionHistory.orderId, order!.id), eq(interventionHistory.position, 99)));
     }
   });
 

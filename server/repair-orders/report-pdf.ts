@@ -68,6 +68,8 @@ Font.registerHyphenationCallback((word) => [word]);
  */
 function freshFonts() {
   for (const source of Font.getRegisteredFonts()[FONT]!.sources) {
+    // @react-pdf/font's own field: an upgrade that renames it must fail here, not print wrong PDFs.
+    if (!('loadResultPromise' in source)) throw new Error('@react-pdf/font: FontSource.loadResultPromise is gone; see freshFonts');
     source.data = null;
     (source as unknown as { loadResultPromise: Promise<void> | null }).loadResultPromise = null;
   }

@@ -124,19 +124,17 @@ export const textAsRead = (value: string) => value.replace(/\r\n?/g, '\n').trim(
 
 /**
  * What a field both changed says beside it: the value now saved as the user reads it (`shown`:
- * the text, a choice's label; null for an id), so the user compares before saving again (walk13 F3).
+ * the text, a choice's label, a person's name), so the user compares before saving again (walk13 F3).
  */
 export function clashErrors<N extends string>(
   clashes: readonly N[],
   saved: Record<string, string>,
-  shown: (name: N, value: string) => string | null,
+  shown: (name: N, value: string) => string,
 ): Record<string, string> {
   return Object.fromEntries(
     clashes.map((name) => {
-      const value = textAsRead(saved[name] ?? '');
-      const read = shown(name, value);
-      if (read === null) return [name, t('repairOrders.changedBoth')];
-      return [name, value ? t('repairOrders.changedBothWas', { value: read }) : t('repairOrders.changedBothEmptied')];
+      const read = shown(name, textAsRead(saved[name] ?? ''));
+      return [name, read ? t('repairOrders.changedBothWas', { value: read }) : t('repairOrders.changedBothEmptied')];
     }),
   );
 }

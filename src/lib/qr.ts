@@ -28,7 +28,8 @@ export function addressQr(url: string): { d: string; size: number } {
     drawn.set(url, kept);
     return kept;
   }
-  const qr = qrPath(url);
+  // Shared by every print of the address: frozen, so no caller changes another's.
+  const qr = Object.freeze(qrPath(url));
   drawn.set(url, qr);
   if (drawn.size > KEPT) drawn.delete(drawn.keys().next().value!);
   return qr;

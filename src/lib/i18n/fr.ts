@@ -942,7 +942,6 @@ export const fr = {
     title: 'Ordres de réparation',
     changedMeanwhile:
       "Cet OR a été modifié entre-temps (voir l'activité de l'OR). Vos saisies sont conservées ci-dessous, ce qui a été modifié des deux côtés est signalé : vérifiez, puis enregistrez à nouveau.",
-    changedBoth: 'Modifié aussi entre-temps : vérifiez ce champ.',
     changedBothWas: 'Modifié aussi entre-temps, enregistré : « {{value}} ». Vérifiez ce champ.',
     changedBothEmptied: 'Vidé entre-temps : vérifiez ce champ.',
     modelChangedMeanwhile: 'Le modèle de boîte a changé entre-temps : vérifiez ce code.',
@@ -985,6 +984,7 @@ export const fr = {
     outageParts: 'Pièces en cause',
     outagePartsHint: 'Une pièce par ligne.',
     history: "Historique d'intervention",
+    historyRemoved: "Historique d'intervention, ligne retirée",
     historyMileage: 'Kilométrage (km) {{n}}',
     historyIntervention: 'Intervention {{n}}',
     historyHint: "Interventions déjà faites sur la boîte de ce véhicule. Laissez une ligne vide pour l'ignorer.",
@@ -1245,6 +1245,7 @@ export const fr = {
     doneRequired: "Indiquez d'abord que des mesures ont été prises.",
     closed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     automatic: 'Automatique : {{result}}',
+    automaticChoice: 'Automatique',
     noProposal: 'pas de proposition',
     automaticHint:
       "En automatique, le résultat est déduit de la plage : jusqu'à 5 % de l'écart au-delà d'une borne, c'est une tolérance ; plus loin, la mesure est non conforme.",

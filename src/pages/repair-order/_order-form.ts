@@ -40,37 +40,53 @@ function filledRowsOf(form: FormData): HistoryRow[] | null {
 /** A field's value differs between two readings of the form, as typed text reads. */
 const differs = (name: string, from: Record<string, string>, to: Record<string, string>) => textAsRead(from[name] ?? '') !== textAsRead(to[name] ?? '');
 
+/** What makes two history rows the same: what they say, the mileage's spaces left out («150 000» is 150000). */
+const historyRowKey = (h: HistoryRow) => `${textAsRead(h.mileage).replace(/\s/g, '')}\n${textAsRead(h.intervention)}`;
+
+/** How many rows of each kind a list holds. */
+function rowCounts(list: HistoryRow[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const h of list) counts.set(historyRowKey(h), (counts.get(historyRowKey(h)) ?? 0) + 1);
+  return counts;
+}
+
+/** `list` split in the rows of each kind named in `take`, as many as it says (the first found), and the rest. */
+function takeRows(list: HistoryRow[], take: Map<string, number>): { taken: HistoryRow[]; rest: HistoryRow[] } {
+  const left = new Map(take);
+  const [taken, rest]: HistoryRow[][] = [[], []];
+  for (const h of list) {
+    const n = left.get(historyRowKey(h)) ?? 0;
+    left.set(historyRowKey(h), n - 1);
+    (n > 0 ? taken : rest).push(h);
+  }
+  return { taken, rest };
+}
+
 /**
- * The history saved over a colleague's (decision 077, for rows): the rows now saved, less those
- * this user removed or changed, plus those they added and the colleague did not add too. Rows are
- * compared by what they say («150 000» is 150000) and counted, so that one of two equal rows can
- * go. A row this user removed or changed that the colleague took out too is a clash when either
- * of them added a row (a change, not the same removal): both versions are shown to check.
+ * The history saved over a colleague's (decision 077, for rows), counted kind by kind: what each
+ * of the two did to the rows the form was filled with (added some, took some out) is applied once
+ * when both did the same, both when they did different things. A row both took out is a clash
+ * when one of them put a row of the same mileage in its place that the other did not (a change,
+ * or a change against a removal): both versions are then shown to check.
  */
 function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: HistoryRow[] }): { rows: HistoryRow[]; clash: boolean } {
-  const key = (h: HistoryRow) => `${textAsRead(h.mileage).replace(/\s/g, '')}\n${textAsRead(h.intervention)}`;
-  const count = (list: HistoryRow[]) => {
-    const counts = new Map<string, number>();
-    for (const h of list) counts.set(key(h), (counts.get(key(h)) ?? 0) + 1);
-    return counts;
-  };
-  const [typed, filled, saved] = [count(rows.typed), count(rows.filled), count(rows.saved)];
+  const [typed, filled, saved] = [rowCounts(rows.typed), rowCounts(rows.filled), rowCounts(rows.saved)];
   const n = (counts: Map<string, number>, k: string) => counts.get(k) ?? 0;
-  /** How many rows of each kind to take out of `list`, the first ones found. */
-  const less = (list: HistoryRow[], out: Map<string, number>) =>
-    list.filter((h) => {
-      const left = out.get(key(h)) ?? 0;
-      if (left > 0) out.set(key(h), left - 1);
-      return left <= 0;
-    });
-  const removed = new Map([...filled].filter(([k, c]) => c > n(typed, k)).map(([k, c]) => [k, c - n(typed, k)]));
-  const added = new Map([...typed].filter(([k, c]) => c > Math.max(n(filled, k), n(saved, k))).map(([k, c]) => [k, c - Math.max(n(filled, k), n(saved, k))]));
-  const theyAdded = [...saved].some(([k, c]) => c > n(filled, k));
-  const iAdded = [...typed].some(([k, c]) => c > n(filled, k));
-  const clash = [...removed.keys()].some((k) => n(saved, k) < n(filled, k)) && (theyAdded || iAdded);
-  // What this user added is kept in their order: the rows typed that are new, past those already there.
-  const kept = new Map([...typed].map(([k, c]) => [k, c - (added.get(k) ?? 0)]));
-  return { rows: [...less(rows.saved, removed), ...less(rows.typed, kept)], clash };
+  const kinds = new Set([...typed.keys(), ...filled.keys(), ...saved.keys()]);
+  const target = new Map<string, number>();
+  for (const k of kinds) {
+    const [mine, theirs] = [n(typed, k) - n(filled, k), n(saved, k) - n(filled, k)];
+    const change = Math.sign(mine) === Math.sign(theirs) ? (Math.abs(mine) >= Math.abs(theirs) ? mine : theirs) : mine + theirs;
+    target.set(k, Math.max(0, n(filled, k) + change));
+  }
+  const mileageOf = (k: string) => k.slice(0, k.indexOf('\n'));
+  const addedByOne = [...kinds].filter((k) => Math.max(n(typed, k), n(saved, k)) > n(filled, k) && n(typed, k) !== n(saved, k));
+  const clash = [...kinds]
+    .filter((k) => n(typed, k) < n(filled, k) && n(saved, k) < n(filled, k))
+    .some((k) => addedByOne.some((added) => mileageOf(added) === mileageOf(k)));
+  const surplus = new Map([...saved].filter(([k, c]) => c > target.get(k)!).map(([k, c]) => [k, c - target.get(k)!]));
+  const missing = new Map([...target].filter(([k, c]) => c > n(saved, k)).map(([k, c]) => [k, c - n(saved, k)]));
+  return { rows: [...takeRows(rows.saved, surplus).rest, ...takeRows(rows.typed, missing).taken], clash };
 }
 
 /** A saved order as the service reads it. */
@@ -192,12 +208,13 @@ const shownValue = (names: PickedNames) => (name: string, value: string) => {
 export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart, names: PickedNames): { label: string; value: string }[] {
   const form = readOrderForm(data);
   if (part === 'history') {
-    const row = (h: OrderDraft['history'][number]) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
-    const kept = new Set(saved.history.map(row));
-    return form.history
-      .map(row)
-      .filter((line) => !kept.has(line))
-      .map((value) => ({ label: t('repairOrders.history'), value }));
+    const line = (h: HistoryRow) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
+    const [typed, kept] = [rowCounts(form.history), rowCounts(saved.history)];
+    const beyond = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].map(([k, c]) => [k, c - (b.get(k) ?? 0)]));
+    return [
+      ...takeRows(form.history, beyond(typed, kept)).taken.map((h) => ({ label: t('repairOrders.history'), value: line(h) })),
+      ...takeRows(saved.history, beyond(kept, typed)).taken.map((h) => ({ label: t('repairOrders.historyRemoved'), value: line(h) })),
+    ];
   }
   const shown = shownValue(names);
   return Object.entries(FIELD_LABELS)

@@ -267,7 +267,7 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   if (order.status === 'CLOSED' && can(astro.locals.user?.role, 'manageOrders') && !action) {
     const part = tab === 'historique' ? 'history' : 'general';
     const [models, referents] = await Promise.all([astro.locals.services.gearboxModels.catalogue(), repairOrders.referents()]);
-    const names = { models, referents: [...savedNames(order).referents, ...referents] };
+    const names = { models: [...savedNames(order).models, ...models], referents: [...savedNames(order).referents, ...referents] };
     return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(await postedForm(astro), orderValues(order, part), part, names) };
   }
   if (!manages(astro.locals, order)) return null;

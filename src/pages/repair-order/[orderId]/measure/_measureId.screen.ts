@@ -71,8 +71,9 @@ const FIELD_LABELS = {
   comment: 'orderMeasures.comment',
 } as const satisfies Record<(typeof ORDER_MEASURE_FIELDS)[number], string>;
 
-/** A field's value as the user reads it: a result by its label, the rest as typed. */
-const shownValue = (name: string, value: string) => (name === 'checkResult' ? (checkResultLabels[value as CheckResult] ?? value) : value);
+/** A field's value as the user reads it: a result by its label («Automatique» when none is chosen), the rest as typed. */
+const shownValue = (name: string, value: string) =>
+  name === 'checkResult' ? (value ? (checkResultLabels[value as CheckResult] ?? value) : t('orderMeasures.automaticChoice')) : value;
 
 /** "Automatic" when the stored result is what the bounds propose. */
 const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
