@@ -32,6 +32,12 @@ function formFieldsOf(html: string, action: string): Record<string, string> {
   return fields;
 }
 
+/** The texts of the page a refused post redirects to, paragraph by paragraph: the refusal, then what was typed, label then value. */
+async function alertOf(b: ReturnType<typeof browser>, refused: Response): Promise<string[]> {
+  const html = await (await b.request(refused.headers.get('location')!)).text();
+  return [...html.matchAll(/<(p|dt|dd)[^>]*>([^<]*)<\/\1>/g)].map((m) => htmlText(m[2]!));
+}
+
 describe('the order page, as a tablet opens it and answers a checkpoint', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -389,11 +395,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       });
       expect(refused.status).toBe(303);
       // The refusal, and under it each field typed differently, label then value, to copy.
-      const alertOf = async (response: Response) => {
-        const html = await (await julien.request(response.headers.get('location')!)).text();
-        return [...html.matchAll(/<(p|dt|dd)[^>]*>([^<]*)<\/\1>/g)].map((m) => htmlText(m[2]!));
-      };
-      const shown = await alertOf(refused);
+      const shown = await alertOf(julien, refused);
       const from = shown.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
       expect(shown.slice(from, from + 12)).toEqual([
         'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
@@ -410,7 +412,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         "À-coups 2-3 confirmés à l'essai",
       ]);
       const rows = await post(`${self}?onglet=historique`, { ...history, historyMileage: '150000', historyIntervention: 'Ligne tapée avant clôture' });
-      const again = await alertOf(rows);
+      const again = await alertOf(julien, rows);
       const at = again.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
       expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150000 km : Ligne tapée avant clôture']);
       expect(again.slice(at + 4).join('\n')).toContain("Historique d'intervention, ligne retirée\n99000 km : Ligne enregistrée");
@@ -474,8 +476,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         body: new URLSearchParams({ ...form, measuredValue: '5,01', checkResult: 'nok', comment: 'Relevé tapé avant la clôture' }).toString(),
       });
       expect(refused.status).toBe(303);
-      const html = await (await julien.request(refused.headers.get('location')!)).text();
-      const shown = [...html.matchAll(/<(p|dt|dd)[^>]*>([^<]*)<\/\1>/g)].map((m) => htmlText(m[2]!));
+      const shown = await alertOf(julien, refused);
       const from = shown.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
       expect(shown.slice(from, from + 8)).toEqual([
         'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',

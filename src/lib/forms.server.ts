@@ -10,7 +10,7 @@ import { DomainError, TOLD_BY_KIND } from '#server/errors.ts';
 import { databaseRefusal } from '#server/db/errors.ts';
 import type { ApiErrorCode, ApiRefusal, RefusalReason } from '#lib/errors.ts';
 import type { BucketId } from '#lib/storage/files.ts';
-import { t } from './i18n.ts';
+import { type MessageKey, t } from './i18n.ts';
 import { fieldErrors, type FieldErrors } from './validation.ts';
 
 export type FormValues = Record<string, string>;
@@ -137,6 +137,21 @@ export function clashErrors<N extends string>(
       return [name, read ? t('repairOrders.changedBothWas', { value: read }) : t('repairOrders.changedBothEmptied')];
     }),
   );
+}
+
+/**
+ * What a posted form holds that the saved record does not, labelled as the form labels it (`labels`:
+ * field → catalogue key, in the form's order) and read as `shown` reads it: what an order closed
+ * meanwhile lists for the user to copy.
+ */
+export function unsavedFields(
+  labels: Record<string, MessageKey>,
+  values: { typed: Record<string, string>; saved: Record<string, string> },
+  shown: (name: string, value: string) => string,
+): { label: string; value: string }[] {
+  return Object.entries(labels)
+    .filter(([name]) => textAsRead(values.typed[name] ?? '') !== textAsRead(values.saved[name] ?? ''))
+    .map(([name, label]) => ({ label: t(label), value: shown(name, values.typed[name] ?? '') }));
 }
 
 /**

@@ -1,7 +1,7 @@
 // The repair order form of the order's screens (the new order, the order's general data and
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
 import { hasReason } from '#lib/errors.ts';
-import { clashErrors, filledOf, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead } from '#lib/forms.server.ts';
+import { clashErrors, filledOf, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead, unsavedFields } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
 import {
@@ -216,10 +216,7 @@ export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart, na
       ...takeRows(saved.history, beyond(kept, typed)).taken.map((h) => ({ label: t('repairOrders.historyRemoved'), value: line(h) })),
     ];
   }
-  const shown = shownValue(names);
-  return Object.entries(FIELD_LABELS)
-    .filter(([name]) => differs(name, form.values, saved.values))
-    .map(([name, label]) => ({ label: t(label), value: shown(name, form.values[name]!) }));
+  return unsavedFields(FIELD_LABELS, { typed: form.values, saved: saved.values }, shownValue(names));
 }
 
 /** The names of a saved order's model and referent, for reading its values back. */

@@ -16,7 +16,7 @@ import {
   storeAndLink,
   submitAction,
   submitForm,
-  textAsRead,
+  unsavedFields,
 } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
 import type { GearboxDocument } from '#lib/gearboxes/documents.ts';
@@ -142,9 +142,7 @@ export async function post(
   // Closed while this form was open: said, with what was typed to copy it, rather than dropped (walk14 F1).
   if (page.closed && can(astro.locals.user?.role, 'manageOrders') && !action) {
     const typed: Record<string, string> = formValues(await postedForm(astro), ORDER_MEASURE_FIELDS);
-    const unsaved = Object.entries(FIELD_LABELS)
-      .filter(([name]) => textAsRead(typed[name] ?? '') !== textAsRead(page.form.values[name] ?? ''))
-      .map(([name, label]) => ({ label: t(label), value: shownValue(name, typed[name] ?? '') }));
+    const unsaved = unsavedFields(FIELD_LABELS, { typed, saved: page.form.values }, shownValue);
     return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved };
   }
   if (!page.manage) return null;
