@@ -58,6 +58,7 @@ async function run(label: string, env: Record<string, string>, wanted: string[],
     await waitReady(url, child);
     const cookie = await sessionCookie(url, 'diagnostic@demo.local');
     const commercial = await sessionCookie(url, 'commercial@demo.local');
+    const admin = await sessionCookie(url, 'admin@demo.local');
     const token = await signInToken(url, 'diagnostic@demo.local');
     const { order, followed, closed } = await benchOrders(url, token);
     const targets = [
@@ -70,6 +71,7 @@ async function run(label: string, env: Record<string, string>, wanted: string[],
       { name: 'report', path: `/repair-order/${closed.id}/report`, headers: { cookie } },
       { name: 'gearboxes', path: '/gearboxes', headers: { cookie } },
       { name: 'stock', path: '/stock', headers: { cookie: commercial } },
+      { name: 'users', path: '/users', headers: { cookie: admin } },
     ].filter((t) => !wanted.length || wanted.includes(t.name));
     const cdp = await inspector(inspect);
     await cdp.send('Profiler.enable');

@@ -2,6 +2,7 @@
 // The HTTP routes (routes.ts) and, in process, the Astro pages call these.
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '#server/db/client.ts';
+import { prepared } from '#server/db/prepared.ts';
 import { challenges, grants, personalAccessTokens, refreshTokens, securityKeys, tickets, users } from '#server/db/schema/index.ts';
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '#lib/ids.ts';
@@ -491,22 +492,21 @@ export function createAuthService(deps: {
    * openSessions' query for one sign-in, the one every signed-in request asks: its SQL is built
    * once (building it again was as long as PGlite's running it, in the server's thread).
    */
-  const openSessionQuery = db
-    .select(sessionColumns)
-    .from(grants)
-    .innerJoin(users, eq(users.id, grants.userId))
-    .where(
-      and(
-        eq(grants.id, sql.placeholder('sessionId')),
-        isNull(grants.revokedAt),
-        sql`${grants.expiresAt} > now()`,
-        gt(grants.lastUsedAt, sql.placeholder('idleSince')),
-        eq(users.disabled, false),
+  const openSessionQuery = prepared(() =>
+    db
+      .select(sessionColumns)
+      .from(grants)
+      .innerJoin(users, eq(users.id, grants.userId))
+      .where(
+        and(
+          eq(grants.id, sql.placeholder('sessionId')),
+          isNull(grants.revokedAt),
+          sql`${grants.expiresAt} > now()`,
+          gt(grants.lastUsedAt, sql.placeholder('idleSince')),
+          eq(users.disabled, false),
+        ),
       ),
-    )
-    // Its SQL built once; unnamed (''), so PostgreSQL sees no named statement: a pooler in transaction
-    // mode (PgBouncer before 1.21) or a compatible engine that lacks them works as before.
-    .prepare('');
+  );
 
   /**
    * The account behind an open sign-in of `userId`, or undefined once it has ended. A request
@@ -515,7 +515,7 @@ export function createAuthService(deps: {
   async function openSession(sessionId: string, userId: string): Promise<SessionRow | undefined> {
     if (!isUuid(sessionId)) return undefined;
     const idleSince = new Date(Date.now() - IDLE_TIMEOUT_MS);
-    const [row] = await openSessionQuery.execute({ sessionId, idleSince: idleSince.toISOString() });
+    const [row] = await openSessionQuery().execute({ sessionId, idleSince: idleSince.toISOString() });
     if (row?.user.id !== userId) return undefined;
     if (Date.now() - row.lastUsedAt.getTime() > ACTIVITY_WRITE_MS) {
       await db.update(grants).set({ lastUsedAt: new Date() }).where(eq(grants.id, sessionId));

@@ -1,12 +1,30 @@
 // A read whose SQL drizzle builds once, at its first call, and runs again with each call's values
 // (`sql.placeholder`): building a select's SQL from its builder costs more than PGlite's whole
 // answer to a small query, and was a fifth of the report's main thread (decisions 074, 081).
-// Unnamed (''), so PostgreSQL sees no named statement: a pooler in transaction mode (PgBouncer
-// before 1.21) or a compatible engine that lacks them works as before; on PGlite the database
-// thread keeps it prepared by its text (decision 079).
+// Named, so PostgreSQL parses and plans it once per connection instead of at every call (half of
+// its CPU on an order's screens, decision 082); on PGlite the database thread keeps it prepared
+// by its text (decision 079) and the name is not used.
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { Db } from './client.ts';
+
+let statements = 0;
 
 /** The query `build` returns, prepared at the first call of the function returned, and kept. */
 export function prepared<P>(build: () => { prepare(name: string): P }): () => P {
   let query: P | undefined;
-  return () => (query ??= build().prepare(''));
+  // One name per read in the process: a name always stands for the same SQL on a connection.
+  return () => (query ??= build().prepare(`atelier_${++statements}`));
+}
+
+const dialect = new PgDialect();
+
+/** A read written in SQL, for `prepared`: its `execute` answers the rows. */
+export function rawRead<Row>(db: Db, query: SQL) {
+  return {
+    prepare: (name: string) => {
+      const statement = db._.session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false);
+      return { execute: async (values: Record<string, unknown>) => ((await statement.execute(values)) as { rows: Row[] }).rows };
+    },
+  };
 }

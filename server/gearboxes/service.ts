@@ -5,6 +5,7 @@ import type { PermissionTable } from '#server/access.ts';
 import { can } from '#lib/permissions.ts';
 import type { GearboxModelInput, GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { queryRows } from '#server/db/client.ts';
+import { prepared, rawRead } from '#server/db/prepared.ts';
 import {
   baseItems,
   doctorCodes,
@@ -103,6 +104,16 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
       .from(outages)
       .innerJoin(componentItems, eq(componentItems.id, outages.componentId))
       .innerJoin(typeItems, eq(typeItems.id, outages.outageTypeId));
+
+  // The diagnostic and the report read these on every page.
+  const modelOutages = prepared(() =>
+    outagesQuery()
+      .where(eq(outages.modelId, sql.placeholder('modelId')))
+      .orderBy(asc(componentItems.name), asc(typeItems.name)),
+  );
+  const closedOrderCount = prepared(() =>
+    rawRead<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${sql.placeholder('modelId')} and ${CLOSED}`),
+  );
 
   const lookup = async (kind: 'component' | 'outage_type', name: string) =>
     (
@@ -320,10 +331,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
         .orderBy(asc(errorCodes.code)),
 
     /** The size of the model's history: its closed orders. */
-    orderCountOf: async (_viewer: Viewer, modelId: string) =>
-      Number(
-        (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${modelId} and ${CLOSED}`))[0]!.n,
-      ),
+    orderCountOf: async (_viewer: Viewer, modelId: string) => Number((await closedOrderCount().execute({ modelId }))[0]!.n),
 
     insertErrorCode: async (_viewer: Viewer, modelId: string, input: { code: string; description: string }) =>
       db
@@ -350,7 +358,7 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
         return row;
       }),
 
-    outagesOf: (_viewer: Viewer, modelId: string) => outagesQuery().where(eq(outages.modelId, modelId)).orderBy(asc(componentItems.name), asc(typeItems.name)),
+    outagesOf: (_viewer: Viewer, modelId: string) => modelOutages().execute({ modelId }),
 
     getOutage: async (_viewer: Viewer, id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 

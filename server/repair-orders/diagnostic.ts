@@ -7,7 +7,7 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { STEP_REQUIRED } from '#lib/repair-orders/diagnostic-page.ts';
 import { outageRateValue } from '#lib/gearboxes/outages.ts';
-import { prepared } from '#server/db/prepared.ts';
+import { prepared, rawRead } from '#server/db/prepared.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import {
   orderCheckpoints,
@@ -67,6 +67,37 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
 
 export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxModelsService }) {
   const { db, gearboxModels } = deps;
+
+  /** How many similar closed orders confirmed each of the model's outages (candidatesOf). */
+  const outageEvidence = prepared(() =>
+    rawRead<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
+      db,
+      sql`
+        with codes as (select error_code_id from order_fault_codes where repair_order_id = ${sql.placeholder('orderId')}),
+        symptoms as (select symptom_id from order_symptoms where repair_order_id = ${sql.placeholder('orderId')}),
+        alike as (
+          select r.id from repair_orders r
+          where r.gearbox_model_id = ${sql.placeholder('modelId')} and r.id <> ${sql.placeholder('orderId')} and r.status = 'CLOSED'
+            and exists (select 1 from order_outages oo where oo.repair_order_id = r.id)
+            and (
+              exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
+              or exists (select 1 from order_symptoms s where s.repair_order_id = r.id and s.symptom_id in (select symptom_id from symptoms))
+            )
+        ),
+        total as (select count(*)::int as n from alike)
+        select o.id as outage_id,
+          (select n from total) as similar,
+          (select count(*)::int from order_outages oo where oo.outage_id = o.id and oo.repair_order_id in (select id from alike)) as confirmed,
+          exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${sql.placeholder('orderId')}) as chosen
+        from outages o where o.gearbox_model_id = ${sql.placeholder('modelId')}`,
+    ),
+  );
+  const guideHiddenQuery = prepared(() =>
+    db
+      .select({ hidden: sql<boolean | null>`(${users.metadata} ->> 'diagnosticGuideHidden')::boolean` })
+      .from(users)
+      .where(eq(users.id, sql.placeholder('userId'))),
+  );
 
   /**
    * The order's procedures with the dossier's procedure, its checkpoints and how many outages use
@@ -172,27 +203,7 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
       if (!modelId) return [];
       // Sent together: on PostgreSQL they run side by side, on PGlite one after the other without a turn between.
       const [evidence, known, history] = await Promise.all([
-        queryRows<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
-          db,
-          sql`
-        with codes as (select error_code_id from order_fault_codes where repair_order_id = ${orderId}),
-        symptoms as (select symptom_id from order_symptoms where repair_order_id = ${orderId}),
-        alike as (
-          select r.id from repair_orders r
-          where r.gearbox_model_id = ${modelId} and r.id <> ${orderId} and r.status = 'CLOSED'
-            and exists (select 1 from order_outages oo where oo.repair_order_id = r.id)
-            and (
-              exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
-              or exists (select 1 from order_symptoms s where s.repair_order_id = r.id and s.symptom_id in (select symptom_id from symptoms))
-            )
-        ),
-        total as (select count(*)::int as n from alike)
-        select o.id as outage_id,
-          (select n from total) as similar,
-          (select count(*)::int from order_outages oo where oo.outage_id = o.id and oo.repair_order_id in (select id from alike)) as confirmed,
-          exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${orderId}) as chosen
-        from outages o where o.gearbox_model_id = ${modelId}`,
-        ),
+        outageEvidence().execute({ orderId, modelId }),
         gearboxModels.outagesOf(viewer, modelId),
         gearboxModels.orderCountOf(viewer, modelId),
       ]);
@@ -356,13 +367,7 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
       }),
 
     /** The start guide of the diagnostic page, hidden for good by the user's choice (kept in metadata). */
-    guideHidden: async (viewer: Viewer) =>
-      (
-        await db
-          .select({ hidden: sql<boolean | null>`(${users.metadata} ->> 'diagnosticGuideHidden')::boolean` })
-          .from(users)
-          .where(eq(users.id, viewer.id))
-      )[0]?.hidden === true,
+    guideHidden: async (viewer: Viewer) => (await guideHiddenQuery().execute({ userId: viewer.id }))[0]?.hidden === true,
 
     setGuideHidden: async (viewer: Viewer, hidden: boolean) => {
       await db

@@ -11,6 +11,7 @@ import { type AddStockInput, type GearboxCondition, type MovementKind, normalise
 import { escapeLike } from '#lib/search.ts';
 import { isUuid } from '#lib/ids.ts';
 import type { Db } from '#server/db/client.ts';
+import { prepared } from '#server/db/prepared.ts';
 
 import { doctorCodes, gearboxCodes, gearboxModels, stockItems, stockMovements, users } from '#server/db/schema/index.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
@@ -125,6 +126,8 @@ export function createStockService(deps: { db: Db }) {
       .leftJoin(doctorCodes, eq(doctorCodes.id, stockItems.doctorCodeId))
       .leftJoin(gearboxCodes, eq(gearboxCodes.id, stockItems.gearboxCodeId));
 
+  const racksInUse = prepared(() => db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack)));
+
   type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
   /** The item locked for the change, checked against the version the user saw. */
   async function lockCurrent(tx: Tx, id: string, version: number) {
@@ -159,8 +162,7 @@ export function createStockService(deps: { db: Db }) {
         .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: GearboxCondition; n: number }[]>,
 
     /** The racks in use, for the filter and the pickers. */
-    racks: async (_viewer: Viewer) =>
-      (await db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack))).map((r) => r.rack),
+    racks: async (_viewer: Viewer) => (await racksInUse().execute()).map((r) => r.rack),
 
     get: async (_viewer: Viewer, id: string): Promise<StockRow | undefined> =>
       referenced((await from(selection).where(eq(stockItems.id, id)).limit(1)) as unknown as Omit<StockRow, 'reference'>[])[0],
