@@ -287,6 +287,16 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       .filter((r) => r.intervention);
     expect(shown.map((r) => r.intervention)).toEqual(['Vidange boîte et filtre', 'Reprogrammation (Claire)', 'Vidange boîte, huile ATF']);
     expect(await saved()).toContain('120000 Vidange boîte et filtre');
+    // Closed before Claire saves again: a reload shows the closed order's refusal, with her rows to copy (walk15 F1).
+    const [{ status }] = (await t.database.db.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, order!.id))) as [
+      { status: 'IN_PROGRESS' | 'CLOSED' },
+    ];
+    await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, order!.id));
+    const closedNow = await alertOf(claire, refused);
+    await t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, order!.id));
+    expect(closedNow).toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    expect(closedNow).toContain('120000 km : Vidange boîte, huile ATF');
+    expect(closedNow.join('\n')).not.toContain("L'historique a été modifié entre-temps");
     // Saved again once checked (Julien's version dropped): what is shown is what is saved.
     const again = await opened(claire, page);
     expect(
@@ -362,6 +372,28 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(htmlText(await (await julien.request(also.headers.get('location')!)).text())).toContain('OR mis à jour');
     expect(await saved()).toContain('190000 Autre ligne');
     expect(await saved()).not.toContain('180000 Doublon');
+
+    // One corrects a row's mileage while the other corrects it differently, or takes it out: a clash, shown to check (walk15 F3, F4).
+    const redate = (rows: Row[], mileage: string) => rows.map((r) => (r.intervention === 'À redater' ? { ...r, mileage } : r));
+    for (const theirs of [(rows: Row[]) => redate(rows, '192000'), (rows: Row[]) => rows.filter((r) => r.intervention !== 'À redater')]) {
+      const form = await opened(claire);
+      expect((await post(claire, form, [...form.rows, { mileage: '191000', intervention: 'À redater' }])).headers.get('location')).toBe(self);
+      before = { julien: await opened(julien), claire: await opened(claire) };
+      expect((await post(julien, before.julien, redate(before.julien.rows, '191500'))).headers.get('location')).toBe(self);
+      const clash = await post(claire, before.claire, theirs(before.claire.rows));
+      expect(htmlText(await (await claire.request(clash.headers.get('location')!)).text())).toContain("L'historique a été modifié entre-temps");
+      expect((await saved()).filter((r) => r.endsWith('À redater'))).toEqual(['191500 À redater']);
+      const clean = await opened(julien);
+      expect(
+        (
+          await post(
+            julien,
+            clean,
+            clean.rows.filter((r) => r.intervention !== 'À redater'),
+          )
+        ).headers.get('location'),
+      ).toBe(self);
+    }
   });
 
   it('says an order closed while its form was open cannot be saved, and shows what was typed to copy it', async () => {
@@ -411,11 +443,21 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         'Commentaire',
         "À-coups 2-3 confirmés à l'essai",
       ]);
+      // A field left as the form showed it is not listed, the opening date included (walk15 F6).
+      const only = await alertOf(julien, await post(self, { ...general, comment: 'Seulement un commentaire' }));
+      const start = only.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+      expect(only.slice(start + 2)).toEqual(['Commentaire', 'Seulement un commentaire']);
       const rows = await post(`${self}?onglet=historique`, { ...history, historyMileage: '150000', historyIntervention: 'Ligne tapée avant clôture' });
       const again = await alertOf(julien, rows);
       const at = again.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
       expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150000 km : Ligne tapée avant clôture']);
       expect(again.slice(at + 4).join('\n')).toContain("Historique d'intervention, ligne retirée\n99000 km : Ligne enregistrée");
+      // Reopened since: a reload says so, and still lists what was typed (walk15 F2).
+      await t.database.db.update(repairOrders).set({ status: order!.status, closedOn: null }).where(eq(repairOrders.id, order!.id));
+      const reopened = await alertOf(julien, rows);
+      expect(reopened).toContain('Cet ordre de réparation a été rouvert depuis : il peut de nouveau être modifié.');
+      expect(reopened).not.toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+      expect(reopened).toContain('150000 km : Ligne tapée avant clôture');
     } finally {
       await t.database.db.update(repairOrders).set({ status: order!.status, closedOn: null }).where(eq(repairOrders.id, order!.id));
       await t.database.db.delete(interventionHistory).where(and(eq(interventionHistory.orderId, order!.id), eq(interventionHistory.position, 99)));
@@ -452,6 +494,16 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const typed = formFieldsOf(page, self);
     expect(typed.measuredValue).toBe('7,9');
     expect((await opened(julien)).measuredValue).toBe('6,1');
+    // Closed before Claire saves again: a reload shows the closed order's refusal, with what she typed (walk15 F1).
+    const [{ status }] = (await t.database.db.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, measure!.orderId))) as [
+      { status: 'IN_PROGRESS' | 'CLOSED' },
+    ];
+    await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, measure!.orderId));
+    const closedNow = await alertOf(claire, refused);
+    await t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
+    const at = closedNow.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    expect(closedNow.slice(at + 2, at + 4)).toEqual(['Valeur mesurée', '7,9']);
+    expect(closedNow.join('\n')).not.toContain('Cette mesure a été modifiée entre-temps');
     expect((await post(claire, typed)).status).toBe(303);
     expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
   });
@@ -488,6 +540,12 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         'Commentaire',
         'Relevé tapé avant la clôture',
       ]);
+      // Reopened since: a reload says so, and still lists what was typed (walk15 F2).
+      await t.database.db.update(repairOrders).set({ status: measure!.status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
+      const reopened = await alertOf(julien, refused);
+      expect(reopened).toContain('Cet ordre de réparation a été rouvert depuis : il peut de nouveau être modifié.');
+      expect(reopened).not.toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+      expect(reopened).toContain('Relevé tapé avant la clôture');
     } finally {
       await t.database.db.update(repairOrders).set({ status: measure!.status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
     }

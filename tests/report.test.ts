@@ -352,7 +352,13 @@ describe.each([
       };
       procedureIds.push(await createProcedure(gql.diagnostician, modelId, procedure));
     }
-    const orderId = await createOrder(gql.diagnostician, { number: 'OR-2026-0777', gearboxModelId: modelId, vehicleBrand: 'Peugeot', vehicleModel: '508 SW' });
+    const orderId = await createOrder(gql.diagnostician, {
+      number: 'OR-2026-0777',
+      gearboxModelId: modelId,
+      vehicleBrand: 'Peugeot',
+      vehicleModel: '508 SW',
+      mileage: '100000_to_150000',
+    });
     const reference = ok(
       await gql('diagnostician', M.insertGearboxDocument, {
         o: {
@@ -631,6 +637,14 @@ describe.each([
           what,
         )
         .toEqual([]);
+    }
+  });
+
+  it('prints a mileage band with its numbers whole (walk15 F9: «150 / 000 km»)', () => {
+    for (const [what, pages] of both()) {
+      const lines = pages[0]!.body.map((l) => l.text.replace(/\u00a0/g, ' '));
+      // Words may wrap («100 000 à» / «150 000 km»), a number not.
+      expect.soft(lines.join('\n'), what).toContain('150 000 km');
     }
   });
 

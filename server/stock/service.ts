@@ -126,7 +126,9 @@ export function createStockService(deps: { db: Db }) {
       .leftJoin(doctorCodes, eq(doctorCodes.id, stockItems.doctorCodeId))
       .leftJoin(gearboxCodes, eq(gearboxCodes.id, stockItems.gearboxCodeId));
 
-  const racksInUse = prepared(() => db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack)));
+  const racksInUse = prepared(() =>
+    db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack)),
+  );
 
   type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
   /** The item locked for the change, checked against the version the user saw. */

@@ -141,16 +141,17 @@ export function clashErrors<N extends string>(
 
 /**
  * What a posted form holds that the saved record does not, labelled as the form labels it (`labels`:
- * field → catalogue key, in the form's order) and read as `shown` reads it: what an order closed
- * meanwhile lists for the user to copy.
+ * field → catalogue key, in the form's order) and read as `shown` reads it, each compared as
+ * `canonical` reads it (as `mergeOverSaved` does): what an order closed meanwhile lists for the user to copy.
  */
 export function unsavedFields(
   labels: Record<string, MessageKey>,
   values: { typed: Record<string, string>; saved: Record<string, string> },
   shown: (name: string, value: string) => string,
+  canonical: (name: string, value: string) => string = (_name, value) => textAsRead(value),
 ): { label: string; value: string }[] {
   return Object.entries(labels)
-    .filter(([name]) => textAsRead(values.typed[name] ?? '') !== textAsRead(values.saved[name] ?? ''))
+    .filter(([name]) => canonical(name, values.typed[name] ?? '') !== canonical(name, values.saved[name] ?? ''))
     .map(([name, label]) => ({ label: t(label), value: shown(name, values.typed[name] ?? '') }));
 }
 

@@ -172,6 +172,7 @@ export const fr = {
   refusals: {
     elevationRequired: 'Pour cette action, confirmez votre identité avec votre code de vérification ou votre clé de sécurité.',
     orderClosed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
+    orderReopened: 'Cet ordre de réparation a été rouvert depuis : il peut de nouveau être modifié.',
     orderClosedDelete: 'Cet ordre de réparation est clôturé : il ne peut pas être supprimé.',
     stepOutages: "Choisissez d'abord les pannes.",
     stepProcedures: "Choisissez d'abord les procédures de réparation.",

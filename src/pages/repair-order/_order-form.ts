@@ -40,6 +40,9 @@ function filledRowsOf(form: FormData): HistoryRow[] | null {
 /** A field's value differs between two readings of the form, as typed text reads. */
 const differs = (name: string, from: Record<string, string>, to: Record<string, string>) => textAsRead(from[name] ?? '') !== textAsRead(to[name] ?? '');
 
+/** A field's value as two readings of the form are compared: a date typed «29/07/2026» is the saved 2026-07-29 (walk15 F6). */
+const asCompared = (name: string, value: string) => (name === 'openedOn' ? isoDay(value) : textAsRead(value));
+
 /** What makes two history rows the same: what they say, the mileage's spaces left out («150 000» is 150000). */
 const historyRowKey = (h: HistoryRow) => `${textAsRead(h.mileage).replace(/\s/g, '')}\n${textAsRead(h.intervention)}`;
 
@@ -66,8 +69,8 @@ function takeRows(list: HistoryRow[], take: Map<string, number>): { taken: Histo
  * The history saved over a colleague's (decision 077, for rows), counted kind by kind: what each
  * of the two did to the rows the form was filled with (added some, took some out) is applied once
  * when both did the same, both when they did different things. A row both took out is a clash
- * when one of them put a row of the same mileage in its place that the other did not (a change,
- * or a change against a removal): both versions are then shown to check.
+ * when one of them put a row in its place (the same mileage or the same words) that the other did
+ * not (two changes, or a change against a removal): both versions are then shown to check.
  */
 function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: HistoryRow[] }): { rows: HistoryRow[]; clash: boolean } {
   const [typed, filled, saved] = [rowCounts(rows.typed), rowCounts(rows.filled), rowCounts(rows.saved)];
@@ -79,18 +82,18 @@ function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: His
     const change = Math.sign(mine) === Math.sign(theirs) ? (Math.abs(mine) >= Math.abs(theirs) ? mine : theirs) : mine + theirs;
     target.set(k, Math.max(0, n(filled, k) + change));
   }
-  const mileageOf = (k: string) => k.slice(0, k.indexOf('\n'));
+  // A row put in place of another keeps its mileage or what it says.
+  const [mileageOf, interventionOf] = [(k: string) => k.slice(0, k.indexOf('\n')), (k: string) => k.slice(k.indexOf('\n') + 1)];
+  const replaces = (added: string, k: string) => mileageOf(added) === mileageOf(k) || interventionOf(added) === interventionOf(k);
   const addedByOne = [...kinds].filter((k) => Math.max(n(typed, k), n(saved, k)) > n(filled, k) && n(typed, k) !== n(saved, k));
-  const clash = [...kinds]
-    .filter((k) => n(typed, k) < n(filled, k) && n(saved, k) < n(filled, k))
-    .some((k) => addedByOne.some((added) => mileageOf(added) === mileageOf(k)));
+  const clash = [...kinds].filter((k) => n(typed, k) < n(filled, k) && n(saved, k) < n(filled, k)).some((k) => addedByOne.some((added) => replaces(added, k)));
   const surplus = new Map([...saved].filter(([k, c]) => c > target.get(k)!).map(([k, c]) => [k, c - target.get(k)!]));
   const missing = new Map([...target].filter(([k, c]) => c > n(saved, k)).map(([k, c]) => [k, c - n(saved, k)]));
   return { rows: [...takeRows(rows.saved, surplus).rest, ...takeRows(rows.typed, missing).taken], clash };
 }
 
 /** A saved order as the service reads it. */
-type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairOrders']['get']>>>;
+export type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairOrders']['get']>>>;
 
 /**
  * Saves the posted form (a new order without `orderId`); answers the order's id, or the draft to
@@ -138,9 +141,7 @@ export async function saveOrderForm(
       return 'orderId' in again && typeof again.orderId === 'string' ? { orderId: again.orderId } : null;
     };
     if (base.part === 'general' && filled) {
-      const merged = mergeOverSaved(ORDER_FIELDS, { typed: form.values, filled, saved: now.values }, (name, value) =>
-        name === 'openedOn' ? isoDay(value) : textAsRead(value),
-      );
+      const merged = mergeOverSaved(ORDER_FIELDS, { typed: form.values, filled, saved: now.values }, asCompared);
       // A gearbox code is read on a model's label: typed while a colleague changed the model, it is
       // to check as well (walk13 F4).
       const codeOverMovedModel =
@@ -205,8 +206,12 @@ const shownValue = (names: PickedNames) => (name: string, value: string) => {
  * text typed differently, or the history rows not saved. Shown when the save cannot happen at all
  * (the order closed meanwhile), so that nothing typed is lost.
  */
-export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart, names: PickedNames): { label: string; value: string }[] {
-  const form = readOrderForm(data);
+export function unsavedOf(
+  form: Pick<OrderDraft, 'values' | 'history'>,
+  saved: OrderDraft,
+  part: OrderPart,
+  names: PickedNames,
+): { label: string; value: string }[] {
   if (part === 'history') {
     const line = (h: HistoryRow) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
     const [typed, kept] = [rowCounts(form.history), rowCounts(saved.history)];
@@ -216,7 +221,7 @@ export function unsavedOf(data: FormData, saved: OrderDraft, part: OrderPart, na
       ...takeRows(saved.history, beyond(kept, typed)).taken.map((h) => ({ label: t('repairOrders.historyRemoved'), value: line(h) })),
     ];
   }
-  return unsavedFields(FIELD_LABELS, { typed: form.values, saved: saved.values }, shownValue(names));
+  return unsavedFields(FIELD_LABELS, { typed: form.values, saved: saved.values }, shownValue(names), asCompared);
 }
 
 /** The names of a saved order's model and referent, for reading its values back. */

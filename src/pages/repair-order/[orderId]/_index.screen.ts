@@ -21,7 +21,9 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { type OrderDraft, orderValues, saveOrderForm, savedNames, unsavedOf } from '#pages/repair-order/_order-form.ts';
+import { type OrderDraft, type PickedNames, type SavedOrder, orderValues, saveOrderForm, savedNames, unsavedOf } from '#pages/repair-order/_order-form.ts';
+import { readOrderForm } from '#lib/repair-orders/repair-orders.ts';
+import type { Role } from '#lib/roles.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
 const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
@@ -168,6 +170,8 @@ export async function load(locals: App.Locals, query: OrderPageQuery) {
   };
 }
 
+export type OrderPage = NonNullable<Awaited<ReturnType<typeof load>>>;
+
 /** A post that did not go through: what to show again, and the status to answer. */
 export type OrderPageFailure = {
   status: number;
@@ -181,6 +185,32 @@ export type OrderPageFailure = {
   /** What a save posted on an order closed meanwhile carried, field by field, for the user to copy. */
   unsaved?: { label: string; value: string }[];
 };
+
+/** The names a form's values are read back with: the saved order's model and referent, and those it could pick. */
+const namesOf = (order: SavedOrder, models: PickedNames['models'], referents: PickedNames['referents']): PickedNames => ({
+  models: [...savedNames(order).models, ...models],
+  referents: [...savedNames(order).referents, ...referents],
+});
+
+/**
+ * A refusal read back on a later visit, as the order stands now (walk15 F1, F2): the closed
+ * order's refusal says the order was reopened since, once it is; a form refused for another reason
+ * on an order closed since shows the closed order's refusal, with what was typed to copy.
+ */
+export function refusalNow(
+  failure: OrderPageFailure | null,
+  page: OrderPage | null,
+  tab: OrderPageQuery['tab'],
+  role: Role | undefined,
+): OrderPageFailure | null {
+  if (!failure || !page) return failure;
+  const closed = page.order.status === 'CLOSED';
+  if (failure.unsaved && !closed) return { ...failure, formError: t('refusals.orderReopened') };
+  if (!failure.draft || !closed || !can(role, 'manageOrders')) return failure;
+  const part = tab === 'historique' ? 'history' : 'general';
+  const unsaved = unsavedOf(failure.draft, orderValues(page.order, part), part, namesOf(page.order, page.models, page.referents));
+  return { status: failure.status, formError: t('refusals.orderClosed'), unsaved };
+}
 
 /**
  * Where on its tab a refused post shows again, the post's address without its action (decision
@@ -267,8 +297,8 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   if (order.status === 'CLOSED' && can(astro.locals.user?.role, 'manageOrders') && !action) {
     const part = tab === 'historique' ? 'history' : 'general';
     const [models, referents] = await Promise.all([astro.locals.services.gearboxModels.catalogue(), repairOrders.referents()]);
-    const names = { models: [...savedNames(order).models, ...models], referents: [...savedNames(order).referents, ...referents] };
-    return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(await postedForm(astro), orderValues(order, part), part, names) };
+    const typed = readOrderForm(await postedForm(astro));
+    return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(typed, orderValues(order, part), part, namesOf(order, models, referents)) };
   }
   if (!manages(astro.locals, order)) return null;
   const self = hrefOf(orderId);

@@ -4,6 +4,7 @@
 // open; through the services bound to the viewer.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
+import type { Role } from '#lib/roles.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import {
@@ -76,6 +77,8 @@ const shownValue = (name: string, value: string) =>
   name === 'checkResult' ? (value ? (checkResultLabels[value as CheckResult] ?? value) : t('orderMeasures.automaticChoice')) : value;
 
 /** "Automatic" when the stored result is what the bounds propose. */
+/** A field's value as two readings of the form are compared: «5,1» is the saved 5.1. */
+const asCompared = (_name: string, value: string) => value.replace(/\s/g, '').replace(',', '.');
 const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
 
 /** The measure and what the page decides from it, or null when the URL names no measure of this order. */
@@ -133,16 +136,28 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
 }
 export type OrderMeasurePage = NonNullable<Awaited<ReturnType<typeof load>>>;
 
+/** What the measure's page shows again after a refused post. */
+export type MeasureRefusal = OrderMeasureForm & { status: number };
+
+/**
+ * A refusal read back on a later visit, as the order stands now (walk15 F1, F2): the closed
+ * order's refusal says the order was reopened since, once it is; a measure refused for another
+ * reason on an order closed since shows the closed order's refusal, with what was typed to copy.
+ */
+export function refusalNow(failure: MeasureRefusal | null, page: OrderMeasurePage | null, role: Role | undefined): MeasureRefusal | null {
+  if (!failure || !page) return failure;
+  if (failure.unsaved && !page.closed) return { ...failure, formError: t('refusals.orderReopened') };
+  if (failure.unsaved || !page.closed || !can(role, 'manageOrders')) return failure;
+  const unsaved = unsavedFields(FIELD_LABELS, { typed: failure.values, saved: page.form.values }, shownValue, asCompared);
+  return unsaved.length ? { ...page.form, status: failure.status, formError: t('refusals.orderClosed'), unsaved } : null;
+}
+
 /** Carries out `?action=` (none: save the measure): a redirect with its toast, or the forms to show again; null when the viewer may not edit. */
-export async function post(
-  astro: AstroGlobal,
-  page: OrderMeasurePage,
-  { action }: MeasurePageQuery,
-): Promise<Response | (OrderMeasureForm & { status: number }) | null> {
+export async function post(astro: AstroGlobal, page: OrderMeasurePage, { action }: MeasurePageQuery): Promise<Response | MeasureRefusal | null> {
   // Closed while this form was open: said, with what was typed to copy it, rather than dropped (walk14 F1).
   if (page.closed && can(astro.locals.user?.role, 'manageOrders') && !action) {
     const typed: Record<string, string> = formValues(await postedForm(astro), ORDER_MEASURE_FIELDS);
-    const unsaved = unsavedFields(FIELD_LABELS, { typed, saved: page.form.values }, shownValue);
+    const unsaved = unsavedFields(FIELD_LABELS, { typed, saved: page.form.values }, shownValue, asCompared);
     return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved };
   }
   if (!page.manage) return null;
@@ -197,9 +212,7 @@ export async function post(
   if ('values' in result && hasReason(result, 'stale') && filled) {
     // Saved meanwhile by a colleague (`load` read the measure as it is now): merged as they would,
     // saved at once when no field was changed by both, else shown with those fields to check.
-    const merged = mergeOverSaved(ORDER_MEASURE_FIELDS, { typed: result.values, filled, saved: page.form.values }, (_name, value) =>
-      value.replace(/\s/g, '').replace(',', '.'),
-    );
+    const merged = mergeOverSaved(ORDER_MEASURE_FIELDS, { typed: result.values, filled, saved: page.form.values }, asCompared);
     const parsed = orderMeasureSchema.safeParse(merged.values);
     if (!merged.clashes.length && parsed.success) {
       const { gearboxMeasureId: _link, ...input } = parsed.data;
