@@ -27,7 +27,7 @@ test('a bookmarked page past the end of the list shows the last page, and says s
   const last = Number((await page.getByText(/^Page 1 sur \d+$/).textContent())!.match(/sur (\d+)/)![1]);
   await page.goto('/repair-orders?page=99');
   await expect(page.getByRole('status').filter({ hasText: 'La page 99' })).toHaveText(
-    `La page 99 n'existe plus : la liste en compte ${last}, voici la dernière.`,
+    `La page 99 n'existe plus : la liste compte ${last} pages, voici la dernière.`,
   );
   // A page is not a filter: nothing says «Filtre ignoré».
   await expect(page.getByText('Filtre ignoré')).toHaveCount(0);
@@ -36,13 +36,13 @@ test('a bookmarked page past the end of the list shows the last page, and says s
   // The models' list the same way.
   await page.goto('/gearboxes?page=99');
   await expect(page.getByRole('status').filter({ hasText: 'La page 99' })).toHaveText(
-    /^La page 99 n'existe plus : la liste (en compte \d+, voici la dernière|tient sur une seule page)\.$/,
+    /^La page 99 n'existe plus : la liste (compte \d+ pages, voici la dernière|tient sur une seule page)\.$/,
   );
   await expect(page.getByRole('row', { name: /8HP45/ }).first()).toBeVisible();
   // And the stock's.
   await page.goto('/stock?page=99');
   await expect(page.getByRole('status').filter({ hasText: 'La page 99' })).toHaveText(
-    /^La page 99 n'existe plus : la liste (en compte \d+, voici la dernière|tient sur une seule page)\.$/,
+    /^La page 99 n'existe plus : la liste (compte \d+ pages, voici la dernière|tient sur une seule page)\.$/,
   );
   await expect(page.getByText('Page 99 sur')).toHaveCount(0);
 });

@@ -11,6 +11,7 @@ import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
 import { copyClusterTemplate, hasCluster } from '#server/db/pglite-template.ts';
 import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
+import { prepared, rawRead } from '#server/db/prepared.ts';
 import { demoRepairOrders } from '#server/demo/orders.ts';
 import { createLogger } from '#server/log.ts';
 import { HOME_MARKER, readToken } from '#server/storage/home.ts';
@@ -264,5 +265,24 @@ describe('the supported PostgreSQL versions (README: 15 to 18)', () => {
     expect(databaseKinds).toEqual(['pglite', 'postgres', 'postgres-15']);
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     expect(readme).toContain('**Supported PostgreSQL versions: 15 to 18.**');
+  });
+});
+
+describe('reads built once (decision 082)', () => {
+  it('are one named statement per PostgreSQL connection, prepared once, under one name for one SQL', async () => {
+    const database = await openDatabase({ dataDir: tempDir(), databaseUrl: await createPostgresDatabase() });
+    try {
+      // Two reads of the same SQL, as two instances' services would build them.
+      const plusOne = () => prepared(() => rawRead<{ n: number }>(database.db, sql`select ${sql.placeholder('n')}::int + 1 as n`));
+      const [a, b] = [plusOne(), plusOne()];
+      expect(await a().execute({ n: 1 })).toEqual([{ n: 2 }]);
+      expect(await a().execute({ n: 5 })).toEqual([{ n: 6 }]);
+      expect(await b().execute({ n: 2 })).toEqual([{ n: 3 }]);
+      // Asked one after the other, the pool's one connection ran them all.
+      const held = await queryRows<{ name: string; statement: string }>(database.db, sql`select name, statement from pg_prepared_statements`);
+      expect(held).toEqual([{ name: expect.stringMatching(/^atelier_[0-9a-f]{24}$/), statement: 'select $1::int + 1 as n' }]);
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -57,8 +57,12 @@ describe('the model catalogue on PGlite', () => {
     expect(users).toMatch(/\d+ utilisateurs/);
     expect(users).not.toMatch(/(?<!\d)0 utilisateur/);
     // The last page, said so as the other lists say it, with its users (walk14 F11).
-    expect(htmlText(users)).toMatch(/La page 9 n'existe plus : la liste (en compte \d+, voici la dernière|tient sur une seule page)\./);
+    expect(htmlText(users)).toMatch(/La page 9 n'existe plus : la liste (compte \d+ pages, voici la dernière|tient sur une seule page)\./);
     expect(htmlText(users)).not.toContain('Aucun utilisateur ne correspond');
+    // A search that finds nothing says only that, whatever page it asks (walk15 F12).
+    const none = htmlText(await (await admin.request('/users?recherche=zzzz&page=3')).text());
+    expect(none).toContain('Aucun utilisateur ne correspond à cette recherche.');
+    expect(none).not.toContain("n'existe plus");
   });
 
   it("offers a model as SQL wrote it outside the services (its table's notification)", async () => {

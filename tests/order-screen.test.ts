@@ -292,8 +292,9 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       { status: 'IN_PROGRESS' | 'CLOSED' },
     ];
     await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, order!.id));
-    const closedNow = await alertOf(claire, refused);
-    await t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, order!.id));
+    const closedNow = await alertOf(claire, refused).finally(() =>
+      t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, order!.id)),
+    );
     expect(closedNow).toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
     expect(closedNow).toContain('120000 km : Vidange boîte, huile ATF');
     expect(closedNow.join('\n')).not.toContain("L'historique a été modifié entre-temps");
@@ -499,8 +500,9 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       { status: 'IN_PROGRESS' | 'CLOSED' },
     ];
     await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, measure!.orderId));
-    const closedNow = await alertOf(claire, refused);
-    await t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
+    const closedNow = await alertOf(claire, refused).finally(() =>
+      t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId)),
+    );
     const at = closedNow.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
     expect(closedNow.slice(at + 2, at + 4)).toEqual(['Valeur mesurée', '7,9']);
     expect(closedNow.join('\n')).not.toContain('Cette mesure a été modifiée entre-temps');

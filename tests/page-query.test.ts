@@ -94,7 +94,7 @@ describe('list page queries', () => {
   });
 
   it('says a bookmarked page past the last is gone, in words that fit one page or several', () => {
-    expect(pageBeyond(99, 4)).toEqual(["La page 99 n'existe plus : la liste en compte 4, voici la dernière."]);
+    expect(pageBeyond(99, 4)).toEqual(["La page 99 n'existe plus : la liste compte 4 pages, voici la dernière."]);
     expect(pageBeyond(2, 1)).toEqual(["La page 2 n'existe plus : la liste tient sur une seule page."]);
     expect(pageBeyond(4, 4)).toEqual([]);
   });

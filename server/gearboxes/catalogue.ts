@@ -22,7 +22,7 @@ export type ModelCatalogue = {
 
 /** `watch`: the embedded database's LISTEN; without it nothing is kept. */
 export function createModelCatalogue(db: Db, watch?: Database['listen']): ModelCatalogue {
-  // Its SQL built once, on first use; unnamed, as the sign-in check's (decision 074).
+  // Its SQL built once, on first use, and named (decision 082).
   const query = prepared(() =>
     db
       .select({ id: gearboxModels.id, model: gearboxModels.model })

@@ -143,6 +143,9 @@ const s = StyleSheet.create({
   signatureLine: { borderBottomWidth: 0.75, borderBottomColor: MUTED, paddingBottom: 2 },
 });
 
+/** A number's groups of digits kept on one line («150 000 km» never breaks as «150 / 000», walk15 F9). */
+const wholeNumbers = (text: string) => text.replace(/(\d) (?=\d{3}(?!\d))/g, '$1\u00a0');
+
 /**
  * A section title. Never alone at the foot of a page: `minPresenceAhead` moves it on when less
  * than a table's header and first row would follow it there; before a block that never splits
@@ -150,9 +153,6 @@ const s = StyleSheet.create({
  * past a block it cannot split). A heading never splits (`wrap={false}`): one that fits but for
  * its bottom margin would otherwise leave its line at the foot of the page and its margin on the next.
  */
-/** A number's groups of digits kept on one line («150 000 km» never breaks as «150 / 000», walk15 F9). */
-const wholeNumbers = (text: string) => text.replace(/(\d) (?=\d{3}(?!\d))/g, '$1\u00a0');
-
 const H2 = ({ children }: { children: string }) => h(Text, { style: s.h2, wrap: false, minPresenceAhead: 70 }, children);
 const H3 = ({ children }: { children: ReactNode }) => h(Text, { style: s.h3, wrap: false, minPresenceAhead: 60 }, children);
 const Muted = ({ children }: { children: string }) => h(Text, { style: s.muted }, children);

@@ -189,7 +189,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
   /**
    * The order page's read (every tab of it, the diagnostic, the report): the order, its model and
    * referent, its history and whether anything of a diagnostic was recorded, in one query whose
-   * SQL is built once, at the first read; unnamed, as the sign-in's (decision 074).
+   * SQL is built once, at the first read, and named (decision 082).
    */
   const orderById = prepared(() =>
     db

@@ -37,6 +37,7 @@ export async function lastPageIfBeyond<T>(
 ) {
   const pages = Math.max(1, Math.ceil(list.total / list.size));
   const page = Math.min(list.asked, pages);
-  const rows = page < list.asked ? await withinBudget(locals, list.rowsOf(page)) : list.rows;
-  return { page, pages, rows, ignoredPage: pageBeyond(list.asked, pages) };
+  const rows = list.total && page < list.asked ? await withinBudget(locals, list.rowsOf(page)) : list.rows;
+  // An empty list says it has nothing for this search: a page number has no meaning there (walk15 F12).
+  return { page, pages, rows, ignoredPage: list.total ? pageBeyond(list.asked, pages) : [] };
 }

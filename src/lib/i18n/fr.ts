@@ -920,7 +920,7 @@ export const fr = {
   filters: {
     ignored: "Filtre ignoré : {{filter}} « {{value}} » n'est pas valide.",
     // A bookmark past the end of a list that shrank: not a filter, the page is simply gone.
-    pageBeyond: "La page {{page}} n'existe plus : la liste en compte {{pages}}, voici la dernière.",
+    pageBeyond: "La page {{page}} n'existe plus : la liste compte {{pages}} pages, voici la dernière.",
     pageBeyondOne: "La page {{page}} n'existe plus : la liste tient sur une seule page.",
     reversed: 'La date de début ({{from}}) est après la date de fin ({{to}}) : aucune date ne peut être dans cette période.',
     names: {

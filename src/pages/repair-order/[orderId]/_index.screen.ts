@@ -209,7 +209,7 @@ export function refusalNow(
   if (!failure.draft || !closed || !can(role, 'manageOrders')) return failure;
   const part = tab === 'historique' ? 'history' : 'general';
   const unsaved = unsavedOf(failure.draft, orderValues(page.order, part), part, namesOf(page.order, page.models, page.referents));
-  return { status: failure.status, formError: t('refusals.orderClosed'), unsaved };
+  return unsaved.length ? { status: failure.status, formError: t('refusals.orderClosed'), unsaved } : null;
 }
 
 /**

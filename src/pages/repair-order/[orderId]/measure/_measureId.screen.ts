@@ -17,6 +17,7 @@ import {
   storeAndLink,
   submitAction,
   submitForm,
+  textAsRead,
   unsavedFields,
 } from '#lib/forms.server.ts';
 import { numberField } from '#lib/format.ts';
@@ -76,9 +77,11 @@ const FIELD_LABELS = {
 const shownValue = (name: string, value: string) =>
   name === 'checkResult' ? (value ? (checkResultLabels[value as CheckResult] ?? value) : t('orderMeasures.automaticChoice')) : value;
 
+/** A field's value as two readings of the form are compared: a number «5,1» is the saved 5.1, a text as it reads. */
+const asCompared = (name: string, value: string) =>
+  name === 'minimum' || name === 'maximum' || name === 'measuredValue' ? value.replace(/\s/g, '').replace(',', '.') : textAsRead(value);
+
 /** "Automatic" when the stored result is what the bounds propose. */
-/** A field's value as two readings of the form are compared: «5,1» is the saved 5.1. */
-const asCompared = (_name: string, value: string) => value.replace(/\s/g, '').replace(',', '.');
 const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
 
 /** The measure and what the page decides from it, or null when the URL names no measure of this order. */
@@ -146,9 +149,14 @@ export type MeasureRefusal = OrderMeasureForm & { status: number };
  */
 export function refusalNow(failure: MeasureRefusal | null, page: OrderMeasurePage | null, role: Role | undefined): MeasureRefusal | null {
   if (!failure || !page) return failure;
-  if (failure.unsaved && !page.closed) return { ...failure, formError: t('refusals.orderReopened') };
+  // The form as the measure is now, with the list of what could not be saved above it.
+  if (failure.unsaved && !page.closed) return { ...page.form, status: failure.status, formError: t('refusals.orderReopened'), unsaved: failure.unsaved };
   if (failure.unsaved || !page.closed || !can(role, 'manageOrders')) return failure;
-  const unsaved = unsavedFields(FIELD_LABELS, { typed: failure.values, saved: page.form.values }, shownValue, asCompared);
+  // What the user changed on the form, not the values a refused file or deletion carried back.
+  const labels = Object.fromEntries(
+    Object.entries(FIELD_LABELS).filter(([name]) => asCompared(name, failure.values[name] ?? '') !== asCompared(name, failure.filled[name] ?? '')),
+  );
+  const unsaved = unsavedFields(labels, { typed: failure.values, saved: page.form.values }, shownValue, asCompared);
   return unsaved.length ? { ...page.form, status: failure.status, formError: t('refusals.orderClosed'), unsaved } : null;
 }
 
