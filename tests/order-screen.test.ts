@@ -508,6 +508,21 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect(closedNow.join('\n')).not.toContain('Cette mesure a été modifiée entre-temps');
     expect((await post(claire, typed)).status).toBe(303);
     expect(await opened(julien)).toMatchObject({ measuredValue: '7,9', comment: 'Relevé à chaud' });
+
+    // A result chosen that the bounds also propose stays chosen (walk15 F5): shown as chosen, kept
+    // when the value changes, and a colleague's save over it is a clash, not a silent overwrite.
+    const bounds = { minimum: '4', maximum: '6' };
+    expect((await post(claire, { ...(await opened(claire)), ...bounds, measuredValue: '7', checkResult: 'nok' })).status).toBe(303);
+    expect(await opened(julien)).toMatchObject({ measuredValue: '7', checkResult: 'nok' });
+    expect((await post(claire, { ...(await opened(claire)), measuredValue: '5' })).status).toBe(303);
+    expect(await opened(julien)).toMatchObject({ measuredValue: '5', checkResult: 'nok' });
+    expect((await post(claire, { ...(await opened(claire)), measuredValue: '7', checkResult: '' })).status).toBe(303);
+    before = { julien: await opened(julien), claire: await opened(claire) };
+    expect(before.julien.checkResult).toBe('');
+    expect((await post(claire, { ...before.claire, checkResult: 'nok' })).status).toBe(303);
+    const over = await post(julien, { ...before.julien, checkResult: 'high_tolerance' });
+    expect(htmlText(await (await julien.request(over.headers.get('location')!)).text())).toContain('Modifié aussi entre-temps, enregistré : « Non conforme »');
+    expect((await opened(claire)).checkResult).toBe('nok');
   });
 
   it('says a measure of an order closed while its form was open cannot be saved, and shows what was typed to copy it (walk14 F1)', async () => {

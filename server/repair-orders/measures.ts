@@ -63,9 +63,9 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
 
   /** What the measure's form saves, as versions.ts digests it. */
   const versionOfMeasure = (row: typeof orderMeasures.$inferSelect) =>
-    versionOf([row.name, row.description, row.unit, row.minimum, row.maximum, row.measuredValue, row.checkResult, row.comment]);
+    versionOf([row.name, row.description, row.unit, row.minimum, row.maximum, row.measuredValue, row.checkResult, row.checkResultChosen, row.comment]);
 
-  /** Automatic (no result given) stores what the bounds propose. */
+  /** Automatic (no result given) stores what the bounds propose; a result given is kept as chosen, even when the bounds propose the same. */
   const valuesOf = (input: OrderMeasureInput) => {
     const minimum = input.minimum ?? null;
     const maximum = input.maximum ?? null;
@@ -78,6 +78,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       maximum,
       measuredValue,
       checkResult: input.checkResult ?? proposeCheckResult(measuredValue, minimum, maximum),
+      checkResultChosen: input.checkResult !== undefined,
       comment: input.comment,
     };
   };

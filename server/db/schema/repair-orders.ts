@@ -185,6 +185,8 @@ export const orderMeasures = pgTable(
     measuredValue: doublePrecision('measured_value'),
     /** ok, nok, not_mesurable, high_tolerance, low_tolerance. */
     checkResult: text('check_result').$type<CheckResult>(),
+    /** Chosen by someone, not what the bounds proposed: kept when the value changes (walk15 F5). */
+    checkResultChosen: boolean('check_result_chosen').notNull().default(false),
     comment: text('comment').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

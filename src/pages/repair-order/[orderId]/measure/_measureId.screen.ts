@@ -81,8 +81,9 @@ const shownValue = (name: string, value: string) =>
 const asCompared = (name: string, value: string) =>
   name === 'minimum' || name === 'maximum' || name === 'measuredValue' ? value.replace(/\s/g, '').replace(',', '.') : textAsRead(value);
 
-/** "Automatic" when the stored result is what the bounds propose. */
-const chosen = (m: OrderMeasure) => (m.checkResult && m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum) ? m.checkResult : '');
+/** The result someone chose, or "automatic" (''): a measure saved before results were marked chosen is chosen when it differs from what the bounds propose. */
+const chosen = (m: OrderMeasure) =>
+  m.checkResult && (m.checkResultChosen || m.checkResult !== proposeCheckResult(m.measuredValue, m.minimum, m.maximum)) ? m.checkResult : '';
 
 /** The measure and what the page decides from it, or null when the URL names no measure of this order. */
 export async function load(locals: App.Locals, { orderId, measureId }: MeasurePageQuery) {

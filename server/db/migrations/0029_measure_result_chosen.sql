@@ -1,0 +1,1 @@
+ALTER TABLE "order_measures" ADD COLUMN "check_result_chosen" boolean DEFAULT false NOT NULL;
