@@ -148,7 +148,7 @@ export function unsavedFields(
   labels: Record<string, MessageKey>,
   values: { typed: Record<string, string>; saved: Record<string, string> },
   shown: (name: string, value: string) => string,
-  canonical: (name: string, value: string) => string = (_name, value) => textAsRead(value),
+  canonical: (name: string, value: string) => string,
 ): { label: string; value: string }[] {
   return Object.entries(labels)
     .filter(([name]) => canonical(name, values.typed[name] ?? '') !== canonical(name, values.saved[name] ?? ''))
@@ -163,7 +163,7 @@ export function unsavedFields(
 export function mergeOverSaved<N extends string>(
   names: readonly N[],
   values: { typed: Record<string, string>; filled: Record<string, string>; saved: Record<string, string> },
-  canonical: (name: N, value: string) => string = (_name, value) => textAsRead(value),
+  canonical: (name: N, value: string) => string,
 ): { values: Record<string, string>; clashes: N[] } {
   const merged = { ...values.typed };
   const clashes: N[] = [];

@@ -37,11 +37,12 @@ function filledRowsOf(form: FormData): HistoryRow[] | null {
   return valid ? rows.map((r: HistoryRow) => ({ mileage: r.mileage, intervention: r.intervention })) : null;
 }
 
-/** A field's value differs between two readings of the form, as typed text reads. */
-const differs = (name: string, from: Record<string, string>, to: Record<string, string>) => textAsRead(from[name] ?? '') !== textAsRead(to[name] ?? '');
-
 /** A field's value as two readings of the form are compared: a date typed «29/07/2026» is the saved 2026-07-29 (walk15 F6). */
 const asCompared = (name: string, value: string) => (name === 'openedOn' ? isoDay(value) : textAsRead(value));
+
+/** A field's value differs between two readings of the form, compared as `asCompared` reads it. */
+const differs = (name: string, from: Record<string, string>, to: Record<string, string>) =>
+  asCompared(name, from[name] ?? '') !== asCompared(name, to[name] ?? '');
 
 /** What makes two history rows the same: what they say, the mileage's spaces left out («150 000» is 150000). */
 const historyRowKey = (h: HistoryRow) => `${textAsRead(h.mileage).replace(/\s/g, '')}\n${textAsRead(h.intervention)}`;
