@@ -9,7 +9,22 @@ import { fr } from './src/lib/i18n/fr.ts';
 
 // The back end joins `astro dev` only; in production server/main.ts mounts Astro itself.
 const dev = process.argv.includes('dev');
-const integrations = [react()];
+const source = (/** @type {string} */ path) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * @astrojs/react, its components rendered on the server by src/lib/react-renderer.server.ts
+ * (decision 083: no second render to check a component, no stream per component); hydration
+ * stays @astrojs/react's.
+ * @type {import('astro').AstroIntegration}
+ */
+const reactIntegration = react();
+const reactSetup = reactIntegration.hooks['astro:config:setup'];
+reactIntegration.hooks['astro:config:setup'] = (/** @type {Parameters<NonNullable<typeof reactSetup>>[0]} */ options) =>
+  reactSetup?.({
+    ...options,
+    addRenderer: (renderer) => options.addRenderer({ ...renderer, serverEntrypoint: source('./src/lib/react-renderer.server.ts') }),
+  });
+const integrations = [reactIntegration];
 if (dev) integrations.push((await import('./server/dev.ts')).backendIntegration());
 
 /**
@@ -27,7 +42,6 @@ const browserGraphql = {
   },
 };
 
-const source = (/** @type {string} */ path) => fileURLToPath(new URL(path, import.meta.url));
 const i18nModule = source('./src/lib/i18n.ts');
 const catalogueModule = source('./src/lib/i18n/fr.ts');
 const browserI18n = source('./src/lib/i18n/browser.ts');
