@@ -48,7 +48,7 @@ test.describe('a diagnostician', () => {
     await expect(page.getByRole('heading', { name: NUMBER })).toBeVisible();
     await expect(page.getByLabel('Pièces en cause')).toHaveValue('Mécatronique\nCarter-filtre');
     await page.getByRole('link', { name: "Historique d'intervention" }).click();
-    await expect(page.getByLabel('Kilométrage (km) 1')).toHaveValue('120000');
+    await expect(page.getByLabel('Kilométrage (km) 1')).toHaveValue('120\u202f000');
     await expect(page.getByLabel('Intervention 1')).toHaveValue('Vidange boîte');
 
     await page.goto('/repair-order');

@@ -260,10 +260,12 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       }
       return b.request(self, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
     };
-    const saved = async () => (await opened(julien)).rows.map((r) => `${r.mileage} ${r.intervention}`);
+    // A mileage read as its digits: the form shows «120 000» (walk16 F3), asserted once below.
+    const digits = (r: Row) => `${r.mileage.replace(/\s/g, '')} ${r.intervention}`;
+    const saved = async () => (await opened(julien)).rows.map(digits);
 
     let before = { julien: await opened(julien), claire: await opened(claire) };
-    const kept = before.julien.rows.map((r) => `${r.mileage} ${r.intervention}`);
+    const kept = before.julien.rows.map(digits);
     expect(
       (await post(julien, before.julien, [...before.julien.rows, { mileage: '120000', intervention: 'Vidange boîte (Julien)' }])).headers.get('location'),
     ).toBe(self);
@@ -271,10 +273,12 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       (await post(claire, before.claire, [...before.claire.rows, { mileage: '130000', intervention: 'Reprogrammation (Claire)' }])).headers.get('location'),
     ).toBe(self);
     expect(await saved()).toEqual([...kept, '120000 Vidange boîte (Julien)', '130000 Reprogrammation (Claire)']);
+    // Saved, a mileage reads as typed with its digits grouped, not «120000» (walk16 F3).
+    expect((await opened(julien)).rows.map((r) => r.mileage)).toContain('120\u202f000');
 
     // Both change Julien's row: Claire's comes back with both versions, and nothing is lost.
     before = { julien: await opened(julien), claire: await opened(claire) };
-    const edit = (rows: Row[], intervention: string) => rows.map((r) => (r.mileage === '120000' ? { ...r, intervention } : r));
+    const edit = (rows: Row[], intervention: string) => rows.map((r) => (digits(r) === `120000 ${r.intervention}` ? { ...r, intervention } : r));
     expect((await post(julien, before.julien, edit(before.julien.rows, 'Vidange boîte et filtre'))).headers.get('location')).toBe(self);
     const refused = await post(claire, before.claire, edit(before.claire.rows, 'Vidange boîte, huile ATF'));
     const page = await (await claire.request(refused.headers.get('location')!)).text();
@@ -296,7 +300,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       t.database.db.update(repairOrders).set({ status, closedOn: null }).where(eq(repairOrders.id, order!.id)),
     );
     expect(closedNow).toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-    expect(closedNow).toContain('120000 km : Vidange boîte, huile ATF');
+    expect(closedNow).toContain('120\u202f000 km : Vidange boîte, huile ATF');
     expect(closedNow.join('\n')).not.toContain("L'historique a été modifié entre-temps");
     // Saved again once checked (Julien's version dropped): what is shown is what is saved.
     const again = await opened(claire, page);
@@ -326,7 +330,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     expect((await post(claire, before.claire, [...before.claire.rows, { mileage: '160000', intervention: 'Ajout de Claire' }])).headers.get('location')).toBe(
       self,
     );
-    const second = before.julien.rows.map((r) => `${r.mileage} ${r.intervention}`).lastIndexOf('150000 Vidange');
+    const second = before.julien.rows.map(digits).lastIndexOf('150000 Vidange');
     expect(
       (
         await post(
@@ -412,8 +416,11 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     await t.database.db.insert(interventionHistory).values({ orderId: order!.id, position: 99, mileage: 99000, intervention: 'Ligne enregistrée' });
     const general = formFieldsOf(await (await julien.request(self)).text(), self);
     const history = formFieldsOf(await (await julien.request(`${self}?onglet=historique`)).text(), `${self}?onglet=historique`);
-    // A colleague closes the order meanwhile.
-    await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, order!.id));
+    // A colleague changes the brand and closes the order meanwhile: their change is not the user's to copy.
+    await t.database.db
+      .update(repairOrders)
+      .set({ status: 'CLOSED', closedOn: '2026-11-27', vehicleBrand: `${general.vehicleBrand} (collègue)` })
+      .where(eq(repairOrders.id, order!.id));
     try {
       // A choice is read back by its label, not its code.
       const [mileage, mileageLabel] = general.mileage === 'above_200000' ? ['0_to_50000', '0 à 50 000 km'] : ['above_200000', 'Plus de 200 000 km'];
@@ -452,15 +459,27 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       const again = await alertOf(julien, rows);
       const at = again.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
       expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150000 km : Ligne tapée avant clôture']);
-      expect(again.slice(at + 4).join('\n')).toContain("Historique d'intervention, ligne retirée\n99000 km : Ligne enregistrée");
-      // Reopened since: a reload says so, and still lists what was typed (walk15 F2).
+      expect(again.slice(at + 4).join('\n')).toContain("Historique d'intervention, ligne retirée\n99\u202f000 km : Ligne enregistrée");
+      // Reopened since: a reload says so, not as an error, and the form holds what was typed again
+      // (walk15 F2, walk16 F5), saved as it stands.
       await t.database.db.update(repairOrders).set({ status: order!.status, closedOn: null }).where(eq(repairOrders.id, order!.id));
-      const reopened = await alertOf(julien, rows);
-      expect(reopened).toContain('Cet ordre de réparation a été rouvert depuis : il peut de nouveau être modifié.');
-      expect(reopened).not.toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-      expect(reopened).toContain('150000 km : Ligne tapée avant clôture');
+      const page = await (await julien.request(rows.headers.get('location')!)).text();
+      expect(htmlText(page)).toContain(
+        'Cet ordre de réparation a été rouvert depuis : ce que vous aviez saisi est repris dans le formulaire ci-dessous. Vérifiez-le et enregistrez.',
+      );
+      expect(page).not.toContain('alert-error');
+      const first = (name: string) => htmlText(new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1] ?? '');
+      expect([first('historyMileage'), first('historyIntervention')]).toEqual(['150000', 'Ligne tapée avant clôture']);
+      // Its blank rows left blank, as a user saving it would.
+      const refilled = { ...formFieldsOf(page, `${self}?onglet=historique`), historyMileage: '150000', historyIntervention: 'Ligne tapée avant clôture' };
+      expect((await post(`${self}?onglet=historique`, refilled)).headers.get('location')).toBe(`${self}?onglet=historique`);
+      const saved = await t.database.db.select().from(interventionHistory).where(eq(interventionHistory.orderId, order!.id));
+      expect(saved.map((h) => `${h.mileage} ${h.intervention}`)).toEqual(['150000 Ligne tapée avant clôture']);
     } finally {
-      await t.database.db.update(repairOrders).set({ status: order!.status, closedOn: null }).where(eq(repairOrders.id, order!.id));
+      await t.database.db
+        .update(repairOrders)
+        .set({ status: order!.status, closedOn: null, vehicleBrand: general.vehicleBrand })
+        .where(eq(repairOrders.id, order!.id));
       await t.database.db.delete(interventionHistory).where(and(eq(interventionHistory.orderId, order!.id), eq(interventionHistory.position, 99)));
     }
   });
@@ -557,12 +576,24 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         'Commentaire',
         'Relevé tapé avant la clôture',
       ]);
-      // Reopened since: a reload says so, and still lists what was typed (walk15 F2).
+      // Reopened since: a reload says so, not as an error, and the form holds what was typed again
+      // (walk15 F2, walk16 F5), saved as it stands.
       await t.database.db.update(repairOrders).set({ status: measure!.status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
-      const reopened = await alertOf(julien, refused);
-      expect(reopened).toContain('Cet ordre de réparation a été rouvert depuis : il peut de nouveau être modifié.');
-      expect(reopened).not.toContain('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-      expect(reopened).toContain('Relevé tapé avant la clôture');
+      const page = await (await julien.request(refused.headers.get('location')!)).text();
+      expect(htmlText(page)).toContain(
+        'Cet ordre de réparation a été rouvert depuis : ce que vous aviez saisi est repris dans le formulaire ci-dessous. Vérifiez-le et enregistrez.',
+      );
+      expect(page).not.toContain('alert-error');
+      const refilled = formFieldsOf(page, self);
+      expect([refilled.measuredValue, refilled.comment]).toEqual(['5,01', 'Relevé tapé avant la clôture']);
+      const saving = await julien.request(self, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...refilled, checkResult: 'nok' }).toString(),
+      });
+      expect(saving.status).toBe(303);
+      const [saved] = await t.database.db.select().from(orderMeasures).where(eq(orderMeasures.id, measure!.id));
+      expect([saved!.measuredValue, saved!.checkResult, saved!.comment]).toEqual([5.01, 'nok', 'Relevé tapé avant la clôture']);
     } finally {
       await t.database.db.update(repairOrders).set({ status: measure!.status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
     }

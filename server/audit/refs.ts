@@ -3,7 +3,7 @@
 // service gains one `record(...)` call per write and nothing else.
 import { eq, inArray } from 'drizzle-orm';
 import { t } from '#lib/i18n.ts';
-import { formatDate, labelOf } from '#lib/format.ts';
+import { formatDate, formatNumber, labelOf } from '#lib/format.ts';
 import { fr } from '#lib/i18n/fr.ts';
 import { roleLabels, isRole } from '#lib/roles.ts';
 import type { Db } from '#server/db/client.ts';
@@ -79,7 +79,7 @@ export async function orderChanges(tx: Executor, before: (OrderRow & { history?:
       c.after = names.get(c.after) ?? c.after;
     }
   }
-  const history = (h?: History) => (h ?? []).map((e) => `${e.mileage} km : ${e.intervention}`).join(', ');
+  const history = (h?: History) => (h ?? []).map((e) => `${formatNumber(e.mileage)} km : ${e.intervention}`).join(', ');
   if (after.history && history(before?.history) !== history(after.history)) {
     changes.push({ field: f('history'), before: history(before?.history), after: history(after.history) });
   }

@@ -143,9 +143,6 @@ const s = StyleSheet.create({
   signatureLine: { borderBottomWidth: 0.75, borderBottomColor: MUTED, paddingBottom: 2 },
 });
 
-/** A number's groups of digits kept on one line («150 000 km» never breaks as «150 / 000», walk15 F9). */
-const wholeNumbers = (text: string) => text.replace(/(\d) (?=\d{3}(?!\d))/g, '$1\u00a0');
-
 /**
  * A section title. Never alone at the foot of a page: `minPresenceAhead` moves it on when less
  * than a table's header and first row would follow it there; before a block that never splits
@@ -162,9 +159,7 @@ function Fields({ title, fields }: { title: string; fields: ReportField[] }) {
     View,
     { style: s.block, wrap: false },
     h(Text, { style: { ...s.h2, marginTop: 0 } }, title),
-    fields.map((f) =>
-      h(View, { key: f.label, style: s.field }, h(Text, { style: s.fieldLabel }, f.label), h(Text, { style: s.fieldValue }, wholeNumbers(f.value))),
-    ),
+    fields.map((f) => h(View, { key: f.label, style: s.field }, h(Text, { style: s.fieldLabel }, f.label), h(Text, { style: s.fieldValue }, f.value))),
   );
 }
 

@@ -188,6 +188,13 @@ export function labelOf<K extends string>(labels: Record<K, string>, value: stri
   return Object.hasOwn(labels, value) ? labels[value as K] : value;
 }
 
+/**
+ * A text whose numbers stay on one line with their groups of digits and their unit, printed
+ * («150 000 km» never breaks as «150 / 000», walk15 F9, nor «200 000 / km», walk16 F4): a no-break
+ * space between groups, and before a word of three letters or less that follows a number.
+ */
+export const wholeNumbers = (text: string) => text.replace(/(\d) (?=\d{3}(?!\d)|[\p{L}°%]{1,3}(?![\p{L}\d]))/gu, '$1\u00a0');
+
 /** A number as a form field shows it: "3,5"; empty when there is none. */
 export const numberField = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n).replace('.', ','));
 

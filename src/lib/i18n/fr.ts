@@ -173,6 +173,8 @@ export const fr = {
     elevationRequired: 'Pour cette action, confirmez votre identité avec votre code de vérification ou votre clé de sécurité.',
     orderClosed: 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.',
     orderReopened: 'Cet ordre de réparation a été rouvert depuis : il peut de nouveau être modifié.',
+    orderReopenedTyped:
+      'Cet ordre de réparation a été rouvert depuis : ce que vous aviez saisi est repris dans le formulaire ci-dessous. Vérifiez-le et enregistrez.',
     orderClosedDelete: 'Cet ordre de réparation est clôturé : il ne peut pas être supprimé.',
     stepOutages: "Choisissez d'abord les pannes.",
     stepProcedures: "Choisissez d'abord les procédures de réparation.",

@@ -13,7 +13,7 @@ import {
   ORDER_FIELDS,
   readOrderForm,
 } from '#lib/repair-orders/repair-orders.ts';
-import { formatDate } from '#lib/format.ts';
+import { formatDate, formatNumber } from '#lib/format.ts';
 import type { OrderPart } from '#server/repair-orders/service.ts';
 
 export type OrderDraft = {
@@ -97,6 +97,18 @@ function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: His
 export type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairOrders']['get']>>>;
 
 /**
+ * What a saved order's form posted, as a draft: the part it edits as typed, the other part as
+ * saved, with the version and the values it was filled over.
+ */
+export function postedDraft(data: FormData, base: { part: OrderPart; order: OrderDraft }): OrderDraft {
+  const form = readOrderForm(data);
+  const version = String(data.get('version') ?? '').slice(0, 64);
+  return base.part === 'history'
+    ? { values: base.order.values, history: form.history, errors: {}, version, filledRows: filledRowsOf(data) ?? undefined }
+    : { values: form.values, history: base.order.history, errors: {}, version, filled: filledValuesOf(data) ?? undefined };
+}
+
+/**
  * Saves the posted form (a new order without `orderId`); answers the order's id, or the draft to
  * show again with the message above the form. `base`: the saved order's values, for a form that
  * posts only part of them; `fallback`: what a refusal the user cannot fix says.
@@ -108,14 +120,8 @@ export async function saveOrderForm(
 ): Promise<{ orderId: string } | { draft: OrderDraft; formError: string | null }> {
   const data = await postedForm({ request });
   const form = readOrderForm(data);
-  const version = String(data.get('version') ?? '').slice(0, 64);
-  const filled = base?.part === 'general' ? (filledValuesOf(data) ?? undefined) : undefined;
-  const filledRows = base?.part === 'history' ? (filledRowsOf(data) ?? undefined) : undefined;
-  const posted = base
-    ? base.part === 'history'
-      ? { values: base.order.values, history: form.history, version, filledRows }
-      : { values: form.values, history: base.order.history, version, filled }
-    : form;
+  const posted = base ? postedDraft(data, base) : { ...form, errors: {} };
+  const { version, filled, filledRows } = posted;
   const save = async (draft: Pick<OrderDraft, 'values' | 'history'>, over?: string): Promise<{ orderId: string } | { errors: Record<string, string> }> => {
     const checked = checkOrderForm(draft);
     if (!checked.input) return { errors: checked.errors };
@@ -203,26 +209,34 @@ const shownValue = (names: PickedNames) => (name: string, value: string) => {
 };
 
 /**
- * What a posted form holds that the saved order does not, labelled as the form labels it: the
- * text typed differently, or the history rows not saved. Shown when the save cannot happen at all
- * (the order closed meanwhile), so that nothing typed is lost.
+ * What the user changed on a posted form that the saved order does not hold, labelled as the form
+ * labels it: a field typed otherwise than it was filled, a history row added or taken out; not what
+ * a colleague changed meanwhile, nor what is saved already. Shown when the save cannot happen at
+ * all (the order closed meanwhile), so that nothing typed is lost. A form posted without what it
+ * was filled with is read against the order as saved.
  */
 export function unsavedOf(
-  form: Pick<OrderDraft, 'values' | 'history'>,
+  form: Pick<OrderDraft, 'values' | 'history' | 'filled' | 'filledRows'>,
   saved: OrderDraft,
   part: OrderPart,
   names: PickedNames,
 ): { label: string; value: string }[] {
   if (part === 'history') {
     const line = (h: HistoryRow) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
-    const [typed, kept] = [rowCounts(form.history), rowCounts(saved.history)];
-    const beyond = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].map(([k, c]) => [k, c - (b.get(k) ?? 0)]));
+    const [typed, was, kept] = [rowCounts(form.history), rowCounts(form.filledRows ?? saved.history), rowCounts(saved.history)];
+    // Of each kind of row, how many the user added (or took out) beyond what is saved now added (or took out).
+    const more = (a: Map<string, number>, b: Map<string, number>) => (k: string) => Math.max(0, (a.get(k) ?? 0) - (b.get(k) ?? 0));
+    const lost = (mine: (k: string) => number, done: (k: string) => number) =>
+      new Map([...new Set([...typed.keys(), ...was.keys()])].map((k) => [k, mine(k) - done(k)]));
+    const added = lost(more(typed, was), more(kept, was));
+    const removed = lost(more(was, typed), more(was, kept));
     return [
-      ...takeRows(form.history, beyond(typed, kept)).taken.map((h) => ({ label: t('repairOrders.history'), value: line(h) })),
-      ...takeRows(saved.history, beyond(kept, typed)).taken.map((h) => ({ label: t('repairOrders.historyRemoved'), value: line(h) })),
+      ...takeRows(form.history, added).taken.map((h) => ({ label: t('repairOrders.history'), value: line(h) })),
+      ...takeRows(saved.history, removed).taken.map((h) => ({ label: t('repairOrders.historyRemoved'), value: line(h) })),
     ];
   }
-  return unsavedFields(FIELD_LABELS, { typed: form.values, saved: saved.values }, shownValue(names), asCompared);
+  const changed = form.filled ? Object.fromEntries(Object.entries(FIELD_LABELS).filter(([name]) => differs(name, form.values, form.filled!))) : FIELD_LABELS;
+  return unsavedFields(changed, { typed: form.values, saved: saved.values }, shownValue(names), asCompared);
 }
 
 /** The names of a saved order's model and referent, for reading its values back. */
@@ -239,7 +253,8 @@ export function orderValues(order: SavedOrder, part: OrderPart): OrderDraft {
       return [name, value === null || value === undefined ? '' : String(value)];
     }),
   );
-  const history = order.history.map((h) => ({ mileage: String(h.mileage), intervention: h.intervention }));
+  // «120 000» as the user types it and the activity shows it (walk16 F3), never «120000».
+  const history = order.history.map((h) => ({ mileage: formatNumber(h.mileage), intervention: h.intervention }));
   return {
     values,
     history,

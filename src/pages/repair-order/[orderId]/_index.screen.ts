@@ -21,8 +21,16 @@ import type { CheckResult } from '#lib/repair-orders/check-results.ts';
 import { checkpointAnswerSchema, closeOrderSchema, type OrderEventKind } from '#lib/repair-orders/procedure.ts';
 import { postFaultCodeReading } from '#lib/repair-orders/fault-codes.server.ts';
 import { fieldErrors } from '#lib/validation.ts';
-import { type OrderDraft, type PickedNames, type SavedOrder, orderValues, saveOrderForm, savedNames, unsavedOf } from '#pages/repair-order/_order-form.ts';
-import { readOrderForm } from '#lib/repair-orders/repair-orders.ts';
+import {
+  type OrderDraft,
+  type PickedNames,
+  type SavedOrder,
+  orderValues,
+  postedDraft,
+  saveOrderForm,
+  savedNames,
+  unsavedOf,
+} from '#pages/repair-order/_order-form.ts';
 import type { Role } from '#lib/roles.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
@@ -184,6 +192,10 @@ export type OrderPageFailure = {
   procedureComment?: string;
   /** What a save posted on an order closed meanwhile carried, field by field, for the user to copy. */
   unsaved?: { label: string; value: string }[];
+  /** That save's form as posted, to fill the form again should the order be reopened (walk16 F5). */
+  typed?: OrderDraft;
+  /** Said above the form, not as an error: the order reopened since that refusal. */
+  formNotice?: string;
 };
 
 /** The names a form's values are read back with: the saved order's model and referent, and those it could pick. */
@@ -193,9 +205,10 @@ const namesOf = (order: SavedOrder, models: PickedNames['models'], referents: Pi
 });
 
 /**
- * A refusal read back on a later visit, as the order stands now (walk15 F1, F2): the closed
- * order's refusal says the order was reopened since, once it is; a form refused for another reason
- * on an order closed since shows the closed order's refusal, with what was typed to copy.
+ * A refusal read back on a later visit, as the order stands now (walk15 F1, F2): once the order is
+ * reopened, the closed order's refusal fills the form again with what was typed (walk16 F5), to
+ * save over what is saved now as any form filled earlier; a form refused for another reason on an
+ * order closed since shows the closed order's refusal, with what was typed to copy.
  */
 export function refusalNow(
   failure: OrderPageFailure | null,
@@ -205,7 +218,11 @@ export function refusalNow(
 ): OrderPageFailure | null {
   if (!failure || !page) return failure;
   const closed = page.order.status === 'CLOSED';
-  if (failure.unsaved && !closed) return { ...failure, formError: t('refusals.orderReopened') };
+  if (failure.unsaved && !closed) {
+    if (failure.typed && can(role, 'manageOrders')) return { status: failure.status, draft: failure.typed, formNotice: t('refusals.orderReopenedTyped') };
+    // Refused before refusals carried the form: what was typed, listed.
+    return { ...failure, formError: t('refusals.orderReopened') };
+  }
   if (!failure.draft || !closed || !can(role, 'manageOrders')) return failure;
   const part = tab === 'historique' ? 'history' : 'general';
   const unsaved = unsavedOf(failure.draft, orderValues(page.order, part), part, namesOf(page.order, page.models, page.referents));
@@ -297,8 +314,9 @@ export async function post(astro: AstroGlobal, query: OrderPageQuery): Promise<R
   if (order.status === 'CLOSED' && can(astro.locals.user?.role, 'manageOrders') && !action) {
     const part = tab === 'historique' ? 'history' : 'general';
     const [models, referents] = await Promise.all([astro.locals.services.gearboxModels.catalogue(), repairOrders.referents()]);
-    const typed = readOrderForm(await postedForm(astro));
-    return { status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(typed, orderValues(order, part), part, namesOf(order, models, referents)) };
+    const typed = postedDraft(await postedForm(astro), { part, order: orderValues(order, part) });
+    const unsaved = unsavedOf(typed, orderValues(order, part), part, namesOf(order, models, referents));
+    return { status: 409, formError: t('refusals.orderClosed'), unsaved, typed };
   }
   if (!manages(astro.locals, order)) return null;
   const self = hrefOf(orderId);

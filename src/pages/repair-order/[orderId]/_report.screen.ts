@@ -3,7 +3,7 @@
 // through the services bound to the viewer; the page prints it, server/repair-orders/report-pdf.ts draws it.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { formatDate, formatDateTime, formatNumber, formatTime, labelOf } from '#lib/format.ts';
+import { formatDate, formatDateTime, formatNumber, formatTime, labelOf, wholeNumbers } from '#lib/format.ts';
 import { type GearboxType, gearboxTypeLabels } from '#lib/gearboxes/gearboxes.ts';
 import { boundsText } from '#lib/gearboxes/measures.ts';
 import { outageLabel } from '#lib/gearboxes/outages.ts';
@@ -15,7 +15,7 @@ import { type AppearanceConditions, conditionsOf, type Temporality } from '#lib/
 import type { CurveReading, StoredFileInfo } from '#lib/repair-orders/curves.ts';
 import { isCsv, readingOf } from '#lib/repair-orders/curves.server.ts';
 import { type CheckResult, checkResultLabels } from '#lib/repair-orders/measures.ts';
-import type { Report, ReportChart, ReportCurve } from '#server/repair-orders/report-pdf.ts';
+import type { Report, ReportChart, ReportCurve, ReportField } from '#server/repair-orders/report-pdf.ts';
 import {
   energyLabels,
   engineSizeLabels,
@@ -38,6 +38,8 @@ type ReportQuery = ReturnType<typeof read>;
 type OrderCurves = Awaited<ReturnType<App.Locals['services']['orderCurves']['curvesOf']>>;
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
+/** Fields as printed, on the page and in the PDF alike: a number never split from its digits or its unit. */
+const printed = (fields: ReportField[]) => fields.map((f) => ({ ...f, value: wholeNumbers(f.value) }));
 const number = (n: number | null | undefined, unit = '') => (n === null || n === undefined ? '' : `${formatNumber(n)}${unit ? ` ${unit}` : ''}`);
 /** A fault code's or a symptom's conditions, labelled. */
 const conditions = (c: Omit<AppearanceConditions, 'temporality'> & { temporality: string | null }) =>
@@ -97,28 +99,28 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
     url,
     qr: addressQr(url),
     editedOn: t('report.editedOn', { date: formatDate(now), time: formatTime(now) }),
-    order: [
+    order: printed([
       { label: t('repairOrders.number'), value: order.number, whole: true },
       { label: t('repairOrders.openedOn'), value: formatDate(order.openedOn), whole: true },
       { label: t('repairOrders.closedOn'), value: dash(formatDate(order.closedOn)), whole: true },
       { label: t('repairOrders.status'), value: orderStatusLabels[order.status as OrderStatus] },
       { label: t('repairOrders.category'), value: interventionCategoryLabels[order.interventionCategory as InterventionCategory] },
       { label: t('repairOrders.referent'), value: order.referent?.displayName ?? t('repairOrders.noReferent') },
-    ],
-    vehicle: [
+    ]),
+    vehicle: printed([
       { label: t('repairOrders.vehicleBrand'), value: dash(order.vehicleBrand) },
       { label: t('repairOrders.vehicleModel'), value: dash(order.vehicleModel) },
       { label: t('repairOrders.energy'), value: dash(order.energy && labelOf(energyLabels, order.energy)) },
       { label: t('repairOrders.engineSize'), value: dash(order.engineSize && labelOf(engineSizeLabels, order.engineSize)) },
       { label: t('repairOrders.mileage'), value: dash(order.mileage && labelOf(mileageBandLabels, order.mileage)) },
       { label: t('repairOrders.constructionYear'), value: dash(order.constructionYear), whole: true },
-    ],
-    gearbox: [
+    ]),
+    gearbox: printed([
       { label: t('report.gearboxModel'), value: order.model.model },
       { label: t('report.gearboxType'), value: gearboxTypeLabels[order.model.type as GearboxType] ?? order.model.type },
       { label: t('report.constructorName'), value: dash(order.model.constructorName) },
       { label: t('report.gearboxCode'), value: dash(order.gearboxCode) },
-    ],
+    ]),
     faultCodesNote: order.canReadFaultCodes === false ? t('report.faultCodesNotReadable') : null,
     faultCodes: codes.map((c) => ({
       id: c.id,

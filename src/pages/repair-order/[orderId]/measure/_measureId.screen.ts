@@ -48,6 +48,10 @@ export type OrderMeasureForm = {
   values: Record<string, string>;
   /** What was typed that could not be saved at all (the order closed meanwhile), to copy. */
   unsaved?: { label: string; value: string }[];
+  /** That form as posted, to fill it again should the order be reopened (walk16 F5). */
+  typed?: { values: Record<string, string>; filled: Record<string, string>; version: string };
+  /** Said above the form, not as an error: the order reopened since that refusal. */
+  formNotice?: string;
   errors: FieldErrors;
   formError: string | null;
   fileValues: { comment: string };
@@ -144,20 +148,33 @@ export type OrderMeasurePage = NonNullable<Awaited<ReturnType<typeof load>>>;
 export type MeasureRefusal = OrderMeasureForm & { status: number };
 
 /**
- * A refusal read back on a later visit, as the order stands now (walk15 F1, F2): the closed
- * order's refusal says the order was reopened since, once it is; a measure refused for another
- * reason on an order closed since shows the closed order's refusal, with what was typed to copy.
+ * What the user changed on a measure's form that the measure as saved does not hold, labelled as
+ * the form labels it: not what a colleague changed meanwhile, nor the values a refused file or
+ * deletion carried back.
+ */
+function unsavedOf(typed: Pick<OrderMeasureForm, 'values' | 'filled'>, saved: OrderMeasureForm) {
+  const changed = Object.fromEntries(
+    Object.entries(FIELD_LABELS).filter(([name]) => asCompared(name, typed.values[name] ?? '') !== asCompared(name, typed.filled[name] ?? '')),
+  );
+  return unsavedFields(changed, { typed: typed.values, saved: saved.values }, shownValue, asCompared);
+}
+
+/**
+ * A refusal read back on a later visit, as the measure stands now (walk15 F1, F2): once the order
+ * is reopened, the closed order's refusal fills the form again with what was typed (walk16 F5), to
+ * save over what is saved now as any form filled earlier; a measure refused for another reason on
+ * an order closed since shows the closed order's refusal, with what was typed to copy.
  */
 export function refusalNow(failure: MeasureRefusal | null, page: OrderMeasurePage | null, role: Role | undefined): MeasureRefusal | null {
   if (!failure || !page) return failure;
-  // The form as the measure is now, with the list of what could not be saved above it.
-  if (failure.unsaved && !page.closed) return { ...page.form, status: failure.status, formError: t('refusals.orderReopened'), unsaved: failure.unsaved };
+  if (failure.unsaved && !page.closed) {
+    const { typed } = failure;
+    if (typed && page.manage) return { ...page.form, ...typed, status: failure.status, formNotice: t('refusals.orderReopenedTyped') };
+    // Refused before refusals carried the form: the form as the measure is now, what was typed listed above it.
+    return { ...page.form, status: failure.status, formError: t('refusals.orderReopened'), unsaved: failure.unsaved };
+  }
   if (failure.unsaved || !page.closed || !can(role, 'manageOrders')) return failure;
-  // What the user changed on the form, not the values a refused file or deletion carried back.
-  const labels = Object.fromEntries(
-    Object.entries(FIELD_LABELS).filter(([name]) => asCompared(name, failure.values[name] ?? '') !== asCompared(name, failure.filled[name] ?? '')),
-  );
-  const unsaved = unsavedFields(labels, { typed: failure.values, saved: page.form.values }, shownValue, asCompared);
+  const unsaved = unsavedOf(failure, page.form);
   return unsaved.length ? { ...page.form, status: failure.status, formError: t('refusals.orderClosed'), unsaved } : null;
 }
 
@@ -165,9 +182,14 @@ export function refusalNow(failure: MeasureRefusal | null, page: OrderMeasurePag
 export async function post(astro: AstroGlobal, page: OrderMeasurePage, { action }: MeasurePageQuery): Promise<Response | MeasureRefusal | null> {
   // Closed while this form was open: said, with what was typed to copy it, rather than dropped (walk14 F1).
   if (page.closed && can(astro.locals.user?.role, 'manageOrders') && !action) {
-    const typed: Record<string, string> = formValues(await postedForm(astro), ORDER_MEASURE_FIELDS);
-    const unsaved = unsavedFields(FIELD_LABELS, { typed, saved: page.form.values }, shownValue, asCompared);
-    return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved };
+    const data = await postedForm(astro);
+    const typed = {
+      values: formValues(data, ORDER_MEASURE_FIELDS) as Record<string, string>,
+      // A form from before forms carried what they were filled with: read against the measure as saved.
+      filled: filledValuesOf(data) ?? page.form.values,
+      version: String(data.get('version') ?? '').slice(0, 64),
+    };
+    return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(typed, page.form), typed };
   }
   if (!page.manage) return null;
   const { orderMeasures } = astro.locals.services;
