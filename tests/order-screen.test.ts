@@ -263,6 +263,23 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     // A mileage read as its digits: the form shows «120 000» (walk16 F3), asserted once below.
     const digits = (r: Row) => `${r.mileage.replace(/\s/g, '')} ${r.intervention}`;
     const saved = async () => (await opened(julien)).rows.map(digits);
+    /** The history form's rows as a user reads them, each row's note under it («! …»), blank rows left out. */
+    const rowsWithNotes = (html: string) => {
+      const form = html.slice(html.indexOf('name="historyMileage"'));
+      const items = [...form.matchAll(/name="history(Mileage|Intervention)"[^>]*value="([^"]*)"|<p id="[^"]*-error"[^>]*>([^<]*)<\/p>/g)];
+      const out: string[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const [, kind, value, note] = items[i]!;
+        if (note) out.push(`! ${htmlText(note)}`);
+        else if (kind === 'Mileage') {
+          const intervention = htmlText(items[i + 1]?.[2] ?? '');
+          const mileage = htmlText(value!).replace(/\s/g, '');
+          if (mileage || intervention) out.push(`${mileage} ${intervention}`);
+          i++;
+        }
+      }
+      return out;
+    };
 
     let before = { julien: await opened(julien), claire: await opened(claire) };
     const kept = before.julien.rows.map(digits);
@@ -289,7 +306,14 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
     const shown = valuesOf('historyIntervention')
       .map((intervention, i) => ({ mileage: mileages[i]!, intervention }))
       .filter((r) => r.intervention);
-    expect(shown.map((r) => r.intervention)).toEqual(['Vidange boîte et filtre', 'Reprogrammation (Claire)', 'Vidange boîte, huile ATF']);
+    // The two versions side by side, each saying whose it is (walk16 F2).
+    expect(shown.map((r) => r.intervention)).toEqual(['Vidange boîte et filtre', 'Vidange boîte, huile ATF', 'Reprogrammation (Claire)']);
+    expect(rowsWithNotes(page).filter((r) => r.includes('Vidange boîte') || r.startsWith('!'))).toEqual([
+      '120000 Vidange boîte et filtre',
+      "! Version d'un collègue, enregistrée entre-temps. Gardez celle-ci ou la vôtre (juste en dessous), videz l'autre.",
+      '120000 Vidange boîte, huile ATF',
+      "! Votre version. Gardez celle-ci ou celle du collègue (juste au-dessus), videz l'autre.",
+    ]);
     expect(await saved()).toContain('120000 Vidange boîte et filtre');
     // Closed before Claire saves again: a reload shows the closed order's refusal, with her rows to copy (walk15 F1).
     const [{ status }] = (await t.database.db.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, order!.id))) as [
@@ -313,7 +337,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
         )
       ).headers.get('location'),
     ).toBe(self);
-    expect(await saved()).toEqual([...kept, '130000 Reprogrammation (Claire)', '120000 Vidange boîte, huile ATF']);
+    expect(await saved()).toEqual([...kept, '120000 Vidange boîte, huile ATF', '130000 Reprogrammation (Claire)']);
 
     // The same row added by both, typed «150 000» by one: one row (walk14 F5).
     before = { julien: await opened(julien), claire: await opened(claire) };
@@ -380,13 +404,25 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
 
     // One corrects a row's mileage while the other corrects it differently, or takes it out: a clash, shown to check (walk15 F3, F4).
     const redate = (rows: Row[], mileage: string) => rows.map((r) => (r.intervention === 'À redater' ? { ...r, mileage } : r));
-    for (const theirs of [(rows: Row[]) => redate(rows, '192000'), (rows: Row[]) => rows.filter((r) => r.intervention !== 'À redater')]) {
+    const notes = [
+      [
+        '191500 À redater',
+        "! Version d'un collègue, enregistrée entre-temps. Gardez celle-ci ou la vôtre (juste en dessous), videz l'autre.",
+        '192000 À redater',
+        "! Votre version. Gardez celle-ci ou celle du collègue (juste au-dessus), videz l'autre.",
+      ],
+      // The user's removal said on the colleague's correction (walk16 F1).
+      ['191500 À redater', "! Vous aviez retiré cette ligne ; un collègue l'a corrigée entre-temps. Videz-la pour la retirer quand même."],
+    ];
+    for (const [variant, theirs] of [(rows: Row[]) => redate(rows, '192000'), (rows: Row[]) => rows.filter((r) => r.intervention !== 'À redater')].entries()) {
       const form = await opened(claire);
       expect((await post(claire, form, [...form.rows, { mileage: '191000', intervention: 'À redater' }])).headers.get('location')).toBe(self);
       before = { julien: await opened(julien), claire: await opened(claire) };
       expect((await post(julien, before.julien, redate(before.julien.rows, '191500'))).headers.get('location')).toBe(self);
       const clash = await post(claire, before.claire, theirs(before.claire.rows));
-      expect(htmlText(await (await claire.request(clash.headers.get('location')!)).text())).toContain("L'historique a été modifié entre-temps");
+      const clashPage = await (await claire.request(clash.headers.get('location')!)).text();
+      expect(htmlText(clashPage)).toContain("L'historique a été modifié entre-temps");
+      expect(rowsWithNotes(clashPage).filter((r) => r.includes('À redater') || r.startsWith('!'))).toEqual(notes[variant]);
       expect((await saved()).filter((r) => r.endsWith('À redater'))).toEqual(['191500 À redater']);
       const clean = await opened(julien);
       expect(

@@ -988,6 +988,11 @@ export const fr = {
     outagePartsHint: 'Une pièce par ligne.',
     history: "Historique d'intervention",
     historyRemoved: "Historique d'intervention, ligne retirée",
+    /** Under the rows of a history clash (decision 077): whose version each is, and what to do. */
+    historyTheirs: "Version d'un collègue, enregistrée entre-temps. Gardez celle-ci ou la vôtre (juste en dessous), videz l'autre.",
+    historyMine: "Votre version. Gardez celle-ci ou celle du collègue (juste au-dessus), videz l'autre.",
+    historyRemovedByYou: "Vous aviez retiré cette ligne ; un collègue l'a corrigée entre-temps. Videz-la pour la retirer quand même.",
+    historyRemovedByThem: "Un collègue a retiré cette ligne entre-temps ; vous l'aviez corrigée. Videz-la pour la retirer aussi.",
     historyMileage: 'Kilométrage (km) {{n}}',
     historyIntervention: 'Intervention {{n}}',
     historyHint: "Interventions déjà faites sur la boîte de ce véhicule. Laissez une ligne vide pour l'ignorer.",

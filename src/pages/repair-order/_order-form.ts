@@ -2,7 +2,7 @@
 // history): what was typed is kept on failure, the service's refusals land next to their fields.
 import { hasReason } from '#lib/errors.ts';
 import { clashErrors, filledOf, filledValuesOf, formFailureOf, mergeOverSaved, postedForm, textAsRead, unsavedFields } from '#lib/forms.server.ts';
-import { t } from '#lib/i18n.ts';
+import { type MessageKey, t } from '#lib/i18n.ts';
 import { isoDay } from '#lib/page-query.ts';
 import {
   checkOrderForm,
@@ -71,9 +71,15 @@ function takeRows(list: HistoryRow[], take: Map<string, number>): { taken: Histo
  * of the two did to the rows the form was filled with (added some, took some out) is applied once
  * when both did the same, both when they did different things. A row both took out is a clash
  * when one of them put a row in its place (the same mileage or the same words) that the other did
- * not (two changes, or a change against a removal): both versions are then shown to check.
+ * not (two changes, or a change against a removal): both versions are then shown to check, each
+ * row of the clash with a note saying whose it is and what to do (walk16 F1, F2), the user's
+ * version right after the colleague's.
  */
-function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: HistoryRow[] }): { rows: HistoryRow[]; clash: boolean } {
+function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: HistoryRow[] }): {
+  rows: HistoryRow[];
+  clash: boolean;
+  notes: (MessageKey | undefined)[];
+} {
   const [typed, filled, saved] = [rowCounts(rows.typed), rowCounts(rows.filled), rowCounts(rows.saved)];
   const n = (counts: Map<string, number>, k: string) => counts.get(k) ?? 0;
   const kinds = new Set([...typed.keys(), ...filled.keys(), ...saved.keys()]);
@@ -87,10 +93,30 @@ function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: His
   const [mileageOf, interventionOf] = [(k: string) => k.slice(0, k.indexOf('\n')), (k: string) => k.slice(k.indexOf('\n') + 1)];
   const replaces = (added: string, k: string) => mileageOf(added) === mileageOf(k) || interventionOf(added) === interventionOf(k);
   const addedByOne = [...kinds].filter((k) => Math.max(n(typed, k), n(saved, k)) > n(filled, k) && n(typed, k) !== n(saved, k));
-  const clash = [...kinds].filter((k) => n(typed, k) < n(filled, k) && n(saved, k) < n(filled, k)).some((k) => addedByOne.some((added) => replaces(added, k)));
+  const clashing = [...kinds].filter((k) => n(typed, k) < n(filled, k) && n(saved, k) < n(filled, k) && addedByOne.some((added) => replaces(added, k)));
   const surplus = new Map([...saved].filter(([k, c]) => c > target.get(k)!).map(([k, c]) => [k, c - target.get(k)!]));
   const missing = new Map([...target].filter(([k, c]) => c > n(saved, k)).map(([k, c]) => [k, c - n(saved, k)]));
-  return { rows: [...takeRows(rows.saved, surplus).rest, ...takeRows(rows.typed, missing).taken], clash };
+  const [kept, added] = [takeRows(rows.saved, surplus).rest, takeRows(rows.typed, missing).taken];
+  // The rows of a clash: the row both took out that each replaced, and whose the replacement is.
+  const replaced = (k: string) => clashing.find((gone) => addedByOne.includes(k) && replaces(k, gone));
+  const [byUser, byColleague] = [(k: string) => n(typed, k) > n(filled, k), (k: string) => n(saved, k) > n(filled, k)];
+  const rival = (k: string, by: (k: string) => boolean) => addedByOne.some((other) => other !== k && by(other) && replaced(other) === replaced(k));
+  const noteOf = (h: HistoryRow): MessageKey | undefined => {
+    const k = historyRowKey(h);
+    if (!replaced(k)) return undefined;
+    if (byColleague(k)) return rival(k, byUser) ? 'repairOrders.historyTheirs' : 'repairOrders.historyRemovedByYou';
+    return rival(k, byColleague) ? 'repairOrders.historyMine' : 'repairOrders.historyRemovedByThem';
+  };
+  const merged: HistoryRow[] = [];
+  const left = [...added];
+  for (const h of kept) {
+    merged.push(h);
+    const gone = replaced(historyRowKey(h));
+    // The user's version of the same row, right after the colleague's.
+    for (const mine of gone ? left.filter((a) => replaced(historyRowKey(a)) === gone) : []) merged.push(...left.splice(left.indexOf(mine), 1));
+  }
+  merged.push(...left);
+  return { rows: merged, clash: clashing.length > 0, notes: merged.map(noteOf) };
 }
 
 /** A saved order as the service reads it. */
@@ -165,7 +191,8 @@ export async function saveOrderForm(
       const merged = mergeRows({ typed: form.history, filled: filledRows, saved: now.history });
       const saved = !merged.clash && (await saveMerged({ values: now.values, history: merged.rows }));
       if (saved) return saved;
-      return { draft: { ...now, history: merged.rows, filledRows: now.history }, formError: t('repairOrders.historyChangedMeanwhile') };
+      const errors = Object.fromEntries(merged.notes.flatMap((note, i) => (note ? [[`history.${i}.intervention`, t(note)]] : [])));
+      return { draft: { ...now, history: merged.rows, filledRows: now.history, errors }, formError: t('repairOrders.historyChangedMeanwhile') };
     }
     // A form from before forms carried what they were filled with: what was typed, over the version now saved.
     return { draft: { ...posted, errors: {}, version: now.version }, formError: failure.formError };
