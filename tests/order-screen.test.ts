@@ -494,7 +494,7 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       const rows = await post(`${self}?onglet=historique`, { ...history, historyMileage: '150000', historyIntervention: 'Ligne tapée avant clôture' });
       const again = await alertOf(julien, rows);
       const at = again.indexOf('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
-      expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150000 km : Ligne tapée avant clôture']);
+      expect(again.slice(at + 2, at + 4)).toEqual(["Historique d'intervention", '150\u202f000 km : Ligne tapée avant clôture']);
       expect(again.slice(at + 4).join('\n')).toContain("Historique d'intervention, ligne retirée\n99\u202f000 km : Ligne enregistrée");
       // Reopened since: a reload says so, not as an error, and the form holds what was typed again
       // (walk15 F2, walk16 F5), saved as it stands.
@@ -592,6 +592,8 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       .limit(1);
     const self = `/repair-order/${measure!.orderId}/measure/${measure!.id}`;
     const form = formFieldsOf(await (await julien.request(self)).text(), self);
+    // A colleague corrects the measure's description, then the order is closed.
+    await t.database.db.update(orderMeasures).set({ description: 'Description corrigée par un collègue' }).where(eq(orderMeasures.id, measure!.id));
     await t.database.db.update(repairOrders).set({ status: 'CLOSED', closedOn: '2026-11-27' }).where(eq(repairOrders.id, measure!.orderId));
     try {
       const refused = await julien.request(self, {
@@ -621,7 +623,14 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       );
       expect(page).not.toContain('alert-error');
       const refilled = formFieldsOf(page, self);
-      expect([refilled.measuredValue, refilled.comment]).toEqual(['5,01', 'Relevé tapé avant la clôture']);
+      // What the user typed, over the measure as saved now: the colleague's description kept (walk17 F2).
+      expect([refilled.measuredValue, refilled.comment, refilled.description]).toEqual([
+        '5,01',
+        'Relevé tapé avant la clôture',
+        'Description corrigée par un collègue',
+      ]);
+      // Not saved yet: leaving asks first (walk17 F1).
+      expect(page).toMatch(new RegExp(`<form method="post" action="${self}"[^>]* data-unsaved`));
       const saving = await julien.request(self, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -629,7 +638,12 @@ describe('the order page, as a tablet opens it and answers a checkpoint', () => 
       });
       expect(saving.status).toBe(303);
       const [saved] = await t.database.db.select().from(orderMeasures).where(eq(orderMeasures.id, measure!.id));
-      expect([saved!.measuredValue, saved!.checkResult, saved!.comment]).toEqual([5.01, 'nok', 'Relevé tapé avant la clôture']);
+      expect([saved!.measuredValue, saved!.checkResult, saved!.comment, saved!.description]).toEqual([
+        5.01,
+        'nok',
+        'Relevé tapé avant la clôture',
+        'Description corrigée par un collègue',
+      ]);
     } finally {
       await t.database.db.update(repairOrders).set({ status: measure!.status, closedOn: null }).where(eq(repairOrders.id, measure!.orderId));
     }

@@ -119,6 +119,24 @@ function mergeRows(rows: { typed: HistoryRow[]; filled: HistoryRow[]; saved: His
   return { rows: merged, clash: clashing.length > 0, notes: merged.map(noteOf) };
 }
 
+/**
+ * A form refused earlier (its order closed meanwhile, reopened since), shown over the order as
+ * saved now: what the user changed on it, merged over what a colleague saved meanwhile as a save
+ * would merge it, what both changed marked to check (walk17 F2). Its next save is over the version
+ * now saved.
+ */
+export function typedOver(typed: OrderDraft, now: OrderDraft, part: OrderPart, names: PickedNames): OrderDraft {
+  if (part === 'history') {
+    const merged = mergeRows({ typed: typed.history, filled: typed.filledRows ?? now.history, saved: now.history });
+    return { ...now, history: merged.rows, filledRows: now.history, errors: rowErrors(merged.notes) };
+  }
+  const merged = mergeOverSaved(ORDER_FIELDS, { typed: typed.values, filled: typed.filled ?? now.values, saved: now.values }, asCompared);
+  return { ...now, values: merged.values, filled: now.values, errors: clashErrors(merged.clashes, now.values, shownValue(names)) };
+}
+
+/** The notes of a history clash, as errors beside the rows they concern. */
+const rowErrors = (notes: (MessageKey | undefined)[]) => Object.fromEntries(notes.flatMap((note, i) => (note ? [[`history.${i}.intervention`, t(note)]] : [])));
+
 /** A saved order as the service reads it. */
 export type SavedOrder = NonNullable<Awaited<ReturnType<App.Locals['services']['repairOrders']['get']>>>;
 
@@ -191,8 +209,10 @@ export async function saveOrderForm(
       const merged = mergeRows({ typed: form.history, filled: filledRows, saved: now.history });
       const saved = !merged.clash && (await saveMerged({ values: now.values, history: merged.rows }));
       if (saved) return saved;
-      const errors = Object.fromEntries(merged.notes.flatMap((note, i) => (note ? [[`history.${i}.intervention`, t(note)]] : [])));
-      return { draft: { ...now, history: merged.rows, filledRows: now.history, errors }, formError: t('repairOrders.historyChangedMeanwhile') };
+      return {
+        draft: { ...now, history: merged.rows, filledRows: now.history, errors: rowErrors(merged.notes) },
+        formError: t('repairOrders.historyChangedMeanwhile'),
+      };
     }
     // A form from before forms carried what they were filled with: what was typed, over the version now saved.
     return { draft: { ...posted, errors: {}, version: now.version }, formError: failure.formError };
@@ -249,7 +269,9 @@ export function unsavedOf(
   names: PickedNames,
 ): { label: string; value: string }[] {
   if (part === 'history') {
-    const line = (h: HistoryRow) => `${textAsRead(h.mileage)} km : ${textAsRead(h.intervention)}`;
+    // A mileage typed as digits reads grouped, as the saved ones do (walk17 F3).
+    const mileage = (typed: string) => (/^\d+$/.test(typed.replace(/\s/g, '')) ? formatNumber(Number(typed.replace(/\s/g, ''))) : textAsRead(typed));
+    const line = (h: HistoryRow) => `${mileage(h.mileage)} km : ${textAsRead(h.intervention)}`;
     const [typed, was, kept] = [rowCounts(form.history), rowCounts(form.filledRows ?? saved.history), rowCounts(saved.history)];
     // Of each kind of row, how many the user added (or took out) beyond what is saved now added (or took out).
     const more = (a: Map<string, number>, b: Map<string, number>) => (k: string) => Math.max(0, (a.get(k) ?? 0) - (b.get(k) ?? 0));

@@ -29,6 +29,7 @@ import {
   postedDraft,
   saveOrderForm,
   savedNames,
+  typedOver,
   unsavedOf,
 } from '#pages/repair-order/_order-form.ts';
 import type { Role } from '#lib/roles.ts';
@@ -219,7 +220,13 @@ export function refusalNow(
   if (!failure || !page) return failure;
   const closed = page.order.status === 'CLOSED';
   if (failure.unsaved && !closed) {
-    if (failure.typed && can(role, 'manageOrders')) return { status: failure.status, draft: failure.typed, formNotice: t('refusals.orderReopenedTyped') };
+    // Nothing of the user's was lost: nothing to say once the order is open again.
+    if (failure.unsaved.length === 0) return null;
+    if (failure.typed && can(role, 'manageOrders')) {
+      const part = tab === 'historique' ? 'history' : 'general';
+      const draft = typedOver(failure.typed, orderValues(page.order, part), part, namesOf(page.order, page.models, page.referents));
+      return { status: failure.status, draft, formNotice: t('refusals.orderReopenedTyped') };
+    }
     // Refused before refusals carried the form: what was typed, listed.
     return { ...failure, formError: t('refusals.orderReopened') };
   }

@@ -156,9 +156,10 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       : [],
     measures: measures.map((m) => ({
       id: m.id,
-      name: m.name,
+      // «(à 20 °C)» kept whole in a measure's name and value, as in a field (walk17 F5).
+      name: wholeNumbers(m.name),
       bounds: boundsText(m, (n) => formatNumber(n)),
-      value: m.measuredValue === null ? t('orderMeasures.noValue') : number(m.measuredValue, m.unit),
+      value: m.measuredValue === null ? t('orderMeasures.noValue') : wholeNumbers(number(m.measuredValue, m.unit)),
       result: m.checkResult as CheckResult | null,
       resultLabel: m.checkResult ? checkResultLabels[m.checkResult as CheckResult] : '—',
       comment: m.comment,

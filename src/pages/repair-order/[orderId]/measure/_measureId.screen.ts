@@ -168,8 +168,15 @@ function unsavedOf(typed: Pick<OrderMeasureForm, 'values' | 'filled'>, saved: Or
 export function refusalNow(failure: MeasureRefusal | null, page: OrderMeasurePage | null, role: Role | undefined): MeasureRefusal | null {
   if (!failure || !page) return failure;
   if (failure.unsaved && !page.closed) {
+    // Nothing of the user's was lost: nothing to say once the order is open again.
+    if (failure.unsaved.length === 0) return null;
     const { typed } = failure;
-    if (typed && page.manage) return { ...page.form, ...typed, status: failure.status, formNotice: t('refusals.orderReopenedTyped') };
+    if (typed && page.manage) {
+      // What the user changed, over what is saved now, as a save would merge it (walk17 F2).
+      const merged = mergeOverSaved(ORDER_MEASURE_FIELDS, { typed: typed.values, filled: typed.filled, saved: page.form.values }, asCompared);
+      const errors = clashErrors(merged.clashes, page.form.values, shownValue);
+      return { ...page.form, values: merged.values, errors, status: failure.status, formNotice: t('refusals.orderReopenedTyped') };
+    }
     // Refused before refusals carried the form: the form as the measure is now, what was typed listed above it.
     return { ...page.form, status: failure.status, formError: t('refusals.orderReopened'), unsaved: failure.unsaved };
   }
