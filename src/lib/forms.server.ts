@@ -146,12 +146,14 @@ export function clashErrors<N extends string>(
  */
 export function unsavedFields(
   labels: Record<string, MessageKey>,
-  values: { typed: Record<string, string>; saved: Record<string, string> },
+  values: { typed: Record<string, string>; filled?: Record<string, string>; saved: Record<string, string> },
   shown: (name: string, value: string) => string,
   canonical: (name: string, value: string) => string,
 ): { label: string; value: string }[] {
+  const differs = (name: string, other: Record<string, string>) => canonical(name, values.typed[name] ?? '') !== canonical(name, other[name] ?? '');
+  // With what the form was filled with: only what the user changed, not a colleague's change meanwhile.
   return Object.entries(labels)
-    .filter(([name]) => canonical(name, values.typed[name] ?? '') !== canonical(name, values.saved[name] ?? ''))
+    .filter(([name]) => differs(name, values.saved) && (!values.filled || differs(name, values.filled)))
     .map(([name, label]) => ({ label: t(label), value: shown(name, values.typed[name] ?? '') }));
 }
 

@@ -284,8 +284,7 @@ export function unsavedOf(
       ...takeRows(saved.history, removed).taken.map((h) => ({ label: t('repairOrders.historyRemoved'), value: line(h) })),
     ];
   }
-  const changed = form.filled ? Object.fromEntries(Object.entries(FIELD_LABELS).filter(([name]) => differs(name, form.values, form.filled!))) : FIELD_LABELS;
-  return unsavedFields(changed, { typed: form.values, saved: saved.values }, shownValue(names), asCompared);
+  return unsavedFields(FIELD_LABELS, { typed: form.values, filled: form.filled, saved: saved.values }, shownValue(names), asCompared);
 }
 
 /** The names of a saved order's model and referent, for reading its values back. */

@@ -49,7 +49,7 @@ export type OrderMeasureForm = {
   /** What was typed that could not be saved at all (the order closed meanwhile), to copy. */
   unsaved?: { label: string; value: string }[];
   /** That form as posted, to fill it again should the order be reopened (walk16 F5). */
-  typed?: { values: Record<string, string>; filled: Record<string, string>; version: string };
+  typed?: { values: Record<string, string>; filled: Record<string, string> };
   /** Said above the form, not as an error: the order reopened since that refusal. */
   formNotice?: string;
   errors: FieldErrors;
@@ -153,10 +153,7 @@ export type MeasureRefusal = OrderMeasureForm & { status: number };
  * deletion carried back.
  */
 function unsavedOf(typed: Pick<OrderMeasureForm, 'values' | 'filled'>, saved: OrderMeasureForm) {
-  const changed = Object.fromEntries(
-    Object.entries(FIELD_LABELS).filter(([name]) => asCompared(name, typed.values[name] ?? '') !== asCompared(name, typed.filled[name] ?? '')),
-  );
-  return unsavedFields(changed, { typed: typed.values, saved: saved.values }, shownValue, asCompared);
+  return unsavedFields(FIELD_LABELS, { typed: typed.values, filled: typed.filled, saved: saved.values }, shownValue, asCompared);
 }
 
 /**
@@ -194,7 +191,6 @@ export async function post(astro: AstroGlobal, page: OrderMeasurePage, { action 
       values: formValues(data, ORDER_MEASURE_FIELDS) as Record<string, string>,
       // A form from before forms carried what they were filled with: read against the measure as saved.
       filled: filledValuesOf(data) ?? page.form.values,
-      version: String(data.get('version') ?? '').slice(0, 64),
     };
     return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(typed, page.form), typed };
   }
