@@ -1,4 +1,5 @@
 // The database layer: migrations, first run, demo data rules and the PGlite lock (backups: backup.test.ts).
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { DatabaseLockedError } from '#server/db/lock.ts';
 import { prepared, rawRead } from '#server/db/prepared.ts';
 import { demoRepairOrders } from '#server/demo/orders.ts';
 import { createLogger } from '#server/log.ts';
+import { isDatabaseUnavailable } from '#lib/unavailable.ts';
 import { HOME_MARKER, readToken } from '#server/storage/home.ts';
 import { createPostgresDatabase, databaseKinds } from './support/app.ts';
 
@@ -268,8 +270,8 @@ describe('the supported PostgreSQL versions (README: 15 to 18)', () => {
   });
 });
 
-describe('reads built once (decision 082)', () => {
-  it('are one named statement per PostgreSQL connection, prepared once, under one name for one SQL', async () => {
+describe('reads built once (decisions 082, 084)', () => {
+  it('are one prepared statement per PostgreSQL connection, prepared once for one SQL', async () => {
     const database = await openDatabase({ dataDir: tempDir(), databaseUrl: await createPostgresDatabase() });
     try {
       // Two reads of the same SQL, as two instances' services would build them.
@@ -278,11 +280,47 @@ describe('reads built once (decision 082)', () => {
       expect(await a().execute({ n: 1 })).toEqual([{ n: 2 }]);
       expect(await a().execute({ n: 5 })).toEqual([{ n: 6 }]);
       expect(await b().execute({ n: 2 })).toEqual([{ n: 3 }]);
-      // Asked one after the other, the pool's one connection ran them all.
-      const held = await queryRows<{ name: string; statement: string }>(database.db, sql`select name, statement from pg_prepared_statements`);
-      expect(held).toEqual([{ name: expect.stringMatching(/^atelier_[0-9a-f]{24}$/), statement: 'select $1::int + 1 as n' }]);
+      // Asked one after the other, one connection ran them all, and prepared the SQL once.
+      // (postgres.js also prepares its own read of the array types, at connecting.)
+      const held = await queryRows<{ statement: string }>(
+        database.db,
+        sql`select statement from pg_prepared_statements where statement not like '%pg_catalog.pg_type%'`,
+      );
+      expect(held).toEqual([{ statement: 'select $1::int + 1 as n' }]);
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('the database away, as the PostgreSQL client says it (decisions 036, 084)', () => {
+  it('is a connection cut under a query, or a query asked once the client is closed: 503, not 500', async () => {
+    const target = new URL(await createPostgresDatabase());
+    // A relay between the client and PostgreSQL, whose connections the test cuts without a word.
+    const sockets = new Set<Socket>();
+    const relay = createServer((client) => {
+      const server = connect(Number(target.port), target.hostname);
+      client.pipe(server).pipe(client);
+      for (const s of [client, server]) {
+        sockets.add(s);
+        s.on('error', () => s.destroy());
+      }
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => void relay.close());
+    const url = new URL(target);
+    url.host = `127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    const database = await openDatabase({ dataDir: tempDir(), databaseUrl: url.toString() });
+    const inFlight = queryRows(database.db, sql`select pg_sleep(5)`).catch((error: unknown) => error);
+    await new Promise((r) => setTimeout(r, 300));
+    for (const s of sockets) s.destroy();
+    const cut = await inFlight;
+    expect(cut).toBeInstanceOf(Error);
+    expect(isDatabaseUnavailable(cut)).toBe(true);
+
+    await database.close();
+    const ended = await queryRows(database.db, sql`select 1`).catch((error: unknown) => error);
+    expect(ended).toBeInstanceOf(Error);
+    expect(isDatabaseUnavailable(ended)).toBe(true);
   });
 });

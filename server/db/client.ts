@@ -6,9 +6,10 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import pg from 'pg';
+import postgres from 'postgres';
 import * as schema from './schema/index.ts';
 import { acquireLock } from './lock.ts';
 import { copyClusterTemplate, hasCluster } from './pglite-template.ts';
@@ -42,10 +43,13 @@ export async function openDatabase(options: { dataDir: string; databaseUrl?: str
   return openPglite(path.join(options.dataDir, 'db'));
 }
 
-/** Rows of a raw query; both drivers answer with `{ rows }`. */
+/** Rows of a raw query: PGlite answers `{ rows }`, postgres.js the rows themselves. */
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
+  return rowsOf<T>(await db.execute(query));
+}
+
+export function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? result : (result as { rows: T[] }).rows;
 }
 
 /** Whether the database holds the application's tables (migrated at least once). */
@@ -107,12 +111,14 @@ async function openPglite(dir: string): Promise<Database> {
   };
 }
 
+// postgres.js rather than node-postgres (decision 084): the queries a page sends at once share a
+// connection's one write and one answer instead of one system call each on ten connections.
+// `undefined` binds as null, as node-postgres did, instead of failing the query.
+const postgresOptions = { connect_timeout: 10, onnotice: () => {}, transform: { undefined: null } } as const;
+
 async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
-  pool.on('error', () => {
-    // An idle client lost its connection; the pool replaces it on next use.
-  });
-  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const client = postgres(url, { ...postgresOptions, max: 10 });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
   const isNew = !(await hasTables(db));
   let closed = false;
   return {
@@ -120,23 +126,23 @@ async function openPostgres(url: string): Promise<Database> {
     db,
     isNew,
     migrate: async () => {
-      const client = await pool.connect();
+      // One connection of its own: the advisory lock is the connection's, held across the migration.
+      const one = postgres(url, { ...postgresOptions, max: 1 });
       try {
-        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+        await one`select pg_advisory_lock(${MIGRATION_LOCK})`;
+        await migratePostgres(drizzlePostgres(one, { schema }), { migrationsFolder });
       } finally {
-        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-        client.release();
+        await one.end({ timeout: 5 });
       }
     },
     ping: async () => {
-      await pool.query('select 1');
+      await client`select 1`;
     },
     listen: (channel, onMessage, onReconnect) => listenPostgres(url, channel, onMessage, onReconnect),
     close: async () => {
       if (closed) return;
       closed = true;
-      await pool.end();
+      await client.end({ timeout: 5 });
     },
   };
 }
