@@ -293,6 +293,19 @@ describe('reads built once (decisions 082, 084)', () => {
   });
 });
 
+describe('values bound in SQL written by hand (decision 084)', () => {
+  it.each(['pglite', 'postgres'])('take a Date and an object for JSON on %s', async (kind) => {
+    const database = await openDatabase({ dataDir: tempDir(), databaseUrl: kind === 'postgres' ? await createPostgresDatabase() : undefined });
+    cleanup.push(() => database.close());
+    const at = new Date('2026-11-28T10:00:00Z');
+    const [row] = await queryRows<{ later: boolean; day: string; json: { a: number } }>(
+      database.db,
+      sql`select ${at}::timestamptz < now() as later, ${at}::date::text as day, ${{ a: 1 }}::jsonb as json`,
+    );
+    expect(row).toEqual({ later: true, day: '2026-11-28', json: { a: 1 } });
+  });
+});
+
 describe('the database away, as the PostgreSQL client says it (decisions 036, 084)', () => {
   it('is a connection cut under a query, or a query asked once the client is closed: 503, not 500', async () => {
     const target = new URL(await createPostgresDatabase());

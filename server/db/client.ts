@@ -116,9 +116,20 @@ async function openPglite(dir: string): Promise<Database> {
 // `undefined` binds as null, as node-postgres did, instead of failing the query.
 const postgresOptions = { connect_timeout: 10, onnotice: () => {}, transform: { undefined: null } } as const;
 
+/**
+ * drizzle hands postgres.js timestamps and JSON as they come (its columns turn them to text
+ * first); a `Date` or an object bound in raw SQL is written as node-postgres wrote it, not refused.
+ */
+function bindLikeNodePostgres(client: postgres.Sql) {
+  const serializers = client.options.serializers as Record<number, (value: unknown) => unknown>;
+  for (const oid of [1082, 1114, 1184]) serializers[oid] = (value) => (value instanceof Date ? value.toISOString() : value);
+  for (const oid of [114, 3802]) serializers[oid] = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+}
+
 async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, { ...postgresOptions, max: 10 });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  bindLikeNodePostgres(client);
   const isNew = !(await hasTables(db));
   let closed = false;
   return {
