@@ -113,23 +113,22 @@ async function openPglite(dir: string): Promise<Database> {
 
 // postgres.js rather than node-postgres (decision 084): the queries a page sends at once share a
 // connection's one write and one answer instead of one system call each on ten connections.
-// `undefined` binds as null, as node-postgres did, instead of failing the query.
-const postgresOptions = { connect_timeout: 10, onnotice: () => {}, transform: { undefined: null } } as const;
-
-/**
- * drizzle hands postgres.js timestamps and JSON as they come (its columns turn them to text
- * first); a `Date` or an object bound in raw SQL is written as node-postgres wrote it, not refused.
- */
-function bindLikeNodePostgres(client: postgres.Sql) {
+function openPostgresClient(url: string, max: number) {
+  // `undefined` binds as null, as node-postgres did, instead of failing the query.
+  const client = postgres(url, { max, connect_timeout: 10, onnotice: () => {}, transform: { undefined: null } });
+  const db = drizzlePostgres(client, { schema });
+  // drizzle has postgres.js pass timestamps and JSON through as they come (its columns turn them
+  // to text first): a `Date` or an object bound in SQL written by hand goes as node-postgres sent
+  // it, instead of failing the query.
   const serializers = client.options.serializers as Record<number, (value: unknown) => unknown>;
   for (const oid of [1082, 1114, 1184]) serializers[oid] = (value) => (value instanceof Date ? value.toISOString() : value);
   for (const oid of [114, 3802]) serializers[oid] = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+  return { client, db };
 }
 
 async function openPostgres(url: string): Promise<Database> {
-  const client = postgres(url, { ...postgresOptions, max: 10 });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
-  bindLikeNodePostgres(client);
+  const { client, db: typed } = openPostgresClient(url, 10);
+  const db = typed as unknown as Db;
   const isNew = !(await hasTables(db));
   let closed = false;
   return {
@@ -138,12 +137,12 @@ async function openPostgres(url: string): Promise<Database> {
     isNew,
     migrate: async () => {
       // One connection of its own: the advisory lock is the connection's, held across the migration.
-      const one = postgres(url, { ...postgresOptions, max: 1 });
+      const one = openPostgresClient(url, 1);
       try {
-        await one`select pg_advisory_lock(${MIGRATION_LOCK})`;
-        await migratePostgres(drizzlePostgres(one, { schema }), { migrationsFolder });
+        await one.client`select pg_advisory_lock(${MIGRATION_LOCK})`;
+        await migratePostgres(one.db, { migrationsFolder });
       } finally {
-        await one.end({ timeout: 5 });
+        await one.client.end({ timeout: 5 });
       }
     },
     ping: async () => {
