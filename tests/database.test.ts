@@ -8,7 +8,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareDatabase } from '#server/bootstrap.ts';
 import { ConfigError, loadConfig } from '#server/config.ts';
-import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
+import { openDatabase, postgresConnection, queryRows, type Database } from '#server/db/client.ts';
 import { copyClusterTemplate, hasCluster } from '#server/db/pglite-template.ts';
 import { sql } from 'drizzle-orm';
 import { DatabaseLockedError } from '#server/db/lock.ts';
@@ -335,5 +335,35 @@ describe('the database away, as the PostgreSQL client says it (decisions 036, 08
     const ended = await queryRows(database.db, sql`select 1`).catch((error: unknown) => error);
     expect(ended).toBeInstanceOf(Error);
     expect(isDatabaseUnavailable(ended)).toBe(true);
+  });
+});
+
+describe('DATABASE_URL (decision 084)', () => {
+  it('is read as node-postgres reads it: TLS settings kept, libpq keys it ignores left out', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'ca.pem'), 'the CA');
+    expect(
+      postgresConnection(
+        `postgres://atelier:p%40ss@db.example:6543/bva?sslmode=verify-full&sslrootcert=${path.join(dir, 'ca.pem')}&channel_binding=require&keepalives=1&application_name=atelier`,
+      ),
+    ).toEqual({
+      host: 'db.example',
+      port: 6543,
+      database: 'bva',
+      user: 'atelier',
+      password: 'p@ss',
+      ssl: { ca: 'the CA' },
+      connection: { application_name: 'atelier' },
+    });
+    expect(postgresConnection('postgres://u@db.example/bva?sslmode=no-verify').ssl).toEqual({ rejectUnauthorized: false });
+    expect(postgresConnection('postgres://u@db.example/bva?sslmode=disable').ssl).toBe(false);
+    expect(postgresConnection('postgres:///bva?host=/var/run/postgresql')).toMatchObject({ host: '/var/run/postgresql', database: 'bva' });
+  });
+
+  it('with a libpq key the server does not know opens the database and answers', async () => {
+    const url = `${await createPostgresDatabase()}?channel_binding=prefer&keepalives=1`;
+    const database = await openDatabase({ dataDir: tempDir(), databaseUrl: url });
+    cleanup.push(() => database.close());
+    expect(await queryRows(database.db, sql`select 1 as one`)).toEqual([{ one: 1 }]);
   });
 });

@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import pg from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import postgres from 'postgres';
 import * as schema from './schema/index.ts';
 import { acquireLock } from './lock.ts';
@@ -111,10 +112,33 @@ async function openPglite(dir: string): Promise<Database> {
   };
 }
 
+/**
+ * DATABASE_URL read as node-postgres reads it, the LISTEN connection's driver: its TLS settings
+ * (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`) with node-postgres's meaning, and the libpq
+ * keys it ignores (`channel_binding`, `keepalives`…) ignored, where postgres.js would send them to
+ * the server as settings, which refuses the connection.
+ */
+export function postgresConnection(url: string) {
+  const parsed = parseConnectionString(url);
+  return {
+    host: parsed.host ?? undefined,
+    port: parsed.port ? Number(parsed.port) : undefined,
+    database: parsed.database ?? undefined,
+    user: parsed.user,
+    password: parsed.password,
+    ssl: typeof parsed.ssl === 'string' ? true : (parsed.ssl ?? false),
+    connection: {
+      ...(parsed.application_name ? { application_name: parsed.application_name } : {}),
+      ...(parsed.options ? { options: parsed.options } : {}),
+    },
+  };
+}
+
 // postgres.js rather than node-postgres (decision 084): the queries a page sends at once share a
 // connection's one write and one answer instead of one system call each on ten connections.
 function openPostgresClient(url: string, max: number) {
-  const client = postgres(url, {
+  const client = postgres({
+    ...postgresConnection(url),
     max,
     connect_timeout: 10,
     onnotice: () => {},
