@@ -44,7 +44,7 @@ export function searchTerms(runs: number): Record<string, string[]> {
 
 /** The database outside the server: raw queries, and the app's own service whose SQL is kept. */
 export async function openOrdersDb(env: Record<string, string>) {
-  const { openDatabase } = await import('#server/db/client.ts');
+  const { openDatabase, postgresConnection } = await import('#server/db/client.ts');
   const schema = await import('#server/db/schema/index.ts');
   const { createRepairOrdersService } = await import('#server/repair-orders/service.ts');
   const database = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL });
@@ -66,12 +66,13 @@ export async function openOrdersDb(env: Record<string, string>) {
     close = () => database.close();
   } else {
     await database.close();
-    const { default: pg } = await import('pg');
-    const { drizzle } = await import('drizzle-orm/node-postgres');
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
-    db = drizzle(pool, { schema, logger });
-    raw = (text, params) => pool.query(text, params);
-    close = () => pool.end();
+    // The server's driver (decision 084), with a logger of the queries.
+    const { default: postgres } = await import('postgres');
+    const { drizzle } = await import('drizzle-orm/postgres-js');
+    const client = postgres({ ...postgresConnection(env.DATABASE_URL!), max: 2, onnotice: () => {} });
+    db = drizzle(client, { schema, logger });
+    raw = async (text, params) => ({ rows: await client.unsafe(text, params as never[]) });
+    close = () => client.end();
   }
   // The service's own functions, as a signed-in reader calls them (the list reads the same for every role).
   const orders = createRepairOrdersService({ db: db as never });
