@@ -147,6 +147,25 @@ describe.each(databaseKinds)('diagnostic steps on %s', (kind) => {
     expect(all.map((c: { dossierRate: number }) => c.dossierRate)).toEqual([43, 29, 14]);
   });
 
+  it('counts the closed orders of a model as orders close, reopen, change model and go (decision 075)', async () => {
+    const { modelId } = await newModel();
+    const other = await newModel();
+    const closedCount = async (id: string) => ok(await gql('mechanic', Q.outages, { id })).gearboxModel.orderCount;
+    const a = await closedOrder(modelId, [], null);
+    const b = await closedOrder(modelId, [], null);
+    await newOrder(modelId);
+    expect(await closedCount(modelId)).toBe(2);
+    await t.database.db.execute(sql`update repair_orders set status = 'IN_PROGRESS', closed_on = null where id = ${a}`);
+    expect(await closedCount(modelId)).toBe(1);
+    await t.database.db.execute(sql`update repair_orders set gearbox_model_id = ${other.modelId} where id = ${b}`);
+    expect([await closedCount(modelId), await closedCount(other.modelId)]).toEqual([0, 1]);
+    // Two orders closed by one statement, one of them the reopened one.
+    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-21' where gearbox_model_id = ${modelId}`);
+    expect(await closedCount(modelId)).toBe(2);
+    await t.database.db.execute(sql`delete from repair_orders where id = ${b}`);
+    expect(await closedCount(other.modelId)).toBe(0);
+  });
+
   it('runs the steps in order, refuses a skipped one, validates for the mechanics; A and D only', async () => {
     const { modelId, outages, procedures } = await newModel();
     const other = await newModel();

@@ -259,7 +259,7 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
         if (tables.has('repair_order_counts')) {
           await tx.execute(sql`delete from repair_order_counts`);
           await tx.execute(
-            sql`insert into repair_order_counts (gearbox_model_id, n) select gearbox_model_id, count(*)::int from repair_orders group by gearbox_model_id`,
+            sql`insert into repair_order_counts (gearbox_model_id, n, closed) select gearbox_model_id, count(*)::int, (count(*) filter (where status = 'CLOSED'))::int from repair_orders group by gearbox_model_id`,
           );
         }
         for (const sequence of manifest.sequences) {

@@ -111,8 +111,12 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
       .where(eq(outages.modelId, sql.placeholder('modelId')))
       .orderBy(asc(componentItems.name), asc(typeItems.name)),
   );
+  // Kept with the model's orders (decision 075): counting them was 6–10 ms on PGlite with 100,000 orders.
   const closedOrderCount = prepared(() =>
-    rawRead<{ n: number }>(db, sql`select count(*)::int as n from repair_orders r where r.gearbox_model_id = ${sql.placeholder('modelId')} and ${CLOSED}`),
+    rawRead<{ n: number }>(
+      db,
+      sql`select coalesce((select closed from repair_order_counts where gearbox_model_id = ${sql.placeholder('modelId')}), 0)::int as n`,
+    ),
   );
 
   const lookup = async (kind: 'component' | 'outage_type', name: string) =>

@@ -76,14 +76,16 @@ export const repairOrders = pgTable(
 );
 
 /**
- * How many orders each gearbox model has, kept by the triggers of migration 0028 in the same
- * transaction as the orders: the list's exact total without counting 100,000 rows (decision 075).
+ * How many orders each gearbox model has, and how many of them are closed, kept by the triggers
+ * of migrations 0028 and 0030 in the same transaction as the orders: the list's exact total and
+ * the denominator of the dossier's rates without counting 100,000 rows (decision 075).
  */
 export const repairOrderCounts = pgTable('repair_order_counts', {
   modelId: uuid('gearbox_model_id')
     .primaryKey()
     .references(() => gearboxModels.id, { onDelete: 'cascade' }),
   n: integer('n').notNull(),
+  closed: integer('closed').notNull().default(0),
 });
 
 /** Earlier interventions on the vehicle's gearbox: at what mileage, what was done. */
