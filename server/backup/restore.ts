@@ -256,10 +256,14 @@ export async function restoreBackup(file: string, config: RestoreConfig, options
         for (const { table } of order) await tx.execute(sql.raw(`alter table ${quoteName(table.name)} enable trigger user`));
         // The orders counted per model are derived from the orders (decision 075): rebuilt from
         // those just loaded, never taken on the archive's word.
-        if (tables.has('repair_order_counts')) {
+        const counts = tables.get('repair_order_counts');
+        if (counts) {
           await tx.execute(sql`delete from repair_order_counts`);
+          // An archive from before migration 0030 has no closed count: that migration fills it at the next start.
           await tx.execute(
-            sql`insert into repair_order_counts (gearbox_model_id, n, closed) select gearbox_model_id, count(*)::int, (count(*) filter (where status = 'CLOSED'))::int from repair_orders group by gearbox_model_id`,
+            counts.columns.includes('closed')
+              ? sql`insert into repair_order_counts (gearbox_model_id, n, closed) select gearbox_model_id, count(*)::int, (count(*) filter (where status = 'CLOSED'))::int from repair_orders group by gearbox_model_id`
+              : sql`insert into repair_order_counts (gearbox_model_id, n) select gearbox_model_id, count(*)::int from repair_orders group by gearbox_model_id`,
           );
         }
         for (const sequence of manifest.sequences) {
