@@ -44,7 +44,7 @@ export function searchTerms(runs: number): Record<string, string[]> {
 
 /** The database outside the server: raw queries, and the app's own service whose SQL is kept. */
 export async function openOrdersDb(env: Record<string, string>) {
-  const { openDatabase, postgresConnection } = await import('#server/db/client.ts');
+  const { openDatabase, openPostgresClient } = await import('#server/db/client.ts');
   const schema = await import('#server/db/schema/index.ts');
   const { createRepairOrdersService } = await import('#server/repair-orders/service.ts');
   const database = await openDatabase({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL });
@@ -66,11 +66,10 @@ export async function openOrdersDb(env: Record<string, string>) {
     close = () => database.close();
   } else {
     await database.close();
-    // The server's driver (decision 084), with a logger of the queries.
-    const { default: postgres } = await import('postgres');
-    const { drizzle } = await import('drizzle-orm/postgres-js');
-    const client = postgres({ ...postgresConnection(env.DATABASE_URL!), max: 2, onnotice: () => {} });
-    db = drizzle(client, { schema, logger });
+    // The server's client (decision 084), with a logger of the queries.
+    const opened = openPostgresClient(env.DATABASE_URL!, 2, logger);
+    const client = opened.client;
+    db = opened.db;
     raw = async (text, params) => ({ rows: await client.unsafe(text, params as never[]) });
     close = () => client.end();
   }

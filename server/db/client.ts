@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type SQL } from 'drizzle-orm';
+import { type Logger, sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -136,7 +136,7 @@ export function postgresConnection(url: string) {
 
 // postgres.js rather than node-postgres (decision 084): the queries a page sends at once share a
 // connection's one write and one answer instead of one system call each on ten connections.
-function openPostgresClient(url: string, max: number) {
+export function openPostgresClient(url: string, max: number, logger?: Logger) {
   const client = postgres({
     ...postgresConnection(url),
     max,
@@ -148,7 +148,7 @@ function openPostgresClient(url: string, max: number) {
     // default grows to 20 s, and held pages 6 s after PostgreSQL was back (decision 036: 0.8 s).
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
   });
-  const db = drizzlePostgres(client, { schema });
+  const db = drizzlePostgres(client, { schema, logger });
   // drizzle has postgres.js pass timestamps and JSON through as they come (its columns turn them
   // to text first): a `Date` or an object bound in SQL written by hand goes as node-postgres sent
   // it, instead of failing the query.
