@@ -9,6 +9,7 @@ import type { Mailer } from './auth/mailer.ts';
 import { clientAddressOf } from './http/client-address.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import { maintainPglite } from './db/pglite-maintenance.ts';
 import { sendJson } from './http/json.ts';
 import type { Logger } from './log.ts';
 import { createChanges } from './realtime/changes.ts';
@@ -254,6 +255,7 @@ export async function createApp(options: {
   let closing: Promise<void> | undefined;
   // The embedded database's lock keeps `npm run db:backup` out: it asks this process (decision 035).
   let stopBackups: (() => Promise<void>) | undefined;
+  let stopVacuums: (() => Promise<void>) | undefined;
   return {
     services,
     domain,
@@ -268,6 +270,7 @@ export async function createApp(options: {
           const address = server.address();
           const port = typeof address === 'object' && address ? address.port : config.port;
           if (database.kind === 'pglite') {
+            stopVacuums = maintainPglite(database.pglite!, logger);
             stopBackups = await serveLiveBackups(database, config, logger).catch((error: Error) => {
               logger.error('live backups are off', { error: error.message });
               return undefined;
@@ -297,6 +300,7 @@ export async function createApp(options: {
         // Its last PDF finished (no request waits for one any more), then the thread ends.
         await services.reportPdf.close();
         await stopBackups?.();
+        await stopVacuums?.();
         await changes.close();
         await mailer.close();
         await files.close();

@@ -3,6 +3,7 @@
 import { createKeyring, prepareSecrets, VaultError } from './auth/vault.ts';
 import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
+import { START_MAINTENANCE } from './db/pglite-maintenance.ts';
 import { countUsers, createFirstAdmin, demoAccounts, DEMO_PASSWORD, seedDemoWorkshop } from './demo/seed.ts';
 import type { Logger } from './log.ts';
 import { claimFilesHome } from './storage/home.ts';
@@ -58,9 +59,9 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
         logger.info('first admin account created', { email: admin.email });
       }
     }
-    // PGlite runs no autovacuum: without statistics the planner ignores the search indexes
-    // (trigram on the orders). A PostgreSQL server keeps its own.
-    if (database.kind === 'pglite') await database.pglite!.exec('analyze');
+    // PGlite runs no autovacuum (decision 085): without statistics the planner ignores the search
+    // indexes (trigram on the orders), unvacuumed it reads pages to plan. A server keeps its own.
+    if (database.kind === 'pglite') await database.pglite!.exec(START_MAINTENANCE);
     return database;
   } catch (error) {
     await database.close();

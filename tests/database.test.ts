@@ -147,6 +147,17 @@ describe('first run', () => {
     expect(curves.every((c) => c.same_model)).toBe(true);
   });
 
+  it('leaves an embedded database vacuumed and analysed, as autovacuum would a server (decision 085)', async () => {
+    const database = await prepare({}, { dataDir: tempDir() });
+    // The demo's seed updated and deleted rows; PGlite has no autovacuum to reclaim them.
+    const left = await queryRows<{ table: string }>(
+      database.db,
+      sql`select schemaname || '.' || relname as table from pg_stat_user_tables
+          where last_vacuum is null or last_analyze is null or n_dead_tup > 0 order by 1`,
+    );
+    expect(left).toEqual([]);
+  });
+
   it('creates the admin of ADMIN_EMAIL and ADMIN_PASSWORD, without demo data when DEMO_DATA=0', async () => {
     const database = await prepare({ DEMO_DATA: '0', ADMIN_EMAIL: 'Chef@Garage.fr', ADMIN_PASSWORD: 'Chef-Atelier-2026!' }, { dataDir: tempDir() });
     expect(await emails(database)).toEqual(['chef@garage.fr']);

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, queryRows, type Database } from '#server/db/client.ts';
 import { databaseRefusal, pgCode } from '#server/db/errors.ts';
+import { maintainPglite } from '#server/db/pglite-maintenance.ts';
 import { copyClusterTemplate } from '#server/db/pglite-template.ts';
 import { PGliteThread } from '#server/db/pglite-thread.ts';
 
@@ -185,6 +186,33 @@ describe('the embedded database in its own thread', () => {
     await database.db.execute(sql`select pg_notify('things_changed', 'two')`);
     await database.ping();
     expect(heard).toEqual(['one']);
+  });
+
+  it('is vacuumed while the server runs, after the transaction it waits for (decision 085)', async () => {
+    await database.db.execute(sql`create table worn (id int primary key, note text)`);
+    await database.db.execute(sql`insert into worn select g, 'neuf' from generate_series(1, 500) g`);
+    await database.db.execute(sql`update worn set note = 'usé'`);
+    // The statistics reach the view a second after the statement, unless a flush is asked.
+    const dead = async () => {
+      await database.db.execute(sql`select pg_stat_force_next_flush()`);
+      return (await queryRows<{ n: number }>(database.db, sql`select n_dead_tup::int as n from pg_stat_user_tables where relname = 'worn'`))[0]!.n;
+    };
+    expect(await dead()).toBe(500);
+    const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const logger = {
+      info: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }),
+      error: (msg: string, fields?: Record<string, unknown>) => logged.push({ msg, fields }),
+    };
+    // A transaction open when the time comes: VACUUM cannot run inside one, so it waits its end.
+    let stop: () => Promise<void> = async () => {};
+    await database.db.transaction(async (tx) => {
+      stop = maintainPglite(database.pglite!, logger, 20);
+      await tx.execute(sql`select pg_sleep(0.1)`);
+    });
+    await vi.waitFor(() => expect(logged.length).toBeGreaterThan(0), { timeout: 5_000 });
+    await stop();
+    expect(logged[0]).toEqual({ msg: 'database vacuumed', fields: { statement: 'vacuum', ms: expect.any(Number) } });
+    expect(await dead()).toBe(0);
   });
 
   it('lets a script end once its last step closed the database (npm run db:migrate and the like)', () => {
