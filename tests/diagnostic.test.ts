@@ -147,6 +147,34 @@ describe.each(databaseKinds)('diagnostic steps on %s', (kind) => {
     expect(all.map((c: { dossierRate: number }) => c.dossierRate)).toEqual([43, 29, 14]);
   });
 
+  it('counts a closed order sharing only a symptom as similar, and says which outages the order chose', async () => {
+    const { modelId, outages } = await newModel();
+    const [o1, o2, o3] = outages as [string, string, string];
+    const slipping = { symptom: 'Patinage', action: 'En accélération franche' };
+    const fresh = await newOrder(modelId);
+    ok(await gql('diagnostician', M.insertOrderSymptom, { o: fresh, s: slipping }));
+    const alike = await newOrder(modelId);
+    ok(await gql('diagnostician', M.insertOrderSymptom, { o: alike, s: slipping }));
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: alike, ids: [o2] }));
+    await t.database.db.execute(sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = now() where id = ${alike}`);
+    await closedOrder(modelId, ['P0841'], o3); // shares neither a code nor a symptom
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: fresh, ids: [o1] }));
+
+    const ranked = ok(await gql('diagnostician', Q.candidates, { id: fresh })).repairOrder.outageCandidates;
+    expect(
+      ranked.map((c: { outage: { id: string }; confirmedOrders: number; similarOrders: number; chosen: boolean }) => [
+        c.outage.id,
+        c.confirmedOrders,
+        c.similarOrders,
+        c.chosen,
+      ]),
+    ).toEqual([
+      [o2, 1, 1, false],
+      [o3, 0, 1, false],
+      [o1, 0, 1, true],
+    ]);
+  });
+
   it('counts the closed orders of a model as orders close, reopen, change model and go (decision 075)', async () => {
     const { modelId } = await newModel();
     const other = await newModel();
