@@ -149,11 +149,12 @@ describe('first run', () => {
 
   it('leaves an embedded database vacuumed and analysed, as autovacuum would a server (decision 085)', async () => {
     const database = await prepare({}, { dataDir: tempDir() });
-    // The demo's seed updated and deleted rows; PGlite has no autovacuum to reclaim them.
+    // The demo's seed updated and deleted rows; PGlite has no autovacuum to reclaim them. (Not
+    // `n_dead_tup`: the seed's counts reach the view up to a second late, after the vacuum's.)
     const left = await queryRows<{ table: string }>(
       database.db,
       sql`select schemaname || '.' || relname as table from pg_stat_user_tables
-          where last_vacuum is null or last_analyze is null or n_dead_tup > 0 order by 1`,
+          where last_vacuum is null or last_analyze is null order by 1`,
     );
     expect(left).toEqual([]);
   });
