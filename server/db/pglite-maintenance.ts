@@ -1,7 +1,6 @@
 // PGlite runs no autovacuum (decision 085): the server does its work. Without it a row updated or
-// deleted (an order, a session) stays on disk for good, and the planner, finding no page known
-// all-visible, reads the tables' pages to plan a join: 13 ms to plan the diagnostic's evidence with
-// 100,000 orders, 1.5 ms once vacuumed.
+// deleted (an order, a session) stays on disk for good (a table 2,000 rows a day pass through:
+// 8.5 MB after 30 days, 216 KB vacuumed daily), and no page is ever known all-visible.
 import type { Logger } from '../log.ts';
 import type { PGliteThread } from './pglite-thread.ts';
 
