@@ -60,7 +60,8 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<D
       }
     }
     // PGlite runs no autovacuum (decision 085): without statistics the planner ignores the search
-    // indexes (trigram on the orders), unvacuumed it reads pages to plan. A server keeps its own.
+    // indexes (trigram on the orders), unvacuumed no row deleted gives its space back. A server
+    // keeps its own.
     if (database.kind === 'pglite') await database.pglite!.exec(START_MAINTENANCE);
     return database;
   } catch (error) {

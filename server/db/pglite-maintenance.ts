@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import type { PGliteThread } from './pglite-thread.ts';
 
 /** A vacuum reads only the pages written since the last: 30 ms an hour with 100,000 orders. */
-export const VACUUM_EVERY_MS = 60 * 60_000;
+const VACUUM_EVERY_MS = 60 * 60_000;
 /** Statistics from a sample of every table, once a day: 0.5–0.7 s with 100,000 orders. */
 const ANALYZE_EVERY = 24;
 
