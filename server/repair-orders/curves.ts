@@ -1,7 +1,7 @@
 // The curves and logs recorded on a repair order (SPEC §3), each read against one of its model's
 // reference curves, with their files; and the diagnostic files imported on the order. The bytes
 // stay in the storage; a closed order takes no change.
-import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { alias } from 'drizzle-orm/pg-core';
@@ -95,7 +95,8 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
 
   const removeStored = (fileIds: string[]) => removeStoredFiles(deps.files, fileIds);
 
-  // Flat columns: a left join that found nothing is a row of nulls, easy to tell.
+  // Flat columns: a left join that found nothing is a row of nulls, easy to tell. A row per
+  // attached file (or one with none): the curves and their files in one read.
   const curvesQuery = prepared(() =>
     db
       .select({
@@ -112,33 +113,38 @@ export function createOrderCurvesService(deps: { db: Db; files: FileStore }) {
         procedureId: procedureDocs.id,
         procedureTitle: procedureDocs.title,
         procedureFile: { id: procedureFiles.id, name: procedureFiles.name, mimeType: procedureFiles.mimeType, size: procedureFiles.size },
+        attached: { id: orderFiles.id, kind: orderFiles.kind, curveId: orderFiles.curveId, comment: orderFiles.comment, createdAt: orderFiles.createdAt },
+        attachedFile: fileSelection,
       })
       .from(orderCurves)
       .leftJoin(referenceDocs, eq(referenceDocs.id, orderCurves.referenceDocumentId))
       .leftJoin(referenceFiles, eq(referenceFiles.id, referenceDocs.fileId))
       .leftJoin(procedureDocs, eq(procedureDocs.id, orderCurves.measureProcedureDocumentId))
       .leftJoin(procedureFiles, eq(procedureFiles.id, procedureDocs.fileId))
+      .leftJoin(orderFiles, and(eq(orderFiles.curveId, orderCurves.id), eq(orderFiles.orderId, orderCurves.orderId), eq(orderFiles.kind, 'curve')))
+      .leftJoin(files, eq(files.id, orderFiles.fileId))
       .where(eq(orderCurves.orderId, sql.placeholder('orderId')))
-      .orderBy(asc(orderCurves.createdAt), asc(orderCurves.id)),
-  );
-  const curveFilesQuery = prepared(() =>
-    filesQuery()
-      .where(and(eq(orderFiles.kind, 'curve'), eq(orderFiles.orderId, sql.placeholder('orderId')), isNotNull(orderFiles.curveId)))
-      .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id)),
+      .orderBy(asc(orderCurves.createdAt), asc(orderCurves.id), asc(orderFiles.createdAt), asc(orderFiles.id)),
   );
 
   const service = {
     curvesOf: async (_viewer: Viewer, orderId: string) => {
       const rows = await curvesQuery().execute({ orderId });
-      const attached = rows.length ? await curveFilesQuery().execute({ orderId }) : [];
       type StoredFile = { id: string; name: string; mimeType: string; size: number };
       const documentOf = (id: string | null, title: string | null, file: StoredFile | null) => (id && file ? { id, title: title ?? '', file } : null);
-      return rows.map((r) => ({
+      const curves = new Map<string, ReturnType<typeof curveOf>>();
+      const curveOf = (r: (typeof rows)[number]) => ({
         ...r.curve,
         reference: documentOf(r.referenceId, r.referenceTitle, r.referenceFile),
         measureProcedure: documentOf(r.procedureId, r.procedureTitle, r.procedureFile),
-        files: attached.filter((f) => f.curveId === r.curve.id),
-      }));
+        files: [] as (NonNullable<(typeof rows)[number]['attached']> & { file: StoredFile })[],
+      });
+      for (const r of rows) {
+        const curve = curves.get(r.curve.id) ?? curves.set(r.curve.id, curveOf(r)).get(r.curve.id)!;
+        // An attached row whose stored file is gone (inner join before) is not listed.
+        if (r.attached?.id && r.attachedFile?.id) curve.files.push({ ...r.attached, file: r.attachedFile });
+      }
+      return [...curves.values()];
     },
 
     importsOf: (_viewer: Viewer, orderId: string) =>

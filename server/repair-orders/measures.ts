@@ -93,14 +93,16 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
       .where(and(eq(orderFiles.kind, MEASURE_FILE), where))
       .orderBy(asc(orderFiles.createdAt));
 
+  /** The order's measures, each row with one of its files (or none): one read where two were. */
   const measuresQuery = prepared(() =>
     db
-      .select()
+      .select({ measure: orderMeasures, file: fileSelection })
       .from(orderMeasures)
+      .leftJoin(orderFiles, and(eq(orderFiles.measureId, orderMeasures.id), eq(orderFiles.kind, MEASURE_FILE)))
+      .leftJoin(files, eq(files.id, orderFiles.fileId))
       .where(eq(orderMeasures.orderId, sql.placeholder('orderId')))
-      .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name)),
+      .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name), asc(orderMeasures.id), asc(orderFiles.createdAt)),
   );
-  const measureFilesQuery = prepared(() => filesOf(eq(orderFiles.orderId, sql.placeholder('orderId'))));
 
   const withFiles = (rows: (typeof orderMeasures.$inferSelect)[], fileRows: OrderMeasureFileRow[]) =>
     rows.map((row) => ({ ...row, version: versionOfMeasure(row), files: fileRows.filter((f) => f.measureId === row.id) }));
@@ -109,8 +111,14 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     /** The order's measures in the order they were added, each with its files. */
     measuresOf: async (_viewer: Viewer, orderId: string) => {
       const rows = await measuresQuery().execute({ orderId });
-      if (!rows.length) return [];
-      return withFiles(rows, await measureFilesQuery().execute({ orderId }));
+      const measures = new Map<string, typeof orderMeasures.$inferSelect>();
+      const fileRows: OrderMeasureFileRow[] = [];
+      for (const { measure, file } of rows) {
+        measures.set(measure.id, measure);
+        // An order file whose stored file is gone (inner join before) is not listed.
+        if (file?.id && file.fileId) fileRows.push(file as OrderMeasureFileRow);
+      }
+      return withFiles([...measures.values()], fileRows);
     },
 
     get: async (_viewer: Viewer, id: string) => {
