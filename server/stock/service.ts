@@ -85,13 +85,28 @@ export type StockMovementRow = Omit<typeof stockMovements.$inferSelect, 'kind' |
 };
 
 /** The filter as every edge gives it: a search cut at 120 characters, a rack as written on add and move ("t 1" is rack T1). */
-function whereOf(filter: StockFilter): SQL | undefined {
-  const parts: (SQL | undefined)[] = [filter.history ? isNotNull(stockItems.outOn) : isNull(stockItems.outOn)];
+function readFilter(filter: StockFilter) {
   const text = filter.search?.slice(0, 120).trim();
-  const rack = normaliseRack(filter.rack ?? '').slice(0, 10);
-  if (text) {
-    const pattern = `%${escapeLike(text)}%`;
-    const number = /^(?:S-?)?0*(\d{1,9})$/i.exec(text)?.[1];
+  const number = text ? /^(?:S-?)?0*(\d{1,9})$/i.exec(text)?.[1] : undefined;
+  const values = {
+    pattern: text ? `%${escapeLike(text)}%` : undefined,
+    number: number ? Number(number) : undefined,
+    modelId: filter.modelId || undefined,
+    type: filter.type || undefined,
+    condition: filter.condition || undefined,
+    rack: normaliseRack(filter.rack ?? '').slice(0, 10) || undefined,
+  };
+  // The SQL depends only on which values are set: one statement per shape, built once (decision 081).
+  const shape = [filter.history ? 'history' : 'current', ...Object.entries(values).map(([key, value]) => (value === undefined ? '-' : key))].join(' ');
+  return { shape, history: Boolean(filter.history), values };
+}
+type ReadFilter = ReturnType<typeof readFilter>;
+
+/** The filter's conditions, its values as placeholders named as in `readFilter`. */
+function whereOf({ history, values }: ReadFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [history ? isNotNull(stockItems.outOn) : isNull(stockItems.outOn)];
+  if (values.pattern !== undefined) {
+    const pattern = sql.placeholder('pattern');
     // Models and codes are few: their matching ids first, then the boxes by index.
     parts.push(
       or(
@@ -103,15 +118,25 @@ function whereOf(filter: StockFilter): SQL | undefined {
         inArray(stockItems.gearboxCodeId, sql`(select ${gearboxCodes.id} from ${gearboxCodes} where ${gearboxCodes.code} ilike ${pattern})`),
         ilike(stockItems.comment, pattern),
         ilike(stockItems.outReason, pattern),
-        number ? eq(stockItems.number, Number(number)) : undefined,
+        values.number !== undefined ? eq(stockItems.number, sql.placeholder('number')) : undefined,
       ),
     );
   }
-  if (filter.modelId) parts.push(eq(stockItems.modelId, filter.modelId));
-  if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
-  if (filter.condition) parts.push(eq(stockItems.condition, filter.condition));
-  if (rack) parts.push(eq(stockItems.rack, rack));
+  if (values.modelId !== undefined) parts.push(eq(stockItems.modelId, sql.placeholder('modelId')));
+  if (values.type !== undefined) parts.push(eq(gearboxModels.type, sql.placeholder('type')));
+  if (values.condition !== undefined) parts.push(eq(stockItems.condition, sql.placeholder('condition')));
+  if (values.rack !== undefined) parts.push(eq(stockItems.rack, sql.placeholder('rack')));
   return and(...parts);
+}
+
+/** A read per filter shape, prepared at its first use: at most 2 × 2⁶ of each. */
+function byShape<P>(build: (filter: ReadFilter) => { prepare(name: string): P }) {
+  const shapes = new Map<string, () => P>();
+  return (filter: ReadFilter) => {
+    let query = shapes.get(filter.shape);
+    if (!query) shapes.set(filter.shape, (query = prepared(() => build(filter))));
+    return query();
+  };
 }
 
 const byName = (actor: Actor) => sql`coalesce((select ${users.displayName} from ${users} where ${users.id} = ${actor.id}), '')`;
@@ -130,6 +155,21 @@ export function createStockService(deps: { db: Db }) {
     db.selectDistinct({ rack: stockItems.rack }).from(stockItems).where(isNull(stockItems.outOn)).orderBy(asc(stockItems.rack)),
   );
 
+  const listQuery = byShape((filter) =>
+    from(selection)
+      .where(whereOf(filter))
+      .orderBy(...(filter.history ? [desc(stockItems.outOn), desc(stockItems.number)] : [asc(stockItems.rack), asc(stockItems.level), asc(stockItems.number)]))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset')),
+  );
+  const countQuery = byShape((filter) => from({ n: count() }).where(whereOf(filter)));
+  const countsQuery = byShape((filter) =>
+    from({ modelId: gearboxModels.id, model: gearboxModels.model, condition: stockItems.condition, n: count() })
+      .where(whereOf(filter))
+      .groupBy(gearboxModels.id, gearboxModels.model, stockItems.condition)
+      .orderBy(asc(gearboxModels.model)),
+  );
+
   type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
   /** The item locked for the change, checked against the version the user saw. */
   async function lockCurrent(tx: Tx, id: string, version: number) {
@@ -144,24 +184,22 @@ export function createStockService(deps: { db: Db }) {
     stockRef(item, (await tx.select({ model: gearboxModels.model }).from(gearboxModels).where(eq(gearboxModels.id, item.modelId)))[0]?.model ?? '');
 
   const service = {
-    list: (_viewer: Viewer, filter: StockFilter & { limit: number; offset: number }) =>
-      from(selection)
-        .where(whereOf(filter))
-        .orderBy(
-          ...(filter.history ? [desc(stockItems.outOn), desc(stockItems.number)] : [asc(stockItems.rack), asc(stockItems.level), asc(stockItems.number)]),
-        )
-        .limit(filter.limit)
-        .offset(filter.offset)
-        .then((rows) => referenced(rows as unknown as Omit<StockRow, 'reference'>[])),
+    list: async (_viewer: Viewer, filter: StockFilter & { limit: number; offset: number }) => {
+      const read = readFilter(filter);
+      const rows = await listQuery(read).execute({ ...read.values, limit: filter.limit, offset: filter.offset });
+      return referenced(rows as unknown as Omit<StockRow, 'reference'>[]);
+    },
 
-    count: async (_viewer: Viewer, filter: StockFilter) => (await from({ n: count() }).where(whereOf(filter)))[0]!.n as number,
+    count: async (_viewer: Viewer, filter: StockFilter) => {
+      const read = readFilter(filter);
+      return (await countQuery(read).execute(read.values))[0]!.n as number;
+    },
 
     /** Current stock per model and condition, under the same filters. */
-    counts: (_viewer: Viewer, filter: StockFilter) =>
-      from({ modelId: gearboxModels.id, model: gearboxModels.model, condition: stockItems.condition, n: count() })
-        .where(whereOf({ ...filter, history: false }))
-        .groupBy(gearboxModels.id, gearboxModels.model, stockItems.condition)
-        .orderBy(asc(gearboxModels.model)) as unknown as Promise<{ modelId: string; model: string; condition: GearboxCondition; n: number }[]>,
+    counts: async (_viewer: Viewer, filter: StockFilter) => {
+      const read = readFilter({ ...filter, history: false });
+      return (await countsQuery(read).execute(read.values)) as { modelId: string; model: string; condition: GearboxCondition; n: number }[];
+    },
 
     /** The racks in use, for the filter and the pickers. */
     racks: async (_viewer: Viewer) => (await racksInUse().execute()).map((r) => r.rack),
