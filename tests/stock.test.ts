@@ -417,7 +417,7 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     expect(ids(await listOf({ s: 'Essai filtres', r: 'TB' }))).toEqual(sorted(b, c));
     // A rack is found as it is written on add and move.
     expect(ids(await listOf({ s: 'Essai filtres', r: ' t b ' }))).toEqual(sorted(b, c));
-    // A reference searched after texts on the same filters: the reads built for the texts do not answer it.
+    // A reference searched after texts on the same filters: the read built for a text (no number in its shape) does not answer it.
     expect(ids(await listOf({ s: target.reference, r: 'TB' }))).toEqual([target.id]);
     expect(ids(await listOf({ s: 'Essai filtres', t: 'variator' }))).toEqual(sorted(c));
     expect(ids(await listOf({ s: 'Essai filtres', t: 'automatic', r: 'TA' }))).toEqual(sorted(a));

@@ -98,10 +98,10 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     db
       .select({ measure: orderMeasures, file: fileSelection })
       .from(orderMeasures)
-      .leftJoin(orderFiles, and(eq(orderFiles.measureId, orderMeasures.id), eq(orderFiles.kind, MEASURE_FILE)))
+      .leftJoin(orderFiles, and(eq(orderFiles.measureId, orderMeasures.id), eq(orderFiles.orderId, orderMeasures.orderId), eq(orderFiles.kind, MEASURE_FILE)))
       .leftJoin(files, eq(files.id, orderFiles.fileId))
       .where(eq(orderMeasures.orderId, sql.placeholder('orderId')))
-      .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name), asc(orderMeasures.id), asc(orderFiles.createdAt)),
+      .orderBy(asc(orderMeasures.createdAt), asc(orderMeasures.name), asc(orderMeasures.id), asc(orderFiles.createdAt), asc(orderFiles.id)),
   );
 
   const withFiles = (rows: (typeof orderMeasures.$inferSelect)[], fileRows: OrderMeasureFileRow[]) =>

@@ -96,16 +96,19 @@ function readFilter(filter: StockFilter) {
     condition: filter.condition || undefined,
     rack: normaliseRack(filter.rack ?? '').slice(0, 10) || undefined,
   };
-  // The SQL depends only on which values are set: one statement per shape, built once (decision 081).
-  const shape = [filter.history ? 'history' : 'current', ...Object.entries(values).map(([key, value]) => (value === undefined ? '-' : key))].join(' ');
-  return { shape, history: Boolean(filter.history), values };
+  // The SQL depends only on which values are set (its shape), never on the values: one statement
+  // per shape, built once (decision 081). Only the values set are passed, so a placeholder the
+  // shape lacks fails drizzle's check instead of binding as null.
+  const set = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<typeof values>;
+  const shape = { history: Boolean(filter.history), has: new Set(Object.keys(set)) as ReadonlySet<keyof typeof values> };
+  return { key: [shape.history ? 'history' : 'current', ...[...shape.has].sort()].join(' '), shape, values: set };
 }
-type ReadFilter = ReturnType<typeof readFilter>;
+type Shape = ReturnType<typeof readFilter>['shape'];
 
-/** The filter's conditions, its values as placeholders named as in `readFilter`. */
-function whereOf({ history, values }: ReadFilter): SQL | undefined {
+/** The conditions of a filter's shape, its values as placeholders named as in `readFilter`. */
+function whereOf({ history, has }: Shape): SQL | undefined {
   const parts: (SQL | undefined)[] = [history ? isNotNull(stockItems.outOn) : isNull(stockItems.outOn)];
-  if (values.pattern !== undefined) {
+  if (has.has('pattern')) {
     const pattern = sql.placeholder('pattern');
     // Models and codes are few: their matching ids first, then the boxes by index.
     parts.push(
@@ -118,23 +121,23 @@ function whereOf({ history, values }: ReadFilter): SQL | undefined {
         inArray(stockItems.gearboxCodeId, sql`(select ${gearboxCodes.id} from ${gearboxCodes} where ${gearboxCodes.code} ilike ${pattern})`),
         ilike(stockItems.comment, pattern),
         ilike(stockItems.outReason, pattern),
-        values.number !== undefined ? eq(stockItems.number, sql.placeholder('number')) : undefined,
+        has.has('number') ? eq(stockItems.number, sql.placeholder('number')) : undefined,
       ),
     );
   }
-  if (values.modelId !== undefined) parts.push(eq(stockItems.modelId, sql.placeholder('modelId')));
-  if (values.type !== undefined) parts.push(eq(gearboxModels.type, sql.placeholder('type')));
-  if (values.condition !== undefined) parts.push(eq(stockItems.condition, sql.placeholder('condition')));
-  if (values.rack !== undefined) parts.push(eq(stockItems.rack, sql.placeholder('rack')));
+  if (has.has('modelId')) parts.push(eq(stockItems.modelId, sql.placeholder('modelId')));
+  if (has.has('type')) parts.push(eq(gearboxModels.type, sql.placeholder('type')));
+  if (has.has('condition')) parts.push(eq(stockItems.condition, sql.placeholder('condition')));
+  if (has.has('rack')) parts.push(eq(stockItems.rack, sql.placeholder('rack')));
   return and(...parts);
 }
 
-/** A read per filter shape, prepared at its first use: at most 2 × 2⁶ of each. */
-function byShape<P>(build: (filter: ReadFilter) => { prepare(name: string): P }) {
+/** A read per filter shape, prepared at its first use (fewer than 2 × 2⁶ of each); its builder sees the shape, never a caller's values. */
+function byShape<P>(build: (shape: Shape) => { prepare(name: string): P }) {
   const shapes = new Map<string, () => P>();
-  return (filter: ReadFilter) => {
-    let query = shapes.get(filter.shape);
-    if (!query) shapes.set(filter.shape, (query = prepared(() => build(filter))));
+  return ({ key, shape }: { key: string; shape: Shape }) => {
+    let query = shapes.get(key);
+    if (!query) shapes.set(key, (query = prepared(() => build(shape))));
     return query();
   };
 }
