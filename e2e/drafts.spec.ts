@@ -35,6 +35,53 @@ test.describe('a diagnostician', () => {
   });
 });
 
+test.describe('a diagnostician leaving a form', () => {
+  test.use({ storageState: storageState('diagnostician') });
+
+  test('finds what was typed when Back brings the form again (walk31 F2)', async ({ page }) => {
+    await page.goto('/repair-order');
+    await page.getByLabel("N° d'OR").fill('OR-E2E-RETOUR');
+    await page.getByLabel('Commentaire').fill('Client signale des à-coups');
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.getByRole('navigation', { name: 'Navigation principale' }).getByRole('link', { name: 'Stock' }).click();
+    await expect(page).toHaveURL(/\/stock/);
+    await page.goBack();
+    await expect(page.getByLabel("N° d'OR")).toHaveValue('OR-E2E-RETOUR');
+    await expect(page.getByLabel('Commentaire')).toHaveValue('Client signale des à-coups');
+    // What came back is still not saved: leaving asks again.
+    const dialogs: string[] = [];
+    page.once('dialog', async (dialog) => {
+      dialogs.push(dialog.type());
+      await dialog.dismiss();
+    });
+    await page.getByRole('navigation', { name: 'Navigation principale' }).getByRole('link', { name: 'Stock' }).click();
+    await expect.poll(() => dialogs).toEqual(['beforeunload']);
+  });
+
+  test('is asked before a «Retour» link of the form drops what was typed; «Annuler» leaves freely (walk31 W1)', async ({ page }) => {
+    await page.goto('/repair-orders?recherche=OR-2026-0601');
+    const order = (await page.getByRole('link', { name: 'OR-2026-0601', exact: true }).getAttribute('href'))!;
+    await page.goto(`${order}/code-conditions`);
+    await page.getByLabel('Code défaut').fill('P0700');
+    const dialogs: string[] = [];
+    page.once('dialog', async (dialog) => {
+      dialogs.push(dialog.type());
+      await dialog.dismiss();
+    });
+    await page.getByRole('link', { name: 'Retour au relevé' }).click();
+    await expect.poll(() => dialogs).toEqual(['beforeunload']);
+    await expect(page.getByLabel('Code défaut')).toHaveValue('P0700');
+    await page.goto('/gearbox');
+    await page
+      .getByRole('textbox', { name: /^Modèle/ })
+      .first()
+      .fill('ZF 6HP19 brouillon');
+    await page.getByRole('link', { name: 'Annuler' }).click();
+    await expect(page).toHaveURL(/\/gearboxes$/);
+    expect(dialogs).toEqual(['beforeunload']);
+  });
+});
+
 test.describe('without JavaScript', () => {
   test.use({ storageState: storageState('diagnostician'), javaScriptEnabled: false });
 
@@ -149,5 +196,9 @@ test.describe('without JavaScript', () => {
     expect(posts).toHaveLength(2);
     await expect(page.getByLabel('Objet')).toHaveValue('Contrôle du bloc hydraulique');
     await expect(page.getByLabel('Point de contrôle 1', { exact: true })).toHaveValue('Pression de ligne');
+    // Enter in a field saves, as in every form, and does not add rows (walk31 F13).
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByLabel('Point de contrôle 1', { exact: true }).press('Enter')]);
+    expect(posts[2]).toMatch(/action=enregistrer-procedure$/);
+    await expect(page.getByRole('textbox', { name: /^Nom de la procédure/ })).toHaveAccessibleDescription('Champ obligatoire');
   });
 });
