@@ -14,8 +14,11 @@ test('a list says which filter of its address it ignored, and still shows its ro
   await page.goto('/repair-orders?du=32/13/2026&categorie=gearbox_only');
   await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText("Filtre ignoré : la date « 32/13/2026 » n'est pas valide.");
   await expect(page.getByRole('table', { name: 'Ordres de réparation' }).getByRole('row')).not.toHaveCount(1);
+  // The ignored value stays in its field, to be corrected rather than typed again (walk31 F9).
+  await expect(page.getByLabel('Ouvert du')).toHaveValue('32/13/2026');
   await page.goto('/gearboxes?annee=abcd');
   await expect(page.getByRole('status').filter({ hasText: 'Filtre ignoré' })).toHaveText("Filtre ignoré : l'année « abcd » n'est pas valide.");
+  await expect(page.getByLabel('Année couverte')).toHaveValue('abcd');
   await expect(page.getByRole('row', { name: /ZF 8HP45/ })).toBeVisible();
   // A valid filter says nothing.
   await page.goto('/gearboxes?annee=2015');

@@ -185,6 +185,12 @@ export function ignoredFilters(schema: z.ZodType, params: URLSearchParams, filte
 }
 
 /**
+ * What a filter field shows: the value the list applied, or, when the URL's value was ignored
+ * (`ignoredFilters` says why), that value as typed, so it is corrected rather than typed again.
+ */
+export const filterShown = (applied: string | null, params: URLSearchParams, name: string): string => applied ?? (params.get(name) ?? '').slice(0, 60);
+
+/**
  * A page number past a list's last page (a bookmark kept while the list shrank): the list shows its
  * last page, and says that the asked one is gone (not as a filter: a page is not one).
  */
