@@ -46,6 +46,7 @@ const report = (number: string): Report => ({
   order: [{ label: 'Statut', value: 'Clôturé' }],
   vehicle: [],
   gearbox: [],
+  history: [],
   faultCodesNote: null,
   faultCodes: [],
   symptoms: [],

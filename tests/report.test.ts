@@ -67,6 +67,7 @@ describe('the intervention report PDF, drawn alone', () => {
       order: [{ label: 'Statut', value: 'Clôturé' }],
       vehicle: [{ label: 'Énergie', value: 'Électrique' }],
       gearbox: [{ label: 'Modèle', value: 'ZF 8HP45' }],
+      history: [{ id: '9', mileage: '120 000 km', intervention: 'Vidange boîte' }],
       faultCodesNote: null,
       faultCodes: [{ id: '1', name: 'P0730', detail: 'Rapport incorrect', conditions: [{ label: 'Temporalité', value: 'Pendant' }], comment: '' }],
       symptoms: [],
@@ -134,6 +135,8 @@ describe('the intervention report PDF, drawn alone', () => {
       "Rapport d'intervention",
       'OR-2026-0042',
       'Électrique',
+      "Historique d'intervention",
+      'Vidange boîte',
       '« Grippage »',
       'Tolérance haute',
       'Pression de ligne',
@@ -173,7 +176,7 @@ describe('the intervention report PDF, drawn alone', () => {
 describe('the intervention report of a closed order', () => {
   let t: TestApp;
   let cookie = '';
-  let order: { id: string; number: string; checkpoint: string; label: string };
+  let order: { id: string; number: string; checkpoint: string; label: string; history: { mileage: number; intervention: string }[] };
 
   beforeAll(async () => {
     t = await startTestApp('pglite', { pages: true });
@@ -184,17 +187,18 @@ describe('the intervention report of a closed order', () => {
     for (const o of list.data.repairOrders.filter((r: { status: string }) => r.status === 'CLOSED')) {
       const { data } = await gql(
         'mechanic',
-        'query($id: uuid!) { repairOrder(id: $id) { procedures { checkpoints { name checkResult } } measures { checkResult } } }',
+        'query($id: uuid!) { repairOrder(id: $id) { history { mileage intervention } procedures { checkpoints { name checkResult } } measures { checkResult } } }',
         { id: o.id },
       );
       const checkpoints = data.repairOrder.procedures.flatMap((p: { checkpoints: { name: string; checkResult: string | null }[] }) => p.checkpoints);
       const answered = [...checkpoints, ...data.repairOrder.measures].find((c: { checkResult: string | null }) => c.checkResult);
-      if (checkpoints.length && answered) {
+      if (checkpoints.length && answered && data.repairOrder.history.length) {
         order = {
           id: o.id,
           number: o.number,
           checkpoint: checkpoints[0].name,
           label: results[['ok', 'nok', 'not_mesurable', 'high_tolerance', 'low_tolerance'].indexOf(answered.checkResult)]!,
+          history: data.repairOrder.history,
         };
         break;
       }
@@ -221,6 +225,8 @@ describe('the intervention report of a closed order', () => {
     expect(text).toContain(order.checkpoint.replace(/\s+/g, ' '));
     expect(text).toContain(order.label);
     expect(text).toContain("Rapport d'intervention");
+    // What was done on the gearbox before this order (walk31 F6).
+    for (const entry of order.history) expect(text).toContain(entry.intervention.replace(/\s+/g, ' '));
     expect(text).toMatch(/Page 1 \/ \d/);
   });
 
@@ -232,6 +238,8 @@ describe('the intervention report of a closed order', () => {
     expect(html).toContain("Rapport d'intervention");
     expect(html).toContain(`/repair-order/${order.id}/report.pdf`);
     expect(html).not.toContain('Menu du profil');
+    expect(html).toContain("Historique d'intervention");
+    for (const entry of order.history) expect(html).toContain(entry.intervention);
   });
 
   it('answers an unknown or malformed order with a French 404', async () => {

@@ -39,6 +39,8 @@ export type Report = {
   order: ReportField[];
   vehicle: ReportField[];
   gearbox: ReportField[];
+  /** What was done on the gearbox before this order (the order's intervention history), mileage already printed. */
+  history: { id: string; mileage: string; intervention: string }[];
   /** Why there are no codes, when the gearbox cannot be read. */
   faultCodesNote: string | null;
   faultCodes: ReportCondition[];
@@ -364,6 +366,14 @@ export function ReportDocument({ report }: { report: Report }) {
         h(Fields, { title: t('report.vehicle'), fields: report.vehicle }),
         h(Fields, { title: t('report.gearbox'), fields: report.gearbox }),
       ),
+      // Said only when known, as on the page.
+      report.history.length > 0 && h(H2, null, t('report.history')),
+      report.history.length > 0 &&
+        h(Table, {
+          head: [t('report.mileage'), t('report.intervention')],
+          widths: [22, 78],
+          rows: report.history.map((e) => [e.mileage, e.intervention]),
+        }),
       h(H2, null, t('report.diagnostic')),
       h(H3, null, t('report.faultCodes')),
       report.faultCodes.length === 0

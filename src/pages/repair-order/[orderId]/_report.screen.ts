@@ -121,6 +121,7 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       { label: t('report.constructorName'), value: dash(order.model.constructorName) },
       { label: t('report.gearboxCode'), value: dash(order.gearboxCode) },
     ]),
+    history: order.history.map((e) => ({ id: e.id, mileage: wholeNumbers(number(e.mileage, 'km')), intervention: e.intervention })),
     faultCodesNote: order.canReadFaultCodes === false ? t('report.faultCodesNotReadable') : null,
     faultCodes: codes.map((c) => ({
       id: c.id,
