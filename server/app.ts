@@ -11,7 +11,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { maintainPglite } from './db/pglite-maintenance.ts';
 import { sendJson } from './http/json.ts';
-import type { Logger } from './log.ts';
+import { handedWhole, type Logger } from './log.ts';
 import { createChanges } from './realtime/changes.ts';
 import { createGraphQL, GRAPHQL_PATH } from './graphql/server.ts';
 import { createReadiness } from './readiness.ts';
@@ -212,12 +212,13 @@ export async function createApp(options: {
       // ended now all the same, so that nothing more comes on it while draining.
       if (draining) req.socket.end();
     });
-    // The connection closed before the answer was known to have left. Ended by the server (curl
-    // and nginx close at the last byte; a cancel in the last buffered bytes looks the same): a
-    // request. Else the client went away (a download cancelled), or a failure here broke it off.
+    // The connection closed before the answer was known to have left. Ended by the server, or every
+    // byte handed over (curl and nginx close at the last byte; a cancel in the last buffered bytes
+    // looks the same): a request. Else the client went away (a download cancelled), or a failure
+    // here broke it off.
     res.on('close', () => {
       inFlight.delete(res);
-      if (!res.writableFinished) logger.info(res.writableEnded ? 'request' : 'request cut short', fields());
+      if (!res.writableFinished) logger.info(res.writableEnded || handedWhole.has(res) ? 'request' : 'request cut short', fields());
     });
     try {
       if (await handleBackend(req, res)) return;

@@ -17,3 +17,9 @@ export function createLogger(level: 'silent' | 'error' | 'info' = 'info'): Logge
     },
   };
 }
+
+/**
+ * Answers that handed their client every byte of their length before it closed (curl closes at
+ * the last byte, sometimes before the stream has said it ended): the request log calls them whole.
+ */
+export const handedWhole = new WeakSet<object>();

@@ -22,6 +22,7 @@ import { isS3Blobs } from './s3-blobs.ts';
 import { DomainError, type DomainErrorKind, refuse } from '#server/errors.ts';
 import { recordFileChange } from '#server/audit/files.ts';
 import { t } from '#lib/i18n.ts';
+import { handedWhole } from '#server/log.ts';
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
@@ -97,6 +98,13 @@ export async function sendBytes(source: Readable, res: ServerResponse): Promise<
   source.once('error', () => (first ??= 'source'));
   source.once('close', () => (first ??= source.readableEnded ? undefined : 'source'));
   res.once('close', () => (first ??= res.writableFinished ? undefined : 'client'));
+  // Every byte of the answer's length handed over: a close from now on is the client's at the end.
+  const length = Number(res.getHeader('content-length'));
+  let handed = 0;
+  source.on('data', (chunk: Buffer) => {
+    handed += chunk.length;
+    if (handed === length) handedWhole.add(res);
+  });
   try {
     await pipeline(source, res);
   } catch (error) {
