@@ -62,8 +62,9 @@ describe.each(databaseKinds)('the repair procedure on %s', (kind) => {
       gearboxModelId: modelId,
     });
     await chooseRepair(gql.diagnostician, orderId, { outageId, procedureId });
+    // Both things missing are said at once (walk31 F10).
     expect((await gql('diagnostician', M.validateDiagnostic, { o: orderId })).errors![0]!.message).toBe(
-      "Indiquez d'abord si la boîte permet la lecture des codes défaut.",
+      "Indiquez d'abord si la boîte permet la lecture des codes défaut. Décrivez au moins un symptôme et ses conditions d'apparition avant de valider.",
     );
     await finishDiagnostic(gql.diagnostician, orderId);
     return { orderId, procedureId, procedure };

@@ -357,9 +357,13 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
           tx as unknown as Db,
           sql`select (select count(*)::int from order_fault_codes where repair_order_id = ${orderId}) as codes, (select count(*)::int from order_symptoms where repair_order_id = ${orderId}) as symptoms`,
         );
-        if (order.canReadFaultCodes === null) throw conflict('incomplete', t('refusals.readingUnknown'));
-        if (order.canReadFaultCodes && found!.codes === 0) throw conflict('incomplete', t('refusals.codesMissing'));
-        if (found!.symptoms === 0) throw conflict('incomplete', t('refusals.symptomsMissing'));
+        // Everything missing said at once, not one refusal per click (walk31 F10).
+        const missing = [
+          order.canReadFaultCodes === null && t('refusals.readingUnknown'),
+          order.canReadFaultCodes && found!.codes === 0 && t('refusals.codesMissing'),
+          found!.symptoms === 0 && t('refusals.symptomsMissing'),
+        ].filter((m): m is string => typeof m === 'string');
+        if (missing.length) throw conflict('incomplete', missing.join(' '));
         await snapshotProcedures(tx, orderId);
         await setStep(tx, orderId, STEP.visualised, { validatedAt: new Date(), validatedById: viewer.id });
         await record(tx, { action: 'changed', entity: orderRef(order), changes: validatedChange(false, true) });
