@@ -179,3 +179,55 @@ describe("a refused code at the authenticator app's set-up", () => {
     expect(await currentFailuresOf(email)).toBe(1);
   });
 });
+
+describe('the other sign-in and account forms', () => {
+  it('/sign-in/email-link answers an address to fix with a 303, the target and the address kept', async () => {
+    const b = browser(t.url);
+    const refused = await post(b, '/sign-in/email-link?redirectTo=%2Fstock', { email: 'atelier' });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe('/sign-in/email-link?redirectTo=%2Fstock');
+    for (let i = 0; i < 2; i++) {
+      const shown = await open(b, '/sign-in/email-link?redirectTo=%2Fstock');
+      expect(shown.status).toBe(200);
+      expect(shown.main).toContain('Adresse e-mail invalide');
+      expect(shown.main).toContain('value="atelier"');
+      expect(shown.main).toContain('action="/sign-in/email-link?redirectTo=%2Fstock"');
+    }
+  });
+
+  it('/profile/confirm answers a wrong current password with a 303, retour kept: a reload checks nothing', async () => {
+    const email = 'maxime.blanc@demo.local';
+    const b = await signedIn(email);
+    const posts = postsTo('/profile/confirm');
+    const refused = await post(b, '/profile/confirm?retour=%2Fprofile%2Ftokens', { currentPassword: 'Mauvais-passe-1!' });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe('/profile/confirm?retour=%2Fprofile%2Ftokens');
+    for (let i = 0; i < 2; i++) {
+      const shown = await open(b, '/profile/confirm?retour=%2Fprofile%2Ftokens');
+      expect(shown.main).toContain('Mot de passe actuel incorrect');
+      expect(shown.html).not.toContain('Mauvais-passe');
+    }
+    expect(postsTo('/profile/confirm') - posts).toBe(1);
+    expect(await currentFailuresOf(email)).toBe(1);
+    const right = await post(b, '/profile/confirm?retour=%2Fprofile%2Ftokens', { currentPassword: DEMO_PASSWORD });
+    expect(right.headers.get('location')).toBe('/profile/tokens');
+  });
+
+  it('/set-password answers a wrong current password with a 303: the message again, no password, and a reload checks nothing', async () => {
+    const email = 'alexandre.chevalier@demo.local';
+    const b = await signedIn(email, false);
+    const posts = postsTo('/set-password');
+    const refused = await post(b, '/set-password', { currentPassword: 'Mauvais-passe-1!', password: 'Boite-Auto-2027!', confirmation: 'Boite-Auto-2027!' });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe('/set-password');
+    for (let i = 0; i < 2; i++) {
+      const shown = await open(b, '/set-password');
+      expect(shown.status).toBe(200);
+      expect(shown.main).toContain('Mot de passe actuel incorrect');
+      expect(shown.html).not.toContain('Mauvais-passe');
+      expect(shown.html).not.toContain('Boite-Auto-2027');
+    }
+    expect(postsTo('/set-password') - posts).toBe(1);
+    expect(await currentFailuresOf(email)).toBe(1);
+  });
+});
