@@ -84,6 +84,18 @@ describe('a refused sign-in', () => {
     }
   });
 
+  it('answers a forgotten password asked for an address to fix with a 303 to its view, the address kept', async () => {
+    const b = browser(t.url);
+    const refused = await post(b, '/sign-in?view=forgot-password', { email: 'atelier@' });
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe('/sign-in?view=forgot-password');
+    for (let i = 0; i < 2; i++) {
+      const shown = await open(b, '/sign-in?view=forgot-password');
+      expect(shown.main).toContain('Adresse e-mail invalide');
+      expect(shown.main).toContain('value="atelier@"');
+    }
+  });
+
   it('says the throttled wait after the 303, and a reload does not count one more failure', async () => {
     const b = browser(t.url);
     const email = 'commercial@demo.local';
