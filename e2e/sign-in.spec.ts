@@ -37,6 +37,32 @@ test('a wrong password gets the French message and keeps the e-mail', async ({ p
   await expect(page.getByLabel('Adresse e-mail')).toHaveValue('admin@demo.local');
 });
 
+test('a refused sign-in comes back at its own address: a reload sends nothing and still shows the message and the e-mail', async ({ page }) => {
+  await page.goto('/sign-in?redirectTo=%2Fstock');
+  await page.getByLabel('Adresse e-mail').fill('diagnostic@demo.local');
+  await page.getByLabel('Mot de passe').fill('pas-le-bon');
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+  const refusal = page.getByRole('alert').filter({ hasText: 'Identifiant ou mot de passe incorrect' });
+  await expect(refusal).toBeVisible();
+  // The bar holds the page, not the POST (walk31 F4, decision 087).
+  await expect(page).toHaveURL(/\/sign-in\?redirectTo=%2Fstock$/);
+  // Forms sent (documents posted); the key's autofill fetches its options by itself.
+  const posts: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.resourceType() === 'document') posts.push(request.url());
+  });
+  await page.reload();
+  await expect(refusal).toBeVisible();
+  await expect(page.getByLabel('Adresse e-mail')).toHaveValue('diagnostic@demo.local');
+  await expect(page.getByLabel('Mot de passe')).toHaveValue('');
+  expect(posts).toEqual([]);
+  // The target survived the refusal.
+  await page.getByLabel('Mot de passe').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+  await expect(page).toHaveURL(/\/stock$/);
+  await signOut(page);
+});
+
 test('empty fields and a malformed e-mail get the messages of SPEC §5', async ({ page }) => {
   await page.goto('/sign-in');
   await page.getByRole('button', { name: 'Se connecter', exact: true }).click();

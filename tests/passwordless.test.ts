@@ -502,8 +502,14 @@ describe('the pages, without JavaScript', () => {
     const code = codeOf((await mailsTo(t, MECHANIC)).at(-1));
 
     const wrong = await b.request('/sign-in/email-code', form({ action: 'verify', email: MECHANIC, code: otherThan(code) }));
-    expect(wrong.status).toBe(400);
-    expect(htmlText(await wrong.text())).toContain('Code incorrect ou expiré.');
+    // At the page's own address (decision 087): a reload sends no code again.
+    expect(wrong.status).toBe(303);
+    expect(wrong.headers.get('location')).toBe('/sign-in/email-code');
+    for (let i = 0; i < 2; i++) {
+      const shown = htmlText(await (await b.request('/sign-in/email-code')).text());
+      expect(shown).toContain('Code incorrect ou expiré.');
+      expect(shown).toContain(`value="${MECHANIC}"`);
+    }
     expect(b.jar.has('atelier_session')).toBe(false);
 
     const right = await b.request(
@@ -523,9 +529,10 @@ describe('the pages, without JavaScript', () => {
     const right = await b.request('/sign-in/sms', form({ action: 'verify', phoneNumber: MECHANIC_PHONE, code }));
     expect(right.status).toBe(303);
     expect(right.headers.get('location')).toBe('/repair-orders');
-    const bad = await browser(t.url).request('/sign-in/sms', form({ action: 'send', phoneNumber: '12' }));
-    expect(bad.status).toBe(400);
-    expect(htmlText(await bad.text())).toContain('Numéro de téléphone invalide');
+    const other = browser(t.url);
+    const bad = await other.request('/sign-in/sms', form({ action: 'send', phoneNumber: '12' }));
+    expect(bad.status).toBe(303);
+    expect(htmlText(await (await other.request('/sign-in/sms')).text())).toContain('Numéro de téléphone invalide');
   });
 
   it("sets the signed-in user's number from the account's phone page, once its code is typed back", async () => {
@@ -535,16 +542,21 @@ describe('the pages, without JavaScript', () => {
     expect(security).toContain('Téléphone pour la connexion par SMS');
     expect(security).toContain('Aucun numéro enregistré.');
     const bad = await b.request('/profile/phone', form({ action: 'send', phoneNumber: '12' }));
-    expect(bad.status).toBe(400);
-    expect(htmlText(await bad.text())).toContain('Numéro de téléphone invalide');
+    expect(bad.status).toBe(303);
+    expect(bad.headers.get('location')).toBe('/profile/phone');
+    expect(htmlText(await (await b.request('/profile/phone')).text())).toContain('Numéro de téléphone invalide');
     const taken = await b.request('/profile/phone', form({ action: 'send', phoneNumber: MECHANIC_PHONE }));
-    expect(taken.status).toBe(409);
-    expect(htmlText(await taken.text())).toContain("Ce numéro est déjà celui d'un autre compte.");
+    expect(taken.status).toBe(303);
+    expect(htmlText(await (await b.request('/profile/phone')).text())).toContain("Ce numéro est déjà celui d'un autre compte.");
     const sent = await b.request('/profile/phone', form({ action: 'send', phoneNumber: '07 11 22 33 44' }));
     expect(htmlText(await sent.text())).toContain('Un code à six chiffres vient d');
     const code = (await smsTo(t, '+33711223344')).at(-1)?.match(/confirmer ce numéro est (\d{6})\./)?.[1] ?? '';
     const wrong = await b.request('/profile/phone', form({ action: 'confirm', phoneNumber: '+33711223344', code: otherThan(code) }));
-    expect(wrong.status).toBe(400);
+    expect(wrong.status).toBe(303);
+    // The code's step again, the number kept, and a reload sends no code.
+    const again = htmlText(await (await b.request('/profile/phone')).text());
+    expect(again).toContain('Code incorrect');
+    expect(again).toContain('+33711223344');
     const kept = await b.request('/profile/phone', form({ action: 'confirm', phoneNumber: '+33711223344', code }));
     expect(kept.status).toBe(303);
     expect(htmlText(await (await b.request('/profile/security')).text())).toContain('Numéro confirmé : +33711223344');

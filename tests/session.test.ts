@@ -50,10 +50,12 @@ describe('the signed session', () => {
     expect(link.headers.get('location')).toMatch(/^\/[a-z]/);
   });
 
-  it('answers a wrong password with 401 and the French message', async () => {
-    const res = await browser(t.url).signIn('commercial@demo.local', 'mauvais');
-    expect(res.status).toBe(401);
-    expect(await res.text()).toContain('Identifiant ou mot de passe incorrect');
+  it('answers a wrong password with a 303 to the page, which says the French message', async () => {
+    const b = browser(t.url);
+    const res = await b.signIn('commercial@demo.local', 'mauvais');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/sign-in');
+    expect(await (await b.request('/sign-in')).text()).toContain('Identifiant ou mot de passe incorrect');
   });
 
   it('keeps one cookie per sign-in and mints a fresh short access token from it', async () => {

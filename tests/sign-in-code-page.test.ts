@@ -17,14 +17,28 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** A form of /sign-in posted as a browser without JavaScript posts it. */
-const post = (fields: Record<string, string>) =>
-  fetch(`${t.url}/sign-in`, {
+/**
+ * A form of /sign-in posted as a browser without JavaScript posts it: a refusal that ends the code
+ * step moves to the page's own address (decision 087), whose GET shows it (`html`).
+ */
+const post = async (fields: Record<string, string>) => {
+  const res = await fetch(`${t.url}/sign-in`, {
     method: 'POST',
     redirect: 'manual',
     headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields),
-  }).then(async (res) => ({ status: res.status, html: await res.text(), location: res.headers.get('location') }));
+  });
+  const location = res.headers.get('location');
+  if (res.status !== 303 || !location?.startsWith('/sign-in')) return { status: res.status, html: await res.text(), location };
+  // The cookies it set, not those it deleted.
+  const cookie = res.headers
+    .getSetCookie()
+    .filter((line) => !/max-age=0|expires=thu, 01 jan 1970/i.test(line))
+    .map((line) => line.split(';')[0])
+    .join('; ');
+  const shown = await fetch(`${t.url}${location}`, { headers: { cookie } });
+  return { status: res.status, html: await shown.text(), location };
+};
 const ticketIn = (html: string) => /name="ticket" value="([^"]+)"/.exec(html)?.[1];
 
 describe('the sign-in code step under the throttle', () => {
@@ -74,7 +88,8 @@ describe('the sign-in code step under the throttle', () => {
     // The ticket has one second left (five minutes at most, while waits reach fifteen): the wait outlasts it.
     await t.database.db.execute(sql`update auth.challenges set expires_at = now() + interval '1 second' where kind = 'mfaTotp' and used_at is null`);
     const answer = await post({ email: EMAIL, ticket, otp: '000000' });
-    expect(answer.status).toBe(429);
+    // The password step again, at the page's own address: a reload sends no code.
+    expect(answer).toMatchObject({ status: 303, location: '/sign-in' });
     const text = htmlText(answer.html);
     expect(text).toMatch(/Trop de codes incorrects\. Réessayez dans \d+ secondes? : saisissez alors de nouveau votre mot de passe\./);
     expect(text).not.toContain('avec un nouveau code');

@@ -396,15 +396,18 @@ export async function readRefusal<T>(page: RefusalContext, cookie = REFUSAL_COOK
  * what was refused, until a post of the page succeeds. Null when there is nothing to show.
  * The refusal's status is the POST's (the 303 says it): the GET that shows the form again answers
  * 200; a refusal too long to carry, shown in place, answers its status (400, a conflict's 409).
+ * `inPlace`: what a post answers that is no refusal to carry but a next step holding what no
+ * cookie carries (the sign-in's code step and its ticket, recovery codes shown once): shown in
+ * place with the status the post set, as before; what was refused earlier is then no longer to show.
  */
 export async function postOrShowRefusal<F extends object>(
   page: RefusalPage,
   post: () => Promise<Response | F | null>,
-  options: { at?: string | undefined } = {},
+  options: { at?: string | undefined; inPlace?: (result: F) => boolean } = {},
 ): Promise<Response | F | null> {
   if (page.request.method !== 'POST') return readRefusal<F>(page);
   const result = await post();
-  if (result === null || result instanceof Response) {
+  if (result === null || result instanceof Response || options.inPlace?.(result)) {
     // Done: what was refused on this page is no longer to show.
     dropRefusal(page, REFUSAL_COOKIE);
     return result;

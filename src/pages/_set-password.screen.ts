@@ -8,7 +8,7 @@ import { isServiceError, tooManyMessage } from '#lib/auth/errors.server.ts';
 import { PASSWORD_DIALOG_REFUSAL } from '#lib/auth/password-dialog.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { readForm, redirectRefusal } from '#lib/forms.server.ts';
+import { postOrShowRefusal, readForm, redirectRefusal } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { choice, readQuery } from '#lib/page-query.ts';
 import { safeRedirect } from '#lib/redirects.ts';
@@ -41,14 +41,22 @@ export function load(locals: App.Locals, query: SetPasswordQuery) {
   return { back, fromDialog, needsCurrent, reset };
 }
 
+type Refused = { errors: FieldErrors; formError: string | null };
+
 /**
  * The page's post, for a signed-in user: a redirect with its toast once saved (or, from the dialog,
- * with its refusal, decision 046), or the messages to show (a 400); null for nothing posted.
+ * with its refusal, decision 046); a refusal of the page's own form moves to its own address, whose
+ * GET shows the messages again, never a password (decision 087): a reload sends nothing. Null for
+ * nothing to show.
  */
-export async function post(astro: AstroGlobal, query: SetPasswordQuery): Promise<Response | { errors: FieldErrors; formError: string | null } | null> {
+export function post(astro: AstroGlobal, query: SetPasswordQuery): Promise<Response | Refused | null> {
+  return postOrShowRefusal<Refused>(astro, () => setPassword(astro, query));
+}
+
+async function setPassword(astro: AstroGlobal, query: SetPasswordQuery): Promise<Response | Refused | null> {
   const { locals } = astro;
   const session = locals.session ?? undefined;
-  if (astro.request.method !== 'POST' || !session) return null;
+  if (!session) return null;
   const { back, fromDialog, needsCurrent, reset } = load(locals, query);
   let errors: FieldErrors = {};
   let formError: string | null = null;
@@ -74,7 +82,5 @@ export async function post(astro: AstroGlobal, query: SetPasswordQuery): Promise
   }
   // The dialog's refusal shows in the dialog, on the page it was opened from (decision 046).
   const moved = fromDialog ? await redirectRefusal(astro, { errors, formError }, back, PASSWORD_DIALOG_REFUSAL) : null;
-  if (moved) return moved;
-  astro.response.status = 400;
-  return { errors, formError };
+  return moved ?? { errors, formError };
 }

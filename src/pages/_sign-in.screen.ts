@@ -9,7 +9,7 @@ import { rememberLinkAsked } from '#lib/auth/landing-binding.ts';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
 import { formatWait } from '#lib/format.ts';
-import { checkForm, postedForm } from '#lib/forms.server.ts';
+import { checkForm, postedForm, postOrShowRefusal } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { readQuery } from '#lib/page-query.ts';
 import { safeRedirect } from '#lib/redirects.ts';
@@ -33,16 +33,23 @@ export type SignInPosted = { email: string; errors: FieldErrors; formError: stri
 const targetOf = (locals: App.Locals, query: SignInQuery) => safeRedirect(query.redirectTo, locals.services.config.publicUrl)?.path ?? null;
 
 /**
- * The page's post: a redirect with the session cookie once signed in, or what to show again (the
- * response's status set); null on a GET, whose URL may bring the second step's ticket.
+ * The page's post: a redirect with the session cookie once signed in; a refusal (a wrong password,
+ * a form to fix, a throttled wait) moves to the page's own address, `redirectTo` kept, and its GET
+ * shows it again with the address typed (decisions 039, 087): a reload never sends the password
+ * again. The second step (its ticket: a proof of the password no cookie carries) and a reset
+ * asked are shown in place, the response's status set. On a GET, what a refused post left, or
+ * null (the URL may bring the second step's ticket).
  */
-export async function post(astro: AstroGlobal, query: SignInQuery): Promise<Response | SignInPosted | null> {
-  if (astro.request.method === 'GET') return null;
+export function post(astro: AstroGlobal, query: SignInQuery): Promise<Response | SignInPosted | null> {
+  return postOrShowRefusal<SignInPosted>(astro, () => signIn(astro, query), { inPlace: (state) => !!state.ticket || state.sent });
+}
+
+async function signIn(astro: AstroGlobal, query: SignInQuery): Promise<Response | SignInPosted> {
   const { services } = astro.locals;
   const caller = { ip: astro.locals.clientAddress };
   const redirectTo = targetOf(astro.locals, query);
+  // The password is never part of what is shown again.
   const state: SignInPosted = { email: '', errors: {}, formError: null, sent: false, ticket: null };
-  if (astro.request.method !== 'POST') return state;
   const posted = await postedForm(astro);
   state.email = String(posted.get('email') ?? '').slice(0, 300);
   const { email } = state;

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { SignInResult } from '#server/auth/service.ts';
 import { passwordlessErrorMessage, serviceStatusOf } from '#lib/auth/errors.server.ts';
 import { cookieOf, writeSession } from '#lib/auth/session.server.ts';
-import { checkForm, postedForm } from '#lib/forms.server.ts';
+import { checkForm, postedForm, postOrShowRefusal } from '#lib/forms.server.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { HOME } from '#lib/routes.ts';
 import type { FieldErrors } from '#lib/validation.ts';
@@ -60,11 +60,33 @@ export function codePageState(locals: App.Locals, path: string, target: string |
   };
 }
 
-/** A code page's posts (the address, then the code) on its first view's state: what to show, or the redirect once signed in. */
+/** What a refusal shows again at the page's own address: the step, where the code goes, the messages (never a code). */
+type CodeRefusal = Pick<CodePageState, 'step' | 'to' | 'errors' | 'formError'>;
+
+/**
+ * A code page's posts (the address, then the code) on its first view's state: the redirect once
+ * signed in; a refusal (an address to fix, a wrong code, a throttled wait) moves to the page's own
+ * address, whose GET shows it again (decision 087): a reload sends no code. The code sent and the
+ * second factor's step (its ticket) are shown in place.
+ */
 export async function handleCodePage<F extends Field>(astro: AstroGlobal, state: CodePageState, channel: CodeChannel<F>): Promise<CodePageState | Response> {
+  const shown = await postOrShowRefusal<CodePageState | CodeRefusal>(
+    astro,
+    async () => {
+      const posted = await codePost(astro, state, channel);
+      if (posted instanceof Response || posted.step === 'mfa' || posted.sent) return posted;
+      const { step, to, errors, formError } = posted;
+      return { step, to, errors, formError } satisfies CodeRefusal;
+    },
+    { inPlace: (posted) => posted.step === 'mfa' || ('sent' in posted && posted.sent) },
+  );
+  if (shown instanceof Response) return shown;
+  return shown ? { ...state, ...shown } : state;
+}
+
+async function codePost<F extends Field>(astro: AstroGlobal, state: CodePageState, channel: CodeChannel<F>): Promise<CodePageState | Response> {
   const { services } = astro.locals;
   const { redirectTo } = state;
-  if (astro.request.method !== 'POST') return state;
   const failed = (error: unknown) => {
     state.formError = passwordlessErrorMessage(error);
     astro.response.status = serviceStatusOf(error);

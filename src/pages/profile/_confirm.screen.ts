@@ -9,7 +9,7 @@ import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/e
 import { proveFromForm } from '#lib/auth/proof.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { checkForm, postedForm } from '#lib/forms.server.ts';
+import { checkForm, postedForm, postOrShowRefusal } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { readQuery } from '#lib/page-query.ts';
@@ -35,15 +35,19 @@ export async function load(locals: App.Locals, query: ConfirmQuery) {
 
 type Confirming = Awaited<ReturnType<typeof load>>;
 
+type Refused = { errors: FieldErrors; formError: string | null };
+
 /**
- * The page's posts: a redirect with its toast once the sign-in is elevated, or the messages to show
- * (the response's status set); null for nothing posted.
+ * The page's posts: a redirect with its toast once the sign-in is elevated; a refusal (a wrong
+ * password or code, a throttled wait) moves to the page's own address (`retour` kept), whose GET
+ * shows its messages again, never what was typed (decision 087): a reload sends nothing. Null for
+ * nothing to show.
  */
-export async function post(
-  astro: AstroGlobal,
-  { back, hasTotp, hasKeys, ask }: Confirming,
-): Promise<Response | { errors: FieldErrors; formError: string | null } | null> {
-  if (astro.request.method !== 'POST') return null;
+export function post(astro: AstroGlobal, confirming: Confirming): Promise<Response | Refused | null> {
+  return postOrShowRefusal<Refused>(astro, () => confirm(astro, confirming));
+}
+
+async function confirm(astro: AstroGlobal, { back, hasTotp, hasKeys, ask }: Confirming): Promise<Response | Refused> {
   const { services, session } = astro.locals;
   let errors: FieldErrors = {};
   let formError: string | null = null;

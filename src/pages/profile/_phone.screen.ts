@@ -9,7 +9,7 @@ import { smsCodeSchema, smsRequestSchema } from '#lib/auth/passwordless.ts';
 import { proofAskOf, proveFromForm, type ProofAsk } from '#lib/auth/proof.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { checkForm, postedForm } from '#lib/forms.server.ts';
+import { checkForm, postedForm, postOrShowRefusal } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { readQuery } from '#lib/page-query.ts';
@@ -46,12 +46,24 @@ export async function load(locals: App.Locals, _query: PhoneQuery) {
 }
 
 /**
- * The page's posts, on the state `load` read: a redirect to the security page with its toast, or
- * the state to show (the response's status set).
+ * The page's posts, on the state `load` read: a redirect to the security page with its toast; the
+ * code sent, shown in place (its step); a refusal (a number to fix, a wrong password or code, a
+ * throttled wait) moves to the page's own address, whose GET shows it again with the number typed,
+ * never a password or a code, and the proof asked now (decision 087): a reload sends nothing.
  */
 export async function post(astro: AstroGlobal, { enabled, state }: Awaited<ReturnType<typeof load>>): Promise<Response | PhoneState> {
-  if (!enabled) astro.response.status = 404;
-  if (!enabled || astro.request.method !== 'POST') return state;
+  if (!enabled) {
+    astro.response.status = 404;
+    return state;
+  }
+  const codeSent = (posted: PhoneState) => posted.step === 'code' && !posted.formError && !Object.keys(posted.errors).length;
+  const shown = await postOrShowRefusal<PhoneState>(astro, () => phonePost(astro, state), { inPlace: codeSent });
+  if (shown instanceof Response || shown === null) return shown ?? state;
+  // What is asked is what is needed now (decision 064), not what the refusal asked.
+  return { ...shown, ask: state.ask };
+}
+
+async function phonePost(astro: AstroGlobal, state: PhoneState): Promise<Response | PhoneState> {
   const { services, session } = astro.locals;
   const caller = { ip: astro.locals.clientAddress };
   const form = await postedForm(astro);

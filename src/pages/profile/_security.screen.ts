@@ -4,12 +4,12 @@
 // activation, cancel, new recovery codes and removal, through the MFA service bound to the sign-in.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.server.ts';
+import { isServiceError, signInErrorMessage } from '#lib/auth/errors.server.ts';
 import { proofAskOf, proveFromForm } from '#lib/auth/proof.server.ts';
 import { SECURITY_PAGE } from '#lib/auth/security-keys.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { checkForm, postedForm } from '#lib/forms.server.ts';
+import { checkForm, postedForm, postOrShowRefusal } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { isUuid } from '#lib/ids.ts';
 import { withinBudget } from '#lib/page-budget.ts';
@@ -28,13 +28,20 @@ export type SecurityPosted = { errors: FieldErrors; formError: string | null; fa
 
 /**
  * The page's posts: a redirect (to the enrolment's new secret, to the keys once proved, with the
- * removal's toast), or what to show (the response's status set). What the page shows once (a
- * secret, recovery codes) is never cached.
+ * removal's toast); a refusal (a wrong password or code, a throttled wait) moves to the page's own
+ * address, whose GET shows its messages again beside the form that posted, never what was typed
+ * in a password or code field (decisions 039, 087): a reload sends nothing again, and the pending
+ * secret, kept by the account, is the same. New recovery codes are shown in place, once. What the
+ * page shows once (a secret, recovery codes) is never cached.
  */
 export async function post(astro: AstroGlobal, _query: SecurityQuery): Promise<Response | SecurityPosted> {
   astro.response.headers.set('Cache-Control', 'no-store');
+  const shown = await postOrShowRefusal<SecurityPosted>(astro, () => securityPost(astro), { inPlace: (state) => !!state.recoveryCodes });
+  return shown ?? { errors: {}, formError: null, failed: null, recoveryCodes: null };
+}
+
+async function securityPost(astro: AstroGlobal): Promise<Response | SecurityPosted> {
   const state: SecurityPosted = { errors: {}, formError: null, failed: null, recoveryCodes: null };
-  if (astro.request.method !== 'POST') return state;
   const { services, session } = astro.locals;
   const caller = { ip: astro.locals.clientAddress };
   const enabled = services.auth.methods.totp;
@@ -47,13 +54,12 @@ export async function post(astro: AstroGlobal, _query: SecurityQuery): Promise<R
       state.errors = refused.errors;
       // The reason stays in the form that asks; only a throttled proof says more, above.
       if (refused.status === 429) state.formError = refused.formError;
-      astro.response.status = refused.status;
     } else if (action === 'prove') {
       // Proved for the keys: back to them, to the deletion that waited if there was one.
       const key = String(form.get('supprimer-cle') ?? '');
       return astro.redirect(`${SECURITY_PAGE}${isUuid(key) ? `?supprimer-cle=${key}` : ''}#cles-securite-titre`, 303);
     } else if (!enabled) {
-      state.failed = null;
+      return astro.redirect(SECURITY_PAGE, 303);
     } else if (action === 'generate') {
       // The new secret is shown by the page's GET: a reload shows the same one, never makes another.
       await services.mfa.generateTotp(session!);
@@ -79,16 +85,14 @@ export async function post(astro: AstroGlobal, _query: SecurityQuery): Promise<R
         return redirectWithToast(astro, t('security.deactivated'), SECURITY_PAGE);
       }
     } else {
-      state.failed = null;
+      return astro.redirect(SECURITY_PAGE, 303);
     }
   } catch (error) {
     const refusal = isServiceError(error) ? error : null;
     if (hasReason(refusal, 'elevated-claim-required')) state.formError = t('refusals.elevationRequired');
     else if (hasReason(refusal, 'invalid-totp')) state.errors = { code: t('security.codeWrong') };
     else state.formError = hasReason(refusal, 'too-many-requests') ? signInErrorMessage(error) : t('errors.generic');
-    astro.response.status = serviceStatusOf(error);
   }
-  if (Object.keys(state.errors).length && astro.response.status === 200) astro.response.status = 400;
   return state;
 }
 

@@ -4,11 +4,11 @@
 // auth service bound to the sign-in.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { isServiceError, serviceStatusOf, signInErrorMessage } from '#lib/auth/errors.server.ts';
+import { isServiceError, signInErrorMessage } from '#lib/auth/errors.server.ts';
 import { proofAskOf, proveFromForm } from '#lib/auth/proof.server.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasReason } from '#lib/errors.ts';
-import { checkForm, postedForm, readRefusal, redirectRefusal } from '#lib/forms.server.ts';
+import { checkForm, postedForm, postOrShowRefusal, readRefusal, redirectRefusal } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { readQuery } from '#lib/page-query.ts';
@@ -34,21 +34,25 @@ export type TokensPosted = { values: { name: string; days: string }; errors: Fie
 
 /**
  * The page's posts: a revocation (a redirect with its toast) or a creation (a redirect that shows
- * the token once), or what to show (the response's status set); on a GET, the token just made.
- * The page that shows a token is never cached.
+ * the token once); a refused creation moves to the page's own address, whose GET shows it again
+ * with the name and lifetime typed, never the password (decisions 039, 087): a reload sends
+ * nothing again. On a GET, what a refused post left, and the token just made. The page that shows
+ * a token is never cached.
  */
 export async function post(astro: AstroGlobal, _query: TokensQuery): Promise<Response | TokensPosted> {
-  const { services, session } = astro.locals;
   astro.response.headers.set('Cache-Control', 'no-store');
-  const enabled = services.auth.methods.personalAccessTokens;
-  const state: TokensPosted = {
-    values: { name: '', days: '90' },
-    errors: {},
-    formError: null,
-    proved: false,
-    created: enabled ? await readRefusal<Created>(astro, CREATED_COOKIE, { once: true }) : null,
-  };
-  if (!enabled || astro.request.method !== 'POST') return state;
+  const enabled = astro.locals.services.auth.methods.personalAccessTokens;
+  const blank: TokensPosted = { values: { name: '', days: '90' }, errors: {}, formError: null, proved: false, created: null };
+  if (!enabled) return blank;
+  const created = astro.request.method === 'GET' ? await readRefusal<Created>(astro, CREATED_COOKIE, { once: true }) : null;
+  const shown = await postOrShowRefusal<TokensPosted>(astro, () => createOrRevoke(astro));
+  return shown instanceof Response ? shown : { ...blank, ...shown, created };
+}
+
+/** A revocation or a creation: a redirect, or the refusal to show again (what was typed but the password, the messages). */
+async function createOrRevoke(astro: AstroGlobal): Promise<Response | TokensPosted> {
+  const { services, session } = astro.locals;
+  const state: TokensPosted = { values: { name: '', days: '90' }, errors: {}, formError: null, proved: false, created: null };
   const caller = { ip: astro.locals.clientAddress };
   const form = await postedForm(astro);
   const revoke = form.get('revoke');
@@ -71,7 +75,6 @@ export async function post(astro: AstroGlobal, _query: TokensQuery): Promise<Res
       if (refused) {
         state.errors = refused.errors;
         state.formError = refused.formError;
-        astro.response.status = refused.status;
       } else {
         state.proved = true;
         const expiresAt = new Date(Date.now() + parsed.data.days * DAY);
@@ -83,10 +86,8 @@ export async function post(astro: AstroGlobal, _query: TokensQuery): Promise<Res
       const refusal = isServiceError(error) ? error : null;
       if (hasReason(refusal, 'elevated-claim-required')) state.formError = t('refusals.elevationRequired');
       else state.formError = hasReason(refusal, 'too-many-requests') ? signInErrorMessage(error) : t('errors.generic');
-      astro.response.status = serviceStatusOf(error);
     }
   }
-  if (Object.keys(state.errors).length && astro.response.status === 200) astro.response.status = 400;
   return state;
 }
 

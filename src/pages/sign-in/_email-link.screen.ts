@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { passwordlessErrorMessage, serviceStatusOf } from '#lib/auth/errors.server.ts';
 import { rememberLinkAsked } from '#lib/auth/landing-binding.ts';
 import { emailLinkSchema } from '#lib/auth/passwordless.ts';
-import { readForm } from '#lib/forms.server.ts';
+import { postOrShowRefusal, readForm } from '#lib/forms.server.ts';
 import { readQuery } from '#lib/page-query.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { signInPageSchema, type FieldErrors } from '#lib/validation.ts';
@@ -29,9 +29,29 @@ export function load(locals: App.Locals, query: EmailLinkQuery): EmailLinkState 
   return { email: '', errors: {}, formError: null, sent: false, redirectTo, query: redirectTo ? `?redirectTo=${encodeURIComponent(redirectTo)}` : '' };
 }
 
-/** The page's post on its first view's state: the link sent, or what to show again (the response's status set). */
-export async function post(astro: AstroGlobal, state: EmailLinkState): Promise<EmailLinkState> {
-  if (astro.request.method !== 'POST') return state;
+/**
+ * The page's post on its first view's state: the link sent (shown in place); a refusal (an
+ * address to fix, a throttled wait) moves to the page's own address, whose GET shows it again with
+ * the address typed (decision 087).
+ */
+export async function post(astro: AstroGlobal, state: EmailLinkState): Promise<EmailLinkState | Response> {
+  const shown = await postOrShowRefusal<EmailLinkState | Refused>(
+    astro,
+    async () => {
+      const posted = await send(astro, state);
+      const { email, errors, formError } = posted;
+      return posted.sent ? posted : ({ email, errors, formError } satisfies Refused);
+    },
+    { inPlace: (posted) => 'sent' in posted && posted.sent },
+  );
+  if (shown instanceof Response) return shown;
+  return shown ? { ...state, ...shown } : state;
+}
+
+/** What a refusal shows again: the address typed and the messages. */
+type Refused = Pick<EmailLinkState, 'email' | 'errors' | 'formError'>;
+
+async function send(astro: AstroGlobal, state: EmailLinkState): Promise<EmailLinkState> {
   const { services } = astro.locals;
   const caller = { ip: astro.locals.clientAddress };
   const parsed = await readForm(astro, { fields: ['email'], schema: emailLinkSchema, max: 300 });
