@@ -18,7 +18,7 @@ import {
   zonedInstant,
 } from '#lib/format.ts';
 import { isoDay } from '#lib/page-query.ts';
-import { isoDate } from '#lib/validation.ts';
+import { isoDate, pastDate } from '#lib/validation.ts';
 import { loadConfig } from '#server/config.ts';
 
 afterEach(() => setWorkshopTimeZone(DEFAULT_TIME_ZONE));
@@ -96,6 +96,18 @@ describe('the formatter', () => {
       expect(workshopToday()).toBe('2026-07-01');
       expect(workshopToday('UTC')).toBe('2026-06-30');
       expect(isoDate().parse(new Date())).toBe('2026-07-01');
+      // A day that has come is the workshop's: 01/07 is today in Paris, 02/07 is still to come (walk31 F1).
+      expect(pastDate().safeParse('01/07/2026').data).toBe('2026-07-01');
+      expect(
+        pastDate()
+          .safeParse('02/07/2026')
+          .error?.issues.map((i) => i.message),
+      ).toEqual(["Date postérieure à aujourd'hui"]);
+      expect(
+        pastDate()
+          .safeParse('32/07/2026')
+          .error?.issues.map((i) => i.message),
+      ).toEqual(['Date invalide']);
     } finally {
       vi.useRealTimers();
     }

@@ -104,6 +104,9 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     });
     const before = await gql('diagnostician', M.insertGearboxModel, { o: model({ model: 'Essai', startYear: 2010, endYear: 2005 }) });
     expect(before.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.endYear': 'Année invalide' } });
+    // Fitted from a year still to come: a typo (walk31 W4).
+    const later = await gql('diagnostician', M.insertGearboxModel, { o: model({ model: 'Essai', startYear: 2099, endYear: null }) });
+    expect(later.errors![0]!.extensions).toEqual({ code: 'validation', fields: { 'object.startYear': 'Année invalide' } });
     expect((await gql('diagnostician', '{ gearboxModels(search: "Essai") { id } }')).data.gearboxModels).toEqual([]);
   });
 

@@ -267,6 +267,8 @@ describe.each(databaseKinds)('repair orders on %s', (kind) => {
       [{ number: '-T-1' }, { 'object.number': 'Numéro invalide : lettres, chiffres, espace, . / _ ou -' }],
       [{ number: '  ' }, { 'object.number': 'Champ obligatoire' }],
       [{ openedOn: '2026-02-30' }, { 'object.openedOn': 'Date invalide' }],
+      // An order is not opened on a day still to come (walk31 F1).
+      [{ openedOn: '2099-12-31' }, { 'object.openedOn': "Date postérieure à aujourd'hui" }],
       [{ energy: 'charbon' }, { 'object.energy': 'Valeur inconnue' }],
       [{ engineSize: '9L' }, { 'object.engineSize': 'Valeur inconnue' }],
       [{ mileage: 'beaucoup' }, { 'object.mileage': 'Valeur inconnue' }],

@@ -231,6 +231,8 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
       [{ addedOn: '' }, { 'object.addedOn': 'Champ obligatoire' }],
       [{ addedOn: '2026-02-30' }, { 'object.addedOn': 'Date invalide' }],
       [{ addedOn: 'hier' }, { 'object.addedOn': 'Date invalide' }],
+      // A box does not come in on a day still to come (walk31 F7).
+      [{ addedOn: '31/12/2099' }, { 'object.addedOn': "Date postérieure à aujourd'hui" }],
     ];
     for (const [overrides, fields] of refusals) {
       const res = await insert('diagnostician', box(modelId, { quantity: 2, ...overrides }));
@@ -285,6 +287,9 @@ describe.each(databaseKinds)('gearbox stock on %s', (kind) => {
     });
     expect((await gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-13-01', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({
       'object.outOn': 'Date invalide',
+    });
+    expect((await gql('commercial', M.removeStockItem, { id, v: 1, d: '01/01/2099', r: 'Vendue' })).errors![0]!.extensions.fields).toEqual({
+      'object.outOn': "Date postérieure à aujourd'hui",
     });
     const early = await gql('commercial', M.removeStockItem, { id, v: 1, d: '2026-03-09', r: 'Vendue' });
     expect(early.errors![0]).toMatchObject({

@@ -1,7 +1,7 @@
 // The reusable validators of SPEC §5 as zod schemas with the exact French messages, and
 // one schema per form of the shell, shared by the islands and the server.
 import { z } from 'zod';
-import { dayOf } from './format.ts';
+import { dayOf, workshopToday } from './format.ts';
 import { t } from './i18n.ts';
 import { choice, isoDay, isRealDay } from './page-query.ts';
 import { passwordRules } from '#lib/auth/password.ts';
@@ -50,6 +50,9 @@ export const isoDate = () =>
       .min(1, t('validation.required'))
       .refine(isRealDay, t('validation.date')),
   );
+
+/** A day that has come (an order opened, a box come in or gone out): not after the workshop's today, in its time zone. */
+export const pastDate = () => isoDate().refine((day) => !isRealDay(day) || day <= workshopToday(), t('validation.dateAfterToday'));
 
 export const password = () =>
   passwordRules.reduce(

@@ -3,6 +3,7 @@ import { recordId } from '#lib/page-query.ts';
 import { isUuid } from '#lib/ids.ts';
 import { z } from 'zod';
 import { t } from '#lib/i18n.ts';
+import { workshopToday } from '#lib/format.ts';
 import { optionalText, required } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
 
@@ -68,7 +69,8 @@ export const gearboxModelSchema = z
     constructorName: required().max(60, t('validation.maxLength', { max: 60 })),
     doctorCode: optionalText(120),
     businessName: optionalText(120),
-    startYear: yearField(),
+    // A model fitted from a year to come is a typo, as for an order's construction year (walk31 W4).
+    startYear: yearField().refine((y) => y <= Number(workshopToday().slice(0, 4)) + 1, t('validation.year')),
     endYear: z.preprocess((v) => (v === '' || v === null ? undefined : v), yearField().optional()),
     gears: z.preprocess(
       (v) => (v === '' || v === null || v === undefined ? undefined : Number(v)),

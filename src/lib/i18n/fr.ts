@@ -18,6 +18,8 @@ export const fr = {
     year: 'Année invalide',
     number: 'Nombre invalide',
     date: 'Date invalide',
+    /** An order opened, a box come in or gone out: a day to come is a typo. */
+    dateAfterToday: "Date postérieure à aujourd'hui",
     integer: 'Nombre entier attendu',
     uppercase: 'Au moins une majuscule',
     digit: 'Au moins un chiffre',

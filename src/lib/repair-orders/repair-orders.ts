@@ -6,7 +6,7 @@ import { workshopToday } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import { can } from '#lib/permissions.ts';
 import type { Role } from '#lib/roles.ts';
-import { isoDate, maxItems, required, optionalText } from '#lib/validation.ts';
+import { maxItems, optionalText, pastDate, required } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
 
 export const orderStatuses = ['IN_PROGRESS', 'CLOSED'] as const;
@@ -118,7 +118,7 @@ export const repairOrderSchema = z.object({
     .max(40, t('validation.maxLength', { max: 40 }))
     .regex(/^[A-Za-z0-9][A-Za-z0-9 ./_-]*$/, t('repairOrders.invalidNumber'))
     .transform((v) => v.toUpperCase()),
-  openedOn: isoDate(),
+  openedOn: pastDate(),
   interventionCategory: z.enum(interventionCategories, { error: t('validation.required') }),
   gearboxModelId: z.uuid({ error: t('validation.required') }),
   gearboxCode: optionalText(40),

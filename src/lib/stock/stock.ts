@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import { t } from '#lib/i18n.ts';
-import { isoDate, required, optionalText } from '#lib/validation.ts';
+import { optionalText, pastDate, required } from '#lib/validation.ts';
 import { fr } from '#lib/i18n/fr.ts';
 
 export const gearboxConditions = ['new', 'used', 'refurbished', 'old_material', 'out_of_order'] as const;
@@ -74,9 +74,9 @@ export const stockItemSchema = z.object({
   condition: z.enum(gearboxConditions, { error: t('validation.required') }),
   rack: rack(),
   level: level(),
-  addedOn: isoDate(),
+  addedOn: pastDate(),
   comment: comment(),
-  outOn: isoDate(),
+  outOn: pastDate(),
   outReason: required().max(300, t('validation.maxLength', { max: 300 })),
 });
 
