@@ -167,6 +167,27 @@ describe('refused posts of the pages, without JavaScript', () => {
     expect(shown).toContain('aria-invalid="true"');
   });
 
+  it('stops the typing of a text where its schema would refuse it (walk31 F5)', async () => {
+    const b = await signedIn('diagnostic@demo.local');
+    const html = async (path: string) => htmlText(await (await b.request(path)).text());
+    const field = (page: string, name: string) => new RegExp(`<(input|textarea)[^>]*name="${name}"[^>]*>`).exec(page)?.[0] ?? `no field ${name}`;
+    const model = await html('/gearbox');
+    expect(field(model, 'businessName')).toMatch(/maxlength="120"/i);
+    expect(field(model, 'model')).toMatch(/maxlength="60"/i);
+    const order = await html('/repair-order');
+    expect(field(order, 'number')).toMatch(/maxlength="40"/i);
+    expect(field(order, 'historyIntervention')).toMatch(/maxlength="300"/i);
+    const list = await html('/repair-orders?recherche=OR-2026-0601');
+    const orderPath = /href="(\/repair-order\/[0-9a-f-]{36})"/.exec(list)![1]!;
+    const code = await html(`${orderPath}/code-conditions`);
+    expect(field(code, 'description')).toMatch(/maxlength="300"/i);
+    expect(field(code, 'comment')).toMatch(/maxlength="1000"/i);
+    const measures = await html(`${orderPath}/diagnostic?onglet=mesures`);
+    const measurePath = /href="(\/repair-order\/[0-9a-f-]{36}\/measure\/[0-9a-f-]{36})"/.exec(measures)?.[1];
+    expect(measurePath, 'a measure of the order').toBeDefined();
+    expect(field(await html(measurePath!), 'comment')).toMatch(/maxlength="1000"/i);
+  });
+
   it('says what the database refuses of a post (a NUL character) at the form, never a 500', async () => {
     // The service stores the text as typed; PostgreSQL refuses a NUL in a text column (22021).
     const b = await signedIn('admin@demo.local');

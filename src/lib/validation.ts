@@ -172,3 +172,27 @@ export function fieldErrors(error: z.ZodError): FieldErrors {
   }
   return Object.fromEntries([...byField].map(([key, messages]) => [key, joinMessages(messages)]));
 }
+
+/** The longest text a schema takes (its `.max`), through the optional, default, preprocess and transform wrappers; none for other types. */
+function longest(schema: z.core.$ZodType): number | undefined {
+  const def = schema._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType; out?: z.core.$ZodType };
+  if (def.type === 'string') return (schema as z.ZodString).maxLength ?? undefined;
+  if (def.innerType) return longest(def.innerType);
+  if (def.type === 'pipe') return longest(def.in!) ?? longest(def.out!);
+  return undefined;
+}
+
+/**
+ * Each text field's `maxlength`, read from the form's one schema: the browser stops the typing
+ * where the schema would refuse, so a long text is never learnt too long only after posting, nor
+ * cut when shown again (walk31 F5).
+ */
+export function maxLengths(schema: z.core.$ZodType): Record<string, number> {
+  const shape = (schema._zod.def as { shape?: Record<string, z.core.$ZodType> }).shape ?? {};
+  return Object.fromEntries(
+    Object.entries(shape).flatMap(([name, field]) => {
+      const max = longest(field);
+      return max === undefined ? [] : [[name, max]];
+    }),
+  );
+}
