@@ -183,7 +183,7 @@ describe.each(databaseKinds)('gearbox models on %s', (kind) => {
     ]);
     expect((await gql('diagnostician', M.insertOutage, { m: modelId, o: { ...outage, occurrenceRate: 140 } })).errors![0]!.extensions).toMatchObject({
       code: 'validation',
-      fields: { 'object.occurrenceRate': 'Nombre invalide' },
+      fields: { 'object.occurrenceRate': 'Entre 0 et 100' },
     });
 
     const refused = await gql('diagnostician', M.deleteGearboxModel, { id: modelId });

@@ -52,8 +52,8 @@ const optionalInt = (min: number, max: number) =>
       .number({ error: t('validation.number') })
       .refine(Number.isFinite, t('validation.number'))
       .refine(Number.isInteger, t('validation.integer'))
-      .refine((n) => n >= min, t('validation.min', { min }))
-      .refine((n) => n <= max, t('validation.number'))
+      // A number out of range says its range, not that it is no number (walk31 F10: a rate of 150 %).
+      .refine((n) => n >= min && n <= max, t('validation.between', { min: formatNumber(min), max: formatNumber(max) }))
       .optional(),
   );
 
