@@ -33,11 +33,17 @@ test.describe('a commercial', () => {
     // The code list keeps to the model's codes.
     const codes = page.getByLabel('Code de la boîte');
     await expect(codes.locator('optgroup:not([hidden])')).toHaveCount(1);
-    await codes.selectOption({ label: '1087 010 068 — GA8HP45Z-N47' });
     await page.getByLabel('Quantité').fill('2');
     await page.getByLabel('État').selectOption({ label: 'Reconditionnée' });
     await page.getByLabel('Rayon').fill('f');
     await page.getByLabel('Niveau').fill('4');
+    // A code of another model picked all the same (a tablet's picker may show it) is refused beside the field, not dropped (walk31 W3).
+    const otherCode = (await codes.locator('optgroup[hidden] option').first().textContent())!.trim();
+    await codes.selectOption({ label: otherCode });
+    await page.getByRole('button', { name: 'Ajouter au stock' }).click();
+    await expect(codes).toHaveAccessibleDescription("Ce code n'appartient pas à ce modèle");
+    await expect(codes.locator('option:checked')).toHaveText(otherCode);
+    await codes.selectOption({ label: '1087 010 068 — GA8HP45Z-N47' });
     await page.getByRole('button', { name: 'Ajouter au stock' }).click();
     await toast(page, '2 boîtes ajoutées au stock');
     await expect(page).toHaveURL(/\/stock\?modele=[0-9a-f-]{36}&rayon=F$/);
