@@ -92,3 +92,69 @@ test.describe('a mechanic on a tablet in a dead spot', () => {
     await expect(row(page, 0).getByLabel('Valeur mesurée')).toHaveValue('5,1');
   });
 });
+
+// Reopened before each closing below.
+const CLOSED = 'OR-2026-0143';
+
+/** Every closing request reaches the server; its reply is lost on the way back. */
+async function loseCloseReplies(page: Page) {
+  await page.route('**/graphql', async (route) => {
+    if (!route.request().postData()?.includes('closeRepairOrder')) return route.continue();
+    await route.fetch();
+    await route.abort();
+  });
+}
+
+async function closeWith(page: Page, comment: string) {
+  await page.getByRole('button', { name: "Clôturer l'OR" }).click();
+  const dialog = page.getByRole('dialog', { name: "Clôturer l'ordre de réparation" });
+  await dialog.getByLabel('Commentaire de clôture (facultatif)').fill(comment);
+  await dialog.getByRole('button', { name: 'Clôturer', exact: true }).click();
+  return dialog;
+}
+
+async function expectClosedPage(page: Page, comment: string) {
+  await expect(page.getByRole('status').filter({ hasText: /^OR clôturé$/ })).toBeVisible();
+  await expect(page.getByText('Clôturé', { exact: true })).toBeVisible();
+  await expect(page.getByText(/OR clôturé le \d{2}\/\d{2}\/\d{4} par Karim Benali/)).toBeVisible();
+  // Closed once.
+  await expect(page.getByText(`Clôture · Karim Benali — ${comment}`)).toHaveCount(1);
+  await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toHaveCount(0);
+  await expect(page.locator('[data-toast]').filter({ hasText: /erreur|Échec/ })).toHaveCount(0);
+}
+
+test.describe('a mechanic closing an order whose reply is lost', () => {
+  test.use({ storageState: storageState('mechanic'), ...touchTablet() });
+  test.beforeEach(async ({ browser }) => reopen(browser, CLOSED));
+
+  test('sees the closed page, as the live status says', async ({ page }) => {
+    allowBrowserErrors(/ERR_FAILED/);
+    await openProcedure(page, CLOSED);
+    await loseCloseReplies(page);
+    await closeWith(page, 'Clôture avec réponse perdue');
+    await expectClosedPage(page, 'Clôture avec réponse perdue');
+  });
+
+  test('with the live status lost too, keeps the dialog and what was typed; the retry shows the closed page', async ({ page }) => {
+    allowBrowserErrors(/ERR_FAILED/);
+    // No live update reaches this tab (the socket opens, nothing comes), and the order cannot be read again.
+    await page.routeWebSocket(/\/graphql$/, () => undefined);
+    await openProcedure(page, CLOSED);
+    await loseCloseReplies(page);
+    await page.route('**/graphql', async (route) => {
+      const query = String(route.request().postDataJSON()?.query ?? '').replace(/\s+/g, '');
+      if (query.includes('repairOrder(id:$o){status}')) return route.abort();
+      return route.fallback();
+    });
+    const dialog = await closeWith(page, 'Clôture sans nouvelles');
+    await expect(dialog.getByRole('alert')).toHaveText("Échec de l'enregistrement : votre saisie est conservée.");
+    await expect(dialog.getByLabel('Commentaire de clôture (facultatif)')).toHaveValue('Clôture sans nouvelles');
+    // The answers stay as they were: nothing on the page says closed or not until it is known.
+    await expect(page.getByRole('radio', { name: 'Conforme', exact: true }).first()).toBeEnabled();
+
+    // The network is fine again; the retry finds the order closed by the first try.
+    await page.unrouteAll();
+    await dialog.getByRole('button', { name: 'Clôturer', exact: true }).click();
+    await expectClosedPage(page, 'Clôture sans nouvelles');
+  });
+});

@@ -105,6 +105,7 @@ const ANSWER = graphql(
 const LIVE = graphql(`subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ...CheckpointFields } }`, [CheckpointFields]);
 const STATUS = graphql(`subscription($o: uuid!) { repairOrderStatus(repairOrderId: $o) }`);
 const CURRENT = graphql(`query($o: uuid!) { repairOrder(id: $o) { checkpoints { ...CheckpointFields } } }`, [CheckpointFields]);
+const STATUS_NOW = graphql(`query($o: uuid!) { repairOrder(id: $o) { status } }`);
 
 const draftOf = (c: OrderCheckpoint): Draft => ({
   checkResult: c.checkResult,
@@ -400,6 +401,13 @@ export default function CheckpointsList(props: Props) {
   /** Closed or reopened elsewhere: said, and what was typed and not saved stays on screen with the reason. */
   const onStatus = useRef((_now: boolean) => {});
   onStatus.current = (now: boolean) => {
+    // This user's own closing on its way: its reply (or its loss) decides what the page shows.
+    if (closeSending.current) {
+      statusWhileClosing.current ||= now;
+      return;
+    }
+    // Closed after this user's closing lost its reply: that closing arrived.
+    if (now && closeLost.current) return showClosed();
     if (now === closed) return;
     setClosed(now);
     setFollowed(true);
@@ -466,16 +474,43 @@ export default function CheckpointsList(props: Props) {
     else if (!saves.isSaving(row.id)) outbox.settle(row.id, draft);
   };
 
+  /** The closed order's page, drawn again: header, closing line and SPEC §8's «OR clôturé». */
+  function showClosed() {
+    sessionStorage.setItem(CLOSED_TOAST, props.orderId);
+    window.location.assign(props.action);
+  }
+  // The closing on its way, what the live status said meanwhile, and whether a closing got no reply
+  // (it may have arrived: a retry the server refuses as closed, or the live status, says it did).
+  const closeSending = useRef(false);
+  const statusWhileClosing = useRef(false);
+  const closeLost = useRef(false);
   async function close(form: HTMLFormElement) {
     setCloseError('');
+    closeSending.current = true;
+    statusWhileClosing.current = false;
+    let failure: unknown;
     try {
       await graphqlRequest(CLOSE_ORDER, { id: props.orderId, c: String(new FormData(form).get('comment') ?? '') });
-      // SPEC §8's «OR clôturé», shown by the page drawn again.
-      sessionStorage.setItem(CLOSED_TOAST, props.orderId);
-      window.location.assign(props.action);
+      return showClosed();
     } catch (error) {
-      setCloseError(apiErrorOf(error).message ?? labels.failed);
+      failure = error;
     }
+    const refusal = apiErrorOf(failure);
+    if (!(failure instanceof ClientError)) {
+      // No reply (walk31 F12): closed now means this closing arrived; else the dialog keeps what was typed.
+      const now =
+        statusWhileClosing.current ||
+        (await graphqlRequest(STATUS_NOW, { o: props.orderId }).then(
+          (data) => data.repairOrder?.status === 'CLOSED',
+          () => false,
+        ));
+      if (now) return showClosed();
+      closeLost.current = true;
+    } else if (closeLost.current && hasCode(refusal, 'conflict') && hasReason(refusal, 'closed')) return showClosed();
+    closeSending.current = false;
+    setCloseError((failure instanceof ClientError && refusal.message) || labels.failed);
+    // What the live status said while this was on its way, now applied.
+    if (statusWhileClosing.current) onStatus.current(true);
   }
 
   return (
