@@ -5,7 +5,8 @@
 // answer stays on screen marked «Non enregistré», kept in this browser (per user and order) across
 // a reload, and is sent once the network is back, in the order typed; each carries the version
 // it was typed over, so a retry whose first try did arrive is recognised, never applied twice
-// (decision 039). Large targets, plain radios and fields: gloves and keyboards both
+// (decision 039). A value that is not a number is said beside its field and held back; the result
+// and comment go all the same (walk31 W2). Large targets, plain radios and fields: gloves and keyboards both
 // work. Rendered on the server as forms that post without JavaScript. The labels come as props:
 // the island ships no message catalogue.
 import { useEffect, useRef, useState } from 'react';
@@ -104,6 +105,7 @@ const ANSWER = graphql(
 const LIVE = graphql(`subscription($o: uuid!) { orderCheckpoints(repairOrderId: $o) { ...CheckpointFields } }`, [CheckpointFields]);
 const STATUS = graphql(`subscription($o: uuid!) { repairOrderStatus(repairOrderId: $o) }`);
 const CURRENT = graphql(`query($o: uuid!) { repairOrder(id: $o) { checkpoints { ...CheckpointFields } } }`, [CheckpointFields]);
+const STATUS_NOW = graphql(`query($o: uuid!) { repairOrder(id: $o) { status } }`);
 
 const draftOf = (c: OrderCheckpoint): Draft => ({
   checkResult: c.checkResult,
@@ -177,6 +179,12 @@ function unsentAnswers(key: string) {
 const CLOSED_TOAST = 'atelier:or-cloture';
 const RETRY_EVERY_MS = 15_000;
 const isNumber = (text: string) => text.trim() === '' || /^[-+]?\d+([.,]\d+)?$/.test(text.trim().replace(/\s/g, ''));
+/**
+ * What of an answer can be sent: all of it, or, while the value is not a number, the result and
+ * the comment over the value the server holds (a result tapped with gloves is never held back by
+ * a typo in the value, walk31 W2; the value stays on screen, marked).
+ */
+const sendable = (draft: Draft, serverValue: string): Draft => (isNumber(draft.measuredValue) ? draft : { ...draft, measuredValue: serverValue });
 
 export default function CheckpointsList(props: Props) {
   const hydrated = useHydrated();
@@ -202,6 +210,16 @@ export default function CheckpointsList(props: Props) {
   const focused = useRef('');
   const statesNow = useRef(states);
   statesNow.current = states;
+  // The rows whose value, typed, is not a number: said beside the field, the rest of the row saved all the same.
+  const [badValues, setBadValues] = useState<Record<string, boolean>>({});
+  const markBad = (id: string, bad: boolean) => setBadValues((b) => (!!b[id] === bad ? b : { ...b, [id]: bad }));
+  const rowsNow = useRef(rows);
+  rowsNow.current = rows;
+  /** The value the server holds for a row, as typed. */
+  const serverValue = (id: string) => {
+    const row = rowsNow.current.find((r) => r.id === id);
+    return row ? draftOf(row).measuredValue : '';
+  };
   /** The server's answer laid under what is on screen: the user's own fields stay as typed. */
   function merge(id: string, server: Draft, current: Draft | undefined): Draft {
     const mine = edited.current.get(id);
@@ -233,12 +251,20 @@ export default function CheckpointsList(props: Props) {
   async function send(id: string, draft: Draft) {
     // Written ahead: a page left while this is on its way finds it again (and its version tells whether it arrived).
     outbox.put({ id, version: versions.current.get(id) ?? 0, draft });
+    const payload = sendable(draft, serverValue(id));
+    const row = rowsNow.current.find((r) => r.id === id);
+    if (payload !== draft && row && sameAnswer(payload, draftOf(row))) {
+      // Only a value that is not a number differs from what the server holds: nothing to send.
+      outbox.settle(id, draft);
+      setStates((s) => (s[id]?.status === 'unsent' ? { ...s, [id]: { status: 'saved' } } : s));
+      return;
+    }
     setStates((s) => ({ ...s, [id]: { status: 'saving' } }));
     try {
       const { answerOrderCheckpoint: saved } = await graphqlRequest(ANSWER, {
         id,
         v: versions.current.get(id) ?? 0,
-        o: { checkResult: draft.checkResult, measuredValue: draft.measuredValue, comment: draft.comment },
+        o: { checkResult: payload.checkResult, measuredValue: payload.measuredValue, comment: payload.comment },
       });
       versions.current.set(id, saved.version);
       outbox.settle(id, draft);
@@ -260,7 +286,7 @@ export default function CheckpointsList(props: Props) {
         if (theirs) {
           versions.current.set(id, theirs.version);
           outbox.settle(id);
-          if (sameAnswer(draftOf(theirs), draft)) {
+          if (sameAnswer(draftOf(theirs), payload)) {
             // The first try did arrive (only its answer was lost): this one is already saved.
             take([theirs]);
             setStates((s) => ({ ...s, [id]: { status: 'saved' } }));
@@ -313,7 +339,10 @@ export default function CheckpointsList(props: Props) {
   // one whose checkpoint changed since (it did arrive, or a colleague answered) is dropped.
   function resume() {
     const restored = outbox.restore(props.checkpoints);
-    for (const u of restored) markEdited(u.id, FIELDS);
+    for (const u of restored) {
+      markEdited(u.id, FIELDS);
+      if (!isNumber(u.draft.measuredValue)) markBad(u.id, true);
+    }
     if (restored.length) {
       setDrafts((d) => ({ ...d, ...Object.fromEntries(restored.map((u) => [u.id, u.draft])) }));
       setStates((s) => ({ ...s, ...Object.fromEntries(restored.map((u) => [u.id, { status: 'unsent' as const, message: labels.unsent }])) }));
@@ -345,7 +374,7 @@ export default function CheckpointsList(props: Props) {
     for (const c of fresh) {
       if (saves.isSaving(c.id)) continue;
       const unsent = outbox.get(c.id);
-      if (unsent && sameAnswer(draftOf(c), unsent.draft)) {
+      if (unsent && sameAnswer(draftOf(c), sendable(unsent.draft, draftOf(c).measuredValue))) {
         // An unsent answer the server already holds (its reply was lost): saved, not sent again.
         outbox.settle(c.id);
         setStates((s) => ({ ...s, [c.id]: { status: 'saved' } }));
@@ -372,6 +401,13 @@ export default function CheckpointsList(props: Props) {
   /** Closed or reopened elsewhere: said, and what was typed and not saved stays on screen with the reason. */
   const onStatus = useRef((_now: boolean) => {});
   onStatus.current = (now: boolean) => {
+    // This user's own closing on its way: its reply (or its loss) decides what the page shows.
+    if (closeSending.current) {
+      statusWhileClosing.current ||= now;
+      return;
+    }
+    // Closed after this user's closing lost its reply: that closing arrived.
+    if (now && closeLost.current) return showClosed();
     if (now === closed) return;
     setClosed(now);
     setFollowed(true);
@@ -402,10 +438,11 @@ export default function CheckpointsList(props: Props) {
   }
 
   function save(id: string, draft: Draft) {
-    if (!isNumber(draft.measuredValue)) {
-      setStates((s) => ({ ...s, [id]: { status: 'failed', message: labels.invalidNumber } }));
-      return;
-    }
+    const bad = !isNumber(draft.measuredValue);
+    markBad(id, bad);
+    const row = rowsNow.current.find((r) => r.id === id);
+    // Only the value differs, and it is not a number: nothing to send, the field says why.
+    if (bad && row && statesNow.current[id]?.status !== 'unsent' && sameAnswer(sendable(draft, draftOf(row).measuredValue), draftOf(row))) return;
     keepTyped(id, draft);
     void saves.save(id, draft);
   }
@@ -414,6 +451,8 @@ export default function CheckpointsList(props: Props) {
     markEdited(id, Object.keys(patch) as Field[]);
     const next = { ...drafts[id]!, ...patch };
     setDrafts((d) => ({ ...d, [id]: next }));
+    // Corrected: the message goes at once (it comes only when the field is left or the row saved).
+    if (isNumber(next.measuredValue)) markBad(id, false);
     if (now) save(id, next);
     // Kept as typed, before the field is even left: a tab tapped at once loses nothing.
     else keepTyped(id, next);
@@ -435,16 +474,43 @@ export default function CheckpointsList(props: Props) {
     else if (!saves.isSaving(row.id)) outbox.settle(row.id, draft);
   };
 
+  /** The closed order's page, drawn again: header, closing line and SPEC §8's «OR clôturé». */
+  function showClosed() {
+    sessionStorage.setItem(CLOSED_TOAST, props.orderId);
+    window.location.assign(props.action);
+  }
+  // The closing on its way, what the live status said meanwhile, and whether a closing got no reply
+  // (it may have arrived: a retry the server refuses as closed, or the live status, says it did).
+  const closeSending = useRef(false);
+  const statusWhileClosing = useRef(false);
+  const closeLost = useRef(false);
   async function close(form: HTMLFormElement) {
     setCloseError('');
+    closeSending.current = true;
+    statusWhileClosing.current = false;
+    let failure: unknown;
     try {
       await graphqlRequest(CLOSE_ORDER, { id: props.orderId, c: String(new FormData(form).get('comment') ?? '') });
-      // SPEC §8's «OR clôturé», shown by the page drawn again.
-      sessionStorage.setItem(CLOSED_TOAST, props.orderId);
-      window.location.assign(props.action);
+      return showClosed();
     } catch (error) {
-      setCloseError(apiErrorOf(error).message ?? labels.failed);
+      failure = error;
     }
+    const refusal = apiErrorOf(failure);
+    if (!(failure instanceof ClientError)) {
+      // No reply (walk31 F12): closed now means this closing arrived; else the dialog keeps what was typed.
+      const now =
+        statusWhileClosing.current ||
+        (await graphqlRequest(STATUS_NOW, { o: props.orderId }).then(
+          (data) => data.repairOrder?.status === 'CLOSED',
+          () => false,
+        ));
+      if (now) return showClosed();
+      closeLost.current = true;
+    } else if (closeLost.current && hasCode(refusal, 'conflict') && hasReason(refusal, 'closed')) return showClosed();
+    closeSending.current = false;
+    setCloseError((failure instanceof ClientError && refusal.message) || labels.failed);
+    // What the live status said while this was on its way, now applied.
+    if (statusWhileClosing.current) onStatus.current(true);
   }
 
   return (
@@ -466,6 +532,7 @@ export default function CheckpointsList(props: Props) {
               .map((row) => {
                 const draft = drafts[row.id] ?? draftOf(row);
                 const state = states[row.id] ?? { status: 'idle' };
+                const badValue = !!badValues[row.id];
                 const saved = labels.saved.replace('{{time}}', time(row.answeredAt, labels)).replace('{{name}}', row.answeredByName ?? '');
                 const status =
                   state.status === 'saving'
@@ -519,19 +586,27 @@ export default function CheckpointsList(props: Props) {
                           ))}
                         </div>
                         <div className="grid gap-2 sm:grid-cols-[12rem_1fr]">
-                          <label className="flex flex-col gap-1 text-sm font-semibold">
-                            {labels.value}
-                            <input
-                              name="measuredValue"
-                              inputMode="decimal"
-                              className="field-input min-h-12 text-base"
-                              value={draft.measuredValue}
-                              aria-invalid={state.status === 'failed' && state.message === labels.invalidNumber ? 'true' : undefined}
-                              onChange={(e) => change(row.id, { measuredValue: e.target.value }, false)}
-                              onFocus={() => (focused.current = `${row.id}:measuredValue`)}
-                              onBlur={() => leave(row, draft)}
-                            />
-                          </label>
+                          <div className="flex flex-col gap-1">
+                            <label className="flex flex-col gap-1 text-sm font-semibold">
+                              {labels.value}
+                              <input
+                                name="measuredValue"
+                                inputMode="decimal"
+                                className="field-input min-h-12 text-base"
+                                value={draft.measuredValue}
+                                aria-invalid={badValue || (state.status === 'failed' && state.message === labels.invalidNumber) ? 'true' : undefined}
+                                aria-describedby={badValue ? `valeur-${row.id}` : undefined}
+                                onChange={(e) => change(row.id, { measuredValue: e.target.value }, false)}
+                                onFocus={() => (focused.current = `${row.id}:measuredValue`)}
+                                onBlur={() => leave(row, draft)}
+                              />
+                            </label>
+                            {badValue && (
+                              <p id={`valeur-${row.id}`} className="text-sm text-danger">
+                                {labels.invalidNumber}
+                              </p>
+                            )}
+                          </div>
                           <label className="flex flex-col gap-1 text-sm font-semibold">
                             {labels.comment}
                             <input
