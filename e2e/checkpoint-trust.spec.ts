@@ -4,31 +4,11 @@
 // typed then stays on screen with the reason.
 import type { Browser, Page } from '@playwright/test';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
-import { storageState } from './support/fixtures.ts';
+import { openProcedure, reopenOrder, storageState } from './support/fixtures.ts';
 
 // Closed demo orders whose procedure has three checkpoints, all answered (server/demo/diagnostics.ts).
 const TYPED = 'OR-2026-0250';
 const FOLLOWED = 'OR-2026-0246';
-
-async function openProcedure(page: Page, number: string) {
-  await page.goto(`/repair-orders?recherche=${number}`);
-  await page.getByRole('link', { name: number, exact: true }).click();
-  await page.getByRole('link', { name: 'Procédure de réparation' }).click();
-  await expect(page.getByRole('heading', { name: 'Points de contrôle' })).toBeVisible();
-  // Hydrated: the island's saves replace the page's own buttons.
-  await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
-}
-
-/** An admin reopens the order from its page (once: it may be open already). */
-async function reopen(page: Page, number: string) {
-  await openProcedure(page, number);
-  const summary = page.getByText("Rouvrir l'OR", { exact: true });
-  if (!(await summary.isVisible())) return;
-  await summary.click();
-  await page.getByLabel('Motif de la réouverture').fill('Contrôle complémentaire demandé');
-  await page.getByRole('button', { name: 'Rouvrir', exact: true }).click();
-  await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toBeVisible();
-}
 
 async function asAdmin<T>(browser: Browser, run: (page: Page) => Promise<T>) {
   const context = await browser.newContext({ storageState: storageState('app_admin') });
@@ -43,7 +23,7 @@ const row = (page: Page, index: number) => page.locator('li[id^="point-"]').nth(
 
 test.describe('a mechanic typing a value then a comment at once', () => {
   test.use({ storageState: storageState('mechanic'), viewport: { width: 1024, height: 768 } });
-  test.beforeAll(async ({ browser }) => asAdmin(browser, (page) => reopen(page, TYPED)));
+  test.beforeAll(async ({ browser }) => asAdmin(browser, (page) => reopenOrder(page, TYPED)));
 
   for (const [index, delay] of [
     [0, 700],
@@ -133,7 +113,7 @@ test.describe('an open procedure tab', () => {
     const admin = await browser.newContext({ storageState: storageState('app_admin') });
     try {
       const there = await admin.newPage();
-      await reopen(there, FOLLOWED);
+      await reopenOrder(there, FOLLOWED);
       await expect(page.getByRole('alert').filter({ hasText: "Cet OR vient d'être rouvert" })).toBeVisible();
       await expect(row(page, 0).getByRole('radio', { name: 'Conforme', exact: true })).toBeEnabled();
       await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toBeVisible();

@@ -3,32 +3,16 @@
 // the page half-updated.
 import type { Browser, Page } from '@playwright/test';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
-import { storageState, touchTablet } from './support/fixtures.ts';
+import { openProcedure, reopenOrder, storageState, touchTablet } from './support/fixtures.ts';
 
 // Closed demo orders (three checkpoints, all answered) that no other test uses; reopened first.
 const TAPPED = 'OR-2026-0177';
-
-async function openProcedure(page: Page, number: string) {
-  await page.goto(`/repair-orders?recherche=${number}`);
-  await page.getByRole('link', { name: number, exact: true }).click();
-  await page.getByRole('link', { name: 'Procédure de réparation' }).click();
-  await expect(page.getByRole('heading', { name: 'Points de contrôle' })).toBeVisible();
-  // Hydrated: the island's saves replace the page's own buttons.
-  await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
-}
 
 /** An admin reopens the order from its page (once: it may be open already). */
 async function reopen(browser: Browser, number: string) {
   const context = await browser.newContext({ storageState: storageState('app_admin') });
   try {
-    const page = await context.newPage();
-    await openProcedure(page, number);
-    const summary = page.getByText("Rouvrir l'OR", { exact: true });
-    if (!(await summary.isVisible())) return;
-    await summary.click();
-    await page.getByLabel('Motif de la réouverture').fill('Contrôle complémentaire demandé');
-    await page.getByRole('button', { name: 'Rouvrir', exact: true }).click();
-    await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toBeVisible();
+    await reopenOrder(await context.newPage(), number);
   } finally {
     await context.close();
   }

@@ -2,10 +2,9 @@
 // decisions 039, 087): a 303 to the page's own address, whose GET shows the French message and
 // what was typed but a password or a code; a reload shows it again and posts nothing, so a wrong
 // password is counted once. The JSON endpoints under /api/auth keep their statuses.
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD } from '#server/demo/seed.ts';
-import { browser, htmlText } from './support/browser.ts';
+import { browser, htmlText, signedInBrowser } from './support/browser.ts';
 import { postJson, startTestApp, type TestApp } from './support/app.ts';
 
 let t: TestApp;
@@ -33,15 +32,7 @@ const failuresOf = async (account: string) =>
 const currentFailuresOf = async (email: string) => failuresOf(`user:${(await t.app.services.auth.findUserByEmail(email))!.id}`);
 
 /** Signed in by password; `aged`: over five minutes ago, so a token or an app asks a proof. */
-async function signedIn(email: string, aged = true) {
-  const b = browser(t.url);
-  expect((await b.signIn(email)).status).toBe(303);
-  if (aged) {
-    const user = (await t.app.services.auth.findUserByEmail(email))!;
-    await t.database.db.execute(sql`update auth.grants set created_at = now() - interval '1 hour', elevated_at = null where user_id = ${user.id}`);
-  }
-  return b;
-}
+const signedIn = (email: string, aged = true) => signedInBrowser(t, email, aged);
 
 describe('a refused sign-in', () => {
   it('answers a wrong password with a 303 to the page, redirectTo kept: a reload shows it again and checks nothing', async () => {

@@ -178,3 +178,23 @@ export async function givePasswordIfAsked(form: Locator, submit = 'Enregistrer')
   await field.fill(DEMO_PASSWORD);
   await form.getByRole('button', { name: submit }).click();
 }
+
+/** An order's procedure tab, the checkpoints island hydrated (its saves replace the page's own buttons). */
+export async function openProcedure(page: Page, number: string) {
+  await page.goto(`/repair-orders?recherche=${number}`);
+  await page.getByRole('link', { name: number, exact: true }).click();
+  await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+  await expect(page.getByRole('heading', { name: 'Points de contrôle' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Enregistrer', exact: true })).toHaveCount(0);
+}
+
+/** An admin's page reopens the order (once: it may be open already). */
+export async function reopenOrder(page: Page, number: string) {
+  await openProcedure(page, number);
+  const summary = page.getByText("Rouvrir l'OR", { exact: true });
+  if (!(await summary.isVisible())) return;
+  await summary.click();
+  await page.getByLabel('Motif de la réouverture').fill('Contrôle complémentaire demandé');
+  await page.getByRole('button', { name: 'Rouvrir', exact: true }).click();
+  await expect(page.getByRole('button', { name: "Clôturer l'OR" })).toBeVisible();
+}

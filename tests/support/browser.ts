@@ -1,5 +1,8 @@
 // A browser as the pages see it, without one: cookies kept, our Origin on posts, no redirects followed.
+import { sql } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { DEMO_PASSWORD } from '#server/demo/seed.ts';
+import type { TestApp } from './app.ts';
 
 /** A browser-like client: keeps cookies, sends our Origin on posts, never follows redirects. */
 export function browser(base: string) {
@@ -36,3 +39,17 @@ export function browser(base: string) {
 /** A page's HTML with the entities Astro writes decoded (`&#39;` is the apostrophe of decision 020). */
 export const htmlText = (html: string) =>
   html.replace(/&(#39|#x27|quot|lt|gt|amp);/g, (_, name: string) => ({ '#39': "'", '#x27': "'", quot: '"', lt: '<', gt: '>', amp: '&' })[name]!);
+
+/**
+ * A browser signed in as `email`; `aged`: its sign-in an hour old and not raised, so a change of a
+ * way in asks the current password again (decision 048).
+ */
+export async function signedInBrowser(t: TestApp, email: string, aged = true) {
+  const b = browser(t.url);
+  expect((await b.signIn(email)).status).toBe(303);
+  if (aged) {
+    const user = (await t.app.services.auth.findUserByEmail(email))!;
+    await t.database.db.execute(sql`update auth.grants set created_at = now() - interval '1 hour', elevated_at = null where user_id = ${user.id}`);
+  }
+  return b;
+}
