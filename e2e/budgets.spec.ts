@@ -47,9 +47,10 @@ const budgets: Record<string, { js: number; css: number }> = {
  * holds them (765 → 743 B when its first pass reused its own `formOf`; 884 B once it focuses the
  * field a refusal marked below the fold, walk13 F5; 923 B once a form filled again after a
  * reopening counts as unsaved, `data-unsaved`, walk17 F1; 1,905 B once what was typed is kept for
- * the tab and put back when Back or a reload brings the form again, walk31 F2).
+ * the tab and put back when Back or a reload brings the form again, walk31 F2; 2,196 B once a
+ * post the server answered drops it and one the network lost keeps it for the form's next opening, rewalk R1).
  */
-const GUARD = 1905;
+const GUARD = 2196;
 
 test('the leave guard stays inline and small', async ({ browser }) => {
   const context = await browser.newContext({ storageState: storageState('diagnostician') });

@@ -58,6 +58,45 @@ test.describe('a diagnostician leaving a form', () => {
     await expect.poll(() => dialogs).toEqual(['beforeunload']);
   });
 
+  test('finds the form empty when Back follows a save that went through (rewalk R1)', async ({ page }) => {
+    await page.goto('/repair-orders');
+    await page.getByRole('link', { name: 'Nouvel OR' }).click();
+    await page.getByLabel("N° d'OR").fill('OR-E2E-R1');
+    await page.getByLabel("Catégorie d'intervention").selectOption({ label: 'Boîte seule' });
+    await page.getByLabel('Modèle de boîte').selectOption({ label: 'ZF 8HP45' });
+    await page.getByLabel('Marque').fill('Peugeot');
+    await page.getByRole('button', { name: "Créer l'OR" }).click();
+    await expect(page.getByRole('heading', { name: 'OR-E2E-R1' })).toBeVisible();
+    await page.goBack();
+    await expect(page).toHaveURL(/\/repair-order$/);
+    await expect(page.getByLabel("N° d'OR")).toHaveValue('');
+    await expect(page.getByLabel('Marque')).toHaveValue('');
+    const dialogs: string[] = [];
+    page.on('dialog', async (dialog) => {
+      dialogs.push(dialog.type());
+      await dialog.dismiss();
+    });
+    await page.getByRole('navigation', { name: 'Navigation principale' }).getByRole('link', { name: 'Stock' }).click();
+    await expect(page).toHaveURL(/\/stock/);
+    expect(dialogs).toEqual([]);
+  });
+
+  test('finds what was typed when the form is opened again after a post the network lost (walk31 F2)', async ({ page, context }) => {
+    await page.goto('/symptoms-conditions-base');
+    await page.getByRole('navigation', { name: 'Listes de la base' }).getByRole('link', { name: 'Types de panne' }).click();
+    const form = page.getByRole('region', { name: /Nouvel élément/ });
+    await form.getByLabel('Nom').fill('Grippage partiel (hors réseau)');
+    await context.setOffline(true);
+    await form.getByRole('button', { name: 'Ajouter' }).click();
+    await expect.poll(() => page.url()).toMatch(/^chrome-error:/);
+    await context.setOffline(false);
+    // Chromium's error page takes the form's place in the history: Back leads before it, and the
+    // form, opened again, has what was typed.
+    await page.goBack();
+    await page.getByRole('navigation', { name: 'Listes de la base' }).getByRole('link', { name: 'Types de panne' }).click();
+    await expect(form.getByLabel('Nom')).toHaveValue('Grippage partiel (hors réseau)');
+  });
+
   test('is asked before a «Retour» link of the form drops what was typed; «Annuler» leaves freely (walk31 W1)', async ({ page }) => {
     await page.goto('/repair-orders?recherche=OR-2026-0601');
     const order = (await page.getByRole('link', { name: 'OR-2026-0601', exact: true }).getAttribute('href'))!;
