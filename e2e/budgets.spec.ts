@@ -48,9 +48,10 @@ const budgets: Record<string, { js: number; css: number }> = {
  * field a refusal marked below the fold, walk13 F5; 923 B once a form filled again after a
  * reopening counts as unsaved, `data-unsaved`, walk17 F1; 1,905 B once what was typed is kept for
  * the tab and put back when Back or a reload brings the form again, walk31 F2; 2,196 B once a
- * post the server answered drops it and one the network lost keeps it for the form's next opening, rewalk R1).
+ * post the server answered drops it and one the network lost keeps it for the form's next opening, rewalk R1;
+ * 2,394 B once drafts are the user's and a lost post's last a quarter of an hour, the review).
  */
-const GUARD = 2196;
+const GUARD = 2394;
 
 test('the leave guard stays inline and small', async ({ browser }) => {
   const context = await browser.newContext({ storageState: storageState('diagnostician') });
