@@ -9,7 +9,7 @@ import { Modal, ModalActions } from '#components/Modal.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { hasCode, hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
-import { failureMessage } from './failure.ts';
+import { failureMessage, noReply, userNow } from './failure.ts';
 import { t } from '#lib/i18n.ts';
 import { roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
@@ -182,17 +182,20 @@ export function StepUpDialog(props: { factors: StepUpFactors; onDone: () => void
 export function DeleteUserDialog(props: { factors: StepUpFactors; user: UserListItem; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const [busy, setBusy] = useState(false);
   const [stepUp, setStepUp] = useState(false);
+  const deleted = () => {
+    showToast({ type: 'success', message: t('users.deleted') });
+    props.onClose();
+  };
   const confirm = async () => {
     setBusy(true);
     try {
       await graphqlRequest(DELETE_USER, { id: props.user.id });
-      showToast({ type: 'success', message: t('users.deleted') });
-      props.onClose();
+      deleted();
     } catch (error) {
+      // Gone already (walk31 F11): a first try whose reply was lost, or another admin, deleted it.
+      if (hasCode(apiErrorOf(error), 'not-found') || (noReply(error) && (await userNow(props.user.id)) === null)) return deleted();
       if (needsStepUp(error)) setStepUp(true);
-      else {
-        failure(error);
-      }
+      else failure(error);
       setBusy(false);
     }
   };
