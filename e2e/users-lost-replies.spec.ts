@@ -1,5 +1,6 @@
 // Walk31 F11: the users screen when a change reaches the server but its reply is lost. The admin
 // is told what happened to the account, never «Une erreur est survenue» over a user already gone.
+// Walk31 F8: a new user half typed in the add dialog survives a reload, and leaving asks first.
 import type { Page } from '@playwright/test';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { storageState } from './support/fixtures.ts';
@@ -92,4 +93,47 @@ test('a role change whose reply is lost says the user is updated once the new ro
   await page.unrouteAll();
   await page.reload();
   await expect(page.getByRole('combobox', { name: 'Rôle de Rémi Perdu' })).toHaveValue('commercial');
+});
+
+test('the add dialog comes back as typed after a reload, asks before leaving, and forgets it once cancelled or added', async ({ page }) => {
+  const prompts: string[] = [];
+  page.on('dialog', (dialog) => {
+    prompts.push(dialog.type());
+    void dialog.accept();
+  });
+  await page.goto('/users');
+  await page.getByRole('button', { name: 'Ajouter un utilisateur' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Nouvel utilisateur' });
+  await dialog.getByLabel('Nom').fill('Karim Bis');
+  await dialog.getByLabel('E-mail professionnel').fill('mecanicien@demo.local');
+  await dialog.getByLabel('Rôle').selectOption('commercial');
+  await dialog.getByRole('button', { name: 'Ajouter' }).click();
+  await expect(dialog.getByText('Email non disponible')).toBeVisible();
+
+  // The reload asks first; accepted, the dialog opens again with what was typed.
+  await page.reload();
+  expect(prompts).toEqual(['beforeunload']);
+  await expect(dialog.getByLabel('Nom')).toHaveValue('Karim Bis');
+  await expect(dialog.getByLabel('E-mail professionnel')).toHaveValue('mecanicien@demo.local');
+  await expect(dialog.getByLabel('Rôle')).toHaveValue('commercial');
+
+  // Cancelled: nothing kept, nothing asked.
+  await dialog.getByRole('button', { name: 'Annuler' }).click();
+  await expect(dialog).toHaveCount(0);
+  await page.reload();
+  await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Ajouter un utilisateur' })).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+  expect(prompts).toEqual(['beforeunload']);
+
+  // Added: nothing kept either.
+  await page.getByRole('button', { name: 'Ajouter un utilisateur' }).click();
+  await dialog.getByLabel('Nom').fill('Inès Ajoutée');
+  await dialog.getByLabel('E-mail professionnel').fill('ines@walk31.fr');
+  await dialog.getByRole('button', { name: 'Ajouter' }).click();
+  await expect(toasts(page).filter({ hasText: 'Utilisateur ajouté' })).toBeVisible();
+  await page.reload();
+  await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
+  await expect(dialog).toHaveCount(0);
+  expect(prompts).toEqual(['beforeunload']);
 });
