@@ -3,13 +3,14 @@
 // First: zod is told not to compile (CSP) before any schema module is evaluated.
 import '#lib/zod-jitless.ts';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Modal, ModalActions } from '#components/Modal.tsx';
 import { TextInput } from '#components/TextInput.tsx';
 import { hasCode, hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest } from '#lib/graphql-client.ts';
-import { failureMessage } from './failure.ts';
+import { failureMessage, noReply, userNow } from './failure.ts';
+import { dropAddDraft, keepAddDraft, readAddDraft } from './add-draft.ts';
 import { t } from '#lib/i18n.ts';
 import { roleLabels, roles, type Role } from '#lib/roles.ts';
 import { showToast } from '#lib/toasts.ts';
@@ -25,15 +26,25 @@ type AddValues = { displayName: string; email: string; defaultRole: Role };
 
 export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const [stepUp, setStepUp] = useState(false);
-  const { register, handleSubmit, setError, formState } = useForm<AddValues>({
+  // What a reload left typed in this tab comes back (walk31 F8).
+  const [restored] = useState(readAddDraft);
+  const { register, handleSubmit, setError, formState, watch } = useForm<AddValues>({
     resolver: zodResolver(addUserSchema),
-    defaultValues: { displayName: '', email: '', defaultRole: 'mechanic' },
+    defaultValues: restored ?? { displayName: '', email: '', defaultRole: 'mechanic' },
   });
+  const { displayName, email, defaultRole } = watch();
+  useEffect(() => keepAddDraft({ displayName, email, defaultRole }), [displayName, email, defaultRole]);
+  // Typed and not added yet: the page's leave guard asks before a reload or a link loses it.
+  const unsaved = displayName.trim() !== '' || email.trim() !== '' || defaultRole !== 'mechanic';
+  const close = () => {
+    dropAddDraft();
+    props.onClose();
+  };
   const submit = handleSubmit(async (values) => {
     try {
       await graphqlRequest(INSERT_USER, { object: values });
       showToast({ type: 'success', message: t('users.added') });
-      props.onClose();
+      close();
     } catch (error) {
       if (needsStepUp(error)) return setStepUp(true);
       const refusal = apiErrorOf(error);
@@ -43,22 +54,22 @@ export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => vo
   });
   if (stepUp) {
     return (
-      <Modal title={t('security.stepUpTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
+      <Modal title={t('security.stepUpTitle')} onClose={close} returnFocus={props.returnFocus}>
         <StepUpForm
           factors={props.factors}
           onDone={() => {
             setStepUp(false);
             void submit();
           }}
-          onCancel={props.onClose}
+          onCancel={close}
         />
       </Modal>
     );
   }
   return (
-    <Modal title={t('users.addTitle')} onClose={props.onClose} returnFocus={props.returnFocus}>
+    <Modal title={t('users.addTitle')} onClose={close} returnFocus={props.returnFocus}>
       <p className="mb-4 text-sm text-muted">{t('users.addHint')}</p>
-      <form onSubmit={submit} noValidate className="flex flex-col gap-4">
+      <form onSubmit={submit} noValidate className="flex flex-col gap-4" data-guard={unsaved ? '' : undefined}>
         <TextInput label={t('users.name')} required autoComplete="off" error={formState.errors.displayName?.message} {...register('displayName')} />
         <TextInput label={t('users.email')} type="email" required error={formState.errors.email?.message} {...register('email')} />
         <div className="flex flex-col gap-1">
@@ -73,7 +84,7 @@ export function AddUserDialog(props: { factors: StepUpFactors; onClose: () => vo
             ))}
           </select>
         </div>
-        <ModalActions cancelLabel={t('users.cancel')} onCancel={props.onClose} submitLabel={t('users.addSubmit')} busy={formState.isSubmitting} />
+        <ModalActions cancelLabel={t('users.cancel')} onCancel={close} submitLabel={t('users.addSubmit')} busy={formState.isSubmitting} />
       </form>
     </Modal>
   );
@@ -182,17 +193,20 @@ export function StepUpDialog(props: { factors: StepUpFactors; onDone: () => void
 export function DeleteUserDialog(props: { factors: StepUpFactors; user: UserListItem; onClose: () => void; returnFocus: () => HTMLElement | null }) {
   const [busy, setBusy] = useState(false);
   const [stepUp, setStepUp] = useState(false);
+  const deleted = () => {
+    showToast({ type: 'success', message: t('users.deleted') });
+    props.onClose();
+  };
   const confirm = async () => {
     setBusy(true);
     try {
       await graphqlRequest(DELETE_USER, { id: props.user.id });
-      showToast({ type: 'success', message: t('users.deleted') });
-      props.onClose();
+      deleted();
     } catch (error) {
+      // Gone already (walk31 F11): a first try whose reply was lost, or another admin, deleted it.
+      if (hasCode(apiErrorOf(error), 'not-found') || (noReply(error) && (await userNow(props.user.id)) === null)) return deleted();
       if (needsStepUp(error)) setStepUp(true);
-      else {
-        failure(error);
-      }
+      else failure(error);
       setBusy(false);
     }
   };

@@ -9,7 +9,8 @@ import { badge, listBox, listTable } from '#lib/columns.ts';
 import { TextInput } from '#components/TextInput.tsx';
 import { hasReason } from '#lib/errors.ts';
 import { apiErrorOf, graphqlRequest, graphqlSubscribe } from '#lib/graphql-client.ts';
-import { failureMessage } from './failure.ts';
+import { failureMessage, noReply, userNow } from './failure.ts';
+import { readAddDraft } from './add-draft.ts';
 import { t } from '#lib/i18n.ts';
 import { singular } from '#lib/plural.ts';
 import { isRole, roleLabels, roles, type Role } from '#lib/roles.ts';
@@ -94,6 +95,11 @@ export default function UsersScreen(props: Props) {
       (error) => showToast({ type: 'error', message: failureMessage(error) }),
     );
   };
+  // A new user being typed when the page was reloaded: the dialog opens again as it was (walk31 F8).
+  const reopenAdd = useRef(() => readAddDraft() && void openDialog(null, () => setAdding(true)));
+  useEffect(() => {
+    if (hydrated) reopenAdd.current();
+  }, [hydrated]);
   const go = (target: number) => (event: React.MouseEvent) => {
     if (!hydrated) return;
     event.preventDefault();
@@ -110,6 +116,14 @@ export default function UsersScreen(props: Props) {
         if (module) {
           setLoaded(module);
           setStepUp(() => () => void update(user, set));
+          return;
+        }
+      }
+      // The reply lost, not the change (walk31 F11): the account read again says whether it arrived.
+      if (noReply(error)) {
+        const now = await userNow(user.id);
+        if (now && Object.entries(set).every(([field, value]) => now[field as keyof typeof set] === value)) {
+          showToast({ type: 'success', message: t('users.updated') });
           return;
         }
       }

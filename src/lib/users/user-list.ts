@@ -16,6 +16,8 @@ export const USERS_COUNT_LIVE = graphql(`subscription UsersCount($where: users_b
 export const INSERT_USER = graphql(`mutation InsertUser($object: users_insert_input!) { insertUser(object: $object) { id } }`);
 export const UPDATE_USER = graphql(`mutation UpdateUser($id: uuid!, $set: users_set_input!) { updateUser(pk_columns: { id: $id }, _set: $set) { id } }`);
 export const DELETE_USER = graphql(`mutation DeleteUser($id: uuid!) { deleteUser(id: $id) { id } }`);
+/** An account read again after a change whose reply was lost: did the change arrive? */
+export const USER_NOW = graphql(`query UserNow($id: uuid!) { user(id: $id) { id defaultRole disabled } }`);
 export const RESEND_EMAIL = graphql(`mutation Resend($id: uuid!) { sendVerificationEmail(id: $id) }`);
 export const SIGN_OUT_USER = graphql(`mutation SignOutUser($id: uuid!) { signOutUser(id: $id) }`);
 
