@@ -407,7 +407,8 @@ export async function postOrShowRefusal<F extends object>(
 ): Promise<Response | F | null> {
   if (page.request.method !== 'POST') return readRefusal<F>(page);
   const result = await post();
-  if (result === null || result instanceof Response || options.inPlace?.(result)) {
+  // The service away (5xx, decision 036) is answered in place: there a reload is the retry it asks for.
+  if (result === null || result instanceof Response || (page.response.status ?? 200) >= 500 || options.inPlace?.(result)) {
     // Done: what was refused on this page is no longer to show.
     dropRefusal(page, REFUSAL_COOKIE);
     return result;

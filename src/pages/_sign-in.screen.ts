@@ -41,10 +41,7 @@ const targetOf = (locals: App.Locals, query: SignInQuery) => safeRedirect(query.
  * null (the URL may bring the second step's ticket).
  */
 export function post(astro: AstroGlobal, query: SignInQuery): Promise<Response | SignInPosted | null> {
-  // The service away (503, decision 036) is answered in place too: there a reload is the retry it asks for.
-  return postOrShowRefusal<SignInPosted>(astro, () => signIn(astro, query), {
-    inPlace: (state) => !!state.ticket || state.sent || (astro.response.status ?? 200) >= 500,
-  });
+  return postOrShowRefusal<SignInPosted>(astro, () => signIn(astro, query), { inPlace: (state) => !!state.ticket || state.sent });
 }
 
 async function signIn(astro: AstroGlobal, query: SignInQuery): Promise<Response | SignInPosted> {

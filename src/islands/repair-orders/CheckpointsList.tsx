@@ -215,10 +215,15 @@ export default function CheckpointsList(props: Props) {
   const markBad = (id: string, bad: boolean) => setBadValues((b) => (!!b[id] === bad ? b : { ...b, [id]: bad }));
   const rowsNow = useRef(rows);
   rowsNow.current = rows;
-  /** The value the server holds for a row, as typed. */
-  const serverValue = (id: string) => {
+  /** The answer the server holds for a row, as typed. */
+  const serverDraft = (id: string) => {
     const row = rowsNow.current.find((r) => r.id === id);
-    return row ? draftOf(row).measuredValue : '';
+    return row ? draftOf(row) : undefined;
+  };
+  /** Whether an answer differs from what the server holds only by a value that is not a number: nothing to send. */
+  const onlyBadValue = (id: string, draft: Draft) => {
+    const server = serverDraft(id);
+    return !!server && !isNumber(draft.measuredValue) && sameAnswer(sendable(draft, server.measuredValue), server);
   };
   /** The server's answer laid under what is on screen: the user's own fields stay as typed. */
   function merge(id: string, server: Draft, current: Draft | undefined): Draft {
@@ -251,9 +256,8 @@ export default function CheckpointsList(props: Props) {
   async function send(id: string, draft: Draft) {
     // Written ahead: a page left while this is on its way finds it again (and its version tells whether it arrived).
     outbox.put({ id, version: versions.current.get(id) ?? 0, draft });
-    const payload = sendable(draft, serverValue(id));
-    const row = rowsNow.current.find((r) => r.id === id);
-    if (payload !== draft && row && sameAnswer(payload, draftOf(row))) {
+    const payload = sendable(draft, serverDraft(id)?.measuredValue ?? '');
+    if (onlyBadValue(id, draft)) {
       // Only a value that is not a number differs from what the server holds: nothing to send.
       outbox.settle(id, draft);
       setStates((s) => (s[id]?.status === 'unsent' ? { ...s, [id]: { status: 'saved' } } : s));
@@ -438,11 +442,9 @@ export default function CheckpointsList(props: Props) {
   }
 
   function save(id: string, draft: Draft) {
-    const bad = !isNumber(draft.measuredValue);
-    markBad(id, bad);
-    const row = rowsNow.current.find((r) => r.id === id);
+    markBad(id, !isNumber(draft.measuredValue));
     // Only the value differs, and it is not a number: nothing to send, the field says why.
-    if (bad && row && statesNow.current[id]?.status !== 'unsent' && sameAnswer(sendable(draft, draftOf(row).measuredValue), draftOf(row))) return;
+    if (statesNow.current[id]?.status !== 'unsent' && onlyBadValue(id, draft)) return;
     keepTyped(id, draft);
     void saves.save(id, draft);
   }
