@@ -3,13 +3,15 @@
 // repair orders' search over 100,000 orders; `npm run bench -- pages` only the page figures;
 // `npm run bench -- report` only the intervention report (PDF and page); `npm run bench -- load`
 // only the load runs (bench/load.ts); `npm run bench -- profile` CPU profiles of the pages under
-// load (bench/profile.ts).
+// load (bench/profile.ts); `npm run bench -- overview` only the workshop at a glance's figures
+// over 100,000 orders (bench/overview.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ensureBuilt } from '#server/build.ts';
 import { loadBench } from './bench/load.ts';
+import { overviewBench } from './bench/overview.ts';
 import { profileBench } from './bench/profile.ts';
 import { healthLine, healthWhilePdfs } from './bench/report.ts';
 import {
@@ -580,6 +582,7 @@ async function bench(): Promise<void> {
       await server.stop();
     }
     await ordersBench(dataDir);
+    await overviewBench(dataDir);
     await limitsBench(path.join(dataDir, 'limits'));
     await loadBench(dataDir);
   } finally {
@@ -595,6 +598,7 @@ const sections: Record<string, { run: (dataDir: string) => Promise<void>; build?
   load: { run: loadBench, build: true },
   profile: { run: profileBench, build: true },
   orders: { run: ordersBench },
+  overview: { run: overviewBench },
 };
 const section = Object.hasOwn(sections, process.argv[2] ?? '') ? sections[process.argv[2]!] : undefined;
 if (section) {

@@ -32,6 +32,7 @@ import { createStockService, stockPermissions } from './stock/service.ts';
 import { createFileStore, type FileStore } from './storage/store.ts';
 import { createUsersService, usersPermissions } from './users/service.ts';
 import { auditPermissions, createAuditService } from './audit/service.ts';
+import { createOverviewService, overviewPermissions } from './repair-orders/overview.ts';
 import { bindViewer, type Bound, type PermissionTable } from './access.ts';
 
 /** What Astro pages receive as `Astro.locals.services`. */
@@ -83,6 +84,8 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),
+    /** The workshop at a glance (issue 32): the orders' figures over a period. */
+    overview: createOverviewService({ db }),
   };
 }
 export type DomainServices = ReturnType<typeof createDomainServices>;
@@ -104,6 +107,7 @@ export const permissions = {
   diagnostic: diagnosticPermissions,
   orderProcedure: orderProcedurePermissions,
   audit: auditPermissions,
+  overview: overviewPermissions,
 } as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };
 
 /** The domain services as one viewer reaches them. */

@@ -33,9 +33,27 @@ describe('list page queries', () => {
       sort: 'numero',
       descending: true,
       page: 3,
+      status: null,
+      referent: null,
+      closedFrom: null,
+      closedTo: null,
+      reopenedFrom: null,
+      reopenedTo: null,
       confirm: null,
       action: null,
     });
+    // The overview's filters (issue 32): a status, a referent or none, closing and reopening days typed either way.
+    expect(
+      readOrdersQuery(q(`statut=CLOSED&referent=aucun&cloture_du=01/09/2026&cloture_au=2026-11-29&reouverture_du=2026-09-01&reouverture_au=29112026`)),
+    ).toMatchObject({
+      status: 'CLOSED',
+      referent: 'aucun',
+      closedFrom: '2026-09-01',
+      closedTo: '2026-11-29',
+      reopenedFrom: '2026-09-01',
+      reopenedTo: '2026-11-29',
+    });
+    expect(readOrdersQuery(q(`referent=${MODEL}`)).referent).toBe(MODEL.toLowerCase());
     expect(readStockQuery(q('onglet=historique&rayon=b&etat=used&page=2'))).toMatchObject({ view: 'historique', rack: 'B', condition: 'used', page: 2 });
     expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', modelId: null, year: 2015, page: 1 });
     expect(readUsersQuery(q('recherche=Dupont&page=2'))).toEqual({ search: 'Dupont', page: 2, adding: false, confirmDelete: null });
@@ -52,8 +70,20 @@ describe('list page queries', () => {
       sort: 'date',
       descending: true,
       page: 1,
+      status: null,
+      referent: null,
+      closedFrom: null,
+      closedTo: null,
+      reopenedFrom: null,
+      reopenedTo: null,
       confirm: null,
       action: null,
+    });
+    expect(readOrdersQuery(q('statut=OPEN&referent=..%2F&cloture_du=2026-02-31&reouverture_au=x'))).toMatchObject({
+      status: null,
+      referent: null,
+      closedFrom: null,
+      reopenedTo: null,
     });
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
     // No such month: the default, not an exception (it answered 500).

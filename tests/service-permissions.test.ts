@@ -17,6 +17,8 @@ const STOCK: Role[] = ['app_admin', 'diagnostician', 'commercial'];
 const FOLLOWERS: Role[] = ['app_admin', 'diagnostician', 'mechanic'];
 /** Only the admin: the users screen (SPEC §2.9), reopening a closed order (SPEC §4). */
 const ADMIN: Role[] = ['app_admin'];
+/** The workshop at a glance (issue 32): those who run the workshop and its diagnostics. */
+const OVERVIEW: Role[] = ['app_admin', 'diagnostician'];
 
 const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]: Role[] } } = {
   // Reading an account is checked per row in the service (one's own, or an admin's); updating too.
@@ -47,6 +49,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     insertOutage: WRITERS,
     updateOutage: WRITERS,
     removeOutage: WRITERS,
+    mostFrequentOutages: OVERVIEW,
   },
   repairProcedures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS, ofOutage: ALL, setOutageProcedures: WRITERS },
   gearboxMeasures: { listOf: ALL, get: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
@@ -62,6 +65,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     move: STOCK,
     changeCondition: STOCK,
     remove: STOCK,
+    rackCounts: STOCK,
   },
   repairOrders: { list: ALL, count: ALL, page: ALL, get: ALL, referents: ALL, insert: WRITERS, update: WRITERS, remove: WRITERS },
   faultCodes: { faultCodesOf: ALL, setFaultCodeReading: WRITERS, insertFaultCode: WRITERS, updateFaultCode: WRITERS, removeFaultCode: WRITERS },
@@ -96,6 +100,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   orderProcedure: { checkpointsOf: ALL, checkpointsOfProcedure: ALL, followedOf: ALL, eventsOf: ALL, answer: FOLLOWERS, close: FOLLOWERS, reopen: ADMIN },
   // Which history a role may read is checked per scope in the service (tests/audit.test.ts).
   audit: { list: ALL, count: ALL },
+  overview: { orderFigures: OVERVIEW },
 };
 
 // The services as built, over nothing: what is checked is who reaches a function, not what it does.

@@ -133,6 +133,8 @@ export const mainScreens: Record<RoleName, string[]> = {
     '/repair-order',
     '/add-stock',
     '/profile',
+    // Issue 32: the workshop at a glance, no island.
+    '/overview',
   ],
   commercial: ['/stock', '/stock?onglet=historique', '/stock?onglet=codes'],
   app_admin: ['/users', '/repair-orders?page=2', 'ORDER'],

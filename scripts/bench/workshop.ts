@@ -80,7 +80,7 @@ export async function openOrdersDb(env: Record<string, string>) {
     list: (filter: Parameters<typeof orders.list>[1]) => orders.list(reader, filter),
     count: (filter: Parameters<typeof orders.count>[1]) => orders.count(reader, filter),
   };
-  return { raw, service, queries, close };
+  return { raw, service, queries, close, db };
 }
 
 export type WorkshopDb = Awaited<ReturnType<typeof openOrdersDb>>;

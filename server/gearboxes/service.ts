@@ -37,6 +37,21 @@ import { gearboxModelRefOf, gearboxModelRef, fieldLabel, modelChanges, outageEve
 const CLOSED = sql`r.status = 'CLOSED'`;
 /** The middle of each mileage band of an order (SPEC §3 vehicle), for average mileages. */
 const MILEAGE_MIDPOINT = sql`case mileage when '0_to_50000' then 25000 when '50000_to_100000' then 75000 when '100000_to_150000' then 125000 when '150000_to_200000' then 175000 when 'above_200000' then 225000 end`;
+/** The orders that retained an outage (`oo`), each with its order (`r`): what an outage's count and mileage read, with CLOSED. */
+const OUTAGE_ORDERS = sql`order_outages oo join repair_orders r on r.id = oo.repair_order_id`;
+
+/** An outage of the overview's ranking: the dossier's count and mileage (decision 018), over its model's history. */
+export type RankedOutage = {
+  id: string;
+  modelId: string;
+  model: string;
+  component: string;
+  outageType: string;
+  /** The closed orders that retained it (k), and the model's closed orders (N). */
+  orderCount: number;
+  history: number;
+  ordersAverageMileage: number | null;
+};
 
 export type GearboxModelsService = ReturnType<typeof createGearboxModelsService>;
 /** `modelId`: that model and the models derived from it (SPEC §2.8, filter by model). */
@@ -96,10 +111,10 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
         occurrenceRate: outages.occurrenceRate,
         averageMileage: outages.averageMileage,
         // Statistics from the history (SPEC §3): the closed orders that retained the outage.
-        orderCount: sql<number>`(select count(*)::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
+        orderCount: sql<number>`(select count(*)::int from ${OUTAGE_ORDERS} where oo.outage_id = ${outages.id} and ${CLOSED})`,
         ordersAverageMileage: sql<
           number | null
-        >`(select round(avg(${MILEAGE_MIDPOINT}))::int from order_outages oo join repair_orders r on r.id = oo.repair_order_id where oo.outage_id = ${outages.id} and ${CLOSED})`,
+        >`(select round(avg(${MILEAGE_MIDPOINT}))::int from ${OUTAGE_ORDERS} where oo.outage_id = ${outages.id} and ${CLOSED})`,
       })
       .from(outages)
       .innerJoin(componentItems, eq(componentItems.id, outages.componentId))
@@ -364,6 +379,33 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
 
     outagesOf: (_viewer: Viewer, modelId: string) => modelOutages().execute({ modelId }),
 
+    /**
+     * The overview's ranking (issue 32): for the `models` models with the largest history, their
+     * `perModel` outages the most closed orders retained, counted as the dossier counts them (the
+     * same rows, CLOSED and mileage), grouped once over the history rather than one count per outage.
+     */
+    mostFrequentOutages: (_viewer: Viewer, options: { models: number; perModel: number }) =>
+      queryRows<RankedOutage>(
+        db,
+        sql`with largest as (
+          select gearbox_model_id, closed from repair_order_counts where closed > 0 order by closed desc, gearbox_model_id limit ${options.models}
+        ), counted as (
+          select oo.outage_id, count(*)::int as n, round(avg(${MILEAGE_MIDPOINT}))::int as mileage
+          from ${OUTAGE_ORDERS} where ${CLOSED} and oo.outage_id in (select o.id from outages o join largest l using (gearbox_model_id))
+          group by oo.outage_id
+        ), ranked as (
+          select c.*, o.gearbox_model_id, row_number() over (partition by o.gearbox_model_id order by c.n desc, o.id) as place
+          from counted c join outages o on o.id = c.outage_id
+        )
+        select o.id, o.gearbox_model_id as "modelId", m.model, comp.name as component, kind.name as "outageType",
+          r.n as "orderCount", l.closed as history, r.mileage as "ordersAverageMileage"
+        from ranked r join largest l on l.gearbox_model_id = r.gearbox_model_id
+          join outages o on o.id = r.outage_id join gearbox_models m on m.id = o.gearbox_model_id
+          join base_items comp on comp.id = o.component_id join base_items kind on kind.id = o.outage_type_id
+        where r.place <= ${options.perModel}
+        order by l.closed desc, m.model, r.place`,
+      ),
+
     getOutage: async (_viewer: Viewer, id: string) => (await outagesQuery().where(eq(outages.id, id)).limit(1))[0],
 
     /** Outages by id, in one read; those gone are left out, the others in the order asked. */
@@ -505,6 +547,7 @@ export const gearboxModelsPermissions = {
   insertErrorCode: 'manageGearboxModels',
   removeErrorCode: 'manageGearboxModels',
   outagesOf: 'signedIn',
+  mostFrequentOutages: 'viewOverview',
   getOutage: 'signedIn',
   getOutages: 'signedIn',
   insertOutage: 'manageGearboxModels',

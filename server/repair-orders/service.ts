@@ -1,10 +1,12 @@
 // Repair orders: the list (search by number, gearbox code or model; filters; sort; pages) and
 // the order's own writes. The gearbox model is locked once the diagnostic has begun.
-import { and, asc, desc, eq, gte, ilike, inArray, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, ilike, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
-import type { InterventionCategory, OrderSort, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
+import type { InterventionCategory, OrderSort, OrderStatus, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
+import { zonedInstant } from '#lib/format.ts';
+import { addDays } from '#lib/repair-orders/overview.ts';
 import { escapeLike } from '#lib/search.ts';
 import { isRealDay } from '#lib/page-query.ts';
 import { prepared } from '#server/db/prepared.ts';
@@ -29,7 +31,18 @@ export type OrderFilter = {
   category?: InterventionCategory | null;
   type?: GearboxType | null;
   modelId?: string | null;
+  // The overview's filters (issue 32, decision 089).
+  status?: OrderStatus | null;
+  /** A referent's id, or 'aucun' for the orders without one. */
+  referent?: string | null;
+  closedFrom?: string | null;
+  closedTo?: string | null;
+  /** Days of the workshop a reopening fell on (its instant read in the workshop's zone). */
+  reopenedFrom?: string | null;
+  reopenedTo?: string | null;
 };
+/** Whether the filter names one of the overview's filters: the models' counts do not say those. */
+const overviewFiltered = (f: OrderFilter) => !!(f.status || f.referent || f.closedFrom || f.closedTo || f.reopenedFrom || f.reopenedTo);
 /** The filter, the sort and the page of the list. */
 type ListFilter = OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number };
 
@@ -77,7 +90,8 @@ const numberTaken = (error: unknown): never => {
 
 /** The filter as the list reads it: a search cut at 80 characters, days that exist. */
 function checkedFilter<F extends OrderFilter>(filter: F): F {
-  for (const key of ['from', 'to'] as const) if (filter[key] && !isRealDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
+  for (const key of ['from', 'to', 'closedFrom', 'closedTo', 'reopenedFrom', 'reopenedTo'] as const)
+    if (filter[key] && !isRealDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
   return { ...filter, search: (filter.search ?? '').slice(0, 80) };
 }
 
@@ -136,6 +150,15 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     if (filter.category) parts.push(eq(repairOrders.interventionCategory, filter.category));
     if (filter.type) parts.push(eq(gearboxModels.type, filter.type));
     if (filter.modelId) parts.push(eq(repairOrders.modelId, filter.modelId));
+    if (filter.status) parts.push(eq(repairOrders.status, filter.status));
+    if (filter.referent) parts.push(filter.referent === 'aucun' ? isNull(repairOrders.referentId) : eq(repairOrders.referentId, filter.referent));
+    if (filter.closedFrom) parts.push(gte(repairOrders.closedOn, filter.closedFrom));
+    if (filter.closedTo) parts.push(lte(repairOrders.closedOn, filter.closedTo));
+    if (filter.reopenedFrom || filter.reopenedTo) {
+      const from = filter.reopenedFrom ? sql` and e.at >= ${zonedInstant(filter.reopenedFrom)!.toISOString()}::timestamptz` : sql``;
+      const until = filter.reopenedTo ? sql` and e.at < ${zonedInstant(addDays(filter.reopenedTo, 1))!.toISOString()}::timestamptz` : sql``;
+      parts.push(sql`exists (select 1 from order_events e where e.repair_order_id = ${repairOrders.id} and e.kind = 'reopened'${from}${until})`);
+    }
     return parts.length ? and(...parts) : undefined;
   }
 
@@ -150,7 +173,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     // the sub-query: its columns must not name the list's own row.
     const orders = filter.type ? sql`${repairOrders} join ${gearboxModels} on ${gearboxModels.id} = ${repairOrders.modelId}` : sql`${repairOrders}`;
     const where = (condition: SQL | undefined) => (condition ? sql` where ${condition}` : sql``);
-    if (filter.from || filter.to || filter.category) return sql`(select count(*)::int from ${orders}${where(whereOf(filter, search))})`;
+    if (filter.from || filter.to || filter.category || overviewFiltered(filter))
+      return sql`(select count(*)::int from ${orders}${where(whereOf(filter, search))})`;
     const byType = filter.type ? eq(gearboxModels.type, filter.type) : undefined;
     const counts = filter.type
       ? sql`${repairOrderCounts} join ${gearboxModels} on ${gearboxModels.id} = ${repairOrderCounts.modelId}`

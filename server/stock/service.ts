@@ -204,6 +204,10 @@ export function createStockService(deps: { db: Db }) {
       return (await countsQuery(read).execute(read.values)) as { modelId: string; model: string; condition: GearboxCondition; n: number }[];
     },
 
+    /** How many boxes each rack holds now (the overview): what `/stock?rayon=` lists. */
+    rackCounts: async (_viewer: Viewer) =>
+      db.select({ rack: stockItems.rack, n: count() }).from(stockItems).where(isNull(stockItems.outOn)).groupBy(stockItems.rack).orderBy(asc(stockItems.rack)),
+
     /** The racks in use, for the filter and the pickers. */
     racks: async (_viewer: Viewer) => (await racksInUse().execute()).map((r) => r.rack),
 
@@ -369,6 +373,7 @@ export const stockPermissions = {
   list: 'manageStock',
   count: 'manageStock',
   counts: 'manageStock',
+  rackCounts: 'manageStock',
   racks: 'manageStock',
   get: 'manageStock',
   movementsOf: 'manageStock',

@@ -163,6 +163,12 @@ const FILTER_NAMES: Record<string, () => string> = {
   ordre: () => t('filters.names.ordre'),
   page: () => t('filters.names.page'),
   onglet: () => t('filters.names.onglet'),
+  statut: () => t('filters.names.statut'),
+  referent: () => t('filters.names.referent'),
+  cloture_du: () => t('filters.names.cloture_du'),
+  cloture_au: () => t('filters.names.cloture_au'),
+  reouverture_du: () => t('filters.names.reouverture_du'),
+  reouverture_au: () => t('filters.names.reouverture_au'),
 };
 
 /**

@@ -20,6 +20,8 @@ export const capabilities = {
   followProcedures: ['app_admin', 'diagnostician', 'mechanic'],
   /** SPEC §4: a closed order is read-only; an admin may reopen it (recorded). */
   reopenOrders: ['app_admin'],
+  /** Issue 32: the workshop at a glance, for those who run the workshop and its diagnostics. */
+  viewOverview: ['app_admin', 'diagnostician'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

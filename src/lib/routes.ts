@@ -64,6 +64,8 @@ export const routes: readonly RouteDef[] = [
   { path: '/profile/phone', access: 'signed-in', nav: true },
   // Step-up without JavaScript: the second factor again, then back to the refused screen.
   { path: '/profile/confirm', access: 'signed-in', nav: true },
+  // Issue 32: the workshop at a glance (decision 089).
+  { path: '/overview', access: [A, D], nav: true },
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */
@@ -140,6 +142,7 @@ export const navTabs: readonly { href: string; label: string; roles: readonly Ro
   { href: '/gearboxes', label: fr.nav.gearboxes, roles: [A, D, C, M] },
   { href: '/symptoms-conditions-base', label: fr.nav.symptoms, roles: [A, D] },
   { href: '/users', label: fr.nav.users, roles: [A] },
+  { href: '/overview', label: fr.nav.overview, roles: [A, D] },
 ];
 
 /**
@@ -151,6 +154,7 @@ export function selectedTab(pathname: string): string | null {
   if (pathname.startsWith('/gearbox')) return '/gearboxes';
   if (pathname.startsWith('/symptoms-conditions-base')) return '/symptoms-conditions-base';
   if (pathname.startsWith('/users')) return '/users';
+  if (pathname === '/overview') return '/overview';
   if (pathname.startsWith('/repair-order') || pathname === '/jump' || pathname === '/') return '/repair-orders';
   return null;
 }

@@ -3,16 +3,28 @@
 // its one post, the deletion of an order once confirmed.
 import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
-import { choice, day, page, readQuery, recordId, text } from '#lib/page-query.ts';
+import { choice, day, page, readQuery, recordId, text, uuid } from '#lib/page-query.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { formValues, submitAction, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { lastPageIfBeyond, withinBudget } from '#lib/page-budget.ts';
 import { isUuid } from '#lib/ids.ts';
 import { can } from '#lib/permissions.ts';
-import { gearboxTypes, interventionCategories, ORDERS_PAGE_SIZE, orderSorts, ordersHref, type OrdersQuery } from '#lib/repair-orders/repair-orders.ts';
+import {
+  gearboxTypes,
+  interventionCategories,
+  ORDERS_PAGE_SIZE,
+  orderStatuses,
+  orderSorts,
+  ordersHref,
+  type OrdersQuery,
+} from '#lib/repair-orders/repair-orders.ts';
 
-/** `/repair-orders?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=`, as the list reads it. */
+/**
+ * `/repair-orders?recherche=&du=&au=&categorie=&type=&modele=&tri=&ordre=&page=`, as the list reads it,
+ * and the overview's filters (issue 32): `statut=`, `referent=` (an id or `aucun`), `cloture_du=`,
+ * `cloture_au=`, `reouverture_du=`, `reouverture_au=`.
+ */
 export const querySchema = z
   .object({
     recherche: text(80),
@@ -24,6 +36,15 @@ export const querySchema = z
     tri: choice(orderSorts),
     ordre: choice(['asc', 'desc'] as const),
     page: page(),
+    statut: choice(orderStatuses),
+    referent: z
+      .union([uuid(), z.literal('aucun')])
+      .nullable()
+      .catch(null),
+    cloture_du: day(),
+    cloture_au: day(),
+    reouverture_du: day(),
+    reouverture_au: day(),
     // A deletion from the list: the order to confirm, then the posted action.
     confirmer: recordId(),
     action: choice(['supprimer'] as const),
@@ -40,6 +61,12 @@ export const querySchema = z
       sort,
       descending: q.ordre ? q.ordre === 'desc' : sort === 'date',
       page: q.page,
+      status: q.statut,
+      referent: q.referent,
+      closedFrom: q.cloture_du,
+      closedTo: q.cloture_au,
+      reopenedFrom: q.reouverture_du,
+      reopenedTo: q.reouverture_au,
     };
     return { ...list, confirm: q.confirmer, action: q.action };
   });
@@ -69,10 +96,26 @@ export async function post(astro: AstroGlobal, query: OrdersPageQuery): Promise<
 export async function load(locals: App.Locals, query: OrdersPageQuery) {
   const { repairOrders, gearboxModels } = locals.services;
   const manage = can(locals.user?.role, 'manageOrders');
-  const filter = { search: query.search, from: query.from, to: query.to, category: query.category, type: query.type, modelId: query.modelId };
+  const filter = {
+    search: query.search,
+    from: query.from,
+    to: query.to,
+    category: query.category,
+    type: query.type,
+    modelId: query.modelId,
+    status: query.status,
+    referent: query.referent,
+    closedFrom: query.closedFrom,
+    closedTo: query.closedTo,
+    reopenedFrom: query.reopenedFrom,
+    reopenedTo: query.reopenedTo,
+  };
   const pageOf = (page: number) =>
     repairOrders.page({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
-  const [{ rows, total }, models] = await withinBudget(locals, Promise.all([pageOf(query.page), gearboxModels.catalogue()]));
+  const [{ rows, total }, models, referents] = await withinBudget(
+    locals,
+    Promise.all([pageOf(query.page), gearboxModels.catalogue(), repairOrders.referents()]),
+  );
   const {
     page,
     pages,
@@ -83,6 +126,7 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
     manage,
     orders,
     models,
+    referents,
     total,
     page,
     pages,

@@ -47,6 +47,14 @@ export type OrdersQuery = {
   sort: OrderSort;
   descending: boolean;
   page: number;
+  // The overview's filters (issue 32): each figure's orders, as the list shows them.
+  status?: OrderStatus | null;
+  /** A referent's id, or 'aucun' for the orders without one. */
+  referent?: string | null;
+  closedFrom?: string | null;
+  closedTo?: string | null;
+  reopenedFrom?: string | null;
+  reopenedTo?: string | null;
 };
 
 /**
@@ -76,6 +84,12 @@ export function ordersHref(query: Partial<OrdersQuery>): string {
   if (query.category) params.set('categorie', query.category);
   if (query.type) params.set('type', query.type);
   if (query.modelId) params.set('modele', query.modelId);
+  if (query.status) params.set('statut', query.status);
+  if (query.referent) params.set('referent', query.referent);
+  if (query.closedFrom) params.set('cloture_du', query.closedFrom);
+  if (query.closedTo) params.set('cloture_au', query.closedTo);
+  if (query.reopenedFrom) params.set('reouverture_du', query.reopenedFrom);
+  if (query.reopenedTo) params.set('reouverture_au', query.reopenedTo);
   if (query.sort && query.sort !== 'date') params.set('tri', query.sort);
   if (query.sort && query.descending !== undefined && query.descending !== (query.sort === 'date')) params.set('ordre', query.descending ? 'desc' : 'asc');
   if (query.page && query.page > 1) params.set('page', String(query.page));

@@ -1,0 +1,85 @@
+// Issue 32, decision 089: the workshop at a glance. A diagnostician opens it from the bar, picks a
+// period in the URL, follows a figure to the list that makes it and finds the same number there;
+// a bad day is ignored and said so; mechanics and commercials are sent back to the orders.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test.ts';
+import { storageState, touchTablet } from './support/fixtures.ts';
+
+/** The number a figure's link shows, then the count the list it opens says. */
+async function figureAndList(page: Page, name: RegExp, list: RegExp) {
+  const link = page.getByRole('link', { name }).first();
+  const figure = Number(/(\d+)$/.exec((await link.textContent())!.trim())![1]);
+  await link.click();
+  await expect(page).toHaveURL(list);
+  const count = Number(/(\d+) OR$/.exec((await page.getByText(/\d+ OR$/).textContent())!.trim())![1]);
+  return { figure, count };
+}
+
+test.describe('a diagnostician', () => {
+  test.use({ storageState: storageState('diagnostician') });
+
+  test('opens the overview from the bar and finds each figure in the list it links to', async ({ page }) => {
+    await page.goto('/repair-orders');
+    await page.getByRole('link', { name: "Vue d'ensemble" }).click();
+    await expect(page).toHaveURL(/\/overview$/);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText("L'atelier en un coup d'œil");
+    // No script of its own: the charts are drawn on the server (the shell's strength bar aside).
+    expect(await page.locator('script[src]').count()).toBeLessThanOrEqual(1);
+    await expect(page.getByRole('img', { name: /^OR ouverts et clôturés par semaine : S\d+/ })).toBeVisible();
+
+    const period = '/overview?du=2025-12-01&au=2026-11-29';
+    for (const [name, list] of [
+      [/^90 j et plus : \d+$/, /\?au=2026-08-31&statut=IN_PROGRESS$/],
+      [/^Clôturé : \d+$/, /statut=CLOSED/],
+      [/^Julien Moreau, En cours : \d+$/, /\?statut=IN_PROGRESS&referent=[0-9a-f-]+$/],
+      [/^Julien Moreau, Ouverts sur la période : \d+$/, /\?du=2025-12-01&au=2026-11-29&referent=[0-9a-f-]+$/],
+      [/^Ouverts : \d+$/, /\?du=2025-12-01&au=2026-11-29$/],
+      [/^Clôturés : \d+$/, /cloture_du=2025-12-01&cloture_au=2026-11-29/],
+    ] as const) {
+      await page.goto(period);
+      const { figure, count } = await figureAndList(page, name, list);
+      expect(count, String(name)).toBe(figure);
+    }
+  });
+
+  test('reads its period from the URL, with presets, and says when a day is ignored', async ({ page }) => {
+    await page.goto('/overview?du=2026-09-01&au=2026-11-29');
+    await expect(page.getByText('Du 01/09/2026 au 29/11/2026')).toBeVisible();
+    await expect(page.getByRole('row', { name: /^S36 · 31\/08/ })).toBeVisible();
+    await page.getByRole('link', { name: '4 semaines' }).click();
+    await expect(page).toHaveURL(/\/overview\?du=\d{4}-\d{2}-\d{2}&au=\d{4}-\d{2}-\d{2}$/);
+    await expect(page.getByRole('link', { name: '4 semaines' })).toHaveAttribute('aria-current', 'page');
+
+    await page.goto('/overview?du=31/02/2026&au=2026-11-29');
+    await expect(page.getByRole('status').filter({ hasText: "Filtre ignoré : la date « 31/02/2026 » n'est pas valide." })).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Du', exact: true })).toHaveValue('31/02/2026');
+    // The 12 weeks before the end asked.
+    await expect(page.getByText('Du 07/09/2026 au 29/11/2026')).toBeVisible();
+    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+  });
+});
+
+test.describe('on a tablet', () => {
+  test.use({ storageState: storageState('diagnostician'), ...touchTablet() });
+
+  test('shows every figure in one column, its links big enough for a finger', async ({ page }) => {
+    await page.goto('/overview');
+    const link = page.getByRole('link', { name: /^90 j et plus : \d+$/ });
+    const box = (await link.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(36);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(768);
+  });
+});
+
+for (const role of ['mechanic', 'commercial'] as const) {
+  test.describe(`a ${role}`, () => {
+    test.use({ storageState: storageState(role) });
+
+    test('is sent back to the orders, and the bar does not offer the overview', async ({ page }) => {
+      await page.goto('/overview');
+      await expect(page).toHaveURL(/\/repair-orders$/);
+      await expect(page.getByRole('link', { name: "Vue d'ensemble" })).toHaveCount(0);
+    });
+  });
+}
