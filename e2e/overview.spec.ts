@@ -21,7 +21,7 @@ test.describe('a diagnostician', () => {
 
   test('opens the overview from the bar and finds each figure in the list it links to', async ({ page }) => {
     await page.goto('/repair-orders');
-    await page.getByRole('link', { name: "Vue d'ensemble" }).click();
+    await page.getByRole('link', { name: 'Synthèse' }).click();
     await expect(page).toHaveURL(/\/overview$/);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText("L'atelier en un coup d'œil");
     // No script of its own: the charts are drawn on the server (the shell's strength bar aside).
@@ -79,7 +79,7 @@ for (const role of ['mechanic', 'commercial'] as const) {
     test('is sent back to the orders, and the bar does not offer the overview', async ({ page }) => {
       await page.goto('/overview');
       await expect(page).toHaveURL(/\/repair-orders$/);
-      await expect(page.getByRole('link', { name: "Vue d'ensemble" })).toHaveCount(0);
+      await expect(page.getByRole('link', { name: 'Synthèse' })).toHaveCount(0);
     });
   });
 }

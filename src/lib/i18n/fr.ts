@@ -494,7 +494,7 @@ export const fr = {
     gearboxes: 'Informations techniques',
     symptoms: 'Base symptômes et conditions',
     users: 'Utilisateurs',
-    overview: "Vue d'ensemble",
+    overview: 'Synthèse',
   },
   profile: {
     passwordHidden: 'Mot de passe masqué',
