@@ -72,6 +72,9 @@ export const repairOrders = pgTable(
     index('repair_orders_gearbox_code_trgm').using('gin', sql`upper(${t.gearboxCode}) gin_trgm_ops`).with({ fastupdate: false }),
     index('repair_orders_opened_idx').on(t.openedOn),
     index('repair_orders_model_idx').on(t.modelId, t.openedOn),
+    // The overview (decision 089): the open orders and those closed in a period, without a scan of the history.
+    index('repair_orders_open_idx').on(t.openedOn).where(sql`${t.status} <> 'CLOSED'`),
+    index('repair_orders_closed_idx').on(t.closedOn).where(sql`${t.closedOn} is not null`),
   ],
 );
 

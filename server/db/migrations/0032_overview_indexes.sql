@@ -1,0 +1,2 @@
+CREATE INDEX "repair_orders_open_idx" ON "repair_orders" USING btree ("opened_on") WHERE "repair_orders"."status" <> 'CLOSED';--> statement-breakpoint
+CREATE INDEX "repair_orders_closed_idx" ON "repair_orders" USING btree ("closed_on") WHERE "repair_orders"."closed_on" is not null;
