@@ -20,6 +20,8 @@ export const capabilities = {
   followProcedures: ['app_admin', 'diagnostician', 'mechanic'],
   /** SPEC §4: a closed order is read-only; an admin may reopen it (recorded). */
   reopenOrders: ['app_admin'],
+  /** Issue 32, decision 090: the customer's outage sheet, handed by those who diagnose or talk to customers. */
+  handOutageSheets: ['app_admin', 'diagnostician', 'commercial'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;
