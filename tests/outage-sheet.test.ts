@@ -77,8 +77,8 @@ describe('the outage sheet for the customer', () => {
   }
 
   /** A closed order of the history: its codes and symptoms, its confirmed outage. */
-  async function closedOrder(codes: string[], outageId: string | null, options: { symptoms?: string[]; mileage?: string } = {}) {
-    const orderId = await newOrder(modelId, codes, options.symptoms, options.mileage);
+  async function closedOrder(codes: string[], outageId: string | null, options: { symptoms?: string[]; mileage?: string; model?: string } = {}) {
+    const orderId = await newOrder(options.model ?? modelId, codes, options.symptoms, options.mileage);
     if (outageId) ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [outageId] }));
     await t.database.db.execute(
       sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = case when ${outageId !== null} then now() end where id = ${orderId}`,
@@ -244,6 +244,23 @@ describe('the outage sheet for the customer', () => {
     const unknown = await page(await newOrder(newModelId, ['P17BF']));
     expect(unknown).toContain("Pas encore d'historique : aucune boîte de ce modèle n'a encore été réparée dans notre atelier.");
     expect(unknown).not.toContain('Observée sur');
+  });
+
+  it('says when every similar order had the outage, and when there was only one', async () => {
+    const small = await createModel(gql.diagnostician, { model: 'AL4 fiche', type: 'automatic', constructorName: 'PSA', startYear: 2000 });
+    const outageId = await createOutage(gql.diagnostician, small, { component: 'Pompe à huile', outageType: 'Usure' });
+    await closedOrder(['P0745'], outageId, { model: small });
+    const single = pageText(
+      await (await fetch(`${t.url}/repair-order/${await newOrder(small, ['P0745'])}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text(),
+    );
+    expect(single).toContain("Observée sur la seule boîte de ce modèle réparée à l'atelier, 100 %.");
+    expect(single).toContain('La seule boîte réparée qui présentait un signe commun avec la vôtre avait cette panne.');
+    await closedOrder(['P0745'], outageId, { model: small });
+    const both = pageText(
+      await (await fetch(`${t.url}/repair-order/${await newOrder(small, ['P0745'])}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text(),
+    );
+    expect(both).toContain("Observée sur 2 des 2 boîtes de ce modèle réparées à l'atelier, 100 %.");
+    expect(both).toContain('Les 2 boîtes réparées qui présentaient un signe commun avec la vôtre avaient toutes cette panne.');
   });
 
   it('opens on a closed order, which its own evidence leaves out', async () => {

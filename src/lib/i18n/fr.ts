@@ -1381,6 +1381,7 @@ export const fr = {
     rateMileage: "Observée sur {{count}} des {{total}} boîtes de ce modèle réparées à l'atelier, {{rate}} %, en moyenne à {{mileage}}.",
     rateOnlyMileage: "Observée sur la seule boîte de ce modèle réparée à l'atelier, 100 %, à {{mileage}}.",
     evidenceMany: '{{confirmed}} des {{similar}} boîtes réparées qui présentaient un signe commun avec la vôtre avaient cette panne.',
+    evidenceAll: 'Les {{similar}} boîtes réparées qui présentaient un signe commun avec la vôtre avaient toutes cette panne.',
     evidenceOne: 'Une des {{similar}} boîtes réparées qui présentaient un signe commun avec la vôtre avait cette panne.',
     evidenceNone: "Aucune des {{similar}} boîtes réparées qui présentaient un signe commun avec la vôtre n'avait cette panne.",
     evidenceOnlyYes: 'La seule boîte réparée qui présentait un signe commun avec la vôtre avait cette panne.',

@@ -31,6 +31,7 @@ function evidence(confirmed: number, similar: number): string | null {
   if (similar === 1) return t(confirmed ? 'outageSheet.evidenceOnlyYes' : 'outageSheet.evidenceOnlyNo');
   if (confirmed === 0) return t('outageSheet.evidenceNone', { similar });
   if (confirmed === 1) return t('outageSheet.evidenceOne', { similar });
+  if (confirmed === similar) return t('outageSheet.evidenceAll', { similar });
   return t('outageSheet.evidenceMany', { confirmed, similar });
 }
 
