@@ -39,7 +39,8 @@ async function sessionCookie(t: TestApp, email: string): Promise<string> {
     .split(';')[0]!;
 }
 
-describe('the outage sheet for the customer', () => {
+// Both databases: the evidence's SQL is new (diagnostic.sharedSignsOf).
+describe.each(['pglite', 'postgres'] as const)('the outage sheet for the customer on %s', (kind) => {
   let t: TestApp;
   let gql: ReturnType<typeof graphqlAs>;
   const cookies: Partial<Record<Role, string>> = {};
@@ -87,7 +88,7 @@ describe('the outage sheet for the customer', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp('pglite', { pages: true });
+    t = await startTestApp(kind, { pages: true });
     gql = graphqlAs(t, await signInAll(t));
     for (const role of ['app_admin', 'diagnostician', 'commercial', 'mechanic'] as const) cookies[role] = await sessionCookie(t, demoEmails[role]);
     modelId = await createModel(gql.diagnostician, { model: '8HP45 fiche', type: 'automatic', constructorName: 'ZF', startYear: 2012 });
