@@ -64,6 +64,9 @@ const BEYOND_SPEC: readonly Row[] = [
   // for admins; each as a CSV too (decision 034).
   ['/repair-order/{uuid}/activity',                                'page',    'page',    'page',    'page',    'sign-in'],
   ['/repair-order/{uuid}/activity.csv',                            'page',    'page',    'page',    'page',    'sign-in'],
+  // Issue 32: the outage sheet handed to the customer, a page and a PDF (decision 090): not mechanics.
+  ['/repair-order/{uuid}/outage-sheet',                            'page',    'page',    'page',    'home',    'sign-in'],
+  ['/repair-order/{uuid}/outage-sheet.pdf',                        'page',    'page',    'page',    'home',    'sign-in'],
   ['/gearbox/{uuid}/activity',                                     'page',    'page',    'page',    'page',    'sign-in'],
   ['/gearbox/{uuid}/activity.csv',                                 'page',    'page',    'page',    'page',    'sign-in'],
   ['/users/{uuid}/activity',                                       'page',    'home',    'home',    'home',    'sign-in'],

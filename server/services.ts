@@ -23,6 +23,7 @@ import type { Logger } from './log.ts';
 import { createOrderCurvesService, orderCurvesPermissions } from './repair-orders/curves.ts';
 import { createFaultCodesService, faultCodesPermissions } from './repair-orders/fault-codes.ts';
 import { createDiagnosticService, diagnosticPermissions } from './repair-orders/diagnostic.ts';
+import { createOutageSheetService, outageSheetPermissions } from './repair-orders/outage-sheet.ts';
 import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
 import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
 import { ReportPdfThread } from './repair-orders/report-pdf-thread.ts';
@@ -67,6 +68,10 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
   const { db, files, auth } = deps;
   const repairProcedures = createRepairProceduresService({ db });
   const gearboxModels = createGearboxModelsService({ db, files, watch: deps.watch });
+  const repairOrders = createRepairOrdersService({ db, files });
+  const faultCodes = createFaultCodesService({ db });
+  const symptoms = createSymptomsService({ db });
+  const diagnostic = createDiagnosticService({ db, gearboxModels });
   return {
     users: createUsersService({ db, auth }),
     base: createBaseService({ db }),
@@ -75,17 +80,19 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     gearboxMeasures: createGearboxMeasuresService({ db, files }),
     gearboxDocuments: createGearboxDocumentsService({ db, files }),
     stock: createStockService({ db }),
-    repairOrders: createRepairOrdersService({ db, files }),
-    faultCodes: createFaultCodesService({ db }),
+    repairOrders,
+    faultCodes,
     orderCurves: createOrderCurvesService({ db, files }),
     orderMeasures: createOrderMeasuresService({ db, files }),
-    symptoms: createSymptomsService({ db }),
-    diagnostic: createDiagnosticService({ db, gearboxModels }),
+    symptoms,
+    diagnostic,
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),
     /** The workshop at a glance (issue 32): the orders' figures over a period. */
     overview: createOverviewService({ db }),
+    /** The customer's outage sheet (issue 32, decision 090), read from the services above. */
+    outageSheet: createOutageSheetService({ repairOrders, faultCodes, symptoms, diagnostic, gearboxModels }),
   };
 }
 export type DomainServices = ReturnType<typeof createDomainServices>;
@@ -108,6 +115,7 @@ export const permissions = {
   orderProcedure: orderProcedurePermissions,
   audit: auditPermissions,
   overview: overviewPermissions,
+  outageSheet: outageSheetPermissions,
 } as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };
 
 /** The domain services as one viewer reaches them. */

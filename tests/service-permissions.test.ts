@@ -84,6 +84,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   symptoms: { symptomsOf: ALL, insertSymptom: WRITERS, updateSymptom: WRITERS, removeSymptom: WRITERS },
   diagnostic: {
     candidatesOf: ALL,
+    sharedSignsOf: ALL,
     chosenOutagesOf: ALL,
     proceduresOf: ALL,
     chooseOutages: WRITERS,
@@ -101,6 +102,8 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   // Which history a role may read is checked per scope in the service (tests/audit.test.ts).
   audit: { list: ALL, count: ALL },
   overview: { orderFigures: OVERVIEW },
+  // Issue 32, decision 090: the sheet handed to the customer, by those who diagnose or talk to customers.
+  outageSheet: { sheetOf: ['app_admin', 'diagnostician', 'commercial'] },
 };
 
 // The services as built, over nothing: what is checked is who reaches a function, not what it does.

@@ -65,15 +65,12 @@ async function openAtStep(tx: Tx, id: string, opts: { needs?: number; editable?:
   return order;
 }
 
-export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxModelsService }) {
-  const { db, gearboxModels } = deps;
-
-  /** How many similar closed orders confirmed each of the model's outages (candidatesOf). */
-  const outageEvidence = prepared(() =>
-    rawRead<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
-      db,
-      sql`
-        with codes as (select error_code_id from order_fault_codes where repair_order_id = ${sql.placeholder('orderId')}),
+/**
+ * The similar closed orders of the ranking, one definition for the ranking and its evidence:
+ * `codes` and `symptoms` (this order's), then `alike` (closed, same model, a confirmed outage,
+ * sharing at least one of them). Placeholders `orderId` and `modelId`.
+ */
+const alikeOrders = sql`codes as (select error_code_id from order_fault_codes where repair_order_id = ${sql.placeholder('orderId')}),
         symptoms as (select symptom_id from order_symptoms where repair_order_id = ${sql.placeholder('orderId')}),
         alike as (
           select r.id from repair_orders r
@@ -83,13 +80,42 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
               exists (select 1 from order_fault_codes f where f.repair_order_id = r.id and f.error_code_id in (select error_code_id from codes))
               or exists (select 1 from order_symptoms s where s.repair_order_id = r.id and s.symptom_id in (select symptom_id from symptoms))
             )
-        ),
+        )`;
+
+/** Which of this order's fault codes (`kind` 'code', the base's error code) and symptoms a ranked outage's confirming orders shared, and in how many. */
+export type SharedSign = { outageId: string; kind: 'code' | 'symptom'; signId: string; orders: number };
+
+export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxModelsService }) {
+  const { db, gearboxModels } = deps;
+
+  /** How many similar closed orders confirmed each of the model's outages (candidatesOf). */
+  const outageEvidence = prepared(() =>
+    rawRead<{ outage_id: string; similar: number; confirmed: number; chosen: boolean }>(
+      db,
+      sql`
+        with ${alikeOrders},
         total as (select count(*)::int as n from alike)
         select o.id as outage_id,
           (select n from total) as similar,
           (select count(*)::int from order_outages oo where oo.outage_id = o.id and oo.repair_order_id in (select id from alike)) as confirmed,
           exists (select 1 from order_outages oo where oo.outage_id = o.id and oo.repair_order_id = ${sql.placeholder('orderId')}) as chosen
         from outages o where o.gearbox_model_id = ${sql.placeholder('modelId')}`,
+    ),
+  );
+  /** For each outage, the similar closed orders that confirmed it, counted per sign of this order they recorded (sharedSignsOf). */
+  const sharedSigns = prepared(() =>
+    rawRead<{ outage_id: string; kind: 'code' | 'symptom'; sign_id: string; orders: number }>(
+      db,
+      sql`
+        with ${alikeOrders},
+        confirming as (select oo.outage_id, oo.repair_order_id from order_outages oo where oo.repair_order_id in (select id from alike))
+        select c.outage_id, 'code' as kind, f.error_code_id as sign_id, count(distinct c.repair_order_id)::int as orders
+          from confirming c join order_fault_codes f on f.repair_order_id = c.repair_order_id
+          where f.error_code_id in (select error_code_id from codes) group by c.outage_id, f.error_code_id
+        union all
+        select c.outage_id, 'symptom' as kind, s.symptom_id as sign_id, count(distinct c.repair_order_id)::int as orders
+          from confirming c join order_symptoms s on s.repair_order_id = c.repair_order_id
+          where s.symptom_id in (select symptom_id from symptoms) group by c.outage_id, s.symptom_id`,
     ),
   );
   const guideHiddenQuery = prepared(() =>
@@ -225,6 +251,16 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
           )
       );
     },
+
+    /**
+     * The evidence behind candidatesOf's counts, sign by sign: for each outage, which of this
+     * order's fault codes and symptoms the similar closed orders that confirmed it had recorded,
+     * and how many of them did. Most shared first.
+     */
+    sharedSignsOf: async (_viewer: Viewer, orderId: string, modelId: string): Promise<SharedSign[]> =>
+      (await sharedSigns().execute({ orderId, modelId }))
+        .map((r) => ({ outageId: r.outage_id, kind: r.kind, signId: r.sign_id, orders: Number(r.orders) }))
+        .sort((a, b) => b.orders - a.orders),
 
     /** The outages retained, in order; a closed order shows them as they were when it closed (decision 043). */
     chosenOutagesOf: async (viewer: Viewer, orderId: string) => {
@@ -403,6 +439,7 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
 /** Who may call what (decision 061). The diagnostic: read by all, carried out by admins and diagnosticians; the guide's choice is anyone's own. */
 export const diagnosticPermissions = {
   candidatesOf: 'signedIn',
+  sharedSignsOf: 'signedIn',
   chosenOutagesOf: 'signedIn',
   proceduresOf: 'signedIn',
   chooseOutages: 'manageOrders',

@@ -7,8 +7,11 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { PageOutOfTime } from '#lib/page-budget.ts';
 import type { Report } from './report-pdf.ts';
+import type { OutageSheet } from './outage-sheet-pdf.ts';
 
-export type Request = { id: number; op: 'render'; report: Report } | { id: number; op: 'close' };
+/** A document the thread draws: the intervention report, or the customer's outage sheet (decision 090). */
+type Drawing = { op: 'render'; report: Report } | { op: 'sheet'; sheet: OutageSheet };
+export type Request = ({ id: number } & Drawing) | { id: number; op: 'close' };
 /** A piece of the PDF, its end, or why it could not be drawn. */
 export type Reply = { id: number; chunk?: Uint8Array; end?: true; error?: { message: string } };
 
@@ -18,7 +21,7 @@ export type Reply = { id: number; chunk?: Uint8Array; end?: true; error?: { mess
  */
 export const MAX_WAITING = 16;
 
-type Job = { id: number; report: Report; resolve: (pdf: Readable) => void; reject: (error: Error) => void; pdf?: Readable };
+type Job = { id: number; drawing: Drawing; resolve: (pdf: Readable) => void; reject: (error: Error) => void; pdf?: Readable };
 
 export class ReportPdfThread {
   readonly #maxWaiting: number;
@@ -43,10 +46,19 @@ export class ReportPdfThread {
    * PageOutOfTime (the busy page) when too many wait, with an Error when the thread failed.
    */
   render(report: Report): Promise<Readable> {
+    return this.#draw({ op: 'render', report });
+  }
+
+  /** The customer's outage sheet as PDF bytes, in the same thread and queue as the reports. */
+  renderSheet(sheet: OutageSheet): Promise<Readable> {
+    return this.#draw({ op: 'sheet', sheet });
+  }
+
+  #draw(drawing: Drawing): Promise<Readable> {
     if (this.#closing) return Promise.reject(new PageOutOfTime('the server is stopping'));
     if (this.#waiting.length >= this.#maxWaiting) return Promise.reject(new PageOutOfTime('too many report PDFs waiting'));
     return new Promise<Readable>((resolve, reject) => {
-      this.#waiting.push({ id: this.#next++, report, resolve, reject });
+      this.#waiting.push({ id: this.#next++, drawing, resolve, reject });
       this.#pump();
     });
   }
@@ -65,7 +77,7 @@ export class ReportPdfThread {
     const worker = (this.#worker ??= this.#start());
     worker.ref();
     try {
-      worker.postMessage({ id: job.id, op: 'render', report: job.report } satisfies Request);
+      worker.postMessage({ id: job.id, ...job.drawing } satisfies Request);
     } catch (error) {
       // A report structured clone refuses (it never holds a function): this PDF fails, the next goes on.
       this.#finish(job, error as Error);

@@ -2,6 +2,7 @@
 // to the server's thread as pdfkit writes them. Spoken to only by report-pdf-thread.ts.
 import { parentPort } from 'node:worker_threads';
 import { renderReportPdf } from './report-pdf.ts';
+import { renderOutageSheetPdf } from './outage-sheet-pdf.ts';
 import type { Reply, Request } from './report-pdf-thread.ts';
 
 const port = parentPort!;
@@ -10,8 +11,9 @@ const BATCH_BYTES = 64 * 1024;
 
 const reply = (message: Reply, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-async function render({ id, report }: Extract<Request, { op: 'render' }>): Promise<void> {
-  const pdf = await renderReportPdf(report);
+async function render(request: Exclude<Request, { op: 'close' }>): Promise<void> {
+  const { id } = request;
+  const pdf = await (request.op === 'sheet' ? renderOutageSheetPdf(request.sheet) : renderReportPdf(request.report));
   let batch: Buffer[] = [];
   let size = 0;
   const send = () => {

@@ -78,8 +78,8 @@ function freshFonts() {
 }
 
 const INK = '#0f172a';
-const MUTED = '#475569';
-const LINE = '#cbd5e1';
+export const MUTED = '#475569';
+export const LINE = '#cbd5e1';
 const CANVAS = '#f4f6f9';
 const DANGER = '#b91c1c';
 /** The page's badge tones (measures.ts), as colours. */
@@ -98,7 +98,8 @@ const BODY = 10;
 const SMALL = 8;
 const CONTENT_WIDTH = 595.28 - 2 * MARGIN;
 
-const s = StyleSheet.create({
+/** The report's styles, shared with the outage sheet's PDF (outage-sheet-pdf.ts). */
+export const s = StyleSheet.create({
   page: { fontFamily: FONT, fontSize: BODY, color: INK, paddingTop: MARGIN, paddingBottom: MARGIN + 20, paddingHorizontal: MARGIN },
   header: {
     flexDirection: 'row',
@@ -152,11 +153,11 @@ const s = StyleSheet.create({
  * past a block it cannot split). A heading never splits (`wrap={false}`): one that fits but for
  * its bottom margin would otherwise leave its line at the foot of the page and its margin on the next.
  */
-const H2 = ({ children }: { children: string }) => h(Text, { style: s.h2, wrap: false, minPresenceAhead: 70 }, children);
-const H3 = ({ children }: { children: ReactNode }) => h(Text, { style: s.h3, wrap: false, minPresenceAhead: 60 }, children);
-const Muted = ({ children }: { children: string }) => h(Text, { style: s.muted }, children);
+export const H2 = ({ children }: { children: string }) => h(Text, { style: s.h2, wrap: false, minPresenceAhead: 70 }, children);
+export const H3 = ({ children }: { children: ReactNode }) => h(Text, { style: s.h3, wrap: false, minPresenceAhead: 60 }, children);
+export const Muted = ({ children }: { children: string }) => h(Text, { style: s.muted }, children);
 
-function Fields({ title, fields }: { title: string; fields: ReportField[] }) {
+export function Fields({ title, fields }: { title: string; fields: ReportField[] }) {
   return h(
     View,
     { style: s.block, wrap: false },
@@ -517,9 +518,14 @@ export function ReportDocument({ report }: { report: Report }) {
  * 0.2 MB a report); emptied here once the layout is done (pdfkit then only writes the stream).
  */
 export async function renderReportPdf(report: Report): Promise<NodeJS.ReadableStream> {
-  freshFonts();
   // The element is the Document that ReportDocument returns (JSX typed it as such).
-  const instance = pdf(h(ReportDocument, { report }) as ReactElement<DocumentProps>);
+  return renderDocumentPdf(h(ReportDocument, { report }) as ReactElement<DocumentProps>);
+}
+
+/** Any of the thread's documents (the report, the outage sheet) as a PDF byte stream, as renderReportPdf says. */
+export async function renderDocumentPdf(document: ReactElement<DocumentProps>): Promise<NodeJS.ReadableStream> {
+  freshFonts();
+  const instance = pdf(document);
   try {
     // Despite its name, toBuffer answers the stream renderToStream would.
     return await instance.toBuffer();

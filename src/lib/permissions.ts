@@ -22,6 +22,8 @@ export const capabilities = {
   reopenOrders: ['app_admin'],
   /** Issue 32: the workshop at a glance, for those who run the workshop and its diagnostics. */
   viewOverview: ['app_admin', 'diagnostician'],
+  /** Issue 32, decision 090: the customer's outage sheet, handed by those who diagnose or talk to customers. */
+  handOutageSheets: ['app_admin', 'diagnostician', 'commercial'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof capabilities;

@@ -38,6 +38,9 @@ export const routes: readonly RouteDef[] = [
   // Decision 034: the activity of an order, a dossier, a user (admins), and each as a CSV.
   { path: '/repair-order/{uuid}/activity', access: [A, C, D, M], nav: true },
   { path: '/repair-order/{uuid}/activity.csv', access: [A, C, D, M], nav: false },
+  // Issue 32, decision 090: the customer's outage sheet, a printable page and its PDF.
+  { path: '/repair-order/{uuid}/outage-sheet', access: [A, C, D], nav: false },
+  { path: '/repair-order/{uuid}/outage-sheet.pdf', access: [A, C, D], nav: false },
   { path: '/gearboxes', access: [A, C, D, M], nav: true },
   { path: '/gearbox', access: [A, D], nav: true },
   { path: '/gearbox/{uuid}', access: [A, C, D, M], nav: true },

@@ -1,0 +1,284 @@
+// The customer's outage sheet (issue 32, decision 090): on a seeded history of closed orders, the
+// sheet names the model, the codes and symptoms recorded, the outages ranked as the diagnostic
+// ranks them with their rates, mileage and evidence, the chosen outage and procedure, and the QR's
+// address; as a page and as a PDF saying the same. Mechanics are refused; an order with nothing
+// recorded, a model without history and a closed order read sensibly.
+import { sql } from 'drizzle-orm';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatNumber } from '#lib/format.ts';
+import type { Role } from '#lib/roles.ts';
+import { DEMO_PASSWORD } from '#server/demo/seed.ts';
+import type { Viewer } from '#server/auth/viewer.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { htmlText } from './support/browser.ts';
+import { createModel, createOrder, createOutage, createProcedure, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
+
+/** Text as a reader sees it: one space between words, whatever the spaces (French numbers use narrow ones). */
+const plain = (text: string) => text.replace(/\s+/g, ' ').trim();
+const pageText = (html: string) =>
+  plain(
+    htmlText(
+      html
+        .replace(/<(style|script)[\s\S]*?<\/\1>/g, ' ')
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/&nbsp;/g, ' '),
+    ),
+  );
+
+async function sessionCookie(t: TestApp, email: string): Promise<string> {
+  const signIn = await fetch(`${t.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
+  });
+  return signIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('atelier_session='))!
+    .split(';')[0]!;
+}
+
+// Both databases: the evidence's SQL is new (diagnostic.sharedSignsOf).
+describe.each(['pglite', 'postgres'] as const)('the outage sheet for the customer on %s', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  const cookies: Partial<Record<Role, string>> = {};
+  let n = 0;
+  let modelId = '';
+  let outages: string[] = [];
+  let fresh = '';
+  let bare = '';
+  let firstClosed = '';
+
+  const viewerAs = async (role: Role): Promise<Viewer> => {
+    const email = demoEmails[role];
+    const user = (await t.app.services.auth.findUserByEmail(email))!;
+    return { id: user.id, role, sessionId: `test-${role}` };
+  };
+
+  async function newOrder(model: string, codes: string[], symptoms: string[] = [], mileage?: string) {
+    n += 1;
+    const orderId = await createOrder(gql.diagnostician, {
+      number: `FICHE-${n}`,
+      openedOn: '2026-10-01',
+      interventionCategory: 'complete_car',
+      gearboxModelId: model,
+      vehicleBrand: 'Peugeot',
+      vehicleModel: '508',
+      mileage,
+    });
+    if (codes.length) {
+      ok(await gql('diagnostician', M.setFaultCodeReading, { o: orderId, c: true }));
+      for (const code of codes)
+        ok(await gql('diagnostician', M.insertOrderFaultCode, { o: orderId, c: { code, description: `Défaut ${code}`, temporality: 'during' } }));
+    }
+    for (const symptom of symptoms) ok(await gql('diagnostician', M.insertOrderSymptom, { o: orderId, s: { symptom, temporality: 'during' } }));
+    return orderId;
+  }
+
+  /** A closed order of the history: its codes and symptoms, its confirmed outage. */
+  async function closedOrder(codes: string[], outageId: string | null, options: { symptoms?: string[]; mileage?: string; model?: string } = {}) {
+    const orderId = await newOrder(options.model ?? modelId, codes, options.symptoms, options.mileage);
+    if (outageId) ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [outageId] }));
+    await t.database.db.execute(
+      sql`update repair_orders set status = 'CLOSED', closed_on = '2026-10-20', validated_at = case when ${outageId !== null} then now() end where id = ${orderId}`,
+    );
+    return orderId;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { pages: true });
+    gql = graphqlAs(t, await signInAll(t));
+    for (const role of ['app_admin', 'diagnostician', 'commercial', 'mechanic'] as const) cookies[role] = await sessionCookie(t, demoEmails[role]);
+    modelId = await createModel(gql.diagnostician, { model: '8HP45 fiche', type: 'automatic', constructorName: 'ZF', startYear: 2012 });
+    const outage = (component: string, outageType: string, occurrenceRate: number) =>
+      createOutage(gql.diagnostician, modelId, { component, outageType, occurrenceRate, description: `${component} à contrôler` });
+    outages = [
+      await outage('Mécatronique', 'Défaut électrique', 10),
+      await outage('Convertisseur de couple', 'Usure', 20),
+      await outage('Pompe à huile', 'Usure', 40),
+      await outage('Embrayage', 'Usure', 50),
+    ];
+    const [o1, o2, o3] = outages as [string, string, string];
+    // Seven closed orders: three P0730 with the mechatronics (one also slipping), one P0730 and one
+    // P0841 with the converter, one without codes with the pump, one P0730 without an outage.
+    firstClosed = await closedOrder(['P0730'], o1, { symptoms: ['Patinage'], mileage: '100000_to_150000' });
+    await closedOrder(['P0730'], o1, { mileage: '100000_to_150000' });
+    await closedOrder(['P0730'], o1, { mileage: '100000_to_150000' });
+    await closedOrder(['P0730'], o2);
+    await closedOrder(['P0841'], o2);
+    await closedOrder([], o3);
+    await closedOrder(['P0730'], null);
+    // The customer's order: P0730 and slipping; the converter retained with its procedure.
+    fresh = await newOrder(modelId, ['P0730'], ['Patinage'], '150000_to_200000');
+    const procedureId = await createProcedure(gql.diagnostician, modelId, {
+      name: 'Remplacement du convertisseur',
+      description: 'Dépose de la boîte et échange du convertisseur de couple.',
+      steps: ['Déposer', 'Remplacer'],
+    });
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: fresh, ids: [o2] }));
+    ok(await gql('diagnostician', M.chooseOrderProcedures, { o: fresh, p: [{ procedureId, outageId: o2 }] }));
+    bare = await newOrder(modelId, []);
+  });
+  afterAll(() => t?.close());
+
+  it('ranks the outages from the closed orders as the diagnostic does, with their rates and evidence', async () => {
+    const services = t.app.services.forViewer(await viewerAs('diagnostician'));
+    const sheet = (await services.outageSheet.sheetOf(fresh))!;
+    const candidates = await services.diagnostic.candidatesOf(fresh);
+    const [o1, o2, o3] = outages as [string, string, string];
+    expect(sheet.history).toBe(7);
+    // The diagnostic's own order, kept to the outages the history has seen (the clutch has none).
+    expect(sheet.ranked.map((o) => o.outage.id)).toEqual(candidates.map((c) => c.outage.id).filter((id) => id !== outages[3]));
+    expect(sheet.ranked.map((o) => [o.outage.id, Number(o.outage.orderCount), o.confirmedOrders, o.similarOrders, o.chosen])).toEqual([
+      [o1, 3, 3, 4, false],
+      [o2, 2, 1, 4, true],
+      [o3, 1, 0, 4, false],
+    ]);
+    expect(sheet.ranked.map((o) => o.shared.map((s) => [s.kind, s.label, s.orders]))).toEqual([
+      [
+        ['code', 'P0730', 3],
+        ['symptom', 'Patinage', 1],
+      ],
+      [['code', 'P0730', 1]],
+      [],
+    ]);
+    expect(sheet.more).toBe(0);
+    expect(sheet.chosen.map((o) => o.id)).toEqual([o2]);
+    expect(sheet.procedures.map((p) => p.name)).toEqual(['Remplacement du convertisseur']);
+  });
+
+  it('is refused to mechanics and given to admins, diagnosticians and commercials', async () => {
+    const mechanic = t.app.services.forViewer(await viewerAs('mechanic'));
+    expect(() => mechanic.outageSheet.sheetOf(fresh)).toThrow('Accès refusé');
+    for (const role of ['app_admin', 'diagnostician', 'commercial'] as const)
+      expect((await t.app.services.forViewer(await viewerAs(role)).outageSheet.sheetOf(fresh))?.order.number).toBe('FICHE-8');
+    for (const path of ['outage-sheet', 'outage-sheet.pdf']) {
+      const res = await fetch(`${t.url}/repair-order/${fresh}/${path}`, { headers: { cookie: cookies.mechanic! }, redirect: 'manual' });
+      expect([res.status, res.headers.get('location')], path).toEqual([302, '/repair-orders']);
+    }
+    // The order's page offers it beside the report to those who hand it, not to mechanics.
+    const tab = async (role: Role) => await (await fetch(`${t.url}/repair-order/${fresh}?onglet=rapport`, { headers: { cookie: cookies[role]! } })).text();
+    expect(await tab('diagnostician')).toContain(`href="/repair-order/${fresh}/outage-sheet"`);
+    expect(await tab('mechanic')).not.toContain('outage-sheet');
+  });
+
+  it('prints for the customer the model, the signs, the ranked outages with their rates, the diagnosis and the QR address', async () => {
+    const res = await fetch(`${t.url}/repair-order/${fresh}/outage-sheet`, { headers: { cookie: cookies.commercial! } });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const text = pageText(html);
+    const km = plain(`${formatNumber(125_000)} km`);
+    for (const said of [
+      'Fiche de panne FICHE-8',
+      'Constructeur ZF Type Automatique Modèle 8HP45 fiche',
+      'Véhicule Peugeot 508',
+      'P0730 : Défaut P0730',
+      'Patinage',
+      '1. Mécatronique — Défaut électrique',
+      `Observée sur 3 des 7 boîtes de ce modèle réparées à l'atelier, 43 %, en moyenne à ${km}.`,
+      '3 des 4 boîtes réparées qui présentaient un signe commun avec la vôtre avaient cette panne.',
+      'Signes en commun : code P0730 (3 boîtes), Patinage (1 boîte).',
+      '2. Convertisseur de couple — Usure Retenue',
+      // No mileage known for the converter's orders: none said.
+      "Observée sur 2 des 7 boîtes de ce modèle réparées à l'atelier, 29 %.",
+      'Une des 4 boîtes réparées qui présentaient un signe commun avec la vôtre avait cette panne.',
+      '3. Pompe à huile — Usure',
+      "Observée sur 1 des 7 boîtes de ce modèle réparées à l'atelier, 14 %.",
+      "Aucune des 4 boîtes réparées qui présentaient un signe commun avec la vôtre n'avait cette panne.",
+      'Panne(s) retenue(s) Convertisseur de couple — Usure',
+      'Intervention(s) prévue(s) Remplacement du convertisseur Dépose de la boîte et échange du convertisseur de couple.',
+      'ne garantissent pas la panne de votre boîte',
+    ])
+      expect(text).toContain(said);
+    expect(text).not.toContain('Embrayage');
+    // The QR code opens the order's page; no internal id is printed for the customer to read.
+    expect(html).toContain(`aria-label="Code QR du dossier de votre boîte à l'atelier : ${t.config.publicUrl}/repair-order/${fresh}"`);
+    expect(text).not.toContain(fresh);
+    expect(text).toMatch(/Imprimée le \d\d\/\d\d\/\d{4} à \d\d:\d\d/);
+  });
+
+  it('draws the same sheet as a PDF, on one A4 page', async () => {
+    const res = await fetch(`${t.url}/repair-order/${fresh}/outage-sheet.pdf`, { headers: { cookie: cookies.diagnostician! } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toContain('fiche-panne-FICHE-8.pdf');
+    const doc = await getDocumentProxy(new Uint8Array(await res.arrayBuffer()));
+    const { totalPages, text: raw } = await extractText(doc, { mergePages: true });
+    const text = plain(raw);
+    expect(totalPages).toBe(1);
+    const [w, h] = (await doc.getPage(1)).view.slice(2);
+    expect([Math.round(w!), Math.round(h!)]).toEqual([595, 842]);
+    for (const said of [
+      'Fiche de panne',
+      'FICHE-8',
+      '8HP45 fiche',
+      'P0730',
+      '1. Mécatronique — Défaut électrique',
+      "Observée sur 3 des 7 boîtes de ce modèle réparées à l'atelier, 43 %, en moyenne à",
+      'Signes en commun : code P0730 (3 boîtes), Patinage (1 boîte).',
+      'Convertisseur de couple — Usure · Retenue',
+      'Remplacement du convertisseur',
+      'Page 1 / 1',
+    ])
+      expect(text).toContain(said);
+  });
+
+  it('reads sensibly with nothing recorded, nothing chosen, and without history', async () => {
+    const page = async (id: string) =>
+      pageText(await (await fetch(`${t.url}/repair-order/${id}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text());
+    const nothing = await page(bare);
+    for (const said of [
+      'Aucun code défaut relevé.',
+      'Aucun symptôme relevé.',
+      'Aucune boîte réparée ne présentait encore un signe commun avec la vôtre : les pannes sont classées selon leur fréquence.',
+      '1. Mécatronique — Défaut électrique',
+      "Aucune panne n'est encore retenue : le diagnostic de votre boîte est en cours.",
+      "Aucune intervention n'est encore décidée.",
+    ])
+      expect(nothing).toContain(said);
+    expect(nothing).not.toContain('signe commun avec la vôtre avaient');
+
+    const newModelId = await createModel(gql.diagnostician, { model: 'DQ200 neuve', type: 'double_clutch', constructorName: 'VW', startYear: 2015 });
+    await createOutage(gql.diagnostician, newModelId, { component: 'Mécatronique', outageType: 'Usure', occurrenceRate: 30 });
+    const unknown = await page(await newOrder(newModelId, ['P17BF']));
+    expect(unknown).toContain("Pas encore d'historique : aucune boîte de ce modèle n'a encore été réparée dans notre atelier.");
+    expect(unknown).not.toContain('Observée sur');
+  });
+
+  it('says when every similar order had the outage, and when there was only one', async () => {
+    const small = await createModel(gql.diagnostician, { model: 'AL4 fiche', type: 'automatic', constructorName: 'PSA', startYear: 2000 });
+    const outageId = await createOutage(gql.diagnostician, small, { component: 'Pompe à huile', outageType: 'Usure' });
+    await closedOrder(['P0745'], outageId, { model: small });
+    const single = pageText(
+      await (await fetch(`${t.url}/repair-order/${await newOrder(small, ['P0745'])}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text(),
+    );
+    expect(single).toContain("Observée sur la seule boîte de ce modèle réparée à l'atelier, 100 %.");
+    expect(single).toContain('La seule boîte réparée qui présentait un signe commun avec la vôtre avait cette panne.');
+    await closedOrder(['P0745'], outageId, { model: small });
+    const both = pageText(
+      await (await fetch(`${t.url}/repair-order/${await newOrder(small, ['P0745'])}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text(),
+    );
+    expect(both).toContain("Observée sur 2 des 2 boîtes de ce modèle réparées à l'atelier, 100 %.");
+    expect(both).toContain('Les 2 boîtes réparées qui présentaient un signe commun avec la vôtre avaient toutes cette panne.');
+  });
+
+  it('opens on a closed order, which its own evidence leaves out', async () => {
+    const res = await fetch(`${t.url}/repair-order/${firstClosed}/outage-sheet`, { headers: { cookie: cookies.app_admin! } });
+    expect(res.status).toBe(200);
+    const text = pageText(await res.text());
+    expect(text).toContain('Clôturé');
+    expect(text).toContain('Panne(s) retenue(s) Mécatronique — Défaut électrique');
+    expect(text).toContain('Intervention(s) réalisée(s)');
+    // Three other closed orders share its code or symptom: P0730 on two mechatronics, one converter.
+    expect(text).toContain('2 des 3 boîtes réparées qui présentaient un signe commun avec la vôtre avaient cette panne.');
+    const pdf = await fetch(`${t.url}/repair-order/${firstClosed}/outage-sheet.pdf`, { headers: { cookie: cookies.app_admin! } });
+    expect(pdf.status).toBe(200);
+  });
+
+  it('answers an unknown order with the French 404', async () => {
+    const res = await fetch(`${t.url}/repair-order/3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f/outage-sheet`, { headers: { cookie: cookies.diagnostician! } });
+    expect(res.status).toBe(404);
+  });
+});
