@@ -24,6 +24,7 @@ import { createOrderCurvesService, orderCurvesPermissions } from './repair-order
 import { createFaultCodesService, faultCodesPermissions } from './repair-orders/fault-codes.ts';
 import { createDiagnosticService, diagnosticPermissions } from './repair-orders/diagnostic.ts';
 import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
+import { createOrderPhotosService, orderPhotosPermissions } from './repair-orders/photos.ts';
 import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
 import { ReportPdfThread } from './repair-orders/report-pdf-thread.ts';
 import { createRepairOrdersService, repairOrdersPermissions } from './repair-orders/service.ts';
@@ -83,6 +84,7 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     orderProcedure: createOrderProcedureService({ db }),
     /** The audit trail, read only (decision 034): events are written by the services' own transactions. */
     audit: createAuditService({ db }),
+    orderPhotos: createOrderPhotosService({ db, files }),
   };
 }
 export type DomainServices = ReturnType<typeof createDomainServices>;
@@ -104,6 +106,7 @@ export const permissions = {
   diagnostic: diagnosticPermissions,
   orderProcedure: orderProcedurePermissions,
   audit: auditPermissions,
+  orderPhotos: orderPhotosPermissions,
 } as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };
 
 /** The domain services as one viewer reaches them. */

@@ -96,6 +96,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   orderProcedure: { checkpointsOf: ALL, checkpointsOfProcedure: ALL, followedOf: ALL, eventsOf: ALL, answer: FOLLOWERS, close: FOLLOWERS, reopen: ADMIN },
   // Which history a role may read is checked per scope in the service (tests/audit.test.ts).
   audit: { list: ALL, count: ALL },
+  orderPhotos: { photosOf: ALL, addToCheckpoint: FOLLOWERS, addToMeasure: WRITERS, removeFromCheckpoint: FOLLOWERS, removeFromMeasure: WRITERS },
 };
 
 // The services as built, over nothing: what is checked is who reaches a function, not what it does.
