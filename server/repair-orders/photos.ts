@@ -10,9 +10,10 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { PHOTO_BUCKET } from '#lib/storage/files.ts';
+import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, orderCheckpoints, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
-import { cleanName, type FileStore } from '#server/storage/store.ts';
+import { cleanName, FILE_ID, type FileStore } from '#server/storage/store.ts';
 import { openOrder } from './open-order.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { invalid, notFound } from '#server/errors.ts';
@@ -29,8 +30,6 @@ export const THUMBNAIL_SIDE = 400;
 /** 64 million pixels: a 50 Mpx phone sensor passes, a decompression bomb does not. */
 export const MAX_PIXELS = 64_000_000;
 export const MAX_PHOTOS_PER_POST = 20;
-/** The field the forms' messages stand beside. */
-export const PHOTOS_FIELD = 'photos';
 
 const ACCEPTED = new Set(['image/jpeg', 'image/png', 'image/webp']);
 const HEIC = new Set(['image/heic', 'image/heif', 'image/heic-sequence', 'image/heif-sequence']);
@@ -186,13 +185,15 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
   }
 
   /** Removes one photo of the kind `belongs` accepts; its file and thumbnail go, rows then bytes. */
-  async function remove(id: string, belongs: (link: typeof orderFiles.$inferSelect) => boolean) {
+  async function remove(id: string, orderId: string | undefined, belongs: (link: typeof orderFiles.$inferSelect) => boolean) {
+    // A malformed id names no photo (the database would refuse it as a uuid).
+    if (!FILE_ID.test(id)) throw notFound(t('orderPhotos.notFound'));
     const fileIds = await db.transaction(async (tx) => {
       const [link] = await tx
         .select()
         .from(orderFiles)
         .where(and(eq(orderFiles.id, id), eq(orderFiles.kind, PHOTO_KIND)));
-      if (!link || !belongs(link)) throw notFound(t('orderPhotos.notFound'));
+      if (!link || !belongs(link) || (orderId !== undefined && link.orderId !== orderId)) throw notFound(t('orderPhotos.notFound'));
       const order = await openOrder(tx, link.orderId);
       const [file] = await tx.select({ name: files.name }).from(files).where(eq(files.id, link.fileId));
       await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: file?.name ?? '' }, parent: orderRef(order) });
@@ -205,6 +206,7 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
   }
 
   const checkpointTarget = (checkpointId: string, orderId?: string) => async (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => {
+    if (!FILE_ID.test(checkpointId)) throw notFound(t('refusals.checkpointNotFound'));
     const [c] = await tx
       .select({ orderId: orderCheckpoints.orderId, name: orderCheckpoints.name })
       .from(orderCheckpoints)
@@ -214,6 +216,7 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     return { orderId: c.orderId, checkpointId, label: c.name };
   };
   const measureTarget = (measureId: string, orderId?: string) => async (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => {
+    if (!FILE_ID.test(measureId)) throw notFound(t('refusals.measureNotFound'));
     const [m] = await tx.select({ orderId: orderMeasures.orderId, name: orderMeasures.name }).from(orderMeasures).where(eq(orderMeasures.id, measureId));
     if (!m || (orderId !== undefined && m.orderId !== orderId)) throw notFound(t('refusals.measureNotFound'));
     await openOrder(tx, m.orderId);
@@ -228,8 +231,9 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     addToCheckpoint: (viewer: Viewer, checkpointId: string, uploads: PhotoUpload[], orderId?: string) =>
       add(viewer, uploads, checkpointTarget(checkpointId, orderId)),
     addToMeasure: (viewer: Viewer, measureId: string, uploads: PhotoUpload[], orderId?: string) => add(viewer, uploads, measureTarget(measureId, orderId)),
-    removeFromCheckpoint: (_viewer: Viewer, id: string) => remove(id, (link) => link.checkpointId !== null),
-    removeFromMeasure: (_viewer: Viewer, id: string) => remove(id, (link) => link.measureId !== null),
+    /** `orderId`: the order the caller shows; another order's photo is not found. */
+    removeFromCheckpoint: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.checkpointId !== null),
+    removeFromMeasure: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.measureId !== null),
   };
 }
 
