@@ -3,10 +3,10 @@
 // neither holds any metadata; a phone's full-size photo is made smaller; what is not a photo, a
 // HEIC, a file too large or broken is refused in French and nothing is kept; a closed order's
 // photos are read-only; deleting a photo, a measure or the order takes the photos' bytes with them.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, files } from '#server/db/schema/index.ts';
+import { auditEvents, files, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
 import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
@@ -188,5 +188,28 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
     expect((await fetch(`${url}/${photo!.fileId}`, { method: 'PUT', headers: auth('app_admin'), body: body() })).status).toBe(403);
     expect((await fetch(`${url}/${photo!.fileId}`, { method: 'DELETE', headers: auth('app_admin') })).status).toBe(403);
     expect(await (await as('mechanic')).photosOf(orderId)).toHaveLength(1);
+  });
+
+  it('shows the photos of two closed demo orders, made as an upload makes them', async () => {
+    const rows = await t.database.db
+      .select({
+        orderId: orderFiles.orderId,
+        status: repairOrders.status,
+        fileId: orderFiles.fileId,
+        thumbnailId: orderFiles.thumbnailId,
+        checkpointId: orderFiles.checkpointId,
+      })
+      .from(orderFiles)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderFiles.orderId))
+      .where(and(eq(orderFiles.kind, 'photo'), eq(repairOrders.status, 'CLOSED')));
+    expect(new Set(rows.map((r) => r.orderId)).size).toBe(2);
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(row.checkpointId).not.toBeNull();
+      const meta = await sharp(await bytesOf(row.fileId)).metadata();
+      expect(meta).toMatchObject({ format: 'jpeg', width: 1200, height: 900 });
+      expect(meta.exif).toBeUndefined();
+      expect((await sharp(await bytesOf(row.thumbnailId!)).metadata()).width).toBe(400);
+    }
   });
 });
