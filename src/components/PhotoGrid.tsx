@@ -43,7 +43,7 @@ export default function PhotoGrid({ id, photos, labels, addAction, removeAction,
       {photos.length > 0 && (
         <ul className="grid grid-cols-2 gap-2 sm:grid-cols-4">
           {photos.map((photo, i) => (
-            <li key={photo.id} className="flex flex-col gap-1">
+            <li key={photo.id} id={`photo-${photo.id}`} className="flex flex-col gap-1">
               <a href={photo.href} className="block">
                 <img
                   src={photo.thumbnail}
