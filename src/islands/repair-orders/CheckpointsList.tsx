@@ -20,8 +20,6 @@ import { CheckpointFields, CLOSE_ORDER, type Draft, type OrderCheckpoint } from 
 import { serialSaves } from '#lib/serial-saves.ts';
 import { showToast } from '#lib/toasts.ts';
 import { useHydrated } from '#lib/use-hydrated.ts';
-import type { PhotoItem } from '#lib/repair-orders/photos.ts';
-import PhotoGrid, { type PhotoLabels } from '#components/PhotoGrid.tsx';
 
 export type CheckpointLabels = {
   results: Record<CheckResult, string>;
@@ -88,11 +86,11 @@ type Props = {
   labels: CheckpointLabels;
   /** A post without JavaScript that failed: that row comes back as typed, with the reason. */
   failure?: { id: string; values: Draft; message: string } | null;
-  /** Each checkpoint's photos, by id (decision 088); added and deleted by page posts. */
-  photos: Record<string, PhotoItem[]>;
-  photoLabels: PhotoLabels;
-  /** A photo post refused: beside that checkpoint's photo field. */
-  photoFailure?: { id: string; message: string } | null;
+  /**
+   * Each checkpoint's photos and photo forms, by id (decision 088), as markup the server drew
+   * (PhotoGrid): plain forms that post to the page, so the island ships none of their code.
+   */
+  photos: Record<string, string>;
 };
 
 /** `mine`: a conflict's own answer, kept on screen to apply again. */
@@ -650,14 +648,10 @@ export default function CheckpointsList(props: Props) {
                         )}
                       </div>
                     </form>
-                    <PhotoGrid
-                      id={row.id}
-                      photos={props.photos[row.id] ?? []}
-                      labels={props.photoLabels}
-                      addAction={canAnswer ? `${props.action}&action=photos&id=${row.id}` : null}
-                      removeAction={(photoId) => `${props.action}&action=supprimer-photo&id=${photoId}`}
-                      error={props.photoFailure?.id === row.id ? props.photoFailure.message : null}
-                    />
+                    {props.photos[row.id] && (
+                      // biome-ignore lint/security/noDangerouslySetInnerHtml: the server's own PhotoGrid markup (React-escaped), no user HTML
+                      <div dangerouslySetInnerHTML={{ __html: props.photos[row.id]! }} />
+                    )}
                     {state.mine && state.status === 'conflict' && (
                       <div className="flex flex-wrap items-center gap-3 border-t border-line pt-3">
                         <p className="text-sm font-semibold">
