@@ -162,3 +162,32 @@ test.describe('reading photos', () => {
     await context.close();
   });
 });
+
+test.describe('a diagnostician on a measure', () => {
+  test.use({ storageState: storageState('diagnostician'), ...touchTablet() });
+
+  test('adds photos to a measure and deletes one; a mechanic reads them with no form', async ({ page, browser }) => {
+    await page.goto(`/repair-orders?recherche=${OPEN}`);
+    await page.getByRole('link', { name: OPEN, exact: true }).click();
+    const order = new URL(page.url()).pathname;
+    await page.goto(`${order}/diagnostic?onglet=mesures`);
+    await page.locator(`a[href^="${order}/measure/"]`).first().click();
+    await expect(page).toHaveURL(/\/measure\//);
+    const photos = page.locator('#photos-mesure');
+    await photos.getByLabel('Prendre ou choisir des photos').setInputFiles([
+      { name: 'manometre.jpg', mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') },
+      { name: 'prise.png', mimeType: 'image/png', buffer: await cameraPhoto('png', '#047857') },
+    ]);
+    await photos.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.getByText('2 photos ajoutées')).toBeVisible();
+    await expect(page.locator('#photos-mesure').getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(2);
+    await page.locator('#photos-mesure').getByRole('button', { name: 'Supprimer la photo' }).first().click();
+    await expect(page.getByText('Photo supprimée')).toBeVisible();
+    await expect(page.locator('#photos-mesure').getByRole('link', { name: /^Photo 1 : prise\.jpg/ })).toBeVisible();
+    const mechanic = await (await browser.newContext({ storageState: storageState('mechanic') })).newPage();
+    await mechanic.goto(page.url());
+    await expect(mechanic.locator('#photos-mesure').getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(1);
+    await expect(mechanic.getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
+    await mechanic.context().close();
+  });
+});

@@ -4,14 +4,17 @@
 // HEIC, a file too large or broken is refused in French and nothing is kept; a closed order's
 // photos are read-only; deleting a photo, a measure or the order takes the photos' bytes with them.
 import { and, eq } from 'drizzle-orm';
+import { readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, files, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
 import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
+import { storageServer } from './support/storage.ts';
 import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto } from './kit/photos.ts';
 
+const s3 = storageServer();
 const upload = (name: string, bytes: Buffer) => new File([new Uint8Array(bytes)], name);
 
 describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measures on %s', (kind) => {
@@ -211,5 +214,31 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
       expect(meta.exif).toBeUndefined();
       expect((await sharp(await bytesOf(row.thumbnailId!)).metadata()).width).toBe(400);
     }
+  });
+});
+
+describe('photos kept in an S3 bucket', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { env: await s3.env('s3') });
+  });
+  afterAll(() => t?.close());
+
+  it('stores the photo and its thumbnail as objects of the bucket, without GPS, and removes both with the photo', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    await mechanic.addToCheckpoint(point.id, [upload('fuite.webp', await cameraPhoto('webp'))]);
+    const [photo] = await mechanic.photosOf(orderId);
+    const objects = () => readdirSync(s3.server!.dir, { recursive: true }).map(String);
+    for (const id of [photo!.fileId, photo!.thumbnailId!]) {
+      expect(objects().some((name) => name.includes(id))).toBe(true);
+      const bytes = (await t.app.services.files.blobs.read(id))!;
+      expect((await sharp(bytes).metadata()).exif).toBeUndefined();
+      expect(carriesExif(bytes)).toBe(false);
+    }
+    await mechanic.removeFromCheckpoint(photo!.id);
+    for (const id of [photo!.fileId, photo!.thumbnailId!]) expect(await t.app.services.files.blobs.read(id)).toBeNull();
   });
 });

@@ -30,16 +30,18 @@ type Props = {
   removeAction: (photoId: string) => string;
   /** A refused post's message, beside the field. */
   error?: string | null | undefined;
+  /** The title's level: under a checkpoint's h3 by default, a section of its own on the measure page. */
+  heading?: 'h2' | 'h4';
 };
 
-export default function PhotoGrid({ id, photos, labels, addAction, removeAction, error }: Props) {
+export default function PhotoGrid({ id, photos, labels, addAction, removeAction, error, heading: Heading = 'h4' }: Props) {
   if (!photos.length && !addAction) return null;
   return (
     <div className="flex flex-col gap-2 border-t border-line pt-3">
-      <h4 className="text-sm font-semibold">
+      <Heading className="text-sm font-semibold">
         {labels.title}
         {photos.length > 0 && ` (${photos.length})`}
-      </h4>
+      </Heading>
       {photos.length > 0 && (
         <ul className="grid grid-cols-2 gap-2 sm:grid-cols-4">
           {photos.map((photo, i) => (
