@@ -169,7 +169,9 @@ describe('backups', { timeout: 180_000 }, () => {
     const databaseUrl = await createPostgresDatabase();
     const dataDir = fresh('to-postgres');
     const restore = await cli(['restore', archive], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...secrets });
-    expect(restore.stderr).toMatch(new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 38 tables, \d+ files \(\d+\.\d MB\), migration ${LATEST}\n$`));
+    expect(restore.stderr).toMatch(
+      new RegExp(String.raw`^Restored .+pglite\.tar\.gz: \d+ rows in 38 tables, \d+ files \(\d+\.\d MB\), migration ${LATEST}\n$`),
+    );
     expect(restore.status).toBe(0);
     console.log(`PGlite → PostgreSQL: backup ${backup.ms} ms, restore ${restore.ms} ms, archive ${readFileSync(archive).length} bytes`);
 
