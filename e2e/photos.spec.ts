@@ -5,7 +5,7 @@
 // order read the photos with no form, a forged deletion refused; the report and its PDF show them.
 import sharp from 'sharp';
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
-import { expect, test } from './support/test.ts';
+import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { openProcedure, refusedPost, storageState, touchTablet } from './support/fixtures.ts';
 import { cameraPhoto, hasGpsIfd, phonePhoto } from '../tests/kit/photos.ts';
 
@@ -78,6 +78,24 @@ test.describe('a mechanic on a tablet', () => {
     }
   });
 
+  test('in a Wi-Fi dead spot, keeps the form and the photos picked and says so, then sends them once the network is back', async ({ page, context }) => {
+    allowBrowserErrors(/ERR_INTERNET_DISCONNECTED|ERR_FAILED|ERR_NETWORK_CHANGED/);
+    await openProcedure(page, OPEN);
+    const row = page.locator('li[id^="point-"]').nth(1);
+    const rowId = await row.getAttribute('id');
+    await row.getByLabel('Prendre ou choisir des photos').setInputFiles({ name: 'bride.jpg', mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') });
+    await context.setOffline(true);
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(row.getByRole('status').filter({ hasText: 'Envoi interrompu' })).toHaveText(
+      'Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.',
+    );
+    expect(await row.getByLabel('Prendre ou choisir des photos').evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe('bride.jpg');
+    await context.setOffline(false);
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.getByText('Photo ajoutée')).toBeVisible();
+    await expect(page.locator(`#${rowId}`).getByRole('link', { name: /^Photo 1 : bride\.jpg/ })).toBeVisible();
+  });
+
   test('without JavaScript, adds photos and deletes one with plain forms', async ({ browser }) => {
     const context = await browser.newContext({ storageState: storageState('mechanic'), javaScriptEnabled: false, ...touchTablet() });
     const page = await context.newPage();
@@ -120,7 +138,8 @@ test.describe('reading photos', () => {
     const orderUrl = new URL(page.url());
     await page.goto(`${orderUrl.pathname}/report`);
     const grids = page.getByRole('list', { name: /^Photos : / });
-    await expect(grids).toHaveCount(2);
+    // One photo left on each of the first three checkpoints by the tests above.
+    await expect(grids).toHaveCount(3);
     await expect(grids.first().locator('img')).toHaveCount(1);
     const pdf = await page.request.get(`${orderUrl.pathname}/report.pdf`);
     expect(pdf.status()).toBe(200);
@@ -134,7 +153,7 @@ test.describe('reading photos', () => {
       const ops = await (await doc.getPage(n)).getOperatorList();
       images += ops.fnArray.filter((fn) => fn === OPS.paintImageXObject).length;
     }
-    expect(images).toBe(2);
+    expect(images).toBe(3);
     await context.close();
   });
 

@@ -37,7 +37,8 @@ type Props = {
 export default function PhotoGrid({ id, photos, labels, addAction, removeAction, error, heading: Heading = 'h4' }: Props) {
   if (!photos.length && !addAction) return null;
   return (
-    <div className="flex flex-col gap-2 border-t border-line pt-3">
+    // Under a checkpoint's answer, a rule parts them; the measure page's card needs none.
+    <div className={Heading === 'h4' ? 'flex flex-col gap-2 border-t border-line pt-3' : 'flex flex-col gap-2'}>
       <Heading className="text-sm font-semibold">
         {labels.title}
         {photos.length > 0 && ` (${photos.length})`}
