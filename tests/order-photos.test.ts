@@ -119,6 +119,16 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
     expect(await mechanic.photosOf(orderId)).toEqual([]);
   });
 
+  it('keeps a photographed checkpoint: the diagnostic is not taken back over it, as over an answered one', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    await (await as('mechanic')).addToCheckpoint(point.id, [upload('a.jpg', await cameraPhoto('jpeg'))]);
+    expect((await gql.diagnostician(M.reopenDiagnostic, { o: orderId })).errors![0]!.message).toBe(
+      'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.',
+    );
+    expect(await (await as('mechanic')).photosOf(orderId)).toHaveLength(1);
+  });
+
   it('lets the mechanic add to a checkpoint but not the commercial; measures by the diagnostician only', async () => {
     const { orderId } = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
     const [point] = await checkpointsOf(gql.mechanic, orderId);
