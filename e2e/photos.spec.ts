@@ -10,7 +10,7 @@ import { openProcedure, refusedPost, storageState, touchTablet } from './support
 import { cameraPhoto, hasGpsIfd, phonePhoto } from '../tests/kit/photos.ts';
 
 // A demo order in progress whose procedure is validated, that no other spec changes.
-const OPEN = 'OR-2026-0463';
+const OPEN = 'OR-2026-0351';
 // A closed demo order with two photos on its first checkpoint (server/demo/diagnostics.ts).
 const CLOSED = 'OR-2025-0615';
 const NOT_PHOTO = "« notes.jpg » n'est pas une photo : JPEG, PNG ou WebP seulement.";
@@ -86,7 +86,7 @@ test.describe('a mechanic on a tablet', () => {
     await row.getByLabel('Prendre ou choisir des photos').setInputFiles({ name: 'bride.jpg', mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') });
     await context.setOffline(true);
     await row.getByRole('button', { name: 'Envoyer les photos' }).click();
-    await expect(row.getByRole('status').filter({ hasText: 'Envoi interrompu' })).toHaveText(
+    await expect(row.locator('[data-photos-status]')).toHaveText(
       'Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.',
     );
     expect(await row.getByLabel('Prendre ou choisir des photos').evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe('bride.jpg');

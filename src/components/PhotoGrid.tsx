@@ -104,7 +104,8 @@ export default function PhotoGrid({ id, photos, labels, addAction, removeAction,
             </p>
           )}
           <progress max={100} value={0} hidden className="w-full" />
-          <p role="status" className="text-sm font-semibold" data-photos-status="" />
+          {/* Announced as it changes; not a row's status (the checkpoint's answer has that role). */}
+          <p aria-live="polite" className="text-sm font-semibold" data-photos-status="" />
           <div>
             <button type="submit" className="btn btn-primary min-h-12">
               {labels.send}
