@@ -12,7 +12,7 @@ import { DomainError } from '#server/errors.ts';
 import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { storageServer } from './support/storage.ts';
-import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto } from './kit/photos.ts';
+import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto, pixelBomb } from './kit/photos.ts';
 
 const s3 = storageServer();
 const upload = (name: string, bytes: Buffer) => new File([new Uint8Array(bytes)], name);
@@ -109,6 +109,9 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
     );
     expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('enorme.jpg', Buffer.alloc(21 * 1024 * 1024, 0xff))]))).toBe(
       '« enorme.jpg » est trop volumineuse : 20 Mo au plus par photo.',
+    );
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('bombe.png', pixelBomb())]))).toBe(
+      '« bombe.png » a trop de pixels (64 millions au plus).',
     );
     const cut = (await cameraPhoto('jpeg')).subarray(0, 600);
     expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('coupee.jpg', cut)]))).toBe(
