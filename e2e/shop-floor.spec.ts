@@ -206,8 +206,9 @@ test.describe('without JavaScript', () => {
     await expect(again.getByRole('status')).toHaveText('Nombre invalide');
     await expect(again.getByLabel('Commentaire')).toHaveValue('Sonde indisponible');
     await expect(again.getByLabel('Valeur mesurée')).toHaveValue('abc');
-    // One button, «Enregistrer»: «Réessayer» is the island's, for a save that got no answer.
-    await expect(again.getByRole('button')).toHaveText(['Enregistrer']);
+    // One button, «Enregistrer»: «Réessayer» is the island's, for a save that got no answer (the
+    // row's photo form, decision 088, is a form of its own).
+    await expect(again.locator('form').first().getByRole('button')).toHaveText(['Enregistrer']);
     // A reload reads the page again; it does not post again.
     await page.reload();
     expect(posts).toHaveLength(1);

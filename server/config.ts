@@ -192,7 +192,7 @@ export type Config = {
   /** Bytes no row claims are removed once older than this (a crash between the two writes). */
   storageOrphanGraceMs: number;
   /** Largest file each storage bucket accepts, in bytes. */
-  storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents', number>;
+  storageMaxBytes: Record<'diagnostic-import' | 'measure' | 'outage' | 'documents' | 'photo', number>;
   /** Where the bytes of stored files live: DATA_DIR/files, or an S3-compatible bucket. */
   storage: StorageConfig;
   /** Reverse proxies in front: the client address comes from X-Forwarded-For only when > 0. */
@@ -384,7 +384,7 @@ const MB = 1024 * 1024;
 /** Documents and images up to 20 MB; buckets that take videos up to 200 MB, unless capped. */
 function storageCaps(capMb: number | undefined): Config['storageMaxBytes'] {
   const cap = (mb: number) => Math.min(mb, capMb ?? mb) * MB;
-  return { 'diagnostic-import': cap(20), measure: cap(20), outage: cap(200), documents: cap(200) };
+  return { 'diagnostic-import': cap(20), measure: cap(20), outage: cap(200), documents: cap(200), photo: cap(20) };
 }
 
 /** The key file of secrets at rest: the current key on its first line, keys being retired after. */

@@ -25,6 +25,7 @@ import { createFaultCodesService, faultCodesPermissions } from './repair-orders/
 import { createDiagnosticService, diagnosticPermissions } from './repair-orders/diagnostic.ts';
 import { createOutageSheetService, outageSheetPermissions } from './repair-orders/outage-sheet.ts';
 import { createOrderMeasuresService, orderMeasuresPermissions } from './repair-orders/measures.ts';
+import { createOrderPhotosService, orderPhotosPermissions } from './repair-orders/photos.ts';
 import { createOrderProcedureService, orderProcedurePermissions } from './repair-orders/procedure.ts';
 import { ReportPdfThread } from './repair-orders/report-pdf-thread.ts';
 import { createRepairOrdersService, repairOrdersPermissions } from './repair-orders/service.ts';
@@ -93,6 +94,7 @@ export function createDomainServices(deps: { db: Database['db']; files: FileStor
     overview: createOverviewService({ db }),
     /** The customer's outage sheet (issue 32, decision 090), read from the services above. */
     outageSheet: createOutageSheetService({ repairOrders, faultCodes, symptoms, diagnostic, gearboxModels }),
+    orderPhotos: createOrderPhotosService({ db, files }),
   };
 }
 export type DomainServices = ReturnType<typeof createDomainServices>;
@@ -116,6 +118,7 @@ export const permissions = {
   audit: auditPermissions,
   overview: overviewPermissions,
   outageSheet: outageSheetPermissions,
+  orderPhotos: orderPhotosPermissions,
 } as const satisfies { [K in keyof DomainServices]: PermissionTable<DomainServices[K]> };
 
 /** The domain services as one viewer reaches them. */

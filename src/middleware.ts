@@ -7,6 +7,7 @@ import { formatWait } from '#lib/format.ts';
 import { isRole } from '#lib/roles.ts';
 import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
 import { safeRedirect } from '#lib/redirects.ts';
+import { PHOTO_UPLOAD_HEADER } from '#lib/repair-orders/photo-upload.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderContinuePage, renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
@@ -194,7 +195,9 @@ const session = defineMiddleware(async (context, next) => {
   locals.services = services.forViewer(null);
   locals.user = null;
   locals.session = null;
-  locals.flash = takeFlash(cookies);
+  // The page a photo upload's XHR followed its redirect to is not shown: its toast waits for the
+  // page the script opens next (PhotoUpload.astro, decision 088).
+  locals.flash = context.request.headers.get(PHOTO_UPLOAD_HEADER) ? [] : takeFlash(cookies);
   locals.passwordDialog = null;
   // A refused post waits only for the page that showed it (decision 064), signed in or out.
   leaveRefusal(context);

@@ -89,6 +89,7 @@ describe('the intervention report PDF, drawn alone', () => {
               value: '4,6',
               comment: 'Léger dépassement',
               answered: 'Marc Petit, 21/11/2026 09:30',
+              photos: [],
             },
           ],
         },

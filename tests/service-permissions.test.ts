@@ -104,6 +104,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
   overview: { orderFigures: OVERVIEW },
   // Issue 32, decision 090: the sheet handed to the customer, by those who diagnose or talk to customers.
   outageSheet: { sheetOf: ['app_admin', 'diagnostician', 'commercial'] },
+  orderPhotos: { photosOf: ALL, addToCheckpoint: FOLLOWERS, addToMeasure: WRITERS, removeFromCheckpoint: FOLLOWERS, removeFromMeasure: WRITERS },
 };
 
 // The services as built, over nothing: what is checked is who reaches a function, not what it does.

@@ -14,6 +14,8 @@ import type { Db } from '#server/db/client.ts';
 import { generator, pick, seedOf } from './stock.ts';
 import type { DemoOrder } from './orders.ts';
 import { snapshotProcedures } from '#server/repair-orders/diagnostic.ts';
+import { makePhoto, PHOTO_KIND } from '#server/repair-orders/photos.ts';
+import { PHOTO_BUCKET } from '#lib/storage/files.ts';
 import {
   baseItems,
   errorCodes,
@@ -249,6 +251,53 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
         comment: pick(rand, ['', 'Essai routier de 20 km concluant.', 'Client prévenu, véhicule prêt.']),
       });
     }
+  }
+  // Two closed orders show the photos taken on their first checkpoint (decision 088).
+  for (const order of validated.filter((o) => o.status === 'CLOSED').slice(0, 2)) {
+    const [point] = await db
+      .select({ id: orderCheckpoints.id })
+      .from(orderCheckpoints)
+      .where(eq(orderCheckpoints.orderId, order.id))
+      .orderBy(orderCheckpoints.position)
+      .limit(1);
+    if (point) await seedPhotos(db, order, point.id, deps);
+  }
+}
+
+/** Drawn photos of a checkpoint, made as an upload makes them (upright, 2048 px at most, no metadata, a thumbnail). */
+async function seedPhotos(db: Db, order: SeededOrder, checkpointId: string, deps: { store: FileStore; files: DemoFile[] }) {
+  const [mechanic] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'mecanicien@demo.local'));
+  const { default: sharp } = await import('sharp');
+  const drawn = [
+    ['embrayage-c1.jpg', '#7c2d12', 'Disques C1 : garnitures usées'],
+    ['huile-vidange.jpg', '#3f2a14', 'Huile de vidange noire, odeur de brûlé'],
+  ] as const;
+  for (const [i, [name, colour, caption]] of drawn.entries()) {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900"><rect width="1200" height="900" fill="${colour}"/><circle cx="600" cy="470" r="300" fill="#292524" stroke="#a8a29e" stroke-width="36"/><circle cx="600" cy="470" r="110" fill="#78716c"/><text x="60" y="110" font-size="64" fill="#fafaf9" font-family="sans-serif">${caption}</text></svg>`;
+    const made = await makePhoto(name, await sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer(), Number.POSITIVE_INFINITY);
+    const ids = [made.photo, made.thumbnail].map((bytes, k) => {
+      const tmp = path.join(deps.store.tmpDir, randomUUID());
+      writeFileSync(tmp, bytes);
+      const file: DemoFile = {
+        tmp,
+        id: randomUUID(),
+        name: k === 0 ? name : `miniature-${name}`,
+        size: bytes.length,
+        etag: `"${createHash('md5').update(bytes).digest('hex')}"`,
+        mimeType: 'image/jpeg',
+      };
+      deps.files.push(file);
+      return file;
+    });
+    await db.insert(files).values(ids.map(({ tmp: _tmp, ...f }) => ({ ...f, bucketId: PHOTO_BUCKET, uploadedByUserId: mechanic?.id ?? null })));
+    await db.insert(orderFiles).values({
+      orderId: order.id,
+      kind: PHOTO_KIND,
+      checkpointId,
+      fileId: ids[0]!.id,
+      thumbnailId: ids[1]!.id,
+      createdAt: new Date(new Date(order.updatedAt).getTime() - 60_000 + i),
+    });
   }
 }
 

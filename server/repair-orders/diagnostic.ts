@@ -11,6 +11,7 @@ import { prepared, rawRead } from '#server/db/prepared.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import {
   orderCheckpoints,
+  orderFiles,
   orderOutages,
   users,
   orderProcedures,
@@ -426,7 +427,12 @@ export function createDiagnosticService(deps: { db: Db; gearboxModels: GearboxMo
           .select({ n: count() })
           .from(orderCheckpoints)
           .where(and(eq(orderCheckpoints.orderId, orderId), isNotNull(orderCheckpoints.checkResult)));
-        if (answered!.n > 0) throw conflict('answered', t('refusals.checkpointsAnswered'));
+        // A photo is part of an answer (decision 088): the checkpoint it shows is kept.
+        const [photographed] = await tx
+          .select({ n: count() })
+          .from(orderFiles)
+          .where(and(eq(orderFiles.orderId, orderId), isNotNull(orderFiles.checkpointId)));
+        if (answered!.n > 0 || photographed!.n > 0) throw conflict('answered', t('refusals.checkpointsAnswered'));
         await tx.delete(orderCheckpoints).where(eq(orderCheckpoints.orderId, orderId));
         await tx.update(orderProcedures).set({ name: null, description: null, steps: null }).where(eq(orderProcedures.orderId, orderId));
         await setStep(tx, orderId, STEP.visualised, { validatedAt: null, validatedById: null });

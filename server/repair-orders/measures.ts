@@ -12,7 +12,7 @@ import { files, gearboxMeasures, orderFiles, orderMeasures, repairOrders } from 
 import type { FileStore } from '#server/storage/store.ts';
 import { versionOf } from './versions.ts';
 import { openOrder, type Tx } from './open-order.ts';
-import { dropStoredRows, linkOrderFile, removeStoredFiles } from './order-files.ts';
+import { dropStoredRows, linkedFileIds, linkOrderFile, removeStoredFiles } from './order-files.ts';
 import { conflict, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { changesOf, record } from '#server/audit/record.ts';
@@ -133,12 +133,8 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
         let discarded: { id: string; name: string }[] = [];
         let fileIds: string[] = [];
         if (!done) {
-          fileIds = (
-            await tx
-              .select({ fileId: orderFiles.fileId })
-              .from(orderFiles)
-              .where(and(eq(orderFiles.orderId, orderId), eq(orderFiles.kind, MEASURE_FILE), isNotNull(orderFiles.measureId)))
-          ).map((r) => r.fileId);
+          // The measures' files and photos (with their thumbnails).
+          fileIds = await linkedFileIds(tx, and(eq(orderFiles.orderId, orderId), isNotNull(orderFiles.measureId)));
           discarded = await tx.delete(orderMeasures).where(eq(orderMeasures.orderId, orderId)).returning({ id: orderMeasures.id, name: orderMeasures.name });
           await dropStoredRows(tx, fileIds);
         }
@@ -236,7 +232,7 @@ export function createOrderMeasuresService(deps: { db: Db; files?: FileStore }) 
     removeMeasure: async (_viewer: Viewer, id: string) => {
       const fileIds = await db.transaction(async (tx) => {
         const { current, order } = await measureOf(tx, id);
-        const linked = (await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.measureId, id))).map((r) => r.fileId);
+        const linked = await linkedFileIds(tx, eq(orderFiles.measureId, id));
         await tx.delete(orderMeasures).where(eq(orderMeasures.id, id));
         await record(tx, { action: 'deleted', entity: { kind: 'order_measure', id, label: current.name }, parent: orderRef(order) });
         await dropStoredRows(tx, linked);

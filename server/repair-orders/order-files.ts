@@ -1,7 +1,7 @@
 // The files of an order's diagnostic (measure and curve files, imports): linking one the storage
 // API stored; dropping them with what used them, then their bytes once that is committed. One
 // place for measures, curves, imports and the order itself.
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, type SQL } from 'drizzle-orm';
 import { files, gearboxDocuments, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import { pgCode } from '#server/db/errors.ts';
 import type { FileStore } from '#server/storage/store.ts';
@@ -40,6 +40,12 @@ export async function linkOrderFile(
   await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, values.orderId));
   await record(tx, { action: 'created', entity: { kind: 'order_file', id: row!.id, label: file.name }, parent: await orderOf(tx, values.orderId) });
   return row!.id;
+}
+
+/** The stored files of the links `where` names: each file, and a photo's thumbnail (decision 088). */
+export async function linkedFileIds(tx: Tx, where: SQL | undefined): Promise<string[]> {
+  const rows = await tx.select({ fileId: orderFiles.fileId, thumbnailId: orderFiles.thumbnailId }).from(orderFiles).where(where);
+  return rows.flatMap((r) => (r.thumbnailId ? [r.fileId, r.thumbnailId] : [r.fileId]));
 }
 
 /** The stored files' rows, in the transaction that drops what used them (their links go by cascade). */

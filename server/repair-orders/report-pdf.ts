@@ -4,7 +4,7 @@
 // where a .tsx file would write JSX, which Node does not read.
 import { createRequire } from 'node:module';
 import { createElement as h, Fragment, type ReactElement, type ReactNode } from 'react';
-import { Document, type DocumentProps, Font, Line, Page, Path, pdf, Polygon, Polyline, Rect, StyleSheet, Svg, Text, View } from '@react-pdf/renderer';
+import { Document, type DocumentProps, Font, Image, Line, Page, Path, pdf, Polygon, Polyline, Rect, StyleSheet, Svg, Text, View } from '@react-pdf/renderer';
 import { extent, ticks, type Curve } from '#lib/repair-orders/curves.ts';
 import { formatNumber } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
@@ -12,6 +12,11 @@ import type { CheckResult } from '#lib/repair-orders/measures.ts';
 
 /** A label and its value; `whole` for a number or a date, which never wraps (labels and words may). */
 export type ReportField = { label: string; value: string; whole?: boolean };
+/**
+ * A photo of a checkpoint or a measure (decision 088): the page links its thumbnail and the full
+ * photo; the PDF embeds the thumbnail's JPEG bytes (`bytes`, read only for the PDF).
+ */
+export type ReportPhoto = { id: string; name: string; href: string; thumbnail: string; thumbnailId: string; bytes?: Uint8Array };
 export type ReportCheckpoint = {
   id: string;
   name: string;
@@ -21,9 +26,19 @@ export type ReportCheckpoint = {
   value: string;
   comment: string;
   answered: string;
+  photos: ReportPhoto[];
 };
 export type ReportProcedure = { id: string; name: string; description: string; steps: string[]; checkpoints: ReportCheckpoint[] };
-export type ReportMeasure = { id: string; name: string; bounds: string; value: string; result: CheckResult | null; resultLabel: string; comment: string };
+export type ReportMeasure = {
+  id: string;
+  name: string;
+  bounds: string;
+  value: string;
+  result: CheckResult | null;
+  resultLabel: string;
+  comment: string;
+  photos: ReportPhoto[];
+};
 export type ReportChart = { title: string; reference: Curve | null; measured: Curve | null };
 export type ReportCurve = { id: string; description: string; result: string; comment: string; charts: ReportChart[]; problems: string[] };
 export type ReportCondition = { id: string; name: string; detail: string; conditions: ReportField[]; comment: string };
@@ -176,7 +191,29 @@ type Cell = string | ReactNode;
  * A table whose rows never split across pages, its header row repeated at the top of every page
  * it continues on (`fixed` inside the table's View); widths are shares of the content width.
  */
-function Table({ head, widths, rows }: { head: string[]; widths: number[]; rows: Cell[][] }) {
+/**
+ * Photos as a grid of thumbnails, four to a row at most, each kept whole on its page (decision
+ * 088); a photo whose bytes could not be read is left out.
+ */
+function PhotoRow({ photos }: { photos: ReportPhoto[] }) {
+  const shown = photos.filter((p) => p.bytes);
+  if (!shown.length) return null;
+  return h(
+    View,
+    {
+      style: { flexDirection: 'row', flexWrap: 'wrap', padding: 2, borderLeftWidth: 0.75, borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE },
+    },
+    shown.map((p) =>
+      h(
+        View,
+        { key: p.id, style: { width: '25%', padding: 2 }, wrap: false },
+        h(Image, { src: { data: Buffer.from(p.bytes!), format: 'jpg' }, style: { height: 90, objectFit: 'contain' } }),
+      ),
+    ),
+  );
+}
+
+function Table({ head, widths, rows, after }: { head: string[]; widths: number[]; rows: Cell[][]; after?: (row: number) => ReactNode }) {
   const cell = (content: Cell, i: number, bold = false) =>
     h(
       View,
@@ -194,9 +231,15 @@ function Table({ head, widths, rows }: { head: string[]; widths: number[]; rows:
     ),
     rows.map((row, r) =>
       h(
-        View,
-        { key: r, style: s.row, wrap: false },
-        row.map((content, i) => cell(content, i, i === 0)),
+        Fragment,
+        { key: r },
+        h(
+          View,
+          { style: s.row, wrap: false },
+          row.map((content, i) => cell(content, i, i === 0)),
+        ),
+        // Under the row, across the table: what belongs to it (a checkpoint's photos).
+        after?.(r),
       ),
     ),
   );
@@ -433,6 +476,7 @@ export function ReportDocument({ report }: { report: Report }) {
                   c.comment,
                   c.answered,
                 ]),
+                after: (r) => h(PhotoRow, { photos: p.checkpoints[r]!.photos }),
               }),
         ),
       ),
@@ -443,6 +487,7 @@ export function ReportDocument({ report }: { report: Report }) {
             head: [t('report.measure'), t('report.bounds'), t('report.value'), t('report.result'), t('report.comment')],
             widths: [28, 15, 14, 20, 23],
             rows: report.measures.map((m) => [m.name, m.bounds, m.value, h(Badge, { result: m.result, label: m.resultLabel }), m.comment]),
+            after: (r) => h(PhotoRow, { photos: report.measures[r]!.photos }),
           }),
       report.curves.length === 0 && h(View, { wrap: false }, h(H2, null, t('report.curves')), h(Muted, null, t('report.noCurves'))),
       report.curves.map((curve, i) =>

@@ -14,7 +14,7 @@ import { queryRows, type Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
 import { gearboxModels, interventionHistory, orderFiles, repairOrderCounts, repairOrders, users } from '#server/db/schema/index.ts';
 import type { FileStore } from '#server/storage/store.ts';
-import { dropStoredRows, removeStoredFiles } from './order-files.ts';
+import { dropStoredRows, linkedFileIds, removeStoredFiles } from './order-files.ts';
 import { shownModel } from './closed-names.ts';
 import { CLOSED } from './open-order.ts';
 import { versionOf } from './versions.ts';
@@ -384,15 +384,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
         // A closed order is a record (decision 043): it is reopened before anything else, deletion too.
         const [current] = await tx.select({ status: repairOrders.status }).from(repairOrders).where(eq(repairOrders.id, id)).for('update');
         if (current?.status === 'CLOSED') throw conflict('closed', t('refusals.orderClosedDelete'));
-        const linked = await tx.select({ fileId: orderFiles.fileId }).from(orderFiles).where(eq(orderFiles.orderId, id));
+        const linked = await linkedFileIds(tx, eq(orderFiles.orderId, id));
         const [deleted] = await tx.delete(repairOrders).where(eq(repairOrders.id, id)).returning();
         if (!deleted) throw notFound(t('errors.repairOrderLoad'));
         await record(tx, { action: 'deleted', entity: orderRef(deleted) });
-        await dropStoredRows(
-          tx,
-          linked.map((l) => l.fileId),
-        );
-        return { row: deleted, fileIds: linked.map((l) => l.fileId) };
+        await dropStoredRows(tx, linked);
+        return { row: deleted, fileIds: linked };
       });
       await removeStoredFiles(deps.files, fileIds);
       return row;

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { opensInline } from '#lib/gearboxes/documents.ts';
-import { buckets, isBucketId, UNSUPPORTED_FORMAT, type BucketId } from '#lib/storage/files.ts';
+import { buckets, isBucketId, PHOTO_BUCKET, UNSUPPORTED_FORMAT, type BucketId } from '#lib/storage/files.ts';
 
 const bucketIds = Object.keys(buckets) as BucketId[];
 import { canWriteBucket } from '#lib/permissions.ts';
@@ -23,6 +23,9 @@ import { DomainError, type DomainErrorKind, refuse } from '#server/errors.ts';
 import { recordFileChange } from '#server/audit/files.ts';
 import { t } from '#lib/i18n.ts';
 import { handedWhole } from '#server/log.ts';
+
+/** Photos are made by the server from what was taken (decision 088): the API writes none, nor replaces or deletes one. */
+const apiWrites = (role: Parameters<typeof canWriteBucket>[0], bucket: BucketId) => bucket !== PHOTO_BUCKET && canWriteBucket(role, bucket);
 
 const MAX_FILES = 20;
 const PRESIGNED_SECONDS = 3600;
@@ -228,7 +231,7 @@ export function createStorageRoutes(deps: {
   async function upload(req: IncomingMessage, res: ServerResponse) {
     const viewer = await viewerOf(req);
     // A role that may write no bucket is refused before a byte is read.
-    if (!bucketIds.some((bucket) => canWriteBucket(viewer.role, bucket))) throw refuse('forbidden', t('refusals.forbidden'));
+    if (!bucketIds.some((bucket) => apiWrites(viewer.role, bucket))) throw refuse('forbidden', t('refusals.forbidden'));
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', t('refusals.multipartExpected'));
     // Before a byte is read: a nearly full disk refuses what the request says it carries.
@@ -236,7 +239,7 @@ export function createStorageRoutes(deps: {
     const { bucketId = 'documents', parts, metadata } = await readMultipart(req);
     try {
       if (!isBucketId(bucketId)) throw refuse('invalid', t('refusals.unknownBucket'));
-      if (!canWriteBucket(viewer.role, bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
+      if (!apiWrites(viewer.role, bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
       if (parts.length === 0) throw refuse('invalid', t('refusals.noFileReceived'));
       const checked: { tmp: string; id: string; name: string; size: number; etag: string; mimeType: string }[] = [];
       for (const [i, part] of parts.entries()) {
@@ -262,7 +265,7 @@ export function createStorageRoutes(deps: {
   async function replace(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
+    if (!isBucketId(row.bucketId) || !apiWrites(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
     const type = (req.headers['content-type'] ?? '').toLowerCase();
     if (!type.startsWith('multipart/form-data')) throw refuse('unsupported', t('refusals.multipartExpected'));
     store.assertRoom(Number(req.headers['content-length'] ?? 0) || maxBytes);
@@ -352,7 +355,7 @@ export function createStorageRoutes(deps: {
   async function remove(req: IncomingMessage, res: ServerResponse, id: string) {
     const viewer = await viewerOf(req);
     const row = await findFile(id);
-    if (!isBucketId(row.bucketId) || !canWriteBucket(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
+    if (!isBucketId(row.bucketId) || !apiWrites(viewer.role, row.bucketId)) throw refuse('forbidden', t('refusals.forbidden'));
     // The document or order file it takes with it (foreign keys cascade) records its deletion, in the same transaction.
     await store.remove(row.id, { inTransaction: (tx) => recordFileChange(tx, row.id, { action: 'deleted' }, { id: viewer.id }) });
     res.writeHead(204);

@@ -45,6 +45,8 @@ export const bucketWriters = {
   outage: 'manageGearboxModels',
   /** A dossier's documents. */
   documents: 'manageGearboxModels',
+  /** Checkpoints' photos (followProcedures) and measures' (manageOrders, checked by the service). */
+  photo: 'followProcedures',
 } as const satisfies Record<BucketId, Capability>;
 
 export function canWriteBucket(role: Role | null | undefined, bucket: BucketId): boolean {

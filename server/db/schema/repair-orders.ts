@@ -1,7 +1,21 @@
 // Repair orders (SPEC §3): the order, its vehicle and its intervention history. The diagnostic
 // recorded on an order hangs off it in its own tables.
 import { sql } from 'drizzle-orm';
-import { boolean, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { users } from './auth.ts';
 import { baseItems } from './base.ts';
 import { errorCodes, gearboxDocuments, gearboxMeasures, gearboxModels, outages, procedureCheckpoints, repairProcedures } from './gearboxes.ts';
@@ -230,9 +244,13 @@ export const orderFiles = pgTable(
     kind: text('kind').notNull(),
     measureId: uuid('measure_id').references(() => orderMeasures.id, { onDelete: 'cascade' }),
     curveId: uuid('curve_id').references(() => orderCurves.id, { onDelete: 'cascade' }),
+    /** A checkpoint's photo (kind 'photo', decision 088); a measure's photo has its measureId. */
+    checkpointId: uuid('checkpoint_id').references((): AnyPgColumn => orderCheckpoints.id, { onDelete: 'cascade' }),
     fileId: uuid('file_id')
       .notNull()
       .references(() => files.id, { onDelete: 'cascade' }),
+    /** A photo's thumbnail, a stored file of its own (decision 088); dropped with the photo. */
+    thumbnailId: uuid('thumbnail_id').references(() => files.id, { onDelete: 'set null' }),
     comment: text('comment').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -240,6 +258,8 @@ export const orderFiles = pgTable(
     index('order_files_order_idx').on(t.orderId, t.kind),
     index('order_files_measure_idx').on(t.measureId),
     index('order_files_curve_idx').on(t.curveId),
+    index('order_files_checkpoint_idx').on(t.checkpointId),
+    uniqueIndex('order_files_thumbnail_key').on(t.thumbnailId),
     uniqueIndex('order_files_file_key').on(t.fileId),
   ],
 );

@@ -86,6 +86,11 @@ type Props = {
   labels: CheckpointLabels;
   /** A post without JavaScript that failed: that row comes back as typed, with the reason. */
   failure?: { id: string; values: Draft; message: string } | null;
+  /**
+   * Each checkpoint's photos and photo forms, by id (decision 088), as markup the server drew
+   * (PhotoGrid): plain forms that post to the page, so the island ships none of their code.
+   */
+  photos: Record<string, string>;
 };
 
 /** `mine`: a conflict's own answer, kept on screen to apply again. */
@@ -643,6 +648,10 @@ export default function CheckpointsList(props: Props) {
                         )}
                       </div>
                     </form>
+                    {props.photos[row.id] && (
+                      // biome-ignore lint/security/noDangerouslySetInnerHtml: the server's own PhotoGrid markup (React-escaped), no user HTML
+                      <div dangerouslySetInnerHTML={{ __html: props.photos[row.id]! }} />
+                    )}
                     {state.mine && state.status === 'conflict' && (
                       <div className="flex flex-wrap items-center gap-3 border-t border-line pt-3">
                         <p className="text-sm font-semibold">

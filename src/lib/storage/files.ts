@@ -22,9 +22,13 @@ export const buckets = {
   measure: { kinds: ['png', 'jpg', 'pdf', 'txt', 'xlsx', 'csv'] },
   outage: { kinds: ['png', 'jpg', 'pdf', 'video'] },
   documents: { kinds: ['pdf', 'png', 'jpg', 'csv', 'xls', 'video'] },
+  /** Checkpoints' and measures' photos, as the server made them (decision 088): never written through the storage API. */
+  photo: { kinds: ['jpg'] },
 } as const satisfies Record<string, { kinds: readonly FileKind[] }>;
 
 export type BucketId = keyof typeof buckets;
+
+export const PHOTO_BUCKET = 'photo' satisfies BucketId;
 
 export function isBucketId(value: unknown): value is BucketId {
   return typeof value === 'string' && Object.hasOwn(buckets, value);

@@ -33,6 +33,9 @@ import {
   unsavedOf,
 } from '#pages/repair-order/_order-form.ts';
 import type { Role } from '#lib/roles.ts';
+import type { PhotoItem } from '#lib/repair-orders/photos.ts';
+import { addedMessage, photoItemOf, postedPhotos } from '#lib/repair-orders/photos.server.ts';
+import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
 const orderTabs = ['general', 'codes-defaut', 'historique', 'informations-techniques', 'procedure', 'rapport'] as const;
@@ -86,8 +89,9 @@ const checkpointOf = (row: Awaited<ReturnType<Services['orderProcedure']['checkp
 
 /** The repair procedure once validated: the procedures with their checkpoints, closings and reopenings, in one read. */
 async function procedureOf(services: Services, orderId: string) {
-  const { procedures, events } = await services.orderProcedure.followedOf(orderId);
+  const [{ procedures, events }, photos] = await Promise.all([services.orderProcedure.followedOf(orderId), services.orderPhotos.photosOf(orderId)]);
   return {
+    photos: photosByCheckpoint(services, photos),
     procedures: procedures.map(({ id, name, description, steps, checkpoints }) => ({
       id,
       name,
@@ -97,6 +101,13 @@ async function procedureOf(services: Services, orderId: string) {
     })),
     events: events.map((e) => ({ kind: e.kind as OrderEventKind, at: iso(e.at)!, byName: e.byName, comment: e.comment })),
   };
+}
+
+/** The checkpoints' photos, by checkpoint, as the grids show them (links signed for the hour). */
+function photosByCheckpoint(services: Services, photos: Awaited<ReturnType<Services['orderPhotos']['photosOf']>>) {
+  const by: Record<string, PhotoItem[]> = {};
+  for (const p of photos) if (p.checkpointId) (by[p.checkpointId] ??= []).push(photoItemOf(services.files, p));
+  return by;
 }
 
 /** The technical information's open view (SPEC §2.7): the model's documents, known outages or compatible gearboxes. */
@@ -191,6 +202,8 @@ export type OrderPageFailure = {
   procedureFailure?: { id: string; values: Draft; message: string } | null;
   procedureError?: string | null;
   procedureComment?: string;
+  /** A checkpoint's refused photos (its id), said beside its photo field. */
+  photoFailure?: { id: string; message: string } | null;
   /** What a save posted on an order closed meanwhile carried, field by field, for the user to copy. */
   unsaved?: { label: string; value: string }[];
   /** That save's form as posted, to fill the form again should the order be reopened (walk16 F5). */
@@ -242,7 +255,7 @@ export function refusalNow(
  * order's address, the fault code reading at the codes tab's, both at the top.
  */
 export function refusalAnchor({ tab, action, checkpointId }: Pick<OrderPageQuery, 'tab' | 'action' | 'checkpointId'>): string | undefined {
-  return tab === 'procedure' && action === 'point' && checkpointId ? `#point-${checkpointId}` : undefined;
+  return tab === 'procedure' && (action === 'point' || action === 'photos') && checkpointId ? `#point-${checkpointId}` : undefined;
 }
 
 /** A refusal of the procedure tab, in French, as the API said it; a role's refusal, the generic error. */
@@ -259,9 +272,29 @@ async function postProcedure(
   astro: AstroGlobal,
   { orderId, action, checkpointId, version }: OrderPageQuery & { orderId: string },
 ): Promise<Response | OrderPageFailure> {
-  const { orderProcedure } = astro.locals.services;
+  const { orderProcedure, orderPhotos } = astro.locals.services;
   const form = await postedForm(astro);
   const self = `${hrefOf(orderId)}?onglet=procedure`;
+  if (action === 'photos' || action === 'supprimer-photo') {
+    const id = checkpointId ?? '';
+    const missing = (): OrderPageFailure => ({ status: 404, procedureFailure: null, procedureError: t('refusals.itemNotFound') });
+    if (!checkpointId) return missing();
+    try {
+      if (action === 'supprimer-photo') {
+        await orderPhotos.removeFromCheckpoint(id, orderId);
+        return redirectWithToast(astro, t('orderPhotos.removed'), self);
+      }
+      const count = await orderPhotos.addToCheckpoint(id, postedPhotos(form), orderId);
+      return redirectWithToast(astro, addedMessage(count), `${self}#point-${id}`);
+    } catch (error) {
+      const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
+      if (hasCode(failure, 'not-found')) return missing();
+      const message = failure.errors?.[PHOTOS_FIELD] ?? messageOf(error);
+      // A deletion refused (the order closed meanwhile) is said above the list.
+      if (action === 'supprimer-photo') return { status: 409, procedureFailure: null, procedureError: message };
+      return { status: failure.errors?.[PHOTOS_FIELD] ? 400 : 409, procedureFailure: null, procedureError: null, photoFailure: { id, message } };
+    }
+  }
   const comment = String(form.get('comment') ?? '').slice(0, 2000);
   if (action === 'point') {
     const id = checkpointId ?? '';

@@ -15,7 +15,8 @@ import { type AppearanceConditions, conditionsOf, type Temporality } from '#lib/
 import type { CurveReading, StoredFileInfo } from '#lib/repair-orders/curves.ts';
 import { isCsv, readingOf } from '#lib/repair-orders/curves.server.ts';
 import { type CheckResult, checkResultLabels } from '#lib/repair-orders/measures.ts';
-import type { Report, ReportChart, ReportCurve, ReportField } from '#server/repair-orders/report-pdf.ts';
+import type { Report, ReportChart, ReportCurve, ReportField, ReportPhoto } from '#server/repair-orders/report-pdf.ts';
+import { photoItemOf } from '#lib/repair-orders/photos.server.ts';
 import {
   energyLabels,
   engineSizeLabels,
@@ -74,8 +75,8 @@ async function curvesOf(locals: App.Locals, curves: OrderCurves): Promise<Report
 /** The report of an order, or null when the id is malformed or names no order. */
 export async function load(locals: App.Locals, { orderId }: ReportQuery): Promise<Report | null> {
   if (!orderId) return null;
-  const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, diagnostic, orderProcedure } = locals.services;
-  const [order, codes, seen, measures, curves, outages, { procedures, events }] = await withinBudget(
+  const { repairOrders, faultCodes, symptoms, orderMeasures, orderCurves, diagnostic, orderProcedure, orderPhotos } = locals.services;
+  const [order, codes, seen, measures, curves, outages, { procedures, events }, photos] = await withinBudget(
     locals,
     Promise.all([
       repairOrders.get(orderId),
@@ -86,9 +87,13 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       diagnostic.chosenOutagesOf(orderId),
       // The procedures with their checkpoints, and the closings, in one read.
       orderProcedure.followedOf(orderId),
+      // The photos of every checkpoint and measure: one indexed read, none of their bytes (decision 088).
+      orderPhotos.photosOf(orderId),
     ]),
   );
   if (!order) return null;
+  const photosOf = (has: (p: (typeof photos)[number]) => boolean): ReportPhoto[] =>
+    photos.filter(has).map((p) => ({ ...photoItemOf(locals.services.files, p), thumbnailId: p.thumbnailId ?? p.fileId }));
   const url = new URL(`/repair-order/${order.id}`, locals.services.config.publicUrl).toString();
   // Events come newest first: the closing that stands is the latest, and only while the order is closed.
   const now = new Date();
@@ -152,6 +157,7 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
                 value: dash(number(c.measuredValue)),
                 comment: c.comment,
                 answered: c.answeredAt ? [c.answeredByName, formatDateTime(c.answeredAt)].filter(Boolean).join(', ') : '',
+                photos: photosOf((photo) => photo.checkpointId === c.id),
               })),
           }))
       : [],
@@ -164,10 +170,30 @@ export async function load(locals: App.Locals, { orderId }: ReportQuery): Promis
       result: m.checkResult as CheckResult | null,
       resultLabel: m.checkResult ? checkResultLabels[m.checkResult as CheckResult] : '—',
       comment: m.comment,
+      photos: photosOf((photo) => photo.measureId === m.id),
     })),
     curves: await curvesOf(locals, curves),
     comment: order.comment,
     closing: closed ? { comment: closed.comment, by: t('report.closedBy', { name: closed.byName || '—', date: formatDateTime(closed.at) }) } : null,
+  };
+}
+
+/** The report with its photos' thumbnails read for the PDF, which embeds them; none read for a report without photos. */
+export async function withPhotoBytes(locals: App.Locals, report: Report): Promise<Report> {
+  const read = async (photo: ReportPhoto): Promise<ReportPhoto> => {
+    const bytes = await locals.services.files.blobs.read(photo.thumbnailId);
+    return bytes ? { ...photo, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) } : photo;
+  };
+  const withBytes = (photos: ReportPhoto[]) => Promise.all(photos.map(read));
+  return {
+    ...report,
+    procedures: await Promise.all(
+      report.procedures.map(async (p) => ({
+        ...p,
+        checkpoints: await Promise.all(p.checkpoints.map(async (c) => ({ ...c, photos: await withBytes(c.photos) }))),
+      })),
+    ),
+    measures: await Promise.all(report.measures.map(async (m) => ({ ...m, photos: await withBytes(m.photos) }))),
   };
 }
 

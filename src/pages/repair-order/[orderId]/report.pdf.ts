@@ -14,7 +14,7 @@ export const GET: APIRoute = async ({ params, url, locals, rewrite }) => {
   if (!report) return rewrite(`/repair-order/${encodeURIComponent(params.orderId ?? '')}/report`);
   // Drawn in the PDF's thread (decision 080): this thread serves other requests meanwhile. Too
   // many waiting: the busy page (503); the thread failing: the error page, the next PDF works.
-  const pdf = await locals.services.reportPdf.render(report);
+  const pdf = await locals.services.reportPdf.render(await screen.withPhotoBytes(locals, report));
   return new Response(Readable.toWeb(pdf) as ReadableStream<Uint8Array>, {
     headers: {
       'Content-Type': 'application/pdf',

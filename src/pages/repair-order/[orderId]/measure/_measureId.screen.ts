@@ -10,6 +10,7 @@ import { hasReason } from '#lib/errors.ts';
 import {
   clashErrors,
   filledValuesOf,
+  formFailureOf,
   formValues,
   isPostedFile,
   mergeOverSaved,
@@ -29,6 +30,8 @@ import { can } from '#lib/permissions.ts';
 import { diagnosticHref } from '#lib/repair-orders/diagnostic-page.ts';
 import { type CheckResult, checkResultLabels, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { FieldErrors } from '#lib/validation.ts';
+import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
+import { addedMessage, photoItemOf, postedPhotos } from '#lib/repair-orders/photos.server.ts';
 
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const querySchema = z
@@ -56,6 +59,8 @@ export type OrderMeasureForm = {
   formError: string | null;
   fileValues: { comment: string };
   fileError: string | null;
+  /** A refused photo post's message, beside the photo field (decision 088). */
+  photoError?: string | null;
   /** The saved measure's version the form was filled over (a colleague's save meanwhile refuses it). */
   version: string;
   /** The values the form was filled with, to merge a colleague's save meanwhile. */
@@ -92,8 +97,11 @@ const chosen = (m: OrderMeasure) =>
 /** The measure and what the page decides from it, or null when the URL names no measure of this order. */
 export async function load(locals: App.Locals, { orderId, measureId }: MeasurePageQuery) {
   if (!orderId || !measureId) return null;
-  const { orderMeasures, repairOrders } = locals.services;
-  const [row, order] = await withinBudget(locals, Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId)]));
+  const { orderMeasures, repairOrders, orderPhotos } = locals.services;
+  const [row, order, orderPhotoRows] = await withinBudget(
+    locals,
+    Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId), orderPhotos.photosOf(orderId)]),
+  );
   if (!row || !order || row.orderId !== order.id) return null;
   const measure = { ...row, checkResult: row.checkResult as CheckResult | null };
   const closed = order.status === 'CLOSED';
@@ -137,6 +145,9 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
     backHref: can(role, 'manageOrders') ? diagnosticHref(order.id, 'mesures') : `/repair-order/${order.id}`,
     self,
     files,
+    photos: orderPhotoRows.filter((p) => p.measureId === measure.id).map((p) => photoItemOf(locals.services.files, p)),
+    /** Who may add and delete the measure's photos: who manages orders, while the order is open. */
+    managePhotos: can(role, 'manageOrders') && !closed,
     form,
     /** Filled automatically from the dossier's measure; none for a measure typed on the order. */
     automaticFields: new Set<string>(measure.gearboxMeasureId ? DOSSIER_FIELDS : []),
@@ -194,6 +205,7 @@ export async function post(astro: AstroGlobal, page: OrderMeasurePage, { action 
     };
     return { ...page.form, status: 409, formError: t('refusals.orderClosed'), unsaved: unsavedOf(typed, page.form), typed };
   }
+  if (action === 'photos' || action === 'supprimer-photo') return postPhotos(astro, page, action);
   if (!page.manage) return null;
   const { orderMeasures } = astro.locals.services;
   const { measure, self, backHref } = page;
@@ -268,6 +280,29 @@ export async function post(astro: AstroGlobal, page: OrderMeasurePage, { action 
     filled: filled ?? page.form.values,
     ...('values' in result ? { values: result.values } : {}),
   };
+}
+
+/**
+ * The measure's photos (decision 088): added or one deleted, by who manages orders; the service
+ * refuses a closed order's, said beside the photo field.
+ */
+async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'photos' | 'supprimer-photo'): Promise<Response | MeasureRefusal | null> {
+  if (!can(astro.locals.user?.role, 'manageOrders')) return null;
+  const { orderPhotos } = astro.locals.services;
+  const { measure, order, self } = page;
+  const form = await postedForm(astro);
+  try {
+    if (action === 'supprimer-photo') {
+      await orderPhotos.removeFromMeasure(astro.url.searchParams.get('id') ?? '', order.id);
+      return redirectWithToast(astro, t('orderPhotos.removed'), `${self}#photos-mesure`);
+    }
+    const count = await orderPhotos.addToMeasure(measure.id, postedPhotos(form), order.id);
+    return redirectWithToast(astro, addedMessage(count), `${self}#photos-mesure`);
+  } catch (error) {
+    const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
+    const message = failure.errors[PHOTOS_FIELD] ?? failure.formError;
+    return { ...page.form, status: failure.errors[PHOTOS_FIELD] ? 400 : 409, photoError: message };
+  }
 }
 
 /** What the bounds propose for what the form holds (what was typed, after a failed save). */

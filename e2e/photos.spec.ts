@@ -1,0 +1,212 @@
+// Issue 32, item 1 (decision 088): photos on checkpoints and measures. On a touch tablet a
+// mechanic sends a phone camera's full-size photo (its progress shown), which comes back 2048 px
+// wide without its GPS position; what is not a photo, or too large, is said in French beside the
+// field and the form stays; without JavaScript the form posts as it is; a commercial and a closed
+// order read the photos with no form, a forged deletion refused; the report and its PDF show them.
+import sharp from 'sharp';
+import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import { allowBrowserErrors, expect, test } from './support/test.ts';
+import { openProcedure, refusedPost, storageState, touchTablet } from './support/fixtures.ts';
+import { cameraPhoto, hasGpsIfd, phonePhoto } from '../tests/kit/photos.ts';
+
+// A demo order in progress whose procedure is validated, that no other spec changes.
+const OPEN = 'OR-2026-0351';
+// A closed demo order with two photos on its first checkpoint (server/demo/diagnostics.ts).
+const CLOSED = 'OR-2025-0615';
+const NOT_PHOTO = "« notes.jpg » n'est pas une photo : JPEG, PNG ou WebP seulement.";
+const TOO_LARGE = '« enorme.jpg » est trop volumineuse : 20 Mo au plus par photo.';
+
+test.describe.configure({ mode: 'serial' });
+
+test.describe('a mechanic on a tablet', () => {
+  test.use({ storageState: storageState('mechanic'), ...touchTablet() });
+
+  test('sends a phone camera full-size photo with its progress; it comes back 2048 px wide, without its GPS position', async ({ page }) => {
+    test.slow();
+    await openProcedure(page, OPEN);
+    const row = page.locator('li[id^="point-"]').first();
+    const rowId = await row.getAttribute('id');
+    const bytes = await phonePhoto();
+    expect(bytes.length).toBeGreaterThan(5 * 1024 * 1024);
+    expect(hasGpsIfd((await sharp(bytes).metadata()).exif)).toBe(true);
+    // What the form says while the photo goes, noted before the page opens again.
+    const said: string[] = [];
+    await page.exposeFunction('notePhotoStatus', (text: string) => said.push(text));
+    await row.evaluate((li) => {
+      const status = li.querySelector('[data-photos-status]')!;
+      new MutationObserver(() => (window as unknown as { notePhotoStatus: (t: string) => void }).notePhotoStatus(status.textContent ?? '')).observe(status, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    });
+    await row.getByLabel('Prendre ou choisir des photos').setInputFiles({ name: 'PXL_20261128_093012.jpg', mimeType: 'image/jpeg', buffer: bytes });
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.getByText('Photo ajoutée')).toBeVisible();
+    expect(said.some((text) => /^Envoi des photos : \d+ %$/.test(text))).toBe(true);
+    expect(said.at(-1)).toBe('Photos reçues, préparation…');
+    await expect(page).toHaveURL(new RegExp(`#${rowId}$`));
+    const shown = page.locator(`#${rowId}`).getByRole('link', { name: /^Photo 1 : PXL_20261128_093012\.jpg, ouvrir en grand$/ });
+    await expect(shown).toBeVisible();
+    // The thumbnail is drawn (loaded), 400 px wide; the full photo 2048, and neither carries EXIF.
+    const img = shown.locator('img');
+    await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBe(400);
+    const full = await page.request.get((await shown.getAttribute('href'))!);
+    const meta = await sharp(await full.body()).metadata();
+    expect(meta).toMatchObject({ format: 'jpeg', width: 2048, height: 1536 });
+    expect(meta.exif).toBeUndefined();
+    const box = (await shown.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(44);
+  });
+
+  test('is told in French beside the field when a file is not a photo or too large, and the form stays', async ({ page }) => {
+    await openProcedure(page, OPEN);
+    const row = page.locator('li[id^="point-"]').nth(1);
+    const rowId = await row.getAttribute('id');
+    for (const [file, message] of [
+      [{ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('Pression 4,2 bar\n') }, NOT_PHOTO],
+      [{ name: 'enorme.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(21 * 1024 * 1024, 0xff) }, TOO_LARGE],
+    ] as const) {
+      const here = page.locator(`#${rowId}`);
+      await here.getByLabel('Prendre ou choisir des photos').setInputFiles(file);
+      await here.getByRole('button', { name: 'Envoyer les photos' }).click();
+      await expect(page.locator(`#${rowId}`).getByRole('alert')).toHaveText(message);
+      const input = page.locator(`#${rowId}`).getByLabel('Prendre ou choisir des photos');
+      await expect(input).toHaveAttribute('aria-invalid', 'true');
+      await expect(page.locator(`#${rowId}`).getByRole('button', { name: 'Envoyer les photos' })).toBeVisible();
+      await expect(page.locator(`#${rowId}`).locator('img')).toHaveCount(0);
+    }
+  });
+
+  test('in a Wi-Fi dead spot, keeps the form and the photos picked and says so, then sends them once the network is back', async ({ page, context }) => {
+    allowBrowserErrors(/ERR_INTERNET_DISCONNECTED|ERR_FAILED|ERR_NETWORK_CHANGED/);
+    await openProcedure(page, OPEN);
+    const row = page.locator('li[id^="point-"]').nth(1);
+    const rowId = await row.getAttribute('id');
+    await row.getByLabel('Prendre ou choisir des photos').setInputFiles({ name: 'bride.jpg', mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') });
+    await context.setOffline(true);
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(row.locator('[data-photos-status]')).toHaveText(
+      'Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.',
+    );
+    expect(await row.getByLabel('Prendre ou choisir des photos').evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe('bride.jpg');
+    await context.setOffline(false);
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.getByText('Photo ajoutée')).toBeVisible();
+    await expect(page.locator(`#${rowId}`).getByRole('link', { name: /^Photo 1 : bride\.jpg/ })).toBeVisible();
+  });
+
+  test('without JavaScript, adds photos and deletes one with plain forms', async ({ browser }) => {
+    const context = await browser.newContext({ storageState: storageState('mechanic'), javaScriptEnabled: false, ...touchTablet() });
+    const page = await context.newPage();
+    await page.goto(`/repair-orders?recherche=${OPEN}`);
+    await page.getByRole('link', { name: OPEN, exact: true }).click();
+    await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+    const row = page.locator('li[id^="point-"]').nth(2);
+    const rowId = await row.getAttribute('id');
+    await row.getByLabel('Prendre ou choisir des photos').setInputFiles([
+      { name: 'carter.png', mimeType: 'image/png', buffer: await cameraPhoto('png') },
+      { name: 'joint.webp', mimeType: 'image/webp', buffer: await cameraPhoto('webp', '#1e3a8a') },
+    ]);
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.getByText('2 photos ajoutées')).toBeVisible();
+    const here = page.locator(`#${rowId}`);
+    await expect(here.getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(2);
+    await expect(here.getByRole('link', { name: /^Photo 1 : carter\.jpg/ })).toBeVisible();
+    await here.getByRole('button', { name: 'Supprimer la photo' }).first().click();
+    await expect(page.getByText('Photo supprimée')).toBeVisible();
+    await expect(page.locator(`#${rowId}`).getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(1);
+    // A refused post answers 303 and shows the message again at its row (decision 039).
+    const again = page.locator(`#${rowId}`);
+    await again.getByLabel('Prendre ou choisir des photos').setInputFiles({ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('texte') });
+    await refusedPost(page, again.getByRole('button', { name: 'Envoyer les photos' }));
+    await expect(page.locator(`#${rowId}`).getByText(NOT_PHOTO)).toBeVisible();
+    await context.close();
+  });
+});
+
+test.describe('reading photos', () => {
+  test('a commercial sees them with no form; the report page and its PDF show them under their checkpoint', async ({ browser }) => {
+    const context = await browser.newContext({ storageState: storageState('commercial') });
+    const page = await context.newPage();
+    await page.goto(`/repair-orders?recherche=${OPEN}`);
+    await page.getByRole('link', { name: OPEN, exact: true }).click();
+    await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+    await expect(page.getByRole('link', { name: /ouvrir en grand$/ }).first()).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Supprimer la photo' })).toHaveCount(0);
+    const orderUrl = new URL(page.url());
+    await page.goto(`${orderUrl.pathname}/report`);
+    const grids = page.getByRole('list', { name: /^Photos : / });
+    // One photo left on each of the first three checkpoints by the tests above.
+    await expect(grids).toHaveCount(3);
+    await expect(grids.first().locator('img')).toHaveCount(1);
+    const pdf = await page.request.get(`${orderUrl.pathname}/report.pdf`);
+    expect(pdf.status()).toBe(200);
+    const body = await pdf.body();
+    // Thumbnails, not the photos: the report stays light.
+    expect(body.length).toBeLessThan(400_000);
+    const { OPS } = await getResolvedPDFJS();
+    const doc = await getDocumentProxy(new Uint8Array(body));
+    let images = 0;
+    for (let n = 1; n <= doc.numPages; n++) {
+      const ops = await (await doc.getPage(n)).getOperatorList();
+      images += ops.fnArray.filter((fn) => fn === OPS.paintImageXObject).length;
+    }
+    expect(images).toBe(3);
+    await context.close();
+  });
+
+  test('a closed order shows its photos read-only and refuses a forged deletion', async ({ browser }) => {
+    const context = await browser.newContext({ storageState: storageState('mechanic') });
+    const page = await context.newPage();
+    await page.goto(`/repair-orders?recherche=${CLOSED}`);
+    await page.getByRole('link', { name: CLOSED, exact: true }).click();
+    await page.getByRole('link', { name: 'Procédure de réparation' }).click();
+    const photos = page.locator('li[id^="photo-"]');
+    await expect(photos).toHaveCount(2);
+    await expect(page.getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Supprimer la photo' })).toHaveCount(0);
+    const photoId = (await photos.first().getAttribute('id'))!.replace('photo-', '');
+    const tab = new URL(page.url());
+    const forged = await page.request.post(`${tab.pathname}?onglet=procedure&action=supprimer-photo&id=${photoId}`, {
+      form: {},
+      maxRedirects: 0,
+      headers: { origin: tab.origin },
+    });
+    expect(forged.status()).toBe(303);
+    await page.reload();
+    await expect(page.locator('p[role="alert"]')).toHaveText('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    await expect(page.locator('li[id^="photo-"]')).toHaveCount(2);
+    await context.close();
+  });
+});
+
+test.describe('a diagnostician on a measure', () => {
+  test.use({ storageState: storageState('diagnostician'), ...touchTablet() });
+
+  test('adds photos to a measure and deletes one; a mechanic reads them with no form', async ({ page, browser }) => {
+    await page.goto(`/repair-orders?recherche=${OPEN}`);
+    await page.getByRole('link', { name: OPEN, exact: true }).click();
+    const order = new URL(page.url()).pathname;
+    await page.goto(`${order}/diagnostic?onglet=mesures`);
+    await page.locator(`a[href^="${order}/measure/"]`).first().click();
+    await expect(page).toHaveURL(/\/measure\//);
+    const photos = page.locator('#photos-mesure');
+    await photos.getByLabel('Prendre ou choisir des photos').setInputFiles([
+      { name: 'manometre.jpg', mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') },
+      { name: 'prise.png', mimeType: 'image/png', buffer: await cameraPhoto('png', '#047857') },
+    ]);
+    await photos.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.getByText('2 photos ajoutées')).toBeVisible();
+    await expect(page.locator('#photos-mesure').getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(2);
+    await page.locator('#photos-mesure').getByRole('button', { name: 'Supprimer la photo' }).first().click();
+    await expect(page.getByText('Photo supprimée')).toBeVisible();
+    await expect(page.locator('#photos-mesure').getByRole('link', { name: /^Photo 1 : prise\.jpg/ })).toBeVisible();
+    const mechanic = await (await browser.newContext({ storageState: storageState('mechanic') })).newPage();
+    await mechanic.goto(page.url());
+    await expect(mechanic.locator('#photos-mesure').getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(1);
+    await expect(mechanic.getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
+    await mechanic.context().close();
+  });
+});

@@ -1,0 +1,254 @@
+// Photos of an order's checkpoints and measures (issue 32, decision 088): taken on the tablet,
+// made on the server before anything is kept (turned upright, at most 2048 px, every metadata
+// dropped, JPEG) with a 400 px thumbnail; both stored files of the `photo` bucket, linked through
+// `order_files` (kind 'photo'). A closed order's photos are read-only.
+import { randomUUID, createHash } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Viewer } from '#server/auth/viewer.ts';
+import type { PermissionTable } from '#server/access.ts';
+import { PHOTO_BUCKET } from '#lib/storage/files.ts';
+import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
+import type { Db } from '#server/db/client.ts';
+import { files, orderCheckpoints, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
+import { cleanName, FILE_ID, type FileStore } from '#server/storage/store.ts';
+import { openOrder } from './open-order.ts';
+import { dropStoredRows, removeStoredFiles } from './order-files.ts';
+import { invalid, notFound } from '#server/errors.ts';
+import { t } from '#lib/i18n.ts';
+import { record } from '#server/audit/record.ts';
+import { orderRef } from '#server/audit/refs.ts';
+
+export type OrderPhotosService = ReturnType<typeof createOrderPhotosService>;
+
+export const PHOTO_KIND = 'photo';
+/** The long side of a kept photo: a tablet's screen and an A4 page, with room to zoom. */
+export const PHOTO_SIDE = 2048;
+export const THUMBNAIL_SIDE = 400;
+/** 64 million pixels: a 50 Mpx phone sensor passes, a decompression bomb does not. */
+export const MAX_PIXELS = 64_000_000;
+export const MAX_PHOTOS_PER_POST = 20;
+
+const ACCEPTED = new Set(['image/jpeg', 'image/png', 'image/webp']);
+const HEIC = new Set(['image/heic', 'image/heif', 'image/heic-sequence', 'image/heif-sequence']);
+
+/** An upload: its name and bytes (a posted File, or bytes a test or the demo hands over). */
+export type PhotoUpload = { name: string; size: number; arrayBuffer: () => Promise<ArrayBuffer> };
+
+export type OrderPhoto = {
+  id: string;
+  checkpointId: string | null;
+  measureId: string | null;
+  fileId: string;
+  thumbnailId: string | null;
+  name: string;
+  createdAt: Date;
+};
+
+/** One photo made at a time in the process: a 2-core terminal keeps a core for the rest. */
+let queue: Promise<unknown> = Promise.resolve();
+const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+  const run = queue.then(work, work);
+  queue = run.catch(() => {});
+  return run;
+};
+
+/**
+ * The photo and thumbnail made from what was taken, or a refusal naming the file. Sniffed from
+ * the bytes, never from the name or the declared type.
+ */
+export async function makePhoto(name: string, bytes: Buffer, maxBytes: number): Promise<{ photo: Buffer; thumbnail: Buffer }> {
+  const mb = Math.round(maxBytes / 1024 / 1024);
+  const refused = (key: 'orderPhotos.notPhoto' | 'orderPhotos.heic' | 'orderPhotos.tooLarge' | 'orderPhotos.tooManyPixels' | 'orderPhotos.corrupt') =>
+    invalid({ [PHOTOS_FIELD]: t(key, { name, mb, megapixels: MAX_PIXELS / 1_000_000 }) }, 'unsupported-format');
+  if (bytes.length > maxBytes) throw refused('orderPhotos.tooLarge');
+  const type = await fileTypeFromBuffer(bytes);
+  if (type && HEIC.has(type.mime)) throw refused('orderPhotos.heic');
+  if (!type || !ACCEPTED.has(type.mime)) throw refused('orderPhotos.notPhoto');
+  const { default: sharp } = await import('sharp');
+  return oneAtATime(async () => {
+    try {
+      // No metadata is kept: sharp writes none unless asked (withMetadata/keepExif), so EXIF, GPS
+      // and XMP go; colours are converted to sRGB and the profile dropped.
+      const photo = await sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+        .rotate()
+        .resize({ width: PHOTO_SIDE, height: PHOTO_SIDE, fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .toColourspace('srgb')
+        .jpeg({ quality: 82, chromaSubsampling: '4:2:0' })
+        .toBuffer();
+      const thumbnail = await sharp(photo)
+        .resize({ width: THUMBNAIL_SIDE, height: THUMBNAIL_SIDE, fit: 'inside', withoutEnlargement: true })
+        .jpeg({ quality: 72 })
+        .toBuffer();
+      return { photo, thumbnail };
+    } catch (error) {
+      throw refused(/pixel limit/i.test(String((error as Error)?.message)) ? 'orderPhotos.tooManyPixels' : 'orderPhotos.corrupt');
+    }
+  });
+}
+
+/** The kept photo's name: what was taken, as a JPEG. */
+const jpegName = (name: string) => `${cleanName(name).replace(/\.[^.]*$/, '') || 'photo'}.jpg`;
+
+export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
+  const { db } = deps;
+
+  const selection = {
+    id: orderFiles.id,
+    checkpointId: orderFiles.checkpointId,
+    measureId: orderFiles.measureId,
+    fileId: orderFiles.fileId,
+    thumbnailId: orderFiles.thumbnailId,
+    name: files.name,
+    createdAt: orderFiles.createdAt,
+  };
+  const photos = (where: ReturnType<typeof eq>) =>
+    db
+      .select(selection)
+      .from(orderFiles)
+      .innerJoin(files, eq(files.id, orderFiles.fileId))
+      .where(and(eq(orderFiles.kind, PHOTO_KIND), where))
+      .orderBy(asc(orderFiles.createdAt), asc(orderFiles.id));
+
+  /**
+   * Makes every upload first (one refused refuses the post, nothing kept), stores them, then links
+   * them in one transaction that checks the order is still open; refused there, the stored files go.
+   */
+  async function add(
+    viewer: Viewer,
+    uploads: PhotoUpload[],
+    target: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<{ orderId: string; checkpointId?: string; measureId?: string; label: string }>,
+  ) {
+    const store = deps.files;
+    if (!store) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.noStore') });
+    const maxBytes = store.maxBytes.photo;
+    const taken = uploads.filter((u) => u.size > 0 || u.name);
+    if (taken.length === 0) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.none') });
+    if (taken.length > MAX_PHOTOS_PER_POST) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.tooMany', { max: MAX_PHOTOS_PER_POST }) });
+    // The order open and the target found before the work, so a closed order costs no processing.
+    await db.transaction(target);
+    const made: { name: string; photo: Buffer; thumbnail: Buffer }[] = [];
+    for (const upload of taken) {
+      const name = cleanName(upload.name);
+      if (upload.size > maxBytes) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.tooLarge', { name, mb: Math.round(maxBytes / 1024 / 1024) }) });
+      made.push({ name: jpegName(name), ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
+    }
+    store.assertRoom(made.reduce((sum, m) => sum + m.photo.length + m.thumbnail.length, 0));
+    const checked = made.flatMap((m) =>
+      [
+        { bytes: m.photo, name: m.name },
+        { bytes: m.thumbnail, name: `miniature-${m.name}` },
+      ].map(({ bytes, name }) => {
+        const tmp = path.join(store.tmpDir, randomUUID());
+        writeFileSync(tmp, bytes);
+        return { tmp, id: randomUUID(), name, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"`, mimeType: 'image/jpeg' };
+      }),
+    );
+    try {
+      await store.commit(PHOTO_BUCKET, viewer.id, checked);
+    } finally {
+      for (const c of checked) rmSync(c.tmp, { force: true });
+    }
+    const ids = checked.map((c) => c.id);
+    try {
+      return await db.transaction(async (tx) => {
+        const { orderId, checkpointId, measureId, label } = await target(tx);
+        const order = await openOrder(tx, orderId);
+        const now = Date.now();
+        const rows = await tx
+          .insert(orderFiles)
+          .values(
+            made.map((_, i) => ({
+              orderId,
+              kind: PHOTO_KIND,
+              checkpointId: checkpointId ?? null,
+              measureId: measureId ?? null,
+              fileId: ids[2 * i]!,
+              thumbnailId: ids[2 * i + 1]!,
+              // In the order taken: one transaction's rows would otherwise share their time.
+              createdAt: new Date(now + i),
+            })),
+          )
+          .returning({ id: orderFiles.id });
+        await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
+        for (const [i, row] of rows.entries())
+          await record(tx, { action: 'created', entity: { kind: 'order_file', id: row.id, label: `${label} : ${made[i]!.name}` }, parent: orderRef(order) });
+        return rows.length;
+      });
+    } catch (error) {
+      for (const id of ids) await store.remove(id).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Removes one photo of the kind `belongs` accepts; its file and thumbnail go, rows then bytes. */
+  async function remove(id: string, orderId: string | undefined, belongs: (link: typeof orderFiles.$inferSelect) => boolean) {
+    // A malformed id names no photo (the database would refuse it as a uuid).
+    if (!FILE_ID.test(id)) throw notFound(t('orderPhotos.notFound'));
+    const fileIds = await db.transaction(async (tx) => {
+      const [link] = await tx
+        .select()
+        .from(orderFiles)
+        .where(and(eq(orderFiles.id, id), eq(orderFiles.kind, PHOTO_KIND)));
+      if (!link || !belongs(link) || (orderId !== undefined && link.orderId !== orderId)) throw notFound(t('orderPhotos.notFound'));
+      const order = await openOrder(tx, link.orderId);
+      const [file] = await tx.select({ name: files.name }).from(files).where(eq(files.id, link.fileId));
+      await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: file?.name ?? '' }, parent: orderRef(order) });
+      const ids = [link.fileId, ...(link.thumbnailId ? [link.thumbnailId] : [])];
+      await dropStoredRows(tx, ids);
+      return ids;
+    });
+    await removeStoredFiles(deps.files, fileIds);
+    return id;
+  }
+
+  const checkpointTarget = (checkpointId: string, orderId?: string) => async (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => {
+    if (!FILE_ID.test(checkpointId)) throw notFound(t('refusals.checkpointNotFound'));
+    const [c] = await tx
+      .select({ orderId: orderCheckpoints.orderId, name: orderCheckpoints.name })
+      .from(orderCheckpoints)
+      .where(eq(orderCheckpoints.id, checkpointId));
+    if (!c || (orderId !== undefined && c.orderId !== orderId)) throw notFound(t('refusals.checkpointNotFound'));
+    await openOrder(tx, c.orderId);
+    return { orderId: c.orderId, checkpointId, label: c.name };
+  };
+  const measureTarget = (measureId: string, orderId?: string) => async (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => {
+    if (!FILE_ID.test(measureId)) throw notFound(t('refusals.measureNotFound'));
+    const [m] = await tx.select({ orderId: orderMeasures.orderId, name: orderMeasures.name }).from(orderMeasures).where(eq(orderMeasures.id, measureId));
+    if (!m || (orderId !== undefined && m.orderId !== orderId)) throw notFound(t('refusals.measureNotFound'));
+    await openOrder(tx, m.orderId);
+    return { orderId: m.orderId, measureId, label: m.name };
+  };
+
+  return {
+    /** The order's photos, oldest first, checkpoints' and measures' alike. */
+    photosOf: (_viewer: Viewer, orderId: string): Promise<OrderPhoto[]> => photos(eq(orderFiles.orderId, orderId)),
+
+    /** `orderId`: the order the caller shows; a checkpoint of another order is not found. */
+    addToCheckpoint: (viewer: Viewer, checkpointId: string, uploads: PhotoUpload[], orderId?: string) =>
+      add(viewer, uploads, checkpointTarget(checkpointId, orderId)),
+    addToMeasure: (viewer: Viewer, measureId: string, uploads: PhotoUpload[], orderId?: string) => add(viewer, uploads, measureTarget(measureId, orderId)),
+    /** `orderId`: the order the caller shows; another order's photo is not found. */
+    removeFromCheckpoint: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.checkpointId !== null),
+    removeFromMeasure: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.measureId !== null),
+  };
+}
+
+/** The thumbnails' file ids of photos being dropped with what they belong to (their links go by cascade). */
+export async function thumbnailsOf(tx: { select: Db['select'] }, fileIds: string[]) {
+  if (!fileIds.length) return [];
+  const rows = await tx.select({ id: orderFiles.thumbnailId }).from(orderFiles).where(inArray(orderFiles.fileId, fileIds));
+  return rows.flatMap((r) => (r.id ? [r.id] : []));
+}
+
+/** Who may call what (decision 061): checkpoints' photos by who follows the procedures, measures' by who manages orders. */
+export const orderPhotosPermissions = {
+  photosOf: 'signedIn',
+  addToCheckpoint: 'followProcedures',
+  addToMeasure: 'manageOrders',
+  removeFromCheckpoint: 'followProcedures',
+  removeFromMeasure: 'manageOrders',
+} as const satisfies PermissionTable<OrderPhotosService>;

@@ -1,0 +1,118 @@
+// A checkpoint's or a measure's photos (issue 32, decision 088): a grid of thumbnails, each a link
+// to the full photo, and while the order is open for who may add them, the camera's form and a
+// delete button per photo. Plain forms that post without JavaScript; with it, PhotoUpload.astro
+// sends the photos with their progress. Drawn by the checkpoints island and, static, by the
+// measure page.
+import type { PhotoItem } from '#lib/repair-orders/photos.ts';
+
+export type PhotoLabels = {
+  title: string;
+  add: string;
+  hint: string;
+  send: string;
+  remove: string;
+  /** 'Photo {{index}} : {{name}}, ouvrir en grand' */
+  open: string;
+  /** What the upload script says, with {{percent}}; then while the server makes them; then a lost network. */
+  sending: string;
+  processing: string;
+  lost: string;
+};
+
+type Props = {
+  /** Names the input and its messages: unique on the page. */
+  id: string;
+  photos: PhotoItem[];
+  labels: PhotoLabels;
+  /** Where the photos post; null: read only (a closed order, a role that may not). */
+  addAction: string | null;
+  /** Where a photo's delete posts. */
+  removeAction: (photoId: string) => string;
+  /** A refused post's message, beside the field. */
+  error?: string | null | undefined;
+  /** The title's level: under a checkpoint's h3 by default, a section of its own on the measure page. */
+  heading?: 'h2' | 'h4';
+};
+
+export default function PhotoGrid({ id, photos, labels, addAction, removeAction, error, heading: Heading = 'h4' }: Props) {
+  if (!photos.length && !addAction) return null;
+  return (
+    // Under a checkpoint's answer, a rule parts them; the measure page's card needs none.
+    <div className={Heading === 'h4' ? 'flex flex-col gap-2 border-t border-line pt-3' : 'flex flex-col gap-2'}>
+      <Heading className="text-sm font-semibold">
+        {labels.title}
+        {photos.length > 0 && ` (${photos.length})`}
+      </Heading>
+      {photos.length > 0 && (
+        <ul className="grid grid-cols-2 gap-2 sm:grid-cols-4">
+          {photos.map((photo, i) => (
+            <li key={photo.id} id={`photo-${photo.id}`} className="flex flex-col gap-1">
+              <a href={photo.href} className="block">
+                <img
+                  src={photo.thumbnail}
+                  alt={labels.open.replace('{{index}}', String(i + 1)).replace('{{name}}', photo.name)}
+                  loading="lazy"
+                  decoding="async"
+                  width="320"
+                  height="200"
+                  className="h-40 w-full rounded-[8px] border border-line object-contain"
+                />
+              </a>
+              {addAction && (
+                <form method="post" action={removeAction(photo.id)}>
+                  <button type="submit" className="btn btn-secondary min-h-12 w-full text-sm">
+                    {labels.remove}
+                  </button>
+                </form>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {addAction && (
+        <form
+          method="post"
+          encType="multipart/form-data"
+          action={addAction}
+          className="flex flex-col gap-2"
+          data-photos=""
+          data-sending={labels.sending}
+          data-processing={labels.processing}
+          data-lost={labels.lost}
+        >
+          <label htmlFor={`photos-${id}`} className="text-sm font-semibold">
+            {labels.add}
+          </label>
+          <input
+            id={`photos-${id}`}
+            type="file"
+            name="photos"
+            accept="image/*"
+            capture="environment"
+            multiple
+            required
+            className="field-input min-h-12"
+            aria-invalid={error ? 'true' : undefined}
+            aria-describedby={`photos-${id}-aide${error ? ` photos-${id}-erreur` : ''}`}
+          />
+          <p id={`photos-${id}-aide`} className="text-sm text-muted">
+            {labels.hint}
+          </p>
+          {error && (
+            <p id={`photos-${id}-erreur`} className="text-sm font-semibold text-danger" role="alert">
+              {error}
+            </p>
+          )}
+          <progress max={100} value={0} hidden className="w-full" />
+          {/* Announced as it changes; not a row's status (the checkpoint's answer has that role). */}
+          <p aria-live="polite" className="text-sm font-semibold" data-photos-status="" />
+          <div>
+            <button type="submit" className="btn btn-primary min-h-12">
+              {labels.send}
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,257 @@
+// Photos of checkpoints and measures (issue 32, decision 088), through the services: JPEG, PNG and
+// WebP taken with EXIF and a GPS position are kept upright, at most 2048 px, with a thumbnail, and
+// neither holds any metadata; a phone's full-size photo is made smaller; what is not a photo, a
+// HEIC, a file too large or broken is refused in French and nothing is kept; a closed order's
+// photos are read-only; deleting a photo, a measure or the order takes the photos' bytes with them.
+import { and, eq } from 'drizzle-orm';
+import { readdirSync } from 'node:fs';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, files, orderFiles, repairOrders } from '#server/db/schema/index.ts';
+import { DomainError } from '#server/errors.ts';
+import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
+import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
+import { storageServer } from './support/storage.ts';
+import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto, pixelBomb } from './kit/photos.ts';
+
+const s3 = storageServer();
+const upload = (name: string, bytes: Buffer) => new File([new Uint8Array(bytes)], name);
+
+describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measures on %s', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  const as = async (role: DemoRole) => t.app.services.forViewer(await viewerOf(t, demoEmails[role])).orderPhotos;
+  const photoFiles = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.bucketId, 'photo'))).length;
+  const bytesOf = async (id: string) => (await t.app.services.files.blobs.read(id))!;
+  const refusalOf = (call: Promise<unknown> | (() => Promise<unknown>)) =>
+    Promise.resolve()
+      .then(typeof call === 'function' ? call : () => call)
+      .then(
+        () => null,
+        (error: unknown) => (error instanceof DomainError ? (error.details.fields?.photos ?? error.message) : String(error)),
+      );
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    gql = graphqlAs(t, await signInAll(t));
+  });
+  afterAll(() => t?.close());
+
+  it('keeps JPEG, PNG and WebP upright and small, with a thumbnail, and no EXIF or GPS in either', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const taken = await Promise.all(PHOTO_FORMATS.map((f) => cameraPhoto(f)));
+    for (const bytes of taken) {
+      const meta = await sharp(bytes).metadata();
+      expect(hasGpsIfd(meta.exif)).toBe(true);
+      expect(meta.orientation).toBe(6);
+    }
+    const mechanic = await as('mechanic');
+    expect(
+      await mechanic.addToCheckpoint(point.id, [upload('atelier.jpg', taken[0]!), upload('capture.png', taken[1]!), upload('huile.webp', taken[2]!)]),
+    ).toBe(3);
+    const photos = await mechanic.photosOf(orderId);
+    expect(photos.map((p) => [p.checkpointId, p.name])).toEqual([
+      [point.id, 'atelier.jpg'],
+      [point.id, 'capture.jpg'],
+      [point.id, 'huile.jpg'],
+    ]);
+    for (const photo of photos) {
+      for (const [id, side] of [
+        [photo.fileId, 300],
+        [photo.thumbnailId!, 300],
+      ] as const) {
+        const bytes = await bytesOf(id);
+        const meta = await sharp(bytes).metadata();
+        expect(meta).toMatchObject({ format: 'jpeg', width: 200, height: side });
+        expect(meta.exif).toBeUndefined();
+        expect(meta.orientation).toBeUndefined();
+        expect(meta.icc).toBeUndefined();
+        expect(carriesExif(bytes)).toBe(false);
+        expect(bytes.includes(Buffer.from('Samsung'))).toBe(false);
+      }
+    }
+    // Created as any order file, in the audit trail.
+    const events = await t.database.db.select().from(auditEvents).where(eq(auditEvents.parentId, orderId));
+    expect(events.filter((e) => e.entityKind === 'order_file' && e.action === 'created').map((e) => e.entityLabel)).toEqual([
+      `${point.name} : atelier.jpg`,
+      `${point.name} : capture.jpg`,
+      `${point.name} : huile.jpg`,
+    ]);
+  });
+
+  it('makes a phone camera full-size photo 2048 px wide, with a 400 px thumbnail', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const bytes = await phonePhoto();
+    expect(bytes.length).toBeGreaterThan(5 * 1024 * 1024);
+    expect(hasGpsIfd((await sharp(bytes).metadata()).exif)).toBe(true);
+    await (await as('diagnostician')).addToCheckpoint(point.id, [upload('PXL_20261128.jpg', bytes)]);
+    const [photo] = await (await as('commercial')).photosOf(orderId);
+    const kept = await bytesOf(photo!.fileId);
+    expect(await sharp(kept).metadata()).toMatchObject({ width: 2048, height: 1536 });
+    expect((await sharp(kept).metadata()).exif).toBeUndefined();
+    expect(kept.length).toBeLessThan(bytes.length);
+    expect(await sharp(await bytesOf(photo!.thumbnailId!)).metadata()).toMatchObject({ width: 400, height: 300 });
+  });
+
+  it('refuses what is not a photo, a HEIC, a file too large or broken, in French, and keeps nothing', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = await as('mechanic');
+    const before = await photoFiles();
+    const good = upload('bon.jpg', await cameraPhoto('jpeg'));
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, [good, upload('notes.jpg', Buffer.from('Pression 4,2 bar\n'))]))).toBe(
+      "« notes.jpg » n'est pas une photo : JPEG, PNG ou WebP seulement.",
+    );
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('IMG_0001.HEIC', HEIC)]))).toBe(
+      "« IMG_0001.HEIC » est une photo HEIC (iPhone), que l'application ne lit pas : réglez l'appareil sur « Le plus compatible » (JPEG) ou envoyez-la en JPEG.",
+    );
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('enorme.jpg', Buffer.alloc(21 * 1024 * 1024, 0xff))]))).toBe(
+      '« enorme.jpg » est trop volumineuse : 20 Mo au plus par photo.',
+    );
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('bombe.png', pixelBomb())]))).toBe(
+      '« bombe.png » a trop de pixels (64 millions au plus).',
+    );
+    const cut = (await cameraPhoto('jpeg')).subarray(0, 600);
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload('coupee.jpg', cut)]))).toBe(
+      '« coupee.jpg » est abîmée ou incomplète : elle ne se lit pas.',
+    );
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, []))).toBe('Choisissez au moins une photo.');
+    expect(await photoFiles()).toBe(before);
+    expect(await mechanic.photosOf(orderId)).toEqual([]);
+  });
+
+  it('keeps a photographed checkpoint: the diagnostic is not taken back over it, as over an answered one', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    await (await as('mechanic')).addToCheckpoint(point.id, [upload('a.jpg', await cameraPhoto('jpeg'))]);
+    expect((await gql.diagnostician(M.reopenDiagnostic, { o: orderId })).errors![0]!.message).toBe(
+      'Des points de contrôle sont déjà renseignés : le diagnostic ne peut plus être rouvert.',
+    );
+    expect(await (await as('mechanic')).photosOf(orderId)).toHaveLength(1);
+  });
+
+  it('lets the mechanic add to a checkpoint but not the commercial; measures by the diagnostician only', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const bytes = await cameraPhoto('jpeg');
+    const commercial = await as('commercial');
+    expect(await refusalOf(() => commercial.addToCheckpoint(point.id, [upload('a.jpg', bytes)]))).toBe('Accès refusé');
+    expect(await (await as('mechanic')).addToCheckpoint(point.id, [upload('a.jpg', bytes)])).toBe(1);
+    const measureId = ok(await gql.diagnostician(M.insertOrderMeasure, { o: orderId, m: { name: 'Pression principale', unit: 'bar' } }))
+      .insertOrderMeasure as string;
+    const mechanic = await as('mechanic');
+    expect(await refusalOf(() => mechanic.addToMeasure(measureId, [upload('b.jpg', bytes)]))).toBe('Accès refusé');
+    expect(await (await as('diagnostician')).addToMeasure(measureId, [upload('b.jpg', bytes)])).toBe(1);
+    const photos = await (await as('commercial')).photosOf(orderId);
+    expect(photos.map((p) => [p.checkpointId, p.measureId])).toEqual([
+      [point.id, null],
+      [null, measureId],
+    ]);
+  });
+
+  it('refuses adding and deleting photos once the order is closed, then takes their bytes with a deleted photo and order', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const points = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = await as('mechanic');
+    await mechanic.addToCheckpoint(points[0].id, [upload('a.jpg', await cameraPhoto('jpeg')), upload('b.png', await cameraPhoto('png'))]);
+    for (const p of points) await answerCheckpoint(gql.mechanic, p, { checkResult: 'ok' });
+    ok(await gql.mechanic(M.closeRepairOrder, { id: orderId, c: 'Fini' }));
+    const [first, second] = await mechanic.photosOf(orderId);
+    expect(await refusalOf(mechanic.addToCheckpoint(points[0].id, [upload('c.jpg', await cameraPhoto('jpeg'))]))).toMatch(/clôturé/);
+    expect(await refusalOf(mechanic.removeFromCheckpoint(first!.id))).toMatch(/clôturé/);
+    expect(await mechanic.photosOf(orderId)).toHaveLength(2);
+    ok(await gql.app_admin(M.reopenRepairOrder, { id: orderId, c: 'Une photo de trop' }));
+    await mechanic.removeFromCheckpoint(first!.id);
+    expect((await mechanic.photosOf(orderId)).map((p) => p.id)).toEqual([second!.id]);
+    expect(await t.app.services.files.blobs.read(first!.fileId)).toBeNull();
+    expect(await t.app.services.files.blobs.read(first!.thumbnailId!)).toBeNull();
+    await t.app.services.forViewer(await viewerOf(t, demoEmails.diagnostician)).repairOrders.remove(orderId);
+    for (const id of [second!.fileId, second!.thumbnailId!]) {
+      expect(await t.app.services.files.blobs.read(id)).toBeNull();
+      expect(await t.database.db.select().from(files).where(eq(files.id, id))).toEqual([]);
+    }
+    const events = await t.database.db.select().from(auditEvents).where(eq(auditEvents.entityId, first!.id)).orderBy(auditEvents.id);
+    expect(events.map((e) => e.action)).toEqual(['created', 'deleted']);
+  });
+
+  it('serves photos to every role that reads the order, and writes, replaces or deletes none through the storage API', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const jpeg = await cameraPhoto('jpeg');
+    await (await as('mechanic')).addToCheckpoint(point.id, [upload('a.jpg', jpeg)]);
+    const [photo] = await (await as('commercial')).photosOf(orderId);
+    const tokens = await signInAll(t);
+    const auth = (role: DemoRole) => ({ authorization: `Bearer ${tokens[role]}` });
+    for (const role of Object.keys(demoEmails) as DemoRole[]) {
+      const res = await fetch(`${t.url}/api/storage/files/${photo!.fileId}`, { headers: auth(role) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/jpeg');
+      await res.arrayBuffer();
+    }
+    const signed = await fetch(`${t.url}${t.app.services.files.signedPath(photo!.thumbnailId!)}`);
+    expect(signed.status).toBe(200);
+    expect((await sharp(Buffer.from(await signed.arrayBuffer())).metadata()).width).toBe(200);
+    const body = () => {
+      const form = new FormData();
+      form.append('bucket-id', 'photo');
+      form.append('file[]', new Blob([new Uint8Array(jpeg)]), 'brute.jpg');
+      return form;
+    };
+    const url = `${t.url}/api/storage/files`;
+    expect((await fetch(url, { method: 'POST', headers: auth('app_admin'), body: body() })).status).toBe(403);
+    expect((await fetch(`${url}/${photo!.fileId}`, { method: 'PUT', headers: auth('app_admin'), body: body() })).status).toBe(403);
+    expect((await fetch(`${url}/${photo!.fileId}`, { method: 'DELETE', headers: auth('app_admin') })).status).toBe(403);
+    expect(await (await as('mechanic')).photosOf(orderId)).toHaveLength(1);
+  });
+
+  it('shows the photos of two closed demo orders, made as an upload makes them', async () => {
+    const rows = await t.database.db
+      .select({
+        orderId: orderFiles.orderId,
+        status: repairOrders.status,
+        fileId: orderFiles.fileId,
+        thumbnailId: orderFiles.thumbnailId,
+        checkpointId: orderFiles.checkpointId,
+      })
+      .from(orderFiles)
+      .innerJoin(repairOrders, eq(repairOrders.id, orderFiles.orderId))
+      .where(and(eq(orderFiles.kind, 'photo'), eq(repairOrders.status, 'CLOSED')));
+    expect(new Set(rows.map((r) => r.orderId)).size).toBe(2);
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(row.checkpointId).not.toBeNull();
+      const meta = await sharp(await bytesOf(row.fileId)).metadata();
+      expect(meta).toMatchObject({ format: 'jpeg', width: 1200, height: 900 });
+      expect(meta.exif).toBeUndefined();
+      expect((await sharp(await bytesOf(row.thumbnailId!)).metadata()).width).toBe(400);
+    }
+  });
+});
+
+describe('photos kept in an S3 bucket', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { env: await s3.env('s3') });
+  });
+  afterAll(() => t?.close());
+
+  it('stores the photo and its thumbnail as objects of the bucket, without GPS, and removes both with the photo', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    await mechanic.addToCheckpoint(point.id, [upload('fuite.webp', await cameraPhoto('webp'))]);
+    const [photo] = await mechanic.photosOf(orderId);
+    const objects = () => readdirSync(s3.server!.dir, { recursive: true }).map(String);
+    for (const id of [photo!.fileId, photo!.thumbnailId!]) {
+      expect(objects().some((name) => name.includes(id))).toBe(true);
+      const bytes = (await t.app.services.files.blobs.read(id))!;
+      expect((await sharp(bytes).metadata()).exif).toBeUndefined();
+      expect(carriesExif(bytes)).toBe(false);
+    }
+    await mechanic.removeFromCheckpoint(photo!.id);
+    for (const id of [photo!.fileId, photo!.thumbnailId!]) expect(await t.app.services.files.blobs.read(id)).toBeNull();
+  });
+});
