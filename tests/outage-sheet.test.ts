@@ -105,10 +105,10 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     // P0841 with the converter, one without codes with the pump, one P0730 without an outage.
     firstClosed = await closedOrder(['P0730'], o1, { symptoms: ['Patinage'], mileage: '100000_to_150000' });
     await closedOrder(['P0730'], o1, { mileage: '100000_to_150000' });
-    await closedOrder(['P0730'], o1, { mileage: '100000_to_150000' });
+    await closedOrder(['P0730'], o1, { mileage: '150000_to_200000' });
     await closedOrder(['P0730'], o2);
     await closedOrder(['P0841'], o2);
-    await closedOrder([], o3);
+    await closedOrder([], o3, { mileage: '150000_to_200000' });
     await closedOrder(['P0730'], null);
     // The customer's order: P0730 and slipping; the converter retained with its procedure.
     fresh = await newOrder(modelId, ['P0730'], ['Patinage'], '150000_to_200000');
@@ -169,7 +169,8 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     expect(res.status).toBe(200);
     const html = await res.text();
     const text = pageText(html);
-    const km = plain(`${formatNumber(125_000)} km`);
+    // The bands' middles average 141,667 km: a customer reads it rounded.
+    const km = plain(`${formatNumber(140_000)} km`);
     for (const said of [
       'Fiche de panne FICHE-8',
       'Constructeur ZF Type Automatique Modèle 8HP45 fiche',
@@ -177,7 +178,7 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
       'P0730 : Défaut P0730',
       'Patinage',
       '1. Mécatronique — Défaut électrique',
-      `Observée sur 3 des 7 boîtes de ce modèle réparées à l'atelier, 43 %, en moyenne à ${km}.`,
+      `Observée sur 3 des 7 boîtes de ce modèle réparées à l'atelier, 43 %, en moyenne vers ${km}.`,
       '3 des 4 boîtes réparées qui présentaient un signe commun avec la vôtre avaient cette panne.',
       'Signes en commun : code P0730 (3 boîtes), Patinage (1 boîte).',
       '2. Convertisseur de couple — Usure Retenue',
@@ -185,7 +186,8 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
       "Observée sur 2 des 7 boîtes de ce modèle réparées à l'atelier, 29 %.",
       'Une des 4 boîtes réparées qui présentaient un signe commun avec la vôtre avait cette panne.',
       '3. Pompe à huile — Usure',
-      "Observée sur 1 des 7 boîtes de ce modèle réparées à l'atelier, 14 %.",
+      // One box: its mileage, no average.
+      `Observée sur 1 des 7 boîtes de ce modèle réparées à l'atelier, 14 %, vers ${plain(`${formatNumber(175_000)} km`)}.`,
       "Aucune des 4 boîtes réparées qui présentaient un signe commun avec la vôtre n'avait cette panne.",
       'Panne(s) retenue(s) Convertisseur de couple — Usure',
       'Intervention(s) prévue(s) Remplacement du convertisseur Dépose de la boîte et échange du convertisseur de couple.',
@@ -216,7 +218,7 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
       '8HP45 fiche',
       'P0730',
       '1. Mécatronique — Défaut électrique',
-      "Observée sur 3 des 7 boîtes de ce modèle réparées à l'atelier, 43 %, en moyenne à",
+      "Observée sur 3 des 7 boîtes de ce modèle réparées à l'atelier, 43 %, en moyenne vers",
       'Signes en commun : code P0730 (3 boîtes), Patinage (1 boîte).',
       'Convertisseur de couple — Usure · Retenue',
       'Remplacement du convertisseur',
@@ -245,6 +247,13 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     const unknown = await page(await newOrder(newModelId, ['P17BF']));
     expect(unknown).toContain("Pas encore d'historique : aucune boîte de ce modèle n'a encore été réparée dans notre atelier.");
     expect(unknown).not.toContain('Observée sur');
+
+    // One box repaired, nothing retained: said of that one box; its own sheet has no history but itself.
+    const alone = await closedOrder(['P17BF'], null, { model: newModelId });
+    expect(await page(await newOrder(newModelId, ['P17BF']))).toContain(
+      "Aucune panne n'a encore été confirmée sur la seule boîte de ce modèle réparée dans notre atelier.",
+    );
+    expect(await page(alone)).toContain("Pas encore d'historique");
   });
 
   it('says when every similar order had the outage, and when there was only one', async () => {
@@ -264,17 +273,42 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     expect(both).toContain('Les 2 boîtes réparées qui présentaient un signe commun avec la vôtre avaient toutes cette panne.');
   });
 
-  it('opens on a closed order, which its own evidence leaves out', async () => {
+  it('opens on a closed order, whose own box is left out of its evidence, rates and mileage', async () => {
+    const sheet = (await t.app.services.forViewer(await viewerAs('diagnostician')).outageSheet.sheetOf(firstClosed))!;
+    const [o1, o2, o3] = outages as [string, string, string];
+    expect(sheet.history).toBe(6);
+    expect(sheet.ranked.map((o) => [o.outage.id, Number(o.outage.orderCount), o.outage.ordersAverageMileage])).toEqual([
+      [o1, 2, 150_000],
+      [o2, 2, null],
+      [o3, 1, 175_000],
+    ]);
     const res = await fetch(`${t.url}/repair-order/${firstClosed}/outage-sheet`, { headers: { cookie: cookies.app_admin! } });
     expect(res.status).toBe(200);
     const text = pageText(await res.text());
-    expect(text).toContain('Clôturé');
+    expect(text).toContain('Clôturé le 20/10/2026');
+    // The six other boxes: two mechatronics (150,000 km on average without this one's 125,000), two converters, one pump.
+    expect(text).toContain(`Observée sur 2 des 6 boîtes de ce modèle réparées à l'atelier, 33 %, en moyenne vers ${plain(`${formatNumber(150_000)} km`)}.`);
+    expect(text).toContain("Observée sur 2 des 6 boîtes de ce modèle réparées à l'atelier, 33 %.");
+    expect(text).toContain('des 6 boîtes');
+    expect(text).not.toContain('des 7 boîtes');
     expect(text).toContain('Panne(s) retenue(s) Mécatronique — Défaut électrique');
     expect(text).toContain('Intervention(s) réalisée(s)');
     // Three other closed orders share its code or symptom: P0730 on two mechatronics, one converter.
     expect(text).toContain('2 des 3 boîtes réparées qui présentaient un signe commun avec la vôtre avaient cette panne.');
     const pdf = await fetch(`${t.url}/repair-order/${firstClosed}/outage-sheet.pdf`, { headers: { cookie: cookies.app_admin! } });
     expect(pdf.status).toBe(200);
+  });
+
+  it('says the outages beyond the five it lists are less likely for the customer box, not rarer', async () => {
+    const wide = await createModel(gql.diagnostician, { model: '6HP fiche', type: 'automatic', constructorName: 'ZF', startYear: 2005 });
+    for (const component of ['Mécatronique', 'Convertisseur de couple', 'Pompe à huile'])
+      for (const outageType of ['Usure', 'Défaut électrique'])
+        await closedOrder([], await createOutage(gql.diagnostician, wide, { component, outageType }), { model: wide });
+    const text = pageText(
+      await (await fetch(`${t.url}/repair-order/${await newOrder(wide, [])}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text(),
+    );
+    expect(text).toContain('5. ');
+    expect(text).toContain('Et une autre panne, moins probable pour votre boîte, observée dans notre atelier.');
   });
 
   it('answers an unknown order with the French 404', async () => {

@@ -6,7 +6,7 @@ import { roles, type Role } from '#lib/roles.ts';
 import { bindViewer } from '#server/access.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
 import { DomainError } from '#server/errors.ts';
-import { createDomainServices, type DomainServices, permissions } from '#server/services.ts';
+import { bindDomain, createDomainServices, type DomainServices, permissions } from '#server/services.ts';
 
 const ALL: Role[] = ['app_admin', 'diagnostician', 'mechanic', 'commercial'];
 /** Orders, dossiers and the base are written by admins and diagnosticians (SPEC §2.7, §2.9, §6). */
@@ -44,6 +44,7 @@ const expected: { [S in keyof DomainServices]: { [F in keyof DomainServices[S]]:
     insertErrorCode: WRITERS,
     removeErrorCode: WRITERS,
     outagesOf: ALL,
+    retainedElsewhereOf: ALL,
     getOutage: ALL,
     getOutages: ALL,
     insertOutage: WRITERS,
@@ -155,5 +156,20 @@ describe('every domain service function, as every role', () => {
     let read = false;
     expect(() => bound.insert!((read = true))).toThrow('Accès refusé');
     expect(read).toBe(false);
+  });
+});
+
+// Decision 090: the sheet reads the order, its codes, symptoms, diagnostic and dossier as its viewer.
+describe('a service that reads other services', () => {
+  it('refuses the outage sheet to a commercial once a service it reads is refused to him', async () => {
+    const table = permissions.repairOrders as Record<string, string>;
+    const before = table.get!;
+    table.get = 'manageOrders';
+    try {
+      // Over nothing: refused before any read, or the empty database object would fail otherwise.
+      await expect(bindDomain(domain, viewerAs('commercial')).outageSheet.sheetOf('un')).rejects.toMatchObject({ kind: 'forbidden', message: 'Accès refusé' });
+    } finally {
+      table.get = before;
+    }
   });
 });

@@ -380,6 +380,20 @@ export function createGearboxModelsService(deps: { db: Db; files: FileStore; wat
     outagesOf: (_viewer: Viewer, modelId: string) => modelOutages().execute({ modelId }),
 
     /**
+     * The outages an order retained, counted as the dossier counts them (the same rows, CLOSED and
+     * mileage) but over the other closed orders: what a closed order's own sheet says (decision 090).
+     * An outage no other closed order retained is left out.
+     */
+    retainedElsewhereOf: (_viewer: Viewer, orderId: string) =>
+      queryRows<{ outageId: string; orderCount: number; ordersAverageMileage: number | null }>(
+        db,
+        sql`select oo.outage_id as "outageId", count(*)::int as "orderCount", round(avg(${MILEAGE_MIDPOINT}))::int as "ordersAverageMileage"
+        from ${OUTAGE_ORDERS}
+        where ${CLOSED} and r.id <> ${orderId} and oo.outage_id in (select outage_id from order_outages where repair_order_id = ${orderId})
+        group by oo.outage_id`,
+      ),
+
+    /**
      * The overview's ranking (issue 32): for the `models` models with the largest history, their
      * `perModel` outages the most closed orders retained, counted as the dossier counts them (the
      * same rows, CLOSED and mileage), grouped once over the history rather than one count per outage.
@@ -547,6 +561,7 @@ export const gearboxModelsPermissions = {
   insertErrorCode: 'manageGearboxModels',
   removeErrorCode: 'manageGearboxModels',
   outagesOf: 'signedIn',
+  retainedElsewhereOf: 'signedIn',
   mostFrequentOutages: 'viewOverview',
   getOutage: 'signedIn',
   getOutages: 'signedIn',

@@ -27,7 +27,7 @@ export type OutageSheet = {
   /** What the ranking rests on, or why there is none (no history yet). */
   rankingNotes: string[];
   outages: SheetOutageText[];
-  /** «Et 3 autres pannes plus rares…» when the history saw more than the sheet lists. */
+  /** «Et 3 autres pannes, moins probables…» when the history saw more than the sheet lists. */
   more: string | null;
   chosen: { id: string; label: string; description: string }[];
   proceduresTitle: string;

@@ -2,13 +2,13 @@
 // the model's outages as the diagnostic ranks them from the workshop's own closed orders, with the
 // evidence behind each, and what was retained. Read from the services that own each part; the
 // ranking is the diagnostic's (candidatesOf), never a second definition.
-import type { PermissionTable } from '#server/access.ts';
+import { bindViewer, type PermissionTable } from '#server/access.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
-import type { GearboxModelsService } from '#server/gearboxes/service.ts';
-import type { DiagnosticService, OutageCandidate } from './diagnostic.ts';
-import type { FaultCodesService } from './fault-codes.ts';
-import type { RepairOrdersService } from './service.ts';
-import type { SymptomsService } from './symptoms.ts';
+import { type GearboxModelsService, gearboxModelsPermissions } from '#server/gearboxes/service.ts';
+import { type DiagnosticService, diagnosticPermissions, type OutageCandidate } from './diagnostic.ts';
+import { type FaultCodesService, faultCodesPermissions } from './fault-codes.ts';
+import { type RepairOrdersService, repairOrdersPermissions } from './service.ts';
+import { type SymptomsService, symptomsPermissions } from './symptoms.ts';
 
 /** At most this many outages on the sheet: the likeliest, on one A4 page. */
 export const SHEET_OUTAGES = 5;
@@ -26,30 +26,61 @@ export function createOutageSheetService(deps: {
   diagnostic: DiagnosticService;
   gearboxModels: GearboxModelsService;
 }) {
-  const { repairOrders, faultCodes, symptoms, diagnostic, gearboxModels } = deps;
+  /** The services the sheet reads, as the viewer: each one's table applies to the sheet too (decision 090). */
+  const as = (viewer: Viewer) => ({
+    repairOrders: bindViewer(deps.repairOrders, repairOrdersPermissions, viewer),
+    faultCodes: bindViewer(deps.faultCodes, faultCodesPermissions, viewer),
+    symptoms: bindViewer(deps.symptoms, symptomsPermissions, viewer),
+    diagnostic: bindViewer(deps.diagnostic, diagnosticPermissions, viewer),
+    gearboxModels: bindViewer(deps.gearboxModels, gearboxModelsPermissions, viewer),
+  });
   return {
     /**
      * The sheet's facts, or null for no such order. `ranked`: the diagnostic's ranking, kept to the
      * outages the workshop's history has seen (on a closed order of the model, or confirmed by a
-     * similar one), the likeliest first; `more`: how many more it has seen.
+     * similar one), the likeliest first; `more`: how many more it has seen. `history` and each
+     * outage's count and mileage are over the other boxes: a closed order's own is left out, as
+     * its similar orders leave it out (the customer is not told his box is evidence for itself).
      */
     sheetOf: async (viewer: Viewer, orderId: string) => {
-      const order = await repairOrders.get(viewer, orderId);
+      const { repairOrders, faultCodes, symptoms, diagnostic, gearboxModels } = as(viewer);
+      const order = await repairOrders.get(orderId);
       if (!order) return null;
-      const [codes, seen, candidates, shared, history, chosen, procedures] = await Promise.all([
-        faultCodes.faultCodesOf(viewer, orderId),
-        symptoms.symptomsOf(viewer, orderId),
-        diagnostic.candidatesOf(viewer, orderId, order.modelId),
-        diagnostic.sharedSignsOf(viewer, orderId, order.modelId),
-        gearboxModels.orderCountOf(viewer, order.modelId),
-        diagnostic.chosenOutagesOf(viewer, orderId),
-        diagnostic.proceduresOf(viewer, orderId),
+      const closed = order.status === 'CLOSED';
+      const [codes, seen, candidates, shared, modelHistory, chosen, procedures, elsewhere] = await Promise.all([
+        faultCodes.faultCodesOf(orderId),
+        symptoms.symptomsOf(orderId),
+        diagnostic.candidatesOf(orderId, order.modelId),
+        diagnostic.sharedSignsOf(orderId, order.modelId),
+        gearboxModels.orderCountOf(order.modelId),
+        diagnostic.chosenOutagesOf(orderId),
+        diagnostic.proceduresOf(orderId),
+        closed ? gearboxModels.retainedElsewhereOf(orderId) : [],
       ]);
+      const history = closed ? Math.max(0, modelHistory - 1) : modelHistory;
+      const retained = new Set(chosen.map((o) => o.id));
+      const others = new Map(elsewhere.map((r) => [r.outageId, r]));
+      // Only the outages this closed order retained counted it: theirs are read again without it.
+      const counted = candidates.map((c) =>
+        closed && retained.has(c.outage.id)
+          ? {
+              ...c,
+              outage: {
+                ...c.outage,
+                orderCount: others.get(c.outage.id)?.orderCount ?? 0,
+                ordersAverageMileage: others.get(c.outage.id)?.ordersAverageMileage ?? null,
+              },
+            }
+          : c,
+      );
       const labels = new Map<string, string>([
         ...codes.map((c) => [`code:${c.errorCode.id}`, c.errorCode.code] as const),
         ...seen.map((s) => [`symptom:${s.symptom.id}`, s.symptom.name] as const),
       ]);
-      const observed = candidates.filter((c) => c.confirmedOrders > 0 || Number(c.outage.orderCount) > 0);
+      // The diagnostic's order (a stable sort keeps its ties), its rates read over the other boxes.
+      const observed = counted
+        .filter((c) => c.confirmedOrders > 0 || Number(c.outage.orderCount) > 0)
+        .sort((a, b) => b.confirmedOrders - a.confirmedOrders || Number(b.outage.orderCount) - Number(a.outage.orderCount));
       const ranked: SheetOutage[] = observed.slice(0, SHEET_OUTAGES).map((c) => ({
         ...c,
         shared: shared

@@ -23,6 +23,11 @@ type SheetFacts = NonNullable<Awaited<ReturnType<App.Locals['services']['outageS
 
 const dash = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? '—' : String(value));
 const printed = (fields: ReportField[]) => fields.map((f) => ({ ...f, value: wholeNumbers(f.value) }));
+/**
+ * A mileage as a customer reads it: the orders' bands are averaged by their middles, so the figure
+ * is rounded to 5,000 km («vers 140 000 km», not 141 667 km).
+ */
+const roughKm = (km: number) => `${formatNumber(Math.round(km / 5000) * 5000)} km`;
 const boxes = (n: number) => (n === 1 ? t('outageSheet.oneBox') : t('outageSheet.boxes', { count: n }));
 
 /** The closed orders alike that confirmed the outage, out of all alike, in words (none when nothing was alike). */
@@ -40,11 +45,13 @@ function linesOf(o: SheetFacts['ranked'][number], history: number): string[] {
   const count = Number(o.outage.orderCount ?? 0);
   const rate = formatNumber(historyRate(count, history) ?? 0);
   const only = history === 1 && count === 1;
-  const mileage = count > 0 && o.outage.ordersAverageMileage != null ? `${formatNumber(o.outage.ordersAverageMileage)} km` : null;
+  const mileage = count > 0 && o.outage.ordersAverageMileage != null ? roughKm(o.outage.ordersAverageMileage) : null;
+  // One box has no average: its mileage is said alone.
+  const withMileage = only ? 'outageSheet.rateOnlyMileage' : count === 1 ? 'outageSheet.rateOneMileage' : 'outageSheet.rateMileage';
   const lines = [
     wholeNumbers(
       mileage
-        ? t(only ? 'outageSheet.rateOnlyMileage' : 'outageSheet.rateMileage', { count, total: history, rate, mileage })
+        ? t(withMileage, { count, total: history, rate, mileage })
         : t(only ? 'outageSheet.rateOnly' : 'outageSheet.rate', { count, total: history, rate }),
     ),
   ];
@@ -79,7 +86,7 @@ export async function load(locals: App.Locals, { orderId }: ReturnType<typeof re
     history === 0
       ? [t('outageSheet.noHistory')]
       : ranked.length === 0
-        ? [t('outageSheet.noneObserved', { total: history })]
+        ? [history === 1 ? t('outageSheet.noneObservedOnly') : t('outageSheet.noneObserved', { total: history })]
         : [t('outageSheet.rankedIntro'), ...(similar === 0 ? [t('outageSheet.noSimilar')] : [])];
   const vehicle = [order.vehicleBrand, order.vehicleModel].filter(Boolean).join(' ');
   return {
