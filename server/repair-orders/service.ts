@@ -5,10 +5,9 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { InterventionCategory, OrderSort, OrderStatus, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
-import { zonedInstant } from '#lib/format.ts';
-import { addDays } from '#lib/repair-orders/overview.ts';
+import { addDays, zonedInstant } from '#lib/format.ts';
 import { escapeLike } from '#lib/search.ts';
-import { isRealDay } from '#lib/page-query.ts';
+import { isListDay } from '#lib/page-query.ts';
 import { prepared } from '#server/db/prepared.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -91,7 +90,7 @@ const numberTaken = (error: unknown): never => {
 /** The filter as the list reads it: a search cut at 80 characters, days that exist. */
 function checkedFilter<F extends OrderFilter>(filter: F): F {
   for (const key of ['from', 'to', 'closedFrom', 'closedTo', 'reopenedFrom', 'reopenedTo'] as const)
-    if (filter[key] && !isRealDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
+    if (filter[key] && !isListDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
   return { ...filter, search: (filter.search ?? '').slice(0, 80) };
 }
 
@@ -330,11 +329,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
-    referents: (_viewer: Viewer) =>
+    /** The users an order may name as referent; `also`, a list's filter, even when disabled or no longer one (it is still shown). */
+    referents: (_viewer: Viewer, also?: string | null) =>
       db
         .select({ id: users.id, displayName: users.displayName })
         .from(users)
-        .where(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)))
+        .where(or(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)), also ? eq(users.id, also) : undefined))
         .orderBy(asc(users.displayName)),
 
     insert: async (_viewer: Viewer, input: RepairOrderInput) =>

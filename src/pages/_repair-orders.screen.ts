@@ -114,7 +114,7 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
     repairOrders.page({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
   const [{ rows, total }, models, referents] = await withinBudget(
     locals,
-    Promise.all([pageOf(query.page), gearboxModels.catalogue(), repairOrders.referents()]),
+    Promise.all([pageOf(query.page), gearboxModels.catalogue(), repairOrders.referents(query.referent === 'aucun' ? null : query.referent)]),
   );
   const {
     page,
