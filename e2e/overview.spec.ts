@@ -43,6 +43,13 @@ test.describe('a diagnostician', () => {
       const { figure, count } = await figureAndList(page, name, list);
       expect(count, String(name)).toBe(figure);
     }
+    // An outage's figure: the model's closed orders that retained it, the list says which outage.
+    await page.goto(period);
+    const outage = page.getByRole('region', { name: 'Pannes les plus fréquentes par modèle' }).getByRole('link').first();
+    const retained = Number(/ : (\d+)$/.exec((await outage.getAttribute('aria-label'))!)![1]);
+    await outage.click();
+    await expect(page).toHaveURL(/\?modele=[0-9a-f-]+&statut=CLOSED&panne=[0-9a-f-]+$/);
+    await expect(page.getByText(new RegExp(`^Ayant retenu la panne .+ — .+ · ${retained} OR$`))).toBeVisible();
   });
 
   test('draws each bar right after the number it draws', async ({ page }) => {

@@ -245,6 +245,8 @@ describe.each(databaseKinds)('the workshop at a glance on %s', (kind) => {
       expect([o.orderCount, o.ordersAverageMileage]).toEqual([same.orderCount, same.ordersAverageMileage]);
     }
     expect(await t.app.domain.gearboxModels.orderCountOf(SOMEONE, ids.X!)).toBe(9);
+    // Each figure's link: the list of the closed orders behind it, as many as it says.
+    for (const o of ranked) expect(await listed(overviewLinks.outage(o.modelId, o.id)), o.id).toBe(o.orderCount);
   });
 
   it('counts the boxes in stock by rack, those taken out left aside', async () => {

@@ -39,9 +39,11 @@ export type OrderFilter = {
   /** Days of the workshop a reopening fell on (its instant read in the workshop's zone). */
   reopenedFrom?: string | null;
   reopenedTo?: string | null;
+  /** An outage the orders retained. */
+  outageId?: string | null;
 };
 /** Whether the filter names one of the overview's filters: the models' counts do not say those. */
-const overviewFiltered = (f: OrderFilter) => !!(f.status || f.referent || f.closedFrom || f.closedTo || f.reopenedFrom || f.reopenedTo);
+const overviewFiltered = (f: OrderFilter) => !!(f.status || f.referent || f.closedFrom || f.closedTo || f.reopenedFrom || f.reopenedTo || f.outageId);
 /** The filter, the sort and the page of the list. */
 type ListFilter = OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number };
 
@@ -158,6 +160,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       const until = filter.reopenedTo ? sql` and e.at < ${zonedInstant(addDays(filter.reopenedTo, 1))!.toISOString()}::timestamptz` : sql``;
       parts.push(sql`exists (select 1 from order_events e where e.repair_order_id = ${repairOrders.id} and e.kind = 'reopened'${from}${until})`);
     }
+    if (filter.outageId)
+      parts.push(sql`exists (select 1 from order_outages oo where oo.repair_order_id = ${repairOrders.id} and oo.outage_id = ${filter.outageId})`);
     return parts.length ? and(...parts) : undefined;
   }
 

@@ -172,6 +172,7 @@ const FILTER_NAMES: Record<string, () => string> = {
   cloture_au: () => t('filters.names.cloture_au'),
   reouverture_du: () => t('filters.names.reouverture_du'),
   reouverture_au: () => t('filters.names.reouverture_au'),
+  panne: () => t('filters.names.panne'),
 };
 
 /**

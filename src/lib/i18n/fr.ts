@@ -948,6 +948,7 @@ export const fr = {
       cloture_au: 'la date de clôture',
       reouverture_du: 'la date de réouverture',
       reouverture_au: 'la date de réouverture',
+      panne: 'la panne',
     },
   },
   repairOrders: {
@@ -1042,6 +1043,7 @@ export const fr = {
     reopenedBetween: 'Rouverts du {{from}} au {{to}}',
     reopenedFromOnly: 'Rouverts depuis le {{from}}',
     reopenedToOnly: "Rouverts jusqu'au {{to}}",
+    withOutage: 'Ayant retenu la panne {{outage}}',
   },
   faultCodes: {
     title: 'Relevé des codes défaut',

@@ -93,4 +93,6 @@ export const overviewLinks = {
   closedIn: (period: OverviewPeriod, category?: InterventionCategory) =>
     ordersHref({ closedFrom: period.from, closedTo: period.to, category: category ?? null } satisfies Filter),
   reopenedIn: (period: OverviewPeriod) => ordersHref({ reopenedFrom: period.from, reopenedTo: period.to }),
+  /** The model's closed orders that retained the outage: the dossier's k. */
+  outage: (modelId: string, outageId: string) => ordersHref({ status: 'CLOSED', modelId, outageId }),
 };
