@@ -247,6 +247,10 @@ describe.each(databaseKinds)('the workshop at a glance on %s', (kind) => {
     expect(await t.app.domain.gearboxModels.orderCountOf(SOMEONE, ids.X!)).toBe(9);
     // Each figure's link: the list of the closed orders behind it, as many as it says.
     for (const o of ranked) expect(await listed(overviewLinks.outage(o.modelId, o.id)), o.id).toBe(o.orderCount);
+    // A status and a model alone are read from the models' counts: the same numbers.
+    expect(await listed(`/repair-orders?statut=CLOSED&modele=${ids.X}`)).toBe(9);
+    expect(await listed(`/repair-orders?statut=IN_PROGRESS&modele=${ids.X}`)).toBe(8);
+    expect(await listed(`/repair-orders?statut=CLOSED&modele=${ids.Y}`)).toBe(1);
   });
 
   it('counts the boxes in stock by rack, those taken out left aside', async () => {

@@ -176,8 +176,16 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     // the sub-query: its columns must not name the list's own row.
     const orders = filter.type ? sql`${repairOrders} join ${gearboxModels} on ${gearboxModels.id} = ${repairOrders.modelId}` : sql`${repairOrders}`;
     const where = (condition: SQL | undefined) => (condition ? sql` where ${condition}` : sql``);
-    if (filter.from || filter.to || filter.category || overviewFiltered(filter))
+    // A status alone (the overview's «OR par statut»): the counts keep the closed orders too (migration 0030).
+    const statusOnly = !!filter.status && !search && !overviewFiltered({ ...filter, status: null });
+    if (filter.from || filter.to || filter.category || (overviewFiltered(filter) && !statusOnly))
       return sql`(select count(*)::int from ${orders}${where(whereOf(filter, search))})`;
+    const perModel =
+      filter.status === 'CLOSED'
+        ? repairOrderCounts.closed
+        : filter.status === 'IN_PROGRESS'
+          ? sql`${repairOrderCounts.n} - ${repairOrderCounts.closed}`
+          : repairOrderCounts.n;
     const byType = filter.type ? eq(gearboxModels.type, filter.type) : undefined;
     const counts = filter.type
       ? sql`${repairOrderCounts} join ${gearboxModels} on ${gearboxModels.id} = ${repairOrderCounts.modelId}`
@@ -185,7 +193,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     const counted =
       search && !search.modelIds.length
         ? sql`0`
-        : sql`(select coalesce(sum(${repairOrderCounts.n}), 0)::int from ${counts}${where(
+        : sql`(select coalesce(sum(${perModel}), 0)::int from ${counts}${where(
             and(
               search ? inArray(repairOrderCounts.modelId, search.modelIds) : undefined,
               filter.modelId ? eq(repairOrderCounts.modelId, filter.modelId) : undefined,
