@@ -67,6 +67,8 @@ const BEYOND_SPEC: readonly Row[] = [
   // Issue 32: the outage sheet handed to the customer, a page and a PDF (decision 090): not mechanics.
   ['/repair-order/{uuid}/outage-sheet',                            'page',    'page',    'page',    'home',    'sign-in'],
   ['/repair-order/{uuid}/outage-sheet.pdf',                        'page',    'page',    'page',    'home',    'sign-in'],
+  // Issue 32: the workshop at a glance (decision 089): admins and diagnosticians.
+  ['/overview',                                                    'page',    'page',    'home',    'home',    'sign-in'],
   ['/gearbox/{uuid}/activity',                                     'page',    'page',    'page',    'page',    'sign-in'],
   ['/gearbox/{uuid}/activity.csv',                                 'page',    'page',    'page',    'page',    'sign-in'],
   ['/users/{uuid}/activity',                                       'page',    'home',    'home',    'home',    'sign-in'],

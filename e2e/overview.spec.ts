@@ -3,6 +3,7 @@
 // a bad day is ignored and said so; mechanics and commercials are sent back to the orders.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { addDays, workshopToday } from '#lib/format.ts';
 import { expect, test } from './support/test.ts';
 import { storageState, touchTablet } from './support/fixtures.ts';
 
@@ -30,7 +31,8 @@ test.describe('a diagnostician', () => {
 
     const period = '/overview?du=2025-12-01&au=2026-11-29';
     for (const [name, list] of [
-      [/^90 j et plus : \d+$/, /\?au=2026-08-31&statut=IN_PROGRESS$/],
+      // 90 days before the workshop's day, on the clock the server reads too.
+      [/^90 j et plus : \d+$/, new RegExp(`\\?au=${addDays(workshopToday(), -90)}&statut=IN_PROGRESS$`)],
       [/^Clôturé : \d+$/, /statut=CLOSED/],
       [/^Julien Moreau, En cours : \d+$/, /\?statut=IN_PROGRESS&referent=[0-9a-f-]+$/],
       [/^Julien Moreau, Ouverts sur la période : \d+$/, /\?du=2025-12-01&au=2026-11-29&referent=[0-9a-f-]+$/],
@@ -41,12 +43,31 @@ test.describe('a diagnostician', () => {
       const { figure, count } = await figureAndList(page, name, list);
       expect(count, String(name)).toBe(figure);
     }
+    // An outage's figure: the model's closed orders that retained it, the list says which outage.
+    await page.goto(period);
+    const outage = page.getByRole('region', { name: 'Pannes les plus fréquentes par modèle' }).getByRole('link').first();
+    const retained = Number(/ : (\d+)$/.exec((await outage.getAttribute('aria-label'))!)![1]);
+    await outage.click();
+    await expect(page).toHaveURL(/\?modele=[0-9a-f-]+&statut=CLOSED&panne=[0-9a-f-]+$/);
+    await expect(page.getByText(new RegExp(`^Ayant retenu la panne .+ — .+ · ${retained} OR$`))).toBeVisible();
+  });
+
+  test('draws each bar right after the number it draws', async ({ page }) => {
+    await page.goto('/overview?du=2025-12-01&au=2026-11-29');
+    // Referents: the bar draws the open orders, so it follows «En cours», before «Ouverts sur la période».
+    const referent = page.getByRole('region', { name: 'OR par référent diagnostic' }).getByRole('row', { name: /^Julien Moreau/ });
+    await expect(referent.getByRole('cell').nth(1).locator('svg')).toHaveCount(1);
+    // Durations: the bar draws the median, so it follows «Médiane», before «90e centile».
+    const category = page.getByRole('region', { name: "Délai de l'ouverture à la clôture" }).getByRole('row').nth(1);
+    await expect(category.getByRole('cell').nth(2).locator('svg')).toHaveCount(1);
+    await expect(page.getByRole('heading', { name: 'OR par statut' })).toBeVisible();
   });
 
   test('reads its period from the URL, with presets, and says when a day is ignored', async ({ page }) => {
     await page.goto('/overview?du=2026-09-01&au=2026-11-29');
     await expect(page.getByText('Du 01/09/2026 au 29/11/2026')).toBeVisible();
-    await expect(page.getByRole('row', { name: /^S36 · 31\/08/ })).toBeVisible();
+    // The period's first week is named by its first day inside the period, not by its Monday.
+    await expect(page.getByRole('row', { name: /^S36 · 01\/09/ })).toBeVisible();
     await page.getByRole('link', { name: '4 semaines' }).click();
     await expect(page).toHaveURL(/\/overview\?du=\d{4}-\d{2}-\d{2}&au=\d{4}-\d{2}-\d{2}$/);
     await expect(page.getByRole('link', { name: '4 semaines' })).toHaveAttribute('aria-current', 'page');
@@ -57,6 +78,16 @@ test.describe('a diagnostician', () => {
     // The 12 weeks before the end asked.
     await expect(page.getByText('Du 07/09/2026 au 29/11/2026')).toBeVisible();
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
+
+    // A century asked would draw 5,000 weeks: longer than 3 years, the 12 weeks to today, said so.
+    await page.goto('/overview?du=1900-01-01&au=2999-12-31');
+    await expect(
+      page
+        .getByRole('status')
+        .filter({ hasText: 'Filtre ignoré : la période du 01/01/1900 au 31/12/2999 dépasse 3 ans ; les 12 dernières semaines sont affichées.' }),
+    ).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Du', exact: true })).toHaveValue('01/01/1900');
+    await expect(page.getByRole('row', { name: /^S\d+ · / })).toHaveCount(12);
   });
 });
 

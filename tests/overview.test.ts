@@ -3,11 +3,11 @@
 // ISO weeks across the end of summer time, the days from opening to closing (median, 90th
 // percentile), reopenings on either side of Paris's midnight, the outages ranked as the dossier
 // counts them, the stock. Each figure's link, read by the orders list, counts the same orders.
-import { inArray, type SQL, sql } from 'drizzle-orm';
+import { eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { queryRows } from '#server/db/client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '#server/db/schema/index.ts';
-import { ageBuckets, ageHref, overviewLinks, weekInPeriod } from '#lib/repair-orders/overview.ts';
+import { ageBuckets, ageHref, overviewLinks, overviewPeriod, overviewPresets, weekInPeriod } from '#lib/repair-orders/overview.ts';
 import * as ordersScreen from '#pages/_repair-orders.screen.ts';
 import { databaseKinds, SOMEONE, startTestApp, type TestApp } from './support/app.ts';
 
@@ -245,6 +245,12 @@ describe.each(databaseKinds)('the workshop at a glance on %s', (kind) => {
       expect([o.orderCount, o.ordersAverageMileage]).toEqual([same.orderCount, same.ordersAverageMileage]);
     }
     expect(await t.app.domain.gearboxModels.orderCountOf(SOMEONE, ids.X!)).toBe(9);
+    // Each figure's link: the list of the closed orders behind it, as many as it says.
+    for (const o of ranked) expect(await listed(overviewLinks.outage(o.modelId, o.id)), o.id).toBe(o.orderCount);
+    // A status and a model alone are read from the models' counts: the same numbers.
+    expect(await listed(`/repair-orders?statut=CLOSED&modele=${ids.X}`)).toBe(9);
+    expect(await listed(`/repair-orders?statut=IN_PROGRESS&modele=${ids.X}`)).toBe(8);
+    expect(await listed(`/repair-orders?statut=CLOSED&modele=${ids.Y}`)).toBe(1);
   });
 
   it('counts the boxes in stock by rack, those taken out left aside', async () => {
@@ -257,5 +263,39 @@ describe.each(databaseKinds)('the workshop at a glance on %s', (kind) => {
 
   it('refuses a period whose day does not exist', async () => {
     await expect(t.app.domain.overview.orderFigures(SOMEONE, { from: '2026-02-31', to: TODAY })).rejects.toMatchObject({ kind: 'invalid' });
+  });
+
+  it('offers the referent a list is filtered by in its select, even one who no longer is', async () => {
+    const [mechanic] = await t.database.db.select({ id: users.id, name: users.displayName }).from(users).where(eq(users.email, 'mecanicien@demo.local'));
+    const offered = async (also?: string) => (await t.app.domain.repairOrders.referents(SOMEONE, also)).map((r) => r.id);
+    expect(await offered()).not.toContain(mechanic!.id);
+    expect(await offered(mechanic!.id)).toContain(mechanic!.id);
+    expect(await offered(mechanic!.id)).toContain(diagnostician.id);
+  });
+
+  it('refuses a period longer than 3 years, and a list day past 2999, as a bad value', async () => {
+    await expect(t.app.domain.overview.orderFigures(SOMEONE, { from: '1900-01-01', to: '2999-12-31' })).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(t.app.domain.overview.orderFigures(SOMEONE, { from: '2023-11-29', to: '2026-11-30' })).rejects.toMatchObject({ kind: 'invalid' });
+    expect((await t.app.domain.overview.orderFigures(SOMEONE, { from: '2023-11-29', to: '2026-11-29' })).weeks).toHaveLength(157);
+    await expect(t.app.domain.repairOrders.count(SOMEONE, { reopenedFrom: '2026-01-01', reopenedTo: '9999-12-31' })).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(t.app.domain.repairOrders.count(SOMEONE, { closedTo: '9999-12-31' })).rejects.toMatchObject({ kind: 'invalid' });
+  });
+});
+
+describe('the period of the overview', () => {
+  it('shows the 12 weeks to today for a period longer than 3 years, and keeps the one asked to say so', () => {
+    expect(overviewPeriod('1900-01-01', '2999-12-31', TODAY)).toEqual({
+      from: '2026-09-07',
+      to: TODAY,
+      ignored: { from: '1900-01-01', to: '2999-12-31' },
+    });
+    expect(overviewPeriod('1900-01-01', null, TODAY)).toMatchObject({ from: '2026-09-07', to: TODAY });
+    expect(overviewPeriod('2023-11-29', TODAY, TODAY)).toEqual({ from: '2023-11-29', to: TODAY, ignored: null });
+  });
+
+  it('starts the default and the week presets on a Monday, so that no week of the chart is cut at its start', () => {
+    // Thursday 26/11/2026: the 12 ISO weeks to it start on Monday 07/09.
+    expect(overviewPeriod(null, null, '2026-11-26')).toEqual({ from: '2026-09-07', to: '2026-11-26', ignored: null });
+    expect(overviewPresets.map((p) => p.from('2026-11-26')).slice(0, 2)).toEqual(['2026-11-02', '2026-09-07']);
   });
 });

@@ -39,6 +39,7 @@ describe('list page queries', () => {
       closedTo: null,
       reopenedFrom: null,
       reopenedTo: null,
+      outageId: null,
       confirm: null,
       action: null,
     });
@@ -54,6 +55,8 @@ describe('list page queries', () => {
       reopenedTo: '2026-11-29',
     });
     expect(readOrdersQuery(q(`referent=${MODEL}`)).referent).toBe(MODEL.toLowerCase());
+    // An overview outage figure: the closed orders of a model that retained the outage.
+    expect(readOrdersQuery(q(`statut=CLOSED&modele=${MODEL}&panne=${MODEL}`)).outageId).toBe(MODEL.toLowerCase());
     expect(readStockQuery(q('onglet=historique&rayon=b&etat=used&page=2'))).toMatchObject({ view: 'historique', rack: 'B', condition: 'used', page: 2 });
     expect(readGearboxesQuery(q('annee=2015&type=variator'))).toEqual({ search: '', type: 'variator', modelId: null, year: 2015, page: 1 });
     expect(readUsersQuery(q('recherche=Dupont&page=2'))).toEqual({ search: 'Dupont', page: 2, adding: false, confirmDelete: null });
@@ -76,14 +79,16 @@ describe('list page queries', () => {
       closedTo: null,
       reopenedFrom: null,
       reopenedTo: null,
+      outageId: null,
       confirm: null,
       action: null,
     });
-    expect(readOrdersQuery(q('statut=OPEN&referent=..%2F&cloture_du=2026-02-31&reouverture_au=x'))).toMatchObject({
+    expect(readOrdersQuery(q('statut=OPEN&referent=..%2F&cloture_du=2026-02-31&reouverture_au=x&panne=1'))).toMatchObject({
       status: null,
       referent: null,
       closedFrom: null,
       reopenedTo: null,
+      outageId: null,
     });
     expect(readOrdersQuery(q(`recherche=${'x'.repeat(500)}`)).search).toHaveLength(80);
     // No such month: the default, not an exception (it answered 500).

@@ -5,6 +5,7 @@
 // fitted ("Posée sur OR-2026-0428") are among them, on the model of that box. Drawn from a seeded
 // generator with dates counted back from a fixed day, as the demo stock is, so that every load
 // gives the same orders (tests and screenshots rely on it).
+import { addDays } from '#lib/format.ts';
 import type { Energy, EngineSize, InterventionCategory, MileageBand, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
 import { demoDossiers } from './dossiers.ts';
 import { DEMO_STOCK_DAY, demoStockItems, generator, pick, seedOf, weighted, type DemoStockItem, type Rand } from './stock.ts';
@@ -725,8 +726,6 @@ const boxCondition: Record<string, string> = { used: "d'occasion testée", refur
 // ---- Days.
 
 const DAY = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00Z`) + n * DAY);
 const isWorkingDay = (day: string) => ![0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay());
 /** `n` working days after `day` (before it when n < 0). */
 function workingDaysFrom(day: string, n: number): string {

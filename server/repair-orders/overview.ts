@@ -7,10 +7,10 @@ import type { PermissionTable } from '#server/access.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { users } from '#server/db/schema/index.ts';
 import { invalid } from '#server/errors.ts';
-import { workshopToday } from '#lib/format.ts';
+import { addDays, workshopToday } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
-import { isRealDay } from '#lib/page-query.ts';
-import { addDays, ageBuckets, type AgeBucket, type OverviewPeriod, reopenedBounds } from '#lib/repair-orders/overview.ts';
+import { isListDay } from '#lib/page-query.ts';
+import { ageBuckets, type AgeBucket, mondayOf as mondayOfDay, type OverviewPeriod, overviewTooLong, reopenedBounds } from '#lib/repair-orders/overview.ts';
 import type { InterventionCategory, OrderStatus } from '#lib/repair-orders/repair-orders.ts';
 
 export type OverviewService = ReturnType<typeof createOverviewService>;
@@ -48,9 +48,8 @@ type GroupRow = {
 
 /** The Mondays of the ISO weeks the period touches. */
 function mondays(period: OverviewPeriod): string[] {
-  const weekday = (new Date(`${period.from}T00:00:00Z`).getUTCDay() + 6) % 7;
   const list: string[] = [];
-  for (let monday = addDays(period.from, -weekday); monday <= period.to; monday = addDays(monday, 7)) list.push(monday);
+  for (let monday = mondayOfDay(period.from); monday <= period.to; monday = addDays(monday, 7)) list.push(monday);
   return list;
 }
 /** The Monday of a day's ISO week, computed on the date itself: no session time zone involved. */
@@ -109,7 +108,9 @@ export function createOverviewService(deps: { db: Db }) {
   const service = {
     /** The figures of the orders over `period` (days, both included); ages on `today`, the workshop's day. */
     orderFigures: async (_viewer: Viewer, period: OverviewPeriod, today: string = workshopToday()): Promise<OrderFigures> => {
-      for (const key of ['from', 'to'] as const) if (!isRealDay(period[key])) throw invalid({ [key]: t('refusals.invalidDate') });
+      for (const key of ['from', 'to'] as const) if (!isListDay(period[key])) throw invalid({ [key]: t('refusals.invalidDate') });
+      // A week a row: a century asked would hold the server (the page shows 3 years at most).
+      if (overviewTooLong(period)) throw invalid({ to: t('overview.periodTooLong') });
       const [[counts], rows, [reopenedRow]] = await Promise.all([statuses(), grouped(period, today), reopened(period)]);
       const ages = ageBuckets.map(({ id }) => ({ bucket: id, n: rows.find((g) => g.by_age && g.age === id)?.open ?? 0 }));
       const perReferent = rows.filter((g) => g.by_referent && (g.open > 0 || g.opened > 0));
@@ -117,22 +118,19 @@ export function createOverviewService(deps: { db: Db }) {
       const referents = perReferent
         .map((g) => ({ referentId: g.referent_id, name: g.referent_id ? (named.get(g.referent_id) ?? null) : null, open: g.open, opened: g.opened }))
         .sort((a, b) => b.open - a.open || b.opened - a.opened || (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff'));
-      const weekOf = (key: 'opened_week' | 'closed_week', monday: string) => rows.find((g) => g[key]?.slice(0, 10) === monday);
-      const weeks = mondays(period).map((week) => ({
-        week,
-        opened: weekOf('opened_week', week)?.opened ?? 0,
-        closed: weekOf('closed_week', week)?.closed ?? 0,
-      }));
+      const opened = new Map(rows.flatMap((g) => (g.by_opened && g.opened_week ? [[g.opened_week.slice(0, 10), g.opened]] : [])));
+      const closed = new Map(rows.flatMap((g) => (g.by_closed && g.closed_week ? [[g.closed_week.slice(0, 10), g.closed]] : [])));
+      const weeks = mondays(period).map((week) => ({ week, opened: opened.get(week) ?? 0, closed: closed.get(week) ?? 0 }));
       const durations = rows
         .filter((g): g is GroupRow & { category: InterventionCategory } => g.category !== null)
         .map((g) => ({ category: g.category, n: g.closed, median: Number(g.median), p90: Number(g.p90) }))
         .sort((a, b) => a.category.localeCompare(b.category));
       const all = counts?.all ?? 0;
-      const closed = counts?.closed ?? 0;
+      const closedOrders = counts?.closed ?? 0;
       return {
         statuses: [
-          { status: 'IN_PROGRESS', n: all - closed },
-          { status: 'CLOSED', n: closed },
+          { status: 'IN_PROGRESS', n: all - closedOrders },
+          { status: 'CLOSED', n: closedOrders },
         ],
         ages,
         referents,

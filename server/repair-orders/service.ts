@@ -5,10 +5,9 @@ import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
 import type { InterventionCategory, OrderSort, OrderStatus, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
-import { zonedInstant } from '#lib/format.ts';
-import { addDays } from '#lib/repair-orders/overview.ts';
+import { addDays, zonedInstant } from '#lib/format.ts';
 import { escapeLike } from '#lib/search.ts';
-import { isRealDay } from '#lib/page-query.ts';
+import { isListDay } from '#lib/page-query.ts';
 import { prepared } from '#server/db/prepared.ts';
 import { queryRows, type Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
@@ -40,9 +39,11 @@ export type OrderFilter = {
   /** Days of the workshop a reopening fell on (its instant read in the workshop's zone). */
   reopenedFrom?: string | null;
   reopenedTo?: string | null;
+  /** An outage the orders retained. */
+  outageId?: string | null;
 };
 /** Whether the filter names one of the overview's filters: the models' counts do not say those. */
-const overviewFiltered = (f: OrderFilter) => !!(f.status || f.referent || f.closedFrom || f.closedTo || f.reopenedFrom || f.reopenedTo);
+const overviewFiltered = (f: OrderFilter) => !!(f.status || f.referent || f.closedFrom || f.closedTo || f.reopenedFrom || f.reopenedTo || f.outageId);
 /** The filter, the sort and the page of the list. */
 type ListFilter = OrderFilter & { sort: OrderSort; descending: boolean; limit: number; offset: number };
 
@@ -91,7 +92,7 @@ const numberTaken = (error: unknown): never => {
 /** The filter as the list reads it: a search cut at 80 characters, days that exist. */
 function checkedFilter<F extends OrderFilter>(filter: F): F {
   for (const key of ['from', 'to', 'closedFrom', 'closedTo', 'reopenedFrom', 'reopenedTo'] as const)
-    if (filter[key] && !isRealDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
+    if (filter[key] && !isListDay(filter[key]!)) throw invalid({ [key]: t('refusals.invalidDate') });
   return { ...filter, search: (filter.search ?? '').slice(0, 80) };
 }
 
@@ -159,6 +160,8 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
       const until = filter.reopenedTo ? sql` and e.at < ${zonedInstant(addDays(filter.reopenedTo, 1))!.toISOString()}::timestamptz` : sql``;
       parts.push(sql`exists (select 1 from order_events e where e.repair_order_id = ${repairOrders.id} and e.kind = 'reopened'${from}${until})`);
     }
+    if (filter.outageId)
+      parts.push(sql`exists (select 1 from order_outages oo where oo.repair_order_id = ${repairOrders.id} and oo.outage_id = ${filter.outageId})`);
     return parts.length ? and(...parts) : undefined;
   }
 
@@ -173,8 +176,16 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     // the sub-query: its columns must not name the list's own row.
     const orders = filter.type ? sql`${repairOrders} join ${gearboxModels} on ${gearboxModels.id} = ${repairOrders.modelId}` : sql`${repairOrders}`;
     const where = (condition: SQL | undefined) => (condition ? sql` where ${condition}` : sql``);
-    if (filter.from || filter.to || filter.category || overviewFiltered(filter))
+    // A status alone (the overview's «OR par statut»): the counts keep the closed orders too (migration 0030).
+    const statusOnly = !!filter.status && !search && !overviewFiltered({ ...filter, status: null });
+    if (filter.from || filter.to || filter.category || (overviewFiltered(filter) && !statusOnly))
       return sql`(select count(*)::int from ${orders}${where(whereOf(filter, search))})`;
+    const perModel =
+      filter.status === 'CLOSED'
+        ? repairOrderCounts.closed
+        : filter.status === 'IN_PROGRESS'
+          ? sql`${repairOrderCounts.n} - ${repairOrderCounts.closed}`
+          : repairOrderCounts.n;
     const byType = filter.type ? eq(gearboxModels.type, filter.type) : undefined;
     const counts = filter.type
       ? sql`${repairOrderCounts} join ${gearboxModels} on ${gearboxModels.id} = ${repairOrderCounts.modelId}`
@@ -182,7 +193,7 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     const counted =
       search && !search.modelIds.length
         ? sql`0`
-        : sql`(select coalesce(sum(${repairOrderCounts.n}), 0)::int from ${counts}${where(
+        : sql`(select coalesce(sum(${perModel}), 0)::int from ${counts}${where(
             and(
               search ? inArray(repairOrderCounts.modelId, search.modelIds) : undefined,
               filter.modelId ? eq(repairOrderCounts.modelId, filter.modelId) : undefined,
@@ -330,11 +341,12 @@ export function createRepairOrdersService(deps: { db: Db; files?: FileStore }) {
     },
 
     /** Admins and diagnosticians, who may be the diagnostic referent. */
-    referents: (_viewer: Viewer) =>
+    /** The users an order may name as referent; `also`, a list's filter, even when disabled or no longer one (it is still shown). */
+    referents: (_viewer: Viewer, also?: string | null) =>
       db
         .select({ id: users.id, displayName: users.displayName })
         .from(users)
-        .where(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)))
+        .where(or(and(inArray(users.defaultRole, ['app_admin', 'diagnostician']), eq(users.disabled, false)), also ? eq(users.id, also) : undefined))
         .orderBy(asc(users.displayName)),
 
     insert: async (_viewer: Viewer, input: RepairOrderInput) =>

@@ -143,6 +143,13 @@ export const dayOf = (value: DateInput = new Date(), zone?: string) => fmt(value
 /** Today in the workshop, as YYYY-MM-DD: what a date field proposes, what a closing records. */
 export const workshopToday = (zone?: string) => dayOf(new Date(), zone);
 
+/** `iso` moved by `days` days of the calendar (no zone: a date is a day). */
+export function addDays(iso: string, days: number): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
 /** Whether two instants fall on the same day of the workshop. */
 export const isSameDay = (a: DateInput, b: DateInput, zone?: string) => {
   const day = dayOf(a, zone);

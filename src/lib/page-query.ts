@@ -91,12 +91,15 @@ export function isoDay(text: string, today: string = workshopToday()): string {
 export const isRealDay = (v: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
 
+/** A day a list or a period may name: one that exists, between 1900 and 2999 (a service checks it too). */
+export const isListDay = (v: string) => isRealDay(v) && v >= '1900' && v < '3000';
+
 /** A day that exists, between 1900 and 2999, else null; typed either way. */
 export const day = () =>
   z
     .string()
     .transform((v) => isoDay(v))
-    .refine((v) => isRealDay(v) && v >= '1900' && v < '3000')
+    .refine(isListDay)
     .nullable()
     .catch(null);
 
@@ -169,6 +172,7 @@ const FILTER_NAMES: Record<string, () => string> = {
   cloture_au: () => t('filters.names.cloture_au'),
   reouverture_du: () => t('filters.names.reouverture_du'),
   reouverture_au: () => t('filters.names.reouverture_au'),
+  panne: () => t('filters.names.panne'),
 };
 
 /**

@@ -45,6 +45,7 @@ export const querySchema = z
     cloture_au: day(),
     reouverture_du: day(),
     reouverture_au: day(),
+    panne: recordId(),
     // A deletion from the list: the order to confirm, then the posted action.
     confirmer: recordId(),
     action: choice(['supprimer'] as const),
@@ -67,6 +68,7 @@ export const querySchema = z
       closedTo: q.cloture_au,
       reopenedFrom: q.reouverture_du,
       reopenedTo: q.reouverture_au,
+      outageId: q.panne,
     };
     return { ...list, confirm: q.confirmer, action: q.action };
   });
@@ -109,13 +111,21 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
     closedTo: query.closedTo,
     reopenedFrom: query.reopenedFrom,
     reopenedTo: query.reopenedTo,
+    outageId: query.outageId,
   };
   const pageOf = (page: number) =>
     repairOrders.page({ ...filter, sort: query.sort, descending: query.descending, limit: ORDERS_PAGE_SIZE, offset: (page - 1) * ORDERS_PAGE_SIZE });
-  const [{ rows, total }, models, referents] = await withinBudget(
+  const [{ rows, total }, models, referents, modelOutages] = await withinBudget(
     locals,
-    Promise.all([pageOf(query.page), gearboxModels.catalogue(), repairOrders.referents()]),
+    Promise.all([
+      pageOf(query.page),
+      gearboxModels.catalogue(),
+      repairOrders.referents(query.referent === 'aucun' ? null : query.referent),
+      // The outage an overview figure filters by, named above the count (its model's outages).
+      query.outageId && query.modelId ? gearboxModels.outagesOf(query.modelId) : [],
+    ]),
   );
+  const outage = modelOutages.find((o) => o.id === query.outageId);
   const {
     page,
     pages,
@@ -127,6 +137,7 @@ export async function load(locals: App.Locals, query: OrdersPageQuery) {
     orders,
     models,
     referents,
+    outageName: outage ? `${outage.component.name} — ${outage.outageType.name}` : null,
     total,
     page,
     pages,

@@ -350,5 +350,9 @@ export const orderEvents = pgTable(
     byName: text('by_name').notNull().default(''),
     comment: text('comment').notNull().default(''),
   },
-  (t) => [index('order_events_order_idx').on(t.orderId, t.at)],
+  (t) => [
+    index('order_events_order_idx').on(t.orderId, t.at),
+    // The overview (decision 089): a period's reopenings, among a closing per closed order.
+    index('order_events_reopened_idx').on(t.at).where(sql`${t.kind} = 'reopened'`),
+  ],
 );

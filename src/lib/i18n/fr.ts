@@ -948,6 +948,7 @@ export const fr = {
       cloture_au: 'la date de clôture',
       reouverture_du: 'la date de réouverture',
       reouverture_au: 'la date de réouverture',
+      panne: 'la panne',
     },
   },
   repairOrders: {
@@ -1042,6 +1043,7 @@ export const fr = {
     reopenedBetween: 'Rouverts du {{from}} au {{to}}',
     reopenedFromOnly: 'Rouverts depuis le {{from}}',
     reopenedToOnly: "Rouverts jusqu'au {{to}}",
+    withOutage: 'Ayant retenu la panne {{outage}}',
   },
   faultCodes: {
     title: 'Relevé des codes défaut',
@@ -1712,7 +1714,7 @@ export const fr = {
     preset3m: '3 mois',
     preset12m: '12 mois',
     presets: 'Périodes toutes faites',
-    status: 'Ordres par statut',
+    status: 'OR par statut',
     statusNote: "Tous les OR de l'atelier, quelle que soit la période.",
     ages: 'OR en cours par ancienneté',
     agesNote: "Jours depuis l'ouverture, au {{today}}.",
@@ -1737,7 +1739,7 @@ export const fr = {
     median: 'Médiane',
     p90: '90e centile',
     days: '{{days}} j',
-    reopenedLine: '{{orders}} OR rouverts sur la période ({{reopenings}} réouvertures)',
+    reopenedLine: '{{orders}} OR rouverts sur la période ({{reopenings}})',
     outages: 'Pannes les plus fréquentes par modèle',
     outagesNote: "Sur tout l'historique : les OR clôturés du modèle qui ont retenu la panne, comme dans le dossier.",
     outage: 'Panne',
@@ -1752,6 +1754,11 @@ export const fr = {
     chart: '{{title}} : {{values}}',
     count: 'Nombre',
     age: 'Ancienneté',
+    reopenedLineOne: '{{orders}} OR rouvert sur la période ({{reopenings}})',
+    reopenings: '{{count}} réouvertures',
+    reopeningsOne: '{{count}} réouverture',
+    tooLong: 'Filtre ignoré : la période du {{from}} au {{to}} dépasse 3 ans ; les 12 dernières semaines sont affichées.',
+    periodTooLong: 'La période ne peut pas dépasser 3 ans.',
   },
   /** Photos of checkpoints and measures (issue 32, decision 088). */
   orderPhotos: {

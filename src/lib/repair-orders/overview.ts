@@ -1,19 +1,12 @@
 // The workshop at a glance (issue 32, decision 089): its period, its age buckets and the list
 // address each figure links to, shared by the service that counts and the page that shows.
-import { workshopToday, zonedInstant } from '#lib/format.ts';
+import { addDays, workshopToday, zonedInstant } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import type { InterventionCategory, OrdersQuery } from './repair-orders.ts';
 import { ordersHref } from './repair-orders.ts';
 
 /** Days of the workshop, both included (`YYYY-MM-DD`). */
 export type OverviewPeriod = { from: string; to: string };
-
-/** `iso` moved by `days` days of the calendar (no zone: a date is a day). */
-export function addDays(iso: string, days: number): string {
-  const d = new Date(`${iso}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 /** `iso` moved by `months` months, the day kept where the month has it (31 March − 1 month = 28 or 29 February). */
 function addMonths(iso: string, months: number): string {
@@ -22,18 +15,35 @@ function addMonths(iso: string, months: number): string {
   return new Date(Date.UTC(y, m - 1 + months, Math.min(d, last))).toISOString().slice(0, 10);
 }
 
-/** The presets, each ending today: 4 weeks, 12 weeks (the default), 3 months, 12 months. */
+/** The Monday of a day's ISO week. */
+export const mondayOf = (iso: string) => addDays(iso, -((new Date(`${iso}T00:00:00Z`).getUTCDay() + 6) % 7));
+
+/** The last `n` ISO weeks to `end`, this one included: whole weeks, so the chart draws no partial week at its start. */
+const lastWeeks = (end: string, n: number) => addDays(mondayOf(end), -7 * (n - 1));
+
+/** The presets, each ending today: 4 weeks, 12 weeks (the default) from a Monday, 3 months, 12 months. */
 export const overviewPresets = [
-  { id: '4w', label: () => t('overview.preset4w'), from: (today: string) => addDays(today, -27) },
-  { id: '12w', label: () => t('overview.preset12w'), from: (today: string) => addDays(today, -83) },
+  { id: '4w', label: () => t('overview.preset4w'), from: (today: string) => lastWeeks(today, 4) },
+  { id: '12w', label: () => t('overview.preset12w'), from: (today: string) => lastWeeks(today, 12) },
   { id: '3m', label: () => t('overview.preset3m'), from: (today: string) => addDays(addMonths(today, -3), 1) },
   { id: '12m', label: () => t('overview.preset12m'), from: (today: string) => addDays(addMonths(today, -12), 1) },
 ] as const;
 
-/** The period the URL asks, the default (12 weeks to today) for what it leaves out. */
-export function overviewPeriod(from: string | null, to: string | null, today: string = workshopToday()): OverviewPeriod {
+/** The longest period the overview counts, in months: a week a row, so a century asked would draw 5,000 of them. */
+export const OVERVIEW_MAX_MONTHS = 36;
+
+/** Whether a period is longer than the overview counts (a period given backwards is not). */
+export const overviewTooLong = (period: OverviewPeriod) => period.to > addMonths(period.from, OVERVIEW_MAX_MONTHS);
+
+/**
+ * The period the URL asks, the default (the 12 ISO weeks to today) for what it leaves out; one longer than
+ * 3 years is ignored (`ignored`, for the page to say so) and the default shown.
+ */
+export function overviewPeriod(from: string | null, to: string | null, today: string = workshopToday()): OverviewPeriod & { ignored: OverviewPeriod | null } {
   const end = to ?? (from && from > today ? from : today);
-  return { from: from ?? addDays(end, -83), to: end };
+  const asked = { from: from ?? lastWeeks(end, 12), to: end };
+  if (!overviewTooLong(asked)) return { ...asked, ignored: null };
+  return { from: lastWeeks(today, 12), to: today, ignored: asked };
 }
 
 export const overviewHref = (period: OverviewPeriod) => `/overview?du=${period.from}&au=${period.to}`;
@@ -83,4 +93,6 @@ export const overviewLinks = {
   closedIn: (period: OverviewPeriod, category?: InterventionCategory) =>
     ordersHref({ closedFrom: period.from, closedTo: period.to, category: category ?? null } satisfies Filter),
   reopenedIn: (period: OverviewPeriod) => ordersHref({ reopenedFrom: period.from, reopenedTo: period.to }),
+  /** The model's closed orders that retained the outage: the dossier's k. */
+  outage: (modelId: string, outageId: string) => ordersHref({ status: 'CLOSED', modelId, outageId }),
 };

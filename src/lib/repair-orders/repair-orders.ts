@@ -55,6 +55,8 @@ export type OrdersQuery = {
   closedTo?: string | null;
   reopenedFrom?: string | null;
   reopenedTo?: string | null;
+  /** An outage the orders retained (the overview's outage figures). */
+  outageId?: string | null;
 };
 
 /**
@@ -90,6 +92,7 @@ export function ordersHref(query: Partial<OrdersQuery>): string {
   if (query.closedTo) params.set('cloture_au', query.closedTo);
   if (query.reopenedFrom) params.set('reouverture_du', query.reopenedFrom);
   if (query.reopenedTo) params.set('reouverture_au', query.reopenedTo);
+  if (query.outageId) params.set('panne', query.outageId);
   if (query.sort && query.sort !== 'date') params.set('tri', query.sort);
   if (query.sort && query.descending !== undefined && query.descending !== (query.sort === 'date')) params.set('ordre', query.descending ? 'desc' : 'asc');
   if (query.page && query.page > 1) params.set('page', String(query.page));
