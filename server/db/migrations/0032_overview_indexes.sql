@@ -1,3 +1,3 @@
+CREATE INDEX "order_events_reopened_idx" ON "order_events" USING btree ("at") WHERE "order_events"."kind" = 'reopened';--> statement-breakpoint
 CREATE INDEX "repair_orders_open_idx" ON "repair_orders" USING btree ("opened_on") WHERE "repair_orders"."status" <> 'CLOSED';--> statement-breakpoint
-CREATE INDEX "repair_orders_closed_idx" ON "repair_orders" USING btree ("closed_on") WHERE "repair_orders"."closed_on" is not null;--> statement-breakpoint
-CREATE INDEX "order_events_reopened_idx" ON "order_events" USING btree ("at") WHERE "order_events"."kind" = 'reopened';
+CREATE INDEX "repair_orders_closed_idx" ON "repair_orders" USING btree ("closed_on") WHERE "repair_orders"."closed_on" is not null;
