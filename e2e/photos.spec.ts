@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { allowBrowserErrors, expect, test } from './support/test.ts';
-import { openProcedure, refusedPost, storageState, touchTablet } from './support/fixtures.ts';
+import { openProcedure, refusedPost, reopenOrder, storageState, touchTablet } from './support/fixtures.ts';
 import { cameraPhoto, hasGpsIfd, phonePhoto } from '../tests/kit/photos.ts';
 
 // A demo order in progress whose procedure is validated, that no other spec changes.
@@ -63,19 +63,37 @@ test.describe('a mechanic on a tablet', () => {
     await openProcedure(page, OPEN);
     const row = page.locator('li[id^="point-"]').nth(1);
     const rowId = await row.getAttribute('id');
-    for (const [file, message] of [
-      [{ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('Pression 4,2 bar\n') }, NOT_PHOTO],
-      [{ name: 'enorme.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(21 * 1024 * 1024, 0xff) }, TOO_LARGE],
-    ] as const) {
-      const here = page.locator(`#${rowId}`);
-      await here.getByLabel('Prendre ou choisir des photos').setInputFiles(file);
-      await here.getByRole('button', { name: 'Envoyer les photos' }).click();
-      await expect(page.locator(`#${rowId}`).getByRole('alert')).toHaveText(message);
-      const input = page.locator(`#${rowId}`).getByLabel('Prendre ou choisir des photos');
-      await expect(input).toHaveAttribute('aria-invalid', 'true');
-      await expect(page.locator(`#${rowId}`).getByRole('button', { name: 'Envoyer les photos' })).toBeVisible();
-      await expect(page.locator(`#${rowId}`).locator('img')).toHaveCount(0);
-    }
+    const here = () => page.locator(`#${rowId}`);
+    await here()
+      .getByLabel('Prendre ou choisir des photos')
+      .setInputFiles({ name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('Pression 4,2 bar\n') });
+    await here().getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(here().getByRole('alert')).toHaveText(NOT_PHOTO);
+    await expect(here().getByLabel('Prendre ou choisir des photos')).toHaveAttribute('aria-invalid', 'true');
+    await expect(here().locator('img')).toHaveCount(0);
+    // Too large a photo, or too many, is said before anything is sent, naming the file; the photos picked stay.
+    const posts: string[] = [];
+    page.on('request', (request) => request.method() === 'POST' && posts.push(request.url()));
+    const status = here().locator('[data-photos-status]');
+    const input = here().getByLabel('Prendre ou choisir des photos');
+    await input.setInputFiles({ name: 'enorme.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(21 * 1024 * 1024, 0xff) });
+    await here().getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(status).toHaveText(TOO_LARGE);
+    const small = await cameraPhoto('jpeg');
+    await input.setInputFiles(Array.from({ length: 21 }, (_, i) => ({ name: `p${i}.jpg`, mimeType: 'image/jpeg', buffer: small })));
+    await here().getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(status).toHaveText('20 photos au plus par envoi.');
+    expect(await input.evaluate((i: HTMLInputElement) => i.files?.length)).toBe(21);
+    expect(posts).toEqual([]);
+    // A post refused before the page answers (413: too big for the server) keeps the form and says why.
+    allowBrowserErrors(/status of 413/);
+    await page.route('**/repair-order/**', (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 413, body: '' }) : route.fallback()));
+    await input.setInputFiles({ name: 'bride.jpg', mimeType: 'image/jpeg', buffer: small });
+    await here().getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(status).toHaveText('Envoi trop volumineux : envoyez moins de photos à la fois.');
+    await expect(here().getByRole('button', { name: 'Envoyer les photos' })).toBeEnabled();
+    expect(await input.evaluate((i: HTMLInputElement) => i.files?.[0]?.name)).toBe('bride.jpg');
+    await page.unroute('**/repair-order/**');
   });
 
   test('in a Wi-Fi dead spot, keeps the form and the photos picked and says so, then sends them once the network is back', async ({ page, context }) => {
@@ -113,7 +131,13 @@ test.describe('a mechanic on a tablet', () => {
     const here = page.locator(`#${rowId}`);
     await expect(here.getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(2);
     await expect(here.getByRole('link', { name: /^Photo 1 : carter\.jpg/ })).toBeVisible();
-    await here.getByRole('button', { name: 'Supprimer la photo' }).first().click();
+    // A deletion asks first (SPEC): a page of its own, whose cancel deletes nothing.
+    await here.getByRole('link', { name: 'Supprimer la photo' }).first().click();
+    await expect(page.getByText('Supprimer la photo « carter.jpg » ?')).toBeVisible();
+    await page.getByRole('link', { name: 'Annuler' }).click();
+    await expect(page.locator(`#${rowId}`).getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(2);
+    await page.locator(`#${rowId}`).getByRole('link', { name: 'Supprimer la photo' }).first().click();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await expect(page.getByText('Photo supprimée')).toBeVisible();
     await expect(page.locator(`#${rowId}`).getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(1);
     // A refused post answers 303 and shows the message again at its row (decision 039).
@@ -134,7 +158,7 @@ test.describe('reading photos', () => {
     await page.getByRole('link', { name: 'Procédure de réparation' }).click();
     await expect(page.getByRole('link', { name: /ouvrir en grand$/ }).first()).toBeVisible();
     await expect(page.getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
-    await expect(page.getByRole('button', { name: 'Supprimer la photo' })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'Supprimer la photo' })).toHaveCount(0);
     const orderUrl = new URL(page.url());
     await page.goto(`${orderUrl.pathname}/report`);
     const grids = page.getByRole('list', { name: /^Photos : / });
@@ -166,7 +190,7 @@ test.describe('reading photos', () => {
     const photos = page.locator('li[id^="photo-"]');
     await expect(photos).toHaveCount(2);
     await expect(page.getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
-    await expect(page.getByRole('button', { name: 'Supprimer la photo' })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'Supprimer la photo' })).toHaveCount(0);
     const photoId = (await photos.first().getAttribute('id'))!.replace('photo-', '');
     const tab = new URL(page.url());
     const forged = await page.request.post(`${tab.pathname}?onglet=procedure&action=supprimer-photo&id=${photoId}`, {
@@ -179,6 +203,27 @@ test.describe('reading photos', () => {
     await expect(page.locator('p[role="alert"]')).toHaveText('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
     await expect(page.locator('li[id^="photo-"]')).toHaveCount(2);
     await context.close();
+  });
+});
+
+test.describe('an order closed while the photos are picked', () => {
+  test.use({ storageState: storageState('mechanic'), ...touchTablet() });
+
+  test('says so in French beside the field when the photos are sent', async ({ page, browser }) => {
+    const admin = await browser.newContext({ storageState: storageState('app_admin') });
+    const there = await admin.newPage();
+    await reopenOrder(there, CLOSED);
+    await openProcedure(page, CLOSED);
+    const row = page.locator('li[id^="point-"]').first();
+    const rowId = await row.getAttribute('id');
+    await row.getByLabel('Prendre ou choisir des photos').setInputFiles({ name: 'tard.jpg', mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') });
+    await there.getByRole('button', { name: "Clôturer l'OR" }).click();
+    await there.getByRole('dialog').getByRole('button', { name: 'Clôturer', exact: true }).click();
+    await expect(there.getByText(/OR clôturé le/)).toBeVisible();
+    await admin.close();
+    await row.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(page.locator(`#${rowId}`).getByRole('alert')).toHaveText('Cet ordre de réparation est clôturé : il ne peut plus être modifié.');
+    await expect(page.locator(`#${rowId}`).getByRole('button', { name: 'Envoyer les photos' })).toHaveCount(0);
   });
 });
 
@@ -200,7 +245,9 @@ test.describe('a diagnostician on a measure', () => {
     await photos.getByRole('button', { name: 'Envoyer les photos' }).click();
     await expect(page.getByText('2 photos ajoutées')).toBeVisible();
     await expect(page.locator('#photos-mesure').getByRole('link', { name: /ouvrir en grand$/ })).toHaveCount(2);
-    await page.locator('#photos-mesure').getByRole('button', { name: 'Supprimer la photo' }).first().click();
+    await page.locator('#photos-mesure').getByRole('link', { name: 'Supprimer la photo' }).first().click();
+    await expect(page.getByText('Supprimer la photo « manometre.jpg » ?')).toBeVisible();
+    await page.getByRole('button', { name: 'Supprimer définitivement' }).click();
     await expect(page.getByText('Photo supprimée')).toBeVisible();
     await expect(page.locator('#photos-mesure').getByRole('link', { name: /^Photo 1 : prise\.jpg/ })).toBeVisible();
     const mechanic = await (await browser.newContext({ storageState: storageState('mechanic') })).newPage();

@@ -4,6 +4,7 @@ import { files, orderMeasures, repairOrders, users } from '#server/db/schema/ind
 import { createOrderMeasuresService } from '#server/repair-orders/measures.ts';
 import { orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import { fieldErrors } from '#lib/validation.ts';
+import { type OrderMeasurePage, refusalNow } from '#pages/repair-order/[orderId]/measure/_measureId.screen.ts';
 import { databaseKinds, SOMEONE, startTestApp, type TestApp } from './support/app.ts';
 import { graphqlAs, M, ok, signInAll, createModel, createOrder } from './kit/index.ts';
 
@@ -60,6 +61,27 @@ const Q = {
     'query($id: uuid!) { repairOrder(id: $id) { measuresDone modelLocked measures { id gearboxMeasureId name description unit minimum maximum measuredValue checkResult comment files { id fileId name comment } } } }',
   measure: 'query($id: uuid!) { orderMeasure(id: $id) { id name checkResult repairOrder { id number status } files { fileId } } }',
 };
+
+describe('a measure page refusal read back', () => {
+  it('keeps the message of photos refused because the order was closed meanwhile', () => {
+    const form = {
+      values: { name: 'Pression' },
+      errors: {},
+      formError: null,
+      fileValues: { comment: '' },
+      fileError: null,
+      version: '1',
+      filled: { name: 'Pression' },
+    };
+    const page = { closed: true, manage: false, form } as unknown as OrderMeasurePage;
+    const message = 'Cet ordre de réparation est clôturé : il ne peut plus être modifié.';
+    for (const failure of [
+      { ...form, status: 409, photoError: message },
+      { ...form, status: 404, photoError: 'Photo introuvable' },
+    ])
+      expect(refusalNow(failure, page, 'diagnostician')?.photoError).toBe(failure.photoError);
+  });
+});
 
 describe.each(databaseKinds)('measures and checks of an order on %s', (kind) => {
   let t: TestApp;

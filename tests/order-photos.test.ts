@@ -176,6 +176,37 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
     expect(events.map((e) => e.action)).toEqual(['created', 'deleted']);
   });
 
+  it('takes a measure photos, thumbnails and ordinary files with it, deleted or answered no to measures taken', async () => {
+    const diagnostician = await viewerOf(t, demoEmails.diagnostician);
+    const services = t.app.services.forViewer(diagnostician);
+    /** A measure with two photos and an ordinary file: every stored file id it holds. */
+    const measureWithFiles = async (orderId: string) => {
+      const measureId = ok(await gql.diagnostician(M.insertOrderMeasure, { o: orderId, m: { name: 'Pression principale', unit: 'bar' } }))
+        .insertOrderMeasure as string;
+      await services.orderPhotos.addToMeasure(measureId, [upload('a.jpg', await cameraPhoto('jpeg')), upload('b.png', await cameraPhoto('png'))]);
+      const file = await t.app.services.files.save({ bucketId: 'measure', file: new File(['p;3,1'], 'releve.csv'), userId: diagnostician.id });
+      await services.orderMeasures.attachFile(measureId, file.id, '');
+      const photos = (await services.orderPhotos.photosOf(orderId)).filter((p) => p.measureId === measureId);
+      expect(photos).toHaveLength(2);
+      return { measureId, ids: [...photos.flatMap((p) => [p.fileId, p.thumbnailId!]), file.id] };
+    };
+    const gone = async (ids: string[]) => {
+      for (const id of ids) {
+        expect(await t.app.services.files.blobs.read(id)).toBeNull();
+        expect(await t.database.db.select().from(files).where(eq(files.id, id))).toEqual([]);
+      }
+    };
+    const deleted = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
+    const one = await measureWithFiles(deleted.orderId);
+    await services.orderMeasures.removeMeasure(one.measureId);
+    await gone(one.ids);
+    const answeredNo = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
+    const other = await measureWithFiles(answeredNo.orderId);
+    ok(await gql.diagnostician(M.setMeasuresDone, { o: answeredNo.orderId, d: false }));
+    await gone(other.ids);
+    expect(await services.orderPhotos.photosOf(answeredNo.orderId)).toEqual([]);
+  });
+
   it('serves photos to every role that reads the order, and writes, replaces or deletes none through the storage API', async () => {
     const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
     const [point] = await checkpointsOf(gql.mechanic, orderId);

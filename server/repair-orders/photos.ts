@@ -5,12 +5,12 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { PHOTO_BUCKET } from '#lib/storage/files.ts';
-import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
+import { MAX_PHOTOS_PER_POST, PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, orderCheckpoints, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import { cleanName, FILE_ID, type FileStore } from '#server/storage/store.ts';
@@ -29,7 +29,7 @@ export const PHOTO_SIDE = 2048;
 export const THUMBNAIL_SIDE = 400;
 /** 64 million pixels: a 50 Mpx phone sensor passes, a decompression bomb does not. */
 export const MAX_PIXELS = 64_000_000;
-export const MAX_PHOTOS_PER_POST = 20;
+export { MAX_PHOTOS_PER_POST };
 
 const ACCEPTED = new Set(['image/jpeg', 'image/png', 'image/webp']);
 const HEIC = new Set(['image/heic', 'image/heif', 'image/heic-sequence', 'image/heif-sequence']);
@@ -235,13 +235,6 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     removeFromCheckpoint: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.checkpointId !== null),
     removeFromMeasure: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.measureId !== null),
   };
-}
-
-/** The thumbnails' file ids of photos being dropped with what they belong to (their links go by cascade). */
-export async function thumbnailsOf(tx: { select: Db['select'] }, fileIds: string[]) {
-  if (!fileIds.length) return [];
-  const rows = await tx.select({ id: orderFiles.thumbnailId }).from(orderFiles).where(inArray(orderFiles.fileId, fileIds));
-  return rows.flatMap((r) => (r.id ? [r.id] : []));
 }
 
 /** Who may call what (decision 061): checkpoints' photos by who follows the procedures, measures' by who manages orders. */

@@ -1764,7 +1764,7 @@ export const fr = {
   orderPhotos: {
     title: 'Photos',
     pick: 'Prendre ou choisir des photos',
-    hint: 'JPEG, PNG ou WebP, {{mb}} Mo au plus par photo ; plusieurs à la fois.',
+    hint: 'JPEG, PNG ou WebP, {{mb}} Mo au plus par photo ; {{max}} photos au plus par envoi.',
     send: 'Envoyer les photos',
     sending: 'Envoi des photos : {{percent}} %',
     processing: 'Photos reçues, préparation…',
@@ -1784,5 +1784,8 @@ export const fr = {
     notFound: 'Photo introuvable',
     noStore: 'Le stockage des fichiers est indisponible.',
     reportTitle: 'Photos',
+    confirmTitle: 'Supprimer la photo « {{name}} » ?',
+    refused: 'Envoi refusé par le serveur. Les photos choisies sont toujours là : réessayez.',
+    tooBig: 'Envoi trop volumineux : envoyez moins de photos à la fois.',
   },
 } as const;

@@ -4,6 +4,9 @@ import { t } from '#lib/i18n.ts';
 /** The field the photo forms' messages stand beside. */
 export const PHOTOS_FIELD = 'photos';
 
+/** How many photos one post takes: the server refuses more, the upload script says so first. */
+export const MAX_PHOTOS_PER_POST = 20;
+
 /** A photo as a grid shows it: links signed for the hour, to the full photo and its thumbnail. */
 export type PhotoItem = { id: string; name: string; href: string; thumbnail: string };
 
@@ -11,11 +14,20 @@ export type PhotoItem = { id: string; name: string; href: string; thumbnail: str
 export const photoLabels = (maxMb: number) => ({
   title: t('orderPhotos.title'),
   add: t('orderPhotos.pick'),
-  hint: t('orderPhotos.hint', { mb: maxMb }),
+  hint: t('orderPhotos.hint', { mb: maxMb, max: MAX_PHOTOS_PER_POST }),
   send: t('orderPhotos.send'),
   remove: t('orderPhotos.remove'),
   open: t('orderPhotos.open'),
   sending: t('orderPhotos.sending'),
   processing: t('orderPhotos.processing'),
   lost: t('orderPhotos.lost'),
+  confirmTitle: t('orderPhotos.confirmTitle'),
+  irreversible: t('confirm.irreversible'),
+  confirmDelete: t('confirm.delete'),
+  cancel: t('confirm.cancel'),
+  refused: t('orderPhotos.refused'),
+  tooBig: t('orderPhotos.tooBig'),
+  tooMany: t('orderPhotos.tooMany', { max: MAX_PHOTOS_PER_POST }),
+  // The name is the script's to fill, file by file.
+  tooLarge: t('orderPhotos.tooLarge', { name: '{{name}}', mb: maxMb }),
 });

@@ -54,6 +54,8 @@ export const querySchema = z
     version: integer(0, 2_147_483_647),
     bva: entry(40),
     'confirmer-lecture': choice(['non'] as const),
+    // A photo whose deletion the procedure tab asks first.
+    'supprimer-photo': recordId(),
   })
   .transform((q) => ({
     orderId: q.orderId,
@@ -65,6 +67,7 @@ export const querySchema = z
     version: q.version ?? 0,
     compatibleSearch: q.bva,
     confirmNoReading: q['confirmer-lecture'] === 'non',
+    confirmPhoto: q['supprimer-photo'],
   }));
 
 export const read = (astro: { params: Record<string, string | undefined>; url: URL }) => readPage(querySchema, astro);

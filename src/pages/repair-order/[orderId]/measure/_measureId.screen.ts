@@ -35,8 +35,9 @@ import { addedMessage, photoItemOf, postedPhotos } from '#lib/repair-orders/phot
 
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const querySchema = z
-  .object({ orderId: recordId(), measureId: recordId(), ...recordPageFields })
-  .transform((q) => ({ orderId: q.orderId, measureId: q.measureId, ...recordPageValues(q) }));
+  // `supprimer-photo`: a photo whose deletion the page asks first.
+  .object({ orderId: recordId(), measureId: recordId(), ...recordPageFields, 'supprimer-photo': recordId() })
+  .transform((q) => ({ orderId: q.orderId, measureId: q.measureId, ...recordPageValues(q), confirmPhoto: q['supprimer-photo'] }));
 
 export const read = (astro: Pick<AstroGlobal, 'params' | 'url'>) => readPage(querySchema, astro);
 
@@ -175,6 +176,8 @@ function unsavedOf(typed: Pick<OrderMeasureForm, 'values' | 'filled'>, saved: Or
  */
 export function refusalNow(failure: MeasureRefusal | null, page: OrderMeasurePage | null, role: Role | undefined): MeasureRefusal | null {
   if (!failure || !page) return failure;
+  // A refused photo post carries nothing typed: its message is said as it was (the order closed meanwhile).
+  if (failure.photoError) return failure;
   if (failure.unsaved && !page.closed) {
     // Nothing of the user's was lost: nothing to say once the order is open again.
     if (failure.unsaved.length === 0) return null;
@@ -293,7 +296,10 @@ async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'p
   const form = await postedForm(astro);
   try {
     if (action === 'supprimer-photo') {
-      await orderPhotos.removeFromMeasure(astro.url.searchParams.get('id') ?? '', order.id);
+      const photoId = astro.url.searchParams.get('id') ?? '';
+      // Only this measure's photos: a sibling measure's id is not found here.
+      if (!page.photos.some((p) => p.id === photoId)) return { ...page.form, status: 404, photoError: t('orderPhotos.notFound') };
+      await orderPhotos.removeFromMeasure(photoId, order.id);
       return redirectWithToast(astro, t('orderPhotos.removed'), `${self}#photos-mesure`);
     }
     const count = await orderPhotos.addToMeasure(measure.id, postedPhotos(form), order.id);
