@@ -2,8 +2,8 @@ import { allowBrowserErrors, expect, test } from './support/test.ts';
 import { accounts, DEMO_PASSWORD, openProfileMenu, roleNames, signIn, signOut } from './support/fixtures.ts';
 
 const tabsByRole = {
-  app_admin: ['Ordres de réparation', 'Stock', 'Informations techniques', 'Base symptômes et conditions', 'Utilisateurs'],
-  diagnostician: ['Ordres de réparation', 'Stock', 'Informations techniques', 'Base symptômes et conditions'],
+  app_admin: ['Ordres de réparation', 'Stock', 'Informations techniques', 'Base symptômes et conditions', 'Utilisateurs', 'Synthèse'],
+  diagnostician: ['Ordres de réparation', 'Stock', 'Informations techniques', 'Base symptômes et conditions', 'Synthèse'],
   commercial: ['Ordres de réparation', 'Stock', 'Informations techniques'],
   mechanic: ['Ordres de réparation', 'Informations techniques'],
 };

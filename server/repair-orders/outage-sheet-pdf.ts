@@ -153,7 +153,7 @@ export function OutageSheetDocument({ sheet }: { sheet: OutageSheet }) {
         View,
         { style: s.footer, fixed: true },
         h(Text, null, t('outageSheet.footer', { number: sheet.number, printed: sheet.printedOn })),
-        h(Text, { render: ({ pageNumber, totalPages }) => t('outageSheet.page', { page: pageNumber, pages: totalPages ?? pageNumber }) }),
+        h(Text, { render: ({ pageNumber, totalPages }) => t('print.page', { page: pageNumber, pages: totalPages ?? pageNumber }) }),
       ),
     ),
   );

@@ -551,7 +551,7 @@ export function ReportDocument({ report }: { report: Report }) {
         View,
         { style: s.footer, fixed: true },
         h(Text, null, t('report.footer', { number: report.number, edited: report.editedOn })),
-        h(Text, { render: ({ pageNumber, totalPages }) => t('report.page', { page: pageNumber, pages: totalPages ?? pageNumber }) }),
+        h(Text, { render: ({ pageNumber, totalPages }) => t('print.page', { page: pageNumber, pages: totalPages ?? pageNumber }) }),
       ),
     ),
   );

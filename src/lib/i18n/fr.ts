@@ -603,6 +603,8 @@ export const fr = {
     cancel: 'Annuler',
   },
   toast: { close: 'Fermer la notification' },
+  /** A printed document's page count (the report and the outage sheet, page and PDF). */
+  print: { page: 'Page {{page}} / {{pages}}' },
   confirm: { irreversible: 'Cette action est irréversible.', delete: 'Supprimer définitivement', cancel: 'Annuler' },
   users: {
     title: 'Utilisateurs',
@@ -1368,7 +1370,6 @@ export const fr = {
     back: "Retour à l'OR",
     toolbar: 'Actions de la fiche',
     printedOn: 'Imprimée le {{date}} à {{time}}',
-    page: 'Page {{page}} / {{pages}}',
     footer: 'Fiche de panne · {{number}} · {{printed}}',
     qr: "Code QR du dossier de votre boîte à l'atelier : {{url}}",
     qrHint: 'Votre dossier dans notre atelier',
@@ -1438,7 +1439,6 @@ export const fr = {
     back: "Retour à l'OR",
     toolbar: 'Actions du rapport',
     editedOn: 'Édité le {{date}} à {{time}}',
-    page: 'Page {{page}} / {{pages}}',
     footer: "Rapport d'intervention · {{number}} · {{edited}}",
     qr: "Code QR de l'ordre de réparation : {{url}}",
     order: 'Ordre de réparation',
