@@ -4,7 +4,7 @@ import { and, asc, desc, eq, gte, ilike, inArray, isNull, lte, notInArray, or, s
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import type { GearboxType } from '#lib/gearboxes/gearboxes.ts';
-import type { InterventionCategory, OrderSort, OrderStatus, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
+import type { InterventionCategory, OrderSort, OverviewOrderFilters, RepairOrderInput } from '#lib/repair-orders/repair-orders.ts';
 import { addDays, zonedInstant } from '#lib/format.ts';
 import { escapeLike } from '#lib/search.ts';
 import { isListDay } from '#lib/page-query.ts';
@@ -30,18 +30,7 @@ export type OrderFilter = {
   category?: InterventionCategory | null;
   type?: GearboxType | null;
   modelId?: string | null;
-  // The overview's filters (issue 32, decision 089).
-  status?: OrderStatus | null;
-  /** A referent's id, or 'aucun' for the orders without one. */
-  referent?: string | null;
-  closedFrom?: string | null;
-  closedTo?: string | null;
-  /** Days of the workshop a reopening fell on (its instant read in the workshop's zone). */
-  reopenedFrom?: string | null;
-  reopenedTo?: string | null;
-  /** An outage the orders retained. */
-  outageId?: string | null;
-};
+} & OverviewOrderFilters;
 /** Whether the filter names one of the overview's filters: the models' counts do not say those. */
 const overviewFiltered = (f: OrderFilter) => !!(f.status || f.referent || f.closedFrom || f.closedTo || f.reopenedFrom || f.reopenedTo || f.outageId);
 /** The filter, the sort and the page of the list. */

@@ -47,12 +47,16 @@ export type OrdersQuery = {
   sort: OrderSort;
   descending: boolean;
   page: number;
-  // The overview's filters (issue 32): each figure's orders, as the list shows them.
+} & OverviewOrderFilters;
+
+/** The overview's filters of the list (issue 32, decision 089): each figure's orders, as the list shows them. */
+export type OverviewOrderFilters = {
   status?: OrderStatus | null;
   /** A referent's id, or 'aucun' for the orders without one. */
   referent?: string | null;
   closedFrom?: string | null;
   closedTo?: string | null;
+  /** Days of the workshop a reopening fell on (its instant read in the workshop's zone). */
   reopenedFrom?: string | null;
   reopenedTo?: string | null;
   /** An outage the orders retained (the overview's outage figures). */
