@@ -1,11 +1,4 @@
-// The demo orders' diagnostics, at every stage, so that the ranking has history and a newcomer
-// finds orders to carry on: every closed order has its codes, a symptom, measures and a confirmed
-// outage with its validated procedure; the orders in progress run from "nothing recorded yet" to
-// "validated, waiting for the mechanic". Drawn from the orders themselves (their codes, what the
-// customer said, the parts at fault) with a seeded generator: every load gives the same.
-import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { CURVE_BUCKET, parseCurve } from '#lib/repair-orders/curves.ts';
 import { checkType, type FileStore } from '#server/storage/store.ts';
@@ -276,16 +269,7 @@ async function seedPhotos(db: Db, order: SeededOrder, checkpointId: string, deps
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900"><rect width="1200" height="900" fill="${colour}"/><circle cx="600" cy="470" r="300" fill="#292524" stroke="#a8a29e" stroke-width="36"/><circle cx="600" cy="470" r="110" fill="#78716c"/><text x="60" y="110" font-size="64" fill="#fafaf9" font-family="sans-serif">${caption}</text></svg>`;
     const made = await makePhoto(name, await sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer(), Number.POSITIVE_INFINITY);
     const ids = [made.photo, made.thumbnail].map((bytes, k) => {
-      const tmp = path.join(deps.store.tmpDir, randomUUID());
-      writeFileSync(tmp, bytes);
-      const file: DemoFile = {
-        tmp,
-        id: randomUUID(),
-        name: k === 0 ? name : `miniature-${name}`,
-        size: bytes.length,
-        etag: `"${createHash('md5').update(bytes).digest('hex')}"`,
-        mimeType: 'image/jpeg',
-      };
+      const file: DemoFile = { ...deps.store.stage(bytes, k === 0 ? name : `miniature-${name}`), mimeType: 'image/jpeg' };
       deps.files.push(file);
       return file;
     });
@@ -333,16 +317,8 @@ async function seedCurves(db: Db, orders: SeededOrder[], deps: { store: FileStor
     ];
     const bytes = Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
     const name = `releve-${order.number.toLowerCase()}.csv`;
-    const tmp = path.join(deps.store.tmpDir, randomUUID());
-    writeFileSync(tmp, bytes);
-    const file: DemoFile = {
-      tmp,
-      id: randomUUID(),
-      name,
-      size: bytes.length,
-      etag: `"${createHash('md5').update(bytes).digest('hex')}"`,
-      mimeType: await checkType(CURVE_BUCKET, name, tmp),
-    };
+    const staged = deps.store.stage(bytes, name);
+    const file: DemoFile = { ...staged, mimeType: await checkType(CURVE_BUCKET, name, staged.tmp) };
     deps.files.push(file);
     await db
       .insert(files)

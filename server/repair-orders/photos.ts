@@ -1,10 +1,4 @@
-// Photos of an order's checkpoints and measures (issue 32, decision 088): taken on the tablet,
-// made on the server before anything is kept (turned upright, at most 2048 px, every metadata
-// dropped, JPEG) with a 400 px thumbnail; both stored files of the `photo` bucket, linked through
-// `order_files` (kind 'photo'). A closed order's photos are read-only.
-import { randomUUID, createHash } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { and, asc, eq } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Viewer } from '#server/auth/viewer.ts';
@@ -141,11 +135,7 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
       [
         { bytes: m.photo, name: m.name },
         { bytes: m.thumbnail, name: `miniature-${m.name}` },
-      ].map(({ bytes, name }) => {
-        const tmp = path.join(store.tmpDir, randomUUID());
-        writeFileSync(tmp, bytes);
-        return { tmp, id: randomUUID(), name, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"`, mimeType: 'image/jpeg' };
-      }),
+      ].map(({ bytes, name }) => ({ ...store.stage(bytes, name), mimeType: 'image/jpeg' })),
     );
     try {
       await store.commit(PHOTO_BUCKET, viewer.id, checked);

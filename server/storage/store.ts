@@ -191,6 +191,16 @@ export function createFileStore(deps: {
       blobs.close?.();
     },
 
+    /**
+     * Bytes made or read in memory, written to a staging file for `commit`, with their id, size and
+     * etag (the MD5 hasura-storage gives). The caller removes the staging file once committed.
+     */
+    stage: (bytes: Buffer, name: string) => {
+      const tmp = path.join(tmpDir, randomUUID());
+      writeFileSync(tmp, bytes);
+      return { tmp, id: randomUUID(), name, size: bytes.length, etag: `"${createHash('md5').update(bytes).digest('hex')}"` };
+    },
+
     /** Refuses an upload of `bytes` before it is read when the disk would keep less than the reserve. */
     assertRoom: (bytes: number) => {
       const { bavail, bsize } = statfsSync(root);
@@ -260,16 +270,13 @@ export function createFileStore(deps: {
       }
       if (input.file.size === 0) throw refuse('unsupported', UNSUPPORTED_FORMAT);
       store.assertRoom(input.file.size);
-      const tmp = path.join(tmpDir, randomUUID());
+      const staged = store.stage(Buffer.from(await input.file.arrayBuffer()), name);
       try {
-        const bytes = Buffer.from(await input.file.arrayBuffer());
-        writeFileSync(tmp, bytes);
-        const mimeType = await checkType(input.bucketId, name, tmp);
-        const etag = `"${createHash('md5').update(bytes).digest('hex')}"`;
-        const [row] = await store.commit(input.bucketId, input.userId, [{ tmp, id: randomUUID(), name, size: bytes.length, etag, mimeType }]);
+        const mimeType = await checkType(input.bucketId, name, staged.tmp);
+        const [row] = await store.commit(input.bucketId, input.userId, [{ ...staged, mimeType }]);
         return row!;
       } finally {
-        rmSync(tmp, { force: true });
+        rmSync(staged.tmp, { force: true });
       }
     },
 
