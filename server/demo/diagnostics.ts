@@ -9,6 +9,7 @@ import type { DemoOrder } from './orders.ts';
 import { snapshotProcedures } from '#server/repair-orders/diagnostic.ts';
 import { makePhoto, PHOTO_KIND } from '#server/repair-orders/photos.ts';
 import { PHOTO_BUCKET } from '#lib/storage/files.ts';
+import { loadSharp } from '#server/storage/sharp.ts';
 import {
   baseItems,
   errorCodes,
@@ -260,7 +261,7 @@ export async function seedDiagnostics(db: Db, orders: SeededOrder[], description
 /** Drawn photos of a checkpoint, made as an upload makes them (upright, 2048 px at most, no metadata, a thumbnail). */
 async function seedPhotos(db: Db, order: SeededOrder, checkpointId: string, deps: { store: FileStore; files: DemoFile[] }) {
   const [mechanic] = await db.select({ id: users.id }).from(users).where(eq(users.email, 'mecanicien@demo.local'));
-  const { default: sharp } = await import('sharp');
+  const sharp = await loadSharp();
   const drawn = [
     ['embrayage-c1.jpg', '#7c2d12', 'Disques C1 : garnitures usées'],
     ['huile-vidange.jpg', '#3f2a14', 'Huile de vidange noire, odeur de brûlé'],

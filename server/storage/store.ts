@@ -4,19 +4,20 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, lte, notExists, or } from 'drizzle-orm';
 import { fileTypeFromFile } from 'file-type';
 import { isImage } from '#lib/gearboxes/documents.ts';
-import { buckets, fileKinds, UNSUPPORTED_FORMAT, type BucketId } from '#lib/storage/files.ts';
+import { buckets, fileKinds, PHOTO_BUCKET, UNSUPPORTED_FORMAT, type BucketId } from '#lib/storage/files.ts';
 import type { Config } from '#server/config.ts';
 import type { Db } from '#server/db/client.ts';
 import { pgCode } from '#server/db/errors.ts';
-import { files } from '#server/db/schema/index.ts';
+import { files, orderFiles } from '#server/db/schema/index.ts';
 import { refuse } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import type { Logger } from '#server/log.ts';
 import { KEY_OF_FILE, stagedKey, thumbnailKey } from './blobs.ts';
 import { homePlace, openBlobs, sweepRefusal } from './home.ts';
+import { loadSharp } from './sharp.ts';
 
 export type FileRow = typeof files.$inferSelect;
 export type FileStore = ReturnType<typeof createFileStore>;
@@ -116,7 +117,8 @@ export function createFileStore(deps: {
   /**
    * Settles what a crash left (decision 036): staged bytes whose row names them move in at once;
    * bytes no row claims (thumbnails follow their file), and staged bytes no row names, are removed
-   * once older than the grace period, which covers uploads still in flight on other instances.
+   * once older than the grace period, which covers uploads still in flight on other instances;
+   * so are photos no order links.
    */
   const sweepOrphans = async (graceMs = config.storageOrphanGraceMs ?? 60 * 60_000) => {
     // Only in a home that names this installation: another's files are not orphans (decision 057).
@@ -126,6 +128,7 @@ export function createFileStore(deps: {
       return 0;
     }
     const cutoff = Date.now() - graceMs;
+    const removed = await sweepUnlinkedPhotos(new Date(cutoff));
     const keys: { key: string; id: string; staged?: string; old: boolean }[] = [];
     for await (const { key, modifiedAt } of blobs.list()) {
       const match = KEY_OF_FILE.exec(key);
@@ -141,7 +144,6 @@ export function createFileStore(deps: {
         .where(inArray(files.id, ids.slice(i, i + 500)));
       for (const row of rows) etags.set(row.id, row.etag);
     }
-    const removed: string[] = [];
     for (const { key, id, staged, old } of keys) {
       const etag = etags.get(id);
       try {
@@ -163,6 +165,24 @@ export function createFileStore(deps: {
       });
     }
     return removed.length;
+  };
+  /**
+   * Photos and thumbnails no order links, kept before `cutoff`: the process died between their
+   * commit and the transaction that links them (decision 088), so nobody can see or delete them.
+   * Rows then bytes, as a removal; the keys removed.
+   */
+  const sweepUnlinkedPhotos = async (cutoff: Date): Promise<string[]> => {
+    const linked = db
+      .select({ id: orderFiles.id })
+      .from(orderFiles)
+      .where(or(eq(orderFiles.fileId, files.id), eq(orderFiles.thumbnailId, files.id)));
+    const rows = await db
+      .delete(files)
+      .where(and(eq(files.bucketId, PHOTO_BUCKET), lte(files.createdAt, cutoff), notExists(linked)))
+      .returning({ id: files.id });
+    const keys = rows.flatMap((r) => [r.id, ...thumbnailKeys(r.id)]);
+    if (keys.length) await blobs.remove(keys);
+    return rows.map((r) => r.id);
   };
   /** Staged bytes take their file's place; thumbnails of the old bytes go. */
   const moveIn = async (from: string, to: string) => {
@@ -314,7 +334,7 @@ export function createFileStore(deps: {
       if (!THUMBNAIL_SIZES.has(width) || !isImage(row.mimeType)) return null;
       const key = thumbnailKey(row.id, width);
       if ((await blobs.size(key)) !== null) return key;
-      const { default: sharp } = await import('sharp');
+      const sharp = await loadSharp();
       const tmp = path.join(tmpDir, randomUUID());
       try {
         await blobs.withLocalFile(row.id, (file) =>
