@@ -3,12 +3,14 @@
 // neither holds any metadata; a phone's full-size photo is made smaller; what is not a photo, a
 // HEIC, a file too large or broken is refused in French and nothing is kept; a closed order's
 // photos are read-only; deleting a photo, a measure or the order takes the photos' bytes with them.
-import { and, eq } from 'drizzle-orm';
-import { readdirSync } from 'node:fs';
+import { and, eq, inArray } from 'drizzle-orm';
+import { readdirSync, rmSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, files, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
+import { auditCsv } from '#lib/audit/audit.ts';
 import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { storageServer } from './support/storage.ts';
@@ -221,6 +223,8 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
       expect(res.headers.get('content-type')).toBe('image/jpeg');
       await res.arrayBuffer();
     }
+    // Nobody signed in, no signed link: refused.
+    for (const id of [photo!.fileId, photo!.thumbnailId!]) expect((await fetch(`${t.url}/api/storage/files/${id}`)).status).toBe(401);
     const signed = await fetch(`${t.url}${t.app.services.files.signedPath(photo!.thumbnailId!)}`);
     expect(signed.status).toBe(200);
     expect((await sharp(Buffer.from(await signed.arrayBuffer())).metadata()).width).toBe(200);
@@ -284,5 +288,214 @@ describe('photos kept in an S3 bucket', () => {
     }
     await mechanic.removeFromCheckpoint(photo!.id);
     for (const id of [photo!.fileId, photo!.thumbnailId!]) expect(await t.app.services.files.blobs.read(id)).toBeNull();
+  });
+});
+
+/** A JPEG segment (marker, then its length and data). */
+const jpegSegment = (marker: number, data: Buffer) => {
+  const head = Buffer.alloc(4);
+  head.writeUInt16BE(0xff00 | marker, 0);
+  head.writeUInt16BE(data.length + 2, 2);
+  return Buffer.concat([head, data]);
+};
+/** A PNG chunk, its CRC computed. */
+const pngChunk = (type: string, data: Buffer) => {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+};
+const XMP =
+  '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="Secret Atelier Cam"/></rdf:RDF></x:xmpmeta>';
+const COMMENT = 'Garage Dupont 48.8566 2.3522';
+
+/** Photos carrying every kind of metadata a camera or an editor writes, one per accepted format. */
+async function photosWithMetadata(): Promise<[string, Buffer][]> {
+  const base = () => sharp({ create: { width: 300, height: 200, channels: 3, background: '#2050c0' } });
+  // JPEG: EXIF, XMP and the ICC profile from sharp; an IPTC block (APP13) and a comment (COM) by hand.
+  const jpeg = await base()
+    .withExif({ IFD0: { Make: 'Samsung' } })
+    .withXmp(XMP)
+    .withIccProfile('p3')
+    .jpeg()
+    .toBuffer();
+  const iptc = jpegSegment(
+    0xed,
+    Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), Buffer.from('8BIM\x04\x04\0\0\0\0\0\x0e\x1c\x02\x78\0\x0aIPTC notes', 'latin1')]),
+  );
+  const jpegAll = Buffer.concat([jpeg.subarray(0, 2), iptc, jpegSegment(0xfe, Buffer.from(COMMENT, 'latin1')), jpeg.subarray(2)]);
+  // PNG: the ICC profile (iCCP) from sharp; tEXt, iTXt and eXIf chunks by hand, before the image data.
+  const png = await base().withIccProfile('p3').png().toBuffer();
+  const exif = (await sharp(jpeg).metadata()).exif!.subarray(6);
+  const afterHeader = 8 + 25;
+  const pngAll = Buffer.concat([
+    png.subarray(0, afterHeader),
+    pngChunk('tEXt', Buffer.from(`Comment\0${COMMENT}`, 'latin1')),
+    pngChunk('iTXt', Buffer.from(`XML:com.adobe.xmp\0\0\0\0\0${XMP}`, 'utf8')),
+    pngChunk('eXIf', exif),
+    png.subarray(afterHeader),
+  ]);
+  // WebP: EXIF, XMP and ICCP chunks from sharp.
+  const webp = await base()
+    .withExif({ IFD0: { Make: 'Samsung' } })
+    .withXmp(XMP)
+    .withIccProfile('p3')
+    .webp()
+    .toBuffer();
+  return [
+    ['exif-xmp-icc-iptc-com.jpg', jpegAll],
+    ['texte-itxt-exif.png', pngAll],
+    ['exif-xmp.webp', webp],
+  ];
+}
+
+describe.each(['pglite', 'postgres'] as const)('photos kept, forgotten and told on %s (round 2)', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  const as = async (role: DemoRole) => t.app.services.forViewer(await viewerOf(t, demoEmails[role])).orderPhotos;
+  const bytesOf = async (id: string) => t.app.services.files.blobs.read(id);
+  const refusalOf = (call: Promise<unknown>) =>
+    call.then(
+      () => null,
+      (error: unknown) => (error instanceof DomainError ? (error.details.fields?.photos ?? error.message) : String(error)),
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    gql = graphqlAs(t, await signInAll(t));
+  });
+  afterAll(() => t?.close());
+
+  it('keeps no XMP, ICC profile, IPTC, comment, text chunk or EXIF of a JPEG, a PNG or a WebP', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const taken = await photosWithMetadata();
+    // What goes in does carry them.
+    expect(taken[0]![1].includes(COMMENT)).toBe(true);
+    expect(taken[1]![1].includes('iCCP') && taken[1]![1].includes('tEXt') && taken[1]![1].includes('eXIf')).toBe(true);
+    expect(taken[2]![1].includes('http://ns.adobe.com/xap') && carriesExif(taken[2]![1])).toBe(true);
+    const mechanic = await as('mechanic');
+    expect(
+      await mechanic.addToCheckpoint(
+        point.id,
+        taken.map(([name, bytes]) => upload(name, bytes)),
+      ),
+    ).toBe(3);
+    const photos = await mechanic.photosOf(orderId);
+    expect(photos).toHaveLength(3);
+    for (const id of photos.flatMap((p) => [p.fileId, p.thumbnailId!])) {
+      const bytes = (await bytesOf(id))!;
+      for (const mark of [
+        'Exif',
+        'EXIF',
+        'eXIf',
+        'http://ns.adobe.com/xap',
+        'xmpmeta',
+        'ICC_PROFILE',
+        'iCCP',
+        'tEXt',
+        'iTXt',
+        'Photoshop 3.0',
+        '8BIM',
+        COMMENT,
+        'Samsung',
+        'Secret',
+      ]) {
+        expect(bytes.includes(Buffer.from(mark, 'latin1')), `${mark} in a kept photo`).toBe(false);
+      }
+      expect((await sharp(bytes).metadata()).icc).toBeUndefined();
+    }
+  });
+
+  it('refuses AVIF, GIF and TIFF in French, naming the types taken, and keeps nothing', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = await as('mechanic');
+    const image = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#208040' } });
+    for (const [name, bytes] of [
+      ['capture.avif', await image().avif().toBuffer()],
+      ['anime.gif', await image().gif().toBuffer()],
+      ['scan.tiff', await image().tiff().toBuffer()],
+    ] as const) {
+      expect(await refusalOf(mechanic.addToCheckpoint(point.id, [upload(name, bytes)]))).toBe(`« ${name} » n'est pas une photo : JPEG, PNG ou WebP seulement.`);
+    }
+    expect(await mechanic.photosOf(orderId)).toEqual([]);
+  });
+
+  it('names the checkpoint or the measure of a deleted photo in the order activity, as its addition', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const measureId = ok(await gql.diagnostician(M.insertOrderMeasure, { o: orderId, m: { name: 'Pression principale', unit: 'bar' } }))
+      .insertOrderMeasure as string;
+    const diagnostician = await as('diagnostician');
+    await diagnostician.addToCheckpoint(point.id, [upload('fuite.jpg', await cameraPhoto('jpeg'))]);
+    await diagnostician.addToMeasure(measureId, [upload('manometre.png', await cameraPhoto('png'))]);
+    const [ofPoint, ofMeasure] = await diagnostician.photosOf(orderId);
+    await diagnostician.removeFromCheckpoint(ofPoint!.id);
+    await diagnostician.removeFromMeasure(ofMeasure!.id);
+    const mechanic = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic));
+    const events = await mechanic.audit.list({ parentKind: 'repair_order', parentId: orderId, limit: 50, offset: 0 });
+    const lines = auditCsv(events, { emails: false })
+      .split('\r\n')
+      .map((line) => line.split(';').slice(2, 4).join(';'))
+      .filter((line) => line.includes('Fichier'));
+    expect(lines).toEqual([
+      'Suppression;Fichier Pression principale : manometre.jpg',
+      `Suppression;Fichier ${point.name} : fuite.jpg`,
+      'Création;Fichier Pression principale : manometre.jpg',
+      `Création;Fichier ${point.name} : fuite.jpg`,
+    ]);
+  });
+
+  it('reads only the measure photos for its page', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const measure = async (name: string) =>
+      ok(await gql.diagnostician(M.insertOrderMeasure, { o: orderId, m: { name, unit: 'bar' } })).insertOrderMeasure as string;
+    const [first, second] = [await measure('Pression principale'), await measure('Pression de ligne')];
+    const diagnostician = await as('diagnostician');
+    await diagnostician.addToCheckpoint(point.id, [upload('point.jpg', await cameraPhoto('jpeg'))]);
+    await diagnostician.addToMeasure(first, [upload('premiere.jpg', await cameraPhoto('jpeg'))]);
+    await diagnostician.addToMeasure(second, [upload('seconde.jpg', await cameraPhoto('jpeg')), upload('encore.jpg', await cameraPhoto('jpeg'))]);
+    const commercial = await as('commercial');
+    expect((await commercial.photosOf(orderId, { measureId: second })).map((p) => p.name)).toEqual(['seconde.jpg', 'encore.jpg']);
+    expect((await commercial.photosOf(orderId, { measureId: first })).map((p) => p.name)).toEqual(['premiere.jpg']);
+    expect(await commercial.photosOf(orderId)).toHaveLength(4);
+  });
+
+  it('sweeps photo files no order links once older than the grace period, and keeps a linked photo and thumbnail', async () => {
+    const store = t.app.services.files;
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    await (await as('mechanic')).addToCheckpoint(point.id, [upload('gardee.jpg', await cameraPhoto('jpeg'))]);
+    const [linked] = await (await as('mechanic')).photosOf(orderId);
+    // What a process killed between the commit and the link leaves: a photo and its thumbnail, kept, linked by nothing.
+    const mechanic = await viewerOf(t, demoEmails.mechanic);
+    const staged = [store.stage(await cameraPhoto('jpeg'), 'perdue.jpg'), store.stage(await cameraPhoto('jpeg'), 'miniature-perdue.jpg')];
+    await store.commit(
+      'photo',
+      mechanic.id,
+      staged.map((s) => ({ ...s, mimeType: 'image/jpeg' })),
+    );
+    for (const s of staged) rmSync(s.tmp, { force: true });
+    const lost = staged.map((s) => s.id);
+    const kept = [linked!.fileId, linked!.thumbnailId!];
+    const rowsOf = async (ids: string[]) => (await t.database.db.select({ id: files.id }).from(files).where(inArray(files.id, ids))).length;
+    // Within the grace period: an addition may still be linking them.
+    await store.sweepOrphans();
+    expect(await rowsOf(lost)).toBe(2);
+    // Two hours later, both unlinked and linked.
+    await t.database.db
+      .update(files)
+      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60_000) })
+      .where(inArray(files.id, [...lost, ...kept]));
+    await store.sweepOrphans();
+    expect(await rowsOf(lost)).toBe(0);
+    for (const id of lost) expect(await bytesOf(id)).toBeNull();
+    expect(await rowsOf(kept)).toBe(2);
+    for (const id of kept) expect(await bytesOf(id)).not.toBeNull();
+    expect(await (await as('commercial')).photosOf(orderId)).toHaveLength(1);
   });
 });

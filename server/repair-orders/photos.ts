@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
@@ -8,6 +8,7 @@ import { MAX_PHOTOS_PER_POST, PHOTOS_FIELD } from '#lib/repair-orders/photos.ts'
 import type { Db } from '#server/db/client.ts';
 import { files, orderCheckpoints, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import { cleanName, FILE_ID, type FileStore } from '#server/storage/store.ts';
+import { loadSharp } from '#server/storage/sharp.ts';
 import { openOrder } from './open-order.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
 import { invalid, notFound } from '#server/errors.ts';
@@ -57,11 +58,12 @@ export async function makePhoto(name: string, bytes: Buffer, maxBytes: number): 
   const mb = Math.round(maxBytes / 1024 / 1024);
   const refused = (key: 'orderPhotos.notPhoto' | 'orderPhotos.heic' | 'orderPhotos.tooLarge' | 'orderPhotos.tooManyPixels' | 'orderPhotos.corrupt') =>
     invalid({ [PHOTOS_FIELD]: t(key, { name, mb, megapixels: MAX_PIXELS / 1_000_000 }) }, 'unsupported-format');
+  // The one size check of a photo, for every way one comes in.
   if (bytes.length > maxBytes) throw refused('orderPhotos.tooLarge');
   const type = await fileTypeFromBuffer(bytes);
   if (type && HEIC.has(type.mime)) throw refused('orderPhotos.heic');
   if (!type || !ACCEPTED.has(type.mime)) throw refused('orderPhotos.notPhoto');
-  const { default: sharp } = await import('sharp');
+  const sharp = await loadSharp();
   return oneAtATime(async () => {
     try {
       // No metadata is kept: sharp writes none unless asked (withMetadata/keepExif), so EXIF, GPS
@@ -99,7 +101,7 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     name: files.name,
     createdAt: orderFiles.createdAt,
   };
-  const photos = (where: ReturnType<typeof eq>) =>
+  const photos = (where: SQL) =>
     db
       .select(selection)
       .from(orderFiles)
@@ -127,7 +129,6 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     const made: { name: string; photo: Buffer; thumbnail: Buffer }[] = [];
     for (const upload of taken) {
       const name = cleanName(upload.name);
-      if (upload.size > maxBytes) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.tooLarge', { name, mb: Math.round(maxBytes / 1024 / 1024) }) });
       made.push({ name: jpegName(name), ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
     }
     store.assertRoom(made.reduce((sum, m) => sum + m.photo.length + m.thumbnail.length, 0));
@@ -186,7 +187,12 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
       if (!link || !belongs(link) || (orderId !== undefined && link.orderId !== orderId)) throw notFound(t('orderPhotos.notFound'));
       const order = await openOrder(tx, link.orderId);
       const [file] = await tx.select({ name: files.name }).from(files).where(eq(files.id, link.fileId));
-      await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: file?.name ?? '' }, parent: orderRef(order) });
+      // Labelled as its addition was: «checkpoint : name» (or the measure's).
+      const [owner] = link.checkpointId
+        ? await tx.select({ name: orderCheckpoints.name }).from(orderCheckpoints).where(eq(orderCheckpoints.id, link.checkpointId))
+        : await tx.select({ name: orderMeasures.name }).from(orderMeasures).where(eq(orderMeasures.id, link.measureId!));
+      const label = [owner?.name, file?.name].filter(Boolean).join(' : ');
+      await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label }, parent: orderRef(order) });
       const ids = [link.fileId, ...(link.thumbnailId ? [link.thumbnailId] : [])];
       await dropStoredRows(tx, ids);
       return ids;
@@ -214,8 +220,13 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
   };
 
   return {
-    /** The order's photos, oldest first, checkpoints' and measures' alike. */
-    photosOf: (_viewer: Viewer, orderId: string): Promise<OrderPhoto[]> => photos(eq(orderFiles.orderId, orderId)),
+    /** The order's photos, oldest first, checkpoints' and measures' alike; `measureId`: that measure's only (its page). */
+    photosOf: (_viewer: Viewer, orderId: string, only: { measureId?: string } = {}): Promise<OrderPhoto[]> =>
+      photos(
+        only.measureId === undefined
+          ? eq(orderFiles.orderId, orderId)
+          : (and(eq(orderFiles.orderId, orderId), eq(orderFiles.measureId, only.measureId)) as SQL),
+      ),
 
     /** `orderId`: the order the caller shows; a checkpoint of another order is not found. */
     addToCheckpoint: (viewer: Viewer, checkpointId: string, uploads: PhotoUpload[], orderId?: string) =>

@@ -45,7 +45,11 @@ export const bucketWriters = {
   outage: 'manageGearboxModels',
   /** A dossier's documents. */
   documents: 'manageGearboxModels',
-  /** Checkpoints' photos (followProcedures) and measures' (manageOrders, checked by the service). */
+  /**
+   * Checkpoints' photos (followProcedures) and measures' (manageOrders, checked by the service).
+   * Nobody writes them through the storage API (server/storage/routes.ts refuses): only the
+   * server's making drops a photo's GPS position and EXIF, so a photo sent as it is could keep them.
+   */
   photo: 'followProcedures',
 } as const satisfies Record<BucketId, Capability>;
 

@@ -101,7 +101,7 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
   const { orderMeasures, repairOrders, orderPhotos } = locals.services;
   const [row, order, orderPhotoRows] = await withinBudget(
     locals,
-    Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId), orderPhotos.photosOf(orderId)]),
+    Promise.all([orderMeasures.get(measureId), repairOrders.get(orderId), orderPhotos.photosOf(orderId, { measureId })]),
   );
   if (!row || !order || row.orderId !== order.id) return null;
   const measure = { ...row, checkResult: row.checkResult as CheckResult | null };
@@ -146,7 +146,7 @@ export async function load(locals: App.Locals, { orderId, measureId }: MeasurePa
     backHref: can(role, 'manageOrders') ? diagnosticHref(order.id, 'mesures') : `/repair-order/${order.id}`,
     self,
     files,
-    photos: orderPhotoRows.filter((p) => p.measureId === measure.id).map((p) => photoItemOf(locals.services.files, p)),
+    photos: orderPhotoRows.map((p) => photoItemOf(locals.services.files, p)),
     /** Who may add and delete the measure's photos: who manages orders, while the order is open. */
     managePhotos: can(role, 'manageOrders') && !closed,
     form,
