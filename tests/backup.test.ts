@@ -178,6 +178,17 @@ describe('backups', { timeout: 180_000 }, () => {
     const restored = await start('postgres', { databaseUrl, dataDir });
     closing.push(() => restored.close());
     expect(await contentOf(restored.database.db)).toEqual(expected.content);
+    // The demo's photos and their thumbnails (decision 088) read back byte for byte.
+    const photos = await queryRows<{ id: string }>(
+      restored.database.db,
+      sql`select file_id::text as id from public.order_files where kind = 'photo' union all select thumbnail_id::text from public.order_files where kind = 'photo'`,
+    );
+    expect(photos.length).toBeGreaterThanOrEqual(8);
+    for (const { id } of photos) {
+      const original = await source.app.services.files.blobs.read(id);
+      expect(original).not.toBeNull();
+      expect(await restored.app.services.files.blobs.read(id), `photo ${id}`).toEqual(original);
+    }
     expect(await filesOf(restored)).toEqual(expected.files);
   });
 
