@@ -125,6 +125,16 @@ test.describe('a diagnostician', () => {
     await expect(to).toHaveValue(french(today));
     await expect(presets.getByRole('link', { name: '12 semaines' })).toHaveAttribute('aria-current', 'page');
   });
+
+  test('prints 12 months on three A4 pages, each card whole', async ({ page }) => {
+    await page.goto('/overview?du=2025-12-01&au=2026-11-29');
+    await page.emulateMedia({ media: 'print' });
+    // The cards two by two, the weeks in two columns, rows at the text's height: 5 pages before.
+    const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
+    expect(pdf.match(/\/Type \/Page(?!s)/g)?.length).toBeLessThanOrEqual(3);
+    const card = page.getByRole('region', { name: 'OR par statut' });
+    expect(await card.evaluate((c) => getComputedStyle(c).breakInside)).toBe('avoid');
+  });
 });
 
 test.describe('on a tablet', () => {
