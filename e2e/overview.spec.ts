@@ -4,8 +4,12 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { addDays, workshopToday } from '#lib/format.ts';
+import { overviewPresets } from '#lib/repair-orders/overview.ts';
 import { expect, test } from './support/test.ts';
 import { storageState, touchTablet } from './support/fixtures.ts';
+
+/** An ISO day as a date field shows it. */
+const french = (iso: string) => iso.split('-').reverse().join('/');
 
 /** The number a figure's link shows, then the count the list it opens says. */
 async function figureAndList(page: Page, name: RegExp, list: RegExp) {
@@ -67,14 +71,15 @@ test.describe('a diagnostician', () => {
     await page.goto('/overview?du=2026-09-01&au=2026-11-29');
     await expect(page.getByText('Du 01/09/2026 au 29/11/2026')).toBeVisible();
     // The period's first week is named by its first day inside the period, not by its Monday.
-    await expect(page.getByRole('row', { name: /^S36 · 01\/09/ })).toBeVisible();
+    await expect(page.getByRole('row', { name: /^S36 · 01\/09\/2026/ })).toBeVisible();
     await page.getByRole('link', { name: '4 semaines' }).click();
     await expect(page).toHaveURL(/\/overview\?du=\d{4}-\d{2}-\d{2}&au=\d{4}-\d{2}-\d{2}$/);
     await expect(page.getByRole('link', { name: '4 semaines' })).toHaveAttribute('aria-current', 'page');
 
     await page.goto('/overview?du=31/02/2026&au=2026-11-29');
     await expect(page.getByRole('status').filter({ hasText: "Filtre ignoré : la date « 31/02/2026 » n'est pas valide." })).toBeVisible();
-    await expect(page.getByRole('textbox', { name: 'Du', exact: true })).toHaveValue('31/02/2026');
+    // The field shows the period in use, not the day refused (the notice quotes that one).
+    await expect(page.getByRole('textbox', { name: 'Du', exact: true })).toHaveValue('07/09/2026');
     // The 12 weeks before the end asked.
     await expect(page.getByText('Du 07/09/2026 au 29/11/2026')).toBeVisible();
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
@@ -86,8 +91,49 @@ test.describe('a diagnostician', () => {
         .getByRole('status')
         .filter({ hasText: 'Filtre ignoré : la période du 01/01/1900 au 31/12/2999 dépasse 3 ans ; les 12 dernières semaines sont affichées.' }),
     ).toBeVisible();
-    await expect(page.getByRole('textbox', { name: 'Du', exact: true })).toHaveValue('01/01/1900');
+    await expect(page.getByRole('textbox', { name: 'Du', exact: true })).toHaveValue(french(overviewPresets[1].from(workshopToday())));
     await expect(page.getByRole('row', { name: /^S\d+ · / })).toHaveCount(12);
+  });
+  test('shows the period in use in its fields and marks the preset in use, a refused day never put back as a date', async ({ page }) => {
+    const today = workshopToday();
+    const twelveWeeks = overviewPresets[1].from(today);
+    const from = page.getByRole('textbox', { name: 'Du', exact: true });
+    const to = page.getByRole('textbox', { name: 'Au', exact: true });
+    const presets = page.getByRole('navigation', { name: 'Périodes toutes faites' });
+    await page.goto('/overview');
+    await expect(from).toHaveValue(french(twelveWeeks));
+    await expect(to).toHaveValue(french(today));
+    // The preset in use is announced (aria-current) and stands out: the others share one look, it has another.
+    const current = presets.getByRole('link', { name: '12 semaines' });
+    await expect(current).toHaveAttribute('aria-current', 'page');
+    await expect(presets.locator('[aria-current]')).toHaveCount(1);
+    const background = (name: string) => presets.getByRole('link', { name }).evaluate((a) => getComputedStyle(a).backgroundColor);
+    expect(await background('12 semaines')).not.toBe(await background('4 semaines'));
+    expect(await background('3 mois')).toBe(await background('4 semaines'));
+
+    // A day that does not exist: said so, quoted as typed, and the fields show the 12 weeks used.
+    await page.goto('/overview?du=2026-13-45');
+    await expect(page.getByRole('status').filter({ hasText: "Filtre ignoré : la date « 2026-13-45 » n'est pas valide." })).toBeVisible();
+    await expect(from).toHaveValue(french(twelveWeeks));
+    await expect(to).toHaveValue(french(today));
+
+    // An end after today: stopped at today, said so, today in the field.
+    await page.goto('/overview?au=2100-01-01');
+    await expect(
+      page.getByRole('status').filter({ hasText: "Période arrêtée à aujourd'hui : la fin demandée, le 01/01/2100, n'est pas encore passée." }),
+    ).toBeVisible();
+    await expect(to).toHaveValue(french(today));
+    await expect(presets.getByRole('link', { name: '12 semaines' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  test('prints 12 months on three A4 pages, each card whole', async ({ page }) => {
+    await page.goto('/overview?du=2025-12-01&au=2026-11-29');
+    await page.emulateMedia({ media: 'print' });
+    // The cards two by two, the weeks in two columns, rows at the text's height: 5 pages before.
+    const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
+    expect(pdf.match(/\/Type \/Page(?!s)/g)?.length).toBeLessThanOrEqual(3);
+    const card = page.getByRole('region', { name: 'OR par statut' });
+    expect(await card.evaluate((c) => getComputedStyle(c).breakInside)).toBe('avoid');
   });
 });
 

@@ -7,7 +7,7 @@ import { eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { queryRows } from '#server/db/client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '#server/db/schema/index.ts';
-import { ageBuckets, ageHref, overviewLinks, overviewPeriod, overviewPresets, weekInPeriod } from '#lib/repair-orders/overview.ts';
+import { ageBuckets, ageHref, overviewLinks, overviewPeriod, overviewPresets, weekInPeriod, weekLabel } from '#lib/repair-orders/overview.ts';
 import * as ordersScreen from '#pages/_repair-orders.screen.ts';
 import { databaseKinds, SOMEONE, startTestApp, type TestApp } from './support/app.ts';
 
@@ -287,15 +287,44 @@ describe('the period of the overview', () => {
     expect(overviewPeriod('1900-01-01', '2999-12-31', TODAY)).toEqual({
       from: '2026-09-07',
       to: TODAY,
-      ignored: { from: '1900-01-01', to: '2999-12-31' },
+      ignored: { from: '1900-01-01', to: '2999-12-31', why: 'tooLong' },
+      capped: null,
     });
     expect(overviewPeriod('1900-01-01', null, TODAY)).toMatchObject({ from: '2026-09-07', to: TODAY });
-    expect(overviewPeriod('2023-11-29', TODAY, TODAY)).toEqual({ from: '2023-11-29', to: TODAY, ignored: null });
+    expect(overviewPeriod('2023-11-29', TODAY, TODAY)).toEqual({ from: '2023-11-29', to: TODAY, ignored: null, capped: null });
   });
 
   it('starts the default and the week presets on a Monday, so that no week of the chart is cut at its start', () => {
     // Thursday 26/11/2026: the 12 ISO weeks to it start on Monday 07/09.
-    expect(overviewPeriod(null, null, '2026-11-26')).toEqual({ from: '2026-09-07', to: '2026-11-26', ignored: null });
+    expect(overviewPeriod(null, null, '2026-11-26')).toEqual({ from: '2026-09-07', to: '2026-11-26', ignored: null, capped: null });
     expect(overviewPresets.map((p) => p.from('2026-11-26')).slice(0, 2)).toEqual(['2026-11-02', '2026-09-07']);
+  });
+
+  it('stops a period ending after today at today and keeps the end asked to say so', () => {
+    // This calendar year asked in November: its figures to today, the page says where it stopped.
+    expect(overviewPeriod('2026-01-01', '2026-12-31', TODAY)).toEqual({ from: '2026-01-01', to: TODAY, ignored: null, capped: '2026-12-31' });
+    // An end alone far ahead: the 12 weeks to today, not 12 weeks of nothing before 2100.
+    expect(overviewPeriod(null, '2100-01-01', TODAY)).toEqual({ from: '2026-09-07', to: TODAY, ignored: null, capped: '2100-01-01' });
+    // Longer than 3 years once stopped at today: still too long, said as such.
+    expect(overviewPeriod('2020-01-01', '2100-01-01', TODAY)).toMatchObject({ from: '2026-09-07', to: TODAY, ignored: { why: 'tooLong' } });
+  });
+
+  it('ignores a period starting after today, the 12 weeks to today shown instead', () => {
+    expect(overviewPeriod('2027-01-01', '2027-03-31', TODAY)).toEqual({
+      from: '2026-09-07',
+      to: TODAY,
+      ignored: { from: '2027-01-01', to: '2027-03-31', why: 'future' },
+      capped: null,
+    });
+    expect(overviewPeriod('2026-12-01', null, TODAY)).toMatchObject({ from: '2026-09-07', to: TODAY, ignored: { why: 'future' } });
+  });
+
+  it('names each week of a 12-month period apart, by its number and its first day with the year', () => {
+    const period = { from: '2025-11-30', to: TODAY };
+    // Two weeks 48, a year apart.
+    expect(weekLabel('2025-11-24', period)).toBe('S48 · 30/11/2025');
+    expect(weekLabel('2026-11-23', period)).toBe('S48 · 23/11/2026');
+    // Week 1 of 2026 starts in 2025: its first day says so.
+    expect(weekLabel('2025-12-29', period)).toBe('S1 · 29/12/2025');
   });
 });

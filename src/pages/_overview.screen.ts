@@ -18,7 +18,7 @@ const OUTAGES_PER_MODEL = 3;
 export async function load(locals: App.Locals, query: ReturnType<typeof read>) {
   const { overview, gearboxModels, stock } = locals.services;
   const today = workshopToday();
-  const { ignored, ...period } = overviewPeriod(query.du, query.au, today);
+  const { ignored, capped, ...period } = overviewPeriod(query.du, query.au, today);
   const [orders, outages, stockCounts, racks] = await withinBudget(
     locals,
     Promise.all([
@@ -32,5 +32,5 @@ export async function load(locals: App.Locals, query: ReturnType<typeof read>) {
   const stockByModel = [...Map.groupBy(stockCounts, (c) => c.modelId).values()]
     .map((rows) => ({ modelId: rows[0]!.modelId, model: rows[0]!.model, n: rows.reduce((sum, r) => sum + r.n, 0) }))
     .sort((a, b) => b.n - a.n || a.model.localeCompare(b.model));
-  return { today, period, ignored, orders, outages, stockByModel, racks };
+  return { today, period, ignored, capped, orders, outages, stockByModel, racks };
 }

@@ -1,6 +1,6 @@
 // The workshop at a glance (issue 32, decision 089): its period, its age buckets and the list
 // address each figure links to, shared by the service that counts and the page that shows.
-import { addDays, workshopToday, zonedInstant } from '#lib/format.ts';
+import { addDays, formatDate, workshopToday, zonedInstant } from '#lib/format.ts';
 import { t } from '#lib/i18n.ts';
 import type { InterventionCategory, OrdersQuery } from './repair-orders.ts';
 import { ordersHref } from './repair-orders.ts';
@@ -35,16 +35,31 @@ export const OVERVIEW_MAX_MONTHS = 36;
 /** Whether a period is longer than the overview counts (a period given backwards is not). */
 export const overviewTooLong = (period: OverviewPeriod) => period.to > addMonths(period.from, OVERVIEW_MAX_MONTHS);
 
+/** Why an asked period is not the one shown: longer than 3 years, or starting after today (nothing to count yet). */
+export type IgnoredPeriod = OverviewPeriod & { why: 'tooLong' | 'future' };
+
 /**
- * The period the URL asks, the default (the 12 ISO weeks to today) for what it leaves out; one longer than
- * 3 years is ignored (`ignored`, for the page to say so) and the default shown.
+ * The period the URL asks, the default (the 12 ISO weeks to today) for what it leaves out. An end after
+ * today is taken as today (`capped`: the end asked, for the page to say so): the days after have nothing
+ * yet, and a manager asking «this year» expects this year's figures. A period longer than 3 years, or
+ * starting after today, is ignored (`ignored`, for the page to say so) and the default shown.
  */
-export function overviewPeriod(from: string | null, to: string | null, today: string = workshopToday()): OverviewPeriod & { ignored: OverviewPeriod | null } {
-  const end = to ?? (from && from > today ? from : today);
+export function overviewPeriod(
+  from: string | null,
+  to: string | null,
+  today: string = workshopToday(),
+): OverviewPeriod & { ignored: IgnoredPeriod | null; capped: string | null } {
+  const fallback = { from: lastWeeks(today, 12), to: today, capped: null };
+  const end = to && to < today ? to : today;
   const asked = { from: from ?? lastWeeks(end, 12), to: end };
-  if (!overviewTooLong(asked)) return { ...asked, ignored: null };
-  return { from: lastWeeks(today, 12), to: today, ignored: asked };
+  if (from && from > today) return { ...fallback, ignored: { from, to: to ?? from, why: 'future' } };
+  if (overviewTooLong(asked)) return { ...fallback, ignored: { from: asked.from, to: to ?? end, why: 'tooLong' } };
+  return { ...asked, ignored: null, capped: to && to > today ? to : null };
 }
+
+/** A week of the overview, named by its ISO number and its first day inside the period, year included: a 12-month period has two «S48». */
+export const weekLabel = (monday: string, period: OverviewPeriod) =>
+  t('overview.weekLabel', { week: isoWeek(monday), day: formatDate(weekInPeriod(monday, period).from) });
 
 export const overviewHref = (period: OverviewPeriod) => `/overview?du=${period.from}&au=${period.to}`;
 
