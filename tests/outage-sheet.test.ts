@@ -335,6 +335,11 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     expect(page).not.toMatch(/\d\. Embrayage/);
     const pdf = await pdfOf(await fetch(`${t.url}/repair-order/${orderId}/outage-sheet.pdf`, { headers: { cookie: cookies.commercial! } }));
     expect(pdf.text).toContain(unseen);
+    // Closed, the box that retained it is not evidence for itself: the other boxes have not had it.
+    const closed = await closedOrder(['P0730'], outages[3]!);
+    expect(pageText(await (await fetch(`${t.url}/repair-order/${closed}/outage-sheet`, { headers: { cookie: cookies.commercial! } })).text())).toContain(
+      "Embrayage à contrôler Cette panne n'a pas été observée sur les autres boîtes de ce modèle réparées à l'atelier.",
+    );
     // A retained outage that is listed needs no word: the fresh order's converter.
     expect(pageText(await (await fetch(`${t.url}/repair-order/${fresh}/outage-sheet`, { headers: { cookie: cookies.commercial! } })).text())).not.toContain(
       'Cette panne',
