@@ -3,16 +3,18 @@
 // ranks them with their rates, mileage and evidence, the chosen outage and procedure, and the QR's
 // address; as a page and as a PDF saying the same. Mechanics are refused; an order with nothing
 // recorded, a model without history and a closed order read sensibly.
-import { sql } from 'drizzle-orm';
+import { chromium } from '@playwright/test';
+import { eq, sql } from 'drizzle-orm';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatNumber } from '#lib/format.ts';
+import { outageLabel } from '#lib/gearboxes/outages.ts';
 import type { Role } from '#lib/roles.ts';
-import { DEMO_PASSWORD } from '#server/demo/seed.ts';
+import { repairOrders } from '#server/db/schema/index.ts';
 import type { Viewer } from '#server/auth/viewer.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { htmlText } from './support/browser.ts';
-import { createModel, createOrder, createOutage, createProcedure, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
+import { createModel, createOrder, createOutage, createProcedure, demoEmails, graphqlAs, M, ok, sessionCookie, signInAll } from './kit/index.ts';
 
 /** Text as a reader sees it: one space between words, whatever the spaces (French numbers use narrow ones). */
 const plain = (text: string) => text.replace(/\s+/g, ' ').trim();
@@ -26,17 +28,15 @@ const pageText = (html: string) =>
     ),
   );
 
-async function sessionCookie(t: TestApp, email: string): Promise<string> {
-  const signIn = await fetch(`${t.url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
-  });
-  return signIn.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('atelier_session='))!
-    .split(';')[0]!;
+/** Each line said, in the order given or not. */
+function expectSays(text: string, lines: string[]) {
+  for (const said of lines) expect(text).toContain(said);
+}
+
+/** The PDF's page count and its text as a reader sees it. */
+async function pdfOf(res: Response): Promise<{ pages: number; text: string }> {
+  const { totalPages, text } = await extractText(await getDocumentProxy(new Uint8Array(await res.arrayBuffer())), { mergePages: true });
+  return { pages: totalPages, text: plain(text) };
 }
 
 // Both databases: the evidence's SQL is new (diagnostic.sharedSignsOf).
@@ -171,7 +171,7 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     const text = pageText(html);
     // The bands' middles average 141,667 km: a customer reads it rounded.
     const km = plain(`${formatNumber(140_000)} km`);
-    for (const said of [
+    expectSays(text, [
       'Fiche de panne FICHE-8',
       'Constructeur ZF Type Automatique Modèle 8HP45 fiche',
       'Véhicule Peugeot 508',
@@ -192,8 +192,7 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
       'Panne(s) retenue(s) Convertisseur de couple — Usure',
       'Intervention(s) prévue(s) Remplacement du convertisseur Dépose de la boîte et échange du convertisseur de couple.',
       'ne garantissent pas la panne de votre boîte',
-    ])
-      expect(text).toContain(said);
+    ]);
     expect(text).not.toContain('Embrayage');
     // The QR code opens the order's page; no internal id is printed for the customer to read.
     expect(html).toContain(`aria-label="Code QR du dossier de votre boîte à l'atelier : ${t.config.publicUrl}/repair-order/${fresh}"`);
@@ -212,7 +211,7 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     expect(totalPages).toBe(1);
     const [w, h] = (await doc.getPage(1)).view.slice(2);
     expect([Math.round(w!), Math.round(h!)]).toEqual([595, 842]);
-    for (const said of [
+    expectSays(text, [
       'Fiche de panne',
       'FICHE-8',
       '8HP45 fiche',
@@ -223,23 +222,21 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
       'Convertisseur de couple — Usure · Retenue',
       'Remplacement du convertisseur',
       'Page 1 / 1',
-    ])
-      expect(text).toContain(said);
+    ]);
   });
 
   it('reads sensibly with nothing recorded, nothing chosen, and without history', async () => {
     const page = async (id: string) =>
       pageText(await (await fetch(`${t.url}/repair-order/${id}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text());
     const nothing = await page(bare);
-    for (const said of [
+    expectSays(nothing, [
       'Aucun code défaut relevé.',
       'Aucun symptôme relevé.',
       'Aucune boîte réparée ne présentait encore un signe commun avec la vôtre : les pannes sont classées selon leur fréquence.',
       '1. Mécatronique — Défaut électrique',
       "Aucune panne n'est encore retenue : le diagnostic de votre boîte est en cours.",
       "Aucune intervention n'est encore décidée.",
-    ])
-      expect(nothing).toContain(said);
+    ]);
     expect(nothing).not.toContain('signe commun avec la vôtre avaient');
 
     const newModelId = await createModel(gql.diagnostician, { model: 'DQ200 neuve', type: 'double_clutch', constructorName: 'VW', startYear: 2015 });
@@ -309,7 +306,69 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     );
     expect(text).toContain('5. ');
     expect(text).toContain('Et une autre panne, moins probable pour votre boîte, observée dans notre atelier.');
+
+    // Retained, the sixth is not listed: the sheet gives its place and its figures, on the page and in the PDF.
+    const orderId = await newOrder(wide, []);
+    const sixth = (await t.app.services.forViewer(await viewerAs('diagnostician')).outageSheet.sheetOf(orderId))!;
+    const all = await t.app.services.forViewer(await viewerAs('diagnostician')).gearboxModels.outagesOf(wide);
+    const unlisted = all.find((o) => !sixth.ranked.some((r) => r.outage.id === o.id))!;
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [unlisted.id] }));
+    const said = [
+      `Panne(s) retenue(s) ${outageLabel(unlisted)}`,
+      "Elle vient en 6e position parmi les pannes observées dans notre atelier sur ce modèle : la liste ci-dessus n'en montre que les 5 premières.",
+      "Observée sur 1 des 6 boîtes de ce modèle réparées à l'atelier, 17 %.",
+    ];
+    const page = pageText(await (await fetch(`${t.url}/repair-order/${orderId}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text());
+    expectSays(page, said);
+    expect(page).not.toContain('6. ');
+    const pdf = await pdfOf(await fetch(`${t.url}/repair-order/${orderId}/outage-sheet.pdf`, { headers: { cookie: cookies.diagnostician! } }));
+    expectSays(pdf.text, said.slice(1));
   });
+
+  it('says the retained outage has not been seen on the model boxes repaired, on the page and the PDF', async () => {
+    // The clutch: in the dossier, on no closed order.
+    const orderId = await newOrder(modelId, ['P0730']);
+    ok(await gql('diagnostician', M.chooseOrderOutages, { o: orderId, ids: [outages[3]!] }));
+    const unseen = "Embrayage — Usure Embrayage à contrôler Cette panne n'a pas encore été observée sur les boîtes de ce modèle réparées à l'atelier.";
+    const page = pageText(await (await fetch(`${t.url}/repair-order/${orderId}/outage-sheet`, { headers: { cookie: cookies.commercial! } })).text());
+    expect(page).toContain(`Panne(s) retenue(s) ${unseen}`);
+    expect(page).not.toMatch(/\d\. Embrayage/);
+    const pdf = await pdfOf(await fetch(`${t.url}/repair-order/${orderId}/outage-sheet.pdf`, { headers: { cookie: cookies.commercial! } }));
+    expect(pdf.text).toContain(unseen);
+    // Closed, the box that retained it is not evidence for itself: the other boxes have not had it.
+    const closed = await closedOrder(['P0730'], outages[3]!);
+    expect(pageText(await (await fetch(`${t.url}/repair-order/${closed}/outage-sheet`, { headers: { cookie: cookies.commercial! } })).text())).toContain(
+      "Embrayage à contrôler Cette panne n'a pas été observée sur les autres boîtes de ce modèle réparées à l'atelier.",
+    );
+    // A retained outage that is listed needs no word: the fresh order's converter.
+    expect(pageText(await (await fetch(`${t.url}/repair-order/${fresh}/outage-sheet`, { headers: { cookie: cookies.commercial! } })).text())).not.toContain(
+      'Cette panne',
+    );
+  });
+
+  // What «Imprimer» gives (Chromium, A4, the page's own margins), for the demo workshop's busiest sheet.
+  it.runIf(kind === 'pglite')(
+    'prints the busiest demo sheet on one A4 page, as its PDF',
+    async () => {
+      const [busiest] = await t.database.db.select({ id: repairOrders.id }).from(repairOrders).where(eq(repairOrders.number, 'OR-2025-0577'));
+      const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+      try {
+        const context = await browser.newContext({ locale: 'fr-FR', timezoneId: 'Europe/Paris' });
+        const [name, value] = cookies.commercial!.split('=') as [string, string];
+        await context.addCookies([{ name, value, url: t.url }]);
+        const page = await context.newPage();
+        await page.goto(`${t.url}/repair-order/${busiest!.id}/outage-sheet`);
+        await page.emulateMedia({ media: 'print' });
+        const printed = await getDocumentProxy(new Uint8Array(await page.pdf({ format: 'A4', preferCSSPageSize: true })));
+        const { totalPages, text } = await extractText(printed, { mergePages: true });
+        expect(totalPages).toBe(1);
+        expectSays(plain(text), ['4. ', 'Notre diagnostic', 'ne garantissent pas la panne de votre boîte', 'Page 1 / 1']);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 
   it('answers an unknown order with the French 404', async () => {
     const res = await fetch(`${t.url}/repair-order/3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f/outage-sheet`, { headers: { cookie: cookies.diagnostician! } });

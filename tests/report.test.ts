@@ -8,7 +8,6 @@ import { chromium } from '@playwright/test';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { DEMO_PASSWORD } from '#server/demo/seed.ts';
 import { type Report, renderReportPdf } from '#server/repair-orders/report-pdf.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import {
@@ -22,6 +21,7 @@ import {
   graphqlAs,
   M,
   ok,
+  sessionCookie,
   signInAll,
 } from './kit/index.ts';
 import { htmlText } from './support/browser.ts';
@@ -30,20 +30,6 @@ const UNKNOWN = '3f0c6a52-8c1e-4b7a-9d2e-5a6b7c8d9e0f';
 const results = ['Conforme', 'Non conforme', 'Non mesurable', 'Tolérance haute', 'Tolérance basse'];
 
 /** The PDF's text, one space between words whatever the lines and cells. */
-/** A page session's cookie, signed in through the sign-in form as a person would. */
-async function sessionCookie(t: TestApp, email: string): Promise<string> {
-  const signIn = await fetch(`${t.url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
-  });
-  return signIn.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('atelier_session='))!
-    .split(';')[0]!;
-}
-
 async function pdfText(bytes: Uint8Array): Promise<{ pages: number; text: string }> {
   const { totalPages, text } = await extractText(await getDocumentProxy(bytes), { mergePages: true });
   return { pages: totalPages, text: text.replace(/\s+/g, ' ') };

@@ -29,7 +29,8 @@ export type OutageSheet = {
   outages: SheetOutageText[];
   /** «Et 3 autres pannes, moins probables…» when the history saw more than the sheet lists. */
   more: string | null;
-  chosen: { id: string; label: string; description: string }[];
+  /** `notes`: why a retained outage is not in the ranked list (unseen, or its rank past the five), with its figures. */
+  chosen: { id: string; label: string; description: string; notes: string[] }[];
   proceduresTitle: string;
   procedures: { id: string; name: string; description: string }[];
 };
@@ -134,6 +135,7 @@ export function OutageSheetDocument({ sheet }: { sheet: OutageSheet }) {
                 { key: o.id, style: { marginBottom: 3 }, wrap: false },
                 h(Text, { style: s.bold }, o.label),
                 o.description ? h(Muted, null, o.description) : null,
+                o.notes.map((note) => h(Text, { key: note }, note)),
               ),
             ),
         h(H3, null, sheet.proceduresTitle),

@@ -41,6 +41,7 @@ export function createOutageSheetService(deps: {
      * similar one), the likeliest first; `more`: how many more it has seen. `history` and each
      * outage's count and mileage are over the other boxes: a closed order's own is left out, as
      * its similar orders leave it out (the customer is not told his box is evidence for itself).
+     * `unlisted`: the retained outages the history has seen but ranks past the five, with their rank.
      */
     sheetOf: async (viewer: Viewer, orderId: string) => {
       const { repairOrders, faultCodes, symptoms, diagnostic, gearboxModels } = as(viewer);
@@ -81,13 +82,16 @@ export function createOutageSheetService(deps: {
       const observed = counted
         .filter((c) => c.confirmedOrders > 0 || Number(c.outage.orderCount) > 0)
         .sort((a, b) => b.confirmedOrders - a.confirmedOrders || Number(b.outage.orderCount) - Number(a.outage.orderCount));
-      const ranked: SheetOutage[] = observed.slice(0, SHEET_OUTAGES).map((c) => ({
+      const withShared = (c: OutageCandidate): SheetOutage => ({
         ...c,
         shared: shared
           .filter((s) => s.outageId === c.outage.id && labels.has(`${s.kind}:${s.signId}`))
           .map((s) => ({ kind: s.kind, label: labels.get(`${s.kind}:${s.signId}`)!, orders: s.orders })),
-      }));
-      return { order, codes, symptoms: seen, history, ranked, more: observed.length - ranked.length, chosen, procedures };
+      });
+      const ranked = observed.slice(0, SHEET_OUTAGES).map(withShared);
+      // A retained outage past the five keeps its place and figures: the sheet says where it stands.
+      const unlisted = observed.flatMap((c, i) => (i >= SHEET_OUTAGES && retained.has(c.outage.id) ? [{ ...withShared(c), rank: i + 1 }] : []));
+      return { order, codes, symptoms: seen, history, ranked, unlisted, more: observed.length - ranked.length, chosen, procedures };
     },
   };
 }

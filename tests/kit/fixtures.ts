@@ -38,3 +38,17 @@ export function graphqlAs(t: { url: string }, tokens: Record<DemoRole, string>):
   const gql = (role: DemoRole, document: Document<any, any>, variables?: object) => as[role](document, variables as Record<string, unknown>);
   return Object.assign(gql, as);
 }
+
+/** A page session's cookie (`name=value`), signed in through the sign-in form as a person would. */
+export async function sessionCookie(t: { url: string }, email: string): Promise<string> {
+  const signIn = await fetch(`${t.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: t.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password: DEMO_PASSWORD }),
+  });
+  return signIn.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('atelier_session='))!
+    .split(';')[0]!;
+}

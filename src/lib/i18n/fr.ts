@@ -1429,6 +1429,11 @@ export const fr = {
     // Said of a single box: no «les 1 boîtes», no average of one.
     noneObservedOnly: "Aucune panne n'a encore été confirmée sur la seule boîte de ce modèle réparée dans notre atelier.",
     rateOneMileage: "Observée sur 1 des {{total}} boîtes de ce modèle réparées à l'atelier, {{rate}} %, vers {{mileage}}.",
+    // Under a retained outage the ranking above does not list: why it is not there.
+    retainedUnseen: "Cette panne n'a pas encore été observée sur les boîtes de ce modèle réparées à l'atelier.",
+    retainedUnseenElsewhere: "Cette panne n'a pas été observée sur les autres boîtes de ce modèle réparées à l'atelier.",
+    retainedRank:
+      "Elle vient en {{rank}}e position parmi les pannes observées dans notre atelier sur ce modèle : la liste ci-dessus n'en montre que les {{listed}} premières.",
   },
   report: {
     title: "Rapport d'intervention",

@@ -88,6 +88,14 @@ export async function load(locals: App.Locals, { orderId }: ReturnType<typeof re
       : ranked.length === 0
         ? [history === 1 ? t('outageSheet.noneObservedOnly') : t('outageSheet.noneObserved', { total: history })]
         : [t('outageSheet.rankedIntro'), ...(similar === 0 ? [t('outageSheet.noSimilar')] : [])];
+  const listed = new Set(ranked.map((o) => o.outage.id));
+  // A retained outage the list leaves out: its rank and figures past the five, else why the history has not seen it.
+  const notesOf = (outageId: string): string[] => {
+    if (listed.has(outageId)) return [];
+    const far = facts.unlisted.find((o) => o.outage.id === outageId);
+    if (far) return [t('outageSheet.retainedRank', { rank: far.rank, listed: ranked.length }), ...linesOf(far, history)];
+    return [t(order.status === 'CLOSED' ? 'outageSheet.retainedUnseenElsewhere' : 'outageSheet.retainedUnseen')];
+  };
   const vehicle = [order.vehicleBrand, order.vehicleModel].filter(Boolean).join(' ');
   return {
     id: order.id,
@@ -126,7 +134,7 @@ export async function load(locals: App.Locals, { orderId }: ReturnType<typeof re
       lines: linesOf(o, history),
     })),
     more: facts.more === 0 ? null : facts.more === 1 ? t('outageSheet.oneMore') : t('outageSheet.more', { count: facts.more }),
-    chosen: facts.chosen.map((o) => ({ id: o.id, label: outageLabel(o), description: o.description })),
+    chosen: facts.chosen.map((o) => ({ id: o.id, label: outageLabel(o), description: o.description, notes: notesOf(o.id) })),
     proceduresTitle: t(order.status === 'CLOSED' ? 'outageSheet.proceduresDone' : 'outageSheet.procedures'),
     procedures: facts.procedures.map((p) => ({ id: p.id, name: p.name, description: p.description })),
   };
