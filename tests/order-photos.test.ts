@@ -286,3 +286,34 @@ describe('photos kept in an S3 bucket', () => {
     for (const id of [photo!.fileId, photo!.thumbnailId!]) expect(await t.app.services.files.blobs.read(id)).toBeNull();
   });
 });
+
+describe('a photo sent again after its reply was lost (issue 32 round 2)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+  });
+  afterAll(() => t?.close());
+
+  it('keeps it once under the page key, and another pick under the same key is kept', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    const storedPhotos = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.bucketId, 'photo'))).length;
+    const before = await storedPhotos();
+    const pick = [upload('bride.jpg', await cameraPhoto('jpeg')), upload('joint.png', await cameraPhoto('png'))];
+    const key = 'cle-0a1b2c3d-4e5f';
+    expect(await mechanic.addToCheckpoint(point.id, pick, orderId, key)).toBe(2);
+    // Sent again: answered as the first time, nothing more kept, not even the bytes.
+    expect(await mechanic.addToCheckpoint(point.id, pick, orderId, key)).toBe(2);
+    expect((await mechanic.photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'joint.jpg']);
+    expect(await storedPhotos()).toBe(before + 4);
+    // The same twice at once: one is kept.
+    const again = [upload('carter.jpg', await cameraPhoto('jpeg', '#1e3a8a'))];
+    expect(await Promise.all([0, 1].map(() => mechanic.addToCheckpoint(point.id, again, orderId, 'cle-simultanee')))).toEqual([1, 1]);
+    // Another photo under a used key is another photo.
+    expect(await mechanic.addToCheckpoint(point.id, [upload('vanne.jpg', await cameraPhoto('jpeg', '#047857'))], orderId, key)).toBe(1);
+    expect((await mechanic.photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'joint.jpg', 'carter.jpg', 'vanne.jpg']);
+    expect(await storedPhotos()).toBe(before + 8);
+  });
+});
