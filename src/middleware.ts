@@ -201,8 +201,8 @@ const session = defineMiddleware(async (context, next) => {
   locals.services = services.forViewer(null);
   locals.user = null;
   locals.session = null;
-  // The page a photo upload's XHR followed its redirect to is not shown: its toast waits for the
-  // page the script opens next (PhotoUpload.astro, decision 088).
+  // A page a photo upload's XHR is led to (answered without the page, only a redirect of the
+  // session's leads there) is not shown: a toast waits for the page the script opens next (decision 088).
   locals.flash = context.request.headers.get(PHOTO_UPLOAD_HEADER) ? [] : takeFlash(cookies);
   locals.passwordDialog = null;
   // A refused post waits only for the page that showed it (decision 064), signed in or out.

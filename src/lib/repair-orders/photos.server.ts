@@ -49,7 +49,7 @@ const redirectTo = (page: Page, message: string, href: string) => {
 export function photosRefused(page: Page, status: number, message: string, uploads: File[]): Response | null {
   if (scripted(page) === null) return null;
   const name = uploads.length === 1 ? cleanName(uploads[0]!.name) : '';
-  const text = name && !message.includes(`« ${name} »`) ? t('orderPhotos.refusedOne', { name, reason: message }) : message;
+  const text = name && !message.includes(name) ? t('orderPhotos.refusedOne', { name, reason: message }) : message;
   return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', [PHOTO_UPLOAD_HEADER]: 'refused' } });
 }
 
