@@ -153,13 +153,13 @@ test.describe('a mechanic on a tablet', () => {
     const here = page.locator(`#${rowId}`);
     const input = here.getByLabel('Prendre ou choisir des photos');
     const status = here.locator('[data-photos-status]');
-    // The second photo's answer held back a moment, to see the progress.
+    // The first photo's answer held back a moment, to see the progress.
     const [first, third] = await Promise.all([cameraPhoto('jpeg', '#0f766e'), cameraPhoto('png', '#7c2d12')]);
     let posts = 0;
     await page.route('**/repair-order/**', async (route) => {
       if (route.request().method() !== 'POST') return route.fallback();
       posts += 1;
-      if (posts !== 2) return route.fallback();
+      if (posts !== 1) return route.fallback();
       const response = await route.fetch();
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await route.fulfill({ response });
@@ -179,7 +179,7 @@ test.describe('a mechanic on a tablet', () => {
       { name: 'boite.png', mimeType: 'image/png', buffer: third },
     ]);
     await here.getByRole('button', { name: 'Envoyer les photos' }).click();
-    await expect(status).toHaveText(/^Photo 2 sur 3/);
+    await expect(status).toHaveText(/^Photo 1 sur 3/);
     await here.scrollIntoViewIfNeeded();
     await shot(page, 'photos-progress-768', true);
     await expect(status).toHaveText("2 photos ajoutées ; « vanne.txt » n'est pas une photo : JPEG, PNG ou WebP seulement.");
