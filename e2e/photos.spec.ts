@@ -109,7 +109,7 @@ test.describe('a mechanic on a tablet', () => {
     await context.setOffline(true);
     await row.getByRole('button', { name: 'Envoyer les photos' }).click();
     await expect(row.locator('[data-photos-status]')).toHaveText(
-      NONE_ADDED + 'Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.',
+      `${NONE_ADDED}Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.`,
     );
     expect(await row.getByLabel('Prendre ou choisir des photos').evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe('bride.jpg');
     await context.setOffline(false);
