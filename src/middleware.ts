@@ -8,6 +8,7 @@ import { isRole } from '#lib/roles.ts';
 import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { PHOTO_UPLOAD_HEADER } from '#lib/repair-orders/photo-upload.ts';
+import { MAX_PHOTO_POST_MB } from '#lib/repair-orders/photos.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderContinuePage, renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
@@ -78,6 +79,11 @@ const formBodies = defineMiddleware((context, next) => {
   }
   const max = multipart ? Math.max(...Object.values(locals.services.config.storageMaxBytes)) + FORM_OVERHEAD_BYTES : MAX_FORM_BYTES;
   const declared = Number(request.headers.get('content-length') ?? 0);
+  // A photo post has its own cap (decision 088): read whole in memory, it need not reach the largest bucket's.
+  if (multipart && url.searchParams.get('action') === 'photos') {
+    const photoMax = Math.max(MAX_PHOTO_POST_MB * 1024 * 1024, locals.services.config.storageMaxBytes.photo + FORM_OVERHEAD_BYTES);
+    if (declared > photoMax) return renderMessagePage({ status: 413, title: t('errors.generic'), text: t('orderPhotos.tooBig') });
+  }
   if (declared > max) {
     return renderMessagePage({ status: 413, title: t('errors.generic'), text: t('errors.formTooLarge', { size: Math.round(max / 1024 / 1024) }) });
   }
@@ -195,8 +201,8 @@ const session = defineMiddleware(async (context, next) => {
   locals.services = services.forViewer(null);
   locals.user = null;
   locals.session = null;
-  // The page a photo upload's XHR followed its redirect to is not shown: its toast waits for the
-  // page the script opens next (PhotoUpload.astro, decision 088).
+  // A page a photo upload's XHR is led to (answered without the page, only a redirect of the
+  // session's leads there) is not shown: a toast waits for the page the script opens next (decision 088).
   locals.flash = context.request.headers.get(PHOTO_UPLOAD_HEADER) ? [] : takeFlash(cookies);
   locals.passwordDialog = null;
   // A refused post waits only for the page that showed it (decision 064), signed in or out.

@@ -14,6 +14,7 @@ import { auditCsv } from '#lib/audit/audit.ts';
 import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { storageServer } from './support/storage.ts';
+import { browser } from './support/browser.ts';
 import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto, pixelBomb } from './kit/photos.ts';
 
 const s3 = storageServer();
@@ -499,3 +500,75 @@ describe.each(['pglite', 'postgres'] as const)('photos kept, forgotten and told 
     expect(await (await as('commercial')).photosOf(orderId)).toHaveLength(1);
   });
 });
+
+describe('a photo sent again after its reply was lost (issue 32 round 2)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+  });
+  afterAll(() => t?.close());
+
+  it('keeps it once under the page key, and another pick under the same key is kept', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    const storedPhotos = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.bucketId, 'photo'))).length;
+    const before = await storedPhotos();
+    const pick = [upload('bride.jpg', await cameraPhoto('jpeg')), upload('joint.png', await cameraPhoto('png'))];
+    const key = 'cle-0a1b2c3d-4e5f';
+    expect(await mechanic.addToCheckpoint(point.id, pick, orderId, key)).toBe(2);
+    // Sent again: answered as the first time, nothing more kept, not even the bytes.
+    expect(await mechanic.addToCheckpoint(point.id, pick, orderId, key)).toBe(2);
+    expect((await mechanic.photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'joint.jpg']);
+    expect(await storedPhotos()).toBe(before + 4);
+    // The same twice at once: one is kept.
+    const again = [upload('carter.jpg', await cameraPhoto('jpeg', '#1e3a8a'))];
+    expect(await Promise.all([0, 1].map(() => mechanic.addToCheckpoint(point.id, again, orderId, 'cle-simultanee')))).toEqual([1, 1]);
+    // Another photo under a used key is another photo.
+    expect(await mechanic.addToCheckpoint(point.id, [upload('vanne.jpg', await cameraPhoto('jpeg', '#047857'))], orderId, key)).toBe(1);
+    expect((await mechanic.photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'joint.jpg', 'carter.jpg', 'vanne.jpg']);
+    expect(await storedPhotos()).toBe(before + 8);
+  });
+});
+
+describe('the photo forms posted to their page (issue 32 round 2)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+  });
+  afterAll(() => t?.close());
+
+  it('answers the upload script without the page, and a post over the photo cap with a French 413', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const b = browser(t.url);
+    await b.signIn(demoEmails.mechanic);
+    const action = `/repair-order/${orderId}?onglet=procedure&action=photos&id=${point.id}`;
+    const post = async (name: string, bytes: Buffer, headers: Record<string, string> = {}) => {
+      const form = new FormData();
+      form.set('cle', `cle-${name}-0123456789`);
+      form.append('photos', upload(name, bytes));
+      return b.request(action, { method: 'POST', body: form, headers, redirect: 'manual' });
+    };
+    // The script's post: no page, where to open it; the photo kept once.
+    const scripted = await post('bride.jpg', await cameraPhoto('jpeg'), { 'x-atelier-photos': '2' });
+    expect(scripted.status).toBe(204);
+    expect(scripted.headers.get('x-atelier-location')).toBe(`/repair-order/${orderId}?onglet=procedure#point-${point.id}`);
+    expect(await scripted.text()).toBe('');
+    // Refused, said as text naming the photo, for the form to say.
+    const refused = await post('vanne.txt', Buffer.from('Pression 4,2 bar'), { 'x-atelier-photos': '0' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toBe("« vanne.txt » n'est pas une photo : JPEG, PNG ou WebP seulement.");
+    // The header changes the answer only: what is kept is the same as without it.
+    expect((await post('carter.jpg', await cameraPhoto('jpeg', '#1e3a8a'))).status).toBe(303);
+    expect((await (await as(t)).photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'carter.jpg']);
+    // Over the photo posts' own cap (64 MB), refused before it is read.
+    const huge = await post('enorme.jpg', Buffer.alloc(65 * 1024 * 1024, 0xff));
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain('Envoi trop volumineux : envoyez moins de photos à la fois.');
+  });
+});
+
+const as = async (t: TestApp) => t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { and, asc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
@@ -15,6 +16,7 @@ import { invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { orderRef } from '#server/audit/refs.ts';
+import { pgCode } from '#server/db/errors.ts';
 
 export type OrderPhotosService = ReturnType<typeof createOrderPhotosService>;
 
@@ -86,6 +88,16 @@ export async function makePhoto(name: string, bytes: Buffer, maxBytes: number): 
   });
 }
 
+/**
+ * A photo's link id made from the page's key (decision 088): the same pick posted again (its reply
+ * lost) names the same rows, so it is stored once. Made with who posts and where, so a key cannot
+ * name another's photo; with the photo's place, name and size, so another pick under the same key does not match.
+ */
+const linkIdOf = (parts: (string | number)[]) => {
+  const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
 /** The kept photo's name: what was taken, as a JPEG. */
 const jpegName = (name: string) => `${cleanName(name).replace(/\.[^.]*$/, '') || 'photo'}.jpg`;
 
@@ -112,11 +124,13 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
   /**
    * Makes every upload first (one refused refuses the post, nothing kept), stores them, then links
    * them in one transaction that checks the order is still open; refused there, the stored files go.
+   * `key`: the page's for this pick; a photo already linked under it is not kept again.
    */
   async function add(
     viewer: Viewer,
     uploads: PhotoUpload[],
     target: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<{ orderId: string; checkpointId?: string; measureId?: string; label: string }>,
+    key?: string,
   ) {
     const store = deps.files;
     if (!store) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.noStore') });
@@ -125,11 +139,27 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     if (taken.length === 0) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.none') });
     if (taken.length > MAX_PHOTOS_PER_POST) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.tooMany', { max: MAX_PHOTOS_PER_POST }) });
     // The order open and the target found before the work, so a closed order costs no processing.
-    await db.transaction(target);
-    const made: { name: string; photo: Buffer; thumbnail: Buffer }[] = [];
-    for (const upload of taken) {
+    const found = await db.transaction(target);
+    const linkIds = taken.map((u, i) =>
+      key ? linkIdOf([viewer.id, found.checkpointId ?? found.measureId ?? '', key, i, cleanName(u.name), u.size]) : undefined,
+    );
+    const known = key
+      ? new Set(
+          (
+            await db
+              .select({ id: orderFiles.id })
+              .from(orderFiles)
+              .where(inArray(orderFiles.id, linkIds as string[]))
+          ).map((r) => r.id),
+        )
+      : new Set<string>();
+    // Sent again (the reply was lost): answered as the first time, nothing made or kept twice.
+    if (known.size === taken.length) return taken.length;
+    const made: { name: string; photo: Buffer; thumbnail: Buffer; linkId: string | undefined }[] = [];
+    for (const [i, upload] of taken.entries()) {
+      if (known.has(linkIds[i]!)) continue;
       const name = cleanName(upload.name);
-      made.push({ name: jpegName(name), ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
+      made.push({ name: jpegName(name), linkId: linkIds[i], ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
     }
     store.assertRoom(made.reduce((sum, m) => sum + m.photo.length + m.thumbnail.length, 0));
     const checked = made.flatMap((m) =>
@@ -152,7 +182,8 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
         const rows = await tx
           .insert(orderFiles)
           .values(
-            made.map((_, i) => ({
+            made.map((m, i) => ({
+              ...(m.linkId ? { id: m.linkId } : {}),
               orderId,
               kind: PHOTO_KIND,
               checkpointId: checkpointId ?? null,
@@ -167,10 +198,12 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         for (const [i, row] of rows.entries())
           await record(tx, { action: 'created', entity: { kind: 'order_file', id: row.id, label: `${label} : ${made[i]!.name}` }, parent: orderRef(order) });
-        return rows.length;
+        return taken.length;
       });
     } catch (error) {
       for (const id of ids) await store.remove(id).catch(() => {});
+      // The same pick sent twice at once: the first one linked it, this one keeps nothing.
+      if (key && pgCode(error) === '23505') return taken.length;
       throw error;
     }
   }
@@ -229,9 +262,11 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
       ),
 
     /** `orderId`: the order the caller shows; a checkpoint of another order is not found. */
-    addToCheckpoint: (viewer: Viewer, checkpointId: string, uploads: PhotoUpload[], orderId?: string) =>
-      add(viewer, uploads, checkpointTarget(checkpointId, orderId)),
-    addToMeasure: (viewer: Viewer, measureId: string, uploads: PhotoUpload[], orderId?: string) => add(viewer, uploads, measureTarget(measureId, orderId)),
+    /** `key`: the page's key for the pick (PHOTO_KEY_FIELD): the same pick sent again is kept once. */
+    addToCheckpoint: (viewer: Viewer, checkpointId: string, uploads: PhotoUpload[], orderId?: string, key?: string) =>
+      add(viewer, uploads, checkpointTarget(checkpointId, orderId), key),
+    addToMeasure: (viewer: Viewer, measureId: string, uploads: PhotoUpload[], orderId?: string, key?: string) =>
+      add(viewer, uploads, measureTarget(measureId, orderId), key),
     /** `orderId`: the order the caller shows; another order's photo is not found. */
     removeFromCheckpoint: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.checkpointId !== null),
     removeFromMeasure: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.measureId !== null),

@@ -4,7 +4,7 @@
 // forms that post without JavaScript; with it, PhotoUpload.astro sends the photos with their
 // progress. Drawn on the server: by OrderProcedureTab (markup the checkpoints island injects) and
 // by the measure page.
-import type { PhotoItem } from '#lib/repair-orders/photos.ts';
+import { PHOTO_KEY_FIELD, type PhotoItem } from '#lib/repair-orders/photos.ts';
 
 export type PhotoLabels = {
   title: string;
@@ -14,10 +14,14 @@ export type PhotoLabels = {
   remove: string;
   /** 'Photo {{index}} : {{name}}, ouvrir en grand' */
   open: string;
-  /** What the upload script says, with {{percent}}; then while the server makes them; then a lost network. */
+  /** What the upload script says, photo by photo ({{index}}, {{total}}, {{percent}}); then while the server makes it; then a lost network. */
   sending: string;
   processing: string;
   lost: string;
+  /** The script's summary: what was added ({{count}}), or that none was ({{reason}}). */
+  addedOne: string;
+  added: string;
+  noneAdded: string;
   /** The deletion's question, with {{name}}; then the catalogue's confirm words. */
   confirmTitle: string;
   irreversible: string;
@@ -131,6 +135,9 @@ export default function PhotoGrid({
           data-sending={labels.sending}
           data-processing={labels.processing}
           data-lost={labels.lost}
+          data-added-one={labels.addedOne}
+          data-added={labels.added}
+          data-none-added={labels.noneAdded}
           data-refused={labels.refused}
           data-too-big={labels.tooBig}
           data-too-many={labels.tooMany}
@@ -138,6 +145,8 @@ export default function PhotoGrid({
           data-max-count={maxCount}
           data-max-bytes={maxBytes}
         >
+          {/* A new key each time the form is drawn: the same pick sent again (its reply lost) is kept once. */}
+          <input type="hidden" name={PHOTO_KEY_FIELD} value={crypto.randomUUID()} />
           <label htmlFor={`photos-${id}`} className="text-sm font-semibold">
             {labels.add}
           </label>

@@ -1,13 +1,60 @@
 // The photo forms' page side (issue 32, decision 088): what a post holds, what a grid shows.
 import { t } from '#lib/i18n.ts';
 import { singular } from '#lib/plural.ts';
+import { setFlash } from '#lib/auth/session.server.ts';
+import { cleanName } from '#server/storage/store.ts';
+import type { AstroCookies } from 'astro';
+import { PHOTO_UPLOAD_HEADER, PHOTO_UPLOAD_LOCATION } from './photo-upload.ts';
 import type { PhotoItem } from './photos.ts';
-import { PHOTOS_FIELD } from './photos.ts';
+import { MAX_PHOTOS_PER_POST, PHOTO_KEY_FIELD, PHOTOS_FIELD } from './photos.ts';
 
 /** The files a photo form posted (an empty pick posts one nameless, empty file: the service says so). */
 export const postedPhotos = (form: FormData) => form.getAll(PHOTOS_FIELD).filter((v): v is File => typeof v !== 'string');
 
 export const addedMessage = (count: number) => (singular(count) ? t('orderPhotos.addedOne') : t('orderPhotos.added', { count }));
+
+/** The page's key for the pick (PHOTO_KEY_FIELD), if it is one: anything else keys nothing. */
+export const postedKey = (form: FormData) => {
+  const key = String(form.get(PHOTO_KEY_FIELD) ?? '');
+  return /^[\w.-]{8,120}$/.test(key) ? key : undefined;
+};
+
+type Page = { request: Request; cookies: AstroCookies; redirect: (path: string, status?: 303) => Response };
+
+/**
+ * The upload script's posts (its header) are answered without the page (decision 088): a 204 naming
+ * the page to open, which shows the toast. The header's number is how many photos the script's
+ * earlier posts of the same pick added, for the toast's count: it changes the toast, nothing kept.
+ */
+const scripted = (page: Page) => page.request.headers.get(PHOTO_UPLOAD_HEADER);
+
+/** The photos are added: the page at `href` with its toast, or, for the script, where to open it. */
+export function photosAdded(page: Page, count: number, href: string): Response {
+  const before = scripted(page);
+  if (before === null) return redirectTo(page, addedMessage(count), href);
+  const earlier = Math.min(Math.max(Number.parseInt(before, 10) || 0, 0), MAX_PHOTOS_PER_POST);
+  setFlash(page.cookies, { type: 'success', message: addedMessage(earlier + count) });
+  return new Response(null, { status: 204, headers: { [PHOTO_UPLOAD_LOCATION]: href } });
+}
+
+const redirectTo = (page: Page, message: string, href: string) => {
+  setFlash(page.cookies, { type: 'success', message });
+  return page.redirect(href, 303);
+};
+
+/**
+ * A refused photo post said to the script as text, naming the photo (its post carries one), with
+ * no page and no refusal kept for the next page; null for a post without the script.
+ */
+export function photosRefused(page: Page, status: number, message: string, uploads: File[]): Response | null {
+  if (scripted(page) === null) return null;
+  const name = uploads.length === 1 ? cleanName(uploads[0]!.name) : '';
+  const text = name && !message.includes(name) ? t('orderPhotos.refusedOne', { name, reason: message }) : message;
+  return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', [PHOTO_UPLOAD_HEADER]: 'refused' } });
+}
+
+/** A post without the script refuses all it carried: said so (decision 088). */
+export const noneAddedMessage = (reason: string) => t('orderPhotos.noneAdded', { reason });
 
 /** A stored photo as a grid shows it, its links signed for the hour (the browser's cache keeps them). */
 export const photoItemOf = (

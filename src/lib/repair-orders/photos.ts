@@ -4,6 +4,15 @@ import { t } from '#lib/i18n.ts';
 /** The field the photo forms' messages stand beside. */
 export const PHOTOS_FIELD = 'photos';
 
+/** The page's key for a pick, a hidden field: the same pick sent again (its reply lost) is kept once. */
+export const PHOTO_KEY_FIELD = 'cle';
+
+/**
+ * A photo post's own cap, in MB, below the multipart one (the largest bucket's): a post is read
+ * whole in memory. With JavaScript one photo goes per post; without, this bounds the one post.
+ */
+export const MAX_PHOTO_POST_MB = 64;
+
 /** How many photos one post takes: the server refuses more, the upload script says so first. */
 export const MAX_PHOTOS_PER_POST = 20;
 
@@ -18,8 +27,12 @@ export const photoLabels = (maxMb: number) => ({
   send: t('orderPhotos.send'),
   remove: t('orderPhotos.remove'),
   open: t('orderPhotos.open'),
-  sending: t('orderPhotos.sending'),
-  processing: t('orderPhotos.processing'),
+  // The script's to fill, photo by photo.
+  sending: t('orderPhotos.sending', { index: '{{index}}', total: '{{total}}', percent: '{{percent}}' }),
+  processing: t('orderPhotos.processing', { index: '{{index}}', total: '{{total}}' }),
+  addedOne: t('orderPhotos.addedOne'),
+  added: t('orderPhotos.added', { count: '{{count}}' }),
+  noneAdded: t('orderPhotos.noneAdded', { reason: '{{reason}}' }),
   lost: t('orderPhotos.lost'),
   confirmTitle: t('orderPhotos.confirmTitle'),
   irreversible: t('confirm.irreversible'),

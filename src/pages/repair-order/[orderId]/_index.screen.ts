@@ -34,7 +34,7 @@ import {
 } from '#pages/repair-order/_order-form.ts';
 import type { Role } from '#lib/roles.ts';
 import type { PhotoItem } from '#lib/repair-orders/photos.ts';
-import { addedMessage, photoItemOf, postedPhotos } from '#lib/repair-orders/photos.server.ts';
+import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos } from '#lib/repair-orders/photos.server.ts';
 import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
@@ -282,20 +282,28 @@ async function postProcedure(
     const id = checkpointId ?? '';
     const missing = (): OrderPageFailure => ({ status: 404, procedureFailure: null, procedureError: t('refusals.itemNotFound') });
     if (!checkpointId) return missing();
+    const uploads = postedPhotos(form);
     try {
       if (action === 'supprimer-photo') {
+        // Back at the photo's checkpoint, as after an add (the photo's id is the one posted).
+        const photo = (await orderPhotos.photosOf(orderId)).find((p) => p.id === id);
         await orderPhotos.removeFromCheckpoint(id, orderId);
-        return redirectWithToast(astro, t('orderPhotos.removed'), self);
+        return redirectWithToast(astro, t('orderPhotos.removed'), photo?.checkpointId ? `${self}#point-${photo.checkpointId}` : self);
       }
-      const count = await orderPhotos.addToCheckpoint(id, postedPhotos(form), orderId);
-      return redirectWithToast(astro, addedMessage(count), `${self}#point-${id}`);
+      const count = await orderPhotos.addToCheckpoint(id, uploads, orderId, postedKey(form));
+      return photosAdded(astro, count, `${self}#point-${id}`);
     } catch (error) {
       const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-      if (hasCode(failure, 'not-found')) return missing();
       const message = failure.errors?.[PHOTOS_FIELD] ?? messageOf(error);
+      const status = hasCode(failure, 'not-found') ? 404 : failure.errors?.[PHOTOS_FIELD] ? 400 : 409;
+      if (action === 'photos') {
+        const scripted = photosRefused(astro, status, hasCode(failure, 'not-found') ? t('refusals.itemNotFound') : message, uploads);
+        if (scripted) return scripted;
+      }
+      if (hasCode(failure, 'not-found')) return missing();
       // A deletion refused (the order closed meanwhile) is said above the list.
       if (action === 'supprimer-photo') return { status: 409, procedureFailure: null, procedureError: message };
-      return { status: failure.errors?.[PHOTOS_FIELD] ? 400 : 409, procedureFailure: null, procedureError: null, photoFailure: { id, message } };
+      return { status, procedureFailure: null, procedureError: null, photoFailure: { id, message: noneAddedMessage(message) } };
     }
   }
   const comment = String(form.get('comment') ?? '').slice(0, 2000);

@@ -31,7 +31,7 @@ import { diagnosticHref } from '#lib/repair-orders/diagnostic-page.ts';
 import { type CheckResult, checkResultLabels, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
-import { addedMessage, photoItemOf, postedPhotos } from '#lib/repair-orders/photos.server.ts';
+import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos } from '#lib/repair-orders/photos.server.ts';
 
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const querySchema = z
@@ -294,6 +294,7 @@ async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'p
   const { orderPhotos } = astro.locals.services;
   const { measure, order, self } = page;
   const form = await postedForm(astro);
+  const uploads = postedPhotos(form);
   try {
     if (action === 'supprimer-photo') {
       const photoId = astro.url.searchParams.get('id') ?? '';
@@ -302,12 +303,14 @@ async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'p
       await orderPhotos.removeFromMeasure(photoId, order.id);
       return redirectWithToast(astro, t('orderPhotos.removed'), `${self}#photos-mesure`);
     }
-    const count = await orderPhotos.addToMeasure(measure.id, postedPhotos(form), order.id);
-    return redirectWithToast(astro, addedMessage(count), `${self}#photos-mesure`);
+    const count = await orderPhotos.addToMeasure(measure.id, uploads, order.id, postedKey(form));
+    return photosAdded(astro, count, `${self}#photos-mesure`);
   } catch (error) {
     const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-    const message = failure.errors[PHOTOS_FIELD] ?? failure.formError;
-    return { ...page.form, status: failure.errors[PHOTOS_FIELD] ? 400 : 409, photoError: message };
+    const message = failure.errors[PHOTOS_FIELD] ?? failure.formError ?? t('errors.repairOrderUpdate');
+    const status = failure.errors[PHOTOS_FIELD] ? 400 : 409;
+    if (action === 'photos') return photosRefused(astro, status, message, uploads) ?? { ...page.form, status, photoError: noneAddedMessage(message) };
+    return { ...page.form, status, photoError: message };
   }
 }
 
