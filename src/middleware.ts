@@ -67,7 +67,7 @@ const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
 /**
  * Pages take form posts only (another body would fail to parse inside the page, a 500), of a
- * declared size within their limit, refused before they are read.
+ * declared size within their limit (a size they must declare), refused before they are read.
  */
 const formBodies = defineMiddleware((context, next) => {
   const { request, url, locals } = context;
@@ -78,7 +78,11 @@ const formBodies = defineMiddleware((context, next) => {
     return renderMessagePage({ status: 415, title: t('errors.generic'), text: t('errors.formOnly') });
   }
   const max = multipart ? Math.max(...Object.values(locals.services.config.storageMaxBytes)) + FORM_OVERHEAD_BYTES : MAX_FORM_BYTES;
-  const declared = Number(request.headers.get('content-length') ?? 0);
+  // Without a declared length (a chunked body), the limits below could not be checked before reading.
+  if (!request.headers.has('content-length')) {
+    return renderMessagePage({ status: 411, title: t('errors.generic'), text: t('errors.formLengthRequired') });
+  }
+  const declared = Number(request.headers.get('content-length'));
   // A photo post has its own cap (decision 088): read whole in memory, it need not reach the largest bucket's.
   if (multipart && url.searchParams.get('action') === 'photos') {
     const photoMax = Math.max(MAX_PHOTO_POST_MB * 1024 * 1024, locals.services.config.storageMaxBytes.photo + FORM_OVERHEAD_BYTES);

@@ -133,6 +133,20 @@ describe('the signed session', () => {
     });
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain('le formulaire envoyé dépasse 1 Mo');
+    // A chunked form declares no size: refused before it is read, whatever it would have carried.
+    const chunked = await b.request('/repair-order', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('number=OR-1'));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(411);
+    expect(await chunked.text()).toContain('Requête refusée : le formulaire envoyé ne déclare pas sa taille.');
   });
 
   it('answers the password endpoint with 400 and 415 for bad input, and changes nothing', async () => {

@@ -81,6 +81,7 @@ export const fr = {
     failed: "La page n'a pas pu être affichée. Réessayez ; si l'erreur revient, prévenez l'administrateur.",
     currentPasswordWrong: 'Mot de passe actuel incorrect',
     formTooLarge: 'Requête refusée : le formulaire envoyé dépasse {{size}} Mo.',
+    formLengthRequired: 'Requête refusée : le formulaire envoyé ne déclare pas sa taille.',
     badAddress: "Adresse invalide : elle contient des caractères qu'aucune page n'accepte.",
     badValue: 'Valeur invalide',
   },
