@@ -124,6 +124,15 @@ test.describe('a diagnostician', () => {
     ).toBeVisible();
     await expect(to).toHaveValue(french(today));
     await expect(presets.getByRole('link', { name: '12 semaines' })).toHaveAttribute('aria-current', 'page');
+
+    // A start after today, no end: the start named alone, not a one-day period nobody asked for.
+    await page.goto('/overview?du=2100-01-01');
+    await expect(
+      page.getByRole('status').filter({
+        hasText: "Filtre ignoré : la période demandée commence le 01/01/2100, après aujourd'hui ; les 12 dernières semaines sont affichées.",
+      }),
+    ).toBeVisible();
+    await expect(from).toHaveValue(french(twelveWeeks));
   });
 
   test('prints 12 months on three A4 pages, each card whole', async ({ page }) => {

@@ -321,6 +321,8 @@ describe.each(['pglite', 'postgres'] as const)('the outage sheet for the custome
     const page = pageText(await (await fetch(`${t.url}/repair-order/${orderId}/outage-sheet`, { headers: { cookie: cookies.diagnostician! } })).text());
     expectSays(page, said);
     expect(page).not.toContain('6. ');
+    // The sixth is the retained one, said under it: not also counted among the less likely.
+    expect(page).not.toContain('moins probable');
     const pdf = await pdfOf(await fetch(`${t.url}/repair-order/${orderId}/outage-sheet.pdf`, { headers: { cookie: cookies.diagnostician! } }));
     expectSays(pdf.text, said.slice(1));
   });

@@ -38,7 +38,7 @@ export function createOutageSheetService(deps: {
     /**
      * The sheet's facts, or null for no such order. `ranked`: the diagnostic's ranking, kept to the
      * outages the workshop's history has seen (on a closed order of the model, or confirmed by a
-     * similar one), the likeliest first; `more`: how many more it has seen. `history` and each
+     * similar one), the likeliest first; `more`: how many more it has seen, the retained ones said apart (`unlisted`) left out. `history` and each
      * outage's count and mileage are over the other boxes: a closed order's own is left out, as
      * its similar orders leave it out (the customer is not told his box is evidence for itself).
      * `unlisted`: the retained outages the history has seen but ranks past the five, with their rank.
@@ -91,7 +91,7 @@ export function createOutageSheetService(deps: {
       const ranked = observed.slice(0, SHEET_OUTAGES).map(withShared);
       // A retained outage past the five keeps its place and figures: the sheet says where it stands.
       const unlisted = observed.flatMap((c, i) => (i >= SHEET_OUTAGES && retained.has(c.outage.id) ? [{ ...withShared(c), rank: i + 1 }] : []));
-      return { order, codes, symptoms: seen, history, ranked, unlisted, more: observed.length - ranked.length, chosen, procedures };
+      return { order, codes, symptoms: seen, history, ranked, unlisted, more: observed.length - ranked.length - unlisted.length, chosen, procedures };
     },
   };
 }

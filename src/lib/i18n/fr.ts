@@ -1765,7 +1765,7 @@ export const fr = {
     reopeningsOne: '{{count}} réouverture',
     tooLong: 'Filtre ignoré : la période du {{from}} au {{to}} dépasse 3 ans ; les 12 dernières semaines sont affichées.',
     periodTooLong: 'La période ne peut pas dépasser 3 ans.',
-    future: "Filtre ignoré : la période du {{from}} au {{to}} commence après aujourd'hui ; les 12 dernières semaines sont affichées.",
+    future: "Filtre ignoré : la période demandée commence le {{from}}, après aujourd'hui ; les 12 dernières semaines sont affichées.",
     capped: "Période arrêtée à aujourd'hui : la fin demandée, le {{to}}, n'est pas encore passée.",
   },
   /** Photos of checkpoints and measures (issue 32, decision 088). */
