@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
-import { extractText, getDocumentProxy } from 'unpdf';
+import { extractText, getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { type Report, renderReportPdf } from '#server/repair-orders/report-pdf.ts';
@@ -113,6 +113,28 @@ describe('the intervention report PDF, drawn alone', () => {
       closing: { comment: 'Essai routier concluant', by: 'Clôturé par Marc Petit le 21/11/2026 17:00' },
     };
   };
+
+  it('names the checkpoint above its photos on every page their grid runs onto', async () => {
+    const { loadSharp } = await import('#server/storage/sharp.ts');
+    const sharp = await loadSharp();
+    const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c0392b' } })
+      .jpeg()
+      .toBuffer();
+    const report = sample();
+    const photo = (i: number) => ({ id: `p${i}`, name: `p${i}.jpg`, href: '', thumbnail: '', thumbnailId: `t${i}`, bytes: new Uint8Array(jpeg) });
+    // 40 photos: ten rows of four, more than a page holds.
+    report.procedures[0]!.checkpoints[0]!.photos = Array.from({ length: 40 }, (_, i) => photo(i));
+    const { OPS } = await getResolvedPDFJS();
+    const doc = await getDocumentProxy(await read(await renderReportPdf(report)));
+    const { text: pages } = await extractText(doc, { mergePages: false });
+    const withPhotos = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const ops = await (await doc.getPage(n)).getOperatorList();
+      if (ops.fnArray.some((fn) => fn === OPS.paintImageXObject)) withPhotos.push(n);
+    }
+    expect(withPhotos.length).toBeGreaterThanOrEqual(2);
+    for (const n of withPhotos) expect(pages[n - 1]!.replace(/\s+/g, ' ')).toContain('Photos : Pression de ligne');
+  });
 
   it('prints French text in its embedded font, the curve over its band, and numbered pages', async () => {
     const bytes = await read(await renderReportPdf(sample()));

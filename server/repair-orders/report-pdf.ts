@@ -188,31 +188,39 @@ function Badge({ result, label }: { result: CheckResult | null; label: string })
 
 type Cell = string | ReactNode;
 /**
- * A table whose rows never split across pages, its header row repeated at the top of every page
- * it continues on (`fixed` inside the table's View); widths are shares of the content width.
+ * Photos as a grid of thumbnails, four to a row, each row kept whole on its page (decision 088),
+ * under a caption naming what they show, repeated on every page the grid runs onto (`fixed`): a
+ * row at the top of the next page still says whose photos it holds. A photo whose bytes could not
+ * be read is left out.
  */
-/**
- * Photos as a grid of thumbnails, four to a row at most, each kept whole on its page (decision
- * 088); a photo whose bytes could not be read is left out.
- */
-function PhotoRow({ photos }: { photos: ReportPhoto[] }) {
+function PhotoRow({ photos, of }: { photos: ReportPhoto[]; of: string }) {
   const shown = photos.filter((p) => p.bytes);
   if (!shown.length) return null;
+  const rows = Array.from({ length: Math.ceil(shown.length / 4) }, (_, i) => shown.slice(i * 4, i * 4 + 4));
   return h(
     View,
-    {
-      style: { flexDirection: 'row', flexWrap: 'wrap', padding: 2, borderLeftWidth: 0.75, borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE },
-    },
-    shown.map((p) =>
+    { style: { padding: 2, borderLeftWidth: 0.75, borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE } },
+    h(Text, { fixed: true, style: { ...s.muted, paddingHorizontal: 2 } }, t('orderPhotos.reportTitle'), ' : ', of),
+    rows.map((row) =>
       h(
         View,
-        { key: p.id, style: { width: '25%', padding: 2 }, wrap: false },
-        h(Image, { src: { data: Buffer.from(p.bytes!), format: 'jpg' }, style: { height: 90, objectFit: 'contain' } }),
+        { key: row[0]!.id, style: { flexDirection: 'row' }, wrap: false, minPresenceAhead: 0 },
+        row.map((p) =>
+          h(
+            View,
+            { key: p.id, style: { width: '25%', padding: 2 } },
+            h(Image, { src: { data: Buffer.from(p.bytes!), format: 'jpg' }, style: { height: 90, objectFit: 'contain' } }),
+          ),
+        ),
       ),
     ),
   );
 }
 
+/**
+ * A table whose rows never split across pages, its header row repeated at the top of every page
+ * it continues on (`fixed` inside the table's View); widths are shares of the content width.
+ */
 function Table({ head, widths, rows, after }: { head: string[]; widths: number[]; rows: Cell[][]; after?: (row: number) => ReactNode }) {
   const cell = (content: Cell, i: number, bold = false) =>
     h(
@@ -476,7 +484,7 @@ export function ReportDocument({ report }: { report: Report }) {
                   c.comment,
                   c.answered,
                 ]),
-                after: (r) => h(PhotoRow, { photos: p.checkpoints[r]!.photos }),
+                after: (r) => h(PhotoRow, { photos: p.checkpoints[r]!.photos, of: p.checkpoints[r]!.name }),
               }),
         ),
       ),
@@ -487,7 +495,7 @@ export function ReportDocument({ report }: { report: Report }) {
             head: [t('report.measure'), t('report.bounds'), t('report.value'), t('report.result'), t('report.comment')],
             widths: [28, 15, 14, 20, 23],
             rows: report.measures.map((m) => [m.name, m.bounds, m.value, h(Badge, { result: m.result, label: m.resultLabel }), m.comment]),
-            after: (r) => h(PhotoRow, { photos: report.measures[r]!.photos }),
+            after: (r) => h(PhotoRow, { photos: report.measures[r]!.photos, of: report.measures[r]!.name }),
           }),
       report.curves.length === 0 && h(View, { wrap: false }, h(H2, null, t('report.curves')), h(Muted, null, t('report.noCurves'))),
       report.curves.map((curve, i) =>
