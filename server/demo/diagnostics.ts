@@ -267,7 +267,7 @@ async function seedPhotos(db: Db, order: SeededOrder, checkpointId: string, deps
     ['huile-vidange.jpg', '#3f2a14', 'Huile de vidange noire, odeur de brûlé'],
   ] as const;
   for (const [i, [name, colour, caption]] of drawn.entries()) {
-    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900"><rect width="1200" height="900" fill="${colour}"/><circle cx="600" cy="470" r="300" fill="#292524" stroke="#a8a29e" stroke-width="36"/><circle cx="600" cy="470" r="110" fill="#78716c"/><text x="60" y="110" font-size="64" fill="#fafaf9" font-family="sans-serif">${caption}</text></svg>`;
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900"><rect width="1200" height="900" fill="${colour}"/><circle cx="600" cy="470" r="300" fill="#292524" stroke="#a8a29e" stroke-width="36"/><circle cx="600" cy="470" r="110" fill="#78716c"/><text x="60" y="110" font-size="50" fill="#fafaf9" font-family="sans-serif">${caption}</text></svg>`;
     const made = await makePhoto(name, await sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer(), Number.POSITIVE_INFINITY);
     const ids = [made.photo, made.thumbnail].map((bytes, k) => {
       const file: DemoFile = { ...deps.store.stage(bytes, k === 0 ? name : `miniature-${name}`), mimeType: 'image/jpeg' };
