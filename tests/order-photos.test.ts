@@ -4,6 +4,7 @@
 // HEIC, a file too large or broken is refused in French and nothing is kept; a closed order's
 // photos are read-only; deleting a photo, a measure or the order takes the photos' bytes with them.
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { readdirSync, rmSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
@@ -695,5 +696,107 @@ describe('a photo posted to the page by who may not add one (round 3)', () => {
     expect(scripted.status).toBeLessThan(500);
     expect(await scripted.text()).toBe('« bride.jpg » refusée : Une erreur est survenue');
     expect(await storedPhotos()).toBe(before);
+  });
+});
+
+describe.each(['pglite', 'postgres'] as const)('the unlinked photo sweep on %s (round 3)', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t?.close());
+
+  it('leaves a photo younger than 15 minutes to the sweep even with no grace period, and takes it older', async () => {
+    const store = t.app.services.files;
+    const mechanic = await viewerOf(t, demoEmails.mechanic);
+    const staged = store.stage(await cameraPhoto('jpeg'), 'perdue.jpg');
+    await store.commit('photo', mechanic.id, [{ ...staged, mimeType: 'image/jpeg' }]);
+    rmSync(staged.tmp, { force: true });
+    const rowOf = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, staged.id))).length;
+    const age = (minutes: number) =>
+      t.database.db
+        .update(files)
+        .set({ createdAt: new Date(Date.now() - minutes * 60_000) })
+        .where(eq(files.id, staged.id));
+    await age(10);
+    await store.sweepOrphans(0);
+    expect(await rowOf()).toBe(1);
+    await age(16);
+    await store.sweepOrphans(0);
+    expect(await rowOf()).toBe(0);
+  });
+
+  it('sweeps the stored bytes no row claims even when the photo sweep fails, and logs that failure', async () => {
+    const store = t.app.services.files;
+    const db = t.database.db;
+    const orphan = crypto.randomUUID();
+    const tmp = store.stage(Buffer.from('orphelin'), 'orphelin.pdf');
+    await store.blobs.put(orphan, tmp.tmp);
+    rmSync(tmp.tmp, { force: true });
+    const transaction = db.transaction;
+    db.transaction = () => Promise.reject(new Error('base injoignable'));
+    try {
+      await store.sweepOrphans(0);
+    } finally {
+      db.transaction = transaction;
+    }
+    expect(await store.blobs.size(orphan)).toBeNull();
+    expect(t.logLines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'unlinked photo sweep failed', error: 'base injoignable' }));
+  });
+});
+
+describe('a photo linked while the sweep runs, on postgres (round 3)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('postgres');
+  });
+  afterAll(() => t?.close());
+
+  it('keeps an old unlinked photo whose link commits while the sweep runs', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const store = t.app.services.files;
+    const mechanic = await viewerOf(t, demoEmails.mechanic);
+    const staged = [store.stage(await cameraPhoto('jpeg'), 'lente.jpg'), store.stage(await cameraPhoto('jpeg'), 'miniature-lente.jpg')];
+    await store.commit(
+      'photo',
+      mechanic.id,
+      staged.map((s) => ({ ...s, mimeType: 'image/jpeg' })),
+    );
+    for (const s of staged) rmSync(s.tmp, { force: true });
+    const [fileId, thumbnailId] = staged.map((s) => s.id) as [string, string];
+    // Kept two hours ago (an addition that stalled that long), linked only now.
+    await t.database.db
+      .update(files)
+      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60_000) })
+      .where(inArray(files.id, [fileId, thumbnailId]));
+    const linking = new pg.Client({ connectionString: t.config.databaseUrl });
+    await linking.connect();
+    try {
+      await linking.query('begin');
+      await linking.query(`insert into order_files (repair_order_id, kind, checkpoint_id, file_id, thumbnail_id) values ($1, 'photo', $2, $3, $4)`, [
+        orderId,
+        point.id,
+        fileId,
+        thumbnailId,
+      ]);
+      let swept = false;
+      const sweep = store.sweepOrphans().finally(() => {
+        swept = true;
+      });
+      // The sweep done, or waiting on the link's lock: then the link commits.
+      const waiting = async () =>
+        Number((await linking.query(`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows[0].n) >
+        0;
+      for (let i = 0; i < 100 && !swept && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 50));
+      await linking.query('commit');
+      await sweep;
+    } finally {
+      await linking.end();
+    }
+    const photos = await t.app.services.forViewer(mechanic).orderPhotos.photosOf(orderId);
+    expect(photos.map((p) => [p.fileId, p.thumbnailId])).toEqual([[fileId, thumbnailId]]);
+    for (const id of [fileId, thumbnailId]) expect(await t.app.services.files.blobs.read(id)).not.toBeNull();
   });
 });
