@@ -3,13 +3,15 @@
 // neither holds any metadata; a phone's full-size photo is made smaller; what is not a photo, a
 // HEIC, a file too large or broken is refused in French and nothing is kept; a closed order's
 // photos are read-only; deleting a photo, a measure or the order takes the photos' bytes with them.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { readdirSync, rmSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, files, orderFiles, repairOrders } from '#server/db/schema/index.ts';
 import { DomainError } from '#server/errors.ts';
+import { pgConstraint } from '#server/db/errors.ts';
 import { auditCsv } from '#lib/audit/audit.ts';
 import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
@@ -563,7 +565,8 @@ describe('the photo forms posted to their page (issue 32 round 2)', () => {
     expect(await refused.text()).toBe("« vanne.txt » n'est pas une photo : JPEG, PNG ou WebP seulement.");
     // The header changes the answer only: what is kept is the same as without it.
     expect((await post('carter.jpg', await cameraPhoto('jpeg', '#1e3a8a'))).status).toBe(303);
-    expect((await (await as(t)).photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'carter.jpg']);
+    const photos = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    expect((await photos.photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'carter.jpg']);
     // Over the photo posts' own cap (64 MB), refused before it is read.
     const huge = await post('enorme.jpg', Buffer.alloc(65 * 1024 * 1024, 0xff));
     expect(huge.status).toBe(413);
@@ -571,4 +574,229 @@ describe('the photo forms posted to their page (issue 32 round 2)', () => {
   });
 });
 
-const as = async (t: TestApp) => t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+/** Two different JPEGs of one size (a COM segment pads the smaller), as an iPhone names them: image.jpg. */
+async function twinSizedPhotos(): Promise<[Buffer, Buffer]> {
+  const [a, b] = [await cameraPhoto('jpeg', '#b91c1c'), await cameraPhoto('jpeg', '#15803d')];
+  const size = Math.max(a.length, b.length) + 8;
+  const padded = (bytes: Buffer) => Buffer.concat([bytes.subarray(0, 2), jpegSegment(0xfe, Buffer.alloc(size - bytes.length - 4, 0x20)), bytes.subarray(2)]);
+  return [padded(a), padded(b)];
+}
+
+describe.each(['pglite', 'postgres'] as const)('photos kept once, told apart by what they are, on %s (round 3)', (kind) => {
+  let t: TestApp;
+  let gql: ReturnType<typeof graphqlAs>;
+  const as = async (role: DemoRole) => t.app.services.forViewer(await viewerOf(t, demoEmails[role])).orderPhotos;
+  const storedPhotos = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.bucketId, 'photo'))).length;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    gql = graphqlAs(t, await signInAll(t));
+  });
+  afterAll(() => t?.close());
+
+  it('keeps two different photos both named image.jpg of one size under one key, and neither twice when picked again in reverse order', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = await as('mechanic');
+    const [red, green] = await twinSizedPhotos();
+    expect(red.length).toBe(green.length);
+    const before = await storedPhotos();
+    const key = 'cle-iphone-0123456789';
+    expect(await mechanic.addToCheckpoint(point.id, [upload('image.jpg', red)], orderId, key)).toBe(1);
+    expect(await mechanic.addToCheckpoint(point.id, [upload('image.jpg', green)], orderId, key)).toBe(1);
+    expect(await mechanic.addToCheckpoint(point.id, [upload('image.jpg', green), upload('image.jpg', red)], orderId, key)).toBe(2);
+    // The same photo twice in one pick is kept once.
+    expect(await mechanic.addToCheckpoint(point.id, [upload('image.jpg', red), upload('copie.jpg', red)], orderId, 'cle-doublon-0123456789')).toBe(2);
+    const photos = await mechanic.photosOf(orderId);
+    expect(photos.map((p) => p.name)).toEqual(['image.jpg', 'image.jpg', 'image.jpg']);
+    expect(await storedPhotos()).toBe(before + 6);
+    const colours = await Promise.all(photos.slice(0, 2).map(async (p) => (await sharp((await t.app.services.files.blobs.read(p.fileId))!).stats()).dominant));
+    expect(colours[0]!.r).toBeGreaterThan(colours[0]!.g);
+    expect(colours[1]!.g).toBeGreaterThan(colours[1]!.r);
+  });
+
+  it('stores the same pick under the same key apart for another user and for another checkpoint', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [first] = await checkpointsOf(gql.mechanic, orderId);
+    const other = await createOrderOnTheFloor(gql.diagnostician);
+    const [second] = await checkpointsOf(gql.mechanic, other.orderId);
+    const pick = [upload('bride.jpg', await cameraPhoto('jpeg'))];
+    const key = 'cle-partagee-0123456789';
+    expect(await (await as('mechanic')).addToCheckpoint(first.id, pick, orderId, key)).toBe(1);
+    expect(await (await as('diagnostician')).addToCheckpoint(first.id, pick, orderId, key)).toBe(1);
+    expect(await (await as('mechanic')).addToCheckpoint(second.id, pick, other.orderId, key)).toBe(1);
+    const commercial = await as('commercial');
+    const photos = [...(await commercial.photosOf(orderId)), ...(await commercial.photosOf(other.orderId))];
+    expect(photos.map((p) => p.checkpointId)).toEqual([first.id, first.id, second.id]);
+    expect(new Set(photos.map((p) => p.fileId)).size).toBe(3);
+  });
+
+  it('takes the same pick sent twice at once as one, and any other duplicate as a failure that keeps nothing', async () => {
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const mechanic = await as('mechanic');
+    // The link key that names the same pick is the table primary key, named alike on both databases.
+    const result = (await t.database.db.execute(
+      sql`select conname as name from pg_constraint where conrelid = 'order_files'::regclass and contype = 'p'`,
+    )) as unknown;
+    // PGlite answers { rows }, postgres.js the rows themselves.
+    const [{ name }] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as [{ name: string }];
+    expect(name).toBe('order_files_pkey');
+    const once = [upload('carter.jpg', await cameraPhoto('jpeg', '#1e3a8a'))];
+    expect(await Promise.all([0, 1].map(() => mechanic.addToCheckpoint(point.id, once, orderId, 'cle-simultanee-0123')))).toEqual([1, 1]);
+    expect(await mechanic.photosOf(orderId)).toHaveLength(1);
+    // Another unique index met while linking (here one made for the test) is not «already added».
+    const before = await storedPhotos();
+    await t.database.db.execute(sql.raw(`create unique index test_one_photo_per_order on order_files (repair_order_id) where repair_order_id = '${orderId}'`));
+    try {
+      const refused = await mechanic
+        .addToCheckpoint(point.id, [upload('vanne.jpg', await cameraPhoto('jpeg', '#047857'))], orderId, 'cle-autre-0123456789')
+        .then(
+          () => null,
+          (error: unknown) => pgConstraint(error),
+        );
+      expect(refused).toBe('test_one_photo_per_order');
+    } finally {
+      await t.database.db.execute(sql`drop index test_one_photo_per_order`);
+    }
+    expect((await mechanic.photosOf(orderId)).map((p) => p.name)).toEqual(['carter.jpg']);
+    expect(await storedPhotos()).toBe(before);
+  });
+});
+
+describe('a photo posted to the page by who may not add one (round 3)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { pages: true });
+  });
+  afterAll(() => t?.close());
+
+  it('refuses the commercial with the upload script header as without it, and keeps nothing', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const storedPhotos = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.bucketId, 'photo'))).length;
+    const before = await storedPhotos();
+    const b = browser(t.url);
+    await b.signIn(demoEmails.commercial);
+    const post = async (headers: Record<string, string>) => {
+      const form = new FormData();
+      form.set('cle', 'cle-commercial-0123456789');
+      form.append('photos', upload('bride.jpg', await cameraPhoto('jpeg')));
+      return b.request(`/repair-order/${orderId}?onglet=procedure&action=photos&id=${point.id}`, { method: 'POST', body: form, headers, redirect: 'manual' });
+    };
+    // Without the script: back at the checkpoint, the refusal said on the page.
+    const page = await post({});
+    expect(page.status).toBe(303);
+    const shown = await (await b.request(page.headers.get('location')!)).text();
+    expect(shown).toContain('Aucune photo ajoutée : Une erreur est survenue');
+    // With its header: refused as well, said as text naming the photo.
+    const scripted = await post({ 'x-atelier-photos': '0' });
+    expect(scripted.status).toBeGreaterThanOrEqual(400);
+    expect(scripted.status).toBeLessThan(500);
+    expect(await scripted.text()).toBe('« bride.jpg » refusée : Une erreur est survenue');
+    expect(await storedPhotos()).toBe(before);
+  });
+});
+
+describe.each(['pglite', 'postgres'] as const)('the unlinked photo sweep on %s (round 3)', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t?.close());
+
+  it('leaves a photo younger than 15 minutes to the sweep even with no grace period, and takes it older', async () => {
+    const store = t.app.services.files;
+    const mechanic = await viewerOf(t, demoEmails.mechanic);
+    const staged = store.stage(await cameraPhoto('jpeg'), 'perdue.jpg');
+    await store.commit('photo', mechanic.id, [{ ...staged, mimeType: 'image/jpeg' }]);
+    rmSync(staged.tmp, { force: true });
+    const rowOf = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.id, staged.id))).length;
+    const age = (minutes: number) =>
+      t.database.db
+        .update(files)
+        .set({ createdAt: new Date(Date.now() - minutes * 60_000) })
+        .where(eq(files.id, staged.id));
+    await age(10);
+    await store.sweepOrphans(0);
+    expect(await rowOf()).toBe(1);
+    await age(16);
+    await store.sweepOrphans(0);
+    expect(await rowOf()).toBe(0);
+  });
+
+  it('sweeps the stored bytes no row claims even when the photo sweep fails, and logs that failure', async () => {
+    const store = t.app.services.files;
+    const db = t.database.db;
+    const orphan = crypto.randomUUID();
+    const tmp = store.stage(Buffer.from('orphelin'), 'orphelin.pdf');
+    await store.blobs.put(orphan, tmp.tmp);
+    rmSync(tmp.tmp, { force: true });
+    const transaction = db.transaction;
+    db.transaction = () => Promise.reject(new Error('base injoignable'));
+    try {
+      await store.sweepOrphans(0);
+    } finally {
+      db.transaction = transaction;
+    }
+    expect(await store.blobs.size(orphan)).toBeNull();
+    expect(t.logLines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'unlinked photo sweep failed', error: 'base injoignable' }));
+  });
+});
+
+describe('a photo linked while the sweep runs, on postgres (round 3)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('postgres');
+  });
+  afterAll(() => t?.close());
+
+  it('keeps an old unlinked photo whose link commits while the sweep runs', async () => {
+    const gql = graphqlAs(t, await signInAll(t));
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const [point] = await checkpointsOf(gql.mechanic, orderId);
+    const store = t.app.services.files;
+    const mechanic = await viewerOf(t, demoEmails.mechanic);
+    const staged = [store.stage(await cameraPhoto('jpeg'), 'lente.jpg'), store.stage(await cameraPhoto('jpeg'), 'miniature-lente.jpg')];
+    await store.commit(
+      'photo',
+      mechanic.id,
+      staged.map((s) => ({ ...s, mimeType: 'image/jpeg' })),
+    );
+    for (const s of staged) rmSync(s.tmp, { force: true });
+    const [fileId, thumbnailId] = staged.map((s) => s.id) as [string, string];
+    // Kept two hours ago (an addition that stalled that long), linked only now.
+    await t.database.db
+      .update(files)
+      .set({ createdAt: new Date(Date.now() - 2 * 60 * 60_000) })
+      .where(inArray(files.id, [fileId, thumbnailId]));
+    const linking = new pg.Client({ connectionString: t.config.databaseUrl });
+    await linking.connect();
+    try {
+      await linking.query('begin');
+      await linking.query(`insert into order_files (repair_order_id, kind, checkpoint_id, file_id, thumbnail_id) values ($1, 'photo', $2, $3, $4)`, [
+        orderId,
+        point.id,
+        fileId,
+        thumbnailId,
+      ]);
+      let swept = false;
+      const sweep = store.sweepOrphans().finally(() => {
+        swept = true;
+      });
+      // The sweep done, or waiting on the link's lock: then the link commits.
+      const waiting = async () =>
+        Number((await linking.query(`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows[0].n) >
+        0;
+      for (let i = 0; i < 100 && !swept && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 50));
+      await linking.query('commit');
+      await sweep;
+    } finally {
+      await linking.end();
+    }
+    const photos = await t.app.services.forViewer(mechanic).orderPhotos.photosOf(orderId);
+    expect(photos.map((p) => [p.fileId, p.thumbnailId])).toEqual([[fileId, thumbnailId]]);
+    for (const id of [fileId, thumbnailId]) expect(await t.app.services.files.blobs.read(id)).not.toBeNull();
+  });
+});

@@ -8,6 +8,16 @@ export function pgCode(error: unknown): string | undefined {
 }
 
 /**
+ * The constraint a failed query met (a unique index's name for 23505), wherever the driver put it:
+ * PGlite and pg call it `constraint`, postgres.js `constraint_name`.
+ */
+export function pgConstraint(error: unknown): string | undefined {
+  type Named = { constraint?: string; constraint_name?: string };
+  const e = error as (Named & { cause?: Named }) | null;
+  return e?.cause?.constraint ?? e?.cause?.constraint_name ?? e?.constraint ?? e?.constraint_name;
+}
+
+/**
  * What PostgreSQL refused because of the input (issue 14, item 8), said once for every edge
  * (GraphQL's errors, pages' forms): a data exception (class 22: a NUL, an impossible date, a
  * number out of range, a text too long) or a missing value is the caller's `invalid`; a duplicate or

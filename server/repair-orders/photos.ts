@@ -16,7 +16,7 @@ import { invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { orderRef } from '#server/audit/refs.ts';
-import { pgCode } from '#server/db/errors.ts';
+import { pgCode, pgConstraint } from '#server/db/errors.ts';
 
 export type OrderPhotosService = ReturnType<typeof createOrderPhotosService>;
 
@@ -88,15 +88,20 @@ export async function makePhoto(name: string, bytes: Buffer, maxBytes: number): 
   });
 }
 
+/** The primary key of `order_files`, on PGlite and PostgreSQL alike: what a link sent twice at once meets. */
+const LINK_KEY = 'order_files_pkey';
 /**
  * A photo's link id made from the page's key (decision 088): the same pick posted again (its reply
  * lost) names the same rows, so it is stored once. Made with who posts and where, so a key cannot
- * name another's photo; with the photo's place, name and size, so another pick under the same key does not match.
+ * name another's photo; with a hash of the photo's bytes, so another photo under the same key (an
+ * iPhone names every capture image.jpg), or the same ones in another order, are told apart by what they are.
  */
 const linkIdOf = (parts: (string | number)[]) => {
   const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** The kept photo's name: what was taken, as a JPEG. */
 const jpegName = (name: string) => `${cleanName(name).replace(/\.[^.]*$/, '') || 'photo'}.jpg`;
@@ -140,26 +145,23 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     if (taken.length > MAX_PHOTOS_PER_POST) throw invalid({ [PHOTOS_FIELD]: t('orderPhotos.tooMany', { max: MAX_PHOTOS_PER_POST }) });
     // The order open and the target found before the work, so a closed order costs no processing.
     const found = await db.transaction(target);
-    const linkIds = taken.map((u, i) =>
-      key ? linkIdOf([viewer.id, found.checkpointId ?? found.measureId ?? '', key, i, cleanName(u.name), u.size]) : undefined,
-    );
-    const known = key
-      ? new Set(
-          (
-            await db
-              .select({ id: orderFiles.id })
-              .from(orderFiles)
-              .where(inArray(orderFiles.id, linkIds as string[]))
-          ).map((r) => r.id),
-        )
-      : new Set<string>();
+    const where = found.checkpointId ?? found.measureId ?? '';
+    // One photo's bytes in memory at a time: read here for their hash, again below to be made.
+    const linkIds: (string | undefined)[] = [];
+    for (const u of taken) linkIds.push(key ? linkIdOf([viewer.id, where, key, sha256(Buffer.from(await u.arrayBuffer()))]) : undefined);
+    const linkedAlready = async (ids: string[]) =>
+      new Set((await db.select({ id: orderFiles.id }).from(orderFiles).where(inArray(orderFiles.id, ids))).map((r) => r.id));
+    const keyed = [...new Set(linkIds.filter((id) => id !== undefined))];
+    const known = key ? await linkedAlready(keyed) : new Set<string>();
     // Sent again (the reply was lost): answered as the first time, nothing made or kept twice.
-    if (known.size === taken.length) return taken.length;
+    if (key && known.size === keyed.length) return taken.length;
     const made: { name: string; photo: Buffer; thumbnail: Buffer; linkId: string | undefined }[] = [];
     for (const [i, upload] of taken.entries()) {
-      if (known.has(linkIds[i]!)) continue;
+      const linkId = linkIds[i];
+      // Linked already, or the same photo picked twice in this post: kept once.
+      if (linkId && (known.has(linkId) || made.some((m) => m.linkId === linkId))) continue;
       const name = cleanName(upload.name);
-      made.push({ name: jpegName(name), linkId: linkIds[i], ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
+      made.push({ name: jpegName(name), linkId, ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
     }
     store.assertRoom(made.reduce((sum, m) => sum + m.photo.length + m.thumbnail.length, 0));
     const checked = made.flatMap((m) =>
@@ -202,8 +204,9 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
       });
     } catch (error) {
       for (const id of ids) await store.remove(id).catch(() => {});
-      // The same pick sent twice at once: the first one linked it, this one keeps nothing.
-      if (key && pgCode(error) === '23505') return taken.length;
+      // The same pick sent twice at once: the first one linked it, this one keeps nothing. Only
+      // the link's own key says so, and only once every photo of the post is linked.
+      if (key && pgCode(error) === '23505' && pgConstraint(error) === LINK_KEY && (await linkedAlready(keyed)).size === keyed.length) return taken.length;
       throw error;
     }
   }

@@ -33,6 +33,11 @@ const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 export const TMP_IDLE_MS = 5 * 60_000;
 /** How often stored bytes are checked against the rows (decision 036). */
 const ORPHAN_SWEEP_MS = 15 * 60_000;
+/**
+ * The least age of a photo the sweep takes, whatever STORAGE_ORPHAN_GRACE_MINUTES says (0 is
+ * accepted, for bytes): an addition links its photos seconds after keeping them (decision 088).
+ */
+const PHOTO_GRACE_MS = 15 * 60_000;
 /** A sweep's log line names at most this many of the keys it removed. */
 const LOGGED_KEYS = 100;
 
@@ -128,7 +133,11 @@ export function createFileStore(deps: {
       return 0;
     }
     const cutoff = Date.now() - graceMs;
-    const removed = await sweepUnlinkedPhotos(new Date(cutoff));
+    // Apart from the bytes' sweep: a failure here is logged, and the rest of the sweep still runs.
+    const removed = await sweepUnlinkedPhotos(new Date(Math.min(cutoff, Date.now() - PHOTO_GRACE_MS))).catch((error: unknown) => {
+      logger?.error('unlinked photo sweep failed', { error: error instanceof Error ? error.message : String(error) });
+      return [] as string[];
+    });
     const keys: { key: string; id: string; staged?: string; old: boolean }[] = [];
     for await (const { key, modifiedAt } of blobs.list()) {
       const match = KEY_OF_FILE.exec(key);
@@ -176,10 +185,27 @@ export function createFileStore(deps: {
       .select({ id: orderFiles.id })
       .from(orderFiles)
       .where(or(eq(orderFiles.fileId, files.id), eq(orderFiles.thumbnailId, files.id)));
-    const rows = await db
-      .delete(files)
-      .where(and(eq(files.bucketId, PHOTO_BUCKET), lte(files.createdAt, cutoff), notExists(linked)))
-      .returning({ id: files.id });
+    const unlinked = and(eq(files.bucketId, PHOTO_BUCKET), lte(files.createdAt, cutoff), notExists(linked));
+    const rows = await db.transaction(async (tx) => {
+      // Locked first, skipping what a link being inserted holds (the foreign key's check locks its
+      // file's row): that photo is left to the next sweep. The delete, a later statement, sees the
+      // links committed since the first one read, and keeps those photos; a single delete would
+      // wait for such a link, then go on and take it with it (the cascade).
+      const candidates = await tx.select({ id: files.id }).from(files).where(unlinked).for('update', { skipLocked: true });
+      if (candidates.length === 0) return [];
+      return tx
+        .delete(files)
+        .where(
+          and(
+            inArray(
+              files.id,
+              candidates.map((c) => c.id),
+            ),
+            unlinked,
+          ),
+        )
+        .returning({ id: files.id });
+    });
     const keys = rows.flatMap((r) => [r.id, ...thumbnailKeys(r.id)]);
     if (keys.length) await blobs.remove(keys);
     return rows.map((r) => r.id);
