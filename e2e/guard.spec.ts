@@ -69,6 +69,8 @@ const BEYOND_SPEC: readonly Row[] = [
   ['/repair-order/{uuid}/outage-sheet.pdf',                        'page',    'page',    'page',    'home',    'sign-in'],
   // Issue 32: the workshop at a glance (decision 089): admins and diagnosticians.
   ['/overview',                                                    'page',    'page',    'home',    'home',    'sign-in'],
+  // A stored file as a page links it, signed when tapped (decision 095): whoever is signed in.
+  ['/files/{uuid}',                                                'page',    'page',    'page',    'page',    'sign-in'],
   ['/gearbox/{uuid}/activity',                                     'page',    'page',    'page',    'page',    'sign-in'],
   ['/gearbox/{uuid}/activity.csv',                                 'page',    'page',    'page',    'page',    'sign-in'],
   ['/users/{uuid}/activity',                                       'page',    'home',    'home',    'home',    'sign-in'],
@@ -117,10 +119,16 @@ function expected({ path, url, outcomes }: Check, role: Role | null): Expectatio
   if (outcome === 'home') return { path: '/repair-orders' };
   if (outcome === 'off') return { path: url, status: 404, heading: 'Connexion par SMS non proposée' };
   // No record exists behind the test's id: the French 404 at the same address. An order's own
-  // pages say it in the SPEC's words (§8); a record's page (an order's code, symptom or measure,
-  // anything of a dossier or a user), the generic title.
-  if (url.includes(ID))
-    return { path: url, status: 404, heading: /^\/repair-order\/\{uuid\}/.test(path) ? "Impossible de récupérer l'ordre de réparation" : 'Page introuvable' };
+  // pages say it in the SPEC's words (§8); a stored file, that it is a file; a record's page (an
+  // order's code, symptom or measure, anything of a dossier or a user), the generic title.
+  if (url.includes(ID)) {
+    const heading = /^\/repair-order\/\{uuid\}/.test(path)
+      ? "Impossible de récupérer l'ordre de réparation"
+      : path === '/files/{uuid}'
+        ? 'Fichier introuvable'
+        : 'Page introuvable';
+    return { path: url, status: 404, heading };
+  }
   return { path: url, status: 200 };
 }
 

@@ -69,6 +69,8 @@ export const routes: readonly RouteDef[] = [
   { path: '/profile/confirm', access: 'signed-in', nav: true },
   // Issue 32: the workshop at a glance (decision 089).
   { path: '/overview', access: [A, D], nav: true },
+  // Decision 095: a stored file as a page links it, signed when tapped; whoever is signed in, as the storage API.
+  { path: '/files/{uuid}', access: 'signed-in', nav: false },
 ];
 
 /** Form and JSON endpoints of the shell: not screens, guarded by their own checks. */

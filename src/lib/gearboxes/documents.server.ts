@@ -4,6 +4,7 @@ import type { DocumentOwner } from '#server/gearboxes/documents.ts';
 import { bucketOf, documentSchema, type DocumentCategory, type GearboxDocument } from './documents.ts';
 import { formFailureOf, isPostedFile, storeAndLink } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
+import { fileHref } from '#lib/storage/files.ts';
 import { fieldErrors, type FieldErrors } from '#lib/validation.ts';
 
 export type DocumentDraft = { values: Record<string, string>; errors: FieldErrors; formError?: string };
@@ -41,8 +42,11 @@ export async function postDocument(
   }
 }
 
-/** Links a page shows: the file (signed for the hour) and, for an image, its thumbnail. */
+/**
+ * Links a page shows: the file, signed when tapped (decision 095), and for an image its thumbnail,
+ * signed for the hour as it loads with the page.
+ */
 export function linksOf(locals: App.Locals, document: Pick<GearboxDocument, 'file'>) {
   const { files } = locals.services;
-  return { href: files.signedPath(document.file.id), thumbnail: files.signedPath(document.file.id, { width: 320 }) };
+  return { href: fileHref(document.file.id), thumbnail: files.signedPath(document.file.id, { width: 320 }) };
 }

@@ -1,5 +1,6 @@
 // The photo forms' page side (issue 32, decision 088): what a post holds, what a grid shows.
 import { t } from '#lib/i18n.ts';
+import { fileHref } from '#lib/storage/files.ts';
 import { singular } from '#lib/plural.ts';
 import { setFlash } from '#lib/auth/session.server.ts';
 import { cleanName } from '#server/storage/store.ts';
@@ -56,13 +57,13 @@ export function photosRefused(page: Page, status: number, message: string, uploa
 /** A post without the script refuses all it carried: said so (decision 088). */
 export const noneAddedMessage = (reason: string) => t('orderPhotos.noneAdded', { reason });
 
-/** A stored photo as a grid shows it, its links signed for the hour (the browser's cache keeps them). */
+/** A stored photo as a grid shows it: its thumbnail signed for the hour (cached), the full photo when tapped (decision 095). */
 export const photoItemOf = (
   files: { signedPath: (id: string) => string },
   photo: { id: string; name: string; fileId: string; thumbnailId: string | null },
 ): PhotoItem => ({
   id: photo.id,
   name: photo.name,
-  href: files.signedPath(photo.fileId),
+  href: fileHref(photo.fileId),
   thumbnail: files.signedPath(photo.thumbnailId ?? photo.fileId),
 });

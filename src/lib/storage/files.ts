@@ -34,6 +34,9 @@ export function isBucketId(value: unknown): value is BucketId {
   return typeof value === 'string' && Object.hasOwn(buckets, value);
 }
 
+/** A page's link to a stored file (decision 095): signed when tapped, so it outlives the storage API's hour. */
+export const fileHref = (fileId: string) => `/files/${fileId}`;
+
 /** The `accept` attribute of a file input for a bucket. */
 export function acceptOf(bucket: BucketId): string {
   return buckets[bucket].kinds.flatMap((kind) => fileKinds[kind].extensions.map((ext) => `.${ext}`)).join(',');
