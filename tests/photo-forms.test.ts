@@ -2,8 +2,8 @@
 // post cap is refused beside its field like any refused post (303, shown again at its checkpoint),
 // the script's gets its 413; the script's posts leave the toast only with the pick's last post.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.ts';
-import { checkpointsOf, createOrderOnTheFloor, demoEmails, graphqlAs, signInAll } from './kit/index.ts';
+import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
+import { checkpointsOf, createOrderOnTheFloor, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { browser, htmlText } from './support/browser.ts';
 import { cameraPhoto } from './kit/photos.ts';
 import { FLASH_COOKIE } from '#lib/toasts.ts';
@@ -13,20 +13,20 @@ const TOO_BIG = 'Envoi trop volumineux : 64 Mo au plus par envoi ; envoyez moins
 
 describe('the photo forms posted to their page (issue 32 round 3)', () => {
   let t: TestApp;
-  let order: { orderId: string; pointId: string };
+  let order: { orderId: string; pointId: string; measureId: string };
   beforeAll(async () => {
     t = await startTestApp('pglite', { pages: true });
     const gql = graphqlAs(t, await signInAll(t));
-    const { orderId } = await createOrderOnTheFloor(gql.diagnostician);
+    const { orderId } = await createOrderOnTheFloor(gql.diagnostician, { measuresDone: true });
     const [point] = await checkpointsOf(gql.mechanic, orderId);
-    order = { orderId, pointId: point!.id };
+    const measure = ok(await gql.diagnostician(M.insertOrderMeasure, { o: orderId, m: { name: 'Pression principale', unit: 'bar' } }));
+    order = { orderId, pointId: point!.id, measureId: measure.insertOrderMeasure as string };
   });
   afterAll(() => t?.close());
 
-  const mechanic = async () => {
+  const mechanic = async (who: string = demoEmails.mechanic, action = `/repair-order/${order.orderId}?onglet=procedure&action=photos&id=${order.pointId}`) => {
     const b = browser(t.url);
-    await b.signIn(demoEmails.mechanic);
-    const action = `/repair-order/${order.orderId}?onglet=procedure&action=photos&id=${order.pointId}`;
+    await b.signIn(who);
     const post = (files: [string, Buffer][], headers: Record<string, string> = {}) => {
       const form = new FormData();
       form.set('cle', `cle-${files[0]![0]}-0123456789`);
@@ -63,5 +63,26 @@ describe('the photo forms posted to their page (issue 32 round 3)', () => {
     expect((await post([['joint.jpg', await cameraPhoto('jpeg', '#1e3a8a')]], { 'x-atelier-photos': '1;last' })).status).toBe(204);
     expect(flashed()).toBe(true);
     expect(htmlText(await (await b.request(`/repair-order/${order.orderId}?onglet=procedure`)).text())).toContain('2 photos ajoutées');
+  });
+
+  it('sends a measure form post over the photo cap back to the measure, said beside the field', async () => {
+    const self = `/repair-order/${order.orderId}/measure/${order.measureId}`;
+    const { b, post } = await mechanic(demoEmails.diagnostician, `${self}?action=photos`);
+    const big = Buffer.alloc(17 * 1024 * 1024, 0xff);
+    const refused = await post(['a', 'b', 'c', 'd'].map((n) => [`${n}.jpg`, big]));
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toBe(`${self}#photos-mesure`);
+    const shown = htmlText(await (await b.request(self)).text());
+    // Beside the field (the form's data holds the words for the script too).
+    expect(shown).toMatch(new RegExp(`id="photos-[^"]+-erreur"[^>]*>${TOO_BIG}<`));
+    // The measure's own form is drawn as saved around it.
+    expect(shown).toContain('value="Pression principale"');
+  });
+
+  it('answers the checkpoint of a photo it deletes, where the page lands', async () => {
+    const photos = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    await photos.addToCheckpoint(order.pointId, [upload('carter.jpg', await cameraPhoto('jpeg'))], order.orderId);
+    const photo = (await photos.photosOf(order.orderId)).find((p) => p.name === 'carter.jpg')!;
+    expect(await photos.removeFromCheckpoint(photo.id, order.orderId)).toBe(order.pointId);
   });
 });
