@@ -4,7 +4,7 @@
 // field and the form stays; without JavaScript the form posts as it is; a commercial and a closed
 // order read the photos with no form, a forged deletion refused; the report and its PDF show them.
 // Each test names its photos for its run alone (`run()`): the file passes run twice on one server.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -235,6 +235,7 @@ test.describe('a mechanic on a tablet', () => {
     for (const file of files) writeFileSync(file, Buffer.alloc(17 * 1024 * 1024, 0xff));
     await row.getByLabel('Prendre ou choisir des photos').setInputFiles(files);
     await refusedPost(page, row.getByRole('button', { name: 'Envoyer les photos' }));
+    rmSync(dir, { recursive: true, force: true });
     await expect(page).toHaveURL(new RegExp(`#${rowId}$`));
     const here = page.locator(`#${rowId}`);
     await expect(here.getByRole('alert')).toHaveText(TOO_BIG);
