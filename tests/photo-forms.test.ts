@@ -85,4 +85,22 @@ describe('the photo forms posted to their page (issue 32 round 3)', () => {
     const photo = (await photos.photosOf(order.orderId)).find((p) => p.name === 'carter.jpg')!;
     expect(await photos.removeFromCheckpoint(photo.id, order.orderId)).toBe(order.pointId);
   });
+
+  it('tells a commercial whose forged post deletes a photo that the access is refused, deleting nothing', async () => {
+    const photos = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
+    await photos.addToCheckpoint(order.pointId, [upload('joint.jpg', await cameraPhoto('jpeg'))], order.orderId);
+    const photo = (await photos.photosOf(order.orderId)).find((p) => p.name === 'joint.jpg')!;
+    const tab = `/repair-order/${order.orderId}?onglet=procedure`;
+    const { b } = await mechanic(demoEmails.commercial);
+    const forged = await b.request(`${tab}&action=supprimer-photo&id=${photo.id}`, {
+      method: 'POST',
+      body: new URLSearchParams(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(forged.status).toBe(303);
+    const shown = htmlText(await (await b.request(tab)).text());
+    expect(shown).toMatch(/role="alert"[^>]*>Accès refusé</);
+    expect(shown).not.toContain('Une erreur est survenue');
+    expect((await photos.photosOf(order.orderId)).some((p) => p.id === photo.id)).toBe(true);
+  });
 });

@@ -298,7 +298,8 @@ async function postProcedure(
       return photosAdded(astro, count, `${self}#point-${id}`);
     } catch (error) {
       const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-      const message = failure.errors?.[PHOTOS_FIELD] ?? messageOf(error);
+      // A role that may not (a forged post) is told so, not a generic error.
+      const message = failure.errors?.[PHOTOS_FIELD] ?? (hasCode(failure, 'forbidden') ? t('refusals.forbidden') : messageOf(error));
       const status = hasCode(failure, 'not-found') ? 404 : failure.errors?.[PHOTOS_FIELD] ? 400 : 409;
       if (action === 'photos') {
         const scripted = photosRefused(astro, status, hasCode(failure, 'not-found') ? t('refusals.itemNotFound') : message, uploads);
