@@ -93,11 +93,11 @@ test.describe('a mechanic on a tablet', () => {
     page.on('request', (request) => request.method() === 'POST' && posts.push(request.url()));
     await input.setInputFiles({ name: 'enorme.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(21 * 1024 * 1024, 0xff) });
     await here().getByRole('button', { name: 'Envoyer les photos' }).click();
-    await expect(status).toHaveText(TOO_LARGE);
+    await expect(status).toHaveText(NONE_ADDED + TOO_LARGE);
     const small = await cameraPhoto('jpeg');
     await input.setInputFiles(Array.from({ length: 21 }, (_, i) => ({ name: `p${i}.jpg`, mimeType: 'image/jpeg', buffer: small })));
     await here().getByRole('button', { name: 'Envoyer les photos' }).click();
-    await expect(status).toHaveText('20 photos au plus par envoi.');
+    await expect(status).toHaveText(`${NONE_ADDED}20 photos au plus par envoi.`);
     expect(await input.evaluate((i: HTMLInputElement) => i.files?.length)).toBe(21);
     expect(posts).toEqual([]);
     // A post refused before the page answers (413: too big for the server) keeps the form and says why.
@@ -109,6 +109,19 @@ test.describe('a mechanic on a tablet', () => {
     await expect(here().getByRole('button', { name: 'Envoyer les photos' })).toBeEnabled();
     expect(await input.evaluate((i: HTMLInputElement) => i.files?.[0]?.name)).toBe('bride.jpg');
     await page.unroute('**/repair-order/**');
+    // Too large a photo in a batch is refused by name unsent; the others go, and show once the page opens again.
+    const sent = posts.length;
+    const petite = `petite-${run()}.jpg`;
+    await input.setInputFiles([
+      { name: 'enorme.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(21 * 1024 * 1024, 0xff) },
+      { name: petite, mimeType: 'image/jpeg', buffer: small },
+    ]);
+    await here().getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(status).toHaveText(`Photo ajoutée ; ${TOO_LARGE}`);
+    // Only the refusal reads as an error.
+    await expect(status.locator('.text-danger')).toHaveText(TOO_LARGE);
+    await expect(here().getByRole('link', { name: new RegExp(` : ${escaped(petite)}, ouvrir en grand$`) })).toHaveCount(1);
+    expect(posts.length - sent).toBe(1);
   });
 
   test('in a Wi-Fi dead spot, keeps the form and the photos picked and says so, then sends them once the network is back', async ({ page, context }) => {
@@ -197,6 +210,7 @@ test.describe('a mechanic on a tablet', () => {
     // The page opened again shows the two added at once; the form names the one refused, no longer picked.
     const summary = `2 photos ajoutées ; « vanne-${r}.txt » n'est pas une photo : JPEG, PNG ou WebP seulement.`;
     await expect(page.locator(`#${rowId}`).locator('[data-photos-status]')).toHaveText(summary);
+    await expect(page.locator(`#${rowId}`).locator('[data-photos-status] .text-danger')).toHaveText(summary.replace('2 photos ajoutées ; ', ''));
     for (const name of [`embrayage-${r}.jpg`, `boite-${r}.jpg`])
       await expect(page.locator(`#${rowId}`).getByRole('link', { name: new RegExp(` : ${escaped(name)}, ouvrir en grand$`) })).toHaveCount(1);
     await page.locator(`#${rowId}`).scrollIntoViewIfNeeded();
