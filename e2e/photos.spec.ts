@@ -143,6 +143,32 @@ test.describe('a mechanic on a tablet', () => {
     await expect(page.locator(`#${rowId}`).getByRole('link', { name: new RegExp(`^Photo \\d+ : ${escaped(bride)}`) })).toBeVisible();
   });
 
+  test('whose network drops once the photo is stored, keeps the page and says to reload it when the network is back', async ({ page, context }) => {
+    allowBrowserErrors(/ERR_INTERNET_DISCONNECTED|ERR_FAILED|ERR_NETWORK_CHANGED|Failed to fetch/);
+    await openProcedure(page, OPEN);
+    const rowId = await page.locator('li[id^="point-"]').nth(ROW.deadSpot).getAttribute('id');
+    const here = page.locator(`#${rowId}`);
+    const name = `coupure-${run()}.jpg`;
+    // The photo is stored and its 204 arrives; then the network is gone.
+    await page.route(
+      '**/repair-order/**',
+      async (route) => {
+        if (route.request().method() !== 'POST') return route.fallback();
+        const response = await route.fetch();
+        await context.setOffline(true);
+        await route.fulfill({ response });
+      },
+      { times: 1 },
+    );
+    await here.getByLabel('Prendre ou choisir des photos').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await cameraPhoto('jpeg') });
+    await here.getByRole('button', { name: 'Envoyer les photos' }).click();
+    await expect(here.locator('[data-photos-status]')).toHaveText('Photo ajoutée ; le réseau est perdu : rechargez la page quand il revient.');
+    await expect(here.getByRole('button', { name: 'Envoyer les photos' })).toBeEnabled();
+    await context.setOffline(false);
+    await page.reload();
+    await expect(page.locator(`#${rowId}`).getByRole('link', { name: new RegExp(` : ${escaped(name)}, ouvrir en grand$`) })).toHaveCount(1);
+  });
+
   test('whose reply is lost after the photo reached the server, sends it again and it is kept once', async ({ page }) => {
     allowBrowserErrors(/ERR_CONNECTION_RESET|ERR_FAILED/);
     await openProcedure(page, OPEN);

@@ -1777,6 +1777,7 @@ export const fr = {
     sending: 'Photo {{index}} sur {{total}} : {{percent}} %',
     processing: 'Photo {{index}} sur {{total}} reçue, préparation…',
     lost: 'Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.',
+    lostAfter: 'le réseau est perdu : rechargez la page quand il revient.',
     added: '{{count}} photos ajoutées',
     addedOne: 'Photo ajoutée',
     noneAdded: 'Aucune photo ajoutée : {{reason}}',

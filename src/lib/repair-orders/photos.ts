@@ -38,6 +38,7 @@ export const photoLabels = (maxMb: number, postMb = photoPostMaxBytes(maxMb * MB
   added: t('orderPhotos.added', { count: '{{count}}' }),
   noneAdded: t('orderPhotos.noneAdded', { reason: '{{reason}}' }),
   lost: t('orderPhotos.lost'),
+  lostAfter: t('orderPhotos.lostAfter'),
   confirmTitle: t('orderPhotos.confirmTitle'),
   irreversible: t('confirm.irreversible'),
   confirmDelete: t('confirm.delete'),
