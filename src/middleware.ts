@@ -8,14 +8,14 @@ import { isRole } from '#lib/roles.ts';
 import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes.ts';
 import { safeRedirect } from '#lib/redirects.ts';
 import { PHOTO_UPLOAD_HEADER } from '#lib/repair-orders/photo-upload.ts';
-import { MAX_PHOTO_POST_MB } from '#lib/repair-orders/photos.ts';
+import { photoPostMaxBytes } from '#lib/repair-orders/photos.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderContinuePage, renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
 import { LANDING_COOKIE, landingBindingOf, linkAskedHere } from '#lib/auth/landing-binding.ts';
 import { linkLandings } from '#lib/auth/link-landings.ts';
 import { PASSWORD_DIALOG_REFUSAL, type PasswordDialogRefusal } from '#lib/auth/password-dialog.ts';
-import { leaveRefusal, readRefusal } from '#lib/forms.server.ts';
+import { leaveRefusal, leaveUnread, readRefusal } from '#lib/forms.server.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_SECONDS } from '#lib/unavailable.ts';
 import { PageOutOfTime } from '#lib/page-budget.ts';
 
@@ -84,9 +84,13 @@ const formBodies = defineMiddleware((context, next) => {
   }
   const declared = Number(request.headers.get('content-length'));
   // A photo post has its own cap (decision 088): read whole in memory, it need not reach the largest bucket's.
-  if (multipart && url.searchParams.get('action') === 'photos') {
-    const photoMax = Math.max(MAX_PHOTO_POST_MB * 1024 * 1024, locals.services.config.storageMaxBytes.photo + FORM_OVERHEAD_BYTES);
-    if (declared > photoMax) return renderMessagePage({ status: 413, title: t('errors.generic'), text: t('orderPhotos.tooBig') });
+  const photoMax = photoPostMaxBytes(locals.services.config.storageMaxBytes.photo);
+  if (multipart && url.searchParams.get('action') === 'photos' && declared > photoMax) {
+    const text = t('orderPhotos.tooBig', { mb: photoMax / 1024 / 1024 });
+    if (request.headers.has(PHOTO_UPLOAD_HEADER)) return renderMessagePage({ status: 413, title: t('errors.generic'), text });
+    // A form's post: its page says so beside the field, as any refusal (decision 039), its body left unread.
+    leaveUnread(request);
+    return next();
   }
   if (declared > max) {
     return renderMessagePage({ status: 413, title: t('errors.generic'), text: t('errors.formTooLarge', { size: Math.round(max / 1024 / 1024) }) });

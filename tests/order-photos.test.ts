@@ -567,10 +567,10 @@ describe('the photo forms posted to their page (issue 32 round 2)', () => {
     expect((await post('carter.jpg', await cameraPhoto('jpeg', '#1e3a8a'))).status).toBe(303);
     const photos = t.app.services.forViewer(await viewerOf(t, demoEmails.mechanic)).orderPhotos;
     expect((await photos.photosOf(orderId)).map((p) => p.name)).toEqual(['bride.jpg', 'carter.jpg']);
-    // Over the photo posts' own cap (64 MB), refused before it is read.
-    const huge = await post('enorme.jpg', Buffer.alloc(65 * 1024 * 1024, 0xff));
+    // Over the photo posts' own cap (64 MB), the script's post is refused before it is read.
+    const huge = await post('enorme.jpg', Buffer.alloc(65 * 1024 * 1024, 0xff), { 'x-atelier-photos': '0' });
     expect(huge.status).toBe(413);
-    expect(await huge.text()).toContain('Envoi trop volumineux : envoyez moins de photos à la fois.');
+    expect(await huge.text()).toContain('Envoi trop volumineux : 64 Mo au plus par envoi ; envoyez moins de photos à la fois.');
   });
 });
 

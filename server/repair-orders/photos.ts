@@ -271,7 +271,15 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     addToMeasure: (viewer: Viewer, measureId: string, uploads: PhotoUpload[], orderId?: string, key?: string) =>
       add(viewer, uploads, measureTarget(measureId, orderId), key),
     /** `orderId`: the order the caller shows; another order's photo is not found. */
-    removeFromCheckpoint: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.checkpointId !== null),
+    /** Answers the photo's checkpoint (the link read to check it), where the page lands after. */
+    removeFromCheckpoint: async (_viewer: Viewer, id: string, orderId?: string) => {
+      let checkpointId = '';
+      await remove(id, orderId, (link) => {
+        checkpointId = link.checkpointId ?? '';
+        return link.checkpointId !== null;
+      });
+      return checkpointId;
+    },
     removeFromMeasure: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.measureId !== null),
   };
 }

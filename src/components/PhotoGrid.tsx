@@ -18,6 +18,8 @@ export type PhotoLabels = {
   sending: string;
   processing: string;
   lost: string;
+  /** Said after what was added when the page to show them cannot be reached. */
+  lostAfter: string;
   /** The script's summary: what was added ({{count}}), or that none was ({{reason}}). */
   addedOne: string;
   added: string;
@@ -135,6 +137,7 @@ export default function PhotoGrid({
           data-sending={labels.sending}
           data-processing={labels.processing}
           data-lost={labels.lost}
+          data-lost-after={labels.lostAfter}
           data-added-one={labels.addedOne}
           data-added={labels.added}
           data-none-added={labels.noneAdded}

@@ -198,13 +198,18 @@ export type CheckedForm<S extends z.ZodType, N extends string> = { values: Recor
 
 // The body of a request is read once: a helper that reads it again (a proof, a second form) gets the same.
 const postedForms = new WeakMap<Request, Promise<FormData>>();
+/** Posts too big to read, let through for their page to refuse (a photo form's over its cap, decision 088). */
+const unreadPosts = new WeakSet<Request>();
+/** Marks a post too big to read: its form reads as empty, its page says so (`isUnread`). */
+export const leaveUnread = (request: Request) => void unreadPosts.add(request);
+export const isUnread = (page: { request: Request }) => unreadPosts.has(page.request);
 /**
  * What a post's form holds, the one read of a form body (decision 071): a body that is not a form
  * reads as an empty one, whose fields each form's schema then says are missing.
  */
 export function postedForm(page: { request: Request }): Promise<FormData> {
   let posted = postedForms.get(page.request);
-  if (!posted) postedForms.set(page.request, (posted = page.request.formData().catch(() => new FormData())));
+  if (!posted) postedForms.set(page.request, (posted = isUnread(page) ? Promise.resolve(new FormData()) : page.request.formData().catch(() => new FormData())));
   return posted;
 }
 

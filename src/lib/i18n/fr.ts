@@ -1772,11 +1772,12 @@ export const fr = {
   orderPhotos: {
     title: 'Photos',
     pick: 'Prendre ou choisir des photos',
-    hint: 'JPEG, PNG ou WebP, {{mb}} Mo au plus par photo ; {{max}} photos au plus par envoi.',
+    hint: 'JPEG, PNG ou WebP, {{mb}} Mo au plus par photo ; {{max}} photos au plus par envoi ; {{postMb}} Mo au plus par envoi.',
     send: 'Envoyer les photos',
     sending: 'Photo {{index}} sur {{total}} : {{percent}} %',
     processing: 'Photo {{index}} sur {{total}} reçue, préparation…',
     lost: 'Envoi interrompu : le réseau est perdu. Les photos choisies sont toujours là : réessayez quand le réseau revient.',
+    lostAfter: 'le réseau est perdu : rechargez la page quand il revient.',
     added: '{{count}} photos ajoutées',
     addedOne: 'Photo ajoutée',
     noneAdded: 'Aucune photo ajoutée : {{reason}}',
@@ -1796,6 +1797,6 @@ export const fr = {
     reportTitle: 'Photos',
     confirmTitle: 'Supprimer la photo « {{name}} » ?',
     refused: 'Envoi refusé par le serveur. Les photos choisies sont toujours là : réessayez.',
-    tooBig: 'Envoi trop volumineux : envoyez moins de photos à la fois.',
+    tooBig: 'Envoi trop volumineux : {{mb}} Mo au plus par envoi ; envoyez moins de photos à la fois.',
   },
 } as const;

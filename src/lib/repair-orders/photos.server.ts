@@ -2,12 +2,12 @@
 import { t } from '#lib/i18n.ts';
 import { fileHref } from '#lib/storage/files.ts';
 import { singular } from '#lib/plural.ts';
-import { setFlash } from '#lib/auth/session.server.ts';
+import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
 import { cleanName } from '#server/storage/store.ts';
 import type { AstroCookies } from 'astro';
 import { PHOTO_UPLOAD_HEADER, PHOTO_UPLOAD_LOCATION } from './photo-upload.ts';
 import type { PhotoItem } from './photos.ts';
-import { MAX_PHOTOS_PER_POST, PHOTO_KEY_FIELD, PHOTOS_FIELD } from './photos.ts';
+import { MAX_PHOTOS_PER_POST, PHOTO_KEY_FIELD, PHOTOS_FIELD, photoPostMaxBytes } from './photos.ts';
 
 /** The files a photo form posted (an empty pick posts one nameless, empty file: the service says so). */
 export const postedPhotos = (form: FormData) => form.getAll(PHOTOS_FIELD).filter((v): v is File => typeof v !== 'string');
@@ -24,24 +24,21 @@ type Page = { request: Request; cookies: AstroCookies; redirect: (path: string, 
 
 /**
  * The upload script's posts (its header) are answered without the page (decision 088): a 204 naming
- * the page to open, which shows the toast. The header's number is how many photos the script's
- * earlier posts of the same pick added, for the toast's count: it changes the toast, nothing kept.
+ * the page to open. The header is how many photos the script's earlier posts of the same pick added,
+ * for the toast's count, and `;last` on the pick's last post when none was refused: only that one
+ * leaves the toast, for the page the script then opens (an earlier one's would wait for any page).
  */
 const scripted = (page: Page) => page.request.headers.get(PHOTO_UPLOAD_HEADER);
 
 /** The photos are added: the page at `href` with its toast, or, for the script, where to open it. */
 export function photosAdded(page: Page, count: number, href: string): Response {
   const before = scripted(page);
-  if (before === null) return redirectTo(page, addedMessage(count), href);
-  const earlier = Math.min(Math.max(Number.parseInt(before, 10) || 0, 0), MAX_PHOTOS_PER_POST);
-  setFlash(page.cookies, { type: 'success', message: addedMessage(earlier + count) });
+  if (before === null) return redirectWithToast(page, addedMessage(count), href);
+  const [earlier = '', last] = before.split(';');
+  if (last === 'last')
+    setFlash(page.cookies, { type: 'success', message: addedMessage(Math.min(Math.max(Number.parseInt(earlier, 10) || 0, 0), MAX_PHOTOS_PER_POST) + count) });
   return new Response(null, { status: 204, headers: { [PHOTO_UPLOAD_LOCATION]: href } });
 }
-
-const redirectTo = (page: Page, message: string, href: string) => {
-  setFlash(page.cookies, { type: 'success', message });
-  return page.redirect(href, 303);
-};
 
 /**
  * A refused photo post said to the script as text, naming the photo (its post carries one), with
@@ -49,10 +46,14 @@ const redirectTo = (page: Page, message: string, href: string) => {
  */
 export function photosRefused(page: Page, status: number, message: string, uploads: File[]): Response | null {
   if (scripted(page) === null) return null;
-  const name = uploads.length === 1 ? cleanName(uploads[0]!.name) : '';
+  // Only the photo's own fault (400) names it: a closed order or a checkpoint gone refuses any.
+  const name = status === 400 && uploads.length === 1 ? cleanName(uploads[0]!.name) : '';
   const text = name && !message.includes(name) ? t('orderPhotos.refusedOne', { name, reason: message }) : message;
   return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', [PHOTO_UPLOAD_HEADER]: 'refused' } });
 }
+
+/** A form's post over the photo post cap, left unread (middleware): refused whole, said beside the field. */
+export const tooBigMessage = (photoMaxBytes: number) => t('orderPhotos.tooBig', { mb: photoPostMaxBytes(photoMaxBytes) / 1024 / 1024 });
 
 /** A post without the script refuses all it carried: said so (decision 088). */
 export const noneAddedMessage = (reason: string) => t('orderPhotos.noneAdded', { reason });

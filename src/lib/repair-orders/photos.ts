@@ -13,6 +13,10 @@ export const PHOTO_KEY_FIELD = 'cle';
  */
 export const MAX_PHOTO_POST_MB = 64;
 
+const MB = 1024 * 1024;
+/** A photo post's cap in bytes (the middleware's, the hint's): MAX_PHOTO_POST_MB, or one photo of the bucket's and its form if more. */
+export const photoPostMaxBytes = (photoMaxBytes: number) => Math.max(MAX_PHOTO_POST_MB, Math.ceil(photoMaxBytes / MB) + 1) * MB;
+
 /** How many photos one post takes: the server refuses more, the upload script says so first. */
 export const MAX_PHOTOS_PER_POST = 20;
 
@@ -20,10 +24,10 @@ export const MAX_PHOTOS_PER_POST = 20;
 export type PhotoItem = { id: string; name: string; href: string; thumbnail: string };
 
 /** The photo grid's words, from the catalogue (the island ships none). */
-export const photoLabels = (maxMb: number) => ({
+export const photoLabels = (maxMb: number, postMb = photoPostMaxBytes(maxMb * MB) / MB) => ({
   title: t('orderPhotos.title'),
   add: t('orderPhotos.pick'),
-  hint: t('orderPhotos.hint', { mb: maxMb, max: MAX_PHOTOS_PER_POST }),
+  hint: t('orderPhotos.hint', { mb: maxMb, max: MAX_PHOTOS_PER_POST, postMb }),
   send: t('orderPhotos.send'),
   remove: t('orderPhotos.remove'),
   open: t('orderPhotos.open'),
@@ -34,12 +38,13 @@ export const photoLabels = (maxMb: number) => ({
   added: t('orderPhotos.added', { count: '{{count}}' }),
   noneAdded: t('orderPhotos.noneAdded', { reason: '{{reason}}' }),
   lost: t('orderPhotos.lost'),
+  lostAfter: t('orderPhotos.lostAfter'),
   confirmTitle: t('orderPhotos.confirmTitle'),
   irreversible: t('confirm.irreversible'),
   confirmDelete: t('confirm.delete'),
   cancel: t('confirm.cancel'),
   refused: t('orderPhotos.refused'),
-  tooBig: t('orderPhotos.tooBig'),
+  tooBig: t('orderPhotos.tooBig', { mb: postMb }),
   tooMany: t('orderPhotos.tooMany', { max: MAX_PHOTOS_PER_POST }),
   // The name is the script's to fill, file by file.
   tooLarge: t('orderPhotos.tooLarge', { name: '{{name}}', mb: maxMb }),

@@ -8,7 +8,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
 import { hasCode } from '#lib/errors.ts';
-import { formFailureOf, submitAction, postedForm } from '#lib/forms.server.ts';
+import { formFailureOf, isUnread, submitAction, postedForm } from '#lib/forms.server.ts';
 import { t } from '#lib/i18n.ts';
 import { withinBudget } from '#lib/page-budget.ts';
 import { choice, entry, integer, option, readPage, recordId, recordPageFields, recordPageValues } from '#lib/page-query.ts';
@@ -34,7 +34,7 @@ import {
 } from '#pages/repair-order/_order-form.ts';
 import type { Role } from '#lib/roles.ts';
 import type { PhotoItem } from '#lib/repair-orders/photos.ts';
-import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos } from '#lib/repair-orders/photos.server.ts';
+import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos, tooBigMessage } from '#lib/repair-orders/photos.server.ts';
 import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
@@ -276,25 +276,30 @@ async function postProcedure(
   { orderId, action, checkpointId, version }: OrderPageQuery & { orderId: string },
 ): Promise<Response | OrderPageFailure> {
   const { orderProcedure, orderPhotos } = astro.locals.services;
-  const form = await postedForm(astro);
   const self = `${hrefOf(orderId)}?onglet=procedure`;
   if (action === 'photos' || action === 'supprimer-photo') {
     const id = checkpointId ?? '';
     const missing = (): OrderPageFailure => ({ status: 404, procedureFailure: null, procedureError: t('refusals.itemNotFound') });
     if (!checkpointId) return missing();
+    // Over the photo post's cap, left unread (middleware): refused whole beside the field.
+    if (action === 'photos' && isUnread(astro)) {
+      const message = tooBigMessage(astro.locals.services.config.storageMaxBytes.photo);
+      return { status: 413, procedureFailure: null, procedureError: null, photoFailure: { id, message } };
+    }
+    const form = await postedForm(astro);
     const uploads = postedPhotos(form);
     try {
       if (action === 'supprimer-photo') {
         // Back at the photo's checkpoint, as after an add (the photo's id is the one posted).
-        const photo = (await orderPhotos.photosOf(orderId)).find((p) => p.id === id);
-        await orderPhotos.removeFromCheckpoint(id, orderId);
-        return redirectWithToast(astro, t('orderPhotos.removed'), photo?.checkpointId ? `${self}#point-${photo.checkpointId}` : self);
+        const at = await orderPhotos.removeFromCheckpoint(id, orderId);
+        return redirectWithToast(astro, t('orderPhotos.removed'), `${self}#point-${at}`);
       }
       const count = await orderPhotos.addToCheckpoint(id, uploads, orderId, postedKey(form));
       return photosAdded(astro, count, `${self}#point-${id}`);
     } catch (error) {
       const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-      const message = failure.errors?.[PHOTOS_FIELD] ?? messageOf(error);
+      // A role that may not (a forged post) is told so, not a generic error.
+      const message = failure.errors?.[PHOTOS_FIELD] ?? (hasCode(failure, 'forbidden') ? t('refusals.forbidden') : messageOf(error));
       const status = hasCode(failure, 'not-found') ? 404 : failure.errors?.[PHOTOS_FIELD] ? 400 : 409;
       if (action === 'photos') {
         const scripted = photosRefused(astro, status, hasCode(failure, 'not-found') ? t('refusals.itemNotFound') : message, uploads);
@@ -306,6 +311,7 @@ async function postProcedure(
       return { status, procedureFailure: null, procedureError: null, photoFailure: { id, message: noneAddedMessage(message) } };
     }
   }
+  const form = await postedForm(astro);
   const comment = String(form.get('comment') ?? '').slice(0, 2000);
   if (action === 'point') {
     const id = checkpointId ?? '';

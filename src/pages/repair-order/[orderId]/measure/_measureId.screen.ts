@@ -13,6 +13,7 @@ import {
   formFailureOf,
   formValues,
   isPostedFile,
+  isUnread,
   mergeOverSaved,
   postedForm,
   storeAndLink,
@@ -31,7 +32,7 @@ import { diagnosticHref } from '#lib/repair-orders/diagnostic-page.ts';
 import { type CheckResult, checkResultLabels, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
-import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos } from '#lib/repair-orders/photos.server.ts';
+import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos, tooBigMessage } from '#lib/repair-orders/photos.server.ts';
 
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const querySchema = z
@@ -293,6 +294,9 @@ async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'p
   if (!can(astro.locals.user?.role, 'manageOrders')) return null;
   const { orderPhotos } = astro.locals.services;
   const { measure, order, self } = page;
+  // Over the photo post's cap, left unread (middleware): refused whole beside the field.
+  if (action === 'photos' && isUnread(astro))
+    return { ...page.form, status: 413, photoError: tooBigMessage(astro.locals.services.config.storageMaxBytes.photo) };
   const form = await postedForm(astro);
   const uploads = postedPhotos(form);
   try {
