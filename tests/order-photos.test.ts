@@ -6,7 +6,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { readdirSync, rmSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, files, orderFiles, repairOrders } from '#server/db/schema/index.ts';
@@ -17,10 +16,18 @@ import { startTestApp, type TestApp, viewerOf } from './support/app.ts';
 import { answerCheckpoint, checkpointsOf, createOrderOnTheFloor, type DemoRole, demoEmails, graphqlAs, M, ok, signInAll } from './kit/index.ts';
 import { storageServer } from './support/storage.ts';
 import { browser } from './support/browser.ts';
-import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto, pixelBomb } from './kit/photos.ts';
+import { cameraPhoto, carriesExif, HEIC, hasGpsIfd, PHOTO_FORMATS, phonePhoto, pixelBomb, pngChunk } from './kit/photos.ts';
 
 const s3 = storageServer();
 const upload = (name: string, bytes: Buffer) => new File([new Uint8Array(bytes)], name);
+/** What a call was refused with, as the photo field says it; null when it was not. */
+const refusalOf = (call: Promise<unknown> | (() => Promise<unknown>)) =>
+  Promise.resolve()
+    .then(typeof call === 'function' ? call : () => call)
+    .then(
+      () => null,
+      (error: unknown) => (error instanceof DomainError ? (error.details.fields?.photos ?? error.message) : String(error)),
+    );
 
 describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measures on %s', (kind) => {
   let t: TestApp;
@@ -28,13 +35,6 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
   const as = async (role: DemoRole) => t.app.services.forViewer(await viewerOf(t, demoEmails[role])).orderPhotos;
   const photoFiles = async () => (await t.database.db.select({ id: files.id }).from(files).where(eq(files.bucketId, 'photo'))).length;
   const bytesOf = async (id: string) => (await t.app.services.files.blobs.read(id))!;
-  const refusalOf = (call: Promise<unknown> | (() => Promise<unknown>)) =>
-    Promise.resolve()
-      .then(typeof call === 'function' ? call : () => call)
-      .then(
-        () => null,
-        (error: unknown) => (error instanceof DomainError ? (error.details.fields?.photos ?? error.message) : String(error)),
-      );
 
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -301,15 +301,6 @@ const jpegSegment = (marker: number, data: Buffer) => {
   head.writeUInt16BE(data.length + 2, 2);
   return Buffer.concat([head, data]);
 };
-/** A PNG chunk, its CRC computed. */
-const pngChunk = (type: string, data: Buffer) => {
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-};
 const XMP =
   '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="Secret Atelier Cam"/></rdf:RDF></x:xmpmeta>';
 const COMMENT = 'Garage Dupont 48.8566 2.3522';
@@ -359,11 +350,6 @@ describe.each(['pglite', 'postgres'] as const)('photos kept, forgotten and told 
   let gql: ReturnType<typeof graphqlAs>;
   const as = async (role: DemoRole) => t.app.services.forViewer(await viewerOf(t, demoEmails[role])).orderPhotos;
   const bytesOf = async (id: string) => t.app.services.files.blobs.read(id);
-  const refusalOf = (call: Promise<unknown>) =>
-    call.then(
-      () => null,
-      (error: unknown) => (error instanceof DomainError ? (error.details.fields?.photos ?? error.message) : String(error)),
-    );
 
   beforeAll(async () => {
     t = await startTestApp(kind);

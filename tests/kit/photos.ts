@@ -53,24 +53,26 @@ export const carriesExif = (bytes: Buffer) => bytes.includes(Buffer.from('Exif\0
 /** The start of an iPhone's HEIC: what `file-type` reads as image/heic. */
 export const HEIC = Buffer.concat([Buffer.from('000000186674797068656963000000006d69663168656963', 'hex'), Buffer.alloc(2000, 1)]);
 
+/** A PNG chunk, its CRC computed. */
+export const pngChunk = (type: string, data: Buffer) => {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+};
+
 /** A 68-byte PNG that says it is 10,000 × 10,000 pixels: a decompression bomb, refused from its header. */
 export function pixelBomb(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
   const header = Buffer.alloc(13);
   header.writeUInt32BE(10_000, 0);
   header.writeUInt32BE(10_000, 4);
   header[8] = 8;
   return Buffer.concat([
     Buffer.from('89504e470d0a1a0a', 'hex'),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.alloc(10))),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(Buffer.alloc(10))),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
