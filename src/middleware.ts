@@ -69,6 +69,9 @@ const FORM_OVERHEAD_BYTES = 1024 * 1024;
  * Pages take form posts only (another body would fail to parse inside the page, a 500), of a
  * declared size within their limit (a size they must declare), refused before they are read.
  */
+/** The pages whose photo forms answer a post over the cap themselves: an order's procedure tab and a measure's page. */
+const PHOTO_FORM_PAGES = /^\/repair-order\/[^/]+(\/measure\/[^/]+)?\/?$/;
+
 const formBodies = defineMiddleware((context, next) => {
   const { request, url, locals } = context;
   if (SAFE_METHODS.has(request.method) || url.pathname.startsWith('/api/') || endpoints.includes(url.pathname)) return next();
@@ -85,7 +88,7 @@ const formBodies = defineMiddleware((context, next) => {
   const declared = Number(request.headers.get('content-length'));
   // A photo post has its own cap (decision 088): read whole in memory, it need not reach the largest bucket's.
   const photoMax = photoPostMaxBytes(locals.services.config.storageMaxBytes.photo);
-  if (multipart && url.searchParams.get('action') === 'photos' && declared > photoMax) {
+  if (multipart && url.searchParams.get('action') === 'photos' && PHOTO_FORM_PAGES.test(url.pathname) && declared > photoMax) {
     const text = t('orderPhotos.tooBig', { mb: photoMax / 1024 / 1024 });
     if (request.headers.has(PHOTO_UPLOAD_HEADER)) return renderMessagePage({ status: 413, title: t('errors.generic'), text });
     // A form's post: its page says so beside the field, as any refusal (decision 039), its body left unread.

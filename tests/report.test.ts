@@ -134,6 +134,24 @@ describe('the intervention report PDF, drawn alone', () => {
     }
     expect(withPhotos.length).toBeGreaterThanOrEqual(2);
     for (const n of withPhotos) expect(pages[n - 1]!.replace(/\s+/g, ' ')).toContain('Photos : Pression de ligne');
+
+    // Pushed down a step at a time, the checkpoint reaches every height of its page: its caption
+    // never stays alone at a page's foot, its photos on the next.
+    for (let steps = 0; steps <= 40; steps++) {
+      const pushed = sample();
+      pushed.procedures[0]!.steps = Array.from({ length: steps }, (_, i) => `Étape ${i + 1}`);
+      pushed.procedures[0]!.checkpoints[0]!.photos = Array.from({ length: 8 }, (_, i) => photo(i));
+      const pdf = await getDocumentProxy(await read(await renderReportPdf(pushed)));
+      const { text } = await extractText(pdf, { mergePages: false });
+      for (let n = 1; n <= pdf.numPages; n++) {
+        if (!text[n - 1]!.includes('Photos :')) continue;
+        const ops = await (await pdf.getPage(n)).getOperatorList();
+        expect(
+          ops.fnArray.some((fn) => fn === OPS.paintImageXObject),
+          `${steps} steps, page ${n}`,
+        ).toBe(true);
+      }
+    }
   });
 
   it('prints French text in its embedded font, the curve over its band, and numbered pages', async () => {

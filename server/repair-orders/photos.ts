@@ -153,8 +153,10 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
       new Set((await db.select({ id: orderFiles.id }).from(orderFiles).where(inArray(orderFiles.id, ids))).map((r) => r.id));
     const keyed = [...new Set(linkIds.filter((id) => id !== undefined))];
     const known = key ? await linkedAlready(keyed) : new Set<string>();
+    // The photos this pick holds: the same one picked twice is one photo, told as one.
+    const count = key ? keyed.length : taken.length;
     // Sent again (the reply was lost): answered as the first time, nothing made or kept twice.
-    if (key && known.size === keyed.length) return taken.length;
+    if (key && known.size === keyed.length) return count;
     const made: { name: string; photo: Buffer; thumbnail: Buffer; linkId: string | undefined }[] = [];
     for (const [i, upload] of taken.entries()) {
       const linkId = linkIds[i];
@@ -200,13 +202,13 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         for (const [i, row] of rows.entries())
           await record(tx, { action: 'created', entity: { kind: 'order_file', id: row.id, label: `${label} : ${made[i]!.name}` }, parent: orderRef(order) });
-        return taken.length;
+        return count;
       });
     } catch (error) {
       for (const id of ids) await store.remove(id).catch(() => {});
       // The same pick sent twice at once: the first one linked it, this one keeps nothing. Only
       // the link's own key says so, and only once every photo of the post is linked.
-      if (key && pgCode(error) === '23505' && pgConstraint(error) === LINK_KEY && (await linkedAlready(keyed)).size === keyed.length) return taken.length;
+      if (key && pgCode(error) === '23505' && pgConstraint(error) === LINK_KEY && (await linkedAlready(keyed)).size === keyed.length) return count;
       throw error;
     }
   }

@@ -187,11 +187,14 @@ function Badge({ result, label }: { result: CheckResult | null; label: string })
 }
 
 type Cell = string | ReactNode;
+/** The rows of photos an A4 page holds with room to spare (a row is about 94 pt). */
+const PHOTO_ROWS_A_PAGE = 6;
+
 /**
- * Photos as a grid of thumbnails, four to a row, each row kept whole on its page (decision 088),
- * under a caption naming what they show, repeated on every page the grid runs onto (`fixed`): a
- * row at the top of the next page still says whose photos it holds. A photo whose bytes could not
- * be read is left out.
+ * Photos as a grid of thumbnails, four to a row, under a caption naming what they show (decision
+ * 088). A grid that fits a page moves on whole, so its caption never stays alone at a page's foot;
+ * a longer one runs on, row by row, its caption repeated on every page (`fixed`). A photo whose
+ * bytes could not be read is left out.
  */
 function PhotoRow({ photos, of }: { photos: ReportPhoto[]; of: string }) {
   const shown = photos.filter((p) => p.bytes);
@@ -199,12 +202,16 @@ function PhotoRow({ photos, of }: { photos: ReportPhoto[]; of: string }) {
   const rows = Array.from({ length: Math.ceil(shown.length / 4) }, (_, i) => shown.slice(i * 4, i * 4 + 4));
   return h(
     View,
-    { style: { padding: 2, borderLeftWidth: 0.75, borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE } },
+    {
+      style: { padding: 2, borderLeftWidth: 0.75, borderRightWidth: 0.75, borderBottomWidth: 0.75, borderColor: LINE },
+      // A grid that fits a page moves on whole: its caption is never left alone at a page's foot.
+      wrap: rows.length > PHOTO_ROWS_A_PAGE,
+    },
     h(Text, { fixed: true, style: { ...s.muted, paddingHorizontal: 2 } }, t('orderPhotos.reportTitle'), ' : ', of),
     rows.map((row) =>
       h(
         View,
-        { key: row[0]!.id, style: { flexDirection: 'row' }, wrap: false, minPresenceAhead: 0 },
+        { key: row[0]!.id, style: { flexDirection: 'row' }, wrap: false },
         row.map((p) =>
           h(
             View,

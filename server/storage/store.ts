@@ -28,6 +28,8 @@ export type RowOptions = { inTransaction?: (tx: Parameters<Parameters<Db['transa
 export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Links on a page stay the same for the hour, so the browser's cache serves thumbnails. */
 const LINK_WINDOW = 3600;
+/** The unlinked photos one sweep removes at most. */
+const SWEEP_BATCH = 1000;
 const THUMBNAIL_SIZES = new Set([96, 160, 320, 640]);
 /** A temporary file nobody has written to for this long belongs to an upload that died. */
 export const TMP_IDLE_MS = 5 * 60_000;
@@ -191,7 +193,8 @@ export function createFileStore(deps: {
       // file's row): that photo is left to the next sweep. The delete, a later statement, sees the
       // links committed since the first one read, and keeps those photos; a single delete would
       // wait for such a link, then go on and take it with it (the cascade).
-      const candidates = await tx.select({ id: files.id }).from(files).where(unlinked).for('update', { skipLocked: true });
+      // At most a batch a sweep (the rest goes at the next): a backlog stays within a query's parameters.
+      const candidates = await tx.select({ id: files.id }).from(files).where(unlinked).limit(SWEEP_BATCH).for('update', { skipLocked: true });
       if (candidates.length === 0) return [];
       return tx
         .delete(files)

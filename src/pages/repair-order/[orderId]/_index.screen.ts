@@ -300,7 +300,7 @@ async function postProcedure(
       const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
       // A role that may not (a forged post) is told so, not a generic error.
       const message = failure.errors?.[PHOTOS_FIELD] ?? (hasCode(failure, 'forbidden') ? t('refusals.forbidden') : messageOf(error));
-      const status = hasCode(failure, 'not-found') ? 404 : failure.errors?.[PHOTOS_FIELD] ? 400 : 409;
+      const status = hasCode(failure, 'not-found') ? 404 : hasCode(failure, 'forbidden') ? 403 : failure.errors?.[PHOTOS_FIELD] ? 400 : 409;
       if (action === 'photos') {
         const scripted = photosRefused(astro, status, hasCode(failure, 'not-found') ? t('refusals.itemNotFound') : message, uploads);
         if (scripted) return scripted;

@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import type { Role } from '#lib/roles.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { hasReason } from '#lib/errors.ts';
+import { hasCode, hasReason } from '#lib/errors.ts';
 import {
   clashErrors,
   filledValuesOf,
@@ -311,8 +311,9 @@ async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'p
     return photosAdded(astro, count, `${self}#photos-mesure`);
   } catch (error) {
     const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-    const message = failure.errors[PHOTOS_FIELD] ?? failure.formError ?? t('errors.repairOrderUpdate');
-    const status = failure.errors[PHOTOS_FIELD] ? 400 : 409;
+    const forbidden = hasCode(failure, 'forbidden');
+    const message = failure.errors[PHOTOS_FIELD] ?? (forbidden ? t('refusals.forbidden') : (failure.formError ?? t('errors.repairOrderUpdate')));
+    const status = failure.errors[PHOTOS_FIELD] ? 400 : forbidden ? 403 : 409;
     if (action === 'photos') return photosRefused(astro, status, message, uploads) ?? { ...page.form, status, photoError: noneAddedMessage(message) };
     return { ...page.form, status, photoError: message };
   }
