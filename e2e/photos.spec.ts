@@ -228,21 +228,23 @@ test.describe('a mechanic on a tablet', () => {
       { name: `embrayage-${r}.jpg`, mimeType: 'image/jpeg', buffer: first },
       { name: `vanne-${r}.txt`, mimeType: 'text/plain', buffer: Buffer.from('Pression 4,2 bar\n') },
       { name: `boite-${r}.png`, mimeType: 'image/png', buffer: third },
+      { name: `notes-${r}.txt`, mimeType: 'text/plain', buffer: Buffer.from('Couple 45 Nm\n') },
     ]);
     await here.getByRole('button', { name: 'Envoyer les photos' }).click();
-    await expect(status).toHaveText(/^Photo 1 sur 3/);
+    await expect(status).toHaveText(/^Photo 1 sur 4/);
     await here.scrollIntoViewIfNeeded();
     await shot(page, 'photos-progress-768', true);
-    // The page opened again shows the two added at once; the form names the one refused, no longer picked.
-    const summary = `2 photos ajoutées ; « vanne-${r}.txt » n'est pas une photo : JPEG, PNG ou WebP seulement.`;
+    // The page opened again shows the two added at once; the form names the two refused in one
+    // sentence (no full stop before its semicolon), no longer picked.
+    const summary = `2 photos ajoutées ; « vanne-${r}.txt » n'est pas une photo : JPEG, PNG ou WebP seulement ; « notes-${r}.txt » n'est pas une photo : JPEG, PNG ou WebP seulement.`;
     await expect(page.locator(`#${rowId}`).locator('[data-photos-status]')).toHaveText(summary);
     await expect(page.locator(`#${rowId}`).locator('[data-photos-status] .text-danger')).toHaveText(summary.replace('2 photos ajoutées ; ', ''));
     for (const name of [`embrayage-${r}.jpg`, `boite-${r}.jpg`])
       await expect(page.locator(`#${rowId}`).getByRole('link', { name: new RegExp(` : ${escaped(name)}, ouvrir en grand$`) })).toHaveCount(1);
     await page.locator(`#${rowId}`).scrollIntoViewIfNeeded();
     await shot(page, 'photos-mixed-summary-768', true);
-    expect(posts).toBe(3);
-    expect(said.some((text) => /^Photo 3 sur 3 : \d+ %$/.test(text))).toBe(true);
+    expect(posts).toBe(4);
+    expect(said.some((text) => /^Photo 3 sur 4 : \d+ %$/.test(text))).toBe(true);
     expect(
       await page
         .locator(`#${rowId}`)

@@ -123,6 +123,11 @@ describe.each(['pglite', 'postgres'] as const)('photos of checkpoints and measur
       '« coupee.jpg » est abîmée ou incomplète : elle ne se lit pas.',
     );
     expect(await refusalOf(mechanic.addToCheckpoint(point.id, []))).toBe('Choisissez au moins une photo.');
+    // Two refused in one post (without JavaScript): both named at once, in one sentence.
+    const both = [upload('vanne.jpg', Buffer.from('Pression 4,2 bar\n')), good, upload('enorme.jpg', Buffer.alloc(21 * 1024 * 1024, 0xff))];
+    expect(await refusalOf(mechanic.addToCheckpoint(point.id, both))).toBe(
+      "« vanne.jpg » n'est pas une photo : JPEG, PNG ou WebP seulement ; « enorme.jpg » est trop volumineuse : 20 Mo au plus par photo.",
+    );
     expect(await photoFiles()).toBe(before);
     expect(await mechanic.photosOf(orderId)).toEqual([]);
   });

@@ -5,14 +5,14 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Viewer } from '#server/auth/viewer.ts';
 import type { PermissionTable } from '#server/access.ts';
 import { PHOTO_BUCKET } from '#lib/storage/files.ts';
-import { MAX_PHOTOS_PER_POST, PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
+import { joinRefusals, MAX_PHOTOS_PER_POST, PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 import type { Db } from '#server/db/client.ts';
 import { files, orderCheckpoints, orderFiles, orderMeasures, repairOrders } from '#server/db/schema/index.ts';
 import { cleanName, FILE_ID, type FileStore } from '#server/storage/store.ts';
 import { loadSharp } from '#server/storage/sharp.ts';
 import { openOrder } from './open-order.ts';
 import { dropStoredRows, removeStoredFiles } from './order-files.ts';
-import { invalid, notFound } from '#server/errors.ts';
+import { DomainError, invalid, notFound } from '#server/errors.ts';
 import { t } from '#lib/i18n.ts';
 import { record } from '#server/audit/record.ts';
 import { orderRef } from '#server/audit/refs.ts';
@@ -158,13 +158,22 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     // Sent again (the reply was lost): answered as the first time, nothing made or kept twice.
     if (key && known.size === keyed.length) return count;
     const made: { name: string; photo: Buffer; thumbnail: Buffer; linkId: string | undefined }[] = [];
+    const refused: string[] = [];
     for (const [i, upload] of taken.entries()) {
       const linkId = linkIds[i];
       // Linked already, or the same photo picked twice in this post: kept once.
       if (linkId && (known.has(linkId) || made.some((m) => m.linkId === linkId))) continue;
       const name = cleanName(upload.name);
-      made.push({ name: jpegName(name), linkId, ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
+      try {
+        made.push({ name: jpegName(name), linkId, ...(await makePhoto(name, Buffer.from(await upload.arrayBuffer()), maxBytes)) });
+      } catch (error) {
+        const said = error instanceof DomainError ? error.details.fields?.[PHOTOS_FIELD] : undefined;
+        if (!said) throw error;
+        refused.push(said);
+      }
     }
+    // Every photo refused is named at once: fixed one by one, the post would be refused again.
+    if (refused.length) throw invalid({ [PHOTOS_FIELD]: joinRefusals(refused) }, 'unsupported-format');
     store.assertRoom(made.reduce((sum, m) => sum + m.photo.length + m.thumbnail.length, 0));
     const checked = made.flatMap((m) =>
       [

@@ -49,3 +49,6 @@ export const photoLabels = (maxMb: number, postMb = photoPostMaxBytes(maxMb * MB
   // The name is the script's to fill, file by file.
   tooLarge: t('orderPhotos.tooLarge', { name: '{{name}}', mb: maxMb }),
 });
+
+/** Several refusals said as one sentence: «« a.txt » n'est pas une photo : … ; « b.jpg » est trop volumineuse… ». */
+export const joinRefusals = (reasons: string[]) => reasons.map((r, i) => (i < reasons.length - 1 ? r.replace(/\.$/, '') : r)).join(' ; ');
