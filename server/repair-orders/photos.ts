@@ -1,3 +1,7 @@
+// Photos of an order's checkpoints and measures (issue 32, decision 088): taken on the tablet,
+// made on the server before anything is kept (turned upright, at most 2048 px, every metadata
+// dropped, JPEG) with a 400 px thumbnail; both stored files of the `photo` bucket, linked through
+// `order_files` (kind 'photo'). A closed order's photos are read-only.
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
@@ -102,6 +106,9 @@ const linkIdOf = (parts: (string | number)[]) => {
 };
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** A photo as the activity names it, added or deleted: «checkpoint (or measure) : name». */
+const photoLabel = (of: string | undefined, name: string) => [of, name].filter(Boolean).join(' : ');
 
 /** The kept photo's name: what was taken, as a JPEG. */
 const jpegName = (name: string) => `${cleanName(name).replace(/\.[^.]*$/, '') || 'photo'}.jpg`;
@@ -210,7 +217,7 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
           .returning({ id: orderFiles.id });
         await tx.update(repairOrders).set({ updatedAt: new Date() }).where(eq(repairOrders.id, orderId));
         for (const [i, row] of rows.entries())
-          await record(tx, { action: 'created', entity: { kind: 'order_file', id: row.id, label: `${label} : ${made[i]!.name}` }, parent: orderRef(order) });
+          await record(tx, { action: 'created', entity: { kind: 'order_file', id: row.id, label: photoLabel(label, made[i]!.name) }, parent: orderRef(order) });
         return count;
       });
     } catch (error) {
@@ -222,11 +229,11 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     }
   }
 
-  /** Removes one photo of the kind `belongs` accepts; its file and thumbnail go, rows then bytes. */
+  /** Removes one photo of the kind `belongs` accepts; its file and thumbnail go, rows then bytes. Answers its link. */
   async function remove(id: string, orderId: string | undefined, belongs: (link: typeof orderFiles.$inferSelect) => boolean) {
     // A malformed id names no photo (the database would refuse it as a uuid).
     if (!FILE_ID.test(id)) throw notFound(t('orderPhotos.notFound'));
-    const fileIds = await db.transaction(async (tx) => {
+    const { link, fileIds } = await db.transaction(async (tx) => {
       const [link] = await tx
         .select()
         .from(orderFiles)
@@ -238,14 +245,13 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
       const [owner] = link.checkpointId
         ? await tx.select({ name: orderCheckpoints.name }).from(orderCheckpoints).where(eq(orderCheckpoints.id, link.checkpointId))
         : await tx.select({ name: orderMeasures.name }).from(orderMeasures).where(eq(orderMeasures.id, link.measureId!));
-      const label = [owner?.name, file?.name].filter(Boolean).join(' : ');
-      await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label }, parent: orderRef(order) });
+      await record(tx, { action: 'deleted', entity: { kind: 'order_file', id, label: photoLabel(owner?.name, file?.name ?? '') }, parent: orderRef(order) });
       const ids = [link.fileId, ...(link.thumbnailId ? [link.thumbnailId] : [])];
       await dropStoredRows(tx, ids);
-      return ids;
+      return { link, fileIds: ids };
     });
     await removeStoredFiles(deps.files, fileIds);
-    return id;
+    return link;
   }
 
   const checkpointTarget = (checkpointId: string, orderId?: string) => async (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => {
@@ -282,16 +288,10 @@ export function createOrderPhotosService(deps: { db: Db; files?: FileStore }) {
     addToMeasure: (viewer: Viewer, measureId: string, uploads: PhotoUpload[], orderId?: string, key?: string) =>
       add(viewer, uploads, measureTarget(measureId, orderId), key),
     /** `orderId`: the order the caller shows; another order's photo is not found. */
-    /** Answers the photo's checkpoint (the link read to check it), where the page lands after. */
-    removeFromCheckpoint: async (_viewer: Viewer, id: string, orderId?: string) => {
-      let checkpointId = '';
-      await remove(id, orderId, (link) => {
-        checkpointId = link.checkpointId ?? '';
-        return link.checkpointId !== null;
-      });
-      return checkpointId;
-    },
-    removeFromMeasure: (_viewer: Viewer, id: string, orderId?: string) => remove(id, orderId, (link) => link.measureId !== null),
+    /** Answers the photo's checkpoint, where the page lands after. */
+    removeFromCheckpoint: async (_viewer: Viewer, id: string, orderId?: string) =>
+      (await remove(id, orderId, (link) => link.checkpointId !== null)).checkpointId!,
+    removeFromMeasure: async (_viewer: Viewer, id: string, orderId?: string) => (await remove(id, orderId, (link) => link.measureId !== null)).id,
   };
 }
 
