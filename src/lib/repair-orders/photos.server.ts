@@ -1,5 +1,7 @@
 // The photo forms' page side (issue 32, decision 088): what a post holds, what a grid shows.
 import { t } from '#lib/i18n.ts';
+import { hasCode } from '#lib/errors.ts';
+import type { FormFailure } from '#lib/forms.server.ts';
 import { fileHref } from '#lib/storage/files.ts';
 import { singular } from '#lib/plural.ts';
 import { redirectWithToast, setFlash } from '#lib/auth/session.server.ts';
@@ -54,6 +56,18 @@ export function photosRefused(page: Page, status: number, message: string, uploa
 
 /** A form's post over the photo post cap, left unread (middleware): refused whole, said beside the field. */
 export const tooBigMessage = (photoMaxBytes: number) => t('orderPhotos.tooBig', { mb: photoPostMaxBytes(photoMaxBytes) / 1024 / 1024 });
+
+/**
+ * A refused photo post's status and words, on the order's and the measure's pages: the photos' own
+ * fault 400 (their names said), a role that may not 403, anything else (the order closed meanwhile)
+ * 409 with `otherwise`. A target gone is the page's to say.
+ */
+export function photoRefusal(failure: FormFailure, otherwise: string): { status: number; message: string } {
+  const said = failure.errors?.[PHOTOS_FIELD];
+  if (said) return { status: 400, message: said };
+  if (hasCode(failure, 'forbidden')) return { status: 403, message: t('refusals.forbidden') };
+  return { status: 409, message: otherwise };
+}
 
 /** A post without the script refuses all it carried: said so (decision 088). */
 export const noneAddedMessage = (reason: string) => t('orderPhotos.noneAdded', { reason });

@@ -34,7 +34,16 @@ import {
 } from '#pages/repair-order/_order-form.ts';
 import type { Role } from '#lib/roles.ts';
 import type { PhotoItem } from '#lib/repair-orders/photos.ts';
-import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos, tooBigMessage } from '#lib/repair-orders/photos.server.ts';
+import {
+  noneAddedMessage,
+  photoItemOf,
+  photoRefusal,
+  photosAdded,
+  photosRefused,
+  postedKey,
+  postedPhotos,
+  tooBigMessage,
+} from '#lib/repair-orders/photos.server.ts';
 import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
 
 /** The order's tabs of its own page (SPEC §2.7); the diagnostic and the activity have theirs. */
@@ -298,9 +307,9 @@ async function postProcedure(
       return photosAdded(astro, count, `${self}#point-${id}`);
     } catch (error) {
       const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-      // A role that may not (a forged post) is told so, not a generic error.
-      const message = failure.errors?.[PHOTOS_FIELD] ?? (hasCode(failure, 'forbidden') ? t('refusals.forbidden') : messageOf(error));
-      const status = hasCode(failure, 'not-found') ? 404 : hasCode(failure, 'forbidden') ? 403 : failure.errors?.[PHOTOS_FIELD] ? 400 : 409;
+      const refusal = photoRefusal(failure, messageOf(error));
+      const { message } = refusal;
+      const status = hasCode(failure, 'not-found') ? 404 : refusal.status;
       if (action === 'photos') {
         const scripted = photosRefused(astro, status, hasCode(failure, 'not-found') ? t('refusals.itemNotFound') : message, uploads);
         if (scripted) return scripted;

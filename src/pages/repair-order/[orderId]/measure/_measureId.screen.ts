@@ -6,7 +6,7 @@ import type { AstroGlobal } from 'astro';
 import { z } from 'zod';
 import type { Role } from '#lib/roles.ts';
 import { redirectWithToast } from '#lib/auth/session.server.ts';
-import { hasCode, hasReason } from '#lib/errors.ts';
+import { hasReason } from '#lib/errors.ts';
 import {
   clashErrors,
   filledValuesOf,
@@ -32,7 +32,16 @@ import { diagnosticHref } from '#lib/repair-orders/diagnostic-page.ts';
 import { type CheckResult, checkResultLabels, ORDER_MEASURE_FIELDS, orderMeasureSchema, proposeCheckResult } from '#lib/repair-orders/measures.ts';
 import type { FieldErrors } from '#lib/validation.ts';
 import { PHOTOS_FIELD } from '#lib/repair-orders/photos.ts';
-import { noneAddedMessage, photoItemOf, photosAdded, photosRefused, postedKey, postedPhotos, tooBigMessage } from '#lib/repair-orders/photos.server.ts';
+import {
+  noneAddedMessage,
+  photoItemOf,
+  photoRefusal,
+  photosAdded,
+  photosRefused,
+  postedKey,
+  postedPhotos,
+  tooBigMessage,
+} from '#lib/repair-orders/photos.server.ts';
 
 /** `/repair-order/{uuid}/measure/{uuid}`: path and query. */
 export const querySchema = z
@@ -311,9 +320,7 @@ async function postPhotos(astro: AstroGlobal, page: OrderMeasurePage, action: 'p
     return photosAdded(astro, count, `${self}#photos-mesure`);
   } catch (error) {
     const failure = formFailureOf(error, { fallback: t('errors.repairOrderUpdate'), fields: [PHOTOS_FIELD] });
-    const forbidden = hasCode(failure, 'forbidden');
-    const message = failure.errors[PHOTOS_FIELD] ?? (forbidden ? t('refusals.forbidden') : (failure.formError ?? t('errors.repairOrderUpdate')));
-    const status = failure.errors[PHOTOS_FIELD] ? 400 : forbidden ? 403 : 409;
+    const { status, message } = photoRefusal(failure, failure.formError ?? t('errors.repairOrderUpdate'));
     if (action === 'photos') return photosRefused(astro, status, message, uploads) ?? { ...page.form, status, photoError: noneAddedMessage(message) };
     return { ...page.form, status, photoError: message };
   }
