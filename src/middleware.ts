@@ -9,6 +9,7 @@ import { endpoints, guardRedirect, HOME, matchRoute, SIGN_IN } from '#lib/routes
 import { safeRedirect } from '#lib/redirects.ts';
 import { PHOTO_UPLOAD_HEADER } from '#lib/repair-orders/photo-upload.ts';
 import { photoPostMaxBytes } from '#lib/repair-orders/photos.ts';
+import { tooBigMessage } from '#lib/repair-orders/photos.server.ts';
 import { clearSession, cookieOf, readSession, refreshOnce, sessionCookieName, setFlash, takeFlash, writeSession } from '#lib/auth/session.server.ts';
 import { renderContinuePage, renderMessagePage } from '#lib/message-page.ts';
 import { landingErrorMessage } from '#lib/auth/landing-errors.ts';
@@ -65,13 +66,13 @@ const sameOrigin = defineMiddleware((context, next) => {
 const MAX_FORM_BYTES = 1024 * 1024;
 const FORM_OVERHEAD_BYTES = 1024 * 1024;
 
+/** The pages whose photo forms answer a post over the cap themselves: an order's procedure tab and a measure's page. */
+const PHOTO_FORM_PAGES = /^\/repair-order\/[^/]+(\/measure\/[^/]+)?\/?$/;
+
 /**
  * Pages take form posts only (another body would fail to parse inside the page, a 500), of a
  * declared size within their limit (a size they must declare), refused before they are read.
  */
-/** The pages whose photo forms answer a post over the cap themselves: an order's procedure tab and a measure's page. */
-const PHOTO_FORM_PAGES = /^\/repair-order\/[^/]+(\/measure\/[^/]+)?\/?$/;
-
 const formBodies = defineMiddleware((context, next) => {
   const { request, url, locals } = context;
   if (SAFE_METHODS.has(request.method) || url.pathname.startsWith('/api/') || endpoints.includes(url.pathname)) return next();
@@ -87,10 +88,9 @@ const formBodies = defineMiddleware((context, next) => {
   }
   const declared = Number(request.headers.get('content-length'));
   // A photo post has its own cap (decision 088): read whole in memory, it need not reach the largest bucket's.
-  const photoMax = photoPostMaxBytes(locals.services.config.storageMaxBytes.photo);
-  if (multipart && url.searchParams.get('action') === 'photos' && PHOTO_FORM_PAGES.test(url.pathname) && declared > photoMax) {
-    const text = t('orderPhotos.tooBig', { mb: photoMax / 1024 / 1024 });
-    if (request.headers.has(PHOTO_UPLOAD_HEADER)) return renderMessagePage({ status: 413, title: t('errors.generic'), text });
+  const photoMaxBytes = locals.services.config.storageMaxBytes.photo;
+  if (multipart && url.searchParams.get('action') === 'photos' && PHOTO_FORM_PAGES.test(url.pathname) && declared > photoPostMaxBytes(photoMaxBytes)) {
+    if (request.headers.has(PHOTO_UPLOAD_HEADER)) return renderMessagePage({ status: 413, title: t('errors.generic'), text: tooBigMessage(photoMaxBytes) });
     // A form's post: its page says so beside the field, as any refusal (decision 039), its body left unread.
     leaveUnread(request);
     return next();
